@@ -1,0 +1,109 @@
+# hearth — build, test, install.  See README.md for the two set-up commands.
+#
+#   make            build ./hearth (release flags)
+#   make test       build and run every test (unit, net, e2e)
+#   make asan       the whole test suite under ASan+UBSan (build-asan/)
+#   make bench      start-up, RSS and per-turn figures (prints; fails nothing)
+#   make install    PREFIX=/usr/local: binary, themes, man page
+#   make bootstrap  install missing Debian packages (root) or print the apt-get line
+#   make lint       headers compile alone; layering rules hold
+
+PREFIX  ?= /usr/local
+CC      ?= cc
+MODE    ?= release
+BUILD   ?= build
+PKGS    := ncursesw libcurl libcjson libgit2 tree-sitter
+VERSION := 0.1.0
+
+PKG_CFLAGS := $(filter-out -D_XOPEN_SOURCE% -D_DEFAULT_SOURCE,$(shell pkg-config --cflags $(PKGS) 2>/dev/null))
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
+
+WARN := -std=c11 -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes \
+	-Wmissing-prototypes -Wformat=2 -Wwrite-strings -Wvla -Werror
+DEFS := -D_XOPEN_SOURCE=700 -D_DEFAULT_SOURCE -DHEARTH_VERSION='"$(VERSION)"'
+
+ifeq ($(MODE),asan)
+OPT := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+LDOPT := -fsanitize=address,undefined
+else
+OPT := -O2 -g -D_FORTIFY_SOURCE=2 -fstack-protector-strong
+LDOPT :=
+endif
+
+CFLAGS_ALL := $(WARN) $(OPT) $(DEFS) -Isrc -Itools -Iui $(PKG_CFLAGS) $(CFLAGS)
+LDFLAGS_ALL := $(LDOPT) $(LDFLAGS)
+LIBS := $(PKG_LIBS) -lm
+
+# Grammar objects are built once, without sanitizers, and shared by every mode.
+GRAMMAR_OBJS :=
+-include mk/grammars.mk
+
+CORE_SRC := $(filter-out src/main.c,$(wildcard src/*.c)) $(wildcard tools/*.c) $(wildcard ui/*.c)
+CORE_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(CORE_SRC))
+MAIN_OBJ := $(BUILD)/obj/src/main.o
+LIB      := $(BUILD)/libhearth.a
+BIN      := $(if $(filter build,$(BUILD)),hearth,$(BUILD)/hearth)
+
+UNIT_SRC := $(wildcard tests/unit/test_*.c)
+UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
+TEST_HELPERS := $(wildcard tests/unit/helpers/*.c)
+
+.PHONY: all test unit asan bench install uninstall bootstrap lint clean distclean grammars
+
+all: $(BIN)
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -MMD -MP -c $< -o $@
+
+$(LIB): $(CORE_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BIN): $(MAIN_OBJ) $(LIB) $(GRAMMAR_OBJS)
+	$(CC) $(LDFLAGS_ALL) -o $@ $(MAIN_OBJ) $(LIB) $(GRAMMAR_OBJS) $(LIBS)
+
+$(BUILD)/tests/%: tests/unit/%.c $(TEST_HELPERS) $(LIB) $(GRAMMAR_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -Wno-missing-prototypes -Itests/unit -DFIXTURES='"$(FIXTURES)"' \
+		$(LDFLAGS_ALL) -o $@ $< $(TEST_HELPERS) $(LIB) $(GRAMMAR_OBJS) $(LIBS) $(CMOCKA_LIBS)
+
+# Recorded llama-server responses live beside the project (../shared) or in $FIXTURES.
+FIXTURES ?= $(abspath $(firstword $(wildcard ../shared/fixtures/llama-server) tests/net/fixtures))
+
+unit: $(UNIT_BIN)
+
+test: $(BIN) $(UNIT_BIN)
+	@HEARTH_BIN=$(abspath $(BIN)) BUILD=$(BUILD) FIXTURES=$(FIXTURES) sh tests/run.sh
+
+asan:
+	$(MAKE) MODE=asan BUILD=build-asan test
+
+bench: $(BIN)
+	@HEARTH_BIN=$(abspath $(BIN)) FIXTURES=$(FIXTURES) sh tests/bench.sh
+
+install: $(BIN)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/hearth/themes \
+		$(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/hearth
+	install -m 644 themes/*.json $(DESTDIR)$(PREFIX)/share/hearth/themes/
+	install -m 644 docs/hearth.1 $(DESTDIR)$(PREFIX)/share/man/man1/hearth.1
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/hearth $(DESTDIR)$(PREFIX)/share/man/man1/hearth.1
+	rm -rf $(DESTDIR)$(PREFIX)/share/hearth
+
+bootstrap:
+	@sh mk/bootstrap.sh
+
+lint:
+	@sh mk/lint.sh "$(CC) $(WARN) $(DEFS) -Isrc -Itools -Iui $(PKG_CFLAGS)"
+
+clean:
+	rm -rf build build-asan hearth
+
+distclean: clean
+	rm -rf .cache
+
+-include $(CORE_OBJ:.o=.d) $(MAIN_OBJ:.o=.d)

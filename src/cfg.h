@@ -1,0 +1,43 @@
+/*
+ * cfg: settings.  Defaults, then $XDG_CONFIG_HOME/hearth/settings.json,
+ * then ./.hearth/settings.json (project wins), then environment and
+ * command-line flags (applied by main).  A missing file is fine; invalid
+ * JSON is reported as file:line:column and the defaults stay in force.
+ * Unknown keys produce a warning, not an error.
+ */
+#ifndef HEARTH_CFG_H
+#define HEARTH_CFG_H
+
+#include "buf.h"
+#include "err.h"
+
+struct cfg {
+	char *server_url;        /* "http://127.0.0.1:8080" */
+	char *model;             /* optional model id override (NULL = server's) */
+	double temperature;      /* 0.6 */
+	double top_p;            /* 0.95 */
+	int top_k;               /* 20 */
+	double presence_penalty; /* 0 */
+	int max_tokens;          /* -1 = server default */
+	int thinking;            /* 0: enable_thinking false */
+	int max_steps;           /* 40 */
+	int allow_outside_workspace; /* 0 */
+	int bash_timeout_s;      /* 120 */
+	int id_slot;             /* -1 = any */
+	int request_timeout_s;   /* 0 = none (queued requests are silent) */
+};
+
+/* Fill c with the built-in defaults. */
+void cfg_defaults(struct cfg *c);
+/* Free strings. */
+void cfg_release(struct cfg *c);
+/*
+ * Merge one settings file into c.  Missing file: 0.  Invalid JSON: -1
+ * with e = "path:line:col: invalid JSON ...", c unchanged.  Unknown keys
+ * and wrong types are appended to `warnings` (one line each).
+ */
+int cfg_load_file(struct cfg *c, const char *path, struct buf *warnings, struct err *e);
+/* Load user then project settings; errors and warnings go to `warnings`. */
+void cfg_load(struct cfg *c, const char *cwd, struct buf *warnings);
+
+#endif

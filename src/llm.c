@@ -1,0 +1,13 @@
+/* llm: names of event kinds. */
+#include "llm.h"
+
+/* Stable lowercase names (used in logs and tests). */
+const char *
+llm_kind_name(enum llm_kind k)
+{
+	static const char *const names[] = {
+		"text", "reasoning", "tool_call_begin", "tool_call_args", "tool_call_end",
+		"progress", "timings", "usage", "error", "done",
+	};
+	return (unsigned)k < sizeof names / sizeof names[0] ? names[k] : "?";
+}

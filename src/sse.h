@@ -1,0 +1,49 @@
+/*
+ * sse: an incremental Server-Sent Events parser (pure; no I/O).
+ *
+ * Feed bytes as they arrive, split anywhere (mid-line, mid-CRLF,
+ * mid-UTF-8); each complete event (at a blank line) is delivered to the
+ * callback with its `event:` name (empty string when none) and its data
+ * (several `data:` lines joined with '\n').  Lines starting with ':' are
+ * comments (llama-server pings) and are ignored.  LF, CR and CRLF all end
+ * a line.  `id:` and `retry:` are ignored.  An event with no data lines
+ * is not delivered.
+ *
+ * The callback returns 0 to continue or non-zero to stop parsing; that
+ * value is returned from sse_feed.  Event strings are valid only during
+ * the callback.  Input lines are bounded (SSE_MAX_EVENT bytes per event):
+ * beyond it the event is dropped and sse_feed returns SSE_TOO_BIG.
+ */
+#ifndef HEARTH_SSE_H
+#define HEARTH_SSE_H
+
+#include <stddef.h>
+
+#include "buf.h"
+#include "str.h"
+
+#define SSE_MAX_EVENT (16u << 20)
+#define SSE_TOO_BIG (-2)
+
+typedef int (*sse_event_fn)(void *ctx, struct str event, struct str data);
+
+struct sse {
+	struct buf line;  /* current partial line */
+	struct buf event; /* event: name */
+	struct buf data;  /* joined data lines */
+	int have_data;
+	int last_cr;      /* previous chunk ended in CR: skip a leading LF */
+	int overflow;
+};
+
+void sse_init(struct sse *p);
+void sse_release(struct sse *p);
+/* Parse n bytes; returns 0, the callback's non-zero value, or SSE_TOO_BIG. */
+int sse_feed(struct sse *p, const char *data, size_t n, sse_event_fn fn, void *ctx);
+/*
+ * End of stream: an unterminated final line is processed and a pending
+ * event is dispatched (servers that close without the last blank line).
+ */
+int sse_finish(struct sse *p, sse_event_fn fn, void *ctx);
+
+#endif
