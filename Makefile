@@ -37,7 +37,7 @@ LIBS := $(PKG_LIBS) -lm
 
 # Grammar objects are built once, without sanitizers, and shared by every mode.
 GRAMMAR_OBJS :=
--include mk/grammars.mk
+-include $(wildcard mk/*.mk)
 
 CORE_SRC := $(filter-out src/main.c,$(wildcard src/*.c)) $(wildcard tools/*.c) $(wildcard ui/*.c)
 CORE_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(CORE_SRC))
