@@ -330,6 +330,8 @@ loop_run_once(struct loop *l, int max_wait_ms, struct err *e)
 
 	if (l->before_sleep)
 		l->before_sleep(l, l->before_sleep_arg);
+	if (l->stop)
+		return 0; /* the hook ended the run: do not block in poll */
 	if (l->sweep)
 		loop_sweep(l);
 	if (l->apfd < l->nw) {

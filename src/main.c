@@ -1,9 +1,533 @@
-/* main: placeholder until the print mode lands. */
+/*
+ * main: command line, modes and wiring.
+ *
+ * Start-up stays lazy so `hearth --version` costs little more than the
+ * dynamic loader: arguments are parsed first, and the loop, curl, the
+ * settings files and the tools are only touched once a run needs them.
+ * Print mode: probe the server, run one agent turn, print, exit with a
+ * code a script can act on (0 done, 1 failed, 2 usage, 3 no server,
+ * 130 interrupted).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
 
-int
-main(void)
+#include "agent.h"
+#include "cfg.h"
+#include "http.h"
+#include "json.h"
+#include "llama.h"
+#include "log.h"
+#include "loop.h"
+#include "pmode.h"
+#include "prompt.h"
+#include "tool.h"
+#include "xmalloc.h"
+
+#define EXIT_USAGE 2
+#define MAX_TOOLS 32
+
+struct opts {
+	int print;
+	const char *server, *model, *cwd, *tools, *system_prompt_file, *log_path;
+	int max_steps;
+	int no_tools;
+	int thinking; /* -1 unset */
+	int verbose;
+	enum pmode_format format;
+	struct buf task;
+};
+
+struct run {
+	struct opts *o;
+	struct cfg cfg;
+	struct loop *loop;
+	struct http *http;
+	struct llama *llama;
+	struct agent *agent;
+	struct pmode *pm;
+	struct tool_env env;
+	const struct tool *tools[MAX_TOOLS];
+	size_t ntools;
+	struct buf system;
+	char root[PATH_MAX];
+	char session_id[40];
+	struct buf state_dir;
+	uint64_t t0;
+	int interrupted;
+};
+
+/* Print usage to f. */
+static void
+usage(FILE *f)
 {
-	puts("hearth " HEARTH_VERSION);
+	fputs("usage: hearth [options]                 interactive session\n"
+	      "       hearth -p [options] [task ...]   run one task and print the answer\n"
+	      "\n"
+	      "  -p, --print                 print mode (the task is the arguments, or stdin)\n"
+	      "      --server URL            llama-server base URL (env HEARTH_SERVER;\n"
+	      "                              default http://127.0.0.1:8080)\n"
+	      "      --model ID              model id to request\n"
+	      "      --max-steps N           model requests per task (default 40)\n"
+	      "      --cwd DIR               workspace root (default: current directory)\n"
+	      "      --tools a,b             enable only these tools\n"
+	      "      --no-tools              no tools at all\n"
+	      "      --system-prompt-file F  use F as the system prompt\n"
+	      "      --thinking on|off       model thinking (default off)\n"
+	      "      --output-format FMT     text | json | stream-json (print mode)\n"
+	      "      --verbose               progress and tool calls on stderr\n"
+	      "      --log FILE              write a debug log (env HEARTH_LOG)\n"
+	      "      --version               print the version\n"
+	      "  -h, --help                  this help\n"
+	      "\n"
+	      "exit codes: 0 done, 1 the agent or model failed, 2 usage error,\n"
+	      "            3 no server reachable, 130 interrupted\n",
+	      f);
+}
+
+static int usage_error(const char *fmt, ...) ERR_PRINTF(1, 2);
+
+/* Report a usage error and return the usage exit code. */
+static int
+usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("hearth: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs(" (see hearth --help)\n", stderr);
+	return EXIT_USAGE;
+}
+
+/* Parse a positive integer option. */
+static int
+parse_int(const char *s, int *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || *end || end == s || v <= 0 || v > 100000)
+		return -1;
+	*out = (int)v;
 	return 0;
+}
+
+enum {
+	OPT_SERVER = 256, OPT_MODEL, OPT_MAX_STEPS, OPT_CWD, OPT_TOOLS, OPT_NO_TOOLS,
+	OPT_SYSPROMPT, OPT_THINKING, OPT_FORMAT, OPT_VERBOSE, OPT_VERSION, OPT_LOG
+};
+
+/* getopt_long over argv into o; returns -1 to continue or an exit code. */
+static int
+parse_args(int argc, char **argv, struct opts *o)
+{
+	static const struct option longs[] = {
+		{ "print", no_argument, NULL, 'p' },
+		{ "server", required_argument, NULL, OPT_SERVER },
+		{ "model", required_argument, NULL, OPT_MODEL },
+		{ "max-steps", required_argument, NULL, OPT_MAX_STEPS },
+		{ "cwd", required_argument, NULL, OPT_CWD },
+		{ "tools", required_argument, NULL, OPT_TOOLS },
+		{ "no-tools", no_argument, NULL, OPT_NO_TOOLS },
+		{ "system-prompt-file", required_argument, NULL, OPT_SYSPROMPT },
+		{ "thinking", required_argument, NULL, OPT_THINKING },
+		{ "output-format", required_argument, NULL, OPT_FORMAT },
+		{ "verbose", no_argument, NULL, OPT_VERBOSE },
+		{ "version", no_argument, NULL, OPT_VERSION },
+		{ "log", required_argument, NULL, OPT_LOG },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c, i;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "ph", longs, NULL)) != -1) {
+		switch (c) {
+		case 'p': o->print = 1; break;
+		case OPT_SERVER: o->server = optarg; break;
+		case OPT_MODEL: o->model = optarg; break;
+		case OPT_MAX_STEPS:
+			if (parse_int(optarg, &o->max_steps) < 0)
+				return usage_error("--max-steps needs a positive number, got \"%s\"", optarg);
+			break;
+		case OPT_CWD: o->cwd = optarg; break;
+		case OPT_TOOLS: o->tools = optarg; break;
+		case OPT_NO_TOOLS: o->no_tools = 1; break;
+		case OPT_SYSPROMPT: o->system_prompt_file = optarg; break;
+		case OPT_THINKING:
+			if (strcmp(optarg, "on") && strcmp(optarg, "off"))
+				return usage_error("--thinking takes on or off, got \"%s\"", optarg);
+			o->thinking = !strcmp(optarg, "on");
+			break;
+		case OPT_FORMAT:
+			if (!strcmp(optarg, "text"))
+				o->format = PMODE_TEXT;
+			else if (!strcmp(optarg, "json"))
+				o->format = PMODE_JSON;
+			else if (!strcmp(optarg, "stream-json"))
+				o->format = PMODE_STREAM_JSON;
+			else
+				return usage_error("--output-format takes text, json or stream-json, got \"%s\"", optarg);
+			break;
+		case OPT_VERBOSE: o->verbose = 1; break;
+		case OPT_LOG: o->log_path = optarg; break;
+		case OPT_VERSION:
+			printf("hearth %s\n", HEARTH_VERSION);
+			return 0;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			return usage_error("unknown option \"%s\"", argv[optind - 1]);
+		}
+	}
+	for (i = optind; i < argc; i++) {
+		if (o->task.len)
+			buf_addch(&o->task, ' ');
+		buf_adds(&o->task, argv[i]);
+	}
+	return -1;
+}
+
+/* Read the task from stdin (bounded) when it is not a terminal. */
+static int
+read_stdin_task(struct buf *task)
+{
+	struct err e = ERR_INIT;
+
+	if (isatty(STDIN_FILENO))
+		return 0;
+	if (buf_read_file(task, "/dev/stdin", 16u << 20, &e) < 0) {
+		fprintf(stderr, "hearth: reading the task from stdin: %s\n", e.msg);
+		return -1;
+	}
+	buf_rtrim(task);
+	return 0;
+}
+
+/* Enabled tools: all, none, or the --tools list (unknown names are usage errors). */
+static int
+select_tools(struct run *r)
+{
+	size_t n, i;
+	const struct tool *const *all = tool_all(&n);
+	char *list, *tok, *save = NULL;
+
+	if (r->o->no_tools)
+		return 0;
+	if (!r->o->tools) {
+		for (i = 0; i < n && i < MAX_TOOLS; i++)
+			r->tools[r->ntools++] = all[i];
+		return 0;
+	}
+	list = xstrdup(r->o->tools);
+	for (tok = strtok_r(list, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
+		const struct tool *t = tool_find(tok);
+
+		if (!t) {
+			usage_error("unknown tool \"%s\" in --tools (read, write, edit, bash, grep, find, ls)", tok);
+			free(list);
+			return -1;
+		}
+		if (r->ntools < MAX_TOOLS)
+			r->tools[r->ntools++] = t;
+	}
+	free(list);
+	return 0;
+}
+
+/* A random session id (hex). */
+static void
+make_session_id(char *out, size_t n)
+{
+	unsigned char raw[8] = { 0 };
+	int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+	size_t i;
+
+	if (fd < 0 || read(fd, raw, sizeof raw) != (ssize_t)sizeof raw) {
+		unsigned long v = (unsigned long)time(NULL) ^ ((unsigned long)getpid() << 16);
+
+		memcpy(raw, &v, sizeof v < sizeof raw ? sizeof v : sizeof raw);
+	}
+	if (fd >= 0)
+		close(fd);
+	for (i = 0; i < sizeof raw && 2 * i + 2 < n; i++)
+		snprintf(out + 2 * i, 3, "%02x", raw[i]);
+}
+
+/* $XDG_STATE_HOME/hearth (or ~/.local/state/hearth); created lazily by users. */
+static void
+state_dir(struct buf *out)
+{
+	const char *xdg = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
+
+	if (xdg && *xdg)
+		buf_addf(out, "%s/hearth", xdg);
+	else
+		buf_addf(out, "%s/.local/state/hearth", home && *home ? home : "/tmp");
+}
+
+/* Settings: files, then HEARTH_SERVER, then flags. */
+static void
+load_settings(struct run *r)
+{
+	struct buf warnings = BUF_INIT;
+	const char *env = getenv("HEARTH_SERVER");
+
+	cfg_defaults(&r->cfg);
+	cfg_load(&r->cfg, r->root, &warnings);
+	if (warnings.len) {
+		buf_rtrim(&warnings);
+		fprintf(stderr, "hearth: %s\n", warnings.data);
+	}
+	buf_release(&warnings);
+	if (env && *env) {
+		free(r->cfg.server_url);
+		r->cfg.server_url = xstrdup(env);
+	}
+	if (r->o->server) {
+		free(r->cfg.server_url);
+		r->cfg.server_url = xstrdup(r->o->server);
+	}
+	if (r->o->model) {
+		free(r->cfg.model);
+		r->cfg.model = xstrdup(r->o->model);
+	}
+	if (r->o->max_steps > 0)
+		r->cfg.max_steps = r->o->max_steps;
+	if (r->o->thinking >= 0)
+		r->cfg.thinking = r->o->thinking;
+}
+
+/* SIGINT/SIGTERM/SIGHUP: abort the turn (tools killed) and stop. */
+static void
+on_interrupt(struct loop *l, int signo, void *arg)
+{
+	struct run *r = arg;
+
+	(void)signo;
+	r->interrupted = 1;
+	if (r->agent && agent_busy(r->agent))
+		agent_abort(r->agent);
+	loop_stop(l);
+}
+
+/* Discovery said the model is loading. */
+static void
+on_loading(void *arg)
+{
+	struct run *r = arg;
+	struct buf b = BUF_INIT;
+
+	buf_addf(&b, "llama-server at %s is loading the model; waiting", r->cfg.server_url);
+	pmode_note(r->pm, b.data);
+	buf_release(&b);
+}
+
+/* Discovery finished: start the turn, or end with its error. */
+static void
+on_probe(struct llama *lm, int rc, enum llm_err_kind kind, const char *msg, void *arg)
+{
+	struct run *r = arg;
+	struct agent_observer obs = pmode_observer(r->pm);
+	struct agent_opts ao = { 0 };
+	struct err e = ERR_INIT;
+	const struct llama_info *info = llama_info(lm);
+
+	if (rc < 0) {
+		pmode_fail(r->pm, kind, msg);
+		loop_stop(r->loop);
+		return;
+	}
+	log_msg("server %s model %s n_ctx %ld slots %d build %s", r->cfg.server_url,
+		info->model_id ? info->model_id : "?", info->n_ctx, info->total_slots,
+		info->build_info ? info->build_info : "?");
+	ao.max_steps = r->cfg.max_steps;
+	ao.thinking = r->cfg.thinking;
+	ao.tools = r->tools;
+	ao.ntools = r->ntools;
+	r->agent = agent_new(r->loop, llama_provider(lm), &r->env, &ao, &obs);
+	conv_set_system(agent_conv(r->agent), r->system.data);
+	pmode_init(r->pm, llama_provider(lm)->model(lm), r->tools, r->ntools);
+	if (agent_submit(r->agent, r->o->task.data, &e) < 0) {
+		pmode_fail(r->pm, LLM_ERR_OTHER, e.msg);
+		loop_stop(r->loop);
+	}
+}
+
+/* Stop the loop once the turn ended or stdout went away. */
+static void
+before_sleep(struct loop *l, void *arg)
+{
+	struct run *r = arg;
+
+	if (pmode_ended(r->pm) || pmode_stdout_closed(r->pm))
+		loop_stop(l);
+}
+
+/* Workspace, settings, tools and prompt: everything a run needs before the loop. */
+static int
+run_setup(struct run *r)
+{
+	char date[16];
+	time_t now = time(NULL);
+	struct err e = ERR_INIT;
+
+	if (r->o->cwd && chdir(r->o->cwd) < 0) {
+		fprintf(stderr, "hearth: --cwd %s: %s\n", r->o->cwd, strerror(errno));
+		return EXIT_USAGE;
+	}
+	if (!realpath(".", r->root)) {
+		fprintf(stderr, "hearth: cannot resolve the working directory: %s\n", strerror(errno));
+		return 1;
+	}
+	load_settings(r);
+	if (select_tools(r) < 0)
+		return EXIT_USAGE;
+	buf_init(&r->system, 0);
+	if (r->o->system_prompt_file) {
+		if (prompt_load_file(&r->system, r->o->system_prompt_file, &e) < 0) {
+			fprintf(stderr, "hearth: --system-prompt-file: %s\n", e.msg);
+			return EXIT_USAGE;
+		}
+	} else {
+		strftime(date, sizeof date, "%Y-%m-%d", localtime(&now));
+		prompt_build(&r->system, r->root, date, r->tools, r->ntools);
+	}
+	make_session_id(r->session_id, sizeof r->session_id);
+	buf_init(&r->state_dir, 0);
+	state_dir(&r->state_dir);
+	r->env.root = r->root;
+	r->env.allow_outside = r->cfg.allow_outside_workspace;
+	r->env.state_dir = r->state_dir.data;
+	r->env.bash_timeout_s = r->cfg.bash_timeout_s;
+	return -1;
+}
+
+/* Loop, http, provider: the machinery of a run. */
+static int
+run_start(struct run *r)
+{
+	struct err e = ERR_INIT;
+	struct pmode_opts po = { 0 };
+
+	signal(SIGPIPE, SIG_IGN);
+	json_init();
+	if (!(r->loop = loop_new(&e)) || !(r->http = http_new(r->loop, &e))) {
+		fprintf(stderr, "hearth: %s\n", e.msg);
+		return 1;
+	}
+	r->t0 = loop_now_ms(r->loop);
+	loop_signal(r->loop, SIGINT, on_interrupt, r, NULL);
+	loop_signal(r->loop, SIGTERM, on_interrupt, r, NULL);
+	loop_signal(r->loop, SIGHUP, on_interrupt, r, NULL);
+	r->env.loop = r->loop;
+	r->llama = llama_new(r->loop, r->http, &r->cfg);
+	po.format = r->o->format;
+	po.verbose = r->o->verbose || isatty(STDERR_FILENO);
+	po.out_fd = STDOUT_FILENO;
+	po.err_fd = STDERR_FILENO;
+	po.session_id = r->session_id;
+	po.cwd = r->root;
+	r->pm = pmode_new(&po);
+	loop_set_before_sleep(r->loop, before_sleep, r);
+	return -1;
+}
+
+/* Free whatever run_setup/run_start made. */
+static void
+run_release(struct run *r)
+{
+	agent_free(r->agent);
+	llama_free(r->llama);
+	http_free(r->http);
+	pmode_free(r->pm);
+	loop_free(r->loop);
+	cfg_release(&r->cfg);
+	buf_release(&r->system);
+	buf_release(&r->state_dir);
+}
+
+/* Print mode: one task, one answer. */
+static int
+run_print(struct opts *o)
+{
+	struct run r;
+	struct err e = ERR_INIT;
+	int code;
+
+	memset(&r, 0, sizeof r);
+	r.o = o;
+	buf_init(&r.system, 0);
+	buf_init(&r.state_dir, 0);
+	if ((code = run_setup(&r)) >= 0 || (code = run_start(&r)) >= 0) {
+		run_release(&r);
+		return code;
+	}
+	llama_probe(r.llama, 300000, on_loading, on_probe, &r);
+	if (loop_run(r.loop, &e) < 0)
+		pmode_fail(r.pm, LLM_ERR_OTHER, e.msg);
+	if (r.interrupted && !pmode_ended(r.pm))
+		pmode_fail(r.pm, LLM_ERR_ABORTED, "interrupted");
+	if (pmode_stdout_closed(r.pm) && r.agent && agent_busy(r.agent))
+		agent_abort(r.agent);
+	code = pmode_finish(r.pm, r.agent ? agent_stats(r.agent) : &(struct agent_stats){ 0 },
+			    llama_provider(r.llama)->model(r.llama), loop_now_ms(r.loop) - r.t0);
+	if (r.interrupted)
+		code = 130;
+	run_release(&r);
+	return code;
+}
+
+/* Entry point. */
+int
+main(int argc, char **argv)
+{
+	struct opts o;
+	const char *logp;
+	int code;
+
+	memset(&o, 0, sizeof o);
+	o.thinking = -1;
+	buf_init(&o.task, 0);
+	if ((code = parse_args(argc, argv, &o)) >= 0)
+		goto out;
+	logp = o.log_path ? o.log_path : getenv("HEARTH_LOG");
+	if (logp && *logp) {
+		struct err e = ERR_INIT;
+
+		if (log_open(logp, &e) < 0)
+			fprintf(stderr, "hearth: %s (continuing without a log)\n", e.msg);
+	}
+	if (!o.print) {
+		fputs("hearth: the interactive screen is not built yet; run a task with hearth -p \"task\"\n",
+		      stderr);
+		code = EXIT_USAGE;
+		goto out;
+	}
+	if (!o.task.len && read_stdin_task(&o.task) < 0) {
+		code = EXIT_USAGE;
+		goto out;
+	}
+	if (!o.task.len) {
+		code = usage_error("%s", "no task: pass it as arguments (hearth -p \"task\") or on stdin");
+		goto out;
+	}
+	code = run_print(&o);
+out:
+	buf_release(&o.task);
+	log_close();
+	return code;
 }

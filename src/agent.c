@@ -1,0 +1,681 @@
+/*
+ * agent: turn loop state machine.
+ *
+ * States: IDLE → STREAMING (a provider request is in flight; the step's
+ * text, reasoning and tool calls accumulate) → TOOLS (calls run one after
+ * another; synchronous tools finish inside start(), so running them is a
+ * trampoline, never recursion) → STREAMING for the next step, or IDLE
+ * when the turn ends.  Step completion is deferred to a zero-delay timer
+ * so that the provider's callbacks have returned before the next request
+ * starts.  `gen` counts turns so a stale timer or tool callback from an
+ * aborted turn is ignored.
+ */
+#include "agent.h"
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json.h"
+#include "loop.h"
+#include "provider.h"
+#include "toolparse.h"
+#include "xmalloc.h"
+
+enum agent_state { ST_IDLE, ST_STREAMING, ST_TOOLS };
+
+struct agent {
+	struct loop *loop;
+	struct provider *prov;
+	const struct tool_env *env;
+	struct agent_opts opts;
+	struct agent_observer obs;
+	struct conv conv;
+	struct agent_stats stats;
+	enum agent_state state;
+	int turn_steps;
+	/* current step */
+	struct buf text, reasoning;
+	struct agent_call *calls;
+	size_t ncalls, acalls;
+	int *call_index; /* provider index of each call */
+	char *stop_reason;
+	int parse_retried;
+	int step_failures;
+	size_t next_call;
+	int running_tools; /* trampoline guard */
+	long timer;
+	long loading_waited_ms;
+	unsigned long call_seq;
+	struct buf err_msg;
+	int pending_error;
+	enum agent_end pending_end;
+};
+
+static void agent_start_step(struct agent *a);
+static void agent_run_tools(struct agent *a);
+
+/* Allocate an idle agent. */
+struct agent *
+agent_new(struct loop *l, struct provider *p, const struct tool_env *env,
+	  const struct agent_opts *o, const struct agent_observer *obs)
+{
+	struct agent *a = xcalloc(1, sizeof *a);
+
+	a->loop = l;
+	a->prov = p;
+	a->env = env;
+	a->opts = *o;
+	if (a->opts.max_steps <= 0)
+		a->opts.max_steps = 40;
+	if (a->opts.loading_wait_s <= 0)
+		a->opts.loading_wait_s = 300;
+	if (obs)
+		a->obs = *obs;
+	conv_init(&a->conv);
+	buf_init(&a->text, 0);
+	buf_init(&a->reasoning, 0);
+	buf_init(&a->err_msg, 0);
+	return a;
+}
+
+/* Forget the current step's calls. */
+static void
+agent_clear_calls(struct agent *a)
+{
+	size_t i;
+
+	for (i = 0; i < a->ncalls; i++) {
+		free(a->calls[i].id);
+		free(a->calls[i].name);
+		buf_release(&a->calls[i].args);
+		tool_job_release(&a->calls[i].job);
+	}
+	a->ncalls = 0;
+	a->next_call = 0;
+}
+
+/* Reset per-step accumulators. */
+static void
+agent_clear_step(struct agent *a)
+{
+	agent_clear_calls(a);
+	buf_reset(&a->text);
+	buf_reset(&a->reasoning);
+	free(a->stop_reason);
+	a->stop_reason = NULL;
+}
+
+/* Free the agent (aborting silently). */
+void
+agent_free(struct agent *a)
+{
+	if (!a)
+		return;
+	a->obs.on_end = NULL;
+	if (a->state != ST_IDLE)
+		agent_abort(a);
+	if (a->timer)
+		loop_timer_del(a->loop, a->timer);
+	agent_clear_step(a);
+	free(a->calls);
+	free(a->call_index);
+	buf_release(&a->text);
+	buf_release(&a->reasoning);
+	buf_release(&a->err_msg);
+	conv_release(&a->conv);
+	free(a);
+}
+
+/* The transcript. */
+struct conv *
+agent_conv(struct agent *a)
+{
+	return &a->conv;
+}
+
+/* Whether a turn is running. */
+int
+agent_busy(const struct agent *a)
+{
+	return a->state != ST_IDLE;
+}
+
+/* Counters for output and routing. */
+const struct agent_stats *
+agent_stats(const struct agent *a)
+{
+	return &a->stats;
+}
+
+/* Tell the observer a one-line notice. */
+static void
+agent_notice(struct agent *a, const char *line)
+{
+	if (a->obs.on_notice)
+		a->obs.on_notice(a->obs.arg, line);
+}
+
+/* End the turn and report. */
+static void
+agent_end(struct agent *a, enum agent_end end, const char *message)
+{
+	if (a->timer)
+		loop_timer_del(a->loop, a->timer);
+	a->timer = 0;
+	a->state = ST_IDLE;
+	agent_clear_step(a);
+	if (a->obs.on_end)
+		a->obs.on_end(a->obs.arg, end, message ? message : "");
+}
+
+/* Append a new (empty) call for provider index idx. */
+static struct agent_call *
+agent_add_call(struct agent *a, int idx, const char *id, const char *name)
+{
+	struct agent_call *c;
+
+	if (a->ncalls == a->acalls) {
+		a->acalls = a->acalls ? a->acalls * 2 : 4;
+		a->calls = xrealloc(a->calls, a->acalls * sizeof *a->calls);
+		a->call_index = xrealloc(a->call_index, a->acalls * sizeof *a->call_index);
+	}
+	c = &a->calls[a->ncalls];
+	memset(c, 0, sizeof *c);
+	a->call_index[a->ncalls++] = idx;
+	buf_init(&c->args, 0);
+	buf_init(&c->job.out, 0);
+	if (id && *id) {
+		c->id = xstrdup(id);
+	} else {
+		char gen[32];
+
+		snprintf(gen, sizeof gen, "call_%lu", ++a->call_seq);
+		c->id = xstrdup(gen);
+	}
+	c->name = xstrdup(name ? name : "");
+	return c;
+}
+
+/* The call with provider index idx. */
+static struct agent_call *
+agent_find_call(struct agent *a, int idx)
+{
+	size_t i;
+
+	for (i = 0; i < a->ncalls; i++)
+		if (a->call_index[i] == idx)
+			return &a->calls[i];
+	return NULL;
+}
+
+/* Zero-delay continuation after a stream ended. */
+static void
+agent_defer(struct agent *a, loop_timer_fn fn)
+{
+	if (a->timer)
+		loop_timer_del(a->loop, a->timer);
+	a->timer = loop_timer_add(a->loop, 0, fn, a);
+}
+
+/* toolparse type oracle: is `param` of `tool` string-typed in its schema? */
+static int
+agent_param_is_string(void *ctx, const char *tool, const char *param)
+{
+	struct agent *a = ctx;
+	const struct tool *t = NULL;
+	const cJSON *prop;
+	cJSON *schema;
+	const char *type;
+	size_t i;
+	int r = -1;
+
+	for (i = 0; i < a->opts.ntools && !t; i++)
+		if (!strcmp(a->opts.tools[i]->name, tool))
+			t = a->opts.tools[i];
+	if (!t || !(schema = cJSON_Parse(t->schema_json)))
+		return -1;
+	prop = cJSON_GetObjectItemCaseSensitive(json_obj(schema, "properties"), param);
+	if ((type = json_str(prop, "type")) != NULL)
+		r = strcmp(type, "string") == 0;
+	cJSON_Delete(schema);
+	return r;
+}
+
+/* Tool calls written as text in s (without taking them). */
+static size_t
+agent_count_text_calls(struct agent *a, const char *s, size_t n)
+{
+	struct toolparse_result out;
+	size_t k;
+
+	memset(&out, 0, sizeof out);
+	toolparse_run(s, n, agent_param_is_string, a, &out);
+	k = out.ncalls;
+	toolparse_release(&out);
+	return k;
+}
+
+/* Move recovered calls from text into the step; returns how many. */
+static size_t
+agent_recover_calls(struct agent *a)
+{
+	struct toolparse_result out;
+	size_t i, n;
+
+	memset(&out, 0, sizeof out);
+	toolparse_run(a->text.data, a->text.len, agent_param_is_string, a, &out);
+	n = out.ncalls;
+	for (i = 0; i < n; i++) {
+		struct agent_call *c = agent_add_call(a, -1 - (int)i, NULL, out.calls[i].name);
+
+		buf_adds(&c->args, out.calls[i].args_json);
+	}
+	if (n || out.reasoning.len) {
+		buf_reset(&a->text);
+		buf_add(&a->text, out.text.data, out.text.len);
+		buf_add(&a->reasoning, out.reasoning.data, out.reasoning.len);
+	}
+	toolparse_release(&out);
+	return n;
+}
+
+/* Append the step's assistant message to the conv. */
+static void
+agent_commit_assistant(struct agent *a, int aborted)
+{
+	struct conv_msg *m;
+	size_t i;
+
+	if (!a->text.len && !a->reasoning.len && !a->ncalls)
+		return;
+	m = conv_add_msg(&a->conv, CONV_ASSISTANT);
+	m->aborted = aborted;
+	if (a->reasoning.len) {
+		struct conv_block *b = conv_add_block(m, CONV_REASONING, a->reasoning.data, NULL, NULL);
+
+		b->provider = xstrdup(a->prov->name);
+	}
+	if (a->text.len)
+		conv_add_block(m, CONV_TEXT, a->text.data, NULL, NULL);
+	for (i = 0; i < a->ncalls; i++)
+		conv_add_block(m, CONV_TOOL_CALL, a->calls[i].args.len ? a->calls[i].args.data : "{}",
+			       a->calls[i].id, a->calls[i].name);
+	if (a->obs.on_message)
+		a->obs.on_message(a->obs.arg, m);
+}
+
+/* The stream finished normally: decide between answer and tools. */
+static void
+agent_after_stream(struct loop *l, long id, void *arg)
+{
+	struct agent *a = arg;
+	size_t recovered = 0;
+
+	(void)l;
+	(void)id;
+	a->timer = 0;
+	if (!a->ncalls && (recovered = agent_recover_calls(a)) > 0) {
+		char line[96];
+
+		snprintf(line, sizeof line, "recovered %zu tool call%s written as text", recovered,
+			 recovered == 1 ? "" : "s");
+		agent_notice(a, line);
+	}
+	if (!a->ncalls && !a->text.len && a->stop_reason && !strcmp(a->stop_reason, "length")) {
+		agent_commit_assistant(a, 0);
+		agent_end(a, AGENT_END_ERROR,
+			  "the model hit its token limit before answering (finish_reason length): raise max_tokens, or turn thinking off");
+		return;
+	}
+	agent_commit_assistant(a, 0);
+	if (!a->ncalls) {
+		agent_end(a, AGENT_END_OK, NULL);
+		return;
+	}
+	a->state = ST_TOOLS;
+	a->step_failures = 0;
+	agent_run_tools(a);
+}
+
+/* Retry the same request (after a delay for a loading server). */
+static void
+agent_retry_timer(struct loop *l, long id, void *arg)
+{
+	struct agent *a = arg;
+
+	(void)l;
+	(void)id;
+	a->timer = 0;
+	agent_clear_step(a);
+	a->turn_steps--;
+	a->stats.steps--;
+	agent_start_step(a);
+}
+
+/* Tell the model its tool call could not be parsed, then go on. */
+static void
+agent_report_parse_failure(struct loop *l, long id, void *arg)
+{
+	struct agent *a = arg;
+	struct buf note = BUF_INIT;
+
+	(void)l;
+	(void)id;
+	a->timer = 0;
+	a->stats.tool_failures++;
+	a->stats.consecutive_tool_failures++;
+	if (!a->text.len)
+		buf_adds(&a->text, "(tool call that could not be parsed)");
+	agent_commit_assistant(a, 0);
+	buf_addf(&note, "Your last tool call could not be parsed (%s). Call one tool at a time with arguments that are a valid JSON object matching its schema, or answer in plain text.",
+		 a->err_msg.data);
+	conv_add_user_text(&a->conv, note.data);
+	buf_release(&note);
+	agent_notice(a, "the tool call could not be parsed twice; told the model and continuing");
+	agent_clear_step(a);
+	agent_start_step(a);
+}
+
+/* End the turn with the provider's description of an error. */
+static void
+agent_fail_timer(struct loop *l, long id, void *arg)
+{
+	struct agent *a = arg;
+
+	(void)l;
+	(void)id;
+	a->timer = 0;
+	agent_commit_assistant(a, 1);
+	agent_end(a, AGENT_END_ERROR, a->err_msg.data);
+}
+
+/* A stream error: recover, retry, or end the turn. */
+static void
+agent_on_error(struct agent *a, const struct llm_event *ev)
+{
+	buf_reset(&a->err_msg);
+	if (ev->error.kind == LLM_ERR_TOOL_PARSE) {
+		buf_add(&a->err_msg, ev->text.p, ev->text.len);
+		if (agent_count_text_calls(a, a->text.data, a->text.len)) {
+			agent_defer(a, agent_after_stream);
+		} else if (!a->parse_retried) {
+			a->parse_retried = 1;
+			agent_notice(a, "llama-server could not parse the model's tool call; retrying once");
+			agent_defer(a, agent_retry_timer);
+		} else {
+			agent_defer(a, agent_report_parse_failure);
+		}
+		return;
+	}
+	if (ev->error.kind == LLM_ERR_LOADING &&
+	    a->loading_waited_ms < a->opts.loading_wait_s * 1000L) {
+		if (!a->loading_waited_ms)
+			agent_notice(a, "llama-server is loading the model; waiting");
+		a->loading_waited_ms += 1000;
+		if (a->timer)
+			loop_timer_del(a->loop, a->timer);
+		a->timer = loop_timer_add(a->loop, 1000, agent_retry_timer, a);
+		return;
+	}
+	a->prov->describe_error(a->prov->self, ev, &a->err_msg);
+	agent_defer(a, agent_fail_timer);
+}
+
+/* Provider sink: accumulate the step and forward to the observer. */
+static void
+agent_sink(void *ctx, const struct llm_event *ev)
+{
+	struct agent *a = ctx;
+	struct agent_call *c;
+
+	if (a->state != ST_STREAMING)
+		return;
+	if (a->obs.on_event)
+		a->obs.on_event(a->obs.arg, ev);
+	switch (ev->kind) {
+	case LLM_TEXT:
+		buf_add(&a->text, ev->text.p, ev->text.len);
+		break;
+	case LLM_REASONING:
+		buf_add(&a->reasoning, ev->text.p, ev->text.len);
+		break;
+	case LLM_TOOL_CALL_BEGIN:
+		if (!agent_find_call(a, ev->index))
+			agent_add_call(a, ev->index, ev->id, ev->name);
+		break;
+	case LLM_TOOL_CALL_ARGS:
+		if ((c = agent_find_call(a, ev->index)) != NULL)
+			buf_add(&c->args, ev->text.p, ev->text.len);
+		break;
+	case LLM_TIMINGS:
+		a->stats.last_timings = ev->timings;
+		a->stats.have_timings = 1;
+		a->stats.prompt_ms += ev->timings.prompt_ms;
+		a->stats.predicted_ms += ev->timings.predicted_ms;
+		break;
+	case LLM_USAGE:
+		a->stats.prompt_tokens += ev->usage.prompt_tokens;
+		a->stats.completion_tokens += ev->usage.completion_tokens;
+		a->stats.cached_tokens += ev->usage.cached_tokens;
+		break;
+	case LLM_DONE:
+		free(a->stop_reason);
+		a->stop_reason = xstrdup(ev->stop_reason ? ev->stop_reason : "stop");
+		agent_defer(a, agent_after_stream);
+		break;
+	case LLM_ERROR:
+		agent_on_error(a, ev);
+		break;
+	default:
+		break;
+	}
+}
+
+/* Start one model request (a step), unless the step budget is spent. */
+static void
+agent_start_step(struct agent *a)
+{
+	struct provider_req req = { 0 };
+	struct err e = ERR_INIT;
+
+	if (a->turn_steps >= a->opts.max_steps) {
+		char msg[160];
+
+		snprintf(msg, sizeof msg,
+			 "stopped after %d steps (--max-steps %d); the task may be unfinished: raise --max-steps or split the task",
+			 a->turn_steps, a->opts.max_steps);
+		agent_end(a, AGENT_END_MAX_STEPS, msg);
+		return;
+	}
+	a->turn_steps++;
+	a->stats.steps++;
+	a->state = ST_STREAMING;
+	req.conv = &a->conv;
+	req.tools = a->opts.tools;
+	req.ntools = a->opts.ntools;
+	req.thinking = a->opts.thinking;
+	req.retry = a->parse_retried;
+	if (a->prov->start(a->prov->self, &req, agent_sink, a, &e) < 0)
+		agent_end(a, AGENT_END_ERROR, e.msg);
+}
+
+/* Begin a turn with the user's text. */
+int
+agent_submit(struct agent *a, const char *text, struct err *e)
+{
+	if (a->state != ST_IDLE)
+		return err_set(e, "a turn is already running; wait or abort it first");
+	conv_add_user_text(&a->conv, text);
+	a->turn_steps = 0;
+	a->parse_retried = 0;
+	a->loading_waited_ms = 0;
+	agent_clear_step(a);
+	agent_start_step(a);
+	return 0;
+}
+
+/* The enabled tool called name, or NULL. */
+static const struct tool *
+agent_tool(struct agent *a, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < a->opts.ntools; i++)
+		if (!strcmp(a->opts.tools[i]->name, name))
+			return a->opts.tools[i];
+	return NULL;
+}
+
+/* Reject a call before running it: the model sees why and what is expected. */
+static void
+agent_reject(struct agent *a, struct agent_call *c, const char *problem)
+{
+	struct tool_job *j = &c->job;
+
+	c->invalid = 1;
+	j->is_error = 1;
+	buf_addf(&j->out, "error: %s", problem);
+	if (c->tool)
+		buf_addf(&j->out, "\nexpected arguments for %s (JSON Schema): %s", c->tool->name,
+			 c->tool->schema_json);
+	a->step_failures++;
+}
+
+/* Tool finished (possibly inside its own start()). */
+static void
+agent_tool_done(struct tool_job *job, void *arg)
+{
+	struct agent *a = arg;
+	struct agent_call *c = &a->calls[a->next_call];
+
+	(void)job;
+	c->finished = 1;
+	c->t_end_ms = loop_now_ms(a->loop);
+	if (a->obs.on_tool_done)
+		a->obs.on_tool_done(a->obs.arg, c);
+	a->next_call++;
+	if (!a->running_tools && a->state == ST_TOOLS)
+		agent_run_tools(a);
+}
+
+/* Validate and start call c; returns 1 if it finished synchronously. */
+static void
+agent_start_call(struct agent *a, struct agent_call *c)
+{
+	struct buf problem = BUF_INIT;
+	struct err e = ERR_INIT;
+	cJSON *args = NULL;
+
+	c->tool = agent_tool(a, c->name);
+	tool_job_init(&c->job, c->tool, a->env, agent_tool_done, a);
+	c->started = 1;
+	c->t_start_ms = loop_now_ms(a->loop);
+	a->stats.tool_calls++;
+	if (a->obs.on_tool_start)
+		a->obs.on_tool_start(a->obs.arg, c);
+	if (!c->tool) {
+		size_t i;
+
+		buf_addf(&problem, "unknown tool \"%s\"; available tools:", c->name);
+		for (i = 0; i < a->opts.ntools; i++)
+			buf_addf(&problem, "%s %s", i ? "," : "", a->opts.tools[i]->name);
+	} else if (!(args = json_parse(c->args.len ? c->args.data : "{}",
+				       c->args.len ? c->args.len : 2, &e))) {
+		buf_addf(&problem, "arguments are not valid JSON (%s)", e.msg);
+	} else if (tool_validate(c->tool, args, &problem) == 0) {
+		c->tool->start(&c->job, args);
+		cJSON_Delete(args);
+		buf_release(&problem);
+		return;
+	}
+	cJSON_Delete(args);
+	agent_reject(a, c, problem.data);
+	buf_release(&problem);
+	tool_job_done(&c->job);
+}
+
+/* All calls ran: append their results and take the next step. */
+static void
+agent_finish_tools(struct agent *a)
+{
+	struct conv_msg *m = conv_add_msg(&a->conv, CONV_USER);
+	size_t i;
+
+	for (i = 0; i < a->ncalls; i++) {
+		struct conv_block *b = conv_add_block(m, CONV_TOOL_RESULT, a->calls[i].job.out.data,
+						      a->calls[i].id, a->calls[i].name);
+
+		b->is_error = a->calls[i].job.is_error;
+	}
+	if (a->step_failures) {
+		a->stats.tool_failures += a->step_failures;
+		a->stats.consecutive_tool_failures++;
+	} else {
+		a->stats.consecutive_tool_failures = 0;
+	}
+	a->parse_retried = 0;
+	agent_clear_step(a);
+	agent_start_step(a);
+}
+
+/* Run calls in order; synchronous ones complete inside the loop below. */
+static void
+agent_run_tools(struct agent *a)
+{
+	a->running_tools = 1;
+	while (a->state == ST_TOOLS && a->next_call < a->ncalls) {
+		struct agent_call *c = &a->calls[a->next_call];
+
+		if (!c->started)
+			agent_start_call(a, c);
+		if (!c->finished)
+			break; /* asynchronous: agent_tool_done resumes us */
+	}
+	a->running_tools = 0;
+	if (a->state == ST_TOOLS && a->next_call >= a->ncalls)
+		agent_finish_tools(a);
+}
+
+/* User abort: stop the stream or the running tool, keep what we have. */
+void
+agent_abort(struct agent *a)
+{
+	size_t i;
+
+	if (a->state == ST_IDLE)
+		return;
+	if (a->state == ST_STREAMING) {
+		a->prov->cancel(a->prov->self);
+		agent_clear_calls(a); /* incomplete calls cannot be answered */
+		agent_commit_assistant(a, 1);
+	} else {
+		enum agent_state was = a->state;
+
+		a->state = ST_IDLE; /* tool_done must not resume the loop */
+		for (i = a->next_call; i < a->ncalls; i++) {
+			struct agent_call *c = &a->calls[i];
+
+			if (c->started && !c->finished && c->tool && c->tool->cancel)
+				c->tool->cancel(&c->job);
+			if (!c->finished) {
+				if (!c->started)
+					buf_adds(&c->job.out, "[not run: the user aborted the turn]");
+				c->job.is_error = 1;
+				c->finished = 1;
+			}
+		}
+		(void)was;
+		{
+			struct conv_msg *m = conv_add_msg(&a->conv, CONV_USER);
+
+			for (i = 0; i < a->ncalls; i++)
+				conv_add_block(m, CONV_TOOL_RESULT, a->calls[i].job.out.data,
+					       a->calls[i].id, a->calls[i].name)->is_error =
+					a->calls[i].job.is_error;
+			m->aborted = 1;
+		}
+	}
+	agent_end(a, AGENT_END_ABORTED, "aborted");
+}

@@ -1,0 +1,102 @@
+/*
+ * agent: the turn loop (design.md §2, §4).
+ *
+ * A turn: the user's text is appended to the conv; then steps repeat —
+ * stream a model request built from system prompt + conv + tool schemas,
+ * append the assistant message, run its tool calls in order, append their
+ * results — until the model answers without tool calls, the step limit is
+ * reached, an error ends the turn, or the user aborts.  Everything runs on
+ * the loop; agent_submit returns at once and the observer hears the rest.
+ *
+ * Imperfect local models: tool calls written as text are recovered
+ * (toolparse); a server-side tool-call parse error is recovered from the
+ * text received, else retried once, else reported to the model; invalid
+ * arguments go back to the model as a tool error naming the problem and
+ * the schema.  Such failures are counted (agent_stats) for the router.
+ *
+ * Ownership: the agent borrows the loop, provider, tool env and tools;
+ * it owns its conv.
+ */
+#ifndef HEARTH_AGENT_H
+#define HEARTH_AGENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "buf.h"
+#include "conv.h"
+#include "err.h"
+#include "llm.h"
+#include "tool.h"
+
+struct loop;
+struct provider;
+
+enum agent_end {
+	AGENT_END_OK,
+	AGENT_END_MAX_STEPS,
+	AGENT_END_ERROR,
+	AGENT_END_ABORTED
+};
+
+/* One tool call of the current step, as the observer sees it. */
+struct agent_call {
+	char *id;
+	char *name;
+	struct buf args;          /* JSON text as the model sent it */
+	const struct tool *tool;  /* NULL when unknown */
+	struct tool_job job;      /* job.out / job.is_error once finished */
+	int started, finished;
+	int invalid;              /* rejected before running (bad JSON, schema, unknown) */
+	uint64_t t_start_ms, t_end_ms;
+};
+
+struct agent_stats {
+	int steps;                     /* model requests this session */
+	int tool_calls;
+	int tool_failures;             /* parse/validation failures this session */
+	int consecutive_tool_failures; /* in consecutive steps */
+	long prompt_tokens, completion_tokens, cached_tokens;
+	struct llm_timings last_timings;
+	int have_timings;
+	double prompt_ms, predicted_ms; /* summed over requests */
+};
+
+struct agent_observer {
+	void *arg;
+	/* Every stream event as it arrives (text deltas, progress, timings...). */
+	void (*on_event)(void *arg, const struct llm_event *ev);
+	/* An assistant message was appended (text, reasoning, tool calls). */
+	void (*on_message)(void *arg, const struct conv_msg *m);
+	void (*on_tool_start)(void *arg, const struct agent_call *c);
+	void (*on_tool_done)(void *arg, const struct agent_call *c);
+	/* A one-line notice: retrying, recovered a tool call from text, ... */
+	void (*on_notice)(void *arg, const char *line);
+	/* The turn is over; message says why when end != OK. */
+	void (*on_end)(void *arg, enum agent_end end, const char *message);
+};
+
+struct agent_opts {
+	int max_steps;                   /* per turn; <= 0 means 40 */
+	int thinking;
+	const struct tool *const *tools; /* enabled tools in fixed order */
+	size_t ntools;
+	int loading_wait_s;              /* how long to wait on 503 loading (default 300) */
+};
+
+struct agent;
+
+struct agent *agent_new(struct loop *l, struct provider *p, const struct tool_env *env,
+			const struct agent_opts *o, const struct agent_observer *obs);
+/* Abort quietly (no on_end) and free. NULL ok. */
+void agent_free(struct agent *a);
+/* The transcript (owned by the agent). */
+struct conv *agent_conv(struct agent *a);
+/* Start a turn; -1 + e when a turn is already running. */
+int agent_submit(struct agent *a, const char *text, struct err *e);
+/* Stop the stream and running tools; the partial answer is kept, marked aborted. */
+void agent_abort(struct agent *a);
+int agent_busy(const struct agent *a);
+const struct agent_stats *agent_stats(const struct agent *a);
+
+#endif

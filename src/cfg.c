@@ -1,0 +1,172 @@
+/*
+ * cfg: settings files.  A table maps each JSON key to a field, its type
+ * and its place in struct cfg, so loading, warnings and docs agree.
+ * Later files override earlier ones key by key.
+ */
+#include "cfg.h"
+
+#include <cjson/cJSON.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "json.h"
+#include "xmalloc.h"
+
+enum cfg_type { CFG_STR, CFG_INT, CFG_DBL, CFG_BOOL };
+
+struct cfg_key {
+	const char *name;
+	enum cfg_type type;
+	size_t off;
+};
+
+#define K(n, t, f) { n, t, offsetof(struct cfg, f) }
+static const struct cfg_key cfg_keys[] = {
+	K("server", CFG_STR, server_url),
+	K("model", CFG_STR, model),
+	K("temperature", CFG_DBL, temperature),
+	K("top_p", CFG_DBL, top_p),
+	K("top_k", CFG_INT, top_k),
+	K("presence_penalty", CFG_DBL, presence_penalty),
+	K("max_tokens", CFG_INT, max_tokens),
+	K("thinking", CFG_BOOL, thinking),
+	K("max_steps", CFG_INT, max_steps),
+	K("allow_outside_workspace", CFG_BOOL, allow_outside_workspace),
+	K("bash_timeout", CFG_INT, bash_timeout_s),
+	K("id_slot", CFG_INT, id_slot),
+	K("request_timeout", CFG_INT, request_timeout_s),
+};
+#undef K
+
+/* Built-in defaults: the Qwen sampling recommendations, thinking off. */
+void
+cfg_defaults(struct cfg *c)
+{
+	memset(c, 0, sizeof *c);
+	c->server_url = xstrdup("http://127.0.0.1:8080");
+	c->temperature = 0.6;
+	c->top_p = 0.95;
+	c->top_k = 20;
+	c->presence_penalty = 0;
+	c->max_tokens = -1;
+	c->thinking = 0;
+	c->max_steps = 40;
+	c->bash_timeout_s = 120;
+	c->id_slot = -1;
+}
+
+/* Free the string fields. */
+void
+cfg_release(struct cfg *c)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof cfg_keys / sizeof cfg_keys[0]; i++)
+		if (cfg_keys[i].type == CFG_STR) {
+			char **p = (char **)((char *)c + cfg_keys[i].off);
+
+			free(*p);
+			*p = NULL;
+		}
+}
+
+/* Store one JSON value into its field; returns 0 or -1 on a wrong type. */
+static int
+cfg_set(struct cfg *c, const struct cfg_key *k, const cJSON *v)
+{
+	void *field = (char *)c + k->off;
+
+	switch (k->type) {
+	case CFG_STR:
+		if (!cJSON_IsString(v))
+			return -1;
+		free(*(char **)field);
+		*(char **)field = xstrdup(v->valuestring);
+		return 0;
+	case CFG_INT:
+		if (!cJSON_IsNumber(v) || v->valuedouble != (double)(int)v->valuedouble)
+			return -1;
+		*(int *)field = (int)v->valuedouble;
+		return 0;
+	case CFG_DBL:
+		if (!cJSON_IsNumber(v))
+			return -1;
+		*(double *)field = v->valuedouble;
+		return 0;
+	case CFG_BOOL:
+		if (!cJSON_IsBool(v))
+			return -1;
+		*(int *)field = cJSON_IsTrue(v);
+		return 0;
+	}
+	return -1;
+}
+
+/* Name of a type for warnings. */
+static const char *
+cfg_type_name(enum cfg_type t)
+{
+	return t == CFG_STR ? "a string" : t == CFG_INT ? "an integer" :
+	       t == CFG_DBL ? "a number" : "true or false";
+}
+
+/* Merge one file. */
+int
+cfg_load_file(struct cfg *c, const char *path, struct buf *warnings, struct err *e)
+{
+	struct buf text = BUF_INIT;
+	struct err pe = ERR_INIT;
+	cJSON *root, *it;
+	size_t i;
+
+	if (access(path, F_OK) != 0)
+		return 0;
+	if (buf_read_file(&text, path, 1 << 20, e) < 0) {
+		buf_release(&text);
+		return -1;
+	}
+	root = json_parse(text.data, text.len, &pe);
+	buf_release(&text);
+	if (!root)
+		return err_set(e, "%s: %s; using defaults", path, pe.msg);
+	if (!cJSON_IsObject(root)) {
+		cJSON_Delete(root);
+		return err_set(e, "%s: settings must be a JSON object; using defaults", path);
+	}
+	cJSON_ArrayForEach(it, root) {
+		for (i = 0; i < sizeof cfg_keys / sizeof cfg_keys[0]; i++)
+			if (strcmp(cfg_keys[i].name, it->string) == 0)
+				break;
+		if (i == sizeof cfg_keys / sizeof cfg_keys[0])
+			buf_addf(warnings, "%s: unknown setting \"%s\" ignored\n", path, it->string);
+		else if (cfg_set(c, &cfg_keys[i], it) < 0)
+			buf_addf(warnings, "%s: setting \"%s\" must be %s; ignored\n", path, it->string,
+				 cfg_type_name(cfg_keys[i].type));
+	}
+	cJSON_Delete(root);
+	return 0;
+}
+
+/* User settings, then the project's. */
+void
+cfg_load(struct cfg *c, const char *cwd, struct buf *warnings)
+{
+	struct buf path = BUF_INIT;
+	struct err e = ERR_INIT;
+	const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+
+	if (xdg && *xdg)
+		buf_addf(&path, "%s/hearth/settings.json", xdg);
+	else if (home && *home)
+		buf_addf(&path, "%s/.config/hearth/settings.json", home);
+	if (path.len && cfg_load_file(c, path.data, warnings, &e) < 0)
+		buf_addf(warnings, "%s\n", e.msg);
+	buf_reset(&path);
+	err_clear(&e);
+	buf_addf(&path, "%s/.hearth/settings.json", cwd);
+	if (cfg_load_file(c, path.data, warnings, &e) < 0)
+		buf_addf(warnings, "%s\n", e.msg);
+	buf_release(&path);
+}

@@ -1,0 +1,61 @@
+/*
+ * llama: the llama-server provider (protocols.md part A).
+ *
+ * Discovery (GET /health, /props, /v1/models), live server state
+ * (GET /slots) and the streaming chat request (POST /v1/chat/completions
+ * with return_progress, include_usage, cache_prompt, id_slot and
+ * chat_template_kwargs.enable_thinking).  The stream goes http → sse →
+ * oai decoder → llm events; this module only wires them and turns HTTP
+ * and transport failures into LLM_ERROR events with a message that says
+ * what to do.
+ *
+ * Ownership: a struct llama borrows the loop, the http client and the cfg
+ * (all must outlive it).  Strings in llama_info are owned by the llama.
+ */
+#ifndef HEARTH_LLAMA_H
+#define HEARTH_LLAMA_H
+
+#include <stddef.h>
+
+#include "buf.h"
+#include "err.h"
+#include "llm.h"
+#include "llamawire.h"
+#include "provider.h"
+
+struct loop;
+struct http;
+struct cfg;
+
+struct llama;
+
+/* A provider for base_url (e.g. "http://127.0.0.1:8080"), borrowing its arguments. */
+struct llama *llama_new(struct loop *l, struct http *h, const struct cfg *cfg);
+/* Cancel everything and free. NULL ok. */
+void llama_free(struct llama *lm);
+/* The provider interface of this llama (owned by lm). */
+struct provider *llama_provider(struct llama *lm);
+/* What discovery learned (fields zero/NULL until it ran). */
+const struct llama_info *llama_info(const struct llama *lm);
+
+/*
+ * Discovery.  Polls /health while the server answers 503 "Loading model"
+ * (on_loading is called once, then every poll is silent) for at most
+ * wait_ms, then fetches /props and /v1/models.  done gets 0 or -1 with
+ * the error kind (LLM_ERR_CONNECT when nothing listens, LLM_ERR_LOADING
+ * when it never finished loading) and a one-line message.
+ */
+typedef void (*llama_probe_fn)(struct llama *lm, int rc, enum llm_err_kind kind, const char *msg,
+			       void *arg);
+void llama_probe(struct llama *lm, long wait_ms, void (*on_loading)(void *arg), llama_probe_fn done,
+		 void *arg);
+
+/* GET /slots; status 501 means the server runs with --no-slots. */
+typedef void (*llama_slots_fn)(int status, const struct llama_slot *slots, size_t n,
+			       const struct err *e, void *arg);
+void llama_get_slots(struct llama *lm, llama_slots_fn done, void *arg);
+
+/* The one-line, actionable message for an error event (appended to out). */
+void llama_describe_error(const char *base_url, const struct llm_event *ev, struct buf *out);
+
+#endif

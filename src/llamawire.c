@@ -1,0 +1,263 @@
+/*
+ * llamawire: the llama-server wire format, pure (no I/O) so it can be
+ * tested byte for byte against the recorded fixtures.
+ *
+ * The chat request is built from the conv deterministically: the same
+ * conv, tools and settings always give the same bytes (cJSON keeps
+ * insertion order and prints numbers the same way), which is what keeps
+ * the server's prompt cache warm.  Tool results become OpenAI `tool`
+ * messages; reasoning made by a local model goes back as
+ * reasoning_content (templates that render it then see the same prefix
+ * the model produced), reasoning from other providers never does.
+ */
+#include "llamawire.h"
+
+#include <cjson/cJSON.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cfg.h"
+#include "json.h"
+#include "tool.h"
+#include "xmalloc.h"
+
+/* ---- request body ---------------------------------------------------- */
+
+/* OpenAI wire form of one assistant message. */
+static cJSON *
+llamawire_assistant(const struct conv_msg *m)
+{
+	cJSON *o = cJSON_CreateObject(), *calls = NULL;
+	struct buf text = BUF_INIT, reasoning = BUF_INIT;
+	size_t i;
+
+	for (i = 0; i < m->nblocks; i++) {
+		const struct conv_block *b = &m->blocks[i];
+
+		if (b->kind == CONV_TEXT)
+			buf_adds(&text, b->text);
+		else if (b->kind == CONV_REASONING && (!b->provider || !strcmp(b->provider, "llama")))
+			buf_adds(&reasoning, b->text);
+		else if (b->kind == CONV_TOOL_CALL) {
+			cJSON *tc = cJSON_CreateObject(), *fn = cJSON_CreateObject();
+
+			if (!calls)
+				calls = cJSON_CreateArray();
+			cJSON_AddStringToObject(tc, "id", b->id ? b->id : "");
+			cJSON_AddStringToObject(tc, "type", "function");
+			cJSON_AddStringToObject(fn, "name", b->name ? b->name : "");
+			cJSON_AddStringToObject(fn, "arguments", b->text);
+			cJSON_AddItemToObject(tc, "function", fn);
+			cJSON_AddItemToArray(calls, tc);
+		}
+	}
+	cJSON_AddStringToObject(o, "role", "assistant");
+	cJSON_AddStringToObject(o, "content", text.data);
+	if (reasoning.len)
+		cJSON_AddStringToObject(o, "reasoning_content", reasoning.data);
+	if (calls)
+		cJSON_AddItemToObject(o, "tool_calls", calls);
+	buf_release(&text);
+	buf_release(&reasoning);
+	return o;
+}
+
+/* A user message: tool results become `tool` messages, text one user message. */
+static void
+llamawire_user(const struct conv_msg *m, cJSON *msgs)
+{
+	struct buf text = BUF_INIT;
+	size_t i;
+
+	for (i = 0; i < m->nblocks; i++) {
+		const struct conv_block *b = &m->blocks[i];
+
+		if (b->kind == CONV_TOOL_RESULT) {
+			cJSON *t = cJSON_CreateObject();
+
+			cJSON_AddStringToObject(t, "role", "tool");
+			cJSON_AddStringToObject(t, "tool_call_id", b->id ? b->id : "");
+			cJSON_AddStringToObject(t, "content", b->text);
+			cJSON_AddItemToArray(msgs, t);
+		} else if (b->kind == CONV_TEXT) {
+			if (text.len)
+				buf_adds(&text, "\n\n");
+			buf_adds(&text, b->text);
+		}
+	}
+	if (text.len) {
+		cJSON *u = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(u, "role", "user");
+		cJSON_AddStringToObject(u, "content", text.data);
+		cJSON_AddItemToArray(msgs, u);
+	}
+	buf_release(&text);
+}
+
+/* The tools array in the registry's fixed order. */
+static cJSON *
+llamawire_tools(const struct provider_req *req)
+{
+	cJSON *tools = cJSON_CreateArray();
+	size_t i;
+
+	for (i = 0; i < req->ntools; i++) {
+		const struct tool *t = req->tools[i];
+		cJSON *o = cJSON_CreateObject(), *fn = cJSON_CreateObject();
+		cJSON *schema = cJSON_Parse(t->schema_json);
+
+		cJSON_AddStringToObject(o, "type", "function");
+		cJSON_AddStringToObject(fn, "name", t->name);
+		cJSON_AddStringToObject(fn, "description", t->description);
+		cJSON_AddItemToObject(fn, "parameters", schema ? schema : cJSON_CreateObject());
+		cJSON_AddItemToObject(o, "function", fn);
+		cJSON_AddItemToArray(tools, o);
+	}
+	return tools;
+}
+
+/* Serialise the chat request; same inputs give the same bytes. */
+void
+llamawire_request(const struct cfg *cfg, const char *model, const struct provider_req *req,
+		    struct buf *out)
+{
+	cJSON *root = cJSON_CreateObject(), *msgs = cJSON_CreateArray(), *o;
+	const struct conv *cv = req->conv;
+	char *text;
+	size_t i;
+
+	cJSON_AddStringToObject(root, "model", model ? model : "local");
+	if (cv->system) {
+		o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "role", "system");
+		cJSON_AddStringToObject(o, "content", cv->system);
+		cJSON_AddItemToArray(msgs, o);
+	}
+	for (i = 0; i < cv->nmsgs; i++) {
+		if (cv->msgs[i].role == CONV_ASSISTANT)
+			cJSON_AddItemToArray(msgs, llamawire_assistant(&cv->msgs[i]));
+		else
+			llamawire_user(&cv->msgs[i], msgs);
+	}
+	cJSON_AddItemToObject(root, "messages", msgs);
+	if (req->ntools)
+		cJSON_AddItemToObject(root, "tools", llamawire_tools(req));
+	cJSON_AddBoolToObject(root, "stream", 1);
+	o = cJSON_AddObjectToObject(root, "stream_options");
+	cJSON_AddBoolToObject(o, "include_usage", 1);
+	cJSON_AddBoolToObject(root, "return_progress", 1);
+	cJSON_AddBoolToObject(root, "cache_prompt", 1);
+	cJSON_AddNumberToObject(root, "id_slot", cfg->id_slot);
+	o = cJSON_AddObjectToObject(root, "chat_template_kwargs");
+	cJSON_AddBoolToObject(o, "enable_thinking", req->thinking);
+	cJSON_AddNumberToObject(root, "temperature", cfg->temperature);
+	cJSON_AddNumberToObject(root, "top_p", cfg->top_p);
+	cJSON_AddNumberToObject(root, "top_k", cfg->top_k);
+	cJSON_AddNumberToObject(root, "presence_penalty", cfg->presence_penalty);
+	if (cfg->max_tokens > 0)
+		cJSON_AddNumberToObject(root, "max_tokens", cfg->max_tokens);
+	text = cJSON_PrintUnformatted(root);
+	buf_adds(out, text ? text : "{}");
+	cJSON_free(text);
+	cJSON_Delete(root);
+}
+
+/* Free discovery strings. */
+void
+llamawire_info_release(struct llama_info *info)
+{
+	free(info->model_id);
+	free(info->build_info);
+	memset(info, 0, sizeof *info);
+}
+
+/* ---- discovery ------------------------------------------------------- */
+
+/* props.json → per-slot n_ctx, slots, build. */
+int
+llamawire_props(const char *json, size_t n, struct llama_info *info, struct err *e)
+{
+	cJSON *root = json_parse(json, n, e), *dgs;
+	const char *build;
+	long v;
+
+	if (!root)
+		return -1;
+	dgs = cJSON_GetObjectItemCaseSensitive(root, "default_generation_settings");
+	if (json_long(dgs, "n_ctx", &v) == 0)
+		info->n_ctx = v;
+	if (json_long(root, "total_slots", &v) == 0)
+		info->total_slots = (int)v;
+	if ((build = json_str(root, "build_info")) != NULL) {
+		free(info->build_info);
+		info->build_info = xstrdup(build);
+	}
+	cJSON_Delete(root);
+	return 0;
+}
+
+/* v1_models.json → model id and n_ctx_train. */
+int
+llamawire_models(const char *json, size_t n, struct llama_info *info, struct err *e)
+{
+	cJSON *root = json_parse(json, n, e), *data, *first;
+	const char *id;
+	long v;
+
+	if (!root)
+		return -1;
+	data = cJSON_GetObjectItemCaseSensitive(root, "data");
+	first = cJSON_IsArray(data) ? cJSON_GetArrayItem(data, 0) : NULL;
+	if ((id = json_str(first, "id")) != NULL) {
+		free(info->model_id);
+		info->model_id = xstrdup(id);
+	}
+	if (json_long(cJSON_GetObjectItemCaseSensitive(first, "meta"), "n_ctx_train", &v) == 0)
+		info->n_ctx_train = v;
+	cJSON_Delete(root);
+	if (!id)
+		return err_set(e, "/v1/models has no model id");
+	return 0;
+}
+
+/* /slots array → slot states (next_token is an array in current servers). */
+int
+llamawire_slots(const char *json, size_t n, struct llama_slot **out, size_t *nout,
+		  struct err *e)
+{
+	cJSON *root = json_parse(json, n, e), *it;
+	size_t i = 0;
+	long v;
+
+	*out = NULL;
+	*nout = 0;
+	if (!root)
+		return -1;
+	if (!cJSON_IsArray(root)) {
+		cJSON_Delete(root);
+		return err_set(e, "/slots did not return an array");
+	}
+	*out = xcalloc((size_t)cJSON_GetArraySize(root) + 1, sizeof **out);
+	cJSON_ArrayForEach(it, root) {
+		struct llama_slot *s = &(*out)[i++];
+		cJSON *nt = cJSON_GetObjectItemCaseSensitive(it, "next_token");
+
+		if (cJSON_IsArray(nt))
+			nt = cJSON_GetArrayItem(nt, 0);
+		s->id = json_long(it, "id", &v) == 0 ? (int)v : (int)i - 1;
+		s->n_ctx = json_long(it, "n_ctx", &v) == 0 ? v : 0;
+		s->is_processing = json_bool(it, "is_processing", &s->is_processing) == 0 &&
+				   s->is_processing;
+		s->id_task = json_long(it, "id_task", &v) == 0 ? v : -1;
+		s->n_prompt_tokens = json_long(it, "n_prompt_tokens", &v) == 0 ? v : 0;
+		s->n_prompt_tokens_processed =
+			json_long(it, "n_prompt_tokens_processed", &v) == 0 ? v : 0;
+		s->n_prompt_tokens_cache = json_long(it, "n_prompt_tokens_cache", &v) == 0 ? v : 0;
+		s->n_decoded = json_long(nt, "n_decoded", &v) == 0 ? v : 0;
+		s->n_remain = json_long(nt, "n_remain", &v) == 0 ? v : -1;
+	}
+	*nout = i;
+	cJSON_Delete(root);
+	return 0;
+}

@@ -1,0 +1,47 @@
+/*
+ * llamawire: llama-server request and response formats without I/O
+ * (protocols.md A2-A4).  Parsers tolerate missing fields and wrong types
+ * (they leave defaults) and fail only on input that is not JSON.
+ */
+#ifndef HEARTH_LLAMAWIRE_H
+#define HEARTH_LLAMAWIRE_H
+
+#include <stddef.h>
+
+#include "buf.h"
+#include "err.h"
+#include "provider.h"
+
+struct cfg;
+
+struct llama_info {
+	char *model_id;   /* /v1/models data[0].id, NULL if unknown */
+	long n_ctx;       /* per-slot context: props.default_generation_settings.n_ctx */
+	long n_ctx_train; /* /v1/models meta.n_ctx_train, 0 if unknown */
+	int total_slots;
+	char *build_info; /* "b<number>-<commit>" */
+};
+
+struct llama_slot {
+	int id;
+	long n_ctx;
+	int is_processing;
+	long id_task;                  /* -1 when the slot never ran a task */
+	long n_prompt_tokens;
+	long n_prompt_tokens_processed;
+	long n_prompt_tokens_cache;
+	long n_decoded;                /* next_token[0].n_decoded */
+	long n_remain;
+};
+
+/* Pure helpers (tested against the recorded fixtures). */
+int llamawire_props(const char *json, size_t n, struct llama_info *info, struct err *e);
+int llamawire_models(const char *json, size_t n, struct llama_info *info, struct err *e);
+/* *out is malloc'd (free it); 0 / -1 + e. */
+int llamawire_slots(const char *json, size_t n, struct llama_slot **out, size_t *nout,
+		      struct err *e);
+void llamawire_info_release(struct llama_info *info);
+/* The exact request body for req (deterministic). */
+void llamawire_request(const struct cfg *cfg, const char *model, const struct provider_req *req,
+			 struct buf *out);
+#endif

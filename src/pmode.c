@@ -1,0 +1,491 @@
+/*
+ * pmode: print-mode observer.
+ *
+ * Data: the answer (text of the newest assistant message), a cJSON array
+ * of tool call records for the json result, how the turn ended, and the
+ * kind of the last stream error (to tell "no server" from other failures).
+ * Every JSON string passes sanitize_utf8 before cJSON sees it and every
+ * JSON line passes sanitize_json_c1 before it is written, so stdout is
+ * valid UTF-8 JSON with no terminal control bytes.
+ */
+#include "pmode.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "json.h"
+#include "sanitize.h"
+#include "xmalloc.h"
+
+struct pmode {
+	struct pmode_opts o;
+	struct buf answer;
+	cJSON *tool_calls;
+	int ended;
+	enum agent_end end;
+	struct buf end_msg;
+	enum llm_err_kind last_err;
+	int had_err;
+	int stdout_closed;
+	int progress_shown;
+	struct buf scratch;
+};
+
+/* Write everything or note EPIPE; never raises SIGPIPE (it is ignored). */
+static void
+pm_write(struct pmode *pm, int fd, const char *s, size_t n)
+{
+	while (n && !(fd == pm->o.out_fd && pm->stdout_closed)) {
+		ssize_t w = write(fd, s, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0) {
+			if (fd == pm->o.out_fd)
+				pm->stdout_closed = 1;
+			return;
+		}
+		s += w;
+		n -= (size_t)w;
+	}
+}
+
+/* Add a sanitised UTF-8 string member. */
+static void
+pm_add_str(cJSON *o, const char *key, const char *s, size_t n)
+{
+	struct buf b = BUF_INIT;
+
+	sanitize_utf8(&b, s ? s : "", s ? n : 0);
+	cJSON_AddStringToObject(o, key, b.data);
+	buf_release(&b);
+}
+
+/* Print a JSON value as one line on stdout and free it. */
+static void
+pm_emit(struct pmode *pm, cJSON *o)
+{
+	char *txt = cJSON_PrintUnformatted(o);
+	struct buf b = BUF_INIT;
+
+	buf_adds(&b, txt ? txt : "{}");
+	sanitize_json_c1(&b);
+	buf_addch(&b, '\n');
+	pm_write(pm, pm->o.out_fd, b.data, b.len);
+	buf_release(&b);
+	cJSON_free(txt);
+	cJSON_Delete(o);
+}
+
+/* A new line of JSON with type (and subtype). */
+static cJSON *
+pm_obj(const char *type, const char *subtype)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(o, "type", type);
+	if (subtype)
+		cJSON_AddStringToObject(o, "subtype", subtype);
+	return o;
+}
+
+/* Allocate. */
+struct pmode *
+pmode_new(const struct pmode_opts *o)
+{
+	struct pmode *pm = xcalloc(1, sizeof *pm);
+
+	pm->o = *o;
+	buf_init(&pm->answer, 0);
+	buf_init(&pm->end_msg, 0);
+	buf_init(&pm->scratch, 0);
+	pm->tool_calls = cJSON_CreateArray();
+	return pm;
+}
+
+/* Free. */
+void
+pmode_free(struct pmode *pm)
+{
+	if (!pm)
+		return;
+	buf_release(&pm->answer);
+	buf_release(&pm->end_msg);
+	buf_release(&pm->scratch);
+	cJSON_Delete(pm->tool_calls);
+	free(pm);
+}
+
+/* stderr line (sanitised) regardless of verbosity. */
+void
+pmode_error(struct pmode *pm, const char *line)
+{
+	struct buf b = BUF_INIT;
+
+	if (pm->progress_shown) {
+		buf_addch(&b, '\n');
+		pm->progress_shown = 0;
+	}
+	buf_adds(&b, "hearth: ");
+	sanitize_term(&b, line, strlen(line));
+	buf_addch(&b, '\n');
+	pm_write(pm, pm->o.err_fd, b.data, b.len);
+	buf_release(&b);
+}
+
+/* stderr line when verbose. */
+void
+pmode_note(struct pmode *pm, const char *line)
+{
+	if (pm->o.verbose)
+		pmode_error(pm, line);
+}
+
+/* Prefill progress on stderr: "prefill 61% 2.4k/3.9k new, 16.0k cached, 1.5k tok/s, ETA 1.0s". */
+static void
+pm_progress(struct pmode *pm, const struct llm_progress *p)
+{
+	long todo = p->total - p->cache, done = p->processed - p->cache;
+	double rate = p->time_ms > 0 ? done * 1000.0 / (double)p->time_ms : 0;
+	char line[160];
+
+	if (!pm->o.verbose || todo <= 0)
+		return;
+	snprintf(line, sizeof line, "prefill %3ld%%  %ld/%ld new, %ld cached, %.0f tok/s%s",
+		 done * 100 / todo, done, todo, p->cache, rate, done >= todo ? "\n" : "");
+	if (rate > 0 && done < todo) {
+		size_t l = strlen(line);
+
+		snprintf(line + l, sizeof line - l, ", ETA %.1fs", (double)(todo - done) / rate);
+	}
+	pm_write(pm, pm->o.err_fd, "\r", 1);
+	pm_write(pm, pm->o.err_fd, line, strlen(line));
+	pm->progress_shown = done < todo;
+}
+
+/* Stream events: deltas for stream-json, progress for stderr. */
+static void
+pm_on_event(void *arg, const struct llm_event *ev)
+{
+	struct pmode *pm = arg;
+	cJSON *o, *e, *d;
+
+	if (ev->kind == LLM_ERROR) {
+		pm->last_err = ev->error.kind;
+		pm->had_err = 1;
+	}
+	if (ev->kind == LLM_PROGRESS) {
+		pm_progress(pm, &ev->progress);
+		if (pm->o.format == PMODE_STREAM_JSON) {
+			o = pm_obj("system", "progress");
+			e = cJSON_AddObjectToObject(o, "prompt_progress");
+			cJSON_AddNumberToObject(e, "total", (double)ev->progress.total);
+			cJSON_AddNumberToObject(e, "cache", (double)ev->progress.cache);
+			cJSON_AddNumberToObject(e, "processed", (double)ev->progress.processed);
+			cJSON_AddNumberToObject(e, "time_ms", (double)ev->progress.time_ms);
+			pm_emit(pm, o);
+		}
+		return;
+	}
+	if (pm->o.format != PMODE_STREAM_JSON || (ev->kind != LLM_TEXT && ev->kind != LLM_REASONING))
+		return;
+	o = pm_obj("stream_event", NULL);
+	e = cJSON_AddObjectToObject(o, "event");
+	cJSON_AddStringToObject(e, "type", "content_block_delta");
+	cJSON_AddNumberToObject(e, "index", 0);
+	d = cJSON_AddObjectToObject(e, "delta");
+	cJSON_AddStringToObject(d, "type", ev->kind == LLM_TEXT ? "text_delta" : "thinking_delta");
+	pm_add_str(d, ev->kind == LLM_TEXT ? "text" : "thinking", ev->text.p, ev->text.len);
+	if (pm->o.session_id)
+		cJSON_AddStringToObject(o, "session_id", pm->o.session_id);
+	pm_emit(pm, o);
+}
+
+/* Tool arguments as a JSON value (the raw text when it is not JSON). */
+static cJSON *
+pm_input(const char *args, size_t n)
+{
+	cJSON *v = json_parse(args, n, NULL);
+
+	if (!v) {
+		struct buf b = BUF_INIT;
+
+		sanitize_utf8(&b, args, n);
+		v = cJSON_CreateString(b.data);
+		buf_release(&b);
+	}
+	return v;
+}
+
+/* An assistant message: remember its text as the answer; stream-json line. */
+static void
+pm_on_message(void *arg, const struct conv_msg *m)
+{
+	struct pmode *pm = arg;
+	cJSON *o, *msg, *content, *blk;
+	size_t i;
+
+	buf_reset(&pm->answer);
+	conv_msg_text(m, &pm->answer);
+	if (pm->o.format != PMODE_STREAM_JSON)
+		return;
+	o = pm_obj("assistant", NULL);
+	msg = cJSON_AddObjectToObject(o, "message");
+	cJSON_AddStringToObject(msg, "role", "assistant");
+	content = cJSON_AddArrayToObject(msg, "content");
+	for (i = 0; i < m->nblocks; i++) {
+		const struct conv_block *b = &m->blocks[i];
+
+		if (b->kind != CONV_TEXT && b->kind != CONV_TOOL_CALL && b->kind != CONV_REASONING)
+			continue;
+		blk = cJSON_CreateObject();
+		if (b->kind == CONV_TEXT) {
+			cJSON_AddStringToObject(blk, "type", "text");
+			pm_add_str(blk, "text", b->text, strlen(b->text));
+		} else if (b->kind == CONV_REASONING) {
+			cJSON_AddStringToObject(blk, "type", "thinking");
+			pm_add_str(blk, "thinking", b->text, strlen(b->text));
+		} else {
+			cJSON_AddStringToObject(blk, "type", "tool_use");
+			pm_add_str(blk, "id", b->id, b->id ? strlen(b->id) : 0);
+			pm_add_str(blk, "name", b->name, b->name ? strlen(b->name) : 0);
+			cJSON_AddItemToObject(blk, "input", pm_input(b->text, strlen(b->text)));
+		}
+		cJSON_AddItemToArray(content, blk);
+	}
+	if (pm->o.session_id)
+		cJSON_AddStringToObject(o, "session_id", pm->o.session_id);
+	pm_emit(pm, o);
+}
+
+/* Short description of a call's arguments for stderr: the first string value. */
+static void
+pm_call_summary(const struct agent_call *c, struct buf *out)
+{
+	cJSON *v = json_parse(c->args.data, c->args.len, NULL), *it;
+
+	buf_adds(out, c->name);
+	if (cJSON_IsObject(v))
+		cJSON_ArrayForEach(it, v) {
+			if (cJSON_IsString(it)) {
+				size_t n = strlen(it->valuestring);
+				const char *nl = strchr(it->valuestring, '\n');
+
+				if (nl)
+					n = (size_t)(nl - it->valuestring);
+				buf_addch(out, ' ');
+				sanitize_term(out, it->valuestring, n > 80 ? 80 : n);
+				break;
+			}
+		}
+	cJSON_Delete(v);
+}
+
+/* Tool started: a line on stderr when verbose. */
+static void
+pm_on_tool_start(void *arg, const struct agent_call *c)
+{
+	struct pmode *pm = arg;
+
+	if (!pm->o.verbose)
+		return;
+	buf_reset(&pm->scratch);
+	buf_adds(&pm->scratch, "● ");
+	pm_call_summary(c, &pm->scratch);
+	pmode_error(pm, pm->scratch.data);
+}
+
+/* Tool finished: record for json, tool_result line for stream-json. */
+static void
+pm_on_tool_done(void *arg, const struct agent_call *c)
+{
+	struct pmode *pm = arg;
+	cJSON *rec = cJSON_CreateObject(), *o, *msg, *content, *blk;
+	char line[128];
+
+	pm_add_str(rec, "id", c->id, strlen(c->id));
+	pm_add_str(rec, "name", c->name, strlen(c->name));
+	cJSON_AddItemToObject(rec, "input", pm_input(c->args.data, c->args.len));
+	cJSON_AddBoolToObject(rec, "is_error", c->job.is_error);
+	cJSON_AddNumberToObject(rec, "duration_ms", (double)(c->t_end_ms - c->t_start_ms));
+	cJSON_AddItemToArray(pm->tool_calls, rec);
+	if (pm->o.verbose) {
+		snprintf(line, sizeof line, "  %s %s (%.1fs)", c->job.is_error ? "✗" : "✓", c->name,
+			 (double)(c->t_end_ms - c->t_start_ms) / 1000.0);
+		pmode_error(pm, line);
+	}
+	if (pm->o.format != PMODE_STREAM_JSON)
+		return;
+	o = pm_obj("user", NULL);
+	msg = cJSON_AddObjectToObject(o, "message");
+	cJSON_AddStringToObject(msg, "role", "user");
+	content = cJSON_AddArrayToObject(msg, "content");
+	blk = cJSON_CreateObject();
+	cJSON_AddStringToObject(blk, "type", "tool_result");
+	pm_add_str(blk, "tool_use_id", c->id, strlen(c->id));
+	pm_add_str(blk, "content", c->job.out.data, c->job.out.len);
+	cJSON_AddBoolToObject(blk, "is_error", c->job.is_error);
+	cJSON_AddItemToArray(content, blk);
+	if (pm->o.session_id)
+		cJSON_AddStringToObject(o, "session_id", pm->o.session_id);
+	pm_emit(pm, o);
+}
+
+/* Notices go to stderr when verbose. */
+static void
+pm_on_notice(void *arg, const char *line)
+{
+	pmode_note(arg, line);
+}
+
+/* The turn ended. */
+static void
+pm_on_end(void *arg, enum agent_end end, const char *message)
+{
+	struct pmode *pm = arg;
+
+	pm->ended = 1;
+	pm->end = end;
+	buf_reset(&pm->end_msg);
+	buf_adds(&pm->end_msg, message);
+}
+
+/* Observer wiring. */
+struct agent_observer
+pmode_observer(struct pmode *pm)
+{
+	struct agent_observer obs = { 0 };
+
+	obs.arg = pm;
+	obs.on_event = pm_on_event;
+	obs.on_message = pm_on_message;
+	obs.on_tool_start = pm_on_tool_start;
+	obs.on_tool_done = pm_on_tool_done;
+	obs.on_notice = pm_on_notice;
+	obs.on_end = pm_on_end;
+	return obs;
+}
+
+/* stream-json init line. */
+void
+pmode_init(struct pmode *pm, const char *model, const struct tool *const *tools, size_t n)
+{
+	cJSON *o, *arr;
+	size_t i;
+
+	if (pm->o.format != PMODE_STREAM_JSON)
+		return;
+	o = pm_obj("system", "init");
+	pm_add_str(o, "cwd", pm->o.cwd, strlen(pm->o.cwd));
+	cJSON_AddStringToObject(o, "session_id", pm->o.session_id ? pm->o.session_id : "");
+	arr = cJSON_AddArrayToObject(o, "tools");
+	for (i = 0; i < n; i++)
+		cJSON_AddItemToArray(arr, cJSON_CreateString(tools[i]->name));
+	pm_add_str(o, "model", model ? model : "", model ? strlen(model) : 0);
+	pm_emit(pm, o);
+}
+
+/* Exit code for how the run ended. */
+static int
+pm_exit_code(const struct pmode *pm)
+{
+	if (!pm->ended)
+		return 1;
+	switch (pm->end) {
+	case AGENT_END_OK:
+		return 0;
+	case AGENT_END_ABORTED:
+		return 130;
+	case AGENT_END_ERROR:
+		return pm->had_err && pm->last_err == LLM_ERR_CONNECT ? 3 : 1;
+	default:
+		return 1;
+	}
+}
+
+/* The json / stream-json result object. */
+static cJSON *
+pm_result(struct pmode *pm, const struct agent_stats *st, const char *model, uint64_t duration_ms,
+	  int code)
+{
+	static const char *const subtypes[] = { "success", "error_max_steps",
+						"error_during_execution", "error_during_execution" };
+	cJSON *o = pm_obj("result", subtypes[pm->ended ? pm->end : AGENT_END_ERROR]), *u, *t;
+	const struct llm_timings *tm = &st->last_timings;
+	long seen = tm->cache_n + tm->prompt_n;
+
+	cJSON_AddBoolToObject(o, "is_error", code != 0);
+	pm_add_str(o, "result", pm->answer.data, pm->answer.len);
+	if (code)
+		pm_add_str(o, "error", pm->end_msg.data, pm->end_msg.len);
+	cJSON_AddNumberToObject(o, "num_turns", st->steps);
+	cJSON_AddStringToObject(o, "session_id", pm->o.session_id ? pm->o.session_id : "");
+	cJSON_AddNumberToObject(o, "duration_ms", (double)duration_ms);
+	cJSON_AddItemReferenceToObject(o, "tool_calls", pm->tool_calls);
+	u = cJSON_AddObjectToObject(o, "usage");
+	cJSON_AddNumberToObject(u, "input_tokens", (double)st->prompt_tokens);
+	cJSON_AddNumberToObject(u, "output_tokens", (double)st->completion_tokens);
+	cJSON_AddNumberToObject(u, "cache_read_input_tokens", (double)st->cached_tokens);
+	t = cJSON_AddObjectToObject(o, "timings");
+	cJSON_AddNumberToObject(t, "prompt_ms", st->prompt_ms);
+	cJSON_AddNumberToObject(t, "predicted_ms", st->predicted_ms);
+	cJSON_AddNumberToObject(t, "prompt_per_second", tm->prompt_per_second);
+	cJSON_AddNumberToObject(t, "predicted_per_second", tm->predicted_per_second);
+	if (st->have_timings && seen > 0)
+		cJSON_AddNumberToObject(o, "cache_reuse", (double)tm->cache_n / (double)seen);
+	else
+		cJSON_AddNullToObject(o, "cache_reuse");
+	cJSON_AddNumberToObject(o, "tool_failures", st->tool_failures);
+	pm_add_str(o, "model", model ? model : "", model ? strlen(model) : 0);
+	return o;
+}
+
+/* Final output and exit code. */
+int
+pmode_finish(struct pmode *pm, const struct agent_stats *st, const char *model,
+	     uint64_t duration_ms)
+{
+	int code = pm_exit_code(pm);
+
+	if (code && code != 130 && pm->end_msg.len)
+		pmode_error(pm, pm->end_msg.data);
+	if (pm->o.format == PMODE_TEXT) {
+		struct buf b = BUF_INIT;
+
+		sanitize_term(&b, pm->answer.data, pm->answer.len);
+		if (b.len && b.data[b.len - 1] != '\n')
+			buf_addch(&b, '\n');
+		pm_write(pm, pm->o.out_fd, b.data, b.len);
+		buf_release(&b);
+	} else {
+		pm_emit(pm, pm_result(pm, st, model, duration_ms, code));
+	}
+	return code;
+}
+
+/* Whether on_end ran. */
+int
+pmode_ended(const struct pmode *pm)
+{
+	return pm->ended;
+}
+
+/* Whether stdout was closed under us. */
+int
+pmode_stdout_closed(const struct pmode *pm)
+{
+	return pm->stdout_closed;
+}
+
+/* Record a failure that happened before any turn (no server, ...). */
+void
+pmode_fail(struct pmode *pm, enum llm_err_kind kind, const char *message)
+{
+	pm->had_err = 1;
+	pm->last_err = kind;
+	pm_on_end(pm, AGENT_END_ERROR, message);
+}

@@ -1,0 +1,91 @@
+/*
+ * proc: child processes on the event loop (design.md §5, after tmux job.c).
+ *
+ * A proc is one child started with fork+exec in a new session (so it is
+ * the leader of its own process group, pgid == pid, and has no controlling
+ * terminal), stdin from /dev/null, stdout and stderr merged into one
+ * non-blocking pipe that the loop watches.  Output is handed to on_output
+ * as it arrives.  The proc completes once its pipe reached EOF *and*
+ * waitpid reported the child's exit, in either order; then on_exit runs
+ * exactly once.
+ *
+ * Killing: proc_kill (or the timeout) sends SIGTERM to the whole group and
+ * SIGKILL to the group PROC_KILL_GRACE_MS later if the child has not
+ * exited.  When the child has exited but something it left behind (a
+ * backgrounded grandchild) still holds the pipe open, the proc waits
+ * PROC_DRAIN_MS more, then SIGKILLs the group, closes the pipe and
+ * completes (proc_lingered() tells).  A completed proc that was killed
+ * gets a final SIGKILL to its group, so nothing of it survives.
+ *
+ * SIGCHLD: proc installs its own handler on each loop it spawns on; the
+ * handler only waits for the pids of live procs (waitpid(pid, WNOHANG)),
+ * never for other children of the process.
+ *
+ * Lifetime: proc_spawn returns a proc owned by the caller, who frees it
+ * with proc_free, from the exit callback or later, or earlier to abandon
+ * it (the group is SIGKILLed).  All procs must be freed before their loop.
+ * Callbacks may call proc_kill; on_output must not free its proc.
+ */
+#ifndef HEARTH_PROC_H
+#define HEARTH_PROC_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "err.h"
+
+struct loop;
+struct proc;
+
+#define PROC_KILL_GRACE_MS 2000 /* SIGTERM -> SIGKILL */
+#define PROC_DRAIN_MS 500       /* child exited, pipe still open -> kill and close */
+
+/* Output bytes as read (not NUL-terminated; any bytes, any split). */
+typedef void (*proc_output_fn)(struct proc *p, const char *data, size_t n, void *arg);
+/* The proc completed; proc_status() and friends are final.  May free p. */
+typedef void (*proc_exit_fn)(struct proc *p, void *arg);
+
+struct proc_spec {
+	const char *const *argv;  /* argv[0] is looked up in PATH; NULL-terminated */
+	const char *cwd;          /* working directory; NULL = ours */
+	const char *const *env;   /* "NAME=value" set in the child; NULL-terminated; NULL = none */
+	uint64_t timeout_ms;      /* 0 = no timeout */
+	proc_output_fn on_output; /* may be NULL (output is discarded) */
+	proc_exit_fn on_exit;     /* may be NULL */
+	void *arg;
+};
+
+/*
+ * Start a child.  NULL + e when the pipe, fork, chdir or exec fails (the
+ * message names argv[0] or the directory and the reason); no callback
+ * runs for a proc that was never returned.  The spec is copied as needed.
+ */
+struct proc *proc_spawn(struct loop *l, const struct proc_spec *spec, struct err *e);
+
+/* SIGTERM the group now, SIGKILL it after the grace.  No-op once completed. */
+void proc_kill(struct proc *p);
+
+/*
+ * Release p.  A proc that has not completed is abandoned: its group gets
+ * SIGKILL, the child is reaped later (by a later SIGCHLD) or at once, and
+ * no callback runs.  NULL ok.  Never from p's own on_output.
+ */
+void proc_free(struct proc *p);
+
+/* 1 until on_exit has been called. */
+int proc_running(const struct proc *p);
+/* Shell-style status: the exit code, or 128 + signal; -1 while running (or lost). */
+int proc_status(const struct proc *p);
+/* The signal that ended the child, or 0 when it exited normally (or still runs). */
+int proc_signal(const struct proc *p);
+/* Whether the timeout fired (the group was then killed). */
+int proc_timed_out(const struct proc *p);
+/* Whether proc_kill was called or the timeout fired. */
+int proc_killed(const struct proc *p);
+/* Whether the pipe outlived the child and the group was killed to close it. */
+int proc_lingered(const struct proc *p);
+/* The child's pid, which is also its process group id. */
+pid_t proc_pid(const struct proc *p);
+
+#endif

@@ -1,0 +1,45 @@
+/*
+ * prompt: default system prompt.  Written for 9B–35B local models: short,
+ * concrete, and pushing from exploring to producing (read what you need,
+ * then edit; do not re-read; finish with a summary).
+ */
+#include "prompt.h"
+
+#include <stddef.h>
+
+#include "tool.h"
+
+/* The default prompt. */
+void
+prompt_build(struct buf *out, const char *root, const char *date, const struct tool *const *tools,
+	     size_t ntools)
+{
+	size_t i;
+
+	buf_adds(out,
+		 "You are hearth, a coding agent working in a software project on the user's machine.\n"
+		 "You act through tools; the user sees every tool call and every file change.\n\n");
+	buf_addf(out, "Workspace root: %s\nToday's date: %s\n", root, date);
+	if (ntools) {
+		buf_adds(out, "Tools:");
+		for (i = 0; i < ntools; i++)
+			buf_addf(out, "%s %s", i ? "," : "", tools[i]->name);
+		buf_adds(out, "\n");
+	}
+	buf_adds(out,
+		 "\nHow to work:\n"
+		 "- Paths are relative to the workspace root. Stay inside it.\n"
+		 "- Find code with grep and find; read only the parts you need (read takes offset and limit).\n"
+		 "- Do not read the same file twice unless it changed. Once you know enough, make the change.\n"
+		 "- Change files with edit (exact old_text that occurs once, copied from read output without the line-number prefix); use write only for new files or full rewrites.\n"
+		 "- Run builds and tests with bash to check your work; read errors and fix them.\n"
+		 "- Call tools with arguments that are a JSON object matching the tool's schema.\n"
+		 "- When the task is done, stop calling tools and answer briefly: what you changed and how you checked it.\n");
+}
+
+/* A whole file as the prompt. */
+int
+prompt_load_file(struct buf *out, const char *path, struct err *e)
+{
+	return buf_read_file(out, path, 1 << 20, e);
+}

@@ -1,0 +1,21 @@
+/*
+ * prompt: the system prompt.  Built once per session and never changed
+ * afterwards (the first bytes of every request; a change forces the
+ * server to re-prefill everything): no clock time, at most the date;
+ * tools are described by their schemas, not here.
+ */
+#ifndef HEARTH_PROMPT_H
+#define HEARTH_PROMPT_H
+
+#include "buf.h"
+#include "err.h"
+
+struct tool;
+
+/* Append the default system prompt for workspace root (date as YYYY-MM-DD). */
+void prompt_build(struct buf *out, const char *root, const char *date,
+		  const struct tool *const *tools, size_t ntools);
+/* Load a replacement prompt from a file (--system-prompt-file). */
+int prompt_load_file(struct buf *out, const char *path, struct err *e);
+
+#endif

@@ -1,0 +1,298 @@
+/*
+ * syn: language registry and parse wrapper over tree-sitter.
+ *
+ * Data: `langs`, a static table with one row per grammar compiled into
+ * build/grammars/libgrammars.a (mk/grammars.mk; the two lists must agree,
+ * or the link fails naming the missing tree_sitter_X / syn_q_X_* symbol).
+ * The query texts are arrays generated at build time from the packages'
+ * queries/NAME.scm files.  `exts` and `names` map file names to rows.
+ *
+ * A struct syn_tree owns one TSTree and points at its (static) language
+ * row.  Parsers are made per call: ts_parser_new is cheap next to a parse,
+ * and no state outlives a call, so there is nothing to release globally.
+ */
+#include "syn.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <tree_sitter/api.h>
+
+#include "xmalloc.h"
+
+struct syn_tree {
+	TSTree *ts;
+	const struct syn_lang *lang;
+};
+
+/* Declarations of one compiled-in grammar and its embedded queries. */
+#define SYN_GRAMMAR(id)                                \
+	const TSLanguage *tree_sitter_##id(void);      \
+	extern const char syn_q_##id##_highlights[];   \
+	extern const char syn_q_##id##_tags[]
+
+SYN_GRAMMAR(c);
+SYN_GRAMMAR(cpp);
+SYN_GRAMMAR(python);
+SYN_GRAMMAR(javascript);
+SYN_GRAMMAR(typescript);
+SYN_GRAMMAR(tsx);
+SYN_GRAMMAR(go);
+SYN_GRAMMAR(rust);
+SYN_GRAMMAR(bash);
+SYN_GRAMMAR(json);
+SYN_GRAMMAR(java);
+SYN_GRAMMAR(ruby);
+SYN_GRAMMAR(html);
+SYN_GRAMMAR(css);
+SYN_GRAMMAR(yaml);
+SYN_GRAMMAR(markdown);
+SYN_GRAMMAR(markdown_inline);
+
+#define LANG(id, fl) { #id, tree_sitter_##id, syn_q_##id##_highlights, syn_q_##id##_tags, fl }
+
+/* Order is the public order of syn_langs(); indices below refer to it. */
+static const struct syn_lang langs[] = {
+	LANG(c, 0),
+	LANG(cpp, 0),
+	LANG(python, 0),
+	LANG(javascript, 0),
+	LANG(typescript, 0),
+	LANG(tsx, 0),
+	LANG(go, 0),
+	LANG(rust, 0),
+	LANG(bash, 0),
+	LANG(json, 0),
+	LANG(java, 0),
+	LANG(ruby, 0),
+	LANG(html, 0),
+	LANG(css, 0),
+	LANG(yaml, 0),
+	LANG(markdown, 0),
+	LANG(markdown_inline, 0),
+};
+
+#define NLANGS (sizeof langs / sizeof langs[0])
+
+struct syn_map {
+	const char *key;  /* extension without the dot, or a whole file name */
+	const char *lang; /* a name in langs */
+};
+
+static const struct syn_map exts[] = {
+	{ "c", "c" }, { "h", "c" },
+	{ "cc", "cpp" }, { "cpp", "cpp" }, { "cxx", "cpp" }, { "c++", "cpp" },
+	{ "hh", "cpp" }, { "hpp", "cpp" }, { "hxx", "cpp" }, { "h++", "cpp" }, { "ipp", "cpp" },
+	{ "py", "python" }, { "pyi", "python" }, { "pyw", "python" },
+	{ "js", "javascript" }, { "mjs", "javascript" }, { "cjs", "javascript" },
+	{ "jsx", "javascript" },
+	{ "ts", "typescript" }, { "mts", "typescript" }, { "cts", "typescript" },
+	{ "tsx", "tsx" },
+	{ "go", "go" },
+	{ "rs", "rust" },
+	{ "sh", "bash" }, { "bash", "bash" },
+	{ "json", "json" }, { "jsonc", "json" },
+	{ "java", "java" },
+	{ "rb", "ruby" }, { "rake", "ruby" }, { "gemspec", "ruby" },
+	{ "html", "html" }, { "htm", "html" }, { "xhtml", "html" },
+	{ "css", "css" },
+	{ "yaml", "yaml" }, { "yml", "yaml" },
+	{ "md", "markdown" }, { "markdown", "markdown" },
+};
+
+static const struct syn_map names[] = {
+	{ ".bashrc", "bash" }, { ".bash_profile", "bash" }, { ".bash_aliases", "bash" },
+	{ ".bash_logout", "bash" }, { ".profile", "bash" }, { "PKGBUILD", "bash" },
+	{ "Gemfile", "ruby" }, { "Rakefile", "ruby" }, { "Vagrantfile", "ruby" },
+	{ ".clang-format", "yaml" }, { ".clang-tidy", "yaml" },
+};
+
+/* The table, for callers that list or iterate languages. */
+const struct syn_lang *
+syn_langs(size_t *n)
+{
+	*n = NLANGS;
+	return langs;
+}
+
+/* Registry lookup by the grammar's short name. */
+const struct syn_lang *
+syn_lang_by_name(const char *name)
+{
+	size_t i;
+
+	if (!name)
+		return NULL;
+	for (i = 0; i < NLANGS; i++)
+		if (strcmp(langs[i].name, name) == 0)
+			return &langs[i];
+	return NULL;
+}
+
+/* Look key up in a map (case-insensitively when icase) and resolve its language. */
+static const struct syn_lang *
+map_find(const struct syn_map *map, size_t n, const char *key, int icase)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		int cmp = icase ? strcasecmp(map[i].key, key) : strcmp(map[i].key, key);
+		if (cmp == 0)
+			return syn_lang_by_name(map[i].lang);
+	}
+	return NULL;
+}
+
+/* File name first (so ".bashrc" is not read as extension "bashrc"), then extension. */
+const struct syn_lang *
+syn_lang_for_path(const char *path)
+{
+	const char *base, *dot;
+	const struct syn_lang *l;
+
+	if (!path)
+		return NULL;
+	base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	if (!*base)
+		return NULL;
+	l = map_find(names, sizeof names / sizeof names[0], base, 0);
+	if (l)
+		return l;
+	dot = strrchr(base, '.');
+	if (!dot || dot == base || !dot[1])
+		return NULL;
+	return map_find(exts, sizeof exts / sizeof exts[0], dot + 1, 1);
+}
+
+/* Run one bounded parse; NULL + e on failure. */
+static TSTree *
+parse_text(const struct syn_lang *lang, const char *text, size_t n, struct err *e)
+{
+	TSParser *p = ts_parser_new();
+	const TSLanguage *tl = lang->language();
+	TSTree *t = NULL;
+
+	if (!ts_parser_set_language(p, tl))
+		err_set(e, "load %s grammar: its ABI version %u is not supported by this "
+			"libtree-sitter", lang->name, (unsigned)ts_language_version(tl));
+	else {
+		ts_parser_set_timeout_micros(p, (uint64_t)SYN_PARSE_TIMEOUT_MS * 1000);
+		t = ts_parser_parse_string(p, NULL, text, (uint32_t)n);
+		if (!t)
+			err_set(e, "parse %s text: gave up after %d ms; syntax check skipped",
+				lang->name, SYN_PARSE_TIMEOUT_MS);
+	}
+	ts_parser_delete(p);
+	return t;
+}
+
+/* Parse text into a new tree owned by the caller. */
+int
+syn_parse(const struct syn_lang *lang, const char *text, size_t n, struct syn_tree **out,
+	struct err *e)
+{
+	TSTree *t;
+
+	*out = NULL;
+	if (!lang)
+		return err_set(e, "parse: no language given");
+	if (n > SYN_MAX_BYTES)
+		return err_set(e, "parse %s text: %zu bytes is over the %zu MB limit; "
+			"syntax check skipped", lang->name, n, SYN_MAX_BYTES / (1024 * 1024));
+	if (!text && n > 0)
+		return err_set(e, "parse %s text: no text", lang->name);
+	t = parse_text(lang, text ? text : "", n, e);
+	if (!t)
+		return -1;
+	*out = xmalloc(sizeof **out);
+	(*out)->ts = t;
+	(*out)->lang = lang;
+	return 0;
+}
+
+/* Whether node is an ERROR node (tree-sitter's builtin error symbol). */
+static int
+is_error_node(TSNode node)
+{
+	return ts_node_symbol(node) == (TSSymbol)-1;
+}
+
+/* Record one problem node in out[*n] when there is room; always counts it. */
+static void
+note_error(TSNode node, int missing, struct syn_error *out, size_t max, size_t *n)
+{
+	if (*n < max) {
+		TSPoint pt = ts_node_start_point(node);
+		out[*n].line = pt.row;
+		out[*n].col = pt.column;
+		out[*n].missing = missing;
+		out[*n].what = missing ? ts_node_type(node) : "ERROR";
+	}
+	(*n)++;
+}
+
+/*
+ * Walk the tree with a cursor (no recursion: trees can be deep), entering
+ * only subtrees that contain an error and not the inside of ERROR nodes, so
+ * one unparsable region counts once.
+ */
+size_t
+syn_errors(const struct syn_tree *t, struct syn_error *out, size_t max)
+{
+	TSNode root;
+	TSTreeCursor c;
+	size_t n = 0;
+
+	if (!t)
+		return 0;
+	root = ts_tree_root_node(t->ts);
+	if (!ts_node_has_error(root))
+		return 0;
+	c = ts_tree_cursor_new(root);
+	for (;;) {
+		TSNode node = ts_tree_cursor_current_node(&c);
+		int enter = ts_node_has_error(node);
+
+		if (ts_node_is_missing(node))
+			note_error(node, 1, out, max, &n);
+		else if (is_error_node(node)) {
+			note_error(node, 0, out, max, &n);
+			enter = 0;
+		}
+		if (enter && ts_tree_cursor_goto_first_child(&c))
+			continue;
+		while (!ts_tree_cursor_goto_next_sibling(&c))
+			if (!ts_tree_cursor_goto_parent(&c))
+				goto done;
+	}
+done:
+	ts_tree_cursor_delete(&c);
+	return n;
+}
+
+/* The language row a tree was parsed with. */
+const struct syn_lang *
+syn_tree_lang(const struct syn_tree *t)
+{
+	return t ? t->lang : NULL;
+}
+
+/* Borrow the tree-sitter tree for queries. */
+const struct TSTree *
+syn_tree_ts(const struct syn_tree *t)
+{
+	return t ? t->ts : NULL;
+}
+
+/* Free the tree and its wrapper. */
+void
+syn_release(struct syn_tree *t)
+{
+	if (!t)
+		return;
+	ts_tree_delete(t->ts);
+	free(t);
+}

@@ -1,0 +1,388 @@
+/*
+ * test_diff: unified output, hunk numbering, missing final newlines, the
+ * structured form, parse round trips, the size guard, and a randomised
+ * check that every diff applies back to the new text and is minimal.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "diff.h"
+#include "xmalloc.h"
+
+/* Unified text of a -> b for "f". */
+static char *
+udiff(const char *a, const char *b)
+{
+	struct buf out = BUF_INIT;
+
+	diff_unified("f", a, strlen(a), b, strlen(b), &out, NULL, NULL);
+	return buf_detach(&out, NULL);
+}
+
+/* Lines of s as (pointer, length-with-newline). */
+struct lines {
+	const char *p[4096];
+	size_t n[4096];
+	size_t count;
+};
+
+static void
+split(const char *s, struct lines *l)
+{
+	const char *nl;
+
+	l->count = 0;
+	while (*s) {
+		nl = strchr(s, '\n');
+		l->p[l->count] = s;
+		l->n[l->count] = nl ? (size_t)(nl - s + 1) : strlen(s);
+		s += l->n[l->count++];
+	}
+}
+
+/* Apply the structured diff to a; fails the test if it does not fit a. */
+static char *
+apply(const struct diff *d, const char *a)
+{
+	static struct lines la;
+	struct buf out = BUF_INIT;
+	size_t ai = 0, h, k;
+	const struct diff_line *l;
+
+	split(a, &la);
+	for (h = 0; h < d->nhunks; h++) {
+		size_t upto = (size_t)d->hunks[h].old_start - (d->hunks[h].old_count > 0);
+		assert_true(upto >= ai);
+		for (; ai < upto; ai++)
+			buf_add(&out, la.p[ai], la.n[ai]);
+		for (k = 0; k < d->hunks[h].count; k++) {
+			l = &d->lines[d->hunks[h].first + k];
+			if (l->kind != DIFF_ADD) {
+				assert_true(ai < la.count);
+				assert_int_equal(l->old_no, (int)ai + 1);
+				assert_int_equal(la.n[ai], l->len + !l->no_eol);
+				assert_memory_equal(la.p[ai], l->text, l->len);
+				ai++;
+			}
+			if (l->kind != DIFF_DEL) {
+				buf_add(&out, l->text, l->len);
+				if (!l->no_eol)
+					buf_addch(&out, '\n');
+			}
+		}
+	}
+	for (; ai < la.count; ai++)
+		buf_add(&out, la.p[ai], la.n[ai]);
+	return buf_detach(&out, NULL);
+}
+
+static void
+test_identical(void **state)
+{
+	char *u = udiff("a\nb\n", "a\nb\n");
+	struct diff d;
+
+	(void)state;
+	assert_string_equal(u, "");
+	free(u);
+	diff_compute(&d, "x", 1, "x", 1, 3);
+	assert_int_equal(d.nhunks, 0);
+	assert_int_equal(d.added + d.removed, 0);
+	diff_release(&d);
+}
+
+static void
+test_middle_change(void **state)
+{
+	const char *a = "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n";
+	const char *b = "1\n2\n3\n4\n5\nsix\n7\n8\n9\n10\n";
+	char *u = udiff(a, b);
+	struct buf out = BUF_INIT;
+	int added, removed;
+
+	(void)state;
+	assert_string_equal(u, "--- a/f\n+++ b/f\n@@ -3,7 +3,7 @@\n 3\n 4\n 5\n-6\n+six\n 7\n 8\n 9\n");
+	diff_unified("f", a, strlen(a), b, strlen(b), &out, &added, &removed);
+	assert_int_equal(added, 1);
+	assert_int_equal(removed, 1);
+	buf_release(&out);
+	free(u);
+}
+
+static void
+test_new_and_deleted(void **state)
+{
+	char *u = udiff("", "x\ny\n");
+
+	(void)state;
+	assert_string_equal(u, "--- a/f\n+++ b/f\n@@ -0,0 +1,2 @@\n+x\n+y\n");
+	free(u);
+	u = udiff("x\ny\n", "");
+	assert_string_equal(u, "--- a/f\n+++ b/f\n@@ -1,2 +0,0 @@\n-x\n-y\n");
+	free(u);
+	u = udiff("a\nb\nc\nd\n", "a\nb\nX\nc\nd\n");
+	assert_string_equal(u, "--- a/f\n+++ b/f\n@@ -1,4 +1,5 @@\n a\n b\n+X\n c\n d\n");
+	free(u);
+}
+
+static void
+test_no_newline(void **state)
+{
+	char *u = udiff("a\nb", "a\nc");
+
+	(void)state;
+	assert_string_equal(u, "--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n a\n-b\n"
+			       "\\ No newline at end of file\n+c\n\\ No newline at end of file\n");
+	free(u);
+	u = udiff("a", "a\n");
+	assert_string_equal(u, "--- a/f\n+++ b/f\n@@ -1,1 +1,1 @@\n-a\n"
+			       "\\ No newline at end of file\n+a\n");
+	free(u);
+	u = udiff("x\na", "y\na");
+	assert_string_equal(u, "--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n-x\n+y\n a\n"
+			       "\\ No newline at end of file\n");
+	free(u);
+}
+
+static void
+test_hunks_split_and_merge(void **state)
+{
+	struct buf a = BUF_INIT, b = BUF_INIT, c = BUF_INIT;
+	struct diff d;
+	int i;
+
+	(void)state;
+	for (i = 1; i <= 30; i++) {
+		buf_addf(&a, "%d\n", i);
+		buf_addf(&b, "%d%s\n", i, i == 5 || i == 25 ? "x" : "");
+		buf_addf(&c, "%d%s\n", i, i == 5 || i == 11 ? "x" : "");
+	}
+	diff_compute(&d, a.data, a.len, b.data, b.len, 3);
+	assert_int_equal(d.nhunks, 2);
+	assert_int_equal(d.hunks[0].old_start, 2);
+	assert_int_equal(d.hunks[0].old_count, 7);
+	assert_int_equal(d.hunks[1].old_start, 22);
+	assert_int_equal(d.hunks[1].new_start, 22);
+	diff_release(&d);
+	/* 5 lines apart (gap 5 <= 2*3): one hunk */
+	diff_compute(&d, a.data, a.len, c.data, c.len, 3);
+	assert_int_equal(d.nhunks, 1);
+	assert_int_equal(d.hunks[0].old_start, 2);
+	assert_int_equal(d.hunks[0].old_count, 13);
+	diff_release(&d);
+	buf_release(&a), buf_release(&b), buf_release(&c);
+}
+
+static void
+test_structured(void **state)
+{
+	const char *a = "keep\nold\nkeep2\n", *b = "keep\nnew1\nnew2\nkeep2\n";
+	struct diff d;
+
+	(void)state;
+	diff_compute(&d, a, strlen(a), b, strlen(b), 3);
+	assert_int_equal(d.nhunks, 1);
+	assert_int_equal(d.nlines, 5);
+	assert_int_equal(d.lines[0].kind, DIFF_CTX);
+	assert_int_equal(d.lines[0].old_no, 1);
+	assert_int_equal(d.lines[0].new_no, 1);
+	assert_int_equal(d.lines[1].kind, DIFF_DEL);
+	assert_int_equal(d.lines[1].old_no, 2);
+	assert_int_equal(d.lines[1].new_no, 0);
+	assert_int_equal(d.lines[2].kind, DIFF_ADD);
+	assert_int_equal(d.lines[2].new_no, 2);
+	assert_int_equal(d.lines[3].new_no, 3);
+	assert_int_equal(d.lines[4].old_no, 3);
+	assert_int_equal(d.lines[4].new_no, 4);
+	assert_int_equal(d.lines[2].len, 4);
+	assert_memory_equal(d.lines[2].text, "new1", 4);
+	assert_int_equal(d.added, 2);
+	assert_int_equal(d.removed, 1);
+	diff_release(&d);
+	diff_release(NULL);
+}
+
+static void
+test_parse_roundtrip(void **state)
+{
+	const char *a = "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n12\n13\n14\nend";
+	const char *b = "1\n2\nthree\n4\n5\n6\n7\n8\n9\n10\n11\n12\n14\nEND";
+	struct diff d, p;
+	struct buf u = BUF_INIT;
+	struct err e = ERR_INIT;
+	size_t i;
+
+	(void)state;
+	diff_compute(&d, a, strlen(a), b, strlen(b), 3);
+	diff_format(&d, "x.c", &u);
+	assert_int_equal(diff_parse(&p, u.data, u.len, &e), 0);
+	assert_int_equal(p.nhunks, d.nhunks);
+	assert_int_equal(p.nlines, d.nlines);
+	assert_int_equal(p.added, d.added);
+	assert_int_equal(p.removed, d.removed);
+	for (i = 0; i < d.nlines; i++) {
+		assert_int_equal(p.lines[i].kind, d.lines[i].kind);
+		assert_int_equal(p.lines[i].old_no, d.lines[i].old_no);
+		assert_int_equal(p.lines[i].new_no, d.lines[i].new_no);
+		assert_int_equal(p.lines[i].no_eol, d.lines[i].no_eol);
+		assert_int_equal(p.lines[i].len, d.lines[i].len);
+		assert_memory_equal(p.lines[i].text, d.lines[i].text, d.lines[i].len);
+	}
+	diff_release(&p);
+	diff_release(&d);
+	buf_release(&u);
+}
+
+static void
+test_parse_bad(void **state)
+{
+	static const char *bad[] = {
+		"@@ -1,2 +1,2 @@\n a\n",                /* short */
+		"@@ -1,1 +1,1 @@\n a\n b\n-c\n",         /* long */
+		"@@ -x,1 +1,1 @@\n a\n",                /* header */
+		"@@ -1,1 +1 @\n a\n",                   /* header end */
+		"@@ -1,1 +1,1 @@\n-a\n@@ -5,1 +5,1 @@\n", /* second short */
+	};
+	struct diff d;
+	struct err e = ERR_INIT;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		err_clear(&e);
+		assert_int_equal(diff_parse(&d, bad[i], strlen(bad[i]), &e), -1);
+		assert_true(err_isset(&e));
+		diff_release(&d);
+	}
+	assert_int_equal(diff_parse(&d, "", 0, &e), 0);
+	assert_int_equal(d.nhunks, 0);
+	diff_release(&d);
+	/* a single-count header and a "\ No newline" marker */
+	assert_int_equal(diff_parse(&d, "--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n\\ x\n+b\n",
+				    strlen("--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n\\ x\n+b\n"), &e), 0);
+	assert_int_equal(d.nlines, 2);
+	assert_int_equal(d.lines[0].no_eol, 1);
+	assert_int_equal(d.lines[1].no_eol, 0);
+	diff_release(&d);
+}
+
+static void
+test_size_guard(void **state)
+{
+	struct buf a = BUF_INIT, b = BUF_INIT;
+	struct diff d;
+	char *back;
+	int i;
+
+	(void)state;
+	for (i = 0; i < 3000; i++) {
+		buf_addf(&a, "a%d\n", i);
+		buf_addf(&b, "b%d\n", i);
+	}
+	buf_adds(&a, "same\n");
+	buf_adds(&b, "same\n");
+	diff_compute(&d, a.data, a.len, b.data, b.len, 3);
+	assert_int_equal(d.approx, 1);
+	assert_int_equal(d.added, 3000);
+	assert_int_equal(d.removed, 3000);
+	back = apply(&d, a.data);
+	assert_string_equal(back, b.data);
+	free(back);
+	diff_release(&d);
+	buf_release(&a), buf_release(&b);
+}
+
+/* Length of the longest common subsequence of two line lists (small). */
+static int
+lcs(const struct lines *a, const struct lines *b)
+{
+	static int t[41][41];
+	size_t i, j;
+
+	for (i = 0; i <= a->count; i++)
+		for (j = 0; j <= b->count; j++) {
+			if (!i || !j)
+				t[i][j] = 0;
+			else if (a->n[i - 1] == b->n[j - 1] &&
+				 !memcmp(a->p[i - 1], b->p[j - 1], a->n[i - 1]))
+				t[i][j] = t[i - 1][j - 1] + 1;
+			else
+				t[i][j] = t[i - 1][j] > t[i][j - 1] ? t[i - 1][j] : t[i][j - 1];
+		}
+	return t[a->count][b->count];
+}
+
+/* A random text of up to 40 lines over a tiny alphabet. */
+static void
+random_text(struct buf *b, unsigned *seed)
+{
+	int n = rand_r(seed) % 41, i;
+
+	buf_reset(b);
+	for (i = 0; i < n; i++)
+		buf_addch(b, 'a' + rand_r(seed) % 4), buf_addch(b, '\n');
+	if (b->len && rand_r(seed) % 4 == 0)
+		buf_setlen(b, b->len - 1);
+}
+
+static void
+test_random_apply_and_minimal(void **state)
+{
+	static struct lines la, lb;
+	struct buf a = BUF_INIT, b = BUF_INIT, u = BUF_INIT;
+	struct diff d, p;
+	struct err e = ERR_INIT;
+	unsigned seed = 12345;
+	char *back;
+	int it, ctx;
+
+	(void)state;
+	for (it = 0; it < 3000; it++) {
+		random_text(&a, &seed);
+		random_text(&b, &seed);
+		ctx = it % 4;
+		diff_compute(&d, a.data, a.len, b.data, b.len, ctx);
+		back = apply(&d, a.data);
+		assert_string_equal(back, b.data);
+		free(back);
+		split(a.data, &la);
+		split(b.data, &lb);
+		assert_int_equal(d.added + d.removed,
+				 (int)(la.count + lb.count) - 2 * lcs(&la, &lb));
+		buf_reset(&u);
+		diff_format(&d, "f", &u);
+		assert_int_equal(diff_parse(&p, u.data, u.len, &e), 0);
+		back = apply(&p, a.data);
+		assert_string_equal(back, b.data);
+		free(back);
+		diff_release(&p);
+		diff_release(&d);
+	}
+	buf_release(&a), buf_release(&b), buf_release(&u);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_identical),
+		cmocka_unit_test(test_middle_change),
+		cmocka_unit_test(test_new_and_deleted),
+		cmocka_unit_test(test_no_newline),
+		cmocka_unit_test(test_hunks_split_and_merge),
+		cmocka_unit_test(test_structured),
+		cmocka_unit_test(test_parse_roundtrip),
+		cmocka_unit_test(test_parse_bad),
+		cmocka_unit_test(test_size_guard),
+		cmocka_unit_test(test_random_apply_and_minimal),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,376 @@
+/*
+ * test_sse: the SSE parser on recorded llama-server streams (whole, one
+ * byte at a time, and split at every position) and on the edge cases of
+ * the framing: line endings, comments, fields, size bound, bad bytes.
+ *
+ * Events are serialised to a canonical text (length-prefixed name and
+ * data, so any bytes compare exactly) and compared as strings.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "sse.h"
+
+struct log {
+	struct buf out; /* canonical text of the events */
+	int n;          /* events seen */
+	int stop_after; /* return 7 after this many events (0: never) */
+};
+
+/* sse_event_fn: append "<len>:<name>|<len>:<data>\n". */
+static int
+record(void *ctx, struct str event, struct str data)
+{
+	struct log *l = ctx;
+
+	buf_addf(&l->out, "%zu:", event.len);
+	buf_add(&l->out, event.p, event.len);
+	buf_addf(&l->out, "|%zu:", data.len);
+	buf_add(&l->out, data.p, data.len);
+	buf_addch(&l->out, '\n');
+	l->n++;
+	return l->stop_after && l->n >= l->stop_after ? 7 : 0;
+}
+
+/* Feed s in chunks of `step` bytes (0: whole), then finish; canonical text out. */
+static char *
+run_chunks(const char *s, size_t n, size_t step, int *nev, size_t *len)
+{
+	struct sse p;
+	struct log l = { BUF_INIT, 0, 0 };
+	size_t i, k;
+
+	sse_init(&p);
+	if (step == 0)
+		step = n ? n : 1;
+	for (i = 0; i < n; i += k) {
+		k = n - i < step ? n - i : step;
+		assert_int_equal(sse_feed(&p, s + i, k, record, &l), 0);
+	}
+	assert_int_equal(sse_finish(&p, record, &l), 0);
+	sse_release(&p);
+	if (nev)
+		*nev = l.n;
+	return buf_detach(&l.out, len);
+}
+
+/* Feed s as two chunks split at k into a reused parser and log. */
+static void
+run_split(struct sse *p, struct log *l, const char *s, size_t n, size_t k)
+{
+	buf_reset(&l->out);
+	l->n = 0;
+	assert_int_equal(sse_feed(p, s, k, record, l), 0);
+	assert_int_equal(sse_feed(p, s + k, n - k, record, l), 0);
+	assert_int_equal(sse_finish(p, record, l), 0);
+}
+
+/* Read a fixture file into b. */
+static void
+load(struct buf *b, const char *name)
+{
+	struct err e = ERR_INIT;
+	char path[1024];
+
+	snprintf(path, sizeof path, "%s/%s", FIXTURES, name);
+	if (buf_read_file(b, path, 0, &e) < 0)
+		fail_msg("%s", e.msg);
+}
+
+/* Whole == one-byte chunks == every two-way split; returns the event count. */
+static int
+check_fixture(const char *name, char **canon)
+{
+	struct buf f = BUF_INIT;
+	struct sse p;
+	struct log l = { BUF_INIT, 0, 0 };
+	char *whole, *bytes;
+	int n1, n2;
+	size_t k;
+
+	load(&f, name);
+	whole = run_chunks(f.data, f.len, 0, &n1, NULL);
+	bytes = run_chunks(f.data, f.len, 1, &n2, NULL);
+	assert_int_equal(n1, n2);
+	assert_string_equal(whole, bytes);
+	sse_init(&p);
+	for (k = 0; k <= f.len; k++) {
+		run_split(&p, &l, f.data, f.len, k);
+		if (l.out.len != strlen(whole) || memcmp(l.out.data, whole, l.out.len) != 0)
+			fail_msg("%s: split at %zu differs", name, k);
+	}
+	sse_release(&p);
+	buf_release(&l.out);
+	buf_release(&f);
+	free(bytes);
+	*canon = whole;
+	return n1;
+}
+
+static void
+test_fixture_tools(void **state)
+{
+	char *c;
+
+	(void)state;
+	assert_int_equal(check_fixture("chat_stream_tools.sse", &c), 30);
+	assert_true(strncmp(c, "0:|", 3) == 0);
+	assert_non_null(strstr(c, "\"prompt_progress\":{\"total\":352,\"cache\":0,"));
+	/* The last event is the [DONE] sentinel, exactly. */
+	assert_non_null(strstr(c, "0:|6:[DONE]\n"));
+	assert_int_equal(strlen(strstr(c, "0:|6:[DONE]\n")), strlen("0:|6:[DONE]\n"));
+	free(c);
+}
+
+static void
+test_fixture_others(void **state)
+{
+	char *c;
+
+	(void)state;
+	assert_int_equal(check_fixture("chat_stream_turn2_cache_hit.sse", &c), 30);
+	assert_non_null(strstr(c, "\"cache_n\":343,\"prompt_n\":50,"));
+	free(c);
+	assert_int_equal(check_fixture("chat_stream_prefill_progress.sse", &c), 24);
+	assert_non_null(strstr(c, "\"processed\":22723,\"time_ms\":86153}"));
+	free(c);
+	assert_int_equal(check_fixture("chat_stream_toolcall_in_content.sse", &c), 54);
+	free(c);
+	/* 139 events: the trailing "HTTP 200" line is a field without data. */
+	assert_int_equal(check_fixture("chat_stream_toolparse_error.sse", &c), 139);
+	assert_non_null(strstr(c, "|136:{\"error\":{\"code\":500,\"message\":\"The model produced "
+				  "output that does not match the expected peg-native format\","
+				  "\"type\":\"server_error\"}}\n"));
+	free(c);
+}
+
+static void
+test_fixture_messages(void **state)
+{
+	char *c;
+
+	(void)state;
+	assert_int_equal(check_fixture("v1_messages_stream.sse", &c), 17);
+	assert_true(strncmp(c, "13:message_start|", 17) == 0);
+	assert_non_null(strstr(c, "\n12:message_stop|29:{\"type\":\"message_stop\"}\n"));
+	assert_non_null(strstr(c, "\n13:message_delta|"));
+	free(c);
+}
+
+/* Parse s (whole, then byte by byte) and compare with want (wn bytes). */
+static void
+expect_n(const char *s, size_t n, const char *want, size_t wn)
+{
+	size_t len, step;
+	char *got;
+
+	for (step = 0; step < 2; step++) {
+		got = run_chunks(s, n, step, NULL, &len);
+		if (len != wn || memcmp(got, want, wn) != 0)
+			fail_msg("step %zu: got \"%s\", want \"%s\"", step, got, want);
+		free(got);
+	}
+}
+
+#define EXPECT(lit, want) expect_n((lit), sizeof(lit) - 1, (want), strlen(want))
+
+static void
+test_line_endings(void **state)
+{
+	(void)state;
+	EXPECT("data: a\n\ndata: b\n\n", "0:|1:a\n0:|1:b\n");
+	EXPECT("data: a\r\n\r\ndata: b\r\n\r\n", "0:|1:a\n0:|1:b\n");
+	EXPECT("data: a\r\rdata: b\r\r", "0:|1:a\n0:|1:b\n");
+	EXPECT("data: a\r\ndata: b\n\r\n", "0:|3:a\nb\n");
+	/* CR LF LF: one line end, then a blank line. */
+	EXPECT("data: a\r\n\ndata: b\r\r\n", "0:|1:a\n0:|1:b\n");
+}
+
+static void
+test_crlf_across_chunks(void **state)
+{
+	struct sse p;
+	struct log l = { BUF_INIT, 0, 0 };
+
+	(void)state;
+	sse_init(&p);
+	assert_int_equal(sse_feed(&p, "data: a\r", 8, record, &l), 0);
+	assert_int_equal(sse_feed(&p, "", 0, record, &l), 0); /* empty feed keeps the CR */
+	assert_int_equal(sse_feed(&p, "\n\r", 2, record, &l), 0);
+	assert_int_equal(l.n, 1);
+	assert_int_equal(sse_feed(&p, "\n", 1, record, &l), 0);
+	assert_int_equal(sse_feed(&p, "data: b\r", 8, record, &l), 0);
+	/* CR then a non-LF: the CR alone ended the line; "\r" is the blank line. */
+	assert_int_equal(sse_feed(&p, "\rdata: c\n\n", 10, record, &l), 0);
+	assert_int_equal(sse_finish(&p, record, &l), 0);
+	assert_string_equal(l.out.data, "0:|1:a\n0:|1:b\n0:|1:c\n");
+	sse_release(&p);
+	buf_release(&l.out);
+}
+
+static void
+test_fields(void **state)
+{
+	(void)state;
+	/* Comments (llama pings) are ignored, also inside an event. */
+	EXPECT(":\n\n: ping\n\ndata: x\n: mid\ndata: y\n\n", "0:|3:x\ny\n");
+	/* event: names, reset after each event. */
+	EXPECT("event: one\ndata: 1\n\ndata: 2\n\n", "3:one|1:1\n0:|1:2\n");
+	EXPECT("event:tight\ndata:x\n\n", "5:tight|1:x\n");
+	/* Only one space after the colon is removed. */
+	EXPECT("data:  two\n\n", "0:|4: two\n");
+	/* A colon in the value stays. */
+	EXPECT("data: {\"a\":1}\n\n", "0:|7:{\"a\":1}\n");
+	/* Empty data lines still make data; a bare "data" field too. */
+	EXPECT("data:\n\n", "0:|0:\n");
+	EXPECT("data\ndata\n\n", "0:|1:\n\n");
+	EXPECT("data: a\ndata:\ndata: b\n\n", "0:|4:a\n\nb\n");
+	/* No data: no event.  id, retry and unknown fields are ignored. */
+	EXPECT("event: lone\n\nid: 7\nretry: 10\nfoo: bar\ndata: z\n\n", "0:|1:z\n");
+	EXPECT("\n\n\n\n", "");
+	EXPECT("", "");
+	/* Field names are case-sensitive. */
+	EXPECT("Data: no\nDATA: no\ndata: yes\n\n", "0:|3:yes\n");
+}
+
+static void
+test_finish(void **state)
+{
+	(void)state;
+	/* Servers that close without the final blank line. */
+	EXPECT("data: last", "0:|4:last\n");
+	EXPECT("data: last\n", "0:|4:last\n");
+	EXPECT("data: last\r", "0:|4:last\n");
+	EXPECT("data: a\n\ndata: b\ndata: c", "0:|1:a\n0:|3:b\nc\n");
+	EXPECT(": only a comment", "");
+}
+
+static void
+test_bytes_pass_through(void **state)
+{
+	static const char in[] = "data: \xff\xfe\x80 \xc3\x28 \xed\xa0\x80\0nul\n\n";
+	static const char want[] = "0:|14:\xff\xfe\x80 \xc3\x28 \xed\xa0\x80\0nul\n";
+
+	(void)state;
+	expect_n(in, sizeof in - 1, want, sizeof want - 1);
+}
+
+static void
+test_callback_stops(void **state)
+{
+	struct sse p;
+	struct log l = { BUF_INIT, 0, 1 };
+	const char *s = "data: 1\n\ndata: 2\n\n";
+
+	(void)state;
+	sse_init(&p);
+	assert_int_equal(sse_feed(&p, s, strlen(s), record, &l), 7);
+	assert_int_equal(l.n, 1);
+	sse_release(&p);
+	buf_release(&l.out);
+	/* From sse_finish too. */
+	sse_init(&p);
+	l.n = 0;
+	buf_init(&l.out, 0);
+	assert_int_equal(sse_feed(&p, "data: 1", 7, record, &l), 0);
+	assert_int_equal(sse_finish(&p, record, &l), 7);
+	sse_release(&p);
+	buf_release(&l.out);
+}
+
+/* An event larger than SSE_MAX_EVENT fed in chunks of `step`. */
+static void
+oversized(size_t step)
+{
+	size_t big = SSE_MAX_EVENT + 100, n, i, k;
+	char *s = malloc(big + 64);
+	struct sse p;
+	struct log l = { BUF_INIT, 0, 0 };
+	int rc, too_big = 0;
+
+	assert_non_null(s);
+	memcpy(s, "data: ", 6);
+	memset(s + 6, 'x', big);
+	n = 6 + big;
+	memcpy(s + n, "\n\ndata: after\n\n", 15);
+	n += 15;
+	sse_init(&p);
+	for (i = 0; i < n; i += k) {
+		k = n - i < step ? n - i : step;
+		rc = sse_feed(&p, s + i, k, record, &l);
+		assert_true(rc == 0 || rc == SSE_TOO_BIG);
+		too_big += rc == SSE_TOO_BIG;
+	}
+	assert_int_equal(too_big, 1);
+	assert_int_equal(sse_finish(&p, record, &l), 0);
+	/* The big event is dropped, the next one arrives, memory stays bounded. */
+	assert_string_equal(l.out.data, "0:|5:after\n");
+	assert_true(p.line.alloc <= 2 * (size_t)SSE_MAX_EVENT + 64);
+	sse_release(&p);
+	buf_release(&l.out);
+	free(s);
+}
+
+static void
+test_oversized(void **state)
+{
+	(void)state;
+	oversized((size_t)-1);
+	oversized(1 << 16);
+}
+
+/* Many data lines that together pass the bound are also dropped. */
+static void
+test_oversized_many_lines(void **state)
+{
+	size_t line = 1 << 20, lines = SSE_MAX_EVENT / line + 2, i;
+	char *s = malloc(line + 8);
+	struct sse p;
+	struct log l = { BUF_INIT, 0, 0 };
+	int too_big = 0, rc;
+
+	(void)state;
+	assert_non_null(s);
+	memcpy(s, "data: ", 6);
+	memset(s + 6, 'y', line);
+	s[6 + line] = '\n';
+	sse_init(&p);
+	for (i = 0; i < lines; i++) {
+		rc = sse_feed(&p, s, line + 7, record, &l);
+		too_big += rc == SSE_TOO_BIG;
+	}
+	assert_int_equal(too_big, 1);
+	assert_int_equal(sse_feed(&p, "\ndata: ok\n\n", 11, record, &l), 0);
+	assert_string_equal(l.out.data, "0:|2:ok\n");
+	assert_int_equal(sse_finish(&p, record, &l), 0);
+	sse_release(&p);
+	buf_release(&l.out);
+	free(s);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fixture_tools),
+		cmocka_unit_test(test_fixture_others),
+		cmocka_unit_test(test_fixture_messages),
+		cmocka_unit_test(test_line_endings),
+		cmocka_unit_test(test_crlf_across_chunks),
+		cmocka_unit_test(test_fields),
+		cmocka_unit_test(test_finish),
+		cmocka_unit_test(test_bytes_pass_through),
+		cmocka_unit_test(test_callback_stops),
+		cmocka_unit_test(test_oversized),
+		cmocka_unit_test(test_oversized_many_lines),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,471 @@
+/*
+ * edit: replace an exact piece of text in a file.
+ *
+ * The file is read whole (up to EDIT_MAX_FILE), a UTF-8 BOM is set aside,
+ * and the model's old_text/new_text (which arrive with LF line ends) are
+ * adapted to the file: in a file with CRLF line ends they are converted to
+ * CRLF, so everything outside the replaced span is written back byte for
+ * byte (mixed files keep their mix).  If the CRLF form does not occur, the
+ * LF form is tried as is.  The BOM is put back in front before the atomic
+ * write.  The diff shown (and stored in job->diff) is computed on the LF
+ * forms, so line ends never show up as noise.
+ *
+ * When old_text does not occur, the error quotes the closest region of
+ * the file: first a whitespace-insensitive match of old_text's lines, else
+ * the line most similar (bigram Dice coefficient) to its first non-blank
+ * line, with line numbers, so the model can repair its call.
+ */
+#include <ctype.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "diff.h"
+#include "fsutil.h"
+#include "str.h"
+#include "tool.h"
+#include "ws.h"
+#include "xmalloc.h"
+
+#define EDIT_MAX_FILE (32u << 20)
+#define EDIT_SHOW_MATCHES 10 /* line numbers listed for ambiguous matches */
+#define EDIT_SIMILAR 0.5     /* least Dice score worth quoting */
+#define EDIT_QUOTE_MAX 40    /* lines quoted in a candidate region */
+
+/* The file and what the model asked. */
+struct edit {
+	const char *rel;
+	struct buf raw;   /* file content without the BOM */
+	int bom;
+	const char *old_text, *new_text;
+	int replace_all;
+};
+
+/* Append s with every CRLF turned into LF. */
+static void
+to_lf(struct buf *out, const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!(s[i] == '\r' && i + 1 < n && s[i + 1] == '\n'))
+			buf_addch(out, s[i]);
+}
+
+/* Append s with every lone LF turned into CRLF. */
+static void
+to_crlf(struct buf *out, const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (s[i] == '\n' && (i == 0 || s[i - 1] != '\r'))
+			buf_addch(out, '\r');
+		buf_addch(out, s[i]);
+	}
+}
+
+/* Whether the file uses CRLF line ends (any CRLF at all). */
+static int
+has_crlf(const struct buf *b)
+{
+	const char *p = memchr(b->data, '\n', b->len);
+
+	while (p) {
+		if (p > b->data && p[-1] == '\r')
+			return 1;
+		p = memchr(p + 1, '\n', b->len - (size_t)(p + 1 - b->data));
+	}
+	return 0;
+}
+
+/* Count non-overlapping occurrences; record the first few line numbers. */
+static size_t
+find_all(const struct buf *hay, const struct buf *needle, long *lines, size_t max)
+{
+	struct str rest = str_make(hay->data, hay->len);
+	size_t count = 0, scanned = 0, i;
+	long line = 1, at;
+
+	while ((at = str_find(rest, needle->data, needle->len)) >= 0) {
+		for (i = scanned; i < (size_t)(rest.p - hay->data) + (size_t)at; i++)
+			line += hay->data[i] == '\n';
+		scanned = i;
+		if (count < max)
+			lines[count] = line;
+		count++;
+		rest.p += (size_t)at + needle->len;
+		rest.len -= (size_t)at + needle->len;
+	}
+	return count;
+}
+
+/* Build the new content: one or every occurrence of o replaced by n. */
+static void
+replace(struct buf *out, const struct buf *hay, const struct buf *o, const struct buf *n,
+	int all)
+{
+	struct str rest = str_make(hay->data, hay->len);
+	long at;
+
+	while ((at = str_find(rest, o->data, o->len)) >= 0) {
+		buf_add(out, rest.p, (size_t)at);
+		buf_add(out, n->data, n->len);
+		rest.p += (size_t)at + o->len;
+		rest.len -= (size_t)at + o->len;
+		if (!all)
+			break;
+	}
+	buf_add(out, rest.p, rest.len);
+}
+
+/* Split text into line views (no newlines); returns the count. */
+static size_t
+split(const char *s, size_t n, struct str **out)
+{
+	size_t i, start = 0, c = 0, cap = 16;
+	struct str *v = xmalloc(cap * sizeof *v);
+
+	for (i = 0; i <= n; i++) {
+		if (i < n && s[i] != '\n')
+			continue;
+		if (i == n && start == n && c > 0)
+			break;
+		if (c == cap)
+			v = xrealloc(v, (cap *= 2) * sizeof *v);
+		v[c++] = str_make(s + start, i - start);
+		start = i + 1;
+	}
+	*out = v;
+	return c;
+}
+
+/* Line equality ignoring all whitespace. */
+static int
+eq_nows(struct str a, struct str b)
+{
+	size_t i = 0, j = 0;
+
+	for (;;) {
+		while (i < a.len && isspace((unsigned char)a.p[i]))
+			i++;
+		while (j < b.len && isspace((unsigned char)b.p[j]))
+			j++;
+		if (i == a.len || j == b.len)
+			return i == a.len && j == b.len;
+		if (a.p[i++] != b.p[j++])
+			return 0;
+	}
+}
+
+/* Order for qsort over bigram codes. */
+static int
+cmp_u16(const void *a, const void *b)
+{
+	return (int)*(const uint16_t *)a - (int)*(const uint16_t *)b;
+}
+
+/* Sorted character bigrams of the trimmed line (at most 512). */
+static size_t
+bigrams(struct str s, uint16_t *v)
+{
+	size_t i, n = 0;
+
+	s = str_trim(s);
+	for (i = 0; i + 1 < s.len && n < 512; i++)
+		v[n++] = (uint16_t)((unsigned char)s.p[i] << 8 | (unsigned char)s.p[i + 1]);
+	qsort(v, n, sizeof *v, cmp_u16);
+	return n;
+}
+
+/* Dice coefficient of two sorted bigram multisets. */
+static double
+dice(const uint16_t *a, size_t na, const uint16_t *b, size_t nb)
+{
+	size_t i = 0, j = 0, common = 0;
+
+	if (!na || !nb)
+		return 0;
+	while (i < na && j < nb) {
+		if (a[i] == b[j])
+			common++, i++, j++;
+		else if (a[i] < b[j])
+			i++;
+		else
+			j++;
+	}
+	return 2.0 * (double)common / (double)(na + nb);
+}
+
+/* Quote lines [from, to) with numbers, as read shows them. */
+static void
+quote(struct buf *out, const struct str *lines, size_t from, size_t to)
+{
+	size_t i, n;
+
+	for (i = from; i < to && i < from + EDIT_QUOTE_MAX; i++) {
+		n = lines[i].len > 300 ? 300 : lines[i].len;
+		while (n < lines[i].len && n > 0 && ((unsigned char)lines[i].p[n] & 0xC0) == 0x80)
+			n--;
+		buf_addf(out, "\n%6zu\t", i + 1);
+		fsutil_add_utf8(out, lines[i].p, n);
+		if (n < lines[i].len)
+			buf_adds(out, " [...]");
+	}
+}
+
+/* First region where old's lines match ignoring whitespace; returns 1 if found. */
+static int
+match_loose(const struct str *fl, size_t nf, const struct str *ol, size_t no, size_t *at)
+{
+	size_t i, j;
+
+	for (i = 0; i + no <= nf; i++) {
+		for (j = 0; j < no && eq_nows(fl[i + j], ol[j]); j++)
+			;
+		if (j == no) {
+			*at = i;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* The file line most similar to `want`; returns its score. */
+static double
+most_similar(const struct str *fl, size_t nf, struct str want, size_t *at)
+{
+	uint16_t a[512], b[512];
+	size_t na = bigrams(want, a), nb, i;
+	double best = 0, s;
+
+	for (i = 0; i < nf; i++) {
+		nb = bigrams(fl[i], b);
+		s = dice(a, na, b, nb);
+		if (s > best) {
+			best = s;
+			*at = i;
+		}
+	}
+	return best;
+}
+
+/* Drop blank lines at both ends of old_text's lines. */
+static struct str *
+trim_blank(struct str *ol, size_t *no)
+{
+	while (*no && str_trim(ol[*no - 1]).len == 0)
+		(*no)--;
+	while (*no && str_trim(ol[0]).len == 0)
+		ol++, (*no)--;
+	return ol;
+}
+
+/* Explain a missing old_text with the closest region of the file. */
+static void
+explain_missing(struct buf *out, const struct edit *ed, const struct buf *lf_file,
+		const struct buf *lf_old)
+{
+	struct str *fl, *ol0, *ol;
+	size_t nf = split(lf_file->data, lf_file->len, &fl);
+	size_t no = split(lf_old->data, lf_old->len, &ol0), at = 0;
+
+	ol = trim_blank(ol0, &no);
+	buf_addf(out, "old_text not found in %s", ed->rel);
+	if (no && match_loose(fl, nf, ol, no, &at)) {
+		buf_addf(out, "; lines %zu-%zu match it when whitespace is ignored (check "
+			 "indentation, tabs and trailing spaces). The current text is:", at + 1,
+			 at + no);
+		quote(out, fl, at, at + no);
+		buf_adds(out, "\ncopy it exactly (without the line numbers) into old_text");
+	} else if (no && most_similar(fl, nf, ol[0], &at) >= EDIT_SIMILAR) {
+		buf_addf(out, "; the line most like its first line is line %zu. The file around "
+			 "it:", at + 1);
+		quote(out, fl, at > 2 ? at - 2 : 0, at + no + 2 < nf ? at + no + 2 : nf);
+		buf_adds(out, "\ncopy the exact current text (without the line numbers) into "
+			 "old_text");
+	} else {
+		buf_addf(out, " (%zu lines), and no similar lines either; read the file to see "
+			 "its current content", nf);
+	}
+	free(fl);
+	free(ol0);
+}
+
+/* The file text with the BOM and final replacement, written atomically. */
+static int
+commit(struct tool_job *job, const char *abs, const struct edit *ed, const struct buf *body)
+{
+	struct buf all = BUF_INIT;
+	struct err e = ERR_INIT;
+	int rc;
+
+	if (ed->bom)
+		buf_adds(&all, "\xEF\xBB\xBF");
+	buf_add(&all, body->data, body->len);
+	rc = fsutil_write_atomic(abs, all.data, all.len, &e);
+	if (rc < 0)
+		tool_job_fail(job, "%s", e.msg);
+	buf_release(&all);
+	return rc;
+}
+
+/* Report success with the LF diff of the change. */
+static void
+report(struct tool_job *job, const struct edit *ed, const struct buf *body, size_t count)
+{
+	struct buf a = BUF_INIT, b = BUF_INIT, d = BUF_INIT;
+	int added = 0, removed = 0;
+
+	to_lf(&a, ed->raw.data, ed->raw.len);
+	to_lf(&b, body->data, body->len);
+	diff_unified(ed->rel, a.data, a.len, b.data, b.len, &d, &added, &removed);
+	buf_addf(&job->out, "edited %s: replaced %zu occurrence%s (+%d -%d lines)\n", ed->rel,
+		 count, count == 1 ? "" : "s", added, removed);
+	buf_add(&job->out, d.data, d.len);
+	job->diff = buf_detach(&d, NULL);
+	buf_release(&a);
+	buf_release(&b);
+	tool_job_done(job);
+}
+
+/* Refuse an ambiguous old_text, naming where it occurs. */
+static void
+fail_ambiguous(struct tool_job *job, const struct edit *ed, size_t count, const long *lines)
+{
+	struct buf l = BUF_INIT;
+	size_t i;
+
+	for (i = 0; i < count && i < EDIT_SHOW_MATCHES; i++)
+		buf_addf(&l, "%s%ld", i ? ", " : "", lines[i]);
+	if (count > EDIT_SHOW_MATCHES)
+		buf_adds(&l, ", ...");
+	tool_job_fail(job, "old_text matches %zu times in %s (lines %s); add more surrounding "
+		      "lines to old_text to make it unique, or set replace_all=true to replace "
+		      "every occurrence", count, ed->rel, l.data);
+	buf_release(&l);
+}
+
+/* Find, check uniqueness, replace, write, report. */
+static void
+apply(struct tool_job *job, const char *abs, struct edit *ed)
+{
+	struct buf lf_old = BUF_INIT, lf_new = BUF_INIT, o = BUF_INIT, n = BUF_INIT;
+	struct buf body = BUF_INIT, lf_file = BUF_INIT;
+	long lines[EDIT_SHOW_MATCHES];
+	size_t count = 0;
+	int crlf = has_crlf(&ed->raw);
+
+	to_lf(&lf_old, ed->old_text, strlen(ed->old_text));
+	to_lf(&lf_new, ed->new_text, strlen(ed->new_text));
+	if (crlf) {
+		to_crlf(&o, lf_old.data, lf_old.len);
+		to_crlf(&n, lf_new.data, lf_new.len);
+		count = find_all(&ed->raw, &o, lines, EDIT_SHOW_MATCHES);
+	}
+	if (count == 0) {
+		buf_reset(&o), buf_reset(&n);
+		buf_add(&o, lf_old.data, lf_old.len);
+		buf_add(&n, lf_new.data, lf_new.len);
+		count = find_all(&ed->raw, &o, lines, EDIT_SHOW_MATCHES);
+	}
+	if (count == 0) {
+		to_lf(&lf_file, ed->raw.data, ed->raw.len);
+		explain_missing(&job->out, ed, &lf_file, &lf_old);
+		job->is_error = 1;
+		tool_job_done(job);
+	} else if (count > 1 && !ed->replace_all) {
+		fail_ambiguous(job, ed, count, lines);
+	} else {
+		replace(&body, &ed->raw, &o, &n, ed->replace_all);
+		if (commit(job, abs, ed, &body) == 0)
+			report(job, ed, &body, ed->replace_all ? count : 1);
+	}
+	buf_release(&lf_old), buf_release(&lf_new), buf_release(&o), buf_release(&n);
+	buf_release(&body), buf_release(&lf_file);
+}
+
+/* Read the file into ed (BOM set aside); -1 after failing the job. */
+static int
+load(struct tool_job *job, const char *abs, struct edit *ed)
+{
+	struct err e = ERR_INIT;
+	struct stat st;
+
+	if (stat(abs, &st) < 0) {
+		tool_job_fail(job, "%s does not exist; use write to create a file", ed->rel);
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		tool_job_fail(job, "%s is not a regular file; only files can be edited", ed->rel);
+		return -1;
+	}
+	if (buf_read_file(&ed->raw, abs, EDIT_MAX_FILE, &e) < 0) {
+		tool_job_fail(job, "%s", e.msg);
+		return -1;
+	}
+	if (fsutil_is_binary(ed->raw.data, ed->raw.len)) {
+		tool_job_fail(job, "%s is a binary file; edit works on text files only", ed->rel);
+		return -1;
+	}
+	ed->bom = ed->raw.len >= 3 && !memcmp(ed->raw.data, "\xEF\xBB\xBF", 3);
+	if (ed->bom)
+		buf_remove(&ed->raw, 0, 3);
+	return 0;
+}
+
+/* Entry point: argument checks, then load and apply. */
+static void
+edit_start(struct tool_job *job, const cJSON *args)
+{
+	const cJSON *path = cJSON_GetObjectItemCaseSensitive(args, "path");
+	const cJSON *o = cJSON_GetObjectItemCaseSensitive(args, "old_text");
+	const cJSON *n = cJSON_GetObjectItemCaseSensitive(args, "new_text");
+	struct edit ed = { NULL, BUF_INIT, 0, NULL, NULL, 0 };
+	struct buf abs = BUF_INIT;
+	struct err e = ERR_INIT;
+
+	if (!cJSON_IsString(path) || !cJSON_IsString(o) || !cJSON_IsString(n)) {
+		tool_job_fail(job, "edit needs \"path\", \"old_text\" and \"new_text\" (strings)");
+		return;
+	}
+	ed.old_text = o->valuestring;
+	ed.new_text = n->valuestring;
+	ed.replace_all = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(args, "replace_all"));
+	if (!*ed.old_text)
+		tool_job_fail(job, "old_text is empty; quote the exact text to replace (to create "
+			      "a file, use write)");
+	else if (!strcmp(ed.old_text, ed.new_text))
+		tool_job_fail(job, "old_text and new_text are identical; nothing to change");
+	else if (ws_resolve(job->env->root, job->env->allow_outside, path->valuestring, &abs,
+			    &e) < 0)
+		tool_job_fail(job, "%s", e.msg);
+	else if ((ed.rel = ws_rel(job->env->root, abs.data)), load(job, abs.data, &ed) == 0)
+		apply(job, abs.data, &ed);
+	buf_release(&ed.raw);
+	buf_release(&abs);
+}
+
+const struct tool tool_edit = {
+	.name = "edit",
+	.description =
+		"Replace exact text in a file. old_text must match the file exactly, including "
+		"indentation and whitespace, and must occur once (add surrounding lines to make "
+		"it unique) unless replace_all is true. Copy old_text from read output without "
+		"the line numbers. Returns the diff of the change.",
+	.schema_json =
+		"{\"type\":\"object\",\"properties\":{"
+		"\"path\":{\"type\":\"string\",\"description\":\"File path, relative to the "
+		"workspace root or absolute\"},"
+		"\"old_text\":{\"type\":\"string\",\"description\":\"Exact text to replace\"},"
+		"\"new_text\":{\"type\":\"string\",\"description\":\"Text to put in its "
+		"place\"},"
+		"\"replace_all\":{\"type\":\"boolean\",\"description\":\"Replace every "
+		"occurrence (default false)\"}},"
+		"\"required\":[\"path\",\"old_text\",\"new_text\"],"
+		"\"additionalProperties\":false}",
+	.flags = TOOL_MUTATES | TOOL_NEEDS_APPROVAL,
+	.start = edit_start,
+	.cancel = NULL,
+};
