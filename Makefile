@@ -66,7 +66,7 @@ $(BIN): $(MAIN_OBJ) $(LIB) $(GRAMMAR_OBJS)
 
 $(BUILD)/tests/%: tests/unit/%.c $(TEST_HELPERS) $(LIB) $(GRAMMAR_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -Wno-missing-prototypes -Itests/unit -DFIXTURES='"$(FIXTURES)"' \
+	$(CC) $(CFLAGS_ALL) -Wno-missing-prototypes -Itests/unit -Itests/unit/helpers -DFIXTURES='"$(FIXTURES)"' \
 		$(LDFLAGS_ALL) -o $@ $< $(TEST_HELPERS) $(LIB) $(GRAMMAR_OBJS) $(LIBS) $(CMOCKA_LIBS)
 
 # Recorded llama-server responses live beside the project (../shared) or in $FIXTURES.

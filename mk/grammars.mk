@@ -15,13 +15,15 @@
 # sanitizers or -Werror.  The cache (.cache/grammars, ignored by git) is
 # keyed by package and version, so a second `make` fetches nothing.
 # Every output is written under a temporary name and renamed when complete.
+# Objects depend on their package stamp only: after changing GRAMMAR_CFLAGS
+# remove build/grammars/ by hand (a version bump refetches and rebuilds).
 
 # Keep `all` the default goal even though this file is included first.
 all:
 
 GRAMMAR_CACHE  ?= .cache/grammars
 GRAMMAR_DIR    := build/grammars
-GRAMMAR_CFLAGS := -O2 -w -fno-strict-aliasing
+GRAMMAR_CFLAGS := -O2 -w
 GRAMMAR_SH     := sh mk/grammars.sh
 
 # Packages: key -> npm spec.
@@ -136,7 +138,7 @@ $(GRAMMAR_DIR)/%-scanner.o:
 	@mkdir -p $(GRAMMAR_DIR)
 	$(CC) $(GRAMMAR_CFLAGS) -I'$(G_SRC)' -c '$(G_SRC)/scanner.c' -o $@.$$$$.tmp && mv -f $@.$$$$.tmp $@
 
-$(GRAMMAR_DIR)/queries.c: $(GRAMMAR_STAMPS) mk/grammars.sh
+$(GRAMMAR_DIR)/queries.c: $(GRAMMAR_STAMPS) mk/grammars.sh mk/grammars.mk
 	@mkdir -p $(GRAMMAR_DIR)
 	@$(GRAMMAR_SH) embed $@ $(foreach l,$(GRAMMAR_LANGS), \
 		$l highlights '$(call g_files,$(g_hl_$l))' $l tags '$(call g_files,$(g_tags_$l))')

@@ -46,7 +46,7 @@ fetch() {
 	# Prebuilt node binaries, wasm builds and bindings are not needed here.
 	(cd "$tmp/x/package" && rm -rf prebuilds bindings binding.gyp ./*.wasm)
 	: >"$tmp/x/package/.hearth-ok"
-	rm -rf "$cache/$dir" 2>/dev/null || true
+	rm -rf "${cache:?}/${dir:?}" 2>/dev/null || true
 	if ! mv -T "$tmp/x/package" "$cache/$dir" 2>/dev/null; then
 		[ -f "$cache/$dir/.hearth-ok" ] || die "cannot move the unpacked $spec into $cache/$dir"
 	fi

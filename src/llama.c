@@ -177,7 +177,7 @@ llama_on_done(struct http_req *r, int status, enum http_fail fail, const struct 
 	if (lm->call == c)
 		lm->call = NULL;
 	if (status == 200 && !c->ended) {
-		sse_finish(&c->sse, llama_on_sse, c);
+		/* A partial trailing event is a cut stream, not an event: no sse_finish. */
 		oai_dec_finish(&c->dec, llama_dec_sink, c);
 	} else if (status && !c->ended) {
 		struct llm_event ev;

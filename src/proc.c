@@ -54,10 +54,9 @@ struct proc {
 	void *arg;
 };
 
-/* What the child writes to the error pipe when it cannot exec. */
+/* What the child writes to the error pipe when it cannot exec: PROC_STAGE_*, errno. */
 struct proc_fail {
-	int stage; /* PROC_STAGE_* */
-	int err;   /* errno */
+	int stage, err;
 };
 
 enum { PROC_STAGE_SETUP, PROC_STAGE_CHDIR, PROC_STAGE_EXEC };
@@ -390,6 +389,7 @@ proc_child(int out_w, int fail_w, const struct proc_spec *spec, char **envp, int
 fail:
 	f.err = errno;
 	(void)!write(rep, &f, sizeof f);
+	free(envp); /* only so leak checkers that follow the fork stay quiet */
 	_exit(127);
 }
 

@@ -117,16 +117,15 @@ process_line(struct sse *p, const char *s, size_t n, sse_event_fn fn, void *ctx)
 	return 0;
 }
 
-/* Position of the first CR or LF in s[0..n), or n. */
+/* Position of the first CR or LF in s[0..n), or n (CR is searched only before the LF). */
 static size_t
 find_eol(const char *s, size_t n)
 {
-	size_t i;
+	const char *lf = memchr(s, '\n', n), *cr;
+	size_t end = lf ? (size_t)(lf - s) : n;
 
-	for (i = 0; i < n; i++)
-		if (s[i] == '\n' || s[i] == '\r')
-			break;
-	return i;
+	cr = memchr(s, '\r', end);
+	return cr ? (size_t)(cr - s) : end;
 }
 
 /*

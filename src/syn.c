@@ -53,7 +53,7 @@ SYN_GRAMMAR(markdown_inline);
 
 #define LANG(id, fl) { #id, tree_sitter_##id, syn_q_##id##_highlights, syn_q_##id##_tags, fl }
 
-/* Order is the public order of syn_langs(); indices below refer to it. */
+/* The public order of syn_langs(): most used first. */
 static const struct syn_lang langs[] = {
 	LANG(c, 0),
 	LANG(cpp, 0),

@@ -12,14 +12,16 @@
 # Output convention: one "ok - name" / "not ok - name" line per check, with
 # "# " diagnostic lines after a failure; e2e_finish exits 1 if any failed.
 # Every wait is bounded: hearth runs under timeout(1) (HEARTH_TIMEOUT s,
-# default 30), the mock stops by itself (MOCK_MAX_SECONDS, default 120),
+# default 20), the mock stops by itself (MOCK_MAX_SECONDS, default 120),
 # and polling loops count down.
-# shellcheck shell=sh
+# shellcheck shell=sh disable=SC2034
 
 set -u
 
-E2E_DIR=$(cd "$(dirname "$0")" && pwd)
-E2E_ROOT=$(cd "$E2E_DIR/../.." && pwd)
+# E2E_ROOT (the repository) may be preset; by default it is two levels above the script.
+if [ -z "${E2E_ROOT:-}" ]; then
+	E2E_ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+fi
 MOCK_PY=$E2E_ROOT/tests/net/mock_llama.py
 SCENARIOS=$E2E_ROOT/tests/net/scenarios
 : "${HEARTH_BIN:=$E2E_ROOT/hearth}"
@@ -29,7 +31,7 @@ if [ -z "${FIXTURES:-}" ]; then
 	done
 fi
 : "${FIXTURES:=}"
-: "${HEARTH_TIMEOUT:=30}"
+: "${HEARTH_TIMEOUT:=20}"
 : "${MOCK_MAX_SECONDS:=120}"
 export HEARTH_BIN FIXTURES
 
@@ -205,6 +207,7 @@ mock_start() {
 	_d=$E2E_TMP/mock$E2E_NMOCK
 	mkdir -p "$_d"
 	MOCK_LOG=$_d/requests.jsonl
+	: >"$_d/stdout"
 	: >"$MOCK_LOG"
 	python3 "$MOCK_PY" --scenario "$_s" --fixtures "$FIXTURES" --log "$MOCK_LOG" \
 		--max-seconds "$MOCK_MAX_SECONDS" "$@" >"$_d/stdout" 2>"$_d/stderr" &

@@ -53,7 +53,7 @@ static const struct sample samples[] = {
 
 #define NSAMPLES (sizeof samples / sizeof samples[0])
 
-/* Languages whose highlights query is documented (SYN_NO_HIGHLIGHTS) as not compiling. */
+/* The sample row of a language, or NULL. */
 static const struct sample *
 sample_for(const char *lang)
 {
@@ -65,6 +65,7 @@ sample_for(const char *lang)
 	return NULL;
 }
 
+/* Registry and sample table name the same languages. */
 static void
 test_every_lang_has_sample(void **state)
 {
@@ -81,6 +82,7 @@ test_every_lang_has_sample(void **state)
 		assert_non_null(syn_lang_by_name(samples[i].lang));
 }
 
+/* Every grammar has an ABI the system library accepts. */
 static void
 test_grammars_load(void **state)
 {
@@ -101,6 +103,7 @@ test_grammars_load(void **state)
 	}
 }
 
+/* Valid code parses with no ERROR or MISSING node. */
 static void
 test_valid_samples_parse_clean(void **state)
 {
@@ -126,6 +129,7 @@ test_valid_samples_parse_clean(void **state)
 	}
 }
 
+/* Broken code yields at least one counted and described error. */
 static void
 test_broken_samples_count_errors(void **state)
 {
@@ -157,6 +161,7 @@ test_broken_samples_count_errors(void **state)
 	assert_true(nbroken >= 12);
 }
 
+/* A missing semicolon is reported as MISSING ";" on its line. */
 static void
 test_missing_token_position(void **state)
 {
@@ -192,6 +197,7 @@ query_ok(const struct syn_lang *l, const char *kind, const char *src)
 	return 0;
 }
 
+/* Embedded queries compile with libtree-sitter 0.20.7, as syn.c documents. */
 static void
 test_queries_compile(void **state)
 {
@@ -218,6 +224,7 @@ test_queries_compile(void **state)
 	assert_true(ntags >= 8);
 }
 
+/* File names map to the right grammar, or to none. */
 static void
 test_lang_for_path(void **state)
 {
@@ -254,6 +261,7 @@ test_lang_for_path(void **state)
 	assert_string_equal(syn_lang_by_name("tsx")->name, "tsx");
 }
 
+/* Text over SYN_MAX_BYTES is refused with a note; at the limit it parses. */
 static void
 test_too_big_is_refused(void **state)
 {
@@ -274,6 +282,7 @@ test_too_big_is_refused(void **state)
 	free(big);
 }
 
+/* NULL arguments, empty text and binary junk neither crash nor leak. */
 static void
 test_bad_input(void **state)
 {
@@ -304,6 +313,7 @@ test_bad_input(void **state)
 	syn_release(NULL);
 }
 
+/* A deeply nested broken document is walked without recursion. */
 static void
 test_deep_nesting(void **state)
 {
@@ -326,6 +336,7 @@ test_deep_nesting(void **state)
 	free(s);
 }
 
+/* Run every test. */
 int
 main(void)
 {

@@ -1,0 +1,276 @@
+#!/bin/sh
+# tests/bench.sh: the figures `make bench` prints.  It fails nothing and
+# always exits 0; every run it makes is bounded by a timeout.
+#
+#   (a) `hearth --version`: median wall time of BENCH_RUNS runs (default 50;
+#       hyperfine when installed, else python perf_counter around each spawn,
+#       with a /bin/true spawn baseline for scale) and max RSS
+#       (/usr/bin/time -f %M when it is GNU time, else wait4's rusage).
+#   (b) `hearth -p` on a scripted 3-step task against the mock llama-server
+#       (tests/net/scenarios/bench_3step.json), BENCH_P_RUNS runs (default 10):
+#       wall time, the time the mock spent serving (sum of served_ms in its
+#       request log), overhead = wall - serving, max RSS, cache reuse.
+#   (c) the --version figures for `pi` and `opencode` when on PATH.
+# Targets are printed beside the figures: --version < 8 ms, -p overhead
+# < 20 ms, max RSS < 12 MB.
+set -u
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+: "${HEARTH_BIN:=$ROOT/hearth}"
+if [ -z "${FIXTURES:-}" ]; then
+	for d in "$ROOT/../shared/fixtures/llama-server" "$ROOT/tests/net/fixtures"; do
+		if [ -d "$d" ]; then FIXTURES=$(cd "$d" && pwd); break; fi
+	done
+fi
+: "${FIXTURES:=}"
+: "${BENCH_RUNS:=50}"
+: "${BENCH_P_RUNS:=10}"
+export HEARTH_BIN FIXTURES BENCH_RUNS BENCH_P_RUNS
+unset ANTHROPIC_API_KEY HEARTH_SERVER http_proxy https_proxy HTTP_PROXY HTTPS_PROXY \
+	ALL_PROXY all_proxy 2>/dev/null || true
+
+timeout 900 python3 - "$ROOT" <<'EOF' || echo "bench: the measuring script failed (ignored)"
+import json, os, re, shutil, signal, statistics, subprocess, sys, tempfile, threading, time
+
+ROOT = sys.argv[1]
+HEARTH = os.environ["HEARTH_BIN"]
+FIXTURES = os.environ.get("FIXTURES", "")
+RUNS = max(3, int(os.environ.get("BENCH_RUNS", "50")))
+P_RUNS = max(1, int(os.environ.get("BENCH_P_RUNS", "10")))
+MOCK = os.path.join(ROOT, "tests", "net", "mock_llama.py")
+SCENARIO = os.path.join(ROOT, "tests", "net", "scenarios", "bench_3step.json")
+TMP = tempfile.mkdtemp(prefix="hearth-bench.")
+ENV = dict(os.environ, HOME=os.path.join(TMP, "home"), XDG_CONFIG_HOME=os.path.join(TMP, "cfg"),
+           XDG_STATE_HOME=os.path.join(TMP, "state"), XDG_DATA_HOME=os.path.join(TMP, "data"),
+           XDG_CACHE_HOME=os.path.join(TMP, "cache"), NO_PROXY="127.0.0.1,localhost",
+           no_proxy="127.0.0.1,localhost")
+os.makedirs(ENV["HOME"])
+with open(os.path.join(ENV["HOME"], ".gitconfig"), "w") as f:
+    f.write("[user]\n\tname = bench\n\temail = bench@example.invalid\n")
+
+
+def verdict(value, target):
+    if value is None:
+        return ""
+    return "meets target" if value < target else "MISSES target"
+
+
+def line(label, value, unit, target=None, extra=""):
+    v = "n/a" if value is None else ("%.2f %s" % (value, unit))
+    t = "" if target is None else "target < %g %s  %s" % (target, unit, verdict(value, target))
+    print("  %-34s %-14s %-34s %s" % (label, v, t, extra))
+    sys.stdout.flush()
+
+
+def gnu_time():
+    """/usr/bin/time when it is GNU time (understands -f %M)."""
+    t = shutil.which("time") or ("/usr/bin/time" if os.path.exists("/usr/bin/time") else None)
+    if not t:
+        return None
+    out = os.path.join(TMP, "t.probe")
+    try:
+        r = subprocess.run([t, "-f", "%M", "-o", out, "true"], timeout=10,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        if r.returncode == 0 and re.fullmatch(r"\d+\s*", open(out).read()):
+            return t
+    except (OSError, subprocess.SubprocessError):
+        pass
+    return None
+
+
+GNU_TIME = gnu_time()
+
+
+def run_wait4(cmd, timeout=30, **kw):
+    """(returncode, wall seconds, maxrss KB) of one run, via wait4."""
+    t0 = time.perf_counter()
+    p = subprocess.Popen(cmd, env=ENV, **kw)
+    timer = threading.Timer(timeout, p.kill)
+    timer.start()
+    try:
+        _, status, ru = os.wait4(p.pid, 0)
+    finally:
+        timer.cancel()
+    wall = time.perf_counter() - t0
+    p.returncode = os.waitstatus_to_exitcode(status)
+    return p.returncode, wall, ru.ru_maxrss
+
+
+def max_rss_kb(cmd, **kw):
+    """Max RSS (KB) of one run: GNU time when present, else wait4."""
+    if GNU_TIME:
+        out = os.path.join(TMP, "t.out")
+        try:
+            subprocess.run([GNU_TIME, "-f", "%M", "-o", out] + cmd, env=ENV, timeout=60, **kw)
+            return int(open(out).read().split()[-1]), "GNU time"
+        except (OSError, ValueError, IndexError, subprocess.SubprocessError):
+            pass
+    try:
+        return run_wait4(cmd, **kw)[2], "wait4"
+    except OSError:
+        return None, "-"
+
+
+def spawn_times(cmd, n):
+    """Wall times (ms) of n runs, after 3 warm-up runs."""
+    times = []
+    for i in range(n + 3):
+        t0 = time.perf_counter()
+        subprocess.run(cmd, env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                       timeout=30)
+        if i >= 3:
+            times.append((time.perf_counter() - t0) * 1000.0)
+    return times
+
+
+def hyperfine_median(cmd, n):
+    """Median wall time (ms) with hyperfine, or None."""
+    hf = shutil.which("hyperfine")
+    if not hf:
+        return None
+    out = os.path.join(TMP, "hf.json")
+    try:
+        subprocess.run([hf, "-N", "--warmup", "3", "--runs", str(n), "--export-json", out,
+                        " ".join(cmd)], env=ENV, timeout=300,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+        return json.load(open(out))["results"][0]["median"] * 1000.0
+    except (OSError, ValueError, KeyError, IndexError, subprocess.SubprocessError):
+        return None
+
+
+def version_figures(name, cmd, n, target_ms):
+    """Section (a)/(c): --version wall time and max RSS."""
+    try:
+        r = subprocess.run(cmd, env=ENV, capture_output=True, timeout=30)
+        first = (r.stdout or r.stderr).decode("utf-8", "replace").strip().split("\n")[0]
+    except (OSError, subprocess.SubprocessError) as e:
+        line(name + " --version", None, "ms", extra="could not run: %s" % e)
+        return
+    hf = hyperfine_median(cmd, n)
+    if hf is not None:
+        line(name + " --version wall (hyperfine)", hf, "ms", target_ms, "median of %d; %r" % (n, first))
+    else:
+        t = spawn_times(cmd, n)
+        line(name + " --version wall", statistics.median(t), "ms", target_ms,
+             "median of %d (min %.2f); %r" % (n, min(t), first))
+    kb, how = max_rss_kb(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    line(name + " --version max RSS", None if kb is None else kb / 1024.0, "MB",
+         12 if name == "hearth" else None, "(%s)" % how)
+
+
+def make_repo(d):
+    os.makedirs(d)
+    with open(os.path.join(d, "hello.c"), "w") as f:
+        f.write('#include <stdio.h>\n\nint\nmain(void)\n{\n\tprintf("hello\\n");\n\treturn 0;\n}\n')
+    for c in (["git", "init", "-q"], ["git", "add", "hello.c"], ["git", "commit", "-qm", "init"]):
+        subprocess.run(c, cwd=d, env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                       timeout=30)
+
+
+def start_mock(log):
+    p = subprocess.Popen([sys.executable, MOCK, "--scenario", SCENARIO, "--fixtures", FIXTURES,
+                          "--log", log, "--max-seconds", "60"],
+                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    import select
+    if not select.select([p.stdout], [], [], 10)[0]:
+        p.kill()
+        raise RuntimeError("the mock printed no PORT line within 10 s")
+    m = re.match(rb"PORT (\d+)", p.stdout.readline())
+    if not m:
+        p.kill()
+        raise RuntimeError("the mock did not start")
+    return p, "http://127.0.0.1:%d" % int(m.group(1))
+
+
+def stop_mock(p):
+    p.send_signal(signal.SIGTERM)
+    try:
+        p.wait(5)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.wait(5)
+    p.stdout.close()
+
+
+def served_ms(log):
+    total, n = 0.0, 0
+    with open(log) as f:
+        for ln in f:
+            r = json.loads(ln)
+            if r.get("event") == "served":
+                total += r.get("served_ms") or 0.0
+                n += 1
+    return total, n
+
+
+def print_mode_figures():
+    """Section (b): a scripted 3-step hearth -p run against the mock."""
+    repo = os.path.join(TMP, "repo")
+    make_repo(repo)
+    walls, serving, overheads, reuse, nreq = [], [], [], [], 0
+    rss = how = None
+    for i in range(P_RUNS + 1):
+        log = os.path.join(TMP, "req%d.jsonl" % i)
+        mock, url = start_mock(log)
+        cmd = [HEARTH, "-p", "--output-format", "json", "--server", url, "--cwd", repo,
+               "What does hello.c print? Look around first."]
+        try:
+            if i == P_RUNS:   # one extra run for the memory figure
+                rss, how = max_rss_kb(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                continue
+            t0 = time.perf_counter()
+            r = subprocess.run(cmd, env=ENV, capture_output=True, timeout=60)
+            wall = (time.perf_counter() - t0) * 1000.0
+        finally:
+            stop_mock(mock)
+        if r.returncode != 0:
+            err = r.stderr.decode("utf-8", "replace").strip().split("\n")[-1][:200]
+            line("hearth -p 3 steps", None, "ms", extra="run failed: exit %d: %s" % (r.returncode, err))
+            return
+        srv, nreq = served_ms(log)
+        walls.append(wall)
+        serving.append(srv)
+        overheads.append(wall - srv)
+        try:
+            c = json.loads(r.stdout).get("cache_reuse")
+            if isinstance(c, (int, float)):
+                reuse.append(c)
+        except ValueError:
+            pass
+    med = statistics.median
+    line("hearth -p 3 steps wall", med(walls), "ms", None, "median of %d (min %.2f)" % (len(walls), min(walls)))
+    line("  mock serving time", med(serving), "ms", None, "%d requests per run" % nreq)
+    line("  overhead beyond the mock", med(overheads), "ms", 20, "min %.2f" % min(overheads))
+    line("hearth -p 3 steps max RSS", None if rss is None else rss / 1024.0, "MB", 12, "(%s)" % how)
+    if reuse:
+        line("hearth -p cache reuse", med(reuse) * 100.0, "%", None, "from --output-format json")
+
+
+def main():
+    print("hearth bench  (%s)" % HEARTH)
+    print("(a) start-up")
+    if not os.access(HEARTH, os.X_OK):
+        print("  hearth: not built (%s)" % HEARTH)
+    else:
+        base = spawn_times(["true"], min(RUNS, 20))
+        line("spawn baseline (true)", statistics.median(base), "ms", None, "for scale")
+        version_figures("hearth", [HEARTH, "--version"], RUNS, 8)
+        print("(b) hearth -p, 3 tool steps against the mock llama-server")
+        try:
+            print_mode_figures()
+        except Exception as e:   # a bench never fails the build
+            print("  hearth -p: not measured: %s: %s" % (type(e).__name__, e))
+    print("(c) other agents (--version only; their -p runs need their own provider config)")
+    for name in ("pi", "opencode"):
+        path = shutil.which(name)
+        if not path:
+            print("  %-34s not installed" % name)
+            continue
+        version_figures(name, [path, "--version"], min(RUNS, 10), 8)
+
+
+try:
+    main()
+finally:
+    shutil.rmtree(TMP, ignore_errors=True)
+EOF
+exit 0

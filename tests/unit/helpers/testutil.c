@@ -1,0 +1,236 @@
+/* testutil: see testutil.h. */
+#include "testutil.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "loop.h"
+#include "xmalloc.h"
+
+/* A fresh temp dir. */
+char *
+tu_tmpdir(void)
+{
+	const char *base = getenv("TMPDIR");
+	struct buf b = BUF_INIT;
+
+	buf_addf(&b, "%s/hearth-test-XXXXXX", base && *base ? base : "/tmp");
+	assert_non_null(mkdtemp(b.data));
+	return buf_detach(&b, NULL);
+}
+
+/* Remove a test directory tree. */
+void
+tu_rmrf(const char *path)
+{
+	struct buf cmd = BUF_INIT;
+
+	if (!path || strncmp(path, "/tmp/", 5) != 0)
+		return; /* never outside /tmp */
+	buf_addf(&cmd, "rm -rf '%s'", path);
+	(void)!system(cmd.data);
+	buf_release(&cmd);
+}
+
+/* Create dir/name with data. */
+void
+tu_write(const char *dir, const char *name, const char *data)
+{
+	struct buf p = BUF_INIT;
+	FILE *f;
+
+	buf_addf(&p, "%s/%s", dir, name);
+	f = fopen(p.data, "wb");
+	assert_non_null(f);
+	fwrite(data, 1, strlen(data), f);
+	fclose(f);
+	buf_release(&p);
+}
+
+/* Contents of dir/name or NULL. */
+char *
+tu_read(const char *dir, const char *name)
+{
+	struct buf p = BUF_INIT, b = BUF_INIT;
+	char *r = NULL;
+
+	buf_addf(&p, "%s/%s", dir, name);
+	if (buf_read_file(&b, p.data, 0, NULL) == 0)
+		r = buf_detach(&b, NULL);
+	buf_release(&b);
+	buf_release(&p);
+	return r;
+}
+
+/* Fixture bytes. */
+void
+tu_fixture(const char *name, struct buf *b)
+{
+	struct buf p = BUF_INIT;
+	struct err e = ERR_INIT;
+
+	buf_addf(&p, "%s/%s", FIXTURES, name);
+	if (buf_read_file(b, p.data, 0, &e) < 0)
+		fail_msg("fixture %s: %s", p.data, e.msg);
+	buf_release(&p);
+}
+
+/* Bounded loop driving. */
+int
+tu_run_until(struct loop *l, const int *flag, int max_ms)
+{
+	struct timespec t0, t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (!*flag) {
+		long ms;
+
+		loop_run_once(l, 20, NULL);
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		ms = (t.tv_sec - t0.tv_sec) * 1000L + (t.tv_nsec - t0.tv_nsec) / 1000000L;
+		if (ms > max_ms)
+			break;
+	}
+	return *flag;
+}
+
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+
+/* Listen on an ephemeral loopback port. */
+static int
+tu_listen(int *port)
+{
+	struct sockaddr_in a;
+	socklen_t len = sizeof a;
+	int fd = socket(AF_INET, SOCK_STREAM, 0), one = 1;
+
+	assert_true(fd >= 0);
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+	memset(&a, 0, sizeof a);
+	a.sin_family = AF_INET;
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
+	assert_int_equal(listen(fd, 8), 0);
+	getsockname(fd, (struct sockaddr *)&a, &len);
+	*port = ntohs(a.sin_port);
+	return fd;
+}
+
+/* Read a request head (and a Content-Length body); the path goes to path. */
+static void
+tu_read_request(int c, char *path, size_t pathsz)
+{
+	char buf[65536];
+	size_t have = 0;
+	ssize_t n;
+	char *end = NULL, *cl;
+	long body = 0;
+
+	while (have < sizeof buf - 1 && (n = read(c, buf + have, sizeof buf - 1 - have)) > 0) {
+		have += (size_t)n;
+		buf[have] = '\0';
+		if (!end && (end = strstr(buf, "\r\n\r\n")) != NULL) {
+			sscanf(buf, "%*s %255s", path);
+			(void)pathsz;
+			cl = strstr(buf, "Content-Length: ");
+			if (!cl)
+				cl = strstr(buf, "content-length: ");
+			body = cl ? strtol(cl + 16, NULL, 10) : 0;
+		}
+		if (end && (long)(have - (size_t)(end + 4 - buf)) >= body)
+			return;
+	}
+}
+
+/* Serve the canned responses (child process). */
+static void
+tu_serve(int lfd, const struct tu_resp *resps, size_t n)
+{
+	size_t k, served;
+	char used[64] = { 0 };
+
+	alarm(10);
+	for (served = 0; served < n; served++) {
+		const struct tu_resp *r = NULL;
+		size_t len, off = 0;
+		char path[256] = "";
+		int c = accept(lfd, NULL, NULL);
+
+		if (c < 0)
+			_exit(1);
+		tu_read_request(c, path, sizeof path);
+		for (k = 0; k < n && !r; k++)
+			if (!used[k] && (!resps[k].path || !strncmp(resps[k].path, path, strlen(resps[k].path)))) {
+				used[k] = 1;
+				r = &resps[k];
+			}
+		if (!r) {
+			close(c);
+			continue;
+		}
+		len = r->len ? r->len : strlen(r->raw);
+		while (off < len) {
+			k = r->chunk ? r->chunk : len - off;
+
+			if (k > len - off)
+				k = len - off;
+			if (r->drop_after && off + k > r->drop_after)
+				k = r->drop_after - off;
+			if (k == 0 || write(c, r->raw + off, k) < 0)
+				break;
+			off += k;
+			if (r->drop_after && off >= r->drop_after)
+				break;
+			if (r->delay_us)
+				usleep(r->delay_us);
+		}
+		close(c);
+	}
+	_exit(0);
+}
+
+/* Fork the server. */
+void
+tu_server_start(struct tu_server *s, const struct tu_resp *resps, size_t n)
+{
+	int lfd = tu_listen(&s->port);
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	if (pid == 0)
+		tu_serve(lfd, resps, n);
+	close(lfd);
+	s->pid = (int)pid;
+}
+
+/* Stop and reap the server. */
+void
+tu_server_stop(struct tu_server *s)
+{
+	if (s->pid > 0) {
+		kill(s->pid, SIGKILL);
+		waitpid(s->pid, NULL, 0);
+	}
+	s->pid = 0;
+}
+
+/* Bind, note the port, close: nothing listens there now. */
+int
+tu_closed_port(void)
+{
+	int port, fd = tu_listen(&port);
+
+	close(fd);
+	return port;
+}

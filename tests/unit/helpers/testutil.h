@@ -1,0 +1,54 @@
+/*
+ * testutil: shared helpers for the unit tests — temp directories, file
+ * reading, fixture paths, and running a loop until a condition with a
+ * wall-clock cap (so a bug fails a test instead of hanging it).
+ */
+#ifndef HEARTH_TESTUTIL_H
+#define HEARTH_TESTUTIL_H
+
+#include <stddef.h>
+
+#include "buf.h"
+
+struct loop;
+
+/* mkdtemp under $TMPDIR; returns a malloc'd path. */
+char *tu_tmpdir(void);
+/* rm -rf path (tests only). */
+void tu_rmrf(const char *path);
+/* Write a file (creating it) with the given bytes. */
+void tu_write(const char *dir, const char *name, const char *data);
+/* Read a whole file into a malloc'd string (NULL if missing). */
+char *tu_read(const char *dir, const char *name);
+/* Load a fixture from FIXTURES into b; aborts the test if missing. */
+void tu_fixture(const char *name, struct buf *b);
+/* Run the loop until *flag is non-zero or max_ms passes; returns *flag. */
+int tu_run_until(struct loop *l, const int *flag, int max_ms);
+
+#endif
+
+/*
+ * A tiny forked HTTP server on 127.0.0.1 for tests: answers each accepted
+ * connection with the next canned response (raw bytes: status line,
+ * headers, body), written `chunk` bytes at a time (0 = all at once) with
+ * `delay_us` between writes, closing after `drop_after` bytes if non-zero.
+ * The child exits after serving all responses or after 10 s.
+ */
+struct tu_resp {
+	const char *path; /* answer only a request for this path (NULL: any) */
+	const char *raw;
+	size_t len; /* 0 = strlen(raw) */
+	size_t chunk;
+	unsigned delay_us;
+	size_t drop_after;
+};
+
+struct tu_server {
+	int port;
+	int pid;
+};
+
+void tu_server_start(struct tu_server *s, const struct tu_resp *resps, size_t n);
+void tu_server_stop(struct tu_server *s);
+/* A port with nothing listening on it. */
+int tu_closed_port(void);

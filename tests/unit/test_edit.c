@@ -1,0 +1,267 @@
+/*
+ * test_edit: the edit tool — exact unique replacement, ambiguity,
+ * replace_all, no-match candidates (whitespace-insensitive and similar
+ * line), CRLF and BOM preservation, no-op and empty old_text, mode kept
+ * and no temp file left, binary and missing files, paths outside.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+#include <dirent.h>
+
+#include "tool_fixture.h"
+
+extern const struct tool tool_edit;
+
+static int
+setup(void **state)
+{
+	*state = fixture_new();
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	fixture_free(*state);
+	return 0;
+}
+
+/* Run edit with JSON args; returns output, *err = is_error, *diff (may be NULL). */
+static char *
+ed(struct fixture *f, const char *json, int *err, char **diff)
+{
+	struct tool_job job;
+	char *out;
+
+	fixture_run(f, &tool_edit, json, &job);
+	*err = job.is_error;
+	out = buf_detach(&job.out, NULL);
+	if (diff) {
+		*diff = job.diff;
+		job.diff = NULL;
+	}
+	tool_job_release(&job);
+	return out;
+}
+
+/* Assert rel holds exactly the C string s. */
+static void
+expect_file(struct fixture *f, const char *rel, const char *s)
+{
+	size_t len, n = strlen(s);
+	char *got = fixture_slurp(f, rel, &len);
+
+	assert_non_null(got);
+	assert_int_equal(len, n);
+	assert_memory_equal(got, s, n);
+	free(got);
+}
+
+static void
+test_exact_unique(void **state)
+{
+	struct fixture *f = *state;
+	char *o, *d;
+	int err;
+
+	fixture_puts(f, "a.c", "int main(void)\n{\n\treturn 0;\n}\n");
+	o = ed(f, "{\"path\":\"a.c\",\"old_text\":\"\\treturn 0;\",\"new_text\":"
+		  "\"\\tputs(\\\"hi\\\");\\n\\treturn 1;\"}", &err, &d);
+	assert_false(err);
+	assert_string_equal(o, "edited a.c: replaced 1 occurrence (+2 -1 lines)\n"
+			       "--- a/a.c\n+++ b/a.c\n@@ -1,4 +1,5 @@\n int main(void)\n {\n"
+			       "-\treturn 0;\n+\tputs(\"hi\");\n+\treturn 1;\n }\n");
+	assert_non_null(d);
+	assert_non_null(strstr(o, d));
+	free(d);
+	free(o);
+	expect_file(f, "a.c", "int main(void)\n{\n\tputs(\"hi\");\n\treturn 1;\n}\n");
+}
+
+static void
+test_ambiguous_and_replace_all(void **state)
+{
+	struct fixture *f = *state;
+	char *o;
+	int err;
+
+	fixture_puts(f, "x.txt", "foo\nbar\nfoo\nbaz foo\n");
+	o = ed(f, "{\"path\":\"x.txt\",\"old_text\":\"foo\",\"new_text\":\"qux\"}", &err, NULL);
+	assert_true(err);
+	assert_string_equal(o, "old_text matches 3 times in x.txt (lines 1, 3, 4); add more "
+			       "surrounding lines to old_text to make it unique, or set "
+			       "replace_all=true to replace every occurrence");
+	free(o);
+	expect_file(f, "x.txt", "foo\nbar\nfoo\nbaz foo\n");
+	o = ed(f, "{\"path\":\"x.txt\",\"old_text\":\"foo\\nbar\",\"new_text\":\"one\"}", &err,
+	       NULL);
+	assert_false(err);
+	free(o);
+	expect_file(f, "x.txt", "one\nfoo\nbaz foo\n");
+	o = ed(f, "{\"path\":\"x.txt\",\"old_text\":\"foo\",\"new_text\":\"q\",\"replace_all\":true}",
+	       &err, NULL);
+	assert_false(err);
+	assert_non_null(strstr(o, "replaced 2 occurrences (+2 -2 lines)"));
+	free(o);
+	expect_file(f, "x.txt", "one\nq\nbaz q\n");
+}
+
+static void
+test_no_match_whitespace(void **state)
+{
+	struct fixture *f = *state;
+	char *o;
+	int err;
+
+	fixture_puts(f, "p.py", "def f():\n\tif x:\n\t\treturn 1\n\treturn 2\n");
+	o = ed(f, "{\"path\":\"p.py\",\"old_text\":\"    if x:\\n        return 1\\n\","
+		  "\"new_text\":\"y\"}", &err, NULL);
+	assert_true(err);
+	assert_string_equal(o, "old_text not found in p.py; lines 2-3 match it when whitespace "
+			       "is ignored (check indentation, tabs and trailing spaces). The "
+			       "current text is:\n     2\t\tif x:\n     3\t\t\treturn 1\ncopy it "
+			       "exactly (without the line numbers) into old_text");
+	free(o);
+	expect_file(f, "p.py", "def f():\n\tif x:\n\t\treturn 1\n\treturn 2\n");
+}
+
+static void
+test_no_match_similar(void **state)
+{
+	struct fixture *f = *state;
+	struct buf b = BUF_INIT;
+	char *o;
+	int err, i;
+
+	for (i = 1; i <= 20; i++)
+		buf_addf(&b, "line number %d here\n", i);
+	buf_adds(&b, "static int compute_total(struct order *o)\n{\n\treturn o->n;\n}\n");
+	fixture_write(f, "o.c", b.data, b.len);
+	o = ed(f, "{\"path\":\"o.c\",\"old_text\":\"static int compute_totals(struct order *ord)"
+		  "\\n{\\n\\treturn o->n;\",\"new_text\":\"y\"}", &err, NULL);
+	assert_true(err);
+	assert_non_null(strstr(o, "old_text not found in o.c; the line most like its first "
+				  "line is line 21. The file around it:\n    19\tline number 19"));
+	assert_non_null(strstr(o, "    21\tstatic int compute_total(struct order *o)\n"));
+	assert_non_null(strstr(o, "    24\t}\ncopy the exact current text"));
+	free(o);
+	o = ed(f, "{\"path\":\"o.c\",\"old_text\":\"zzzz qqqq\",\"new_text\":\"y\"}", &err, NULL);
+	assert_true(err);
+	assert_string_equal(o, "old_text not found in o.c (24 lines), and no similar lines "
+			       "either; read the file to see its current content");
+	free(o);
+	buf_release(&b);
+}
+
+static void
+test_crlf_and_bom(void **state)
+{
+	struct fixture *f = *state;
+	const char *want = "\xEF\xBB\xBFone\r\nTWO\r\nthree\r\nfour\r\n";
+	char *o, *d;
+	int err;
+
+	fixture_puts(f, "w.txt", "\xEF\xBB\xBFone\r\ntwo\r\nthree\r\n");
+	o = ed(f, "{\"path\":\"w.txt\",\"old_text\":\"two\\nthree\\n\",\"new_text\":"
+		  "\"TWO\\nthree\\nfour\\n\"}", &err, &d);
+	assert_false(err);
+	expect_file(f, "w.txt", want);
+	assert_null(strchr(d, '\r'));
+	assert_non_null(strstr(d, "-two\n+TWO\n three\n+four\n"));
+	free(o);
+	free(d);
+	/* a mixed file keeps its LF-only part as it was */
+	fixture_puts(f, "m.txt", "a\r\nb\nc\n");
+	o = ed(f, "{\"path\":\"m.txt\",\"old_text\":\"b\\nc\",\"new_text\":\"B\\nC\"}", &err, NULL);
+	assert_false(err);
+	free(o);
+	expect_file(f, "m.txt", "a\r\nB\nC\n");
+	/* model text that arrives with CRLF still matches an LF file */
+	fixture_puts(f, "l.txt", "x\ny\n");
+	o = ed(f, "{\"path\":\"l.txt\",\"old_text\":\"x\\r\\ny\",\"new_text\":\"z\"}", &err, NULL);
+	assert_false(err);
+	free(o);
+	expect_file(f, "l.txt", "z\n");
+}
+
+static void
+test_refusals(void **state)
+{
+	struct fixture *f = *state;
+	char *o;
+	int err;
+
+	fixture_puts(f, "a", "text\n");
+	o = ed(f, "{\"path\":\"a\",\"old_text\":\"text\",\"new_text\":\"text\"}", &err, NULL);
+	assert_true(err);
+	assert_string_equal(o, "old_text and new_text are identical; nothing to change");
+	free(o);
+	o = ed(f, "{\"path\":\"a\",\"old_text\":\"\",\"new_text\":\"x\"}", &err, NULL);
+	assert_true(err);
+	assert_string_equal(o, "old_text is empty; quote the exact text to replace (to create "
+			       "a file, use write)");
+	free(o);
+	o = ed(f, "{\"path\":\"nope\",\"old_text\":\"a\",\"new_text\":\"x\"}", &err, NULL);
+	assert_true(err);
+	assert_string_equal(o, "nope does not exist; use write to create a file");
+	free(o);
+	fixture_write(f, "bin", "a\0b", 3);
+	o = ed(f, "{\"path\":\"bin\",\"old_text\":\"a\",\"new_text\":\"x\"}", &err, NULL);
+	assert_true(err);
+	assert_string_equal(o, "bin is a binary file; edit works on text files only");
+	free(o);
+	o = ed(f, "{\"path\":\"../a\",\"old_text\":\"a\",\"new_text\":\"x\"}", &err, NULL);
+	assert_true(err);
+	assert_non_null(strstr(o, "outside the workspace"));
+	free(o);
+	o = ed(f, "{\"path\":\"a\",\"old_text\":5,\"new_text\":\"x\"}", &err, NULL);
+	assert_true(err);
+	free(o);
+	expect_file(f, "a", "text\n");
+}
+
+static void
+test_mode_and_no_temp(void **state)
+{
+	struct fixture *f = *state;
+	struct dirent *de;
+	struct stat st;
+	DIR *dir;
+	char *o;
+	int err, n = 0;
+
+	fixture_puts(f, "run.sh", "echo a\n");
+	assert_int_equal(chmod(fixture_path(f, "run.sh"), 0755), 0);
+	o = ed(f, "{\"path\":\"run.sh\",\"old_text\":\"a\",\"new_text\":\"b\"}", &err, NULL);
+	assert_false(err);
+	free(o);
+	assert_int_equal(stat(fixture_path(f, "run.sh"), &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0755);
+	dir = opendir(f->root);
+	assert_non_null(dir);
+	while ((de = readdir(dir)) != NULL)
+		n += de->d_name[0] != '.' || strstr(de->d_name, "hearth") != NULL;
+	closedir(dir);
+	assert_int_equal(n, 1);
+	expect_file(f, "run.sh", "echo b\n");
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_exact_unique, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ambiguous_and_replace_all, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_no_match_whitespace, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_no_match_similar, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_crlf_and_bom, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_refusals, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_mode_and_no_temp, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,267 @@
+/*
+ * test_fsutil: atomic replace (mode kept, no temp file left, failures
+ * harmless), mkdirs, the sorted ignore-aware walk, glob matching with **
+ * and braces, UTF-8 validation and binary sniffing.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+#include <dirent.h>
+#include <git2.h>
+
+#include "fsutil.h"
+#include "tool_fixture.h"
+
+/* Number of entries in dir other than . and .. */
+static int
+count_entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int n = 0;
+
+	assert_non_null(d);
+	while ((de = readdir(d)) != NULL)
+		n += strcmp(de->d_name, ".") && strcmp(de->d_name, "..");
+	closedir(d);
+	return n;
+}
+
+static void
+test_write_atomic(void **state)
+{
+	struct fixture *f = fixture_new();
+	struct err e = ERR_INIT;
+	struct stat st;
+	size_t len;
+	char *s;
+
+	(void)state;
+	assert_int_equal(fsutil_write_atomic(fixture_path(f, "new.txt"), "abc\n", 4, &e), 0);
+	assert_int_equal(stat(fixture_path(f, "new.txt"), &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0644 & ~(mode_t)022);
+	fixture_puts(f, "run.sh", "#!/bin/sh\n");
+	assert_int_equal(chmod(fixture_path(f, "run.sh"), 0751), 0);
+	assert_int_equal(fsutil_write_atomic(fixture_path(f, "run.sh"), "echo\n", 5, &e), 0);
+	assert_int_equal(stat(fixture_path(f, "run.sh"), &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0751);
+	s = fixture_slurp(f, "run.sh", &len);
+	assert_string_equal(s, "echo\n");
+	free(s);
+	assert_int_equal(fsutil_write_atomic(fixture_path(f, "empty"), "", 0, &e), 0);
+	assert_int_equal(stat(fixture_path(f, "empty"), &st), 0);
+	assert_int_equal(st.st_size, 0);
+	assert_int_equal(count_entries(f->root), 3); /* no temp files left */
+	/* failures: a directory target, a missing parent */
+	fixture_mkdir(f, "d");
+	assert_int_equal(fsutil_write_atomic(fixture_path(f, "d"), "x", 1, &e), -1);
+	assert_non_null(strstr(e.msg, "not a regular file"));
+	assert_int_equal(fsutil_write_atomic(fixture_path(f, "nope/x"), "x", 1, &e), -1);
+	assert_int_equal(count_entries(f->root), 4);
+	assert_int_equal(count_entries(fixture_path(f, "d")), 0);
+	fixture_free(f);
+}
+
+static void
+test_mkdirs(void **state)
+{
+	struct fixture *f = fixture_new();
+	struct err e = ERR_INIT;
+	struct stat st;
+
+	(void)state;
+	assert_int_equal(fsutil_mkdirs(fixture_path(f, "a/b/c"), &e), 0);
+	assert_int_equal(stat(fixture_path(f, "a/b/c"), &st), 0);
+	assert_true(S_ISDIR(st.st_mode));
+	assert_int_equal(fsutil_mkdirs(fixture_path(f, "a/b/c"), &e), 0);
+	fixture_puts(f, "file", "x");
+	assert_int_equal(fsutil_mkdirs(fixture_path(f, "file/sub"), &e), -1);
+	assert_true(err_isset(&e));
+	fixture_free(f);
+}
+
+struct seen {
+	struct buf names;
+	int stop_after;
+	int count;
+};
+
+/* Record each visited rel path, one per line. */
+static int
+record(const char *abs, const char *rel, const struct stat *st, void *arg)
+{
+	struct seen *s = arg;
+
+	(void)abs;
+	buf_addf(&s->names, "%s%s\n", rel, S_ISDIR(st->st_mode) ? "/" : "");
+	return ++s->count == s->stop_after;
+}
+
+/* Walk start and return the visit list (malloc'd). */
+static char *
+walk(struct fixture *f, const char *start, int stop_after, size_t max, int *truncated)
+{
+	struct seen s = { BUF_INIT, stop_after, 0 };
+	struct fsutil_walk w = { f->root, record, &s, max, 0, 0 };
+	struct err e = ERR_INIT;
+
+	assert_int_equal(fsutil_walk(&w, start, &e), 0);
+	if (truncated)
+		*truncated = w.truncated;
+	return buf_detach(&s.names, NULL);
+}
+
+static void
+test_walk_sorted(void **state)
+{
+	struct fixture *f = fixture_new();
+	char *s;
+	int trunc;
+
+	(void)state;
+	fixture_mkdir(f, "b");
+	fixture_mkdir(f, ".git");
+	fixture_puts(f, ".git/config", "x");
+	fixture_puts(f, "b/z", "");
+	fixture_puts(f, "b/a", "");
+	fixture_puts(f, "a.c", "");
+	fixture_puts(f, "C", "");
+	assert_int_equal(symlink(f->root, fixture_path(f, "loop")), 0);
+	s = walk(f, f->root, 0, 0, &trunc);
+	assert_string_equal(s, "C\na.c\nb/\nb/a\nb/z\nloop\n");
+	assert_int_equal(trunc, 0);
+	free(s);
+	s = walk(f, f->root, 3, 0, NULL);
+	assert_string_equal(s, "C\na.c\nb/\n");
+	free(s);
+	s = walk(f, f->root, 0, 2, &trunc);
+	assert_string_equal(s, "C\na.c\n");
+	assert_int_equal(trunc, 1);
+	free(s);
+	s = walk(f, fixture_path(f, "b/a"), 0, 0, NULL);
+	assert_string_equal(s, "b/a\n");
+	free(s);
+	fixture_free(f);
+}
+
+static void
+test_walk_gitignore(void **state)
+{
+	struct fixture *f = fixture_new();
+	git_repository *repo = NULL;
+	char *s;
+
+	(void)state;
+	git_libgit2_init();
+	assert_int_equal(git_repository_init(&repo, f->root, 0), 0);
+	git_repository_free(repo);
+	git_libgit2_shutdown();
+	fixture_puts(f, ".gitignore", "build/\n*.o\n");
+	fixture_mkdir(f, "build");
+	fixture_puts(f, "build/out", "");
+	fixture_mkdir(f, "src");
+	fixture_puts(f, "src/a.c", "");
+	fixture_puts(f, "src/a.o", "");
+	s = walk(f, f->root, 0, 0, NULL);
+	assert_string_equal(s, ".gitignore\nsrc/\nsrc/a.c\n");
+	free(s);
+	/* an explicitly named ignored directory is searched */
+	s = walk(f, fixture_path(f, "build"), 0, 0, NULL);
+	assert_string_equal(s, "build/out\n");
+	free(s);
+	fixture_free(f);
+}
+
+static void
+test_glob(void **state)
+{
+	(void)state;
+	assert_true(fsutil_glob_match("*.c", "a.c"));
+	assert_true(fsutil_glob_match("*.c", "src/deep/a.c"));
+	assert_false(fsutil_glob_match("*.c", "a.h"));
+	assert_true(fsutil_glob_match("src/*.c", "src/a.c"));
+	assert_false(fsutil_glob_match("src/*.c", "src/x/a.c"));
+	assert_true(fsutil_glob_match("src/**/*.c", "src/a.c"));
+	assert_true(fsutil_glob_match("src/**/*.c", "src/x/y/a.c"));
+	assert_false(fsutil_glob_match("src/**/*.c", "lib/a.c"));
+	assert_true(fsutil_glob_match("**/*.h", "a.h"));
+	assert_true(fsutil_glob_match("**/*.h", "x/a.h"));
+	assert_true(fsutil_glob_match("src/**", "src/x/y"));
+	assert_true(fsutil_glob_match("**/test/**/*.py", "a/test/b/c.py"));
+	assert_true(fsutil_glob_match("*.{c,h}", "x/a.h"));
+	assert_true(fsutil_glob_match("src/**/*.{c,h}", "src/q/a.c"));
+	assert_false(fsutil_glob_match("*.{c,h}", "a.o"));
+	assert_true(fsutil_glob_match("{Makefile,*.mk}", "mk/x.mk"));
+	assert_true(fsutil_glob_match("a{b,{c,d}}e", "ade"));
+	assert_true(fsutil_glob_match("./src/a.c", "src/a.c"));
+	assert_true(fsutil_glob_match("/src/a.c", "src/a.c"));
+	assert_true(fsutil_glob_match("{x}", "{x}"));
+	assert_false(fsutil_glob_match("{a,b", "a"));
+	/* brace expansion is bounded */
+	assert_false(fsutil_glob_match("{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}", "bbbbbbbb"));
+	assert_true(fsutil_glob_match("{a,b}{a,b}{a,b}", "bba"));
+}
+
+static void
+test_utf8(void **state)
+{
+	struct buf b = BUF_INIT;
+
+	(void)state;
+	assert_int_equal(fsutil_utf8_len("a", 1), 1);
+	assert_int_equal(fsutil_utf8_len("\xC3\xA9", 2), 2);
+	assert_int_equal(fsutil_utf8_len("\xE2\x82\xAC", 3), 3);
+	assert_int_equal(fsutil_utf8_len("\xF0\x9F\x98\x80", 4), 4);
+	assert_int_equal(fsutil_utf8_len("\xC0\xAF", 2), 0);     /* overlong */
+	assert_int_equal(fsutil_utf8_len("\xE0\x80\xAF", 3), 0); /* overlong */
+	assert_int_equal(fsutil_utf8_len("\xED\xA0\x80", 3), 0); /* surrogate */
+	assert_int_equal(fsutil_utf8_len("\xF4\x90\x80\x80", 4), 0);
+	assert_int_equal(fsutil_utf8_len("\xE2\x82", 2), 0);     /* truncated */
+	assert_int_equal(fsutil_utf8_len("\x80", 1), 0);
+	fsutil_add_utf8(&b, "a\xFF" "b\xC3\xA9\xE2\x82", 7);
+	assert_string_equal(b.data, "a\xEF\xBF\xBD" "b\xC3\xA9\xEF\xBF\xBD\xEF\xBF\xBD");
+	buf_release(&b);
+}
+
+static void
+test_binary(void **state)
+{
+	char big[FSUTIL_SNIFF + 10];
+	const char *latin1;
+	size_t i;
+
+	(void)state;
+	assert_false(fsutil_is_binary("hello\n\tworld\r\n", 14));
+	assert_false(fsutil_is_binary("", 0));
+	assert_true(fsutil_is_binary("ab\0cd", 5));
+	latin1 = "caf\xE9 cr\xE8me br\xFBl\xE9\x65 is a French dessert of custard and caramel";
+	assert_false(fsutil_is_binary(latin1, strlen(latin1)));
+	assert_true(fsutil_is_binary("\xFF\xFE\x81\x82\x83x", 6));
+	assert_true(fsutil_is_binary("\x01\x02\x03\x04xy", 6));
+	for (i = 0; i < sizeof big; i++)
+		big[i] = 'a';
+	big[FSUTIL_SNIFF + 2] = '\0'; /* beyond the sniff window */
+	assert_false(fsutil_is_binary(big, sizeof big));
+	memcpy(big + FSUTIL_SNIFF - 2, "\xE2\x82", 2); /* cut by the window */
+	assert_false(fsutil_is_binary(big, sizeof big));
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_write_atomic),
+		cmocka_unit_test(test_mkdirs),
+		cmocka_unit_test(test_walk_sorted),
+		cmocka_unit_test(test_walk_gitignore),
+		cmocka_unit_test(test_glob),
+		cmocka_unit_test(test_utf8),
+		cmocka_unit_test(test_binary),
+	};
+
+	umask(022);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

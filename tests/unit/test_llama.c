@@ -1,0 +1,588 @@
+/*
+ * test_llama: the llama-server provider — wire format against the recorded
+ * fixtures (pure), and the streaming provider against a forked loopback
+ * server replaying those fixtures in small chunks, dropping connections,
+ * answering errors.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <cjson/cJSON.h>
+
+#include "cfg.h"
+#include "conv.h"
+#include "http.h"
+#include "json.h"
+#include "llama.h"
+#include "loop.h"
+#include "testutil.h"
+#include "tool.h"
+
+/* ---- wire format ------------------------------------------------------ */
+
+static cJSON *
+build(const struct conv *cv, int with_tools)
+{
+	struct cfg cfg;
+	struct provider_req req = { 0 };
+	struct buf out = BUF_INIT;
+	size_t n;
+	cJSON *j;
+
+	cfg_defaults(&cfg);
+	req.conv = cv;
+	if (with_tools) {
+		req.tools = tool_all(&n);
+		req.ntools = n;
+	}
+	llamawire_request(&cfg, "local-tiny", &req, &out);
+	j = cJSON_Parse(out.data);
+	assert_non_null(j);
+	buf_release(&out);
+	cfg_release(&cfg);
+	return j;
+}
+
+static void
+test_request_fields(void **state)
+{
+	struct conv cv;
+	cJSON *j, *tools;
+	int i;
+
+	(void)state;
+	conv_init(&cv);
+	conv_set_system(&cv, "You are a coding agent.");
+	conv_add_user_text(&cv, "Read main.c and summarise it.");
+	j = build(&cv, 1);
+	assert_true(cJSON_IsTrue(cJSON_GetObjectItem(j, "stream")));
+	assert_true(cJSON_IsTrue(cJSON_GetObjectItem(j, "return_progress")));
+	assert_true(cJSON_IsTrue(cJSON_GetObjectItem(j, "cache_prompt")));
+	assert_true(cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "stream_options"), "include_usage")));
+	assert_true(cJSON_IsFalse(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "chat_template_kwargs"), "enable_thinking")));
+	assert_true(cJSON_IsNumber(cJSON_GetObjectItem(j, "id_slot")));
+	assert_true(cJSON_GetObjectItem(j, "temperature")->valuedouble == 0.6);
+	assert_true(cJSON_GetObjectItem(j, "top_p")->valuedouble == 0.95);
+	assert_int_equal(cJSON_GetObjectItem(j, "top_k")->valueint, 20);
+	assert_true(cJSON_GetObjectItem(j, "presence_penalty")->valuedouble == 0);
+	tools = cJSON_GetObjectItem(j, "tools");
+	assert_int_equal(cJSON_GetArraySize(tools), 7);
+	for (i = 0; i < 7; i++) {
+		cJSON *fn = cJSON_GetObjectItem(cJSON_GetArrayItem(tools, i), "function");
+
+		assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(tools, i), "type")->valuestring, "function");
+		assert_true(cJSON_IsObject(cJSON_GetObjectItem(fn, "parameters")));
+	}
+	assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(tools, 0), "function")->child->valuestring, "read");
+	/* the same keys as the recorded request that the real server accepted */
+	{
+		struct buf fx = BUF_INIT;
+		cJSON *rec, *it;
+
+		tu_fixture("requests/chat_tools.json", &fx);
+		rec = cJSON_Parse(fx.data);
+		cJSON_ArrayForEach(it, rec) {
+			if (!strcmp(it->string, "max_tokens") || !strcmp(it->string, "timings_per_token"))
+				continue;
+			assert_non_null(cJSON_GetObjectItem(j, it->string));
+			assert_int_equal(cJSON_GetObjectItem(j, it->string)->type & 0xff, it->type & 0xff);
+		}
+		cJSON_Delete(rec);
+		buf_release(&fx);
+	}
+	cJSON_Delete(j);
+	conv_release(&cv);
+}
+
+/* Messages of request k are a byte-exact prefix of request k+1's. */
+static void
+test_prefix_stability(void **state)
+{
+	struct conv cv;
+	char *prev[8] = { 0 };
+	int step, i;
+
+	(void)state;
+	conv_init(&cv);
+	conv_set_system(&cv, "sys");
+	conv_add_user_text(&cv, "task");
+	for (step = 0; step < 8; step++) {
+		cJSON *j = build(&cv, 1), *msgs = cJSON_GetObjectItem(j, "messages");
+		struct conv_msg *m;
+		char id[16], *cur;
+
+		cur = cJSON_PrintUnformatted(msgs);
+		if (step) {
+			size_t pl = strlen(prev[step - 1]) - 1; /* drop the closing ']' */
+
+			assert_true(strlen(cur) > pl);
+			assert_memory_equal(prev[step - 1], cur, pl);
+		}
+		prev[step] = cur;
+		cJSON_Delete(j);
+		snprintf(id, sizeof id, "c%d", step);
+		m = conv_add_msg(&cv, CONV_ASSISTANT);
+		conv_add_block(m, CONV_TEXT, "thinking about it \"quoted\" \x01", NULL, NULL);
+		conv_add_block(m, CONV_TOOL_CALL, "{\"path\":\"a.c\"}", id, "read");
+		m = conv_add_msg(&cv, CONV_USER);
+		conv_add_block(m, CONV_TOOL_RESULT, "line 1\nline 2 ✓", id, "read");
+	}
+	for (i = 0; i < 8; i++)
+		free(prev[i]);
+	conv_release(&cv);
+}
+
+static void
+test_wire_roles(void **state)
+{
+	struct conv cv;
+	struct conv_msg *m;
+	struct conv_block *b;
+	cJSON *j, *msgs, *a, *t;
+
+	(void)state;
+	conv_init(&cv);
+	conv_add_user_text(&cv, "go");
+	m = conv_add_msg(&cv, CONV_ASSISTANT);
+	b = conv_add_block(m, CONV_REASONING, "secret claude thought", NULL, NULL);
+	b->provider = strdup("anthropic");
+	conv_add_block(m, CONV_TOOL_CALL, "{\"command\":\"ls\"}", "id7", "bash");
+	m = conv_add_msg(&cv, CONV_USER);
+	conv_add_block(m, CONV_TOOL_RESULT, "a\nb", "id7", "bash");
+	conv_add_block(m, CONV_TEXT, "and also this", NULL, NULL);
+	j = build(&cv, 0);
+	assert_null(cJSON_GetObjectItem(j, "tools"));
+	msgs = cJSON_GetObjectItem(j, "messages");
+	assert_int_equal(cJSON_GetArraySize(msgs), 4); /* no system: none set */
+	a = cJSON_GetArrayItem(msgs, 1);
+	assert_string_equal(cJSON_GetObjectItem(a, "role")->valuestring, "assistant");
+	assert_null(cJSON_GetObjectItem(a, "reasoning_content")); /* not ours to send */
+	t = cJSON_GetArrayItem(cJSON_GetObjectItem(a, "tool_calls"), 0);
+	assert_string_equal(cJSON_GetObjectItem(t, "id")->valuestring, "id7");
+	assert_string_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(t, "function"), "arguments")->valuestring,
+			    "{\"command\":\"ls\"}");
+	t = cJSON_GetArrayItem(msgs, 2);
+	assert_string_equal(cJSON_GetObjectItem(t, "role")->valuestring, "tool");
+	assert_string_equal(cJSON_GetObjectItem(t, "tool_call_id")->valuestring, "id7");
+	t = cJSON_GetArrayItem(msgs, 3);
+	assert_string_equal(cJSON_GetObjectItem(t, "role")->valuestring, "user");
+	cJSON_Delete(j);
+	conv_release(&cv);
+}
+
+static void
+test_parse_discovery_fixtures(void **state)
+{
+	struct llama_info info = { 0 };
+	struct llama_slot *slots;
+	struct buf b = BUF_INIT;
+	size_t n;
+
+	(void)state;
+	tu_fixture("props.json", &b);
+	assert_int_equal(llamawire_props(b.data, b.len, &info, NULL), 0);
+	assert_int_equal(info.n_ctx, 8192);
+	assert_int_equal(info.total_slots, 2);
+	assert_non_null(info.build_info);
+	buf_reset(&b);
+	tu_fixture("v1_models.json", &b);
+	assert_int_equal(llamawire_models(b.data, b.len, &info, NULL), 0);
+	assert_string_equal(info.model_id, "local-tiny");
+	buf_reset(&b);
+	tu_fixture("slots_idle.json", &b);
+	assert_int_equal(llamawire_slots(b.data, b.len, &slots, &n, NULL), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(slots[1].id, 1);
+	assert_int_equal(slots[1].n_ctx, 8192);
+	assert_false(slots[0].is_processing);
+	assert_int_equal(slots[0].id_task, -1);
+	free(slots);
+	buf_reset(&b);
+	tu_fixture("slots_processing.json", &b);
+	assert_int_equal(llamawire_slots(b.data, b.len, &slots, &n, NULL), 0);
+	assert_true(slots[0].is_processing);
+	assert_int_equal(slots[0].n_prompt_tokens, 4096);
+	assert_int_equal(slots[0].id_task, 0);
+	free(slots);
+	/* hostile input: not JSON, wrong shapes */
+	assert_int_equal(llamawire_slots("{\"x\":1}", 7, &slots, &n, NULL), -1);
+	assert_int_equal(llamawire_props("nope", 4, &info, NULL), -1);
+	assert_int_equal(llamawire_props("[1,2]", 5, &info, NULL), 0);
+	assert_int_equal(llamawire_models("{\"data\":7}", 10, &info, NULL), -1);
+	llamawire_info_release(&info);
+	buf_release(&b);
+}
+
+/* ---- the streaming provider ---------------------------------------- */
+
+struct rec {
+	int ended;
+	int nprogress, ntext, nusage, ntimings, nbegin;
+	struct buf text;
+	struct llm_event last;
+	char msg[512];
+	long prompt_tokens, cache_n;
+	char stop[32];
+	int after_end; /* events after the terminal one: must stay 0 */
+};
+
+static void
+rec_sink(void *ctx, const struct llm_event *ev)
+{
+	struct rec *r = ctx;
+
+	if (r->ended)
+		r->after_end++;
+	switch (ev->kind) {
+	case LLM_PROGRESS: r->nprogress++; break;
+	case LLM_TEXT: r->ntext++; buf_add(&r->text, ev->text.p, ev->text.len); break;
+	case LLM_USAGE: r->nusage++; r->prompt_tokens = ev->usage.prompt_tokens; break;
+	case LLM_TIMINGS: r->ntimings++; r->cache_n = ev->timings.cache_n; break;
+	case LLM_TOOL_CALL_BEGIN: r->nbegin++; break;
+	case LLM_DONE:
+	case LLM_ERROR:
+		r->ended = 1;
+		r->last = *ev;
+		snprintf(r->msg, sizeof r->msg, "%.*s", (int)ev->text.len, ev->text.p);
+		if (ev->stop_reason)
+			snprintf(r->stop, sizeof r->stop, "%s", ev->stop_reason);
+		r->last.text = STR_NULL;
+		break;
+	default:
+		break;
+	}
+}
+
+struct net {
+	struct loop *loop;
+	struct http *http;
+	struct cfg cfg;
+	struct llama *lm;
+	struct tu_server srv;
+	struct rec rec;
+	struct buf raw[4];
+};
+
+static int
+net_setup(void **state)
+{
+	struct net *n = calloc(1, sizeof *n);
+
+	n->loop = loop_new(NULL);
+	n->http = http_new(n->loop, NULL);
+	cfg_defaults(&n->cfg);
+	*state = n;
+	return 0;
+}
+
+static int
+net_teardown(void **state)
+{
+	struct net *n = *state;
+	int i;
+
+	llama_free(n->lm);
+	http_free(n->http);
+	loop_free(n->loop);
+	tu_server_stop(&n->srv);
+	cfg_release(&n->cfg);
+	buf_release(&n->rec.text);
+	for (i = 0; i < 4; i++)
+		buf_release(&n->raw[i]);
+	free(n);
+	return 0;
+}
+
+/* Point the provider at the test server. */
+static void
+net_connect(struct net *n, int port)
+{
+	char url[64];
+
+	snprintf(url, sizeof url, "http://127.0.0.1:%d", port);
+	free(n->cfg.server_url);
+	n->cfg.server_url = strdup(url);
+	n->lm = llama_new(n->loop, n->http, &n->cfg);
+}
+
+/* An SSE response around a fixture body. */
+static void
+sse_response(struct buf *raw, const char *fixture)
+{
+	buf_adds(raw, "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n");
+	tu_fixture(fixture, raw);
+}
+
+/* Start a chat and run until its terminal event. */
+static void
+chat(struct net *n)
+{
+	struct conv cv;
+	struct provider_req req = { 0 };
+	struct provider *p = llama_provider(n->lm);
+
+	conv_init(&cv);
+	conv_add_user_text(&cv, "hi");
+	req.conv = &cv;
+	assert_int_equal(p->start(p->self, &req, rec_sink, &n->rec, NULL), 0);
+	assert_true(tu_run_until(n->loop, &n->rec.ended, 8000));
+	conv_release(&cv);
+	/* let the transfer finish, then make sure nothing else arrives */
+	{
+		int never = 0;
+
+		tu_run_until(n->loop, &never, 100);
+	}
+	assert_int_equal(n->rec.after_end, 0);
+}
+
+static void
+test_stream_fixture_in_small_chunks(void **state)
+{
+	struct net *n = *state;
+	struct tu_resp r = { 0 };
+
+	sse_response(&n->raw[0], "chat_stream_tools.sse");
+	r.raw = n->raw[0].data;
+	r.chunk = 7;
+	tu_server_start(&n->srv, &r, 1);
+	net_connect(n, n->srv.port);
+	chat(n);
+	assert_int_equal(n->rec.last.kind, LLM_DONE);
+	assert_string_equal(n->rec.stop, "length");
+	assert_int_equal(n->rec.nprogress, 2);
+	assert_int_equal(n->rec.nusage, 1);
+	assert_int_equal(n->rec.prompt_tokens, 352);
+	assert_true(n->rec.ntext > 5);
+	assert_non_null(strstr(n->rec.text.data, "illness Hunters"));
+}
+
+static void
+test_stream_one_byte_writes(void **state)
+{
+	struct net *n = *state;
+	struct tu_resp r = { 0 };
+
+	sse_response(&n->raw[0], "chat_stream_turn2_cache_hit.sse");
+	r.raw = n->raw[0].data;
+	r.chunk = 1;
+	tu_server_start(&n->srv, &r, 1);
+	net_connect(n, n->srv.port);
+	chat(n);
+	assert_int_equal(n->rec.last.kind, LLM_DONE);
+	assert_int_equal(n->rec.cache_n, 343);
+}
+
+static void
+test_in_stream_toolparse_error(void **state)
+{
+	struct net *n = *state;
+	struct tu_resp r = { 0 };
+
+	sse_response(&n->raw[0], "chat_stream_toolparse_error.sse");
+	r.raw = n->raw[0].data;
+	r.chunk = 512;
+	tu_server_start(&n->srv, &r, 1);
+	net_connect(n, n->srv.port);
+	chat(n);
+	assert_int_equal(n->rec.last.kind, LLM_ERROR);
+	assert_int_equal(n->rec.last.error.kind, LLM_ERR_TOOL_PARSE);
+	assert_false(n->rec.last.error.retryable);
+}
+
+static void
+test_context_exceeded(void **state)
+{
+	struct net *n = *state;
+	struct tu_resp r = { 0 };
+	struct buf body = BUF_INIT, line = BUF_INIT;
+	char *nl;
+
+	tu_fixture("error_context_exceeded.txt", &body);
+	nl = strchr(body.data, '\n');
+	*nl = '\0';
+	buf_addf(&n->raw[0], "HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\n"
+			     "Content-Length: %zu\r\nConnection: close\r\n\r\n%s",
+		 strlen(body.data), body.data);
+	r.raw = n->raw[0].data;
+	tu_server_start(&n->srv, &r, 1);
+	net_connect(n, n->srv.port);
+	chat(n);
+	assert_int_equal(n->rec.last.kind, LLM_ERROR);
+	assert_int_equal(n->rec.last.error.kind, LLM_ERR_CONTEXT);
+	assert_int_equal(n->rec.last.error.n_prompt_tokens, 9036);
+	assert_int_equal(n->rec.last.error.n_ctx, 8192);
+	llama_describe_error("http://x", &n->rec.last, &line);
+	assert_non_null(strstr(line.data, "9036"));
+	assert_non_null(strstr(line.data, "8192"));
+	assert_non_null(strstr(line.data, "-c"));
+	assert_null(strchr(line.data, '\n'));
+	buf_release(&line);
+	buf_release(&body);
+}
+
+static void
+test_dropped_mid_stream(void **state)
+{
+	struct net *n = *state;
+	struct tu_resp r = { 0 };
+
+	sse_response(&n->raw[0], "chat_stream_tools.sse");
+	r.raw = n->raw[0].data;
+	r.drop_after = 1500;
+	tu_server_start(&n->srv, &r, 1);
+	net_connect(n, n->srv.port);
+	chat(n);
+	assert_int_equal(n->rec.last.kind, LLM_ERROR);
+	assert_int_equal(n->rec.last.error.kind, LLM_ERR_DISCONNECTED);
+}
+
+static void
+test_connection_refused(void **state)
+{
+	struct net *n = *state;
+	struct buf line = BUF_INIT;
+
+	net_connect(n, tu_closed_port());
+	chat(n);
+	assert_int_equal(n->rec.last.kind, LLM_ERROR);
+	assert_int_equal(n->rec.last.error.kind, LLM_ERR_CONNECT);
+	llama_describe_error(n->cfg.server_url, &n->rec.last, &line);
+	assert_non_null(strstr(line.data, "no llama-server at"));
+	buf_release(&line);
+}
+
+struct probe_rec {
+	int done, rc, loading;
+	enum llm_err_kind kind;
+	char msg[512];
+};
+
+static void
+probe_loading(void *arg)
+{
+	((struct probe_rec *)arg)->loading++;
+}
+
+static void
+probe_done(struct llama *lm, int rc, enum llm_err_kind kind, const char *msg, void *arg)
+{
+	struct probe_rec *p = arg;
+
+	(void)lm;
+	p->done = 1;
+	p->rc = rc;
+	p->kind = kind;
+	snprintf(p->msg, sizeof p->msg, "%s", msg ? msg : "");
+}
+
+static void
+test_probe_waits_for_loading(void **state)
+{
+	struct net *n = *state;
+	struct tu_resp r[4];
+	struct probe_rec p = { 0 };
+	static const char loading[] =
+		"HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n"
+		"{\"error\":{\"message\":\"Loading model\",\"type\":\"unavailable_error\",\"code\":503}}";
+
+	memset(r, 0, sizeof r);
+	r[0].raw = loading;
+	r[0].path = "/health";
+	buf_adds(&n->raw[0], "HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n{\"status\":\"ok\"}");
+	r[1].raw = n->raw[0].data;
+	r[1].path = "/health";
+	buf_adds(&n->raw[1], "HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n");
+	tu_fixture("props.json", &n->raw[1]);
+	r[2].raw = n->raw[1].data;
+	r[2].path = "/props";
+	buf_adds(&n->raw[2], "HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n");
+	tu_fixture("v1_models.json", &n->raw[2]);
+	r[3].raw = n->raw[2].data;
+	r[3].path = "/v1/models";
+	tu_server_start(&n->srv, r, 4);
+	net_connect(n, n->srv.port);
+	llama_probe(n->lm, 10000, probe_loading, probe_done, &p);
+	assert_true(tu_run_until(n->loop, &p.done, 8000));
+	assert_int_equal(p.rc, 0);
+	assert_int_equal(p.loading, 1);
+	assert_string_equal(llama_info(n->lm)->model_id, "local-tiny");
+	assert_int_equal(llama_info(n->lm)->n_ctx, 8192);
+	assert_string_equal(llama_provider(n->lm)->model(n->lm), "local-tiny");
+}
+
+static void
+test_probe_no_server(void **state)
+{
+	struct net *n = *state;
+	struct probe_rec p = { 0 };
+
+	net_connect(n, tu_closed_port());
+	llama_probe(n->lm, 1000, probe_loading, probe_done, &p);
+	assert_true(tu_run_until(n->loop, &p.done, 5000));
+	assert_int_equal(p.rc, -1);
+	assert_int_equal(p.kind, LLM_ERR_CONNECT);
+	assert_non_null(strstr(p.msg, "no llama-server at"));
+	assert_non_null(strstr(p.msg, "--server"));
+}
+
+static void
+test_cancel_mid_stream(void **state)
+{
+	struct net *n = *state;
+	struct tu_resp r = { 0 };
+	struct conv cv;
+	struct provider_req req = { 0 };
+	struct provider *p;
+	int spins = 0;
+
+	sse_response(&n->raw[0], "chat_stream_prefill_progress.sse");
+	r.raw = n->raw[0].data;
+	r.chunk = 64;
+	r.delay_us = 20000;
+	tu_server_start(&n->srv, &r, 1);
+	net_connect(n, n->srv.port);
+	p = llama_provider(n->lm);
+	conv_init(&cv);
+	conv_add_user_text(&cv, "hi");
+	req.conv = &cv;
+	assert_int_equal(p->start(p->self, &req, rec_sink, &n->rec, NULL), 0);
+	while (!n->rec.nprogress && spins++ < 300)
+		loop_run_once(n->loop, 10, NULL);
+	assert_true(n->rec.nprogress > 0);
+	p->cancel(p->self);
+	n->rec.ended = 1; /* anything from now on counts as after_end */
+	spins = 0;
+	while (spins++ < 30)
+		loop_run_once(n->loop, 10, NULL);
+	assert_int_equal(n->rec.after_end, 0);
+	conv_release(&cv);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_request_fields),
+		cmocka_unit_test(test_prefix_stability),
+		cmocka_unit_test(test_wire_roles),
+		cmocka_unit_test(test_parse_discovery_fixtures),
+		cmocka_unit_test_setup_teardown(test_stream_fixture_in_small_chunks, net_setup, net_teardown),
+		cmocka_unit_test_setup_teardown(test_stream_one_byte_writes, net_setup, net_teardown),
+		cmocka_unit_test_setup_teardown(test_in_stream_toolparse_error, net_setup, net_teardown),
+		cmocka_unit_test_setup_teardown(test_context_exceeded, net_setup, net_teardown),
+		cmocka_unit_test_setup_teardown(test_dropped_mid_stream, net_setup, net_teardown),
+		cmocka_unit_test_setup_teardown(test_connection_refused, net_setup, net_teardown),
+		cmocka_unit_test_setup_teardown(test_probe_waits_for_loading, net_setup, net_teardown),
+		cmocka_unit_test_setup_teardown(test_probe_no_server, net_setup, net_teardown),
+		cmocka_unit_test_setup_teardown(test_cancel_mid_stream, net_setup, net_teardown),
+	};
+	json_init();
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,194 @@
+/*
+ * test_ws: workspace path resolution — relative, absolute, "..", missing
+ * components, "~", symlinks that escape, allow_outside, and display paths.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "tool_fixture.h"
+#include "ws.h"
+
+/* Resolve and return 0/-1; the result or message lands in *res. */
+static int
+resolve(struct fixture *f, int outside, const char *path, char *res, size_t n)
+{
+	struct buf out = BUF_INIT;
+	struct err e = ERR_INIT;
+	int rc = ws_resolve(f->root, outside, path, &out, &e);
+
+	snprintf(res, n, "%s", rc == 0 ? out.data : e.msg);
+	buf_release(&out);
+	return rc;
+}
+
+/* Expect path to resolve to ROOT + "/" + rel (or ROOT when rel is ""). */
+static void
+expect_inside(struct fixture *f, const char *path, const char *rel)
+{
+	char res[PATH_MAX * 2], want[PATH_MAX * 2];
+
+	assert_int_equal(resolve(f, 0, path, res, sizeof res), 0);
+	snprintf(want, sizeof want, "%s%s%s", f->root, *rel ? "/" : "", rel);
+	assert_string_equal(res, want);
+}
+
+static int
+setup(void **state)
+{
+	struct fixture *f = fixture_new();
+
+	fixture_mkdir(f, "src");
+	fixture_puts(f, "src/a.c", "int a;\n");
+	*state = f;
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	fixture_free(*state);
+	return 0;
+}
+
+static void
+test_relative_and_lexical(void **state)
+{
+	struct fixture *f = *state;
+
+	expect_inside(f, "src/a.c", "src/a.c");
+	expect_inside(f, "./src//a.c", "src/a.c");
+	expect_inside(f, "src/../src/a.c", "src/a.c");
+	expect_inside(f, "new/dir/f.txt", "new/dir/f.txt");
+	expect_inside(f, "new/../x", "x");
+	expect_inside(f, "src/new/./../b.c", "src/b.c");
+	expect_inside(f, "", "");
+	expect_inside(f, ".", "");
+	expect_inside(f, "src/a.c/", "src/a.c");
+	expect_inside(f, NULL, "");
+}
+
+static void
+test_absolute(void **state)
+{
+	struct fixture *f = *state;
+	char path[PATH_MAX * 2];
+
+	snprintf(path, sizeof path, "%s/src/a.c", f->root);
+	expect_inside(f, path, "src/a.c");
+	snprintf(path, sizeof path, "%s/src/../missing", f->root);
+	expect_inside(f, path, "missing");
+}
+
+static void
+test_escapes_refused(void **state)
+{
+	struct fixture *f = *state;
+	char res[PATH_MAX * 2], want[PATH_MAX * 2];
+
+	assert_int_equal(resolve(f, 0, "../x", res, sizeof res), -1);
+	snprintf(want, sizeof want,
+		 "path \"../x\" is outside the workspace %s; use a path inside it", f->root);
+	assert_string_equal(res, want);
+	assert_int_equal(resolve(f, 0, "/etc/passwd", res, sizeof res), -1);
+	assert_non_null(strstr(res, "outside the workspace"));
+	assert_int_equal(resolve(f, 0, "new/../../x", res, sizeof res), -1);
+	assert_int_equal(resolve(f, 0, "src/../../../../../../..", res, sizeof res), -1);
+	/* a sibling sharing the root as a string prefix is still outside */
+	snprintf(want, sizeof want, "%sx/y", f->root);
+	assert_int_equal(resolve(f, 0, want, res, sizeof res), -1);
+}
+
+static void
+test_allow_outside(void **state)
+{
+	struct fixture *f = *state;
+	char res[PATH_MAX * 2];
+
+	assert_int_equal(resolve(f, 1, "/etc/../etc/passwd", res, sizeof res), 0);
+	assert_string_equal(res, "/etc/passwd");
+	assert_int_equal(resolve(f, 1, "/no/such/../file", res, sizeof res), 0);
+	assert_string_equal(res, "/no/file");
+	assert_int_equal(resolve(f, 1, "/../..", res, sizeof res), 0);
+	assert_string_equal(res, "/");
+}
+
+static void
+test_symlinks(void **state)
+{
+	struct fixture *f = *state;
+	char res[PATH_MAX * 2], other[PATH_MAX * 2];
+	struct fixture *out = fixture_new();
+
+	fixture_puts(out, "secret", "s\n");
+	snprintf(other, sizeof other, "%s", out->root);
+	assert_int_equal(symlink(other, fixture_path(f, "link")), 0);
+	snprintf(other, sizeof other, "%s/secret", out->root);
+	assert_int_equal(symlink(other, fixture_path(f, "flink")), 0);
+	assert_int_equal(symlink("src", fixture_path(f, "inner")), 0);
+	assert_int_equal(resolve(f, 0, "link/secret", res, sizeof res), -1);
+	assert_non_null(strstr(res, "outside the workspace"));
+	assert_int_equal(resolve(f, 0, "link", res, sizeof res), -1);
+	assert_int_equal(resolve(f, 0, "link/new-file", res, sizeof res), -1);
+	assert_int_equal(resolve(f, 0, "flink", res, sizeof res), -1);
+	expect_inside(f, "inner/a.c", "src/a.c");
+	expect_inside(f, "inner/new.c", "src/new.c");
+	assert_int_equal(resolve(f, 1, "link/secret", res, sizeof res), 0);
+	assert_string_equal(res, other);
+	fixture_free(out);
+}
+
+static void
+test_home(void **state)
+{
+	struct fixture *f = *state;
+	char *old = getenv("HOME") ? strdup(getenv("HOME")) : NULL;
+	char res[PATH_MAX * 2];
+
+	setenv("HOME", f->root, 1);
+	expect_inside(f, "~/src/a.c", "src/a.c");
+	setenv("HOME", "/", 1);
+	assert_int_equal(resolve(f, 0, "~/x", res, sizeof res), -1);
+	/* "~name" is an ordinary file name */
+	expect_inside(f, "~x", "~x");
+	if (old)
+		setenv("HOME", old, 1);
+	free(old);
+}
+
+static void
+test_rel_and_inside(void **state)
+{
+	(void)state;
+	assert_string_equal(ws_rel("/w/r", "/w/r"), ".");
+	assert_string_equal(ws_rel("/w/r", "/w/r/a/b"), "a/b");
+	assert_string_equal(ws_rel("/w/r/", "/w/r/a"), "a");
+	assert_string_equal(ws_rel("/w/r", "/w/rx/a"), "/w/rx/a");
+	assert_string_equal(ws_rel("/w/r", "/etc"), "/etc");
+	assert_string_equal(ws_rel("/", "/etc/x"), "etc/x");
+	assert_string_equal(ws_rel("/", "/"), ".");
+	assert_true(ws_inside("/w/r", "/w/r"));
+	assert_true(ws_inside("/w/r", "/w/r/x"));
+	assert_false(ws_inside("/w/r", "/w/rx"));
+	assert_false(ws_inside("/w/r", "/w"));
+	assert_true(ws_inside("/", "/anything"));
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_relative_and_lexical, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_absolute, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_escapes_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_allow_outside, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_symlinks, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_home, setup, teardown),
+		cmocka_unit_test(test_rel_and_inside),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
