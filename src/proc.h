@@ -17,9 +17,10 @@
  * completes (proc_lingered() tells).  A completed proc that was killed
  * gets a final SIGKILL to its group, so nothing of it survives.
  *
- * SIGCHLD: proc installs its own handler on each loop it spawns on; the
- * handler only waits for the pids of live procs (waitpid(pid, WNOHANG)),
- * never for other children of the process.
+ * SIGCHLD: proc installs its own handler on each loop it spawns on (so
+ * nothing else may take SIGCHLD on that loop); the handler only waits for
+ * the pids of live procs (waitpid(pid, WNOHANG)), never for other children
+ * of the process.
  *
  * Lifetime: proc_spawn returns a proc owned by the caller, who frees it
  * with proc_free, from the exit callback or later, or earlier to abandon
@@ -59,7 +60,8 @@ struct proc_spec {
 /*
  * Start a child.  NULL + e when the pipe, fork, chdir or exec fails (the
  * message names argv[0] or the directory and the reason); no callback
- * runs for a proc that was never returned.  The spec is copied as needed.
+ * runs for a proc that was never returned.  Returns once the child has
+ * exec'd (a pipe handshake, no sleeping).  The spec need not outlive the call.
  */
 struct proc *proc_spawn(struct loop *l, const struct proc_spec *spec, struct err *e);
 

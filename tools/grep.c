@@ -166,6 +166,14 @@ visit(const char *abs, const char *rel, const struct stat *st, void *arg)
 	return 0;
 }
 
+/* Start a new line unless out is empty or already at one. */
+static void
+line_break(struct buf *out)
+{
+	if (out->len && out->data[out->len - 1] != '\n')
+		buf_addch(out, '\n');
+}
+
 /* Final note: caps, skipped files, or "no matches". */
 static void
 add_note(struct grep *g, const char *pattern, const char *where, const struct fsutil_walk *w)
@@ -180,12 +188,15 @@ add_note(struct grep *g, const char *pattern, const char *where, const struct fs
 	if (g->capped)
 		buf_addf(out, "[showing %zu of %zu matches in %zu files; narrow the search with "
 			 "path, glob or a more specific pattern]", g->shown, g->matches, g->files);
-	if (g->skipped_big)
-		buf_addf(out, "%s[skipped %zu files over 4 MB]", out->len ? "\n" : "",
-			 g->skipped_big);
-	if (w->truncated)
-		buf_addf(out, "%s[stopped after %zu entries; pass a narrower path]",
-			 out->len ? "\n" : "", w->max_entries);
+	if (g->skipped_big) {
+		line_break(out);
+		buf_addf(out, "[skipped %zu files over 4 MB]", g->skipped_big);
+	}
+	if (w->truncated) {
+		line_break(out);
+		buf_addf(out, "[stopped after %zu entries; pass a narrower path]",
+			 w->max_entries);
+	}
 }
 
 /* Compile the pattern; -1 after failing the job. */

@@ -43,6 +43,7 @@ struct ctx {
 static pid_t groups[64];
 static int ngroups;
 
+/* Milliseconds on the monotonic clock. */
 static uint64_t
 now_ms(void)
 {
@@ -52,6 +53,7 @@ now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
+/* Count tool_job_done calls. */
 static void
 on_done(struct tool_job *job, void *arg)
 {
@@ -93,6 +95,7 @@ run(struct ctx *c, const char *json, int cap_ms)
 	assert_null(c->job.priv);
 }
 
+/* nftw callback: remove one entry (depth first). */
 static int
 rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
@@ -102,6 +105,7 @@ rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 	return remove(path);
 }
 
+/* A temp workspace, a loop and an env pointing at both. */
 static int
 setup(void **state)
 {
@@ -121,6 +125,7 @@ setup(void **state)
 	return c->l ? 0 : -1;
 }
 
+/* Release the job and loop, remove the workspace. */
 static int
 teardown(void **state)
 {

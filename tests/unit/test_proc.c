@@ -53,6 +53,7 @@ now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
+/* Collect output; optionally kill from inside the callback. */
 static void
 on_output(struct proc *p, const char *d, size_t n, void *arg)
 {
@@ -63,6 +64,7 @@ on_output(struct proc *p, const char *d, size_t n, void *arg)
 		proc_kill(p);
 }
 
+/* Count completions; optionally free the proc from inside the callback. */
 static void
 on_exit_cb(struct proc *p, void *arg)
 {
@@ -135,6 +137,7 @@ count_fds(void)
 	return n;
 }
 
+/* A fresh loop per test. */
 static int
 setup(void **state)
 {
@@ -144,6 +147,7 @@ setup(void **state)
 	return *state ? 0 : -1;
 }
 
+/* Free the loop (every proc is freed by then). */
 static int
 teardown(void **state)
 {
@@ -151,6 +155,7 @@ teardown(void **state)
 	return 0;
 }
 
+/* Release a run's proc and output. */
 static void
 finish(struct run *r)
 {

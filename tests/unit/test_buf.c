@@ -1,0 +1,149 @@
+/* test_buf: strbuf invariants, str views, arena lifetimes. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "arena.h"
+#include "buf.h"
+#include "str.h"
+#include "testutil.h"
+
+static void
+test_buf_basics(void **state)
+{
+	struct buf b = BUF_INIT;
+	char *d;
+	size_t n;
+
+	(void)state;
+	assert_non_null(b.data);
+	assert_string_equal(b.data, "");
+	buf_adds(&b, "hello");
+	buf_addch(&b, ' ');
+	buf_addf(&b, "%d-%s", 42, "x");
+	assert_string_equal(b.data, "hello 42-x");
+	buf_insert(&b, 0, ">>", 2);
+	buf_remove(&b, 2, 6);
+	assert_string_equal(b.data, ">>42-x");
+	buf_remove(&b, 100, 3); /* past the end: no-op */
+	buf_add(&b, "a\0b", 3);
+	assert_int_equal(b.len, 9);
+	assert_int_equal(b.data[9], '\0');
+	buf_setlen(&b, 2);
+	assert_string_equal(b.data, ">>");
+	buf_adds(&b, " \t\n");
+	buf_rtrim(&b);
+	assert_string_equal(b.data, ">>");
+	d = buf_detach(&b, &n);
+	assert_int_equal(n, 2);
+	assert_string_equal(d, ">>");
+	assert_string_equal(b.data, "");
+	free(d);
+	d = buf_detach(&b, NULL); /* empty buf still gives an allocation */
+	assert_string_equal(d, "");
+	free(d);
+	buf_release(&b);
+}
+
+static void
+test_buf_growth(void **state)
+{
+	struct buf b = BUF_INIT;
+	int i;
+
+	(void)state;
+	for (i = 0; i < 100000; i++)
+		buf_addch(&b, 'a' + i % 26);
+	assert_int_equal(b.len, 100000);
+	assert_int_equal(b.data[99999], 'a' + 99999 % 26);
+	buf_reset(&b);
+	assert_int_equal(b.len, 0);
+	assert_string_equal(b.data, "");
+	buf_release(&b);
+}
+
+static void
+test_buf_read_file(void **state)
+{
+	char *dir = tu_tmpdir();
+	struct buf b = BUF_INIT, p = BUF_INIT;
+	struct err e = ERR_INIT;
+
+	(void)state;
+	tu_write(dir, "f", "0123456789");
+	buf_addf(&p, "%s/f", dir);
+	assert_int_equal(buf_read_file(&b, p.data, 0, &e), 0);
+	assert_string_equal(b.data, "0123456789");
+	buf_reset(&b);
+	assert_int_equal(buf_read_file(&b, p.data, 5, &e), -1);
+	assert_non_null(strstr(e.msg, "limit"));
+	assert_int_equal(buf_read_file(&b, dir, 0, &e), -1);
+	assert_non_null(strstr(e.msg, "directory"));
+	buf_addch(&p, 'x');
+	assert_int_equal(buf_read_file(&b, p.data, 0, &e), -1);
+	assert_non_null(strstr(e.msg, "No such file"));
+	buf_release(&b);
+	buf_release(&p);
+	tu_rmrf(dir);
+	free(dir);
+}
+
+static void
+test_str(void **state)
+{
+	struct str s = str_from("  key: value \r\n");
+	char *d;
+
+	(void)state;
+	s = str_trim(s);
+	assert_true(str_eq(s, "key: value"));
+	assert_true(str_startswith(s, "key"));
+	assert_false(str_startswith(s, "value"));
+	assert_int_equal(str_find(s, ": ", 2), 3);
+	assert_int_equal(str_find(s, "zz", 2), -1);
+	d = str_dup(str_make(s.p + 5, 5));
+	assert_string_equal(d, "value");
+	free(d);
+	assert_true(str_eq(str_from(NULL), ""));
+}
+
+static void
+test_arena(void **state)
+{
+	struct arena a = ARENA_INIT;
+	char *p, *big;
+	int i;
+
+	(void)state;
+	for (i = 0; i < 1000; i++) {
+		p = arena_strndup(&a, "abcdef", 3);
+		assert_string_equal(p, "abc");
+		assert_int_equal((uintptr_t)p % sizeof(void *), 0);
+	}
+	big = arena_alloc(&a, 100000); /* larger than a block */
+	memset(big, 1, 100000);
+	arena_reset(&a);
+	assert_int_equal(a.used_total, 0);
+	p = arena_alloc(&a, 10);
+	assert_non_null(p);
+	arena_release(&a);
+	assert_null(a.head);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_buf_basics),
+		cmocka_unit_test(test_buf_growth),
+		cmocka_unit_test(test_buf_read_file),
+		cmocka_unit_test(test_str),
+		cmocka_unit_test(test_arena),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

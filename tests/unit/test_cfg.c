@@ -1,0 +1,111 @@
+/* test_cfg: defaults, merging, hostile settings files. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "cfg.h"
+#include "testutil.h"
+
+static void
+test_defaults(void **state)
+{
+	struct cfg c;
+
+	(void)state;
+	cfg_defaults(&c);
+	assert_string_equal(c.server_url, "http://127.0.0.1:8080");
+	assert_true(c.temperature == 0.6 && c.top_p == 0.95 && c.top_k == 20);
+	assert_true(c.presence_penalty == 0);
+	assert_int_equal(c.thinking, 0);
+	assert_int_equal(c.max_steps, 40);
+	assert_int_equal(c.bash_timeout_s, 120);
+	cfg_release(&c);
+}
+
+static void
+test_project_overrides_user(void **state)
+{
+	char *dir = tu_tmpdir();
+	struct buf w = BUF_INIT, env = BUF_INIT;
+	struct cfg c;
+	char *old = getenv("XDG_CONFIG_HOME") ? strdup(getenv("XDG_CONFIG_HOME")) : NULL;
+
+	(void)state;
+	buf_addf(&env, "%s/cfg", dir);
+	setenv("XDG_CONFIG_HOME", env.data, 1);
+	buf_addf(&env, "/hearth");
+	{
+		struct buf cmd = BUF_INIT;
+
+		buf_addf(&cmd, "mkdir -p '%s' '%s/.hearth'", env.data, dir);
+		assert_int_equal(system(cmd.data), 0);
+		buf_release(&cmd);
+	}
+	tu_write(dir, "cfg/hearth/settings.json",
+		 "{\"server\":\"http://user:1\",\"temperature\":0.2,\"max_steps\":7}");
+	tu_write(dir, ".hearth/settings.json",
+		 "{\"server\":\"http://project:2\",\"top_k\":5,\"bogus\":1,\"max_steps\":\"many\"}");
+	cfg_defaults(&c);
+	cfg_load(&c, dir, &w);
+	assert_string_equal(c.server_url, "http://project:2");
+	assert_true(c.temperature == 0.2);
+	assert_int_equal(c.top_k, 5);
+	assert_int_equal(c.max_steps, 7); /* wrong type in the project file: ignored */
+	assert_non_null(strstr(w.data, "unknown setting \"bogus\""));
+	assert_non_null(strstr(w.data, "\"max_steps\" must be an integer"));
+	cfg_release(&c);
+	if (old) {
+		setenv("XDG_CONFIG_HOME", old, 1);
+		free(old);
+	} else {
+		unsetenv("XDG_CONFIG_HOME");
+	}
+	buf_release(&w);
+	buf_release(&env);
+	tu_rmrf(dir);
+	free(dir);
+}
+
+static void
+test_invalid_json_reports_position(void **state)
+{
+	char *dir = tu_tmpdir();
+	struct buf w = BUF_INIT, p = BUF_INIT;
+	struct err e = ERR_INIT;
+	struct cfg c;
+
+	(void)state;
+	tu_write(dir, "s.json", "{\n  \"server\": \"x\",\n  \"top_k\": ,\n}");
+	buf_addf(&p, "%s/s.json", dir);
+	cfg_defaults(&c);
+	assert_int_equal(cfg_load_file(&c, p.data, &w, &e), -1);
+	assert_non_null(strstr(e.msg, "s.json"));
+	assert_non_null(strstr(e.msg, "line 3"));
+	assert_string_equal(c.server_url, "http://127.0.0.1:8080"); /* unchanged */
+	/* a non-object and a huge file are refused too; a missing file is fine */
+	tu_write(dir, "s.json", "[1,2]");
+	assert_int_equal(cfg_load_file(&c, p.data, &w, &e), -1);
+	buf_addch(&p, 'x');
+	assert_int_equal(cfg_load_file(&c, p.data, &w, &e), 0);
+	cfg_release(&c);
+	buf_release(&w);
+	buf_release(&p);
+	tu_rmrf(dir);
+	free(dir);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_project_overrides_user),
+		cmocka_unit_test(test_invalid_json_reports_position),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

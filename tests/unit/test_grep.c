@@ -1,0 +1,278 @@
+/*
+ * test_grep: the grep and find tools over a temporary workspace that is a
+ * git repository — sorted output, .gitignore and .git skipped, binary and
+ * oversized files skipped, globs, regex and literal modes, caps with
+ * notes, plain "no matches", and path errors.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+#include <git2.h>
+
+#include "tool_fixture.h"
+
+extern const struct tool tool_grep, tool_find_files;
+
+/* A git work tree with sources, ignored files, a binary and a big file. */
+static int
+setup(void **state)
+{
+	struct fixture *f = fixture_new();
+	git_repository *repo = NULL;
+
+	git_libgit2_init();
+	assert_int_equal(git_repository_init(&repo, f->root, 0), 0);
+	git_repository_free(repo);
+	git_libgit2_shutdown();
+	fixture_puts(f, ".gitignore", "build/\n*.log\n");
+	fixture_mkdir(f, "src");
+	fixture_mkdir(f, "src/sub");
+	fixture_mkdir(f, "build");
+	fixture_puts(f, "src/a.c", "int foo;\nfoo();\nline 42 here\n");
+	fixture_puts(f, "src/b.h", "FOO\r\nbar(x) + foo()\n");
+	fixture_puts(f, "src/sub/c.c", "/* foo */\n");
+	fixture_puts(f, "build/gen.c", "foo\n");
+	fixture_puts(f, "debug.log", "foo\n");
+	fixture_write(f, "blob.bin", "foo\0\1\2", 6);
+	fixture_puts(f, "README", "nothing here\n");
+	*state = f;
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	fixture_free(*state);
+	return 0;
+}
+
+static char *
+grep(struct fixture *f, const char *json, int *err)
+{
+	return fixture_out(f, &tool_grep, json, err);
+}
+
+static char *
+find(struct fixture *f, const char *json, int *err)
+{
+	return fixture_out(f, &tool_find_files, json, err);
+}
+
+static void
+test_grep_basic(void **state)
+{
+	struct fixture *f = *state;
+	char *o;
+	int err;
+
+	o = grep(f, "{\"pattern\":\"foo\"}", &err);
+	assert_false(err);
+	assert_string_equal(o, "src/a.c:1:int foo;\nsrc/a.c:2:foo();\nsrc/b.h:2:bar(x) + foo()\n"
+			       "src/sub/c.c:1:/* foo */\n");
+	free(o);
+	o = grep(f, "{\"pattern\":\"foo\",\"ignore_case\":true,\"path\":\"src/b.h\"}", &err);
+	assert_string_equal(o, "src/b.h:1:FOO\nsrc/b.h:2:bar(x) + foo()\n");
+	free(o);
+	o = grep(f, "{\"pattern\":\"line \\\\d+ h\"}", &err);
+	assert_string_equal(o, "src/a.c:3:line 42 here\n");
+	free(o);
+	o = grep(f, "{\"pattern\":\"^foo|here$\",\"path\":\"src\"}", &err);
+	assert_string_equal(o, "src/a.c:2:foo();\nsrc/a.c:3:line 42 here\n");
+	free(o);
+}
+
+static void
+test_grep_literal_and_invalid(void **state)
+{
+	struct fixture *f = *state;
+	char *o;
+	int err;
+
+	o = grep(f, "{\"pattern\":\"bar(x) +\",\"literal\":true}", &err);
+	assert_false(err);
+	assert_string_equal(o, "src/b.h:2:bar(x) + foo()\n");
+	free(o);
+	o = grep(f, "{\"pattern\":\"BAR(X)\",\"literal\":true,\"ignore_case\":true}", &err);
+	assert_string_equal(o, "src/b.h:2:bar(x) + foo()\n");
+	free(o);
+	o = grep(f, "{\"pattern\":\"bar(x\"}", &err);
+	assert_true(err);
+	assert_non_null(strstr(o, "invalid pattern \"bar(x\": "));
+	assert_non_null(strstr(o, "or set literal=true)"));
+	free(o);
+}
+
+static void
+test_grep_glob_and_paths(void **state)
+{
+	struct fixture *f = *state;
+	char *o;
+	int err;
+
+	o = grep(f, "{\"pattern\":\"foo\",\"glob\":\"*.c\"}", &err);
+	assert_string_equal(o, "src/a.c:1:int foo;\nsrc/a.c:2:foo();\nsrc/sub/c.c:1:/* foo */\n");
+	free(o);
+	o = grep(f, "{\"pattern\":\"foo\",\"glob\":\"src/**/*.{h,x}\"}", &err);
+	assert_string_equal(o, "src/b.h:2:bar(x) + foo()\n");
+	free(o);
+	o = grep(f, "{\"pattern\":\"zzz\"}", &err);
+	assert_false(err);
+	assert_string_equal(o, "no matches for \"zzz\" in .");
+	free(o);
+	o = grep(f, "{\"pattern\":\"zzz\",\"path\":\"src\",\"glob\":\"*.c\"}", &err);
+	assert_string_equal(o, "no matches for \"zzz\" in src (files matching *.c)");
+	free(o);
+	o = grep(f, "{\"pattern\":\"x\",\"path\":\"nope\"}", &err);
+	assert_true(err);
+	assert_string_equal(o, "nope does not exist; use ls or find to locate it");
+	free(o);
+	o = grep(f, "{\"pattern\":\"x\",\"path\":\"/\"}", &err);
+	assert_true(err);
+	assert_non_null(strstr(o, "outside the workspace"));
+	free(o);
+	/* an ignored directory named explicitly is searched */
+	o = grep(f, "{\"pattern\":\"foo\",\"path\":\"build\"}", &err);
+	assert_string_equal(o, "build/gen.c:1:foo\n");
+	free(o);
+	/* nothing inside .git is searched */
+	o = grep(f, "{\"pattern\":\"repositoryformatversion\"}", &err);
+	assert_string_equal(o, "no matches for \"repositoryformatversion\" in .");
+	free(o);
+}
+
+static void
+test_grep_caps(void **state)
+{
+	struct fixture *f = *state;
+	struct buf b = BUF_INIT;
+	char *o;
+	int err, i, fd;
+
+	for (i = 0; i < 250; i++)
+		buf_addf(&b, "hit %d\n", i);
+	for (i = 0; i < 400; i++)
+		buf_addch(&b, 'w');
+	buf_adds(&b, " hit wide\n");
+	fixture_write(f, "many.txt", b.data, b.len);
+	o = grep(f, "{\"pattern\":\"hit\",\"path\":\"many.txt\"}", &err);
+	assert_false(err);
+	assert_non_null(strstr(o, "many.txt:200:hit 199\n[showing 200 of 251 matches in 1 "
+				  "files; narrow the search with path, glob or a more specific "
+				  "pattern]"));
+	assert_null(strstr(o, "hit 200"));
+	free(o);
+	o = grep(f, "{\"pattern\":\"wide\"}", &err);
+	assert_non_null(strstr(o, "many.txt:251:www"));
+	assert_non_null(strstr(o, "w [...]\n"));
+	assert_true(strlen(o) < 350);
+	free(o);
+	/* an oversized (sparse) file is skipped by its size, never read */
+	fd = open(fixture_path(f, "huge.txt"), O_WRONLY | O_CREAT, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "hit\n", 4), 4);
+	assert_int_equal(ftruncate(fd, (off_t)1 << 30), 0);
+	close(fd);
+	o = grep(f, "{\"pattern\":\"wide\"}", &err);
+	assert_non_null(strstr(o, "\n[skipped 1 files over 4 MB]"));
+	free(o);
+	buf_release(&b);
+}
+
+static void
+test_find(void **state)
+{
+	struct fixture *f = *state;
+	char *o;
+	int err;
+
+	o = find(f, "{\"pattern\":\"*.c\"}", &err);
+	assert_false(err);
+	assert_string_equal(o, "src/a.c\nsrc/sub/c.c\n");
+	free(o);
+	o = find(f, "{\"pattern\":\"src/**/*.{c,h}\"}", &err);
+	assert_string_equal(o, "src/a.c\nsrc/b.h\nsrc/sub/c.c\n");
+	free(o);
+	o = find(f, "{\"pattern\":\"sub/*\",\"path\":\"src\"}", &err);
+	assert_string_equal(o, "src/sub/c.c\n");
+	free(o);
+	o = find(f, "{\"pattern\":\"s*\"}", &err);
+	assert_string_equal(o, "src/\nsrc/sub/\n");
+	free(o);
+	o = find(f, "{\"pattern\":\"*.log\"}", &err);
+	assert_false(err);
+	assert_string_equal(o, "no paths match \"*.log\" under . (2 entries ignored by "
+			       ".gitignore were skipped)");
+	free(o);
+	o = find(f, "{\"pattern\":\"config\"}", &err);
+	assert_string_equal(o, "no paths match \"config\" under . (2 entries ignored by "
+			       ".gitignore were skipped)");
+	free(o);
+	o = find(f, "{\"pattern\":\"*.c\",\"path\":\"build\"}", &err);
+	assert_string_equal(o, "build/gen.c\n");
+	free(o);
+	o = find(f, "{\"pattern\":\"*\",\"path\":\"missing\"}", &err);
+	assert_true(err);
+	assert_string_equal(o, "missing does not exist; use ls to see what is there");
+	free(o);
+	o = find(f, "{\"pattern\":\"*\",\"path\":\"../..\"}", &err);
+	assert_true(err);
+	free(o);
+}
+
+static void
+test_find_cap(void **state)
+{
+	struct fixture *f = *state;
+	char name[64], *o;
+	int err, i;
+
+	fixture_mkdir(f, "many");
+	for (i = 0; i < 510; i++) {
+		snprintf(name, sizeof name, "many/f%03d.txt", i);
+		fixture_puts(f, name, "");
+	}
+	o = find(f, "{\"pattern\":\"*.txt\"}", &err);
+	assert_non_null(strstr(o, "many/f499.txt\n[showing 500 of 510 matches; use a more "
+				  "specific pattern or a narrower path]"));
+	assert_null(strstr(o, "f500"));
+	free(o);
+}
+
+/* Outside a git repository there is no ignore handling. */
+static void
+test_no_repo(void **state)
+{
+	struct fixture *f = fixture_new();
+	char *o;
+	int err;
+
+	(void)state;
+	fixture_puts(f, ".gitignore", "*.log\n");
+	fixture_puts(f, "a.log", "foo\n");
+	o = grep(f, "{\"pattern\":\"foo\"}", &err);
+	assert_string_equal(o, "a.log:1:foo\n");
+	free(o);
+	o = find(f, "{\"pattern\":\"*.log\"}", &err);
+	assert_string_equal(o, "a.log\n");
+	free(o);
+	fixture_free(f);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_grep_basic, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_grep_literal_and_invalid, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_grep_glob_and_paths, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_grep_caps, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_find, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_find_cap, setup, teardown),
+		cmocka_unit_test(test_no_repo),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
