@@ -136,7 +136,7 @@ fsutil_mkdirs(const char *dir, struct err *e)
 	char *s, c;
 	int rc = 0;
 
-	for (s = p + 1; rc == 0; s++) {
+	for (s = *p ? p + 1 : p; rc == 0 && *p; s++) {
 		if (*s != '/' && *s != '\0')
 			continue;
 		c = *s;
@@ -297,8 +297,6 @@ fsutil_walk(struct fsutil_walk *w, const char *start, struct err *e)
 	struct walk_state ws = { w, NULL, NULL, 0, 0, 0 };
 	struct buf path = BUF_INIT;
 	struct stat st;
-	const char *slash;
-	char *dir;
 
 	w->truncated = 0;
 	w->ignored = 0;
@@ -306,21 +304,17 @@ fsutil_walk(struct fsutil_walk *w, const char *start, struct err *e)
 		w->max_entries = 100000;
 	if (lstat(start, &st) < 0)
 		return err_errno(e, "%s", ws_rel(w->root, start));
-	slash = strrchr(start, '/');
-	dir = S_ISDIR(st.st_mode) || !slash ? xstrdup(start)
-					    : xstrndup(start, (size_t)(slash - start));
-	open_repo(&ws, *dir ? dir : "/");
-	free(dir);
+	if (!S_ISDIR(st.st_mode)) {
+		w->visit(start, ws_rel(w->root, start), &st, w->arg);
+		return 0;
+	}
+	open_repo(&ws, start);
 	if (is_ignored(&ws, start)) {
 		git_repository_free(ws.repo);
 		ws.repo = NULL;
 	}
-	if (!S_ISDIR(st.st_mode)) {
-		w->visit(start, ws_rel(w->root, start), &st, w->arg);
-	} else {
-		buf_adds(&path, start);
-		walk_dir(&ws, &path, 0);
-	}
+	buf_adds(&path, start);
+	walk_dir(&ws, &path, 0);
 	buf_release(&path);
 	git_repository_free(ws.repo);
 	free(ws.workdir);

@@ -29,6 +29,7 @@
 #include "loop.h"
 #include "pmode.h"
 #include "prompt.h"
+#include "repl.h"
 #include "tool.h"
 #include "xmalloc.h"
 
@@ -491,6 +492,37 @@ run_print(struct opts *o)
 	return code;
 }
 
+/* Interactive session (line mode until the full-screen UI lands). */
+static int
+run_interactive(struct opts *o)
+{
+	struct run r;
+	struct repl_deps d = { 0 };
+	int code;
+
+	memset(&r, 0, sizeof r);
+	r.o = o;
+	buf_init(&r.system, 0);
+	buf_init(&r.state_dir, 0);
+	if ((code = run_setup(&r)) >= 0 || (code = run_start(&r)) >= 0) {
+		run_release(&r);
+		return code;
+	}
+	loop_set_before_sleep(r.loop, NULL, NULL);
+	d.loop = r.loop;
+	d.llama = r.llama;
+	d.cfg = &r.cfg;
+	d.env = &r.env;
+	d.tools = r.tools;
+	d.ntools = r.ntools;
+	d.system = r.system.data;
+	d.in_fd = STDIN_FILENO;
+	d.out_fd = STDOUT_FILENO;
+	code = repl_run(&d);
+	run_release(&r);
+	return code;
+}
+
 /* Entry point. */
 int
 main(int argc, char **argv)
@@ -512,9 +544,7 @@ main(int argc, char **argv)
 			fprintf(stderr, "hearth: %s (continuing without a log)\n", e.msg);
 	}
 	if (!o.print) {
-		fputs("hearth: the interactive screen is not built yet; run a task with hearth -p \"task\"\n",
-		      stderr);
-		code = EXIT_USAGE;
+		code = run_interactive(&o);
 		goto out;
 	}
 	if (!o.task.len && read_stdin_task(&o.task) < 0) {

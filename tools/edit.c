@@ -359,6 +359,11 @@ apply(struct tool_job *job, const char *abs, struct edit *ed)
 
 	to_lf(&lf_old, ed->old_text, strlen(ed->old_text));
 	to_lf(&lf_new, ed->new_text, strlen(ed->new_text));
+	if (lf_old.len == lf_new.len && !memcmp(lf_old.data, lf_new.data, lf_old.len)) {
+		tool_job_fail(job, "old_text and new_text differ only in line ends; nothing to "
+			      "change");
+		goto out;
+	}
 	if (crlf) {
 		to_crlf(&o, lf_old.data, lf_old.len);
 		to_crlf(&n, lf_new.data, lf_new.len);
@@ -382,6 +387,7 @@ apply(struct tool_job *job, const char *abs, struct edit *ed)
 		if (commit(job, abs, ed, &body) == 0)
 			report(job, ed, &body, ed->replace_all ? count : 1);
 	}
+out:
 	buf_release(&lf_old), buf_release(&lf_new), buf_release(&o), buf_release(&n);
 	buf_release(&body), buf_release(&lf_file);
 }
@@ -415,6 +421,15 @@ load(struct tool_job *job, const char *abs, struct edit *ed)
 	return 0;
 }
 
+/* Name the file for messages, read it, make the change. */
+static void
+load_and_apply(struct tool_job *job, const char *abs, struct edit *ed)
+{
+	ed->rel = ws_rel(job->env->root, abs);
+	if (load(job, abs, ed) == 0)
+		apply(job, abs, ed);
+}
+
 /* Entry point: argument checks, then load and apply. */
 static void
 edit_start(struct tool_job *job, const cJSON *args)
@@ -441,8 +456,8 @@ edit_start(struct tool_job *job, const cJSON *args)
 	else if (ws_resolve(job->env->root, job->env->allow_outside, path->valuestring, &abs,
 			    &e) < 0)
 		tool_job_fail(job, "%s", e.msg);
-	else if ((ed.rel = ws_rel(job->env->root, abs.data)), load(job, abs.data, &ed) == 0)
-		apply(job, abs.data, &ed);
+	else
+		load_and_apply(job, abs.data, &ed);
 	buf_release(&ed.raw);
 	buf_release(&abs);
 }

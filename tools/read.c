@@ -147,6 +147,8 @@ int_arg(const cJSON *args, const char *name, long dflt)
 		return dflt;
 	if (v->valuedouble > 1e15)
 		return (long)1e15;
+	if (v->valuedouble < -1e15 || v->valuedouble != v->valuedouble)
+		return -1;
 	return (long)v->valuedouble;
 }
 
@@ -176,9 +178,8 @@ precheck(struct tool_job *job, int fd, const char *rel, struct stat *st)
 		return -1;
 	}
 	if (fsutil_is_binary(sniff, (size_t)n)) {
-		buf_addf(&job->out, "%s is a binary file (%jd bytes); not shown", rel,
-			 (intmax_t)st->st_size);
-		tool_job_done(job);
+		tool_job_fail(job, "%s is a binary file (%jd bytes); not shown", rel,
+			      (intmax_t)st->st_size);
 		return -1;
 	}
 	return 0;
@@ -239,6 +240,18 @@ show_file(struct tool_job *job, const char *abs, const char *rel, long offset, l
 	tool_job_done(job);
 }
 
+/* The workspace, or state_dir: bash saves long outputs there and points the model to them. */
+static int
+read_resolve(const struct tool_env *env, const char *path, struct buf *abs, struct err *e)
+{
+	if (ws_resolve(env->root, env->allow_outside, path, abs, e) == 0)
+		return 0;
+	if (!env->state_dir)
+		return -1;
+	buf_reset(abs);
+	return ws_resolve(env->state_dir, 0, path, abs, NULL) == 0 ? 0 : -1;
+}
+
 /* Entry point: validate the numbers, resolve the path, show the window. */
 static void
 read_start(struct tool_job *job, const cJSON *args)
@@ -256,7 +269,7 @@ read_start(struct tool_job *job, const cJSON *args)
 		offset = 1;
 	if (limit < 1)
 		limit = READ_MAX_LINES;
-	if (ws_resolve(job->env->root, job->env->allow_outside, path->valuestring, &abs, &e) < 0)
+	if (read_resolve(job->env, path->valuestring, &abs, &e) < 0)
 		tool_job_fail(job, "%s", e.msg);
 	else
 		show_file(job, abs.data, ws_rel(job->env->root, abs.data), offset, limit);

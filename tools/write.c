@@ -85,10 +85,11 @@ report(struct tool_job *job, const char *rel, const struct buf *old, const char 
 	struct buf d = BUF_INIT;
 	int added = 0, removed = 0;
 
-	if (diffable) {
+	if (diffable)
 		diff_unified(rel, old->data, old->len, content, len, &d, &added, &removed);
+	if (d.len)
 		job->diff = buf_detach(&d, NULL);
-	}
+	buf_release(&d);
 	buf_addf(&job->out, "%s %s (%zu lines, %zu bytes)", exists ? "overwrote" : "created", rel,
 		 count_lines(content, len), len);
 	if (exists && diffable)

@@ -200,6 +200,13 @@ test_refusals(void **state)
 	assert_true(err);
 	assert_string_equal(o, "old_text and new_text are identical; nothing to change");
 	free(o);
+	fixture_puts(f, "w", "x\r\ny\r\n");
+	o = ed(f, "{\"path\":\"w\",\"old_text\":\"x\\r\\ny\",\"new_text\":\"x\\ny\"}", &err, NULL);
+	assert_true(err);
+	assert_string_equal(o, "old_text and new_text differ only in line ends; nothing to "
+			       "change");
+	free(o);
+	expect_file(f, "w", "x\r\ny\r\n");
 	o = ed(f, "{\"path\":\"a\",\"old_text\":\"\",\"new_text\":\"x\"}", &err, NULL);
 	assert_true(err);
 	assert_string_equal(o, "old_text is empty; quote the exact text to replace (to create "

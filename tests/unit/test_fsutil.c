@@ -203,6 +203,14 @@ test_glob(void **state)
 	/* brace expansion is bounded */
 	assert_false(fsutil_glob_match("{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}", "bbbbbbbb"));
 	assert_true(fsutil_glob_match("{a,b}{a,b}{a,b}", "bba"));
+	/* malformed patterns never crash */
+	assert_false(fsutil_glob_match("[", "a"));
+	assert_false(fsutil_glob_match("{", "a"));
+	assert_false(fsutil_glob_match("}{,", "a"));
+	assert_true(fsutil_glob_match("**/**/**", "a/b"));
+	assert_false(fsutil_glob_match("a/\\", "a/b"));
+	assert_false(fsutil_glob_match("", "a"));
+	assert_true(fsutil_glob_match("{,a}b", "b"));
 }
 
 static void

@@ -216,6 +216,35 @@ test_read_errors(void **state)
 	free(o);
 }
 
+/* Files bash saved under state_dir are readable; other outside paths are not. */
+static void
+test_read_state_dir(void **state)
+{
+	struct fixture *f = *state;
+	char json[PATH_MAX + 64], *o;
+	int err;
+
+	fixture_mkdir(f, "ws");
+	fixture_mkdir(f, "state");
+	fixture_puts(f, "state/bash-output-1.log", "full output\n");
+	fixture_puts(f, "secret.txt", "no\n");
+	f->env.root = strdup(fixture_path(f, "ws"));
+	f->env.state_dir = strdup(fixture_path(f, "state"));
+	snprintf(json, sizeof json, "{\"path\":\"%s/bash-output-1.log\"}", f->env.state_dir);
+	o = rd(f, json, &err);
+	assert_false(err);
+	assert_non_null(strstr(o, "full output"));
+	free(o);
+	o = rd(f, "{\"path\":\"../secret.txt\"}", &err);
+	assert_true(err);
+	assert_non_null(strstr(o, "outside the workspace"));
+	free(o);
+	free((char *)f->env.state_dir);
+	free((char *)f->env.root);
+	f->env.state_dir = NULL;
+	f->env.root = f->root;
+}
+
 static void
 test_read_truncation(void **state)
 {
@@ -290,7 +319,7 @@ test_read_binary_and_huge(void **state)
 
 	fixture_write(f, "bin", "ELF\0\1\2\3", 7);
 	o = rd(f, "{\"path\":\"bin\"}", &err);
-	assert_false(err);
+	assert_true(err);
 	assert_string_equal(o, "bin is a binary file (7 bytes); not shown");
 	free(o);
 	/* a 1 GB sparse file: refused by size without being read */
@@ -346,6 +375,13 @@ test_write(void **state)
 					  "nothing written");
 	assert_null(job.diff);
 	tool_job_release(&job);
+	fixture_run(f, &tool_write, "{\"path\":\"empty\",\"content\":\"\"}", &job);
+	assert_string_equal(job.out.data, "created empty (0 lines, 0 bytes)");
+	assert_null(job.diff);
+	tool_job_release(&job);
+	s = fixture_slurp(f, "empty", NULL);
+	assert_string_equal(s, "");
+	free(s);
 	s = fixture_out(f, &tool_write, "{\"path\":\"sub\",\"content\":\"x\"}", &job.is_error);
 	assert_true(job.is_error);
 	assert_string_equal(s, "sub is a directory; give a file path");
@@ -401,6 +437,46 @@ test_ls(void **state)
 	free(o);
 }
 
+/* Every tool (but bash) finishes, without crashing, on malformed arguments. */
+static void
+test_bad_args(void **state)
+{
+	static const char *bad[] = {
+		"{}", "{\"path\":5}", "{\"path\":\"\"}", "{\"path\":null,\"pattern\":null}",
+		"{\"path\":\".\",\"pattern\":\"[\",\"old_text\":\"\",\"new_text\":[]}",
+		"{\"pattern\":\"**/**/{a,{b\",\"glob\":\"[[\",\"literal\":1}",
+		"{\"path\":\"../../../../../../../../..\",\"pattern\":\"x\"}",
+		"{\"path\":\"a\\u0000b\",\"content\":\"x\",\"offset\":-9e300,\"limit\":1e300}",
+		"[]", "\"str\"", "null",
+	};
+	static const char *names[] = { "read", "write", "edit", "grep", "find", "ls" };
+	struct fixture *f = *state;
+	struct tool_job job;
+	struct buf longp = BUF_INIT;
+	size_t i, k;
+	cJSON *args;
+
+	fixture_puts(f, "a", "text\n");
+	buf_adds(&longp, "{\"path\":\"");
+	for (i = 0; i < 5000; i++)
+		buf_adds(&longp, "ab/");
+	buf_adds(&longp, "\",\"pattern\":\"x\",\"content\":\"\",\"old_text\":\"a\",\"new_text\":\"b\"}");
+	for (k = 0; k < sizeof names / sizeof names[0]; k++) {
+		for (i = 0; i <= sizeof bad / sizeof bad[0]; i++) {
+			args = cJSON_Parse(i < sizeof bad / sizeof bad[0] ? bad[i] : longp.data);
+			assert_non_null(args);
+			tool_job_init(&job, tool_find(names[k]), &f->env, NULL, NULL);
+			job.tool->start(&job, args);
+			assert_true(job.finished);
+			assert_true(job.out.len > 0 || !strcmp(names[k], "write"));
+			tool_job_release(&job);
+			cJSON_Delete(args);
+		}
+	}
+	buf_release(&longp);
+	assert_null(fixture_slurp(f, "a\nb", NULL));
+}
+
 int
 main(void)
 {
@@ -410,11 +486,13 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_job, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_read_basic, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_read_errors, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_read_state_dir, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_read_truncation, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_read_long_line_and_utf8, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_read_binary_and_huge, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_write, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ls, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bad_args, setup, teardown),
 	};
 
 	umask(022);

@@ -1,0 +1,365 @@
+/*
+ * repl: line-mode session.
+ *
+ * States: PROBING (discovery in flight, or waiting to retry it) → PROMPT
+ * (stdin watched for a line) → TURN (stdin not watched; the agent runs)
+ * → PROMPT.  Streamed text is written as it arrives; a UTF-8 sequence cut
+ * between two deltas is held back (`carry`) so it is not mistaken for
+ * invalid bytes.
+ */
+#include "repl.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "agent.h"
+#include "cfg.h"
+#include "conv.h"
+#include "llama.h"
+#include "loop.h"
+#include "sanitize.h"
+#include "tool.h"
+
+enum repl_state { RS_PROBING, RS_PROMPT, RS_TURN, RS_QUIT };
+
+struct repl {
+	const struct repl_deps *d;
+	struct agent *agent;
+	enum repl_state state;
+	struct buf line;
+	char carry[4];
+	size_t ncarry;
+	int at_line_start;
+	int told_first_run;
+	long retry_timer;
+};
+
+/* Write bytes to the output fd (best effort). */
+static void
+repl_out(struct repl *r, const char *s, size_t n)
+{
+	while (n) {
+		ssize_t w = write(r->d->out_fd, s, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return;
+		s += w;
+		n -= (size_t)w;
+	}
+}
+
+/* Write a sanitised line, starting on a fresh line. */
+static void
+repl_say(struct repl *r, const char *s)
+{
+	struct buf b = BUF_INIT;
+
+	if (!r->at_line_start)
+		buf_addch(&b, '\n');
+	sanitize_term(&b, s, strlen(s));
+	buf_addch(&b, '\n');
+	repl_out(r, b.data, b.len);
+	buf_release(&b);
+	r->at_line_start = 1;
+}
+
+/* Show the prompt and listen to stdin. */
+static void repl_prompt(struct repl *r);
+
+/* Streamed text: hold back an incomplete UTF-8 tail until the next delta. */
+static void
+repl_text(struct repl *r, const char *s, size_t n)
+{
+	struct buf in = BUF_INIT, out = BUF_INIT;
+	size_t keep = 0, i;
+
+	buf_add(&in, r->carry, r->ncarry);
+	buf_add(&in, s, n);
+	for (i = in.len; i > 0 && i + 4 > in.len; i--) {
+		unsigned char c = (unsigned char)in.data[i - 1];
+
+		if (c >= 0xc0) { /* a lead byte: is its sequence complete? */
+			size_t need = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : 2;
+
+			if (in.len - (i - 1) < need)
+				keep = in.len - (i - 1);
+			break;
+		}
+		if (c < 0x80)
+			break;
+	}
+	sanitize_term(&out, in.data, in.len - keep);
+	memcpy(r->carry, in.data + in.len - keep, keep);
+	r->ncarry = keep;
+	repl_out(r, out.data, out.len);
+	if (out.len)
+		r->at_line_start = out.data[out.len - 1] == '\n';
+	buf_release(&in);
+	buf_release(&out);
+}
+
+/* Observer: stream events. */
+static void
+repl_on_event(void *arg, const struct llm_event *ev)
+{
+	struct repl *r = arg;
+
+	if (ev->kind == LLM_TEXT)
+		repl_text(r, ev->text.p, ev->text.len);
+}
+
+/* Observer: a tool call starts. */
+static void
+repl_on_tool_start(void *arg, const struct agent_call *c)
+{
+	struct repl *r = arg;
+	struct buf b = BUF_INIT;
+
+	buf_addf(&b, "● %s %.*s", c->name, (int)(c->args.len > 100 ? 100 : c->args.len),
+		 c->args.data);
+	repl_say(r, b.data);
+	buf_release(&b);
+}
+
+/* Observer: a tool call finished. */
+static void
+repl_on_tool_done(void *arg, const struct agent_call *c)
+{
+	struct repl *r = arg;
+	char line[160];
+	const char *nl = strchr(c->job.out.data, '\n');
+	int first = nl ? (int)(nl - c->job.out.data) : (int)c->job.out.len;
+
+	snprintf(line, sizeof line, "  %s %.1fs  %.*s", c->job.is_error ? "✗" : "✓",
+		 (double)(c->t_end_ms - c->t_start_ms) / 1000.0, first > 100 ? 100 : first,
+		 c->job.out.data);
+	repl_say(r, line);
+	if (c->job.diff)
+		repl_say(r, c->job.diff);
+}
+
+/* Observer: notices. */
+static void
+repl_on_notice(void *arg, const char *line)
+{
+	struct buf b = BUF_INIT;
+
+	buf_addf(&b, "· %s", line);
+	repl_say(arg, b.data);
+	buf_release(&b);
+}
+
+/* Observer: the turn ended. */
+static void
+repl_on_end(void *arg, enum agent_end end, const char *message)
+{
+	struct repl *r = arg;
+
+	r->ncarry = 0;
+	if (end != AGENT_END_OK) {
+		struct buf b = BUF_INIT;
+
+		buf_addf(&b, "✗ %s", message);
+		repl_say(r, b.data);
+		buf_release(&b);
+	}
+	if (r->state == RS_TURN)
+		repl_prompt(r);
+}
+
+/* A whole line arrived: run it (or a built-in command). */
+static void
+repl_submit(struct repl *r, const char *text)
+{
+	struct err e = ERR_INIT;
+
+	if (!*text) {
+		repl_prompt(r);
+		return;
+	}
+	if (!strcmp(text, "/quit") || !strcmp(text, "/exit")) {
+		r->state = RS_QUIT;
+		loop_stop(r->d->loop);
+		return;
+	}
+	if (!strcmp(text, "/help")) {
+		repl_say(r, "type a task and press Enter; Ctrl-C stops a running turn; /quit or Ctrl-D leaves");
+		repl_prompt(r);
+		return;
+	}
+	r->state = RS_TURN;
+	loop_unwatch(r->d->loop, r->d->in_fd);
+	if (agent_submit(r->agent, text, &e) < 0) {
+		repl_say(r, e.msg);
+		repl_prompt(r);
+	}
+}
+
+/* stdin readable: collect a line; EOF quits. */
+static void
+repl_on_stdin(struct loop *l, int fd, int events, void *arg)
+{
+	struct repl *r = arg;
+	char chunk[4096];
+	ssize_t n = read(fd, chunk, sizeof chunk);
+	char *nl;
+
+	(void)events;
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return;
+	if (n <= 0) {
+		repl_out(r, "\n", 1);
+		r->state = RS_QUIT;
+		loop_unwatch(l, fd);
+		loop_stop(l);
+		return;
+	}
+	buf_add(&r->line, chunk, (size_t)n);
+	while (r->state == RS_PROMPT && (nl = memchr(r->line.data, '\n', r->line.len)) != NULL) {
+		size_t len = (size_t)(nl - r->line.data);
+		char *text = malloc(len + 1);
+
+		if (!text)
+			return;
+		memcpy(text, r->line.data, len);
+		text[len] = '\0';
+		buf_remove(&r->line, 0, len + 1);
+		repl_submit(r, text);
+		free(text);
+	}
+}
+
+static void
+repl_prompt(struct repl *r)
+{
+	r->state = RS_PROMPT;
+	if (!r->at_line_start)
+		repl_out(r, "\n", 1);
+	repl_out(r, "› ", strlen("› "));
+	r->at_line_start = 0;
+	loop_watch(r->d->loop, r->d->in_fd, LOOP_READ, repl_on_stdin, r);
+}
+
+/* Ctrl-C: abort the turn, or quit at the prompt. */
+static void
+repl_on_sigint(struct loop *l, int signo, void *arg)
+{
+	struct repl *r = arg;
+
+	(void)signo;
+	if (r->state == RS_TURN && r->agent) {
+		agent_abort(r->agent);
+		return;
+	}
+	r->state = RS_QUIT;
+	repl_out(r, "\n", 1);
+	loop_stop(l);
+}
+
+static void repl_probe(struct repl *r);
+
+/* Retry discovery after a pause. */
+static void
+repl_retry(struct loop *l, long id, void *arg)
+{
+	(void)l;
+	(void)id;
+	((struct repl *)arg)->retry_timer = 0;
+	repl_probe(arg);
+}
+
+/* The first-run screen: what hearth needs and how to get it. */
+static void
+repl_first_run(struct repl *r, const char *why)
+{
+	struct buf b = BUF_INIT;
+
+	buf_addf(&b,
+		 "hearth needs a llama-server to talk to, and none answers at %s.\n"
+		 "\n"
+		 "  1. Get llama.cpp's llama-server and a GGUF model (e.g. a Qwen3.5 9B Q4_K_M).\n"
+		 "  2. Start it:  llama-server -m MODEL.gguf --jinja -c 32768 -np 1\n"
+		 "  3. hearth connects by itself when it is up (it keeps trying).\n"
+		 "\n"
+		 "Elsewhere? hearth --server http://HOST:PORT, or HEARTH_SERVER=... in the environment.\n"
+		 "(%s)\n"
+		 "waiting for the server... Ctrl-C quits",
+		 r->d->cfg->server_url, why);
+	repl_say(r, b.data);
+	buf_release(&b);
+}
+
+/* Discovery finished. */
+static void
+repl_on_probe(struct llama *lm, int rc, enum llm_err_kind kind, const char *msg, void *arg)
+{
+	struct repl *r = arg;
+	const struct llama_info *info = llama_info(lm);
+	char line[256];
+
+	(void)kind;
+	if (r->state == RS_QUIT)
+		return;
+	if (rc < 0) {
+		if (!r->told_first_run++)
+			repl_first_run(r, msg);
+		r->retry_timer = loop_timer_add(r->d->loop, 2000, repl_retry, r);
+		return;
+	}
+	snprintf(line, sizeof line, "hearth %s · %s · %s · ctx %ld per slot · %d slot%s · %s",
+		 HEARTH_VERSION, r->d->cfg->server_url, info->model_id ? info->model_id : "?",
+		 info->n_ctx, info->total_slots, info->total_slots == 1 ? "" : "s",
+		 r->d->env->root);
+	repl_say(r, line);
+	repl_say(r, "type a task; /help for keys");
+	repl_prompt(r);
+}
+
+/* Start (or restart) discovery. */
+static void
+repl_probe(struct repl *r)
+{
+	r->state = RS_PROBING;
+	llama_probe(r->d->llama, 300000, NULL, repl_on_probe, r);
+}
+
+/* Run the session. */
+int
+repl_run(const struct repl_deps *d)
+{
+	struct repl r;
+	struct agent_observer obs = { 0 };
+	struct agent_opts ao = { 0 };
+
+	memset(&r, 0, sizeof r);
+	r.d = d;
+	r.at_line_start = 1;
+	buf_init(&r.line, 0);
+	obs.arg = &r;
+	obs.on_event = repl_on_event;
+	obs.on_tool_start = repl_on_tool_start;
+	obs.on_tool_done = repl_on_tool_done;
+	obs.on_notice = repl_on_notice;
+	obs.on_end = repl_on_end;
+	ao.max_steps = d->cfg->max_steps;
+	ao.thinking = d->cfg->thinking;
+	ao.tools = d->tools;
+	ao.ntools = d->ntools;
+	r.agent = agent_new(d->loop, llama_provider(d->llama), d->env, &ao, &obs);
+	conv_set_system(agent_conv(r.agent), d->system);
+	loop_signal(d->loop, SIGINT, repl_on_sigint, &r, NULL);
+	repl_probe(&r);
+	loop_run(d->loop, NULL);
+	if (r.retry_timer)
+		loop_timer_del(d->loop, r.retry_timer);
+	loop_unwatch(d->loop, d->in_fd);
+	agent_free(r.agent);
+	buf_release(&r.line);
+	return 0;
+}

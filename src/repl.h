@@ -1,0 +1,37 @@
+/*
+ * repl: the line-mode interactive session (`hearth` on a terminal until
+ * the full-screen UI lands, and whenever stdout is not a terminal).
+ *
+ * Reads a line from stdin through the loop, runs it as an agent turn and
+ * streams the answer to stdout as it arrives (sanitised: model output
+ * never reaches the terminal raw), with one line per tool call.  When no
+ * server answers it shows the first-run guidance and keeps probing until
+ * one appears.  Ctrl-C aborts a running turn; at the prompt it quits, as
+ * does Ctrl-D.
+ */
+#ifndef HEARTH_REPL_H
+#define HEARTH_REPL_H
+
+#include <stddef.h>
+
+struct loop;
+struct llama;
+struct cfg;
+struct tool;
+struct tool_env;
+
+struct repl_deps {
+	struct loop *loop;
+	struct llama *llama;
+	const struct cfg *cfg;
+	const struct tool_env *env;
+	const struct tool *const *tools;
+	size_t ntools;
+	const char *system;
+	int in_fd, out_fd;
+};
+
+/* Run the session until the user quits; returns the exit code (0). */
+int repl_run(const struct repl_deps *d);
+
+#endif
