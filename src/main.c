@@ -488,6 +488,8 @@ run_print(struct opts *o)
 			    llama_provider(r.llama)->model(r.llama), loop_now_ms(r.loop) - r.t0);
 	if (r.interrupted)
 		code = 130;
+	else if (pmode_stdout_closed(r.pm) && code == 130)
+		code = 1; /* the reader went away mid-run: not an interrupt, not a success */
 	run_release(&r);
 	return code;
 }

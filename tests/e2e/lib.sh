@@ -321,12 +321,15 @@ contains() {
 	return 1
 }
 
-# no_term_escapes FILE: no ESC and no C1 control (U+0080..U+009F or a lone
-# byte 0x80..0x9f outside UTF-8) anywhere in FILE.
+# no_term_escapes FILE: FILE is not empty and has no ESC and no C1 control
+# (U+0080..U+009F, or a lone byte 0x80..0x9f outside UTF-8) anywhere.
 no_term_escapes() {
 	python3 - "$1" <<'EOF'
 import sys
 raw = open(sys.argv[1], "rb").read()
+if not raw:
+    print("stdout is empty")
+    sys.exit(1)
 text = raw.decode("utf-8", "surrogateescape")
 bad = [(i, hex(ord(c))) for i, c in enumerate(text)
        if c == "\x1b" or 0x80 <= ord(c) <= 0x9f or 0xdc80 <= ord(c) <= 0xdc9f]
@@ -364,7 +367,12 @@ def _read(p):
             return f.read().decode("utf-8", "replace")
     except (OSError, TypeError):
         return ""
-LOG = _load(sys.argv[1]) if sys.argv[1] else []
+import time
+for _ in range(40):  # served lines follow the last byte of an answer: wait (2 s at most)
+    LOG = _load(sys.argv[1]) if sys.argv[1] else []
+    if sum(r.get("event") == "request" for r in LOG) <= sum(r.get("event") == "served" for r in LOG):
+        break
+    time.sleep(0.05)
 REQ = [r for r in LOG if r.get("event") == "request"]
 SERVED = {r["seq"]: r for r in LOG if r.get("event") == "served"}
 CHAT_PATHS = ("/v1/chat/completions", "/chat/completions")

@@ -80,6 +80,16 @@ class Mock:
             return []
         return [r for r in recs if event is None or r.get("event") == event]
 
+    def wait_records(self, event, n):
+        """The log's records of kind event, once there are at least n
+        (served lines are written just after the answer's last byte)."""
+        deadline = time.monotonic() + TIMEOUT
+        while True:
+            recs = self.records(event)
+            if len(recs) >= n or time.monotonic() > deadline:
+                return recs
+            time.sleep(0.02)
+
     def __enter__(self):
         return self
 
@@ -366,7 +376,7 @@ def t_tool_calls_turn():
         assert [c["name"] for c in calls] == ["read", "edit"]
         assert json.loads(calls[0]["arguments"]) == {"path": "hello.c"}
         assert json.loads(calls[1]["arguments"]) == args
-        served = m.records("served")[-1]
+        served = m.wait_records("served", 1)[-1]
         assert served["tool_call_ids"] == [c["id"] for c in calls], served
         assert served["kind"] == "tool_calls" and served["turn"] == 0
 
@@ -442,7 +452,7 @@ def t_incremental_delivery():
         st, _, chunks, complete = raw_request(m.port, "/v1/chat/completions", CHAT_BODY)
         assert complete and len(chunks) > 8
         first, last = chunks[0][0] - t0, chunks[-1][0] - t0
-        assert first < 0.3 and last - first > 0.4, "first %.3f s, last %.3f s" % (first, last)
+        assert last - first > 0.5, "first %.3f s, last %.3f s: buffered?" % (first, last)
 
 
 def t_drop_after_bytes():
@@ -452,10 +462,7 @@ def t_drop_after_bytes():
         assert complete is False, "a dropped stream ended with the final chunk"
         assert len(body) == 1000, "sent %d body bytes, want 1000" % len(body)
         assert b"[DONE]" not in body
-        deadline = time.monotonic() + TIMEOUT
-        while not m.records("served") and time.monotonic() < deadline:
-            time.sleep(0.02)
-        assert m.records("served")[-1]["dropped"] is True
+        assert m.wait_records("served", 1)[-1]["dropped"] is True
 
 
 def t_hang():
@@ -472,10 +479,7 @@ def t_hang():
         assert more is None, "hang sent more data: %r" % more
         f.close()
         s.close()
-        deadline = time.monotonic() + TIMEOUT
-        while not m.records("served") and time.monotonic() < deadline:
-            time.sleep(0.05)
-        served = m.records("served")
+        served = m.wait_records("served", 1)
         assert served and served[-1]["client_disconnected"] is True, served
 
 
@@ -496,7 +500,7 @@ def t_request_log():
     with Mock({"turns": [{"text": "x"}]}) as m:
         chat(m)
         http(m.url + "/health")
-        reqs, served = m.records("request"), m.records("served")
+        reqs, served = m.wait_records("request", 2), m.wait_records("served", 2)
         assert [r["path"] for r in reqs] == ["/v1/chat/completions", "/health"]
         assert reqs[0]["method"] == "POST" and reqs[0]["body"] == CHAT_BODY
         assert reqs[1]["body"] is None and reqs[1]["method"] == "GET"

@@ -565,6 +565,52 @@ test_cancel_mid_stream(void **state)
 	conv_release(&cv);
 }
 
+struct slots_rec {
+	int done, status;
+	size_t n;
+	long n_prompt_tokens;
+	char err[600];
+};
+
+static void
+slots_done(int status, const struct llama_slot *slots, size_t n, const struct err *e, void *arg)
+{
+	struct slots_rec *s = arg;
+
+	s->done = 1;
+	s->status = status;
+	s->n = n;
+	s->n_prompt_tokens = n ? slots[0].n_prompt_tokens : -1;
+	snprintf(s->err, sizeof s->err, "%s", e ? e->msg : "");
+}
+
+static void
+test_get_slots(void **state)
+{
+	struct net *n = *state;
+	struct tu_resp r[2];
+	struct slots_rec s = { 0 };
+
+	memset(r, 0, sizeof r);
+	buf_adds(&n->raw[0], "HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n");
+	tu_fixture("slots_processing.json", &n->raw[0]);
+	r[0].raw = n->raw[0].data;
+	r[1].raw = "HTTP/1.1 501 Not Implemented\r\nConnection: close\r\n\r\n"
+		   "{\"error\":{\"code\":501,\"message\":\"This server does not support slots endpoint.\",\"type\":\"not_supported_error\"}}";
+	tu_server_start(&n->srv, r, 2);
+	net_connect(n, n->srv.port);
+	llama_get_slots(n->lm, slots_done, &s);
+	assert_true(tu_run_until(n->loop, &s.done, 5000));
+	assert_int_equal(s.status, 200);
+	assert_true(s.n >= 1);
+	assert_int_equal(s.n_prompt_tokens, 4096);
+	memset(&s, 0, sizeof s);
+	llama_get_slots(n->lm, slots_done, &s);
+	assert_true(tu_run_until(n->loop, &s.done, 5000));
+	assert_int_equal(s.status, 501); /* --no-slots: the panel says so */
+	assert_int_equal(s.n, 0);
+}
+
 int
 main(void)
 {
@@ -582,6 +628,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_probe_waits_for_loading, net_setup, net_teardown),
 		cmocka_unit_test_setup_teardown(test_probe_no_server, net_setup, net_teardown),
 		cmocka_unit_test_setup_teardown(test_cancel_mid_stream, net_setup, net_teardown),
+		cmocka_unit_test_setup_teardown(test_get_slots, net_setup, net_teardown),
 	};
 	json_init();
 	return cmocka_run_group_tests(tests, NULL, NULL);

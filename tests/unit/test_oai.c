@@ -1,0 +1,712 @@
+/*
+ * test_oai: the chat.completion.chunk decoder, fed through the SSE parser
+ * from recorded llama-server streams (whole, byte by byte, every split),
+ * on synthetic streams (parallel tool calls, late names, escapes split
+ * across fragments, errors, cut streams) and the HTTP error classifier.
+ *
+ * Decoded events are serialised one per line to a canonical text.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "json.h"
+#include "oai.h"
+#include "sse.h"
+#include "toolparse.h"
+
+struct pipe {
+	struct sse sse;
+	struct oai_dec dec;
+	struct buf out;  /* canonical events */
+	struct buf text; /* concatenated TEXT */
+	struct buf args[4]; /* concatenated ARGS per index < 4 */
+};
+
+/* llm_sink_fn: one canonical line per event. */
+static void
+sink(void *ctx, const struct llm_event *ev)
+{
+	struct pipe *p = ctx;
+	struct buf *o = &p->out;
+	const struct llm_timings *t = &ev->timings;
+
+	buf_adds(o, llm_kind_name(ev->kind));
+	switch (ev->kind) {
+	case LLM_TEXT:
+		buf_add(&p->text, ev->text.p, ev->text.len);
+		/* fall through */
+	case LLM_REASONING:
+		break;
+	case LLM_TOOL_CALL_BEGIN:
+		buf_addf(o, " %d id=%s name=%s", ev->index, ev->id ? ev->id : "(null)", ev->name);
+		break;
+	case LLM_TOOL_CALL_ARGS:
+		if (ev->index >= 0 && ev->index < 4)
+			buf_add(&p->args[ev->index], ev->text.p, ev->text.len);
+		/* fall through */
+	case LLM_TOOL_CALL_END:
+		buf_addf(o, " %d", ev->index);
+		break;
+	case LLM_PROGRESS:
+		buf_addf(o, " %ld/%ld/%ld/%ld", ev->progress.total, ev->progress.cache,
+			 ev->progress.processed, ev->progress.time_ms);
+		break;
+	case LLM_TIMINGS:
+		buf_addf(o, " %ld/%ld/%ld %.6g %.6g %.6g %.6g", t->cache_n, t->prompt_n,
+			 t->predicted_n, t->prompt_ms, t->prompt_per_second, t->predicted_ms,
+			 t->predicted_per_second);
+		break;
+	case LLM_USAGE:
+		buf_addf(o, " %ld/%ld/%ld", ev->usage.prompt_tokens, ev->usage.completion_tokens,
+			 ev->usage.cached_tokens);
+		break;
+	case LLM_ERROR:
+		buf_addf(o, " kind=%d http=%d retry=%d type=%s ctx=%ld/%ld", ev->error.kind,
+			 ev->error.http_status, ev->error.retryable,
+			 ev->error.type ? ev->error.type : "(null)", ev->error.n_prompt_tokens,
+			 ev->error.n_ctx);
+		break;
+	case LLM_DONE:
+		buf_addf(o, " %s", ev->stop_reason);
+		break;
+	}
+	if (ev->text.len || ev->kind == LLM_ERROR) {
+		buf_addch(o, ' ');
+		json_add_escaped(o, ev->text.p, ev->text.len);
+	}
+	buf_addch(o, '\n');
+}
+
+/* sse_event_fn feeding the decoder. */
+static int
+on_sse(void *ctx, struct str name, struct str data)
+{
+	struct pipe *p = ctx;
+
+	return oai_dec_event(&p->dec, name, data, sink, p);
+}
+
+static void
+pipe_init(struct pipe *p)
+{
+	int i;
+
+	sse_init(&p->sse);
+	oai_dec_init(&p->dec);
+	buf_init(&p->out, 0);
+	buf_init(&p->text, 0);
+	for (i = 0; i < 4; i++)
+		buf_init(&p->args[i], 0);
+}
+
+static void
+pipe_release(struct pipe *p)
+{
+	int i;
+
+	sse_release(&p->sse);
+	oai_dec_release(&p->dec);
+	buf_release(&p->out);
+	buf_release(&p->text);
+	for (i = 0; i < 4; i++)
+		buf_release(&p->args[i]);
+}
+
+/* Feed bytes; a non-zero result (stream over) is allowed. */
+static void
+pipe_feed(struct pipe *p, const char *s, size_t n)
+{
+	int rc = sse_feed(&p->sse, s, n, on_sse, p);
+
+	assert_true(rc == 0 || rc == 1);
+}
+
+static void
+pipe_finish(struct pipe *p)
+{
+	int rc = sse_finish(&p->sse, on_sse, p);
+
+	assert_true(rc == 0 || rc == 1);
+	oai_dec_finish(&p->dec, sink, p);
+}
+
+/* Decode s split at k (k > n: one-byte chunks); canonical text (free it). */
+static char *
+decode_split(const char *s, size_t n, size_t k)
+{
+	struct pipe p;
+	size_t i;
+	char *out;
+
+	pipe_init(&p);
+	if (k > n) {
+		for (i = 0; i < n; i++)
+			pipe_feed(&p, s + i, 1);
+	} else {
+		pipe_feed(&p, s, k);
+		pipe_feed(&p, s + k, n - k);
+	}
+	pipe_finish(&p);
+	out = buf_detach(&p.out, NULL);
+	pipe_release(&p);
+	return out;
+}
+
+/* Every split of s[0..n) decodes like the whole. */
+static void
+check_splits(const char *name, const char *s, size_t n)
+{
+	char *whole = decode_split(s, n, n), *got;
+	size_t k;
+
+	for (k = 0; k <= n; k++) {
+		got = decode_split(s, n, k);
+		if (strcmp(got, whole) != 0)
+			fail_msg("%s: split at %zu differs:\n%s\nvs\n%s", name, k, got, whole);
+		free(got);
+	}
+	free(whole);
+}
+
+/*
+ * Big files: every split point inside a window of whole events around it
+ * (overlapping by one event), to keep the cost O(n * WIN) (see test_sse).
+ */
+#define SPLIT_FULL_MAX 8192
+#define WIN 1536
+
+static void
+check_windows(const char *name, const char *s, size_t n)
+{
+	size_t i = 0, j, k, m = 0, *b = malloc((n + 2) * sizeof *b);
+
+	assert_non_null(b);
+	b[m++] = 0;
+	for (k = 1; k < n; k++)
+		if (s[k - 1] == '\n' && s[k] == '\n')
+			b[m++] = k + 1;
+	if (b[m - 1] != n)
+		b[m++] = n;
+	while (i + 1 < m) {
+		for (j = i + 1; j + 1 < m && b[j] - b[i] < WIN; j++)
+			;
+		check_splits(name, s + b[i], b[j] - b[i]);
+		i = j - 1 > i ? j - 1 : j;
+	}
+	free(b);
+}
+
+/* Read a fixture file into b. */
+static void
+load(struct buf *b, const char *name)
+{
+	struct err e = ERR_INIT;
+	char path[1024];
+
+	snprintf(path, sizeof path, "%s/%s", FIXTURES, name);
+	if (buf_read_file(b, path, 0, &e) < 0)
+		fail_msg("%s", e.msg);
+}
+
+/* Decode a fixture whole into p (left for inspection), after the split checks. */
+static void
+fixture(struct pipe *p, const char *name)
+{
+	struct buf f = BUF_INIT;
+	char *bytes;
+
+	load(&f, name);
+	pipe_init(p);
+	pipe_feed(p, f.data, f.len);
+	pipe_finish(p);
+	bytes = decode_split(f.data, f.len, f.len + 1);
+	assert_string_equal(bytes, p->out.data);
+	free(bytes);
+	if (f.len <= SPLIT_FULL_MAX)
+		check_splits(name, f.data, f.len);
+	else
+		check_windows(name, f.data, f.len);
+	buf_release(&f);
+}
+
+/* Whether s starts with prefix. */
+static int
+starts(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* Number of lines of o starting with prefix. */
+static int
+count_lines(const char *o, const char *prefix)
+{
+	int n = 0;
+	size_t k = strlen(prefix);
+
+	for (; *o; o = strchr(o, '\n') + 1) {
+		n += strncmp(o, prefix, k) == 0;
+		if (!strchr(o, '\n'))
+			break;
+	}
+	return n;
+}
+
+/* The last line of o (without its newline), in a static buffer. */
+static const char *
+last_line(const char *o)
+{
+	static char line[1024];
+	size_t n = strlen(o);
+	const char *s;
+
+	assert_true(n > 0 && o[n - 1] == '\n');
+	for (s = o + n - 1; s > o && s[-1] != '\n'; s--)
+		;
+	snprintf(line, sizeof line, "%.*s", (int)(o + n - 1 - s), s);
+	return line;
+}
+
+static void
+test_fixture_tools(void **state)
+{
+	struct pipe p;
+
+	(void)state;
+	fixture(&p, "chat_stream_tools.sse");
+	assert_true(starts(p.out.data, "progress 352/0/0/0\nprogress 352/0/352/9\ntext \"illness\"\n"
+				       "text \" Hunters\"\n"));
+	assert_int_equal(count_lines(p.out.data, "text "), 24);
+	assert_non_null(strstr(p.out.data, "\ntimings 0/352/24 10.533 33418.8 79.973 300.101\n"
+					   "usage 352/24/0\ndone length\n"));
+	assert_string_equal(last_line(p.out.data), "done length");
+	assert_int_equal(count_lines(p.out.data, "tool_call"), 0);
+	pipe_release(&p);
+}
+
+static void
+test_fixture_turn2(void **state)
+{
+	struct pipe p;
+
+	(void)state;
+	fixture(&p, "chat_stream_turn2_cache_hit.sse");
+	assert_true(starts(p.out.data, "progress 393/343/343/0\nprogress 393/343/393/6\n"));
+	assert_non_null(strstr(p.out.data, "\ntimings 343/50/24 6.881 7266.39 42.605 563.314\n"
+					   "usage 393/24/343\ndone length\n"));
+	assert_true(starts(p.text.data, "Whisbright drinkers"));
+	pipe_release(&p);
+}
+
+static void
+test_fixture_prefill(void **state)
+{
+	struct pipe p;
+
+	(void)state;
+	fixture(&p, "chat_stream_prefill_progress.sse");
+	assert_int_equal(count_lines(p.out.data, "progress "), 13);
+	assert_non_null(strstr(p.out.data, "progress 22723/0/2048/1240\n"));
+	assert_non_null(strstr(p.out.data, "progress 22723/0/22723/86153\n"));
+	assert_non_null(strstr(p.out.data, "timings 0/22723/8 86154 263.749 1858.88 4.30367\n"
+					   "done length\n"));
+	assert_int_equal(count_lines(p.out.data, "usage"), 0);
+	pipe_release(&p);
+}
+
+static void
+test_fixture_toolparse_error(void **state)
+{
+	struct pipe p;
+
+	(void)state;
+	fixture(&p, "chat_stream_toolparse_error.sse");
+	assert_true(starts(p.out.data, "progress 352/343/343/0\n"));
+	assert_string_equal(last_line(p.out.data),
+			    "error kind=4 http=500 retry=0 type=server_error ctx=0/0 \"The model "
+			    "produced output that does not match the expected peg-native format\"");
+	assert_int_equal(LLM_ERR_TOOL_PARSE, 4);
+	assert_int_equal(count_lines(p.out.data, "done"), 0);
+	assert_int_equal(count_lines(p.out.data, "error"), 1);
+	assert_true(count_lines(p.out.data, "text ") > 100);
+	pipe_release(&p);
+}
+
+static void
+test_fixture_toolcall_in_content(void **state)
+{
+	struct pipe p;
+	struct toolparse_result r;
+
+	(void)state;
+	fixture(&p, "chat_stream_toolcall_in_content.sse");
+	assert_string_equal(p.text.data, "<tool_call>\n{\"name\": \"read\", \"arguments\": "
+					 "{\"path\": \"main.c\"}}\n</tool_call>");
+	assert_non_null(strstr(p.out.data, "\ntimings 12/54/49 "));
+	assert_non_null(strstr(p.out.data, "\nusage 66/49/12\ndone stop\n"));
+	toolparse_run(p.text.data, p.text.len, NULL, NULL, &r);
+	assert_int_equal(r.ncalls, 1);
+	assert_string_equal(r.calls[0].name, "read");
+	assert_string_equal(r.calls[0].args_json, "{\"path\":\"main.c\"}");
+	assert_string_equal(r.text.data, "");
+	toolparse_release(&r);
+	pipe_release(&p);
+}
+
+/* Decode a synthetic stream (SSE text) whole and byte by byte; canonical out. */
+static void
+synth(struct pipe *p, const char *sse)
+{
+	char *bytes = decode_split(sse, strlen(sse), strlen(sse) + 1);
+
+	if (strlen(sse) <= 4096)
+		check_splits("synthetic", sse, strlen(sse));
+	pipe_init(p);
+	pipe_feed(p, sse, strlen(sse));
+	pipe_finish(p);
+	assert_string_equal(bytes, p->out.data);
+	free(bytes);
+}
+
+#define TC(body) "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[" body "]}}]}\n\n"
+#define FIN(r) "data: {\"choices\":[{\"index\":0,\"finish_reason\":\"" r "\",\"delta\":{}}]}\n\n"
+#define DONE "data: [DONE]\n\n"
+
+static void
+test_parallel_calls(void **state)
+{
+	struct pipe p;
+
+	(void)state;
+	synth(&p, TC("{\"index\":0,\"id\":\"a\",\"type\":\"function\",\"function\":{\"name\":\"read\","
+		     "\"arguments\":\"\"}}")
+		  TC("{\"index\":1,\"id\":\"b\",\"type\":\"function\",\"function\":{\"name\":\"ls\","
+		     "\"arguments\":\"{\\\"pa\"}}")
+		  TC("{\"index\":0,\"function\":{\"arguments\":\"{\\\"path\\\":\"}}")
+		  TC("{\"index\":1,\"function\":{\"arguments\":\"th\\\":\\\".\\\"}\"}}")
+		  TC("{\"index\":0,\"function\":{\"arguments\":\"\\\"x.c\\\"}\"}}")
+		  FIN("tool_calls") DONE);
+	assert_string_equal(p.out.data,
+			    "tool_call_begin 0 id=a name=read\n"
+			    "tool_call_begin 1 id=b name=ls\n"
+			    "tool_call_args 1 \"{\\\"pa\"\n"
+			    "tool_call_args 0 \"{\\\"path\\\":\"\n"
+			    "tool_call_args 1 \"th\\\":\\\".\\\"}\"\n"
+			    "tool_call_args 0 \"\\\"x.c\\\"}\"\n"
+			    "tool_call_end 0\ntool_call_end 1\ndone tool_calls\n");
+	assert_string_equal(p.args[0].data, "{\"path\":\"x.c\"}");
+	assert_string_equal(p.args[1].data, "{\"path\":\".\"}");
+	pipe_release(&p);
+}
+
+static void
+test_late_name_and_resent(void **state)
+{
+	struct pipe p;
+
+	(void)state;
+	/* Fragments before the name are held; BEGIN waits for the name. */
+	synth(&p, TC("{\"index\":0,\"function\":{\"arguments\":\"{\\\"a\\\"\"}}")
+		  TC("{\"index\":0,\"function\":{\"arguments\":\":\"}}")
+		  TC("{\"index\":0,\"id\":\"x\",\"function\":{\"name\":\"f\",\"arguments\":\"1\"}}")
+		  TC("{\"index\":0,\"id\":\"x\",\"function\":{\"name\":\"f\",\"arguments\":\"}\"}}")
+		  TC("{\"index\":0,\"id\":\"y\",\"function\":{\"name\":\"g\"}}")
+		  TC("{\"function\":{\"arguments\":\" \"}}") FIN("tool_calls") DONE);
+	assert_string_equal(p.out.data, "tool_call_begin 0 id=x name=f\n"
+					"tool_call_args 0 \"{\\\"a\\\":\"\n"
+					"tool_call_args 0 \"1\"\n"
+					"tool_call_args 0 \"}\"\n"
+					"tool_call_args 0 \" \"\n"
+					"tool_call_end 0\ndone tool_calls\n");
+	pipe_release(&p);
+}
+
+static void
+test_split_escape(void **state)
+{
+	struct pipe p;
+	cJSON *v;
+
+	(void)state;
+	/* The arguments text {"s":"a\"b\u00e9"} cut inside both escapes. */
+	synth(&p, TC("{\"index\":0,\"id\":\"i\",\"function\":{\"name\":\"w\",\"arguments\":"
+		     "\"{\\\"s\\\":\\\"a\\\\\"}}")
+		  TC("{\"index\":0,\"function\":{\"arguments\":\"\\\"b\\\\u00\"}}")
+		  TC("{\"index\":0,\"function\":{\"arguments\":\"e9\\\"}\"}}") FIN("tool_calls"));
+	assert_string_equal(p.args[0].data, "{\"s\":\"a\\\"b\\u00e9\"}");
+	v = json_parse(p.args[0].data, p.args[0].len, NULL);
+	assert_non_null(v);
+	assert_string_equal(json_str(v, "s"), "a\"b\xc3\xa9");
+	cJSON_Delete(v);
+	/* No [DONE]: finish after finish_reason gives DONE. */
+	assert_string_equal(last_line(p.out.data), "done tool_calls");
+	pipe_release(&p);
+}
+
+static void
+test_nameless_and_limits(void **state)
+{
+	struct pipe p;
+	struct buf s = BUF_INIT;
+	int i;
+
+	(void)state;
+	/* A call that never got a name still delivers its arguments. */
+	synth(&p, TC("{\"index\":2,\"function\":{\"arguments\":\"{}\"}}") DONE);
+	assert_string_equal(p.out.data, "tool_call_begin 2 id=(null) name=\n"
+					"tool_call_args 2 \"{}\"\ntool_call_end 2\ndone stop\n");
+	pipe_release(&p);
+	synth(&p, TC("{\"index\":-1,\"function\":{\"name\":\"x\"}}") DONE);
+	assert_string_equal(p.out.data, "error kind=7 http=0 retry=0 type=(null) ctx=0/0 "
+					"\"malformed chunk from the server: tool call index out of "
+					"range\"\n");
+	pipe_release(&p);
+	for (i = 0; i <= OAI_MAX_CALLS; i++)
+		buf_addf(&s, TC("{\"index\":%d,\"function\":{\"name\":\"n\"}}"), i);
+	synth(&p, s.data);
+	assert_string_equal(last_line(p.out.data), "error kind=7 http=0 retry=0 type=(null) "
+						   "ctx=0/0 \"malformed chunk from the server: too "
+						   "many tool calls\"");
+	assert_int_equal(count_lines(p.out.data, "tool_call_begin"), OAI_MAX_CALLS);
+	pipe_release(&p);
+	buf_release(&s);
+}
+
+static void
+test_text_reasoning(void **state)
+{
+	struct pipe p;
+
+	(void)state;
+	synth(&p, "data: {\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":null}}]}\n\n"
+		  "data: {\"choices\":[{\"index\":0,\"delta\":{\"reasoning_content\":\"hm\","
+		  "\"content\":\"A\"}}]}\n\n"
+		  "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"\"}}]}\n\n"
+		  "data: {\"choices\":[{\"index\":1,\"delta\":{\"content\":\"other choice\"}}]}\n\n"
+		  "data: {\"choices\":[{\"delta\":{\"content\":5,\"reasoning_content\":[]}}]}\n\n"
+		  "data: {\"choices\":{\"delta\":{}},\"prompt_progress\":{\"total\":\"x\"}}\n\n"
+		  "data: {\"unknown\":true}\n\n"
+		  "data: \n\n"
+		  "data: {\"choices\":[{\"delta\":{\"content\":\"B\\u0001\"}}],\"usage\":7}\n\n"
+		  "data: {\"choices\":[{\"finish_reason\":null,\"delta\":{}}]}\n\n" DONE);
+	assert_string_equal(p.out.data, "reasoning \"hm\"\ntext \"A\"\nprogress 0/0/0/0\n"
+					"text \"B\\u0001\"\ndone stop\n");
+	pipe_release(&p);
+}
+
+static void
+test_malformed(void **state)
+{
+	struct pipe p;
+
+	(void)state;
+	synth(&p, "data: {\"choices\":[{\"delta\":{\"content\":\"ok\"}}]}\n\n"
+		  "data: {\"choices\":[\n\n"
+		  "data: {\"choices\":[{\"delta\":{\"content\":\"never\"}}]}\n\n" DONE);
+	assert_string_equal(p.out.data, "text \"ok\"\n"
+					"error kind=7 http=0 retry=0 type=(null) ctx=0/0 \"malformed "
+					"chunk from the server: invalid JSON at line 1, column 12: "
+					"near '['\"\n");
+	pipe_release(&p);
+	synth(&p, "data: [1,2]\n\n");
+	assert_non_null(strstr(p.out.data, "data is not a JSON object"));
+	pipe_release(&p);
+	synth(&p, "data: {\"a\":1}}\n\n");
+	assert_non_null(strstr(p.out.data, "near '}'"));
+	pipe_release(&p);
+}
+
+static void
+test_stream_errors(void **state)
+{
+	struct pipe p;
+
+	(void)state;
+	synth(&p, "data: {\"error\":{\"code\":500,\"message\":\"boom\",\"type\":\"server_error\"}}\n\n" DONE);
+	assert_string_equal(p.out.data, "error kind=0 http=500 retry=1 type=server_error ctx=0/0 \"boom\"\n");
+	pipe_release(&p);
+	synth(&p, "data: {\"error\":{\"code\":503,\"message\":\"Loading model\",\"type\":\"unavailable_error\"}}\n\n");
+	assert_string_equal(p.out.data, "error kind=2 http=503 retry=1 type=unavailable_error ctx=0/0 "
+					"\"Loading model\"\n");
+	pipe_release(&p);
+	synth(&p, "data: {\"error\":{\"code\":400,\"message\":\"too long\",\"type\":\"exceed_context_size_error\","
+		  "\"n_prompt_tokens\":9036,\"n_ctx\":8192}}\n\n");
+	assert_string_equal(p.out.data, "error kind=3 http=400 retry=0 type=exceed_context_size_error "
+					"ctx=9036/8192 \"too long\"\n");
+	pipe_release(&p);
+	synth(&p, "data: {\"error\":{\"code\":500,\"message\":\"Failed to parse input at pos 12: x\"}}\n\n");
+	assert_string_equal(p.out.data, "error kind=4 http=500 retry=0 type=(null) ctx=0/0 "
+					"\"Failed to parse input at pos 12: x\"\n");
+	pipe_release(&p);
+	/* /v1/messages style: event: error with a bare object; and a string error. */
+	synth(&p, "event: error\ndata: {\"code\":500,\"message\":\"bare\",\"type\":\"server_error\"}\n\n");
+	assert_string_equal(p.out.data, "error kind=0 http=500 retry=1 type=server_error ctx=0/0 \"bare\"\n");
+	pipe_release(&p);
+	synth(&p, "data: {\"error\":\"plain\"}\n\n");
+	assert_string_equal(p.out.data, "error kind=0 http=0 retry=0 type=(null) ctx=0/0 \"plain\"\n");
+	pipe_release(&p);
+}
+
+static void
+test_cut_streams(void **state)
+{
+	struct pipe p;
+
+	(void)state;
+	/* Closed before finish_reason: disconnected; open calls are not ended. */
+	synth(&p, "data: {\"choices\":[{\"delta\":{\"content\":\"par\"}}]}\n\n"
+		  TC("{\"index\":0,\"id\":\"q\",\"function\":{\"name\":\"bash\",\"arguments\":\"{\"}}"));
+	assert_string_equal(p.out.data, "text \"par\"\ntool_call_begin 0 id=q name=bash\n"
+					"tool_call_args 0 \"{\"\nerror kind=5 http=0 retry=1 type=(null) "
+					"ctx=0/0 \"the server closed the stream before the answer "
+					"finished\"\n");
+	pipe_release(&p);
+	/* Cut in the middle of an event (no blank line): the partial JSON is malformed. */
+	synth(&p, "data: {\"choices\":[{\"delta\":{\"content\":\"x\"}}]}\n\ndata: {\"choi");
+	assert_non_null(strstr(p.out.data, "\nerror kind=7 "));
+	pipe_release(&p);
+	/* [DONE] without finish_reason: stop, and open calls end first. */
+	synth(&p, TC("{\"index\":0,\"id\":\"q\",\"function\":{\"name\":\"ls\",\"arguments\":\"{}\"}}") DONE
+		  "data: {\"choices\":[{\"delta\":{\"content\":\"after\"}}]}\n\n");
+	assert_string_equal(p.out.data, "tool_call_begin 0 id=q name=ls\ntool_call_args 0 \"{}\"\n"
+					"tool_call_end 0\ndone stop\n");
+	pipe_release(&p);
+	/* Nothing at all. */
+	synth(&p, "");
+	assert_non_null(strstr(p.out.data, "error kind=5 "));
+	pipe_release(&p);
+}
+
+/* Classify a fixture .txt: body on the first line, then "HTTP <status>". */
+static void
+body_fixture(const char *name, struct llm_event *ev, struct buf *msg)
+{
+	struct buf f = BUF_INIT;
+	const char *http;
+	size_t body;
+
+	load(&f, name);
+	http = strstr(f.data, "\nHTTP ");
+	assert_non_null(http);
+	body = (size_t)(http - f.data);
+	oai_error_from_body(atoi(http + 6), f.data, body, ev, msg);
+	buf_release(&f);
+}
+
+static void
+test_error_bodies_fixtures(void **state)
+{
+	struct llm_event ev;
+	struct buf msg = BUF_INIT;
+
+	(void)state;
+	body_fixture("error_context_exceeded.txt", &ev, &msg);
+	assert_int_equal(ev.kind, LLM_ERROR);
+	assert_int_equal(ev.error.kind, LLM_ERR_CONTEXT);
+	assert_int_equal(ev.error.http_status, 400);
+	assert_int_equal(ev.error.n_prompt_tokens, 9036);
+	assert_int_equal(ev.error.n_ctx, 8192);
+	assert_false(ev.error.retryable);
+	assert_string_equal(ev.error.type, "exceed_context_size_error");
+	assert_true(str_eq(ev.text, "request (9036 tokens) exceeds the available context size "
+				    "(8192 tokens), try increasing it"));
+	body_fixture("error_bad_json.txt", &ev, &msg);
+	assert_int_equal(ev.error.kind, LLM_ERR_HTTP);
+	assert_int_equal(ev.error.http_status, 500);
+	assert_false(ev.error.retryable);
+	assert_string_equal(ev.error.type, "server_error");
+	assert_true(str_startswith(ev.text, "[json.exception.parse_error.101] parse error at line 1"));
+	buf_release(&msg);
+}
+
+/* Classify a C-string body. */
+static void
+body(int status, const char *b, struct llm_event *ev, struct buf *msg)
+{
+	oai_error_from_body(status, b, b ? strlen(b) : 0, ev, msg);
+	assert_int_equal(ev->kind, LLM_ERROR);
+}
+
+static void
+test_error_bodies(void **state)
+{
+	struct llm_event ev;
+	struct buf msg = BUF_INIT;
+	char longb[600];
+
+	(void)state;
+	body(503, "{\"error\":{\"message\":\"Loading model\",\"type\":\"unavailable_error\",\"code\":503}}",
+	     &ev, &msg);
+	assert_int_equal(ev.error.kind, LLM_ERR_LOADING);
+	assert_true(ev.error.retryable);
+	assert_true(str_eq(ev.text, "Loading model"));
+	body(500, "{\"error\":{\"code\":500,\"message\":\"The model produced output that does not "
+		  "match the expected peg-native format\",\"type\":\"server_error\"}}", &ev, &msg);
+	assert_int_equal(ev.error.kind, LLM_ERR_TOOL_PARSE);
+	assert_false(ev.error.retryable);
+	body(404, "{\"error\":{\"code\":404,\"message\":\"File Not Found\",\"type\":\"not_found_error\"}}",
+	     &ev, &msg);
+	assert_int_equal(ev.error.kind, LLM_ERR_HTTP);
+	assert_false(ev.error.retryable);
+	assert_string_equal(ev.error.type, "not_found_error");
+	body(502, "<html>\r\n<head><title>502 Bad Gateway</title></head>", &ev, &msg);
+	assert_int_equal(ev.error.kind, LLM_ERR_HTTP);
+	assert_true(ev.error.retryable);
+	assert_null(ev.error.type);
+	assert_true(str_eq(ev.text, "<html>"));
+	body(500, "", &ev, &msg);
+	assert_true(str_eq(ev.text, "HTTP 500 with an empty body"));
+	assert_true(ev.error.retryable);
+	body(500, NULL, &ev, &msg);
+	assert_true(str_eq(ev.text, "HTTP 500 with an empty body"));
+	body(503, "  Service \x01Unavailable \xff\xc3\xa9\n second line", &ev, &msg);
+	assert_int_equal(ev.error.kind, LLM_ERR_LOADING);
+	assert_true(str_eq(ev.text, "Service ?Unavailable ?\xc3\xa9"));
+	body(429, "{\"error\":\"slow down\"}", &ev, &msg);
+	assert_true(ev.error.retryable);
+	assert_true(str_eq(ev.text, "slow down"));
+	body(401, "{\"code\":401,\"message\":\"Invalid API Key\",\"type\":\"authentication_error\"}", &ev, &msg);
+	assert_true(str_eq(ev.text, "Invalid API Key"));
+	assert_string_equal(ev.error.type, "authentication_error");
+	assert_false(ev.error.retryable);
+	body(500, "{\"error\":{\"code\":500,\"message\":\"tools param requires --jinja flag\"}}", &ev, &msg);
+	assert_false(ev.error.retryable);
+	body(400, "[\"not\", \"an\", \"error\"]", &ev, &msg);
+	assert_true(str_eq(ev.text, "[\"not\", \"an\", \"error\"]"));
+	memset(longb, 'z', sizeof longb - 1);
+	longb[sizeof longb - 1] = '\0';
+	body(500, longb, &ev, &msg);
+	assert_int_equal(ev.text.len, 200);
+	buf_release(&msg);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fixture_tools),
+		cmocka_unit_test(test_fixture_turn2),
+		cmocka_unit_test(test_fixture_prefill),
+		cmocka_unit_test(test_fixture_toolparse_error),
+		cmocka_unit_test(test_fixture_toolcall_in_content),
+		cmocka_unit_test(test_parallel_calls),
+		cmocka_unit_test(test_late_name_and_resent),
+		cmocka_unit_test(test_split_escape),
+		cmocka_unit_test(test_nameless_and_limits),
+		cmocka_unit_test(test_text_reasoning),
+		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_stream_errors),
+		cmocka_unit_test(test_cut_streams),
+		cmocka_unit_test(test_error_bodies_fixtures),
+		cmocka_unit_test(test_error_bodies),
+	};
+
+	json_init();
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
