@@ -28,7 +28,7 @@ OPT := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-f
 LDOPT := -fsanitize=address,undefined
 else
 OPT := -O2 -g -D_FORTIFY_SOURCE=2 -fstack-protector-strong
-LDOPT :=
+LDOPT := -Wl,--as-needed -Wl,-O1
 endif
 
 CFLAGS_ALL := $(WARN) $(OPT) $(DEFS) -Isrc -Itools -Iui $(PKG_CFLAGS) $(CFLAGS)

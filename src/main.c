@@ -461,6 +461,23 @@ run_release(struct run *r)
 	buf_release(&r->state_dir);
 }
 
+/* Set up a run; -1 when ready, else the exit code (everything already released). */
+static int
+run_open(struct run *r, struct opts *o)
+{
+	int code;
+
+	memset(r, 0, sizeof *r);
+	r->o = o;
+	buf_init(&r->system, 0);
+	buf_init(&r->state_dir, 0);
+	if ((code = run_setup(r)) >= 0 || (code = run_start(r)) >= 0) {
+		run_release(r);
+		return code;
+	}
+	return -1;
+}
+
 /* Print mode: one task, one answer. */
 static int
 run_print(struct opts *o)
@@ -469,14 +486,8 @@ run_print(struct opts *o)
 	struct err e = ERR_INIT;
 	int code;
 
-	memset(&r, 0, sizeof r);
-	r.o = o;
-	buf_init(&r.system, 0);
-	buf_init(&r.state_dir, 0);
-	if ((code = run_setup(&r)) >= 0 || (code = run_start(&r)) >= 0) {
-		run_release(&r);
+	if ((code = run_open(&r, o)) >= 0)
 		return code;
-	}
 	llama_probe(r.llama, 300000, on_loading, on_probe, &r);
 	if (loop_run(r.loop, &e) < 0)
 		pmode_fail(r.pm, LLM_ERR_OTHER, e.msg);
@@ -502,14 +513,8 @@ run_interactive(struct opts *o)
 	struct repl_deps d = { 0 };
 	int code;
 
-	memset(&r, 0, sizeof r);
-	r.o = o;
-	buf_init(&r.system, 0);
-	buf_init(&r.state_dir, 0);
-	if ((code = run_setup(&r)) >= 0 || (code = run_start(&r)) >= 0) {
-		run_release(&r);
+	if ((code = run_open(&r, o)) >= 0)
 		return code;
-	}
 	loop_set_before_sleep(r.loop, NULL, NULL);
 	d.loop = r.loop;
 	d.llama = r.llama;
