@@ -149,11 +149,16 @@ mock_stop
 
 mock_start toolparse_twice
 hearth_run toolparse_twice -p --server "$MOCK_URL" --cwd "$E2E_TMP/repo2" "Read hello.c."
-check_rc "toolparse_twice: gives up, exit status 1" 1
-check "toolparse_twice: two attempts, never a third" pycheck '
-need(len(CHAT) == 2, "chat requests: %d" % len(CHAT))
-need("UNEXPECTED" not in OUT_TEXT, "stdout has the third answer")'
-check "toolparse_twice: one-line error on stderr" one_line "$ERR"
+check_rc "toolparse_twice: the turn goes on, exit status 0" 0
+check "toolparse_twice: stdout is the plain answer" same_text "$OUT" "Answered in plain text."
+check "toolparse_twice: one retry of the same request, then the model is told" pycheck '
+need(len(CHAT) == 3, "chat requests: %d" % len(CHAT))
+need(CHAT[0]["messages"] == CHAT[1]["messages"], "the retry changed the messages")
+added = CHAT[2]["messages"][len(CHAT[0]["messages"]):]
+need([m["role"] for m in added] == ["assistant", "user"], "added roles: %r" % [m["role"] for m in added])
+need("could not be parsed" in added[1]["content"], "notice: %r" % added[1]["content"][:200])
+need("does not match the expected" in added[1]["content"], "server message not quoted")
+need("{\"error\"" not in json.dumps(added[0]), "raw error JSON sent back as assistant text")'
 mock_stop
 
 # ---- context exceeded: a plain HTTP 400 -----------------------------------
