@@ -474,7 +474,7 @@ oai_error_from_body(int http_status, const char *body, size_t n,
 {
 	cJSON *root, *fake = NULL;
 	const cJSON *err = NULL;
-	size_t mlen;
+	size_t mlen, tlen;
 
 	if (!body)
 		n = 0;
@@ -498,11 +498,13 @@ oai_error_from_body(int http_status, const char *body, size_t n,
 	buf_add(msg, out_ev->text.p, out_ev->text.len);
 	mlen = msg->len;
 	if (out_ev->error.type) {
-		buf_addch(msg, '\0');
-		buf_adds(msg, out_ev->error.type);
+		/* Spare room past the message's NUL: msg->len stays the message. */
+		tlen = strlen(out_ev->error.type);
+		buf_grow(msg, tlen + 1);
+		memcpy(msg->data + mlen + 1, out_ev->error.type, tlen + 1);
+		out_ev->error.type = msg->data + mlen + 1;
 	}
 	out_ev->text = str_make(msg->data, mlen);
-	out_ev->error.type = out_ev->error.type ? msg->data + mlen + 1 : NULL;
 	cJSON_Delete(fake);
 	cJSON_Delete(root);
 }

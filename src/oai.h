@@ -81,8 +81,10 @@ void oai_dec_finish(struct oai_dec *d, llm_sink_fn sink, void *ctx);
  * The message is the server's error.message or, when the body is not that
  * JSON, its first line (control bytes and invalid UTF-8 replaced, at most
  * 200 bytes; "HTTP <status> with an empty body" when empty).
- * out_ev->text and out_ev->error.type point into *msg (which is reset
- * first): valid until msg changes.  Never fails.
+ * *msg is reset and then holds exactly the message (out_ev->text views
+ * msg->data, msg->len); out_ev->error.type (NULL when the body had none)
+ * is kept in msg's spare room past the NUL.  Both are valid until msg
+ * changes.  Never fails.
  */
 void oai_error_from_body(int http_status, const char *body, size_t n,
 			 struct llm_event *out_ev, struct buf *msg);

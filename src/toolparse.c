@@ -174,8 +174,11 @@ call_from_json(struct toolparse_result *r, const cJSON *v, int strict)
 	args = cJSON_GetObjectItemCaseSensitive(v, "arguments");
 	if (!args)
 		args = cJSON_GetObjectItemCaseSensitive(v, "parameters");
-	if (cJSON_IsString(args))
+	if (cJSON_IsString(args)) {
 		args = parsed = json_parse(args->valuestring, strlen(args->valuestring), NULL);
+		if (!parsed)
+			return 0;
+	}
 	if (!args) {
 		add_call(r, xstrdup(name), xstrdup("{}"));
 		ok = 1;
@@ -275,15 +278,15 @@ xml_param(struct scan *sc, size_t p, const char *tool, cJSON *args)
 	p = tag_name(sc, p + strlen("<parameter="), &key);
 	if (!p)
 		return 0;
+	/* The closer, unless the next parameter opens first (closer forgotten). */
 	vend = find(sc, F_PARAM_END, p);
 	next = vend + strlen("</parameter>");
-	if (vend == sc->n) {
-		/* Unclosed: up to whatever comes next (truncated answers). */
-		vend = find(sc, F_PARAM, p);
-		if (find(sc, F_FUNC_END, p) < vend)
-			vend = find(sc, F_FUNC_END, p);
+	if (find(sc, F_PARAM, p) < vend)
+		next = vend = find(sc, F_PARAM, p);
+	else if (vend == sc->n && find(sc, F_FUNC_END, p) < vend)
+		next = vend = find(sc, F_FUNC_END, p); /* truncated */
+	else if (vend == sc->n)
 		next = vend;
-	}
 	if (vend > p && sc->s[p] == '\n')
 		p++;
 	if (vend > p && sc->s[vend - 1] == '\n')
@@ -406,11 +409,14 @@ vis_add(struct scan *sc, size_t a, size_t b)
 	size_t i;
 
 	if (sc->sep) {
+		size_t nl = 0;
+
 		for (i = a; i < b && is_space(sc->s[i]); i++)
 			if (sc->s[i] == '\n')
-				a = i + 1;
+				nl = i + 1;
 		if (i == b)
 			return; /* only whitespace: keep waiting */
+		a = nl ? nl : i; /* keep the indentation of a new line */
 		if (sc->vis->len)
 			buf_add(sc->vis, "\n\n", 2);
 		sc->sep = 0;

@@ -1,0 +1,112 @@
+/*
+ * fuzz_oai: libFuzzer harness for the chat.completion.chunk decoder, fed
+ * through the SSE parser, and for the HTTP error classifier.  Checks the
+ * event grammar the agent relies on: exactly one terminal event (DONE or
+ * ERROR) and nothing after it; per call index BEGIN before any ARGS, one
+ * END after BEGIN; an ERROR's message is never NULL.  Violations abort.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "oai.h"
+#include "sse.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#define NIDX 64
+
+struct state {
+	struct oai_dec dec;
+	int over;
+	unsigned char begun[NIDX], ended[NIDX];
+};
+
+/* llm_sink_fn: check the event grammar. */
+static void
+sink(void *ctx, const struct llm_event *ev)
+{
+	struct state *st = ctx;
+	int i = ev->index;
+
+	if (st->over)
+		abort();
+	if (ev->text.len && !ev->text.p)
+		abort();
+	switch (ev->kind) {
+	case LLM_TOOL_CALL_BEGIN:
+		if (i < 0 || !ev->name || (i < NIDX && st->begun[i]++))
+			abort();
+		break;
+	case LLM_TOOL_CALL_ARGS:
+		if (i < 0 || (i < NIDX && (!st->begun[i] || st->ended[i])))
+			abort();
+		break;
+	case LLM_TOOL_CALL_END:
+		if (i < 0 || (i < NIDX && (!st->begun[i] || st->ended[i]++)))
+			abort();
+		break;
+	case LLM_DONE:
+		if (!ev->stop_reason)
+			abort();
+		st->over = 1;
+		break;
+	case LLM_ERROR:
+		if (!ev->text.p)
+			abort();
+		st->over = 1;
+		break;
+	default:
+		break;
+	}
+}
+
+/* sse_event_fn feeding the decoder. */
+static int
+on_sse(void *ctx, struct str name, struct str data)
+{
+	struct state *st = ctx;
+
+	return oai_dec_event(&st->dec, name, data, sink, st);
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct state st;
+	struct sse p;
+	struct llm_event ev;
+	struct buf msg = BUF_INIT;
+	size_t half = size / 2;
+
+	/* As an SSE stream, in two chunks. */
+	memset(&st, 0, sizeof st);
+	oai_dec_init(&st.dec);
+	sse_init(&p);
+	if (sse_feed(&p, (const char *)data, half, on_sse, &st) == 0)
+		if (sse_feed(&p, (const char *)data + half, size - half, on_sse, &st) == 0)
+			sse_finish(&p, on_sse, &st);
+	oai_dec_finish(&st.dec, sink, &st);
+	if (!st.over)
+		abort();
+	sse_release(&p);
+	oai_dec_release(&st.dec);
+
+	/* As one event's data. */
+	memset(&st, 0, sizeof st);
+	oai_dec_init(&st.dec);
+	oai_dec_event(&st.dec, str_make("error", size & 1 ? 5 : 0),
+		      str_make((const char *)data, size), sink, &st);
+	oai_dec_finish(&st.dec, sink, &st);
+	if (!st.over)
+		abort();
+	oai_dec_release(&st.dec);
+
+	/* As an HTTP error body. */
+	oai_error_from_body(size ? 400 + data[0] % 200 : 500, (const char *)data, size, &ev, &msg);
+	if (ev.kind != LLM_ERROR || ev.text.p != msg.data || ev.text.len != msg.len ||
+	    memchr(msg.data, '\0', msg.len) != NULL || msg.len == 0)
+		abort();
+	buf_release(&msg);
+	return 0;
+}
