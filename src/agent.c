@@ -20,6 +20,7 @@
 #include "json.h"
 #include "loop.h"
 #include "provider.h"
+#include "textgate.h"
 #include "toolparse.h"
 #include "xmalloc.h"
 
@@ -49,9 +50,14 @@ struct agent {
 	long loading_waited_ms;
 	unsigned long call_seq;
 	struct buf err_msg;
-	int pending_error;
-	enum agent_end pending_end;
+	struct textgate gate;   /* what of the streamed text may be shown live */
+	struct buf shown;       /* scratch for gated text */
+	int retries;            /* transient-error retries of the current step */
+	int parse_fail_streak;  /* steps in a row whose tool call could not be parsed */
 };
+
+#define AGENT_MAX_RETRIES 2
+#define AGENT_MAX_PARSE_STREAK 3
 
 static void agent_start_step(struct agent *a);
 static void agent_run_tools(struct agent *a);
@@ -77,6 +83,8 @@ agent_new(struct loop *l, struct provider *p, const struct tool_env *env,
 	buf_init(&a->text, 0);
 	buf_init(&a->reasoning, 0);
 	buf_init(&a->err_msg, 0);
+	buf_init(&a->shown, 0);
+	textgate_init(&a->gate);
 	return a;
 }
 
@@ -124,6 +132,8 @@ agent_free(struct agent *a)
 	buf_release(&a->text);
 	buf_release(&a->reasoning);
 	buf_release(&a->err_msg);
+	buf_release(&a->shown);
+	textgate_release(&a->gate);
 	conv_release(&a->conv);
 	free(a);
 }
@@ -281,9 +291,9 @@ agent_recover_calls(struct agent *a)
 	return n;
 }
 
-/* Append the step's assistant message to the conv. */
+/* Append the step's assistant message to the conv (told to the observer if notify). */
 static void
-agent_commit_assistant(struct agent *a, int aborted)
+agent_commit_message(struct agent *a, int aborted, int notify)
 {
 	struct conv_msg *m;
 	size_t i;
@@ -302,8 +312,15 @@ agent_commit_assistant(struct agent *a, int aborted)
 	for (i = 0; i < a->ncalls; i++)
 		conv_add_block(m, CONV_TOOL_CALL, a->calls[i].args.len ? a->calls[i].args.data : "{}",
 			       a->calls[i].id, a->calls[i].name);
-	if (a->obs.on_message)
+	if (notify && a->obs.on_message)
 		a->obs.on_message(a->obs.arg, m);
+}
+
+/* The usual case: append and tell the observer. */
+static void
+agent_commit_assistant(struct agent *a, int aborted)
+{
+	agent_commit_message(a, aborted, 1);
 }
 
 /* The stream finished normally: decide between answer and tools. */
@@ -323,10 +340,14 @@ agent_after_stream(struct loop *l, long id, void *arg)
 			 recovered == 1 ? "" : "s");
 		agent_notice(a, line);
 	}
-	if (!a->ncalls && !a->text.len && a->stop_reason && !strcmp(a->stop_reason, "length")) {
+	a->parse_fail_streak = 0;
+	if (!a->ncalls && a->stop_reason && !strcmp(a->stop_reason, "length")) {
+		int empty = !a->text.len;
+
 		agent_commit_assistant(a, 0);
-		agent_end(a, AGENT_END_ERROR,
-			  "the model hit its token limit before answering (finish_reason length): raise max_tokens, or turn thinking off");
+		agent_end(a, AGENT_END_ERROR, empty ?
+			  "the model hit its token limit before answering (finish_reason length): raise max_tokens, or turn thinking off" :
+			  "the answer was cut off at the token limit (finish_reason length): raise max_tokens in settings or -n on the server");
 		return;
 	}
 	agent_commit_assistant(a, 0);
@@ -366,14 +387,25 @@ agent_report_parse_failure(struct loop *l, long id, void *arg)
 	a->timer = 0;
 	a->stats.tool_failures++;
 	a->stats.consecutive_tool_failures++;
-	if (!a->text.len)
+	if (++a->parse_fail_streak >= AGENT_MAX_PARSE_STREAK) {
+		struct buf msg = BUF_INIT;
+
+		buf_addf(&msg, "the model's tool calls could not be parsed %d times in a row (%s): use a model and chat template with tool-call support, or --no-tools",
+			 a->parse_fail_streak, a->err_msg.data);
+		agent_commit_assistant(a, 1);
+		agent_end(a, AGENT_END_ERROR, msg.data);
+		buf_release(&msg);
+		return;
+	}
+	if (!a->text.len) /* the wire needs content; the observer never sees this placeholder */
 		buf_adds(&a->text, "(tool call that could not be parsed)");
-	agent_commit_assistant(a, 0);
+	agent_commit_message(a, 0, a->text.len && strcmp(a->text.data, "(tool call that could not be parsed)"));
 	buf_addf(&note, "Your last tool call could not be parsed (%s). Call one tool at a time with arguments that are a valid JSON object matching its schema, or answer in plain text.",
 		 a->err_msg.data);
 	conv_add_user_text(&a->conv, note.data);
 	buf_release(&note);
 	agent_notice(a, "the tool call could not be parsed twice; told the model and continuing");
+	a->parse_retried = 0;
 	agent_clear_step(a);
 	agent_start_step(a);
 }
@@ -420,7 +452,48 @@ agent_on_error(struct agent *a, const struct llm_event *ev)
 		return;
 	}
 	a->prov->describe_error(a->prov->self, ev, &a->err_msg);
+	if (ev->error.retryable && a->retries < AGENT_MAX_RETRIES && !a->text.len &&
+	    !a->reasoning.len && !a->ncalls) {
+		struct buf note = BUF_INIT;
+		uint64_t delay = 1000u << a->retries++;
+
+		buf_addf(&note, "%s; retrying in %llu s", a->err_msg.data,
+			 (unsigned long long)(delay / 1000));
+		agent_notice(a, note.data);
+		buf_release(&note);
+		if (a->timer)
+			loop_timer_del(a->loop, a->timer);
+		a->timer = loop_timer_add(a->loop, delay, agent_retry_timer, a);
+		return;
+	}
 	agent_defer(a, agent_fail_timer);
+}
+
+/* Pass an event to the observer; answer text goes through the tool-call gate. */
+static void
+agent_forward(struct agent *a, const struct llm_event *ev)
+{
+	struct llm_event shown;
+
+	if (!a->obs.on_event)
+		return;
+	if (ev->kind != LLM_TEXT && ev->kind != LLM_DONE) {
+		a->obs.on_event(a->obs.arg, ev);
+		return;
+	}
+	buf_reset(&a->shown);
+	if (ev->kind == LLM_TEXT)
+		textgate_feed(&a->gate, ev->text.p, ev->text.len, &a->shown);
+	else
+		textgate_flush(&a->gate, &a->shown);
+	if (a->shown.len) {
+		memset(&shown, 0, sizeof shown);
+		shown.kind = LLM_TEXT;
+		shown.text = str_make(a->shown.data, a->shown.len);
+		a->obs.on_event(a->obs.arg, &shown);
+	}
+	if (ev->kind == LLM_DONE)
+		a->obs.on_event(a->obs.arg, ev);
 }
 
 /* Provider sink: accumulate the step and forward to the observer. */
@@ -432,8 +505,7 @@ agent_sink(void *ctx, const struct llm_event *ev)
 
 	if (a->state != ST_STREAMING)
 		return;
-	if (a->obs.on_event)
-		a->obs.on_event(a->obs.arg, ev);
+	agent_forward(a, ev);
 	switch (ev->kind) {
 	case LLM_TEXT:
 		buf_add(&a->text, ev->text.p, ev->text.len);
@@ -491,7 +563,9 @@ agent_start_step(struct agent *a)
 	}
 	a->turn_steps++;
 	a->stats.steps++;
+	a->stats.requests++;
 	a->state = ST_STREAMING;
+	textgate_reset(&a->gate);
 	req.conv = &a->conv;
 	req.tools = a->opts.tools;
 	req.ntools = a->opts.ntools;
@@ -510,6 +584,8 @@ agent_submit(struct agent *a, const char *text, struct err *e)
 	conv_add_user_text(&a->conv, text);
 	a->turn_steps = 0;
 	a->parse_retried = 0;
+	a->retries = 0;
+	a->parse_fail_streak = 0;
 	a->loading_waited_ms = 0;
 	agent_clear_step(a);
 	agent_start_step(a);
@@ -616,6 +692,7 @@ agent_finish_tools(struct agent *a)
 		a->stats.consecutive_tool_failures = 0;
 	}
 	a->parse_retried = 0;
+	a->retries = 0;
 	agent_clear_step(a);
 	agent_start_step(a);
 }

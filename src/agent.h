@@ -52,7 +52,8 @@ struct agent_call {
 };
 
 struct agent_stats {
-	int steps;                     /* model requests this session */
+	int steps;                     /* model steps this session (a retry is the same step) */
+	int requests;                  /* model requests, retries included */
 	int tool_calls;
 	int tool_failures;             /* parse/validation failures this session */
 	int consecutive_tool_failures; /* in consecutive steps */

@@ -37,6 +37,7 @@ static const struct cfg_key cfg_keys[] = {
 	K("bash_timeout", CFG_INT, bash_timeout_s),
 	K("id_slot", CFG_INT, id_slot),
 	K("request_timeout", CFG_INT, request_timeout_s),
+	K("stream_idle_timeout", CFG_INT, stream_idle_timeout_s),
 };
 #undef K
 
@@ -55,6 +56,7 @@ cfg_defaults(struct cfg *c)
 	c->max_steps = 40;
 	c->bash_timeout_s = 120;
 	c->id_slot = -1;
+	c->stream_idle_timeout_s = 120;
 }
 
 /* Free the string fields. */

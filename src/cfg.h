@@ -25,6 +25,7 @@ struct cfg {
 	int bash_timeout_s;      /* 120 */
 	int id_slot;             /* -1 = any */
 	int request_timeout_s;   /* 0 = none (queued requests are silent) */
+	int stream_idle_timeout_s; /* 120: silence after the stream started means a stuck server */
 };
 
 /* Fill c with the built-in defaults. */

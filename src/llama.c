@@ -14,6 +14,7 @@
 #include "llama.h"
 
 #include <cjson/cJSON.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,6 +37,7 @@ struct llama_call {
 	void *ctx;
 	int ended;
 	int dead;
+	long idle_timer; /* armed once bytes flow; silence past it means a stuck server */
 	struct llama_call *next_dead;
 };
 
@@ -94,6 +96,8 @@ llama_sweep(struct llama *lm)
 static void
 llama_call_free(struct llama_call *c)
 {
+	if (c->idle_timer)
+		loop_timer_del(c->lm->loop, c->idle_timer);
 	sse_release(&c->sse);
 	oai_dec_release(&c->dec);
 	buf_release(&c->errbody);
@@ -128,6 +132,40 @@ llama_on_sse(void *ctx, struct str event, struct str data)
 	return c->ended || c->dead;
 }
 
+static void llama_fail(struct llama_call *c, enum llm_err_kind kind, int retryable, const char *msg);
+static void llama_cancel(void *self);
+
+/* No byte for stream_idle_timeout seconds after the stream started: give up on it. */
+static void
+llama_on_idle(struct loop *l, long id, void *arg)
+{
+	struct llama_call *c = arg;
+	struct llama *lm = c->lm;
+	char msg[160];
+
+	(void)l;
+	(void)id;
+	c->idle_timer = 0;
+	snprintf(msg, sizeof msg, "no data for %d s in the middle of the answer; the server may be stuck",
+		 lm->cfg->stream_idle_timeout_s);
+	llama_fail(c, LLM_ERR_DISCONNECTED, 0, msg);
+	llama_cancel(lm);
+}
+
+/* Re-arm the idle timer (pings and progress chunks count as life). */
+static void
+llama_touch(struct llama_call *c)
+{
+	struct llama *lm = c->lm;
+
+	if (lm->cfg->stream_idle_timeout_s <= 0)
+		return;
+	if (c->idle_timer)
+		loop_timer_del(lm->loop, c->idle_timer);
+	c->idle_timer = loop_timer_add(lm->loop, (uint64_t)lm->cfg->stream_idle_timeout_s * 1000u,
+				       llama_on_idle, c);
+}
+
 /* Body bytes: SSE for 200, an error document otherwise. */
 static int
 llama_on_data(struct http_req *r, const char *data, size_t n, void *arg)
@@ -139,6 +177,7 @@ llama_on_data(struct http_req *r, const char *data, size_t n, void *arg)
 		return 1;
 	if (c->ended)
 		return 0; /* drain the rest so the transfer completes and on_done frees c */
+	llama_touch(c);
 	if (status != 200) {
 		if (c->errbody.len < 65536)
 			buf_add(&c->errbody, data, n);
@@ -246,6 +285,9 @@ llama_cancel(void *self)
 		return;
 	lm->call = NULL;
 	c->dead = 1;
+	if (c->idle_timer)
+		loop_timer_del(lm->loop, c->idle_timer);
+	c->idle_timer = 0;
 	http_cancel(c->req);
 	c->next_dead = lm->dead;
 	lm->dead = c;
@@ -434,10 +476,15 @@ llama_on_health(int status, enum http_fail fail, const struct err *e, const stru
 		p->kind = LLM_ERR_LOADING;
 		buf_addf(&p->msg, "llama-server at %s is still loading the model; wait and try again",
 			 lm->cfg->server_url);
-	} else if (!status) {
-		p->kind = fail == HTTP_FAIL_CONNECT ? LLM_ERR_CONNECT : LLM_ERR_HTTP;
+	} else if (!status && fail == HTTP_FAIL_CONNECT) {
+		p->kind = LLM_ERR_CONNECT;
 		buf_addf(&p->msg,
 			 "no llama-server at %s (%s): start one, e.g. `llama-server -m MODEL.gguf --jinja`, or pass --server",
+			 lm->cfg->server_url, e ? e->msg : "no answer");
+	} else if (!status) {
+		p->kind = LLM_ERR_HTTP;
+		buf_addf(&p->msg,
+			 "llama-server at %s did not answer GET /health (%s): is it stuck or stopped? restart it",
 			 lm->cfg->server_url, e ? e->msg : "no answer");
 	} else {
 		p->kind = LLM_ERR_HTTP;
@@ -541,6 +588,11 @@ llama_describe_error(const char *base_url, const struct llm_event *ev, struct bu
 			 base_url, (int)ev->text.len, ev->text.p);
 		break;
 	default:
+		if (str_find(ev->text, "--jinja", 7) >= 0) {
+			buf_addf(out, "llama-server at %s was started without --jinja, which tools need: restart it with --jinja",
+				 base_url);
+			break;
+		}
 		buf_addf(out, "llama-server: %.*s", (int)ev->text.len, ev->text.p);
 		if (er->http_status)
 			buf_addf(out, " (HTTP %d)", er->http_status);

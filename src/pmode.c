@@ -187,6 +187,8 @@ pm_on_event(void *arg, const struct llm_event *ev)
 			cJSON_AddNumberToObject(e, "cache", (double)ev->progress.cache);
 			cJSON_AddNumberToObject(e, "processed", (double)ev->progress.processed);
 			cJSON_AddNumberToObject(e, "time_ms", (double)ev->progress.time_ms);
+			if (pm->o.session_id)
+				cJSON_AddStringToObject(o, "session_id", pm->o.session_id);
 			pm_emit(pm, o);
 		}
 		return;
@@ -422,7 +424,7 @@ pm_result(struct pmode *pm, const struct agent_stats *st, const char *model, uin
 	pm_add_str(o, "result", pm->answer.data, pm->answer.len);
 	if (code)
 		pm_add_str(o, "error", pm->end_msg.data, pm->end_msg.len);
-	cJSON_AddNumberToObject(o, "num_turns", st->steps);
+	cJSON_AddNumberToObject(o, "num_turns", st->requests);
 	cJSON_AddStringToObject(o, "session_id", pm->o.session_id ? pm->o.session_id : "");
 	cJSON_AddNumberToObject(o, "duration_ms", (double)duration_ms);
 	cJSON_AddItemReferenceToObject(o, "tool_calls", pm->tool_calls);
@@ -453,7 +455,7 @@ pmode_finish(struct pmode *pm, const struct agent_stats *st, const char *model,
 
 	if (code && code != 130 && pm->end_msg.len)
 		pmode_error(pm, pm->end_msg.data);
-	if (pm->o.format == PMODE_TEXT) {
+	if (pm->o.format == PMODE_TEXT && code == 0) {
 		struct buf b = BUF_INIT;
 
 		sanitize_term(&b, pm->answer.data, pm->answer.len);
@@ -461,7 +463,7 @@ pmode_finish(struct pmode *pm, const struct agent_stats *st, const char *model,
 			buf_addch(&b, '\n');
 		pm_write(pm, pm->o.out_fd, b.data, b.len);
 		buf_release(&b);
-	} else {
+	} else if (pm->o.format != PMODE_TEXT) {
 		pm_emit(pm, pm_result(pm, st, model, duration_ms, code));
 	}
 	return code;

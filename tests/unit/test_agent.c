@@ -44,6 +44,7 @@ struct fake {
 };
 
 struct obs {
+	struct buf shown; /* TEXT the observer was shown live */
 	int ended;
 	enum agent_end end;
 	char msg[512];
@@ -72,6 +73,7 @@ fake_fire(struct loop *l, long id, void *arg)
 		ev.id = f->steps[s][i].id;
 		ev.name = f->steps[s][i].name;
 		ev.error.kind = f->steps[s][i].err;
+		ev.error.retryable = ev.error.kind == LLM_ERR_HTTP;
 		ev.stop_reason = ev.kind == LLM_DONE ? f->steps[s][i].text : NULL;
 		f->sink(f->ctx, &ev);
 		if (ev.kind == LLM_DONE || ev.kind == LLM_ERROR)
@@ -138,6 +140,15 @@ obs_end(void *arg, enum agent_end end, const char *message)
 }
 
 static void
+obs_event(void *arg, const struct llm_event *ev)
+{
+	struct obs *o = arg;
+
+	if (ev->kind == LLM_TEXT)
+		buf_add(&o->shown, ev->text.p, ev->text.len);
+}
+
+static void
 obs_notice(void *arg, const char *line)
 {
 	(void)line;
@@ -189,6 +200,7 @@ teardown(void **state)
 	struct env *e = *state;
 
 	agent_free(e->agent);
+	buf_release(&e->obs.shown);
 	loop_free(e->loop);
 	tu_rmrf(e->dir);
 	free(e->dir);
@@ -211,6 +223,7 @@ run_turn(struct env *e, int max_steps, const char *task)
 	ob.on_end = obs_end;
 	ob.on_notice = obs_notice;
 	ob.on_tool_done = obs_tool_done;
+	ob.on_event = obs_event;
 	e->agent = agent_new(e->loop, &e->prov, &e->tenv, &ao, &ob);
 	conv_set_system(agent_conv(e->agent), "system");
 	assert_int_equal(agent_submit(e->agent, task, NULL), 0);
@@ -496,6 +509,70 @@ test_abort_kills_running_bash(void **state)
 	assert_true(blk(e, 2, 0)->is_error);
 }
 
+static void
+test_markup_not_streamed(void **state)
+{
+	struct env *e = *state;
+	struct fake_ev s0[] = { EV_TEXT("Sure.\n<to"), EV_TEXT("ol_call>\n{\"name\": \"ls\", "),
+				EV_TEXT("\"arguments\": {}}\n</tool_call>"), EV_DONE("stop") };
+	struct fake_ev s1[] = { EV_TEXT("a <b> c"), EV_TEXT(" <tool"), EV_DONE("stop") };
+
+	memcpy(e->fake.steps[0], s0, sizeof s0);
+	memcpy(e->fake.steps[1], s1, sizeof s1);
+	e->fake.nsteps = 2;
+	run_turn(e, 10, "x");
+	assert_int_equal(e->obs.end, AGENT_END_OK);
+	/* the markup never reached the observer; a held "<tool" was released at the end */
+	assert_string_equal(e->obs.shown.data, "Sure.\na <b> c <tool");
+	assert_int_equal(e->obs.tool_done, 1);
+}
+
+static void
+test_cut_off_answer_is_an_error(void **state)
+{
+	struct env *e = *state;
+	struct fake_ev s0[] = { EV_TEXT("The answer is"), EV_DONE("length") };
+
+	memcpy(e->fake.steps[0], s0, sizeof s0);
+	e->fake.nsteps = 1;
+	run_turn(e, 10, "x");
+	assert_int_equal(e->obs.end, AGENT_END_ERROR);
+	assert_non_null(strstr(e->obs.msg, "cut off"));
+}
+
+static void
+test_parse_failures_in_a_row_end_the_turn(void **state)
+{
+	struct env *e = *state;
+	struct fake_ev s0[] = { EV_ERR(LLM_ERR_TOOL_PARSE, "does not match the expected format") };
+
+	memcpy(e->fake.steps[0], s0, sizeof s0);
+	e->fake.nsteps = 1;
+	e->fake.repeat_last = 1;
+	run_turn(e, 40, "x");
+	assert_int_equal(e->obs.end, AGENT_END_ERROR);
+	assert_non_null(strstr(e->obs.msg, "3 times in a row"));
+	assert_int_equal(e->fake.starts, 6); /* each step: request + one retry */
+	assert_int_equal(agent_stats(e->agent)->requests, 6);
+	assert_int_equal(agent_stats(e->agent)->steps, 3);
+}
+
+static void
+test_transient_error_is_retried(void **state)
+{
+	struct env *e = *state;
+	struct fake_ev s0[] = { EV_ERR(LLM_ERR_HTTP, "bad gateway") };
+	struct fake_ev s1[] = { EV_TEXT("fine"), EV_DONE("stop") };
+
+	memcpy(e->fake.steps[0], s0, sizeof s0);
+	memcpy(e->fake.steps[1], s1, sizeof s1);
+	e->fake.nsteps = 2;
+	run_turn(e, 10, "x");
+	assert_int_equal(e->obs.end, AGENT_END_OK);
+	assert_int_equal(e->fake.starts, 2);
+	assert_true(e->obs.notices >= 1);
+}
+
 int
 main(void)
 {
@@ -512,6 +589,10 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_length_without_answer_is_an_error, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_abort_while_streaming, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_abort_kills_running_bash, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_markup_not_streamed, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cut_off_answer_is_an_error, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_parse_failures_in_a_row_end_the_turn, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_transient_error_is_retried, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -565,6 +565,33 @@ test_cancel_mid_stream(void **state)
 	conv_release(&cv);
 }
 
+/* The server sends the first events, then freezes: the idle timer ends the call. */
+static void
+test_stream_idle_timeout(void **state)
+{
+	struct net *n = *state;
+	struct tu_resp r = { 0 };
+	struct buf fx = BUF_INIT;
+	char *second;
+
+	tu_fixture("chat_stream_tools.sse", &fx);
+	second = strstr(fx.data, "\n\ndata: ") + 2; /* end of the first event */
+	buf_adds(&n->raw[0], "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n");
+	r.chunk = n->raw[0].len + (size_t)(second - fx.data);
+	buf_add(&n->raw[0], fx.data, fx.len);
+	r.raw = n->raw[0].data;
+	r.delay_us = 4000000; /* frozen for 4 s after the first event */
+	tu_server_start(&n->srv, &r, 1);
+	n->cfg.stream_idle_timeout_s = 1;
+	net_connect(n, n->srv.port);
+	chat(n);
+	assert_int_equal(n->rec.last.kind, LLM_ERROR);
+	assert_int_equal(n->rec.last.error.kind, LLM_ERR_DISCONNECTED);
+	assert_non_null(strstr(n->rec.msg, "no data for 1 s"));
+	assert_int_equal(n->rec.nprogress, 1);
+	buf_release(&fx);
+}
+
 struct slots_rec {
 	int done, status;
 	size_t n;
@@ -629,6 +656,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_probe_no_server, net_setup, net_teardown),
 		cmocka_unit_test_setup_teardown(test_cancel_mid_stream, net_setup, net_teardown),
 		cmocka_unit_test_setup_teardown(test_get_slots, net_setup, net_teardown),
+		cmocka_unit_test_setup_teardown(test_stream_idle_timeout, net_setup, net_teardown),
 	};
 	json_init();
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -117,6 +117,7 @@ play(struct out *o, enum agent_end end, const char *msg)
 	buf_release(&c.args);
 	buf_release(&c.job.out);
 	o->st.steps = 2;
+	o->st.requests = 2;
 	o->st.prompt_tokens = 100;
 	o->st.have_timings = 1;
 	o->st.last_timings.cache_n = 75;
