@@ -51,7 +51,9 @@ fuzz: $(FUZZ_BINS)
 	printf ' thought</think>\n{"name":"bash","arguments":"{\\"command\\":\\"ls\\"}"}' >$$t/think; \
 	for n in $(FUZZ_NAMES); do \
 		log=$(FUZZ_DIR)/fuzz_$$n.log; echo "fuzz_$$n: $(FUZZ_TIME)s (log in $$log)"; \
+		sed -n 's/^ \* dict: //p' tests/fuzz/fuzz_$$n.c >$(FUZZ_DIR)/$$n.dict; \
 		if ! $(FUZZ_DIR)/fuzz_$$n -max_total_time=$(FUZZ_TIME) -max_len=65536 \
+			-dict=$(FUZZ_DIR)/$$n.dict \
 			-artifact_prefix=$(FUZZ_DIR)/crash-$$n- \
 			$(FUZZ_DIR)/corpus-$$n $(FUZZ_DIR)/seed-$$n >$$log 2>&1; then \
 			tail -n 40 $$log; echo "fuzz_$$n: FAILED"; exit 1; \

@@ -45,7 +45,7 @@ void buf_add(struct buf *b, const void *data, size_t n);
 void buf_adds(struct buf *b, const char *s);
 void buf_addch(struct buf *b, int c);
 void buf_addf(struct buf *b, const char *fmt, ...) ERR_PRINTF(2, 3);
-void buf_vaddf(struct buf *b, const char *fmt, va_list ap);
+void buf_vaddf(struct buf *b, const char *fmt, va_list ap) ERR_PRINTF(2, 0);
 /* Remove n bytes starting at pos (clamped to the end). */
 void buf_remove(struct buf *b, size_t pos, size_t n);
 /* Insert n bytes at pos (pos <= len). */

@@ -124,8 +124,8 @@ classify(const cJSON *err, int status, int in_stream, struct llm_event *ev)
 	long code;
 
 	*ev = event(LLM_ERROR);
-	if (!m)
-		m = "";
+	if (!m || !*m)
+		m = type && *type ? type : "the server reported an error without a message";
 	if (status == 0 && json_long(err, "code", &code) == 0 && code > 0 && code < 1000)
 		status = (int)code;
 	ev->text = str_from(m);
@@ -488,7 +488,15 @@ oai_error_from_body(int http_status, const char *body, size_t n,
 			err = json_str(root, "message") ? root : NULL; /* bare {code, message} */
 	}
 	if (!err) {
-		first_line(body ? body : "", n, msg);
+		size_t i = 0;
+
+		while (i < n && (body[i] == ' ' || body[i] == '\n' || body[i] == '\r'))
+			i++;
+		if (i < n && body[i] == '<') /* an HTML page: a proxy or another server answered */
+			buf_addf(msg, "HTTP %d with an HTML page instead of a llama-server answer (a proxy in between, or another server on that port?)",
+				 http_status);
+		else
+			first_line(body ? body : "", n, msg);
 		if (msg->len == 0)
 			buf_addf(msg, "HTTP %d with an empty body", http_status);
 		err = fake = message_obj(msg->data);

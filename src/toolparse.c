@@ -174,6 +174,8 @@ call_from_json(struct toolparse_result *r, const cJSON *v, int strict)
 	args = cJSON_GetObjectItemCaseSensitive(v, "arguments");
 	if (!args)
 		args = cJSON_GetObjectItemCaseSensitive(v, "parameters");
+	if (cJSON_IsNull(args))
+		args = NULL;
 	if (cJSON_IsString(args)) {
 		args = parsed = json_parse(args->valuestring, strlen(args->valuestring), NULL);
 		if (!parsed)
@@ -356,9 +358,19 @@ tool_call(struct scan *sc, size_t p, size_t *fail)
 
 static void scan_run(struct scan *sc, int fences);
 
+/* Whether only spaces and tabs precede p on its line (fences open lines). */
+static int
+line_start(const struct scan *sc, size_t p)
+{
+	while (p > 0 && (sc->s[p - 1] == ' ' || sc->s[p - 1] == '\t'))
+		p--;
+	return p == 0 || sc->s[p - 1] == '\n';
+}
+
 /*
- * A fence at p: returns its end when its content was only tool calls
- * (recorded), else 0 with *fail after the fence (its content stays text).
+ * A fence opening a line at p: returns its end when its content was only
+ * tool calls (recorded), else 0 with *fail after the fence (its content
+ * stays text).  The closing fence must open a line too.
  */
 static size_t
 fence(struct scan *sc, size_t p, size_t *fail)
@@ -373,6 +385,8 @@ fence(struct scan *sc, size_t p, size_t *fail)
 		;
 	lang = str_trim(str_make(sc->s + info, body - info));
 	close = find(sc, F_FENCE, body);
+	while (close < sc->n && !line_start(sc, close))
+		close = find(sc, F_FENCE, close + 3);
 	end = close == sc->n ? sc->n : close + 3;
 	*fail = end;
 	if (lang.len && !str_eq(lang, "json") && !str_eq(lang, "JSON") && !str_eq(lang, "xml") &&
@@ -469,6 +483,10 @@ scan_run(struct scan *sc, int fences)
 		}
 	}
 	while ((c = next_candidate(sc, pos, fences, &kind)) < sc->n) {
+		if (kind == F_FENCE && !line_start(sc, c)) {
+			pos = c + 3; /* an inline ``` is not a fence */
+			continue;
+		}
 		if (kind == F_CALL)
 			end = tool_call(sc, c, &fail);
 		else if (kind == F_FUNC)

@@ -5,7 +5,9 @@
  * Recognised, anywhere in the text unless noted:
  *  (a) Hermes/Qwen JSON: <tool_call>{"name":N,"arguments":{...}}</tool_call>.
  *      `arguments` (or `parameters`) may be an object or a JSON string
- *      holding one; missing means {}.  Several objects may share one tag.
+ *      holding one; missing or null means {}.  Several objects may share
+ *      one tag.  The object may not contain the text "<tool_call>" (the
+ *      next opening tag bounds the parse, keeping the scan linear).
  *      The closing tag may be missing (truncated answer, or prose after
  *      the object).  At the very start of the answer the opening tag may
  *      be missing too: an answer that begins with a tool-call object.

@@ -4,6 +4,29 @@
  * event grammar the agent relies on: exactly one terminal event (DONE or
  * ERROR) and nothing after it; per call index BEGIN before any ARGS, one
  * END after BEGIN; an ERROR's message is never NULL.  Violations abort.
+ *
+ * Tokens for libFuzzer's -dict (mk/fuzz.mk extracts the "dict:" lines):
+ * dict: "data: "
+ * dict: "\x0a\x0a"
+ * dict: "[DONE]"
+ * dict: "event: error"
+ * dict: "{\"choices\":[{\"index\":0,\"delta\":{"
+ * dict: "\"content\":"
+ * dict: "\"reasoning_content\":"
+ * dict: "\"tool_calls\":[{"
+ * dict: "\"index\":"
+ * dict: "\"id\":"
+ * dict: "\"function\":{"
+ * dict: "\"name\":"
+ * dict: "\"arguments\":"
+ * dict: "\"finish_reason\":"
+ * dict: "\"prompt_progress\":{"
+ * dict: "\"timings\":{"
+ * dict: "\"usage\":{"
+ * dict: "{\"error\":{\"code\":500,\"message\":"
+ * dict: "\"type\":\"exceed_context_size_error\""
+ * dict: "Loading model"
+ * dict: "does not match the expected"
  */
 #include <stdint.h>
 #include <stdlib.h>

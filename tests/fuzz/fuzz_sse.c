@@ -3,6 +3,17 @@
  * picks a chunking (a split point or a chunk size); the rest is the
  * stream.  The events from one whole feed and from the chunked feeds must
  * be byte-identical (a difference aborts), and nothing may crash or leak.
+ *
+ * Tokens for libFuzzer's -dict (mk/fuzz.mk extracts the "dict:" lines):
+ * dict: "data: "
+ * dict: "data:"
+ * dict: "event: "
+ * dict: "\x0a\x0a"
+ * dict: "\x0d\x0a"
+ * dict: "\x0d"
+ * dict: ": ping"
+ * dict: "id: "
+ * dict: "retry: "
  */
 #include <stdint.h>
 #include <stdlib.h>

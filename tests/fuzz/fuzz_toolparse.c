@@ -3,6 +3,22 @@
  * no crash, no leak, and every recovered call has a non-empty name and
  * arguments that parse as a JSON object; the visible text is no longer
  * than the input.  The first byte picks the parameter typing rule.
+ *
+ * Tokens for libFuzzer's -dict (mk/fuzz.mk extracts the "dict:" lines):
+ * dict: "<tool_call>"
+ * dict: "</tool_call>"
+ * dict: "<function="
+ * dict: "</function>"
+ * dict: "<parameter="
+ * dict: "</parameter>"
+ * dict: "```"
+ * dict: "```json\x0a"
+ * dict: "<think>"
+ * dict: "</think>"
+ * dict: "{\"name\":"
+ * dict: "\"arguments\":"
+ * dict: "\"parameters\":"
+ * dict: "\"function\":"
  */
 #include <stdint.h>
 #include <stdlib.h>

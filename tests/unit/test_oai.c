@@ -4,7 +4,8 @@
  * on synthetic streams (parallel tool calls, late names, escapes split
  * across fragments, errors, cut streams) and the HTTP error classifier.
  *
- * Decoded events are serialised one per line to a canonical text.
+ * Decoded events are serialised one per line to a canonical text; error
+ * kinds print as numbers (4 = LLM_ERR_TOOL_PARSE, 7 = LLM_ERR_PROTOCOL...).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -36,48 +37,34 @@ sink(void *ctx, const struct llm_event *ev)
 	struct pipe *p = ctx;
 	struct buf *o = &p->out;
 	const struct llm_timings *t = &ev->timings;
+	const struct llm_error *e = &ev->error;
+	enum llm_kind k = ev->kind;
 
-	buf_adds(o, llm_kind_name(ev->kind));
-	switch (ev->kind) {
-	case LLM_TEXT:
+	buf_adds(o, llm_kind_name(k));
+	if (k == LLM_TEXT)
 		buf_add(&p->text, ev->text.p, ev->text.len);
-		/* fall through */
-	case LLM_REASONING:
-		break;
-	case LLM_TOOL_CALL_BEGIN:
+	if (k == LLM_TOOL_CALL_ARGS && ev->index >= 0 && ev->index < 4)
+		buf_add(&p->args[ev->index], ev->text.p, ev->text.len);
+	if (k == LLM_TOOL_CALL_BEGIN)
 		buf_addf(o, " %d id=%s name=%s", ev->index, ev->id ? ev->id : "(null)", ev->name);
-		break;
-	case LLM_TOOL_CALL_ARGS:
-		if (ev->index >= 0 && ev->index < 4)
-			buf_add(&p->args[ev->index], ev->text.p, ev->text.len);
-		/* fall through */
-	case LLM_TOOL_CALL_END:
+	else if (k == LLM_TOOL_CALL_ARGS || k == LLM_TOOL_CALL_END)
 		buf_addf(o, " %d", ev->index);
-		break;
-	case LLM_PROGRESS:
+	else if (k == LLM_PROGRESS)
 		buf_addf(o, " %ld/%ld/%ld/%ld", ev->progress.total, ev->progress.cache,
 			 ev->progress.processed, ev->progress.time_ms);
-		break;
-	case LLM_TIMINGS:
+	else if (k == LLM_TIMINGS)
 		buf_addf(o, " %ld/%ld/%ld %.6g %.6g %.6g %.6g", t->cache_n, t->prompt_n,
 			 t->predicted_n, t->prompt_ms, t->prompt_per_second, t->predicted_ms,
 			 t->predicted_per_second);
-		break;
-	case LLM_USAGE:
+	else if (k == LLM_USAGE)
 		buf_addf(o, " %ld/%ld/%ld", ev->usage.prompt_tokens, ev->usage.completion_tokens,
 			 ev->usage.cached_tokens);
-		break;
-	case LLM_ERROR:
-		buf_addf(o, " kind=%d http=%d retry=%d type=%s ctx=%ld/%ld", ev->error.kind,
-			 ev->error.http_status, ev->error.retryable,
-			 ev->error.type ? ev->error.type : "(null)", ev->error.n_prompt_tokens,
-			 ev->error.n_ctx);
-		break;
-	case LLM_DONE:
+	else if (k == LLM_ERROR)
+		buf_addf(o, " kind=%d http=%d retry=%d type=%s ctx=%ld/%ld", e->kind, e->http_status,
+			 e->retryable, e->type ? e->type : "(null)", e->n_prompt_tokens, e->n_ctx);
+	else if (k == LLM_DONE)
 		buf_addf(o, " %s", ev->stop_reason);
-		break;
-	}
-	if (ev->text.len || ev->kind == LLM_ERROR) {
+	if (ev->text.len || k == LLM_ERROR) {
 		buf_addch(o, ' ');
 		json_add_escaped(o, ev->text.p, ev->text.len);
 	}
@@ -93,6 +80,7 @@ on_sse(void *ctx, struct str name, struct str data)
 	return oai_dec_event(&p->dec, name, data, sink, p);
 }
 
+/* A fresh SSE parser, decoder and logs. */
 static void
 pipe_init(struct pipe *p)
 {
@@ -106,6 +94,7 @@ pipe_init(struct pipe *p)
 		buf_init(&p->args[i], 0);
 }
 
+/* Free everything pipe_init made. */
 static void
 pipe_release(struct pipe *p)
 {
@@ -119,90 +108,65 @@ pipe_release(struct pipe *p)
 		buf_release(&p->args[i]);
 }
 
-/* Feed bytes; a non-zero result (stream over) is allowed. */
+/* Feed bytes; 1 (the stream is over) is a fine answer. */
 static void
-pipe_feed(struct pipe *p, const char *s, size_t n)
+feed(struct pipe *p, const char *s, size_t n)
 {
-	int rc = sse_feed(&p->sse, s, n, on_sse, p);
-
-	assert_true(rc == 0 || rc == 1);
+	assert_in_range(sse_feed(&p->sse, s, n, on_sse, p), 0, 1);
 }
 
+/* Decode s[0..n) into a fresh p: split at k, or in one-byte chunks when k > n. */
 static void
-pipe_finish(struct pipe *p)
+decode(struct pipe *p, const char *s, size_t n, size_t k)
 {
-	int rc = sse_finish(&p->sse, on_sse, p);
+	size_t i;
 
-	assert_true(rc == 0 || rc == 1);
+	pipe_init(p);
+	if (k > n) {
+		for (i = 0; i < n; i++)
+			feed(p, s + i, 1);
+	} else {
+		feed(p, s, k);
+		feed(p, s + k, n - k);
+	}
+	assert_in_range(sse_finish(&p->sse, on_sse, p), 0, 1);
 	oai_dec_finish(&p->dec, sink, p);
 }
 
-/* Decode s split at k (k > n: one-byte chunks); canonical text (free it). */
-static char *
-decode_split(const char *s, size_t n, size_t k)
+/* Every split of s[0..n), and one-byte chunks, decode like the whole in *w. */
+static void
+check_splits(const char *name, const char *s, size_t n, struct pipe *w)
 {
 	struct pipe p;
-	size_t i;
-	char *out;
-
-	pipe_init(&p);
-	if (k > n) {
-		for (i = 0; i < n; i++)
-			pipe_feed(&p, s + i, 1);
-	} else {
-		pipe_feed(&p, s, k);
-		pipe_feed(&p, s + k, n - k);
-	}
-	pipe_finish(&p);
-	out = buf_detach(&p.out, NULL);
-	pipe_release(&p);
-	return out;
-}
-
-/* Every split of s[0..n) decodes like the whole. */
-static void
-check_splits(const char *name, const char *s, size_t n)
-{
-	char *whole = decode_split(s, n, n), *got;
 	size_t k;
 
-	for (k = 0; k <= n; k++) {
-		got = decode_split(s, n, k);
-		if (strcmp(got, whole) != 0)
-			fail_msg("%s: split at %zu differs:\n%s\nvs\n%s", name, k, got, whole);
-		free(got);
+	decode(w, s, n, n);
+	for (k = 0; k <= n + 1; k++) {
+		decode(&p, s, n, k);
+		if (strcmp(p.out.data, w->out.data) != 0)
+			fail_msg("%s: split at %zu differs:\n%s\nvs\n%s", name, k, p.out.data,
+				 w->out.data);
+		pipe_release(&p);
 	}
-	free(whole);
 }
 
 /*
- * Every split point of a fixture, tested inside the event that holds it
- * (windows of WIN bytes of whole events, overlapping by one event when
- * they hold several): O(n * event size) instead of O(n^2), which matters
- * under valgrind.  Splitting across events is test_sse's job (it splits
- * the small fixtures as a whole); the decoder only ever sees whole events.
+ * Every split point of a fixture, tested inside the event that holds it:
+ * O(n * event size) instead of O(n^2), which matters under valgrind.
+ * Splits across events are test_sse's job; the decoder sees whole events.
  */
-#define WIN 1
-
 static void
-check_windows(const char *name, const char *s, size_t n)
+check_events(const char *name, const char *s, size_t n)
 {
-	size_t i = 0, j, k, m = 0, *b = malloc((n + 2) * sizeof *b);
+	struct pipe w;
+	size_t a = 0, k;
 
-	assert_non_null(b);
-	b[m++] = 0;
-	for (k = 1; k < n; k++)
-		if (s[k - 1] == '\n' && s[k] == '\n')
-			b[m++] = k + 1;
-	if (b[m - 1] != n)
-		b[m++] = n;
-	while (i + 1 < m) {
-		for (j = i + 1; j + 1 < m && b[j] - b[i] < WIN; j++)
-			;
-		check_splits(name, s + b[i], b[j] - b[i]);
-		i = j - 1 > i ? j - 1 : j;
-	}
-	free(b);
+	for (k = 1; k <= n; k++)
+		if (k == n || (s[k - 1] == '\n' && s[k] == '\n')) {
+			check_splits(name, s + a, k + (k < n) - a, &w);
+			pipe_release(&w);
+			a = k + (k < n);
+		}
 }
 
 /* Read a fixture file into b. */
@@ -222,24 +186,28 @@ static void
 fixture(struct pipe *p, const char *name)
 {
 	struct buf f = BUF_INIT;
-	char *bytes;
+	struct pipe q;
 
 	load(&f, name);
-	pipe_init(p);
-	pipe_feed(p, f.data, f.len);
-	pipe_finish(p);
-	bytes = decode_split(f.data, f.len, f.len + 1);
-	assert_string_equal(bytes, p->out.data);
-	free(bytes);
-	check_windows(name, f.data, f.len);
+	decode(p, f.data, f.len, f.len);
+	decode(&q, f.data, f.len, f.len + 1);
+	assert_string_equal(q.out.data, p->out.data);
+	pipe_release(&q);
+	check_events(name, f.data, f.len);
 	buf_release(&f);
 }
 
-/* Whether s starts with prefix. */
+/* Whether s starts with prefix (ends: with suffix). */
 static int
 starts(const char *s, const char *prefix)
 {
 	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+static int
+ends(const char *s, const char *suffix)
+{
+	return strlen(s) >= strlen(suffix) && !strcmp(s + strlen(s) - strlen(suffix), suffix);
 }
 
 /* Number of lines of o starting with prefix. */
@@ -247,33 +215,14 @@ static int
 count_lines(const char *o, const char *prefix)
 {
 	int n = 0;
-	size_t k = strlen(prefix);
 
-	for (; *o; o = strchr(o, '\n') + 1) {
-		n += strncmp(o, prefix, k) == 0;
-		if (!strchr(o, '\n'))
-			break;
-	}
+	for (; o && *o; o = strchr(o, '\n'), o = o ? o + 1 : NULL)
+		n += starts(o, prefix);
 	return n;
 }
 
-/* The last line of o (without its newline), in a static buffer. */
-static const char *
-last_line(const char *o)
-{
-	static char line[1024];
-	size_t n = strlen(o);
-	const char *s;
-
-	assert_true(n > 0 && o[n - 1] == '\n');
-	for (s = o + n - 1; s > o && s[-1] != '\n'; s--)
-		;
-	snprintf(line, sizeof line, "%.*s", (int)(o + n - 1 - s), s);
-	return line;
-}
-
 static void
-test_fixture_tools(void **state)
+test_fixture_tools_and_error(void **state)
 {
 	struct pipe p;
 
@@ -282,15 +231,23 @@ test_fixture_tools(void **state)
 	assert_true(starts(p.out.data, "progress 352/0/0/0\nprogress 352/0/352/9\ntext \"illness\"\n"
 				       "text \" Hunters\"\n"));
 	assert_int_equal(count_lines(p.out.data, "text "), 24);
-	assert_non_null(strstr(p.out.data, "\ntimings 0/352/24 10.533 33418.8 79.973 300.101\n"
-					   "usage 352/24/0\ndone length\n"));
-	assert_string_equal(last_line(p.out.data), "done length");
+	assert_true(ends(p.out.data, "\ntimings 0/352/24 10.533 33418.8 79.973 300.101\n"
+				     "usage 352/24/0\ndone length\n"));
 	assert_int_equal(count_lines(p.out.data, "tool_call"), 0);
+	pipe_release(&p);
+	fixture(&p, "chat_stream_toolparse_error.sse");
+	assert_true(starts(p.out.data, "progress 352/343/343/0\n"));
+	assert_true(ends(p.out.data, "\nerror kind=4 http=500 retry=0 type=server_error ctx=0/0 "
+				     "\"The model produced output that does not match the expected "
+				     "peg-native format\"\n"));
+	assert_int_equal(count_lines(p.out.data, "done"), 0);
+	assert_int_equal(count_lines(p.out.data, "error"), 1);
+	assert_true(count_lines(p.out.data, "text ") > 100);
 	pipe_release(&p);
 }
 
 static void
-test_fixture_turn2(void **state)
+test_fixture_cache_and_prefill(void **state)
 {
 	struct pipe p;
 
@@ -301,14 +258,6 @@ test_fixture_turn2(void **state)
 					   "usage 393/24/343\ndone length\n"));
 	assert_true(starts(p.text.data, "Whisbright drinkers"));
 	pipe_release(&p);
-}
-
-static void
-test_fixture_prefill(void **state)
-{
-	struct pipe p;
-
-	(void)state;
 	fixture(&p, "chat_stream_prefill_progress.sse");
 	assert_int_equal(count_lines(p.out.data, "progress "), 13);
 	assert_non_null(strstr(p.out.data, "progress 22723/0/2048/1240\n"));
@@ -316,24 +265,6 @@ test_fixture_prefill(void **state)
 	assert_non_null(strstr(p.out.data, "timings 0/22723/8 86154 263.749 1858.88 4.30367\n"
 					   "done length\n"));
 	assert_int_equal(count_lines(p.out.data, "usage"), 0);
-	pipe_release(&p);
-}
-
-static void
-test_fixture_toolparse_error(void **state)
-{
-	struct pipe p;
-
-	(void)state;
-	fixture(&p, "chat_stream_toolparse_error.sse");
-	assert_true(starts(p.out.data, "progress 352/343/343/0\n"));
-	assert_string_equal(last_line(p.out.data),
-			    "error kind=4 http=500 retry=0 type=server_error ctx=0/0 \"The model "
-			    "produced output that does not match the expected peg-native format\"");
-	assert_int_equal(LLM_ERR_TOOL_PARSE, 4);
-	assert_int_equal(count_lines(p.out.data, "done"), 0);
-	assert_int_equal(count_lines(p.out.data, "error"), 1);
-	assert_true(count_lines(p.out.data, "text ") > 100);
 	pipe_release(&p);
 }
 
@@ -358,19 +289,24 @@ test_fixture_toolcall_in_content(void **state)
 	pipe_release(&p);
 }
 
-/* Decode a synthetic stream (SSE text) whole and byte by byte; canonical out. */
+/* Decode a synthetic stream (SSE text) into p, checking every split. */
 static void
 synth(struct pipe *p, const char *sse)
 {
-	char *bytes = decode_split(sse, strlen(sse), strlen(sse) + 1);
+	check_splits("synthetic", sse, strlen(sse) <= 4096 ? strlen(sse) : 0, p);
+	pipe_release(p);
+	decode(p, sse, strlen(sse), strlen(sse));
+}
 
-	if (strlen(sse) <= 4096)
-		check_splits("synthetic", sse, strlen(sse));
-	pipe_init(p);
-	pipe_feed(p, sse, strlen(sse));
-	pipe_finish(p);
-	assert_string_equal(bytes, p->out.data);
-	free(bytes);
+/* A synthetic stream decodes to exactly want. */
+static void
+expect(const char *sse, const char *want)
+{
+	struct pipe p;
+
+	synth(&p, sse);
+	assert_string_equal(p.out.data, want);
+	pipe_release(&p);
 }
 
 #define TC(body) "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[" body "]}}]}\n\n"
@@ -391,14 +327,13 @@ test_parallel_calls(void **state)
 		  TC("{\"index\":1,\"function\":{\"arguments\":\"th\\\":\\\".\\\"}\"}}")
 		  TC("{\"index\":0,\"function\":{\"arguments\":\"\\\"x.c\\\"}\"}}")
 		  FIN("tool_calls") DONE);
-	assert_string_equal(p.out.data,
-			    "tool_call_begin 0 id=a name=read\n"
-			    "tool_call_begin 1 id=b name=ls\n"
-			    "tool_call_args 1 \"{\\\"pa\"\n"
-			    "tool_call_args 0 \"{\\\"path\\\":\"\n"
-			    "tool_call_args 1 \"th\\\":\\\".\\\"}\"\n"
-			    "tool_call_args 0 \"\\\"x.c\\\"}\"\n"
-			    "tool_call_end 0\ntool_call_end 1\ndone tool_calls\n");
+	assert_string_equal(p.out.data, "tool_call_begin 0 id=a name=read\n"
+					"tool_call_begin 1 id=b name=ls\n"
+					"tool_call_args 1 \"{\\\"pa\"\n"
+					"tool_call_args 0 \"{\\\"path\\\":\"\n"
+					"tool_call_args 1 \"th\\\":\\\".\\\"}\"\n"
+					"tool_call_args 0 \"\\\"x.c\\\"}\"\n"
+					"tool_call_end 0\ntool_call_end 1\ndone tool_calls\n");
 	assert_string_equal(p.args[0].data, "{\"path\":\"x.c\"}");
 	assert_string_equal(p.args[1].data, "{\"path\":\".\"}");
 	pipe_release(&p);
@@ -407,23 +342,18 @@ test_parallel_calls(void **state)
 static void
 test_late_name_and_resent(void **state)
 {
-	struct pipe p;
-
 	(void)state;
-	/* Fragments before the name are held; BEGIN waits for the name. */
-	synth(&p, TC("{\"index\":0,\"function\":{\"arguments\":\"{\\\"a\\\"\"}}")
-		  TC("{\"index\":0,\"function\":{\"arguments\":\":\"}}")
-		  TC("{\"index\":0,\"id\":\"x\",\"function\":{\"name\":\"f\",\"arguments\":\"1\"}}")
-		  TC("{\"index\":0,\"id\":\"x\",\"function\":{\"name\":\"f\",\"arguments\":\"}\"}}")
-		  TC("{\"index\":0,\"id\":\"y\",\"function\":{\"name\":\"g\"}}")
-		  TC("{\"function\":{\"arguments\":\" \"}}") FIN("tool_calls") DONE);
-	assert_string_equal(p.out.data, "tool_call_begin 0 id=x name=f\n"
-					"tool_call_args 0 \"{\\\"a\\\":\"\n"
-					"tool_call_args 0 \"1\"\n"
-					"tool_call_args 0 \"}\"\n"
-					"tool_call_args 0 \" \"\n"
-					"tool_call_end 0\ndone tool_calls\n");
-	pipe_release(&p);
+	/* Fragments before the name are held; BEGIN waits for the name; re-sent
+	 * and revised names are ignored; a missing index means the last call. */
+	expect(TC("{\"index\":0,\"function\":{\"arguments\":\"{\\\"a\\\"\"}}")
+	       TC("{\"index\":0,\"function\":{\"arguments\":\":\"}}")
+	       TC("{\"index\":0,\"id\":\"x\",\"function\":{\"name\":\"f\",\"arguments\":\"1\"}}")
+	       TC("{\"index\":0,\"id\":\"x\",\"function\":{\"name\":\"f\",\"arguments\":\"}\"}}")
+	       TC("{\"index\":0,\"id\":\"y\",\"function\":{\"name\":\"g\"}}")
+	       TC("{\"function\":{\"arguments\":\" \"}}") FIN("tool_calls") DONE,
+	       "tool_call_begin 0 id=x name=f\ntool_call_args 0 \"{\\\"a\\\":\"\n"
+	       "tool_call_args 0 \"1\"\ntool_call_args 0 \"}\"\ntool_call_args 0 \" \"\n"
+	       "tool_call_end 0\ndone tool_calls\n");
 }
 
 static void
@@ -444,7 +374,7 @@ test_split_escape(void **state)
 	assert_string_equal(json_str(v, "s"), "a\"b\xc3\xa9");
 	cJSON_Delete(v);
 	/* No [DONE]: finish after finish_reason gives DONE. */
-	assert_string_equal(last_line(p.out.data), "done tool_calls");
+	assert_true(ends(p.out.data, "\ndone tool_calls\n"));
 	pipe_release(&p);
 }
 
@@ -457,21 +387,17 @@ test_nameless_and_limits(void **state)
 
 	(void)state;
 	/* A call that never got a name still delivers its arguments. */
-	synth(&p, TC("{\"index\":2,\"function\":{\"arguments\":\"{}\"}}") DONE);
-	assert_string_equal(p.out.data, "tool_call_begin 2 id=(null) name=\n"
-					"tool_call_args 2 \"{}\"\ntool_call_end 2\ndone stop\n");
-	pipe_release(&p);
-	synth(&p, TC("{\"index\":-1,\"function\":{\"name\":\"x\"}}") DONE);
-	assert_string_equal(p.out.data, "error kind=7 http=0 retry=0 type=(null) ctx=0/0 "
-					"\"malformed chunk from the server: tool call index out of "
-					"range\"\n");
-	pipe_release(&p);
+	expect(TC("{\"index\":2,\"function\":{\"arguments\":\"{}\"}}") DONE,
+	       "tool_call_begin 2 id=(null) name=\ntool_call_args 2 \"{}\"\n"
+	       "tool_call_end 2\ndone stop\n");
+	expect(TC("{\"index\":-1,\"function\":{\"name\":\"x\"}}") DONE,
+	       "error kind=7 http=0 retry=0 type=(null) ctx=0/0 \"malformed chunk from the "
+	       "server: tool call index out of range\"\n");
 	for (i = 0; i <= OAI_MAX_CALLS; i++)
 		buf_addf(&s, TC("{\"index\":%d,\"function\":{\"name\":\"n\"}}"), i);
 	synth(&p, s.data);
-	assert_string_equal(last_line(p.out.data), "error kind=7 http=0 retry=0 type=(null) "
-						   "ctx=0/0 \"malformed chunk from the server: too "
-						   "many tool calls\"");
+	assert_true(ends(p.out.data, "\nerror kind=7 http=0 retry=0 type=(null) ctx=0/0 "
+				     "\"malformed chunk from the server: too many tool calls\"\n"));
 	assert_int_equal(count_lines(p.out.data, "tool_call_begin"), OAI_MAX_CALLS);
 	pipe_release(&p);
 	buf_release(&s);
@@ -480,106 +406,86 @@ test_nameless_and_limits(void **state)
 static void
 test_text_reasoning(void **state)
 {
-	struct pipe p;
-
 	(void)state;
-	synth(&p, "data: {\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":null}}]}\n\n"
-		  "data: {\"choices\":[{\"index\":0,\"delta\":{\"reasoning_content\":\"hm\","
-		  "\"content\":\"A\"}}]}\n\n"
-		  "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"\"}}]}\n\n"
-		  "data: {\"choices\":[{\"index\":1,\"delta\":{\"content\":\"other choice\"}}]}\n\n"
-		  "data: {\"choices\":[{\"delta\":{\"content\":5,\"reasoning_content\":[]}}]}\n\n"
-		  "data: {\"choices\":{\"delta\":{}},\"prompt_progress\":{\"total\":\"x\"}}\n\n"
-		  "data: {\"unknown\":true}\n\n"
-		  "data: \n\n"
-		  "data: {\"choices\":[{\"delta\":{\"content\":\"B\\u0001\"}}],\"usage\":7}\n\n"
-		  "data: {\"choices\":[{\"finish_reason\":null,\"delta\":{}}]}\n\n" DONE);
-	assert_string_equal(p.out.data, "reasoning \"hm\"\ntext \"A\"\nprogress 0/0/0/0\n"
-					"text \"B\\u0001\"\ndone stop\n");
-	pipe_release(&p);
+	/* Null/empty/wrongly typed fields, other choices, unknown members and
+	 * empty events are skipped. */
+	expect("data: {\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":null}}]}\n\n"
+	       "data: {\"choices\":[{\"index\":0,\"delta\":{\"reasoning_content\":\"hm\","
+	       "\"content\":\"A\"}}]}\n\n"
+	       "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"\"}}]}\n\n"
+	       "data: {\"choices\":[{\"index\":1,\"delta\":{\"content\":\"other choice\"}}]}\n\n"
+	       "data: {\"choices\":[{\"delta\":{\"content\":5,\"reasoning_content\":[]}}]}\n\n"
+	       "data: {\"choices\":{\"delta\":{}},\"prompt_progress\":{\"total\":\"x\"}}\n\n"
+	       "data: {\"unknown\":true}\n\ndata: \n\n"
+	       "data: {\"choices\":[{\"delta\":{\"content\":\"B\\u0001\"}}],\"usage\":7}\n\n"
+	       "data: {\"choices\":[{\"finish_reason\":null,\"delta\":{}}]}\n\n" DONE,
+	       "reasoning \"hm\"\ntext \"A\"\nprogress 0/0/0/0\ntext \"B\\u0001\"\ndone stop\n");
 }
 
 static void
 test_malformed(void **state)
 {
-	struct pipe p;
-
 	(void)state;
-	synth(&p, "data: {\"choices\":[{\"delta\":{\"content\":\"ok\"}}]}\n\n"
-		  "data: {\"choices\":[\n\n"
-		  "data: {\"choices\":[{\"delta\":{\"content\":\"never\"}}]}\n\n" DONE);
-	assert_string_equal(p.out.data, "text \"ok\"\n"
-					"error kind=7 http=0 retry=0 type=(null) ctx=0/0 \"malformed "
-					"chunk from the server: invalid JSON at line 1, column 12: "
-					"near '['\"\n");
-	pipe_release(&p);
-	synth(&p, "data: [1,2]\n\n");
-	assert_non_null(strstr(p.out.data, "data is not a JSON object"));
-	pipe_release(&p);
-	synth(&p, "data: {\"a\":1}}\n\n");
-	assert_non_null(strstr(p.out.data, "near '}'"));
-	pipe_release(&p);
+	expect("data: {\"choices\":[{\"delta\":{\"content\":\"ok\"}}]}\n\ndata: {\"choices\":[\n\n"
+	       "data: {\"choices\":[{\"delta\":{\"content\":\"never\"}}]}\n\n" DONE,
+	       "text \"ok\"\nerror kind=7 http=0 retry=0 type=(null) ctx=0/0 \"malformed chunk "
+	       "from the server: invalid JSON at line 1, column 12: near '['\"\n");
+	expect("data: [1,2]\n\n", "error kind=7 http=0 retry=0 type=(null) ctx=0/0 \"malformed "
+				  "chunk from the server: data is not a JSON object\"\n");
+	expect("data: {\"a\":1}}\n\n", "error kind=7 http=0 retry=0 type=(null) ctx=0/0 "
+				       "\"malformed chunk from the server: invalid JSON at line "
+				       "1, column 8: near '}'\"\n");
 }
 
 static void
 test_stream_errors(void **state)
 {
-	struct pipe p;
+	static const char *const cases[][2] = {
+		{ "data: {\"error\":{\"code\":500,\"message\":\"boom\",\"type\":\"server_error\"}}\n\n" DONE,
+		  "error kind=0 http=500 retry=1 type=server_error ctx=0/0 \"boom\"\n" },
+		{ "data: {\"error\":{\"code\":503,\"message\":\"Loading model\",\"type\":\"unavailable_error\"}}\n\n",
+		  "error kind=2 http=503 retry=1 type=unavailable_error ctx=0/0 \"Loading model\"\n" },
+		{ "data: {\"error\":{\"code\":400,\"message\":\"too long\",\"type\":\"exceed_context_size_error\","
+		  "\"n_prompt_tokens\":9036,\"n_ctx\":8192}}\n\n",
+		  "error kind=3 http=400 retry=0 type=exceed_context_size_error ctx=9036/8192 \"too long\"\n" },
+		{ "data: {\"error\":{\"code\":500,\"message\":\"Failed to parse input at pos 12: x\"}}\n\n",
+		  "error kind=4 http=500 retry=0 type=(null) ctx=0/0 \"Failed to parse input at pos 12: x\"\n" },
+		/* /v1/messages style: event: error with a bare object. */
+		{ "event: error\ndata: {\"code\":500,\"message\":\"bare\",\"type\":\"server_error\"}\n\n",
+		  "error kind=0 http=500 retry=1 type=server_error ctx=0/0 \"bare\"\n" },
+		{ "data: {\"error\":\"plain\"}\n\n", "error kind=0 http=0 retry=0 type=(null) ctx=0/0 \"plain\"\n" },
+		{ "data: {\"error\":{}}\n\n", "error kind=0 http=0 retry=0 type=(null) ctx=0/0 \"the server "
+					     "reported an error without a message\"\n" },
+	};
+	size_t i;
 
 	(void)state;
-	synth(&p, "data: {\"error\":{\"code\":500,\"message\":\"boom\",\"type\":\"server_error\"}}\n\n" DONE);
-	assert_string_equal(p.out.data, "error kind=0 http=500 retry=1 type=server_error ctx=0/0 \"boom\"\n");
-	pipe_release(&p);
-	synth(&p, "data: {\"error\":{\"code\":503,\"message\":\"Loading model\",\"type\":\"unavailable_error\"}}\n\n");
-	assert_string_equal(p.out.data, "error kind=2 http=503 retry=1 type=unavailable_error ctx=0/0 "
-					"\"Loading model\"\n");
-	pipe_release(&p);
-	synth(&p, "data: {\"error\":{\"code\":400,\"message\":\"too long\",\"type\":\"exceed_context_size_error\","
-		  "\"n_prompt_tokens\":9036,\"n_ctx\":8192}}\n\n");
-	assert_string_equal(p.out.data, "error kind=3 http=400 retry=0 type=exceed_context_size_error "
-					"ctx=9036/8192 \"too long\"\n");
-	pipe_release(&p);
-	synth(&p, "data: {\"error\":{\"code\":500,\"message\":\"Failed to parse input at pos 12: x\"}}\n\n");
-	assert_string_equal(p.out.data, "error kind=4 http=500 retry=0 type=(null) ctx=0/0 "
-					"\"Failed to parse input at pos 12: x\"\n");
-	pipe_release(&p);
-	/* /v1/messages style: event: error with a bare object; and a string error. */
-	synth(&p, "event: error\ndata: {\"code\":500,\"message\":\"bare\",\"type\":\"server_error\"}\n\n");
-	assert_string_equal(p.out.data, "error kind=0 http=500 retry=1 type=server_error ctx=0/0 \"bare\"\n");
-	pipe_release(&p);
-	synth(&p, "data: {\"error\":\"plain\"}\n\n");
-	assert_string_equal(p.out.data, "error kind=0 http=0 retry=0 type=(null) ctx=0/0 \"plain\"\n");
-	pipe_release(&p);
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++)
+		expect(cases[i][0], cases[i][1]);
 }
 
 static void
 test_cut_streams(void **state)
 {
-	struct pipe p;
-
 	(void)state;
 	/* Closed before finish_reason: disconnected; open calls are not ended. */
-	synth(&p, "data: {\"choices\":[{\"delta\":{\"content\":\"par\"}}]}\n\n"
-		  TC("{\"index\":0,\"id\":\"q\",\"function\":{\"name\":\"bash\",\"arguments\":\"{\"}}"));
-	assert_string_equal(p.out.data, "text \"par\"\ntool_call_begin 0 id=q name=bash\n"
-					"tool_call_args 0 \"{\"\nerror kind=5 http=0 retry=1 type=(null) "
-					"ctx=0/0 \"the server closed the stream before the answer "
-					"finished\"\n");
-	pipe_release(&p);
+	expect("data: {\"choices\":[{\"delta\":{\"content\":\"par\"}}]}\n\n"
+	       TC("{\"index\":0,\"id\":\"q\",\"function\":{\"name\":\"bash\",\"arguments\":\"{\"}}"),
+	       "text \"par\"\ntool_call_begin 0 id=q name=bash\ntool_call_args 0 \"{\"\n"
+	       "error kind=5 http=0 retry=1 type=(null) ctx=0/0 \"the server closed the stream "
+	       "before the answer finished\"\n");
 	/* Cut in the middle of an event (no blank line): the partial JSON is malformed. */
-	synth(&p, "data: {\"choices\":[{\"delta\":{\"content\":\"x\"}}]}\n\ndata: {\"choi");
-	assert_non_null(strstr(p.out.data, "\nerror kind=7 "));
-	pipe_release(&p);
+	expect("data: {\"choices\":[{\"delta\":{\"content\":\"x\"}}]}\n\ndata: {\"choi",
+	       "text \"x\"\nerror kind=7 http=0 retry=0 type=(null) ctx=0/0 \"malformed chunk "
+	       "from the server: invalid JSON at line 1, column 3: near 'choi'\"\n");
 	/* [DONE] without finish_reason: stop, and open calls end first. */
-	synth(&p, TC("{\"index\":0,\"id\":\"q\",\"function\":{\"name\":\"ls\",\"arguments\":\"{}\"}}") DONE
-		  "data: {\"choices\":[{\"delta\":{\"content\":\"after\"}}]}\n\n");
-	assert_string_equal(p.out.data, "tool_call_begin 0 id=q name=ls\ntool_call_args 0 \"{}\"\n"
-					"tool_call_end 0\ndone stop\n");
-	pipe_release(&p);
+	expect(TC("{\"index\":0,\"id\":\"q\",\"function\":{\"name\":\"ls\",\"arguments\":\"{}\"}}") DONE
+	       "data: {\"choices\":[{\"delta\":{\"content\":\"after\"}}]}\n\n",
+	       "tool_call_begin 0 id=q name=ls\ntool_call_args 0 \"{}\"\ntool_call_end 0\n"
+	       "done stop\n");
 	/* Nothing at all. */
-	synth(&p, "");
-	assert_non_null(strstr(p.out.data, "error kind=5 "));
-	pipe_release(&p);
+	expect("", "error kind=5 http=0 retry=1 type=(null) ctx=0/0 \"the server closed the "
+		   "stream before the answer finished\"\n");
 }
 
 /* Classify a fixture .txt: body on the first line, then "HTTP <status>". */
@@ -599,14 +505,58 @@ body_fixture(const char *name, struct llm_event *ev, struct buf *msg)
 }
 
 static void
-test_error_bodies_fixtures(void **state)
+test_error_bodies(void **state)
 {
+	static const struct {
+		int status;
+		const char *body, *text, *type;
+		enum llm_err_kind kind;
+		int retry;
+	} cases[] = {
+		{ 503, "{\"error\":{\"message\":\"Loading model\",\"type\":\"unavailable_error\",\"code\":503}}",
+		  "Loading model", "unavailable_error", LLM_ERR_LOADING, 1 },
+		{ 500, "{\"error\":{\"code\":500,\"message\":\"The model produced output that does not "
+		       "match the expected peg-native format\",\"type\":\"server_error\"}}",
+		  "The model produced output that does not match the expected peg-native format",
+		  "server_error", LLM_ERR_TOOL_PARSE, 0 },
+		{ 404, "{\"error\":{\"code\":404,\"message\":\"File Not Found\",\"type\":\"not_found_error\"}}",
+		  "File Not Found", "not_found_error", LLM_ERR_HTTP, 0 },
+		{ 502, "<html>\r\n<head><title>502 Bad Gateway</title></head>",
+		  "HTTP 502 with an HTML page instead of a llama-server answer (a proxy in between, or another server on that port?)",
+		  NULL, LLM_ERR_HTTP, 1 },
+		{ 500, "", "HTTP 500 with an empty body", NULL, LLM_ERR_HTTP, 1 },
+		{ 500, NULL, "HTTP 500 with an empty body", NULL, LLM_ERR_HTTP, 1 },
+		{ 503, "  Service \x01Unavailable \xff\xc3\xa9\n second line", "Service ?Unavailable ?\xc3\xa9",
+		  NULL, LLM_ERR_LOADING, 1 },
+		{ 429, "{\"error\":\"slow down\"}", "slow down", NULL, LLM_ERR_HTTP, 1 },
+		{ 401, "{\"code\":401,\"message\":\"Invalid API Key\",\"type\":\"authentication_error\"}",
+		  "Invalid API Key", "authentication_error", LLM_ERR_HTTP, 0 },
+		{ 500, "{\"error\":{\"code\":500,\"message\":\"tools param requires --jinja flag\"}}",
+		  "tools param requires --jinja flag", NULL, LLM_ERR_HTTP, 0 },
+		{ 400, "[\"not\", \"an\", \"error\"]", "[\"not\", \"an\", \"error\"]", NULL, LLM_ERR_HTTP, 0 },
+	};
 	struct llm_event ev;
 	struct buf msg = BUF_INIT;
+	char longb[600];
+	size_t i;
 
 	(void)state;
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		const char *b = cases[i].body;
+
+		oai_error_from_body(cases[i].status, b, b ? strlen(b) : 0, &ev, &msg);
+		assert_int_equal(ev.kind, LLM_ERROR);
+		assert_int_equal(ev.error.http_status, cases[i].status);
+		assert_int_equal(ev.error.kind, cases[i].kind);
+		assert_int_equal(ev.error.retryable, cases[i].retry);
+		assert_true(str_eq(ev.text, cases[i].text));
+		assert_int_equal(msg.len, ev.text.len);
+		if (cases[i].type)
+			assert_string_equal(ev.error.type, cases[i].type);
+		else
+			assert_null(ev.error.type);
+	}
 	body_fixture("error_context_exceeded.txt", &ev, &msg);
-	assert_int_equal(ev.kind, LLM_ERROR);
 	assert_int_equal(ev.error.kind, LLM_ERR_CONTEXT);
 	assert_int_equal(ev.error.http_status, 400);
 	assert_int_equal(ev.error.n_prompt_tokens, 9036);
@@ -615,7 +565,6 @@ test_error_bodies_fixtures(void **state)
 	assert_string_equal(ev.error.type, "exceed_context_size_error");
 	assert_true(str_eq(ev.text, "request (9036 tokens) exceeds the available context size "
 				    "(8192 tokens), try increasing it"));
-	assert_int_equal(msg.len, ev.text.len);
 	assert_ptr_equal(msg.data, ev.text.p);
 	body_fixture("error_bad_json.txt", &ev, &msg);
 	assert_int_equal(ev.error.kind, LLM_ERR_HTTP);
@@ -623,66 +572,8 @@ test_error_bodies_fixtures(void **state)
 	assert_false(ev.error.retryable);
 	assert_string_equal(ev.error.type, "server_error");
 	assert_true(str_startswith(ev.text, "[json.exception.parse_error.101] parse error at line 1"));
-	buf_release(&msg);
-}
-
-/* Classify a C-string body. */
-static void
-body(int status, const char *b, struct llm_event *ev, struct buf *msg)
-{
-	oai_error_from_body(status, b, b ? strlen(b) : 0, ev, msg);
-	assert_int_equal(ev->kind, LLM_ERROR);
-}
-
-static void
-test_error_bodies(void **state)
-{
-	struct llm_event ev;
-	struct buf msg = BUF_INIT;
-	char longb[600];
-
-	(void)state;
-	body(503, "{\"error\":{\"message\":\"Loading model\",\"type\":\"unavailable_error\",\"code\":503}}",
-	     &ev, &msg);
-	assert_int_equal(ev.error.kind, LLM_ERR_LOADING);
-	assert_true(ev.error.retryable);
-	assert_true(str_eq(ev.text, "Loading model"));
-	body(500, "{\"error\":{\"code\":500,\"message\":\"The model produced output that does not "
-		  "match the expected peg-native format\",\"type\":\"server_error\"}}", &ev, &msg);
-	assert_int_equal(ev.error.kind, LLM_ERR_TOOL_PARSE);
-	assert_false(ev.error.retryable);
-	body(404, "{\"error\":{\"code\":404,\"message\":\"File Not Found\",\"type\":\"not_found_error\"}}",
-	     &ev, &msg);
-	assert_int_equal(ev.error.kind, LLM_ERR_HTTP);
-	assert_false(ev.error.retryable);
-	assert_string_equal(ev.error.type, "not_found_error");
-	body(502, "<html>\r\n<head><title>502 Bad Gateway</title></head>", &ev, &msg);
-	assert_int_equal(ev.error.kind, LLM_ERR_HTTP);
-	assert_true(ev.error.retryable);
-	assert_null(ev.error.type);
-	assert_true(str_eq(ev.text, "<html>"));
-	body(500, "", &ev, &msg);
-	assert_true(str_eq(ev.text, "HTTP 500 with an empty body"));
-	assert_true(ev.error.retryable);
-	body(500, NULL, &ev, &msg);
-	assert_true(str_eq(ev.text, "HTTP 500 with an empty body"));
-	body(503, "  Service \x01Unavailable \xff\xc3\xa9\n second line", &ev, &msg);
-	assert_int_equal(ev.error.kind, LLM_ERR_LOADING);
-	assert_true(str_eq(ev.text, "Service ?Unavailable ?\xc3\xa9"));
-	body(429, "{\"error\":\"slow down\"}", &ev, &msg);
-	assert_true(ev.error.retryable);
-	assert_true(str_eq(ev.text, "slow down"));
-	body(401, "{\"code\":401,\"message\":\"Invalid API Key\",\"type\":\"authentication_error\"}", &ev, &msg);
-	assert_true(str_eq(ev.text, "Invalid API Key"));
-	assert_string_equal(ev.error.type, "authentication_error");
-	assert_false(ev.error.retryable);
-	body(500, "{\"error\":{\"code\":500,\"message\":\"tools param requires --jinja flag\"}}", &ev, &msg);
-	assert_false(ev.error.retryable);
-	body(400, "[\"not\", \"an\", \"error\"]", &ev, &msg);
-	assert_true(str_eq(ev.text, "[\"not\", \"an\", \"error\"]"));
-	memset(longb, 'z', sizeof longb - 1);
-	longb[sizeof longb - 1] = '\0';
-	body(500, longb, &ev, &msg);
+	memset(longb, 'z', sizeof longb);
+	oai_error_from_body(500, longb, sizeof longb, &ev, &msg);
 	assert_int_equal(ev.text.len, 200);
 	buf_release(&msg);
 }
@@ -691,10 +582,8 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_fixture_tools),
-		cmocka_unit_test(test_fixture_turn2),
-		cmocka_unit_test(test_fixture_prefill),
-		cmocka_unit_test(test_fixture_toolparse_error),
+		cmocka_unit_test(test_fixture_tools_and_error),
+		cmocka_unit_test(test_fixture_cache_and_prefill),
 		cmocka_unit_test(test_fixture_toolcall_in_content),
 		cmocka_unit_test(test_parallel_calls),
 		cmocka_unit_test(test_late_name_and_resent),
@@ -704,7 +593,6 @@ main(void)
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_stream_errors),
 		cmocka_unit_test(test_cut_streams),
-		cmocka_unit_test(test_error_bodies_fixtures),
 		cmocka_unit_test(test_error_bodies),
 	};
 

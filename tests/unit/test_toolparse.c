@@ -62,6 +62,7 @@ test_hermes_json(void **state)
 	CHECK("<tool_call>{\"name\":\"ls\",\"parameters\":{\"path\":\"x\"}}</tool_call>",
 	      "ls {\"path\":\"x\"}", "");
 	CHECK("<tool_call>{\"name\":\"ls\"}</tool_call>", "ls {}", "");
+	CHECK("<tool_call>{\"name\":\"ls\",\"arguments\":null}</tool_call>", "ls {}", "");
 	/* Closing tag missing at the end; opening tag missing at the start. */
 	CHECK("ok\n<tool_call>\n{\"name\":\"bash\",\"arguments\":{\"command\":\"make\"}}\n",
 	      "bash {\"command\":\"make\"}", "ok");
@@ -193,6 +194,11 @@ test_fences(void **state)
 	      "```\nExample: <tool_call>{\"name\":\"a\"}</tool_call>\n```");
 	CHECK("```python\n<tool_call>{\"name\":\"a\"}</tool_call>\n```\n<tool_call>{\"name\":\"b\"}</tool_call>",
 	      "b {}", "```python\n<tool_call>{\"name\":\"a\"}</tool_call>\n```");
+	/* Fences open lines: an inline ``` hides nothing. */
+	CHECK("Use ``` to fence.\n<tool_call>{\"name\":\"a\"}</tool_call>", "a {}", "Use ``` to fence.");
+	CHECK("  ```json\n  {\"name\":\"a\"}\n  ```  \nx", "a {}", "x");
+	CHECK("```\nsee ``` here\n```\n<tool_call>{\"name\":\"b\"}</tool_call>", "b {}",
+	      "```\nsee ``` here\n```");
 	/* A fence inside a call's arguments belongs to the call. */
 	CHECK("<tool_call>{\"name\":\"write\",\"arguments\":{\"content\":\"```\\ncode\\n```\"}}</tool_call>",
 	      "write {\"content\":\"```\\ncode\\n```\"}", "");
