@@ -3,6 +3,7 @@
 #   make            build ./hearth (release flags)
 #   make test       build and run every test (unit, net, e2e)
 #   make asan       the whole test suite under ASan+UBSan (build-asan/)
+#   make valgrind   every unit test under valgrind --leak-check=full
 #   make bench      start-up, RSS and per-turn figures (prints; fails nothing)
 #   make install    PREFIX=/usr/local: binary, themes, man page
 #   make bootstrap  install missing Debian packages (root) or print the apt-get line
@@ -49,7 +50,7 @@ UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 TEST_HELPERS := $(wildcard tests/unit/helpers/*.c)
 
-.PHONY: all test unit asan bench install uninstall bootstrap lint clean distclean grammars
+.PHONY: all test unit asan valgrind bench install uninstall bootstrap lint clean distclean grammars
 
 all: $(BIN)
 
@@ -79,6 +80,12 @@ test: $(BIN) $(UNIT_BIN)
 
 asan:
 	$(MAKE) MODE=asan BUILD=build-asan test
+
+valgrind: $(UNIT_BIN)
+	@fail=0; for t in $(UNIT_BIN); do \
+		valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect \
+			--error-exitcode=9 $$t >$$t.vg.log 2>&1 || { echo "valgrind: $$t failed (see $$t.vg.log)"; fail=1; }; \
+	done; [ $$fail -eq 0 ] && echo "valgrind: all unit tests clean"
 
 bench: $(BIN)
 	@HEARTH_BIN=$(abspath $(BIN)) FIXTURES=$(FIXTURES) sh tests/bench.sh
