@@ -437,7 +437,8 @@ run_start(struct run *r)
 	r->env.loop = r->loop;
 	r->llama = llama_new(r->loop, r->http, &r->cfg);
 	po.format = r->o->format;
-	po.verbose = r->o->verbose || isatty(STDERR_FILENO);
+	po.err_is_tty = isatty(STDERR_FILENO);
+	po.verbose = r->o->verbose || po.err_is_tty;
 	po.out_fd = STDOUT_FILENO;
 	po.err_fd = STDERR_FILENO;
 	po.session_id = r->session_id;

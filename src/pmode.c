@@ -155,16 +155,22 @@ pm_progress(struct pmode *pm, const struct llm_progress *p)
 
 	if (!pm->o.verbose || todo <= 0)
 		return;
-	snprintf(line, sizeof line, "prefill %3ld%%  %ld/%ld new, %ld cached, %.0f tok/s%s",
-		 done * 100 / todo, done, todo, p->cache, rate, done >= todo ? "\n" : "");
+	snprintf(line, sizeof line, "prefill %3ld%%  %ld/%ld new, %ld cached, %.0f tok/s",
+		 done * 100 / todo, done, todo, p->cache, rate);
 	if (rate > 0 && done < todo) {
 		size_t l = strlen(line);
 
 		snprintf(line + l, sizeof line - l, ", ETA %.1fs", (double)(todo - done) / rate);
 	}
-	pm_write(pm, pm->o.err_fd, "\r", 1);
-	pm_write(pm, pm->o.err_fd, line, strlen(line));
-	pm->progress_shown = done < todo;
+	if (pm->o.err_is_tty) { /* one line, rewritten in place */
+		pm_write(pm, pm->o.err_fd, "\r", 1);
+		pm_write(pm, pm->o.err_fd, line, strlen(line));
+		if (done >= todo)
+			pm_write(pm, pm->o.err_fd, "\n", 1);
+		pm->progress_shown = done < todo;
+	} else if (done > 0) { /* a log: one line per batch, no 0% line */
+		pmode_error(pm, line);
+	}
 }
 
 /* Stream events: deltas for stream-json, progress for stderr. */

@@ -17,6 +17,7 @@ enum pmode_format { PMODE_TEXT, PMODE_JSON, PMODE_STREAM_JSON };
 struct pmode_opts {
 	enum pmode_format format;
 	int verbose;      /* progress and tool lines on stderr */
+	int err_is_tty;   /* progress rewrites one line (\r) instead of adding lines */
 	int out_fd, err_fd;
 	const char *session_id;
 	const char *cwd;
