@@ -38,6 +38,7 @@ static const struct cfg_key cfg_keys[] = {
 	K("id_slot", CFG_INT, id_slot),
 	K("request_timeout", CFG_INT, request_timeout_s),
 	K("stream_idle_timeout", CFG_INT, stream_idle_timeout_s),
+	K("slot_wait", CFG_INT, slot_wait_s),
 };
 #undef K
 
@@ -57,6 +58,7 @@ cfg_defaults(struct cfg *c)
 	c->bash_timeout_s = 120;
 	c->id_slot = -1;
 	c->stream_idle_timeout_s = 120;
+	c->slot_wait_s = 15;
 }
 
 /* Free the string fields. */

@@ -20,7 +20,9 @@
 
 #include "cfg.h"
 #include "http.h"
+#include "cachewatch.h"
 #include "json.h"
+#include "llamadisco.h"
 #include "loop.h"
 #include "oai.h"
 #include "sse.h"
@@ -38,47 +40,32 @@ struct llama_call {
 	int ended;
 	int dead;
 	long idle_timer; /* armed once bytes flow; silence past it means a stuck server */
+	long wait_timer; /* pinned slot: no first byte yet (queued behind another client?) */
+	unsigned long seq;
+	int got_bytes;
+	char *body;      /* kept to re-send to any slot */
 	struct llama_call *next_dead;
 };
 
-struct llama_probe_st {
-	llama_probe_fn done;
-	void (*on_loading)(void *arg);
-	void *arg;
-	uint64_t deadline;
-	int told_loading;
-	int pending; /* /props and /v1/models outstanding */
-	int failed;
-	struct buf msg;
-	enum llm_err_kind kind;
-};
 
 struct llama {
 	struct loop *loop;
 	struct http *http;
 	const struct cfg *cfg;
 	struct provider prov;
-	struct llama_info info;
+	struct llamadisco disco;
+	struct cachewatch cw;
 	struct llama_call *call;
 	struct llama_call *dead;
-	struct llama_probe_st *probe;
-	long probe_timer;
+	unsigned long seq;          /* numbers calls, so a late /slots answer finds its call */
+	unsigned long wait_seq;     /* the call whose slot is being checked */
+	llama_probe_fn probe_done;
+	void (*probe_loading)(void *arg);
+	void *probe_arg;
 };
 
+
 static void llama_call_free(struct llama_call *c);
-
-/* Join base URL and path without doubling the slash. */
-static void
-llama_url(const struct llama *lm, const char *path, struct buf *out)
-{
-	const char *base = lm->cfg->server_url;
-	size_t n = strlen(base);
-
-	while (n && base[n - 1] == '/')
-		n--;
-	buf_add(out, base, n);
-	buf_adds(out, path);
-}
 
 /* Free calls that were cancelled while on the stack. */
 static void
@@ -98,6 +85,9 @@ llama_call_free(struct llama_call *c)
 {
 	if (c->idle_timer)
 		loop_timer_del(c->lm->loop, c->idle_timer);
+	if (c->wait_timer)
+		loop_timer_del(c->lm->loop, c->wait_timer);
+	free(c->body);
 	sse_release(&c->sse);
 	oai_dec_release(&c->dec);
 	buf_release(&c->errbody);
@@ -115,11 +105,32 @@ llama_emit(struct llama_call *c, const struct llm_event *ev)
 	c->sink(c->ctx, ev);
 }
 
+/* After the timings: how much of the prompt came from the cache, and why not more. */
+static void
+llama_cache_report(struct llama_call *c, const struct llm_timings *t)
+{
+	struct cachewatch_report r;
+	struct llm_event ev = { .kind = LLM_CACHE };
+
+	cachewatch_timings(&c->lm->cw, t, &r);
+	ev.cache.reuse = r.reuse;
+	ev.cache.expected = r.expected;
+	ev.cache.is_break = r.is_break;
+	ev.cache.cause = r.cause;
+	ev.cache.cache_n = r.cache_n;
+	ev.cache.prompt_n = r.prompt_n;
+	llama_emit(c, &ev);
+}
+
 /* Decoder sink adapter. */
 static void
 llama_dec_sink(void *ctx, const struct llm_event *ev)
 {
-	llama_emit(ctx, ev);
+	struct llama_call *c = ctx;
+
+	llama_emit(c, ev);
+	if (ev->kind == LLM_TIMINGS && !c->dead)
+		llama_cache_report(c, &ev->timings);
 }
 
 /* One SSE event → decoder; stop parsing once the call is over. */
@@ -178,6 +189,10 @@ llama_on_data(struct http_req *r, const char *data, size_t n, void *arg)
 	if (c->ended)
 		return 0; /* drain the rest so the transfer completes and on_done frees c */
 	llama_touch(c);
+	if (!c->got_bytes++ && c->wait_timer) {
+		loop_timer_del(c->lm->loop, c->wait_timer);
+		c->wait_timer = 0;
+	}
 	if (status != 200) {
 		if (c->errbody.len < 65536)
 			buf_add(&c->errbody, data, n);
@@ -233,17 +248,63 @@ llama_on_done(struct http_req *r, int status, enum http_fail fail, const struct 
 	llama_call_free(c);
 }
 
-/* provider.start: build the body and stream it. */
+/* POST c->body; 0 or -1 + e. */
 static int
-llama_start(void *self, const struct provider_req *req, llm_sink_fn sink, void *ctx, struct err *e)
+llama_send(struct llama_call *c, struct err *e)
 {
 	static const struct http_cb cb = { llama_on_data, llama_on_done };
 	static const char *const headers[] = { "Content-Type: application/json",
 					       "Accept: text/event-stream", NULL };
+	struct llama *lm = c->lm;
+	struct buf url = BUF_INIT;
+	struct http_opts o = { 0 };
+
+	llamadisco_url(lm->cfg, "/v1/chat/completions", &url);
+	o.method = "POST";
+	o.url = url.data;
+	o.body = c->body;
+	o.body_len = strlen(c->body);
+	o.headers = headers;
+	o.connect_timeout_ms = 10000;
+	o.timeout_ms = lm->cfg->request_timeout_s > 0 ? lm->cfg->request_timeout_s * 1000L : 0;
+	c->req = http_start(lm->http, &o, &cb, c, e);
+	buf_release(&url);
+	return c->req ? 0 : -1;
+}
+
+/* Tell cachewatch what is sent: one string per message, the slot, the server. */
+static void
+llama_note_request(struct llama *lm, const char *body, int slot)
+{
+	cJSON *root = cJSON_Parse(body), *m;
+	const cJSON *msgs = json_arr(root, "messages");
+	char **v = NULL;
+	size_t n = 0, i;
+	struct buf server = BUF_INIT;
+
+	v = xcalloc((size_t)cJSON_GetArraySize(msgs) + 1, sizeof *v);
+	cJSON_ArrayForEach(m, msgs)
+		v[n++] = cJSON_PrintUnformatted(m);
+	buf_addf(&server, "%s|%s", lm->disco.info.build_info ? lm->disco.info.build_info : "",
+		 lm->disco.info.model_id ? lm->disco.info.model_id : "");
+	cachewatch_request(&lm->cw, (const char *const *)v, n, slot, server.data, lm->disco.info.n_ctx);
+	for (i = 0; i < n; i++)
+		cJSON_free(v[i]);
+	free(v);
+	buf_release(&server);
+	cJSON_Delete(root);
+}
+
+static void llama_on_wait(struct loop *l, long id, void *arg);
+
+/* provider.start: build the body and stream it. */
+static int
+llama_start(void *self, const struct provider_req *req, llm_sink_fn sink, void *ctx, struct err *e)
+{
 	struct llama *lm = self;
 	struct llama_call *c = xcalloc(1, sizeof *c);
-	struct buf url = BUF_INIT, body = BUF_INIT;
-	struct http_opts o = { 0 };
+	struct buf body = BUF_INIT;
+	struct cfg pinned = *lm->cfg;
 
 	if (lm->call)
 		lm->prov.cancel(lm);
@@ -251,27 +312,81 @@ llama_start(void *self, const struct provider_req *req, llm_sink_fn sink, void *
 	c->lm = lm;
 	c->sink = sink;
 	c->ctx = ctx;
+	c->seq = ++lm->seq;
 	sse_init(&c->sse);
 	oai_dec_init(&c->dec);
 	buf_init(&c->errbody, 0);
-	llama_url(lm, "/v1/chat/completions", &url);
-	llamawire_request(lm->cfg, lm->cfg->model ? lm->cfg->model : lm->info.model_id, req, &body);
-	o.method = "POST";
-	o.url = url.data;
-	o.body = body.data;
-	o.body_len = body.len;
-	o.headers = headers;
-	o.connect_timeout_ms = 10000;
-	o.timeout_ms = lm->cfg->request_timeout_s > 0 ? lm->cfg->request_timeout_s * 1000L : 0;
-	c->req = http_start(lm->http, &o, &cb, c, e);
-	buf_release(&url);
-	buf_release(&body);
-	if (!c->req) {
+	pinned.id_slot = lm->disco.slot;
+	llamawire_request(&pinned, lm->cfg->model ? lm->cfg->model : lm->disco.info.model_id, req, &body);
+	c->body = buf_detach(&body, NULL);
+	llama_note_request(lm, c->body, pinned.id_slot);
+	if (llama_send(c, e) < 0) {
 		llama_call_free(c);
 		return -1;
 	}
+	if (pinned.id_slot >= 0 && lm->cfg->slot_wait_s > 0)
+		c->wait_timer = loop_timer_add(lm->loop, (uint64_t)lm->cfg->slot_wait_s * 1000u, llama_on_wait, c);
 	lm->call = c;
 	return 0;
+}
+
+/* /slots answered while a pinned request waits: re-send to any slot if ours is taken. */
+static void
+llama_on_wait_slots(int status, const struct llama_slot *slots, size_t n, const struct err *e,
+		    void *arg)
+{
+	struct llama *lm = arg;
+	struct llama_call *c = lm->call;
+	struct err se = ERR_INIT;
+	int slot = lm->disco.slot, busy = 0;
+	size_t i;
+	cJSON *root;
+	char msg[160];
+
+	(void)status;
+	(void)e;
+	if (!c || c->seq != lm->wait_seq || c->got_bytes || c->dead)
+		return;
+	for (i = 0; i < n; i++)
+		busy |= slots[i].id == slot && slots[i].is_processing;
+	if (!busy) { /* not queued behind another client: keep waiting */
+		c->wait_timer = loop_timer_add(lm->loop, (uint64_t)lm->cfg->slot_wait_s * 1000u, llama_on_wait, c);
+		return;
+	}
+	root = cJSON_Parse(c->body);
+	cJSON_ReplaceItemInObject(root, "id_slot", cJSON_CreateNumber(-1));
+	free(c->body);
+	c->body = cJSON_PrintUnformatted(root);
+	cJSON_Delete(root);
+	lm->disco.slot = -1;
+	lm->cw.next_slot = -1;
+	http_cancel(c->req);
+	if (llama_send(c, &se) < 0) {
+		llama_fail(c, LLM_ERR_OTHER, 0, se.msg);
+		return;
+	}
+	snprintf(msg, sizeof msg,
+		 "slot %d is busy with another client; sent the request to any free slot (its cache may be cold)",
+		 slot);
+	{
+		struct llm_event ev = { .kind = LLM_NOTICE };
+
+		ev.text = str_from(msg);
+		llama_emit(c, &ev);
+	}
+}
+
+/* A pinned request has had no byte for a while: look at /slots. */
+static void
+llama_on_wait(struct loop *l, long id, void *arg)
+{
+	struct llama_call *c = arg;
+
+	(void)l;
+	(void)id;
+	c->wait_timer = 0;
+	c->lm->wait_seq = c->seq;
+	llamadisco_slots(&c->lm->disco, llama_on_wait_slots, c->lm);
 }
 
 /* provider.cancel: drop the stream; no more events. */
@@ -287,7 +402,9 @@ llama_cancel(void *self)
 	c->dead = 1;
 	if (c->idle_timer)
 		loop_timer_del(lm->loop, c->idle_timer);
-	c->idle_timer = 0;
+	if (c->wait_timer)
+		loop_timer_del(lm->loop, c->wait_timer);
+	c->idle_timer = c->wait_timer = 0;
 	http_cancel(c->req);
 	c->next_dead = lm->dead;
 	lm->dead = c;
@@ -299,7 +416,7 @@ llama_model(void *self)
 {
 	struct llama *lm = self;
 
-	return lm->cfg->model ? lm->cfg->model : lm->info.model_id;
+	return lm->cfg->model ? lm->cfg->model : lm->disco.info.model_id;
 }
 
 /* provider.describe_error */
@@ -326,6 +443,8 @@ llama_new(struct loop *l, struct http *h, const struct cfg *cfg)
 	lm->prov.cancel = llama_cancel;
 	lm->prov.model = llama_model;
 	lm->prov.describe_error = llama_describe;
+	llamadisco_init(&lm->disco, l, h, cfg);
+	cachewatch_init(&lm->cw);
 	return lm;
 }
 
@@ -337,13 +456,8 @@ llama_free(struct llama *lm)
 		return;
 	llama_cancel(lm);
 	llama_sweep(lm);
-	if (lm->probe_timer)
-		loop_timer_del(lm->loop, lm->probe_timer);
-	if (lm->probe) {
-		buf_release(&lm->probe->msg);
-		free(lm->probe);
-	}
-	llamawire_info_release(&lm->info);
+	llamadisco_release(&lm->disco);
+	cachewatch_release(&lm->cw);
 	free(lm);
 }
 
@@ -358,208 +472,60 @@ llama_provider(struct llama *lm)
 const struct llama_info *
 llama_info(const struct llama *lm)
 {
-	return &lm->info;
+	return &lm->disco.info;
 }
 
 /* ---- discovery ------------------------------------------------------- */
 
-static void llama_probe_health(struct llama *lm);
-
-/* Finish the probe once, reporting rc and the message. */
+/* Discovery finished: hand the result to the llama-level callback. */
 static void
-llama_probe_end(struct llama *lm, int rc)
-{
-	struct llama_probe_st *p = lm->probe;
-
-	lm->probe = NULL;
-	p->done(lm, rc, p->kind, p->msg.data, p->arg);
-	buf_release(&p->msg);
-	free(p);
-}
-
-/* One of /props or /v1/models answered. */
-static void
-llama_probe_part(struct llama *lm, int ok, const char *what, const struct err *e)
-{
-	struct llama_probe_st *p = lm->probe;
-
-	if (!ok && !p->failed) {
-		p->failed = 1;
-		p->kind = LLM_ERR_PROTOCOL;
-		buf_addf(&p->msg, "llama-server at %s: %s: %s", lm->cfg->server_url, what,
-			 e && e->msg[0] ? e->msg : "bad answer");
-	}
-	if (--p->pending == 0)
-		llama_probe_end(lm, p->failed ? -1 : 0);
-}
-
-/* /props answered. */
-static void
-llama_on_props(int status, enum http_fail fail, const struct err *e, const struct buf *body,
-	       void *arg)
-{
-	struct llama *lm = arg;
-	struct err pe = ERR_INIT;
-	int ok = status == 200 && llamawire_props(body->data, body->len, &lm->info, &pe) == 0;
-
-	(void)fail;
-	llama_probe_part(lm, ok, "GET /props", e ? e : &pe);
-}
-
-/* /v1/models answered. */
-static void
-llama_on_models(int status, enum http_fail fail, const struct err *e, const struct buf *body,
-		void *arg)
-{
-	struct llama *lm = arg;
-	struct err pe = ERR_INIT;
-	int ok = status == 200 && llamawire_models(body->data, body->len, &lm->info, &pe) == 0;
-
-	(void)fail;
-	llama_probe_part(lm, ok, "GET /v1/models", e ? e : &pe);
-}
-
-/* GET path on the server, body to done. */
-static int
-llama_get(struct llama *lm, const char *path, http_fetch_fn done, void *arg, struct err *e)
-{
-	struct buf url = BUF_INIT;
-	struct http_opts o = { 0 };
-	struct http_req *r;
-
-	llama_url(lm, path, &url);
-	o.url = url.data;
-	o.timeout_ms = 15000;
-	o.connect_timeout_ms = 5000;
-	r = http_fetch(lm->http, &o, done, arg, e);
-	buf_release(&url);
-	return r ? 0 : -1;
-}
-
-/* Retry /health after a pause while the model loads. */
-static void
-llama_probe_retry(struct loop *l, long id, void *arg)
+llama_probe_done(int rc, enum llm_err_kind kind, const char *msg, void *arg)
 {
 	struct llama *lm = arg;
 
-	(void)l;
-	(void)id;
-	lm->probe_timer = 0;
-	llama_probe_health(lm);
+	lm->probe_done(lm, rc, kind, msg, lm->probe_arg);
 }
 
-/* /health answered: ready → props+models; 503 → wait; else fail. */
+/* The model is loading: tell the llama-level caller. */
 static void
-llama_on_health(int status, enum http_fail fail, const struct err *e, const struct buf *body,
-		void *arg)
+llama_probe_loading(void *arg)
 {
 	struct llama *lm = arg;
-	struct llama_probe_st *p = lm->probe;
-	struct err ge = ERR_INIT;
 
-	(void)body;
-	if (status == 503 && loop_now_ms(lm->loop) < p->deadline) {
-		if (!p->told_loading++ && p->on_loading)
-			p->on_loading(p->arg);
-		lm->probe_timer = loop_timer_add(lm->loop, 500, llama_probe_retry, lm);
-		return;
-	}
-	if (status == 200) {
-		p->pending = 2;
-		if (llama_get(lm, "/props", llama_on_props, lm, &ge) < 0)
-			llama_probe_part(lm, 0, "GET /props", &ge);
-		if (lm->probe && llama_get(lm, "/v1/models", llama_on_models, lm, &ge) < 0)
-			llama_probe_part(lm, 0, "GET /v1/models", &ge);
-		return;
-	}
-	if (status == 503) {
-		p->kind = LLM_ERR_LOADING;
-		buf_addf(&p->msg, "llama-server at %s is still loading the model; wait and try again",
-			 lm->cfg->server_url);
-	} else if (!status && fail == HTTP_FAIL_CONNECT) {
-		p->kind = LLM_ERR_CONNECT;
-		buf_addf(&p->msg,
-			 "no llama-server at %s (%s): start one, e.g. `llama-server -m MODEL.gguf --jinja`, or pass --server",
-			 lm->cfg->server_url, e ? e->msg : "no answer");
-	} else if (!status) {
-		p->kind = LLM_ERR_HTTP;
-		buf_addf(&p->msg,
-			 "llama-server at %s did not answer GET /health (%s): is it stuck or stopped? restart it",
-			 lm->cfg->server_url, e ? e->msg : "no answer");
-	} else {
-		p->kind = LLM_ERR_HTTP;
-		buf_addf(&p->msg, "llama-server at %s answered GET /health with HTTP %d; is this a llama-server?",
-			 lm->cfg->server_url, status);
-	}
-	llama_probe_end(lm, -1);
+	if (lm->probe_loading)
+		lm->probe_loading(lm->probe_arg);
 }
 
-/* Ask /health. */
-static void
-llama_probe_health(struct llama *lm)
-{
-	struct err e = ERR_INIT;
-
-	if (llama_get(lm, "/health", llama_on_health, lm, &e) < 0) {
-		lm->probe->kind = LLM_ERR_OTHER;
-		buf_adds(&lm->probe->msg, e.msg);
-		llama_probe_end(lm, -1);
-	}
-}
-
-/* Start discovery. */
+/* Start discovery (see llamadisco_probe). */
 void
 llama_probe(struct llama *lm, long wait_ms, void (*on_loading)(void *arg), llama_probe_fn done,
 	    void *arg)
 {
-	struct llama_probe_st *p = xcalloc(1, sizeof *p);
-
-	p->done = done;
-	p->on_loading = on_loading;
-	p->arg = arg;
-	p->deadline = loop_now_ms(lm->loop) + (uint64_t)(wait_ms > 0 ? wait_ms : 0);
-	buf_init(&p->msg, 0);
-	lm->probe = p;
-	llama_probe_health(lm);
-}
-
-struct llama_slots_req {
-	llama_slots_fn done;
-	void *arg;
-};
-
-/* /slots answered. */
-static void
-llama_on_slots(int status, enum http_fail fail, const struct err *e, const struct buf *body,
-	       void *arg)
-{
-	struct llama_slots_req *sr = arg;
-	struct llama_slot *slots = NULL;
-	struct err pe = ERR_INIT;
-	size_t n = 0;
-
-	(void)fail;
-	if (status == 200 && llamawire_slots(body->data, body->len, &slots, &n, &pe) == 0)
-		sr->done(status, slots, n, NULL, sr->arg);
-	else
-		sr->done(status, NULL, 0, e ? e : &pe, sr->arg);
-	free(slots);
-	free(sr);
+	lm->probe_done = done;
+	lm->probe_loading = on_loading;
+	lm->probe_arg = arg;
+	llamadisco_probe(&lm->disco, wait_ms, llama_probe_loading, llama_probe_done, lm);
 }
 
 /* Poll /slots once. */
 void
 llama_get_slots(struct llama *lm, llama_slots_fn done, void *arg)
 {
-	struct llama_slots_req *sr = xmalloc(sizeof *sr);
-	struct err e = ERR_INIT;
+	llamadisco_slots(&lm->disco, done, arg);
+}
 
-	sr->done = done;
-	sr->arg = arg;
-	if (llama_get(lm, "/slots", llama_on_slots, sr, &e) < 0) {
-		done(0, NULL, 0, &e, arg);
-		free(sr);
-	}
+/* The slot requests are pinned to (-1: any). */
+int
+llama_slot(const struct llama *lm)
+{
+	return lm->disco.slot;
+}
+
+/* Whole-session cache reuse so far (-1 before any answer). */
+double
+llama_session_reuse(const struct llama *lm)
+{
+	return cachewatch_session_reuse(&lm->cw);
 }
 
 /* ---- messages -------------------------------------------------------- */

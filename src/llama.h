@@ -20,6 +20,7 @@
 #include "buf.h"
 #include "err.h"
 #include "llm.h"
+#include "llamadisco.h"
 #include "llamawire.h"
 #include "provider.h"
 
@@ -51,9 +52,11 @@ void llama_probe(struct llama *lm, long wait_ms, void (*on_loading)(void *arg), 
 		 void *arg);
 
 /* GET /slots; status 501 means the server runs with --no-slots. */
-typedef void (*llama_slots_fn)(int status, const struct llama_slot *slots, size_t n,
-			       const struct err *e, void *arg);
 void llama_get_slots(struct llama *lm, llama_slots_fn done, void *arg);
+/* The slot requests are pinned to: chosen at discovery (-1: any). */
+int llama_slot(const struct llama *lm);
+/* Whole-session cache reuse so far, 0..1 (-1 before any answer). */
+double llama_session_reuse(const struct llama *lm);
 
 /* The one-line, actionable message for an error event (appended to out). */
 void llama_describe_error(const char *base_url, const struct llm_event *ev, struct buf *out);

@@ -7,7 +7,7 @@ llm_kind_name(enum llm_kind k)
 {
 	static const char *const names[] = {
 		"text", "reasoning", "tool_call_begin", "tool_call_args", "tool_call_end",
-		"progress", "timings", "usage", "error", "done",
+		"progress", "timings", "usage", "error", "done", "cache", "notice",
 	};
 	return (unsigned)k < sizeof names / sizeof names[0] ? names[k] : "?";
 }

@@ -22,7 +22,9 @@ enum llm_kind {
 	LLM_TIMINGS,         /* timings: server-side speed and cache counters */
 	LLM_USAGE,           /* usage: token counts */
 	LLM_ERROR,           /* error: the request failed; the stream is over */
-	LLM_DONE             /* stop_reason: the stream ended normally */
+	LLM_DONE,            /* stop_reason: the stream ended normally */
+	LLM_CACHE,           /* cache: how much of the prompt the server reused (after TIMINGS) */
+	LLM_NOTICE           /* text: something the user should know (slot fallback, ...) */
 };
 
 struct llm_progress {
@@ -43,6 +45,14 @@ struct llm_usage {
 	long completion_tokens;
 	long cached_tokens;
 	long cache_write_tokens; /* Anthropic cache_creation_input_tokens */
+};
+
+struct llm_cache {
+	double reuse;      /* cache_n / (cache_n + prompt_n) of this request */
+	double expected;   /* what an unchanged prefix should have given */
+	int is_break;      /* reuse fell short of expected by more than 5 points */
+	const char *cause; /* likely cause of a break ("" otherwise) */
+	long cache_n, prompt_n;
 };
 
 enum llm_err_kind {
@@ -75,6 +85,7 @@ struct llm_event {
 	struct llm_timings timings;
 	struct llm_usage usage;
 	struct llm_error error; /* text holds the message */
+	struct llm_cache cache;
 	const char *stop_reason; /* DONE: "stop", "tool_calls", "length", ... */
 };
 

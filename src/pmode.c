@@ -25,6 +25,7 @@ struct pmode {
 	struct pmode_opts o;
 	struct buf answer;
 	cJSON *tool_calls;
+	cJSON *cache_breaks;
 	int ended;
 	enum agent_end end;
 	struct buf end_msg;
@@ -104,6 +105,7 @@ pmode_new(const struct pmode_opts *o)
 	buf_init(&pm->end_msg, 0);
 	buf_init(&pm->scratch, 0);
 	pm->tool_calls = cJSON_CreateArray();
+	pm->cache_breaks = cJSON_CreateArray();
 	return pm;
 }
 
@@ -117,6 +119,7 @@ pmode_free(struct pmode *pm)
 	buf_release(&pm->end_msg);
 	buf_release(&pm->scratch);
 	cJSON_Delete(pm->tool_calls);
+	cJSON_Delete(pm->cache_breaks);
 	free(pm);
 }
 
@@ -173,6 +176,43 @@ pm_progress(struct pmode *pm, const struct llm_progress *p)
 	}
 }
 
+/* A cache report or a server notice: stderr when verbose, a record for json. */
+static void
+pm_server_note(struct pmode *pm, const struct llm_event *ev)
+{
+	cJSON *o;
+	char line[512];
+
+	if (ev->kind == LLM_NOTICE) {
+		snprintf(line, sizeof line, "%.*s", (int)ev->text.len, ev->text.p);
+		pmode_note(pm, line);
+		if (pm->o.format == PMODE_STREAM_JSON) {
+			o = pm_obj("system", "notice");
+			pm_add_str(o, "text", ev->text.p, ev->text.len);
+			pm_emit(pm, o);
+		}
+		return;
+	}
+	if (!ev->cache.is_break)
+		return;
+	snprintf(line, sizeof line, "cache break: %s (reused %.0f%% of the prompt, expected %.0f%%)",
+		 ev->cache.cause, ev->cache.reuse * 100, ev->cache.expected * 100);
+	pmode_note(pm, line);
+	o = cJSON_CreateObject();
+	cJSON_AddNumberToObject(o, "reuse", ev->cache.reuse);
+	cJSON_AddNumberToObject(o, "expected", ev->cache.expected);
+	cJSON_AddNumberToObject(o, "cache_n", (double)ev->cache.cache_n);
+	cJSON_AddNumberToObject(o, "prompt_n", (double)ev->cache.prompt_n);
+	pm_add_str(o, "cause", ev->cache.cause, strlen(ev->cache.cause));
+	if (pm->o.format == PMODE_STREAM_JSON) {
+		cJSON *line_obj = pm_obj("system", "cache_break");
+
+		cJSON_AddItemToObject(line_obj, "cache", cJSON_Duplicate(o, 1));
+		pm_emit(pm, line_obj);
+	}
+	cJSON_AddItemToArray(pm->cache_breaks, o);
+}
+
 /* Stream events: deltas for stream-json, progress for stderr. */
 static void
 pm_on_event(void *arg, const struct llm_event *ev)
@@ -183,6 +223,10 @@ pm_on_event(void *arg, const struct llm_event *ev)
 	if (ev->kind == LLM_ERROR) {
 		pm->last_err = ev->error.kind;
 		pm->had_err = 1;
+	}
+	if (ev->kind == LLM_CACHE || ev->kind == LLM_NOTICE) {
+		pm_server_note(pm, ev);
+		return;
 	}
 	if (ev->kind == LLM_PROGRESS) {
 		pm_progress(pm, &ev->progress);
@@ -448,6 +492,7 @@ pm_result(struct pmode *pm, const struct agent_stats *st, const char *model, uin
 	else
 		cJSON_AddNullToObject(o, "cache_reuse");
 	cJSON_AddNumberToObject(o, "tool_failures", st->tool_failures);
+	cJSON_AddItemReferenceToObject(o, "cache_breaks", pm->cache_breaks);
 	pm_add_str(o, "model", model ? model : "", model ? strlen(model) : 0);
 	return o;
 }

@@ -110,8 +110,21 @@ repl_on_event(void *arg, const struct llm_event *ev)
 {
 	struct repl *r = arg;
 
-	if (ev->kind == LLM_TEXT)
+	if (ev->kind == LLM_TEXT) {
 		repl_text(r, ev->text.p, ev->text.len);
+	} else if (ev->kind == LLM_NOTICE) {
+		struct buf b = BUF_INIT;
+
+		buf_addf(&b, "· %.*s", (int)ev->text.len, ev->text.p);
+		repl_say(r, b.data);
+		buf_release(&b);
+	} else if (ev->kind == LLM_CACHE && ev->cache.is_break) {
+		char line[512];
+
+		snprintf(line, sizeof line, "· cache break: %s (reused %.0f%%, expected %.0f%%)",
+			 ev->cache.cause, ev->cache.reuse * 100, ev->cache.expected * 100);
+		repl_say(r, line);
+	}
 }
 
 /* Observer: a tool call starts. */

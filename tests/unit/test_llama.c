@@ -230,6 +230,7 @@ struct rec {
 	long prompt_tokens, cache_n;
 	char stop[32];
 	int after_end; /* events after the terminal one: must stay 0 */
+	int nnotice, ncache;
 };
 
 static void
@@ -245,6 +246,8 @@ rec_sink(void *ctx, const struct llm_event *ev)
 	case LLM_USAGE: r->nusage++; r->prompt_tokens = ev->usage.prompt_tokens; break;
 	case LLM_TIMINGS: r->ntimings++; r->cache_n = ev->timings.cache_n; break;
 	case LLM_TOOL_CALL_BEGIN: r->nbegin++; break;
+	case LLM_NOTICE: r->nnotice++; break;
+	case LLM_CACHE: r->ncache++; break;
 	case LLM_DONE:
 	case LLM_ERROR:
 		r->ended = 1;
@@ -377,6 +380,7 @@ test_stream_one_byte_writes(void **state)
 	chat(n);
 	assert_int_equal(n->rec.last.kind, LLM_DONE);
 	assert_int_equal(n->rec.cache_n, 343);
+	assert_int_equal(n->rec.ncache, 1); /* a cache report follows the timings */
 }
 
 static void
@@ -592,6 +596,47 @@ test_stream_idle_timeout(void **state)
 	buf_release(&fx);
 }
 
+/* Pinned to slot 0, which another client holds: after slot_wait the request goes to any slot. */
+static void
+test_busy_slot_falls_back(void **state)
+{
+	struct net *n = *state;
+	struct tu_resp r[3];
+	struct conv cv;
+	struct provider_req req = { 0 };
+	struct provider *p;
+	int notices = 0;
+
+	memset(r, 0, sizeof r);
+	r[0].path = "/v1/chat/completions";
+	r[0].hold = 1; /* queued behind the other client: nothing comes back */
+	r[0].raw = "";
+	buf_adds(&n->raw[0], "HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n"
+			     "[{\"id\":0,\"n_ctx\":8192,\"is_processing\":true,\"id_task\":7}]");
+	r[1].path = "/slots";
+	r[1].raw = n->raw[0].data;
+	sse_response(&n->raw[1], "chat_stream_turn2_cache_hit.sse");
+	r[2].path = "/v1/chat/completions";
+	r[2].raw = n->raw[1].data;
+	tu_server_start(&n->srv, r, 3);
+	n->cfg.id_slot = 0;
+	n->cfg.slot_wait_s = 1;
+	net_connect(n, n->srv.port);
+	assert_int_equal(llama_slot(n->lm), 0);
+	p = llama_provider(n->lm);
+	conv_init(&cv);
+	conv_add_user_text(&cv, "hi");
+	req.conv = &cv;
+	n->rec.text.len = 0;
+	assert_int_equal(p->start(p->self, &req, rec_sink, &n->rec, NULL), 0);
+	assert_true(tu_run_until(n->loop, &n->rec.ended, 8000));
+	assert_int_equal(n->rec.last.kind, LLM_DONE);
+	assert_int_equal(llama_slot(n->lm), -1);
+	notices = n->rec.nnotice;
+	assert_int_equal(notices, 1);
+	conv_release(&cv);
+}
+
 struct slots_rec {
 	int done, status;
 	size_t n;
@@ -657,6 +702,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_cancel_mid_stream, net_setup, net_teardown),
 		cmocka_unit_test_setup_teardown(test_get_slots, net_setup, net_teardown),
 		cmocka_unit_test_setup_teardown(test_stream_idle_timeout, net_setup, net_teardown),
+		cmocka_unit_test_setup_teardown(test_busy_slot_falls_back, net_setup, net_teardown),
 	};
 	json_init();
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -179,6 +179,8 @@ tu_serve(int lfd, const struct tu_resp *resps, size_t n)
 			close(c);
 			continue;
 		}
+		if (r->hold)
+			continue; /* the fd stays open until the server exits */
 		len = r->len ? r->len : strlen(r->raw);
 		while (off < len) {
 			k = r->chunk ? r->chunk : len - off;

@@ -41,6 +41,7 @@ struct tu_resp {
 	size_t chunk;
 	unsigned delay_us;
 	size_t drop_after;
+	int hold;       /* answer nothing and keep the connection open (a queued request) */
 };
 
 struct tu_server {

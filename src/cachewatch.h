@@ -1,0 +1,68 @@
+/*
+ * cachewatch: is the server's KV cache being reused the way it should be,
+ * and if not, why (issue: keep the KV cache warm).
+ *
+ * Before each request the caller reports the request's messages (one
+ * serialised string per message, as sent), the slot, and the server's
+ * identity; after it, the server's timings.  Reuse is
+ * cache_n / (cache_n + prompt_n).  Expected reuse counts the tokens that
+ * should be unchanged: the previous request's prompt (its cache_n +
+ * prompt_n) is still in the slot, and an append-only conversation sends
+ * it again as the prefix of this one.  Falling short by more than 5
+ * points is a cache break, reported with its likely cause:
+ *   - the prefix changed (at which message),
+ *   - the slot changed,
+ *   - the server restarted or the model changed (build or model differ),
+ *   - the context was truncated (the prompt no longer fits n_ctx),
+ *   - otherwise the server dropped it (another client took the slot, or
+ *     a hybrid/recurrent model rolled back to a context checkpoint).
+ * Pure: no I/O, deterministic, tested on its own.
+ */
+#ifndef HEARTH_CACHEWATCH_H
+#define HEARTH_CACHEWATCH_H
+
+#include <stddef.h>
+
+#include "buf.h"
+#include "llm.h"
+
+#define CACHEWATCH_SLACK 0.05
+
+struct cachewatch {
+	char **msgs;      /* previous request's messages */
+	size_t nmsgs;
+	char **next;      /* this request's, until its timings arrive */
+	size_t nnext;
+	int slot, next_slot;
+	char *server, *next_server; /* build + model identity */
+	long prev_prompt;           /* cache_n + prompt_n of the previous request */
+	long n_ctx;
+	int requests;
+	int breaks;
+	long cached_total, prompt_total;
+	struct buf cause;           /* of the last break */
+};
+
+struct cachewatch_report {
+	double reuse;      /* this request */
+	double expected;   /* what a stable prefix should have given */
+	int is_break;
+	const char *cause; /* one line, valid until the next call; "" when no break */
+	long cache_n, prompt_n;
+};
+
+void cachewatch_init(struct cachewatch *cw);
+void cachewatch_release(struct cachewatch *cw);
+/*
+ * A request is about to be sent: its messages (copied), the slot (-1 any),
+ * the server identity ("build|model") and the per-slot n_ctx.
+ */
+void cachewatch_request(struct cachewatch *cw, const char *const *msgs, size_t n, int slot,
+			const char *server, long n_ctx);
+/* Its timings arrived: fill the report and make this request the baseline. */
+void cachewatch_timings(struct cachewatch *cw, const struct llm_timings *t,
+			struct cachewatch_report *out);
+/* Whole-session reuse so far (0..1), or -1 before any timings. */
+double cachewatch_session_reuse(const struct cachewatch *cw);
+
+#endif

@@ -1,0 +1,320 @@
+/*
+ * llamadisco: llama-server discovery and slot choice.
+ *
+ * Data: one probe at a time (struct llamadisco_probe) counting the parts
+ * still outstanding (/props, /v1/models, /slots after /health); the first
+ * hard failure is kept as the message.  /slots failing is not a failure:
+ * the slot stays -1.
+ */
+#include "llamadisco.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "cfg.h"
+#include "http.h"
+#include "loop.h"
+#include "xmalloc.h"
+
+struct llamadisco_probe {
+	llamadisco_fn done;
+	void (*on_loading)(void *arg);
+	void *arg;
+	uint64_t deadline;
+	int told_loading;
+	int pending;
+	int failed;
+	enum llm_err_kind kind;
+	struct buf msg;
+};
+
+static void disco_health(struct llamadisco *d);
+
+/* Start empty. */
+void
+llamadisco_init(struct llamadisco *d, struct loop *l, struct http *h, const struct cfg *cfg)
+{
+	memset(d, 0, sizeof *d);
+	d->loop = l;
+	d->http = h;
+	d->cfg = cfg;
+	d->slot = cfg->id_slot >= 0 ? cfg->id_slot : -1;
+}
+
+/* Drop a running probe silently and free the info. */
+void
+llamadisco_release(struct llamadisco *d)
+{
+	if (d->probe_timer)
+		loop_timer_del(d->loop, d->probe_timer);
+	d->probe_timer = 0;
+	if (d->probe) {
+		buf_release(&d->probe->msg);
+		free(d->probe);
+		d->probe = NULL;
+	}
+	llamawire_info_release(&d->info);
+}
+
+/* Join base URL and path. */
+void
+llamadisco_url(const struct cfg *cfg, const char *path, struct buf *out)
+{
+	const char *base = cfg->server_url;
+	size_t n = strlen(base);
+
+	while (n && base[n - 1] == '/')
+		n--;
+	buf_add(out, base, n);
+	buf_adds(out, path);
+}
+
+/* GET path, whole body to done. */
+static int
+disco_get(struct llamadisco *d, const char *path, http_fetch_fn done, void *arg, struct err *e)
+{
+	struct buf url = BUF_INIT;
+	struct http_opts o = { 0 };
+	struct http_req *r;
+
+	llamadisco_url(d->cfg, path, &url);
+	o.url = url.data;
+	o.timeout_ms = 15000;
+	o.connect_timeout_ms = 5000;
+	r = http_fetch(d->http, &o, done, arg, e);
+	buf_release(&url);
+	return r ? 0 : -1;
+}
+
+/* Report and forget the probe. */
+static void
+disco_end(struct llamadisco *d, int rc)
+{
+	struct llamadisco_probe *p = d->probe;
+
+	d->probe = NULL;
+	p->done(rc, p->kind, p->msg.data, p->arg);
+	buf_release(&p->msg);
+	free(p);
+}
+
+/* One part answered; a hard failure is kept as the message. */
+static void
+disco_part(struct llamadisco *d, int ok, const char *what, const struct err *e)
+{
+	struct llamadisco_probe *p = d->probe;
+
+	if (!p)
+		return;
+	if (!ok && what && !p->failed) {
+		p->failed = 1;
+		p->kind = LLM_ERR_PROTOCOL;
+		buf_addf(&p->msg, "llama-server at %s: %s: %s", d->cfg->server_url, what,
+			 e && e->msg[0] ? e->msg : "bad answer");
+	}
+	if (--p->pending == 0)
+		disco_end(d, p->failed ? -1 : 0);
+}
+
+/* /props answered. */
+static void
+disco_on_props(int status, enum http_fail fail, const struct err *e, const struct buf *body,
+	       void *arg)
+{
+	struct llamadisco *d = arg;
+	struct err pe = ERR_INIT;
+	int ok = status == 200 && llamawire_props(body->data, body->len, &d->info, &pe) == 0;
+
+	(void)fail;
+	disco_part(d, ok, "GET /props", e ? e : &pe);
+}
+
+/* /v1/models answered. */
+static void
+disco_on_models(int status, enum http_fail fail, const struct err *e, const struct buf *body,
+		void *arg)
+{
+	struct llamadisco *d = arg;
+	struct err pe = ERR_INIT;
+	int ok = status == 200 && llamawire_models(body->data, body->len, &d->info, &pe) == 0;
+
+	(void)fail;
+	disco_part(d, ok, "GET /v1/models", e ? e : &pe);
+}
+
+/* /slots answered during discovery: choose the slot; never a failure. */
+static void
+disco_on_slots(int status, enum http_fail fail, const struct err *e, const struct buf *body,
+	       void *arg)
+{
+	struct llamadisco *d = arg;
+	struct llama_slot *slots = NULL;
+	size_t n = 0;
+
+	(void)fail;
+	(void)e;
+	if (status == 200 && llamawire_slots(body->data, body->len, &slots, &n, NULL) == 0)
+		d->slot = llamadisco_choose_slot(d->cfg->id_slot, slots, n);
+	free(slots);
+	disco_part(d, 1, NULL, NULL);
+}
+
+/* Ask /health again after a pause. */
+static void
+disco_retry(struct loop *l, long id, void *arg)
+{
+	struct llamadisco *d = arg;
+
+	(void)l;
+	(void)id;
+	d->probe_timer = 0;
+	disco_health(d);
+}
+
+/* Start the parallel part of discovery. */
+static void
+disco_details(struct llamadisco *d)
+{
+	struct err ge = ERR_INIT;
+	int want_slots = d->cfg->id_slot < 0;
+
+	d->probe->pending = 2 + want_slots;
+	if (disco_get(d, "/props", disco_on_props, d, &ge) < 0)
+		disco_part(d, 0, "GET /props", &ge);
+	if (d->probe && disco_get(d, "/v1/models", disco_on_models, d, &ge) < 0)
+		disco_part(d, 0, "GET /v1/models", &ge);
+	if (d->probe && want_slots && disco_get(d, "/slots", disco_on_slots, d, &ge) < 0)
+		disco_part(d, 1, NULL, NULL);
+}
+
+/* /health answered: ready → details; 503 → wait; else fail with what to do. */
+static void
+disco_on_health(int status, enum http_fail fail, const struct err *e, const struct buf *body,
+		void *arg)
+{
+	struct llamadisco *d = arg;
+	struct llamadisco_probe *p = d->probe;
+
+	(void)body;
+	if (status == 503 && loop_now_ms(d->loop) < p->deadline) {
+		if (!p->told_loading++ && p->on_loading)
+			p->on_loading(p->arg);
+		d->probe_timer = loop_timer_add(d->loop, 500, disco_retry, d);
+		return;
+	}
+	if (status == 200) {
+		disco_details(d);
+		return;
+	}
+	if (status == 503) {
+		p->kind = LLM_ERR_LOADING;
+		buf_addf(&p->msg, "llama-server at %s is still loading the model; wait and try again",
+			 d->cfg->server_url);
+	} else if (!status && fail == HTTP_FAIL_CONNECT) {
+		p->kind = LLM_ERR_CONNECT;
+		buf_addf(&p->msg,
+			 "no llama-server at %s (%s): start one, e.g. `llama-server -m MODEL.gguf --jinja`, or pass --server",
+			 d->cfg->server_url, e ? e->msg : "no answer");
+	} else if (!status) {
+		p->kind = LLM_ERR_HTTP;
+		buf_addf(&p->msg,
+			 "llama-server at %s did not answer GET /health (%s): is it stuck or stopped? restart it",
+			 d->cfg->server_url, e ? e->msg : "no answer");
+	} else {
+		p->kind = LLM_ERR_HTTP;
+		buf_addf(&p->msg, "llama-server at %s answered GET /health with HTTP %d; is this a llama-server?",
+			 d->cfg->server_url, status);
+	}
+	disco_end(d, -1);
+}
+
+/* Ask /health. */
+static void
+disco_health(struct llamadisco *d)
+{
+	struct err e = ERR_INIT;
+
+	if (disco_get(d, "/health", disco_on_health, d, &e) < 0) {
+		d->probe->kind = LLM_ERR_OTHER;
+		buf_adds(&d->probe->msg, e.msg);
+		disco_end(d, -1);
+	}
+}
+
+/* Start discovery. */
+void
+llamadisco_probe(struct llamadisco *d, long wait_ms, void (*on_loading)(void *arg),
+		 llamadisco_fn done, void *arg)
+{
+	struct llamadisco_probe *p = xcalloc(1, sizeof *p);
+
+	p->done = done;
+	p->on_loading = on_loading;
+	p->arg = arg;
+	p->deadline = loop_now_ms(d->loop) + (uint64_t)(wait_ms > 0 ? wait_ms : 0);
+	buf_init(&p->msg, 0);
+	d->probe = p;
+	disco_health(d);
+}
+
+struct disco_slots_req {
+	llama_slots_fn done;
+	void *arg;
+};
+
+/* /slots answered. */
+static void
+disco_on_slots_req(int status, enum http_fail fail, const struct err *e, const struct buf *body,
+		   void *arg)
+{
+	struct disco_slots_req *sr = arg;
+	struct llama_slot *slots = NULL;
+	struct err pe = ERR_INIT;
+	size_t n = 0;
+
+	(void)fail;
+	if (status == 200 && llamawire_slots(body->data, body->len, &slots, &n, &pe) == 0)
+		sr->done(status, slots, n, NULL, sr->arg);
+	else
+		sr->done(status, NULL, 0, e ? e : &pe, sr->arg);
+	free(slots);
+	free(sr);
+}
+
+/* Poll /slots once. */
+void
+llamadisco_slots(struct llamadisco *d, llama_slots_fn done, void *arg)
+{
+	struct disco_slots_req *sr = xmalloc(sizeof *sr);
+	struct err e = ERR_INIT;
+
+	sr->done = done;
+	sr->arg = arg;
+	if (disco_get(d, "/slots", disco_on_slots_req, sr, &e) < 0) {
+		done(0, NULL, 0, &e, arg);
+		free(sr);
+	}
+}
+
+/* Configured slot, else the idle one with the least cached prompt, else any. */
+int
+llamadisco_choose_slot(int configured, const struct llama_slot *slots, size_t n)
+{
+	long best_tokens = -1;
+	int best = -1;
+	size_t i;
+
+	if (configured >= 0)
+		return configured;
+	for (i = 0; i < n; i++) {
+		long held = slots[i].id_task < 0 ? 0 : slots[i].n_prompt_tokens + slots[i].n_decoded;
+
+		if (slots[i].is_processing)
+			continue;
+		if (best < 0 || held < best_tokens) {
+			best = slots[i].id;
+			best_tokens = held;
+		}
+	}
+	return best;
+}

@@ -1,0 +1,146 @@
+/* test_cachewatch: reuse accounting and the cause of each kind of cache break. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "cachewatch.h"
+#include "llamadisco.h"
+
+static struct cachewatch_report
+step(struct cachewatch *cw, const char *const *msgs, size_t n, int slot, const char *server,
+     long cache_n, long prompt_n)
+{
+	struct llm_timings t;
+	struct cachewatch_report r;
+
+	memset(&t, 0, sizeof t);
+	t.cache_n = cache_n;
+	t.prompt_n = prompt_n;
+	cachewatch_request(cw, msgs, n, slot, server, 8192);
+	cachewatch_timings(cw, &t, &r);
+	return r;
+}
+
+static void
+test_stable_prefix_no_break(void **state)
+{
+	struct cachewatch cw;
+	const char *m[] = { "sys", "user1", "asst1", "tool1", "asst2" };
+	struct cachewatch_report r;
+
+	(void)state;
+	cachewatch_init(&cw);
+	r = step(&cw, m, 2, 0, "b1|m", 0, 1000);
+	assert_false(r.is_break);
+	assert_true(r.reuse == 0);
+	r = step(&cw, m, 4, 0, "b1|m", 1000, 120);
+	assert_false(r.is_break);
+	assert_true(r.reuse > 0.89 && r.reuse < 0.90);
+	assert_true(r.expected > 0.89 && r.expected < 0.90);
+	r = step(&cw, m, 5, 0, "b1|m", 1100, 40); /* generated tokens re-rendered: fine */
+	assert_false(r.is_break);
+	assert_true(cachewatch_session_reuse(&cw) > 0.64 && cachewatch_session_reuse(&cw) < 0.65); /* 2100 of 3260 */
+	cachewatch_release(&cw);
+}
+
+static void
+test_prefix_change_named(void **state)
+{
+	struct cachewatch cw;
+	const char *a[] = { "sys", "user1", "asst1" };
+	const char *b[] = { "sys", "user1 EDITED", "asst1", "tool" };
+	struct cachewatch_report r;
+
+	(void)state;
+	cachewatch_init(&cw);
+	step(&cw, a, 3, 0, "b1|m", 0, 1000);
+	r = step(&cw, b, 4, 0, "b1|m", 10, 1100);
+	assert_true(r.is_break);
+	assert_string_equal(r.cause, "the prompt prefix changed at message 1");
+	cachewatch_release(&cw);
+}
+
+static void
+test_other_causes(void **state)
+{
+	struct cachewatch cw;
+	const char *a[] = { "sys", "user1" };
+	const char *b[] = { "sys", "user1", "asst", "tool" };
+	struct cachewatch_report r;
+
+	(void)state;
+	cachewatch_init(&cw);
+	step(&cw, a, 2, 0, "b1|m", 0, 1000);
+	r = step(&cw, b, 4, 1, "b1|m", 0, 1100);
+	assert_true(r.is_break);
+	assert_non_null(strstr(r.cause, "another slot (1, was 0)"));
+	r = step(&cw, b, 4, 1, "b2|m", 0, 1100);
+	assert_true(r.is_break);
+	assert_string_equal(r.cause, "the server restarted or the model changed");
+	r = step(&cw, b, 4, 1, "b2|m", 0, 1100);
+	assert_true(r.is_break);
+	assert_non_null(strstr(r.cause, "dropped the cached prefix"));
+	r = step(&cw, b, 4, 1, "b2|m", 100, 9000);
+	assert_true(r.is_break);
+	assert_non_null(strstr(r.cause, "context was truncated"));
+	assert_int_equal(cw.breaks, 4);
+	cachewatch_release(&cw);
+}
+
+static void
+test_failed_request_keeps_baseline(void **state)
+{
+	struct cachewatch cw;
+	const char *a[] = { "sys", "user1" };
+	const char *b[] = { "sys", "XX" };
+	const char *c[] = { "sys", "user1", "asst" };
+	struct cachewatch_report r;
+
+	(void)state;
+	cachewatch_init(&cw);
+	step(&cw, a, 2, 0, "s", 0, 500);
+	cachewatch_request(&cw, b, 2, 0, "s", 8192); /* no timings: it failed */
+	r = step(&cw, c, 3, 0, "s", 500, 50);
+	assert_false(r.is_break);
+	cachewatch_release(&cw);
+}
+
+static void
+test_slot_choice(void **state)
+{
+	struct llama_slot s[3];
+
+	(void)state;
+	memset(s, 0, sizeof s);
+	s[0].id = 0;
+	s[0].is_processing = 1;
+	s[1].id = 1;
+	s[1].id_task = 4;
+	s[1].n_prompt_tokens = 9000; /* someone's warm cache */
+	s[2].id = 2;
+	s[2].id_task = -1;           /* never used */
+	assert_int_equal(llamadisco_choose_slot(-1, s, 3), 2);
+	assert_int_equal(llamadisco_choose_slot(1, s, 3), 1);
+	s[2].is_processing = 1;
+	assert_int_equal(llamadisco_choose_slot(-1, s, 3), 1);
+	s[1].is_processing = 1;
+	assert_int_equal(llamadisco_choose_slot(-1, s, 3), -1);
+	assert_int_equal(llamadisco_choose_slot(-1, NULL, 0), -1);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_stable_prefix_no_break),
+		cmocka_unit_test(test_prefix_change_named),
+		cmocka_unit_test(test_other_causes),
+		cmocka_unit_test(test_failed_request_keeps_baseline),
+		cmocka_unit_test(test_slot_choice),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
