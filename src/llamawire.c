@@ -18,10 +18,33 @@
 
 #include "cfg.h"
 #include "json.h"
+#include "sanitize.h"
 #include "tool.h"
 #include "xmalloc.h"
 
 /* ---- request body ---------------------------------------------------- */
+
+/*
+ * Add a string member that is valid UTF-8 whatever the transcript holds
+ * (file names, tool output, a pasted task): the server rejects invalid
+ * UTF-8, and the repair is deterministic, so the prefix stays stable.
+ */
+static void
+lw_str(cJSON *o, const char *key, const char *s)
+{
+	size_t n = strlen(s), i = 0, k;
+	struct buf fixed = BUF_INIT;
+
+	while (i < n && (k = sanitize_utf8_len((const unsigned char *)s + i, n - i)) > 0)
+		i += k;
+	if (i == n) {
+		cJSON_AddStringToObject(o, key, s);
+		return;
+	}
+	sanitize_utf8(&fixed, s, n);
+	cJSON_AddStringToObject(o, key, fixed.data);
+	buf_release(&fixed);
+}
 
 /* OpenAI wire form of one assistant message. */
 static cJSON *
@@ -43,18 +66,18 @@ llamawire_assistant(const struct conv_msg *m)
 
 			if (!calls)
 				calls = cJSON_CreateArray();
-			cJSON_AddStringToObject(tc, "id", b->id ? b->id : "");
+			lw_str(tc, "id", b->id ? b->id : "");
 			cJSON_AddStringToObject(tc, "type", "function");
-			cJSON_AddStringToObject(fn, "name", b->name ? b->name : "");
-			cJSON_AddStringToObject(fn, "arguments", b->text);
+			lw_str(fn, "name", b->name ? b->name : "");
+			lw_str(fn, "arguments", b->text);
 			cJSON_AddItemToObject(tc, "function", fn);
 			cJSON_AddItemToArray(calls, tc);
 		}
 	}
 	cJSON_AddStringToObject(o, "role", "assistant");
-	cJSON_AddStringToObject(o, "content", text.data);
+	lw_str(o, "content", text.data);
 	if (reasoning.len)
-		cJSON_AddStringToObject(o, "reasoning_content", reasoning.data);
+		lw_str(o, "reasoning_content", reasoning.data);
 	if (calls)
 		cJSON_AddItemToObject(o, "tool_calls", calls);
 	buf_release(&text);
@@ -76,8 +99,8 @@ llamawire_user(const struct conv_msg *m, cJSON *msgs)
 			cJSON *t = cJSON_CreateObject();
 
 			cJSON_AddStringToObject(t, "role", "tool");
-			cJSON_AddStringToObject(t, "tool_call_id", b->id ? b->id : "");
-			cJSON_AddStringToObject(t, "content", b->text);
+			lw_str(t, "tool_call_id", b->id ? b->id : "");
+			lw_str(t, "content", b->text);
 			cJSON_AddItemToArray(msgs, t);
 		} else if (b->kind == CONV_TEXT) {
 			if (text.len)
@@ -89,7 +112,7 @@ llamawire_user(const struct conv_msg *m, cJSON *msgs)
 		cJSON *u = cJSON_CreateObject();
 
 		cJSON_AddStringToObject(u, "role", "user");
-		cJSON_AddStringToObject(u, "content", text.data);
+		lw_str(u, "content", text.data);
 		cJSON_AddItemToArray(msgs, u);
 	}
 	buf_release(&text);
@@ -131,7 +154,7 @@ llamawire_request(const struct cfg *cfg, const char *model, const struct provide
 	if (cv->system) {
 		o = cJSON_CreateObject();
 		cJSON_AddStringToObject(o, "role", "system");
-		cJSON_AddStringToObject(o, "content", cv->system);
+		lw_str(o, "content", cv->system);
 		cJSON_AddItemToArray(msgs, o);
 	}
 	for (i = 0; i < cv->nmsgs; i++) {

@@ -138,6 +138,27 @@ test_prefix_stability(void **state)
 	conv_release(&cv);
 }
 
+/* Whatever bytes the transcript holds, the request body is valid JSON in valid UTF-8. */
+static void
+test_invalid_utf8_repaired(void **state)
+{
+	struct conv cv;
+	struct conv_msg *m;
+	cJSON *j;
+	const char *c;
+
+	(void)state;
+	conv_init(&cv);
+	conv_add_user_text(&cv, "name\xff\xfe.c and \xe2\x82");
+	m = conv_add_msg(&cv, CONV_USER);
+	conv_add_block(m, CONV_TOOL_RESULT, "ok \xc0\xaf", "i\xff", "ls");
+	j = build(&cv, 0);
+	c = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(j, "messages"), 0), "content")->valuestring;
+	assert_string_equal(c, "name\xef\xbf\xbd\xef\xbf\xbd.c and \xef\xbf\xbd\xef\xbf\xbd");
+	cJSON_Delete(j);
+	conv_release(&cv);
+}
+
 static void
 test_wire_roles(void **state)
 {
@@ -690,6 +711,7 @@ main(void)
 		cmocka_unit_test(test_request_fields),
 		cmocka_unit_test(test_prefix_stability),
 		cmocka_unit_test(test_wire_roles),
+		cmocka_unit_test(test_invalid_utf8_repaired),
 		cmocka_unit_test(test_parse_discovery_fixtures),
 		cmocka_unit_test_setup_teardown(test_stream_fixture_in_small_chunks, net_setup, net_teardown),
 		cmocka_unit_test_setup_teardown(test_stream_one_byte_writes, net_setup, net_teardown),
