@@ -22,6 +22,7 @@
 
 #include "agent.h"
 #include "cfg.h"
+#include "ctxfiles.h"
 #include "http.h"
 #include "json.h"
 #include "llama.h"
@@ -378,6 +379,24 @@ before_sleep(struct loop *l, void *arg)
 		loop_stop(l);
 }
 
+/* AGENTS.md / CLAUDE.md from the config dir and the repository down to the cwd, frozen for the session. */
+static void
+add_context_files(struct run *r)
+{
+	struct buf ctx = BUF_INIT, warnings = BUF_INIT;
+
+	if (ctxfiles_load(r->root, r->root, &ctx, &warnings) > 0) {
+		buf_adds(&r->system, "\nInstructions from the user and the project (follow them):\n\n");
+		buf_add(&r->system, ctx.data, ctx.len);
+	}
+	if (warnings.len) {
+		buf_rtrim(&warnings);
+		fprintf(stderr, "hearth: %s\n", warnings.data);
+	}
+	buf_release(&ctx);
+	buf_release(&warnings);
+}
+
 /* Workspace, settings, tools and prompt: everything a run needs before the loop. */
 static int
 run_setup(struct run *r)
@@ -406,6 +425,7 @@ run_setup(struct run *r)
 	} else {
 		strftime(date, sizeof date, "%Y-%m-%d", localtime(&now));
 		prompt_build(&r->system, r->root, date, r->tools, r->ntools);
+		add_context_files(r);
 	}
 	make_session_id(r->session_id, sizeof r->session_id);
 	buf_init(&r->state_dir, 0);

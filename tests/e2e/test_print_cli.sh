@@ -99,6 +99,21 @@ need(m.get("role") == "system" and "TEST_SYSTEM_PROMPT_5d1" in text_of(m.get("co
      "first message %r" % {"role": m.get("role"), "content": text_of(m.get("content"))[:200]})'
 mock_stop
 
+# AGENTS.md in the repository (CLAUDE.md where there is none) joins the system prompt.
+make_repo "$E2E_TMP/repo_ctx"
+mkdir -p "$E2E_TMP/repo_ctx/sub"
+printf 'Project rule CTX_ROOT_7f2.\n' >"$E2E_TMP/repo_ctx/AGENTS.md"
+printf 'Sub rule CTX_SUB_7f2.\n' >"$E2E_TMP/repo_ctx/sub/CLAUDE.md"
+mock_start plain
+hearth_run context_files -p --server "$MOCK_URL" --cwd "$E2E_TMP/repo_ctx/sub" "Answer."
+check_rc "AGENTS.md: exit status 0" 0
+check "AGENTS.md and CLAUDE.md from the repository down to the cwd are in the system message" pycheck '
+need(CHAT, "no chat request")
+sysm = text_of(CHAT[0]["messages"][0].get("content"))
+need("CTX_ROOT_7f2" in sysm and "CTX_SUB_7f2" in sysm, "system message: %r" % sysm[-300:])
+need(sysm.index("CTX_ROOT_7f2") < sysm.index("CTX_SUB_7f2"), "root first, then the cwd")'
+mock_stop
+
 # --cwd: hearth runs elsewhere; the edit lands in the --cwd repository.
 make_repo "$E2E_TMP/repo_cwd"
 sed 's/printf("hello\\n");/printf("hello, world\\n");/' "$E2E_TMP/repo_cwd/hello.c" >"$E2E_TMP/hello.want"

@@ -1,0 +1,77 @@
+/*
+ * ctxfiles: context files and prompt templates (issue 7).
+ *
+ * Context files.  In each directory of a list, AGENTS.md is read, or
+ * CLAUDE.md when that directory has no AGENTS.md.  The list is: the user
+ * config dir ($XDG_CONFIG_HOME/hearth, else ~/.config/hearth), then the
+ * repository root (the nearest ancestor of cwd holding a .git directory or
+ * file; the workspace root when there is none or cwd is not below it) and
+ * every directory below it down to cwd.  A file already included (same
+ * real path) is not included twice.  The files are joined, each preceded
+ * by a header line "# Context from PATH" and a blank line, in that order
+ * (general first, most specific last).  Invalid UTF-8 becomes U+FFFD.
+ * The total is capped at CTXFILES_MAX bytes: the text is cut on a UTF-8
+ * boundary and a note says which file was cut and that the rest was left
+ * out.  An unreadable file, or one that is not a regular file (a FIFO, a
+ * directory), is a warning, never an error, and is never read.
+ *
+ * Prompt templates.  Every "NAME.md" in CONFIG/prompts/ and in
+ * ROOT/.hearth/prompts/ becomes the command /NAME (NAME: letters, digits,
+ * '-', '_', '.'; others are skipped with a warning).  A project template
+ * overrides a user one of the same name.  The description (for /help) is
+ * taken from the first line when it is "description: TEXT", or from a
+ * "description:" key of a front-matter block ("---" line ... "---" line)
+ * at the top; that line or block is not part of the body.
+ *
+ * Expansion: arguments are split on blanks, '...' and "..." group words
+ * (quotes removed, no escapes).  $1..$N is the N-th argument, $@ all of
+ * them joined by single spaces, $$ a literal '$'; a missing argument is
+ * empty; any other '$' is kept as is.
+ */
+#ifndef HEARTH_CTXFILES_H
+#define HEARTH_CTXFILES_H
+
+#include <stddef.h>
+
+#include "buf.h"
+#include "err.h"
+
+/* Cap on the joined context files, in bytes. */
+#define CTXFILES_MAX (64 * 1024)
+
+/* Append the user config dir (no trailing '/').  0 / -1 + e when neither XDG nor HOME is set. */
+int ctxfiles_config_dir(struct buf *out, struct err *e);
+
+/* Append the repository root for cwd (see above); root is the workspace root. */
+void ctxfiles_repo_root(const char *root, const char *cwd, struct buf *out);
+
+/*
+ * Append the joined context files for workspace `root` and directory `cwd`
+ * (absolute paths) to out.  Problems go to warnings (one line each; may be
+ * NULL).  Returns the number of files included.
+ */
+size_t ctxfiles_load(const char *root, const char *cwd, struct buf *out, struct buf *warnings);
+
+struct ctxfiles_template {
+	char *name;        /* without the '/' */
+	char *description; /* "" when none */
+	char *body;
+	char *path;        /* the file it came from */
+};
+
+struct ctxfiles_templates {
+	struct ctxfiles_template *v; /* sorted by name, names unique */
+	size_t n;
+};
+
+/* Load the user then the project templates of root (warnings may be NULL); out is reset. */
+void ctxfiles_templates_load(const char *root, struct ctxfiles_templates *out,
+			     struct buf *warnings);
+void ctxfiles_templates_release(struct ctxfiles_templates *t);
+/* The template called name (no '/'), or NULL. */
+const struct ctxfiles_template *ctxfiles_template_find(const struct ctxfiles_templates *t,
+						       const char *name);
+/* Append body with $1 $2 ... $@ $$ replaced from the argument string args (may be NULL). */
+void ctxfiles_expand(const char *body, const char *args, struct buf *out);
+
+#endif
