@@ -10,10 +10,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <limits.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +20,9 @@
 
 #include "agent.h"
 #include "cfg.h"
+#include "cli.h"
+#include "cmd.h"
+#include "cmdtpl.h"
 #include "ctxfiles.h"
 #include "http.h"
 #include "json.h"
@@ -37,19 +38,9 @@
 #define EXIT_USAGE 2
 #define MAX_TOOLS 32
 
-struct opts {
-	int print;
-	const char *server, *model, *cwd, *tools, *system_prompt_file, *log_path;
-	int max_steps;
-	int no_tools;
-	int thinking; /* -1 unset */
-	int verbose;
-	enum pmode_format format;
-	struct buf task;
-};
 
 struct run {
-	struct opts *o;
+	struct cli *o;
 	struct cfg cfg;
 	struct loop *loop;
 	struct http *http;
@@ -67,141 +58,6 @@ struct run {
 	int interrupted;
 };
 
-/* Print usage to f. */
-static void
-usage(FILE *f)
-{
-	fputs("usage: hearth [options]                 interactive session\n"
-	      "       hearth -p [options] [task ...]   run one task and print the answer\n"
-	      "\n"
-	      "  -p, --print                 print mode (the task is the arguments, or stdin)\n"
-	      "      --server URL            llama-server base URL (env HEARTH_SERVER;\n"
-	      "                              default http://127.0.0.1:8080)\n"
-	      "      --model ID              model id to request\n"
-	      "      --max-steps N           model requests per task (default 40)\n"
-	      "      --cwd DIR               workspace root (default: current directory)\n"
-	      "      --tools a,b             enable only these tools\n"
-	      "      --no-tools              no tools at all\n"
-	      "      --system-prompt-file F  use F as the system prompt\n"
-	      "      --thinking on|off       model thinking (default off)\n"
-	      "      --output-format FMT     text | json | stream-json (print mode)\n"
-	      "      --verbose               progress and tool calls on stderr\n"
-	      "      --log FILE              write a debug log (env HEARTH_LOG)\n"
-	      "      --version               print the version\n"
-	      "  -h, --help                  this help\n"
-	      "\n"
-	      "exit codes: 0 done, 1 the agent or model failed, 2 usage error,\n"
-	      "            3 no server reachable, 130 interrupted\n",
-	      f);
-}
-
-static int usage_error(const char *fmt, ...) ERR_PRINTF(1, 2);
-
-/* Report a usage error and return the usage exit code. */
-static int
-usage_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("hearth: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputs(" (see hearth --help)\n", stderr);
-	return EXIT_USAGE;
-}
-
-/* Parse a positive integer option. */
-static int
-parse_int(const char *s, int *out)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || *end || end == s || v <= 0 || v > 100000)
-		return -1;
-	*out = (int)v;
-	return 0;
-}
-
-enum {
-	OPT_SERVER = 256, OPT_MODEL, OPT_MAX_STEPS, OPT_CWD, OPT_TOOLS, OPT_NO_TOOLS,
-	OPT_SYSPROMPT, OPT_THINKING, OPT_FORMAT, OPT_VERBOSE, OPT_VERSION, OPT_LOG
-};
-
-/* getopt_long over argv into o; returns -1 to continue or an exit code. */
-static int
-parse_args(int argc, char **argv, struct opts *o)
-{
-	static const struct option longs[] = {
-		{ "print", no_argument, NULL, 'p' },
-		{ "server", required_argument, NULL, OPT_SERVER },
-		{ "model", required_argument, NULL, OPT_MODEL },
-		{ "max-steps", required_argument, NULL, OPT_MAX_STEPS },
-		{ "cwd", required_argument, NULL, OPT_CWD },
-		{ "tools", required_argument, NULL, OPT_TOOLS },
-		{ "no-tools", no_argument, NULL, OPT_NO_TOOLS },
-		{ "system-prompt-file", required_argument, NULL, OPT_SYSPROMPT },
-		{ "thinking", required_argument, NULL, OPT_THINKING },
-		{ "output-format", required_argument, NULL, OPT_FORMAT },
-		{ "verbose", no_argument, NULL, OPT_VERBOSE },
-		{ "version", no_argument, NULL, OPT_VERSION },
-		{ "log", required_argument, NULL, OPT_LOG },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c, i;
-
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "ph", longs, NULL)) != -1) {
-		switch (c) {
-		case 'p': o->print = 1; break;
-		case OPT_SERVER: o->server = optarg; break;
-		case OPT_MODEL: o->model = optarg; break;
-		case OPT_MAX_STEPS:
-			if (parse_int(optarg, &o->max_steps) < 0)
-				return usage_error("--max-steps needs a positive number, got \"%s\"", optarg);
-			break;
-		case OPT_CWD: o->cwd = optarg; break;
-		case OPT_TOOLS: o->tools = optarg; break;
-		case OPT_NO_TOOLS: o->no_tools = 1; break;
-		case OPT_SYSPROMPT: o->system_prompt_file = optarg; break;
-		case OPT_THINKING:
-			if (strcmp(optarg, "on") && strcmp(optarg, "off"))
-				return usage_error("--thinking takes on or off, got \"%s\"", optarg);
-			o->thinking = !strcmp(optarg, "on");
-			break;
-		case OPT_FORMAT:
-			if (!strcmp(optarg, "text"))
-				o->format = PMODE_TEXT;
-			else if (!strcmp(optarg, "json"))
-				o->format = PMODE_JSON;
-			else if (!strcmp(optarg, "stream-json"))
-				o->format = PMODE_STREAM_JSON;
-			else
-				return usage_error("--output-format takes text, json or stream-json, got \"%s\"", optarg);
-			break;
-		case OPT_VERBOSE: o->verbose = 1; break;
-		case OPT_LOG: o->log_path = optarg; break;
-		case OPT_VERSION:
-			printf("hearth %s\n", HEARTH_VERSION);
-			return 0;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			return usage_error("unknown option \"%s\"", argv[optind - 1]);
-		}
-	}
-	for (i = optind; i < argc; i++) {
-		if (o->task.len)
-			buf_addch(&o->task, ' ');
-		buf_adds(&o->task, argv[i]);
-	}
-	return -1;
-}
 
 /* Read the task from stdin (bounded) when it is not a terminal. */
 static int
@@ -239,7 +95,7 @@ select_tools(struct run *r)
 		const struct tool *t = tool_find(tok);
 
 		if (!t) {
-			usage_error("unknown tool \"%s\" in --tools (read, write, edit, bash, grep, find, ls)", tok);
+			cli_usage_error("unknown tool \"%s\" in --tools (read, write, edit, bash, grep, find, ls)", tok);
 			free(list);
 			return -1;
 		}
@@ -484,7 +340,7 @@ run_release(struct run *r)
 
 /* Set up a run; -1 when ready, else the exit code (everything already released). */
 static int
-run_open(struct run *r, struct opts *o)
+run_open(struct run *r, struct cli *o)
 {
 	int code;
 
@@ -499,9 +355,61 @@ run_open(struct run *r, struct opts *o)
 	return -1;
 }
 
+/* /help in print mode: the commands a task may start with. */
+static enum cmd_result
+print_cmd_help(void *ctx, const struct cmd *self, const char *args, struct buf *out)
+{
+	(void)self;
+	(void)args;
+	buf_adds(out, "A print-mode task may be a slash command:\n");
+	cmdreg_help(ctx, out);
+	return CMD_DONE;
+}
+
+/*
+ * A task that is a slash command: a prompt template becomes the task;
+ * other commands print their output.  Returns -1 to go on with the
+ * (possibly replaced) task, or an exit code.
+ */
+static int
+print_command(struct run *r)
+{
+	static const struct cmd help = { "help", "", "list the commands", print_cmd_help, NULL };
+	struct cmdreg reg;
+	struct ctxfiles_templates tpl;
+	struct buf out = BUF_INIT, warnings = BUF_INIT;
+	int code = -1;
+
+	if (r->o->task.data[0] != '/' || r->o->task.data[1] == '/')
+		return -1;
+	cmdreg_init(&reg);
+	cmdreg_add(&reg, &help);
+	ctxfiles_templates_load(r->root, &tpl, &warnings);
+	cmdtpl_add(&reg, &tpl, &warnings);
+	switch (cmdreg_run(&reg, &reg, r->o->task.data, &out)) {
+	case CMD_SUBMIT:
+		buf_reset(&r->o->task);
+		buf_add(&r->o->task, out.data, out.len);
+		break;
+	case CMD_ERROR:
+		fprintf(stderr, "hearth: %s\n", out.data);
+		code = EXIT_USAGE;
+		break;
+	default:
+		fputs(out.data, stdout);
+		code = 0;
+		break;
+	}
+	cmdreg_release(&reg);
+	ctxfiles_templates_release(&tpl);
+	buf_release(&out);
+	buf_release(&warnings);
+	return code;
+}
+
 /* Print mode: one task, one answer. */
 static int
-run_print(struct opts *o)
+run_print(struct cli *o)
 {
 	struct run r;
 	struct err e = ERR_INIT;
@@ -509,6 +417,10 @@ run_print(struct opts *o)
 
 	if ((code = run_open(&r, o)) >= 0)
 		return code;
+	if ((code = print_command(&r)) >= 0) {
+		run_release(&r);
+		return code;
+	}
 	llama_probe(r.llama, 300000, on_loading, on_probe, &r);
 	if (loop_run(r.loop, &e) < 0)
 		pmode_fail(r.pm, LLM_ERR_OTHER, e.msg);
@@ -528,7 +440,7 @@ run_print(struct opts *o)
 
 /* Interactive session (line mode until the full-screen UI lands). */
 static int
-run_interactive(struct opts *o)
+run_interactive(struct cli *o)
 {
 	struct run r;
 	struct repl_deps d = { 0 };
@@ -555,14 +467,14 @@ run_interactive(struct opts *o)
 int
 main(int argc, char **argv)
 {
-	struct opts o;
+	struct cli o;
 	const char *logp;
 	int code;
 
 	memset(&o, 0, sizeof o);
 	o.thinking = -1;
 	buf_init(&o.task, 0);
-	if ((code = parse_args(argc, argv, &o)) >= 0)
+	if ((code = cli_parse(argc, argv, &o)) >= 0)
 		goto out;
 	logp = o.log_path ? o.log_path : getenv("HEARTH_LOG");
 	if (logp && *logp) {
@@ -580,7 +492,7 @@ main(int argc, char **argv)
 		goto out;
 	}
 	if (!o.task.len) {
-		code = usage_error("%s", "no task: pass it as arguments (hearth -p \"task\") or on stdin");
+		code = cli_usage_error("%s", "no task: pass it as arguments (hearth -p \"task\") or on stdin");
 		goto out;
 	}
 	code = run_print(&o);

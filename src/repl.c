@@ -18,6 +18,9 @@
 
 #include "agent.h"
 #include "cfg.h"
+#include "cmd.h"
+#include "cmdtpl.h"
+#include "ctxfiles.h"
 #include "conv.h"
 #include "llama.h"
 #include "loop.h"
@@ -36,6 +39,8 @@ struct repl {
 	int at_line_start;
 	int told_first_run;
 	long retry_timer;
+	struct cmdreg cmds;
+	struct ctxfiles_templates templates;
 };
 
 /* Write bytes to the output fd (best effort). */
@@ -186,32 +191,131 @@ repl_on_end(void *arg, enum agent_end end, const char *message)
 		repl_prompt(r);
 }
 
-/* A whole line arrived: run it (or a built-in command). */
+/* /help */
+static enum cmd_result
+repl_cmd_help(void *ctx, const struct cmd *self, const char *args, struct buf *out)
+{
+	struct repl *r = ctx;
+
+	(void)self;
+	(void)args;
+	buf_adds(out, "Type a task and press Enter. Ctrl-C stops a running turn; Ctrl-D or /quit leaves.\n");
+	cmdreg_help(&r->cmds, out);
+	return CMD_DONE;
+}
+
+/* /quit */
+static enum cmd_result
+repl_cmd_quit(void *ctx, const struct cmd *self, const char *args, struct buf *out)
+{
+	(void)ctx;
+	(void)self;
+	(void)args;
+	(void)out;
+	return CMD_QUIT;
+}
+
+/* /clear: a new conversation (same system prompt). */
+static enum cmd_result
+repl_cmd_clear(void *ctx, const struct cmd *self, const char *args, struct buf *out)
+{
+	struct repl *r = ctx;
+	struct conv *c = agent_conv(r->agent);
+
+	(void)self;
+	(void)args;
+	while (c->nmsgs)
+		conv_pop(c);
+	buf_adds(out, "conversation cleared");
+	return CMD_DONE;
+}
+
+/* /model: what the server serves. */
+static enum cmd_result
+repl_cmd_model(void *ctx, const struct cmd *self, const char *args, struct buf *out)
+{
+	struct repl *r = ctx;
+	const struct llama_info *info = llama_info(r->d->llama);
+
+	(void)self;
+	(void)args;
+	buf_addf(out, "%s · ctx %ld per slot · %d slots · %s · slot %d", info->model_id ? info->model_id : "?",
+		 info->n_ctx, info->total_slots, info->build_info ? info->build_info : "?",
+		 llama_slot(r->d->llama));
+	return CMD_DONE;
+}
+
+/* The built-ins, then the prompt templates. */
 static void
-repl_submit(struct repl *r, const char *text)
+repl_commands(struct repl *r)
+{
+	static const struct cmd builtins[] = {
+		{ "help", "", "list the commands and keys", repl_cmd_help, NULL },
+		{ "quit", "", "leave hearth", repl_cmd_quit, NULL },
+		{ "exit", "", "leave hearth", repl_cmd_quit, NULL },
+		{ "clear", "", "start a new conversation", repl_cmd_clear, NULL },
+		{ "model", "", "show the model and the server's slots", repl_cmd_model, NULL },
+	};
+	struct buf warnings = BUF_INIT;
+	size_t i;
+
+	cmdreg_init(&r->cmds);
+	for (i = 0; i < sizeof builtins / sizeof builtins[0]; i++)
+		cmdreg_add(&r->cmds, &builtins[i]);
+	ctxfiles_templates_load(r->d->env->root, &r->templates, &warnings);
+	cmdtpl_add(&r->cmds, &r->templates, &warnings);
+	if (warnings.len) {
+		buf_rtrim(&warnings);
+		repl_say(r, warnings.data);
+	}
+	buf_release(&warnings);
+}
+
+/* Send text to the model as the user's message. */
+static void
+repl_send(struct repl *r, const char *text)
 {
 	struct err e = ERR_INIT;
 
-	if (!*text) {
-		repl_prompt(r);
-		return;
-	}
-	if (!strcmp(text, "/quit") || !strcmp(text, "/exit")) {
-		r->state = RS_QUIT;
-		loop_stop(r->d->loop);
-		return;
-	}
-	if (!strcmp(text, "/help")) {
-		repl_say(r, "type a task and press Enter; Ctrl-C stops a running turn; /quit or Ctrl-D leaves");
-		repl_prompt(r);
-		return;
-	}
 	r->state = RS_TURN;
 	loop_unwatch(r->d->loop, r->d->in_fd);
 	if (agent_submit(r->agent, text, &e) < 0) {
 		repl_say(r, e.msg);
 		repl_prompt(r);
 	}
+}
+
+/* A whole line arrived: a command, or a task. */
+static void
+repl_submit(struct repl *r, const char *text)
+{
+	struct buf out = BUF_INIT;
+
+	if (!*text) {
+		repl_prompt(r);
+		return;
+	}
+	if (text[0] == '/' && text[1] != '/') {
+		switch (cmdreg_run(&r->cmds, r, text, &out)) {
+		case CMD_QUIT:
+			r->state = RS_QUIT;
+			loop_stop(r->d->loop);
+			break;
+		case CMD_SUBMIT:
+			repl_send(r, out.data);
+			break;
+		default:
+			if (out.len) {
+				buf_rtrim(&out);
+				repl_say(r, out.data);
+			}
+			repl_prompt(r);
+			break;
+		}
+		buf_release(&out);
+		return;
+	}
+	repl_send(r, text[0] == '/' ? text + 1 : text);
 }
 
 /* stdin readable: collect a line; EOF quits. */
@@ -330,7 +434,7 @@ repl_on_probe(struct llama *lm, int rc, enum llm_err_kind kind, const char *msg,
 		 info->n_ctx, info->total_slots, info->total_slots == 1 ? "" : "s",
 		 r->d->env->root);
 	repl_say(r, line);
-	repl_say(r, "type a task; /help for keys");
+	repl_say(r, "type a task; /help lists the commands");
 	repl_prompt(r);
 }
 
@@ -366,6 +470,7 @@ repl_run(const struct repl_deps *d)
 	ao.ntools = d->ntools;
 	r.agent = agent_new(d->loop, llama_provider(d->llama), d->env, &ao, &obs);
 	conv_set_system(agent_conv(r.agent), d->system);
+	repl_commands(&r);
 	loop_signal(d->loop, SIGINT, repl_on_sigint, &r, NULL);
 	repl_probe(&r);
 	loop_run(d->loop, NULL);
@@ -373,6 +478,8 @@ repl_run(const struct repl_deps *d)
 		loop_timer_del(d->loop, r.retry_timer);
 	loop_unwatch(d->loop, d->in_fd);
 	agent_free(r.agent);
+	cmdreg_release(&r.cmds);
+	ctxfiles_templates_release(&r.templates);
 	buf_release(&r.line);
 	return 0;
 }

@@ -114,6 +114,24 @@ need("CTX_ROOT_7f2" in sysm and "CTX_SUB_7f2" in sysm, "system message: %r" % sy
 need(sysm.index("CTX_ROOT_7f2") < sysm.index("CTX_SUB_7f2"), "root first, then the cwd")'
 mock_stop
 
+# A task that is a slash command: a prompt template expands into the task; /help prints.
+mkdir -p "$E2E_TMP/repo_ctx/.hearth/prompts"
+printf 'description: fix a file\nFix $1 now, TPL_9c3.\n' >"$E2E_TMP/repo_ctx/.hearth/prompts/fix.md"
+mock_start plain
+hearth_run template -p --server "$MOCK_URL" --cwd "$E2E_TMP/repo_ctx" "/fix hello.c"
+check_rc "/template: exit status 0" 0
+check "/template: the expanded template is the task" pycheck '
+need(CHAT, "no chat request")
+last = text_of(CHAT[0]["messages"][-1].get("content"))
+need("Fix hello.c now, TPL_9c3." in last, "task: %r" % last[:200])'
+mock_stop
+hearth_run slash_help -p --server "http://127.0.0.1:9" --cwd "$E2E_TMP/repo_ctx" "/help"
+check_rc "/help in print mode: exit status 0, no server needed" 0
+check "/help lists the templates" pycheck '
+need("/fix" in OUT_TEXT and "fix a file" in OUT_TEXT, "stdout: %r" % OUT_TEXT[:300])'
+hearth_run slash_unknown -p --server "http://127.0.0.1:9" --cwd "$E2E_TMP/repo_ctx" "/nosuch"
+check_rc "/nosuch: usage error, exit status 2" 2
+
 # --cwd: hearth runs elsewhere; the edit lands in the --cwd repository.
 make_repo "$E2E_TMP/repo_cwd"
 sed 's/printf("hello\\n");/printf("hello, world\\n");/' "$E2E_TMP/repo_cwd/hello.c" >"$E2E_TMP/hello.want"

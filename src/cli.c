@@ -1,0 +1,144 @@
+/* cli: command-line parsing (see cli.h). */
+#include "cli.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define EXIT_USAGE CLI_EXIT_USAGE
+
+/* Print usage to f. */
+void
+cli_usage(FILE *f)
+{
+	fputs("usage: hearth [options]                 interactive session\n"
+	      "       hearth -p [options] [task ...]   run one task and print the answer\n"
+	      "\n"
+	      "  -p, --print                 print mode (the task is the arguments, or stdin)\n"
+	      "      --server URL            llama-server base URL (env HEARTH_SERVER;\n"
+	      "                              default http://127.0.0.1:8080)\n"
+	      "      --model ID              model id to request\n"
+	      "      --max-steps N           model requests per task (default 40)\n"
+	      "      --cwd DIR               workspace root (default: current directory)\n"
+	      "      --tools a,b             enable only these tools\n"
+	      "      --no-tools              no tools at all\n"
+	      "      --system-prompt-file F  use F as the system prompt\n"
+	      "      --thinking on|off       model thinking (default off)\n"
+	      "      --output-format FMT     text | json | stream-json (print mode)\n"
+	      "      --verbose               progress and tool calls on stderr\n"
+	      "      --log FILE              write a debug log (env HEARTH_LOG)\n"
+	      "      --version               print the version\n"
+	      "  -h, --help                  this help\n"
+	      "\n"
+	      "exit codes: 0 done, 1 the agent or model failed, 2 usage error,\n"
+	      "            3 no server reachable, 130 interrupted\n",
+	      f);
+}
+
+/* Report a usage error and return the usage exit code. */
+int
+cli_usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("hearth: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs(" (see hearth --help)\n", stderr);
+	return EXIT_USAGE;
+}
+
+/* Parse a positive integer option. */
+static int
+parse_int(const char *s, int *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || *end || end == s || v <= 0 || v > 100000)
+		return -1;
+	*out = (int)v;
+	return 0;
+}
+
+enum {
+	OPT_SERVER = 256, OPT_MODEL, OPT_MAX_STEPS, OPT_CWD, OPT_TOOLS, OPT_NO_TOOLS,
+	OPT_SYSPROMPT, OPT_THINKING, OPT_FORMAT, OPT_VERBOSE, OPT_VERSION, OPT_LOG
+};
+
+/* getopt_long over argv into o; -1 to continue or an exit code. */
+int
+cli_parse(int argc, char **argv, struct cli *o)
+{
+	static const struct option longs[] = {
+		{ "print", no_argument, NULL, 'p' },
+		{ "server", required_argument, NULL, OPT_SERVER },
+		{ "model", required_argument, NULL, OPT_MODEL },
+		{ "max-steps", required_argument, NULL, OPT_MAX_STEPS },
+		{ "cwd", required_argument, NULL, OPT_CWD },
+		{ "tools", required_argument, NULL, OPT_TOOLS },
+		{ "no-tools", no_argument, NULL, OPT_NO_TOOLS },
+		{ "system-prompt-file", required_argument, NULL, OPT_SYSPROMPT },
+		{ "thinking", required_argument, NULL, OPT_THINKING },
+		{ "output-format", required_argument, NULL, OPT_FORMAT },
+		{ "verbose", no_argument, NULL, OPT_VERBOSE },
+		{ "version", no_argument, NULL, OPT_VERSION },
+		{ "log", required_argument, NULL, OPT_LOG },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c, i;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "ph", longs, NULL)) != -1) {
+		switch (c) {
+		case 'p': o->print = 1; break;
+		case OPT_SERVER: o->server = optarg; break;
+		case OPT_MODEL: o->model = optarg; break;
+		case OPT_MAX_STEPS:
+			if (parse_int(optarg, &o->max_steps) < 0)
+				return cli_usage_error("--max-steps needs a positive number, got \"%s\"", optarg);
+			break;
+		case OPT_CWD: o->cwd = optarg; break;
+		case OPT_TOOLS: o->tools = optarg; break;
+		case OPT_NO_TOOLS: o->no_tools = 1; break;
+		case OPT_SYSPROMPT: o->system_prompt_file = optarg; break;
+		case OPT_THINKING:
+			if (strcmp(optarg, "on") && strcmp(optarg, "off"))
+				return cli_usage_error("--thinking takes on or off, got \"%s\"", optarg);
+			o->thinking = !strcmp(optarg, "on");
+			break;
+		case OPT_FORMAT:
+			if (!strcmp(optarg, "text"))
+				o->format = PMODE_TEXT;
+			else if (!strcmp(optarg, "json"))
+				o->format = PMODE_JSON;
+			else if (!strcmp(optarg, "stream-json"))
+				o->format = PMODE_STREAM_JSON;
+			else
+				return cli_usage_error("--output-format takes text, json or stream-json, got \"%s\"", optarg);
+			break;
+		case OPT_VERBOSE: o->verbose = 1; break;
+		case OPT_LOG: o->log_path = optarg; break;
+		case OPT_VERSION:
+			printf("hearth %s\n", HEARTH_VERSION);
+			return 0;
+		case 'h':
+			cli_usage(stdout);
+			return 0;
+		default:
+			return cli_usage_error("unknown option \"%s\"", argv[optind - 1]);
+		}
+	}
+	for (i = optind; i < argc; i++) {
+		if (o->task.len)
+			buf_addch(&o->task, ' ');
+		buf_adds(&o->task, argv[i]);
+	}
+	return -1;
+}

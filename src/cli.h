@@ -1,0 +1,36 @@
+/*
+ * cli: the command line.  Parsing only: nothing here touches the network,
+ * the settings files or the terminal, so `hearth --version` stays cheap.
+ * Exit codes (cli_parse and the usage error): 0 for --help/--version, 2
+ * for a usage error; -1 means "run".
+ */
+#ifndef HEARTH_CLI_H
+#define HEARTH_CLI_H
+
+#include <stdio.h>
+
+#include "buf.h"
+#include "err.h"
+#include "pmode.h"
+
+#define CLI_EXIT_USAGE 2
+
+struct cli {
+	int print;
+	const char *server, *model, *cwd, *tools, *system_prompt_file, *log_path;
+	int max_steps;
+	int no_tools;
+	int thinking; /* -1 unset */
+	int verbose;
+	enum pmode_format format;
+	struct buf task;
+};
+
+/* Parse argv into o (o->task collects the positional words); -1 or an exit code. */
+int cli_parse(int argc, char **argv, struct cli *o);
+/* The --help text. */
+void cli_usage(FILE *f);
+/* "hearth: <message> (see hearth --help)" on stderr; returns CLI_EXIT_USAGE. */
+int cli_usage_error(const char *fmt, ...) ERR_PRINTF(1, 2);
+
+#endif

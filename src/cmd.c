@@ -1,0 +1,140 @@
+/* cmd: slash-command registry (see cmd.h).  A sorted array; a handful of entries. */
+#include "cmd.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "xmalloc.h"
+
+/* Empty registry. */
+void
+cmdreg_init(struct cmdreg *r)
+{
+	memset(r, 0, sizeof *r);
+}
+
+/* Free the array (the strings are borrowed). */
+void
+cmdreg_release(struct cmdreg *r)
+{
+	free(r->v);
+	cmdreg_init(r);
+}
+
+/* Insert keeping the array sorted by name. */
+int
+cmdreg_add(struct cmdreg *r, const struct cmd *c)
+{
+	size_t i;
+
+	if (cmdreg_find(r, c->name, strlen(c->name)))
+		return -1;
+	if (r->n == r->alloc) {
+		r->alloc = r->alloc ? r->alloc * 2 : 16;
+		r->v = xrealloc(r->v, r->alloc * sizeof *r->v);
+	}
+	for (i = r->n; i > 0 && strcmp(r->v[i - 1].name, c->name) > 0; i--)
+		r->v[i] = r->v[i - 1];
+	r->v[i] = *c;
+	r->n++;
+	return 0;
+}
+
+/* Exact lookup by a (name, len) view. */
+const struct cmd *
+cmdreg_find(const struct cmdreg *r, const char *name, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < r->n; i++)
+		if (strlen(r->v[i].name) == len && memcmp(r->v[i].name, name, len) == 0)
+			return &r->v[i];
+	return NULL;
+}
+
+/* "/name rest" → name view and args pointer. */
+int
+cmdreg_parse(const char *line, struct str *name, const char **args)
+{
+	const char *p;
+
+	if (!line || line[0] != '/' || line[1] == '/' || line[1] == '\0' || line[1] == ' ')
+		return 0;
+	p = line + 1;
+	while (*p && *p != ' ' && *p != '\t' && *p != '\n')
+		p++;
+	*name = str_make(line + 1, (size_t)(p - line - 1));
+	while (*p == ' ' || *p == '\t' || *p == '\n')
+		p++;
+	*args = p;
+	return 1;
+}
+
+/* Names sharing the longest prefix with `name`, for "did you mean". */
+static void
+cmdreg_suggest(const struct cmdreg *r, struct str name, struct buf *out)
+{
+	size_t i, best = 0, k, shown = 0;
+
+	for (i = 0; i < r->n; i++) {
+		for (k = 0; k < name.len && r->v[i].name[k] == name.p[k]; k++)
+			;
+		if (k > best)
+			best = k;
+	}
+	for (i = 0; i < r->n && best; i++)
+		if (strncmp(r->v[i].name, name.p, best) == 0)
+			buf_addf(out, "%s/%s", shown++ ? ", " : "; did you mean ", r->v[i].name);
+	if (!shown)
+		buf_adds(out, "; /help lists the commands");
+}
+
+/* Dispatch one line. */
+enum cmd_result
+cmdreg_run(const struct cmdreg *r, void *ctx, const char *line, struct buf *out)
+{
+	struct str name;
+	const char *args;
+	const struct cmd *c;
+
+	if (!cmdreg_parse(line, &name, &args)) {
+		buf_adds(out, "not a command (commands start with /)");
+		return CMD_ERROR;
+	}
+	c = cmdreg_find(r, name.p, name.len);
+	if (!c) {
+		buf_addf(out, "unknown command /%.*s", (int)name.len, name.p);
+		cmdreg_suggest(r, name, out);
+		return CMD_ERROR;
+	}
+	return c->run(ctx, c, args, out);
+}
+
+/* Completion candidates. */
+void
+cmdreg_complete(const struct cmdreg *r, const char *prefix, struct buf *out)
+{
+	size_t i, n = strlen(prefix);
+
+	for (i = 0; i < r->n; i++)
+		if (strncmp(r->v[i].name, prefix, n) == 0)
+			buf_addf(out, "%s\n", r->v[i].name);
+}
+
+/* Help lines, aligned. */
+void
+cmdreg_help(const struct cmdreg *r, struct buf *out)
+{
+	size_t i, w = 0, l;
+
+	for (i = 0; i < r->n; i++) {
+		l = strlen(r->v[i].name) + (r->v[i].args[0] ? strlen(r->v[i].args) + 1 : 0);
+		if (l > w)
+			w = l;
+	}
+	for (i = 0; i < r->n; i++) {
+		l = strlen(r->v[i].name) + (r->v[i].args[0] ? strlen(r->v[i].args) + 1 : 0);
+		buf_addf(out, "/%s%s%s%*s  %s\n", r->v[i].name, r->v[i].args[0] ? " " : "",
+			 r->v[i].args, (int)(w - l), "", r->v[i].help);
+	}
+}

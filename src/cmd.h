@@ -1,0 +1,62 @@
+/*
+ * cmd: the one registry of slash commands (`/help`, `/quit`, prompt
+ * templates, and what later features add), shared by the line-mode
+ * session, the full-screen UI and print mode.
+ *
+ * A command has a name, an argument synopsis, one line of help, a
+ * handler and optional data.  The handler gets the front end's context
+ * pointer untouched (the registry knows nothing of screens or agents) and
+ * answers with what the front end should do next: nothing more, quit, or
+ * submit `out` as the user's message (templates do that).  Names are
+ * unique: adding a name that exists replaces nothing and reports it.
+ */
+#ifndef HEARTH_CMD_H
+#define HEARTH_CMD_H
+
+#include <stddef.h>
+
+#include "buf.h"
+#include "str.h"
+
+enum cmd_result {
+	CMD_ERROR = -1, /* out: one line saying what was wrong */
+	CMD_DONE = 0,   /* out: text to show (may be empty) */
+	CMD_QUIT,
+	CMD_SUBMIT      /* out: the message to send to the model */
+};
+
+struct cmd {
+	const char *name; /* without the '/' */
+	const char *args; /* synopsis, "" when none */
+	const char *help; /* one line */
+	enum cmd_result (*run)(void *ctx, const struct cmd *self, const char *args, struct buf *out);
+	const void *data; /* for the handler (a template's body, ...) */
+};
+
+struct cmdreg {
+	struct cmd *v; /* sorted by name */
+	size_t n, alloc;
+};
+
+void cmdreg_init(struct cmdreg *r);
+void cmdreg_release(struct cmdreg *r);
+/* Add a command (copied; strings borrowed, must outlive r); -1 if the name is taken. */
+int cmdreg_add(struct cmdreg *r, const struct cmd *c);
+const struct cmd *cmdreg_find(const struct cmdreg *r, const char *name, size_t len);
+/*
+ * Split "/name args" into the name and the rest (leading blanks skipped).
+ * Returns 0 when line is not a slash command (does not start with '/',
+ * or starts with "//", which escapes a literal slash).
+ */
+int cmdreg_parse(const char *line, struct str *name, const char **args);
+/*
+ * Run a command line: unknown names give CMD_ERROR with a message that
+ * lists the closest names.
+ */
+enum cmd_result cmdreg_run(const struct cmdreg *r, void *ctx, const char *line, struct buf *out);
+/* Names that start with prefix (without '/'), one per line, sorted. */
+void cmdreg_complete(const struct cmdreg *r, const char *prefix, struct buf *out);
+/* "/name args  help" lines for /help. */
+void cmdreg_help(const struct cmdreg *r, struct buf *out);
+
+#endif
