@@ -347,6 +347,7 @@ repl_on_stdin(struct loop *l, int fd, int events, void *arg)
 		memcpy(text, r->line.data, len);
 		text[len] = '\0';
 		buf_remove(&r->line, 0, len + 1);
+		r->at_line_start = isatty(fd); /* the terminal echoed the Enter */
 		repl_submit(r, text);
 		free(text);
 	}
