@@ -1,0 +1,30 @@
+/*
+ * sessexport: a session as a document for people (hearth --export, /export).
+ *
+ * Markdown: a title, the meta (directory, model, created) when known, then
+ * one "## User" / "## Assistant" section per message; reasoning, tool
+ * calls and tool results are fenced with a fence longer than any backtick
+ * run inside, images are named, not embedded.  HTML: one self-contained
+ * page (inline CSS, no script and no external resource), every text
+ * escaped, invalid UTF-8 replaced by U+FFFD.
+ */
+#ifndef HEARTH_SESSEXPORT_H
+#define HEARTH_SESSEXPORT_H
+
+#include "buf.h"
+#include "err.h"
+#include "session.h"
+
+/* Append the Markdown of a loaded session to out. */
+void sessexport_md(const struct session_loaded *l, const char *title, struct buf *out);
+/* Append the HTML page of a loaded session to out. */
+void sessexport_html(const struct session_loaded *l, const char *title, struct buf *out);
+/*
+ * Load src_path (warnings as for session_load; may be NULL) and write its
+ * export to out_path atomically, titled "hearth session ID": HTML when
+ * out_path ends in ".html" or ".htm", Markdown otherwise.  0 / -1 + e.
+ */
+int sessexport_file(const char *src_path, const char *out_path, struct buf *warnings,
+		    struct err *e);
+
+#endif

@@ -1,0 +1,454 @@
+/*
+ * session: where sessions live, the writer, and loading (format and rules
+ * in session.h).
+ *
+ * Writer state: struct session holds the open O_APPEND descriptor and the
+ * id of the last entry written (the parent of the next one).  Lines are
+ * encoded by sessline; loading reads the file with sessread and moves the
+ * payloads of the active branch into a struct session_loaded.
+ */
+#include "session.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sessline.h"
+#include "sessread.h"
+#include "xmalloc.h"
+
+struct session {
+	int fd;
+	char *id, *path, *leaf;
+	char next[16]; /* id of the entry being written; becomes leaf once written */
+};
+
+/* Free a meta's strings; m stays usable (all NULL). */
+void
+session_meta_release(struct session_meta *m)
+{
+	free(m->cwd), free(m->model), free(m->server), free(m->created), free(m->forked_from);
+	memset(m, 0, sizeof *m);
+}
+
+/* Fill n random bytes (getentropy, or a clock/pid mix when that fails). */
+static void
+rand_bytes(unsigned char *p, size_t n)
+{
+	struct timespec ts;
+	size_t i;
+
+	if (getentropy(p, n) == 0)
+		return;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	for (i = 0; i < n; i++)
+		p[i] = (unsigned char)((ts.tv_nsec >> (i % 4 * 8)) ^ getpid() ^ (long)i * 131);
+}
+
+/* Append 2*n hex digits of random bytes. */
+static void
+add_rand_hex(struct buf *b, size_t n)
+{
+	unsigned char r[16];
+	size_t i;
+
+	rand_bytes(r, n);
+	for (i = 0; i < n; i++)
+		buf_addf(b, "%02x", r[i]);
+}
+
+/* Append the current UTC time: ISO 8601 with ms, or the compact id form. */
+static void
+add_now(struct buf *b, int compact)
+{
+	struct timeval tv;
+	struct tm tm;
+	char s[32];
+
+	gettimeofday(&tv, NULL);
+	gmtime_r(&tv.tv_sec, &tm);
+	strftime(s, sizeof s, compact ? "%Y%m%d-%H%M%S" : "%Y-%m-%dT%H:%M:%S", &tm);
+	buf_addf(b, compact ? "%s-%03d-" : "%s.%03dZ", s, (int)(tv.tv_usec / 1000));
+}
+
+/* The ts/created form of add_now, for fork's meta. */
+void
+session_add_now(struct buf *b)
+{
+	add_now(b, 0);
+}
+
+/* Sessions root: $XDG_STATE_HOME/hearth/sessions or ~/.local/state/... */
+static int
+state_root(struct buf *out, struct err *e)
+{
+	const char *x = getenv("XDG_STATE_HOME"), *h = getenv("HOME");
+
+	if (x && x[0] == '/')
+		buf_addf(out, "%s/hearth/sessions", x);
+	else if (h && h[0])
+		buf_addf(out, "%s/.local/state/hearth/sessions", h);
+	else
+		return err_set(e, "find the session directory: neither XDG_STATE_HOME nor HOME is set");
+	return 0;
+}
+
+/* Sessions directory of a workspace: state root + project key. */
+int
+session_dir(const char *root, struct buf *out, struct err *e)
+{
+	uint32_t h = 2166136261u;
+	size_t n = strlen(root), i, from = n > 80 ? n - 80 : 0;
+
+	if (state_root(out, e) < 0)
+		return -1;
+	for (i = 0; i < n; i++)
+		h = (h ^ (unsigned char)root[i]) * 16777619u;
+	buf_addch(out, '/');
+	while (from < n && root[from] == '/')
+		from++;
+	for (i = from; i < n; i++) {
+		char c = root[i];
+		int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			 (c >= '0' && c <= '9') || c == '.' || c == '_';
+		buf_addch(out, ok ? c : '-');
+	}
+	buf_addf(out, "-%08x", (unsigned)h);
+	return 0;
+}
+
+/* mkdir -p with 0700 for the components we create. */
+static int
+mkdirs_private(const char *dir, struct err *e)
+{
+	char *p = xstrdup(dir), *s;
+	int rc = 0;
+
+	for (s = p + 1;; s++) {
+		if (*s != '/' && *s)
+			continue;
+		char c = *s;
+		*s = '\0';
+		if (mkdir(p, 0700) == 0)
+			chmod(p, 0700);
+		else if (errno != EEXIST)
+			rc = err_errno(e, "create session directory %s", p);
+		*s = c;
+		if (!c || rc)
+			break;
+	}
+	if (rc && e && (e->code == EACCES || e->code == EROFS || e->code == EPERM))
+		snprintf(e->msg + strlen(e->msg), ERR_MSG_MAX - strlen(e->msg),
+			 "; set XDG_STATE_HOME to a writable directory");
+	free(p);
+	return rc;
+}
+
+/* Write the whole line with one write() (retrying only a short write), then fdatasync. */
+static int
+write_line(struct session *s, const struct buf *b, struct err *e)
+{
+	size_t done = 0;
+
+	while (done < b->len) {
+		ssize_t w = write(s->fd, b->data + done, b->len - done);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return err_errno(e, "write session %s", s->path);
+		done += (size_t)w;
+	}
+	if (fdatasync(s->fd) < 0)
+		return err_errno(e, "sync session %s", s->path);
+	return 0;
+}
+
+/* Start an entry line: a fresh id (kept in s->next), the parent, type and ts. */
+static void
+entry_head(struct session *s, struct buf *b, const char *type)
+{
+	struct buf id = BUF_INIT, ts = BUF_INIT;
+
+	add_rand_hex(&id, 6);
+	memcpy(s->next, id.data, id.len + 1);
+	add_now(&ts, 0);
+	sessline_add_head(b, s->next, s->leaf, type, ts.data);
+	buf_release(&id);
+	buf_release(&ts);
+}
+
+/* Write the line built after entry_head; on success it is the new leaf. */
+static int
+entry_write(struct session *s, struct buf *b, struct err *e)
+{
+	int rc = write_line(s, b, e);
+
+	buf_release(b);
+	if (rc == 0) {
+		free(s->leaf);
+		s->leaf = xstrdup(s->next);
+	}
+	return rc;
+}
+
+/* Append a message entry. */
+int
+session_append_msg(struct session *s, const struct conv_msg *m, struct err *e)
+{
+	struct buf b = BUF_INIT;
+
+	entry_head(s, &b, "message");
+	sessline_add_msg(&b, m);
+	return entry_write(s, &b, e);
+}
+
+/* Append a meta entry. */
+int
+session_append_meta(struct session *s, const struct session_meta *m, struct err *e)
+{
+	struct buf b = BUF_INIT;
+
+	entry_head(s, &b, "meta");
+	sessline_add_meta(&b, m);
+	return entry_write(s, &b, e);
+}
+
+/* Append a notice entry. */
+int
+session_append_notice(struct session *s, const char *text, struct err *e)
+{
+	struct buf b = BUF_INIT;
+
+	entry_head(s, &b, "notice");
+	sessline_add_notice(&b, text);
+	return entry_write(s, &b, e);
+}
+
+/* Append an entry line copied from elsewhere (fork); id becomes the leaf. */
+int
+session_append_line(struct session *s, const char *line, size_t len, const char *id,
+		    struct err *e)
+{
+	struct buf b = BUF_INIT;
+	int rc;
+
+	buf_add(&b, line, len);
+	buf_addch(&b, '\n');
+	rc = write_line(s, &b, e);
+	buf_release(&b);
+	if (rc == 0) {
+		free(s->leaf);
+		s->leaf = xstrdup(id);
+	}
+	return rc;
+}
+
+/* Accessors for the caller's status line and picker. */
+const char *
+session_id(const struct session *s)
+{
+	return s->id;
+}
+
+/* The file being written. */
+const char *
+session_path(const struct session *s)
+{
+	return s->path;
+}
+
+/* Id of the newest entry (a /fork point). */
+const char *
+session_leaf(const struct session *s)
+{
+	return s->leaf;
+}
+
+/* Close the file and free. */
+void
+session_close(struct session *s)
+{
+	if (!s)
+		return;
+	if (s->fd >= 0)
+		close(s->fd);
+	free(s->id), free(s->path), free(s->leaf);
+	free(s);
+}
+
+/* Open path for appending (creating it 0600 when `create`). */
+static struct session *
+open_writer(const char *path, int create, struct err *e)
+{
+	int fl = O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW | (create ? O_CREAT | O_EXCL : 0);
+	int fd = open(path, fl, 0600);
+	struct session *s;
+	const char *base = strrchr(path, '/');
+	size_t n;
+
+	if (fd < 0) {
+		err_errno(e, "%s session %s", create ? "create" : "open", path);
+		return NULL;
+	}
+	if (create)
+		fchmod(fd, 0600);
+	s = xcalloc(1, sizeof *s);
+	s->fd = fd;
+	s->path = xstrdup(path);
+	base = base ? base + 1 : path;
+	n = strlen(base);
+	s->id = xstrndup(base, n > 6 && !strcmp(base + n - 6, ".jsonl") ? n - 6 : n);
+	return s;
+}
+
+/* Create the file of a new session (directory first) and fsync the directory. */
+struct session *
+session_create_bare(const char *root, struct err *e)
+{
+	struct buf dir = BUF_INIT, path = BUF_INIT;
+	struct session *s = NULL;
+	int dfd;
+
+	if (session_dir(root, &dir, e) == 0 && mkdirs_private(dir.data, e) == 0) {
+		buf_addf(&path, "%s/", dir.data);
+		add_now(&path, 1);
+		add_rand_hex(&path, 4);
+		buf_adds(&path, ".jsonl");
+		s = open_writer(path.data, 1, e);
+		if (s && (dfd = open(dir.data, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0) {
+			fsync(dfd);
+			close(dfd);
+		}
+	}
+	buf_release(&dir);
+	buf_release(&path);
+	return s;
+}
+
+/* New session with its first meta entry. */
+struct session *
+session_create(const char *root, const struct session_meta *meta, struct err *e)
+{
+	struct session_meta m = { 0 };
+	struct buf now = BUF_INIT;
+	struct session *s = session_create_bare(root, e);
+
+	if (!s)
+		return NULL;
+	if (meta)
+		m = *meta;
+	if (!m.created) {
+		add_now(&now, 0);
+		m.created = now.data;
+	}
+	if (session_append_meta(s, &m, e) < 0) {
+		session_close(s);
+		s = NULL;
+	}
+	buf_release(&now);
+	return s;
+}
+
+/* Move the payloads of r's active branch into out. */
+static void
+collect(struct sessread *r, struct session_loaded *out)
+{
+	size_t nb, i, *idx = sessread_branch(r, &nb);
+
+	out->ids = xcalloc(nb + 1, sizeof *out->ids);
+	for (i = 0; i < nb; i++) {
+		struct sessline_entry *x = &r->v[idx[i]];
+		if (x->type == SESSLINE_MSG) {
+			out->ids[out->conv.nmsgs] = xstrdup(x->id);
+			*conv_add_msg(&out->conv, x->msg.role) = x->msg;
+			memset(&x->msg, 0, sizeof x->msg);
+		} else if (x->type == SESSLINE_META) {
+			session_meta_release(&out->meta);
+			out->meta = x->meta;
+			memset(&x->meta, 0, sizeof x->meta);
+		}
+	}
+	out->leaf = r->n ? xstrdup(r->v[r->n - 1].id) : NULL;
+	free(idx);
+}
+
+/* Load a session's active branch. */
+int
+session_load(const char *path, struct session_loaded *out, struct buf *warnings,
+	     struct err *e)
+{
+	struct sessread r;
+	int rc = sessread_load(&r, path, warnings, e);
+
+	memset(out, 0, sizeof *out);
+	conv_init(&out->conv);
+	if (rc == 0) {
+		collect(&r, out);
+		out->skipped = r.skipped;
+	}
+	sessread_release(&r);
+	return rc;
+}
+
+/* Free a load result. */
+void
+session_loaded_release(struct session_loaded *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->conv.nmsgs; i++)
+		free(l->ids[i]);
+	free(l->ids);
+	conv_release(&l->conv);
+	session_meta_release(&l->meta);
+	free(l->leaf);
+	memset(l, 0, sizeof *l);
+}
+
+/* When the file's last byte is not '\n' (a torn write), append one. 0 / -1 + e. */
+static int
+end_torn_line(struct session *s, struct err *e)
+{
+	struct stat st;
+	char c = '\n';
+
+	if (fstat(s->fd, &st) == 0 && st.st_size > 0) {
+		int rfd = open(s->path, O_RDONLY | O_CLOEXEC);
+		if (rfd >= 0 && pread(rfd, &c, 1, st.st_size - 1) != 1)
+			c = '\n';
+		if (rfd >= 0)
+			close(rfd);
+	}
+	if (c != '\n' && write(s->fd, "\n", 1) != 1)
+		return err_errno(e, "write session %s", s->path);
+	return 0;
+}
+
+/* Load, then open for appending; a torn last line is closed with '\n' first. */
+struct session *
+session_resume(const char *path, struct session_loaded *out, struct buf *warnings,
+	       struct err *e)
+{
+	struct session *s;
+
+	if (session_load(path, out, warnings, e) < 0)
+		return NULL;
+	if (!(s = open_writer(path, 0, e))) {
+		session_loaded_release(out);
+		return NULL;
+	}
+	s->leaf = xstrdup(out->leaf);
+	if (end_torn_line(s, e) < 0) {
+		session_close(s);
+		session_loaded_release(out);
+		return NULL;
+	}
+	return s;
+}

@@ -1,0 +1,352 @@
+/*
+ * test_sessline: one session entry line.  Every payload encodes and
+ * decodes back field for field (odd characters included); invalid UTF-8
+ * is replaced; blank, torn and invalid lines; wrong-typed fields, unknown
+ * kinds and unknown entry types in a whole file.  HOME and XDG_STATE_HOME
+ * point at a temp dir.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "conv.h"
+#include "fsutil.h"
+#include "session.h"
+#include "sessline.h"
+#include "testutil.h"
+#include "xmalloc.h"
+
+#define ROOT "/work/some project/app"
+
+static char *tmp;
+
+/* Fresh HOME and XDG_STATE_HOME under a temp dir. */
+static int
+setup(void **state)
+{
+	struct buf b = BUF_INIT;
+
+	(void)state;
+	tmp = tu_tmpdir();
+	setenv("HOME", tmp, 1);
+	buf_addf(&b, "%s/state", tmp);
+	setenv("XDG_STATE_HOME", b.data, 1);
+	buf_release(&b);
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	struct buf b = BUF_INIT;
+
+	(void)state;
+	buf_addf(&b, "chmod -R u+rwx '%s' 2>/dev/null", tmp);
+	(void)!system(b.data);
+	buf_release(&b);
+	tu_rmrf(tmp);
+	free(tmp);
+	return 0;
+}
+
+/* Block with every field set (NULL fields allowed). */
+static void
+add_full(struct conv_msg *m, enum conv_kind k, const char *text, const char *id,
+	 const char *name, int is_error, const char *prov, const char *sig)
+{
+	struct conv_block *b = conv_add_block(m, k, text, id, name);
+
+	b->is_error = is_error;
+	b->provider = xstrdup(prov);
+	b->signature = xstrdup(sig);
+}
+
+/* A conv using every kind and field, odd characters included. */
+static void
+sample_conv(struct conv *c)
+{
+	struct conv_msg *m;
+
+	conv_init(c);
+	conv_add_user_text(c, "fix the \"bug\"\tin\nmain.c \\ ünïcödé 🙂 \x01");
+	m = conv_add_msg(c, CONV_ASSISTANT);
+	add_full(m, CONV_REASONING, "think </pre> & <b>", NULL, NULL, 0, "llama", "sig==");
+	add_full(m, CONV_TEXT, "", NULL, NULL, 0, NULL, NULL);
+	add_full(m, CONV_TOOL_CALL, "{\"path\":\"main.c\"}", "call_1", "read", 0, NULL, NULL);
+	m = conv_add_msg(c, CONV_USER);
+	add_full(m, CONV_TOOL_RESULT, "no such file ```x```", "call_1", "read", 1, NULL, NULL);
+	add_full(m, CONV_IMAGE, "aGVsbG8=", NULL, "image/png", 0, NULL, NULL);
+	m = conv_add_msg(c, CONV_ASSISTANT);
+	m->aborted = 1;
+	add_full(m, CONV_TEXT, "partial <script>alert(1)</script>", NULL, NULL, 0, NULL, NULL);
+}
+
+/* NULL-aware string equality. */
+static void
+assert_str_same(const char *a, const char *b)
+{
+	if (!a || !b)
+		assert_ptr_equal(a, b);
+	else
+		assert_string_equal(a, b);
+}
+
+/* Two convs have the same messages, block for block, field for field. */
+static void
+assert_conv_same(const struct conv *a, const struct conv *b)
+{
+	size_t i, j;
+
+	assert_int_equal(a->nmsgs, b->nmsgs);
+	for (i = 0; i < a->nmsgs; i++) {
+		const struct conv_msg *x = &a->msgs[i], *y = &b->msgs[i];
+		assert_int_equal(x->role, y->role);
+		assert_int_equal(x->aborted, y->aborted);
+		assert_int_equal(x->nblocks, y->nblocks);
+		for (j = 0; j < x->nblocks; j++) {
+			const struct conv_block *p = &x->blocks[j], *q = &y->blocks[j];
+			assert_int_equal(p->kind, q->kind);
+			assert_int_equal(p->is_error, q->is_error);
+			assert_str_same(p->text, q->text);
+			assert_str_same(p->id, q->id);
+			assert_str_same(p->name, q->name);
+			assert_str_same(p->provider, q->provider);
+			assert_str_same(p->signature, q->signature);
+		}
+	}
+}
+
+/* Write every message of c into a new session; returns its path (malloc'd). */
+static char *
+write_conv(const struct conv *c, const char *root)
+{
+	char cwd[] = "/cwd", model[] = "qwen3", server[] = "http://127.0.0.1:8080";
+	struct session_meta meta = { cwd, model, server, NULL, NULL };
+	struct err e = ERR_INIT;
+	struct session *s = session_create(root, &meta, &e);
+	char *path;
+	size_t i;
+
+	assert_non_null(s);
+	for (i = 0; i < c->nmsgs; i++)
+		assert_int_equal(session_append_msg(s, &c->msgs[i], &e), 0);
+	path = xstrdup(session_path(s));
+	session_close(s);
+	return path;
+}
+
+/* A file in the sessions dir of ROOT holding `text`; returns its path. */
+static char *
+raw_session(const char *text)
+{
+	struct buf d = BUF_INIT;
+	struct err e = ERR_INIT;
+	struct session *s = session_create(ROOT, NULL, &e);
+	char *path;
+
+	assert_non_null(s);
+	path = xstrdup(session_path(s));
+	session_close(s);
+	assert_int_equal(fsutil_write_atomic(path, text, strlen(text), &e), 0);
+	buf_release(&d);
+	return path;
+}
+
+/* Decode b (one line ending in '\n') without warnings; returns the entry. */
+static struct sessline_entry
+decode_ok(const struct buf *b)
+{
+	struct buf w = BUF_INIT;
+	struct sessline_src src = { "f", 1, 0, &w };
+	struct sessline_entry x;
+
+	assert_true(b->len > 2 && b->data[b->len - 1] == '\n');
+	assert_ptr_equal(strchr(b->data, '\n'), b->data + b->len - 1); /* one line */
+	assert_int_equal(sessline_decode(b->data, b->len - 1, &src, &x), 1);
+	assert_int_equal(w.len, 0);
+	buf_release(&w);
+	return x;
+}
+
+static void
+test_encode_decode_msgs(void **state)
+{
+	struct sessline_entry x;
+	struct buf b = BUF_INIT;
+	struct conv c, d;
+	size_t i;
+
+	(void)state;
+	sample_conv(&c);
+	conv_init(&d);
+	for (i = 0; i < c.nmsgs; i++) {
+		buf_reset(&b);
+		sessline_add_head(&b, "e1", i ? "p\"q" : NULL, "message", "2026-01-01T00:00:00.000Z");
+		sessline_add_msg(&b, &c.msgs[i]);
+		x = decode_ok(&b);
+		assert_int_equal(x.type, SESSLINE_MSG);
+		assert_string_equal(x.id, "e1");
+		assert_str_same(x.parent, i ? "p\"q" : NULL);
+		*conv_add_msg(&d, x.msg.role) = x.msg;
+		memset(&x.msg, 0, sizeof x.msg);
+		sessline_entry_release(&x);
+	}
+	assert_conv_same(&c, &d);
+	conv_release(&c);
+	conv_release(&d);
+	buf_release(&b);
+}
+
+static void
+test_encode_decode_meta_notice(void **state)
+{
+	char model[] = "m", created[] = "2026", ff[] = "s e";
+	struct session_meta meta = { NULL, model, NULL, created, ff }, none = { 0 };
+	struct sessline_entry x;
+	struct buf b = BUF_INIT;
+
+	(void)state;
+	sessline_add_head(&b, "e2", "e1", "meta", "t");
+	sessline_add_meta(&b, &meta);
+	assert_null(strstr(b.data, ",}"));
+	x = decode_ok(&b);
+	assert_int_equal(x.type, SESSLINE_META);
+	assert_null(x.meta.cwd);
+	assert_string_equal(x.meta.model, "m");
+	assert_string_equal(x.meta.created, "2026");
+	assert_string_equal(x.meta.forked_from, "s e");
+	sessline_entry_release(&x);
+	buf_reset(&b);
+	sessline_add_head(&b, "e3", NULL, "meta", "t");
+	sessline_add_meta(&b, &none);
+	assert_non_null(strstr(b.data, "\"meta\":{}}\n"));
+	x = decode_ok(&b);
+	assert_null(x.meta.model);
+	sessline_entry_release(&x);
+	buf_reset(&b);
+	sessline_add_head(&b, "e4", "e3", "notice", "t");
+	sessline_add_notice(&b, NULL);
+	assert_non_null(strstr(b.data, "\"text\":\"\"}\n"));
+	x = decode_ok(&b);
+	assert_int_equal(x.type, SESSLINE_OTHER);
+	assert_string_equal(x.parent, "e3");
+	sessline_entry_release(&x);
+	buf_release(&b);
+}
+
+static void
+test_decode_blank_and_torn(void **state)
+{
+	struct buf w = BUF_INIT;
+	struct sessline_src src = { "f", 4, 0, &w };
+	struct sessline_entry x;
+	const char torn[] = "{\"id\":\"a\",\"type\":\"mess";
+
+	(void)state;
+	assert_int_equal(sessline_decode(" \t\r", 3, &src, &x), 0);
+	assert_int_equal(sessline_decode("", 0, &src, &x), 0);
+	assert_int_equal(w.len, 0);
+	assert_int_equal(sessline_decode(torn, strlen(torn), &src, &x), -1);
+	assert_non_null(strstr(w.data, "f:4: invalid JSON"));
+	buf_reset(&w);
+	src.last = 1;
+	assert_int_equal(sessline_decode(torn, strlen(torn), &src, &x), -1);
+	assert_string_equal(w.data, "f:4: incomplete last line (cut off mid-write?); skipped\n");
+	src.warn = NULL; /* no warning buffer: still skipped, no crash */
+	assert_int_equal(sessline_decode("[1]", 3, &src, &x), -1);
+	buf_release(&w);
+}
+
+static void
+test_invalid_utf8_replaced(void **state)
+{
+	struct session_loaded l;
+	struct conv c;
+	char *path;
+
+	(void)state;
+	conv_init(&c);
+	conv_add_user_text(&c, "ok \xff\xfe end \xc3");
+	path = write_conv(&c, ROOT);
+	assert_int_equal(session_load(path, &l, NULL, NULL), 0);
+	assert_int_equal(l.conv.nmsgs, 1);
+	assert_string_equal(l.conv.msgs[0].blocks[0].text,
+			    "ok \xef\xbf\xbd\xef\xbf\xbd end \xef\xbf\xbd");
+	session_loaded_release(&l);
+	conv_release(&c);
+	free(path);
+}
+
+static void
+test_wrong_types(void **state)
+{
+	struct session_loaded l;
+	struct buf w = BUF_INIT;
+	char *path;
+
+	(void)state;
+	path = raw_session(
+		"[1,2]\n"
+		"{\"id\":7,\"type\":\"message\"}\n"
+		"{\"id\":\"a\",\"parent\":null}\n"
+		"{\"id\":\"b\",\"parent\":null,\"type\":\"message\",\"message\":\"hi\"}\n"
+		"{\"id\":\"c\",\"parent\":null,\"type\":\"message\",\"message\":{\"role\":3}}\n"
+		"{\"id\":\"d\",\"parent\":null,\"type\":\"message\",\"message\":{\"role\":\"user\","
+		"\"blocks\":{\"kind\":\"text\"}}}\n"
+		"{\"id\":\"e\",\"parent\":\"d\",\"type\":\"message\",\"message\":{\"role\":\"assistant\","
+		"\"aborted\":\"yes\",\"blocks\":[{\"kind\":\"text\",\"text\":5,\"id\":[],"
+		"\"is_error\":\"no\"},{\"kind\":\"hologram\",\"text\":\"x\"},7,"
+		"{\"kind\":\"text\",\"text\":\"kept\"}]}}\n"
+		"{\"id\":\"f\",\"parent\":\"e\",\"type\":\"future-thing\",\"x\":{}}\n"
+		"{\"id\":\"g\",\"parent\":\"f\",\"type\":\"meta\",\"meta\":{\"model\":9,\"cwd\":\"/w\"}}\n"
+		"{\"id\":\"h\",\"parent\":\"g\",\"type\":\"message\",\"message\":{\"role\":\"user\","
+		"\"blocks\":[{\"kind\":\"text\",\"text\":\"last\"}]}}\n");
+	assert_int_equal(session_load(path, &l, &w, NULL), 0);
+	assert_int_equal(l.skipped, 5); /* lines 1-5 */
+	assert_non_null(strstr(w.data, ":1: not a session entry (no id)"));
+	assert_non_null(strstr(w.data, ":2: not a session entry (no id)"));
+	assert_non_null(strstr(w.data, ":3: not a session entry (no type)"));
+	assert_non_null(strstr(w.data, ":4: a message entry without a message object"));
+	assert_non_null(strstr(w.data, ":5: a message without a valid role"));
+	assert_non_null(strstr(w.data, ":7: field \"text\" is not a string"));
+	assert_non_null(strstr(w.data, ":7: a block of unknown kind \"hologram\""));
+	assert_non_null(strstr(w.data, ":9: field \"model\" is not a string"));
+	assert_null(strstr(w.data, "future-thing")); /* unknown types are silent */
+	/* d (no blocks), e (two text blocks), h; f is in the chain */
+	assert_int_equal(l.conv.nmsgs, 3);
+	assert_int_equal(l.conv.msgs[0].nblocks, 0);
+	assert_int_equal(l.conv.msgs[1].nblocks, 2);
+	assert_string_equal(l.conv.msgs[1].blocks[0].text, ""); /* conv's default */
+	assert_null(l.conv.msgs[1].blocks[0].id);
+	assert_int_equal(l.conv.msgs[1].blocks[0].is_error, 0);
+	assert_int_equal(l.conv.msgs[1].aborted, 0);
+	assert_string_equal(l.conv.msgs[1].blocks[1].text, "kept");
+	assert_string_equal(l.conv.msgs[2].blocks[0].text, "last");
+	assert_null(l.meta.model);
+	assert_string_equal(l.meta.cwd, "/w");
+	assert_string_equal(l.leaf, "h");
+	session_loaded_release(&l);
+	free(path);
+	buf_release(&w);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_invalid_utf8_replaced, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_wrong_types, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_encode_decode_msgs, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_encode_decode_meta_notice, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_decode_blank_and_torn, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

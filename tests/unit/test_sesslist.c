@@ -1,0 +1,296 @@
+/*
+ * test_sesslist: the sessions of a workspace.  The picker list (order,
+ * first prompt, message counts, only this workspace's regular *.jsonl
+ * files), latest, resolving ids and paths, and fork (exclusive and
+ * inclusive, ids kept, meta carried over, source untouched, an entry off
+ * the branch refused).  HOME and XDG_STATE_HOME point at a temp dir.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "conv.h"
+#include "fsutil.h"
+#include "session.h"
+#include "sesslist.h"
+#include "testutil.h"
+#include "xmalloc.h"
+
+#define ROOT "/work/some project/app"
+
+static char *tmp;
+
+/* Fresh HOME and XDG_STATE_HOME under a temp dir. */
+static int
+setup(void **state)
+{
+	struct buf b = BUF_INIT;
+
+	(void)state;
+	tmp = tu_tmpdir();
+	setenv("HOME", tmp, 1);
+	buf_addf(&b, "%s/state", tmp);
+	setenv("XDG_STATE_HOME", b.data, 1);
+	buf_release(&b);
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	struct buf b = BUF_INIT;
+
+	(void)state;
+	buf_addf(&b, "chmod -R u+rwx '%s' 2>/dev/null", tmp);
+	(void)!system(b.data);
+	buf_release(&b);
+	tu_rmrf(tmp);
+	free(tmp);
+	return 0;
+}
+
+/* Whole file as a malloc'd string. */
+static char *
+slurp(const char *path)
+{
+	struct buf b = BUF_INIT;
+
+	assert_int_equal(buf_read_file(&b, path, 0, NULL), 0);
+	return buf_detach(&b, NULL);
+}
+
+/* Write every message of c into a new session; returns its path (malloc'd). */
+static char *
+write_conv(const struct conv *c, const char *root)
+{
+	char cwd[] = "/cwd", model[] = "qwen3", server[] = "http://127.0.0.1:8080";
+	struct session_meta meta = { cwd, model, server, NULL, NULL };
+	struct err e = ERR_INIT;
+	struct session *s = session_create(root, &meta, &e);
+	char *path;
+	size_t i;
+
+	assert_non_null(s);
+	for (i = 0; i < c->nmsgs; i++)
+		assert_int_equal(session_append_msg(s, &c->msgs[i], &e), 0);
+	path = xstrdup(session_path(s));
+	session_close(s);
+	return path;
+}
+
+/* A session with n user messages "m0".."m{n-1}". */
+static char *
+numbered(size_t n)
+{
+	struct conv c;
+	struct buf t = BUF_INIT;
+	char *path;
+	size_t i;
+
+	conv_init(&c);
+	for (i = 0; i < n; i++) {
+		buf_reset(&t);
+		buf_addf(&t, "m%zu", i);
+		conv_add_user_text(&c, t.data);
+	}
+	path = write_conv(&c, ROOT);
+	conv_release(&c);
+	buf_release(&t);
+	return path;
+}
+
+/* Message i of l is "m<want>". */
+static void
+assert_msg(const struct session_loaded *l, size_t i, size_t want)
+{
+	char s[32];
+
+	snprintf(s, sizeof s, "m%zu", want);
+	assert_true(i < l->conv.nmsgs);
+	assert_string_equal(l->conv.msgs[i].blocks[0].text, s);
+}
+
+/* Set a file's mtime to t. */
+static void
+set_mtime(const char *path, time_t t)
+{
+	struct timespec ts[2] = { { t, 0 }, { t, 0 } };
+
+	assert_int_equal(utimensat(AT_FDCWD, path, ts, 0), 0);
+}
+
+static void
+test_fork(void **state)
+{
+	struct session_loaded l, f;
+	struct err e = ERR_INIT;
+	struct session *s;
+	char *path = numbered(6), *before = slurp(path), *after, *fpath;
+
+	(void)state;
+	assert_int_equal(session_load(path, &l, NULL, NULL), 0);
+	s = sesslist_fork(path, l.ids[2], 0, ROOT, &e); /* before m2 */
+	assert_non_null(s);
+	fpath = xstrdup(session_path(s));
+	assert_string_not_equal(fpath, path);
+	/* the fork is a session that can be written to */
+	conv_add_user_text(&l.conv, "edited m2");
+	assert_int_equal(session_append_msg(s, conv_last(&l.conv), &e), 0);
+	session_close(s);
+	assert_int_equal(session_load(fpath, &f, NULL, NULL), 0);
+	assert_int_equal(f.conv.nmsgs, 3);
+	assert_msg(&f, 0, 0);
+	assert_msg(&f, 1, 1);
+	assert_string_equal(f.conv.msgs[2].blocks[0].text, "edited m2");
+	assert_string_equal(f.ids[0], l.ids[0]); /* entries copied with their ids */
+	assert_string_equal(f.meta.model, "qwen3");
+	assert_non_null(f.meta.forked_from);
+	assert_non_null(strstr(f.meta.forked_from, l.ids[2]));
+	session_loaded_release(&f);
+	free(fpath);
+	/* inclusive */
+	s = sesslist_fork(path, l.ids[2], 1, ROOT, &e);
+	assert_non_null(s);
+	assert_int_equal(session_load(session_path(s), &f, NULL, NULL), 0);
+	session_close(s);
+	assert_int_equal(f.conv.nmsgs, 3);
+	assert_msg(&f, 2, 2);
+	session_loaded_release(&f);
+	/* not on the branch */
+	assert_null(sesslist_fork(path, "nope", 0, ROOT, &e));
+	assert_non_null(strstr(e.msg, "not on the active branch"));
+	after = slurp(path);
+	assert_string_equal(before, after); /* the source is untouched */
+	session_loaded_release(&l);
+	free(before);
+	free(after);
+	free(path);
+}
+
+static void
+test_list_latest_resolve(void **state)
+{
+	struct sesslist_info *v;
+	struct buf p = BUF_INIT, longp = BUF_INIT;
+	struct err e = ERR_INIT;
+	struct conv c;
+	char *a, *b, *d;
+	size_t n, i;
+	time_t now = time(NULL);
+
+	(void)state;
+	conv_init(&c);
+	for (i = 0; i < 30; i++)
+		buf_adds(&longp, "long\tprompt é ");
+	conv_add_user_text(&c, longp.data);
+	conv_add_user_text(&c, "second");
+	a = write_conv(&c, ROOT);
+	conv_release(&c);
+	b = numbered(1);
+	d = numbered(4);
+
+	set_mtime(a, now - 100);
+	set_mtime(b, now - 10);
+	set_mtime(d, now - 50);
+	free(write_conv(&c, "/another/project")); /* not listed */
+	assert_int_equal(sesslist_list(ROOT, &v, &n, &e), 0);
+	assert_int_equal(n, 3);
+	assert_string_equal(v[0].path, b);
+	assert_string_equal(v[1].path, d);
+	assert_string_equal(v[2].path, a);
+	assert_int_equal(v[0].nmsgs, 1);
+	assert_int_equal(v[1].nmsgs, 4);
+	assert_int_equal(v[2].nmsgs, 2);
+	assert_string_equal(v[1].first_prompt, "m0");
+	assert_int_equal(v[0].mtime, now - 10);
+	assert_true(strlen(v[2].first_prompt) <= 83);
+	assert_memory_equal(v[2].first_prompt, "long prompt é long", 19);
+	assert_non_null(strstr(v[2].first_prompt, "\xe2\x80\xa6"));
+	assert_null(strchr(v[2].first_prompt, '\t'));
+	/* latest, then resolve by prefix */
+	assert_int_equal(sesslist_latest(ROOT, &p, &e), 0);
+	assert_string_equal(p.data, b);
+	buf_reset(&p);
+	assert_int_equal(sesslist_resolve(ROOT, v[1].id, &p, &e), 0);
+	assert_string_equal(p.data, d);
+	buf_reset(&p);
+	{
+		char pre[64];
+		size_t k = strlen(v[1].id) - 3;
+		memcpy(pre, v[1].id, k);
+		pre[k] = '\0';
+		/* 5 random hex digits from the end still single out one session */
+		assert_int_equal(sesslist_resolve(ROOT, pre, &p, &e), 0);
+		assert_string_equal(p.data, d);
+	}
+	buf_reset(&p);
+	assert_int_equal(sesslist_resolve(ROOT, "2", &p, &e), -1);
+	assert_non_null(strstr(e.msg, "ambiguous (3 sessions)"));
+	assert_int_equal(sesslist_resolve(ROOT, "zzz", &p, &e), -1);
+	assert_non_null(strstr(e.msg, "no session \"zzz\""));
+	assert_int_equal(sesslist_resolve(ROOT, a, &p, &e), 0); /* a path */
+	assert_string_equal(p.data, a);
+	sesslist_free(v, n);
+	free(a), free(b), free(d);
+	buf_release(&p);
+	buf_release(&longp);
+}
+
+static void
+test_empty_and_odd_entries(void **state)
+{
+	struct sesslist_info *v;
+	struct buf p = BUF_INIT, d = BUF_INIT;
+	struct err e = ERR_INIT;
+	size_t n = 9;
+	char *path;
+
+	(void)state;
+	assert_int_equal(sesslist_list(ROOT, &v, &n, &e), 0); /* no directory yet */
+	assert_int_equal(n, 0);
+	sesslist_free(v, n);
+	assert_int_equal(sesslist_latest(ROOT, &p, &e), -1);
+	assert_non_null(strstr(e.msg, "no session"));
+	assert_int_equal(sesslist_resolve(ROOT, "/dev/null/x", &p, &e), -1);
+	/* only regular, visible *.jsonl files are listed */
+	path = numbered(1);
+	assert_int_equal(session_dir(ROOT, &d, &e), 0);
+	buf_addf(&p, "%s/.hidden.jsonl", d.data);
+	assert_int_equal(fsutil_write_atomic(p.data, "", 0, &e), 0);
+	buf_reset(&p);
+	buf_addf(&p, "%s/notes.txt", d.data);
+	assert_int_equal(fsutil_write_atomic(p.data, "", 0, &e), 0);
+	buf_reset(&p);
+	buf_addf(&p, "%s/dir.jsonl", d.data);
+	assert_int_equal(mkdir(p.data, 0700), 0);
+	assert_int_equal(sesslist_list(ROOT, &v, &n, &e), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(v[0].path, path);
+	sesslist_free(v, n);
+	free(path);
+	buf_release(&p);
+	buf_release(&d);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_fork, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_list_latest_resolve, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_empty_and_odd_entries, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

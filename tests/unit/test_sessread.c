@@ -1,0 +1,349 @@
+/*
+ * test_sessread: reading a session file.  A corrupt middle line, garbage
+ * between entries, huge lines (skipped without being held whole), blank
+ * files, the branch tree, byte ranges of entries and a lost parent.  HOME
+ * and XDG_STATE_HOME point at a temp dir; sessread_line_max is lowered and
+ * restored.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "conv.h"
+#include "fsutil.h"
+#include "session.h"
+#include "sessread.h"
+#include "testutil.h"
+#include "xmalloc.h"
+
+#define ROOT "/work/some project/app"
+
+static char *tmp;
+
+/* Fresh HOME and XDG_STATE_HOME under a temp dir. */
+static int
+setup(void **state)
+{
+	struct buf b = BUF_INIT;
+
+	(void)state;
+	tmp = tu_tmpdir();
+	setenv("HOME", tmp, 1);
+	buf_addf(&b, "%s/state", tmp);
+	setenv("XDG_STATE_HOME", b.data, 1);
+	buf_release(&b);
+	sessread_line_max = (size_t)64 << 20;
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	struct buf b = BUF_INIT;
+
+	(void)state;
+	buf_addf(&b, "chmod -R u+rwx '%s' 2>/dev/null", tmp);
+	(void)!system(b.data);
+	buf_release(&b);
+	tu_rmrf(tmp);
+	free(tmp);
+	return 0;
+}
+
+/* Whole file as a malloc'd string. */
+static char *
+slurp(const char *path)
+{
+	struct buf b = BUF_INIT;
+
+	assert_int_equal(buf_read_file(&b, path, 0, NULL), 0);
+	return buf_detach(&b, NULL);
+}
+
+/* Append raw bytes to a file. */
+static void
+append_raw(const char *path, const char *data)
+{
+	int fd = open(path, O_WRONLY | O_APPEND);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, data, strlen(data)), (ssize_t)strlen(data));
+	close(fd);
+}
+
+/* Write every message of c into a new session; returns its path (malloc'd). */
+static char *
+write_conv(const struct conv *c, const char *root)
+{
+	char cwd[] = "/cwd", model[] = "qwen3", server[] = "http://127.0.0.1:8080";
+	struct session_meta meta = { cwd, model, server, NULL, NULL };
+	struct err e = ERR_INIT;
+	struct session *s = session_create(root, &meta, &e);
+	char *path;
+	size_t i;
+
+	assert_non_null(s);
+	for (i = 0; i < c->nmsgs; i++)
+		assert_int_equal(session_append_msg(s, &c->msgs[i], &e), 0);
+	path = xstrdup(session_path(s));
+	session_close(s);
+	return path;
+}
+
+/* A session with n user messages "m0".."m{n-1}". */
+static char *
+numbered(size_t n)
+{
+	struct conv c;
+	struct buf t = BUF_INIT;
+	char *path;
+	size_t i;
+
+	conv_init(&c);
+	for (i = 0; i < n; i++) {
+		buf_reset(&t);
+		buf_addf(&t, "m%zu", i);
+		conv_add_user_text(&c, t.data);
+	}
+	path = write_conv(&c, ROOT);
+	conv_release(&c);
+	buf_release(&t);
+	return path;
+}
+
+/* Message i of l is "m<want>". */
+static void
+assert_msg(const struct session_loaded *l, size_t i, size_t want)
+{
+	char s[32];
+
+	snprintf(s, sizeof s, "m%zu", want);
+	assert_true(i < l->conv.nmsgs);
+	assert_string_equal(l->conv.msgs[i].blocks[0].text, s);
+}
+
+/* Replace line `ln` (from 1) of path with `with` (test-side corruption). */
+static void
+replace_line(const char *path, size_t ln, const char *with)
+{
+	char *s = slurp(path), *p = s, *end;
+	struct buf b = BUF_INIT;
+	struct err e = ERR_INIT;
+	size_t i;
+
+	for (i = 1; i < ln; i++)
+		p = strchr(p, '\n') + 1;
+	end = strchr(p, '\n');
+	buf_add(&b, s, (size_t)(p - s));
+	buf_adds(&b, with);
+	buf_adds(&b, end);
+	assert_int_equal(fsutil_write_atomic(path, b.data, b.len, &e), 0);
+	free(s);
+	buf_release(&b);
+}
+
+/* A file in the sessions dir of ROOT holding `text`; returns its path. */
+static char *
+raw_session(const char *text)
+{
+	struct buf d = BUF_INIT;
+	struct err e = ERR_INIT;
+	struct session *s = session_create(ROOT, NULL, &e);
+	char *path;
+
+	assert_non_null(s);
+	path = xstrdup(session_path(s));
+	session_close(s);
+	assert_int_equal(fsutil_write_atomic(path, text, strlen(text), &e), 0);
+	buf_release(&d);
+	return path;
+}
+
+static void
+test_corrupt_middle_line(void **state)
+{
+	struct session_loaded l;
+	struct buf w = BUF_INIT;
+	char *path = numbered(4);
+
+	(void)state;
+	/* line 1 is the meta; line 3 holds m1: garbage there loses m1 only */
+	replace_line(path, 3, "{\"id\":\"zz\", garbage");
+	assert_int_equal(session_load(path, &l, &w, NULL), 0);
+	assert_int_equal(l.skipped, 1);
+	assert_non_null(strstr(w.data, ":3: invalid JSON at line 1"));
+	assert_non_null(strstr(w.data, "not found; continuing from the entry before it"));
+	assert_int_equal(l.conv.nmsgs, 3);
+	assert_msg(&l, 0, 0);
+	assert_msg(&l, 1, 2);
+	assert_msg(&l, 2, 3);
+	session_loaded_release(&l);
+	free(path);
+	/* an extra garbage line between entries does not break the chain */
+	path = numbered(2);
+	{
+		char *t = slurp(path), *l2 = strchr(t, '\n') + 1;
+		struct buf g = BUF_INIT;
+		buf_adds(&g, "\x01\xff not json\n   \n");
+		buf_add(&g, l2, strcspn(l2, "\n"));
+		replace_line(path, 2, g.data); /* garbage inserted before line 2 */
+		buf_release(&g);
+		free(t);
+	}
+	buf_reset(&w);
+	assert_int_equal(session_load(path, &l, &w, NULL), 0);
+	assert_int_equal(l.conv.nmsgs, 2);
+	assert_non_null(strstr(w.data, ":2: invalid JSON"));
+	assert_null(strstr(w.data, "not found"));
+	session_loaded_release(&l);
+	free(path);
+	buf_release(&w);
+}
+
+static void
+test_branch_tree(void **state)
+{
+	struct session_loaded l;
+	char *path;
+
+	(void)state;
+	/* b1 and b2 branch from a; the last entry (c2) picks b2's branch */
+	path = raw_session(
+		"{\"id\":\"a\",\"parent\":null,\"type\":\"message\",\"message\":{\"role\":\"user\","
+		"\"blocks\":[{\"kind\":\"text\",\"text\":\"a\"}]}}\n"
+		"{\"id\":\"b1\",\"parent\":\"a\",\"type\":\"message\",\"message\":{\"role\":\"assistant\","
+		"\"blocks\":[{\"kind\":\"text\",\"text\":\"b1\"}]}}\n"
+		"{\"id\":\"b2\",\"parent\":\"a\",\"type\":\"message\",\"message\":{\"role\":\"assistant\","
+		"\"blocks\":[{\"kind\":\"text\",\"text\":\"b2\"}]}}\n"
+		"{\"id\":\"c2\",\"parent\":\"b2\",\"type\":\"notice\",\"text\":\"n\"}\n");
+	assert_int_equal(session_load(path, &l, NULL, NULL), 0);
+	assert_int_equal(l.conv.nmsgs, 2);
+	assert_string_equal(l.conv.msgs[1].blocks[0].text, "b2");
+	assert_string_equal(l.ids[1], "b2");
+	session_loaded_release(&l);
+	free(path);
+}
+
+static void
+test_huge_lines(void **state)
+{
+	struct session_loaded l;
+	struct buf w = BUF_INIT, big = BUF_INIT;
+	char *path = numbered(3);
+	size_t i;
+
+	(void)state;
+	sessread_line_max = 1000;
+	buf_adds(&big, "{\"id\":\"big\",\"type\":\"notice\",\"text\":\"");
+	for (i = 0; i < 200000; i++)
+		buf_addch(&big, 'x');
+	buf_adds(&big, "\"}\n");
+	replace_line(path, 3, big.data); /* a huge line after m1's: m1 is lost */
+	append_raw(path, big.data);
+	buf_setlen(&big, big.len - 3); /* and a huge torn one at the end */
+	append_raw(path, big.data);
+	assert_int_equal(session_load(path, &l, &w, NULL), 0);
+	assert_int_equal(l.skipped, 3);
+	assert_non_null(strstr(w.data, ":3: line longer than 1000 bytes; skipped"));
+	assert_non_null(strstr(w.data, ":6: line longer than 1000 bytes; skipped"));
+	assert_non_null(strstr(w.data, ":7: line longer than 1000 bytes; skipped"));
+	assert_int_equal(l.conv.nmsgs, 2);
+	assert_msg(&l, 0, 0);
+	assert_msg(&l, 1, 2);
+	session_loaded_release(&l);
+	/* under the default cap the same line is fine */
+	sessread_line_max = (size_t)64 << 20;
+	buf_reset(&w);
+	assert_int_equal(session_load(path, &l, &w, NULL), 0);
+	assert_int_equal(l.skipped, 1);
+	session_loaded_release(&l);
+	free(path);
+	buf_release(&w);
+	buf_release(&big);
+}
+
+static void
+test_blank_files(void **state)
+{
+	struct session_loaded l;
+	struct buf w = BUF_INIT;
+	struct err e = ERR_INIT;
+	char *path;
+
+	(void)state;
+	path = raw_session("");
+	assert_int_equal(session_load(path, &l, &w, &e), 0);
+	assert_int_equal(l.conv.nmsgs, 0);
+	assert_null(l.leaf);
+	assert_int_equal(w.len, 0);
+	session_loaded_release(&l);
+	free(path);
+	path = raw_session("\n\n  \n");
+	assert_int_equal(session_load(path, &l, &w, &e), 0);
+	assert_int_equal(w.len, 0);
+	session_loaded_release(&l);
+	free(path);
+	buf_release(&w);
+}
+
+static void
+test_ranges_and_lost_parent(void **state)
+{
+	const char text[] =
+		"{\"id\":\"a\",\"parent\":null,\"type\":\"notice\",\"text\":\"1\"}\n"
+		"\n"
+		"{\"id\":\"b\",\"parent\":\"a\",\"type\":\"notice\",\"text\":\"2\"}\r\n"
+		"{\"id\":\"c\",\"parent\":\"gone\",\"type\":\"notice\",\"text\":\"3\"}";
+	struct sessread r;
+	struct buf w = BUF_INIT;
+	struct err e = ERR_INIT;
+	size_t n, i, *idx;
+	char *path = raw_session(text);
+
+	(void)state;
+	assert_int_equal(sessread_load(&r, path, &w, &e), 0);
+	assert_int_equal(r.n, 3);
+	assert_int_equal(r.skipped, 0);
+	for (i = 0; i < r.n; i++) {
+		const struct sessline_entry *x = &r.v[i];
+		assert_true((size_t)x->off + x->len <= strlen(text));
+		assert_memory_equal(text + x->off, "{\"id\":\"", 7);
+		assert_true(text[x->off + (off_t)x->len] == '\n' || !text[x->off + (off_t)x->len]);
+	}
+	assert_int_equal(r.v[1].len, strcspn(text + r.v[1].off, "\n")); /* '\r' kept */
+	idx = sessread_branch(&r, &n);
+	assert_int_equal(n, 3); /* c continues from b */
+	for (i = 0; i < n; i++)
+		assert_int_equal(idx[i], i);
+	assert_non_null(strstr(w.data, ": entry c: parent gone not found"));
+	free(idx);
+	sessread_release(&r);
+	assert_int_equal(sessread_load(&r, "/nonexistent/x.jsonl", &w, &e), -1);
+	assert_int_equal(r.n, 0);
+	sessread_release(&r);
+	free(path);
+	buf_release(&w);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_corrupt_middle_line, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_branch_tree, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_huge_lines, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_blank_files, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ranges_and_lost_parent, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
