@@ -54,6 +54,7 @@ struct agent {
 	struct buf shown;       /* scratch for gated text */
 	int retries;            /* transient-error retries of the current step */
 	int parse_fail_streak;  /* steps in a row whose tool call could not be parsed */
+	size_t committed;       /* messages already passed to on_commit */
 };
 
 #define AGENT_MAX_RETRIES 2
@@ -159,6 +160,27 @@ agent_stats(const struct agent *a)
 	return &a->stats;
 }
 
+/* Report every complete message not reported yet (see on_commit). */
+static void
+agent_sync(struct agent *a)
+{
+	if (a->committed > a->conv.nmsgs) /* the caller removed messages (/clear) */
+		a->committed = a->conv.nmsgs;
+	while (a->committed < a->conv.nmsgs) {
+		const struct conv_msg *m = &a->conv.msgs[a->committed++];
+
+		if (a->obs.on_commit)
+			a->obs.on_commit(a->obs.commit_arg, m);
+	}
+}
+
+/* Messages already in the conv are not to be reported. */
+void
+agent_mark_committed(struct agent *a)
+{
+	a->committed = a->conv.nmsgs;
+}
+
 /* Tell the observer a one-line notice. */
 static void
 agent_notice(struct agent *a, const char *line)
@@ -176,6 +198,7 @@ agent_end(struct agent *a, enum agent_end end, const char *message)
 	a->timer = 0;
 	a->state = ST_IDLE;
 	agent_clear_step(a);
+	agent_sync(a);
 	if (a->obs.on_end)
 		a->obs.on_end(a->obs.arg, end, message ? message : "");
 }
@@ -312,8 +335,9 @@ agent_commit_message(struct agent *a, int aborted, int notify)
 	for (i = 0; i < a->ncalls; i++)
 		conv_add_block(m, CONV_TOOL_CALL, a->calls[i].args.len ? a->calls[i].args.data : "{}",
 			       a->calls[i].id, a->calls[i].name);
+	agent_sync(a);
 	if (notify && a->obs.on_message)
-		a->obs.on_message(a->obs.arg, m);
+		a->obs.on_message(a->obs.arg, &a->conv.msgs[a->conv.nmsgs - 1]);
 }
 
 /* The usual case: append and tell the observer. */
@@ -561,6 +585,7 @@ agent_start_step(struct agent *a)
 		agent_end(a, AGENT_END_MAX_STEPS, msg);
 		return;
 	}
+	agent_sync(a);
 	a->turn_steps++;
 	a->stats.steps++;
 	a->stats.requests++;

@@ -73,6 +73,14 @@ struct agent_observer {
 	void (*on_tool_done)(void *arg, const struct agent_call *c);
 	/* A one-line notice: retrying, recovered a tool call from text, ... */
 	void (*on_notice)(void *arg, const char *line);
+	/*
+	 * A message is complete and will not change (user task, assistant
+	 * message, tool results, notes): each message exactly once, in
+	 * order, for journaling.  Also called for messages the caller put in
+	 * the conv itself (a resumed session), unless agent_mark_committed.
+	 */
+	void (*on_commit)(void *commit_arg, const struct conv_msg *m);
+	void *commit_arg; /* on_commit has its own argument: the journal is not the display */
 	/* The turn is over; message says why when end != OK. */
 	void (*on_end)(void *arg, enum agent_end end, const char *message);
 };
@@ -98,6 +106,8 @@ int agent_submit(struct agent *a, const char *text, struct err *e);
 /* Stop the stream and running tools; the partial answer is kept, marked aborted. */
 void agent_abort(struct agent *a);
 int agent_busy(const struct agent *a);
+/* Treat every message now in the conv as already committed (after loading a session). */
+void agent_mark_committed(struct agent *a);
 const struct agent_stats *agent_stats(const struct agent *a);
 
 #endif

@@ -17,6 +17,9 @@ cli_usage(FILE *f)
 	      "       hearth -p [options] [task ...]   run one task and print the answer\n"
 	      "\n"
 	      "  -p, --print                 print mode (the task is the arguments, or stdin)\n"
+	      "  -c, --continue              continue the latest session of this directory\n"
+	      "  -r, --resume [ID]           resume a session by id (prefix); without ID, list them\n"
+	      "      --export SESSION FILE   write a session as Markdown, or HTML for *.html\n"
 	      "      --server URL            llama-server base URL (env HEARTH_SERVER;\n"
 	      "                              default http://127.0.0.1:8080)\n"
 	      "      --model ID              model id to request\n"
@@ -68,8 +71,28 @@ parse_int(const char *s, int *out)
 
 enum {
 	OPT_SERVER = 256, OPT_MODEL, OPT_MAX_STEPS, OPT_CWD, OPT_TOOLS, OPT_NO_TOOLS,
-	OPT_SYSPROMPT, OPT_THINKING, OPT_FORMAT, OPT_VERBOSE, OPT_VERSION, OPT_LOG
+	OPT_SYSPROMPT, OPT_THINKING, OPT_FORMAT, OPT_VERBOSE, OPT_VERSION, OPT_LOG, OPT_EXPORT
 };
+
+/*
+ * Whether a word after -r is a session id rather than the task: ids look
+ * like 20261122-005913-123-abcd1234 (any prefix of at least 4 characters
+ * of digits, lowercase hex and '-'), or a path to a .jsonl file.
+ */
+static int
+cli_looks_like_id(const char *w)
+{
+	size_t n = strlen(w), i;
+
+	if (n > 6 && strcmp(w + n - 6, ".jsonl") == 0)
+		return 1;
+	if (n < 4)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (!((w[i] >= '0' && w[i] <= '9') || (w[i] >= 'a' && w[i] <= 'f') || w[i] == '-'))
+			return 0;
+	return w[0] >= '0' && w[0] <= '9';
+}
 
 /* getopt_long over argv into o; -1 to continue or an exit code. */
 int
@@ -89,13 +112,16 @@ cli_parse(int argc, char **argv, struct cli *o)
 		{ "verbose", no_argument, NULL, OPT_VERBOSE },
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ "log", required_argument, NULL, OPT_LOG },
+		{ "continue", no_argument, NULL, 'c' },
+		{ "resume", no_argument, NULL, 'r' },
+		{ "export", required_argument, NULL, OPT_EXPORT },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c, i;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "ph", longs, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "phcr", longs, NULL)) != -1) {
 		switch (c) {
 		case 'p': o->print = 1; break;
 		case OPT_SERVER: o->server = optarg; break;
@@ -125,6 +151,9 @@ cli_parse(int argc, char **argv, struct cli *o)
 			break;
 		case OPT_VERBOSE: o->verbose = 1; break;
 		case OPT_LOG: o->log_path = optarg; break;
+		case 'c': o->cont = 1; break;
+		case 'r': o->resume = 1; break;
+		case OPT_EXPORT: o->export_session = optarg; break;
 		case OPT_VERSION:
 			printf("hearth %s\n", HEARTH_VERSION);
 			return 0;
@@ -134,6 +163,13 @@ cli_parse(int argc, char **argv, struct cli *o)
 		default:
 			return cli_usage_error("unknown option \"%s\"", argv[optind - 1]);
 		}
+	}
+	if (o->resume && optind < argc && cli_looks_like_id(argv[optind]))
+		o->resume_id = argv[optind++];
+	if (o->export_session) {
+		if (optind >= argc)
+			return cli_usage_error("%s", "--export needs the output file: --export SESSION FILE");
+		o->export_file = argv[optind++];
 	}
 	for (i = optind; i < argc; i++) {
 		if (o->task.len)

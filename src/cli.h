@@ -22,6 +22,10 @@ struct cli {
 	int no_tools;
 	int thinking; /* -1 unset */
 	int verbose;
+	int cont;                 /* -c: the latest session */
+	int resume;               /* -r [ID] */
+	const char *resume_id;
+	const char *export_session, *export_file;
 	enum pmode_format format;
 	struct buf task;
 };

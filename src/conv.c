@@ -135,3 +135,19 @@ conv_msg_text(const struct conv_msg *m, struct buf *out)
 		if (m->blocks[i].kind == CONV_TEXT)
 			buf_adds(out, m->blocks[i].text);
 }
+
+/* Steal src's messages (resuming a session into a fresh transcript). */
+void
+conv_move_msgs(struct conv *dst, struct conv *src)
+{
+	size_t i;
+
+	for (i = 0; i < src->nmsgs; i++) {
+		struct conv_msg *m = conv_add_msg(dst, src->msgs[i].role);
+
+		*m = src->msgs[i];
+	}
+	free(src->msgs);
+	src->msgs = NULL;
+	src->nmsgs = src->amsgs = 0;
+}

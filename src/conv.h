@@ -62,6 +62,8 @@ struct conv_block *conv_add_block(struct conv_msg *m, enum conv_kind kind, const
 				  const char *id, const char *name);
 /* Convenience: a user message holding one text block. */
 void conv_add_user_text(struct conv *c, const char *text);
+/* Move every message of src to the end of dst; src is left empty (its system prompt stays). */
+void conv_move_msgs(struct conv *dst, struct conv *src);
 /* Drop the trailing message (used only for a turn that produced nothing). */
 void conv_pop(struct conv *c);
 /* Count of TOOL_CALL blocks in m. */

@@ -25,6 +25,7 @@
 #include "cmdtpl.h"
 #include "ctxfiles.h"
 #include "http.h"
+#include "journal.h"
 #include "json.h"
 #include "llama.h"
 #include "log.h"
@@ -32,6 +33,7 @@
 #include "pmode.h"
 #include "prompt.h"
 #include "repl.h"
+#include "sesscli.h"
 #include "tool.h"
 #include "xmalloc.h"
 
@@ -56,6 +58,8 @@ struct run {
 	struct buf state_dir;
 	uint64_t t0;
 	int interrupted;
+	struct journal journal;   /* this run's session file */
+	struct conv resumed;      /* messages of a resumed session, until the agent exists */
 };
 
 
@@ -216,13 +220,20 @@ on_probe(struct llama *lm, int rc, enum llm_err_kind kind, const char *msg, void
 	ao.thinking = r->cfg.thinking;
 	ao.tools = r->tools;
 	ao.ntools = r->ntools;
+	obs.on_commit = journal_commit;
+	obs.commit_arg = &r->journal;
+	journal_set_model(&r->journal, llama_provider(lm)->model(lm));
 	r->agent = agent_new(r->loop, llama_provider(lm), &r->env, &ao, &obs);
 	conv_set_system(agent_conv(r->agent), r->system.data);
-	pmode_init(r->pm, llama_provider(lm)->model(lm), r->tools, r->ntools);
+	conv_move_msgs(agent_conv(r->agent), &r->resumed);
+	agent_mark_committed(r->agent);
 	if (agent_submit(r->agent, r->o->task.data, &e) < 0) {
 		pmode_fail(r->pm, LLM_ERR_OTHER, e.msg);
 		loop_stop(r->loop);
 	}
+	/* the task was committed, so the session exists and has its id */
+	snprintf(r->session_id, sizeof r->session_id, "%s", journal_id(&r->journal));
+	pmode_init(r->pm, llama_provider(lm)->model(lm), r->tools, r->ntools);
 }
 
 /* Stop the loop once the turn ended or stdout went away. */
@@ -251,6 +262,17 @@ add_context_files(struct run *r)
 	}
 	buf_release(&ctx);
 	buf_release(&warnings);
+}
+
+/* Load or write warnings of the session file, one line each on stderr. */
+static void
+flush_journal_warnings(struct run *r)
+{
+	if (!r->journal.warnings.len)
+		return;
+	buf_rtrim(&r->journal.warnings);
+	fprintf(stderr, "hearth: %s\n", r->journal.warnings.data);
+	buf_reset(&r->journal.warnings);
 }
 
 /* Workspace, settings, tools and prompt: everything a run needs before the loop. */
@@ -284,6 +306,15 @@ run_setup(struct run *r)
 		add_context_files(r);
 	}
 	make_session_id(r->session_id, sizeof r->session_id);
+	conv_init(&r->resumed);
+	journal_init(&r->journal, r->root, r->cfg.server_url);
+	if (r->o->cont || (r->o->resume && r->o->resume_id)) {
+		if (journal_resume(&r->journal, r->o->resume_id, &r->resumed, &e) < 0) {
+			fprintf(stderr, "hearth: %s\n", e.msg);
+			return 1;
+		}
+		flush_journal_warnings(r);
+	}
 	buf_init(&r->state_dir, 0);
 	state_dir(&r->state_dir);
 	r->env.root = r->root;
@@ -333,6 +364,9 @@ run_release(struct run *r)
 	http_free(r->http);
 	pmode_free(r->pm);
 	loop_free(r->loop);
+	flush_journal_warnings(r);
+	journal_release(&r->journal);
+	conv_release(&r->resumed);
 	cfg_release(&r->cfg);
 	buf_release(&r->system);
 	buf_release(&r->state_dir);
@@ -458,6 +492,8 @@ run_interactive(struct cli *o)
 	d.system = r.system.data;
 	d.in_fd = STDIN_FILENO;
 	d.out_fd = STDOUT_FILENO;
+	d.journal = &r.journal;
+	d.resumed = &r.resumed;
 	code = repl_run(&d);
 	run_release(&r);
 	return code;
@@ -469,6 +505,7 @@ main(int argc, char **argv)
 {
 	struct cli o;
 	const char *logp;
+	char chosen[64];
 	int code;
 
 	memset(&o, 0, sizeof o);
@@ -483,6 +520,12 @@ main(int argc, char **argv)
 		if (log_open(logp, &e) < 0)
 			fprintf(stderr, "hearth: %s (continuing without a log)\n", e.msg);
 	}
+	if (o.export_session) {
+		code = sesscli_export(&o);
+		goto out;
+	}
+	if (o.resume && !o.resume_id && (code = sesscli_pick(&o, chosen, sizeof chosen)) >= 0)
+		goto out;
 	if (!o.print) {
 		code = run_interactive(&o);
 		goto out;

@@ -21,6 +21,7 @@
 #include "cmd.h"
 #include "cmdtpl.h"
 #include "ctxfiles.h"
+#include "journal.h"
 #include "conv.h"
 #include "llama.h"
 #include "loop.h"
@@ -226,7 +227,9 @@ repl_cmd_clear(void *ctx, const struct cmd *self, const char *args, struct buf *
 	(void)args;
 	while (c->nmsgs)
 		conv_pop(c);
-	buf_adds(out, "conversation cleared");
+	if (r->d->journal) /* the next message starts a new session file */
+		journal_restart(r->d->journal);
+	buf_adds(out, "conversation cleared; a new session starts with the next message");
 	return CMD_DONE;
 }
 
@@ -469,8 +472,21 @@ repl_run(const struct repl_deps *d)
 	ao.thinking = d->cfg->thinking;
 	ao.tools = d->tools;
 	ao.ntools = d->ntools;
+	if (d->journal) {
+		obs.on_commit = journal_commit;
+		obs.commit_arg = d->journal;
+	}
 	r.agent = agent_new(d->loop, llama_provider(d->llama), d->env, &ao, &obs);
 	conv_set_system(agent_conv(r.agent), d->system);
+	if (d->resumed && d->resumed->nmsgs) {
+		char line[96];
+
+		snprintf(line, sizeof line, "resumed session %s (%zu messages)",
+			 d->journal ? journal_id(d->journal) : "", d->resumed->nmsgs);
+		conv_move_msgs(agent_conv(r.agent), d->resumed);
+		agent_mark_committed(r.agent);
+		repl_say(&r, line);
+	}
 	repl_commands(&r);
 	loop_signal(d->loop, SIGINT, repl_on_sigint, &r, NULL);
 	repl_probe(&r);

@@ -19,6 +19,8 @@ struct llama;
 struct cfg;
 struct tool;
 struct tool_env;
+struct journal;
+struct conv;
 
 struct repl_deps {
 	struct loop *loop;
@@ -29,6 +31,8 @@ struct repl_deps {
 	size_t ntools;
 	const char *system;
 	int in_fd, out_fd;
+	struct journal *journal; /* where messages are saved (NULL: nowhere) */
+	struct conv *resumed;    /* messages of a resumed session (moved into the agent) */
 };
 
 /* Run the session until the user quits; returns the exit code (0). */

@@ -14,6 +14,11 @@
  * the file: first a whitespace-insensitive match of old_text's lines, else
  * the line most similar (bigram Dice coefficient) to its first non-blank
  * line, with line numbers, so the model can repair its call.
+ *
+ * After the change is made, the syntax check (synchk) compares the file's
+ * parse errors before and after: a change that adds errors gets a note
+ * with their lines appended to the result, or, when env->syntax_reject is
+ * set, is refused before anything is written.
  */
 #include <ctype.h>
 #include <stdint.h>
@@ -24,6 +29,7 @@
 #include "diff.h"
 #include "fsutil.h"
 #include "str.h"
+#include "synchk.h"
 #include "tool.h"
 #include "ws.h"
 #include "xmalloc.h"
@@ -311,9 +317,10 @@ commit(struct tool_job *job, const char *abs, const struct edit *ed, const struc
 	return rc;
 }
 
-/* Report success with the LF diff of the change. */
+/* Report success with the LF diff of the change and the syntax note, if any. */
 static void
-report(struct tool_job *job, const struct edit *ed, const struct buf *body, size_t count)
+report(struct tool_job *job, const struct edit *ed, const struct buf *body, size_t count,
+       const struct buf *note)
 {
 	struct buf a = BUF_INIT, b = BUF_INIT, d = BUF_INIT;
 	int added = 0, removed = 0;
@@ -325,9 +332,29 @@ report(struct tool_job *job, const struct edit *ed, const struct buf *body, size
 		 count, count == 1 ? "" : "s", added, removed);
 	buf_add(&job->out, d.data, d.len);
 	job->diff = buf_detach(&d, NULL);
+	if (note->len)
+		buf_addf(&job->out, "%s%s\n", job->out.len && job->out.data[job->out.len - 1] ==
+			 '\n' ? "" : "\n", note->data);
 	buf_release(&a);
 	buf_release(&b);
 	tool_job_done(job);
+}
+
+/* Syntax-check the new body; refuse it (reject mode) or write it and report. */
+static void
+write_checked(struct tool_job *job, const char *abs, const struct edit *ed,
+	      const struct buf *body, size_t count)
+{
+	struct buf note = BUF_INIT;
+	int worse = synchk_check(ed->rel, ed->raw.data, ed->raw.len, body->data, body->len,
+				 &note);
+
+	if (worse && job->env->syntax_reject)
+		tool_job_fail(job, "%s\n%s not changed: the edit would add syntax errors; fix "
+			      "new_text and try again", note.data, ed->rel);
+	else if (commit(job, abs, ed, body) == 0)
+		report(job, ed, body, count, &note);
+	buf_release(&note);
 }
 
 /* Refuse an ambiguous old_text, naming where it occurs. */
@@ -384,8 +411,7 @@ apply(struct tool_job *job, const char *abs, struct edit *ed)
 		fail_ambiguous(job, ed, count, lines);
 	} else {
 		replace(&body, &ed->raw, &o, &n, ed->replace_all);
-		if (commit(job, abs, ed, &body) == 0)
-			report(job, ed, &body, ed->replace_all ? count : 1);
+		write_checked(job, abs, ed, &body, ed->replace_all ? count : 1);
 	}
 out:
 	buf_release(&lf_old), buf_release(&lf_new), buf_release(&o), buf_release(&n);

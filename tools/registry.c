@@ -23,9 +23,11 @@ extern const struct tool tool_bash;
 extern const struct tool tool_grep;
 extern const struct tool tool_find_files; /* "find"; tool_find is the lookup */
 extern const struct tool tool_ls;
+extern const struct tool tool_outline;
 
 static const struct tool *const builtin[] = {
 	&tool_read, &tool_write, &tool_edit, &tool_bash, &tool_grep, &tool_find_files, &tool_ls,
+	&tool_outline,
 };
 
 /* Prepare a job with empty output. */
@@ -76,7 +78,7 @@ tool_job_fail(struct tool_job *job, const char *fmt, ...)
 	tool_job_done(job);
 }
 
-/* Linear search: seven entries. */
+/* Linear search: a handful of entries. */
 const struct tool *
 tool_find(const char *name)
 {

@@ -38,6 +38,8 @@ struct tool_env {
 	int allow_outside;     /* settings allow paths outside root */
 	const char *state_dir; /* for saved full outputs; created on demand */
 	int bash_timeout_s;    /* default bash timeout (120) */
+	int syntax_reject;     /* edit/write: refuse a change that adds syntax errors
+				* (settings "reject"); 0 = write it and warn */
 };
 
 struct tool_job;

@@ -5,7 +5,9 @@
  * read first so the change can be shown as a unified diff (job->diff); a new
  * file is diffed against the empty text.  The file is replaced through
  * fsutil_write_atomic, keeping the old mode; identical content is not
- * rewritten.
+ * rewritten.  The syntax check (synchk) compares the new content with the
+ * old: added parse errors are noted in the result, or with
+ * env->syntax_reject the write is refused.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -15,6 +17,7 @@
 
 #include "diff.h"
 #include "fsutil.h"
+#include "synchk.h"
 #include "tool.h"
 #include "ws.h"
 
@@ -80,7 +83,7 @@ load_old(struct tool_job *job, const char *abs, const char *rel, struct buf *old
 /* Report the write and attach the diff. */
 static void
 report(struct tool_job *job, const char *rel, const struct buf *old, const char *content,
-       size_t len, int exists, int diffable)
+       size_t len, int exists, int diffable, const struct buf *note)
 {
 	struct buf d = BUF_INIT;
 	int added = 0, removed = 0;
@@ -94,6 +97,8 @@ report(struct tool_job *job, const char *rel, const struct buf *old, const char 
 		 count_lines(content, len), len);
 	if (exists && diffable)
 		buf_addf(&job->out, "; +%d -%d lines", added, removed);
+	if (note->len)
+		buf_addf(&job->out, "\n%s", note->data);
 	tool_job_done(job);
 }
 
@@ -102,10 +107,10 @@ static void
 write_file(struct tool_job *job, const char *abs, const char *content)
 {
 	const char *rel = ws_rel(job->env->root, abs);
-	struct buf old = BUF_INIT;
+	struct buf old = BUF_INIT, note = BUF_INIT;
 	struct err e = ERR_INIT;
 	size_t len = strlen(content);
-	int exists, diffable;
+	int exists, diffable, worse;
 
 	if (load_old(job, abs, rel, &old, &exists, &diffable) < 0)
 		goto out;
@@ -115,13 +120,21 @@ write_file(struct tool_job *job, const char *abs, const char *content)
 		tool_job_done(job);
 		goto out;
 	}
+	worse = synchk_check(rel, exists && diffable ? old.data : NULL, old.len, content, len,
+			     &note);
+	if (worse && job->env->syntax_reject) {
+		tool_job_fail(job, "%s\n%s not written: the content has syntax errors the old "
+			      "file did not; fix them and try again", note.data, rel);
+		goto out;
+	}
 	if (make_parent(abs, &e) < 0 || fsutil_write_atomic(abs, content, len, &e) < 0) {
 		tool_job_fail(job, "%s", e.msg);
 		goto out;
 	}
-	report(job, rel, &old, content, len, exists, diffable);
+	report(job, rel, &old, content, len, exists, diffable, &note);
 out:
 	buf_release(&old);
+	buf_release(&note);
 }
 
 /* Entry point. */

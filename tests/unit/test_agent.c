@@ -45,6 +45,8 @@ struct fake {
 
 struct obs {
 	struct buf shown; /* TEXT the observer was shown live */
+	int commits;      /* on_commit calls */
+	const struct conv_msg *last_commit;
 	int ended;
 	enum agent_end end;
 	char msg[512];
@@ -149,6 +151,15 @@ obs_event(void *arg, const struct llm_event *ev)
 }
 
 static void
+obs_commit(void *arg, const struct conv_msg *m)
+{
+	struct obs *o = arg;
+
+	o->commits++;
+	o->last_commit = m;
+}
+
+static void
 obs_notice(void *arg, const char *line)
 {
 	(void)line;
@@ -224,6 +235,8 @@ run_turn(struct env *e, int max_steps, const char *task)
 	ob.on_notice = obs_notice;
 	ob.on_tool_done = obs_tool_done;
 	ob.on_event = obs_event;
+	ob.on_commit = obs_commit;
+	ob.commit_arg = &e->obs;
 	e->agent = agent_new(e->loop, &e->prov, &e->tenv, &ao, &ob);
 	conv_set_system(agent_conv(e->agent), "system");
 	assert_int_equal(agent_submit(e->agent, task, NULL), 0);
@@ -254,6 +267,9 @@ test_plain_answer(void **state)
 	assert_int_equal(agent_conv(e->agent)->nmsgs, 2);
 	assert_string_equal(blk(e, 1, 0)->text, "Hello.");
 	assert_int_equal(agent_stats(e->agent)->steps, 1);
+	assert_int_equal(e->obs.commits, 2);
+	agent_mark_committed(e->agent); /* nothing new: no more commits */
+	assert_int_equal(e->obs.commits, 2);
 }
 
 static void
@@ -285,6 +301,9 @@ test_tool_call_then_answer(void **state)
 	/* each request sees the previous one's messages plus the new ones */
 	assert_int_equal(e->fake.nmsgs_at_start[0], 1);
 	assert_int_equal(e->fake.nmsgs_at_start[1], 3);
+	/* each message reported once, in order, for the session file */
+	assert_int_equal(e->obs.commits, 4);
+	assert_ptr_equal(e->obs.last_commit, &agent_conv(e->agent)->msgs[3]);
 }
 
 static void

@@ -2,7 +2,8 @@
  * test_edit: the edit tool — exact unique replacement, ambiguity,
  * replace_all, no-match candidates (whitespace-insensitive and similar
  * line), CRLF and BOM preservation, no-op and empty old_text, mode kept
- * and no temp file left, binary and missing files, paths outside.
+ * and no temp file left, binary and missing files, paths outside; the
+ * syntax check after the edit (warn and reject modes, already broken files).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -257,6 +258,52 @@ test_mode_and_no_temp(void **state)
 	expect_file(f, "run.sh", "echo b\n");
 }
 
+/* A broken C edit is flagged with its line; reject mode leaves the file alone. */
+static void
+test_syntax_check(void **state)
+{
+	struct fixture *f = *state;
+	const char *src = "#include <stdio.h>\n\nint\nmain(void)\n{\n\tint x = 1;\n"
+			  "\treturn x;\n}\n";
+	char *o;
+	int err;
+
+	fixture_puts(f, "m.c", src);
+	f->env.syntax_reject = 1;
+	o = ed(f, "{\"path\":\"m.c\",\"old_text\":\"return x;\",\"new_text\":\"return x\"}",
+	       &err, NULL);
+	assert_true(err);
+	assert_non_null(strstr(o, "syntax check: 1 new error in m.c: line 7: missing \";\""));
+	assert_non_null(strstr(o, "m.c not changed"));
+	free(o);
+	expect_file(f, "m.c", src);
+	f->env.syntax_reject = 0;
+	o = ed(f, "{\"path\":\"m.c\",\"old_text\":\"return x;\",\"new_text\":\"return x\"}",
+	       &err, NULL);
+	assert_false(err);
+	assert_non_null(strstr(o, "\nsyntax check: 1 new error in m.c: line 7: missing \";\"\n"));
+	free(o);
+	/* the file is broken now; an edit elsewhere adds no error and says nothing */
+	o = ed(f, "{\"path\":\"m.c\",\"old_text\":\"int x = 1;\",\"new_text\":\"int x = 2;\"}",
+	       &err, NULL);
+	assert_false(err);
+	assert_null(strstr(o, "syntax"));
+	free(o);
+	/* repairing it is quiet too */
+	o = ed(f, "{\"path\":\"m.c\",\"old_text\":\"return x\\n\",\"new_text\":"
+	       "\"return x;\\n\"}", &err, NULL);
+	assert_false(err);
+	assert_null(strstr(o, "syntax"));
+	free(o);
+	/* unknown languages are not checked */
+	fixture_puts(f, "notes.txt", "a (b) c\n");
+	o = ed(f, "{\"path\":\"notes.txt\",\"old_text\":\"(b)\",\"new_text\":\"((b\"}", &err,
+	       NULL);
+	assert_false(err);
+	assert_null(strstr(o, "syntax"));
+	free(o);
+}
+
 int
 main(void)
 {
@@ -268,6 +315,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_crlf_and_bom, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refusals, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mode_and_no_temp, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_syntax_check, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -72,8 +72,8 @@ test_request_fields(void **state)
 	assert_int_equal(cJSON_GetObjectItem(j, "top_k")->valueint, 20);
 	assert_true(cJSON_GetObjectItem(j, "presence_penalty")->valuedouble == 0);
 	tools = cJSON_GetObjectItem(j, "tools");
-	assert_int_equal(cJSON_GetArraySize(tools), 7);
-	for (i = 0; i < 7; i++) {
+	assert_int_equal(cJSON_GetArraySize(tools), 8); /* read write edit bash grep find ls outline */
+	for (i = 0; i < 8; i++) {
 		cJSON *fn = cJSON_GetObjectItem(cJSON_GetArrayItem(tools, i), "function");
 
 		assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(tools, i), "type")->valuestring, "function");

@@ -51,14 +51,15 @@ problem(const char *name, const char *json)
 static void
 test_registry(void **state)
 {
-	static const char *order[] = { "read", "write", "edit", "bash", "grep", "find", "ls" };
+	static const char *order[] = { "read", "write", "edit", "bash", "grep", "find", "ls",
+				       "outline" };
 	const struct tool *const *all;
 	size_t n, i;
 	cJSON *schema;
 
 	(void)state;
 	all = tool_all(&n);
-	assert_int_equal(n, 7);
+	assert_int_equal(n, 8);
 	for (i = 0; i < n; i++) {
 		assert_string_equal(all[i]->name, order[i]);
 		assert_ptr_equal(tool_find(order[i]), all[i]);
@@ -74,6 +75,7 @@ test_registry(void **state)
 	assert_true(tool_find("read")->flags & TOOL_READ_ONLY);
 	assert_true(tool_find("edit")->flags & TOOL_MUTATES);
 	assert_true(tool_find("write")->flags & TOOL_NEEDS_APPROVAL);
+	assert_true(tool_find("outline")->flags & TOOL_READ_ONLY);
 }
 
 static void
@@ -352,26 +354,26 @@ test_write(void **state)
 	struct stat st;
 	char *s;
 
-	fixture_run(f, &tool_write, "{\"path\":\"sub/dir/new.c\",\"content\":\"a\\nb\\n\"}", &job);
+	fixture_run(f, &tool_write, "{\"path\":\"sub/dir/new.txt\",\"content\":\"a\\nb\\n\"}", &job);
 	assert_false(job.is_error);
-	assert_string_equal(job.out.data, "created sub/dir/new.c (2 lines, 4 bytes)");
-	assert_string_equal(job.diff, "--- a/sub/dir/new.c\n+++ b/sub/dir/new.c\n"
+	assert_string_equal(job.out.data, "created sub/dir/new.txt (2 lines, 4 bytes)");
+	assert_string_equal(job.diff, "--- a/sub/dir/new.txt\n+++ b/sub/dir/new.txt\n"
 				      "@@ -0,0 +1,2 @@\n+a\n+b\n");
 	tool_job_release(&job);
-	assert_int_equal(stat(fixture_path(f, "sub/dir/new.c"), &st), 0);
+	assert_int_equal(stat(fixture_path(f, "sub/dir/new.txt"), &st), 0);
 	assert_int_equal(st.st_mode & 0777, 0644);
-	assert_int_equal(chmod(fixture_path(f, "sub/dir/new.c"), 0700), 0);
-	fixture_run(f, &tool_write, "{\"path\":\"sub/dir/new.c\",\"content\":\"a\\nc\"}", &job);
-	assert_string_equal(job.out.data, "overwrote sub/dir/new.c (2 lines, 3 bytes); +1 -1 lines");
+	assert_int_equal(chmod(fixture_path(f, "sub/dir/new.txt"), 0700), 0);
+	fixture_run(f, &tool_write, "{\"path\":\"sub/dir/new.txt\",\"content\":\"a\\nc\"}", &job);
+	assert_string_equal(job.out.data, "overwrote sub/dir/new.txt (2 lines, 3 bytes); +1 -1 lines");
 	assert_non_null(strstr(job.diff, "-b\n+c\n\\ No newline at end of file\n"));
 	tool_job_release(&job);
-	assert_int_equal(stat(fixture_path(f, "sub/dir/new.c"), &st), 0);
+	assert_int_equal(stat(fixture_path(f, "sub/dir/new.txt"), &st), 0);
 	assert_int_equal(st.st_mode & 0777, 0700);
-	s = fixture_slurp(f, "sub/dir/new.c", NULL);
+	s = fixture_slurp(f, "sub/dir/new.txt", NULL);
 	assert_string_equal(s, "a\nc");
 	free(s);
-	fixture_run(f, &tool_write, "{\"path\":\"sub/dir/new.c\",\"content\":\"a\\nc\"}", &job);
-	assert_string_equal(job.out.data, "sub/dir/new.c already has this content (2 lines); "
+	fixture_run(f, &tool_write, "{\"path\":\"sub/dir/new.txt\",\"content\":\"a\\nc\"}", &job);
+	assert_string_equal(job.out.data, "sub/dir/new.txt already has this content (2 lines); "
 					  "nothing written");
 	assert_null(job.diff);
 	tool_job_release(&job);
@@ -390,13 +392,49 @@ test_write(void **state)
 	assert_true(job.is_error);
 	assert_non_null(strstr(s, "outside the workspace"));
 	free(s);
-	s = fixture_out(f, &tool_write, "{\"path\":\"sub/dir/new.c/x\",\"content\":\"x\"}",
+	s = fixture_out(f, &tool_write, "{\"path\":\"sub/dir/new.txt/x\",\"content\":\"x\"}",
 			&job.is_error);
 	assert_true(job.is_error);
 	free(s);
-	s = fixture_slurp(f, "sub/dir/new.c", NULL);
+	s = fixture_slurp(f, "sub/dir/new.txt", NULL);
 	assert_string_equal(s, "a\nc");
 	free(s);
+}
+
+/* The syntax check after write: a note in warn mode, nothing written in reject mode. */
+static void
+test_write_syntax(void **state)
+{
+	struct fixture *f = *state;
+	char *s;
+	int err;
+
+	s = fixture_out(f, &tool_write, "{\"path\":\"a.c\",\"content\":\"int f(void)\\n{\\n"
+			"\\treturn 1;\\n}\\n\"}", &err);
+	assert_false(err);
+	assert_null(strstr(s, "syntax"));
+	free(s);
+	s = fixture_out(f, &tool_write, "{\"path\":\"a.c\",\"content\":\"int f(void)\\n{\\n"
+			"\\treturn 1\\n}\\n\"}", &err);
+	assert_false(err);
+	assert_non_null(strstr(s, "\nsyntax check: 1 new error in a.c: line 3: missing \";\""));
+	free(s);
+	s = fixture_slurp(f, "a.c", NULL);
+	assert_string_equal(s, "int f(void)\n{\n\treturn 1\n}\n");
+	free(s);
+	f->env.syntax_reject = 1;
+	s = fixture_out(f, &tool_write, "{\"path\":\"b.py\",\"content\":\"def f(:\\n  pass\\n\"}",
+			&err);
+	assert_true(err);
+	assert_non_null(strstr(s, "b.py not written"));
+	free(s);
+	assert_null(fixture_slurp(f, "b.py", NULL));
+	/* already broken: an unrelated change adds no error and is written */
+	s = fixture_out(f, &tool_write, "{\"path\":\"a.c\",\"content\":\"int f(void)\\n{\\n"
+			"\\treturn 1\\n}\\nint g;\\n\"}", &err);
+	assert_false(err);
+	free(s);
+	f->env.syntax_reject = 0;
 }
 
 static void
@@ -491,6 +529,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_read_long_line_and_utf8, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_read_binary_and_huge, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_write, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_write_syntax, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ls, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_args, setup, teardown),
 	};

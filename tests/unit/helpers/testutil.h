@@ -25,7 +25,6 @@ void tu_fixture(const char *name, struct buf *b);
 /* Run the loop until *flag is non-zero or max_ms passes; returns *flag. */
 int tu_run_until(struct loop *l, const int *flag, int max_ms);
 
-#endif
 
 /*
  * A tiny forked HTTP server on 127.0.0.1 for tests: answers each accepted
@@ -53,3 +52,5 @@ void tu_server_start(struct tu_server *s, const struct tu_resp *resps, size_t n)
 void tu_server_stop(struct tu_server *s);
 /* A port with nothing listening on it. */
 int tu_closed_port(void);
+
+#endif

@@ -1,0 +1,109 @@
+/* journal: lazy session writer for a run (see journal.h). */
+#include "journal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "session.h"
+#include "sesslist.h"
+#include "xmalloc.h"
+
+/* Nothing open yet. */
+void
+journal_init(struct journal *j, const char *root, const char *server)
+{
+	memset(j, 0, sizeof *j);
+	j->root = xstrdup(root);
+	j->server = xstrdup(server);
+	buf_init(&j->warnings, 0);
+}
+
+/* Close the file and free. */
+void
+journal_release(struct journal *j)
+{
+	session_close(j->s);
+	free(j->root);
+	free(j->server);
+	free(j->model);
+	buf_release(&j->warnings);
+	memset(j, 0, sizeof *j);
+}
+
+/* Remember the model for the metadata. */
+void
+journal_set_model(struct journal *j, const char *model)
+{
+	free(j->model);
+	j->model = xstrdup(model);
+}
+
+/* Move the loaded messages into `into` (their entry ids are not needed here). */
+static void
+journal_take(struct session_loaded *l, struct conv *into)
+{
+	size_t i;
+
+	for (i = 0; i < l->conv.nmsgs; i++)
+		free(l->ids[i]);
+	free(l->ids);
+	l->ids = NULL;
+	conv_move_msgs(into, &l->conv);
+}
+
+/* Load an earlier session and keep appending to it. */
+int
+journal_resume(struct journal *j, const char *which, struct conv *into, struct err *e)
+{
+	struct buf path = BUF_INIT;
+	struct session_loaded loaded;
+	int rc;
+
+	memset(&loaded, 0, sizeof loaded);
+	rc = which ? sesslist_resolve(j->root, which, &path, e) : sesslist_latest(j->root, &path, e);
+	if (rc == 0) {
+		j->s = session_resume(path.data, &loaded, &j->warnings, e);
+		if (!j->s)
+			rc = -1;
+		else
+			journal_take(&loaded, into);
+		session_loaded_release(&loaded);
+	}
+	buf_release(&path);
+	return rc;
+}
+
+/* Append one message, creating the session with the first one. */
+void
+journal_commit(void *journal, const struct conv_msg *m)
+{
+	struct journal *j = journal;
+	struct err e = ERR_INIT;
+
+	if (!j->s && !j->warned) {
+		struct session_meta meta = { 0 };
+
+		meta.cwd = j->root;
+		meta.server = j->server;
+		meta.model = j->model;
+		j->s = session_create(j->root, &meta, &e);
+	}
+	if ((!j->s || session_append_msg(j->s, m, &e) < 0) && !j->warned++)
+		buf_addf(&j->warnings, "the session could not be saved (%s); the run goes on\n", e.msg);
+}
+
+/* Id of the open session. */
+const char *
+journal_id(const struct journal *j)
+{
+	return j->s ? session_id(j->s) : "";
+}
+
+/* Start over with a new session file at the next message. */
+void
+journal_restart(struct journal *j)
+{
+	session_close(j->s);
+	j->s = NULL;
+	j->warned = 0;
+}

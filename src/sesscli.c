@@ -1,0 +1,86 @@
+/* sesscli: --export and the -r picker (see sesscli.h). */
+#include "sesscli.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sessexport.h"
+#include "sesslist.h"
+
+/* --export SESSION FILE: no server, no agent. */
+int
+sesscli_export(struct cli *o)
+{
+	char root[PATH_MAX];
+	struct buf path = BUF_INIT, warnings = BUF_INIT;
+	struct err e = ERR_INIT;
+	int code = 0;
+
+	if ((o->cwd && chdir(o->cwd) < 0) || !realpath(".", root)) {
+		fprintf(stderr, "hearth: %s: %s\n", o->cwd ? o->cwd : ".", strerror(errno));
+		return CLI_EXIT_USAGE;
+	}
+	if (sesslist_resolve(root, o->export_session, &path, &e) < 0 ||
+	    sessexport_file(path.data, o->export_file, &warnings, &e) < 0) {
+		fprintf(stderr, "hearth: %s\n", e.msg);
+		code = 1;
+	}
+	if (warnings.len) {
+		buf_rtrim(&warnings);
+		fprintf(stderr, "hearth: %s\n", warnings.data);
+	}
+	buf_release(&path);
+	buf_release(&warnings);
+	return code;
+}
+
+/*
+ * -r without an id: show the sessions of this directory, newest first; on
+ * a terminal, read the number of the one to resume.  Returns -1 to go on
+ * (o->resume_id set) or an exit code.
+ */
+int
+sesscli_pick(struct cli *o, char *chosen, size_t chosen_size)
+{
+	struct sesslist_info *v = NULL;
+	struct err e = ERR_INIT;
+	char root[PATH_MAX], line[32];
+	size_t n = 0, i;
+	long k;
+	int code = -1;
+
+	if ((o->cwd && chdir(o->cwd) < 0) || !realpath(".", root) ||
+	    sesslist_list(root, &v, &n, &e) < 0) {
+		fprintf(stderr, "hearth: %s\n", e.msg[0] ? e.msg : strerror(errno));
+		return 1;
+	}
+	if (!n) {
+		fprintf(stderr, "hearth: no saved sessions for %s\n", root);
+		sesslist_free(v, n);
+		return 1;
+	}
+	for (i = 0; i < n && i < 20; i++)
+		fprintf(stderr, "%3zu  %s  %4zu msgs  %ldm ago  %s\n", i + 1, v[i].id, v[i].nmsgs,
+			(long)(time(NULL) - v[i].mtime) / 60, v[i].first_prompt ? v[i].first_prompt : "");
+	if (o->print || !isatty(STDIN_FILENO)) {
+		fprintf(stderr, "hearth: pass the session to resume: hearth -r ID\n");
+		code = CLI_EXIT_USAGE;
+	} else {
+		fprintf(stderr, "resume which? [1-%zu] ", n < 20 ? n : 20);
+		k = fgets(line, sizeof line, stdin) ? strtol(line, NULL, 10) : 0;
+		if (k < 1 || (size_t)k > n || k > 20) {
+			code = CLI_EXIT_USAGE;
+		} else {
+			snprintf(chosen, chosen_size, "%s", v[k - 1].id);
+			o->resume_id = chosen;
+		}
+	}
+	sesslist_free(v, n);
+	return code;
+}
+

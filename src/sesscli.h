@@ -1,0 +1,22 @@
+/*
+ * sesscli: the session commands of the command line that need no server:
+ * `--export SESSION FILE` and the `-r` picker (without an id).
+ */
+#ifndef HEARTH_SESSCLI_H
+#define HEARTH_SESSCLI_H
+
+#include <stddef.h>
+
+#include "cli.h"
+
+/* --export: write the session as Markdown (HTML for *.html); the exit code. */
+int sesscli_export(struct cli *o);
+/*
+ * -r without an id: list this directory's sessions newest first on
+ * stderr; on a terminal read the number of the one to resume into
+ * `chosen` (o->resume_id then points at it) and return -1; otherwise
+ * return an exit code.
+ */
+int sesscli_pick(struct cli *o, char *chosen, size_t chosen_size);
+
+#endif
