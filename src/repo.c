@@ -1,0 +1,327 @@
+/*
+ * repo: checkpoints and undo over libgit2 (contract in repo.h).
+ *
+ * A repo ties three parts together: the store and its snapshots
+ * (reposnap), the session's turns as a commit chain (repochain) and the
+ * restore engine (reporestore).  `open` is set while the last turn was
+ * started by this process and has no after snapshot yet; a turn started
+ * by a process that never ended it gets its after snapshot when an undo
+ * first needs it (ensure_after).
+ *
+ * The session diff compares each file with its baseline: the before
+ * snapshot of the first turn whose scope has it (a file registered late
+ * in the private store is in no earlier snapshot), else the first one.
+ */
+#include "repo.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <git2.h>
+
+#include "repochain.h"
+#include "reporestore.h"
+#include "reposnap.h"
+#include "xmalloc.h"
+
+struct repo {
+	struct reposnap snap;
+	struct repochain chain;
+	int open; /* the last turn was started here and has no after yet */
+};
+
+/* Whether s is a usable session id. */
+static int
+valid_session(const char *s)
+{
+	if (!s || !*s || *s == '.' || strlen(s) > 200)
+		return 0;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9') || *s == '.' || *s == '_' || *s == '-'))
+			return 0;
+	return 1;
+}
+
+/* Open the checkpoint store (see repo.h). */
+struct repo *
+repo_open(const char *root, const char *session, const char *state_dir, struct err *e)
+{
+	struct repo *r;
+
+	if (!valid_session(session)) {
+		err_set(e, "open checkpoints: bad session id \"%s\"", session ? session : "");
+		return NULL;
+	}
+	r = xcalloc(1, sizeof *r);
+	if (reposnap_open(&r->snap, root, state_dir, e) < 0 ||
+	    repochain_load(&r->chain, r->snap.git, session, e) < 0) {
+		repo_close(r);
+		return NULL;
+	}
+	return r;
+}
+
+/* Free everything. */
+void
+repo_close(struct repo *r)
+{
+	if (!r)
+		return;
+	repochain_free(&r->chain);
+	reposnap_close(&r->snap);
+	free(r);
+}
+
+/* Whether the checkpoints are in the user's repository. */
+int
+repo_is_git(const struct repo *r)
+{
+	return r && !r->snap.fallback;
+}
+
+/* Number of turns recorded. */
+int
+repo_turns(const struct repo *r)
+{
+	return r ? (int)r->chain.nturns : 0;
+}
+
+/* Snapshot the end of the open turn. */
+int
+repo_turn_end(struct repo *r, struct err *e)
+{
+	struct repochain_turn *t = repochain_last(&r->chain);
+	git_oid tree;
+
+	if (!r->open)
+		return 0;
+	r->open = 0;
+	if (reposnap_tree(&r->snap, &t->scope, NULL, &tree, NULL, e) < 0)
+		return -1;
+	return repochain_end(&r->chain, t, &tree, e);
+}
+
+/* Start a turn with a snapshot of the working tree. */
+int
+repo_checkpoint(struct repo *r, struct buf *notes, struct err *e)
+{
+	struct repochain_turn t;
+
+	if (repo_turn_end(r, e) < 0)
+		return -1;
+	memset(&t, 0, sizeof t);
+	if (reposnap_tree(&r->snap, NULL, &t.scope, &t.before, notes, e) < 0) {
+		reposnap_scope_free(&t.scope);
+		return -1;
+	}
+	if (repochain_begin(&r->chain, &t, e) < 0)
+		return -1;
+	r->open = 1;
+	return 0;
+}
+
+/* Whether the tree tree_id has an entry (a file or a directory) at path. */
+static int
+tree_has(const struct repo *r, const git_oid *tree_id, const char *path)
+{
+	git_tree *tree;
+	git_tree_entry *te = NULL;
+	int has = 0;
+
+	if (git_tree_lookup(&tree, r->snap.git, tree_id) == 0) {
+		has = git_tree_entry_bypath(&te, tree, path) == 0;
+		git_tree_entry_free(te);
+		git_tree_free(tree);
+	}
+	return has;
+}
+
+/* Register a file before it changes (see repo.h). */
+int
+repo_note_file(struct repo *r, const char *abs, struct err *e)
+{
+	size_t wl = strlen(r->snap.workdir);
+	struct repochain_turn *t;
+	const char *rel;
+	int ign = 0;
+
+	if (strncmp(abs, r->snap.workdir, wl) != 0 || !abs[wl])
+		return err_set(e, "checkpoint: %s is outside the work tree %s; its change "
+			       "cannot be undone", abs, r->snap.workdir);
+	if (!r->open && repo_checkpoint(r, NULL, e) < 0)
+		return -1;
+	rel = abs + wl;
+	t = repochain_last(&r->chain);
+	if (!r->snap.fallback &&
+	    (git_ignore_path_is_ignored(&ign, r->snap.git, rel) < 0 || !ign))
+		return 0;
+	if (tree_has(r, &t->before, rel) || !reposnap_scope_add(&t->scope, rel))
+		return 0;
+	if (reposnap_add(&r->snap, &t->before, rel, &t->scope, e) < 0)
+		return -1;
+	return repochain_rebegin(&r->chain, e);
+}
+
+/* Make sure t has an after snapshot (a turn a crashed process never ended). */
+static int
+ensure_after(struct repo *r, struct repochain_turn *t, struct repo_result *res,
+	     struct err *e)
+{
+	git_oid tree;
+
+	if (t->has_after)
+		return 0;
+	if (reposnap_tree(&r->snap, &t->scope, NULL, &tree, NULL, e) < 0 ||
+	    repochain_end(&r->chain, t, &tree, e) < 0)
+		return -1;
+	buf_addf(&res->notes, "turn %d was never ended: files changed by hand since cannot be "
+		 "told from the agent's changes\n", t->no);
+	return 0;
+}
+
+/* Pick the last n active turns that changed files (indices, newest first) into pick. */
+static int
+pick_turns(struct repo *r, int n, size_t *pick, size_t *np, struct repo_result *res,
+	   struct err *e)
+{
+	size_t i;
+
+	*np = 0;
+	for (i = r->chain.nturns; i-- > 0 && *np < (size_t)n;) {
+		struct repochain_turn *t = &r->chain.turns[i];
+		if (t->state != REPOCHAIN_ACTIVE)
+			continue;
+		if (ensure_after(r, t, res, e) < 0)
+			return -1;
+		if (!git_oid_equal(&t->before, &t->after))
+			pick[(*np)++] = i;
+	}
+	if (*np < (size_t)n)
+		return err_set(e, "undo: %s", *np ? "fewer turns with changes than asked for; "
+			       "nothing was changed" : "no turn of this session changed files; "
+			       "nothing to undo");
+	return 0;
+}
+
+/* Undo the last n turns that changed files (see repo.h). */
+int
+repo_undo(struct repo *r, int n, unsigned flags, struct repo_result *res, struct err *e)
+{
+	struct reporestore rs = { NULL, 0 };
+	size_t *pick, np = 0, i;
+	int rc;
+
+	if (repo_turn_end(r, e) < 0)
+		return -1;
+	if (n < 1)
+		return err_set(e, "undo: the number of turns must be 1 or more");
+	pick = xcalloc((size_t)n, sizeof *pick);
+	rc = pick_turns(r, n, pick, &np, res, e);
+	for (i = 0; rc == 0 && i < np; i++) {
+		struct repochain_turn *t = &r->chain.turns[pick[i]];
+		rc = reporestore_collect(&rs, &r->snap, &t->before, &t->after, &t->scope, 1, e);
+	}
+	if (rc == 0)
+		rc = reporestore_run(&rs, &r->snap, flags, res, e);
+	for (i = 0; rc == 0 && !(flags & REPO_DRY_RUN) && i < np; i++)
+		if ((rc = repochain_undone(&r->chain, pick[i], e)) == 0)
+			res->turns++;
+	reporestore_free(&rs);
+	free(pick);
+	return rc;
+}
+
+/* Re-apply the turn undone last (see repo.h). */
+int
+repo_redo(struct repo *r, unsigned flags, struct repo_result *res, struct err *e)
+{
+	struct reporestore rs = { NULL, 0 };
+	struct repochain_turn *t;
+	int rc;
+
+	if (repo_turn_end(r, e) < 0)
+		return -1;
+	if (!r->chain.nredo)
+		return err_set(e, "redo: no undone turn to re-apply");
+	t = &r->chain.turns[r->chain.redo[r->chain.nredo - 1]];
+	rc = reporestore_collect(&rs, &r->snap, &t->before, &t->after, &t->scope, 0, e);
+	if (rc == 0)
+		rc = reporestore_run(&rs, &r->snap, flags, res, e);
+	if (rc == 0 && !(flags & REPO_DRY_RUN) && (rc = repochain_redone(&r->chain, e)) == 0)
+		res->turns = 1;
+	reporestore_free(&rs);
+	return rc;
+}
+
+/* The before tree that holds path's baseline: the first turn whose scope has it. */
+static const git_oid *
+baseline(const struct repo *r, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < r->chain.nturns; i++)
+		if (reposnap_scope_has(&r->chain.turns[i].scope, path))
+			return &r->chain.turns[i].before;
+	return &r->chain.turns[0].before;
+}
+
+/* Items for every registered path of the session, gathered into all too. */
+static void
+scope_items(const struct repo *r, struct reposnap_scope *all, struct reporestore *rs)
+{
+	size_t i, j;
+	int fresh;
+
+	for (i = 0; i < r->chain.nturns; i++)
+		for (j = 0; j < r->chain.turns[i].scope.n; j++) {
+			const char *p = r->chain.turns[i].scope.paths[j];
+			if (p[0] != '/' && reposnap_scope_add(all, p))
+				reporestore_item(rs, p, &fresh);
+		}
+}
+
+/* The session diff (see repo.h). */
+int
+repo_session_diff(struct repo *r, struct repo_result *res, struct err *e)
+{
+	struct reposnap_scope all = { NULL, 0 };
+	struct reporestore rs = { NULL, 0 };
+	const git_oid *first;
+	git_oid now;
+	size_t i;
+	int rc = 0;
+
+	if (!r->chain.nturns)
+		return 0;
+	first = &r->chain.turns[0].before;
+	scope_items(r, &all, &rs);
+	if (!r->snap.fallback && (rc = reposnap_tree(&r->snap, &all, NULL, &now, NULL, e)) == 0)
+		rc = reporestore_collect(&rs, &r->snap, first, &now, &all, 0, e);
+	for (i = 0; rc == 0 && i < rs.n; i++) {
+		struct reporestore_item *it = &rs.v[i];
+		reposnap_tree_side(&r->snap, baseline(r, it->path), it->path, &it->expect);
+		if (reposnap_disk(&r->snap, it->path, &it->cur, NULL) == 0 &&
+		    !reposnap_side_eq(&it->expect, &it->cur))
+			reporestore_diff(&r->snap, it->path, &it->expect, 0, &it->cur, 1, res);
+	}
+	reposnap_scope_free(&all);
+	reporestore_free(&rs);
+	return rc;
+}
+
+/* Free a result. */
+void
+repo_result_release(struct repo_result *res)
+{
+	size_t i;
+
+	for (i = 0; i < res->nfiles; i++)
+		free(res->files[i].path);
+	free(res->files);
+	buf_release(&res->diff);
+	buf_release(&res->notes);
+	memset(res, 0, sizeof *res);
+	buf_init(&res->diff, 0);
+	buf_init(&res->notes, 0);
+}

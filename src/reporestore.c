@@ -1,0 +1,283 @@
+/*
+ * reporestore: restores from snapshot trees (contract in reporestore.h).
+ *
+ * reporestore_run makes two passes over the items: the first compares
+ * each with the disk, fills the result and checks writability; the second
+ * (skipped on a dry run or any failure) puts each target on disk.  An
+ * item left alone gets cur = target so the second pass skips it.
+ */
+#include "reporestore.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "diff.h"
+#include "fsutil.h"
+#include "xmalloc.h"
+
+/* The item for a path (see reporestore.h). */
+struct reporestore_item *
+reporestore_item(struct reporestore *rs, const char *path, int *fresh)
+{
+	size_t i;
+
+	for (i = 0; i < rs->n; i++)
+		if (!strcmp(rs->v[i].path, path)) {
+			*fresh = 0;
+			return &rs->v[i];
+		}
+	rs->v = xrealloc(rs->v, (rs->n + 1) * sizeof *rs->v);
+	memset(&rs->v[rs->n], 0, sizeof *rs->v);
+	rs->v[rs->n].path = xstrdup(path);
+	*fresh = 1;
+	return &rs->v[rs->n++];
+}
+
+/* Free a restore. */
+void
+reporestore_free(struct reporestore *rs)
+{
+	while (rs->n-- > 0)
+		free(rs->v[rs->n].path);
+	free(rs->v);
+	rs->v = NULL;
+	rs->n = 0;
+}
+
+/* A side from one end of a tree diff. */
+static void
+file_side(const git_diff_file *f, struct reposnap_side *side)
+{
+	memset(side, 0, sizeof *side);
+	side->present = f->mode != 0 && !git_oid_is_zero(&f->id);
+	side->id = f->id;
+	side->mode = f->mode;
+}
+
+/* Whether the scope marks path as left out of its snapshot. */
+static int
+left_out(const struct reposnap_scope *scope, const char *path)
+{
+	size_t i;
+
+	for (i = 0; scope && i < scope->n; i++)
+		if (scope->paths[i][0] == '/' && !strcmp(scope->paths[i] + 1, path))
+			return 1;
+	return 0;
+}
+
+/* Add the files two trees differ in (see reporestore.h). */
+int
+reporestore_collect(struct reporestore *rs, const struct reposnap *s,
+		    const git_oid *before, const git_oid *after,
+		    const struct reposnap_scope *scope, int undo, struct err *e)
+{
+	git_diff_options o;
+	git_tree *a = NULL, *b = NULL;
+	git_diff *d = NULL;
+	size_t i;
+	int rc = 0, fresh;
+
+	git_diff_options_init(&o, GIT_DIFF_OPTIONS_VERSION);
+	o.flags = GIT_DIFF_INCLUDE_TYPECHANGE;
+	if (git_tree_lookup(&a, s->git, before) < 0 || git_tree_lookup(&b, s->git, after) < 0 ||
+	    git_diff_tree_to_tree(&d, s->git, a, b, &o) < 0)
+		rc = reposnap_gerr(e, "undo: compare the snapshots");
+	for (i = 0; rc == 0 && i < git_diff_num_deltas(d); i++) {
+		const git_diff_delta *dd = git_diff_get_delta(d, i);
+		const char *path = dd->new_file.path ? dd->new_file.path : dd->old_file.path;
+		struct reporestore_item *it;
+		if (left_out(scope, path))
+			continue;
+		it = reporestore_item(rs, path, &fresh);
+		file_side(undo ? &dd->old_file : &dd->new_file, &it->target);
+		if (fresh)
+			file_side(undo ? &dd->new_file : &dd->old_file, &it->expect);
+	}
+	git_diff_free(d);
+	git_tree_free(a);
+	git_tree_free(b);
+	return rc;
+}
+
+/* Content of a side: from the object database, or the disk when on_disk. */
+static int
+side_data(const struct reposnap *s, const char *path, const struct reposnap_side *side,
+	  int on_disk, struct buf *out)
+{
+	struct reposnap_side tmp;
+
+	if (!side->present)
+		return 0;
+	if (on_disk)
+		return reposnap_disk(s, path, &tmp, out);
+	return reposnap_side_data(s, side, out);
+}
+
+/* Append the diff a -> b of one file to res (see reporestore.h). */
+void
+reporestore_diff(const struct reposnap *s, const char *path,
+		 const struct reposnap_side *a, int a_disk,
+		 const struct reposnap_side *b, int b_disk, struct repo_result *res)
+{
+	struct buf x = BUF_INIT, y = BUF_INIT;
+	struct repo_file *f;
+
+	res->files = xrealloc(res->files, (res->nfiles + 1) * sizeof *res->files);
+	f = memset(&res->files[res->nfiles++], 0, sizeof *f);
+	f->path = xstrdup(path);
+	f->status = !a->present ? 'A' : !b->present ? 'D' : 'M';
+	side_data(s, path, a, a_disk, &x);
+	side_data(s, path, b, b_disk, &y);
+	f->binary = x.len > REPO_DIFF_MAX || y.len > REPO_DIFF_MAX ||
+		    fsutil_is_binary(x.data, x.len) || fsutil_is_binary(y.data, y.len);
+	if (f->binary)
+		buf_addf(&res->diff, "Binary file %s differs (%zu -> %zu bytes)\n", path, x.len,
+			 y.len);
+	else
+		diff_unified(path, x.data, x.len, y.data, y.len, &res->diff, &f->added,
+			     &f->removed);
+	if (a->present && b->present && a->mode != b->mode)
+		buf_addf(&res->diff, "mode change %s: %06o -> %06o\n", path, a->mode, b->mode);
+	buf_release(&x);
+	buf_release(&y);
+}
+
+/*
+ * Whether abs can be replaced: not a directory itself, and its nearest
+ * existing ancestor is a writable directory.
+ */
+static int
+writable(const char *abs, struct err *e, const char *rel)
+{
+	struct buf d = BUF_INIT;
+	struct stat st;
+	char *slash;
+	int rc = 0;
+
+	if (lstat(abs, &st) == 0 && S_ISDIR(st.st_mode))
+		return err_set(e, "cannot change %s: it is a directory now; nothing was changed",
+			       rel);
+	buf_adds(&d, abs);
+	while ((slash = strrchr(d.data, '/')) != NULL && slash > d.data) {
+		buf_setlen(&d, (size_t)(slash - d.data));
+		if (stat(d.data, &st) == 0)
+			break;
+	}
+	if (stat(d.data, &st) == 0 && !S_ISDIR(st.st_mode))
+		rc = err_set(e, "cannot change %s: %s is not a directory; nothing was changed",
+			     rel, d.data);
+	else if (access(d.data, W_OK) < 0)
+		rc = err_set(e, "cannot change %s: directory %s is not writable (%s); nothing "
+			     "was changed", rel, d.data, strerror(errno));
+	buf_release(&d);
+	return rc;
+}
+
+/* Remove empty directories above abs, up to the work tree root. */
+static void
+prune_dirs(const struct reposnap *s, struct buf *abs)
+{
+	size_t wl = strlen(s->workdir);
+	char *slash;
+
+	while ((slash = strrchr(abs->data, '/')) != NULL && (size_t)(slash - abs->data) >= wl) {
+		buf_setlen(abs, (size_t)(slash - abs->data));
+		if (rmdir(abs->data) < 0)
+			break;
+	}
+}
+
+/* Give the file abs the executable bit of mode (a git file mode), when it differs. */
+static int
+set_exec(const char *abs, unsigned mode, const char *rel, struct err *e)
+{
+	struct stat st;
+	int exec = mode == GIT_FILEMODE_BLOB_EXECUTABLE;
+	mode_t m;
+
+	if (stat(abs, &st) < 0 || !!(st.st_mode & 0111) == exec)
+		return 0;
+	m = exec ? st.st_mode | ((st.st_mode & 0444) >> 2) : st.st_mode & ~(mode_t)0111;
+	if (chmod(abs, m & 07777) < 0)
+		return err_errno(e, "set the mode of %s", rel);
+	return 0;
+}
+
+/* Put a snapshot side on disk (delete, symlink or atomic write + exec bit). */
+static int
+put_side(const struct reposnap *s, const char *rel, const struct reposnap_side *side,
+	 struct err *e)
+{
+	struct buf abs = BUF_INIT, data = BUF_INIT, dir = BUF_INIT;
+	int rc = 0;
+
+	reposnap_abs(s, rel, &abs);
+	buf_add(&dir, abs.data, (size_t)(strrchr(abs.data, '/') - abs.data));
+	if (!side->present) {
+		if (unlink(abs.data) < 0 && errno != ENOENT)
+			rc = err_errno(e, "remove %s", rel);
+		else
+			prune_dirs(s, &abs);
+	} else if (reposnap_side_data(s, side, &data) < 0) {
+		rc = reposnap_gerr(e, "read the snapshot of the file");
+	} else if (fsutil_mkdirs(dir.data, e) < 0) {
+		rc = -1;
+	} else if (side->mode == GIT_FILEMODE_LINK) {
+		if ((unlink(abs.data) < 0 && errno != ENOENT) || symlink(data.data, abs.data) < 0)
+			rc = err_errno(e, "restore the symlink %s", rel);
+	} else if (fsutil_write_atomic(abs.data, data.data, data.len, e) < 0) {
+		rc = -1;
+	} else {
+		rc = set_exec(abs.data, side->mode, rel, e);
+	}
+	buf_release(&abs), buf_release(&data), buf_release(&dir);
+	return rc;
+}
+
+/* Compare one item with the disk: note a conflict, or diff it (and check writability). */
+static int
+check_item(const struct reposnap *s, struct reporestore_item *it, unsigned flags,
+	   int check, struct repo_result *res, struct err *e)
+{
+	struct buf abs = BUF_INIT;
+	int bad = reposnap_disk(s, it->path, &it->cur, NULL) < 0, rc = 0;
+
+	if (bad || (!reposnap_side_eq(&it->cur, &it->expect) && !(flags & REPO_FORCE))) {
+		buf_addf(&res->notes, "%s: %s; left alone%s\n", it->path, bad ?
+			 "not a readable file" : "changed since the agent's edit",
+			 bad ? "" : " (force to restore it anyway)");
+		res->conflicts++;
+		it->cur = it->target; /* nothing to do */
+	} else if (!reposnap_side_eq(&it->cur, &it->target)) {
+		reporestore_diff(s, it->path, &it->cur, 1, &it->target, 0, res);
+		reposnap_abs(s, it->path, &abs);
+		if (check)
+			rc = writable(abs.data, e, it->path);
+	}
+	buf_release(&abs);
+	return rc;
+}
+
+/* Look at each item on disk, fill res, and (unless dry run) restore. */
+int
+reporestore_run(struct reporestore *rs, const struct reposnap *s, unsigned flags,
+		struct repo_result *res, struct err *e)
+{
+	size_t i;
+	int rc = 0;
+
+	/* every item goes into res; writability is checked up to the first failure */
+	for (i = 0; i < rs->n; i++)
+		if (check_item(s, &rs->v[i], flags, rc == 0 && !(flags & REPO_DRY_RUN), res,
+			       e) < 0)
+			rc = -1;
+	for (i = 0; rc == 0 && !(flags & REPO_DRY_RUN) && i < rs->n; i++)
+		if (!reposnap_side_eq(&rs->v[i].cur, &rs->v[i].target))
+			rc = put_side(s, rs->v[i].path, &rs->v[i].target, e);
+	return rc;
+}

@@ -1,0 +1,430 @@
+/*
+ * reposnap: the store and working-tree snapshots (contract in reposnap.h).
+ *
+ * A snapshot in a work tree starts from seed_index: the user's index file
+ * read with git_index_open (no lock taken; nothing written back), which
+ * keeps the tree-cache extension so unchanged directories need no tree
+ * writes.  Entries that cannot be taken as they are get fixed there:
+ * submodules removed, conflicts, intent-to-add entries (and, when a
+ * content filter could apply, every entry) hashed from disk.  Then
+ * apply_status hashes what libgit2's workdir-only status says differs
+ * from the index and adds untracked files.  snap_path is the one place a
+ * disk file becomes an index entry.
+ */
+#include "reposnap.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fsutil.h"
+#include "repo.h"
+#include "xmalloc.h"
+
+/* Set e from libgit2's last error (see reposnap.h). */
+int
+reposnap_gerr(struct err *e, const char *what)
+{
+	const git_error *g = git_error_last();
+
+	return err_set(e, "%s: %s", what, g && g->message ? g->message : "libgit2 error");
+}
+
+/* Initialise libgit2 once, lazily. */
+static void
+lib_init(void)
+{
+	static int done;
+
+	if (!done) {
+		git_libgit2_init();
+		done = 1;
+	}
+}
+
+/* Open the private store in state_dir/checkpoints.git. */
+static int
+open_private(struct reposnap *s, const char *root, const char *state_dir, struct err *e)
+{
+	struct buf p = BUF_INIT;
+	int rc = 0;
+
+	s->fallback = 1;
+	if (!state_dir || !*state_dir)
+		return err_set(e, "open checkpoints: %s is not in a git work tree and no state "
+			       "directory was given", root);
+	if (fsutil_mkdirs(state_dir, e) < 0)
+		return -1;
+	buf_addf(&p, "%s/checkpoints.git", state_dir);
+	if (git_repository_open_bare(&s->git, p.data) < 0 &&
+	    git_repository_init(&s->git, p.data, 1) < 0)
+		rc = reposnap_gerr(e, "open checkpoints: create the private store");
+	buf_reset(&p);
+	buf_addf(&p, "%s/", root);
+	s->workdir = buf_detach(&p, NULL);
+	return rc;
+}
+
+/* Use the repository around root when it has a work tree. */
+static int
+open_git(struct reposnap *s, const char *root)
+{
+	char *real;
+
+	if (git_repository_open_ext(&s->git, root, 0, NULL) < 0)
+		return -1;
+	if (!git_repository_is_bare(s->git) && git_repository_workdir(s->git) &&
+	    (real = realpath(git_repository_workdir(s->git), NULL)) != NULL) {
+		struct buf p = BUF_INIT;
+		buf_adds(&p, real);
+		if (p.len == 0 || p.data[p.len - 1] != '/')
+			buf_addch(&p, '/');
+		s->workdir = buf_detach(&p, NULL);
+		free(real);
+		return 0;
+	}
+	git_repository_free(s->git);
+	s->git = NULL;
+	return -1;
+}
+
+/* Open the store (see reposnap.h). */
+int
+reposnap_open(struct reposnap *s, const char *root, const char *state_dir, struct err *e)
+{
+	lib_init();
+	if (open_git(s, root) == 0)
+		return 0;
+	return open_private(s, root, state_dir, e);
+}
+
+/* Free the store. */
+void
+reposnap_close(struct reposnap *s)
+{
+	git_repository_free(s->git);
+	free(s->workdir);
+	memset(s, 0, sizeof *s);
+}
+
+/* Add a path to a scope (see reposnap.h). */
+int
+reposnap_scope_add(struct reposnap_scope *sc, const char *path)
+{
+	if (reposnap_scope_has(sc, path))
+		return 0;
+	sc->paths = xrealloc(sc->paths, (sc->n + 1) * sizeof *sc->paths);
+	sc->paths[sc->n++] = xstrdup(path);
+	return 1;
+}
+
+/* Whether a scope has a path. */
+int
+reposnap_scope_has(const struct reposnap_scope *sc, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < sc->n; i++)
+		if (!strcmp(sc->paths[i], path))
+			return 1;
+	return 0;
+}
+
+/* Free a scope's paths. */
+void
+reposnap_scope_free(struct reposnap_scope *sc)
+{
+	size_t i;
+
+	for (i = 0; i < sc->n; i++)
+		free(sc->paths[i]);
+	free(sc->paths);
+	sc->paths = NULL;
+	sc->n = 0;
+}
+
+/* Absolute path of a work-tree path. */
+void
+reposnap_abs(const struct reposnap *s, const char *rel, struct buf *out)
+{
+	buf_reset(out);
+	buf_adds(out, s->workdir);
+	buf_adds(out, rel);
+}
+
+/* Read the state of a path on disk (see reposnap.h). */
+int
+reposnap_disk(const struct reposnap *s, const char *rel, struct reposnap_side *side,
+	      struct buf *data)
+{
+	struct buf p = BUF_INIT, tmp = BUF_INIT;
+	struct buf *d = data ? data : &tmp;
+	struct err e = ERR_INIT;
+	struct stat st;
+	char link[PATH_MAX];
+	ssize_t n;
+	int rc = 0;
+
+	memset(side, 0, sizeof *side);
+	reposnap_abs(s, rel, &p);
+	if (lstat(p.data, &st) < 0) {
+		rc = errno == ENOENT || errno == ENOTDIR ? 0 : -1;
+	} else if (S_ISLNK(st.st_mode) && (n = readlink(p.data, link, sizeof link)) >= 0) {
+		buf_add(d, link, (size_t)n);
+		side->mode = GIT_FILEMODE_LINK;
+		side->present = 1;
+	} else if (S_ISREG(st.st_mode) && (size_t)st.st_size <= REPO_MAX_FILE &&
+		   buf_read_file(d, p.data, REPO_MAX_FILE, &e) == 0) {
+		side->mode = st.st_mode & 0111 ? GIT_FILEMODE_BLOB_EXECUTABLE : GIT_FILEMODE_BLOB;
+		side->present = 1;
+	} else {
+		rc = -1; /* a directory, a device, too large or unreadable */
+	}
+	if (side->present)
+		git_odb_hash(&side->id, d->data, d->len, GIT_OBJECT_BLOB);
+	buf_release(&p);
+	buf_release(&tmp);
+	return rc;
+}
+
+/* The state of a path in a tree (see reposnap.h). */
+void
+reposnap_tree_side(const struct reposnap *s, const git_oid *tree_id, const char *path,
+		   struct reposnap_side *side)
+{
+	git_tree *tree;
+	git_tree_entry *te = NULL;
+
+	memset(side, 0, sizeof *side);
+	if (git_tree_lookup(&tree, s->git, tree_id) < 0)
+		return;
+	if (git_tree_entry_bypath(&te, tree, path) == 0 &&
+	    git_tree_entry_type(te) == GIT_OBJECT_BLOB) {
+		side->present = 1;
+		side->id = *git_tree_entry_id(te);
+		side->mode = git_tree_entry_filemode(te);
+	}
+	git_tree_entry_free(te);
+	git_tree_free(tree);
+}
+
+/* Two file states are the same (content and kind/exec bit). */
+int
+reposnap_side_eq(const struct reposnap_side *a, const struct reposnap_side *b)
+{
+	if (!a->present || !b->present)
+		return a->present == b->present;
+	return a->mode == b->mode && git_oid_equal(&a->id, &b->id);
+}
+
+/* Content of a side from the object database. */
+int
+reposnap_side_data(const struct reposnap *s, const struct reposnap_side *side,
+		   struct buf *out)
+{
+	git_blob *b;
+
+	if (!side->present)
+		return 0;
+	if (git_blob_lookup(&b, s->git, &side->id) < 0)
+		return -1;
+	buf_add(out, git_blob_rawcontent(b), (size_t)git_blob_rawsize(b));
+	git_blob_free(b);
+	return 0;
+}
+
+/* Put path's current disk state into idx (removing it when gone). */
+static void
+snap_path(struct reposnap *s, git_index *idx, const char *rel, struct reposnap_scope *skips,
+	  struct buf *notes)
+{
+	struct buf data = BUF_INIT;
+	git_index_entry ent;
+	struct reposnap_side d;
+
+	if (reposnap_disk(s, rel, &d, &data) < 0) {
+		git_index_remove(idx, rel, 0);
+		if (skips) {
+			buf_reset(&data);
+			buf_addf(&data, "/%s", rel);
+			reposnap_scope_add(skips, data.data);
+		}
+		if (notes)
+			buf_addf(notes, "%s: not checkpointed (a directory, a nested repository, "
+				 "unreadable, or over %zu MB)\n", rel, REPO_MAX_FILE >> 20);
+	} else if (!d.present) {
+		git_index_remove(idx, rel, 0);
+	} else if (git_blob_create_from_buffer(&d.id, s->git, data.data, data.len) == 0) {
+		memset(&ent, 0, sizeof ent);
+		ent.path = rel;
+		ent.mode = d.mode;
+		ent.id = d.id;
+		ent.file_size = (uint32_t)data.len;
+		git_index_add(idx, &ent);
+	} else if (notes) {
+		buf_addf(notes, "%s: not checkpointed: %s\n", rel, git_error_last() ?
+			 git_error_last()->message : "cannot write the object");
+	}
+	buf_release(&data);
+}
+
+/* Whether some index entry is a .gitattributes file. */
+static int
+has_attributes(git_index *idx)
+{
+	size_t i, n = git_index_entrycount(idx);
+
+	for (i = 0; i < n; i++) {
+		const char *path = git_index_get_byindex(idx, i)->path;
+		const char *slash = strrchr(path, '/');
+		if (!strcmp(slash ? slash + 1 : path, ".gitattributes"))
+			return 1;
+	}
+	return 0;
+}
+
+/* Whether a content filter may make index blobs differ from disk bytes. */
+static int
+has_filters(struct reposnap *s, git_index *uidx)
+{
+	git_config *cfg = NULL;
+	git_buf v = { 0 };
+	struct buf p = BUF_INIT;
+	int yes = 0;
+
+	if (git_repository_config_snapshot(&cfg, s->git) == 0 &&
+	    git_config_get_string_buf(&v, cfg, "core.autocrlf") == 0)
+		yes = strcmp(v.ptr, "false") != 0;
+	git_buf_dispose(&v);
+	git_config_free(cfg);
+	buf_addf(&p, "%s/info/attributes", git_repository_commondir(s->git));
+	if (!yes && access(p.data, F_OK) == 0)
+		yes = 1;
+	buf_release(&p);
+	return yes || has_attributes(uidx);
+}
+
+/* The paths of idx whose entries cannot be taken as they are. */
+static void
+entries_to_fix(git_index *idx, int filters, struct reposnap_scope *fix, struct buf *notes)
+{
+	size_t i, n = git_index_entrycount(idx);
+
+	for (i = 0; i < n; i++) {
+		const git_index_entry *ent = git_index_get_byindex(idx, i);
+		if (git_index_entry_stage(ent) == 0 && ent->mode != GIT_FILEMODE_COMMIT &&
+		    !filters && !(ent->flags_extended & GIT_INDEX_ENTRY_INTENT_TO_ADD))
+			continue;
+		if (ent->mode == GIT_FILEMODE_COMMIT && notes)
+			buf_addf(notes, "%s: submodule, not checkpointed\n", ent->path);
+		/* appended without the duplicate check: that would be quadratic */
+		fix->paths = xrealloc(fix->paths, (fix->n + 1) * sizeof *fix->paths);
+		fix->paths[fix->n++] = xstrdup(ent->path);
+	}
+}
+
+/* A private in-memory copy of the user's index, fixed up (see the top). */
+static int
+seed_index(struct reposnap *s, git_index **idx, struct reposnap_scope *skips,
+	   struct buf *notes, struct err *e)
+{
+	struct reposnap_scope fix = { NULL, 0 };
+	struct buf p = BUF_INIT;
+	size_t i;
+	int rc = 0;
+
+	buf_addf(&p, "%sindex", git_repository_path(s->git));
+	if (git_index_open(idx, p.data) < 0)
+		rc = reposnap_gerr(e, "checkpoint: read the index");
+	buf_release(&p);
+	if (rc < 0)
+		return -1;
+	entries_to_fix(*idx, has_filters(s, *idx), &fix, notes);
+	git_index_conflict_cleanup(*idx);
+	for (i = 0; i < fix.n; i++) {
+		const git_index_entry *ent = git_index_get_bypath(*idx, fix.paths[i], 0);
+		if (ent && ent->mode == GIT_FILEMODE_COMMIT)
+			git_index_remove(*idx, fix.paths[i], 0);
+		else
+			snap_path(s, *idx, fix.paths[i], skips, notes);
+	}
+	reposnap_scope_free(&fix);
+	return 0;
+}
+
+/* Hash again what status says differs from the index, add untracked files. */
+static int
+apply_status(struct reposnap *s, git_index *idx, struct reposnap_scope *skips,
+	     struct buf *notes, struct err *e)
+{
+	git_status_options o;
+	git_status_list *sl;
+	size_t i, n;
+
+	git_status_options_init(&o, GIT_STATUS_OPTIONS_VERSION);
+	o.show = GIT_STATUS_SHOW_WORKDIR_ONLY;
+	o.flags = GIT_STATUS_OPT_INCLUDE_UNTRACKED | GIT_STATUS_OPT_RECURSE_UNTRACKED_DIRS |
+		  GIT_STATUS_OPT_EXCLUDE_SUBMODULES;
+	if (git_status_list_new(&sl, s->git, &o) < 0)
+		return reposnap_gerr(e, "checkpoint: read the working tree status");
+	n = git_status_list_entrycount(sl);
+	for (i = 0; i < n; i++) {
+		const git_status_entry *st = git_status_byindex(sl, i);
+		const git_diff_delta *d = st->index_to_workdir;
+		if (d && st->status != GIT_STATUS_CURRENT)
+			snap_path(s, idx, d->new_file.path ? d->new_file.path : d->old_file.path,
+				  skips, notes);
+	}
+	git_status_list_free(sl);
+	return 0;
+}
+
+/* Snapshot the working tree plus a scope into a tree object. */
+int
+reposnap_tree(struct reposnap *s, const struct reposnap_scope *scope,
+	      struct reposnap_scope *skips, git_oid *tree, struct buf *notes, struct err *e)
+{
+	git_index *idx = NULL;
+	size_t i;
+	int rc = 0;
+
+	if (s->fallback ? git_index_new(&idx) < 0 &&
+			  reposnap_gerr(e, "checkpoint: make an index")
+			: seed_index(s, &idx, skips, notes, e) < 0)
+		return -1;
+	if (!s->fallback && apply_status(s, idx, skips, notes, e) < 0)
+		rc = -1;
+	for (i = 0; rc == 0 && scope && i < scope->n; i++)
+		if (scope->paths[i][0] != '/')
+			snap_path(s, idx, scope->paths[i], skips, notes);
+	if (rc == 0 && git_index_write_tree_to(tree, idx, s->git) < 0)
+		rc = reposnap_gerr(e, "checkpoint: write the snapshot tree");
+	git_index_free(idx);
+	return rc;
+}
+
+/* Add one path's disk state to a snapshot tree (see reposnap.h). */
+int
+reposnap_add(struct reposnap *s, git_oid *tree, const char *rel,
+	     struct reposnap_scope *skips, struct err *e)
+{
+	git_index *idx;
+	git_tree *t = NULL;
+	int rc = 0;
+
+	if (git_index_new(&idx) < 0)
+		return reposnap_gerr(e, "checkpoint: make an index");
+	if (git_tree_lookup(&t, s->git, tree) < 0 || git_index_read_tree(idx, t) < 0)
+		rc = reposnap_gerr(e, "checkpoint: read the snapshot");
+	git_tree_free(t);
+	if (rc == 0)
+		snap_path(s, idx, rel, skips, NULL);
+	if (rc == 0 && git_index_write_tree_to(tree, idx, s->git) < 0)
+		rc = reposnap_gerr(e, "checkpoint: write the snapshot tree");
+	git_index_free(idx);
+	return rc;
+}

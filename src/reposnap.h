@@ -1,0 +1,111 @@
+/*
+ * reposnap: the object store behind repo (repo.h) and snapshots of the
+ * working tree as git tree objects.
+ *
+ * A store is either the git repository around the workspace (the work
+ * tree must not be bare) or, outside one, the private bare repository
+ * STATE_DIR/checkpoints.git (fallback).  workdir is the absolute work tree
+ * root ending with '/'; every other path here is relative to it and
+ * '/'-separated.
+ *
+ * A snapshot is built in a private in-memory index, never written back:
+ * in a work tree the user's index file read into a standalone git_index,
+ * whose stat data lets libgit2's status name the files to hash again
+ * (every file when a content filter could apply); in the private store
+ * it starts empty.  Then the scope paths are added from disk.  Blobs are
+ * written raw (byte-exact, no filters).  Paths that cannot be snapshotted
+ * (directories, nested repositories, unreadable, over REPO_MAX_FILE) are
+ * left out, named in the notes and recorded in `skips` with a leading '/'
+ * (no work-tree path starts with one).
+ *
+ * A scope is a list of distinct paths (xmalloc'd strings, owned by it).
+ * Errors from libgit2 become "<what>: <libgit2 message>".
+ */
+#ifndef HEARTH_REPOSNAP_H
+#define HEARTH_REPOSNAP_H
+
+#include <stddef.h>
+
+#include <git2.h>
+
+#include "buf.h"
+#include "err.h"
+
+/* The store: owns git and workdir (reposnap_close frees both). */
+struct reposnap {
+	git_repository *git;
+	int fallback;  /* 1: the private store, snapshots hold scope paths only */
+	char *workdir; /* absolute, ends with '/' */
+};
+
+/* One file state, in a tree or on disk. */
+struct reposnap_side {
+	int present;   /* 0: no such file (id and mode are zero) */
+	git_oid id;    /* blob id of the content */
+	unsigned mode; /* GIT_FILEMODE_BLOB, _BLOB_EXECUTABLE or _LINK */
+};
+
+/* A set of paths; zero-initialised is empty; free with reposnap_scope_free. */
+struct reposnap_scope {
+	char **paths;
+	size_t n;
+};
+
+/* Set e from libgit2's last error, prefixed by what failed; returns -1. */
+int reposnap_gerr(struct err *e, const char *what);
+
+/*
+ * Open the store for the workspace root (absolute): the repository around
+ * root when it has a work tree, else state_dir/checkpoints.git (created on
+ * demand; NULL or "" state_dir is an error).  0 / -1 + e; on -1 s may hold
+ * parts: reposnap_close it anyway.  s must be zeroed.
+ */
+int reposnap_open(struct reposnap *s, const char *root, const char *state_dir,
+		  struct err *e);
+/* Free what s holds; it is left zeroed. */
+void reposnap_close(struct reposnap *s);
+
+/* Add path to sc unless present: 1 when added, 0 when it was there. */
+int reposnap_scope_add(struct reposnap_scope *sc, const char *path);
+/* Whether sc has path. */
+int reposnap_scope_has(const struct reposnap_scope *sc, const char *path);
+/* Free the paths of sc; it is left empty. */
+void reposnap_scope_free(struct reposnap_scope *sc);
+
+/* workdir + rel into out (reset first). */
+void reposnap_abs(const struct reposnap *s, const char *rel, struct buf *out);
+/*
+ * The state of rel on disk into side, its content appended to data when
+ * given.  A missing path is not present (0).  -1 for what cannot be a
+ * snapshot entry: a directory, a device, a file over REPO_MAX_FILE, an
+ * unreadable file.
+ */
+int reposnap_disk(const struct reposnap *s, const char *rel, struct reposnap_side *side,
+		  struct buf *data);
+/* The state of path in the tree tree_id (not present when it is not a blob there). */
+void reposnap_tree_side(const struct reposnap *s, const git_oid *tree_id, const char *path,
+			struct reposnap_side *side);
+/* Two file states are the same (presence, content and kind/exec bit). */
+int reposnap_side_eq(const struct reposnap_side *a, const struct reposnap_side *b);
+/* Append the content of a present side from the object database to out; -1 if unreadable. */
+int reposnap_side_data(const struct reposnap *s, const struct reposnap_side *side,
+		       struct buf *out);
+
+/*
+ * Snapshot the working tree (in a work tree) plus the scope paths not
+ * starting with '/' (scope may be NULL) into the tree *tree.  Left-out
+ * paths go to notes (may be NULL) and, with a '/' prefix, to skips (may
+ * be NULL).  0 / -1 + e (the object database is read-only, say).
+ */
+int reposnap_tree(struct reposnap *s, const struct reposnap_scope *scope,
+		  struct reposnap_scope *skips, git_oid *tree, struct buf *notes,
+		  struct err *e);
+/*
+ * Replace *tree by a copy with rel's current disk state added (removed
+ * when it is gone; left out, and recorded in skips, when it cannot be
+ * snapshotted).  0 / -1 + e.
+ */
+int reposnap_add(struct reposnap *s, git_oid *tree, const char *rel,
+		 struct reposnap_scope *skips, struct err *e);
+
+#endif

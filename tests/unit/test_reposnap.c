@@ -1,0 +1,238 @@
+/*
+ * test_reposnap: the store and snapshots on their own — scopes, file
+ * states read from disk, snapshots in the private store (scope paths
+ * only) and in a git work tree (the whole tree, the user's index left
+ * byte for byte as it was).  Each test works in its own mkdtemp directory;
+ * the git CLI only sets repositories up.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "buf.h"
+#include "repo.h"
+#include "reposnap.h"
+#include "testutil.h"
+
+struct t {
+	char *dir;         /* temp dir: w/ (work tree), state/ */
+	char w[4096], state[4096];
+	struct reposnap s; /* opened on w */
+};
+
+/* A fresh temp dir with files created by a shell snippet, the store opened on it. */
+static struct t *
+setup(const char *init)
+{
+	struct t *t = calloc(1, sizeof *t);
+	struct err e = ERR_INIT;
+	char cmd[16384];
+
+	t->dir = tu_tmpdir();
+	snprintf(t->w, sizeof t->w, "%s/w", t->dir);
+	snprintf(t->state, sizeof t->state, "%s/state", t->dir);
+	assert_int_equal(mkdir(t->w, 0755), 0);
+	snprintf(cmd, sizeof cmd, "cd '%s' && (%s) >/dev/null 2>&1", t->w, init);
+	assert_int_equal(system(cmd), 0);
+	if (reposnap_open(&t->s, t->w, t->state, &e) < 0)
+		fail_msg("reposnap_open: %s", e.msg);
+	return t;
+}
+
+static void
+teardown(struct t *t)
+{
+	reposnap_close(&t->s);
+	tu_rmrf(t->dir);
+	free(t->dir);
+	free(t);
+}
+
+/* The content of path in tree (asserting it is there). */
+static void
+tree_content(struct t *t, const git_oid *tree, const char *path, struct buf *out)
+{
+	struct reposnap_side side;
+
+	reposnap_tree_side(&t->s, tree, path, &side);
+	assert_true(side.present);
+	buf_reset(out);
+	assert_int_equal(reposnap_side_data(&t->s, &side, out), 0);
+}
+
+static void
+test_scope(void **state)
+{
+	struct reposnap_scope sc = { NULL, 0 };
+
+	(void)state;
+	assert_int_equal(reposnap_scope_add(&sc, "a/b"), 1);
+	assert_int_equal(reposnap_scope_add(&sc, "c"), 1);
+	assert_int_equal(reposnap_scope_add(&sc, "a/b"), 0);
+	assert_int_equal(sc.n, 2);
+	assert_true(reposnap_scope_has(&sc, "c"));
+	assert_false(reposnap_scope_has(&sc, "a"));
+	reposnap_scope_free(&sc);
+	assert_int_equal(sc.n, 0);
+	assert_null(sc.paths);
+	assert_false(reposnap_scope_has(&sc, "c"));
+}
+
+static void
+test_open_needs_state(void **state)
+{
+	struct reposnap s;
+	struct err e = ERR_INIT;
+	char *dir = tu_tmpdir();
+
+	(void)state;
+	memset(&s, 0, sizeof s);
+	assert_int_equal(reposnap_open(&s, dir, NULL, &e), -1);
+	assert_non_null(strstr(e.msg, "no state directory"));
+	assert_true(s.fallback);
+	reposnap_close(&s);
+	assert_null(s.git);
+	tu_rmrf(dir);
+	free(dir);
+}
+
+static void
+test_disk_sides(void **state)
+{
+	struct t *t = setup("printf 'hi\\n' > f && printf 'hi\\n' > x && chmod +x x && "
+			    "ln -s f l && mkdir d");
+	struct reposnap_side f, x, l, d, none;
+	struct buf data = BUF_INIT;
+
+	(void)state;
+	assert_true(t->s.fallback);
+	assert_int_equal(t->s.workdir[strlen(t->s.workdir) - 1], '/');
+	assert_int_equal(reposnap_disk(&t->s, "f", &f, &data), 0);
+	assert_true(f.present);
+	assert_int_equal(f.mode, GIT_FILEMODE_BLOB);
+	assert_int_equal(data.len, 3);
+	assert_int_equal(reposnap_disk(&t->s, "x", &x, NULL), 0);
+	assert_int_equal(x.mode, GIT_FILEMODE_BLOB_EXECUTABLE);
+	assert_true(git_oid_equal(&f.id, &x.id));
+	assert_false(reposnap_side_eq(&f, &x)); /* same bytes, exec bit differs */
+	buf_reset(&data);
+	assert_int_equal(reposnap_disk(&t->s, "l", &l, &data), 0);
+	assert_int_equal(l.mode, GIT_FILEMODE_LINK);
+	assert_int_equal(data.len, 1);
+	assert_memory_equal(data.data, "f", 1);
+	assert_int_equal(reposnap_disk(&t->s, "missing", &none, NULL), 0);
+	assert_false(none.present);
+	assert_int_equal(reposnap_disk(&t->s, "f/under-a-file", &none, NULL), 0);
+	assert_false(none.present);
+	assert_int_equal(reposnap_disk(&t->s, "d", &d, NULL), -1);
+	assert_true(reposnap_side_eq(&none, &d)); /* both absent */
+	buf_release(&data);
+	teardown(t);
+}
+
+static void
+test_private_tree(void **state)
+{
+	struct t *t = setup("printf 'one\\n' > a && mkdir -p sub d && printf 'two\\n' > sub/b");
+	struct reposnap_scope scope = { NULL, 0 }, skips = { NULL, 0 };
+	struct reposnap_side side, disk;
+	struct buf notes = BUF_INIT, data = BUF_INIT;
+	struct err e = ERR_INIT;
+	git_oid tree;
+
+	(void)state;
+	assert_true(t->s.fallback);
+	reposnap_scope_add(&scope, "a");
+	reposnap_scope_add(&scope, "sub/b");
+	reposnap_scope_add(&scope, "d");
+	reposnap_scope_add(&scope, "gone");
+	reposnap_scope_add(&scope, "/a-left-out-path");
+	assert_int_equal(reposnap_tree(&t->s, &scope, &skips, &tree, &notes, &e), 0);
+	tree_content(t, &tree, "a", &data);
+	assert_int_equal(data.len, 4);
+	assert_memory_equal(data.data, "one\n", 4);
+	tree_content(t, &tree, "sub/b", &data);
+	assert_memory_equal(data.data, "two\n", 4);
+	reposnap_tree_side(&t->s, &tree, "d", &side);
+	assert_false(side.present);
+	reposnap_tree_side(&t->s, &tree, "gone", &side);
+	assert_false(side.present);
+	assert_int_equal(skips.n, 1);
+	assert_string_equal(skips.paths[0], "/d");
+	assert_non_null(strstr(notes.data, "d: not checkpointed"));
+	/* reposnap_add: a's new content replaces the old one, sub/b stays */
+	tu_write(t->w, "a", "three\n");
+	assert_int_equal(reposnap_add(&t->s, &tree, "a", NULL, &e), 0);
+	reposnap_tree_side(&t->s, &tree, "a", &side);
+	assert_int_equal(reposnap_disk(&t->s, "a", &disk, NULL), 0);
+	assert_true(reposnap_side_eq(&side, &disk));
+	tree_content(t, &tree, "sub/b", &data);
+	assert_memory_equal(data.data, "two\n", 4);
+	reposnap_scope_free(&scope);
+	reposnap_scope_free(&skips);
+	buf_release(&notes);
+	buf_release(&data);
+	teardown(t);
+}
+
+static void
+test_git_tree(void **state)
+{
+	struct t *t = setup("git init -q && git config user.email t@t && git config user.name t "
+			    "&& git config core.autocrlf false && printf 'v1\\n' > kept && "
+			    "printf 'v1\\n' > changed && printf 'x\\n' > .gitignore && "
+			    "git add . && git commit -qm init && printf 'v2\\n' > changed && "
+			    "mkdir -p new && printf 'n\\n' > new/file && printf 'i\\n' > x");
+	struct buf before = BUF_INIT, after = BUF_INIT, data = BUF_INIT;
+	struct reposnap_scope scope = { NULL, 0 };
+	struct reposnap_side side;
+	struct err e = ERR_INIT;
+	char idx[8192];
+	git_oid tree;
+
+	(void)state;
+	assert_false(t->s.fallback);
+	snprintf(idx, sizeof idx, "%s/.git/index", t->w);
+	assert_int_equal(buf_read_file(&before, idx, 1 << 20, &e), 0);
+	assert_int_equal(reposnap_tree(&t->s, NULL, NULL, &tree, NULL, &e), 0);
+	tree_content(t, &tree, "kept", &data);
+	assert_memory_equal(data.data, "v1\n", 3);
+	tree_content(t, &tree, "changed", &data);
+	assert_memory_equal(data.data, "v2\n", 3);
+	tree_content(t, &tree, "new/file", &data);
+	assert_memory_equal(data.data, "n\n", 2);
+	reposnap_tree_side(&t->s, &tree, "x", &side);
+	assert_false(side.present); /* ignored, and not in the scope */
+	reposnap_scope_add(&scope, "x");
+	assert_int_equal(reposnap_tree(&t->s, &scope, NULL, &tree, NULL, &e), 0);
+	tree_content(t, &tree, "x", &data);
+	assert_memory_equal(data.data, "i\n", 2);
+	assert_int_equal(buf_read_file(&after, idx, 1 << 20, &e), 0);
+	assert_int_equal(before.len, after.len);
+	assert_memory_equal(before.data, after.data, before.len);
+	reposnap_scope_free(&scope);
+	buf_release(&before), buf_release(&after), buf_release(&data);
+	teardown(t);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_scope),
+		cmocka_unit_test(test_open_needs_state),
+		cmocka_unit_test(test_disk_sides),
+		cmocka_unit_test(test_private_tree),
+		cmocka_unit_test(test_git_tree),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
