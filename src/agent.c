@@ -20,6 +20,7 @@
 #include "json.h"
 #include "loop.h"
 #include "provider.h"
+#include "shellro.h"
 #include "textgate.h"
 #include "toolparse.h"
 #include "xmalloc.h"
@@ -55,6 +56,7 @@ struct agent {
 	int retries;            /* transient-error retries of the current step */
 	int parse_fail_streak;  /* steps in a row whose tool call could not be parsed */
 	size_t committed;       /* messages already passed to on_commit */
+	int changed;            /* before_change ran this turn */
 };
 
 #define AGENT_MAX_RETRIES 2
@@ -199,6 +201,9 @@ agent_end(struct agent *a, enum agent_end end, const char *message)
 	a->state = ST_IDLE;
 	agent_clear_step(a);
 	agent_sync(a);
+	if (a->changed && a->opts.hooks.turn_end)
+		a->opts.hooks.turn_end(a->opts.hooks.arg);
+	a->changed = 0;
 	if (a->obs.on_end)
 		a->obs.on_end(a->obs.arg, end, message ? message : "");
 }
@@ -661,6 +666,23 @@ agent_tool_done(struct tool_job *job, void *arg)
 		agent_run_tools(a);
 }
 
+/* Before the turn's first change: let the workspace take a checkpoint. */
+static void
+agent_maybe_checkpoint(struct agent *a, const struct tool *t, const cJSON *args)
+{
+	struct buf note = BUF_INIT;
+
+	if (a->changed || !a->opts.hooks.before_change || !(t->flags & TOOL_MUTATES))
+		return;
+	if (!strcmp(t->name, "bash") && shellro_is_read_only(json_str(args, "command")))
+		return;
+	a->changed = 1;
+	a->opts.hooks.before_change(a->opts.hooks.arg, &note);
+	if (note.len)
+		agent_notice(a, note.data);
+	buf_release(&note);
+}
+
 /* Validate and start call c; returns 1 if it finished synchronously. */
 static void
 agent_start_call(struct agent *a, struct agent_call *c)
@@ -686,6 +708,7 @@ agent_start_call(struct agent *a, struct agent_call *c)
 				       c->args.len ? c->args.len : 2, &e))) {
 		buf_addf(&problem, "arguments are not valid JSON (%s)", e.msg);
 	} else if (tool_validate(c->tool, args, &problem) == 0) {
+		agent_maybe_checkpoint(a, c->tool, args);
 		c->tool->start(&c->job, args);
 		cJSON_Delete(args);
 		buf_release(&problem);

@@ -85,12 +85,26 @@ struct agent_observer {
 	void (*on_end)(void *arg, enum agent_end end, const char *message);
 };
 
+/* Calls into the workspace around changes (checkpoints); all optional. */
+struct agent_hooks {
+	void *arg;
+	/*
+	 * Once per turn, before the first call that may change files (write,
+	 * edit, a bash command not known to be read-only).  A non-empty note
+	 * ("this turn cannot be undone: …") is passed on as a notice.
+	 */
+	void (*before_change)(void *arg, struct buf *note);
+	/* The turn that called before_change has ended (any way). */
+	void (*turn_end)(void *arg);
+};
+
 struct agent_opts {
 	int max_steps;                   /* per turn; <= 0 means 40 */
 	int thinking;
 	const struct tool *const *tools; /* enabled tools in fixed order */
 	size_t ntools;
 	int loading_wait_s;              /* how long to wait on 503 loading (default 300) */
+	struct agent_hooks hooks;
 };
 
 struct agent;

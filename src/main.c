@@ -20,6 +20,7 @@
 
 #include "agent.h"
 #include "cfg.h"
+#include "checkpoint.h"
 #include "cli.h"
 #include "cmd.h"
 #include "cmdtpl.h"
@@ -33,6 +34,7 @@
 #include "pmode.h"
 #include "prompt.h"
 #include "repl.h"
+#include "repo.h"
 #include "sesscli.h"
 #include "tool.h"
 #include "xmalloc.h"
@@ -59,6 +61,7 @@ struct run {
 	uint64_t t0;
 	int interrupted;
 	struct journal journal;   /* this run's session file */
+	struct checkpoint cp;     /* undo history of the session */
 	struct conv resumed;      /* messages of a resumed session, until the agent exists */
 };
 
@@ -220,6 +223,9 @@ on_probe(struct llama *lm, int rc, enum llm_err_kind kind, const char *msg, void
 	ao.thinking = r->cfg.thinking;
 	ao.tools = r->tools;
 	ao.ntools = r->ntools;
+	ao.hooks.arg = &r->cp;
+	ao.hooks.before_change = checkpoint_before_change;
+	ao.hooks.turn_end = checkpoint_turn_end;
 	obs.on_commit = journal_commit;
 	obs.commit_arg = &r->journal;
 	journal_set_model(&r->journal, llama_provider(lm)->model(lm));
@@ -308,6 +314,7 @@ run_setup(struct run *r)
 	make_session_id(r->session_id, sizeof r->session_id);
 	conv_init(&r->resumed);
 	journal_init(&r->journal, r->root, r->cfg.server_url);
+	checkpoint_init(&r->cp, r->root, r->state_dir.data, &r->journal, &r->env);
 	if (r->o->cont || (r->o->resume && r->o->resume_id)) {
 		if (journal_resume(&r->journal, r->o->resume_id, &r->resumed, &e) < 0) {
 			fprintf(stderr, "hearth: %s\n", e.msg);
@@ -365,6 +372,7 @@ run_release(struct run *r)
 	pmode_free(r->pm);
 	loop_free(r->loop);
 	flush_journal_warnings(r);
+	checkpoint_release(&r->cp);
 	journal_release(&r->journal);
 	conv_release(&r->resumed);
 	cfg_release(&r->cfg);
@@ -418,6 +426,7 @@ print_command(struct run *r)
 		return -1;
 	cmdreg_init(&reg);
 	cmdreg_add(&reg, &help);
+	checkpoint_commands(&reg, &r->cp);
 	ctxfiles_templates_load(r->root, &tpl, &warnings);
 	cmdtpl_add(&reg, &tpl, &warnings);
 	switch (cmdreg_run(&reg, &reg, r->o->task.data, &out)) {
@@ -430,7 +439,9 @@ print_command(struct run *r)
 		code = EXIT_USAGE;
 		break;
 	default:
-		fputs(out.data, stdout);
+		buf_rtrim(&out);
+		if (out.len)
+			printf("%s\n", out.data);
 		code = 0;
 		break;
 	}
@@ -439,6 +450,21 @@ print_command(struct run *r)
 	buf_release(&out);
 	buf_release(&warnings);
 	return code;
+}
+
+/* The files the session changed, for the json result. */
+static void
+report_changes(struct run *r)
+{
+	struct repo_result res = REPO_RESULT_INIT;
+	size_t i;
+
+	if (checkpoint_changes(&r->cp, &res) < 0)
+		return;
+	for (i = 0; i < res.nfiles; i++)
+		pmode_file_changed(r->pm, res.files[i].path, res.files[i].status, res.files[i].added,
+				   res.files[i].removed);
+	repo_result_release(&res);
 }
 
 /* Print mode: one task, one answer. */
@@ -462,6 +488,7 @@ run_print(struct cli *o)
 		pmode_fail(r.pm, LLM_ERR_ABORTED, "interrupted");
 	if (pmode_stdout_closed(r.pm) && r.agent && agent_busy(r.agent))
 		agent_abort(r.agent);
+	report_changes(&r);
 	code = pmode_finish(r.pm, r.agent ? agent_stats(r.agent) : &(struct agent_stats){ 0 },
 			    llama_provider(r.llama)->model(r.llama), loop_now_ms(r.loop) - r.t0);
 	if (r.interrupted)
@@ -494,6 +521,7 @@ run_interactive(struct cli *o)
 	d.out_fd = STDOUT_FILENO;
 	d.journal = &r.journal;
 	d.resumed = &r.resumed;
+	d.checkpoint = &r.cp;
 	code = repl_run(&d);
 	run_release(&r);
 	return code;

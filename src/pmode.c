@@ -26,6 +26,7 @@ struct pmode {
 	struct buf answer;
 	cJSON *tool_calls;
 	cJSON *cache_breaks;
+	cJSON *files;
 	int ended;
 	enum agent_end end;
 	struct buf end_msg;
@@ -106,6 +107,7 @@ pmode_new(const struct pmode_opts *o)
 	buf_init(&pm->scratch, 0);
 	pm->tool_calls = cJSON_CreateArray();
 	pm->cache_breaks = cJSON_CreateArray();
+	pm->files = cJSON_CreateArray();
 	return pm;
 }
 
@@ -120,6 +122,7 @@ pmode_free(struct pmode *pm)
 	buf_release(&pm->scratch);
 	cJSON_Delete(pm->tool_calls);
 	cJSON_Delete(pm->cache_breaks);
+	cJSON_Delete(pm->files);
 	free(pm);
 }
 
@@ -493,6 +496,7 @@ pm_result(struct pmode *pm, const struct agent_stats *st, const char *model, uin
 		cJSON_AddNullToObject(o, "cache_reuse");
 	cJSON_AddNumberToObject(o, "tool_failures", st->tool_failures);
 	cJSON_AddItemReferenceToObject(o, "cache_breaks", pm->cache_breaks);
+	cJSON_AddItemReferenceToObject(o, "files_changed", pm->files);
 	pm_add_str(o, "model", model ? model : "", model ? strlen(model) : 0);
 	return o;
 }
@@ -541,4 +545,18 @@ pmode_fail(struct pmode *pm, enum llm_err_kind kind, const char *message)
 	pm->had_err = 1;
 	pm->last_err = kind;
 	pm_on_end(pm, AGENT_END_ERROR, message);
+}
+
+/* Record one changed file for the result. */
+void
+pmode_file_changed(struct pmode *pm, const char *path, int status, int added, int removed)
+{
+	cJSON *f = cJSON_CreateObject();
+	char st[2] = { (char)status, '\0' };
+
+	pm_add_str(f, "path", path, strlen(path));
+	cJSON_AddStringToObject(f, "status", st);
+	cJSON_AddNumberToObject(f, "added", added);
+	cJSON_AddNumberToObject(f, "removed", removed);
+	cJSON_AddItemToArray(pm->files, f);
 }

@@ -18,6 +18,7 @@
 
 #include "agent.h"
 #include "cfg.h"
+#include "checkpoint.h"
 #include "cmd.h"
 #include "cmdtpl.h"
 #include "ctxfiles.h"
@@ -265,6 +266,8 @@ repl_commands(struct repl *r)
 	cmdreg_init(&r->cmds);
 	for (i = 0; i < sizeof builtins / sizeof builtins[0]; i++)
 		cmdreg_add(&r->cmds, &builtins[i]);
+	if (r->d->checkpoint)
+		checkpoint_commands(&r->cmds, r->d->checkpoint);
 	ctxfiles_templates_load(r->d->env->root, &r->templates, &warnings);
 	cmdtpl_add(&r->cmds, &r->templates, &warnings);
 	if (warnings.len) {
@@ -472,6 +475,11 @@ repl_run(const struct repl_deps *d)
 	ao.thinking = d->cfg->thinking;
 	ao.tools = d->tools;
 	ao.ntools = d->ntools;
+	if (d->checkpoint) {
+		ao.hooks.arg = d->checkpoint;
+		ao.hooks.before_change = checkpoint_before_change;
+		ao.hooks.turn_end = checkpoint_turn_end;
+	}
 	if (d->journal) {
 		obs.on_commit = journal_commit;
 		obs.commit_arg = d->journal;

@@ -20,6 +20,7 @@ struct cfg;
 struct tool;
 struct tool_env;
 struct journal;
+struct checkpoint;
 struct conv;
 
 struct repl_deps {
@@ -33,6 +34,7 @@ struct repl_deps {
 	int in_fd, out_fd;
 	struct journal *journal; /* where messages are saved (NULL: nowhere) */
 	struct conv *resumed;    /* messages of a resumed session (moved into the agent) */
+	struct checkpoint *checkpoint; /* undo history (NULL: none) */
 };
 
 /* Run the session until the user quits; returns the exit code (0). */

@@ -28,6 +28,7 @@
 
 #include "diff.h"
 #include "fsutil.h"
+#include "repo.h"
 #include "str.h"
 #include "synchk.h"
 #include "tool.h"
@@ -310,6 +311,8 @@ commit(struct tool_job *job, const char *abs, const struct edit *ed, const struc
 	if (ed->bom)
 		buf_adds(&all, "\xEF\xBB\xBF");
 	buf_add(&all, body->data, body->len);
+	if (job->env->repo) /* so /undo can restore it, in git or not */
+		repo_note_file(job->env->repo, abs, NULL);
 	rc = fsutil_write_atomic(abs, all.data, all.len, &e);
 	if (rc < 0)
 		tool_job_fail(job, "%s", e.msg);

@@ -24,6 +24,7 @@
 #include "buf.h"
 
 struct loop;
+struct repo;
 
 enum {
 	TOOL_READ_ONLY = 1,      /* safe to run in parallel with other read-only calls */
@@ -40,6 +41,8 @@ struct tool_env {
 	int bash_timeout_s;    /* default bash timeout (120) */
 	int syntax_reject;     /* edit/write: refuse a change that adds syntax errors
 				* (settings "reject"); 0 = write it and warn */
+	struct repo *repo;     /* checkpoints: edit/write register each file before
+				* changing it (repo_note_file); NULL = none */
 };
 
 struct tool_job;

@@ -17,6 +17,7 @@
 
 #include "diff.h"
 #include "fsutil.h"
+#include "repo.h"
 #include "synchk.h"
 #include "tool.h"
 #include "ws.h"
@@ -127,6 +128,8 @@ write_file(struct tool_job *job, const char *abs, const char *content)
 			      "file did not; fix them and try again", note.data, rel);
 		goto out;
 	}
+	if (job->env->repo) /* so /undo can restore it, in git or not */
+		repo_note_file(job->env->repo, abs, NULL);
 	if (make_parent(abs, &e) < 0 || fsutil_write_atomic(abs, content, len, &e) < 0) {
 		tool_job_fail(job, "%s", e.msg);
 		goto out;

@@ -1,0 +1,46 @@
+/*
+ * checkpoint: the session's undo history, between the agent and src/repo.
+ *
+ * Opens the repository lazily, under the session's id (the journal's), so
+ * a run that changes nothing never touches git.  Before the first change
+ * of each turn it takes a checkpoint (agent hook), registers it as the
+ * tools' repo so edit/write note every file they change, and ends the turn
+ * afterwards.  It also provides /undo [N], /redo and /diff for every front
+ * end through the command registry.  A checkpoint that fails never stops
+ * the turn: the note says the turn cannot be undone and why.
+ */
+#ifndef HEARTH_CHECKPOINT_H
+#define HEARTH_CHECKPOINT_H
+
+#include "buf.h"
+#include "cmd.h"
+#include "err.h"
+
+struct journal;
+struct repo;
+struct repo_result;
+struct tool_env;
+
+struct checkpoint {
+	char *root;
+	char *state_dir;        /* <state>/checkpoints */
+	struct journal *journal;
+	struct tool_env *env;   /* env->repo is set once the repo is open */
+	struct repo *repo;
+	char *session;
+};
+
+void checkpoint_init(struct checkpoint *cp, const char *root, const char *state_dir,
+		     struct journal *j, struct tool_env *env);
+void checkpoint_release(struct checkpoint *cp);
+/* The repository of this session (opened on first use); NULL + e without a session yet. */
+struct repo *checkpoint_repo(struct checkpoint *cp, struct err *e);
+/* agent_hooks.before_change / turn_end (arg is the checkpoint). */
+void checkpoint_before_change(void *cp, struct buf *note);
+void checkpoint_turn_end(void *cp);
+/* Register /undo, /redo and /diff (cp must outlive reg). */
+void checkpoint_commands(struct cmdreg *reg, struct checkpoint *cp);
+/* Files changed since the session's first checkpoint; 0, or -1 when nothing was checkpointed. */
+int checkpoint_changes(struct checkpoint *cp, struct repo_result *res);
+
+#endif
