@@ -14,7 +14,7 @@
 #include "json.h"
 #include "xmalloc.h"
 
-enum cfg_type { CFG_STR, CFG_INT, CFG_DBL, CFG_BOOL };
+enum cfg_type { CFG_STR, CFG_INT, CFG_DBL, CFG_BOOL, CFG_WARN_REJECT };
 
 struct cfg_key {
 	const char *name;
@@ -39,6 +39,7 @@ static const struct cfg_key cfg_keys[] = {
 	K("request_timeout", CFG_INT, request_timeout_s),
 	K("stream_idle_timeout", CFG_INT, stream_idle_timeout_s),
 	K("slot_wait", CFG_INT, slot_wait_s),
+	K("syntax_check", CFG_WARN_REJECT, syntax_reject),
 };
 #undef K
 
@@ -104,6 +105,11 @@ cfg_set(struct cfg *c, const struct cfg_key *k, const cJSON *v)
 			return -1;
 		*(int *)field = cJSON_IsTrue(v);
 		return 0;
+	case CFG_WARN_REJECT:
+		if (!cJSON_IsString(v) || (strcmp(v->valuestring, "warn") && strcmp(v->valuestring, "reject")))
+			return -1;
+		*(int *)field = strcmp(v->valuestring, "reject") == 0;
+		return 0;
 	}
 	return -1;
 }
@@ -113,7 +119,8 @@ static const char *
 cfg_type_name(enum cfg_type t)
 {
 	return t == CFG_STR ? "a string" : t == CFG_INT ? "an integer" :
-	       t == CFG_DBL ? "a number" : "true or false";
+	       t == CFG_DBL ? "a number" : t == CFG_WARN_REJECT ? "\"warn\" or \"reject\"" :
+	       "true or false";
 }
 
 /* Merge one file. */

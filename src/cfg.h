@@ -26,6 +26,7 @@ struct cfg {
 	int id_slot;             /* -1 = any */
 	int request_timeout_s;   /* 0 = none (queued requests are silent) */
 	int stream_idle_timeout_s; /* 120: silence after the stream started means a stuck server */
+	int syntax_reject;       /* "syntax_check": "reject" refuses edits that add syntax errors; "warn" (default) notes them */
 	int slot_wait_s;         /* 15: a pinned request silent this long checks whether its slot is taken */
 };
 

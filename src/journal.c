@@ -107,3 +107,10 @@ journal_restart(struct journal *j)
 	j->s = NULL;
 	j->warned = 0;
 }
+
+/* Path of the open session file. */
+const char *
+journal_path(const struct journal *j)
+{
+	return j->s ? session_path(j->s) : "";
+}

@@ -328,6 +328,7 @@ run_setup(struct run *r)
 	r->env.allow_outside = r->cfg.allow_outside_workspace;
 	r->env.state_dir = r->state_dir.data;
 	r->env.bash_timeout_s = r->cfg.bash_timeout_s;
+	r->env.syntax_reject = r->cfg.syntax_reject;
 	return -1;
 }
 

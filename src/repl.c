@@ -23,6 +23,7 @@
 #include "cmdtpl.h"
 #include "ctxfiles.h"
 #include "journal.h"
+#include "sessexport.h"
 #include "conv.h"
 #include "llama.h"
 #include "loop.h"
@@ -249,6 +250,36 @@ repl_cmd_model(void *ctx, const struct cmd *self, const char *args, struct buf *
 	return CMD_DONE;
 }
 
+/* /export [file]: this session as Markdown (HTML for *.html). */
+static enum cmd_result
+repl_cmd_export(void *ctx, const struct cmd *self, const char *args, struct buf *out)
+{
+	struct repl *r = ctx;
+	struct buf file = BUF_INIT, warnings = BUF_INIT;
+	struct err e = ERR_INIT;
+	enum cmd_result rc = CMD_DONE;
+
+	(void)self;
+	if (!r->d->journal || !*journal_path(r->d->journal)) {
+		buf_adds(out, "nothing to export yet");
+		return CMD_ERROR;
+	}
+	if (*args)
+		buf_adds(&file, args);
+	else
+		buf_addf(&file, "hearth-%s.md", journal_id(r->d->journal));
+	buf_rtrim(&file);
+	if (sessexport_file(journal_path(r->d->journal), file.data, &warnings, &e) < 0) {
+		buf_addf(out, "export: %s", e.msg);
+		rc = CMD_ERROR;
+	} else {
+		buf_addf(out, "wrote %s", file.data);
+	}
+	buf_release(&file);
+	buf_release(&warnings);
+	return rc;
+}
+
 /* The built-ins, then the prompt templates. */
 static void
 repl_commands(struct repl *r)
@@ -258,6 +289,8 @@ repl_commands(struct repl *r)
 		{ "quit", "", "leave hearth", repl_cmd_quit, NULL },
 		{ "exit", "", "leave hearth", repl_cmd_quit, NULL },
 		{ "clear", "", "start a new conversation", repl_cmd_clear, NULL },
+		{ "new", "", "start a new session", repl_cmd_clear, NULL },
+		{ "export", "[file]", "write this session as Markdown (HTML for *.html)", repl_cmd_export, NULL },
 		{ "model", "", "show the model and the server's slots", repl_cmd_model, NULL },
 	};
 	struct buf warnings = BUF_INIT;

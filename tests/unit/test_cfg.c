@@ -49,13 +49,15 @@ test_project_overrides_user(void **state)
 	tu_write(dir, "cfg/hearth/settings.json",
 		 "{\"server\":\"http://user:1\",\"temperature\":0.2,\"max_steps\":7}");
 	tu_write(dir, ".hearth/settings.json",
-		 "{\"server\":\"http://project:2\",\"top_k\":5,\"bogus\":1,\"max_steps\":\"many\"}");
+		 "{\"server\":\"http://project:2\",\"top_k\":5,\"bogus\":1,\"max_steps\":\"many\","
+		 "\"syntax_check\":\"reject\"}");
 	cfg_defaults(&c);
 	cfg_load(&c, dir, &w);
 	assert_string_equal(c.server_url, "http://project:2");
 	assert_true(c.temperature == 0.2);
 	assert_int_equal(c.top_k, 5);
 	assert_int_equal(c.max_steps, 7); /* wrong type in the project file: ignored */
+	assert_int_equal(c.syntax_reject, 1);
 	assert_non_null(strstr(w.data, "unknown setting \"bogus\""));
 	assert_non_null(strstr(w.data, "\"max_steps\" must be an integer"));
 	cfg_release(&c);

@@ -1,0 +1,74 @@
+#!/bin/sh
+# End-to-end in tmux: the line-mode session as a person sees it — the
+# first-run screen without a server, a streamed answer, an edit shown as a
+# diff, /help, /undo, an escape sequence in the answer shown as text, and
+# Ctrl-D to leave.
+# shellcheck source=tests/e2e/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+need_hearth
+if ! command -v tmux >/dev/null 2>&1; then
+	not_ok "tmux is installed" "tmux not found (make bootstrap installs it)"
+	e2e_finish
+fi
+SOCK="hearth-e2e-$$"
+T="tmux -L $SOCK"
+cleanup_tmux() { $T kill-server 2>/dev/null; }
+trap 'cleanup_tmux' EXIT
+REPO=$E2E_TMP/repo
+make_repo "$REPO"
+
+# screen NAME PATTERN [TIMEOUT]: wait until the pane shows PATTERN (grep -E)
+screen() {
+	_i=0
+	while [ $_i -lt "${3:-50}" ]; do
+		$T capture-pane -p -t s >"$E2E_TMP/pane.$1" 2>/dev/null
+		if grep -Eq "$2" "$E2E_TMP/pane.$1"; then
+			ok "tmux: $1"
+			return 0
+		fi
+		sleep 0.1
+		_i=$((_i + 1))
+	done
+	not_ok "tmux: $1" "pane does not show /$2/:"
+	sed 's/^/#   /' "$E2E_TMP/pane.$1"
+	return 1
+}
+
+# ---- no server: the first-run screen --------------------------------------
+$T new-session -d -s s -x 100 -y 30 "cd '$REPO' && '$HEARTH_BIN' --server http://127.0.0.1:9"
+screen first_run "needs a llama-server"
+screen first_run_how "llama-server -m MODEL.gguf --jinja"
+$T send-keys -t s C-c
+sleep 0.3
+cleanup_tmux
+
+# ---- an edit, /help, /undo ------------------------------------------------
+mock_start edit_flow
+$T new-session -d -s s -x 100 -y 40 "cd '$REPO' && '$HEARTH_BIN' --server '$MOCK_URL'"
+screen banner "local-tiny"
+$T send-keys -t s "Change the greeting." Enter
+screen answer "Changed the greeting in hello.c."
+screen diff '^\+.*hello, world'
+check "tmux: the file was edited" grep -q 'hello, world' "$REPO/hello.c"
+$T send-keys -t s "/help" Enter
+screen help "/undo"
+$T send-keys -t s "/undo" Enter
+screen undo "undo: 1 file"
+check "tmux: /undo restored the file" grep -qF 'printf("hello\n")' "$REPO/hello.c"
+$T send-keys -t s C-d
+sleep 0.5
+check "tmux: Ctrl-D leaves hearth" sh -c "! $T has-session -t s 2>/dev/null"
+mock_stop
+
+# ---- escape sequences in the answer are shown, not executed ----------------
+mock_start escapes
+$T new-session -d -s s -x 100 -y 30 "cd '$REPO' && '$HEARTH_BIN' --server '$MOCK_URL'"
+screen banner2 "local-tiny"
+$T send-keys -t s "Show me." Enter
+screen escapes_visible '\^\['
+check "tmux: the screen was not cleared by the answer" grep -q "local-tiny" "$E2E_TMP/pane.escapes_visible"
+cleanup_tmux
+mock_stop
+
+e2e_finish
