@@ -59,6 +59,11 @@ struct llama {
 	struct llama_call *dead;
 	unsigned long seq;          /* numbers calls, so a late /slots answer finds its call */
 	unsigned long wait_seq;     /* the call whose slot is being checked */
+	int learning;               /* a /slots look-up to find the slot that served us */
+	int learn_tries;            /* at most 3: /slots may be disabled or ambiguous */
+	long learn_timer;
+	long learn_tokens;          /* the prompt size that identifies our slot */
+	int slot_gave_up;           /* our pinned slot was taken: stay unpinned */
 	llama_probe_fn probe_done;
 	void (*probe_loading)(void *arg);
 	void *probe_arg;
@@ -105,6 +110,39 @@ llama_emit(struct llama_call *c, const struct llm_event *ev)
 	c->sink(c->ctx, ev);
 }
 
+/* /slots after an unpinned request: pin to the slot holding exactly our prompt. */
+static void
+llama_on_learn_slots(int status, const struct llama_slot *slots, size_t n, const struct err *e,
+		     void *arg)
+{
+	struct llama *lm = arg;
+	int found = -1, matches = 0;
+	size_t i;
+
+	(void)status;
+	(void)e;
+	for (i = 0; i < n; i++)
+		if (slots[i].id_task >= 0 && slots[i].n_prompt_tokens == lm->learn_tokens) {
+			found = slots[i].id;
+			matches++;
+		}
+	if (matches == 1 && lm->disco.slot < 0)
+		lm->disco.slot = found;
+	lm->learning = 0;
+}
+
+/* Start the look-up from the loop: curl refuses new transfers inside its callbacks. */
+static void
+llama_learn_timer(struct loop *l, long id, void *arg)
+{
+	struct llama *lm = arg;
+
+	(void)l;
+	(void)id;
+	lm->learn_timer = 0;
+	llamadisco_slots(&lm->disco, llama_on_learn_slots, lm);
+}
+
 /* After the timings: how much of the prompt came from the cache, and why not more. */
 static void
 llama_cache_report(struct llama_call *c, const struct llm_timings *t)
@@ -113,6 +151,12 @@ llama_cache_report(struct llama_call *c, const struct llm_timings *t)
 	struct llm_event ev = { .kind = LLM_CACHE };
 
 	cachewatch_timings(&c->lm->cw, t, &r);
+	if (c->lm->disco.slot < 0 && c->lm->cfg->id_slot < 0 && !c->lm->learning &&
+	    !c->lm->slot_gave_up && c->lm->learn_tries++ < 3) {
+		c->lm->learning = 1;
+		c->lm->learn_tokens = t->cache_n + t->prompt_n;
+		c->lm->learn_timer = loop_timer_add(c->lm->loop, 0, llama_learn_timer, c->lm);
+	}
 	ev.cache.reuse = r.reuse;
 	ev.cache.expected = r.expected;
 	ev.cache.is_break = r.is_break;
@@ -359,6 +403,7 @@ llama_on_wait_slots(int status, const struct llama_slot *slots, size_t n, const 
 	c->body = cJSON_PrintUnformatted(root);
 	cJSON_Delete(root);
 	lm->disco.slot = -1;
+	lm->slot_gave_up = 1;
 	lm->cw.next_slot = -1;
 	http_cancel(c->req);
 	if (llama_send(c, &se) < 0) {
@@ -456,6 +501,8 @@ llama_free(struct llama *lm)
 		return;
 	llama_cancel(lm);
 	llama_sweep(lm);
+	if (lm->learn_timer)
+		loop_timer_del(lm->loop, lm->learn_timer);
 	llamadisco_release(&lm->disco);
 	cachewatch_release(&lm->cw);
 	free(lm);
@@ -512,6 +559,13 @@ void
 llama_get_slots(struct llama *lm, llama_slots_fn done, void *arg)
 {
 	llamadisco_slots(&lm->disco, done, arg);
+}
+
+/* Resuming: let the server match the prefix, then pin (see llama.h). */
+void
+llama_prefer_warm_slot(struct llama *lm)
+{
+	lm->disco.choose = 0;
 }
 
 /* The slot requests are pinned to (-1: any). */

@@ -53,6 +53,12 @@ void llama_probe(struct llama *lm, long wait_ms, void (*on_loading)(void *arg), 
 
 /* GET /slots; status 501 means the server runs with --no-slots. */
 void llama_get_slots(struct llama *lm, llama_slots_fn done, void *arg);
+/*
+ * A resumed session: do not pick an idle slot at discovery; send the
+ * first request to any slot so the server picks the one whose cache
+ * matches the prefix, then pin to the slot that served it.
+ */
+void llama_prefer_warm_slot(struct llama *lm);
 /* The slot requests are pinned to: chosen at discovery (-1: any). */
 int llama_slot(const struct llama *lm);
 /* Whole-session cache reuse so far, 0..1 (-1 before any answer). */

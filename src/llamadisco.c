@@ -39,6 +39,7 @@ llamadisco_init(struct llamadisco *d, struct loop *l, struct http *h, const stru
 	d->http = h;
 	d->cfg = cfg;
 	d->slot = cfg->id_slot >= 0 ? cfg->id_slot : -1;
+	d->choose = 1;
 }
 
 /* Drop a running probe silently and free the info. */
@@ -176,7 +177,7 @@ static void
 disco_details(struct llamadisco *d)
 {
 	struct err ge = ERR_INIT;
-	int want_slots = d->cfg->id_slot < 0;
+	int want_slots = d->cfg->id_slot < 0 && d->choose;
 
 	d->probe->pending = 2 + want_slots;
 	if (disco_get(d, "/props", disco_on_props, d, &ge) < 0)

@@ -29,6 +29,7 @@ struct llamadisco {
 	const struct cfg *cfg;
 	struct llama_info info;
 	int slot; /* chosen slot, -1 = any */
+	int choose; /* pick an idle slot at discovery (off when resuming: the server matches by prefix) */
 	struct llamadisco_probe *probe;
 	long probe_timer;
 };

@@ -351,6 +351,8 @@ run_start(struct run *r)
 	loop_signal(r->loop, SIGHUP, on_interrupt, r, NULL);
 	r->env.loop = r->loop;
 	r->llama = llama_new(r->loop, r->http, &r->cfg);
+	if (r->resumed.nmsgs)
+		llama_prefer_warm_slot(r->llama);
 	po.format = r->o->format;
 	po.err_is_tty = isatty(STDERR_FILENO);
 	po.verbose = r->o->verbose || po.err_is_tty;

@@ -658,6 +658,33 @@ test_busy_slot_falls_back(void **state)
 	conv_release(&cv);
 }
 
+/* Resumed session: the first request goes to any slot, then hearth pins the one that served it. */
+static void
+test_learns_slot_after_unpinned_request(void **state)
+{
+	struct net *n = *state;
+	struct tu_resp r[2];
+	int never = 0;
+
+	memset(r, 0, sizeof r);
+	sse_response(&n->raw[0], "chat_stream_turn2_cache_hit.sse"); /* cache 343 + prompt 50 */
+	r[0].path = "/v1/chat/completions";
+	r[0].raw = n->raw[0].data;
+	buf_adds(&n->raw[1], "HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n"
+			     "[{\"id\":0,\"n_ctx\":8192,\"is_processing\":false,\"id_task\":3,\"n_prompt_tokens\":120},"
+			     "{\"id\":1,\"n_ctx\":8192,\"is_processing\":false,\"id_task\":9,\"n_prompt_tokens\":393}]");
+	r[1].path = "/slots";
+	r[1].raw = n->raw[1].data;
+	tu_server_start(&n->srv, r, 2);
+	net_connect(n, n->srv.port);
+	llama_prefer_warm_slot(n->lm);
+	assert_int_equal(llama_slot(n->lm), -1);
+	chat(n);
+	assert_int_equal(n->rec.last.kind, LLM_DONE);
+	tu_run_until(n->loop, &never, 300);
+	assert_int_equal(llama_slot(n->lm), 1);
+}
+
 struct slots_rec {
 	int done, status;
 	size_t n;
@@ -725,6 +752,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_get_slots, net_setup, net_teardown),
 		cmocka_unit_test_setup_teardown(test_stream_idle_timeout, net_setup, net_teardown),
 		cmocka_unit_test_setup_teardown(test_busy_slot_falls_back, net_setup, net_teardown),
+		cmocka_unit_test_setup_teardown(test_learns_slot_after_unpinned_request, net_setup, net_teardown),
 	};
 	json_init();
 	return cmocka_run_group_tests(tests, NULL, NULL);
