@@ -22,6 +22,7 @@
 #include "provider.h"
 #include "shellro.h"
 #include "textgate.h"
+#include "callfix.h"
 #include "toolparse.h"
 #include "xmalloc.h"
 
@@ -55,6 +56,7 @@ struct agent {
 	struct buf shown;       /* scratch for gated text */
 	int retries;            /* transient-error retries of the current step */
 	int parse_fail_streak;  /* steps in a row whose tool call could not be parsed */
+	struct callfix_tools tools; /* the enabled tools, for recovery and checks */
 	size_t committed;       /* messages already passed to on_commit */
 	int changed;            /* before_change ran this turn */
 };
@@ -80,6 +82,8 @@ agent_new(struct loop *l, struct provider *p, const struct tool_env *env,
 		a->opts.max_steps = 40;
 	if (a->opts.loading_wait_s <= 0)
 		a->opts.loading_wait_s = 300;
+	a->tools.v = a->opts.tools;
+	a->tools.n = a->opts.ntools;
 	if (obs)
 		a->obs = *obs;
 	conv_init(&a->conv);
@@ -257,44 +261,6 @@ agent_defer(struct agent *a, loop_timer_fn fn)
 	a->timer = loop_timer_add(a->loop, 0, fn, a);
 }
 
-/* toolparse type oracle: is `param` of `tool` string-typed in its schema? */
-static int
-agent_param_is_string(void *ctx, const char *tool, const char *param)
-{
-	struct agent *a = ctx;
-	const struct tool *t = NULL;
-	const cJSON *prop;
-	cJSON *schema;
-	const char *type;
-	size_t i;
-	int r = -1;
-
-	for (i = 0; i < a->opts.ntools && !t; i++)
-		if (!strcmp(a->opts.tools[i]->name, tool))
-			t = a->opts.tools[i];
-	if (!t || !(schema = cJSON_Parse(t->schema_json)))
-		return -1;
-	prop = cJSON_GetObjectItemCaseSensitive(json_obj(schema, "properties"), param);
-	if ((type = json_str(prop, "type")) != NULL)
-		r = strcmp(type, "string") == 0;
-	cJSON_Delete(schema);
-	return r;
-}
-
-/* Tool calls written as text in s (without taking them). */
-static size_t
-agent_count_text_calls(struct agent *a, const char *s, size_t n)
-{
-	struct toolparse_result out;
-	size_t k;
-
-	memset(&out, 0, sizeof out);
-	toolparse_run(s, n, agent_param_is_string, a, &out);
-	k = out.ncalls;
-	toolparse_release(&out);
-	return k;
-}
-
 /* Move recovered calls from text into the step; returns how many. */
 static size_t
 agent_recover_calls(struct agent *a)
@@ -302,8 +268,7 @@ agent_recover_calls(struct agent *a)
 	struct toolparse_result out;
 	size_t i, n;
 
-	memset(&out, 0, sizeof out);
-	toolparse_run(a->text.data, a->text.len, agent_param_is_string, a, &out);
+	callfix_recover(&a->tools, a->text.data, a->text.len, &out);
 	n = out.ncalls;
 	for (i = 0; i < n; i++) {
 		struct agent_call *c = agent_add_call(a, -1 - (int)i, NULL, out.calls[i].name);
@@ -459,7 +424,7 @@ agent_on_error(struct agent *a, const struct llm_event *ev)
 	buf_reset(&a->err_msg);
 	if (ev->error.kind == LLM_ERR_TOOL_PARSE) {
 		buf_add(&a->err_msg, ev->text.p, ev->text.len);
-		if (agent_count_text_calls(a, a->text.data, a->text.len)) {
+		if (callfix_count(&a->tools, a->text.data, a->text.len)) {
 			agent_defer(a, agent_after_stream);
 		} else if (!a->parse_retried) {
 			a->parse_retried = 1;
@@ -622,33 +587,6 @@ agent_submit(struct agent *a, const char *text, struct err *e)
 	return 0;
 }
 
-/* The enabled tool called name, or NULL. */
-static const struct tool *
-agent_tool(struct agent *a, const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < a->opts.ntools; i++)
-		if (!strcmp(a->opts.tools[i]->name, name))
-			return a->opts.tools[i];
-	return NULL;
-}
-
-/* Reject a call before running it: the model sees why and what is expected. */
-static void
-agent_reject(struct agent *a, struct agent_call *c, const char *problem)
-{
-	struct tool_job *j = &c->job;
-
-	c->invalid = 1;
-	j->is_error = 1;
-	buf_addf(&j->out, "error: %s", problem);
-	if (c->tool)
-		buf_addf(&j->out, "\nexpected arguments for %s (JSON Schema): %s", c->tool->name,
-			 c->tool->schema_json);
-	a->step_failures++;
-}
-
 /* Tool finished (possibly inside its own start()). */
 static void
 agent_tool_done(struct tool_job *job, void *arg)
@@ -683,41 +621,30 @@ agent_maybe_checkpoint(struct agent *a, const struct tool *t, const cJSON *args)
 	buf_release(&note);
 }
 
-/* Validate and start call c; returns 1 if it finished synchronously. */
+/* Check call c and start it; a rejected call finishes at once with the problem. */
 static void
 agent_start_call(struct agent *a, struct agent_call *c)
 {
-	struct buf problem = BUF_INIT;
-	struct err e = ERR_INIT;
-	cJSON *args = NULL;
+	cJSON *args;
 
-	c->tool = agent_tool(a, c->name);
+	c->tool = callfix_tool(&a->tools, c->name);
 	tool_job_init(&c->job, c->tool, a->env, agent_tool_done, a);
 	c->started = 1;
 	c->t_start_ms = loop_now_ms(a->loop);
 	a->stats.tool_calls++;
 	if (a->obs.on_tool_start)
 		a->obs.on_tool_start(a->obs.arg, c);
-	if (!c->tool) {
-		size_t i;
-
-		buf_addf(&problem, "unknown tool \"%s\"; available tools:", c->name);
-		for (i = 0; i < a->opts.ntools; i++)
-			buf_addf(&problem, "%s %s", i ? "," : "", a->opts.tools[i]->name);
-	} else if (!(args = json_parse(c->args.len ? c->args.data : "{}",
-				       c->args.len ? c->args.len : 2, &e))) {
-		buf_addf(&problem, "arguments are not valid JSON (%s)", e.msg);
-	} else if (tool_validate(c->tool, args, &problem) == 0) {
-		agent_maybe_checkpoint(a, c->tool, args);
-		c->tool->start(&c->job, args);
-		cJSON_Delete(args);
-		buf_release(&problem);
+	args = callfix_check(&a->tools, c->name, c->args.data, c->args.len, &c->job.out);
+	if (!args) {
+		c->invalid = 1;
+		c->job.is_error = 1;
+		a->step_failures++;
+		tool_job_done(&c->job);
 		return;
 	}
+	agent_maybe_checkpoint(a, c->tool, args);
+	c->tool->start(&c->job, args);
 	cJSON_Delete(args);
-	agent_reject(a, c, problem.data);
-	buf_release(&problem);
-	tool_job_done(&c->job);
 }
 
 /* All calls ran: append their results and take the next step. */
