@@ -24,7 +24,6 @@
 #include "cli.h"
 #include "cmd.h"
 #include "cmdtpl.h"
-#include "ctxfiles.h"
 #include "http.h"
 #include "journal.h"
 #include "json.h"
@@ -252,24 +251,6 @@ before_sleep(struct loop *l, void *arg)
 		loop_stop(l);
 }
 
-/* AGENTS.md / CLAUDE.md from the config dir and the repository down to the cwd, frozen for the session. */
-static void
-add_context_files(struct run *r)
-{
-	struct buf ctx = BUF_INIT, warnings = BUF_INIT;
-
-	if (ctxfiles_load(r->root, r->root, &ctx, &warnings) > 0) {
-		buf_adds(&r->system, "\nInstructions from the user and the project (follow them):\n\n");
-		buf_add(&r->system, ctx.data, ctx.len);
-	}
-	if (warnings.len) {
-		buf_rtrim(&warnings);
-		fprintf(stderr, "hearth: %s\n", warnings.data);
-	}
-	buf_release(&ctx);
-	buf_release(&warnings);
-}
-
 /* Load or write warnings of the session file, one line each on stderr. */
 static void
 flush_journal_warnings(struct run *r)
@@ -307,9 +288,15 @@ run_setup(struct run *r)
 			return EXIT_USAGE;
 		}
 	} else {
+		struct buf warnings = BUF_INIT;
+
 		strftime(date, sizeof date, "%Y-%m-%d", localtime(&now));
-		prompt_build(&r->system, r->root, date, r->tools, r->ntools);
-		add_context_files(r);
+		prompt_session(&r->system, r->root, date, r->tools, r->ntools, &warnings);
+		if (warnings.len) {
+			buf_rtrim(&warnings);
+			fprintf(stderr, "hearth: %s\n", warnings.data);
+		}
+		buf_release(&warnings);
 	}
 	make_session_id(r->session_id, sizeof r->session_id);
 	conv_init(&r->resumed);

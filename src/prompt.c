@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 
+#include "ctxfiles.h"
 #include "tool.h"
 
 /* The default prompt. */
@@ -35,6 +36,21 @@ prompt_build(struct buf *out, const char *root, const char *date, const struct t
 		 "- Run builds and tests with bash to check your work; read errors and fix them.\n"
 		 "- Call tools with arguments that are a JSON object matching the tool's schema.\n"
 		 "- When the task is done, stop calling tools and answer briefly: what you changed and how you checked it.\n");
+}
+
+/* Default prompt plus the context files, frozen for the session (until /reload). */
+void
+prompt_session(struct buf *out, const char *root, const char *date,
+	       const struct tool *const *tools, size_t ntools, struct buf *warnings)
+{
+	struct buf ctx = BUF_INIT;
+
+	prompt_build(out, root, date, tools, ntools);
+	if (ctxfiles_load(root, root, &ctx, warnings) > 0) {
+		buf_adds(out, "\nInstructions from the user and the project (follow them):\n\n");
+		buf_add(out, ctx.data, ctx.len);
+	}
+	buf_release(&ctx);
 }
 
 /* A whole file as the prompt. */

@@ -15,6 +15,13 @@ struct tool;
 /* Append the default system prompt for workspace root (date as YYYY-MM-DD). */
 void prompt_build(struct buf *out, const char *root, const char *date,
 		  const struct tool *const *tools, size_t ntools);
+/*
+ * The session's prompt: prompt_build plus the context files (AGENTS.md /
+ * CLAUDE.md from the config dir and the repository down to root).
+ * Warnings about unreadable context files are appended to warnings.
+ */
+void prompt_session(struct buf *out, const char *root, const char *date,
+		    const struct tool *const *tools, size_t ntools, struct buf *warnings);
 /* Load a replacement prompt from a file (--system-prompt-file). */
 int prompt_load_file(struct buf *out, const char *path, struct err *e);
 

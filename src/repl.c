@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "agent.h"
@@ -23,6 +24,7 @@
 #include "cmdtpl.h"
 #include "ctxfiles.h"
 #include "journal.h"
+#include "prompt.h"
 #include "sessexport.h"
 #include "conv.h"
 #include "llama.h"
@@ -280,6 +282,32 @@ repl_cmd_export(void *ctx, const struct cmd *self, const char *args, struct buf 
 	return rc;
 }
 
+/* /reload: re-read AGENTS.md / CLAUDE.md into the system prompt (a planned prefix change). */
+static enum cmd_result
+repl_cmd_reload(void *ctx, const struct cmd *self, const char *args, struct buf *out)
+{
+	struct repl *r = ctx;
+	struct buf sys = BUF_INIT, warnings = BUF_INIT;
+	char date[16];
+	time_t now = time(NULL);
+
+	(void)self;
+	(void)args;
+	strftime(date, sizeof date, "%Y-%m-%d", localtime(&now));
+	prompt_session(&sys, r->d->env->root, date, r->d->tools, r->d->ntools, &warnings);
+	if (strcmp(sys.data, agent_conv(r->agent)->system ? agent_conv(r->agent)->system : "")) {
+		conv_set_system(agent_conv(r->agent), sys.data);
+		buf_adds(out, "context files reloaded: the next request re-reads the whole prompt (one expected cache break)");
+	} else {
+		buf_adds(out, "context files unchanged");
+	}
+	if (warnings.len)
+		buf_addf(out, "\n%s", warnings.data);
+	buf_release(&sys);
+	buf_release(&warnings);
+	return CMD_DONE;
+}
+
 /* The built-ins, then the prompt templates. */
 static void
 repl_commands(struct repl *r)
@@ -290,6 +318,7 @@ repl_commands(struct repl *r)
 		{ "exit", "", "leave hearth", repl_cmd_quit, NULL },
 		{ "clear", "", "start a new conversation", repl_cmd_clear, NULL },
 		{ "new", "", "start a new session", repl_cmd_clear, NULL },
+		{ "reload", "", "re-read AGENTS.md / CLAUDE.md into the system prompt", repl_cmd_reload, NULL },
 		{ "export", "[file]", "write this session as Markdown (HTML for *.html)", repl_cmd_export, NULL },
 		{ "model", "", "show the model and the server's slots", repl_cmd_model, NULL },
 	};

@@ -56,9 +56,17 @@ screen help "/undo"
 $T send-keys -t s "/undo" Enter
 screen undo "undo: 1 file"
 check "tmux: /undo restored the file" grep -qF 'printf("hello\n")' "$REPO/hello.c"
+printf 'Reloaded rule RELOAD_4e1.\n' >"$REPO/AGENTS.md"
+$T send-keys -t s "/reload" Enter
+screen reload "context files reloaded"
+$T send-keys -t s "And now?" Enter
+screen after_reload "done\\."
+check "tmux: after /reload the system prompt carries the new AGENTS.md" pycheck '
+need(CHAT and "RELOAD_4e1" in text_of(CHAT[-1]["messages"][0].get("content")), "system message")'
 $T send-keys -t s C-d
 sleep 0.5
 check "tmux: Ctrl-D leaves hearth" sh -c "! $T has-session -t s 2>/dev/null"
+rm -f "$REPO/AGENTS.md"
 mock_stop
 
 # ---- escape sequences in the answer are shown, not executed ----------------
