@@ -180,6 +180,22 @@ agent_sync(struct agent *a)
 	}
 }
 
+/* Current provider. */
+struct provider *
+agent_provider(const struct agent *a)
+{
+	return a->prov;
+}
+
+/* Switch providers; the conv is provider-neutral, so history carries over. */
+void
+agent_set_provider(struct agent *a, struct provider *p)
+{
+	if (a->state == ST_STREAMING)
+		a->prov->cancel(a->prov->self);
+	a->prov = p;
+}
+
 /* Messages already in the conv are not to be reported. */
 void
 agent_mark_committed(struct agent *a)

@@ -120,6 +120,10 @@ int agent_submit(struct agent *a, const char *text, struct err *e);
 /* Stop the stream and running tools; the partial answer is kept, marked aborted. */
 void agent_abort(struct agent *a);
 int agent_busy(const struct agent *a);
+/* The provider the agent uses now. */
+struct provider *agent_provider(const struct agent *a);
+/* Use another provider from the next request on (between turns: routing). */
+void agent_set_provider(struct agent *a, struct provider *p);
 /* Treat every message now in the conv as already committed (after loading a session). */
 void agent_mark_committed(struct agent *a);
 const struct agent_stats *agent_stats(const struct agent *a);

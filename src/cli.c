@@ -20,6 +20,9 @@ cli_usage(FILE *f)
 	      "  -c, --continue              continue the latest session of this directory\n"
 	      "  -r, --resume [ID]           resume a session by id (prefix); without ID, list them\n"
 	      "      --export SESSION FILE   write a session as Markdown, or HTML for *.html\n"
+	      "      --route MODE            auto (the routing policy), local or claude\n"
+	      "                              (a task starting with @claude goes to Claude)\n"
+	      "  hearth stats                what escalations to Claude cost and bought\n"
 	      "      --server URL            llama-server base URL (env HEARTH_SERVER;\n"
 	      "                              default http://127.0.0.1:8080)\n"
 	      "      --model ID              model id to request\n"
@@ -71,7 +74,7 @@ parse_int(const char *s, int *out)
 
 enum {
 	OPT_SERVER = 256, OPT_MODEL, OPT_MAX_STEPS, OPT_CWD, OPT_TOOLS, OPT_NO_TOOLS,
-	OPT_SYSPROMPT, OPT_THINKING, OPT_FORMAT, OPT_VERBOSE, OPT_VERSION, OPT_LOG, OPT_EXPORT
+	OPT_SYSPROMPT, OPT_THINKING, OPT_FORMAT, OPT_VERBOSE, OPT_VERSION, OPT_LOG, OPT_EXPORT, OPT_ROUTE
 };
 
 /*
@@ -115,6 +118,7 @@ cli_parse(int argc, char **argv, struct cli *o)
 		{ "continue", no_argument, NULL, 'c' },
 		{ "resume", no_argument, NULL, 'r' },
 		{ "export", required_argument, NULL, OPT_EXPORT },
+		{ "route", required_argument, NULL, OPT_ROUTE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -154,6 +158,11 @@ cli_parse(int argc, char **argv, struct cli *o)
 		case 'c': o->cont = 1; break;
 		case 'r': o->resume = 1; break;
 		case OPT_EXPORT: o->export_session = optarg; break;
+		case OPT_ROUTE:
+			if (strcmp(optarg, "auto") && strcmp(optarg, "local") && strcmp(optarg, "claude"))
+				return cli_usage_error("--route takes auto, local or claude, got \"%s\"", optarg);
+			o->route = optarg;
+			break;
 		case OPT_VERSION:
 			printf("hearth %s\n", HEARTH_VERSION);
 			return 0;
@@ -166,6 +175,10 @@ cli_parse(int argc, char **argv, struct cli *o)
 	}
 	if (o->resume && optind < argc && cli_looks_like_id(argv[optind]))
 		o->resume_id = argv[optind++];
+	if (!o->print && optind < argc && strcmp(argv[optind], "stats") == 0 && optind + 1 == argc) {
+		o->stats = 1;
+		optind++;
+	}
 	if (o->export_session) {
 		if (optind >= argc)
 			return cli_usage_error("%s", "--export needs the output file: --export SESSION FILE");

@@ -26,6 +26,8 @@ struct cli {
 	int resume;               /* -r [ID] */
 	const char *resume_id;
 	const char *export_session, *export_file;
+	const char *route;        /* --route auto|local|claude */
+	int stats;                /* `hearth stats` */
 	enum pmode_format format;
 	struct buf task;
 };

@@ -22,6 +22,7 @@
 #include "cfg.h"
 #include "checkpoint.h"
 #include "cli.h"
+#include "escalate.h"
 #include "cmd.h"
 #include "cmdtpl.h"
 #include "http.h"
@@ -61,6 +62,8 @@ struct run {
 	int interrupted;
 	struct journal journal;   /* this run's session file */
 	struct checkpoint cp;     /* undo history of the session */
+	struct escalate esc;      /* local or Claude, per turn */
+	const char *task;         /* the task after routing (a leading @claude removed) */
 	struct conv resumed;      /* messages of a resumed session, until the agent exists */
 };
 
@@ -200,14 +203,56 @@ on_loading(void *arg)
 	buf_release(&b);
 }
 
+/* Create the agent on provider p and submit the (routed) task. */
+static void
+start_turn(struct run *r, struct provider *p, const char *task)
+{
+	struct agent_observer obs = pmode_observer(r->pm);
+	struct agent_opts ao = { 0 };
+	struct err e = ERR_INIT;
+
+	ao.max_steps = r->cfg.max_steps;
+	ao.thinking = r->cfg.thinking;
+	ao.tools = r->tools;
+	ao.ntools = r->ntools;
+	ao.hooks.arg = &r->cp;
+	ao.hooks.before_change = checkpoint_before_change;
+	ao.hooks.turn_end = checkpoint_turn_end;
+	obs.on_commit = journal_commit;
+	obs.commit_arg = &r->journal;
+	journal_set_model(&r->journal, p->model(p->self));
+	r->agent = agent_new(r->loop, p, &r->env, &ao, &obs);
+	conv_set_system(agent_conv(r->agent), r->system.data);
+	conv_move_msgs(agent_conv(r->agent), &r->resumed);
+	agent_mark_committed(r->agent);
+	if (agent_submit(r->agent, task, &e) < 0) {
+		pmode_fail(r->pm, LLM_ERR_OTHER, e.msg);
+		loop_stop(r->loop);
+	}
+	/* the task was committed, so the session exists and has its id */
+	snprintf(r->session_id, sizeof r->session_id, "%s", journal_id(&r->journal));
+	pmode_init(r->pm, p->model(p->self), r->tools, r->ntools);
+}
+
+/* Route the task: Claude (no local server needed) or local (after discovery). */
+static struct provider *
+route_task(struct run *r, const char **task, long n_ctx)
+{
+	struct buf note = BUF_INIT;
+	struct provider *p = escalate_turn(&r->esc, task, llama_provider(r->llama), n_ctx, NULL, &note);
+
+	if (note.len)
+		pmode_error(r->pm, note.data);
+	pmode_route(r->pm, route_target_name(r->esc.last.target), r->esc.last.reason);
+	buf_release(&note);
+	return p;
+}
+
 /* Discovery finished: start the turn, or end with its error. */
 static void
 on_probe(struct llama *lm, int rc, enum llm_err_kind kind, const char *msg, void *arg)
 {
 	struct run *r = arg;
-	struct agent_observer obs = pmode_observer(r->pm);
-	struct agent_opts ao = { 0 };
-	struct err e = ERR_INIT;
 	const struct llama_info *info = llama_info(lm);
 
 	if (rc < 0) {
@@ -218,27 +263,7 @@ on_probe(struct llama *lm, int rc, enum llm_err_kind kind, const char *msg, void
 	log_msg("server %s model %s n_ctx %ld slots %d build %s", r->cfg.server_url,
 		info->model_id ? info->model_id : "?", info->n_ctx, info->total_slots,
 		info->build_info ? info->build_info : "?");
-	ao.max_steps = r->cfg.max_steps;
-	ao.thinking = r->cfg.thinking;
-	ao.tools = r->tools;
-	ao.ntools = r->ntools;
-	ao.hooks.arg = &r->cp;
-	ao.hooks.before_change = checkpoint_before_change;
-	ao.hooks.turn_end = checkpoint_turn_end;
-	obs.on_commit = journal_commit;
-	obs.commit_arg = &r->journal;
-	journal_set_model(&r->journal, llama_provider(lm)->model(lm));
-	r->agent = agent_new(r->loop, llama_provider(lm), &r->env, &ao, &obs);
-	conv_set_system(agent_conv(r->agent), r->system.data);
-	conv_move_msgs(agent_conv(r->agent), &r->resumed);
-	agent_mark_committed(r->agent);
-	if (agent_submit(r->agent, r->o->task.data, &e) < 0) {
-		pmode_fail(r->pm, LLM_ERR_OTHER, e.msg);
-		loop_stop(r->loop);
-	}
-	/* the task was committed, so the session exists and has its id */
-	snprintf(r->session_id, sizeof r->session_id, "%s", journal_id(&r->journal));
-	pmode_init(r->pm, llama_provider(lm)->model(lm), r->tools, r->ntools);
+	start_turn(r, llama_provider(lm), r->task);
 }
 
 /* Stop the loop once the turn ended or stdout went away. */
@@ -319,6 +344,22 @@ run_setup(struct run *r)
 	return -1;
 }
 
+/* The routing policy from the settings, --route on top. */
+static void
+start_routing(struct run *r)
+{
+	struct buf warnings = BUF_INIT;
+
+	escalate_init(&r->esc, r->loop, r->http, r->root, r->state_dir.data, &warnings);
+	if (r->o->route)
+		escalate_set_mode(&r->esc, r->o->route, NULL);
+	if (warnings.len) {
+		buf_rtrim(&warnings);
+		fprintf(stderr, "hearth: %s\n", warnings.data);
+	}
+	buf_release(&warnings);
+}
+
 /* Loop, http, provider: the machinery of a run. */
 static int
 run_start(struct run *r)
@@ -340,6 +381,7 @@ run_start(struct run *r)
 	r->llama = llama_new(r->loop, r->http, &r->cfg);
 	if (r->resumed.nmsgs)
 		llama_prefer_warm_slot(r->llama);
+	start_routing(r);
 	po.format = r->o->format;
 	po.err_is_tty = isatty(STDERR_FILENO);
 	po.verbose = r->o->verbose || po.err_is_tty;
@@ -357,6 +399,7 @@ static void
 run_release(struct run *r)
 {
 	agent_free(r->agent);
+	escalate_release(&r->esc);
 	llama_free(r->llama);
 	http_free(r->http);
 	pmode_free(r->pm);
@@ -442,26 +485,31 @@ print_command(struct run *r)
 	return code;
 }
 
-/* The files the session changed, for the json result. */
-static void
+/* The files the session changed, for the json result; returns how many. */
+static int
 report_changes(struct run *r)
 {
 	struct repo_result res = REPO_RESULT_INIT;
 	size_t i;
+	int n;
 
 	if (checkpoint_changes(&r->cp, &res) < 0)
-		return;
+		return 0;
 	for (i = 0; i < res.nfiles; i++)
 		pmode_file_changed(r->pm, res.files[i].path, res.files[i].status, res.files[i].added,
 				   res.files[i].removed);
+	n = (int)res.nfiles;
 	repo_result_release(&res);
+	return n;
 }
 
 /* Print mode: one task, one answer. */
 static int
 run_print(struct cli *o)
 {
+	struct provider *prov;
 	struct run r;
+	int nchanged;
 	struct err e = ERR_INIT;
 	int code;
 
@@ -471,20 +519,29 @@ run_print(struct cli *o)
 		run_release(&r);
 		return code;
 	}
-	llama_probe(r.llama, 300000, on_loading, on_probe, &r);
+	r.task = r.o->task.data;
+	prov = route_task(&r, &r.task, 0);
+	if (prov != llama_provider(r.llama))
+		start_turn(&r, prov, r.task); /* Claude: the local server is not needed */
+	else
+		llama_probe(r.llama, 300000, on_loading, on_probe, &r);
 	if (loop_run(r.loop, &e) < 0)
 		pmode_fail(r.pm, LLM_ERR_OTHER, e.msg);
 	if (r.interrupted && !pmode_ended(r.pm))
 		pmode_fail(r.pm, LLM_ERR_ABORTED, "interrupted");
 	if (pmode_stdout_closed(r.pm) && r.agent && agent_busy(r.agent))
 		agent_abort(r.agent);
-	report_changes(&r);
+	nchanged = report_changes(&r);
+	prov = r.agent ? agent_provider(r.agent) : llama_provider(r.llama);
 	code = pmode_finish(r.pm, r.agent ? agent_stats(r.agent) : &(struct agent_stats){ 0 },
-			    llama_provider(r.llama)->model(r.llama), loop_now_ms(r.loop) - r.t0);
+			    prov->model(prov->self), loop_now_ms(r.loop) - r.t0);
 	if (r.interrupted)
 		code = 130;
 	else if (pmode_stdout_closed(r.pm) && code == 130)
 		code = 1; /* the reader went away mid-run: not an interrupt, not a success */
+	if (r.agent)
+		escalate_turn_end(&r.esc, agent_stats(r.agent), code == 0, nchanged > 0,
+				  (double)(loop_now_ms(r.loop) - r.t0) / 1000.0);
 	run_release(&r);
 	return code;
 }
@@ -517,6 +574,26 @@ run_interactive(struct cli *o)
 	return code;
 }
 
+/* `hearth stats`: what escalation cost and bought. */
+static int
+print_stats(void)
+{
+	struct buf dir = BUF_INIT, out = BUF_INIT;
+	struct err e = ERR_INIT;
+	int code = 0;
+
+	state_dir(&dir);
+	if (escalate_stats(dir.data, &out, &e) < 0) {
+		fprintf(stderr, "hearth: %s\n", e.msg);
+		code = 1;
+	} else {
+		fputs(out.data, stdout);
+	}
+	buf_release(&dir);
+	buf_release(&out);
+	return code;
+}
+
 /* Entry point. */
 int
 main(int argc, char **argv)
@@ -540,6 +617,10 @@ main(int argc, char **argv)
 	}
 	if (o.export_session) {
 		code = sesscli_export(&o);
+		goto out;
+	}
+	if (o.stats) {
+		code = print_stats();
 		goto out;
 	}
 	if (o.resume && !o.resume_id && (code = sesscli_pick(&o, chosen, sizeof chosen)) >= 0)

@@ -27,6 +27,7 @@ struct pmode {
 	cJSON *tool_calls;
 	cJSON *cache_breaks;
 	cJSON *files;
+	cJSON *route;
 	int ended;
 	enum agent_end end;
 	struct buf end_msg;
@@ -123,6 +124,7 @@ pmode_free(struct pmode *pm)
 	cJSON_Delete(pm->tool_calls);
 	cJSON_Delete(pm->cache_breaks);
 	cJSON_Delete(pm->files);
+	cJSON_Delete(pm->route);
 	free(pm);
 }
 
@@ -497,6 +499,8 @@ pm_result(struct pmode *pm, const struct agent_stats *st, const char *model, uin
 	cJSON_AddNumberToObject(o, "tool_failures", st->tool_failures);
 	cJSON_AddItemReferenceToObject(o, "cache_breaks", pm->cache_breaks);
 	cJSON_AddItemReferenceToObject(o, "files_changed", pm->files);
+	if (pm->route)
+		cJSON_AddItemReferenceToObject(o, "route", pm->route);
 	pm_add_str(o, "model", model ? model : "", model ? strlen(model) : 0);
 	return o;
 }
@@ -559,4 +563,14 @@ pmode_file_changed(struct pmode *pm, const char *path, int status, int added, in
 	cJSON_AddNumberToObject(f, "added", added);
 	cJSON_AddNumberToObject(f, "removed", removed);
 	cJSON_AddItemToArray(pm->files, f);
+}
+
+/* Remember the turn's route for the result. */
+void
+pmode_route(struct pmode *pm, const char *target, const char *reason)
+{
+	cJSON_Delete(pm->route);
+	pm->route = cJSON_CreateObject();
+	cJSON_AddStringToObject(pm->route, "target", target);
+	pm_add_str(pm->route, "reason", reason ? reason : "", reason ? strlen(reason) : 0);
 }

@@ -43,6 +43,8 @@ int pmode_finish(struct pmode *pm, const struct agent_stats *st, const char *mod
 		 uint64_t duration_ms);
 /* A file the session changed (json and stream-json results list them). */
 void pmode_file_changed(struct pmode *pm, const char *path, int status, int added, int removed);
+/* The route of the turn (json result: "route": {target, reason}). */
+void pmode_route(struct pmode *pm, const char *target, const char *reason);
 /* Whether the turn ended, and how. */
 int pmode_ended(const struct pmode *pm);
 /* End the run without an agent turn (discovery failed): kind decides the exit code. */

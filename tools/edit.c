@@ -19,6 +19,10 @@
  * parse errors before and after: a change that adds errors gets a note
  * with their lines appended to the result, or, when env->syntax_reject is
  * set, is refused before anything is written.
+ *
+ * The stale-write guard (env->stale, see stale.h) refuses to edit a file
+ * the agent has not read, or one that changed on disk since it last read
+ * or wrote it; a successful edit updates the record, so edits in a row work.
  */
 #include <ctype.h>
 #include <stdint.h>
@@ -29,6 +33,7 @@
 #include "diff.h"
 #include "fsutil.h"
 #include "repo.h"
+#include "stale.h"
 #include "str.h"
 #include "synchk.h"
 #include "tool.h"
@@ -316,6 +321,8 @@ commit(struct tool_job *job, const char *abs, const struct edit *ed, const struc
 	rc = fsutil_write_atomic(abs, all.data, all.len, &e);
 	if (rc < 0)
 		tool_job_fail(job, "%s", e.msg);
+	else
+		stale_wrote(job->env->stale, abs, all.data, all.len);
 	buf_release(&all);
 	return rc;
 }
@@ -454,8 +461,12 @@ load(struct tool_job *job, const char *abs, struct edit *ed)
 static void
 load_and_apply(struct tool_job *job, const char *abs, struct edit *ed)
 {
+	struct err e = ERR_INIT;
+
 	ed->rel = ws_rel(job->env->root, abs);
-	if (load(job, abs, ed) == 0)
+	if (stale_check(job->env->stale, abs, ed->rel, "editing", &e) < 0)
+		tool_job_fail(job, "%s", e.msg);
+	else if (load(job, abs, ed) == 0)
 		apply(job, abs, ed);
 }
 

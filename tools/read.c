@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "fsutil.h"
+#include "stale.h"
 #include "tool.h"
 #include "ws.h"
 #include "xmalloc.h"
@@ -30,6 +31,7 @@ struct reader {
 	int fd;
 	size_t pos, len;
 	int eof;
+	uint64_t hash; /* of every byte read so far (stale guard) */
 	char chunk[65536];
 };
 
@@ -49,6 +51,7 @@ reader_fill(struct reader *r)
 	r->pos = 0;
 	r->len = n > 0 ? (size_t)n : 0;
 	r->eof = n <= 0;
+	r->hash = stale_hash(r->hash, r->chunk, r->len);
 	return n > 0;
 }
 
@@ -227,7 +230,10 @@ show_file(struct tool_job *job, const char *abs, const char *rel, long offset, l
 	}
 	r = xcalloc(1, sizeof *r);
 	r->fd = fd;
+	r->hash = STALE_HASH_INIT;
 	stream(r, &w, &job->out);
+	if (r->eof) /* every byte seen: what the agent now knows of the file */
+		stale_seen(job->env->stale, abs, &st, r->hash);
 	close(fd);
 	free(r);
 	if (w.total > 0 && offset > w.total) {

@@ -25,6 +25,7 @@
 
 struct loop;
 struct repo;
+struct stale;
 
 enum {
 	TOOL_READ_ONLY = 1,      /* safe to run in parallel with other read-only calls */
@@ -43,6 +44,9 @@ struct tool_env {
 				* (settings "reject"); 0 = write it and warn */
 	struct repo *repo;     /* checkpoints: edit/write register each file before
 				* changing it (repo_note_file); NULL = none */
+	struct stale *stale;   /* stale-write guard: read records what it showed,
+				* edit/write refuse a file changed since (stale.h);
+				* owned by the caller; NULL = no guard */
 };
 
 struct tool_job;

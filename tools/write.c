@@ -8,6 +8,11 @@
  * rewritten.  The syntax check (synchk) compares the new content with the
  * old: added parse errors are noted in the result, or with
  * env->syntax_reject the write is refused.
+ *
+ * The stale-write guard (env->stale, see stale.h): a new file may always be
+ * created, but an existing file is overwritten only after the agent read it
+ * (or wrote it) and only when it has not changed on disk since; the record
+ * is updated after each write.  Identical content passes (nothing is lost).
  */
 #include <errno.h>
 #include <stdint.h>
@@ -18,6 +23,7 @@
 #include "diff.h"
 #include "fsutil.h"
 #include "repo.h"
+#include "stale.h"
 #include "synchk.h"
 #include "tool.h"
 #include "ws.h"
@@ -118,7 +124,12 @@ write_file(struct tool_job *job, const char *abs, const char *content)
 	if (exists && diffable && old.len == len && memcmp(old.data, content, len) == 0) {
 		buf_addf(&job->out, "%s already has this content (%zu lines); nothing written",
 			 rel, count_lines(content, len));
+		stale_wrote(job->env->stale, abs, content, len);
 		tool_job_done(job);
+		goto out;
+	}
+	if (exists && stale_check(job->env->stale, abs, rel, "overwriting", &e) < 0) {
+		tool_job_fail(job, "%s", e.msg);
 		goto out;
 	}
 	worse = synchk_check(rel, exists && diffable ? old.data : NULL, old.len, content, len,
@@ -134,6 +145,7 @@ write_file(struct tool_job *job, const char *abs, const char *content)
 		tool_job_fail(job, "%s", e.msg);
 		goto out;
 	}
+	stale_wrote(job->env->stale, abs, content, len);
 	report(job, rel, &old, content, len, exists, diffable, &note);
 out:
 	buf_release(&old);

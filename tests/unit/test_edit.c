@@ -3,7 +3,8 @@
  * replace_all, no-match candidates (whitespace-insensitive and similar
  * line), CRLF and BOM preservation, no-op and empty old_text, mode kept
  * and no temp file left, binary and missing files, paths outside; the
- * syntax check after the edit (warn and reject modes, already broken files).
+ * syntax check after the edit (warn and reject modes, already broken files);
+ * the stale-write guard (unread file, changed on disk, edits in a row).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,6 +14,7 @@
 #include <cmocka.h>
 #include <dirent.h>
 
+#include "stale.h"
 #include "tool_fixture.h"
 
 extern const struct tool tool_edit;
@@ -304,6 +306,41 @@ test_syntax_check(void **state)
 	free(o);
 }
 
+/* With a stale table: read first; a change by someone else is refused and kept. */
+static void
+test_stale_guard(void **state)
+{
+	struct fixture *f = *state;
+	extern const struct tool tool_read;
+	int err;
+	char *o;
+
+	f->env.stale = stale_new();
+	fixture_puts(f, "g.c", "int a;\nint b;\n");
+	o = ed(f, "{\"path\":\"g.c\",\"old_text\":\"a\",\"new_text\":\"c\"}", &err, NULL);
+	assert_true(err);
+	assert_string_equal(o, "g.c has not been read yet; read it before editing (so you work "
+			    "from its current content)");
+	free(o);
+	free(fixture_out(f, &tool_read, "{\"path\":\"g.c\"}", &err));
+	assert_false(err);
+	o = ed(f, "{\"path\":\"g.c\",\"old_text\":\"a\",\"new_text\":\"c\"}", &err, NULL);
+	assert_false(err);
+	free(o);
+	o = ed(f, "{\"path\":\"g.c\",\"old_text\":\"b\",\"new_text\":\"d\"}", &err, NULL);
+	assert_false(err);
+	free(o);
+	fixture_puts(f, "g.c", "int c;\nint e;\n"); /* the user's change, same size */
+	o = ed(f, "{\"path\":\"g.c\",\"old_text\":\"c\",\"new_text\":\"x\"}", &err, NULL);
+	assert_true(err);
+	assert_string_equal(o, "g.c changed on disk since you last read it (by the user or "
+			    "another process); read it again before editing");
+	free(o);
+	expect_file(f, "g.c", "int c;\nint e;\n");
+	stale_free(f->env.stale);
+	f->env.stale = NULL;
+}
+
 int
 main(void)
 {
@@ -316,6 +353,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_refusals, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mode_and_no_temp, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_syntax_check, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stale_guard, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

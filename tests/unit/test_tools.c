@@ -11,6 +11,7 @@
 
 #include <cmocka.h>
 
+#include "stale.h"
 #include "tool_fixture.h"
 
 extern const struct tool tool_read, tool_write, tool_ls;
@@ -52,14 +53,14 @@ static void
 test_registry(void **state)
 {
 	static const char *order[] = { "read", "write", "edit", "bash", "grep", "find", "ls",
-				       "outline" };
+				       "outline", "repo_map" };
 	const struct tool *const *all;
 	size_t n, i;
 	cJSON *schema;
 
 	(void)state;
 	all = tool_all(&n);
-	assert_int_equal(n, 8);
+	assert_int_equal(n, 9);
 	for (i = 0; i < n; i++) {
 		assert_string_equal(all[i]->name, order[i]);
 		assert_ptr_equal(tool_find(order[i]), all[i]);
@@ -515,6 +516,42 @@ test_bad_args(void **state)
 	assert_null(fixture_slurp(f, "a\nb", NULL));
 }
 
+/* With a stale table: read records, write refuses an unread or changed file. */
+static void
+test_write_stale(void **state)
+{
+	struct fixture *f = *state;
+	int err;
+	char *o;
+
+	f->env.stale = stale_new();
+	fixture_puts(f, "s.txt", "user text\n");
+	o = fixture_out(f, &tool_write, "{\"path\":\"s.txt\",\"content\":\"x\"}", &err);
+	assert_true(err);
+	assert_string_equal(o, "s.txt has not been read yet; read it before overwriting (so "
+			    "you work from its current content)");
+	free(o);
+	free(fixture_out(f, &tool_read, "{\"path\":\"s.txt\",\"limit\":1}", &err));
+	assert_int_equal(stale_count(f->env.stale), 1);
+	fixture_puts(f, "s.txt", "user text 2\n");
+	o = fixture_out(f, &tool_write, "{\"path\":\"s.txt\",\"content\":\"x\"}", &err);
+	assert_true(err);
+	assert_non_null(strstr(o, "changed on disk since you last read it"));
+	free(o);
+	o = fixture_slurp(f, "s.txt", NULL);
+	assert_string_equal(o, "user text 2\n");
+	free(o);
+	free(fixture_out(f, &tool_read, "{\"path\":\"s.txt\"}", &err));
+	o = fixture_out(f, &tool_write, "{\"path\":\"s.txt\",\"content\":\"x\"}", &err);
+	assert_false(err);
+	free(o);
+	o = fixture_out(f, &tool_write, "{\"path\":\"s.txt\",\"content\":\"y\"}", &err);
+	assert_false(err); /* its own write is known */
+	free(o);
+	stale_free(f->env.stale);
+	f->env.stale = NULL;
+}
+
 int
 main(void)
 {
@@ -530,6 +567,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_read_binary_and_huge, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_write, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_write_syntax, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_write_stale, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ls, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_args, setup, teardown),
 	};

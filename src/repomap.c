@@ -1,0 +1,597 @@
+/*
+ * repomap: per-file symbol extraction (cached), ranking, rendering.
+ *
+ * Data structures:
+ *  - struct fentry: what one file yields — its definitions (name, line,
+ *    signature) in line order and its used identifiers, sorted and unique.
+ *    Entries live in the static `cache` (pointer array + an open-addressing
+ *    map from absolute path to index); an entry is valid while the file's
+ *    (mtime ns, size) match.  `gen` marks entries seen by the current build;
+ *    the others are dropped at its end.
+ *  - struct smap: string -> size_t, open addressing with linear probing,
+ *    keys borrowed (they outlive the map), at most half full.
+ *  - the compiled tags query of each language, compiled once.
+ */
+#include "repomap.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <tree_sitter/api.h>
+
+#include "fsutil.h"
+#include "str.h"
+#include "syn.h"
+#include "xmalloc.h"
+
+#define SIG_MAX 100   /* bytes of a signature */
+#define NAME_MAX_LEN 80
+
+struct def {
+	char *name;
+	uint32_t line; /* 1-based */
+	char *sig;
+};
+
+struct fentry {
+	char *abs, *rel;
+	long long mtime_ns;
+	off_t size;
+	unsigned gen;
+	int skipped;         /* binary, or could not be parsed */
+	struct def *defs;
+	size_t ndefs;
+	char **refs;         /* sorted, unique */
+	size_t nrefs;
+	size_t score;        /* of the current build */
+};
+
+struct smap {
+	const char **key;
+	size_t *val;
+	size_t cap, n;       /* cap a power of two */
+};
+
+static struct {
+	struct fentry **v;
+	size_t n, cap;
+	struct smap index;   /* abs -> position in v */
+	unsigned gen;
+	struct repomap_stats st;
+	struct {
+		const struct syn_lang *lang;
+		TSQuery *q;
+	} queries[64];
+} cache;
+
+/* FNV-1a of a string. */
+static size_t
+str_hash(const char *s)
+{
+	uint64_t h = UINT64_C(0xcbf29ce484222325);
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * UINT64_C(0x100000001b3);
+	return (size_t)h;
+}
+
+/* The value slot for k (created with 0 when `create`), or NULL. */
+static size_t *
+smap_get(struct smap *m, const char *k, int create)
+{
+	size_t i, j, oldcap;
+	const char **ok;
+	size_t *ov;
+
+	if (create && (m->n + 1) * 2 > m->cap) {
+		ok = m->key, ov = m->val, oldcap = m->cap;
+		m->cap = m->cap ? m->cap * 2 : 64;
+		m->key = xcalloc(m->cap, sizeof *m->key);
+		m->val = xcalloc(m->cap, sizeof *m->val);
+		m->n = 0;
+		for (j = 0; j < oldcap; j++)
+			if (ok[j])
+				*smap_get(m, ok[j], 1) = ov[j];
+		free(ok), free(ov);
+	}
+	if (!m->cap)
+		return NULL;
+	for (i = str_hash(k) & (m->cap - 1); m->key[i]; i = (i + 1) & (m->cap - 1))
+		if (!strcmp(m->key[i], k))
+			return &m->val[i];
+	if (!create)
+		return NULL;
+	m->key[i] = k;
+	m->n++;
+	return &m->val[i];
+}
+
+/* Free the map's arrays (not the keys). */
+static void
+smap_free(struct smap *m)
+{
+	free(m->key);
+	free(m->val);
+	memset(m, 0, sizeof *m);
+}
+
+/* Free what an entry yields (definitions, names), keeping its identity. */
+static void
+fentry_clear(struct fentry *f)
+{
+	size_t i;
+
+	for (i = 0; i < f->ndefs; i++)
+		free(f->defs[i].name), free(f->defs[i].sig);
+	for (i = 0; i < f->nrefs; i++)
+		free(f->refs[i]);
+	free(f->defs), free(f->refs);
+	f->defs = NULL, f->refs = NULL;
+	f->ndefs = f->nrefs = 0;
+	f->skipped = 0;
+}
+
+/* Free one entry's contents and itself. */
+static void
+fentry_free(struct fentry *f)
+{
+	fentry_clear(f);
+	free(f->abs), free(f->rel);
+	free(f);
+}
+
+/* The compiled tags query of lang, or NULL when it has none. */
+static TSQuery *
+query_for(const struct syn_lang *lang)
+{
+	size_t i, n = sizeof cache.queries / sizeof cache.queries[0];
+	uint32_t off;
+	TSQueryError qe;
+
+	for (i = 0; i < n && cache.queries[i].lang; i++)
+		if (cache.queries[i].lang == lang)
+			return cache.queries[i].q;
+	if (i == n || !*lang->tags)
+		return NULL;
+	cache.queries[i].lang = lang;
+	cache.queries[i].q = ts_query_new(lang->language(), lang->tags,
+					  (uint32_t)strlen(lang->tags), &off, &qe);
+	return cache.queries[i].q;
+}
+
+/* The trimmed source line `row` of text, cut at SIG_MAX bytes on a UTF-8 boundary. */
+static char *
+line_of(const char *text, size_t len, uint32_t start_byte)
+{
+	size_t from = start_byte, to = start_byte, n;
+	struct str l;
+
+	while (from > 0 && text[from - 1] != '\n')
+		from--;
+	while (to < len && text[to] != '\n')
+		to++;
+	l = str_trim(str_make(text + from, to - from));
+	n = l.len > SIG_MAX ? SIG_MAX : l.len;
+	while (n < l.len && n > 0 && ((unsigned char)l.p[n] & 0xC0) == 0x80)
+		n--;
+	return xstrndup(l.p, n);
+}
+
+/* Whether capture name cap (len bytes) starts with prefix. */
+static int
+cap_is(const char *cap, uint32_t len, const char *prefix)
+{
+	size_t n = strlen(prefix);
+
+	return len >= n && !strncmp(cap, prefix, n);
+}
+
+/* Order uint32 values (definition name positions). */
+static int
+cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Add the definitions of one match; its name position goes to *at. */
+static void
+add_match_def(struct fentry *f, TSQuery *q, const TSQueryMatch *m, const char *text,
+	      size_t len, uint32_t **at, size_t *nat)
+{
+	TSNode name = { { 0 }, 0, 0 };
+	int def = 0;
+	uint32_t s, e, clen;
+	uint16_t i;
+
+	for (i = 0; i < m->capture_count; i++) {
+		const char *cap = ts_query_capture_name_for_id(q, m->captures[i].index, &clen);
+		if (cap_is(cap, clen, "definition."))
+			def = 1;
+		else if (clen == 4 && !strncmp(cap, "name", 4))
+			name = m->captures[i].node;
+	}
+	if (!def || ts_node_is_null(name))
+		return;
+	s = ts_node_start_byte(name), e = ts_node_end_byte(name);
+	if (e <= s || e - s > NAME_MAX_LEN || e > len)
+		return;
+	for (i = 0; i < *nat; i++)
+		if ((*at)[i] == s)
+			return; /* the same name matched by two patterns */
+	*at = xrealloc(*at, (*nat + 1) * sizeof **at);
+	(*at)[(*nat)++] = s;
+	f->defs = xrealloc(f->defs, (f->ndefs + 1) * sizeof *f->defs);
+	f->defs[f->ndefs].name = xstrndup(text + s, e - s);
+	f->defs[f->ndefs].line = ts_node_start_point(name).row + 1;
+	f->defs[f->ndefs++].sig = line_of(text, len, s);
+}
+
+/* Order definitions by line. */
+static int
+cmp_def(const void *a, const void *b)
+{
+	const struct def *x = a, *y = b;
+
+	return x->line < y->line ? -1 : x->line > y->line;
+}
+
+/* Whether a leaf node of this type names something. */
+static int
+is_ident(const char *type)
+{
+	return strstr(type, "identifier") != NULL || !strcmp(type, "constant") ||
+	       !strcmp(type, "word");
+}
+
+/* Order strings for qsort. */
+static int
+cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Visit one leaf: keep it as a used name unless it is a definition's own name. */
+static void
+add_ref(struct fentry *f, TSNode n, const char *text, const uint32_t *at, size_t nat,
+	size_t *cap)
+{
+	uint32_t s = ts_node_start_byte(n), e = ts_node_end_byte(n);
+
+	if (e <= s || e - s > NAME_MAX_LEN || !is_ident(ts_node_type(n)))
+		return;
+	if (nat && bsearch(&s, at, nat, sizeof *at, cmp_u32))
+		return;
+	if (f->nrefs == *cap)
+		f->refs = xrealloc(f->refs, (*cap = *cap ? *cap * 2 : 64) * sizeof *f->refs);
+	f->refs[f->nrefs++] = xstrndup(text + s, e - s);
+}
+
+/* Walk every node; collect identifier leaves; then sort and deduplicate. */
+static void
+collect_refs(struct fentry *f, TSNode root, const char *text, const uint32_t *at,
+	     size_t nat)
+{
+	TSTreeCursor c = ts_tree_cursor_new(root);
+	size_t cap = 0, i, k;
+
+	for (;;) {
+		TSNode n = ts_tree_cursor_current_node(&c);
+		if (ts_node_child_count(n) == 0 && ts_node_is_named(n))
+			add_ref(f, n, text, at, nat, &cap);
+		if (ts_tree_cursor_goto_first_child(&c))
+			continue;
+		while (!ts_tree_cursor_goto_next_sibling(&c))
+			if (!ts_tree_cursor_goto_parent(&c))
+				goto done;
+	}
+done:
+	ts_tree_cursor_delete(&c);
+	if (f->nrefs)
+		qsort(f->refs, f->nrefs, sizeof *f->refs, cmp_str);
+	for (i = k = 0; i < f->nrefs; i++) {
+		if (k && !strcmp(f->refs[k - 1], f->refs[i]))
+			free(f->refs[i]);
+		else
+			f->refs[k++] = f->refs[i];
+	}
+	f->nrefs = k;
+}
+
+/* Parse the text and fill f's definitions and used names. */
+static void
+extract(struct fentry *f, const struct syn_lang *lang, TSQuery *q, const char *text,
+	size_t len)
+{
+	struct syn_tree *t = NULL;
+	TSQueryCursor *c;
+	TSQueryMatch m;
+	TSNode root;
+	uint32_t *at = NULL;
+	size_t nat = 0;
+
+	if (syn_parse(lang, text, len, &t, NULL) < 0) {
+		f->skipped = 1;
+		return;
+	}
+	root = ts_tree_root_node(syn_tree_ts(t));
+	c = ts_query_cursor_new();
+	ts_query_cursor_exec(c, q, root);
+	while (ts_query_cursor_next_match(c, &m))
+		add_match_def(f, q, &m, text, len, &at, &nat);
+	ts_query_cursor_delete(c);
+	if (f->ndefs)
+		qsort(f->defs, f->ndefs, sizeof *f->defs, cmp_def);
+	if (nat)
+		qsort(at, nat, sizeof *at, cmp_u32);
+	collect_refs(f, root, text, at, nat);
+	free(at);
+	syn_release(t);
+}
+
+/* mtime of st in nanoseconds. */
+static long long
+mtime_ns(const struct stat *st)
+{
+	return (long long)st->st_mtim.tv_sec * 1000000000LL + st->st_mtim.tv_nsec;
+}
+
+/* (Re)read the file of f and extract what it yields. */
+static void
+fentry_fill(struct fentry *f, const struct stat *st, const struct syn_lang *lang, TSQuery *q)
+{
+	struct buf text = BUF_INIT;
+
+	fentry_clear(f);
+	f->mtime_ns = mtime_ns(st);
+	f->size = st->st_size;
+	if (buf_read_file(&text, f->abs, SYN_MAX_BYTES, NULL) < 0 ||
+	    fsutil_is_binary(text.data, text.len < FSUTIL_SNIFF ? text.len : FSUTIL_SNIFF))
+		f->skipped = 1;
+	else
+		extract(f, lang, q, text.data, text.len);
+	buf_release(&text);
+}
+
+/* The entry for abs: the cached one when (mtime, size) still match, else refilled. */
+static struct fentry *
+lookup(const char *abs, const char *rel, const struct stat *st, const struct syn_lang *lang,
+       TSQuery *q)
+{
+	size_t *slot = smap_get(&cache.index, abs, 0);
+	struct fentry *f = slot ? cache.v[*slot] : NULL;
+
+	if (f && strcmp(f->rel, rel)) { /* the same file seen from another root */
+		free(f->rel);
+		f->rel = xstrdup(rel);
+	}
+	if (f && f->mtime_ns == mtime_ns(st) && f->size == st->st_size) {
+		cache.st.hits++;
+		return f;
+	}
+	cache.st.misses++;
+	if (!f) {
+		f = xcalloc(1, sizeof *f);
+		f->abs = xstrdup(abs);
+		f->rel = xstrdup(rel);
+		if (cache.n == cache.cap)
+			cache.v = xrealloc(cache.v, (cache.cap = cache.cap ? cache.cap * 2 : 64) *
+					   sizeof *cache.v);
+		cache.v[cache.n] = f;
+		*smap_get(&cache.index, f->abs, 1) = cache.n++;
+	}
+	fentry_fill(f, st, lang, q);
+	return f;
+}
+
+/* One build: the files of this walk (entries borrowed from the cache). */
+struct build {
+	struct fentry **files;
+	size_t n, cap;
+	size_t big, binary; /* files skipped */
+};
+
+/* Walk callback: every regular file of a language with a tags query. */
+static int
+visit(const char *abs, const char *rel, const struct stat *st, void *arg)
+{
+	struct build *b = arg;
+	const struct syn_lang *lang;
+	struct fentry *f;
+	TSQuery *q;
+
+	if (!S_ISREG(st->st_mode) || !(lang = syn_lang_for_path(rel)) || !(q = query_for(lang)))
+		return 0;
+	if ((size_t)st->st_size > SYN_MAX_BYTES) {
+		b->big++;
+		return 0;
+	}
+	f = lookup(abs, rel, st, lang, q);
+	f->gen = cache.gen;
+	if (f->skipped) {
+		b->binary++;
+		return 0;
+	}
+	if (b->n == b->cap)
+		b->files = xrealloc(b->files, (b->cap = b->cap ? b->cap * 2 : 64) * sizeof *b->files);
+	b->files[b->n++] = f;
+	return 0;
+}
+
+/* Whether f itself uses name (its refs are sorted). */
+static int
+uses(const struct fentry *f, const char *name)
+{
+	return f->nrefs && bsearch(&name, f->refs, f->nrefs, sizeof *f->refs, cmp_str) != NULL;
+}
+
+/* Score each file: for each definition, the files other than it using the name. */
+static void
+rank(struct build *b)
+{
+	struct smap users = { NULL, NULL, 0, 0 };
+	size_t i, j, *c;
+
+	for (i = 0; i < b->n; i++)
+		for (j = 0; j < b->files[i]->nrefs; j++)
+			(*smap_get(&users, b->files[i]->refs[j], 1))++;
+	for (i = 0; i < b->n; i++) {
+		struct fentry *f = b->files[i];
+		f->score = 0;
+		for (j = 0; j < f->ndefs; j++) {
+			c = smap_get(&users, f->defs[j].name, 0);
+			if (c)
+				f->score += *c - (size_t)uses(f, f->defs[j].name);
+		}
+	}
+	smap_free(&users);
+}
+
+/* Most referenced first, then by path. */
+static int
+cmp_file(const void *a, const void *b)
+{
+	const struct fentry *x = *(struct fentry *const *)a, *y = *(struct fentry *const *)b;
+
+	if (x->score != y->score)
+		return x->score > y->score ? -1 : 1;
+	return strcmp(x->rel, y->rel);
+}
+
+/* Render one file's block. */
+static void
+put_file(struct buf *out, const struct fentry *f)
+{
+	size_t i;
+
+	fsutil_add_utf8(out, f->rel, strlen(f->rel));
+	buf_adds(out, ":\n");
+	for (i = 0; i < f->ndefs; i++) {
+		buf_addf(out, "  %5u  ", f->defs[i].line);
+		fsutil_add_utf8(out, f->defs[i].sig, strlen(f->defs[i].sig));
+		buf_addch(out, '\n');
+	}
+}
+
+/* The first lines of a block too big for the whole budget; returns the definitions cut. */
+static size_t
+put_part(struct buf *out, const struct buf *block, size_t budget, size_t ndefs)
+{
+	size_t n = 0, lines = 0, i;
+
+	for (i = 0; i < block->len && i < budget; i++)
+		if (block->data[i] == '\n')
+			n = i + 1, lines++;
+	buf_add(out, block->data, n);
+	buf_adds(out, "  ...\n");
+	return lines > 1 ? ndefs - (lines - 1) : ndefs;
+}
+
+/* Print the blocks that fit in `budget` bytes, then the note on the rest. */
+static void
+render(struct build *b, size_t budget, struct buf *out)
+{
+	struct buf block = BUF_INIT;
+	size_t i, start = out->len, left = 0, left_defs = 0, shown = 0;
+
+	for (i = 0; i < b->n; i++) {
+		if (!b->files[i]->ndefs)
+			continue;
+		buf_reset(&block);
+		put_file(&block, b->files[i]);
+		if (!shown && !left && block.len > budget) {
+			left_defs += put_part(out, &block, budget, b->files[i]->ndefs);
+			shown++;
+			continue;
+		}
+		if (left || out->len - start + block.len > budget) {
+			left++;
+			left_defs += b->files[i]->ndefs;
+			continue;
+		}
+		buf_add(out, block.data, block.len);
+		shown++;
+	}
+	buf_release(&block);
+	if (!shown && !left)
+		buf_adds(out, "no definitions found in files of a supported language\n");
+	if (left || left_defs)
+		buf_addf(out, "[%zu definitions left out (%zu more file%s); call repo_map with a "
+			 "larger budget (max %d) or use outline on a file]\n", left_defs, left,
+			 left == 1 ? "" : "s", REPOMAP_MAX_TOKENS);
+	if (b->big || b->binary)
+		buf_addf(out, "[skipped: %zu file%s over %zu MB, %zu binary or unparsable]\n", b->big,
+			 b->big == 1 ? "" : "s", SYN_MAX_BYTES >> 20, b->binary);
+}
+
+/* Drop cache entries this build did not see; rebuild the index. */
+static void
+prune(void)
+{
+	size_t i, k;
+
+	for (i = k = 0; i < cache.n; i++) {
+		if (cache.v[i]->gen == cache.gen)
+			cache.v[k++] = cache.v[i];
+		else
+			fentry_free(cache.v[i]);
+	}
+	cache.n = k;
+	smap_free(&cache.index);
+	for (i = 0; i < cache.n; i++)
+		*smap_get(&cache.index, cache.v[i]->abs, 1) = i;
+}
+
+/* Walk, rank, render (see repomap.h). */
+int
+repomap_build(const char *root, size_t tokens, struct buf *out, struct err *e)
+{
+	struct build b = { NULL, 0, 0, 0, 0 };
+	struct fsutil_walk w = { root, visit, &b, 0, 0, 0 };
+	int rc;
+
+	if (tokens < REPOMAP_MIN_TOKENS)
+		tokens = REPOMAP_MIN_TOKENS;
+	if (tokens > REPOMAP_MAX_TOKENS)
+		tokens = REPOMAP_MAX_TOKENS;
+	cache.gen++;
+	rc = fsutil_walk(&w, root, e);
+	if (rc == 0) {
+		rank(&b);
+		if (b.n)
+			qsort(b.files, b.n, sizeof *b.files, cmp_file);
+		render(&b, tokens * REPOMAP_BYTES_PER_TOKEN, out);
+		if (w.truncated)
+			buf_adds(out, "[the walk stopped early: too many files]\n");
+		prune();
+	}
+	free(b.files);
+	return rc;
+}
+
+/* Copy the counters. */
+void
+repomap_stats(struct repomap_stats *st)
+{
+	*st = cache.st;
+	st->cached = cache.n;
+}
+
+/* Free everything the cache holds. */
+void
+repomap_cache_free(void)
+{
+	size_t i;
+
+	for (i = 0; i < cache.n; i++)
+		fentry_free(cache.v[i]);
+	free(cache.v);
+	smap_free(&cache.index);
+	for (i = 0; i < sizeof cache.queries / sizeof cache.queries[0]; i++)
+		if (cache.queries[i].q)
+			ts_query_delete(cache.queries[i].q);
+	memset(&cache, 0, sizeof cache);
+}

@@ -1,0 +1,237 @@
+/*
+ * test_repo_map: the repository map on a temporary tree of C and Python
+ * files — the definition used from three other files ranks its file first,
+ * a file's own uses do not count, the budget cut and its note, .gitignore
+ * honoured, binary and over-5 MB files skipped, the cache hit on a second
+ * build and refreshed when a file changes, the tool's budget argument.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+#include <git2.h>
+
+#include "repomap.h"
+#include "syn.h"
+#include "tool_fixture.h"
+
+extern const struct tool tool_repo_map;
+
+static int
+setup(void **state)
+{
+	struct fixture *f = fixture_new();
+
+	fixture_mkdir(f, "src");
+	fixture_puts(f, "src/util.c", "#include \"util.h\"\n\nint\nhelper_parse(int x)\n{\n"
+		     "\treturn x + 1;\n}\n\nstatic int\nlonely(void)\n{\n\treturn lonely();\n}\n");
+	fixture_puts(f, "src/util.h", "int helper_parse(int x);\n");
+	fixture_puts(f, "src/a.c", "#include \"util.h\"\nint\nuse_a(void)\n{\n"
+		     "\treturn helper_parse(1);\n}\n");
+	fixture_puts(f, "src/b.c", "int\nuse_b(void)\n{\n\treturn helper_parse(2) + use_a();\n}\n");
+	fixture_puts(f, "tool.py", "from x import helper_parse\n\nclass Runner:\n"
+		     "    def run(self):\n        return helper_parse(3)\n");
+	fixture_puts(f, "zz_self.py", "def only_me():\n    return only_me()\n\n"
+		     "def only_me2():\n    return only_me()\n");
+	*state = f;
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	fixture_free(*state);
+	repomap_cache_free();
+	return 0;
+}
+
+/* Build the map of f's root with `tokens` (malloc'd text). */
+static char *
+map(struct fixture *f, size_t tokens)
+{
+	struct buf out = BUF_INIT;
+	struct err e = ERR_INIT;
+
+	assert_int_equal(repomap_build(f->root, tokens, &out, &e), 0);
+	return buf_detach(&out, NULL);
+}
+
+/* Position of s in text, asserted present. */
+static size_t
+at(const char *text, const char *s)
+{
+	const char *p = strstr(text, s);
+
+	if (!p)
+		print_error("missing \"%s\" in:\n%s\n", s, text);
+	assert_non_null(p);
+	return (size_t)(p - text);
+}
+
+static void
+test_rank(void **state)
+{
+	struct fixture *f = *state;
+	char *m = map(f, 2000);
+
+	/* helper_parse: used by a.c, b.c, tool.py (util.h/util.c define it) */
+	assert_int_equal(at(m, "src/util.c:\n"), 0);
+	at(m, "src/util.c:\n      4  helper_parse(int x)\n     10  lonely(void)\n");
+	assert_true(at(m, "src/util.h:\n") < at(m, "src/a.c:\n"));
+	at(m, "src/util.h:\n      1  int helper_parse(int x);\n");
+	/* use_a is used by b.c: a.c ranks above files nobody uses */
+	assert_true(at(m, "src/a.c:\n") < at(m, "src/b.c:\n"));
+	at(m, "tool.py:\n      3  class Runner:\n      4  def run(self):\n");
+	/* its own uses do not count: zz_self.py scores 0, listed last (by path) */
+	assert_true(at(m, "tool.py:\n") < at(m, "zz_self.py:\n"));
+	assert_null(strstr(m, "left out"));
+	free(m);
+}
+
+static void
+test_budget(void **state)
+{
+	struct fixture *f = *state;
+	struct buf b = BUF_INIT;
+	char *m, *big;
+	int i;
+
+	/* the budget is clamped to 100 tokens = 400 bytes: the small tree fits */
+	m = map(f, 1);
+	assert_null(strstr(m, "left out"));
+	free(m);
+	for (i = 0; i < 60; i++)
+		buf_addf(&b, "int padding_function_number_%d(void) { return %d; }\n", i, i);
+	fixture_write(f, "pad.c", b.data, b.len);
+	buf_release(&b);
+	m = map(f, 1);
+	big = map(f, 16000);
+	assert_true(strlen(m) <= 400 + 200);
+	at(m, "src/util.c:\n");
+	assert_null(strstr(m, "padding_function"));
+	/* files go in rank order: pad.c (unused, by path before src/b.c) stops the map */
+	at(m, "[65 definitions left out (4 more files); call repo_map with a larger budget "
+	   "(max 16000) or use outline on a file]");
+	at(big, "padding_function_number_59");
+	assert_null(strstr(big, "left out"));
+	free(m);
+	free(big);
+	/* when the first file alone is over the budget, its first lines are shown */
+	fixture_puts(f, "use.c", "int u(void) { return padding_function_number_0() + "
+		     "padding_function_number_1() + padding_function_number_2() + "
+		     "padding_function_number_3(); }\n");
+	m = map(f, 1);
+	assert_int_equal(at(m, "pad.c:\n      1  int padding_function_number_0(void)"), 0);
+	at(m, "  ...\n[");
+	assert_true(strlen(m) <= 400 + 200);
+	assert_null(strstr(m, "src/util.c"));
+	free(m);
+}
+
+static void
+test_gitignore_binary_big(void **state)
+{
+	struct fixture *f = *state;
+	git_repository *repo = NULL;
+	char *m, *huge;
+	size_t n = SYN_MAX_BYTES + 10;
+
+	git_libgit2_init();
+	assert_int_equal(git_repository_init(&repo, f->root, 0), 0);
+	git_repository_free(repo);
+	git_libgit2_shutdown();
+	fixture_puts(f, ".gitignore", "build/\n");
+	fixture_mkdir(f, "build");
+	fixture_puts(f, "build/gen.c", "int generated_ignored(void) { return helper_parse(0); }\n");
+	fixture_write(f, "bin.c", "int x\0\0\0binary", 15);
+	huge = malloc(n);
+	assert_non_null(huge);
+	memset(huge, ' ', n);
+	memcpy(huge, "int huge_fn(void);", 18);
+	fixture_write(f, "huge.c", huge, n);
+	free(huge);
+	m = map(f, 2000);
+	assert_null(strstr(m, "generated_ignored"));
+	assert_null(strstr(m, "huge_fn"));
+	at(m, "[skipped: 1 file over 5 MB, 1 binary or unparsable]");
+	free(m);
+}
+
+static void
+test_cache(void **state)
+{
+	struct fixture *f = *state;
+	struct repomap_stats st;
+	struct timespec ts[2] = { { 0, UTIME_NOW }, { 1000000000, 0 } };
+	char *m;
+
+	repomap_cache_free();
+	free(map(f, 2000));
+	repomap_stats(&st);
+	assert_int_equal(st.hits, 0);
+	assert_int_equal(st.misses, 6);
+	assert_int_equal(st.cached, 6);
+	free(map(f, 2000));
+	repomap_stats(&st);
+	assert_int_equal(st.hits, 6);
+	assert_int_equal(st.misses, 6);
+	/* a changed file (new mtime) is read again and its new content shows */
+	fixture_puts(f, "tool.py", "def renamed_runner():\n    pass\n");
+	assert_int_equal(utimensat(AT_FDCWD, fixture_path(f, "tool.py"), ts, 0), 0);
+	m = map(f, 2000);
+	repomap_stats(&st);
+	assert_int_equal(st.hits, 11);
+	assert_int_equal(st.misses, 7);
+	at(m, "renamed_runner");
+	assert_null(strstr(m, "class Runner"));
+	free(m);
+	/* a deleted file leaves the cache */
+	assert_int_equal(unlink(fixture_path(f, "zz_self.py")), 0);
+	free(map(f, 2000));
+	repomap_stats(&st);
+	assert_int_equal(st.cached, 5);
+}
+
+static void
+test_tool(void **state)
+{
+	struct fixture *f = *state;
+	int err = -1;
+	char *o = fixture_out(f, &tool_repo_map, "{}", &err);
+
+	assert_int_equal(err, 0);
+	at(o, "Repository map:");
+	at(o, "src/util.c:\n");
+	free(o);
+	o = fixture_out(f, &tool_repo_map, "{\"budget\":null}", &err);
+	assert_int_equal(err, 0);
+	free(o);
+	o = fixture_out(f, &tool_repo_map, "{\"budget\":-5}", &err);
+	assert_int_equal(err, 0);
+	free(o);
+	o = fixture_out(f, &tool_repo_map, "{\"budget\":1e300}", &err);
+	assert_int_equal(err, 0);
+	free(o);
+	f->env.root = "/nonexistent/hearth-root";
+	o = fixture_out(f, &tool_repo_map, "{}", &err);
+	assert_int_equal(err, 1);
+	at(o, "repo_map: ");
+	free(o);
+	f->env.root = f->root;
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_rank, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_budget, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_gitignore_binary_big, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cache, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tool, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,598 @@
+/* test_transcript: the conversation view from scripted events, as screen text and roles. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <locale.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "buf.h"
+#include "markdown.h"
+#include "theme.h"
+#include "transcript.h"
+
+static int
+setup(void **state)
+{
+	(void)state;
+	return setlocale(LC_CTYPE, "C.UTF-8") ? 0 : -1;
+}
+
+/* Rows of g joined with '\n', trailing spaces trimmed (caller frees). */
+static char *
+snap(const struct grid *g)
+{
+	struct buf b = BUF_INIT;
+	size_t start;
+	int x, y;
+
+	for (y = 0; y < g->h; y++) {
+		start = b.len;
+		for (x = 0; x < g->w; x++)
+			buf_adds(&b, grid_at(g, x, y)->text);
+		while (b.len > start && b.data[b.len - 1] == ' ')
+			b.len--;
+		buf_setlen(&b, b.len);
+		buf_addch(&b, '\n');
+	}
+	return buf_detach(&b, NULL);
+}
+
+/* Draw tv into a fresh w×h grid and compare with want. */
+static void
+check(const struct view_transcript *tv, int w, int h, const char *want)
+{
+	struct grid *g = grid_new(w, h);
+	struct grid_rect r = { 0, 0, w, h };
+	char *got;
+
+	transcript_draw(g, r, tv);
+	got = snap(g);
+	assert_string_equal(got, want);
+	free(got);
+	grid_free(g);
+}
+
+/* Feed one event of kind k with text t. */
+static void
+feed(struct view_transcript *tv, enum llm_kind k, const char *t)
+{
+	struct llm_event ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = k;
+	ev.text.p = t;
+	ev.text.len = strlen(t);
+	transcript_on_event(tv, &ev);
+}
+
+/* A streamed answer, split mid-word and mid-marker. */
+static void
+script_answer(struct view_transcript *tv)
+{
+	static const char *const parts[] = {
+		"# Fix\nThe loop read **one el", "ement** past the end of the array; I changed ",
+		"the bound to `i < n`.\n\n- first *item*\n- second item\n```c\n",
+		"for (i = 0; i < n; i++)\n```\nTests: 24/24."
+	};
+	size_t i;
+
+	transcript_init(tv);
+	transcript_add_user(tv, "fix the off-by-one", strlen("fix the off-by-one"));
+	for (i = 0; i < sizeof(parts) / sizeof(parts[0]); i++)
+		feed(tv, LLM_TEXT, parts[i]);
+	feed(tv, LLM_DONE, "");
+}
+
+static void
+test_stream_60(void **state)
+{
+	struct view_transcript tv;
+
+	(void)state;
+	script_answer(&tv);
+	check(&tv, 60, 14,
+	    "› fix the off-by-one\n"
+	    "\n"
+	    "Fix\n"
+	    "The loop read one element past the end of the array; I\n"
+	    "changed the bound to i < n.\n"
+	    "\n"
+	    " • first item\n"
+	    " • second item\n"
+	    "  for (i = 0; i < n; i++)\n"
+	    "Tests: 24/24.\n"
+	    "\n"
+	    "\n"
+	    "\n"
+	    "\n");
+	transcript_release(&tv);
+}
+
+static void
+test_stream_100_160(void **state)
+{
+	struct view_transcript tv;
+	const char *want =
+	    "› fix the off-by-one\n"
+	    "\n"
+	    "Fix\n"
+	    "The loop read one element past the end of the array; I changed the bound to i < n.\n"
+	    "\n"
+	    " • first item\n"
+	    " • second item\n"
+	    "  for (i = 0; i < n; i++)\n"
+	    "Tests: 24/24.\n"
+	    "\n";
+
+	(void)state;
+	script_answer(&tv);
+	check(&tv, 100, 10, want);
+	check(&tv, 160, 10, want);
+	transcript_release(&tv);
+}
+
+/* Inline markdown roles: bold, code, italic, the heading. */
+static void
+test_markdown_roles(void **state)
+{
+	struct view_transcript tv;
+	struct grid *g = grid_new(60, 14);
+	struct grid_rect r = { 0, 0, 60, 14 };
+
+	(void)state;
+	script_answer(&tv);
+	transcript_draw(g, r, &tv);
+	assert_int_equal(grid_at(g, 0, 2)->style, MARKDOWN_HEADING);
+	assert_int_equal(grid_at(g, 0, 3)->style, THEME_ASSISTANT);
+	assert_string_equal(grid_at(g, 14, 3)->text, "o");
+	assert_int_equal(grid_at(g, 14, 3)->style, MARKDOWN_BOLD);
+	assert_string_equal(grid_at(g, 24, 3)->text, "t");
+	assert_int_equal(grid_at(g, 24, 3)->style, MARKDOWN_BOLD);
+	assert_int_equal(grid_at(g, 25, 3)->style, THEME_ASSISTANT);
+	assert_int_equal(grid_at(g, 21, 4)->style, MARKDOWN_CODE);
+	assert_int_equal(grid_at(g, 25, 4)->style, MARKDOWN_CODE);
+	assert_int_equal(grid_at(g, 26, 4)->style, THEME_ASSISTANT);
+	assert_int_equal(grid_at(g, 10, 6)->style, MARKDOWN_ITALIC);
+	assert_int_equal(grid_at(g, 1, 6)->style, THEME_ACCENT);
+	grid_free(g);
+	transcript_release(&tv);
+}
+
+/* A fake finished call. */
+static void
+call_init(struct agent_call *c, const char *id, const char *name, const char *args)
+{
+	memset(c, 0, sizeof(*c));
+	c->id = (char *)(uintptr_t)id;
+	c->name = (char *)(uintptr_t)name;
+	buf_init(&c->args, 0);
+	buf_adds(&c->args, args);
+	buf_init(&c->job.out, 0);
+	c->t_start_ms = 1000;
+	c->t_end_ms = 1250;
+}
+
+static const char diff1[] =
+    "--- a/src/cart.c\n+++ b/src/cart.c\n@@ -40,3 +40,3 @@\n int i;\n"
+    "-\tfor (i = 0; i <= n; i++)\n+\tfor (i = 0; i < n; i++)\n \t\tsum += p[i];\n";
+
+/* A read and an edit with its diff; the diff's roles. */
+static void
+test_tool_diff(void **state)
+{
+	struct view_transcript tv;
+	struct agent_call c;
+	struct grid *g = grid_new(60, 8);
+	struct grid_rect r = { 0, 0, 60, 8 };
+	char *got;
+	int x;
+
+	(void)state;
+	transcript_init(&tv);
+	call_init(&c, "c1", "read", "{\"path\":\"src/cart.c\",\"offset\":1}");
+	transcript_tool_start(&tv, &c);
+	buf_adds(&c.job.out, "int cart_total(void)\n{\n}\n");
+	transcript_tool_done(&tv, &c);
+	c.id = (char *)(uintptr_t)"c2";
+	c.name = (char *)(uintptr_t)"edit";
+	c.job.diff = (char *)(uintptr_t)diff1;
+	transcript_tool_start(&tv, &c);
+	transcript_tool_done(&tv, &c);
+	transcript_draw(g, r, &tv);
+	got = snap(g);
+	assert_string_equal(got,
+	    "● read src/cart.c                                     0.2s ✓\n"
+	    "● edit src/cart.c                              +1 −1  0.2s ✓\n"
+	    "   40   int i;\n"
+	    "   41 -     for (i = 0; i <= n; i++)\n"
+	    "   41 +     for (i = 0; i < n; i++)\n"
+	    "   42           sum += p[i];\n"
+	    "\n"
+	    "\n");
+	free(got);
+	assert_int_equal(grid_at(g, 0, 0)->style, THEME_TOOL_OK);
+	assert_int_equal(grid_at(g, 0, 2)->style, THEME_LINE_NO);
+	assert_int_equal(grid_at(g, 6, 3)->style, THEME_DIFF_DEL);
+	assert_int_equal(grid_at(g, 6, 4)->style, THEME_DIFF_ADD);
+	assert_string_equal(grid_at(g, 26, 3)->text, "<");
+	assert_string_equal(grid_at(g, 27, 3)->text, "=");
+	assert_string_equal(grid_at(g, 26, 4)->text, "<");
+	for (x = 8; x < 36; x++)
+		assert_int_equal(grid_at(g, x, 3)->style,
+		    x == 26 || x == 27 ? THEME_DIFF_DEL_WORD : THEME_DIFF_DEL);
+	for (x = 8; x < 35; x++)
+		assert_int_equal(grid_at(g, x, 4)->style,
+		    x == 26 ? THEME_DIFF_ADD_WORD : THEME_DIFF_ADD);
+	assert_int_equal(grid_at(g, 10, 5)->style, THEME_TEXT);
+	/* expanded: the output under the header */
+	tv.items[0].expanded = 1;
+	check(&tv, 60, 10,
+	    "● read src/cart.c                                     0.2s ✓\n"
+	    "  │ int cart_total(void)\n"
+	    "  │ {\n"
+	    "  │ }\n"
+	    "● edit src/cart.c                              +1 −1  0.2s ✓\n"
+	    "   40   int i;\n"
+	    "   41 -     for (i = 0; i <= n; i++)\n"
+	    "   41 +     for (i = 0; i < n; i++)\n"
+	    "   42           sum += p[i];\n"
+	    "\n");
+	buf_release(&c.args);
+	buf_release(&c.job.out);
+	grid_free(g);
+	transcript_release(&tv);
+}
+
+/* A long diff folds to TRANSCRIPT_DIFF_FOLDED rows until expanded. */
+static void
+test_diff_fold(void **state)
+{
+	struct view_transcript tv;
+	struct agent_call c;
+	struct buf d = BUF_INIT;
+	int i;
+
+	(void)state;
+	transcript_init(&tv);
+	buf_adds(&d, "--- a/x\n+++ b/x\n@@ -1,0 +1,30 @@\n");
+	for (i = 0; i < 30; i++)
+		buf_addf(&d, "+line %d\n", i);
+	call_init(&c, "w", "write", "{\"path\":\"x\"}");
+	c.job.diff = d.data;
+	transcript_tool_done(&tv, &c);
+	assert_int_equal(transcript_rows(&tv, 60), 1 + TRANSCRIPT_DIFF_FOLDED + 1);
+	check(&tv, 40, 3, "   11 + line 10\n   12 + line 11\n      … 18 more lines (ctrl-o)\n");
+	transcript_toggle_last(&tv);
+	assert_int_equal(transcript_rows(&tv, 60), 31);
+	buf_release(&d);
+	buf_release(&c.args);
+	buf_release(&c.job.out);
+	transcript_release(&tv);
+}
+
+/* Malformed diffs draw what they can and never crash. */
+static void
+test_bad_diff(void **state)
+{
+	static const char *const diffs[] = {
+		"@@ junk\n-\n+\n\\ No newline at end of file\n+++\n---\n",
+		"-only deleted\n-another\n",
+		"+\x1b[2Jadded\n\n@@ -99999999999999999999 +1 @@\n x\n",
+		"",
+		"-a\xff\xfe" "b\n+a\xff" "b\n",
+	};
+	struct view_transcript tv;
+	struct agent_call c;
+	struct grid *g = grid_new(30, 12);
+	struct grid_rect r = { 0, 0, 30, 12 };
+	size_t i;
+
+	(void)state;
+	transcript_init(&tv);
+	for (i = 0; i < sizeof(diffs) / sizeof(diffs[0]); i++) {
+		call_init(&c, NULL, "edit", "[1,2]");
+		c.job.diff = (char *)(uintptr_t)diffs[i];
+		transcript_tool_done(&tv, &c);
+		tv.items[tv.n - 1].expanded = 1;
+		transcript_draw(g, r, &tv);
+		buf_release(&c.args);
+		buf_release(&c.job.out);
+	}
+	check(&tv, 30, 3, "● edit [1,2]     +1 −1  0.2s ✓\n"
+	    "    0 - a��b\n"
+	    "    0 + a�b\n");
+	assert_int_equal(grid_at(g, 8, 1)->style, THEME_DIFF_DEL);
+	grid_free(g);
+	transcript_release(&tv);
+}
+
+/* A running tool shows its elapsed time; a failed one ✗ in the error role. */
+static void
+test_tool_running_and_error(void **state)
+{
+	struct view_transcript tv;
+	struct agent_call c;
+
+	(void)state;
+	transcript_init(&tv);
+	call_init(&c, "b", "bash", "{\"command\":\"make test\"}");
+	transcript_tool_start(&tv, &c);
+	tv.now_ms = 4200;
+	check(&tv, 40, 1, "● bash make test            running 3.2s\n");
+	c.job.is_error = 1;
+	transcript_tool_done(&tv, &c);
+	check(&tv, 40, 1, "● bash make test                  0.2s ✗\n");
+	assert_int_equal(tv.n, 1);
+	/* an unknown id appends; arguments that are not JSON are shown cut short */
+	buf_release(&c.args);
+	call_init(&c, NULL, "grep", "{not json \x1b[2J");
+	transcript_tool_done(&tv, &c);
+	assert_int_equal(tv.n, 2);
+	check(&tv, 40, 2,
+	    "● bash make test                  0.2s ✗\n"
+	    "● grep {not json ^[[2J            0.2s ✓\n");
+	buf_release(&c.args);
+	buf_release(&c.job.out);
+	transcript_release(&tv);
+}
+
+/* Reasoning is one dimmed row until expanded. */
+static void
+test_reasoning(void **state)
+{
+	struct view_transcript tv;
+	struct grid *g = grid_new(40, 4);
+	struct grid_rect r = { 0, 0, 40, 4 };
+
+	(void)state;
+	transcript_init(&tv);
+	feed(&tv, LLM_REASONING, "check the loop\nbound is n");
+	feed(&tv, LLM_REASONING, "\nso <= is wrong");
+	feed(&tv, LLM_TEXT, "Fixed.");
+	assert_int_equal(tv.n, 2);
+	check(&tv, 40, 3, "∴ check the loop … (3 lines)\nFixed.\n\n");
+	transcript_toggle_last(&tv);
+	check(&tv, 40, 5, "∴ check the loop\n  bound is n\n  so <= is wrong\nFixed.\n\n");
+	transcript_draw(g, r, &tv);
+	assert_int_equal(grid_at(g, 2, 1)->style, THEME_REASONING);
+	grid_free(g);
+	transcript_release(&tv);
+}
+
+/* Cache breaks, notices, errors and an abort. */
+static void
+test_notices(void **state)
+{
+	struct view_transcript tv;
+	struct llm_event ev;
+	struct grid *g = grid_new(50, 8);
+	struct grid_rect r = { 0, 0, 50, 8 };
+
+	(void)state;
+	transcript_init(&tv);
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = LLM_CACHE;
+	ev.cache.reuse = 0.12;
+	ev.cache.expected = 0.98;
+	ev.cache.cause = "";
+	transcript_on_event(&tv, &ev);
+	assert_int_equal(tv.n, 0);
+	ev.cache.is_break = 1;
+	ev.cache.cause = "system prompt changed at message 1";
+	transcript_on_event(&tv, &ev);
+	feed(&tv, LLM_NOTICE, "slot 1 busy, using slot 0");
+	feed(&tv, LLM_TEXT, "partial");
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = LLM_ERROR;
+	ev.error.kind = LLM_ERR_ABORTED;
+	transcript_on_event(&tv, &ev);
+	ev.error.kind = LLM_ERR_CONNECT;
+	ev.text.p = "cannot connect";
+	ev.text.len = strlen(ev.text.p);
+	transcript_on_event(&tv, &ev);
+	transcript_add_notice(&tv, THEME_ACCENT, "claude: 3 failed tool calls", 27);
+	transcript_draw(g, r, &tv);
+	{
+		char *got = snap(g);
+
+		assert_string_equal(got,
+		    "→ cache break: reuse 12.0% (expected 98.0%) —\n"
+		    "  system prompt changed at message 1\n"
+		    "→ slot 1 busy, using slot 0\n"
+		    "partial\n"
+		    "[aborted]\n"
+		    "\n"
+		    "→ error: cannot connect\n"
+		    "→ claude: 3 failed tool calls\n");
+		free(got);
+	}
+	assert_int_equal(grid_at(g, 2, 0)->style, THEME_WARNING);
+	assert_int_equal(grid_at(g, 2, 6)->style, THEME_ERROR);
+	assert_int_equal(grid_at(g, 2, 7)->style, THEME_ACCENT);
+	grid_free(g);
+	transcript_release(&tv);
+}
+
+/* Whether any cell holds ESC, another C0 byte or a C1 code point. */
+static int
+has_controls(const struct grid *g)
+{
+	const unsigned char *t;
+	int x, y;
+
+	for (y = 0; y < g->h; y++)
+		for (x = 0; x < g->w; x++)
+			for (t = (const unsigned char *)grid_at(g, x, y)->text; *t; t++)
+				if (*t < 0x20 || *t == 0x7f || (t[0] == 0xc2 && t[1] >= 0x80 &&
+				    t[1] <= 0x9f))
+					return 1;
+	return 0;
+}
+
+/* Escape sequences and C1 bytes from the model are shown, not executed. */
+static void
+test_injection(void **state)
+{
+	struct view_transcript tv;
+	struct grid *g = grid_new(60, 6);
+	struct grid_rect r = { 0, 0, 60, 6 };
+	char *got;
+
+	(void)state;
+	transcript_init(&tv);
+	feed(&tv, LLM_TEXT, "copy \x1b]52;c;aGk=\x07 clear \x1b[2J c1 \xc2\x9b" "31m raw \x9b end");
+	feed(&tv, LLM_REASONING, "think \x1b[H");
+	transcript_add_user(&tv, "\x1b[31mred", 8);
+	transcript_draw(g, r, &tv);
+	got = snap(g);
+	assert_string_equal(got,
+	    "copy ^[]52;c;aGk=^G clear ^[[2J c1 <U+009B>31m raw � end\n"
+	    "\n"
+	    "∴ think ^[[H\n"
+	    "› ^[[31mred\n"
+	    "\n"
+	    "\n");
+	free(got);
+	assert_false(has_controls(g));
+	tv.items[1].expanded = 1;
+	transcript_draw(g, r, &tv);
+	assert_false(has_controls(g));
+	grid_free(g);
+	transcript_release(&tv);
+}
+
+/* Wide characters wrap whole, never straddling the edge. */
+static void
+test_wide(void **state)
+{
+	struct view_transcript tv;
+	struct grid *g = grid_new(9, 4);
+	struct grid_rect r = { 0, 0, 9, 4 };
+	char *got;
+	int y;
+
+	(void)state;
+	transcript_init(&tv);
+	feed(&tv, LLM_TEXT, "漢字漢字漢字漢字 **太字**");
+	transcript_draw(g, r, &tv);
+	got = snap(g);
+	assert_string_equal(got, "漢字漢字\n漢字漢字\n太字\n\n");
+	free(got);
+	for (y = 0; y < 4; y++)
+		assert_int_not_equal(grid_at(g, 8, y)->width, 2);
+	assert_int_equal(grid_at(g, 0, 2)->style, MARKDOWN_BOLD);
+	assert_int_equal(grid_at(g, 1, 2)->width, 0);
+	grid_free(g);
+	transcript_release(&tv);
+}
+
+/* Redrawing into a resized grid gives the same screen as a fresh grid. */
+static void
+test_resize(void **state)
+{
+	struct view_transcript tv;
+	struct grid *g = grid_new(100, 10), *fresh = grid_new(60, 14);
+	struct grid_rect r = { 0, 0, 100, 10 }, r2 = { 0, 0, 60, 14 };
+	char *a, *b;
+
+	(void)state;
+	script_answer(&tv);
+	transcript_draw(g, r, &tv);
+	grid_resize(g, 60, 14);
+	transcript_draw(g, r2, &tv);
+	transcript_draw(fresh, r2, &tv);
+	a = snap(g);
+	b = snap(fresh);
+	assert_string_equal(a, b);
+	free(a);
+	free(b);
+	grid_free(g);
+	grid_free(fresh);
+	transcript_release(&tv);
+}
+
+/* Scrolling leaves follow mode; new text does not move the view; End follows. */
+static void
+test_scroll_follow(void **state)
+{
+	struct view_transcript tv;
+	char line[32];
+	int i;
+
+	(void)state;
+	transcript_init(&tv);
+	for (i = 0; i < 20; i++) {
+		snprintf(line, sizeof(line), "message %d", i);
+		transcript_add_user(&tv, line, strlen(line));
+	}
+	assert_int_equal(transcript_rows(&tv, 30), 40);
+	check(&tv, 30, 3, "\n› message 19\n\n");
+	transcript_scroll(&tv, -5, 30, 3);
+	assert_false(tv.follow);
+	check(&tv, 30, 3, "› message 16\n\n› message 17\n");
+	feed(&tv, LLM_TEXT, "more");
+	check(&tv, 30, 3, "› message 16\n\n› message 17\n");
+	transcript_scroll(&tv, -1000, 30, 3);
+	check(&tv, 30, 2, "› message 0\n\n");
+	transcript_scroll(&tv, 1000, 30, 3);
+	assert_true(tv.follow);
+	transcript_scroll(&tv, -2, 30, 3);
+	transcript_follow(&tv);
+	check(&tv, 30, 2, "more\n\n");
+	/* search */
+	assert_int_equal(transcript_find(&tv, 0, "message 1"), 1);
+	assert_int_equal(transcript_find(&tv, 2, "message 1"), 10);
+	assert_int_equal(transcript_find(&tv, 0, "mor"), 20);
+	assert_int_equal(transcript_find(&tv, 0, "absent"), -1);
+	assert_int_equal(transcript_find(&tv, 0, ""), -1);
+	transcript_show_item(&tv, 10, 30);
+	check(&tv, 30, 2, "› message 10\n\n");
+	transcript_release(&tv);
+}
+
+/* Tiny and empty rects draw nothing and do not crash. */
+static void
+test_degenerate(void **state)
+{
+	struct view_transcript tv;
+	struct grid *g = grid_new(3, 3);
+	struct grid_rect r0 = { 0, 0, 0, 3 }, r1 = { 0, 0, 1, 3 }, off = { 2, 2, 5, 5 };
+
+	(void)state;
+	script_answer(&tv);
+	transcript_draw(g, r0, &tv);
+	transcript_draw(g, r1, &tv);
+	transcript_draw(g, off, &tv);
+	assert_true(transcript_rows(&tv, 1) > 20);
+	grid_free(g);
+	transcript_release(&tv);
+	transcript_release(&tv);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_stream_60),
+		cmocka_unit_test(test_stream_100_160),
+		cmocka_unit_test(test_markdown_roles),
+		cmocka_unit_test(test_tool_diff),
+		cmocka_unit_test(test_diff_fold),
+		cmocka_unit_test(test_bad_diff),
+		cmocka_unit_test(test_tool_running_and_error),
+		cmocka_unit_test(test_reasoning),
+		cmocka_unit_test(test_notices),
+		cmocka_unit_test(test_injection),
+		cmocka_unit_test(test_wide),
+		cmocka_unit_test(test_resize),
+		cmocka_unit_test(test_scroll_follow),
+		cmocka_unit_test(test_degenerate),
+	};
+
+	return cmocka_run_group_tests(tests, setup, NULL);
+}

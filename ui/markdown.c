@@ -1,0 +1,499 @@
+/*
+ * markdown: block classification and inline-styled word wrap.
+ *
+ * markdown_wrap first strips the span markers into a scratch copy with a
+ * role per byte (struct spans), then lays words out row by row; each run
+ * of bytes with one role on one row is drawn with one draw_text call, so
+ * combining marks stay with their base and sanitising happens in draw.
+ * Column widths of a run are measured with draw_width on its bytes.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "draw.h"
+#include "markdown.h"
+#include "xmalloc.h"
+
+markdown_code_fn markdown_code_hook;
+
+struct spans {
+	struct buf text;
+	uint16_t *role; /* one per byte of text */
+	size_t cap;
+};
+
+struct layout_pos {
+	struct grid *g;
+	struct grid_rect r;
+	int skip, row, x;
+};
+
+/* Whether s[0..n) starts with the string p. */
+static int
+starts(const char *s, size_t n, const char *p)
+{
+	size_t k = strlen(p);
+
+	return n >= k && memcmp(s, p, k) == 0;
+}
+
+/* Classify an ordered or unordered list marker at s; 0 when none. */
+static size_t
+list_marker(const char *s, size_t n, char *bullet, size_t bn)
+{
+	size_t i = 0;
+
+	if (n >= 2 && (s[0] == '-' || s[0] == '*' || s[0] == '+') && s[1] == ' ') {
+		snprintf(bullet, bn, "•");
+		return 2;
+	}
+	while (i < n && i < 4 && s[i] >= '0' && s[i] <= '9')
+		i++;
+	if (i > 0 && i + 1 < n && (s[i] == '.' || s[i] == ')') && s[i + 1] == ' ') {
+		snprintf(bullet, bn, "%.*s.", (int)i, s);
+		return i + 2;
+	}
+	return 0;
+}
+
+/* Classify one line (no '\n'), updating the fence state. */
+void
+markdown_line(struct markdown_state *st, const char *s, size_t n, struct markdown_line *out)
+{
+	size_t ind = 0, k;
+
+	memset(out, 0, sizeof(*out));
+	while (ind < n && s[ind] == ' ')
+		ind++;
+	if (starts(s + ind, n - ind, "```")) {
+		out->kind = MARKDOWN_FENCE;
+		st->in_fence = !st->in_fence;
+		k = n - ind - 3;
+		if (k >= sizeof(st->lang))
+			k = sizeof(st->lang) - 1;
+		memcpy(st->lang, s + ind + 3, st->in_fence ? k : 0);
+		st->lang[st->in_fence ? k : 0] = '\0';
+		return;
+	}
+	if (st->in_fence) {
+		out->kind = MARKDOWN_CODE_LINE;
+		return;
+	}
+	if (ind == n) {
+		out->kind = MARKDOWN_BLANK;
+		return;
+	}
+	for (k = ind; k < n && k - ind < 6 && s[k] == '#'; k++)
+		;
+	if (k > ind && k < n && s[k] == ' ') {
+		out->kind = MARKDOWN_HEADING_LINE;
+		out->level = (int)(k - ind);
+		out->off = k + 1;
+		return;
+	}
+	k = list_marker(s + ind, n - ind, out->bullet, sizeof(out->bullet));
+	out->kind = k ? MARKDOWN_ITEM : MARKDOWN_PARA;
+	out->level = (int)(ind / 2);
+	out->off = k ? ind + k : 0;
+}
+
+/* Where the marker m (1 or 2 bytes) closes after i, or 0 when it does not. */
+static size_t
+closing(const char *s, size_t n, size_t i, const char *m)
+{
+	size_t k = strlen(m), j;
+
+	if (i + k >= n || s[i + k] == ' ')
+		return 0;
+	for (j = i + k + 1; j + k <= n; j++)
+		if (memcmp(s + j, m, k) == 0 && s[j - 1] != ' ')
+			return j;
+	return 0;
+}
+
+/* Append n bytes of s to sp in role r (tabs become spaces). */
+static void
+spans_add(struct spans *sp, const char *s, size_t n, uint16_t r)
+{
+	size_t i, at = sp->text.len;
+
+	if (at + n > sp->cap) {
+		sp->cap = (at + n) * 2 + 16;
+		sp->role = xrealloc(sp->role, sp->cap * sizeof(*sp->role));
+	}
+	for (i = 0; i < n; i++) {
+		buf_addch(&sp->text, s[i] == '\t' ? ' ' : s[i]);
+		sp->role[at + i] = r;
+	}
+}
+
+/* Strip inline markers from s into sp with a role per byte. */
+static void
+spans_parse(struct spans *sp, const char *s, size_t n, uint16_t base)
+{
+	size_t i = 0, j;
+
+	while (i < n) {
+		if (s[i] == '`' && (j = closing(s, n, i, "`")) != 0) {
+			spans_add(sp, s + i + 1, j - i - 1, MARKDOWN_CODE);
+			i = j + 1;
+		} else if (starts(s + i, n - i, "**") && (j = closing(s, n, i, "**")) != 0) {
+			spans_add(sp, s + i + 2, j - i - 2, MARKDOWN_BOLD);
+			i = j + 2;
+		} else if (s[i] == '*' && (j = closing(s, n, i, "*")) != 0) {
+			spans_add(sp, s + i + 1, j - i - 1, MARKDOWN_ITALIC);
+			i = j + 1;
+		} else {
+			spans_add(sp, s + i, 1, base);
+			i++;
+		}
+	}
+}
+
+/* Length of the UTF-8 character at s (1 for an invalid byte). */
+static size_t
+char_len(const char *s, size_t n)
+{
+	uint32_t cp;
+	size_t k = grid_utf8_decode(s, n, &cp);
+
+	return k ? k : 1;
+}
+
+/* Draw bytes [a, b) of sp at the current position, run by run of one role. */
+static void
+put_runs(struct layout_pos *p, const struct spans *sp, size_t a, size_t b)
+{
+	size_t e;
+	int vis = p->row >= p->skip && p->row < p->skip + p->r.h;
+
+	while (a < b) {
+		for (e = a; e < b && sp->role[e] == sp->role[a]; e++)
+			;
+		if (p->g && vis)
+			draw_text(p->g, p->r.x + p->x, p->r.y + p->row - p->skip, p->r.w - p->x,
+			    sp->text.data + a, e - a, sp->role[a]);
+		p->x += draw_width(sp->text.data + a, e - a);
+		a = e;
+	}
+}
+
+/* Place a word longer than the width, breaking it between characters. */
+static void
+put_long(struct layout_pos *p, const struct spans *sp, size_t a, size_t b)
+{
+	size_t k;
+	int w;
+
+	while (a < b) {
+		k = char_len(sp->text.data + a, b - a);
+		while (a + k < b && draw_width(sp->text.data + a + k,
+		    char_len(sp->text.data + a + k, b - a - k)) == 0)
+			k += char_len(sp->text.data + a + k, b - a - k);
+		w = draw_width(sp->text.data + a, k);
+		if (p->x > 0 && p->x + w > p->r.w) {
+			p->row++;
+			p->x = 0;
+		}
+		put_runs(p, sp, a, a + k);
+		a += k;
+	}
+}
+
+/* Lay out the words of sp; returns the rows used. */
+static int
+lay_words(struct layout_pos *p, const struct spans *sp)
+{
+	const char *t = sp->text.data;
+	size_t i = 0, n = sp->text.len, ws, we;
+	int w;
+
+	while (i < n) {
+		for (ws = i; ws < n && t[ws] == ' '; ws++)
+			;
+		for (we = ws; we < n && t[we] != ' '; we++)
+			;
+		if (we == ws)
+			break;
+		w = draw_width(t + ws, we - ws);
+		if (p->x > 0 && p->x + (int)(ws - i) + w > p->r.w) {
+			p->row++;
+			p->x = 0;
+		} else if (p->x > 0 || ws > i) {
+			put_runs(p, sp, i, ws);
+		}
+		if (w > p->r.w)
+			put_long(p, sp, ws, we);
+		else
+			put_runs(p, sp, ws, we);
+		i = we;
+	}
+	return p->row + 1;
+}
+
+/* Word-wrap one line of inline markdown into r; see markdown.h. */
+int
+markdown_wrap(struct grid *g, struct grid_rect r, int skip, const char *s, size_t n,
+    uint16_t base)
+{
+	struct spans sp = { BUF_INIT, NULL, 0 };
+	struct layout_pos p = { g, r, skip, 0, 0 };
+	int rows;
+
+	if (r.w < 1)
+		r.w = p.r.w = 1;
+	spans_parse(&sp, s, n, base);
+	rows = lay_words(&p, &sp);
+	buf_release(&sp.text);
+	free(sp.role);
+	return rows;
+}
+
+/*
+ * Diff rows.  struct drow is a row cursor: rows skip .. skip+r.h-1 are
+ * drawn at r, the others only counted.
+ */
+#define DIFF_LINE_MAX 1000000000L
+
+struct drow {
+	struct grid *g;
+	struct grid_rect r;
+	int skip, row;
+};
+
+/* Screen row of the cursor's row, or -1 when it is not shown. */
+static int
+vis(const struct drow *p)
+{
+	if (!p->g || p->row < p->skip || p->row >= p->skip + p->r.h)
+		return -1;
+	return p->r.y + p->row - p->skip;
+}
+
+/* Put s at column x of row y and return the column after it. */
+static int
+put(struct drow *p, int x, int y, const char *s, size_t n, uint16_t role)
+{
+	if (x >= p->r.w)
+		return x;
+	return x + draw_text(p->g, p->r.x + x, y, p->r.w - x, s, n, role);
+}
+
+/* One row of dimmed text at column 6. */
+static void
+dline(struct drow *p, const char *s, uint16_t role)
+{
+	int y = vis(p);
+
+	if (y >= 0 && p->r.w > 6)
+		draw_trunc(p->g, p->r.x + 6, y, p->r.w - 6, s, strlen(s), role);
+	p->row++;
+}
+
+/* The next line of s[*i..n) (without '\n'); 0 at the end. */
+static int
+next_line(const char *s, size_t n, size_t *i, const char **ls, size_t *ln)
+{
+	const char *nl;
+
+	if (*i >= n)
+		return 0;
+	*ls = s + *i;
+	nl = memchr(*ls, '\n', n - *i);
+	*ln = nl ? (size_t)(nl - *ls) : n - *i;
+	*i += *ln + 1;
+	return 1;
+}
+
+/* Count the + and - lines of a unified diff. */
+void
+markdown_diff_counts(const char *s, size_t n, long *add, long *del)
+{
+	const char *ls;
+	size_t i = 0, ln;
+
+	*add = *del = 0;
+	while (next_line(s, n, &i, &ls, &ln)) {
+		if (ln && ls[0] == '+' && !(ln >= 3 && memcmp(ls, "+++", 3) == 0))
+			(*add)++;
+		else if (ln && ls[0] == '-' && !(ln >= 3 && memcmp(ls, "---", 3) == 0))
+			(*del)++;
+	}
+}
+
+/* Whether c is part of a word (for widening a changed span to whole tokens). */
+static int
+wordch(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	    c == '_' || (unsigned char)c >= 0x80;
+}
+
+/* Whether a and b are the same class of token character (word, punctuation). */
+static int
+same_class(char a, char b)
+{
+	return a != ' ' && b != ' ' && a != '\t' && b != '\t' && wordch(a) == wordch(b);
+}
+
+/*
+ * The changed span of line a against b (both without the +/- sign):
+ * common prefix *pre and suffix *suf, widened to token boundaries.
+ */
+static void
+diff_span(const char *a, size_t an, const char *b, size_t bn, size_t *pre, size_t *suf)
+{
+	size_t i = 0, j = 0, m = an < bn ? an : bn;
+
+	while (i < m && a[i] == b[i])
+		i++;
+	while (i > 0 && ((i < an && same_class(a[i - 1], a[i])) ||
+	    (i < bn && same_class(b[i - 1], b[i]))))
+		i--;
+	while (j < m - i && a[an - 1 - j] == b[bn - 1 - j])
+		j++;
+	while (j > 0 && ((j < an - i && same_class(a[an - j], a[an - j - 1])) ||
+	    (j < bn - i && same_class(b[bn - j], b[bn - j - 1]))))
+		j--;
+	*pre = i;
+	*suf = j;
+}
+
+/* The line of a diff paired with line k (-1: none): i-th '-' of a run <-> i-th '+'. */
+static long
+diff_pair(const char **ls, const size_t *ln, size_t nl, size_t k)
+{
+	size_t s, e, a;
+
+	if (!ln[k] || (ls[k][0] != '-' && ls[k][0] != '+'))
+		return -1;
+	for (s = k; s > 0 && ln[s - 1] && ls[s - 1][0] == ls[k][0]; s--)
+		;
+	if (ls[k][0] == '-') {
+		for (e = k; e < nl && ln[e] && ls[e][0] == '-'; e++)
+			;
+		for (a = e; a < nl && ln[a] && ls[a][0] == '+'; a++)
+			;
+		return k - s < a - e ? (long)(e + (k - s)) : -1;
+	}
+	for (e = s; e > 0 && ln[e - 1] && ls[e - 1][0] == '-'; e--)
+		;
+	return k - s < s - e ? (long)(e + (k - s)) : -1;
+}
+
+/* Append s[0..n) to out with tabs expanded to 4-column stops from *col. */
+static void
+expand(struct buf *out, const char *s, size_t n, int *col)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (s[i] == '\t') {
+			do
+				buf_addch(out, ' ');
+			while (++*col % 4);
+			continue;
+		}
+		buf_addch(out, s[i]);
+		*col += ((unsigned char)s[i] & 0xC0) != 0x80;
+	}
+}
+
+/* One diff row: "  41 - text" with the changed span in the word role. */
+static void
+diff_row(struct drow *p, const char **ls, const size_t *ln, size_t nl, size_t k, long no)
+{
+	char num[24];
+	char sign = ln[k] ? ls[k][0] : ' ';
+	uint16_t role = sign == '+' ? THEME_DIFF_ADD : sign == '-' ? THEME_DIFF_DEL : THEME_TEXT;
+	uint16_t wrole = sign == '+' ? THEME_DIFF_ADD_WORD : THEME_DIFF_DEL_WORD;
+	const char *t = ln[k] ? ls[k] + 1 : "";
+	size_t tn = ln[k] ? ln[k] - 1 : 0, pre = tn, suf = 0, a, b;
+	long pk = diff_pair(ls, ln, nl, k);
+	struct buf e = BUF_INIT;
+	int y = vis(p), x, col = 0;
+
+	p->row++;
+	if (y < 0)
+		return;
+	if (pk >= 0)
+		diff_span(t, tn, ls[pk] + 1, ln[pk] - 1, &pre, &suf);
+	expand(&e, t, pre, &col);
+	a = e.len;
+	expand(&e, t + pre, tn - pre - suf, &col);
+	b = e.len;
+	expand(&e, t + tn - suf, suf, &col);
+	snprintf(num, sizeof(num), "%5ld ", no);
+	x = put(p, 0, y, num, strlen(num), THEME_LINE_NO);
+	x = put(p, x, y, sign == ' ' ? "  " : sign == '+' ? "+ " : "- ", 2, role);
+	x = put(p, x, y, e.data, a, role);
+	x = put(p, x, y, e.data + a, b - a, wrole);
+	put(p, x, y, e.data + b, e.len - b, role);
+	buf_release(&e);
+}
+
+/* Split a diff into its lines (arrays malloc'd into *ls, *ln). */
+static size_t
+diff_lines(const char *d, size_t dn, const char ***ls, size_t **ln)
+{
+	size_t i = 0, n = 0, cap = 16;
+	const char *s;
+	size_t l;
+
+	*ls = xmalloc(cap * sizeof(**ls));
+	*ln = xmalloc(cap * sizeof(**ln));
+	while (next_line(d, dn, &i, &s, &l)) {
+		if (n == cap) {
+			cap *= 2;
+			*ls = xrealloc(*ls, cap * sizeof(**ls));
+			*ln = xrealloc(*ln, cap * sizeof(**ln));
+		}
+		(*ls)[n] = s;
+		(*ln)[n++] = l;
+	}
+	return n;
+}
+
+/* Draw a unified diff into r (see markdown.h). */
+int
+markdown_diff(struct grid *g, struct grid_rect r, int skip, const char *s, size_t n, int fold)
+{
+	struct drow p = { g, r, skip, 0 };
+	const char **ls;
+	size_t *ln, nl = diff_lines(s, n, &ls, &ln), k;
+	long o = 0, nw = 0, more = 0, shown = 0;
+	char msg[48];
+
+	for (k = 0; k < nl; k++) {
+		if ((ln[k] >= 3 && (!memcmp(ls[k], "---", 3) || !memcmp(ls[k], "+++", 3))) ||
+		    (ln[k] && ls[k][0] == '\\'))
+			continue;
+		if (ln[k] >= 2 && !memcmp(ls[k], "@@", 2)) {
+			if (sscanf(ls[k], "@@ -%ld%*[^+]+%ld", &o, &nw) != 2 || o < 0 || nw < 0 ||
+			    o > DIFF_LINE_MAX || nw > DIFF_LINE_MAX)
+				o = nw = 0;
+			if (shown && (fold <= 0 || shown < fold)) {
+				shown++;
+				dline(&p, "⋯", THEME_DIFF_HUNK);
+			}
+			continue;
+		}
+		if (fold > 0 && shown >= fold) {
+			more++;
+			continue;
+		}
+		shown++;
+		diff_row(&p, ls, ln, nl, k, ln[k] && ls[k][0] == '-' ? o : nw);
+		o += !ln[k] || ls[k][0] != '+';
+		nw += !ln[k] || ls[k][0] != '-';
+	}
+	if (more) {
+		snprintf(msg, sizeof(msg), "… %ld more lines (ctrl-o)", more);
+		dline(&p, msg, THEME_DIM);
+	}
+	free(ls);
+	free(ln);
+	return p.row;
+}

@@ -1,0 +1,84 @@
+/*
+ * markdown: the basics of an assistant answer, line by line, into the grid.
+ *
+ * Also the diff rows shown under an edit (markdown_diff), as a ```diff
+ * fence would be.
+ *
+ * Block level (markdown_line): ATX headings, "- " / "* " / "1. " list
+ * items, ``` fences and the code lines between them, everything else a
+ * paragraph line.  Inline level (markdown_wrap): **bold**, *italic* and
+ * `code` spans are drawn in their own roles with the markers removed; an
+ * unclosed marker is shown as written.  Text is sanitised by draw.h.
+ *
+ * The theme has no markdown roles yet, so spans borrow existing ones
+ * (MARKDOWN_* below).  Fenced code is drawn plain in MARKDOWN_CODE_BLOCK;
+ * markdown_code_hook, when set, is called for each code line with its
+ * fence's language to recolour the cells just drawn (tree-sitter later).
+ */
+#ifndef HEARTH_MARKDOWN_H
+#define HEARTH_MARKDOWN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "grid.h"
+#include "theme.h"
+
+#define MARKDOWN_BOLD THEME_ACCENT
+#define MARKDOWN_ITALIC THEME_REASONING
+#define MARKDOWN_CODE THEME_STRING
+#define MARKDOWN_HEADING THEME_ACCENT
+#define MARKDOWN_CODE_BLOCK THEME_TEXT
+
+enum markdown_kind {
+	MARKDOWN_PARA, MARKDOWN_HEADING_LINE, MARKDOWN_ITEM, MARKDOWN_FENCE,
+	MARKDOWN_CODE_LINE, MARKDOWN_BLANK
+};
+
+struct markdown_line {
+	enum markdown_kind kind;
+	size_t off;       /* where the content starts in the line */
+	int level;        /* heading level, or list nesting (leading spaces / 2) */
+	char bullet[8];   /* ITEM: "•" or "1." */
+};
+
+/* Fence state carried from line to line of one message. */
+struct markdown_state {
+	int in_fence;
+	char lang[24];
+};
+
+/* Classify one line (no '\n'), updating the fence state. */
+void markdown_line(struct markdown_state *st, const char *s, size_t n,
+    struct markdown_line *out);
+
+/*
+ * Word-wrap one line of inline markdown to r.w columns and draw the rows
+ * skip .. skip+r.h-1 at r (g NULL: measure only).  Returns the rows the
+ * line needs (>= 1).  base is the role of unmarked text.
+ */
+int markdown_wrap(struct grid *g, struct grid_rect r, int skip, const char *s, size_t n,
+    uint16_t base);
+
+/*
+ * Draw a unified diff into r, rows skip .. skip+r.h-1 (g NULL: measure
+ * only); returns the rows it needs.  File headers are dropped; each line
+ * is one row "  41 - text" (cut at the width): the number in
+ * THEME_LINE_NO (old numbers for '-', new for '+' and context), the line
+ * in THEME_DIFF_DEL / THEME_DIFF_ADD, and for the i-th '-' and i-th '+'
+ * of a change block the changed span (after the common prefix and suffix,
+ * widened to whole tokens) in THEME_DIFF_DEL_WORD / THEME_DIFF_ADD_WORD.
+ * A later hunk starts with a "⋯" row.  fold > 0 shows at most fold rows
+ * and then "… N more lines (ctrl-o)".
+ */
+int markdown_diff(struct grid *g, struct grid_rect r, int skip, const char *s, size_t n,
+    int fold);
+/* Count the '+' and '-' lines of a unified diff (headers excluded). */
+void markdown_diff_counts(const char *s, size_t n, long *add, long *del);
+
+/* Called after a fenced code line is drawn at (x, y), w columns wide. */
+typedef void (*markdown_code_fn)(struct grid *g, int x, int y, int w, const char *lang,
+    const char *s, size_t n);
+extern markdown_code_fn markdown_code_hook;
+
+#endif

@@ -1,0 +1,195 @@
+/*
+ * status: top line, folded server line and help line.
+ *
+ * Each line is built as a left part and a right part (struct buf); the
+ * right part is drawn flush right and the left part is cut with "…" to
+ * the room left, so the right-hand numbers survive a narrow terminal.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "buf.h"
+#include "draw.h"
+#include "srvpanel.h"
+#include "status.h"
+#include "theme.h"
+
+/* The role for `used` of n_ctx tokens. */
+uint16_t
+status_ctx_role(long used, long n_ctx)
+{
+	double f = n_ctx > 0 ? (double)used / (double)n_ctx : 0;
+
+	return f < 0.7 ? THEME_CTX_OK : f < 0.9 ? THEME_CTX_WARN : THEME_CTX_CRIT;
+}
+
+/* Our slot's id, or -1. */
+static int
+our_slot(const struct view_server *srv)
+{
+	int i;
+
+	for (i = 0; i < srv->nslots; i++)
+		if (srv->slots[i].is_ours)
+			return srv->slots[i].id;
+	return -1;
+}
+
+/* The last path component of a directory ("~/src/shop" → "shop"). */
+static const char *
+base(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s && s[1] ? s + 1 : path;
+}
+
+/* "hearth · DIR (BRANCH ✚N)" into b. */
+static void
+add_place(struct buf *b, const struct view_status *st, int wide)
+{
+	buf_addf(b, " hearth · %s", wide ? st->cwd : base(st->cwd));
+	if (*st->branch) {
+		buf_addf(b, " (%s", st->branch);
+		if (st->dirty > 0)
+			buf_addf(b, " ✚%d", st->dirty);
+		buf_adds(b, ")");
+	}
+}
+
+/* Draw left and right parts on the first row of r; the right part in rrole. */
+static void
+two_parts(struct grid *g, struct grid_rect r, const struct buf *l, uint16_t lrole,
+    const struct buf *rt, uint16_t rrole)
+{
+	int rw = draw_width(rt->data, rt->len);
+
+	if (rw > r.w)
+		rw = r.w;
+	if (r.w - rw > 0)
+		draw_trunc(g, r.x, r.y, r.w - rw, l->data, l->len, lrole);
+	draw_trunc(g, r.x + r.w - rw, r.y, rw, rt->data, rt->len, rrole);
+}
+
+/* The top status line. */
+void
+status_draw(struct grid *g, struct grid_rect r, const struct view_status *st,
+    const struct view_server *srv)
+{
+	struct buf l = BUF_INIT, rt = BUF_INIT;
+	char used[16], max[16];
+	int wide = r.w >= STATUS_WIDE, slot = our_slot(srv), cw;
+	long pct = srv->n_ctx > 0 ? (long)((double)srv->ctx_used * 100.0 / (double)srv->n_ctx) : 0;
+
+	if (r.w <= 0 || r.h <= 0)
+		return;
+	r.h = 1;
+	grid_clear_rect(g, r, THEME_STATUS_BG);
+	add_place(&l, st, wide);
+	if (wide && *st->model)
+		buf_addf(&l, " · %s", st->model);
+	buf_addf(&l, " · %s", *st->route ? st->route : "local");
+	if (wide) {
+		srvpanel_count(used, sizeof(used), srv->ctx_used);
+		srvpanel_count(max, sizeof(max), srv->n_ctx);
+		buf_addf(&rt, "ctx %s/%s %ld%% ", used, max, pct);
+	} else {
+		buf_addf(&rt, " · ctx %ld%% ", pct);
+	}
+	if (wide) {
+		cw = draw_width(rt.data, rt.len);
+		draw_trunc(g, r.x + r.w - cw, r.y, cw, rt.data, rt.len,
+		    status_ctx_role(srv->ctx_used, srv->n_ctx));
+		r.w -= cw;
+		buf_reset(&rt);
+		if (slot >= 0)
+			buf_addf(&rt, "  slot %d · ", slot);
+		two_parts(g, r, &l, THEME_STATUS_FG, &rt, THEME_STATUS_FG);
+	} else
+		draw_trunc(g, r.x + draw_trunc(g, r.x, r.y, r.w - draw_width(rt.data, rt.len),
+		    l.data, l.len, THEME_STATUS_FG), r.y, r.w, rt.data, rt.len,
+		    status_ctx_role(srv->ctx_used, srv->n_ctx));
+	buf_release(&l);
+	buf_release(&rt);
+}
+
+/* "slot1 PREFILL ██████░░░░ 61% ETA 1s" at the start of r's row; returns columns. */
+static int
+fold_prefill(struct grid *g, struct grid_rect r, const struct view_server *srv, int slot)
+{
+	const struct llm_progress *p = &srv->progress;
+	char s[64];
+	double tps, eta;
+	int x = 0;
+
+	snprintf(s, sizeof(s), slot >= 0 ? " slot%d PREFILL " : " PREFILL ", slot);
+	x += draw_text(g, r.x + x, r.y, r.w - x, s, strlen(s), THEME_SLOT_PREFILL);
+	if (r.w - x >= 10) {
+		srvpanel_bar(g, r.x + x, r.y, 10, p);
+		x += 10;
+	}
+	snprintf(s, sizeof(s), " %ld%%", p->total <= 0 ? 0 : p->processed >= p->total ? 100 :
+	    p->processed * 100 / p->total);
+	x += draw_text(g, r.x + x, r.y, r.w - x, s, strlen(s), THEME_STATUS_FG);
+	if (srvpanel_rate(p, &tps, &eta) == 0) {
+		snprintf(s, sizeof(s), " ETA %lds", (long)(eta + 0.999));
+		x += draw_text(g, r.x + x, r.y, r.w - x, s, strlen(s), THEME_STATUS_FG);
+	}
+	return x;
+}
+
+/* The server's essentials in one row. */
+void
+status_draw_server(struct grid *g, struct grid_rect r, const struct view_server *srv)
+{
+	struct buf l = BUF_INIT, rt = BUF_INIT;
+	char a[16], b[16];
+	int slot = our_slot(srv), x = 0;
+
+	if (r.w <= 0 || r.h <= 0)
+		return;
+	r.h = 1;
+	grid_clear_rect(g, r, THEME_STATUS_BG);
+	if (srv->have_last)
+		buf_addf(&rt, "  %.1f%%⚡ ", srv->last_reuse * 100.0);
+	if (srv->reconnecting) {
+		buf_addf(&l, " reconnecting in %ds", srv->backoff_s);
+	} else if (srv->prefill) {
+		x = fold_prefill(g, r, srv, slot);
+	} else if (srv->decoding) {
+		buf_addf(&l, slot >= 0 ? " slot%d decode" : " decode", slot);
+		if (srv->decode_tps > 0)
+			buf_addf(&l, " %.0f tok/s", srv->decode_tps);
+	} else {
+		srvpanel_count(a, sizeof(a), srv->session_in);
+		srvpanel_count(b, sizeof(b), srv->session_out);
+		buf_addf(&l, " idle · in %s · out %s", a, b);
+	}
+	r.x += x;
+	r.w -= x;
+	if (r.w > 0)
+		two_parts(g, r, &l, srv->reconnecting ? THEME_WARNING : THEME_STATUS_FG, &rt,
+		    srv->last_break ? THEME_WARNING : THEME_STATUS_FG);
+	buf_release(&l);
+	buf_release(&rt);
+}
+
+/* The key hints and turn/time summary. */
+void
+status_draw_help(struct grid *g, struct grid_rect r, const struct view_status *st)
+{
+	struct buf l = BUF_INIT, rt = BUF_INIT;
+
+	if (r.w <= 0 || r.h <= 0)
+		return;
+	r.h = 1;
+	grid_clear_rect(g, r, THEME_DIM);
+	buf_addf(&l, " %sctrl-o expand · ctrl-g editor · /help", st->busy ? "esc stop · " : "");
+	if (*st->route_mode)
+		buf_addf(&rt, "route: %s · ", st->route_mode);
+	buf_addf(&rt, "%d turn%s · %ld:%02ld ", st->turns, st->turns == 1 ? "" : "s",
+	    st->elapsed_s / 60, st->elapsed_s % 60);
+	two_parts(g, r, &l, THEME_DIM, &rt, THEME_DIM);
+	buf_release(&l);
+	buf_release(&rt);
+}

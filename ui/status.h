@@ -1,0 +1,39 @@
+/*
+ * status: the one-row lines around the transcript (screens.md).
+ *
+ * status_draw — the top line.  At 100 columns or more:
+ *   " hearth · ~/src/shop (main ✚3) · MODEL · local      slot 1 · ctx 18.4k/65.5k 28%"
+ * narrower, the short form " hearth · shop (main ✚3) · local · ctx 28%".
+ * The row is THEME_STATUS_BG, text THEME_STATUS_FG, and the context part
+ * THEME_CTX_OK, THEME_CTX_WARN from 70 % and THEME_CTX_CRIT from 90 %.
+ * status_draw_server — the server panel folded into one row for narrow
+ * terminals: "slot1 PREFILL ███████░░░ 61% ETA 1s  98.7%⚡" while a prompt
+ * is processed, "slot1 decode 71 tok/s …" while decoding, otherwise the
+ * last turn's cache reuse and the session tokens; "reconnecting in Ns"
+ * when the server is gone.
+ * status_draw_help — the bottom hint line of wide layouts, with the route
+ * mode, turn count and elapsed time on the right.
+ * All three clear their rect first and draw only its first row.
+ */
+#ifndef HEARTH_STATUS_H
+#define HEARTH_STATUS_H
+
+#include <stdint.h>
+
+#include "grid.h"
+#include "view.h"
+
+/* Width from which the top line takes its long form. */
+#define STATUS_WIDE 100
+
+/* The top status line. */
+void status_draw(struct grid *g, struct grid_rect r, const struct view_status *st,
+    const struct view_server *srv);
+/* The server's essentials in one row (narrow layouts). */
+void status_draw_server(struct grid *g, struct grid_rect r, const struct view_server *srv);
+/* The key hints and turn/time summary (wide layouts). */
+void status_draw_help(struct grid *g, struct grid_rect r, const struct view_status *st);
+/* The role for `used` of n_ctx tokens: ok, warn from 70 %, crit from 90 %. */
+uint16_t status_ctx_role(long used, long n_ctx);
+
+#endif

@@ -1,0 +1,554 @@
+/*
+ * transcript: model updates and layout of the conversation view.
+ *
+ * Layout is one pass over the items with a cursor (struct tpos): `row` is
+ * the content row about to be laid out, `top` the first content row the
+ * rect shows.  Each block (a wrapped paragraph, one diff row, ...) knows
+ * its height; it is drawn only where it overlaps [top, top + r.h), with
+ * draw_wrap's skip for a block cut by the top edge.  With g == NULL the
+ * same pass only counts rows (transcript_rows), so drawing and scrolling
+ * agree by construction.  The cost is linear in the items; a row cache is
+ * future work (make bench).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "draw.h"
+#include "markdown.h"
+#include "theme.h"
+#include "transcript.h"
+#include "xmalloc.h"
+
+struct tpos {
+	struct grid *g; /* NULL: measure only */
+	struct grid_rect r;
+	long top, row;
+	uint64_t now_ms;
+};
+
+/* Screen row of the current content row, or -1 when it is not shown. */
+static int
+vis(const struct tpos *p)
+{
+	if (!p->g || p->row < p->top || p->row >= p->top + p->r.h)
+		return -1;
+	return p->r.y + (int)(p->row - p->top);
+}
+
+/*
+ * A block of `rows` rows of wrapped text at column indent: draws the part
+ * that overlaps the shown rows (plain draw_wrap, or markdown_wrap when md)
+ * and advances the cursor.
+ */
+static void
+block(struct tpos *p, int indent, int rows, const char *s, size_t n, uint16_t role, int md)
+{
+	struct grid_rect r = { p->r.x + indent, 0, p->r.w - indent, 0 };
+	long first = p->row > p->top ? p->row : p->top;
+	long last = p->row + rows < p->top + p->r.h ? p->row + rows : p->top + p->r.h;
+
+	if (p->g && first < last && r.w > 0) {
+		r.y = p->r.y + (int)(first - p->top);
+		r.h = (int)(last - first);
+		if (md)
+			markdown_wrap(p->g, r, (int)(first - p->row), s, n, role);
+		else
+			draw_wrap(p->g, r, (int)(first - p->row), s, n, role);
+	}
+	p->row += rows;
+}
+
+/* A wrapped paragraph with an optional prefix drawn on its first row. */
+static void
+para(struct tpos *p, const char *prefix, uint16_t prole, int indent, const char *s, size_t n,
+    uint16_t role, int md)
+{
+	int w = p->r.w - indent > 0 ? p->r.w - indent : 1;
+	struct grid_rect mr = { 0, 0, w, 0 };
+	int rows = md ? markdown_wrap(NULL, mr, 0, s, n, role) : draw_measure(w, s, n);
+	int y = vis(p);
+
+	if (prefix && y >= 0)
+		draw_text(p->g, p->r.x + indent - draw_width(prefix, strlen(prefix)), y,
+		    p->r.w, prefix, strlen(prefix), prole);
+	block(p, indent, rows, s, n, role, md);
+}
+
+/* One row: text cut to the width (with "…"). */
+static void
+line(struct tpos *p, int indent, const char *s, size_t n, uint16_t role)
+{
+	int y = vis(p);
+
+	if (y >= 0 && p->r.w > indent)
+		draw_trunc(p->g, p->r.x + indent, y, p->r.w - indent, s, n, role);
+	p->row++;
+}
+
+/* The next line of s[*i..n) (without '\n'); 0 at the end. */
+static int
+next_line(const char *s, size_t n, size_t *i, const char **ls, size_t *ln)
+{
+	const char *nl;
+
+	if (*i >= n)
+		return 0;
+	*ls = s + *i;
+	nl = memchr(*ls, '\n', n - *i);
+	*ln = nl ? (size_t)(nl - *ls) : n - *i;
+	*i += *ln + 1;
+	return 1;
+}
+
+/* An assistant message as markdown. */
+static void
+lay_markdown(struct tpos *p, const struct view_item *it)
+{
+	struct markdown_state st = { 0, "" };
+	struct markdown_line ml;
+	char bullet[16];
+	const char *ls;
+	size_t i = 0, ln;
+	int y, ind;
+
+	while (next_line(it->text.data, it->text.len, &i, &ls, &ln)) {
+		markdown_line(&st, ls, ln, &ml);
+		if (ml.kind == MARKDOWN_FENCE)
+			continue;
+		if (ml.kind == MARKDOWN_BLANK) {
+			p->row++;
+		} else if (ml.kind == MARKDOWN_CODE_LINE) {
+			y = vis(p);
+			line(p, 2, ls, ln, MARKDOWN_CODE_BLOCK);
+			if (y >= 0 && markdown_code_hook)
+				markdown_code_hook(p->g, p->r.x + 2, y, p->r.w - 2, st.lang, ls, ln);
+		} else if (ml.kind == MARKDOWN_HEADING_LINE) {
+			para(p, NULL, 0, 0, ls + ml.off, ln - ml.off, MARKDOWN_HEADING, 1);
+		} else if (ml.kind == MARKDOWN_ITEM) {
+			snprintf(bullet, sizeof(bullet), "%s ", ml.bullet);
+			ind = ml.level * 2 + 1 + draw_width(bullet, strlen(bullet));
+			para(p, bullet, THEME_ACCENT, ind, ls + ml.off, ln - ml.off,
+			    THEME_ASSISTANT, 1);
+		} else {
+			para(p, NULL, 0, 0, ls, ln, THEME_ASSISTANT, 1);
+		}
+	}
+	if (it->aborted)
+		line(p, 0, "[aborted]", 9, THEME_DIM);
+}
+
+/* A reasoning item: one dimmed summary row, or all of it when expanded. */
+static void
+lay_reasoning(struct tpos *p, const struct view_item *it, int expand)
+{
+	struct buf b = BUF_INIT;
+	const char *ls = it->text.data, *nl;
+	size_t ln = it->text.len, k, rows = 1;
+
+	if (expand) {
+		para(p, "∴ ", THEME_REASONING, 2, it->text.data, it->text.len, THEME_REASONING, 0);
+		return;
+	}
+	for (k = 0; k < it->text.len; k++)
+		rows += it->text.data[k] == '\n';
+	nl = memchr(ls, '\n', ln);
+	buf_addf(&b, "∴ %.*s", (int)(nl ? (size_t)(nl - ls) : ln), ls);
+	if (rows > 1)
+		buf_addf(&b, " … (%zu lines)", rows);
+	line(p, 0, b.data, b.len, THEME_REASONING);
+	buf_release(&b);
+}
+
+/* Put s at x and return the column after it (clipped to the rect). */
+static int
+put(struct tpos *p, int x, int y, const char *s, size_t n, uint16_t role)
+{
+	if (x >= p->r.w)
+		return x;
+	return x + draw_text(p->g, p->r.x + x, y, p->r.w - x, s, n, role);
+}
+
+/* The one-line header of a tool call. */
+static void
+lay_tool_header(struct tpos *p, const struct view_item *it)
+{
+	char right[64];
+	uint64_t end = it->status == VIEW_TOOL_RUNNING ? p->now_ms : it->t_end_ms;
+	double secs = end > it->t_start_ms ? (double)(end - it->t_start_ms) / 1000.0 : 0.0;
+	long add, del;
+	int y = vis(p), rw, x, n = 0;
+
+	if (y >= 0) {
+		markdown_diff_counts(it->diff.data, it->diff.len, &add, &del);
+		if (add || del)
+			n = snprintf(right, sizeof(right), "+%ld −%ld  ", add, del);
+		if (it->status == VIEW_TOOL_RUNNING)
+			snprintf(right + n, sizeof(right) - (size_t)n, "running %.1fs", secs);
+		else
+			snprintf(right + n, sizeof(right) - (size_t)n, "%.1fs %s", secs,
+			    it->status == VIEW_TOOL_OK ? "✓" : "✗");
+		rw = draw_width(right, strlen(right));
+		x = put(p, 0, y, "● ", strlen("● "), it->status == VIEW_TOOL_ERROR ?
+		    THEME_TOOL_ERR : it->status == VIEW_TOOL_OK ? THEME_TOOL_OK : THEME_TOOL_HEADER);
+		x = put(p, x, y, it->name, strlen(it->name), THEME_TOOL_HEADER);
+		if (it->args && *it->args && x + 1 < p->r.w - rw - 1)
+			x = 1 + x + draw_trunc(p->g, p->r.x + x + 1, y, p->r.w - rw - 2 - x,
+			    it->args, strlen(it->args), THEME_TEXT);
+		if (x < p->r.w - rw)
+			draw_text(p->g, p->r.x + p->r.w - rw, y, rw, right, strlen(right),
+			    it->status == VIEW_TOOL_ERROR ? THEME_TOOL_ERR : THEME_DIM);
+	}
+	p->row++;
+}
+
+/* A diff block: rows from markdown_diff, drawn where they overlap the rect. */
+static void
+lay_diff(struct tpos *p, const char *s, size_t n, int fold)
+{
+	struct grid_rect r = p->r;
+	int rows = markdown_diff(NULL, r, 0, s, n, fold);
+	long first = p->row > p->top ? p->row : p->top;
+	long last = p->row + rows < p->top + p->r.h ? p->row + rows : p->top + p->r.h;
+
+	if (p->g && first < last) {
+		r.y = p->r.y + (int)(first - p->top);
+		r.h = (int)(last - first);
+		markdown_diff(p->g, r, (int)(first - p->row), s, n, fold);
+	}
+	p->row += rows;
+}
+
+/* A tool item: header, diff, and its output when expanded. */
+static void
+lay_tool(struct tpos *p, const struct view_item *it)
+{
+	const char *ls;
+	size_t i = 0, ln;
+
+	lay_tool_header(p, it);
+	if (it->diff.len)
+		lay_diff(p, it->diff.data, it->diff.len, it->expanded ? 0 : TRANSCRIPT_DIFF_FOLDED);
+	if (!it->expanded)
+		return;
+	while (next_line(it->text.data, it->text.len, &i, &ls, &ln))
+		para(p, "│ ", THEME_BORDER, 4, ls, ln, THEME_DIM, 0);
+}
+
+/* Lay out every item from the top. */
+static void
+lay_all(struct tpos *p, const struct view_transcript *tv)
+{
+	size_t i;
+	const struct view_item *it;
+
+	for (i = 0; i < tv->n; i++) {
+		it = &tv->items[i];
+		if (it->kind == VIEW_USER) {
+			para(p, "› ", THEME_USER, 2, it->text.data, it->text.len, THEME_USER, 0);
+			p->row++;
+		} else if (it->kind == VIEW_ASSISTANT) {
+			lay_markdown(p, it);
+			p->row++;
+		} else if (it->kind == VIEW_REASONING) {
+			lay_reasoning(p, it, it->expanded || tv->show_reasoning);
+		} else if (it->kind == VIEW_TOOL) {
+			lay_tool(p, it);
+		} else {
+			para(p, "→ ", it->role, 2, it->text.data, it->text.len, it->role, 0);
+		}
+	}
+}
+
+/* Content rows at `width` columns. */
+long
+transcript_rows(const struct view_transcript *tv, int width)
+{
+	struct tpos p = { NULL, { 0, 0, width, 0 }, 0, 0, tv->now_ms };
+
+	lay_all(&p, tv);
+	return p.row;
+}
+
+/* Draw the transcript into r (pure: tv is not changed). */
+void
+transcript_draw(struct grid *g, struct grid_rect r, const struct view_transcript *tv)
+{
+	struct tpos p = { g, r, 0, 0, tv->now_ms };
+	long total, maxtop;
+
+	if (r.w <= 0 || r.h <= 0)
+		return;
+	grid_clear_rect(g, r, THEME_TEXT);
+	total = transcript_rows(tv, r.w);
+	maxtop = total > r.h ? total - r.h : 0;
+	p.top = tv->follow || tv->scroll > maxtop ? maxtop : tv->scroll < 0 ? 0 : tv->scroll;
+	lay_all(&p, tv);
+}
+
+/* Scroll by delta rows in a view of w×h; reaching the bottom follows again. */
+void
+transcript_scroll(struct view_transcript *tv, long delta, int w, int h)
+{
+	long total = transcript_rows(tv, w), maxtop = total > h ? total - h : 0;
+	long top = tv->follow ? maxtop : tv->scroll;
+
+	top += delta;
+	if (top < 0)
+		top = 0;
+	tv->follow = top >= maxtop;
+	tv->scroll = tv->follow ? maxtop : top;
+}
+
+/* Back to following the stream (End). */
+void
+transcript_follow(struct view_transcript *tv)
+{
+	tv->follow = 1;
+}
+
+/* Stop following and scroll so that item idx is the top row at width w. */
+void
+transcript_show_item(struct view_transcript *tv, size_t idx, int w)
+{
+	struct view_transcript head = *tv;
+
+	head.n = idx < tv->n ? idx : tv->n;
+	tv->scroll = transcript_rows(&head, w);
+	tv->follow = 0;
+}
+
+/* An empty transcript in follow mode. */
+void
+transcript_init(struct view_transcript *tv)
+{
+	memset(tv, 0, sizeof(*tv));
+	tv->open = -1;
+	tv->follow = 1;
+}
+
+/* Free every item. */
+void
+transcript_release(struct view_transcript *tv)
+{
+	size_t i;
+
+	for (i = 0; i < tv->n; i++) {
+		buf_release(&tv->items[i].text);
+		buf_release(&tv->items[i].diff);
+		free(tv->items[i].name);
+		free(tv->items[i].args);
+		free(tv->items[i].call_id);
+	}
+	free(tv->items);
+	transcript_init(tv);
+}
+
+/* Append a blank item of kind k (closing the open one). */
+static struct view_item *
+push(struct view_transcript *tv, enum view_item_kind k)
+{
+	struct view_item *it;
+
+	if (tv->n == tv->cap) {
+		tv->cap = tv->cap ? tv->cap * 2 : 16;
+		tv->items = xrealloc(tv->items, tv->cap * sizeof(*tv->items));
+	}
+	it = &tv->items[tv->n++];
+	memset(it, 0, sizeof(*it));
+	buf_init(&it->text, 0);
+	buf_init(&it->diff, 0);
+	it->kind = k;
+	tv->open = -1;
+	return it;
+}
+
+/* Append a user message. */
+void
+transcript_add_user(struct view_transcript *tv, const char *s, size_t n)
+{
+	buf_add(&push(tv, VIEW_USER)->text, s, n);
+}
+
+/* Append a notice line drawn in `role`. */
+void
+transcript_add_notice(struct view_transcript *tv, uint16_t role, const char *s, size_t n)
+{
+	struct view_item *it = push(tv, VIEW_NOTICE);
+
+	it->role = role;
+	buf_add(&it->text, s, n);
+}
+
+/* Append to the open item of kind k, opening a new one when needed. */
+static void
+grow(struct view_transcript *tv, enum view_item_kind k, struct str t)
+{
+	struct view_item *it;
+
+	if (tv->open >= 0 && tv->items[tv->open].kind == k) {
+		it = &tv->items[tv->open];
+	} else {
+		it = push(tv, k);
+		tv->open = (long)tv->n - 1;
+	}
+	buf_add(&it->text, t.p, t.len);
+}
+
+/* A cache break as a notice line. */
+static void
+cache_notice(struct view_transcript *tv, const struct llm_cache *c)
+{
+	struct buf b = BUF_INIT;
+
+	buf_addf(&b, "cache break: reuse %.1f%% (expected %.1f%%)", c->reuse * 100.0,
+	    c->expected * 100.0);
+	if (c->cause && *c->cause)
+		buf_addf(&b, " — %s", c->cause);
+	transcript_add_notice(tv, THEME_WARNING, b.data, b.len);
+	buf_release(&b);
+}
+
+/* Feed a stream event (see transcript.h). */
+void
+transcript_on_event(struct view_transcript *tv, const struct llm_event *ev)
+{
+	struct buf b = BUF_INIT;
+
+	switch (ev->kind) {
+	case LLM_TEXT:
+		grow(tv, VIEW_ASSISTANT, ev->text);
+		break;
+	case LLM_REASONING:
+		grow(tv, VIEW_REASONING, ev->text);
+		break;
+	case LLM_ERROR:
+		if (ev->error.kind == LLM_ERR_ABORTED) {
+			if (tv->open >= 0 && tv->items[tv->open].kind == VIEW_ASSISTANT)
+				tv->items[tv->open].aborted = 1;
+			tv->open = -1;
+			break;
+		}
+		buf_addf(&b, "error: %.*s", (int)ev->text.len, ev->text.p);
+		transcript_add_notice(tv, THEME_ERROR, b.data, b.len);
+		break;
+	case LLM_CACHE:
+		if (ev->cache.is_break)
+			cache_notice(tv, &ev->cache);
+		break;
+	case LLM_NOTICE:
+		transcript_add_notice(tv, THEME_WARNING, ev->text.p, ev->text.len);
+		break;
+	case LLM_TOOL_CALL_BEGIN:
+	case LLM_DONE:
+		tv->open = -1;
+		break;
+	default:
+		break;
+	}
+	buf_release(&b);
+}
+
+/* Short arguments of a call: its main string argument, else the JSON cut short. */
+static char *
+short_args(const char *json, size_t n)
+{
+	static const char *const keys[] = { "path", "command", "pattern", "file", "query", "url" };
+	cJSON *root = cJSON_ParseWithLength(json, n), *v;
+	char *out = NULL;
+	size_t i;
+
+	for (i = 0; root && !out && i < sizeof(keys) / sizeof(keys[0]); i++) {
+		v = cJSON_GetObjectItemCaseSensitive(root, keys[i]);
+		if (cJSON_IsString(v))
+			out = xstrdup(v->valuestring);
+	}
+	cJSON_Delete(root);
+	if (!out) {
+		out = xmalloc((n > 60 ? 60 : n) + 1);
+		memcpy(out, json, n > 60 ? 60 : n);
+		out[n > 60 ? 60 : n] = '\0';
+	}
+	return out;
+}
+
+/* A tool call started: append a running tool item. */
+void
+transcript_tool_start(struct view_transcript *tv, const struct agent_call *c)
+{
+	struct view_item *it = push(tv, VIEW_TOOL);
+
+	it->name = xstrdup(c->name ? c->name : "?");
+	it->args = short_args(c->args.data, c->args.len);
+	it->call_id = c->id ? xstrdup(c->id) : NULL;
+	it->t_start_ms = c->t_start_ms;
+}
+
+/* A tool call finished: fill the item of the same id (append one when none). */
+void
+transcript_tool_done(struct view_transcript *tv, const struct agent_call *c)
+{
+	struct view_item *it = NULL;
+	size_t i;
+
+	for (i = tv->n; i > 0 && !it; i--)
+		if (tv->items[i - 1].kind == VIEW_TOOL && tv->items[i - 1].call_id && c->id &&
+		    strcmp(tv->items[i - 1].call_id, c->id) == 0)
+			it = &tv->items[i - 1];
+	if (!it) {
+		transcript_tool_start(tv, c);
+		it = &tv->items[tv->n - 1];
+	}
+	it->status = c->job.is_error || c->invalid ? VIEW_TOOL_ERROR : VIEW_TOOL_OK;
+	it->t_end_ms = c->t_end_ms;
+	buf_reset(&it->text);
+	buf_add(&it->text, c->job.out.data, c->job.out.len);
+	buf_reset(&it->diff);
+	if (c->job.diff)
+		buf_adds(&it->diff, c->job.diff);
+}
+
+/* Toggle the expanded flag of the last tool or reasoning item. */
+void
+transcript_toggle_last(struct view_transcript *tv)
+{
+	size_t i;
+
+	for (i = tv->n; i > 0; i--)
+		if (tv->items[i - 1].kind == VIEW_TOOL || tv->items[i - 1].kind == VIEW_REASONING) {
+			tv->items[i - 1].expanded = !tv->items[i - 1].expanded;
+			return;
+		}
+}
+
+/* Whether needle occurs in s[0..n). */
+static int
+has(const char *s, size_t n, const char *needle)
+{
+	size_t k = strlen(needle), i;
+
+	for (i = 0; s && i + k <= n; i++)
+		if (memcmp(s + i, needle, k) == 0)
+			return 1;
+	return 0;
+}
+
+/* Search items from index `from` for needle; -1 when none. */
+long
+transcript_find(const struct view_transcript *tv, size_t from, const char *needle)
+{
+	const struct view_item *it;
+	size_t i;
+
+	for (i = from; *needle && i < tv->n; i++) {
+		it = &tv->items[i];
+		if (has(it->text.data, it->text.len, needle) ||
+		    has(it->diff.data, it->diff.len, needle) ||
+		    (it->name && has(it->name, strlen(it->name), needle)) ||
+		    (it->args && has(it->args, strlen(it->args), needle)))
+			return (long)i;
+	}
+	return -1;
+}

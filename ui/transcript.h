@@ -1,0 +1,78 @@
+/*
+ * transcript: the conversation view — its model updates and its drawing.
+ *
+ * State is struct view_transcript (view.h).  The update functions copy
+ * what they keep (event strings are borrowed).  transcript_draw is a pure
+ * function of the state and a rect: items are laid out top to bottom,
+ * wrapped to the rect's width; in follow mode the bottom of the content is
+ * shown, otherwise the content rows from tv->scroll (clamped) on.
+ *
+ * What an item looks like:
+ *   user       "› text" (THEME_USER), wrapped with a hanging indent
+ *   assistant  markdown (markdown.h); "[aborted]" after a stopped answer
+ *   reasoning  one dimmed line "∴ first line … (N lines)" unless expanded
+ *   tool       "● name args      +a −d  1.2s ✓" then its diff (at most
+ *              TRANSCRIPT_DIFF_FOLDED rows unless expanded: line numbers,
+ *              +/- roles, word-level highlight of a -/+ pair's changed
+ *              span); when expanded, its output under "│ "
+ *   notice     "→ text" in the notice's role
+ * Everything goes through draw.h / markdown.h, which sanitise.
+ */
+#ifndef HEARTH_TRANSCRIPT_H
+#define HEARTH_TRANSCRIPT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "agent.h"
+#include "grid.h"
+#include "llm.h"
+#include "view.h"
+
+#define TRANSCRIPT_DIFF_FOLDED 12
+
+/* An empty transcript in follow mode. */
+void transcript_init(struct view_transcript *tv);
+/* Free every item (the struct can be reused after transcript_init). */
+void transcript_release(struct view_transcript *tv);
+
+/* Append a user message. */
+void transcript_add_user(struct view_transcript *tv, const char *s, size_t n);
+/* Append a notice line drawn in `role` (route change, error, ...). */
+void transcript_add_notice(struct view_transcript *tv, uint16_t role, const char *s, size_t n);
+/*
+ * Feed a stream event: TEXT / REASONING grow the open item (a new one
+ * after a change of kind), TOOL_CALL_BEGIN / DONE / ERROR close it, ERROR
+ * adds a notice (ABORTED marks the answer aborted instead), CACHE with
+ * is_break and NOTICE add notices.  Other kinds are ignored.
+ */
+void transcript_on_event(struct view_transcript *tv, const struct llm_event *ev);
+/* A tool call started (agent on_tool_start): appends a running tool item. */
+void transcript_tool_start(struct view_transcript *tv, const struct agent_call *c);
+/*
+ * A tool call finished (agent on_tool_done): fills the item of the same
+ * call id (appends one when none) with status, output, diff, duration.
+ */
+void transcript_tool_done(struct view_transcript *tv, const struct agent_call *c);
+
+/* Toggle the expanded flag of the last tool or reasoning item (ctrl-o). */
+void transcript_toggle_last(struct view_transcript *tv);
+
+/* Content rows at `width` columns. */
+long transcript_rows(const struct view_transcript *tv, int width);
+/* Scroll by delta rows (negative: up) in a view of w×h; reaching the bottom follows again. */
+void transcript_scroll(struct view_transcript *tv, long delta, int w, int h);
+/* Back to following the stream (End). */
+void transcript_follow(struct view_transcript *tv);
+/*
+ * Search: the first item at index >= from whose text, output, diff, name
+ * or arguments contain needle (bytes, case-sensitive); -1 when none.
+ */
+long transcript_find(const struct view_transcript *tv, size_t from, const char *needle);
+/* Stop following and scroll so that item `idx` is the top row at width w. */
+void transcript_show_item(struct view_transcript *tv, size_t idx, int w);
+
+/* Draw the transcript into r (pure: tv is not changed). */
+void transcript_draw(struct grid *g, struct grid_rect r, const struct view_transcript *tv);
+
+#endif

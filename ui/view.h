@@ -1,0 +1,121 @@
+/*
+ * view: the UI-side model the full-screen views draw from.
+ *
+ * The lead's wiring fills it from agent callbacks and llm events through
+ * the update functions of the module that owns each part:
+ *   struct view_transcript  transcript.h (transcript_on_event, _tool_start…)
+ *   struct view_server      srvpanel.h   (srvpanel_on_event, _set_slots…)
+ *   struct view_status      status.h     (plain fields, set directly)
+ * Views (transcript_draw, srvpanel_draw, status_draw) are pure functions
+ * of this state and a grid rect: they never change it except for the
+ * transcript's scroll clamp.
+ *
+ * Invariants:
+ * - every string here is owned by the struct (copied on update) and is
+ *   raw text: it is sanitised when drawn, never before;
+ * - view_transcript.items[0..n) in arrival order; at most one item is
+ *   "open" (a streaming assistant or reasoning item): items[open] when
+ *   open >= 0;
+ * - view_server.slots[0..nslots), nslots <= VIEW_SLOTS_MAX.
+ *
+ * Lifetime: zero-initialise with transcript_init / srvpanel_init; release
+ * the transcript with transcript_release (the others hold no heap).
+ */
+#ifndef HEARTH_VIEW_H
+#define HEARTH_VIEW_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "buf.h"
+#include "llm.h"
+
+enum view_item_kind {
+	VIEW_USER,      /* text: what the person sent */
+	VIEW_ASSISTANT, /* text: the answer (markdown), streamed */
+	VIEW_REASONING, /* text: thinking; collapsed unless expanded */
+	VIEW_TOOL,      /* a tool call: name, args, output, diff */
+	VIEW_NOTICE     /* text: route change, cache break, error, ... */
+};
+
+enum view_tool_status { VIEW_TOOL_RUNNING, VIEW_TOOL_OK, VIEW_TOOL_ERROR };
+
+struct view_item {
+	enum view_item_kind kind;
+	struct buf text;   /* message text; a tool's output */
+	struct buf diff;   /* VIEW_TOOL: unified diff (empty: none) */
+	char *name;        /* VIEW_TOOL: tool name; NULL otherwise */
+	char *args;        /* VIEW_TOOL: short arguments ("src/cart.c") */
+	char *call_id;     /* VIEW_TOOL: agent_call id, may be NULL */
+	enum view_tool_status status;
+	uint64_t t_start_ms, t_end_ms;
+	int expanded;      /* tool output / reasoning shown in full */
+	uint16_t role;     /* VIEW_NOTICE: theme role of the line */
+	int aborted;       /* VIEW_ASSISTANT: the turn was stopped */
+};
+
+struct view_transcript {
+	struct view_item *items;
+	size_t n, cap;
+	long open;          /* index of the streaming item, -1 none */
+	int follow;         /* stick to the bottom as text streams in */
+	long scroll;        /* first content row shown when !follow */
+	uint64_t now_ms;    /* set by the caller before drawing (running tools) */
+	int show_reasoning; /* expand every reasoning item */
+};
+
+enum view_slot_state { VIEW_SLOT_IDLE, VIEW_SLOT_PREFILL, VIEW_SLOT_DECODING };
+
+#define VIEW_SLOTS_MAX 16
+
+struct view_slot {
+	int id;
+	enum view_slot_state state;
+	long n_ctx;
+	long tokens;  /* prompt tokens + decoded in the slot's KV */
+	int is_ours;
+};
+
+struct view_server {
+	char url[128];      /* "127.0.0.1:8080" */
+	char build[64];     /* "b7120" */
+	char model[128];
+	long n_ctx;         /* per slot */
+	int total_slots;
+	struct view_slot slots[VIEW_SLOTS_MAX];
+	int nslots;
+	int have_slots;     /* at least one /slots answer arrived */
+	int slots_disabled; /* /slots answered 501 (--no-slots) */
+	int reconnecting;   /* the server is gone; retry in backoff_s */
+	int backoff_s;
+	/* the request in flight */
+	int prefill;        /* a prompt is being processed */
+	struct llm_progress progress;
+	int decoding;
+	double decode_tps;  /* live, from /slots n_decoded deltas */
+	long last_decoded;  /* bookkeeping for decode_tps */
+	uint64_t last_decoded_ms;
+	/* the last finished request */
+	int have_last;
+	double last_reuse;  /* 0..1 */
+	long last_cache_n, last_prompt_n;
+	double last_decode_tps, last_prefill_tps;
+	int last_break;
+	/* the session */
+	long session_in, session_out;
+	long ctx_used;      /* prompt + completion tokens of the last request */
+};
+
+struct view_status {
+	char cwd[256];      /* shown as given ("~/src/shop") */
+	char branch[64];    /* "" outside git */
+	int dirty;          /* changed files */
+	char model[128];
+	char route[16];     /* "local", "claude" */
+	char route_mode[16]; /* "auto" ... ("" hides it) */
+	int turns;
+	long elapsed_s;
+	int busy;           /* a turn is running (help line says "esc stop") */
+};
+
+#endif
