@@ -35,6 +35,8 @@
 #include "prompt.h"
 #include "repl.h"
 #include "repo.h"
+#include "repomap.h"
+#include "stale.h"
 #include "sesscli.h"
 #include "tool.h"
 #include "xmalloc.h"
@@ -341,6 +343,7 @@ run_setup(struct run *r)
 	r->env.state_dir = r->state_dir.data;
 	r->env.bash_timeout_s = r->cfg.bash_timeout_s;
 	r->env.syntax_reject = r->cfg.syntax_reject;
+	r->env.stale = stale_new();
 	return -1;
 }
 
@@ -408,6 +411,9 @@ run_release(struct run *r)
 	checkpoint_release(&r->cp);
 	journal_release(&r->journal);
 	conv_release(&r->resumed);
+	stale_free(r->env.stale);
+	r->env.stale = NULL;
+	repomap_cache_free();
 	cfg_release(&r->cfg);
 	buf_release(&r->system);
 	buf_release(&r->state_dir);

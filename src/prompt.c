@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "ctxfiles.h"
+#include "gitinfo.h"
 #include "tool.h"
 
 /* The default prompt. */
@@ -38,6 +39,19 @@ prompt_build(struct buf *out, const char *root, const char *date, const struct t
 		 "- When the task is done, stop calling tools and answer briefly: what you changed and how you checked it.\n");
 }
 
+/* Branch, upstream and dirty files, read once: the prompt must not change mid-session. */
+static void
+prompt_git(struct buf *out, const char *root)
+{
+	struct gitinfo gi = GITINFO_INIT;
+
+	if (gitinfo_read(root, &gi, NULL) == 0 && gi.state != GITINFO_NONE) {
+		buf_addch(out, '\n');
+		gitinfo_prompt(&gi, out);
+	}
+	gitinfo_release(&gi);
+}
+
 /* Default prompt plus the context files, frozen for the session (until /reload). */
 void
 prompt_session(struct buf *out, const char *root, const char *date,
@@ -46,6 +60,7 @@ prompt_session(struct buf *out, const char *root, const char *date,
 	struct buf ctx = BUF_INIT;
 
 	prompt_build(out, root, date, tools, ntools);
+	prompt_git(out, root);
 	if (ctxfiles_load(root, root, &ctx, warnings) > 0) {
 		buf_adds(out, "\nInstructions from the user and the project (follow them):\n\n");
 		buf_add(out, ctx.data, ctx.len);
