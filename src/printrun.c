@@ -1,0 +1,222 @@
+/* printrun: print mode (see printrun.h). */
+#include "printrun.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmdtpl.h"
+#include "llama.h"
+#include "log.h"
+#include "loop.h"
+#include "repo.h"
+
+#include "run.h"
+
+/* Discovery said the model is loading. */
+static void
+on_loading(void *arg)
+{
+	struct run *r = arg;
+	struct buf b = BUF_INIT;
+
+	buf_addf(&b, "llama-server at %s is loading the model; waiting", r->cfg.server_url);
+	pmode_note(r->pm, b.data);
+	buf_release(&b);
+}
+
+/* Create the agent on provider p and submit the (routed) task. */
+static void
+start_turn(struct run *r, struct provider *p, const char *task)
+{
+	struct agent_observer obs = pmode_observer(r->pm);
+	struct agent_opts ao = { 0 };
+	struct err e = ERR_INIT;
+
+	ao.max_steps = r->cfg.max_steps;
+	ao.thinking = r->cfg.thinking;
+	ao.tools = r->tools;
+	ao.ntools = r->ntools;
+	ao.hooks.arg = &r->cp;
+	ao.hooks.before_change = checkpoint_before_change;
+	ao.hooks.turn_end = checkpoint_turn_end;
+	obs.on_commit = journal_commit;
+	obs.commit_arg = &r->journal;
+	journal_set_model(&r->journal, p->model(p->self));
+	r->agent = agent_new(r->loop, p, &r->env, &ao, &obs);
+	conv_set_system(agent_conv(r->agent), r->system.data);
+	conv_move_msgs(agent_conv(r->agent), &r->resumed);
+	agent_mark_committed(r->agent);
+	if (agent_submit(r->agent, task, &e) < 0) {
+		pmode_fail(r->pm, LLM_ERR_OTHER, e.msg);
+		loop_stop(r->loop);
+	}
+	/* the task was committed, so the session exists and has its id */
+	snprintf(r->session_id, sizeof r->session_id, "%s", journal_id(&r->journal));
+	pmode_init(r->pm, p->model(p->self), r->tools, r->ntools);
+}
+
+/* Route the task: Claude (no local server needed) or local (after discovery). */
+static struct provider *
+route_task(struct run *r, const char **task, long n_ctx)
+{
+	struct buf note = BUF_INIT;
+	struct provider *p = escalate_turn(&r->esc, task, llama_provider(r->llama), n_ctx, NULL, &note);
+
+	if (note.len)
+		pmode_error(r->pm, note.data);
+	pmode_route(r->pm, route_target_name(r->esc.last.target), r->esc.last.reason);
+	buf_release(&note);
+	return p;
+}
+
+/* Discovery finished: start the turn, or end with its error. */
+static void
+on_probe(struct llama *lm, int rc, enum llm_err_kind kind, const char *msg, void *arg)
+{
+	struct run *r = arg;
+	const struct llama_info *info = llama_info(lm);
+
+	if (rc < 0) {
+		pmode_fail(r->pm, kind, msg);
+		loop_stop(r->loop);
+		return;
+	}
+	log_msg("server %s model %s n_ctx %ld slots %d build %s", r->cfg.server_url,
+		info->model_id ? info->model_id : "?", info->n_ctx, info->total_slots,
+		info->build_info ? info->build_info : "?");
+	start_turn(r, llama_provider(lm), r->task);
+}
+
+/* Stop the loop once the turn ended or stdout went away. */
+static void
+before_sleep(struct loop *l, void *arg)
+{
+	struct run *r = arg;
+
+	if (pmode_ended(r->pm) || pmode_stdout_closed(r->pm))
+		loop_stop(l);
+}
+
+/* /help in print mode: the commands a task may start with. */
+static enum cmd_result
+print_cmd_help(void *ctx, const struct cmd *self, const char *args, struct buf *out)
+{
+	(void)self;
+	(void)args;
+	buf_adds(out, "A print-mode task may be a slash command:\n");
+	cmdreg_help(ctx, out);
+	return CMD_DONE;
+}
+
+/*
+ * A task that is a slash command: a prompt template becomes the task;
+ * other commands print their output.  Returns -1 to go on with the
+ * (possibly replaced) task, or an exit code.
+ */
+static int
+print_command(struct run *r)
+{
+	static const struct cmd help = { "help", "", "list the commands", print_cmd_help, NULL };
+	struct cmdreg reg;
+	struct ctxfiles_templates tpl;
+	struct buf out = BUF_INIT, warnings = BUF_INIT;
+	int code = -1;
+
+	if (r->o->task.data[0] != '/' || r->o->task.data[1] == '/')
+		return -1;
+	cmdreg_init(&reg);
+	cmdreg_add(&reg, &help);
+	checkpoint_commands(&reg, &r->cp);
+	ctxfiles_templates_load(r->root, &tpl, &warnings);
+	cmdtpl_add(&reg, &tpl, &warnings);
+	switch (cmdreg_run(&reg, &reg, r->o->task.data, &out)) {
+	case CMD_SUBMIT:
+		buf_reset(&r->o->task);
+		buf_add(&r->o->task, out.data, out.len);
+		break;
+	case CMD_ERROR:
+		fprintf(stderr, "hearth: %s\n", out.data);
+		code = CLI_EXIT_USAGE;
+		break;
+	default:
+		buf_rtrim(&out);
+		if (out.len)
+			printf("%s\n", out.data);
+		code = 0;
+		break;
+	}
+	cmdreg_release(&reg);
+	ctxfiles_templates_release(&tpl);
+	buf_release(&out);
+	buf_release(&warnings);
+	return code;
+}
+
+/* The files the session changed, for the json result; returns how many. */
+static int
+report_changes(struct run *r)
+{
+	struct repo_result res = REPO_RESULT_INIT;
+	size_t i;
+	int n;
+
+	if (checkpoint_changes(&r->cp, &res) < 0)
+		return 0;
+	for (i = 0; i < res.nfiles; i++)
+		pmode_file_changed(r->pm, res.files[i].path, res.files[i].status, res.files[i].added,
+				   res.files[i].removed);
+	n = (int)res.nfiles;
+	repo_result_release(&res);
+	return n;
+}
+
+/* Print mode: one task, one answer. */
+int
+printrun_main(struct cli *o)
+{
+	struct provider *prov;
+	struct run r;
+	int nchanged;
+	struct err e = ERR_INIT;
+	int code;
+
+	if ((code = run_open(&r, o)) >= 0)
+		return code;
+	loop_set_before_sleep(r.loop, before_sleep, &r);
+	if ((code = print_command(&r)) >= 0) {
+		run_release(&r);
+		return code;
+	}
+	r.task = r.o->task.data;
+	prov = route_task(&r, &r.task, 0);
+	if (prov != llama_provider(r.llama))
+		start_turn(&r, prov, r.task); /* Claude: the local server is not needed */
+	else
+		llama_probe(r.llama, 300000, on_loading, on_probe, &r);
+	if (loop_run(r.loop, &e) < 0)
+		pmode_fail(r.pm, LLM_ERR_OTHER, e.msg);
+	if (r.interrupted && !pmode_ended(r.pm))
+		pmode_fail(r.pm, LLM_ERR_ABORTED, "interrupted");
+	if (pmode_stdout_closed(r.pm) && r.agent && agent_busy(r.agent))
+		agent_abort(r.agent);
+	nchanged = report_changes(&r);
+	prov = r.agent ? agent_provider(r.agent) : llama_provider(r.llama);
+	code = pmode_finish(r.pm, r.agent ? agent_stats(r.agent) : &(struct agent_stats){ 0 },
+			    prov->model(prov->self), loop_now_ms(r.loop) - r.t0);
+	if (r.interrupted)
+		code = 130;
+	else if (pmode_stdout_closed(r.pm) && code == 130)
+		code = 1; /* the reader went away mid-run: not an interrupt, not a success */
+	if (r.agent)
+		escalate_turn_end(&r.esc, agent_stats(r.agent), code == 0, nchanged > 0,
+				  (double)(loop_now_ms(r.loop) - r.t0) / 1000.0);
+	run_release(&r);
+	return code;
+}

@@ -1,0 +1,290 @@
+/*
+ * run: setting up and tearing down one run (see run.h).  Order matters in
+ * run_release: the agent first (its turn-end hook still uses the
+ * checkpoint), then the providers, the http client and the loop.
+ */
+#include "run.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "http.h"
+#include "json.h"
+#include "llama.h"
+#include "loop.h"
+#include "prompt.h"
+#include "repomap.h"
+#include "stale.h"
+#include "xmalloc.h"
+
+
+/* Enabled tools: all, none, or the --tools list (unknown names are usage errors). */
+static int
+select_tools(struct run *r)
+{
+	size_t n, i;
+	const struct tool *const *all = tool_all(&n);
+	char *list, *tok, *save = NULL;
+
+	if (r->o->no_tools)
+		return 0;
+	if (!r->o->tools) {
+		for (i = 0; i < n && i < RUN_MAX_TOOLS; i++)
+			r->tools[r->ntools++] = all[i];
+		return 0;
+	}
+	list = xstrdup(r->o->tools);
+	for (tok = strtok_r(list, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
+		const struct tool *t = tool_find(tok);
+
+		if (!t) {
+			cli_usage_error("unknown tool \"%s\" in --tools (read, write, edit, bash, grep, find, ls)", tok);
+			free(list);
+			return -1;
+		}
+		if (r->ntools < RUN_MAX_TOOLS)
+			r->tools[r->ntools++] = t;
+	}
+	free(list);
+	return 0;
+}
+
+/* A random session id (hex). */
+static void
+make_session_id(char *out, size_t n)
+{
+	unsigned char raw[8] = { 0 };
+	int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+	size_t i;
+
+	if (fd < 0 || read(fd, raw, sizeof raw) != (ssize_t)sizeof raw) {
+		unsigned long v = (unsigned long)time(NULL) ^ ((unsigned long)getpid() << 16);
+
+		memcpy(raw, &v, sizeof v < sizeof raw ? sizeof v : sizeof raw);
+	}
+	if (fd >= 0)
+		close(fd);
+	for (i = 0; i < sizeof raw && 2 * i + 2 < n; i++)
+		snprintf(out + 2 * i, 3, "%02x", raw[i]);
+}
+
+/* $XDG_STATE_HOME/hearth (or ~/.local/state/hearth); created lazily by users. */
+void
+run_state_dir(struct buf *out)
+{
+	const char *xdg = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
+
+	if (xdg && *xdg)
+		buf_addf(out, "%s/hearth", xdg);
+	else
+		buf_addf(out, "%s/.local/state/hearth", home && *home ? home : "/tmp");
+}
+
+/* Settings: files, then HEARTH_SERVER, then flags. */
+static void
+load_settings(struct run *r)
+{
+	struct buf warnings = BUF_INIT;
+	const char *env = getenv("HEARTH_SERVER");
+
+	cfg_defaults(&r->cfg);
+	cfg_load(&r->cfg, r->root, &warnings);
+	if (warnings.len) {
+		buf_rtrim(&warnings);
+		fprintf(stderr, "hearth: %s\n", warnings.data);
+	}
+	buf_release(&warnings);
+	if (env && *env) {
+		free(r->cfg.server_url);
+		r->cfg.server_url = xstrdup(env);
+	}
+	if (r->o->server) {
+		free(r->cfg.server_url);
+		r->cfg.server_url = xstrdup(r->o->server);
+	}
+	if (r->o->model) {
+		free(r->cfg.model);
+		r->cfg.model = xstrdup(r->o->model);
+	}
+	if (r->o->max_steps > 0)
+		r->cfg.max_steps = r->o->max_steps;
+	if (r->o->thinking >= 0)
+		r->cfg.thinking = r->o->thinking;
+}
+
+/* SIGINT/SIGTERM/SIGHUP: abort the turn (tools killed) and stop. */
+static void
+on_interrupt(struct loop *l, int signo, void *arg)
+{
+	struct run *r = arg;
+
+	(void)signo;
+	r->interrupted = 1;
+	if (r->agent && agent_busy(r->agent))
+		agent_abort(r->agent);
+	loop_stop(l);
+}
+
+/* Load or write warnings of the session file, one line each on stderr. */
+static void
+flush_journal_warnings(struct run *r)
+{
+	if (!r->journal.warnings.len)
+		return;
+	buf_rtrim(&r->journal.warnings);
+	fprintf(stderr, "hearth: %s\n", r->journal.warnings.data);
+	buf_reset(&r->journal.warnings);
+}
+
+/* Workspace, settings, tools and prompt: everything a run needs before the loop. */
+static int
+run_setup(struct run *r)
+{
+	char date[16];
+	time_t now = time(NULL);
+	struct err e = ERR_INIT;
+
+	if (r->o->cwd && chdir(r->o->cwd) < 0) {
+		fprintf(stderr, "hearth: --cwd %s: %s\n", r->o->cwd, strerror(errno));
+		return CLI_EXIT_USAGE;
+	}
+	if (!realpath(".", r->root)) {
+		fprintf(stderr, "hearth: cannot resolve the working directory: %s\n", strerror(errno));
+		return 1;
+	}
+	load_settings(r);
+	if (select_tools(r) < 0)
+		return CLI_EXIT_USAGE;
+	buf_init(&r->system, 0);
+	if (r->o->system_prompt_file) {
+		if (prompt_load_file(&r->system, r->o->system_prompt_file, &e) < 0) {
+			fprintf(stderr, "hearth: --system-prompt-file: %s\n", e.msg);
+			return CLI_EXIT_USAGE;
+		}
+	} else {
+		struct buf warnings = BUF_INIT;
+
+		strftime(date, sizeof date, "%Y-%m-%d", localtime(&now));
+		prompt_session(&r->system, r->root, date, r->tools, r->ntools, &warnings);
+		if (warnings.len) {
+			buf_rtrim(&warnings);
+			fprintf(stderr, "hearth: %s\n", warnings.data);
+		}
+		buf_release(&warnings);
+	}
+	make_session_id(r->session_id, sizeof r->session_id);
+	conv_init(&r->resumed);
+	journal_init(&r->journal, r->root, r->cfg.server_url);
+	checkpoint_init(&r->cp, r->root, r->state_dir.data, &r->journal, &r->env);
+	if (r->o->cont || (r->o->resume && r->o->resume_id)) {
+		if (journal_resume(&r->journal, r->o->resume_id, &r->resumed, &e) < 0) {
+			fprintf(stderr, "hearth: %s\n", e.msg);
+			return 1;
+		}
+		flush_journal_warnings(r);
+	}
+	buf_init(&r->state_dir, 0);
+	run_state_dir(&r->state_dir);
+	r->env.root = r->root;
+	r->env.allow_outside = r->cfg.allow_outside_workspace;
+	r->env.state_dir = r->state_dir.data;
+	r->env.bash_timeout_s = r->cfg.bash_timeout_s;
+	r->env.syntax_reject = r->cfg.syntax_reject;
+	r->env.stale = stale_new();
+	return -1;
+}
+
+/* The routing policy from the settings, --route on top. */
+static void
+start_routing(struct run *r)
+{
+	struct buf warnings = BUF_INIT;
+
+	escalate_init(&r->esc, r->loop, r->http, r->root, r->state_dir.data, &warnings);
+	if (r->o->route)
+		escalate_set_mode(&r->esc, r->o->route, NULL);
+	if (warnings.len) {
+		buf_rtrim(&warnings);
+		fprintf(stderr, "hearth: %s\n", warnings.data);
+	}
+	buf_release(&warnings);
+}
+
+/* Loop, http, provider: the machinery of a run. */
+static int
+run_start(struct run *r)
+{
+	struct err e = ERR_INIT;
+	struct pmode_opts po = { 0 };
+
+	signal(SIGPIPE, SIG_IGN);
+	json_init();
+	if (!(r->loop = loop_new(&e)) || !(r->http = http_new(r->loop, &e))) {
+		fprintf(stderr, "hearth: %s\n", e.msg);
+		return 1;
+	}
+	r->t0 = loop_now_ms(r->loop);
+	loop_signal(r->loop, SIGINT, on_interrupt, r, NULL);
+	loop_signal(r->loop, SIGTERM, on_interrupt, r, NULL);
+	loop_signal(r->loop, SIGHUP, on_interrupt, r, NULL);
+	r->env.loop = r->loop;
+	r->llama = llama_new(r->loop, r->http, &r->cfg);
+	if (r->resumed.nmsgs)
+		llama_prefer_warm_slot(r->llama);
+	start_routing(r);
+	po.format = r->o->format;
+	po.err_is_tty = isatty(STDERR_FILENO);
+	po.verbose = r->o->verbose || po.err_is_tty;
+	po.out_fd = STDOUT_FILENO;
+	po.err_fd = STDERR_FILENO;
+	po.session_id = r->session_id;
+	po.cwd = r->root;
+	r->pm = pmode_new(&po);
+	return -1;
+}
+
+/* Free whatever run_setup/run_start made. */
+void
+run_release(struct run *r)
+{
+	agent_free(r->agent);
+	escalate_release(&r->esc);
+	llama_free(r->llama);
+	http_free(r->http);
+	pmode_free(r->pm);
+	loop_free(r->loop);
+	flush_journal_warnings(r);
+	checkpoint_release(&r->cp);
+	journal_release(&r->journal);
+	conv_release(&r->resumed);
+	stale_free(r->env.stale);
+	r->env.stale = NULL;
+	repomap_cache_free();
+	cfg_release(&r->cfg);
+	buf_release(&r->system);
+	buf_release(&r->state_dir);
+}
+
+/* Set up a run; -1 when ready, else the exit code (everything already released). */
+int
+run_open(struct run *r, struct cli *o)
+{
+	int code;
+
+	memset(r, 0, sizeof *r);
+	r->o = o;
+	buf_init(&r->system, 0);
+	buf_init(&r->state_dir, 0);
+	if ((code = run_setup(r)) >= 0 || (code = run_start(r)) >= 0) {
+		run_release(r);
+		return code;
+	}
+	return -1;
+}
