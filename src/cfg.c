@@ -162,9 +162,9 @@ cfg_load_file(struct cfg *c, const char *path, struct buf *warnings, struct err 
 	return 0;
 }
 
-/* User settings, then the project's. */
+/* Each settings file, lowest precedence first. */
 void
-cfg_load(struct cfg *c, const char *cwd, struct buf *warnings)
+cfg_each_file(const char *cwd, cfg_file_fn fn, void *arg, struct buf *warnings)
 {
 	struct buf path = BUF_INIT;
 	struct err e = ERR_INIT;
@@ -174,12 +174,26 @@ cfg_load(struct cfg *c, const char *cwd, struct buf *warnings)
 		buf_addf(&path, "%s/hearth/settings.json", xdg);
 	else if (home && *home)
 		buf_addf(&path, "%s/.config/hearth/settings.json", home);
-	if (path.len && cfg_load_file(c, path.data, warnings, &e) < 0)
+	if (path.len && fn(arg, path.data, warnings, &e) < 0)
 		buf_addf(warnings, "%s\n", e.msg);
 	buf_reset(&path);
 	err_clear(&e);
 	buf_addf(&path, "%s/.hearth/settings.json", cwd);
-	if (cfg_load_file(c, path.data, warnings, &e) < 0)
+	if (fn(arg, path.data, warnings, &e) < 0)
 		buf_addf(warnings, "%s\n", e.msg);
 	buf_release(&path);
+}
+
+/* cfg_each_file adapter for cfg_load_file. */
+static int
+cfg_file(void *arg, const char *path, struct buf *warnings, struct err *e)
+{
+	return cfg_load_file(arg, path, warnings, e);
+}
+
+/* User settings, then the project's. */
+void
+cfg_load(struct cfg *c, const char *cwd, struct buf *warnings)
+{
+	cfg_each_file(cwd, cfg_file, c, warnings);
 }

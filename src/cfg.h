@@ -40,6 +40,12 @@ void cfg_release(struct cfg *c);
  * and wrong types are appended to `warnings` (one line each).
  */
 int cfg_load_file(struct cfg *c, const char *path, struct buf *warnings, struct err *e);
+/*
+ * Call fn for each settings file in precedence order (user, then
+ * project); a file fn fails on (-1 + e) becomes a line in warnings.
+ */
+typedef int (*cfg_file_fn)(void *arg, const char *path, struct buf *warnings, struct err *e);
+void cfg_each_file(const char *cwd, cfg_file_fn fn, void *arg, struct buf *warnings);
 /* Load user then project settings; errors and warnings go to `warnings`. */
 void cfg_load(struct cfg *c, const char *cwd, struct buf *warnings);
 

@@ -10,6 +10,8 @@
  */
 #include "routecfg.h"
 
+#include "cfg.h"
+
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -508,24 +510,16 @@ routecfg_load_file(struct route_policy *p, const char *path, struct buf *w, stru
 	return rc;
 }
 
+/* cfg_each_file adapter for routecfg_load_file. */
+static int
+routecfg_file(void *arg, const char *path, struct buf *w, struct err *e)
+{
+	return routecfg_load_file(arg, path, w, e);
+}
+
 /* User then project settings. */
 void
 routecfg_load(struct route_policy *p, const char *cwd, struct buf *w)
 {
-	struct buf path = BUF_INIT;
-	struct err e = ERR_INIT;
-	const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
-
-	if (xdg && *xdg)
-		buf_addf(&path, "%s/hearth/settings.json", xdg);
-	else if (home && *home)
-		buf_addf(&path, "%s/.config/hearth/settings.json", home);
-	if (path.len && routecfg_load_file(p, path.data, w, &e) < 0)
-		buf_addf(w, "%s\n", e.msg);
-	buf_reset(&path);
-	err_clear(&e);
-	buf_addf(&path, "%s/.hearth/settings.json", cwd);
-	if (routecfg_load_file(p, path.data, w, &e) < 0)
-		buf_addf(w, "%s\n", e.msg);
-	buf_release(&path);
+	cfg_each_file(cwd, routecfg_file, p, w);
 }
