@@ -21,6 +21,8 @@ cli_usage(FILE *f)
 	      "  -r, --resume [ID]           resume a session by id (prefix); without ID, list them\n"
 	      "      --export SESSION FILE   write a session as Markdown, or HTML for *.html\n"
 	      "      --route MODE            auto (the routing policy), local or claude\n"
+	      "      --line, --tui           line-mode session / full screen (default: full\n"
+	      "                              screen when stdin and stdout are terminals)\n"
 	      "                              (a task starting with @claude goes to Claude)\n"
 	      "  hearth stats                what escalations to Claude cost and bought\n"
 	      "      --server URL            llama-server base URL (env HEARTH_SERVER;\n"
@@ -74,7 +76,7 @@ parse_int(const char *s, int *out)
 
 enum {
 	OPT_SERVER = 256, OPT_MODEL, OPT_MAX_STEPS, OPT_CWD, OPT_TOOLS, OPT_NO_TOOLS,
-	OPT_SYSPROMPT, OPT_THINKING, OPT_FORMAT, OPT_VERBOSE, OPT_VERSION, OPT_LOG, OPT_EXPORT, OPT_ROUTE
+	OPT_SYSPROMPT, OPT_THINKING, OPT_FORMAT, OPT_VERBOSE, OPT_VERSION, OPT_LOG, OPT_EXPORT, OPT_ROUTE, OPT_TUI, OPT_LINE
 };
 
 /*
@@ -119,6 +121,8 @@ cli_parse(int argc, char **argv, struct cli *o)
 		{ "resume", no_argument, NULL, 'r' },
 		{ "export", required_argument, NULL, OPT_EXPORT },
 		{ "route", required_argument, NULL, OPT_ROUTE },
+		{ "tui", no_argument, NULL, OPT_TUI },
+		{ "line", no_argument, NULL, OPT_LINE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -158,6 +162,8 @@ cli_parse(int argc, char **argv, struct cli *o)
 		case 'c': o->cont = 1; break;
 		case 'r': o->resume = 1; break;
 		case OPT_EXPORT: o->export_session = optarg; break;
+		case OPT_TUI: o->tui = 1; break;
+		case OPT_LINE: o->line = 1; break;
 		case OPT_ROUTE:
 			if (strcmp(optarg, "auto") && strcmp(optarg, "local") && strcmp(optarg, "claude"))
 				return cli_usage_error("--route takes auto, local or claude, got \"%s\"", optarg);

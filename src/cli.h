@@ -28,6 +28,7 @@ struct cli {
 	const char *export_session, *export_file;
 	const char *route;        /* --route auto|local|claude */
 	int stats;                /* `hearth stats` */
+	int tui, line;            /* force the full screen / the line session */
 	enum pmode_format format;
 	struct buf task;
 };

@@ -17,6 +17,7 @@
 #include "log.h"
 #include "loop.h"
 #include "repl.h"
+#include "app.h"
 #include "sesscli.h"
 
 #include "printrun.h"
@@ -38,7 +39,7 @@ read_stdin_task(struct buf *task)
 	return 0;
 }
 
-/* Interactive session (line mode until the full-screen UI lands). */
+/* Interactive session: the full screen on a terminal, else (or with --line) line mode. */
 static int
 run_interactive(struct cli *o)
 {
@@ -61,7 +62,11 @@ run_interactive(struct cli *o)
 	d.journal = &r.journal;
 	d.resumed = &r.resumed;
 	d.checkpoint = &r.cp;
-	code = repl_run(&d);
+	code = 1;
+	if (o->tui || (!o->line && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO)))
+		code = app_run(&d); /* 1: the terminal could not be taken over, d untouched */
+	if (code == 1 && !o->tui)
+		code = repl_run(&d);
 	run_release(&r);
 	return code;
 }

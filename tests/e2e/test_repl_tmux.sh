@@ -36,7 +36,7 @@ screen() {
 }
 
 # ---- no server: the first-run screen --------------------------------------
-$T new-session -d -s s -x 100 -y 30 "cd '$REPO' && '$HEARTH_BIN' --server http://127.0.0.1:9"
+$T new-session -d -s s -x 100 -y 30 "cd '$REPO' && '$HEARTH_BIN' --line --server http://127.0.0.1:9"
 screen first_run "needs a llama-server"
 screen first_run_how "llama-server -m MODEL.gguf --jinja"
 $T send-keys -t s C-c
@@ -45,7 +45,7 @@ cleanup_tmux
 
 # ---- an edit, /help, /undo ------------------------------------------------
 mock_start edit_flow
-$T new-session -d -s s -x 100 -y 40 "cd '$REPO' && '$HEARTH_BIN' --server '$MOCK_URL'"
+$T new-session -d -s s -x 100 -y 40 "cd '$REPO' && '$HEARTH_BIN' --line --server '$MOCK_URL'"
 screen banner "local-tiny"
 $T send-keys -t s "Change the greeting." Enter
 screen answer "Changed the greeting in hello.c."
@@ -71,7 +71,7 @@ mock_stop
 
 # ---- escape sequences in the answer are shown, not executed ----------------
 mock_start escapes
-$T new-session -d -s s -x 100 -y 30 "cd '$REPO' && '$HEARTH_BIN' --server '$MOCK_URL'"
+$T new-session -d -s s -x 100 -y 30 "cd '$REPO' && '$HEARTH_BIN' --line --server '$MOCK_URL'"
 screen banner2 "local-tiny"
 $T send-keys -t s "Show me." Enter
 screen escapes_visible '\^\['
