@@ -20,17 +20,11 @@
 #include "agent.h"
 #include "cfg.h"
 #include "checkpoint.h"
-#include "cmd.h"
-#include "cmdtpl.h"
-#include "ctxfiles.h"
 #include "journal.h"
-#include "prompt.h"
-#include "sessexport.h"
-#include "conv.h"
 #include "llama.h"
 #include "loop.h"
 #include "sanitize.h"
-#include "tool.h"
+#include "sesscmd.h"
 
 enum repl_state { RS_PROBING, RS_PROMPT, RS_TURN, RS_QUIT };
 
@@ -44,8 +38,7 @@ struct repl {
 	int at_line_start;
 	int told_first_run;
 	long retry_timer;
-	struct cmdreg cmds;
-	struct ctxfiles_templates templates;
+	struct sesscmd cmds;
 };
 
 /* Write bytes to the output fd (best effort). */
@@ -196,142 +189,15 @@ repl_on_end(void *arg, enum agent_end end, const char *message)
 		repl_prompt(r);
 }
 
-/* /help */
-static enum cmd_result
-repl_cmd_help(void *ctx, const struct cmd *self, const char *args, struct buf *out)
-{
-	struct repl *r = ctx;
-
-	(void)self;
-	(void)args;
-	buf_adds(out, "Type a task and press Enter. Ctrl-C stops a running turn; Ctrl-D or /quit leaves.\n");
-	cmdreg_help(&r->cmds, out);
-	return CMD_DONE;
-}
-
-/* /quit */
-static enum cmd_result
-repl_cmd_quit(void *ctx, const struct cmd *self, const char *args, struct buf *out)
-{
-	(void)ctx;
-	(void)self;
-	(void)args;
-	(void)out;
-	return CMD_QUIT;
-}
-
-/* /clear: a new conversation (same system prompt). */
-static enum cmd_result
-repl_cmd_clear(void *ctx, const struct cmd *self, const char *args, struct buf *out)
-{
-	struct repl *r = ctx;
-	struct conv *c = agent_conv(r->agent);
-
-	(void)self;
-	(void)args;
-	while (c->nmsgs)
-		conv_pop(c);
-	if (r->d->journal) /* the next message starts a new session file */
-		journal_restart(r->d->journal);
-	buf_adds(out, "conversation cleared; a new session starts with the next message");
-	return CMD_DONE;
-}
-
-/* /model: what the server serves. */
-static enum cmd_result
-repl_cmd_model(void *ctx, const struct cmd *self, const char *args, struct buf *out)
-{
-	struct repl *r = ctx;
-	const struct llama_info *info = llama_info(r->d->llama);
-
-	(void)self;
-	(void)args;
-	buf_addf(out, "%s · ctx %ld per slot · %d slots · %s · slot %d", info->model_id ? info->model_id : "?",
-		 info->n_ctx, info->total_slots, info->build_info ? info->build_info : "?",
-		 llama_slot(r->d->llama));
-	return CMD_DONE;
-}
-
-/* /export [file]: this session as Markdown (HTML for *.html). */
-static enum cmd_result
-repl_cmd_export(void *ctx, const struct cmd *self, const char *args, struct buf *out)
-{
-	struct repl *r = ctx;
-	struct buf file = BUF_INIT, warnings = BUF_INIT;
-	struct err e = ERR_INIT;
-	enum cmd_result rc = CMD_DONE;
-
-	(void)self;
-	if (!r->d->journal || !*journal_path(r->d->journal)) {
-		buf_adds(out, "nothing to export yet");
-		return CMD_ERROR;
-	}
-	if (*args)
-		buf_adds(&file, args);
-	else
-		buf_addf(&file, "hearth-%s.md", journal_id(r->d->journal));
-	buf_rtrim(&file);
-	if (sessexport_file(journal_path(r->d->journal), file.data, &warnings, &e) < 0) {
-		buf_addf(out, "export: %s", e.msg);
-		rc = CMD_ERROR;
-	} else {
-		buf_addf(out, "wrote %s", file.data);
-	}
-	buf_release(&file);
-	buf_release(&warnings);
-	return rc;
-}
-
-/* /reload: re-read AGENTS.md / CLAUDE.md into the system prompt (a planned prefix change). */
-static enum cmd_result
-repl_cmd_reload(void *ctx, const struct cmd *self, const char *args, struct buf *out)
-{
-	struct repl *r = ctx;
-	struct buf sys = BUF_INIT, warnings = BUF_INIT;
-	char date[16];
-	time_t now = time(NULL);
-
-	(void)self;
-	(void)args;
-	strftime(date, sizeof date, "%Y-%m-%d", localtime(&now));
-	prompt_session(&sys, r->d->env->root, date, r->d->tools, r->d->ntools, &warnings);
-	if (strcmp(sys.data, agent_conv(r->agent)->system ? agent_conv(r->agent)->system : "")) {
-		conv_set_system(agent_conv(r->agent), sys.data);
-		buf_adds(out, "context files reloaded: the next request re-reads the whole prompt (one expected cache break)");
-	} else {
-		buf_adds(out, "context files unchanged");
-	}
-	if (warnings.len)
-		buf_addf(out, "\n%s", warnings.data);
-	buf_release(&sys);
-	buf_release(&warnings);
-	return CMD_DONE;
-}
-
-/* The built-ins, then the prompt templates. */
+/* Shared commands; the line session has no view to reset on /clear. */
 static void
 repl_commands(struct repl *r)
 {
-	static const struct cmd builtins[] = {
-		{ "help", "", "list the commands and keys", repl_cmd_help, NULL },
-		{ "quit", "", "leave hearth", repl_cmd_quit, NULL },
-		{ "exit", "", "leave hearth", repl_cmd_quit, NULL },
-		{ "clear", "", "start a new conversation", repl_cmd_clear, NULL },
-		{ "new", "", "start a new session", repl_cmd_clear, NULL },
-		{ "reload", "", "re-read AGENTS.md / CLAUDE.md into the system prompt", repl_cmd_reload, NULL },
-		{ "export", "[file]", "write this session as Markdown (HTML for *.html)", repl_cmd_export, NULL },
-		{ "model", "", "show the model and the server's slots", repl_cmd_model, NULL },
-	};
 	struct buf warnings = BUF_INIT;
-	size_t i;
 
-	cmdreg_init(&r->cmds);
-	for (i = 0; i < sizeof builtins / sizeof builtins[0]; i++)
-		cmdreg_add(&r->cmds, &builtins[i]);
-	if (r->d->checkpoint)
-		checkpoint_commands(&r->cmds, r->d->checkpoint);
-	ctxfiles_templates_load(r->d->env->root, &r->templates, &warnings);
-	cmdtpl_add(&r->cmds, &r->templates, &warnings);
+	sesscmd_init(&r->cmds, r->agent, r->d,
+		     "Type a task and press Enter. Ctrl-C stops a running turn; Ctrl-D or /quit leaves.",
+		     &warnings);
 	if (warnings.len) {
 		buf_rtrim(&warnings);
 		repl_say(r, warnings.data);
@@ -364,7 +230,7 @@ repl_submit(struct repl *r, const char *text)
 		return;
 	}
 	if (text[0] == '/' && text[1] != '/') {
-		switch (cmdreg_run(&r->cmds, r, text, &out)) {
+		switch (cmdreg_run(&r->cmds.reg, r, text, &out)) {
 		case CMD_QUIT:
 			r->state = RS_QUIT;
 			loop_stop(r->d->loop);
@@ -565,8 +431,7 @@ repl_run(const struct repl_deps *d)
 		loop_timer_del(d->loop, r.retry_timer);
 	loop_unwatch(d->loop, d->in_fd);
 	agent_free(r.agent);
-	cmdreg_release(&r.cmds);
-	ctxfiles_templates_release(&r.templates);
+	sesscmd_release(&r.cmds);
 	buf_release(&r.line);
 	return 0;
 }

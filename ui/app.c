@@ -21,13 +21,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "agent.h"
 #include "cfg.h"
 #include "checkpoint.h"
-#include "cmd.h"
-#include "cmdtpl.h"
-#include "conv.h"
-#include "ctxfiles.h"
+#include "sesscmd.h"
 #include "draw.h"
 #include "editor.h"
 #include "gitinfo.h"
@@ -36,9 +32,7 @@
 #include "llama.h"
 #include "loop.h"
 #include "srvpanel.h"
-#include "status.h"
 #include "term.h"
-#include "tool.h"
 #include "transcript.h"
 
 enum app_state { AS_PROBING, AS_READY, AS_QUIT };
@@ -60,8 +54,7 @@ struct app {
 	struct view_server srv;
 	struct view_status st;
 	struct layout lay;
-	struct cmdreg cmds;
-	struct ctxfiles_templates templates;
+	struct sesscmd cmds;
 	enum app_state state;
 	int busy, dirty, panel_on, first_run;
 	long esc_timer, retry_timer, poll_timer, hint_timer;
@@ -221,68 +214,6 @@ app_on_end(void *arg, enum agent_end end, const char *message)
 
 /* ---- commands ------------------------------------------------------ */
 
-static enum cmd_result
-app_cmd_help(void *ctx, const struct cmd *self, const char *args, struct buf *out)
-{
-	struct app *a = ctx;
-
-	(void)self;
-	(void)args;
-	buf_adds(out, "Enter sends · Alt-Enter newline · Esc stops a turn · Ctrl-C twice or "
-	    "Ctrl-D quits · PgUp/PgDn scroll, End follows · Ctrl-O expands the last tool call · "
-	    "Tab completes commands\n");
-	cmdreg_help(&a->cmds, out);
-	return CMD_DONE;
-}
-
-static enum cmd_result
-app_cmd_quit(void *ctx, const struct cmd *self, const char *args, struct buf *out)
-{
-	(void)ctx;
-	(void)self;
-	(void)args;
-	(void)out;
-	return CMD_QUIT;
-}
-
-/* /clear, /new: a new conversation with the same system prompt. */
-static enum cmd_result
-app_cmd_clear(void *ctx, const struct cmd *self, const char *args, struct buf *out)
-{
-	struct app *a = ctx;
-	struct conv *c = agent_conv(a->agent);
-
-	(void)self;
-	(void)args;
-	if (agent_busy(a->agent)) {
-		buf_adds(out, "a turn is running: Esc stops it first");
-		return CMD_ERROR;
-	}
-	while (c->nmsgs)
-		conv_pop(c);
-	if (a->d->journal)
-		journal_restart(a->d->journal);
-	transcript_release(&a->tv);
-	transcript_init(&a->tv);
-	buf_adds(out, "conversation cleared; a new session starts with the next message");
-	return CMD_DONE;
-}
-
-/* /model: what the server serves. */
-static enum cmd_result
-app_cmd_model(void *ctx, const struct cmd *self, const char *args, struct buf *out)
-{
-	struct app *a = ctx;
-	const struct llama_info *info = llama_info(a->d->llama);
-
-	(void)self;
-	(void)args;
-	buf_addf(out, "%s · ctx %ld per slot · %d slots · %s · slot %d",
-	    info->model_id ? info->model_id : "?", info->n_ctx, info->total_slots,
-	    info->build_info ? info->build_info : "?", llama_slot(a->d->llama));
-	return CMD_DONE;
-}
-
 /* /slots: show or hide the server panel. */
 static enum cmd_result
 app_cmd_slots(void *ctx, const struct cmd *self, const char *args, struct buf *out)
@@ -296,29 +227,30 @@ app_cmd_slots(void *ctx, const struct cmd *self, const char *args, struct buf *o
 	return CMD_DONE;
 }
 
-/* The built-ins, the checkpoint commands, then the prompt templates. */
+/* /clear and /new: the transcript view starts over too. */
+static void
+app_on_clear(void *arg)
+{
+	struct app *a = arg;
+
+	transcript_release(&a->tv);
+	transcript_init(&a->tv);
+}
+
+/* The shared session commands, plus /slots. */
 static void
 app_commands(struct app *a)
 {
-	static const struct cmd builtins[] = {
-		{ "help", "", "list the commands and keys", app_cmd_help, NULL },
-		{ "quit", "", "leave hearth", app_cmd_quit, NULL },
-		{ "exit", "", "leave hearth", app_cmd_quit, NULL },
-		{ "clear", "", "start a new conversation", app_cmd_clear, NULL },
-		{ "new", "", "start a new session", app_cmd_clear, NULL },
-		{ "model", "", "show the model and the server's slots", app_cmd_model, NULL },
-		{ "slots", "", "show or hide the server panel", app_cmd_slots, NULL },
-	};
+	static const struct cmd slots = { "slots", "", "show or hide the server panel", app_cmd_slots, NULL };
 	struct buf warnings = BUF_INIT;
-	size_t i;
 
-	cmdreg_init(&a->cmds);
-	for (i = 0; i < sizeof builtins / sizeof builtins[0]; i++)
-		cmdreg_add(&a->cmds, &builtins[i]);
-	if (a->d->checkpoint)
-		checkpoint_commands(&a->cmds, a->d->checkpoint);
-	ctxfiles_templates_load(a->d->env->root, &a->templates, &warnings);
-	cmdtpl_add(&a->cmds, &a->templates, &warnings);
+	sesscmd_init(&a->cmds, a->agent, a->d,
+		     "Enter sends · Alt-Enter newline · Esc stops a turn · Ctrl-C twice or Ctrl-D quits · "
+		     "PgUp/PgDn scroll, End follows · Ctrl-O expands the last tool call · Tab completes commands",
+		     &warnings);
+	a->cmds.on_clear = app_on_clear;
+	a->cmds.arg = a;
+	cmdreg_add(&a->cmds.reg, &slots);
 	if (warnings.len) {
 		buf_rtrim(&warnings);
 		app_notice(a, THEME_WARNING, warnings.data);
@@ -366,7 +298,7 @@ app_submit(struct app *a, const char *text)
 		app_send(a, text[0] == '/' ? text + 1 : text);
 		return;
 	}
-	rc = cmdreg_run(&a->cmds, a, text, &out);
+	rc = cmdreg_run(&a->cmds.reg, a, text, &out);
 	if (rc == CMD_QUIT) {
 		app_quit(a);
 	} else if (rc == CMD_SUBMIT) {
@@ -454,7 +386,7 @@ app_key(struct app *a, const struct keys_event *ev)
 	a->dirty = 1;
 	if (app_screen_key(a, ev))
 		return;
-	switch (editor_key(&a->ed, ev, &a->cmds, &note)) {
+	switch (editor_key(&a->ed, ev, &a->cmds.reg, &note)) {
 	case EDITOR_SUBMIT:
 		editor_take(&a->ed, &text);
 		app_submit(a, text.data);
@@ -782,8 +714,7 @@ app_release(struct app *a)
 	keys_release(&a->keys);
 	editor_release(&a->ed);
 	transcript_release(&a->tv);
-	cmdreg_release(&a->cmds);
-	ctxfiles_templates_release(&a->templates);
+	sesscmd_release(&a->cmds);
 	buf_release(&a->queued);
 	buf_release(&a->first_run_text);
 }

@@ -1,0 +1,180 @@
+/* sesscmd: shared interactive slash commands (see sesscmd.h). */
+#include "sesscmd.h"
+
+#include <string.h>
+#include <time.h>
+
+#include "agent.h"
+#include "checkpoint.h"
+#include "cmdtpl.h"
+#include "conv.h"
+#include "journal.h"
+#include "llama.h"
+#include "prompt.h"
+#include "repl.h"
+#include "sessexport.h"
+#include "tool.h"
+
+/* The session state a handler works on. */
+static struct sesscmd *
+sc_of(const struct cmd *self)
+{
+	return (struct sesscmd *)self->data;
+}
+
+/* /help */
+static enum cmd_result
+sc_help(void *ctx, const struct cmd *self, const char *args, struct buf *out)
+{
+	struct sesscmd *sc = sc_of(self);
+
+	(void)ctx;
+	(void)args;
+	buf_addf(out, "%s\n", sc->intro);
+	cmdreg_help(&sc->reg, out);
+	return CMD_DONE;
+}
+
+/* /quit, /exit */
+static enum cmd_result
+sc_quit(void *ctx, const struct cmd *self, const char *args, struct buf *out)
+{
+	(void)ctx;
+	(void)self;
+	(void)args;
+	(void)out;
+	return CMD_QUIT;
+}
+
+/* /clear, /new: a new conversation and session file, same system prompt. */
+static enum cmd_result
+sc_clear(void *ctx, const struct cmd *self, const char *args, struct buf *out)
+{
+	struct sesscmd *sc = sc_of(self);
+	struct conv *c = agent_conv(sc->agent);
+
+	(void)ctx;
+	(void)args;
+	if (agent_busy(sc->agent)) {
+		buf_adds(out, "a turn is running: stop it first");
+		return CMD_ERROR;
+	}
+	while (c->nmsgs)
+		conv_pop(c);
+	if (sc->d->journal)
+		journal_restart(sc->d->journal);
+	if (sc->on_clear)
+		sc->on_clear(sc->arg);
+	buf_adds(out, "conversation cleared; a new session starts with the next message");
+	return CMD_DONE;
+}
+
+/* /model: what the server serves. */
+static enum cmd_result
+sc_model(void *ctx, const struct cmd *self, const char *args, struct buf *out)
+{
+	struct sesscmd *sc = sc_of(self);
+	const struct llama_info *info = llama_info(sc->d->llama);
+
+	(void)ctx;
+	(void)args;
+	buf_addf(out, "%s · ctx %ld per slot · %d slots · %s · slot %d",
+		 info->model_id ? info->model_id : "?", info->n_ctx, info->total_slots,
+		 info->build_info ? info->build_info : "?", llama_slot(sc->d->llama));
+	return CMD_DONE;
+}
+
+/* /export [file]: this session as Markdown (HTML for *.html). */
+static enum cmd_result
+sc_export(void *ctx, const struct cmd *self, const char *args, struct buf *out)
+{
+	struct sesscmd *sc = sc_of(self);
+	struct buf file = BUF_INIT, warnings = BUF_INIT;
+	struct err e = ERR_INIT;
+	enum cmd_result rc = CMD_DONE;
+
+	(void)ctx;
+	if (!sc->d->journal || !*journal_path(sc->d->journal)) {
+		buf_adds(out, "nothing to export yet");
+		return CMD_ERROR;
+	}
+	if (*args)
+		buf_adds(&file, args);
+	else
+		buf_addf(&file, "hearth-%s.md", journal_id(sc->d->journal));
+	buf_rtrim(&file);
+	if (sessexport_file(journal_path(sc->d->journal), file.data, &warnings, &e) < 0) {
+		buf_addf(out, "export: %s", e.msg);
+		rc = CMD_ERROR;
+	} else {
+		buf_addf(out, "wrote %s", file.data);
+	}
+	buf_release(&file);
+	buf_release(&warnings);
+	return rc;
+}
+
+/* /reload: re-read AGENTS.md / CLAUDE.md into the system prompt (a planned prefix change). */
+static enum cmd_result
+sc_reload(void *ctx, const struct cmd *self, const char *args, struct buf *out)
+{
+	struct sesscmd *sc = sc_of(self);
+	struct conv *c = agent_conv(sc->agent);
+	struct buf sys = BUF_INIT, warnings = BUF_INIT;
+	char date[16];
+	time_t now = time(NULL);
+
+	(void)ctx;
+	(void)args;
+	strftime(date, sizeof date, "%Y-%m-%d", localtime(&now));
+	prompt_session(&sys, sc->d->env->root, date, sc->d->tools, sc->d->ntools, &warnings);
+	if (strcmp(sys.data, c->system ? c->system : "")) {
+		conv_set_system(c, sys.data);
+		buf_adds(out, "context files reloaded: the next request re-reads the whole prompt (one expected cache break)");
+	} else {
+		buf_adds(out, "context files unchanged");
+	}
+	if (warnings.len)
+		buf_addf(out, "\n%s", warnings.data);
+	buf_release(&sys);
+	buf_release(&warnings);
+	return CMD_DONE;
+}
+
+/* Built-ins, checkpoint commands, then the prompt templates. */
+void
+sesscmd_init(struct sesscmd *sc, struct agent *agent, const struct repl_deps *d,
+	     const char *intro, struct buf *warnings)
+{
+	const struct cmd builtins[] = {
+		{ "help", "", "list the commands and keys", sc_help, sc },
+		{ "quit", "", "leave hearth", sc_quit, sc },
+		{ "exit", "", "leave hearth", sc_quit, sc },
+		{ "clear", "", "start a new conversation", sc_clear, sc },
+		{ "new", "", "start a new session", sc_clear, sc },
+		{ "model", "", "show the model and the server's slots", sc_model, sc },
+		{ "export", "[file]", "write this session as Markdown (HTML for *.html)", sc_export, sc },
+		{ "reload", "", "re-read AGENTS.md / CLAUDE.md into the system prompt", sc_reload, sc },
+	};
+	size_t i;
+
+	memset(sc, 0, sizeof *sc);
+	sc->agent = agent;
+	sc->d = d;
+	sc->intro = intro;
+	cmdreg_init(&sc->reg);
+	for (i = 0; i < sizeof builtins / sizeof builtins[0]; i++)
+		cmdreg_add(&sc->reg, &builtins[i]);
+	if (d->checkpoint)
+		checkpoint_commands(&sc->reg, d->checkpoint);
+	ctxfiles_templates_load(d->env->root, &sc->templates, warnings);
+	cmdtpl_add(&sc->reg, &sc->templates, warnings);
+}
+
+/* Free the registry and the templates. */
+void
+sesscmd_release(struct sesscmd *sc)
+{
+	cmdreg_release(&sc->reg);
+	ctxfiles_templates_release(&sc->templates);
+}
