@@ -28,6 +28,14 @@ struct llamadisco_probe {
 	struct buf msg;
 };
 
+struct llamadisco_slots_req {
+	struct llamadisco *d;
+	struct http_req *req;
+	llama_slots_fn done;
+	void *arg;
+	struct llamadisco_slots_req *next;
+};
+
 static void disco_health(struct llamadisco *d);
 
 /* Start empty. */
@@ -54,6 +62,13 @@ llamadisco_release(struct llamadisco *d)
 		free(d->probe);
 		d->probe = NULL;
 	}
+	while (d->slots_reqs) { /* cancelled: no callback, so free them here */
+		struct llamadisco_slots_req *sr = d->slots_reqs;
+
+		d->slots_reqs = sr->next;
+		http_cancel(sr->req);
+		free(sr);
+	}
 	llamawire_info_release(&d->info);
 }
 
@@ -70,9 +85,9 @@ llamadisco_url(const struct cfg *cfg, const char *path, struct buf *out)
 	buf_adds(out, path);
 }
 
-/* GET path, whole body to done. */
-static int
-disco_get(struct llamadisco *d, const char *path, http_fetch_fn done, void *arg, struct err *e)
+/* GET path, whole body to done; the request, or NULL + e. */
+static struct http_req *
+disco_fetch(struct llamadisco *d, const char *path, http_fetch_fn done, void *arg, struct err *e)
 {
 	struct buf url = BUF_INIT;
 	struct http_opts o = { 0 };
@@ -84,7 +99,14 @@ disco_get(struct llamadisco *d, const char *path, http_fetch_fn done, void *arg,
 	o.connect_timeout_ms = 5000;
 	r = http_fetch(d->http, &o, done, arg, e);
 	buf_release(&url);
-	return r ? 0 : -1;
+	return r;
+}
+
+/* GET path; 0 or -1 + e. */
+static int
+disco_get(struct llamadisco *d, const char *path, http_fetch_fn done, void *arg, struct err *e)
+{
+	return disco_fetch(d, path, done, arg, e) ? 0 : -1;
 }
 
 /* Report and forget the probe. */
@@ -258,17 +280,26 @@ llamadisco_probe(struct llamadisco *d, long wait_ms, void (*on_loading)(void *ar
 	disco_health(d);
 }
 
-struct disco_slots_req {
-	llama_slots_fn done;
-	void *arg;
-};
+
+/* Forget a finished (or cancelled) /slots request. */
+static void
+disco_slots_unlink(struct llamadisco_slots_req *sr)
+{
+	struct llamadisco_slots_req **pp = &sr->d->slots_reqs;
+
+	while (*pp && *pp != sr)
+		pp = &(*pp)->next;
+	if (*pp)
+		*pp = sr->next;
+	free(sr);
+}
 
 /* /slots answered. */
 static void
 disco_on_slots_req(int status, enum http_fail fail, const struct err *e, const struct buf *body,
 		   void *arg)
 {
-	struct disco_slots_req *sr = arg;
+	struct llamadisco_slots_req *sr = arg;
 	struct llama_slot *slots = NULL;
 	struct err pe = ERR_INIT;
 	size_t n = 0;
@@ -279,22 +310,27 @@ disco_on_slots_req(int status, enum http_fail fail, const struct err *e, const s
 	else
 		sr->done(status, NULL, 0, e ? e : &pe, sr->arg);
 	free(slots);
-	free(sr);
+	disco_slots_unlink(sr);
 }
 
 /* Poll /slots once. */
 void
 llamadisco_slots(struct llamadisco *d, llama_slots_fn done, void *arg)
 {
-	struct disco_slots_req *sr = xmalloc(sizeof *sr);
+	struct llamadisco_slots_req *sr = xcalloc(1, sizeof *sr);
 	struct err e = ERR_INIT;
 
+	sr->d = d;
 	sr->done = done;
 	sr->arg = arg;
-	if (disco_get(d, "/slots", disco_on_slots_req, sr, &e) < 0) {
-		done(0, NULL, 0, &e, arg);
+	sr->req = disco_fetch(d, "/slots", disco_on_slots_req, sr, &e);
+	if (!sr->req) {
 		free(sr);
+		done(0, NULL, 0, &e, arg);
+		return;
 	}
+	sr->next = d->slots_reqs;
+	d->slots_reqs = sr;
 }
 
 /* Configured slot, else the idle one with the least cached prompt, else any. */

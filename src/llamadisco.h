@@ -22,6 +22,7 @@ struct loop;
 struct http;
 struct cfg;
 struct llamadisco_probe;
+struct llamadisco_slots_req;
 
 struct llamadisco {
 	struct loop *loop;
@@ -32,6 +33,7 @@ struct llamadisco {
 	int choose; /* pick an idle slot at discovery (off when resuming: the server matches by prefix) */
 	struct llamadisco_probe *probe;
 	long probe_timer;
+	struct llamadisco_slots_req *slots_reqs; /* /slots requests in flight (cancelled on release) */
 };
 
 /* done: rc 0 ok, -1 with the error kind and one line that says what to do. */
