@@ -12,6 +12,7 @@
 
 #include "agent.h"
 #include "anthropic.h"
+#include "loop.h"
 #include "provider.h"
 #include "routecfg.h"
 #include "xmalloc.h"
@@ -148,6 +149,26 @@ escalate_turn_end(struct escalate *x, const struct agent_stats *st, int answered
 	o.cost_usd = usd;
 	o.wall_s = wall_s;
 	route_outcome_append(x->log_path, &o, NULL);
+}
+
+/* Route an interactive turn and point the agent at the chosen provider. */
+const char *
+escalate_begin(struct escalate *x, struct agent *a, struct provider *local, const char *text,
+	       long n_ctx, struct buf *note)
+{
+	const char *t = text;
+
+	agent_set_provider(a, escalate_turn(x, &t, local, n_ctx, agent_stats(a), note));
+	x->began_ms = loop_now_ms(x->loop);
+	return t;
+}
+
+/* The interactive turn ended. */
+void
+escalate_end(struct escalate *x, struct agent *a, int answered)
+{
+	escalate_turn_end(x, agent_stats(a), answered, 0,
+			  (double)(loop_now_ms(x->loop) - x->began_ms) / 1000.0);
 }
 
 /* The outcomes table for `hearth stats`. */

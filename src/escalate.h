@@ -21,6 +21,8 @@
 #include "err.h"
 #include "route.h"
 
+#include <stdint.h>
+
 struct loop;
 struct http;
 struct provider;
@@ -39,6 +41,7 @@ struct escalate {
 	double spent_session, spent_day;
 	struct route_decision last;
 	struct route_usage usage_before;
+	uint64_t began_ms;
 	int steps_before;
 };
 
@@ -59,6 +62,15 @@ struct provider *escalate_turn(struct escalate *x, const char **text, struct pro
 /* The turn ended: add its cost to the spend and append the outcome. */
 void escalate_turn_end(struct escalate *x, const struct agent_stats *st, int answered,
 		       int files_changed, double wall_s);
+/*
+ * Interactive turns: route the text (a leading @claude removed), switch
+ * the agent's provider and remember when the turn began; escalate_end
+ * records its outcome.  The note says where the turn went, or why not.
+ */
+struct agent;
+const char *escalate_begin(struct escalate *x, struct agent *a, struct provider *local,
+			   const char *text, long n_ctx, struct buf *note);
+void escalate_end(struct escalate *x, struct agent *a, int answered);
 /* `hearth stats`: the outcomes table. */
 int escalate_stats(const char *state_dir, struct buf *out, struct err *e);
 

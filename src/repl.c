@@ -23,7 +23,9 @@
 #include "journal.h"
 #include "llama.h"
 #include "loop.h"
+#include "escalate.h"
 #include "sanitize.h"
+#include "xmalloc.h"
 #include "sesscmd.h"
 
 enum repl_state { RS_PROBING, RS_PROMPT, RS_TURN, RS_QUIT };
@@ -39,6 +41,8 @@ struct repl {
 	int told_first_run;
 	long retry_timer;
 	struct sesscmd cmds;
+	int eof;      /* stdin ended: quit when the lines read so far are done */
+	int draining; /* inside repl_drain */
 };
 
 /* Write bytes to the output fd (best effort). */
@@ -178,6 +182,8 @@ repl_on_end(void *arg, enum agent_end end, const char *message)
 	struct repl *r = arg;
 
 	r->ncarry = 0;
+	if (r->d->esc)
+		escalate_end(r->d->esc, r->agent, end == AGENT_END_OK);
 	if (end != AGENT_END_OK) {
 		struct buf b = BUF_INIT;
 
@@ -213,6 +219,15 @@ repl_send(struct repl *r, const char *text)
 
 	r->state = RS_TURN;
 	loop_unwatch(r->d->loop, r->d->in_fd);
+	if (r->d->esc) {
+		struct buf note = BUF_INIT;
+
+		text = escalate_begin(r->d->esc, r->agent, llama_provider(r->d->llama), text,
+				      llama_info(r->d->llama)->n_ctx, &note);
+		if (note.len)
+			repl_say(r, note.data);
+		buf_release(&note);
+	}
 	if (agent_submit(r->agent, text, &e) < 0) {
 		repl_say(r, e.msg);
 		repl_prompt(r);
@@ -253,38 +268,50 @@ repl_submit(struct repl *r, const char *text)
 }
 
 /* stdin readable: collect a line; EOF quits. */
+/* Run the complete lines already read, while at the prompt; at EOF with none left, quit. */
+static void
+repl_drain(struct repl *r)
+{
+	char *nl, *text;
+	size_t len;
+
+	if (r->draining)
+		return; /* a command inside the loop below re-prompted */
+	r->draining = 1;
+	while (r->state == RS_PROMPT && (nl = memchr(r->line.data, '\n', r->line.len)) != NULL) {
+		len = (size_t)(nl - r->line.data);
+		text = xstrndup(r->line.data, len);
+		buf_remove(&r->line, 0, len + 1);
+		r->at_line_start = isatty(r->d->in_fd); /* the terminal echoed the Enter */
+		repl_submit(r, text);
+		free(text);
+	}
+	r->draining = 0;
+	if (r->state == RS_PROMPT && r->eof) {
+		repl_out(r, "\n", 1);
+		r->state = RS_QUIT;
+		loop_stop(r->d->loop);
+	}
+}
+
+/* stdin readable: collect lines; EOF quits once the lines read are done. */
 static void
 repl_on_stdin(struct loop *l, int fd, int events, void *arg)
 {
 	struct repl *r = arg;
 	char chunk[4096];
 	ssize_t n = read(fd, chunk, sizeof chunk);
-	char *nl;
 
 	(void)events;
 	if (n < 0 && (errno == EINTR || errno == EAGAIN))
 		return;
 	if (n <= 0) {
-		repl_out(r, "\n", 1);
-		r->state = RS_QUIT;
+		r->eof = 1;
 		loop_unwatch(l, fd);
-		loop_stop(l);
-		return;
+	} else {
+		buf_add(&r->line, chunk, (size_t)n);
 	}
-	buf_add(&r->line, chunk, (size_t)n);
-	while (r->state == RS_PROMPT && (nl = memchr(r->line.data, '\n', r->line.len)) != NULL) {
-		size_t len = (size_t)(nl - r->line.data);
-		char *text = malloc(len + 1);
-
-		if (!text)
-			return;
-		memcpy(text, r->line.data, len);
-		text[len] = '\0';
-		buf_remove(&r->line, 0, len + 1);
-		r->at_line_start = isatty(fd); /* the terminal echoed the Enter */
-		repl_submit(r, text);
-		free(text);
-	}
+	repl_drain(r);
 }
 
 static void
@@ -295,7 +322,9 @@ repl_prompt(struct repl *r)
 		repl_out(r, "\n", 1);
 	repl_out(r, "› ", strlen("› "));
 	r->at_line_start = 0;
-	loop_watch(r->d->loop, r->d->in_fd, LOOP_READ, repl_on_stdin, r);
+	if (!r->eof)
+		loop_watch(r->d->loop, r->d->in_fd, LOOP_READ, repl_on_stdin, r);
+	repl_drain(r); /* lines typed (or piped) ahead */
 }
 
 /* Ctrl-C: abort the turn, or quit at the prompt. */

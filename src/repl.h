@@ -21,6 +21,7 @@ struct tool;
 struct tool_env;
 struct journal;
 struct checkpoint;
+struct escalate;
 struct conv;
 
 struct repl_deps {
@@ -35,6 +36,7 @@ struct repl_deps {
 	struct journal *journal; /* where messages are saved (NULL: nowhere) */
 	struct conv *resumed;    /* messages of a resumed session (moved into the agent) */
 	struct checkpoint *checkpoint; /* undo history (NULL: none) */
+	struct escalate *esc;          /* local or Claude per turn (NULL: always local) */
 };
 
 /* Run the session until the user quits; returns the exit code (0). */

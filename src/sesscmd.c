@@ -8,6 +8,7 @@
 #include "checkpoint.h"
 #include "cmdtpl.h"
 #include "conv.h"
+#include "escalate.h"
 #include "journal.h"
 #include "llama.h"
 #include "prompt.h"
@@ -141,6 +142,42 @@ sc_reload(void *ctx, const struct cmd *self, const char *args, struct buf *out)
 	return CMD_DONE;
 }
 
+/* /claude, /local: who answers the next turn. */
+static enum cmd_result
+sc_pick(void *ctx, const struct cmd *self, const char *args, struct buf *out)
+{
+	struct sesscmd *sc = sc_of(self);
+	int claude = strcmp(self->name, "claude") == 0;
+
+	(void)ctx;
+	(void)args;
+	sc->d->esc->pending = claude ? ROUTE_REQ_CLAUDE : ROUTE_REQ_LOCAL;
+	buf_addf(out, "the next turn goes to %s", claude ? "Claude (if a key is set and routing allows)" :
+		 "the local server");
+	return CMD_DONE;
+}
+
+/* /route auto|local|claude */
+static enum cmd_result
+sc_route(void *ctx, const struct cmd *self, const char *args, struct buf *out)
+{
+	struct sesscmd *sc = sc_of(self);
+	struct err e = ERR_INIT;
+	struct buf mode = BUF_INIT;
+
+	(void)ctx;
+	buf_adds(&mode, args);
+	buf_rtrim(&mode);
+	if (escalate_set_mode(sc->d->esc, mode.data, &e) < 0) {
+		buf_addf(out, "/route: %s (auto, local or claude)", e.msg);
+		buf_release(&mode);
+		return CMD_ERROR;
+	}
+	buf_addf(out, "routing: %s", mode.data);
+	buf_release(&mode);
+	return CMD_DONE;
+}
+
 /* Built-ins, checkpoint commands, then the prompt templates. */
 void
 sesscmd_init(struct sesscmd *sc, struct agent *agent, const struct repl_deps *d,
@@ -167,6 +204,16 @@ sesscmd_init(struct sesscmd *sc, struct agent *agent, const struct repl_deps *d,
 		cmdreg_add(&sc->reg, &builtins[i]);
 	if (d->checkpoint)
 		checkpoint_commands(&sc->reg, d->checkpoint);
+	if (d->esc) {
+		const struct cmd routing[] = {
+			{ "claude", "", "send the next turn to Claude", sc_pick, sc },
+			{ "local", "", "keep the next turn on the local server", sc_pick, sc },
+			{ "route", "auto|local|claude", "routing for this session", sc_route, sc },
+		};
+
+		for (i = 0; i < sizeof routing / sizeof routing[0]; i++)
+			cmdreg_add(&sc->reg, &routing[i]);
+	}
 	ctxfiles_templates_load(d->env->root, &sc->templates, warnings);
 	cmdtpl_add(&sc->reg, &sc->templates, warnings);
 }

@@ -26,6 +26,7 @@
 #include "sesscmd.h"
 #include "draw.h"
 #include "editor.h"
+#include "escalate.h"
 #include "gitinfo.h"
 #include "journal.h"
 #include "layout.h"
@@ -199,6 +200,8 @@ app_on_end(void *arg, enum agent_end end, const char *message)
 
 	a->busy = a->st.busy = 0;
 	a->st.turns++;
+	if (a->d->esc)
+		escalate_end(a->d->esc, a->agent, end == AGENT_END_OK);
 	if (end != AGENT_END_OK && end != AGENT_END_ABORTED && message && *message)
 		app_notice(a, THEME_ERROR, message);
 	if (getenv("TMUX") && a->term)
@@ -273,6 +276,17 @@ app_send(struct app *a, const char *text)
 		app_notice(a, THEME_DIM, a->busy ? "queued: sent when this turn ends"
 		    : "queued: sent when the server answers");
 		return;
+	}
+	if (a->d->esc) {
+		struct buf note = BUF_INIT;
+
+		text = escalate_begin(a->d->esc, a->agent, llama_provider(a->d->llama), text,
+				      llama_info(a->d->llama)->n_ctx, &note);
+		if (note.len)
+			app_notice(a, THEME_ACCENT, note.data);
+		snprintf(a->st.route, sizeof a->st.route, "%s",
+			 a->d->esc->last.target == ROUTE_CLAUDE ? "claude" : "local");
+		buf_release(&note);
 	}
 	transcript_add_user(&a->tv, text, strlen(text));
 	transcript_follow(&a->tv);

@@ -14,7 +14,7 @@ make_repo "$REPO"
 ALOG=$E2E_TMP/anthropic.jsonl
 export ALOG
 
-printf '{"api_key": "sk-test-e2e", "turns": [{"text": "Claude answer one."}, {"text": "Claude answer two."}]}\n' \
+printf '{"api_key": "sk-test-e2e", "turns": [{"text": "Claude answer one."}, {"text": "Claude answer two."}, {"text": "Claude answer three."}]}\n' \
 	>"$E2E_TMP/anth.json"
 python3 "$(dirname "$0")/../net/mock_anthropic.py" --scenario "$E2E_TMP/anth.json" --log "$ALOG" \
 	--max-seconds 120 >"$E2E_TMP/anth.out" 2>&1 &
@@ -72,10 +72,20 @@ check "pattern: routed to Claude with the pattern as the reason" pycheck '
 d = json.loads(OUT_TEXT)
 need(d["route"]["target"] == "claude" and "race condition" in d["route"]["reason"], "route %r" % d.get("route"))'
 
+# ---- the interactive session: @claude and /local, turn by turn --------------
+mock_start plain
+printf '@claude first question\n/local\nsecond question\n' |
+	ANTHROPIC_API_KEY=sk-test-e2e ANTHROPIC_BASE_URL=$AURL \
+	timeout 30 "$HEARTH_BIN" --line --server "$MOCK_URL" --cwd "$REPO" >"$E2E_TMP/line.out" 2>&1
+check "line session: the @claude turn is answered by Claude" grep -q "Claude answer three." "$E2E_TMP/line.out"
+check "line session: after /local the next turn is answered locally" grep -q "The answer is 42." "$E2E_TMP/line.out"
+check "line session: the route change is shown" grep -q "→ claude" "$E2E_TMP/line.out"
+mock_stop
+
 # ---- hearth stats ----------------------------------------------------------------
 hearth_run stats stats
 check_rc "stats: exit status 0" 0
-check "stats: two escalations counted" pycheck '
-need("escalations: 2" in OUT_TEXT, OUT_TEXT[-300:])'
+check "stats: three escalations counted" pycheck '
+need("escalations: 3" in OUT_TEXT, OUT_TEXT[-300:])'
 
 e2e_finish
