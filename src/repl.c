@@ -355,13 +355,11 @@ repl_retry(struct loop *l, long id, void *arg)
 	repl_probe(arg);
 }
 
-/* The first-run screen: what hearth needs and how to get it. */
-static void
-repl_first_run(struct repl *r, const char *why)
+/* The first-run text: what hearth needs and how to get it (both front ends). */
+void
+repl_first_run_text(const char *url, const char *why, const char *quit, struct buf *out)
 {
-	struct buf b = BUF_INIT;
-
-	buf_addf(&b,
+	buf_addf(out,
 		 "hearth needs a llama-server to talk to, and none answers at %s.\n"
 		 "\n"
 		 "  1. Get llama.cpp's llama-server and a GGUF model (e.g. a Qwen3.5 9B Q4_K_M).\n"
@@ -370,8 +368,17 @@ repl_first_run(struct repl *r, const char *why)
 		 "\n"
 		 "Elsewhere? hearth --server http://HOST:PORT, or HEARTH_SERVER=... in the environment.\n"
 		 "(%s)\n"
-		 "waiting for the server... Ctrl-C quits",
-		 r->d->cfg->server_url, why);
+		 "waiting for the server... %s",
+		 url, why, quit);
+}
+
+/* The first-run screen of the line session. */
+static void
+repl_first_run(struct repl *r, const char *why)
+{
+	struct buf b = BUF_INIT;
+
+	repl_first_run_text(r->d->cfg->server_url, why, "Ctrl-C quits", &b);
 	repl_say(r, b.data);
 	buf_release(&b);
 }

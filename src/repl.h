@@ -14,6 +14,8 @@
 
 #include <stddef.h>
 
+#include "buf.h"
+
 struct loop;
 struct llama;
 struct cfg;
@@ -39,6 +41,8 @@ struct repl_deps {
 	struct escalate *esc;          /* local or Claude per turn (NULL: always local) */
 };
 
+/* The first-run guidance when no server answers at url (why: the error; quit: the key hint). */
+void repl_first_run_text(const char *url, const char *why, const char *quit, struct buf *out);
 /* Run the session until the user quits; returns the exit code (0). */
 int repl_run(const struct repl_deps *d);
 

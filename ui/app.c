@@ -469,17 +469,7 @@ static void
 app_first_run_text(struct app *a, const char *why)
 {
 	buf_setlen(&a->first_run_text, 0);
-	buf_addf(&a->first_run_text,
-	    "hearth needs a llama-server to talk to, and none answers at %s.\n"
-	    "\n"
-	    "  1. Get llama.cpp's llama-server and a GGUF model (e.g. a Qwen3.5 9B Q4_K_M).\n"
-	    "  2. Start it:  llama-server -m MODEL.gguf --jinja -c 32768 -np 1\n"
-	    "  3. hearth connects by itself when it is up (it keeps trying).\n"
-	    "\n"
-	    "Elsewhere? hearth --server http://HOST:PORT, or HEARTH_SERVER=... in the environment.\n"
-	    "(%s)\n"
-	    "waiting for the server... Ctrl-C twice quits",
-	    a->d->cfg->server_url, why);
+	repl_first_run_text(a->d->cfg->server_url, why, "Ctrl-C twice quits", &a->first_run_text);
 }
 
 /* The Ctrl-C hint over the help line (or the rule in compact layouts). */
