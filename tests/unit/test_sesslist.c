@@ -26,100 +26,15 @@
 #include "sesslist.h"
 #include "testutil.h"
 #include "xmalloc.h"
+#include "sess_fixture.h"
 
-#define ROOT "/work/some project/app"
 
-static char *tmp;
 
-/* Fresh HOME and XDG_STATE_HOME under a temp dir. */
-static int
-setup(void **state)
-{
-	struct buf b = BUF_INIT;
 
-	(void)state;
-	tmp = tu_tmpdir();
-	setenv("HOME", tmp, 1);
-	buf_addf(&b, "%s/state", tmp);
-	setenv("XDG_STATE_HOME", b.data, 1);
-	buf_release(&b);
-	return 0;
-}
 
-static int
-teardown(void **state)
-{
-	struct buf b = BUF_INIT;
 
-	(void)state;
-	buf_addf(&b, "chmod -R u+rwx '%s' 2>/dev/null", tmp);
-	(void)!system(b.data);
-	buf_release(&b);
-	tu_rmrf(tmp);
-	free(tmp);
-	return 0;
-}
 
-/* Whole file as a malloc'd string. */
-static char *
-slurp(const char *path)
-{
-	struct buf b = BUF_INIT;
 
-	assert_int_equal(buf_read_file(&b, path, 0, NULL), 0);
-	return buf_detach(&b, NULL);
-}
-
-/* Write every message of c into a new session; returns its path (malloc'd). */
-static char *
-write_conv(const struct conv *c, const char *root)
-{
-	char cwd[] = "/cwd", model[] = "qwen3", server[] = "http://127.0.0.1:8080";
-	struct session_meta meta = { cwd, model, server, NULL, NULL };
-	struct err e = ERR_INIT;
-	struct session *s = session_create(root, &meta, &e);
-	char *path;
-	size_t i;
-
-	assert_non_null(s);
-	for (i = 0; i < c->nmsgs; i++)
-		assert_int_equal(session_append_msg(s, &c->msgs[i], &e), 0);
-	path = xstrdup(session_path(s));
-	session_close(s);
-	return path;
-}
-
-/* A session with n user messages "m0".."m{n-1}". */
-static char *
-numbered(size_t n)
-{
-	struct conv c;
-	struct buf t = BUF_INIT;
-	char *path;
-	size_t i;
-
-	conv_init(&c);
-	for (i = 0; i < n; i++) {
-		buf_reset(&t);
-		buf_addf(&t, "m%zu", i);
-		conv_add_user_text(&c, t.data);
-	}
-	path = write_conv(&c, ROOT);
-	conv_release(&c);
-	buf_release(&t);
-	return path;
-}
-
-/* Message i of l is "m<want>". */
-static void
-assert_msg(const struct session_loaded *l, size_t i, size_t want)
-{
-	char s[32];
-
-	snprintf(s, sizeof s, "m%zu", want);
-	assert_true(i < l->conv.nmsgs);
-	assert_string_equal(l->conv.msgs[i].blocks[0].text, s);
-}
 
 /* Set a file's mtime to t. */
 static void

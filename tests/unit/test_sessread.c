@@ -24,112 +24,24 @@
 #include "sessread.h"
 #include "testutil.h"
 #include "xmalloc.h"
+#include "sess_fixture.h"
 
-#define ROOT "/work/some project/app"
 
-static char *tmp;
 
-/* Fresh HOME and XDG_STATE_HOME under a temp dir. */
+/* The shared setup, with the default line cap (tests lower it). */
 static int
-setup(void **state)
+setup_reads(void **state)
 {
-	struct buf b = BUF_INIT;
-
-	(void)state;
-	tmp = tu_tmpdir();
-	setenv("HOME", tmp, 1);
-	buf_addf(&b, "%s/state", tmp);
-	setenv("XDG_STATE_HOME", b.data, 1);
-	buf_release(&b);
+	setup(state);
 	sessread_line_max = (size_t)64 << 20;
 	return 0;
 }
 
-static int
-teardown(void **state)
-{
-	struct buf b = BUF_INIT;
 
-	(void)state;
-	buf_addf(&b, "chmod -R u+rwx '%s' 2>/dev/null", tmp);
-	(void)!system(b.data);
-	buf_release(&b);
-	tu_rmrf(tmp);
-	free(tmp);
-	return 0;
-}
 
-/* Whole file as a malloc'd string. */
-static char *
-slurp(const char *path)
-{
-	struct buf b = BUF_INIT;
 
-	assert_int_equal(buf_read_file(&b, path, 0, NULL), 0);
-	return buf_detach(&b, NULL);
-}
 
-/* Append raw bytes to a file. */
-static void
-append_raw(const char *path, const char *data)
-{
-	int fd = open(path, O_WRONLY | O_APPEND);
 
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, data, strlen(data)), (ssize_t)strlen(data));
-	close(fd);
-}
-
-/* Write every message of c into a new session; returns its path (malloc'd). */
-static char *
-write_conv(const struct conv *c, const char *root)
-{
-	char cwd[] = "/cwd", model[] = "qwen3", server[] = "http://127.0.0.1:8080";
-	struct session_meta meta = { cwd, model, server, NULL, NULL };
-	struct err e = ERR_INIT;
-	struct session *s = session_create(root, &meta, &e);
-	char *path;
-	size_t i;
-
-	assert_non_null(s);
-	for (i = 0; i < c->nmsgs; i++)
-		assert_int_equal(session_append_msg(s, &c->msgs[i], &e), 0);
-	path = xstrdup(session_path(s));
-	session_close(s);
-	return path;
-}
-
-/* A session with n user messages "m0".."m{n-1}". */
-static char *
-numbered(size_t n)
-{
-	struct conv c;
-	struct buf t = BUF_INIT;
-	char *path;
-	size_t i;
-
-	conv_init(&c);
-	for (i = 0; i < n; i++) {
-		buf_reset(&t);
-		buf_addf(&t, "m%zu", i);
-		conv_add_user_text(&c, t.data);
-	}
-	path = write_conv(&c, ROOT);
-	conv_release(&c);
-	buf_release(&t);
-	return path;
-}
-
-/* Message i of l is "m<want>". */
-static void
-assert_msg(const struct session_loaded *l, size_t i, size_t want)
-{
-	char s[32];
-
-	snprintf(s, sizeof s, "m%zu", want);
-	assert_true(i < l->conv.nmsgs);
-	assert_string_equal(l->conv.msgs[i].blocks[0].text, s);
-}
 
 /* Replace line `ln` (from 1) of path with `with` (test-side corruption). */
 static void
@@ -151,22 +63,6 @@ replace_line(const char *path, size_t ln, const char *with)
 	buf_release(&b);
 }
 
-/* A file in the sessions dir of ROOT holding `text`; returns its path. */
-static char *
-raw_session(const char *text)
-{
-	struct buf d = BUF_INIT;
-	struct err e = ERR_INIT;
-	struct session *s = session_create(ROOT, NULL, &e);
-	char *path;
-
-	assert_non_null(s);
-	path = xstrdup(session_path(s));
-	session_close(s);
-	assert_int_equal(fsutil_write_atomic(path, text, strlen(text), &e), 0);
-	buf_release(&d);
-	return path;
-}
 
 static void
 test_corrupt_middle_line(void **state)
@@ -338,11 +234,11 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_corrupt_middle_line, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_branch_tree, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_huge_lines, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_blank_files, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_ranges_and_lost_parent, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_corrupt_middle_line, setup_reads, teardown),
+		cmocka_unit_test_setup_teardown(test_branch_tree, setup_reads, teardown),
+		cmocka_unit_test_setup_teardown(test_huge_lines, setup_reads, teardown),
+		cmocka_unit_test_setup_teardown(test_blank_files, setup_reads, teardown),
+		cmocka_unit_test_setup_teardown(test_ranges_and_lost_parent, setup_reads, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
