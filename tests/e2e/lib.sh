@@ -57,7 +57,35 @@ e2e_cleanup() {
 		done
 		kill -KILL "$_p" 2>/dev/null
 	done
+	[ -n "${T:-}" ] && cleanup_tmux
 	rm -rf "$E2E_TMP"
+}
+
+# tmux_setup NAME: a private tmux server ($T) that the EXIT trap kills.
+tmux_setup() {
+	T="tmux -L $1-$$"
+}
+
+# Kill the private tmux server and its panes.
+cleanup_tmux() {
+	$T kill-server 2>/dev/null
+}
+
+# tmux_wait LABEL NAME PATTERN [TENTHS]: wait until pane s shows PATTERN (grep -E).
+tmux_wait() {
+	_i=0
+	while [ $_i -lt "${4:-50}" ]; do
+		$T capture-pane -p -t s >"$E2E_TMP/pane.$2" 2>/dev/null
+		if grep -Eq "$3" "$E2E_TMP/pane.$2"; then
+			ok "$1: $2"
+			return 0
+		fi
+		sleep 0.1
+		_i=$((_i + 1))
+	done
+	not_ok "$1: $2" "pane does not show /$3/:"
+	sed 's/^/#   /' "$E2E_TMP/pane.$2"
+	return 1
 }
 trap 'e2e_cleanup' EXIT
 trap 'exit 130' INT

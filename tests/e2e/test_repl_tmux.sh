@@ -11,29 +11,12 @@ if ! command -v tmux >/dev/null 2>&1; then
 	not_ok "tmux is installed" "tmux not found (make bootstrap installs it)"
 	e2e_finish
 fi
-SOCK="hearth-e2e-$$"
-T="tmux -L $SOCK"
-cleanup_tmux() { $T kill-server 2>/dev/null; }
-trap 'cleanup_tmux' EXIT
+tmux_setup hearth-e2e
 REPO=$E2E_TMP/repo
 make_repo "$REPO"
 
-# screen NAME PATTERN [TIMEOUT]: wait until the pane shows PATTERN (grep -E)
-screen() {
-	_i=0
-	while [ $_i -lt "${3:-50}" ]; do
-		$T capture-pane -p -t s >"$E2E_TMP/pane.$1" 2>/dev/null
-		if grep -Eq "$2" "$E2E_TMP/pane.$1"; then
-			ok "tmux: $1"
-			return 0
-		fi
-		sleep 0.1
-		_i=$((_i + 1))
-	done
-	not_ok "tmux: $1" "pane does not show /$2/:"
-	sed 's/^/#   /' "$E2E_TMP/pane.$1"
-	return 1
-}
+# screen NAME PATTERN [TENTHS]: wait until the pane shows PATTERN
+screen() { tmux_wait tmux "$@"; }
 
 # ---- no server: the first-run screen --------------------------------------
 $T new-session -d -s s -x 100 -y 30 "cd '$REPO' && '$HEARTH_BIN' --line --server http://127.0.0.1:9"

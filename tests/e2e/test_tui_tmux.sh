@@ -25,29 +25,12 @@ if [ -n "$TUI" ] && ! "$HEARTH_BIN" $TUI --version >/dev/null 2>&1; then
 	printf 'ok - tui # SKIP %s does not take %s yet\n' "$HEARTH_BIN" "$TUI"
 	e2e_finish
 fi
-SOCK="hearth-tui-$$"
-T="tmux -L $SOCK"
-cleanup_tmux() { $T kill-server 2>/dev/null; }
-trap 'cleanup_tmux' EXIT
+tmux_setup hearth-tui
 REPO=$E2E_TMP/repo
 make_repo "$REPO"
 
-# screen NAME PATTERN [TENTHS]: wait until the pane shows PATTERN (grep -E)
-screen() {
-	_i=0
-	while [ $_i -lt "${3:-50}" ]; do
-		$T capture-pane -p -t s >"$E2E_TMP/pane.$1" 2>/dev/null
-		if grep -Eq "$2" "$E2E_TMP/pane.$1"; then
-			ok "tui: $1"
-			return 0
-		fi
-		sleep 0.1
-		_i=$((_i + 1))
-	done
-	not_ok "tui: $1" "pane does not show /$2/:"
-	sed 's/^/#   /' "$E2E_TMP/pane.$1"
-	return 1
-}
+# screen NAME PATTERN [TENTHS]: wait until the pane shows PATTERN
+screen() { tmux_wait tui "$@"; }
 
 # start W H URL: hearth in a fresh detached session of W x H cells; when it
 # exits the pane prints a marker and stays (so the test can look at it).
