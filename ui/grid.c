@@ -357,3 +357,16 @@ grid_cp_width(uint32_t cp)
 	w = wcwidth((wchar_t)cp);
 	return w > 2 ? 2 : w;
 }
+
+/* One row as text, trailing blanks dropped. */
+void
+grid_row_text(const struct grid *g, int y, struct buf *out)
+{
+	size_t start = out->len;
+	int x;
+
+	for (x = 0; x < g->w; x++)
+		buf_adds(out, grid_at(g, x, y)->text);
+	while (out->len > start && out->data[out->len - 1] == ' ')
+		buf_setlen(out, out->len - 1);
+}

@@ -31,6 +31,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "buf.h"
+
 #define GRID_CELL_BYTES 15
 
 struct grid_cell {
@@ -110,5 +112,8 @@ void grid_clean(struct grid *g, int y);
 size_t grid_utf8_decode(const char *s, size_t n, uint32_t *cp);
 /* Display width of code point cp: wcwidth(3), -1 when unprintable. */
 int grid_cp_width(uint32_t cp);
+
+/* Append row y's text with trailing spaces trimmed (snapshots, the text backend). */
+void grid_row_text(const struct grid *g, int y, struct buf *out);
 
 #endif

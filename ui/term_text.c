@@ -188,15 +188,10 @@ term_text_dump(struct term *t, struct buf *out, int styles)
 {
 	struct grid *s = tt(t)->screen;
 	const struct grid_cell *c;
-	size_t start;
 	int x, y;
 
 	for (y = 0; y < s->h; y++) {
-		start = out->len;
-		for (x = 0; x < s->w; x++)
-			buf_adds(out, grid_at(s, x, y)->text);
-		while (out->len > start && out->data[out->len - 1] == ' ')
-			buf_setlen(out, out->len - 1);
+		grid_row_text(s, y, out);
 		buf_addch(out, '\n');
 		if (!styles)
 			continue;

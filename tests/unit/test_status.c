@@ -27,11 +27,8 @@ static char *
 row(const struct grid *g, int y)
 {
 	struct buf b = BUF_INIT;
-	int x;
 
-	for (x = 0; x < g->w; x++)
-		buf_adds(&b, grid_at(g, x, y)->text);
-	buf_rtrim(&b);
+	grid_row_text(g, y, &b);
 	return buf_detach(&b, NULL);
 }
 

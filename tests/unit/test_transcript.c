@@ -27,16 +27,10 @@ static char *
 snap(const struct grid *g)
 {
 	struct buf b = BUF_INIT;
-	size_t start;
-	int x, y;
+	int y;
 
 	for (y = 0; y < g->h; y++) {
-		start = b.len;
-		for (x = 0; x < g->w; x++)
-			buf_adds(&b, grid_at(g, x, y)->text);
-		while (b.len > start && b.data[b.len - 1] == ' ')
-			b.len--;
-		buf_setlen(&b, b.len);
+		grid_row_text(g, y, &b);
 		buf_addch(&b, '\n');
 	}
 	return buf_detach(&b, NULL);
