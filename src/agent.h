@@ -48,6 +48,7 @@ struct agent_call {
 	struct tool_job job;      /* job.out / job.is_error once finished */
 	int started, finished;
 	int invalid;              /* rejected before running (bad JSON, schema, unknown) */
+	int refused;              /* the gate refused it (permissions, a hook) */
 	uint64_t t_start_ms, t_end_ms;
 };
 
@@ -98,6 +99,23 @@ struct agent_hooks {
 	void (*turn_end)(void *arg);
 };
 
+/*
+ * The tool gate (permissions and hooks: src/gate); all optional.
+ * pre_tool: before a call that passed its checks runs; the gate answers
+ * exactly once with agent_gate_done, before returning or later from the
+ * loop.  cancel: the turn was aborted while an answer was pending (none
+ * may follow).  post_tool (a call ran) and turn_end (every turn, before
+ * on_end) are notifications.
+ */
+struct agent;
+struct agent_gate {
+	void *arg;
+	void (*pre_tool)(void *arg, struct agent *a, const struct agent_call *c, const cJSON *args);
+	void (*cancel)(void *arg);
+	void (*post_tool)(void *arg, const struct agent_call *c);
+	void (*turn_end)(void *arg, enum agent_end end, const char *message);
+};
+
 struct agent_opts {
 	int max_steps;                   /* per turn; <= 0 means 40 */
 	int thinking;
@@ -105,6 +123,7 @@ struct agent_opts {
 	size_t ntools;
 	int loading_wait_s;              /* how long to wait on 503 loading (default 300) */
 	struct agent_hooks hooks;
+	struct agent_gate gate;
 };
 
 struct agent;
@@ -127,5 +146,7 @@ void agent_set_provider(struct agent *a, struct provider *p);
 /* Treat every message now in the conv as already committed (after loading a session). */
 void agent_mark_committed(struct agent *a);
 const struct agent_stats *agent_stats(const struct agent *a);
+/* The gate's answer to pre_tool: run the call, or refuse it with reason (told to the model). */
+void agent_gate_done(struct agent *a, int allow, const char *reason);
 
 #endif

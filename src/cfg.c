@@ -149,6 +149,9 @@ cfg_load_file(struct cfg *c, const char *path, struct buf *warnings, struct err 
 	cJSON_ArrayForEach(it, root) {
 		if (!strcmp(it->string, "routing"))
 			continue; /* its own module reads it (routecfg) */
+		if (!strcmp(it->string, "approval") || !strcmp(it->string, "permissions") ||
+		    !strcmp(it->string, "hooks"))
+			continue; /* the gate reads them (gate.c) */
 		for (i = 0; i < sizeof cfg_keys / sizeof cfg_keys[0]; i++)
 			if (strcmp(cfg_keys[i].name, it->string) == 0)
 				break;

@@ -21,6 +21,9 @@ cli_usage(FILE *f)
 	      "  -r, --resume [ID]           resume a session by id (prefix); without ID, list them\n"
 	      "      --export SESSION FILE   write a session as Markdown, or HTML for *.html\n"
 	      "      --route MODE            auto (the routing policy), local or claude\n"
+	      "      --approval MODE         ask | auto-edit (default) | yolo: when tool calls ask\n"
+	      "      --yes                   answer yes to approval questions (print mode asks\n"
+	      "                              nobody: without --yes such calls are refused)\n"
 	      "      --line, --tui           line-mode session / full screen (default: full\n"
 	      "                              screen when stdin and stdout are terminals)\n"
 	      "                              (a task starting with @claude goes to Claude)\n"
@@ -76,7 +79,8 @@ parse_int(const char *s, int *out)
 
 enum {
 	OPT_SERVER = 256, OPT_MODEL, OPT_MAX_STEPS, OPT_CWD, OPT_TOOLS, OPT_NO_TOOLS,
-	OPT_SYSPROMPT, OPT_THINKING, OPT_FORMAT, OPT_VERBOSE, OPT_VERSION, OPT_LOG, OPT_EXPORT, OPT_ROUTE, OPT_TUI, OPT_LINE
+	OPT_SYSPROMPT, OPT_THINKING, OPT_FORMAT, OPT_VERBOSE, OPT_VERSION, OPT_LOG, OPT_EXPORT, OPT_ROUTE, OPT_TUI, OPT_LINE,
+	OPT_APPROVAL, OPT_YES
 };
 
 /*
@@ -123,6 +127,8 @@ cli_parse(int argc, char **argv, struct cli *o)
 		{ "route", required_argument, NULL, OPT_ROUTE },
 		{ "tui", no_argument, NULL, OPT_TUI },
 		{ "line", no_argument, NULL, OPT_LINE },
+		{ "approval", required_argument, NULL, OPT_APPROVAL },
+		{ "yes", no_argument, NULL, OPT_YES },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -164,6 +170,12 @@ cli_parse(int argc, char **argv, struct cli *o)
 		case OPT_EXPORT: o->export_session = optarg; break;
 		case OPT_TUI: o->tui = 1; break;
 		case OPT_LINE: o->line = 1; break;
+		case OPT_YES: o->yes = 1; break;
+		case OPT_APPROVAL:
+			if (strcmp(optarg, "ask") && strcmp(optarg, "auto-edit") && strcmp(optarg, "yolo"))
+				return cli_usage_error("--approval takes ask, auto-edit or yolo, got \"%s\"", optarg);
+			o->approval = optarg;
+			break;
 		case OPT_ROUTE:
 			if (strcmp(optarg, "auto") && strcmp(optarg, "local") && strcmp(optarg, "claude"))
 				return cli_usage_error("--route takes auto, local or claude, got \"%s\"", optarg);

@@ -27,6 +27,8 @@ struct cli {
 	const char *resume_id;
 	const char *export_session, *export_file;
 	const char *route;        /* --route auto|local|claude */
+	const char *approval;     /* --approval ask|auto-edit|yolo */
+	int yes;                  /* --yes: answer yes to approval questions */
 	int stats;                /* `hearth stats` */
 	int tui, line;            /* force the full screen / the line session */
 	enum pmode_format format;

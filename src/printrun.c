@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cmdtpl.h"
+#include "gate.h"
 #include "llama.h"
 #include "log.h"
 #include "loop.h"
@@ -31,6 +32,13 @@ on_loading(void *arg)
 	buf_release(&b);
 }
 
+/* The gate's notices (refused calls, failed hooks) always reach stderr. */
+static void
+print_gate_notice(void *arg, const char *line)
+{
+	pmode_error(arg, line);
+}
+
 /* Create the agent on provider p and submit the (routed) task. */
 static void
 start_turn(struct run *r, struct provider *p, const char *task)
@@ -46,6 +54,7 @@ start_turn(struct run *r, struct provider *p, const char *task)
 	ao.hooks.arg = &r->cp;
 	ao.hooks.before_change = checkpoint_before_change;
 	ao.hooks.turn_end = checkpoint_turn_end;
+	ao.gate = gate_agent(r->gate);
 	obs.on_commit = journal_commit;
 	obs.commit_arg = &r->journal;
 	journal_set_model(&r->journal, p->model(p->self));
@@ -190,6 +199,7 @@ printrun_main(struct cli *o)
 	if ((code = run_open(&r, o)) >= 0)
 		return code;
 	loop_set_before_sleep(r.loop, before_sleep, &r);
+	gate_set_ui(r.gate, &(struct gate_ui){ r.pm, NULL, NULL, print_gate_notice });
 	if ((code = print_command(&r)) >= 0) {
 		run_release(&r);
 		return code;

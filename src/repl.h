@@ -25,6 +25,7 @@ struct journal;
 struct checkpoint;
 struct escalate;
 struct conv;
+struct gate;
 
 struct repl_deps {
 	struct loop *loop;
@@ -39,6 +40,7 @@ struct repl_deps {
 	struct conv *resumed;    /* messages of a resumed session (moved into the agent) */
 	struct checkpoint *checkpoint; /* undo history (NULL: none) */
 	struct escalate *esc;          /* local or Claude per turn (NULL: always local) */
+	struct gate *gate;             /* permissions and hooks (NULL: every call runs) */
 };
 
 /* The first-run guidance when no server answers at url (why: the error; quit: the key hint). */

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "gate.h"
 #include "http.h"
 #include "json.h"
 #include "llama.h"
@@ -217,6 +218,25 @@ start_routing(struct run *r)
 	buf_release(&warnings);
 }
 
+/* Permissions and hooks from the settings, --approval and --yes on top. */
+static void
+start_gate(struct run *r)
+{
+	struct buf warnings = BUF_INIT;
+
+	r->gate = gate_new(r->loop, &r->env, &warnings);
+	if (r->o->approval)
+		gate_set_mode(r->gate, r->o->approval, NULL);
+	gate_set_yes(r->gate, r->o->yes);
+	gate_set_journal(r->gate, &r->journal);
+	if (warnings.len) {
+		buf_rtrim(&warnings);
+		fprintf(stderr, "hearth: %s\n", warnings.data);
+	}
+	buf_release(&warnings);
+	gate_session_start(r->gate, r->o->print ? "print" : "interactive", r->resumed.nmsgs > 0);
+}
+
 /* Loop, http, provider: the machinery of a run. */
 static int
 run_start(struct run *r)
@@ -239,6 +259,7 @@ run_start(struct run *r)
 	if (r->resumed.nmsgs)
 		llama_prefer_warm_slot(r->llama);
 	start_routing(r);
+	start_gate(r);
 	po.format = r->o->format;
 	po.err_is_tty = isatty(STDERR_FILENO);
 	po.verbose = r->o->verbose || po.err_is_tty;
@@ -255,6 +276,9 @@ void
 run_release(struct run *r)
 {
 	agent_free(r->agent);
+	if (r->loop && !r->interrupted)
+		gate_drain(r->gate); /* post_tool / turn_end hooks still running */
+	gate_free(r->gate);
 	escalate_release(&r->esc);
 	llama_free(r->llama);
 	http_free(r->http);

@@ -27,6 +27,7 @@ struct http;
 struct llama;
 struct agent;
 struct pmode;
+struct gate;
 
 struct run {
 	struct cli *o;
@@ -50,6 +51,7 @@ struct run {
 	struct escalate esc;      /* local or Claude, per turn */
 	const char *task;         /* the task after routing (a leading @claude removed) */
 	struct conv resumed;      /* messages of a resumed session, until the agent exists */
+	struct gate *gate;        /* permissions and hooks of every tool call */
 };
 
 /* Set up a run from the command line; -1 when ready, else the exit code (all released). */
