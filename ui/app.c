@@ -21,12 +21,14 @@
 #include <string.h>
 #include <time.h>
 
+#include "approve.h"
 #include "cfg.h"
 #include "checkpoint.h"
 #include "sesscmd.h"
 #include "draw.h"
 #include "editor.h"
 #include "escalate.h"
+#include "gate.h"
 #include "gitinfo.h"
 #include "journal.h"
 #include "layout.h"
@@ -56,6 +58,7 @@ struct app {
 	struct view_status st;
 	struct layout lay;
 	struct sesscmd cmds;
+	struct approve ap;   /* the gate's question, while one waits */
 	enum app_state state;
 	int busy, dirty, panel_on, first_run;
 	long esc_timer, retry_timer, poll_timer, hint_timer;
@@ -396,8 +399,14 @@ static void
 app_key(struct app *a, const struct keys_event *ev)
 {
 	struct buf note = BUF_INIT, text = BUF_INIT;
+	int ans;
 
 	a->dirty = 1;
+	if ((ans = approve_key(&a->ap, ev)) != APPROVE_PASS) {
+		if (ans >= 0)
+			gate_answer(a->d->gate, (enum gate_answer)ans);
+		return;
+	}
 	if (app_screen_key(a, ev))
 		return;
 	switch (editor_key(&a->ed, ev, &a->cmds.reg, &note)) {
@@ -510,6 +519,7 @@ app_render(struct loop *l, void *arg)
 			    a->first_run_text.len, THEME_TEXT);
 		}
 		editor_draw(&a->ed, a->grid, a->lay.input, &cx, &cy);
+		approve_draw(&a->ap, a->grid, a->lay.transcript);
 		app_draw_hint(a);
 	}
 	term_cursor(a->term, cx, cy);
@@ -608,6 +618,33 @@ app_on_signal(struct loop *l, int signo, void *arg)
 
 /* ---- setup --------------------------------------------------------- */
 
+/* The gate asks: show the question box (answered in app_key). */
+static void
+app_ask(void *arg, const struct gate_question *q)
+{
+	struct app *a = arg;
+
+	approve_show(&a->ap, q);
+	if (getenv("TMUX") && a->term)
+		term_bell(a->term);
+	a->dirty = 1;
+}
+
+/* The gate's notices (a refused call, a failed hook) stand out. */
+static void
+app_gate_notice(void *arg, const char *line)
+{
+	app_notice(arg, THEME_WARNING, line);
+}
+
+/* The question was withdrawn (the turn was aborted). */
+static void
+app_withdraw(void *arg)
+{
+	approve_hide(&((struct app *)arg)->ap);
+	((struct app *)arg)->dirty = 1;
+}
+
 /* The agent, wired like the line-mode session's. */
 static void
 app_agent(struct app *a)
@@ -635,6 +672,12 @@ app_agent(struct app *a)
 		ao.hooks.arg = d->checkpoint;
 		ao.hooks.before_change = checkpoint_before_change;
 		ao.hooks.turn_end = checkpoint_turn_end;
+	}
+	if (d->gate) {
+		struct gate_ui ui = { a, app_ask, app_withdraw, app_gate_notice };
+
+		ao.gate = gate_agent(d->gate);
+		gate_set_ui(d->gate, &ui);
 	}
 	a->agent = agent_new(d->loop, llama_provider(d->llama), d->env, &ao, &obs);
 	conv_set_system(agent_conv(a->agent), d->system);
@@ -714,6 +757,9 @@ app_release(struct app *a)
 	loop_signal(l, SIGHUP, NULL, NULL, NULL);
 	loop_signal(l, SIGINT, NULL, NULL, NULL);
 	agent_free(a->agent);
+	if (a->d->gate)
+		gate_set_ui(a->d->gate, NULL);
+	approve_release(&a->ap);
 	grid_free(a->grid);
 	keys_release(&a->keys);
 	editor_release(&a->ed);
@@ -733,6 +779,7 @@ app_run(const struct repl_deps *d)
 	a.d = d;
 	keys_init(&a.keys);
 	editor_init(&a.ed);
+	approve_init(&a.ap);
 	app_views(&a);
 	a.t0_ms = loop_now_ms(d->loop);
 	if (app_term(&a) < 0) { /* nothing of d used yet: the caller can fall back */
