@@ -91,6 +91,8 @@ perm_add_rule(struct perm *p, enum perm_list which, const char *text, struct err
 
 	if (open && (end == open + 1 || end[-1] != ')'))
 		return err_set(e, "rule \"%s\": a pattern ends with ')': write tool(pattern)", text);
+	if (open && end == open + 2)
+		return err_set(e, "rule \"%s\": empty pattern: write the tool name alone for all its calls", text);
 	tl = open ? (size_t)(open - text) : (size_t)(end - text);
 	for (i = 0; i < tl; i++)
 		if (!isalnum((unsigned char)text[i]) && text[i] != '_' && text[i] != '-' && text[i] != '.')
@@ -295,8 +297,10 @@ perm_segments(const char *cmd, struct buf *out)
 		if (quote == '"') {
 			if (c == '"')
 				quote = 0;
-			else if (c == '`' || (c == '$' && p[1] == '('))
-				sep = 1; /* a substitution runs even inside double quotes */
+			else if (c == '$' && p[1] == '(')
+				sep = *++p; /* a substitution runs even inside double quotes */
+			else
+				sep = c == '`' || c == ')';
 		} else if (c == '\'' || c == '"') {
 			quote = c;
 		} else if (c == '&') {
