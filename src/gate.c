@@ -290,7 +290,7 @@ gate_describe(struct gate *g)
 		buf_adds(&p->detail, cmd);
 		return;
 	}
-	buf_addf(&p->title, "%s %s", p->tool->name, path ? path : "");
+	buf_addf(&p->title, "%s%s%s", p->tool->name, path ? " " : "", path ? path : "");
 	gate_preview(g, p->tool->name, p->args, &p->detail);
 	if (!p->detail.len) {
 		char *s = json_print(p->args);
