@@ -62,7 +62,20 @@ settings '{"permissions": {"allow": ["bash(touch made.txt)"]}}'
 mock_start bash_touch
 hearth_run allow -p --server "$MOCK_URL" --cwd "$REPO" "make a file"
 check "print: an allow rule lets the command run without --yes" test -e "$REPO/made.txt"
+check "print: the permission keys are known settings" sh -c "! grep -q 'unknown setting' '$ERR'"
 rm -f "$REPO/made.txt"
+mock_stop
+
+# wrong values: one warning each, the defaults stay (the call is refused as usual)
+settings '{"approval": "sometimes", "permissions": {"deny": ["bash(git push"], "allow": "x"}, "hooks": {"pre_tool": [{"timeout": 5}]}}'
+mock_start bash_touch
+hearth_run badsettings -p --server "$MOCK_URL" --cwd "$REPO" "make a file"
+check_rc "bad settings: the run goes on" 0
+check "bad settings: approval named" grep -q 'setting "approval" must be "ask", "auto-edit" or "yolo"' "$ERR"
+check "bad settings: the malformed rule named" grep -qF 'rule "bash(git push": a pattern ends with' "$ERR"
+check "bad settings: allow must be an array" grep -qF '"permissions.allow" must be an array' "$ERR"
+check "bad settings: a hook without a command" grep -qF 'hooks.pre_tool: each hook needs a "command" string' "$ERR"
+check "bad settings: the default mode still asks (refused in print mode)" test ! -e "$REPO/made.txt"
 mock_stop
 
 hearth_run badmode -p --approval sometimes --server http://127.0.0.1:9 "x"
