@@ -12,7 +12,6 @@
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "json.h"
 #include "shellro.h"
@@ -95,7 +94,7 @@ perm_add_rule(struct perm *p, enum perm_list which, const char *text, struct err
 		return err_set(e, "rule \"%s\": empty pattern: write the tool name alone for all its calls", text);
 	tl = open ? (size_t)(open - text) : (size_t)(end - text);
 	for (i = 0; i < tl; i++)
-		if (!isalnum((unsigned char)text[i]) && text[i] != '_' && text[i] != '-' && text[i] != '.')
+		if (!isalnum((unsigned char)text[i]) && !strchr("_-.*?", text[i]))
 			break;
 	if (!tl || i < tl)
 		return err_set(e, "rule \"%s\": start with a tool name, e.g. bash(git push*) or edit", text);
@@ -353,11 +352,26 @@ perm_rule_seg(const struct perm_rule *r, const char *seg, int allow)
 	return !allow || strchr(r->pattern, '>') || !perm_redirects(seg);
 }
 
-/* Whether rule r matches subject s: any part (any = 1) or the whole of it. */
+/* Whether rule tool name rt covers tool: equal or a glob (without case), or "mcp__server" for its tools. */
+static int
+perm_tool_matches(const char *rt, const char *tool)
+{
+	char low[160];
+	size_t i, n = strlen(rt);
+
+	for (i = 0; tool[i] && i + 1 < sizeof low; i++)
+		low[i] = (char)tolower((unsigned char)tool[i]);
+	low[i] = '\0';
+	if (!strcmp(rt, low) || perm_glob(rt, low))
+		return 1;
+	return !strncmp(rt, "mcp__", 5) && !strncmp(rt, low, n) && !strncmp(low + n, "__", 2);
+}
+
+/* Whether rule r matches subject s (for bash: any of its simple commands). */
 static int
 perm_rule_matches(const struct perm_rule *r, const struct perm_subject *s)
 {
-	if (strcasecmp(r->tool, s->tool))
+	if (!perm_tool_matches(r->tool, s->tool))
 		return 0;
 	if (!r->pattern)
 		return 1;
@@ -396,7 +410,7 @@ perm_seg_allowed(const struct perm *p, const char *seg)
 
 	for (i = 0; i < 2; i++)
 		for (j = 0; j < ls[i]->n; j++)
-			if (!strcmp(ls[i]->v[j].tool, "bash") &&
+			if (perm_tool_matches(ls[i]->v[j].tool, "bash") &&
 			    (!ls[i]->v[j].pattern || perm_rule_seg(&ls[i]->v[j], seg, 1)))
 				return 1;
 	return 0;
@@ -486,8 +500,8 @@ perm_by_mode(const struct perm *p, const struct tool *t, const struct perm_subje
 		buf_adds(why, "a bash command not known to be read-only");
 		return PERM_QUESTION;
 	}
-	if ((t->flags & TOOL_READ_ONLY) && !(t->flags & TOOL_MUTATES))
-		return PERM_ALLOW;
+	if (!(t->flags & TOOL_MUTATES) && (p->mode != PERM_ASK || !(t->flags & TOOL_NEEDS_APPROVAL)))
+		return PERM_ALLOW; /* reads; tools that only need approval (MCP) ask in mode ask */
 	if (s->has_path && s->outside) {
 		buf_adds(why, "a change outside the workspace");
 		return PERM_QUESTION;

@@ -4,11 +4,13 @@
  *
  * Modes: ask (every change asks), auto-edit (the default: edits and
  * writes inside the workspace run; bash commands not known to be
- * read-only, writes outside the workspace and tools that are neither
- * read-only nor file edits ask), yolo (nothing asks).
+ * read-only and writes outside the workspace ask), yolo (nothing asks).
+ * A tool flagged TOOL_NEEDS_APPROVAL but not TOOL_MUTATES (MCP tools)
+ * asks in mode ask only (tool.h); read-only tools never ask.
  *
- * Rules are "tool" or "tool(pattern)" (tool names compare without case,
- * so Claude Code's "Bash(...)" works).  The pattern is a glob (`*` any
+ * Rules are "tool" or "tool(pattern)".  Tool names compare without case
+ * (Claude Code's "Bash(...)" works), may be globs, and "mcp__server"
+ * covers every tool of that MCP server.  The pattern is a glob (`*` any
  * run of characters, `/` and spaces included; `?` one character); a
  * trailing ":*" means "this, or this followed by a space and anything".
  * For bash it is matched against each simple command of the command line

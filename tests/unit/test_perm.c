@@ -320,6 +320,58 @@ test_always(void **state)
 	buf_release(&want);
 }
 
+/* A tool that only needs approval (as MCP tools are flagged), with no path. */
+static const struct tool mcp_echo = {
+	"mcp__demo__echo", "echo", "{\"type\":\"object\"}", TOOL_NEEDS_APPROVAL, NULL, NULL
+};
+
+static enum perm_verdict
+mcp(const struct perm *p, struct buf *why)
+{
+	cJSON *args = cJSON_CreateObject();
+	enum perm_verdict v;
+
+	buf_reset(why);
+	v = perm_check(p, &mcp_echo, args, root, why);
+	cJSON_Delete(args);
+	return v;
+}
+
+static void
+test_tool_names_and_flags(void **state)
+{
+	struct perm p;
+	struct buf why = BUF_INIT, out = BUF_INIT;
+	cJSON *args = cJSON_CreateObject();
+
+	(void)state;
+	perm_init(&p);
+	/* the tool.h contract: TOOL_NEEDS_APPROVAL alone asks in mode ask only */
+	assert_int_equal(mcp(&p, &why), PERM_ALLOW);
+	p.mode = PERM_ASK;
+	assert_int_equal(mcp(&p, &why), PERM_QUESTION);
+	assert_string_equal(why.data, "approval mode ask");
+	perm_always_rules(&p, &mcp_echo, args, root, &out);
+	assert_string_equal(out.data, "mcp__demo__echo");
+	p.mode = PERM_AUTO_EDIT;
+	/* "mcp__server" covers its tools; a name glob; a prefix that is not a server does not */
+	add(&p, PERM_LIST_ASK, "mcp__dem");
+	assert_int_equal(mcp(&p, &why), PERM_ALLOW);
+	add(&p, PERM_LIST_ASK, "MCP__demo");
+	assert_int_equal(mcp(&p, &why), PERM_QUESTION);
+	add(&p, PERM_LIST_DENY, "mcp__*__echo");
+	assert_int_equal(mcp(&p, &why), PERM_DENY);
+	/* a pattern never matches a tool without a subject */
+	perm_release(&p);
+	perm_init(&p);
+	add(&p, PERM_LIST_DENY, "mcp__demo__echo(x*)");
+	assert_int_equal(mcp(&p, &why), PERM_ALLOW);
+	perm_release(&p);
+	cJSON_Delete(args);
+	buf_release(&why);
+	buf_release(&out);
+}
+
 int
 main(void)
 {
@@ -331,6 +383,7 @@ main(void)
 		cmocka_unit_test(test_rules_bad),
 		cmocka_unit_test_setup_teardown(test_load_json, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_always, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tool_names_and_flags, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
