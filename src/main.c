@@ -60,10 +60,10 @@ run_interactive(struct cli *o)
 	d.in_fd = STDIN_FILENO;
 	d.out_fd = STDOUT_FILENO;
 	d.journal = &r.journal;
+	d.gate = r.gate;
 	d.resumed = &r.resumed;
 	d.checkpoint = &r.cp;
 	d.esc = &r.esc;
-	d.gate = r.gate;
 	code = 1;
 	if (o->tui || (!o->line && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO)))
 		code = app_run(&d); /* 1: the terminal could not be taken over, d untouched */

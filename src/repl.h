@@ -37,10 +37,10 @@ struct repl_deps {
 	const char *system;
 	int in_fd, out_fd;
 	struct journal *journal; /* where messages are saved (NULL: nowhere) */
+	struct gate *gate;       /* permissions and hooks (NULL: every call runs) */
 	struct conv *resumed;    /* messages of a resumed session (moved into the agent) */
 	struct checkpoint *checkpoint; /* undo history (NULL: none) */
 	struct escalate *esc;          /* local or Claude per turn (NULL: always local) */
-	struct gate *gate;             /* permissions and hooks (NULL: every call runs) */
 };
 
 /* The first-run guidance when no server answers at url (why: the error; quit: the key hint). */

@@ -202,22 +202,6 @@ run_setup(struct run *r)
 	return -1;
 }
 
-/* The routing policy from the settings, --route on top. */
-static void
-start_routing(struct run *r)
-{
-	struct buf warnings = BUF_INIT;
-
-	escalate_init(&r->esc, r->loop, r->http, r->root, r->state_dir.data, &warnings);
-	if (r->o->route)
-		escalate_set_mode(&r->esc, r->o->route, NULL);
-	if (warnings.len) {
-		buf_rtrim(&warnings);
-		fprintf(stderr, "hearth: %s\n", warnings.data);
-	}
-	buf_release(&warnings);
-}
-
 /* Permissions and hooks from the settings, --approval and --yes on top. */
 static void
 start_gate(struct run *r)
@@ -235,6 +219,22 @@ start_gate(struct run *r)
 	}
 	buf_release(&warnings);
 	gate_session_start(r->gate, r->o->print ? "print" : "interactive", r->resumed.nmsgs > 0);
+}
+
+/* The routing policy from the settings, --route on top. */
+static void
+start_routing(struct run *r)
+{
+	struct buf warnings = BUF_INIT;
+
+	escalate_init(&r->esc, r->loop, r->http, r->root, r->state_dir.data, &warnings);
+	if (r->o->route)
+		escalate_set_mode(&r->esc, r->o->route, NULL);
+	if (warnings.len) {
+		buf_rtrim(&warnings);
+		fprintf(stderr, "hearth: %s\n", warnings.data);
+	}
+	buf_release(&warnings);
 }
 
 /* Loop, http, provider: the machinery of a run. */
@@ -258,8 +258,8 @@ run_start(struct run *r)
 	r->llama = llama_new(r->loop, r->http, &r->cfg);
 	if (r->resumed.nmsgs)
 		llama_prefer_warm_slot(r->llama);
-	start_routing(r);
 	start_gate(r);
+	start_routing(r);
 	po.format = r->o->format;
 	po.err_is_tty = isatty(STDERR_FILENO);
 	po.verbose = r->o->verbose || po.err_is_tty;
@@ -276,10 +276,10 @@ void
 run_release(struct run *r)
 {
 	agent_free(r->agent);
+	escalate_release(&r->esc);
 	if (r->loop && !r->interrupted)
 		gate_drain(r->gate); /* post_tool / turn_end hooks still running */
 	gate_free(r->gate);
-	escalate_release(&r->esc);
 	llama_free(r->llama);
 	http_free(r->http);
 	pmode_free(r->pm);

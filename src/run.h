@@ -48,10 +48,10 @@ struct run {
 	int interrupted;
 	struct journal journal;   /* this run's session file */
 	struct checkpoint cp;     /* undo history of the session */
+	struct gate *gate;        /* permissions and hooks of every tool call */
 	struct escalate esc;      /* local or Claude, per turn */
 	const char *task;         /* the task after routing (a leading @claude removed) */
 	struct conv resumed;      /* messages of a resumed session, until the agent exists */
-	struct gate *gate;        /* permissions and hooks of every tool call */
 };
 
 /* Set up a run from the command line; -1 when ready, else the exit code (all released). */
