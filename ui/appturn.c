@@ -17,6 +17,7 @@
 #include "llama.h"
 #include "srvpanel.h"
 #include "transcript.h"
+#include "tvconv.h"
 
 /* A stream event: the transcript and the server panel. */
 static void
@@ -174,6 +175,7 @@ appturn_agent(struct app *a)
 	if (d->resumed && d->resumed->nmsgs) {
 		snprintf(line, sizeof line, "resumed session %s (%zu messages)",
 		    d->journal ? journal_id(d->journal) : "", d->resumed->nmsgs);
+		tvconv_load(&a->tv, d->resumed);
 		conv_move_msgs(agent_conv(a->agent), d->resumed);
 		agent_mark_committed(a->agent);
 		appstate_notice(a, THEME_DIM, line);

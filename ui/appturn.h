@@ -13,7 +13,8 @@
 
 /*
  * Make a->agent, wired like the line-mode session's (journal, checkpoint
- * hooks); a resumed session's messages are moved into it.
+ * hooks); a resumed session's messages are drawn into the transcript
+ * (tvconv.h) and moved into it.
  */
 void appturn_agent(struct app *a);
 /* Start a turn with text as the user's message (queue it when not possible now). */

@@ -1,0 +1,47 @@
+#!/bin/sh
+# End-to-end in tmux: what the full screen shows beyond a live turn — a
+# session made by `hearth -p` resumed with -c (its question, answer and the
+# edit's diff drawn on start), `/` search in the transcript, and the
+# full-screen diff viewer (opened with /diff and from a tool line, n to the
+# next hunk, q to close).
+# shellcheck source=tests/e2e/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+need_hearth
+if ! command -v tmux >/dev/null 2>&1; then
+	not_ok "tmux is installed" "tmux not found (make bootstrap installs it)"
+	e2e_finish
+fi
+tmux_setup hearth-tview
+REPO=$E2E_TMP/repo
+make_repo "$REPO"
+
+screen() { tmux_wait tview "$@"; }
+
+# start W H ARGS...: hearth --tui in a fresh detached session of W x H cells.
+start() {
+	_w=$1 _h=$2
+	shift 2
+	$T new-session -d -s s -x "$_w" -y "$_h" \
+		"cd '$REPO' && HOME='$HOME' XDG_STATE_HOME='$XDG_STATE_HOME' XDG_CONFIG_HOME='$XDG_CONFIG_HOME' '$HEARTH_BIN' --tui $*; echo HEARTH_EXITED rc=\$?; sleep 30"
+}
+
+# ---- a print-mode session resumed in the full screen -------------------------
+mock_start edit_flow
+hearth_run print -p --server "$MOCK_URL" --cwd "$REPO" "Change the greeting."
+check_rc "print run: exit status 0" 0
+mock_stop
+git -C "$REPO" checkout -q hello.c
+mock_start plain
+start 120 40 -c --server "$MOCK_URL"
+screen resumed "resumed session"
+check "resume: the earlier question is drawn" grep -q '› Change the greeting.' "$E2E_TMP/pane.resumed"
+check "resume: the earlier edit is drawn as a tool line" grep -q '● edit' "$E2E_TMP/pane.resumed"
+check "resume: the edit's diff is drawn" grep -Eq '\+.*hello, world' "$E2E_TMP/pane.resumed"
+check "resume: the earlier answer is drawn" grep -q 'Changed the greeting in hello.c.' "$E2E_TMP/pane.resumed"
+$T send-keys -t s C-c C-c
+screen resumed_quit "HEARTH_EXITED rc=0"
+cleanup_tmux
+mock_stop
+
+e2e_finish
