@@ -28,6 +28,7 @@
 #include "appstate.h"
 #include "appturn.h"
 #include "cfg.h"
+#include "diffview.h"
 #include "draw.h"
 #include "llama.h"
 #include "loop.h"
@@ -74,8 +75,13 @@ app_render(struct loop *l, void *arg)
 	layout_compute(&a->lay, w, h, a->panel_on, editor_rows(&a->ed, a->lay.input.w));
 	a->tv.now_ms = loop_now_ms(l);
 	a->st.elapsed_s = (long)((a->tv.now_ms - a->t0_ms) / 1000);
-	layout_draw(a->grid, &a->lay, &a->tv, &a->srv, &a->st);
-	if (!a->lay.too_small) {
+	if (a->dv.open && !a->lay.too_small) {
+		diffview_layout(&a->dv, w);
+		diffview_draw(a->grid, (struct grid_rect){ 0, 0, w, h }, &a->dv);
+	} else {
+		layout_draw(a->grid, &a->lay, &a->tv, &a->srv, &a->st);
+	}
+	if (!a->lay.too_small && !a->dv.open) {
 		if (a->first_run && a->state == AS_PROBING) {
 			grid_clear_rect(a->grid, a->lay.transcript, THEME_TEXT);
 			draw_wrap(a->grid, a->lay.transcript, 0, a->first_run_text.data,
@@ -252,6 +258,7 @@ app_release(struct app *a)
 	editor_release(&a->ed);
 	transcript_release(&a->tv);
 	sesscmd_release(&a->cmds);
+	diffview_close(&a->dv);
 	buf_release(&a->queued);
 	buf_release(&a->first_run_text);
 }

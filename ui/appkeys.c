@@ -4,6 +4,7 @@
  */
 #include "appkeys.h"
 
+#include "appcmd.h"
 #include "appturn.h"
 #include "transcript.h"
 
@@ -50,6 +51,7 @@ appkeys_screen(struct app *a, const struct keys_event *ev)
 				appstate_quit(a);
 			return 1;
 		case 'o': transcript_toggle_last(&a->tv); return 1;
+		case 't': appcmd_tool_diff(a); return 1;
 		case 'l': grid_touch(a->grid); return 1;
 		default: return 0;
 		}
@@ -79,6 +81,13 @@ appkeys_key(struct app *a, const struct keys_event *ev)
 	struct buf note = BUF_INIT, text = BUF_INIT;
 
 	a->dirty = 1;
+	if (a->dv.open) { /* the viewer takes every key but Ctrl-C */
+		if (ev->kind == KEYS_CHAR && (ev->mods & KEYS_MOD_CTRL) && ev->cp == 'c')
+			appkeys_ctrl_c(a);
+		else
+			diffview_key(&a->dv, ev, a->grid->w, a->grid->h);
+		return;
+	}
 	if (appkeys_screen(a, ev))
 		return;
 	switch (editor_key(&a->ed, ev, &a->cmds.reg, &note)) {

@@ -19,6 +19,7 @@
 
 #include "agent.h"
 #include "buf.h"
+#include "diffview.h"
 #include "editor.h"
 #include "grid.h"
 #include "keys.h"
@@ -48,6 +49,7 @@ struct app {
 	struct view_status st;
 	struct layout lay;
 	struct sesscmd cmds;
+	struct diffview dv;  /* the full-screen diff viewer, over everything when open */
 	enum app_state state;
 	int busy, dirty, panel_on, first_run;
 	long esc_timer, retry_timer, poll_timer, hint_timer;

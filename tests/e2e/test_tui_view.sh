@@ -10,7 +10,33 @@
 need_hearth
 if ! command -v tmux >/dev/null 2>&1; then
 	not_ok "tmux is installed" "tmux not found (make bootstrap installs it)"
-	e2e_finish
+	# ---- the diff viewer: /diff after an edit, n, q; Ctrl-T on the edit --------
+mock_start edit_flow
+start 160 40 --server "$MOCK_URL"
+screen dv_ready "type a task"
+$T send-keys -t s "Change the greeting." Enter
+screen dv_answer "Changed the greeting in hello.c."
+$T send-keys -t s "/diff" Enter
+screen dv_open "diff · file 1/1 · hunk"
+check "diff viewer: side by side at 160 columns" grep -Eq '│ +[0-9]+ \+ .*hello, world' "$E2E_TMP/pane.dv_open"
+check "diff viewer: the old line on the left" grep -Eq '^ +[0-9]+ - .*│' "$E2E_TMP/pane.dv_open"
+$T send-keys -t s n
+screen dv_next '^@@ -[0-9]'
+check "diff viewer: n put the hunk at the top" sh -c "sed -n 2p '$E2E_TMP/pane.dv_next' | grep -q '^@@ '"
+$T send-keys -t s q
+screen dv_closed "Changed the greeting in hello.c."
+check "diff viewer: q gave the transcript back" sh -c "! grep -q 'diff · file' '$E2E_TMP/pane.dv_closed'"
+$T send-keys -t s C-t
+screen dv_tool "diff · file 1/1"
+check "diff viewer: Ctrl-T opened the edit's diff" grep -q 'hello.c' "$E2E_TMP/pane.dv_tool"
+$T send-keys -t s Escape
+screen dv_tool_closed "Changed the greeting in hello.c."
+$T send-keys -t s C-c C-c
+screen dv_quit "HEARTH_EXITED rc=0"
+cleanup_tmux
+mock_stop
+
+e2e_finish
 fi
 tmux_setup hearth-tview
 REPO=$E2E_TMP/repo
@@ -41,6 +67,32 @@ check "resume: the edit's diff is drawn" grep -Eq '\+.*hello, world' "$E2E_TMP/p
 check "resume: the earlier answer is drawn" grep -q 'Changed the greeting in hello.c.' "$E2E_TMP/pane.resumed"
 $T send-keys -t s C-c C-c
 screen resumed_quit "HEARTH_EXITED rc=0"
+cleanup_tmux
+mock_stop
+
+# ---- the diff viewer: /diff after an edit, n, q; Ctrl-T on the edit --------
+mock_start edit_flow
+start 160 40 --server "$MOCK_URL"
+screen dv_ready "type a task"
+$T send-keys -t s "Change the greeting." Enter
+screen dv_answer "Changed the greeting in hello.c."
+$T send-keys -t s "/diff" Enter
+screen dv_open "diff · file 1/1 · hunk"
+check "diff viewer: side by side at 160 columns" grep -Eq '│ +[0-9]+ \+ .*hello, world' "$E2E_TMP/pane.dv_open"
+check "diff viewer: the old line on the left" grep -Eq '^ +[0-9]+ - .*│' "$E2E_TMP/pane.dv_open"
+$T send-keys -t s n
+screen dv_next '^@@ -[0-9]'
+check "diff viewer: n put the hunk at the top" sh -c "sed -n 2p '$E2E_TMP/pane.dv_next' | grep -q '^@@ '"
+$T send-keys -t s q
+screen dv_closed "Changed the greeting in hello.c."
+check "diff viewer: q gave the transcript back" sh -c "! grep -q 'diff · file' '$E2E_TMP/pane.dv_closed'"
+$T send-keys -t s C-t
+screen dv_tool "diff · file 1/1"
+check "diff viewer: Ctrl-T opened the edit's diff" grep -q 'hello.c' "$E2E_TMP/pane.dv_tool"
+$T send-keys -t s Escape
+screen dv_tool_closed "Changed the greeting in hello.c."
+$T send-keys -t s C-c C-c
+screen dv_quit "HEARTH_EXITED rc=0"
 cleanup_tmux
 mock_stop
 
