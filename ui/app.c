@@ -34,6 +34,7 @@
 #include "loop.h"
 #include "srvpanel.h"
 #include "transcript.h"
+#include "tsearch.h"
 
 /* ---- drawing ------------------------------------------------------- */
 
@@ -56,6 +57,22 @@ app_draw_hint(struct app *a)
 		return;
 	grid_clear_rect(a->grid, (struct grid_rect){ 0, y, a->lay.w, 1 }, THEME_WARNING);
 	draw_text(a->grid, 0, y, a->lay.w, hint, sizeof hint - 1, THEME_WARNING);
+}
+
+/* The search's highlight and its prompt over the help line (the rule in compact layouts). */
+static void
+app_draw_search(struct app *a, int *cx, int *cy)
+{
+	int y = a->lay.help.h ? a->lay.help.y : a->lay.rule_y, x = -1;
+
+	if (!a->search.active)
+		return;
+	tsearch_highlight(a->grid, a->lay.transcript, &a->search, &a->tv);
+	tsearch_draw_prompt(a->grid, 0, y, a->lay.w, &a->search, &x);
+	if (x >= 0) {
+		*cx = x;
+		*cy = y;
+	}
 }
 
 /* Redraw when something changed (the loop's before-sleep hook). */
@@ -88,6 +105,7 @@ app_render(struct loop *l, void *arg)
 			    a->first_run_text.len, THEME_TEXT);
 		}
 		editor_draw(&a->ed, a->grid, a->lay.input, &cx, &cy);
+		app_draw_search(a, &cx, &cy);
 		app_draw_hint(a);
 	}
 	term_cursor(a->term, cx, cy);
@@ -259,6 +277,7 @@ app_release(struct app *a)
 	transcript_release(&a->tv);
 	sesscmd_release(&a->cmds);
 	diffview_close(&a->dv);
+	tsearch_release(&a->search);
 	buf_release(&a->queued);
 	buf_release(&a->first_run_text);
 }

@@ -100,6 +100,7 @@ appcmd_init(struct app *a)
 		     "Enter sends · Alt-Enter newline · Esc stops a turn · Ctrl-C twice or Ctrl-D quits · "
 		     "PgUp/PgDn scroll, End follows · Ctrl-O expands the last tool call · "
 		     "Ctrl-T shows the edit on screen in the diff viewer (n/p hunks, q closes) · "
+		     "Ctrl-F (or / when scrolled back) searches the transcript (n/N, Esc leaves) · "
 		     "Tab completes commands",
 		     &warnings);
 	a->cmds.on_clear = appcmd_on_clear;

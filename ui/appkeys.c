@@ -52,9 +52,15 @@ appkeys_screen(struct app *a, const struct keys_event *ev)
 			return 1;
 		case 'o': transcript_toggle_last(&a->tv); return 1;
 		case 't': appcmd_tool_diff(a); return 1;
+		case 'f': tsearch_start(&a->search, &a->tv, a->lay.transcript); return 1;
 		case 'l': grid_touch(a->grid); return 1;
 		default: return 0;
 		}
+	}
+	if (ev->kind == KEYS_CHAR && !ev->mods && ev->cp == '/' && !a->tv.follow &&
+	    editor_empty(&a->ed)) { /* reading back: `/` searches (a command otherwise) */
+		tsearch_start(&a->search, &a->tv, r);
+		return 1;
 	}
 	switch (ev->kind) {
 	case KEYS_ESC:
@@ -88,6 +94,8 @@ appkeys_key(struct app *a, const struct keys_event *ev)
 			diffview_key(&a->dv, ev, a->grid->w, a->grid->h);
 		return;
 	}
+	if (a->search.active && tsearch_key(&a->search, &a->tv, ev, a->lay.transcript))
+		return;
 	if (appkeys_screen(a, ev))
 		return;
 	switch (editor_key(&a->ed, ev, &a->cmds.reg, &note)) {

@@ -2,7 +2,9 @@
  * appkeys: key dispatch of the full-screen session.
  *
  * The terminal fd is read into a->keys; each decoded event goes first to
- * the screen keys (Ctrl-C/D/O/L, Esc, scrolling), then to the editor.
+ * the diff viewer when it is open, then to the search when it is on, then
+ * to the screen keys (Ctrl-C/D/O/L/T/F, Esc, scrolling, `/` while scrolled
+ * back with an empty editor), then to the editor.
  * A lone ESC is held APP_ESC_MS (keys.h rule) by a->esc_timer.  Ctrl-C
  * twice within APP_CTRLC_MS quits; the first shows a hint (a->hint_timer).
  */

@@ -26,6 +26,7 @@
 #include "layout.h"
 #include "repl.h"
 #include "sesscmd.h"
+#include "tsearch.h"
 #include "term.h"
 #include "view.h"
 
@@ -49,6 +50,7 @@ struct app {
 	struct view_status st;
 	struct layout lay;
 	struct sesscmd cmds;
+	struct tsearch search; /* `/` search in the transcript */
 	struct diffview dv;  /* the full-screen diff viewer, over everything when open */
 	enum app_state state;
 	int busy, dirty, panel_on, first_run;

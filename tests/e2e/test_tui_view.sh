@@ -31,6 +31,18 @@ screen dv_tool "diff · file 1/1"
 check "diff viewer: Ctrl-T opened the edit's diff" grep -q 'hello.c' "$E2E_TMP/pane.dv_tool"
 $T send-keys -t s Escape
 screen dv_tool_closed "Changed the greeting in hello.c."
+# ---- search: Ctrl-F, incremental, Enter then n, Esc --------------------------
+$T send-keys -t s C-f
+screen search_prompt "type to search"
+$T send-keys -t s "greeting"
+screen search_found '/greeting  1/[0-9]+'
+$T send-keys -t s Enter
+screen search_browse 'n/N next/prev'
+$T send-keys -t s n
+screen search_next '/greeting  2/[0-9]+'
+$T send-keys -t s Escape
+screen search_left 'ctrl-o expand'
+check "search: Esc took the prompt away" sh -c "! grep -q '/greeting  ' '$E2E_TMP/pane.search_left'"
 $T send-keys -t s C-c C-c
 screen dv_quit "HEARTH_EXITED rc=0"
 cleanup_tmux
@@ -91,6 +103,18 @@ screen dv_tool "diff · file 1/1"
 check "diff viewer: Ctrl-T opened the edit's diff" grep -q 'hello.c' "$E2E_TMP/pane.dv_tool"
 $T send-keys -t s Escape
 screen dv_tool_closed "Changed the greeting in hello.c."
+# ---- search: Ctrl-F, incremental, Enter then n, Esc --------------------------
+$T send-keys -t s C-f
+screen search_prompt "type to search"
+$T send-keys -t s "greeting"
+screen search_found '/greeting  1/[0-9]+'
+$T send-keys -t s Enter
+screen search_browse 'n/N next/prev'
+$T send-keys -t s n
+screen search_next '/greeting  2/[0-9]+'
+$T send-keys -t s Escape
+screen search_left 'ctrl-o expand'
+check "search: Esc took the prompt away" sh -c "! grep -q '/greeting  ' '$E2E_TMP/pane.search_left'"
 $T send-keys -t s C-c C-c
 screen dv_quit "HEARTH_EXITED rc=0"
 cleanup_tmux
