@@ -75,14 +75,42 @@ app_draw_search(struct app *a, int *cx, int *cy)
 	}
 }
 
-/* Redraw when something changed (the loop's before-sleep hook). */
+/* The frame timer fired: the next before-sleep hook draws. */
+static void
+app_frame_due(struct loop *l, long id, void *arg)
+{
+	(void)l;
+	(void)id;
+	((struct app *)arg)->frame_timer = 0;
+}
+
+/*
+ * Whether a frame may be drawn now: not within APP_FRAME_MS of the last
+ * one (then the frame timer is set for the rest of the interval).
+ */
+static int
+app_frame_now(struct app *a, struct loop *l)
+{
+	uint64_t now = loop_now_ms(l);
+
+	if (a->frame_timer)
+		return 0;
+	if (a->frame_ms && now - a->frame_ms < APP_FRAME_MS) {
+		a->frame_timer = loop_timer_add(l, APP_FRAME_MS - (now - a->frame_ms), app_frame_due, a);
+		return 0;
+	}
+	a->frame_ms = now;
+	return 1;
+}
+
+/* Redraw when something changed (the loop's before-sleep hook), at most one frame per APP_FRAME_MS. */
 static void
 app_render(struct loop *l, void *arg)
 {
 	struct app *a = arg;
 	int w, h, cx = -1, cy = -1;
 
-	if (!a->dirty || a->state == AS_QUIT)
+	if (!a->dirty || a->state == AS_QUIT || !app_frame_now(a, l))
 		return;
 	a->dirty = 0;
 	term_size(a->term, &w, &h);
@@ -256,7 +284,8 @@ static void
 app_release(struct app *a)
 {
 	struct loop *l = a->d->loop;
-	long *timers[] = { &a->esc_timer, &a->retry_timer, &a->poll_timer, &a->hint_timer };
+	long *timers[] = { &a->esc_timer, &a->retry_timer, &a->poll_timer, &a->hint_timer,
+			   &a->frame_timer };
 	size_t i;
 
 	for (i = 0; i < sizeof timers / sizeof timers[0]; i++)

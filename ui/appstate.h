@@ -7,7 +7,9 @@
  * the full screen adds to the shared ones.  They all work on one
  * struct app, which lives on app_run's stack for the whole session.
  *
- * Invariants: `dirty` set means the next before-sleep hook draws a frame;
+ * Invariants: `dirty` set means a frame is drawn in a before-sleep hook
+ * soon: at once when the last one is APP_FRAME_MS old, else when
+ * frame_timer fires;
  * each timer id is 0 when that timer is not pending; at most one of
  * poll_timer / poll_inflight is set; `queued` holds the text typed while
  * a turn ran (or before the server answered), sent when it ends.
@@ -37,6 +39,7 @@ enum app_state { AS_PROBING, AS_READY, AS_QUIT };
 #define APP_RETRY_MS 2000
 #define APP_ESC_MS 30
 #define APP_CTRLC_MS 2000
+#define APP_FRAME_MS 16 /* at most one frame per 16 ms (a stream of deltas costs ~60 frames/s) */
 
 struct app {
 	const struct repl_deps *d;
@@ -54,9 +57,9 @@ struct app {
 	struct diffview dv;  /* the full-screen diff viewer, over everything when open */
 	enum app_state state;
 	int busy, dirty, panel_on, first_run;
-	long esc_timer, retry_timer, poll_timer, hint_timer;
+	long esc_timer, retry_timer, poll_timer, hint_timer, frame_timer;
 	int poll_inflight, poll_backoff;
-	uint64_t t0_ms, ctrlc_ms;
+	uint64_t t0_ms, ctrlc_ms, frame_ms; /* frame_ms: when the last frame was drawn */
 	struct buf queued;   /* messages typed during a turn, sent when it ends */
 	struct buf first_run_text;
 };

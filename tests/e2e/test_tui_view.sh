@@ -21,8 +21,7 @@ screen dv_open "diff · file 1/1 · hunk"
 check "diff viewer: side by side at 160 columns" grep -Eq '│ +[0-9]+ \+ .*hello, world' "$E2E_TMP/pane.dv_open"
 check "diff viewer: the old line on the left" grep -Eq '^ +[0-9]+ - .*│' "$E2E_TMP/pane.dv_open"
 $T send-keys -t s n
-screen dv_next '^@@ -[0-9]'
-check "diff viewer: n put the hunk at the top" sh -c "sed -n 2p '$E2E_TMP/pane.dv_next' | grep -q '^@@ '"
+screen_row dv_next 2 '^@@ -[0-9]'
 $T send-keys -t s q
 screen dv_closed "Changed the greeting in hello.c."
 check "diff viewer: q gave the transcript back" sh -c "! grep -q 'diff · file' '$E2E_TMP/pane.dv_closed'"
@@ -55,6 +54,22 @@ REPO=$E2E_TMP/repo
 make_repo "$REPO"
 
 screen() { tmux_wait tview "$@"; }
+
+# screen_row NAME ROW PATTERN: wait until row ROW (1-based) of the pane matches PATTERN
+screen_row() {
+	_i=0
+	while [ $_i -lt 50 ]; do
+		$T capture-pane -p -t s >"$E2E_TMP/pane.$1" 2>/dev/null
+		if sed -n "$2p" "$E2E_TMP/pane.$1" | grep -Eq "$3"; then
+			ok "tview: $1"
+			return 0
+		fi
+		sleep 0.1
+		_i=$((_i + 1))
+	done
+	not_ok "tview: $1" "row $2 of the pane does not show /$3/:"
+	sed 's/^/#   /' "$E2E_TMP/pane.$1"
+}
 
 # start W H ARGS...: hearth --tui in a fresh detached session of W x H cells.
 start() {
@@ -93,8 +108,7 @@ screen dv_open "diff · file 1/1 · hunk"
 check "diff viewer: side by side at 160 columns" grep -Eq '│ +[0-9]+ \+ .*hello, world' "$E2E_TMP/pane.dv_open"
 check "diff viewer: the old line on the left" grep -Eq '^ +[0-9]+ - .*│' "$E2E_TMP/pane.dv_open"
 $T send-keys -t s n
-screen dv_next '^@@ -[0-9]'
-check "diff viewer: n put the hunk at the top" sh -c "sed -n 2p '$E2E_TMP/pane.dv_next' | grep -q '^@@ '"
+screen_row dv_next 2 '^@@ -[0-9]'
 $T send-keys -t s q
 screen dv_closed "Changed the greeting in hello.c."
 check "diff viewer: q gave the transcript back" sh -c "! grep -q 'diff · file' '$E2E_TMP/pane.dv_closed'"
