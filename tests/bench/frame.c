@@ -146,7 +146,7 @@ main(void)
 	t0 = now_ms();
 	rows = transcript_rows(&tv, lay.transcript.w);
 	snprintf(extra, sizeof extra, "%d messages, %ld rows at %d columns", msgs, rows, lay.transcript.w);
-	figure("tui: transcript rows (one layout)", now_ms() - t0, "ms", extra);
+	figure("tui: first layout (cold row cache)", now_ms() - t0, "ms", extra);
 	for (i = 0; i < n; i++) {
 		t0 = now_ms();
 		layout_draw(g, &lay, &tv, &srv, &st);
