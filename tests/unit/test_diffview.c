@@ -149,6 +149,35 @@ test_side_by_side_160(void **state)
 	buf_release(&t);
 }
 
+/* 60 columns: unified, the key hints dropped from the title, long lines cut at the edge. */
+static void
+test_narrow_60(void **state)
+{
+	struct diffview dv;
+	struct buf t = BUF_INIT;
+	static const char a[] = "short\nthe quick brown fox jumps over the lazy dog and keeps on running far away\n";
+	static const char b[] = "short\nthe quick brown cat jumps over the lazy dog and keeps on running far away\n";
+	struct grid *g;
+
+	(void)state;
+	memset(&dv, 0, sizeof dv);
+	diff_unified("a.txt", a, strlen(a), b, strlen(b), &t, NULL, NULL);
+	assert_int_equal(diffview_open(&dv, "x", t.data, t.len), 0);
+	g = check(&dv, 60, 7,
+	    " diff · file 1/1 · hunk 1/1 · +1 −1\n"
+	    "▌ a.txt  (+1 −1)\n"
+	    "@@ -1,2 +1,2 @@\n"
+	    "   1    1   short\n"
+	    "   2      - the quick brown fox jumps over the lazy dog and\n"
+	    "        2 + the quick brown cat jumps over the lazy dog and\n"
+	    "\n");
+	assert_int_equal(role_of(g, 4, "f"), THEME_DIFF_DEL_WORD);
+	assert_int_equal(role_of(g, 5, "c"), THEME_DIFF_ADD_WORD);
+	grid_free(g);
+	diffview_close(&dv);
+	buf_release(&t);
+}
+
 /* n/p hunks, ]/[ files, scrolling stops at the last page, q and Esc close. */
 static void
 test_keys(void **state)
@@ -237,6 +266,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_unified_100),
 		cmocka_unit_test(test_side_by_side_160),
+		cmocka_unit_test(test_narrow_60),
 		cmocka_unit_test(test_keys),
 		cmocka_unit_test(test_bad_input),
 	};
