@@ -172,7 +172,7 @@ test_narrow_60(void **state)
 	    "        2 + the quick brown cat jumps over the lazy dog and\n"
 	    "\n");
 	assert_int_equal(role_of(g, 4, "f"), THEME_DIFF_DEL_WORD);
-	assert_int_equal(role_of(g, 5, "c"), THEME_DIFF_ADD_WORD);
+	assert_int_equal(role_of(g, 5, "a"), THEME_DIFF_ADD_WORD);
 	grid_free(g);
 	diffview_close(&dv);
 	buf_release(&t);
