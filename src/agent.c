@@ -48,6 +48,8 @@ struct agent {
 	int step_failures;
 	size_t next_call;
 	int running_tools; /* trampoline guard */
+	cJSON *gate_args;  /* the current call's arguments while the gate decides */
+	int gate_wait;     /* pre_tool asked, no answer yet */
 	long timer;
 	long loading_waited_ms;
 	unsigned long call_seq;
@@ -59,8 +61,6 @@ struct agent {
 	struct callfix_tools tools; /* the enabled tools, for recovery and checks */
 	size_t committed;       /* messages already passed to on_commit */
 	int changed;            /* before_change ran this turn */
-	cJSON *gate_args;       /* the current call's arguments while the gate decides */
-	int gate_wait;          /* pre_tool asked, no answer yet */
 };
 
 #define AGENT_MAX_RETRIES 2
@@ -644,6 +644,29 @@ agent_maybe_checkpoint(struct agent *a, const struct tool *t, const cJSON *args)
 	buf_release(&note);
 }
 
+/* The gate decided about the current call: start it, or finish it refused. */
+void
+agent_gate_done(struct agent *a, int allow, const char *reason)
+{
+	struct agent_call *c = &a->calls[a->next_call];
+	cJSON *args = a->gate_args;
+
+	if (!a->gate_wait)
+		return;
+	a->gate_wait = 0;
+	a->gate_args = NULL;
+	if (allow) {
+		agent_maybe_checkpoint(a, c->tool, args);
+		c->tool->start(&c->job, args);
+	} else {
+		c->refused = 1;
+		c->job.is_error = 1;
+		buf_adds(&c->job.out, reason && *reason ? reason : "refused");
+		tool_job_done(&c->job);
+	}
+	cJSON_Delete(args);
+}
+
 /* Check call c and start it; a rejected call finishes at once with the problem. */
 static void
 agent_start_call(struct agent *a, struct agent_call *c)
@@ -673,29 +696,6 @@ agent_start_call(struct agent *a, struct agent_call *c)
 	}
 	agent_maybe_checkpoint(a, c->tool, args);
 	c->tool->start(&c->job, args);
-	cJSON_Delete(args);
-}
-
-/* The gate decided about the current call: start it, or finish it refused. */
-void
-agent_gate_done(struct agent *a, int allow, const char *reason)
-{
-	struct agent_call *c = &a->calls[a->next_call];
-	cJSON *args = a->gate_args;
-
-	if (!a->gate_wait)
-		return;
-	a->gate_wait = 0;
-	a->gate_args = NULL;
-	if (allow) {
-		agent_maybe_checkpoint(a, c->tool, args);
-		c->tool->start(&c->job, args);
-	} else {
-		c->refused = 1;
-		c->job.is_error = 1;
-		buf_adds(&c->job.out, reason && *reason ? reason : "refused");
-		tool_job_done(&c->job);
-	}
 	cJSON_Delete(args);
 }
 

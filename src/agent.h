@@ -121,9 +121,9 @@ struct agent_opts {
 	int thinking;
 	const struct tool *const *tools; /* enabled tools in fixed order */
 	size_t ntools;
+	struct agent_gate gate;          /* permissions and hooks per call (all optional) */
 	int loading_wait_s;              /* how long to wait on 503 loading (default 300) */
 	struct agent_hooks hooks;
-	struct agent_gate gate;
 };
 
 struct agent;
@@ -138,6 +138,8 @@ struct conv *agent_conv(struct agent *a);
 int agent_submit(struct agent *a, const char *text, struct err *e);
 /* Stop the stream and running tools; the partial answer is kept, marked aborted. */
 void agent_abort(struct agent *a);
+/* The gate's answer to pre_tool: run the call, or refuse it with reason (told to the model). */
+void agent_gate_done(struct agent *a, int allow, const char *reason);
 int agent_busy(const struct agent *a);
 /* The provider the agent uses now. */
 struct provider *agent_provider(const struct agent *a);
@@ -146,7 +148,5 @@ void agent_set_provider(struct agent *a, struct provider *p);
 /* Treat every message now in the conv as already committed (after loading a session). */
 void agent_mark_committed(struct agent *a);
 const struct agent_stats *agent_stats(const struct agent *a);
-/* The gate's answer to pre_tool: run the call, or refuse it with reason (told to the model). */
-void agent_gate_done(struct agent *a, int allow, const char *reason);
 
 #endif

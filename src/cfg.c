@@ -146,12 +146,17 @@ cfg_load_file(struct cfg *c, const char *path, struct buf *warnings, struct err 
 		cJSON_Delete(root);
 		return err_set(e, "%s: settings must be a JSON object; using defaults", path);
 	}
+	{ /* the gate reads these itself (gate.c) */
+		static const char *const gate_keys[] = { "approval", "permissions", "hooks" };
+		size_t k;
+
+		for (k = 0; k < sizeof gate_keys / sizeof gate_keys[0]; k++)
+			while (cJSON_GetObjectItemCaseSensitive(root, gate_keys[k]))
+				cJSON_DeleteItemFromObjectCaseSensitive(root, gate_keys[k]);
+	}
 	cJSON_ArrayForEach(it, root) {
 		if (!strcmp(it->string, "routing"))
 			continue; /* its own module reads it (routecfg) */
-		if (!strcmp(it->string, "approval") || !strcmp(it->string, "permissions") ||
-		    !strcmp(it->string, "hooks"))
-			continue; /* the gate reads them (gate.c) */
 		for (i = 0; i < sizeof cfg_keys / sizeof cfg_keys[0]; i++)
 			if (strcmp(cfg_keys[i].name, it->string) == 0)
 				break;

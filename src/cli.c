@@ -24,9 +24,8 @@ cli_usage(FILE *f)
 	      "      --line, --tui           line-mode session / full screen (default: full\n"
 	      "                              screen when stdin and stdout are terminals)\n"
 	      "                              (a task starting with @claude goes to Claude)\n"
-	      "      --approval MODE         ask | auto-edit (default) | yolo: when tool calls ask\n"
-	      "      --yes                   answer yes to approval questions (print mode asks\n"
-	      "                              nobody: without --yes such calls are refused)\n"
+	      "      --approval MODE         ask | auto-edit (default) | yolo: which tool calls\n"
+	      "                              ask first; print mode refuses those unless -y/--yes\n"
 	      "  hearth stats                what escalations to Claude cost and bought\n"
 	      "      --server URL            llama-server base URL (env HEARTH_SERVER;\n"
 	      "                              default http://127.0.0.1:8080)\n"
@@ -79,8 +78,7 @@ parse_int(const char *s, int *out)
 
 enum {
 	OPT_SERVER = 256, OPT_MODEL, OPT_MAX_STEPS, OPT_CWD, OPT_TOOLS, OPT_NO_TOOLS,
-	OPT_SYSPROMPT, OPT_THINKING, OPT_FORMAT, OPT_VERBOSE, OPT_VERSION, OPT_LOG, OPT_EXPORT, OPT_ROUTE, OPT_TUI, OPT_LINE,
-	OPT_APPROVAL, OPT_YES
+	OPT_SYSPROMPT, OPT_THINKING, OPT_FORMAT, OPT_VERBOSE, OPT_VERSION, OPT_LOG, OPT_EXPORT, OPT_ROUTE, OPT_TUI, OPT_LINE
 };
 
 /*
@@ -103,6 +101,9 @@ cli_looks_like_id(const char *w)
 	return w[0] >= '0' && w[0] <= '9';
 }
 
+/* --approval (numbered apart from the list above). */
+enum { OPT_APPROVAL = 512 };
+
 /* getopt_long over argv into o; -1 to continue or an exit code. */
 int
 cli_parse(int argc, char **argv, struct cli *o)
@@ -123,19 +124,19 @@ cli_parse(int argc, char **argv, struct cli *o)
 		{ "log", required_argument, NULL, OPT_LOG },
 		{ "continue", no_argument, NULL, 'c' },
 		{ "resume", no_argument, NULL, 'r' },
+		{ "approval", required_argument, NULL, OPT_APPROVAL },
 		{ "export", required_argument, NULL, OPT_EXPORT },
 		{ "route", required_argument, NULL, OPT_ROUTE },
 		{ "tui", no_argument, NULL, OPT_TUI },
 		{ "line", no_argument, NULL, OPT_LINE },
-		{ "approval", required_argument, NULL, OPT_APPROVAL },
-		{ "yes", no_argument, NULL, OPT_YES },
+		{ "yes", no_argument, NULL, 'y' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c, i;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "phcr", longs, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "phcry", longs, NULL)) != -1) {
 		switch (c) {
 		case 'p': o->print = 1; break;
 		case OPT_SERVER: o->server = optarg; break;
@@ -167,15 +168,15 @@ cli_parse(int argc, char **argv, struct cli *o)
 		case OPT_LOG: o->log_path = optarg; break;
 		case 'c': o->cont = 1; break;
 		case 'r': o->resume = 1; break;
-		case OPT_EXPORT: o->export_session = optarg; break;
-		case OPT_TUI: o->tui = 1; break;
-		case OPT_LINE: o->line = 1; break;
-		case OPT_YES: o->yes = 1; break;
 		case OPT_APPROVAL:
 			if (strcmp(optarg, "ask") && strcmp(optarg, "auto-edit") && strcmp(optarg, "yolo"))
 				return cli_usage_error("--approval takes ask, auto-edit or yolo, got \"%s\"", optarg);
 			o->approval = optarg;
 			break;
+		case OPT_EXPORT: o->export_session = optarg; break;
+		case OPT_TUI: o->tui = 1; break;
+		case OPT_LINE: o->line = 1; break;
+		case 'y': o->yes = 1; break;
 		case OPT_ROUTE:
 			if (strcmp(optarg, "auto") && strcmp(optarg, "local") && strcmp(optarg, "claude"))
 				return cli_usage_error("--route takes auto, local or claude, got \"%s\"", optarg);

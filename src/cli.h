@@ -24,13 +24,13 @@ struct cli {
 	int verbose;
 	int cont;                 /* -c: the latest session */
 	int resume;               /* -r [ID] */
+	const char *approval;     /* --approval ask|auto-edit|yolo */
 	const char *resume_id;
 	const char *export_session, *export_file;
 	const char *route;        /* --route auto|local|claude */
-	const char *approval;     /* --approval ask|auto-edit|yolo */
-	int yes;                  /* --yes: answer yes to approval questions */
 	int stats;                /* `hearth stats` */
 	int tui, line;            /* force the full screen / the line session */
+	int yes;                  /* -y, --yes: print mode confirms what a command asks */
 	enum pmode_format format;
 	struct buf task;
 };

@@ -12,9 +12,9 @@
 #include <unistd.h>
 
 #include "cmdtpl.h"
-#include "gate.h"
 #include "llama.h"
 #include "log.h"
+#include "gate.h"
 #include "loop.h"
 #include "repo.h"
 
@@ -30,13 +30,6 @@ on_loading(void *arg)
 	buf_addf(&b, "llama-server at %s is loading the model; waiting", r->cfg.server_url);
 	pmode_note(r->pm, b.data);
 	buf_release(&b);
-}
-
-/* The gate's notices (refused calls, failed hooks) always reach stderr. */
-static void
-print_gate_notice(void *arg, const char *line)
-{
-	pmode_error(arg, line);
 }
 
 /* Create the agent on provider p and submit the (routed) task. */
@@ -111,6 +104,13 @@ before_sleep(struct loop *l, void *arg)
 
 	if (pmode_ended(r->pm) || pmode_stdout_closed(r->pm))
 		loop_stop(l);
+}
+
+/* The gate's notices (refused calls, failed hooks) always reach stderr. */
+static void
+print_gate_notice(void *arg, const char *line)
+{
+	pmode_error(arg, line);
 }
 
 /* /help in print mode: the commands a task may start with. */
