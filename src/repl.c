@@ -39,12 +39,12 @@ struct repl {
 	char carry[4];
 	size_t ncarry;
 	int at_line_start;
+	int asking;   /* the gate's question waits for a line */
 	int told_first_run;
 	long retry_timer;
 	struct sesscmd cmds;
 	int eof;      /* stdin ended: quit when the lines read so far are done */
 	int draining; /* inside repl_drain */
-	int asking;   /* the gate's question waits for a line */
 };
 
 /* Write bytes to the output fd (best effort). */
@@ -346,19 +346,6 @@ repl_on_stdin(struct loop *l, int fd, int events, void *arg)
 	repl_drain(r);
 }
 
-static void
-repl_prompt(struct repl *r)
-{
-	r->state = RS_PROMPT;
-	if (!r->at_line_start)
-		repl_out(r, "\n", 1);
-	repl_out(r, "› ", strlen("› "));
-	r->at_line_start = 0;
-	if (!r->eof)
-		loop_watch(r->d->loop, r->d->in_fd, LOOP_READ, repl_on_stdin, r);
-	repl_drain(r); /* lines typed (or piped) ahead */
-}
-
 /* The gate asks: show the call and read y / n / a from stdin. */
 static void
 repl_ask(void *arg, const struct gate_question *q)
@@ -389,6 +376,19 @@ repl_withdraw(void *arg)
 	r->asking = 0;
 	if (r->state == RS_TURN)
 		loop_unwatch(r->d->loop, r->d->in_fd);
+}
+
+static void
+repl_prompt(struct repl *r)
+{
+	r->state = RS_PROMPT;
+	if (!r->at_line_start)
+		repl_out(r, "\n", 1);
+	repl_out(r, "› ", strlen("› "));
+	r->at_line_start = 0;
+	if (!r->eof)
+		loop_watch(r->d->loop, r->d->in_fd, LOOP_READ, repl_on_stdin, r);
+	repl_drain(r); /* lines typed (or piped) ahead */
 }
 
 /* Ctrl-C: abort the turn, or quit at the prompt. */

@@ -23,11 +23,11 @@
 #define RUN_MAX_TOOLS 32
 
 struct loop;
+struct gate;
 struct http;
 struct llama;
 struct agent;
 struct pmode;
-struct gate;
 
 struct run {
 	struct cli *o;
