@@ -324,9 +324,9 @@ app_run(const struct repl_deps *d)
 
 	memset(&a, 0, sizeof a);
 	a.d = d;
+	approve_init(&a.ap);
 	keys_init(&a.keys);
 	editor_init(&a.ed);
-	approve_init(&a.ap);
 	app_views(&a);
 	a.t0_ms = loop_now_ms(d->loop);
 	if (app_term(&a) < 0) { /* nothing of d used yet: the caller can fall back */
