@@ -12,7 +12,7 @@
  * and session_start hooks are notifications: the agent does not wait for
  * them; gate_drain waits for them at exit.
  *
- * Settings (docs/configuration.md): "approval", "permissions", "hooks",
+ * Settings (docs/permissions.md): "approval", "permissions", "hooks",
  * read from the same files as cfg (user, then project: rules and hooks of
  * both apply, the project's "approval" wins).
  *

@@ -1,6 +1,6 @@
 /*
  * perm: may a tool call run without asking?  Approval modes and rules
- * (docs/configuration.md, "Permissions").
+ * (docs/permissions.md).
  *
  * Modes: ask (every change asks), auto-edit (the default: edits and
  * writes inside the workspace run; bash commands not known to be
