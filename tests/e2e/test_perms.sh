@@ -122,8 +122,8 @@ settings "{\"hooks\": {
   \"post_tool\": [{\"command\": \"sh '$E2E_TMP/record.sh'\", \"matcher\": \"bash\"}],
   \"turn_end\": [\"sh '$E2E_TMP/record.sh'\"]}}"
 mock_start bash_touch
-hearth_run events -p --yes --server "$MOCK_URL" --cwd "$REPO" "make a file"
-check_rc "events: exit 0" 0
+hearth_run events -p -y --server "$MOCK_URL" --cwd "$REPO" "make a file"
+check_rc "events: exit 0 (-y is --yes)" 0
 check "events: post_tool got the call and its output" python3 -c '
 import json, sys
 e = json.load(open(sys.argv[1]))
