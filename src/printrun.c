@@ -41,6 +41,7 @@ start_turn(struct run *r, struct provider *p, const char *task)
 
 	ao.max_steps = r->cfg.max_steps;
 	ao.thinking = r->cfg.thinking;
+	ao.cfg = &r->cfg;
 	ao.tools = r->tools;
 	ao.ntools = r->ntools;
 	ao.hooks.arg = &r->cp;
@@ -53,6 +54,8 @@ start_turn(struct run *r, struct provider *p, const char *task)
 	conv_set_system(agent_conv(r->agent), r->system.data);
 	conv_move_msgs(agent_conv(r->agent), &r->resumed);
 	agent_mark_committed(r->agent);
+	if (r->o->think)
+		agent_think_next(r->agent);
 	if (agent_submit(r->agent, task, &e) < 0) {
 		pmode_fail(r->pm, LLM_ERR_OTHER, e.msg);
 		loop_stop(r->loop);

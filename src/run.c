@@ -162,6 +162,10 @@ run_setup(struct run *r)
 	load_settings(r);
 	if (select_tools(r) < 0)
 		return CLI_EXIT_USAGE;
+	toolset_init(&r->toolset, r->tools, r->ntools, r->cfg.defer_tools, &tool_search);
+	if (r->toolset.ndeferred && r->ntools < RUN_MAX_TOOLS)
+		r->tools[r->ntools++] = &tool_search;
+	r->env.toolset = &r->toolset;
 	buf_init(&r->system, 0);
 	if (r->o->system_prompt_file) {
 		if (prompt_load_file(&r->system, r->o->system_prompt_file, &e) < 0) {
@@ -189,6 +193,7 @@ run_setup(struct run *r)
 			return 1;
 		}
 		flush_journal_warnings(r);
+		toolset_replay(&r->toolset, &r->resumed);
 	}
 	buf_init(&r->state_dir, 0);
 	run_state_dir(&r->state_dir);

@@ -19,6 +19,7 @@
 #include "escalate.h"
 #include "journal.h"
 #include "tool.h"
+#include "toolset.h"
 
 #define RUN_MAX_TOOLS 32
 
@@ -39,6 +40,7 @@ struct run {
 	struct tool_env env;
 	const struct tool *tools[RUN_MAX_TOOLS];
 	size_t ntools;
+	struct toolset toolset;   /* offered / deferred tools (tool_search) */
 	struct buf system;
 	char root[PATH_MAX];
 	char session_id[40];
