@@ -90,6 +90,8 @@ agent_new(struct loop *l, struct provider *p, const struct tool_env *env,
 	a->tools.v = a->opts.tools;
 	a->tools.n = a->opts.ntools;
 	a->cut.limit = o->cfg ? o->cfg->explore_cutoff : 0;
+	if (env && env->toolset)
+		a->stats.schema_tokens_saved = env->toolset->saved_tokens;
 	if (obs)
 		a->obs = *obs;
 	conv_init(&a->conv);

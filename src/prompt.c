@@ -10,6 +10,7 @@
 
 #include "ctxfiles.h"
 #include "gitinfo.h"
+#include "memory.h"
 #include "tool.h"
 #include "toolset.h"
 
@@ -88,6 +89,7 @@ prompt_session(struct buf *out, const char *root, const char *date,
 		buf_adds(out, "\nInstructions from the user and the project (follow them):\n\n");
 		buf_add(out, ctx.data, ctx.len);
 	}
+	memory_load(root, out, warnings);
 	buf_release(&ctx);
 }
 

@@ -14,7 +14,7 @@
 #include "json.h"
 #include "tool.h"
 
-const char *const toolset_core[] = { "read", "write", "edit", "bash", "grep", "find", "ls", NULL };
+const char *const toolset_core[] = { "read", "write", "edit", "bash", "grep", "find", "ls", "remember", NULL };
 
 /* Whether name is one of the core tools. */
 int
@@ -79,11 +79,12 @@ toolset_contains(const char *hay, const char *needle)
 }
 
 /*
- * Whether query names t: "*" or "all", the tool's name, or any word of
- * three letters or more found in its name or description.
+ * Whether query names t: "*" or "all", the tool's name, or (unless
+ * by_name) any word of three letters or more found in its name or
+ * description.
  */
 static int
-toolset_matches(const struct tool *t, const char *query)
+toolset_matches(const struct tool *t, const char *query, int by_name)
 {
 	char word[64];
 	const char *p = query;
@@ -101,7 +102,7 @@ toolset_matches(const struct tool *t, const char *query)
 		word[n] = '\0';
 		if (!strcmp(word, "*") || !strcmp(word, "all") || !strcmp(word, t->name))
 			return 1;
-		if (n >= 3 && (toolset_contains(t->name, word) || toolset_contains(t->description, word)))
+		if (!by_name && n >= 3 && (toolset_contains(t->name, word) || toolset_contains(t->description, word)))
 			return 1;
 	}
 	return 0;
@@ -121,11 +122,14 @@ size_t
 toolset_search(struct toolset *ts, const char *query, struct buf *out)
 {
 	size_t i, j = 0, added = 0;
+	int by_name = 0;
 
+	for (i = 0; i < ts->ndeferred; i++) /* a tool named in the query: just that one */
+		by_name |= toolset_matches(ts->deferred[i], query, 1);
 	for (i = 0; i < ts->ndeferred; i++) {
 		const struct tool *t = ts->deferred[i];
 
-		if (ts->noffered < TOOLSET_MAX && toolset_matches(t, query)) {
+		if (ts->noffered < TOOLSET_MAX && toolset_matches(t, query, by_name)) {
 			ts->offered[ts->noffered++] = t;
 			ts->saved_tokens -= toolset_schema_tokens(t);
 			buf_adds(out, "loaded ");

@@ -3,7 +3,7 @@
  *
  * Small models do worse with many tools, and every schema costs prompt
  * tokens.  So only the core tools (read, write, edit, bash, grep, find,
- * ls) and tool_search are offered up front; the other enabled tools
+ * ls, remember) and tool_search are offered up front; the other enabled tools
  * (outline, repo_map, later MCP tools) are "deferred": the model finds
  * them with tool_search{query}, which appends the matching schemas to the
  * offered list.  The list only ever grows at its end, so the earlier

@@ -50,8 +50,6 @@ struct tool_env {
 				* owned by the caller; NULL = no guard */
 	struct toolset *toolset; /* offered/deferred tools (tool_search adds to it);
 				  * NULL = every enabled tool is offered */
-	const char *memory_user;    /* remember: the user's memory dir ($XDG_CONFIG_HOME/hearth/memory) */
-	const char *memory_project; /* remember: the project's (<root>/.hearth/memory) */
 };
 
 struct tool_job;
