@@ -18,6 +18,7 @@
 #include "repo.h"
 
 #include "run.h"
+#include "serve.h"
 
 /* Discovery said the model is loading. */
 static void
@@ -87,7 +88,10 @@ on_probe(struct llama *lm, int rc, enum llm_err_kind kind, const char *msg, void
 	const struct llama_info *info = llama_info(lm);
 
 	if (rc < 0) {
-		pmode_fail(r->pm, kind, msg);
+		struct buf why = BUF_INIT;
+
+		pmode_fail(r->pm, kind, serve_exited(r->serve, &why) ? why.data : msg);
+		buf_release(&why);
 		loop_stop(r->loop);
 		return;
 	}

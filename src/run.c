@@ -21,6 +21,7 @@
 #include "loop.h"
 #include "prompt.h"
 #include "repomap.h"
+#include "serve.h"
 #include "stale.h"
 #include "xmalloc.h"
 
@@ -151,6 +152,8 @@ run_setup(struct run *r)
 	time_t now = time(NULL);
 	struct err e = ERR_INIT;
 
+	if (r->o->serve && !realpath(r->o->serve, r->serve_model))
+		snprintf(r->serve_model, sizeof r->serve_model, "%s", r->o->serve);
 	if (r->o->cwd && chdir(r->o->cwd) < 0) {
 		fprintf(stderr, "hearth: --cwd %s: %s\n", r->o->cwd, strerror(errno));
 		return CLI_EXIT_USAGE;
@@ -222,6 +225,31 @@ start_routing(struct run *r)
 	buf_release(&warnings);
 }
 
+/* --serve / serve.model: start llama-server and talk to it; -1 + a line on stderr when it fails. */
+static int
+start_server(struct run *r)
+{
+	struct serve_opts so = { 0 };
+	struct buf url = BUF_INIT;
+	struct err e = ERR_INIT;
+
+	so.model = r->serve_model[0] ? r->serve_model : r->cfg.serve_model;
+	if (!so.model || !*so.model)
+		return 0;
+	so.binary = r->cfg.serve_binary;
+	so.ctx = r->cfg.serve_ctx;
+	so.state_dir = r->state_dir.data;
+	so.interrupted = &r->interrupted;
+	if (!(r->serve = serve_start(r->loop, &so, &url, &e))) {
+		fprintf(stderr, "hearth: --serve: %s\n", e.msg);
+		buf_release(&url);
+		return -1;
+	}
+	free(r->cfg.server_url);
+	r->cfg.server_url = buf_detach(&url, NULL);
+	return 0;
+}
+
 /* Loop, http, provider: the machinery of a run. */
 static int
 run_start(struct run *r)
@@ -240,6 +268,8 @@ run_start(struct run *r)
 	loop_signal(r->loop, SIGTERM, on_interrupt, r, NULL);
 	loop_signal(r->loop, SIGHUP, on_interrupt, r, NULL);
 	r->env.loop = r->loop;
+	if (start_server(r) < 0)
+		return 1;
 	r->llama = llama_new(r->loop, r->http, &r->cfg);
 	if (r->resumed.nmsgs)
 		llama_prefer_warm_slot(r->llama);
@@ -263,6 +293,8 @@ run_release(struct run *r)
 	escalate_release(&r->esc);
 	llama_free(r->llama);
 	http_free(r->http);
+	serve_stop(r->serve);
+	r->serve = NULL;
 	pmode_free(r->pm);
 	loop_free(r->loop);
 	flush_journal_warnings(r);

@@ -28,6 +28,7 @@ struct http;
 struct llama;
 struct agent;
 struct pmode;
+struct serve;
 
 struct run {
 	struct cli *o;
@@ -52,6 +53,8 @@ struct run {
 	struct escalate esc;      /* local or Claude, per turn */
 	const char *task;         /* the task after routing (a leading @claude removed) */
 	struct conv resumed;      /* messages of a resumed session, until the agent exists */
+	struct serve *serve;      /* the llama-server hearth started (--serve), or NULL */
+	char serve_model[PATH_MAX]; /* --serve's model, absolute (resolved before --cwd) */
 };
 
 /* Set up a run from the command line; -1 when ready, else the exit code (all released). */
