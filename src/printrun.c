@@ -40,6 +40,7 @@ start_turn(struct run *r, struct provider *p, const char *task)
 	struct agent_opts ao = { 0 };
 	struct err e = ERR_INIT;
 
+	run_prompt(r);
 	ao.max_steps = r->cfg.max_steps;
 	ao.thinking = r->cfg.thinking;
 	ao.cfg = &r->cfg;
@@ -207,6 +208,11 @@ printrun_main(struct cli *o)
 		start_turn(&r, prov, r.task); /* Claude: the local server is not needed */
 	else
 		llama_probe(r.llama, 300000, on_loading, on_probe, &r);
+	/* parallel bootstrap: a few passes (connect, send) put discovery on the wire, then the
+	 * prompt is gathered while the server answers */
+	for (int i = 0; i < 3; i++)
+		loop_run_once(r.loop, 0, NULL);
+	run_prompt(&r);
 	if (loop_run(r.loop, &e) < 0)
 		pmode_fail(r.pm, LLM_ERR_OTHER, e.msg);
 	if (r.interrupted && !pmode_ended(r.pm))

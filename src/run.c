@@ -144,12 +144,30 @@ flush_journal_warnings(struct run *r)
 	buf_reset(&r->journal.warnings);
 }
 
+/* The session prompt (git status, context files, memory), once; warnings on stderr. */
+void
+run_prompt(struct run *r)
+{
+	struct buf warnings = BUF_INIT;
+	char date[16];
+	time_t now = time(NULL);
+
+	if (!r->prompt_pending)
+		return;
+	r->prompt_pending = 0;
+	strftime(date, sizeof date, "%Y-%m-%d", localtime(&now));
+	prompt_session(&r->system, r->root, date, r->tools, r->ntools, &warnings);
+	if (warnings.len) {
+		buf_rtrim(&warnings);
+		fprintf(stderr, "hearth: %s\n", warnings.data);
+	}
+	buf_release(&warnings);
+}
+
 /* Workspace, settings, tools and prompt: everything a run needs before the loop. */
 static int
 run_setup(struct run *r)
 {
-	char date[16];
-	time_t now = time(NULL);
 	struct err e = ERR_INIT;
 
 	if (r->o->serve && !realpath(r->o->serve, r->serve_model))
@@ -176,15 +194,9 @@ run_setup(struct run *r)
 			return CLI_EXIT_USAGE;
 		}
 	} else {
-		struct buf warnings = BUF_INIT;
-
-		strftime(date, sizeof date, "%Y-%m-%d", localtime(&now));
-		prompt_session(&r->system, r->root, date, r->tools, r->ntools, &warnings);
-		if (warnings.len) {
-			buf_rtrim(&warnings);
-			fprintf(stderr, "hearth: %s\n", warnings.data);
-		}
-		buf_release(&warnings);
+		r->prompt_pending = 1;
+		if (!r->o->print) /* print mode gathers it while discovery runs (run_prompt) */
+			run_prompt(r);
 	}
 	make_session_id(r->session_id, sizeof r->session_id);
 	conv_init(&r->resumed);

@@ -55,12 +55,19 @@ struct run {
 	struct conv resumed;      /* messages of a resumed session, until the agent exists */
 	struct serve *serve;      /* the llama-server hearth started (--serve), or NULL */
 	char serve_model[PATH_MAX]; /* --serve's model, absolute (resolved before --cwd) */
+	int prompt_pending;       /* system not built yet (print mode: run_prompt) */
 };
 
 /* Set up a run from the command line; -1 when ready, else the exit code (all released). */
 int run_open(struct run *r, struct cli *o);
 /* Free everything run_open made (and the agent, when one was created). */
 void run_release(struct run *r);
+/*
+ * Build the session prompt into r->system if it is still pending (print
+ * mode defers it so that git status, the context files and memory are
+ * read while the server answers discovery); warnings go to stderr.
+ */
+void run_prompt(struct run *r);
 /* $XDG_STATE_HOME/hearth (or ~/.local/state/hearth), appended to out. */
 void run_state_dir(struct buf *out);
 
