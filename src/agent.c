@@ -607,13 +607,6 @@ agent_think_next(struct agent *a)
 	a->think_next = 1;
 }
 
-/* Whether /think is pending. */
-int
-agent_thinks_next(const struct agent *a)
-{
-	return a->think_next;
-}
-
 /* Begin a turn with the user's text. */
 int
 agent_submit(struct agent *a, const char *text, struct err *e)

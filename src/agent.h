@@ -140,7 +140,5 @@ const struct agent_stats *agent_stats(const struct agent *a);
  * the same for its own turn.
  */
 void agent_think_next(struct agent *a);
-/* Whether the next turn will think (set by agent_think_next). */
-int agent_thinks_next(const struct agent *a);
 
 #endif
