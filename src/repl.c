@@ -345,6 +345,13 @@ repl_on_sigint(struct loop *l, int signo, void *arg)
 
 static void repl_probe(struct repl *r);
 
+/* The server answers 503: say so once (a managed server is loading its model). */
+static void
+repl_on_loading(void *arg)
+{
+	repl_say(arg, "llama-server is loading the model; waiting");
+}
+
 /* Retry discovery after a pause. */
 static void
 repl_retry(struct loop *l, long id, void *arg)
@@ -414,7 +421,7 @@ static void
 repl_probe(struct repl *r)
 {
 	r->state = RS_PROBING;
-	llama_probe(r->d->llama, 300000, NULL, repl_on_probe, r);
+	llama_probe(r->d->llama, 300000, repl_on_loading, repl_on_probe, r);
 }
 
 /* Run the session. */

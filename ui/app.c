@@ -574,11 +574,18 @@ app_on_probe(struct llama *lm, int rc, enum llm_err_kind kind, const char *msg, 
 	}
 }
 
+/* The server answers 503: say so once (a managed server is loading its model). */
+static void
+app_on_loading(void *arg)
+{
+	app_notice(arg, THEME_DIM, "llama-server is loading the model; waiting");
+}
+
 static void
 app_probe(struct app *a)
 {
 	a->state = AS_PROBING;
-	llama_probe(a->d->llama, 300000, NULL, app_on_probe, a);
+	llama_probe(a->d->llama, 300000, app_on_loading, app_on_probe, a);
 }
 
 /* SIGWINCH: re-read the size and redraw everything. */

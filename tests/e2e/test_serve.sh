@@ -26,7 +26,7 @@ while [ \$# -gt 0 ]; do
 	[ "\$1" = --port ] && port=\$2
 	shift
 done
-exec python3 "$MOCK_PY" --port "\$port" --scenario "$SCENARIOS/plain.json" \
+exec python3 "$MOCK_PY" --port "\$port" --scenario "$SCENARIOS/\${FAKE_SCENARIO:-plain}.json" \
 	--fixtures "$FIXTURES" --log "$E2E_TMP/served.jsonl" --max-seconds 60
 EOF
 chmod +x "$BIN/llama-server"
@@ -55,6 +55,16 @@ if bad or "--jinja" not in argv or not (val("--port") or "").isdigit():
     sys.exit(1)
 EOF
 check "serve: the server is stopped when hearth exits" wait_gone "$(cat "$E2E_TMP/server.pid")" 50
+
+# ---- a session shows the model load (503 from the managed server) -------------
+(cd "$REPO" && printf 'hi\n' | FAKE_SCENARIO=loading_then_ready PATH=$FAKEPATH \
+	timeout -k 5 "$HEARTH_TIMEOUT" "$HEARTH_BIN" --line --serve "$MODEL" >"$E2E_TMP/load.out" 2>&1)
+RC=$?
+OUT=$E2E_TMP/load.out ERR=$E2E_TMP/load.out
+check_rc "serve, line session: exit status 0" 0
+check "serve, line session: the model load is shown" contains "$OUT" "llama-server is loading the model; waiting"
+check "serve, line session: then the answer" contains "$OUT" "Ready now."
+check "serve, line session: the server is stopped on exit" wait_gone "$(cat "$E2E_TMP/server.pid")" 50
 
 # ---- relative model path with --cwd, and the serve.model setting ------------
 mkdir -p "$REPO/.hearth"
