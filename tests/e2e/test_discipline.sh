@@ -59,6 +59,30 @@ got = [(b.get("chat_template_kwargs") or {}).get("enable_thinking") for b in CHA
 need(got == [True, False], "enable_thinking per request: %r" % got)'
 mock_stop
 
+# ---- /think in the full screen (tmux) -----------------------------------------
+if command -v tmux >/dev/null 2>&1; then
+	tmux_setup hearth-disc
+	mock_start plain
+	$T new-session -d -s s -x 100 -y 30 \
+		"cd '$REPO' && '$HEARTH_BIN' --tui --server '$MOCK_URL'; echo HEARTH_EXITED rc=\$?; sleep 30"
+	tmux_wait tui ready "type a task"
+	$T send-keys -t s "/think" Enter
+	tmux_wait tui think_said "next turn thinks"
+	$T send-keys -t s "first question" Enter
+	tmux_wait tui first_answer "The answer is 42"
+	$T send-keys -t s "second question" Enter
+	tmux_wait tui second_answer "done[.]"
+	check "/think (full screen): the first turn thinks, the second does not" pycheck '
+got = [(b.get("chat_template_kwargs") or {}).get("enable_thinking") for b in CHAT]
+need(got == [True, False], "enable_thinking per request: %r" % got)'
+	$T send-keys -t s C-c C-c
+	tmux_wait tui quit "HEARTH_EXITED rc=0"
+	cleanup_tmux
+	mock_stop
+else
+	ok "# SKIP /think in the full screen: no tmux"
+fi
+
 # ---- explore→produce cutoff ----------------------------------------------
 make_repo "$E2E_TMP/cut"
 CUT=$E2E_TMP/cut
