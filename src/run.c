@@ -144,19 +144,29 @@ flush_journal_warnings(struct run *r)
 	buf_reset(&r->journal.warnings);
 }
 
-/* The session prompt (git status, context files, memory), once; warnings on stderr. */
+/* The session prompt (git status, context files, memory), built once. */
+const char *
+run_prompt_text(void *run, struct buf *warnings)
+{
+	struct run *r = run;
+	char date[16];
+	time_t now = time(NULL);
+
+	if (r->prompt_pending) {
+		r->prompt_pending = 0;
+		strftime(date, sizeof date, "%Y-%m-%d", localtime(&now));
+		prompt_session(&r->system, r->root, date, r->tools, r->ntools, warnings);
+	}
+	return r->system.data ? r->system.data : "";
+}
+
+/* run_prompt_text with the warnings on stderr (print mode). */
 void
 run_prompt(struct run *r)
 {
 	struct buf warnings = BUF_INIT;
-	char date[16];
-	time_t now = time(NULL);
 
-	if (!r->prompt_pending)
-		return;
-	r->prompt_pending = 0;
-	strftime(date, sizeof date, "%Y-%m-%d", localtime(&now));
-	prompt_session(&r->system, r->root, date, r->tools, r->ntools, &warnings);
+	run_prompt_text(r, &warnings);
 	if (warnings.len) {
 		buf_rtrim(&warnings);
 		fprintf(stderr, "hearth: %s\n", warnings.data);
@@ -194,9 +204,7 @@ run_setup(struct run *r)
 			return CLI_EXIT_USAGE;
 		}
 	} else {
-		r->prompt_pending = 1;
-		if (!r->o->print) /* print mode gathers it while discovery runs (run_prompt) */
-			run_prompt(r);
+		r->prompt_pending = 1; /* gathered while discovery runs: run_prompt, run_prompt_text */
 	}
 	make_session_id(r->session_id, sizeof r->session_id);
 	conv_init(&r->resumed);

@@ -68,6 +68,8 @@ void run_release(struct run *r);
  * read while the server answers discovery); warnings go to stderr.
  */
 void run_prompt(struct run *r);
+/* The same for the sessions (repl_deps.prompt): run is a struct run; warnings appended. */
+const char *run_prompt_text(void *run, struct buf *warnings);
 /* $XDG_STATE_HOME/hearth (or ~/.local/state/hearth), appended to out. */
 void run_state_dir(struct buf *out);
 

@@ -59,6 +59,8 @@ struct app {
 	enum app_state state;
 	int busy, dirty, panel_on, first_run;
 	long esc_timer, retry_timer, poll_timer, hint_timer;
+	long boot_timer;     /* the slow start-up work, after the first frame (app_boot) */
+	int booted;
 	int poll_inflight, poll_backoff;
 	uint64_t t0_ms, ctrlc_ms;
 	struct buf queued;   /* messages typed during a turn, sent when it ends */
@@ -191,6 +193,38 @@ app_git(struct app *a)
 
 static void app_send(struct app *a, const char *text);
 
+/*
+ * Parallel bootstrap: the session prompt (git status, context files,
+ * memory) and the status line's git summary are read after the first
+ * frame, while discovery is on the wire; once, and before any turn.
+ */
+static void
+app_boot(struct app *a)
+{
+	struct buf w = BUF_INIT;
+
+	if (a->booted)
+		return;
+	a->booted = 1;
+	if (a->d->prompt)
+		conv_set_system(agent_conv(a->agent), a->d->prompt(a->d->prompt_arg, &w));
+	buf_rtrim(&w);
+	if (w.len)
+		app_notice(a, THEME_WARNING, w.data);
+	buf_release(&w);
+	app_git(a);
+	a->dirty = 1;
+}
+
+static void
+app_boot_timer(struct loop *l, long id, void *arg)
+{
+	(void)l;
+	(void)id;
+	((struct app *)arg)->boot_timer = 0;
+	app_boot(arg);
+}
+
 /* The turn ended: report, ring, send what was queued. */
 static void
 app_on_end(void *arg, enum agent_end end, const char *message)
@@ -277,6 +311,7 @@ app_send(struct app *a, const char *text)
 		    : "queued: sent when the server answers");
 		return;
 	}
+	app_boot(a);
 	if (a->d->esc) {
 		struct buf note = BUF_INIT;
 
@@ -515,6 +550,8 @@ app_render(struct loop *l, void *arg)
 	term_cursor(a->term, cx, cy);
 	if (term_present(a->term, a->grid) < 0)
 		app_quit(a);
+	else if (!a->booted && !a->boot_timer)
+		a->boot_timer = loop_timer_add(l, 1, app_boot_timer, a);
 }
 
 /* ---- discovery and signals ----------------------------------------- */
@@ -672,7 +709,6 @@ app_views(struct app *a)
 		snprintf(a->st.cwd, sizeof a->st.cwd, "%s", root);
 	snprintf(a->st.route, sizeof a->st.route, "local");
 	snprintf(a->st.model, sizeof a->st.model, "connecting…");
-	app_git(a);
 	a->panel_on = 1;
 	a->dirty = 1;
 }
@@ -707,7 +743,8 @@ static void
 app_release(struct app *a)
 {
 	struct loop *l = a->d->loop;
-	long *timers[] = { &a->esc_timer, &a->retry_timer, &a->poll_timer, &a->hint_timer };
+	long *timers[] = { &a->esc_timer, &a->retry_timer, &a->poll_timer, &a->hint_timer,
+			   &a->boot_timer };
 	size_t i;
 
 	for (i = 0; i < sizeof timers / sizeof timers[0]; i++)

@@ -55,6 +55,7 @@ OUT=$E2E_TMP/line.out ERR=$E2E_TMP/line.err
 check_rc "/think: line session exit status 0" 0
 check "/think: the first turn thinks, the second does not" pycheck '
 need(len(CHAT) == 2, "chat requests: %d" % len(CHAT))
+need(all("You are hearth" in b["messages"][0].get("content", "") for b in CHAT), "no system prompt")
 got = [(b.get("chat_template_kwargs") or {}).get("enable_thinking") for b in CHAT]
 need(got == [True, False], "enable_thinking per request: %r" % got)'
 mock_stop
@@ -75,6 +76,12 @@ if command -v tmux >/dev/null 2>&1; then
 	check "/think (full screen): the first turn thinks, the second does not" pycheck '
 got = [(b.get("chat_template_kwargs") or {}).get("enable_thinking") for b in CHAT]
 need(got == [True, False], "enable_thinking per request: %r" % got)'
+	check "full screen: the system prompt (read after the first frame) is in every request" pycheck '
+for i, b in enumerate(CHAT):
+    m = b["messages"][0]
+    need(m.get("role") == "system" and "You are hearth" in m.get("content", "") and "\nGit: " in m.get("content", ""),
+         "request %d starts with %r" % (i, str(m)[:200]))
+need(CHAT[0]["messages"][0] == CHAT[1]["messages"][0], "the system prompt changed between turns")'
 	$T send-keys -t s C-c C-c
 	tmux_wait tui quit "HEARTH_EXITED rc=0"
 	cleanup_tmux
