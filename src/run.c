@@ -193,7 +193,8 @@ run_setup(struct run *r)
 	load_settings(r);
 	if (select_tools(r) < 0)
 		return CLI_EXIT_USAGE;
-	toolset_init(&r->toolset, r->tools, r->ntools, r->cfg.defer_tools, &tool_search);
+	/* an explicit --tools list is offered as it is */
+	toolset_init(&r->toolset, r->tools, r->ntools, r->cfg.defer_tools && !r->o->tools, &tool_search);
 	if (r->toolset.ndeferred && r->ntools < RUN_MAX_TOOLS)
 		r->tools[r->ntools++] = &tool_search;
 	r->env.toolset = &r->toolset;

@@ -152,6 +152,12 @@ need(d.get("tools_loaded") == 1, "discipline %r" % d)
 need(isinstance(d.get("schema_tokens_saved"), (int, float)) and d["schema_tokens_saved"] > 0, "discipline %r" % d)'
 mock_stop
 
+mock_start plain
+hearth_run tools_flag -p --tools read,outline --server "$MOCK_URL" --cwd "$E2E_TMP/ts" "hi"
+check "--tools read,outline: both offered as listed, no tool_search" pycheck '
+need(tool_names(CHAT[0]) == ["read", "outline"], "tools %r" % tool_names(CHAT[0]))'
+mock_stop
+
 mkdir -p "$E2E_TMP/ts/.hearth"
 echo '{"defer_tools": false}' >"$E2E_TMP/ts/.hearth/settings.json"
 mock_start plain
