@@ -40,6 +40,8 @@ static const struct cfg_key cfg_keys[] = {
 	K("stream_idle_timeout", CFG_INT, stream_idle_timeout_s),
 	K("slot_wait", CFG_INT, slot_wait_s),
 	K("syntax_check", CFG_WARN_REJECT, syntax_reject),
+	K("theme", CFG_STR, theme),
+	K("open_in", CFG_STR, open_in),
 };
 #undef K
 

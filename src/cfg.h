@@ -28,6 +28,8 @@ struct cfg {
 	int stream_idle_timeout_s; /* 120: silence after the stream started means a stuck server */
 	int syntax_reject;       /* "syntax_check": "reject" refuses edits that add syntax errors; "warn" (default) notes them */
 	int slot_wait_s;         /* 15: a pinned request silent this long checks whether its slot is taken */
+	char *theme;             /* full-screen colour theme name or file (NULL: "default") */
+	char *open_in;           /* /open: "editor" (suspend and run $EDITOR) or "tmux-pane" (NULL: editor) */
 };
 
 /* Fill c with the built-in defaults. */

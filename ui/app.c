@@ -33,7 +33,9 @@
 #include "llama.h"
 #include "loop.h"
 #include "srvpanel.h"
+#include "codehl.h"
 #include "term.h"
+#include "themesel.h"
 #include "transcript.h"
 
 enum app_state { AS_PROBING, AS_READY, AS_QUIT };
@@ -63,6 +65,7 @@ struct app {
 	uint64_t t0_ms, ctrlc_ms;
 	struct buf queued;   /* messages typed during a turn, sent when it ends */
 	struct buf first_run_text;
+	struct theme th;     /* current theme (/theme switches it) */
 };
 
 /* Add a notice line to the transcript. */
@@ -230,6 +233,17 @@ app_cmd_slots(void *ctx, const struct cmd *self, const char *args, struct buf *o
 	return CMD_DONE;
 }
 
+/* /theme [NAME]: list the themes or switch to one. */
+static enum cmd_result
+app_cmd_theme(void *ctx, const struct cmd *self, const char *args, struct buf *out)
+{
+	struct app *a = ctx;
+
+	(void)self;
+	a->dirty = 1;
+	return themesel_cmd(&a->th, a->term, a->grid, args, out);
+}
+
 /* /clear and /new: the transcript view starts over too. */
 static void
 app_on_clear(void *arg)
@@ -245,6 +259,7 @@ static void
 app_commands(struct app *a)
 {
 	static const struct cmd slots = { "slots", "", "show or hide the server panel", app_cmd_slots, NULL };
+	static const struct cmd theme = { "theme", "[NAME]", "list the colour themes or switch to one", app_cmd_theme, NULL };
 	struct buf warnings = BUF_INIT;
 
 	sesscmd_init(&a->cmds, a->agent, a->d,
@@ -254,6 +269,7 @@ app_commands(struct app *a)
 	a->cmds.on_clear = app_on_clear;
 	a->cmds.arg = a;
 	cmdreg_add(&a->cmds.reg, &slots);
+	cmdreg_add(&a->cmds.reg, &theme);
 	if (warnings.len) {
 		buf_rtrim(&warnings);
 		app_notice(a, THEME_WARNING, warnings.data);
@@ -674,7 +690,6 @@ static int
 app_term(struct app *a)
 {
 	struct term_curses_opts o = { 0, 1 };
-	struct theme th;
 	struct err e = ERR_INIT;
 	struct loop *l = a->d->loop;
 
@@ -683,8 +698,10 @@ app_term(struct app *a)
 	loop_signal(l, SIGTERM, app_on_signal, a, NULL);
 	loop_signal(l, SIGHUP, app_on_signal, a, NULL);
 	loop_signal(l, SIGINT, app_on_signal, a, NULL);
-	theme_default(&th, theme_depth_env());
-	if (!(a->term = term_curses_new(&th, &o, &e))) {
+	if (themesel_load(&a->th, a->d->cfg->theme, theme_depth_env(), &e) < 0)
+		app_notice(a, THEME_WARNING, e.msg);
+	codehl_set_theme(&a->th);
+	if (!(a->term = term_curses_new(&a->th, &o, &e))) {
 		fprintf(stderr, "hearth: %s\n", e.msg);
 		return -1;
 	}
@@ -721,6 +738,7 @@ app_release(struct app *a)
 	sesscmd_release(&a->cmds);
 	buf_release(&a->queued);
 	buf_release(&a->first_run_text);
+	codehl_set_theme(NULL);
 }
 
 int
