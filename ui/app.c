@@ -34,6 +34,7 @@
 #include "loop.h"
 #include "srvpanel.h"
 #include "codehl.h"
+#include "extedit.h"
 #include "term.h"
 #include "themesel.h"
 #include "transcript.h"
@@ -244,6 +245,20 @@ app_cmd_theme(void *ctx, const struct cmd *self, const char *args, struct buf *o
 	return themesel_cmd(&a->th, a->term, a->grid, args, out);
 }
 
+/* /open FILE[:LINE]: the file in the user's editor (or a tmux pane). */
+static enum cmd_result
+app_cmd_open(void *ctx, const struct cmd *self, const char *args, struct buf *out)
+{
+	struct app *a = ctx;
+	enum cmd_result rc;
+
+	(void)self;
+	rc = extedit_open_cmd(a->term, a->d->env->root, a->d->cfg->open_in, args, out);
+	grid_touch(a->grid);
+	a->dirty = 1;
+	return rc;
+}
+
 /* /clear and /new: the transcript view starts over too. */
 static void
 app_on_clear(void *arg)
@@ -260,16 +275,19 @@ app_commands(struct app *a)
 {
 	static const struct cmd slots = { "slots", "", "show or hide the server panel", app_cmd_slots, NULL };
 	static const struct cmd theme = { "theme", "[NAME]", "list the colour themes or switch to one", app_cmd_theme, NULL };
+	static const struct cmd open_cmd = { "open", "FILE[:LINE]", "open a file in $EDITOR (a tmux pane with open_in: tmux-pane)", app_cmd_open, NULL };
 	struct buf warnings = BUF_INIT;
 
 	sesscmd_init(&a->cmds, a->agent, a->d,
 		     "Enter sends · Alt-Enter newline · Esc stops a turn · Ctrl-C twice or Ctrl-D quits · "
-		     "PgUp/PgDn scroll, End follows · Ctrl-O expands the last tool call · Tab completes commands",
+		     "PgUp/PgDn scroll, End follows · Ctrl-O expands the last tool call · Tab completes commands · "
+		     "Ctrl-G edits the prompt in $EDITOR",
 		     &warnings);
 	a->cmds.on_clear = app_on_clear;
 	a->cmds.arg = a;
 	cmdreg_add(&a->cmds.reg, &slots);
 	cmdreg_add(&a->cmds.reg, &theme);
+	cmdreg_add(&a->cmds.reg, &open_cmd);
 	if (warnings.len) {
 		buf_rtrim(&warnings);
 		app_notice(a, THEME_WARNING, warnings.data);
@@ -370,6 +388,25 @@ app_ctrl_c(struct app *a)
 	a->hint_timer = loop_timer_add(a->d->loop, APP_CTRLC_MS, app_hint_done, a);
 }
 
+/* Ctrl-G: edit the prompt in $VISUAL/$EDITOR; on failure the prompt stays as it was. */
+static void
+app_ctrl_g(struct app *a)
+{
+	struct buf text = BUF_INIT, out = BUF_INIT;
+	struct err e = ERR_INIT;
+
+	editor_text(&a->ed, &text);
+	if (extedit_text(a->term, text.data ? text.data : "", text.len, &out, &e) < 0) {
+		app_notice(a, THEME_ERROR, e.msg);
+	} else {
+		editor_clear(&a->ed);
+		editor_insert(&a->ed, out.data ? out.data : "", out.len);
+	}
+	grid_touch(a->grid);
+	buf_release(&text);
+	buf_release(&out);
+}
+
 /* Keys the screen handles before the editor; 1 when consumed. */
 static int
 app_screen_key(struct app *a, const struct keys_event *ev)
@@ -385,6 +422,7 @@ app_screen_key(struct app *a, const struct keys_event *ev)
 				app_quit(a);
 			return 1;
 		case 'o': transcript_toggle_last(&a->tv); return 1;
+		case 'g': app_ctrl_g(a); return 1;
 		case 'l': grid_touch(a->grid); return 1;
 		default: return 0;
 		}
