@@ -21,6 +21,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "atref.h"
 #include "cfg.h"
 #include "checkpoint.h"
 #include "sesscmd.h"
@@ -302,6 +303,8 @@ static void
 app_send(struct app *a, const char *text)
 {
 	struct err e = ERR_INIT;
+	struct buf msg = BUF_INIT, notes = BUF_INIT;
+	int rc;
 
 	if (a->busy || a->state != AS_READY) {
 		if (a->queued.len)
@@ -324,7 +327,16 @@ app_send(struct app *a, const char *text)
 	}
 	transcript_add_user(&a->tv, text, strlen(text));
 	transcript_follow(&a->tv);
-	if (agent_submit(a->agent, text, &e) < 0) {
+	atref_expand(a->d->env->root, a->d->env->allow_outside, text, a->d->esc &&
+	    a->d->esc->last.target == ROUTE_CLAUDE ? &a->d->esc->policy : NULL, &msg, &notes);
+	if (notes.len) {
+		buf_rtrim(&notes);
+		app_notice(a, THEME_DIM, notes.data);
+	}
+	rc = agent_submit(a->agent, msg.data, &e);
+	buf_release(&msg);
+	buf_release(&notes);
+	if (rc < 0) {
 		app_notice(a, THEME_ERROR, e.msg);
 		return;
 	}
@@ -789,6 +801,7 @@ app_run(const struct repl_deps *d)
 	a.d = d;
 	keys_init(&a.keys);
 	editor_init(&a.ed);
+	a.ed.complete_root = d->env->root;
 	app_views(&a);
 	a.t0_ms = loop_now_ms(d->loop);
 	if (app_term(&a) < 0) { /* nothing of d used yet: the caller can fall back */
