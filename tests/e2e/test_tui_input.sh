@@ -3,7 +3,7 @@
 # Ctrl-G edits the prompt in $EDITOR (a script that rewrites the file; one
 # that fails leaves the prompt alone with a notice), /open FILE:LINE runs
 # the editor with +LINE (and in a new tmux pane with open_in: tmux-pane),
-# and --theme / /theme list and switch themes.
+# and --theme, the theme setting and /theme choose, list and switch themes.
 # shellcheck source=tests/e2e/lib.sh
 . "$(dirname "$0")/lib.sh"
 
@@ -79,7 +79,7 @@ cleanup_tmux
 
 # ---- /open in a tmux pane ------------------------------------------------------
 mkdir -p "$REPO/.hearth"
-printf '{ "open_in": "tmux-pane" }\n' >"$REPO/.hearth/settings.json"
+printf '{ "open_in": "tmux-pane", "theme": "dark" }\n' >"$REPO/.hearth/settings.json"
 : >"$E2E_TMP/ed.log"
 start 120 30 "$MOCK_URL"
 screen pane_ready "type a task"
@@ -90,7 +90,7 @@ while [ $_i -lt 50 ] && ! grep -q hello.c "$E2E_TMP/ed.log"; do sleep 0.1; _i=$(
 check "input: the editor ran in a new pane with +LINE" grep -q "^+3 .*/repo/hello.c$" "$E2E_TMP/ed.log"
 # the fake editor exits at once, so its pane closes and hearth's is the one left
 $T send-keys -t s "/theme" Enter
-screen pane_still_running "theme: default \(available"
+screen pane_still_running "theme: dark \(available"
 cleanup_tmux
 mock_stop
 e2e_finish
