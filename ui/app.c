@@ -254,6 +254,12 @@ app_cmd_open(void *ctx, const struct cmd *self, const char *args, struct buf *ou
 	enum cmd_result rc;
 
 	(void)self;
+	if (a->busy && !(a->d->cfg->open_in && !strcmp(a->d->cfg->open_in, "tmux-pane") &&
+	    getenv("TMUX"))) {
+		buf_adds(out, "/open: not while a turn runs (Esc stops it; open_in: tmux-pane "
+		    "opens files beside a running turn)");
+		return CMD_ERROR;
+	}
 	rc = extedit_open_cmd(a->term, a->d->env->root, a->d->cfg->open_in, args, out);
 	grid_touch(a->grid);
 	a->dirty = 1;
@@ -400,13 +406,20 @@ app_ctrl_c(struct app *a)
 	a->hint_timer = loop_timer_add(a->d->loop, APP_CTRLC_MS, app_hint_done, a);
 }
 
-/* Ctrl-G: edit the prompt in $VISUAL/$EDITOR; on failure the prompt stays as it was. */
+/*
+ * Ctrl-G: edit the prompt in $VISUAL/$EDITOR; on failure the prompt stays
+ * as it was.  Not during a turn: the loop waits for the editor.
+ */
 static void
 app_ctrl_g(struct app *a)
 {
 	struct buf text = BUF_INIT, out = BUF_INIT;
 	struct err e = ERR_INIT;
 
+	if (a->busy) { /* the loop stops while the editor runs: the stream would stall */
+		app_notice(a, THEME_WARNING, "Ctrl-G: not while a turn runs (Esc stops it)");
+		return;
+	}
 	editor_text(&a->ed, &text);
 	if (extedit_text(a->term, text.data ? text.data : "", text.len, &out, &e) < 0) {
 		app_notice(a, THEME_ERROR, e.msg);

@@ -93,4 +93,21 @@ $T send-keys -t s "/theme" Enter
 screen pane_still_running "theme: dark \(available"
 cleanup_tmux
 mock_stop
+
+# ---- during a turn the foreground editor is refused (the stream would stall) ----
+rm -f "$REPO/.hearth/settings.json"
+: >"$E2E_TMP/ed.log"
+mock_start slow
+start 100 30 "$MOCK_URL"
+screen busy_ready "type a task"
+$T send-keys -t s "Take your time." Enter
+screen busy "esc stop" 30
+$T send-keys -t s C-g
+screen busy_ctrl_g "Ctrl-G: not while a turn runs"
+$T send-keys -t s Escape
+screen busy_stopped " 1 turn " 30
+check "input: the editor did not run during the turn" test ! -s "$E2E_TMP/ed.log"
+$T send-keys -t s C-d
+cleanup_tmux
+mock_stop
 e2e_finish
