@@ -95,8 +95,8 @@ codehl_roles(const struct syn_lang *lang, const char *text, size_t n)
 	struct entry *e;
 	size_t i;
 
-	if (!lang || !text || !n)
-		return NULL;
+	if (!lang || !text || !n || n > SYN_HL_MAX_BYTES)
+		return NULL; /* huge texts stay plain: no copy, no parse per frame */
 	for (i = 0; i < CODEHL_CACHE; i++) {
 		e = &cache[i];
 		if (e->used && e->lang == lang && e->n == n && !memcmp(e->text, text, n))

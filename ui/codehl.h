@@ -10,8 +10,9 @@
  * Views are redrawn from their state every frame, so highlighting results
  * are cached: the last CODEHL_CACHE texts (keyed by language and the bytes
  * themselves) keep their per-byte roles.  A text that cannot be
- * highlighted (unknown language, empty query) is drawn plain; a text cut
- * by syn_highlight's bounds is coloured up to the cut.
+ * highlighted (unknown language, empty query, over SYN_HL_MAX_BYTES) is
+ * drawn plain; a text cut by syn_highlight's time bound is coloured up to
+ * the cut.
  *
  * Lifetime: the cache lives until codehl_reset() (the UI calls it when it
  * ends; tests call it to start clean).  Pointers returned by codehl_roles

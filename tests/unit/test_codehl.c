@@ -172,6 +172,14 @@ test_line_cut(void **state)
 	assert_string_equal(grid_at(g, 11, 0)->text, "…");
 	assert_null(codehl_roles(NULL, s, strlen(s)));
 	assert_null(codehl_roles(syn_lang_by_name("c"), s, 0));
+	{
+		size_t big = SYN_HL_MAX_BYTES + 1;
+		char *t = malloc(big);
+		memset(t, ' ', big);
+		memcpy(t, "int x;", 6);
+		assert_null(codehl_roles(syn_lang_by_name("c"), t, big));
+		free(t);
+	}
 	grid_free(g);
 }
 
