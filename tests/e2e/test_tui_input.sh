@@ -89,6 +89,11 @@ _i=0
 while [ $_i -lt 50 ] && ! grep -q hello.c "$E2E_TMP/ed.log"; do sleep 0.1; _i=$((_i + 1)); done
 check "input: the editor ran in a new pane with +LINE" grep -q "^+3 .*/repo/hello.c$" "$E2E_TMP/ed.log"
 # the fake editor exits at once, so its pane closes and hearth's is the one left
+_i=0
+while [ $_i -lt 50 ] && [ "$($T list-panes -t s 2>/dev/null | wc -l)" -gt 1 ]; do
+	sleep 0.1
+	_i=$((_i + 1))
+done
 $T send-keys -t s "/theme" Enter
 screen pane_still_running "theme: dark \(available"
 cleanup_tmux
