@@ -19,6 +19,8 @@
 #include "ws.h"
 #include "xmalloc.h"
 
+#define ATREF_PATH_MAX 4096 /* longer words are not paths (and would be slow to try) */
+
 static const char *const heavy_dirs[] = {
 	".git", "node_modules", "__pycache__", ".venv", "venv", ".mypy_cache", ".pytest_cache",
 	".tox", ".hg", ".svn", ".cache", ".next", ".gradle",
@@ -171,7 +173,7 @@ atref_expand(const char *root, int allow_outside, const char *msg,
 		n = strcspn(p + 1, " \t\r\n");
 		if (p > msg && !strchr(" \t\r\n(", p[-1]))
 			continue;
-		if (n)
+		if (n && n <= ATREF_PATH_MAX)
 			reference(&c, p + 1, n);
 	}
 	buf_release(&c.seen);
