@@ -60,7 +60,7 @@ run_wait(const char *const *argv, struct err *e)
 {
 	struct sigaction ign, old_int, old_quit;
 	pid_t pid, w;
-	int st = 0;
+	int st = 0, fl = fcntl(STDIN_FILENO, F_GETFL); /* the child shares stdin's flags */
 
 	memset(&ign, 0, sizeof ign);
 	ign.sa_handler = SIG_IGN;
@@ -75,6 +75,8 @@ run_wait(const char *const *argv, struct err *e)
 			;
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGQUIT, &old_quit, NULL);
+	if (fl >= 0)
+		fcntl(STDIN_FILENO, F_SETFL, fl);
 	if (pid < 0)
 		return err_errno(e, "start the editor");
 	if (WIFSIGNALED(st))
