@@ -249,3 +249,116 @@ codehl_diff_release(struct codehl_diff *d)
 	free(d->side[1]);
 	memset(d, 0, sizeof *d);
 }
+
+/* Build both sides of a parsed diff and highlight them. */
+void
+codehl_lines_init(struct codehl_lines *h, const struct diff *d, const char *path)
+{
+	const struct syn_lang *lang = syn_lang_for_path(path);
+	struct buf side[2] = { BUF_INIT, BUF_INIT };
+	size_t *off, k;
+	int s;
+
+	memset(h, 0, sizeof *h);
+	if (!lang || !d->nlines)
+		return;
+	off = xmalloc(d->nlines * sizeof *off);
+	for (k = 0; k < d->nlines; k++) {
+		const struct diff_line *l = &d->lines[k];
+		s = l->kind == DIFF_ADD;
+		off[k] = side[s].len;
+		buf_add(&side[s], l->text, l->len);
+		buf_addch(&side[s], '\n');
+		if (l->kind == DIFF_CTX) {
+			buf_add(&side[1], l->text, l->len);
+			buf_addch(&side[1], '\n');
+		}
+	}
+	for (s = 0; s < 2; s++)
+		if (side[s].len <= SYN_HL_MAX_BYTES)
+			h->side[s] = compute(lang, side[s].data, side[s].len);
+	h->n = d->nlines;
+	h->line = xcalloc(d->nlines, sizeof *h->line);
+	for (k = 0; k < d->nlines; k++) {
+		s = d->lines[k].kind == DIFF_ADD;
+		h->line[k] = h->side[s] ? h->side[s] + off[k] : NULL;
+	}
+	free(off);
+	buf_release(&side[0]);
+	buf_release(&side[1]);
+}
+
+/* Free the sides. */
+void
+codehl_lines_release(struct codehl_lines *h)
+{
+	free(h->line);
+	free(h->side[0]);
+	free(h->side[1]);
+	memset(h, 0, sizeof *h);
+}
+
+/* Expand tabs to 4-column stops, carrying each byte's syntax role into er. */
+static void
+expand4(struct buf *out, uint16_t *er, const char *s, const uint16_t *syn, size_t a,
+    size_t b, int *col)
+{
+	size_t i;
+
+	for (i = a; i < b; i++) {
+		do {
+			er[out->len] = syn ? syn[i] : THEME_TEXT;
+			buf_addch(out, s[i] == '\t' ? ' ' : s[i]);
+		} while (s[i] == '\t' && ++*col % 4);
+		if (s[i] != '\t')
+			*col += ((unsigned char)s[i] & 0xC0) != 0x80;
+	}
+}
+
+/* Draw e[a..b) in base with the syntax roles er mixed over it. */
+static int
+put_mixed(struct grid *g, int x, int y, int w, const struct buf *e, const uint16_t *er,
+    size_t a, size_t b, uint16_t base)
+{
+	int col = 0;
+	size_t j;
+	uint16_t r;
+
+	while (a < b && col < w) {
+		for (j = a + 1; j < b && er[j] == er[a]; j++)
+			;
+		while (j < b && ((unsigned char)e->data[j] & 0xC0) == 0x80)
+			j++;
+		r = er[a] == THEME_TEXT ? base : base == THEME_TEXT ? er[a] : THEME_MIX(er[a], base);
+		col += draw_text(g, x + col, y, w - col, e->data + a, j - a, r);
+		a = j;
+	}
+	return col;
+}
+
+/* A diff line's text in three segments, syntax mixed over each. */
+int
+codehl_diff_text(struct grid *g, int x, int y, int w, const char *s, size_t n,
+    const uint16_t *syn, size_t pre, size_t suf, uint16_t role, uint16_t wrole)
+{
+	struct buf e = BUF_INIT;
+	uint16_t *er = xmalloc((n * 4 + 1) * sizeof *er);
+	size_t a, b;
+	int col = 0, cx = 0;
+
+	if (pre > n)
+		pre = n;
+	if (suf > n - pre)
+		suf = n - pre;
+	expand4(&e, er, s, syn, 0, pre, &col);
+	a = e.len;
+	expand4(&e, er, s, syn, pre, n - suf, &col);
+	b = e.len;
+	expand4(&e, er, s, syn, n - suf, n, &col);
+	cx += put_mixed(g, x + cx, y, w - cx, &e, er, 0, a, role);
+	cx += put_mixed(g, x + cx, y, w - cx, &e, er, a, b, wrole);
+	cx += put_mixed(g, x + cx, y, w - cx, &e, er, b, e.len, role);
+	buf_release(&e);
+	free(er);
+	return cx;
+}

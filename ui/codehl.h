@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "buf.h"
+#include "diff.h"
 #include "grid.h"
 #include "syn.h"
 #include "theme.h"
@@ -67,5 +68,29 @@ void codehl_diff_init(struct codehl_diff *d, const char *const *ls, const size_t
 const uint16_t *codehl_diff_line(const struct codehl_diff *d, const char *const *ls,
     const size_t *ln, size_t k);
 void codehl_diff_release(struct codehl_diff *d);
+
+/* Syntax roles of the lines of a parsed diff (diff.h), for the diff viewer. */
+struct codehl_lines {
+	const uint16_t **line; /* per d->lines[k]: roles of its text, or NULL (plain) */
+	uint16_t *side[2];     /* owned: old and new side */
+	size_t n;
+};
+
+/*
+ * Highlight both sides of d (old: context and removed lines; new: context
+ * and added lines) in the language of path, once (not through the cache:
+ * the viewer keeps the result while it is open).  Never fails.
+ */
+void codehl_lines_init(struct codehl_lines *h, const struct diff *d, const char *path);
+void codehl_lines_release(struct codehl_lines *h);
+
+/*
+ * Draw a diff line's text s[0..n) at (x, y) in at most w columns: tabs to
+ * 4-column stops, bytes [0, pre) and [n - suf, n) in role, the changed
+ * span between in wrole, with syntax roles syn (NULL: none) mixed over
+ * them (THEME_MIX; plain on THEME_TEXT lines).  Returns the columns drawn.
+ */
+int codehl_diff_text(struct grid *g, int x, int y, int w, const char *s, size_t n,
+    const uint16_t *syn, size_t pre, size_t suf, uint16_t role, uint16_t wrole);
 
 #endif
