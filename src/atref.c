@@ -180,6 +180,7 @@ atref_expand(const char *root, int allow_outside, const char *msg,
 	return c.attached;
 }
 
+/* qsort order of the candidates: byte-wise by name. */
 static int
 cmp_str(const void *a, const void *b)
 {
