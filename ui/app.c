@@ -28,11 +28,13 @@
 #include "appstate.h"
 #include "appturn.h"
 #include "cfg.h"
+#include "codehl.h"
 #include "diffview.h"
 #include "draw.h"
 #include "llama.h"
 #include "loop.h"
 #include "srvpanel.h"
+#include "themesel.h"
 #include "transcript.h"
 #include "tsearch.h"
 
@@ -277,7 +279,6 @@ static int
 app_term(struct app *a)
 {
 	struct term_curses_opts o = { 0, 1 };
-	struct theme th;
 	struct err e = ERR_INIT;
 	struct loop *l = a->d->loop;
 
@@ -286,8 +287,10 @@ app_term(struct app *a)
 	loop_signal(l, SIGTERM, app_on_signal, a, NULL);
 	loop_signal(l, SIGHUP, app_on_signal, a, NULL);
 	loop_signal(l, SIGINT, app_on_signal, a, NULL);
-	theme_default(&th, theme_depth_env());
-	if (!(a->term = term_curses_new(&th, &o, &e))) {
+	if (themesel_load(&a->th, a->d->cfg->theme, theme_depth_env(), &e) < 0)
+		appstate_notice(a, THEME_WARNING, e.msg);
+	codehl_set_theme(&a->th);
+	if (!(a->term = term_curses_new(&a->th, &o, &e))) {
 		fprintf(stderr, "hearth: %s\n", e.msg);
 		return -1;
 	}
@@ -327,6 +330,7 @@ app_release(struct app *a)
 	tsearch_release(&a->search);
 	buf_release(&a->queued);
 	buf_release(&a->first_run_text);
+	codehl_set_theme(NULL);
 }
 
 int
@@ -339,6 +343,7 @@ app_run(const struct repl_deps *d)
 	a.d = d;
 	keys_init(&a.keys);
 	editor_init(&a.ed);
+	a.ed.complete_root = d->env->root;
 	app_views(&a);
 	a.t0_ms = loop_now_ms(d->loop);
 	if (app_term(&a) < 0) { /* nothing of d used yet: the caller can fall back */
