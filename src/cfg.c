@@ -39,6 +39,9 @@ static const struct cfg_key cfg_keys[] = {
 	K("request_timeout", CFG_INT, request_timeout_s),
 	K("stream_idle_timeout", CFG_INT, stream_idle_timeout_s),
 	K("slot_wait", CFG_INT, slot_wait_s),
+	K("slot_save", CFG_BOOL, slot_save),
+	K("slot_save_idle", CFG_INT, slot_save_idle_s),
+	K("microcompact_keep", CFG_INT, microcompact_keep),
 	K("syntax_check", CFG_WARN_REJECT, syntax_reject),
 };
 #undef K
@@ -60,6 +63,9 @@ cfg_defaults(struct cfg *c)
 	c->id_slot = -1;
 	c->stream_idle_timeout_s = 120;
 	c->slot_wait_s = 15;
+	c->slot_save = 1;
+	c->slot_save_idle_s = 60;
+	c->microcompact_keep = 6;
 }
 
 /* Free the string fields. */

@@ -17,6 +17,9 @@ POST /tokenize (about one token per 4 bytes), POST /v1/chat/completions
 answer "done.".  While "loading" (the first loading_for_requests requests)
 every route answers 503 "Loading model", as the real server does.
 
+POST /slots/{id}?action=save|restore|erase (501 unless the scenario
+gives "slot_save_path": DIR; the saved file holds the simulated cache).
+
 Scenario: {"loading_for_requests": N, "slots": true|false, "n_ctx": N,
 "turns": [TURN...]}.  A TURN is one of
     {"fixture": "chat_stream_tools.sse"}        the file's bytes, as is
@@ -578,8 +581,69 @@ class Handler(BaseHTTPRequestHandler):
             self.tokenize(body)
         elif m == "POST" and path in ("/v1/chat/completions", "/chat/completions"):
             self.chat(raw, body)
+        elif m == "POST" and path.startswith("/slots/"):
+            self.slot_action(path, body)
         else:
             self.send_json(404, NOT_FOUND_BODY)
+
+    def slot_action(self, path, body):
+        """POST /slots/{id}?action=save|restore|erase, like llama-server with
+        --slot-save-path (scenario "slot_save_path"); 501 without it."""
+        st = self.state
+        q = dict(p.split("=", 1) for p in urlsplit(self.path).query.split("&") if "=" in p)
+        action = q.get("action", "")
+        save_dir = st.scenario.get("slot_save_path")
+        if not save_dir:
+            self.send_json(501, {"error": {"code": 501, "type": "not_supported_error",
+                                           "message": "This server does not support slots action. "
+                                                      "Start it with `--slot-save-path`"}})
+            return
+        try:
+            slot = int(path[len("/slots/"):])
+        except ValueError:
+            slot = -1
+        if slot < 0 or slot >= st.n_slots:
+            self.send_json(400, {"error": {"code": 400, "type": "invalid_request_error",
+                                           "message": "Invalid slot ID"}})
+            return
+        name = (body or {}).get("filename", "") if isinstance(body, dict) else ""
+        if action in ("save", "restore") and (not isinstance(name, str) or not name
+                                              or "/" in name or name.startswith(".")):
+            self.send_json(400, {"error": {"code": 400, "type": "invalid_request_error",
+                                           "message": "Invalid filename"}})
+            return
+        fpath = os.path.join(save_dir, name) if name else ""
+        if action == "save":
+            with st.lock:
+                cur = st.slots.get(slot, ("", []))
+            data = json.dumps({"model": st.model, "tools": cur[0], "msgs": cur[1]})
+            with open(fpath, "w", encoding="utf-8") as f:
+                f.write(data)
+            n = 8 + tok_estimate(cur[0]) + sum(4 + tok_estimate(m) for m in cur[1])
+            self.send_json(200, {"id_slot": slot, "filename": name, "n_saved": n,
+                                 "n_written": len(data), "timings": {"save_ms": 1.5}})
+        elif action == "restore":
+            try:
+                with open(fpath, encoding="utf-8") as f:
+                    data = json.load(f)
+                if data.get("model") != st.model:
+                    raise ValueError("model")
+            except (OSError, ValueError):
+                self.send_json(400, {"error": {"code": 400, "type": "invalid_request_error",
+                                               "message": "Unable to restore slot, no available space in KV cache or invalid slot save file"}})
+                return
+            with st.lock:
+                st.slots[slot] = (data.get("tools", ""), data.get("msgs", []))
+            n = 8 + tok_estimate(data.get("tools", "")) + sum(4 + tok_estimate(m) for m in data.get("msgs", []))
+            self.send_json(200, {"id_slot": slot, "filename": name, "n_restored": n,
+                                 "n_read": os.path.getsize(fpath), "timings": {"restore_ms": 2.5}})
+        elif action == "erase":
+            with st.lock:
+                cur = st.slots.pop(slot, ("", []))
+            self.send_json(200, {"id_slot": slot, "n_erased": len(cur[1])})
+        else:
+            self.send_json(400, {"error": {"code": 400, "type": "invalid_request_error",
+                                           "message": "Invalid action"}})
 
     def send_metrics(self):
         try:
