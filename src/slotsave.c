@@ -187,6 +187,7 @@ slotsave_before_request(struct slotsave *s, slotsave_cont_fn cont, void *arg)
 		loop_timer_del(s->loop, s->idle_timer);
 	s->idle_timer = 0;
 	s->busy_request = 1;
+	s->dirty = 1; /* the slot changes once the server takes the request, answered or not */
 	if (!s->restore_pending)
 		return 0;
 	s->restore_pending = 0;
@@ -239,7 +240,6 @@ slotsave_request_end(struct slotsave *s)
 	s->busy_request = 0;
 	if (!s->cfg->slot_save || s->support == SLOTSAVE_NO)
 		return;
-	s->dirty = 1;
 	if (s->idle_timer)
 		loop_timer_del(s->loop, s->idle_timer);
 	s->idle_timer = 0;
