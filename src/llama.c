@@ -402,7 +402,8 @@ llama_start(void *self, const struct provider_req *req, llm_sink_fn sink, void *
 	oai_dec_init(&c->dec);
 	buf_init(&c->errbody, 0);
 	pinned.id_slot = lm->disco.slot;
-	llamawire_request(&pinned, lm->cfg->model ? lm->cfg->model : lm->disco.info.model_id, req, &body);
+	llamawire_request_gen(&pinned, lm->cfg->model ? lm->cfg->model : lm->disco.info.model_id, req,
+			      lm->disco.info.gen_prefix, &body);
 	c->body = buf_detach(&body, NULL);
 	llama_note_request(lm, c->body, pinned.id_slot);
 	if (slotsave_before_request(&lm->ss, llama_after_restore, lm)) {
