@@ -238,7 +238,13 @@ class State:
                 else:
                     keep = max([c for c in prev["ckpt"] if c <= n], default=0)
             ckpt = [c for c in prev["ckpt"] if c <= keep] if prev else []
-            self.rslots[slot] = {"text": prompt, "ckpt": ckpt + [len(prompt)]}
+            # what a perfect client reuses: everything the slot holds, when
+            # this prompt extends it (the bench's "theoretical maximum")
+            body["_slot_tokens"] = tok_estimate(prev["text"]) if prev else 0
+            # llama-server checkpoints a little before the end of each prompt
+            # (it re-processes the last few tokens anyway) and at its end
+            self.rslots[slot] = {"text": prompt,
+                                 "ckpt": ckpt + [max(0, len(prompt) - 64), len(prompt)]}
         total = max(1, tok_estimate(prompt))
         return total, min(tok_estimate(prompt[:keep]), total - 1)
 
@@ -369,6 +375,8 @@ class Stream:
              "total_tokens": self.total + t["predicted_n"],
              "prompt_tokens_details": {"cached_tokens": self.cache}}
         self.final = {"usage": u, "timings": t}
+        if "_slot_tokens" in self.body:
+            self.final["slot_tokens"] = self.body["_slot_tokens"]
         if self.usage:
             self.add(self.chunk({}, reason))
             obj = self.chunk({}, None, usage=u, timings=t)
@@ -628,7 +636,8 @@ class Handler(BaseHTTPRequestHandler):
             self.tokenize(body)
         elif m == "POST" and path in ("/v1/chat/completions", "/chat/completions"):
             self.chat(raw, body)
-        elif m == "POST" and path == "/apply-template" and st.scenario.get("template"):
+        elif m == "POST" and path == "/apply-template" and st.scenario.get("template") \
+                and not st.scenario.get("no_apply_template"):
             b = body if isinstance(body, dict) else {}
             kw = b.get("chat_template_kwargs")
             et = kw.get("enable_thinking", True) if isinstance(kw, dict) else True
