@@ -356,7 +356,7 @@ llama_after_restore(void *arg, const char *notice)
 	if (!c || !c->held)
 		return;
 	c->held = 0;
-	if (!lm->ss.restored && lm->cfg->id_slot < 0) { /* let the server find a warm slot */
+	if (lm->ss.support == SLOTSAVE_NO && lm->cfg->id_slot < 0) { /* let the server find a warm slot */
 		cJSON *root = cJSON_Parse(c->body);
 
 		cJSON_ReplaceItemInObject(root, "id_slot", cJSON_CreateNumber(-1));

@@ -16,7 +16,7 @@
 #       fix) for comparison.
 #   (b) With HEARTH_BENCH_SERVER=http://HOST:PORT (a real llama-server
 #       started with --slot-save-path): the same kind of session as one
-#       `hearth -p` per turn (-c), printing per-turn prompt/cached/prefilled
+#       `hearth -p` per turn (-r), printing per-turn prompt/cached/prefilled
 #       tokens, then the time to resume the session after the slot was
 #       erased, with and without slot restore.
 set -u
@@ -170,6 +170,10 @@ if SERVER:
     repo = make_repo("real")
     env = env_for("real")
     sid = None
+    # per turn: the live slot (a restore per process would replace it, and its checkpoints)
+    os.makedirs(os.path.join(repo, ".hearth"), exist_ok=True)
+    with open(os.path.join(repo, ".hearth", "settings.json"), "w") as f:
+        json.dump({"slot_save": False}, f)
     print("  %-4s %8s %8s %10s %8s" % ("turn", "prompt", "cached", "prefilled", "wall s"))
     for i in range(min(TURNS, int(os.environ.get("HEARTH_BENCH_TURNS", "6")))):
         args = ["-r", sid] if sid else []
@@ -179,6 +183,9 @@ if SERVER:
         tot, cached = u.get("input_tokens", 0), u.get("cache_read_input_tokens", 0)
         print("  %-4d %8d %8d %10d %8.2f" % (i + 1, tot, cached, tot - cached, dt))
     if sid:
+        with open(os.path.join(repo, ".hearth", "settings.json"), "w") as f:
+            json.dump({"slot_save": True}, f)
+        hearth_p(repo, env, ["-r", sid], "one more turn, saved at exit")
         status, slots = http("GET", "/slots")
         for cfgname, on in (("with slot restore", True), ("without slot restore", False)):
             for s in (slots or []):

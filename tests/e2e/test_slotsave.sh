@@ -67,11 +67,12 @@ mock_stop
 mock_start "$E2E_TMP/nofile.json"
 hearth_run fourth -p -r "$SID" --server "$MOCK_URL" --cwd "$REPO" --verbose "Fourth task SLOT_D4."
 check_rc "missing file: exit status 0" 0
-check "missing file: 400 on restore, then a normal prefill on any slot (the server may still hold it warm)" pycheck '
+check "missing file: 400 on restore, a normal prefill on the chosen slot, then a save at exit" pycheck '
 acts = [r for r in REQ if r["path"].startswith("/slots/")]
-need(acts and acts[0]["query"] == "action=restore", "actions %r" % [r["query"] for r in acts])
+need([r["query"] for r in acts] == ["action=restore", "action=save"], "actions %r" % [r["query"] for r in acts])
 need(SERVED[acts[0]["seq"]]["status"] == 400, "status")
-need(len(CHAT) == 1 and CHAT[0]["id_slot"] == -1, "chat %r" % [c["id_slot"] for c in CHAT])'
+slot = int(acts[0]["path"].rsplit("/", 1)[1])
+need(len(CHAT) == 1 and CHAT[0]["id_slot"] == slot, "chat %r" % [c["id_slot"] for c in CHAT])'
 check "missing file: the fallback is reported" grep -q "could not restore the session's cache" "$ERR"
 mock_stop
 
