@@ -54,6 +54,7 @@ struct agent {
 	struct buf err_msg;
 	struct textgate gate;   /* what of the streamed text may be shown live */
 	struct buf shown;       /* scratch for gated text */
+	struct buf planned;     /* why the next request's prefix changes on purpose ("" = it does not) */
 	int retries;            /* transient-error retries of the current step */
 	int parse_fail_streak;  /* steps in a row whose tool call could not be parsed */
 	struct callfix_tools tools; /* the enabled tools, for recovery and checks */
@@ -91,6 +92,7 @@ agent_new(struct loop *l, struct provider *p, const struct tool_env *env,
 	buf_init(&a->reasoning, 0);
 	buf_init(&a->err_msg, 0);
 	buf_init(&a->shown, 0);
+	buf_init(&a->planned, 0);
 	textgate_init(&a->gate);
 	return a;
 }
@@ -140,6 +142,7 @@ agent_free(struct agent *a)
 	buf_release(&a->reasoning);
 	buf_release(&a->err_msg);
 	buf_release(&a->shown);
+	buf_release(&a->planned);
 	textgate_release(&a->gate);
 	conv_release(&a->conv);
 	free(a);
@@ -582,8 +585,10 @@ agent_start_step(struct agent *a)
 	req.ntools = a->opts.ntools;
 	req.thinking = a->opts.thinking;
 	req.retry = a->parse_retried;
+	req.planned_change = a->planned.len ? a->planned.data : NULL;
 	if (a->prov->start(a->prov->self, &req, agent_sink, a, &e) < 0)
 		agent_end(a, AGENT_END_ERROR, e.msg);
+	buf_reset(&a->planned);
 }
 
 /* Begin a turn with the user's text. */
@@ -592,6 +597,10 @@ agent_submit(struct agent *a, const char *text, struct err *e)
 {
 	if (a->state != ST_IDLE)
 		return err_set(e, "a turn is already running; wait or abort it first");
+	buf_reset(&a->planned);
+	if (microcompact_turn(&a->conv, a->opts.microcompact_keep, &a->stats.mc, &a->planned) > 0 &&
+	    a->obs.on_notice)
+		a->obs.on_notice(a->obs.arg, a->planned.data);
 	conv_add_user_text(&a->conv, text);
 	a->turn_steps = 0;
 	a->parse_retried = 0;

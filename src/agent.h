@@ -27,6 +27,7 @@
 #include "conv.h"
 #include "err.h"
 #include "llm.h"
+#include "microcompact.h"
 #include "tool.h"
 
 struct loop;
@@ -61,6 +62,7 @@ struct agent_stats {
 	struct llm_timings last_timings;
 	int have_timings;
 	double prompt_ms, predicted_ms; /* summed over requests */
+	struct microcompact_stats mc;   /* old tool results digested */
 };
 
 struct agent_observer {
@@ -104,6 +106,7 @@ struct agent_opts {
 	const struct tool *const *tools; /* enabled tools in fixed order */
 	size_t ntools;
 	int loading_wait_s;              /* how long to wait on 503 loading (default 300) */
+	int microcompact_keep;           /* tool results of the last N turns stay verbatim (0: off) */
 	struct agent_hooks hooks;
 };
 

@@ -163,6 +163,7 @@ llama_cache_report(struct llama_call *c, const struct llm_timings *t)
 	ev.cache.reuse = r.reuse;
 	ev.cache.expected = r.expected;
 	ev.cache.is_break = r.is_break;
+	ev.cache.planned = r.planned;
 	ev.cache.cause = r.cause;
 	ev.cache.cache_n = r.cache_n;
 	ev.cache.prompt_n = r.prompt_n;
@@ -331,8 +332,17 @@ llama_note_request(struct llama *lm, const char *body, int slot)
 	struct buf server = BUF_INIT;
 
 	v = xcalloc((size_t)cJSON_GetArraySize(msgs) + 1, sizeof *v);
-	cJSON_ArrayForEach(m, msgs)
+	cJSON_ArrayForEach(m, msgs) {
+		/* earlier turns rewritten for the template (tplprobe) render as before: compare them so */
+		const cJSON *ct = cJSON_GetObjectItemCaseSensitive(m, "content");
+		const char *gp = lm->disco.info.gen_prefix;
+
+		cJSON_DeleteItemFromObjectCaseSensitive(m, "reasoning_content");
+		if (gp && cJSON_IsString(ct) && !strncmp(ct->valuestring, gp, strlen(gp)))
+			cJSON_ReplaceItemInObjectCaseSensitive(m, "content",
+							       cJSON_CreateString(ct->valuestring + strlen(gp)));
 		v[n++] = cJSON_PrintUnformatted(m);
+	}
 	buf_addf(&server, "%s|%s", lm->disco.info.build_info ? lm->disco.info.build_info : "",
 		 lm->disco.info.model_id ? lm->disco.info.model_id : "");
 	cachewatch_request(&lm->cw, (const char *const *)v, n, slot, server.data, lm->disco.info.n_ctx);
@@ -406,6 +416,8 @@ llama_start(void *self, const struct provider_req *req, llm_sink_fn sink, void *
 			      lm->disco.info.gen_prefix, &body);
 	c->body = buf_detach(&body, NULL);
 	llama_note_request(lm, c->body, pinned.id_slot);
+	if (req->planned_change)
+		cachewatch_plan(&lm->cw, req->planned_change);
 	if (slotsave_before_request(&lm->ss, llama_after_restore, lm)) {
 		c->held = 1;
 		lm->call = c;

@@ -41,6 +41,7 @@ start_turn(struct run *r, struct provider *p, const char *task)
 
 	ao.max_steps = r->cfg.max_steps;
 	ao.thinking = r->cfg.thinking;
+	ao.microcompact_keep = r->cfg.microcompact_keep;
 	ao.tools = r->tools;
 	ao.ntools = r->ntools;
 	ao.hooks.arg = &r->cp;

@@ -27,6 +27,7 @@ struct provider_req {
 	size_t ntools;
 	int thinking;                     /* enable_thinking */
 	int retry;                        /* this is a retry of the previous request */
+	const char *planned_change;       /* why the prefix changes on purpose (MicroCompact, compaction), or NULL */
 };
 
 struct provider {

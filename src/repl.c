@@ -437,6 +437,7 @@ repl_run(const struct repl_deps *d)
 	obs.on_end = repl_on_end;
 	ao.max_steps = d->cfg->max_steps;
 	ao.thinking = d->cfg->thinking;
+	ao.microcompact_keep = d->cfg->microcompact_keep;
 	ao.tools = d->tools;
 	ao.ntools = d->ntools;
 	if (d->checkpoint) {

@@ -629,6 +629,7 @@ app_agent(struct app *a)
 	}
 	ao.max_steps = d->cfg->max_steps;
 	ao.thinking = d->cfg->thinking;
+	ao.microcompact_keep = d->cfg->microcompact_keep;
 	ao.tools = d->tools;
 	ao.ntools = d->ntools;
 	if (d->checkpoint) {
