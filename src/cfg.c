@@ -42,6 +42,7 @@ static const struct cfg_key cfg_keys[] = {
 	K("slot_save", CFG_BOOL, slot_save),
 	K("slot_save_idle", CFG_INT, slot_save_idle_s),
 	K("microcompact_keep", CFG_INT, microcompact_keep),
+	K("context_reserve", CFG_INT, context_reserve),
 	K("syntax_check", CFG_WARN_REJECT, syntax_reject),
 };
 #undef K
@@ -66,6 +67,7 @@ cfg_defaults(struct cfg *c)
 	c->slot_save = 1;
 	c->slot_save_idle_s = 60;
 	c->microcompact_keep = 6;
+	c->context_reserve = 4096;
 }
 
 /* Free the string fields. */

@@ -335,7 +335,7 @@ llama_note_request(struct llama *lm, const char *body, int slot)
 	cJSON_ArrayForEach(m, msgs) {
 		/* earlier turns rewritten for the template (tplprobe) render as before: compare them so */
 		const cJSON *ct = cJSON_GetObjectItemCaseSensitive(m, "content");
-		const char *gp = lm->disco.info.gen_prefix;
+		const char *gp = lm->disco.gen_prefix;
 
 		cJSON_DeleteItemFromObjectCaseSensitive(m, "reasoning_content");
 		if (gp && cJSON_IsString(ct) && !strncmp(ct->valuestring, gp, strlen(gp)))
@@ -413,7 +413,7 @@ llama_start(void *self, const struct provider_req *req, llm_sink_fn sink, void *
 	buf_init(&c->errbody, 0);
 	pinned.id_slot = lm->disco.slot;
 	llamawire_request_gen(&pinned, lm->cfg->model ? lm->cfg->model : lm->disco.info.model_id, req,
-			      lm->disco.info.gen_prefix, &body);
+			      lm->disco.gen_prefix, &body);
 	c->body = buf_detach(&body, NULL);
 	llama_note_request(lm, c->body, pinned.id_slot);
 	if (req->planned_change)
@@ -526,6 +526,15 @@ llama_model(void *self)
 	return lm->cfg->model ? lm->cfg->model : lm->disco.info.model_id;
 }
 
+/* provider.n_ctx: the per-slot context from /props. */
+static long
+llama_n_ctx(void *self)
+{
+	struct llama *lm = self;
+
+	return lm->disco.info.n_ctx;
+}
+
 /* provider.describe_error */
 static void
 llama_describe(void *self, const struct llm_event *ev, struct buf *out)
@@ -550,6 +559,7 @@ llama_new(struct loop *l, struct http *h, const struct cfg *cfg)
 	lm->prov.cancel = llama_cancel;
 	lm->prov.model = llama_model;
 	lm->prov.describe_error = llama_describe;
+	lm->prov.n_ctx = llama_n_ctx;
 	llamadisco_init(&lm->disco, l, h, cfg);
 	cachewatch_init(&lm->cw);
 	slotsave_init(&lm->ss, l, h, cfg, &lm->disco.slot);

@@ -60,6 +60,8 @@ llamadisco_release(struct llamadisco *d)
 	d->probe_timer = 0;
 	tplprobe_cancel(d->tpl);
 	d->tpl = NULL;
+	free(d->gen_prefix);
+	d->gen_prefix = NULL;
 	if (d->probe) {
 		buf_release(&d->probe->msg);
 		free(d->probe);
@@ -204,8 +206,8 @@ disco_on_tpl(char *prefix, void *arg)
 	struct llamadisco *d = arg;
 
 	d->tpl = NULL;
-	free(d->info.gen_prefix);
-	d->info.gen_prefix = prefix;
+	free(d->gen_prefix);
+	d->gen_prefix = prefix;
 	disco_part(d, 1, NULL, NULL);
 }
 

@@ -230,7 +230,6 @@ llamawire_info_release(struct llama_info *info)
 {
 	free(info->model_id);
 	free(info->build_info);
-	free(info->gen_prefix);
 	memset(info, 0, sizeof *info);
 }
 

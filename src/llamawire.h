@@ -20,7 +20,6 @@ struct llama_info {
 	long n_ctx_train; /* /v1/models meta.n_ctx_train, 0 if unknown */
 	int total_slots;
 	char *build_info; /* "b<number>-<commit>" */
-	char *gen_prefix; /* tplprobe: what earlier assistant turns start with, NULL = as is */
 };
 
 struct llama_slot {

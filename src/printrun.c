@@ -42,6 +42,7 @@ start_turn(struct run *r, struct provider *p, const char *task)
 	ao.max_steps = r->cfg.max_steps;
 	ao.thinking = r->cfg.thinking;
 	ao.microcompact_keep = r->cfg.microcompact_keep;
+	ao.context_reserve = r->cfg.context_reserve;
 	ao.tools = r->tools;
 	ao.ntools = r->ntools;
 	ao.hooks.arg = &r->cp;

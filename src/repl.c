@@ -438,6 +438,7 @@ repl_run(const struct repl_deps *d)
 	ao.max_steps = d->cfg->max_steps;
 	ao.thinking = d->cfg->thinking;
 	ao.microcompact_keep = d->cfg->microcompact_keep;
+	ao.context_reserve = d->cfg->context_reserve;
 	ao.tools = d->tools;
 	ao.ntools = d->ntools;
 	if (d->checkpoint) {

@@ -164,6 +164,7 @@ appturn_agent(struct app *a)
 	ao.max_steps = d->cfg->max_steps;
 	ao.thinking = d->cfg->thinking;
 	ao.microcompact_keep = d->cfg->microcompact_keep;
+	ao.context_reserve = d->cfg->context_reserve;
 	ao.tools = d->tools;
 	ao.ntools = d->ntools;
 	if (d->checkpoint) {
