@@ -30,6 +30,7 @@
 #include "microcompact.h"
 #include "tool.h"
 
+struct cfg;
 struct loop;
 struct provider;
 
@@ -63,6 +64,10 @@ struct agent_stats {
 	int have_timings;
 	double prompt_ms, predicted_ms; /* summed over requests */
 	struct microcompact_stats mc;   /* old tool results digested */
+	int think_turns;               /* turns that ran with thinking on for that turn only */
+	int explore_cutoffs;           /* times the explore→produce cutoff engaged (cutoff.h) */
+	long schema_tokens_saved;      /* estimated tool-schema tokens not sent per request (toolset.h) */
+	int tools_loaded;              /* deferred tools loaded by tool_search */
 };
 
 struct agent_observer {
@@ -109,6 +114,7 @@ struct agent_opts {
 	int microcompact_keep;           /* tool results of the last N turns stay verbatim (0: off) */
 	long context_reserve;            /* compact when a request would leave less than this (tokens; 0: 4096) */
 	struct agent_hooks hooks;
+	const struct cfg *cfg;           /* explore_cutoff, think_word; NULL = both off */
 };
 
 struct agent;
@@ -138,5 +144,12 @@ void agent_set_provider(struct agent *a, struct provider *p);
 /* Treat every message now in the conv as already committed (after loading a session). */
 void agent_mark_committed(struct agent *a);
 const struct agent_stats *agent_stats(const struct agent *a);
+/*
+ * Think on the next turn only: chat_template_kwargs.enable_thinking is
+ * true for every request of that turn, then off again (unless the
+ * thinking setting keeps it on).  A task containing cfg->think_word does
+ * the same for its own turn.
+ */
+void agent_think_next(struct agent *a);
 
 #endif
