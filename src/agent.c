@@ -57,6 +57,7 @@ struct agent {
 	int retries;            /* transient-error retries of the current step */
 	int parse_fail_streak;  /* steps in a row whose tool call could not be parsed */
 	struct callfix_tools tools; /* the enabled tools, for recovery and checks */
+	const struct tool **toolv;  /* opts.tools + extension tools, fixed for a turn */
 	size_t committed;       /* messages already passed to on_commit */
 	int changed;            /* before_change ran this turn */
 };
@@ -136,6 +137,7 @@ agent_free(struct agent *a)
 	agent_clear_step(a);
 	free(a->calls);
 	free(a->call_index);
+	free(a->toolv);
 	buf_release(&a->text);
 	buf_release(&a->reasoning);
 	buf_release(&a->err_msg);
@@ -578,12 +580,28 @@ agent_start_step(struct agent *a)
 	a->state = ST_STREAMING;
 	textgate_reset(&a->gate);
 	req.conv = &a->conv;
-	req.tools = a->opts.tools;
-	req.ntools = a->opts.ntools;
+	req.tools = a->tools.v;
+	req.ntools = a->tools.n;
 	req.thinking = a->opts.thinking;
 	req.retry = a->parse_retried;
 	if (a->prov->start(a->prov->self, &req, agent_sink, a, &e) < 0)
 		agent_end(a, AGENT_END_ERROR, e.msg);
+}
+
+/* The turn's tools: the enabled built-ins, then the extension tools registered now (MCP). */
+static void
+agent_refresh_tools(struct agent *a)
+{
+	size_t nx = 0;
+	const struct tool *const *x = a->opts.ntools ? tool_extra(&nx) : NULL;
+
+	a->toolv = xrealloc(a->toolv, (a->opts.ntools + nx + 1) * sizeof *a->toolv);
+	if (a->opts.ntools)
+		memcpy(a->toolv, a->opts.tools, a->opts.ntools * sizeof *a->toolv);
+	if (nx)
+		memcpy(a->toolv + a->opts.ntools, x, nx * sizeof *x);
+	a->tools.v = a->toolv;
+	a->tools.n = a->opts.ntools + nx;
 }
 
 /* Begin a turn with the user's text. */
@@ -593,6 +611,7 @@ agent_submit(struct agent *a, const char *text, struct err *e)
 	if (a->state != ST_IDLE)
 		return err_set(e, "a turn is already running; wait or abort it first");
 	conv_add_user_text(&a->conv, text);
+	agent_refresh_tools(a);
 	a->turn_steps = 0;
 	a->parse_retried = 0;
 	a->retries = 0;
