@@ -40,6 +40,7 @@ static const struct cfg_key cfg_keys[] = {
 	K("stream_idle_timeout", CFG_INT, stream_idle_timeout_s),
 	K("slot_wait", CFG_INT, slot_wait_s),
 	K("syntax_check", CFG_WARN_REJECT, syntax_reject),
+	K("mcp_timeout", CFG_INT, mcp_timeout_s),
 };
 #undef K
 
@@ -60,6 +61,7 @@ cfg_defaults(struct cfg *c)
 	c->id_slot = -1;
 	c->stream_idle_timeout_s = 120;
 	c->slot_wait_s = 15;
+	c->mcp_timeout_s = 60;
 }
 
 /* Free the string fields. */

@@ -28,6 +28,7 @@ struct cfg {
 	int stream_idle_timeout_s; /* 120: silence after the stream started means a stuck server */
 	int syntax_reject;       /* "syntax_check": "reject" refuses edits that add syntax errors; "warn" (default) notes them */
 	int slot_wait_s;         /* 15: a pinned request silent this long checks whether its slot is taken */
+	int mcp_timeout_s;       /* 60: an MCP request unanswered this long drops the server */
 };
 
 /* Fill c with the built-in defaults. */

@@ -63,6 +63,7 @@ run_interactive(struct cli *o)
 	d.resumed = &r.resumed;
 	d.checkpoint = &r.cp;
 	d.esc = &r.esc;
+	d.mcp = r.mcp;
 	code = 1;
 	if (o->tui || (!o->line && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO)))
 		code = app_run(&d); /* 1: the terminal could not be taken over, d untouched */

@@ -565,6 +565,8 @@ mcp_set_report(struct mcp *m, mcp_report_fn fn, void *arg)
 {
 	char *line, *save = NULL;
 
+	if (!m)
+		return;
 	m->report = fn;
 	m->report_arg = arg;
 	if (!fn || !m->queued.len)

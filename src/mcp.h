@@ -46,7 +46,7 @@ typedef void (*mcp_report_fn)(void *arg, const char *line);
 struct mcp *mcp_new(struct loop *l, const char *root, int timeout_s);
 /* Start every server of cfg (failures are reported, not returned). */
 void mcp_start(struct mcp *m, const struct mcpcfg *cfg);
-/* Where reports go (NULL: keep them until a sink is set). */
+/* Where reports go (NULL: keep them until a sink is set).  m may be NULL. */
 void mcp_set_report(struct mcp *m, mcp_report_fn fn, void *arg);
 /* How many servers are still starting (initialize or the first tools/list in flight). */
 size_t mcp_starting(const struct mcp *m);

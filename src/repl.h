@@ -39,6 +39,7 @@ struct repl_deps {
 	struct conv *resumed;    /* messages of a resumed session (moved into the agent) */
 	struct checkpoint *checkpoint; /* undo history (NULL: none) */
 	struct escalate *esc;          /* local or Claude per turn (NULL: always local) */
+	struct mcp *mcp;               /* MCP servers: their reports become notices (NULL: none) */
 };
 
 /* The first-run guidance when no server answers at url (why: the error; quit: the key hint). */

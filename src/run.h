@@ -50,12 +50,15 @@ struct run {
 	struct escalate esc;      /* local or Claude, per turn */
 	const char *task;         /* the task after routing (a leading @claude removed) */
 	struct conv resumed;      /* messages of a resumed session, until the agent exists */
+	struct mcp *mcp;          /* MCP servers (none with --no-tools) */
 };
 
 /* Set up a run from the command line; -1 when ready, else the exit code (all released). */
 int run_open(struct run *r, struct cli *o);
 /* Free everything run_open made (and the agent, when one was created). */
 void run_release(struct run *r);
+/* Print mode: report MCP problems through fn and wait until every server has started or failed. */
+void run_wait_mcp(struct run *r, void (*fn)(void *arg, const char *line), void *arg);
 /* $XDG_STATE_HOME/hearth (or ~/.local/state/hearth), appended to out. */
 void run_state_dir(struct buf *out);
 

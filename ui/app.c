@@ -32,6 +32,7 @@
 #include "layout.h"
 #include "llama.h"
 #include "loop.h"
+#include "mcp.h"
 #include "srvpanel.h"
 #include "term.h"
 #include "transcript.h"
@@ -706,6 +707,7 @@ app_release(struct app *a)
 		if (*timers[i])
 			loop_timer_del(l, *timers[i]);
 	loop_set_before_sleep(l, NULL, NULL);
+	mcp_set_report(a->d->mcp, NULL, NULL);
 	if (a->term)
 		loop_unwatch(l, term_input_fd(a->term));
 	term_free(a->term);
@@ -739,6 +741,7 @@ app_run(const struct repl_deps *d)
 		rc = 1;
 	} else {
 		app_agent(&a);
+		mcp_set_report(d->mcp, app_on_notice, &a);
 		app_commands(&a);
 		app_probe(&a);
 		loop_run(d->loop, NULL);
