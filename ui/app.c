@@ -241,6 +241,16 @@ app_on_clear(void *arg)
 	transcript_init(&a->tv);
 }
 
+/* /fork: the message forked from goes back into the editor. */
+static void
+app_on_fork(void *arg, const char *text)
+{
+	struct app *a = arg;
+
+	editor_clear(&a->ed);
+	editor_insert(&a->ed, text, strlen(text));
+}
+
 /* The shared session commands, plus /slots. */
 static void
 app_commands(struct app *a)
@@ -253,6 +263,7 @@ app_commands(struct app *a)
 		     "PgUp/PgDn scroll, End follows · Ctrl-O expands the last tool call · Tab completes commands",
 		     &warnings);
 	a->cmds.on_clear = app_on_clear;
+	a->cmds.on_fork = app_on_fork;
 	a->cmds.arg = a;
 	cmdreg_add(&a->cmds.reg, &slots);
 	if (warnings.len) {
