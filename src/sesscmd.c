@@ -10,6 +10,7 @@
 #include "conv.h"
 #include "escalate.h"
 #include "forkcmd.h"
+#include "mcp.h"
 #include "journal.h"
 #include "llama.h"
 #include "prompt.h"
@@ -179,6 +180,17 @@ sc_route(void *ctx, const struct cmd *self, const char *args, struct buf *out)
 	return CMD_DONE;
 }
 
+/* /mcp: the MCP servers, their state and tools. */
+static enum cmd_result
+sc_mcp(void *ctx, const struct cmd *self, const char *args, struct buf *out)
+{
+	(void)ctx;
+	(void)args;
+	mcp_status(sc_of(self)->d->mcp, out);
+	buf_rtrim(out);
+	return CMD_DONE;
+}
+
 /* /fork [N]: list the user messages, or start a new session before message N. */
 static enum cmd_result
 sc_fork(void *ctx, const struct cmd *self, const char *args, struct buf *out)
@@ -215,6 +227,7 @@ sesscmd_init(struct sesscmd *sc, struct agent *agent, const struct repl_deps *d,
 		{ "model", "", "show the model and the server's slots", sc_model, sc },
 		{ "export", "[file]", "write this session as Markdown (HTML for *.html)", sc_export, sc },
 		{ "reload", "", "re-read AGENTS.md / CLAUDE.md into the system prompt", sc_reload, sc },
+		{ "mcp", "", "MCP servers: state and number of tools", sc_mcp, sc },
 		{ "fork", "[N]", "list your messages; /fork N: a new session from before message N", sc_fork, sc },
 	};
 	size_t i;
