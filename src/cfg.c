@@ -7,8 +7,10 @@
 
 #include <cjson/cJSON.h>
 #include <stddef.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "json.h"
@@ -93,7 +95,8 @@ cfg_set(struct cfg *c, const struct cfg_key *k, const cJSON *v)
 		*(char **)field = xstrdup(v->valuestring);
 		return 0;
 	case CFG_INT:
-		if (!cJSON_IsNumber(v) || v->valuedouble != (double)(int)v->valuedouble)
+		if (!cJSON_IsNumber(v) || v->valuedouble < INT_MIN || v->valuedouble > INT_MAX ||
+		    v->valuedouble != (double)(int)v->valuedouble)
 			return -1;
 		*(int *)field = (int)v->valuedouble;
 		return 0;
@@ -134,8 +137,12 @@ cfg_load_file(struct cfg *c, const char *path, struct buf *warnings, struct err 
 	cJSON *root, *it;
 	size_t i;
 
-	if (access(path, F_OK) != 0)
+	struct stat st;
+
+	if (stat(path, &st) != 0)
 		return 0;
+	if (!S_ISREG(st.st_mode)) /* a FIFO would block the start; a directory cannot be read */
+		return err_set(e, "%s: not a regular file; using defaults", path);
 	if (buf_read_file(&text, path, 1 << 20, e) < 0) {
 		buf_release(&text);
 		return -1;

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "ctxfiles.h"
 #include "json.h"
@@ -206,8 +207,13 @@ mcpcfg_load_file(struct mcpcfg *c, const char *path, struct buf *warnings, struc
 	struct buf text = BUF_INIT;
 	struct err pe = ERR_INIT;
 	const cJSON *servers, *s;
+	struct stat st;
 	cJSON *root;
 
+	if (stat(path, &st) != 0)
+		return 0;
+	if (!S_ISREG(st.st_mode))
+		return err_set(e, "%s: not a regular file; its mcp servers are not started", path);
 	if (buf_read_file(&text, path, MCPCFG_MAX_FILE, &pe) < 0) {
 		buf_release(&text);
 		if (pe.code == ENOENT)
