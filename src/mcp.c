@@ -32,6 +32,7 @@
 #include "json.h"
 #include "loop.h"
 #include "mcpcfg.h"
+#include "mcpproto.h"
 #include "mcptool.h"
 #include "mcpwire.h"
 #include "proc.h"
@@ -39,13 +40,9 @@
 
 #define MCP_MAX_QUEUE (64u << 20) /* unwritten bytes before a server counts as stuck */
 #define MCP_ERR_TAIL 2048
-#define MCP_MAX_PAGES 100
 
 /* Report a line through the sink, or keep it until there is one. */
-static void
-mcp_report(struct mcp *m, const char *fmt, ...) ERR_PRINTF(2, 3);
-
-static void
+void
 mcp_report(struct mcp *m, const char *fmt, ...)
 {
 	struct buf line = BUF_INIT;
@@ -94,8 +91,8 @@ close_pipes(struct mcp_server *s)
 }
 
 /* Take a pend off the server's list and cancel its timer. */
-static void
-pend_unlink(struct mcp_server *s, struct pend *p)
+void
+mcp_server_unlink(struct mcp_server *s, struct pend *p)
 {
 	struct pend **pp;
 
@@ -135,7 +132,7 @@ mcp_server_fail(struct mcp_server *s, const char *why)
 	while ((p = s->pends) != NULL) {
 		struct tool_job *job = p->job;
 
-		pend_unlink(s, p);
+		mcp_server_unlink(s, p);
 		free(p);
 		if (job)
 			tool_job_fail(job, "%s", line.data);
@@ -248,147 +245,12 @@ mcp_server_cancel(struct mcp_server *s, struct pend *p, const char *reason)
 	struct buf line = BUF_INIT;
 	struct tool_job *job = p->job;
 
-	pend_unlink(s, p);
+	mcp_server_unlink(s, p);
 	mcpwire_notify(&line, "notifications/cancelled", mcpwire_cancel_params(p->id, reason));
 	free(p);
 	mcp_server_send(s, &line);
 	buf_release(&line);
 	tool_job_fail(job, "cancelled: %s", reason);
-}
-
-/* Ask for (the next page of) the tool list. */
-static void
-request_list(struct mcp_server *s, const char *cursor)
-{
-	cJSON *params = NULL;
-
-	if (cursor) {
-		params = cJSON_CreateObject();
-		cJSON_AddStringToObject(params, "cursor", cursor);
-	}
-	s->listing_busy = 1;
-	(void)mcp_server_request(s, "tools/list", params, "tools/list");
-}
-
-/* A tools/list page arrived. */
-static void
-on_list(struct mcp_server *s, const struct mcpwire_msg *msg)
-{
-	struct buf warnings = BUF_INIT;
-	struct err e = ERR_INIT;
-	char *cursor = NULL;
-
-	if (msg->kind == MCPWIRE_ERROR) {
-		struct buf why = BUF_INIT;
-
-		buf_addf(&why, "refused tools/list: %s", msg->err_message);
-		mcp_server_fail(s, why.data);
-		buf_release(&why);
-		return;
-	}
-	if (mcpwire_tools(msg->result, &s->listing, &s->nlisting, &cursor, &warnings, &e) < 0) {
-		mcp_server_fail(s, e.msg);
-		return;
-	}
-	if (warnings.len) {
-		buf_rtrim(&warnings);
-		mcp_report(s->m, "mcp server %s: %s", s->name, warnings.data);
-	}
-	buf_release(&warnings);
-	if (cursor && ++s->pages < MCP_MAX_PAGES) {
-		request_list(s, cursor);
-		free(cursor);
-		return;
-	}
-	free(cursor);
-	s->listing_busy = 0;
-	s->pages = 0;
-	mcptool_install(s);
-	if (s->state == SRV_STARTING)
-		s->state = SRV_READY;
-	if (s->relist) {
-		s->relist = 0;
-		request_list(s, NULL);
-	}
-}
-
-/* The initialize answer: check it, confirm, and list the tools. */
-static void
-on_initialize(struct mcp_server *s, const struct mcpwire_msg *msg)
-{
-	struct buf line = BUF_INIT;
-
-	if (msg->kind == MCPWIRE_ERROR) {
-		buf_addf(&line, "refused initialize: %s", msg->err_message);
-		mcp_server_fail(s, line.data);
-		buf_release(&line);
-		return;
-	}
-	if (!json_str(msg->result, "protocolVersion")) {
-		mcp_server_fail(s, "answered initialize without a protocolVersion");
-		return;
-	}
-	mcpwire_notify(&line, "notifications/initialized", NULL);
-	mcp_server_send(s, &line);
-	buf_release(&line);
-	request_list(s, NULL);
-}
-
-/* A response: find its request and hand it on. */
-static void
-on_response(struct mcp_server *s, const struct mcpwire_msg *msg)
-{
-	struct pend *p;
-
-	for (p = s->pends; p && p->id != msg->id; p = p->next)
-		;
-	if (!p)
-		return; /* a late answer to a cancelled call */
-	pend_unlink(s, p);
-	if (p->job)
-		mcptool_answer(s, p->job, msg);
-	else if (!strcmp(p->what, "initialize"))
-		on_initialize(s, msg);
-	else
-		on_list(s, msg);
-	free(p);
-}
-
-/* A request from the server: we answer ping and nothing else. */
-static void
-on_request(struct mcp_server *s, const struct mcpwire_msg *msg)
-{
-	struct buf line = BUF_INIT;
-
-	if (!strcmp(msg->method, "ping"))
-		mcpwire_reply(&line, msg->id_raw, NULL);
-	else
-		mcpwire_reply_error(&line, msg->id_raw, -32601, "method not found");
-	mcp_server_send(s, &line);
-	buf_release(&line);
-}
-
-/* One message from the server. */
-static void
-dispatch(struct mcp_server *s, const struct mcpwire_msg *msg)
-{
-	switch (msg->kind) {
-	case MCPWIRE_RESULT:
-	case MCPWIRE_ERROR:
-		on_response(s, msg);
-		break;
-	case MCPWIRE_REQUEST:
-		on_request(s, msg);
-		break;
-	case MCPWIRE_NOTIFICATION:
-		if (strcmp(msg->method, "notifications/tools/list_changed"))
-			break;
-		if (s->listing_busy || s->state == SRV_STARTING)
-			s->relist = 1;
-		else
-			request_list(s, NULL);
-		break;
-	}
 }
 
 /* proc: stdout bytes; each complete line is one message. */
@@ -413,7 +275,7 @@ on_output(struct proc *pr, const char *data, size_t n, void *arg)
 		}
 		if (!len)
 			continue;
-		dispatch(s, &msg);
+		mcpproto_dispatch(s, &msg);
 		mcpwire_msg_free(&msg);
 	}
 }

@@ -74,6 +74,8 @@ struct mcp {
 	struct buf queued;     /* report lines waiting for a sink */
 };
 
+/* mcp.c: report one line through m's sink (or keep it until there is one). */
+void mcp_report(struct mcp *m, const char *fmt, ...) ERR_PRINTF(2, 3);
 /* mcp.c: give up on s with one line of why (idempotent). */
 void mcp_server_fail(struct mcp_server *s, const char *why);
 /* mcp.c: queue one line for s's stdin. */
@@ -81,6 +83,8 @@ void mcp_server_send(struct mcp_server *s, struct buf *line);
 /* mcp.c: send a request (params consumed); its pend, or NULL when s is dead. */
 struct pend *mcp_server_request(struct mcp_server *s, const char *method, cJSON *params,
 				const char *what);
+/* mcp.c: take p off s's requests in flight and stop its timer (the caller frees p). */
+void mcp_server_unlink(struct mcp_server *s, struct pend *p);
 /* mcp.c: cancel a call in flight (notifications/cancelled) and fail its job. */
 void mcp_server_cancel(struct mcp_server *s, struct pend *p, const char *reason);
 
