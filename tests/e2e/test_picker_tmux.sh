@@ -46,6 +46,7 @@ tmux_wait picker quit "HEARTH_EXITED rc=0"
 cleanup_tmux
 
 # ---- Esc cancels ----------------------------------------------------------------
+tmux_setup hearth-picker2 # a fresh server: reusing the socket of the one just killed races
 start
 tmux_wait picker list2 "Resume a session"
 $T send-keys -t s Escape
