@@ -72,6 +72,7 @@ adopt(struct agent *a, struct journal *j, struct session *s, struct err *e)
 {
 	struct session_loaded l;
 	struct conv *c = agent_conv(a);
+	size_t i;
 
 	memset(&l, 0, sizeof l);
 	if (session_load(session_path(s), &l, NULL, e) < 0) {
@@ -81,6 +82,10 @@ adopt(struct agent *a, struct journal *j, struct session *s, struct err *e)
 	journal_adopt(j, s);
 	while (c->nmsgs)
 		conv_pop(c);
+	for (i = 0; i < l.conv.nmsgs; i++) { /* the ids go with their messages' count */
+		free(l.ids[i]);
+		l.ids[i] = NULL;
+	}
 	conv_move_msgs(c, &l.conv);
 	agent_mark_committed(a);
 	session_loaded_release(&l);

@@ -120,7 +120,8 @@ make_tool(struct mcp_server *s, const struct mcpwire_tool *w)
 	t->t.name = t->name;
 	t->t.description = t->desc;
 	t->t.schema_json = t->schema;
-	t->t.flags = TOOL_NEEDS_APPROVAL;
+	/* unless the server says it only reads, a call may change files: checkpoint first */
+	t->t.flags = w->read_only ? TOOL_READ_ONLY : TOOL_MUTATES | TOOL_NEEDS_APPROVAL;
 	t->t.start = mcptool_start;
 	t->t.cancel = mcptool_cancel;
 	t->next = s->m->tools;

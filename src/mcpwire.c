@@ -290,6 +290,8 @@ add_tool(const cJSON *t, struct mcpwire_tool **v, size_t *n, struct buf *warning
 	w->name = xstrdup(name);
 	w->description = xstrdup(desc ? desc : "");
 	w->schema = json_print(schema);
+	w->read_only = 0;
+	(void)json_bool(json_obj(t, "annotations"), "readOnlyHint", &w->read_only);
 }
 
 /* One tools/list page. */

@@ -89,6 +89,7 @@ struct mcpwire_tool {
 	char *name;
 	char *description; /* "" when the server gave none */
 	char *schema;      /* inputSchema as JSON text (an object with "type": "object") */
+	int read_only;     /* annotations.readOnlyHint is true */
 };
 
 /*

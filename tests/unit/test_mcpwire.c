@@ -159,7 +159,7 @@ test_tools(void **state)
 	const char *page = "{\"tools\":[{\"name\":\"ok\",\"inputSchema\":{\"type\":\"object\"}},"
 			   "{\"name\":\"\",\"inputSchema\":{\"type\":\"object\"}},{\"name\":5},"
 			   "{\"name\":\"noschema\"},{\"name\":\"arr\",\"inputSchema\":{\"type\":\"array\"}},"
-			   "\"junk\",{\"name\":\"d\",\"description\":\"hi\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}}}],"
+			   "\"junk\",{\"name\":\"d\",\"description\":\"hi\",\"annotations\":{\"readOnlyHint\":true},\"inputSchema\":{\"type\":\"object\",\"properties\":{}}}],"
 			   "\"nextCursor\":\"c2\"}";
 	struct mcpwire_tool *v = NULL;
 	struct buf w = BUF_INIT;
@@ -174,6 +174,8 @@ test_tools(void **state)
 	assert_string_equal(v[0].name, "ok");
 	assert_string_equal(v[0].description, "");
 	assert_string_equal(v[1].description, "hi");
+	assert_int_equal(v[0].read_only, 0);
+	assert_int_equal(v[1].read_only, 1);
 	assert_string_equal(cursor, "c2");
 	assert_non_null(strstr(w.data, "noschema"));
 	free(cursor);
