@@ -58,4 +58,16 @@ check_rc "invalid .mcp.json: the run completes" 0
 check "invalid .mcp.json: reported with line and column" grep -q "\.mcp\.json: invalid JSON at line 2, column" "$ERR"
 mock_stop
 
+# ---- the line session: /mcp, and a report when a server fails ---------------
+printf '{"mcpServers": {"demo": {"command": "%s"}, "bad": {"command": "%s", "args": ["--fail=init"]}}}\n' \
+	"$DEMO" "$DEMO" >"$REPO/.mcp.json"
+mock_start plain
+printf '/mcp\n' | timeout -k 5 "$HEARTH_TIMEOUT" "$HEARTH_BIN" --line --server "$MOCK_URL" --cwd "$REPO" \
+	>"$E2E_TMP/line.out" 2>"$E2E_TMP/line.err"
+RC=$? OUT=$E2E_TMP/line.out ERR=$E2E_TMP/line.err
+check_rc "line /mcp: exit status 0" 0
+check "line /mcp: the demo is listed" grep -Eq "demo: (ready, 5 tools|starting, 0 tools)" "$OUT"
+check "line session: the bad server is reported" grep -q "mcp server bad: sent invalid JSON" "$OUT"
+mock_stop
+
 e2e_finish
