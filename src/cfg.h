@@ -29,6 +29,18 @@ struct cfg {
 	int syntax_reject;       /* "syntax_check": "reject" refuses edits that add syntax errors; "warn" (default) notes them */
 	int slot_wait_s;         /* 15: a pinned request silent this long checks whether its slot is taken */
 	int mcp_timeout_s;       /* 60: an MCP request unanswered this long drops the server */
+	int slot_save;           /* 1: save the session's slot on exit and after idle, restore on resume */
+	int slot_save_idle_s;    /* 60: idle seconds after an answer before the slot is saved (0: only on exit) */
+	int microcompact_keep;   /* 6: tool results of the last N turns stay verbatim (0: off) */
+	int context_reserve;     /* 4096: compact when a request would leave fewer tokens of n_ctx */
+	char *think_word;        /* "ultrathink": a task with this word thinks for its turn ("" = never) */
+	int explore_cutoff;      /* 6: read-only steps in a row before only producing tools are allowed (0 = off) */
+	int defer_tools;         /* 1: offer only the core tools; the rest through tool_search */
+	char *serve_model;       /* "serve.model": a GGUF file to start llama-server with (NULL = none) */
+	char *serve_binary;      /* "serve.binary": the llama-server to start ("llama-server" from PATH) */
+	int serve_ctx;           /* "serve.ctx": context size for the managed server (0 = the model's) */
+	char *theme;             /* full-screen colour theme name or file (NULL: "default") */
+	char *open_in;           /* /open: "editor" (suspend and run $EDITOR) or "tmux-pane" (NULL: editor) */
 };
 
 /* Fill c with the built-in defaults. */

@@ -40,6 +40,13 @@ struct repl_deps {
 	struct checkpoint *checkpoint; /* undo history (NULL: none) */
 	struct escalate *esc;          /* local or Claude per turn (NULL: always local) */
 	struct mcp *mcp;               /* MCP servers: their reports become notices (NULL: none) */
+	/*
+	 * The session prompt, built on the first call (git status, context
+	 * files, memory: the slow part of start-up), so a front end can draw
+	 * and start discovery first; warnings appended.  NULL: system is final.
+	 */
+	const char *(*prompt)(void *arg, struct buf *warnings);
+	void *prompt_arg;
 };
 
 /* The first-run guidance when no server answers at url (why: the error; quit: the key hint). */

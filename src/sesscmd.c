@@ -38,6 +38,21 @@ sc_help(void *ctx, const struct cmd *self, const char *args, struct buf *out)
 	return CMD_DONE;
 }
 
+/* /compact [focus]: the model summarises the older turns now (agent_compact). */
+static enum cmd_result
+sc_compact(void *ctx, const struct cmd *self, const char *args, struct buf *out)
+{
+	struct sesscmd *sc = sc_of(self);
+	struct err e = ERR_INIT;
+
+	(void)ctx;
+	if (agent_compact(sc->agent, args, &e) < 0) {
+		buf_adds(out, e.msg);
+		return CMD_ERROR;
+	}
+	return CMD_SUBMIT; /* an empty turn: the compaction alone */
+}
+
 /* /quit, /exit */
 static enum cmd_result
 sc_quit(void *ctx, const struct cmd *self, const char *args, struct buf *out)
@@ -144,6 +159,19 @@ sc_reload(void *ctx, const struct cmd *self, const char *args, struct buf *out)
 	return CMD_DONE;
 }
 
+/* /think: thinking on for the next turn only. */
+static enum cmd_result
+sc_think(void *ctx, const struct cmd *self, const char *args, struct buf *out)
+{
+	struct sesscmd *sc = sc_of(self);
+
+	(void)ctx;
+	(void)args;
+	agent_think_next(sc->agent);
+	buf_adds(out, "the next turn thinks (enable_thinking for that turn only)");
+	return CMD_DONE;
+}
+
 /* /claude, /local: who answers the next turn. */
 static enum cmd_result
 sc_pick(void *ctx, const struct cmd *self, const char *args, struct buf *out)
@@ -229,6 +257,8 @@ sesscmd_init(struct sesscmd *sc, struct agent *agent, const struct repl_deps *d,
 		{ "reload", "", "re-read AGENTS.md / CLAUDE.md into the system prompt", sc_reload, sc },
 		{ "mcp", "", "MCP servers: state and number of tools", sc_mcp, sc },
 		{ "fork", "[N]", "list your messages; /fork N: a new session from before message N", sc_fork, sc },
+		{ "compact", "[focus]", "summarise the older turns to free context (recent turns stay)", sc_compact, sc },
+		{ "think", "", "let the model think on the next turn only", sc_think, sc },
 	};
 	size_t i;
 

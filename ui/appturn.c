@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "apppoll.h"
+#include "atref.h"
 #include "cfg.h"
 #include "checkpoint.h"
 #include "escalate.h"
@@ -86,6 +87,8 @@ void
 appturn_send(struct app *a, const char *text)
 {
 	struct err e = ERR_INIT;
+	struct buf msg = BUF_INIT, notes = BUF_INIT;
+	int rc;
 
 	if (a->busy || a->state != AS_READY) {
 		if (a->queued.len)
@@ -95,6 +98,7 @@ appturn_send(struct app *a, const char *text)
 		    : "queued: sent when the server answers");
 		return;
 	}
+	appstate_boot(a);
 	if (a->d->esc) {
 		struct buf note = BUF_INIT;
 
@@ -108,7 +112,16 @@ appturn_send(struct app *a, const char *text)
 	}
 	transcript_add_user(&a->tv, text, strlen(text));
 	transcript_follow(&a->tv);
-	if (agent_submit(a->agent, text, &e) < 0) {
+	atref_expand(a->d->env->root, a->d->env->allow_outside, text, a->d->esc &&
+	    a->d->esc->last.target == ROUTE_CLAUDE ? &a->d->esc->policy : NULL, &msg, &notes);
+	if (notes.len) {
+		buf_rtrim(&notes);
+		appstate_notice(a, THEME_DIM, notes.data);
+	}
+	rc = agent_submit(a->agent, msg.data, &e);
+	buf_release(&msg);
+	buf_release(&notes);
+	if (rc < 0) {
 		appstate_notice(a, THEME_ERROR, e.msg);
 		return;
 	}
@@ -163,6 +176,9 @@ appturn_agent(struct app *a)
 	}
 	ao.max_steps = d->cfg->max_steps;
 	ao.thinking = d->cfg->thinking;
+	ao.microcompact_keep = d->cfg->microcompact_keep;
+	ao.context_reserve = d->cfg->context_reserve;
+	ao.cfg = d->cfg;
 	ao.tools = d->tools;
 	ao.ntools = d->ntools;
 	if (d->checkpoint) {

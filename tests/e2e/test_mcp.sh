@@ -17,6 +17,8 @@ export DEMO
 # ---- a project .mcp.json: tools offered, a call answered ------------------
 printf '{"mcpServers": {"demo": {"command": "%s", "args": ["--page-size=2"], "env": {"X": "1"}}}}\n' \
 	"$DEMO" >"$REPO/.mcp.json"
+mkdir -p "$REPO/.hearth"
+printf '{"defer_tools": false}\n' >"$REPO/.hearth/settings.json"
 mock_start mcp_add
 hearth_run add -p --server "$MOCK_URL" --cwd "$REPO" "Add 2 and 40."
 check_rc "mcp: exit status 0" 0
@@ -32,6 +34,20 @@ res = [m for m in CHAT[1]["messages"] if m["role"] == "tool"]
 need(res and res[-1]["content"] == "42", "tool messages %r" % res)'
 check "mcp: nothing reported" sh -c "! grep -q 'mcp server' '$ERR'"
 mock_stop
+
+# ---- deferred tools (the default): MCP tools are found with tool_search ----
+rm "$REPO/.hearth/settings.json"
+mock_start mcp_search
+hearth_run search -p --server "$MOCK_URL" --cwd "$REPO" "Add 2 and 40."
+check_rc "mcp deferred: exit status 0" 0
+check "mcp deferred: not offered up front, found by tool_search, then called" pycheck '
+names = lambda i: [t["function"]["name"] for t in CHAT[i].get("tools", [])]
+need("tool_search" in names(0) and "mcp__demo__add" not in names(0), "first request tools %r" % names(0))
+need("mcp__demo__add" in names(1), "after tool_search: %r" % names(1))
+res = [m for m in CHAT[2]["messages"] if m["role"] == "tool"]
+need(res and res[-1]["content"] == "42", "tool messages %r" % res)'
+mock_stop
+printf '{"defer_tools": false}\n' >"$REPO/.hearth/settings.json"
 
 # ---- a server that dies mid-call ------------------------------------------
 printf '{"mcpServers": {"demo": {"command": "%s", "args": ["--fail=crash"]}}}\n' "$DEMO" >"$REPO/.mcp.json"

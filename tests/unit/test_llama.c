@@ -72,9 +72,9 @@ test_request_fields(void **state)
 	assert_int_equal(cJSON_GetObjectItem(j, "top_k")->valueint, 20);
 	assert_true(cJSON_GetObjectItem(j, "presence_penalty")->valuedouble == 0);
 	tools = cJSON_GetObjectItem(j, "tools");
-	assert_int_equal(cJSON_GetArraySize(tools), 9); /* read write edit bash grep find ls outline
-							  * repo_map */
-	for (i = 0; i < 9; i++) {
+	assert_int_equal(cJSON_GetArraySize(tools), 10); /* read write edit bash grep find ls outline
+							   * repo_map remember */
+	for (i = 0; i < 10; i++) {
 		cJSON *fn = cJSON_GetObjectItem(cJSON_GetArrayItem(tools, i), "function");
 
 		assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(tools, i), "type")->valuestring, "function");
@@ -512,8 +512,9 @@ static void
 test_probe_waits_for_loading(void **state)
 {
 	struct net *n = *state;
-	struct tu_resp r[4];
+	struct tu_resp r[6];
 	struct probe_rec p = { 0 };
+	static const char notfound[] = "HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n";
 	static const char loading[] =
 		"HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n"
 		"{\"error\":{\"message\":\"Loading model\",\"type\":\"unavailable_error\",\"code\":503}}";
@@ -532,7 +533,9 @@ test_probe_waits_for_loading(void **state)
 	tu_fixture("v1_models.json", &n->raw[2]);
 	r[3].raw = n->raw[2].data;
 	r[3].path = "/v1/models";
-	tu_server_start(&n->srv, r, 4);
+	r[4].raw = r[5].raw = notfound; /* the template probe: an old server */
+	r[4].path = r[5].path = "/apply-template";
+	tu_server_start(&n->srv, r, 6);
 	net_connect(n, n->srv.port);
 	llama_probe(n->lm, 10000, probe_loading, probe_done, &p);
 	assert_true(tu_run_until(n->loop, &p.done, 8000));
