@@ -23,6 +23,7 @@
 #include "mcpcfg.h"
 #include "testutil.h"
 #include "tool.h"
+#include "toolset.h"
 
 #ifndef MCP_DEMO
 #define MCP_DEMO "build/mcp-demo"
@@ -343,6 +344,41 @@ test_startup_failures(void **state)
 	fx_stop(&f);
 }
 
+/* The toolset follows the registry: MCP tools deferred behind tool_search, gone when the server is. */
+static void
+test_toolset_sync(void **state)
+{
+	struct fx f;
+	struct call c;
+	struct toolset ts, plain;
+	size_t nb, nx, nd;
+	const struct tool *const *b = tool_all(&nb), *const *x;
+
+	(void)state;
+	fx_start(&f, MCP_DEMO, "--fail=crash", NULL, 10);
+	fx_wait_ready(&f);
+	toolset_init(&ts, b, nb, 1, &tool_search);
+	toolset_init(&plain, b, nb, 0, &tool_search);
+	x = tool_extra(&nx);
+	toolset_sync(&ts, x, nx);
+	toolset_sync(&plain, x, nx);
+	assert_int_equal(nx, 5);
+	assert_string_equal(ts.deferred[ts.ndeferred - 1]->name, "mcp__demo__toggle");
+	assert_string_equal(plain.offered[plain.noffered - 1]->name, "mcp__demo__toggle");
+	nd = ts.ndeferred;
+	toolset_sync(&ts, x, nx); /* idempotent */
+	assert_int_equal(ts.ndeferred, nd);
+	call(&f, &c, "mcp__demo__echo", "{\"text\":\"x\"}", 5000); /* the server dies */
+	tool_job_release(&c.job);
+	x = tool_extra(&nx);
+	assert_int_equal(nx, 0);
+	toolset_sync(&ts, x, nx);
+	toolset_sync(&plain, x, nx);
+	assert_int_equal(strncmp(ts.deferred[ts.ndeferred - 1]->name, "mcp__", 5) != 0, 1);
+	assert_int_equal(plain.noffered, nb);
+	fx_stop(&f);
+}
+
 /* Reports made before a sink exists are kept and delivered when it is set. */
 static void
 test_reports_queued(void **state)
@@ -375,6 +411,7 @@ main(void)
 		cmocka_unit_test(test_hang),
 		cmocka_unit_test(test_startup_failures),
 		cmocka_unit_test(test_reports_queued),
+		cmocka_unit_test(test_toolset_sync),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
