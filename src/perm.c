@@ -506,9 +506,9 @@ perm_by_mode(const struct perm *p, const struct tool *t, const struct perm_subje
 		buf_adds(why, "a change outside the workspace");
 		return PERM_QUESTION;
 	}
-	if (s->has_path && p->mode == PERM_AUTO_EDIT && (t->flags & TOOL_MUTATES))
-		return PERM_ALLOW;
-	buf_addf(why, p->mode == PERM_ASK ? "approval mode ask" : "the %s tool changes things", t->name);
+	if (p->mode == PERM_AUTO_EDIT)
+		return PERM_ALLOW; /* edits inside the workspace, MCP tools */
+	buf_adds(why, "approval mode ask");
 	return PERM_QUESTION;
 }
 

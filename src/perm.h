@@ -4,9 +4,9 @@
  *
  * Modes: ask (every change asks), auto-edit (the default: edits and
  * writes inside the workspace run; bash commands not known to be
- * read-only and writes outside the workspace ask), yolo (nothing asks).
- * A tool flagged TOOL_NEEDS_APPROVAL but not TOOL_MUTATES (MCP tools)
- * asks in mode ask only (tool.h); read-only tools never ask.
+ * read-only and writes outside the workspace ask; other tools, MCP ones
+ * included, run), yolo (nothing asks).  Read-only tools never ask; in mode
+ * ask every tool flagged TOOL_MUTATES or TOOL_NEEDS_APPROVAL asks.
  *
  * Rules are "tool" or "tool(pattern)".  Tool names compare without case
  * (Claude Code's "Bash(...)" works), may be globs, and "mcp__server"

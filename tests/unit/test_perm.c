@@ -354,6 +354,17 @@ test_tool_names_and_flags(void **state)
 	perm_always_rules(&p, &mcp_echo, args, root, &out);
 	assert_string_equal(out.data, "mcp__demo__echo");
 	p.mode = PERM_AUTO_EDIT;
+	/* an MCP tool that may change things: runs in auto-edit, asks in mode ask */
+	{
+		struct tool m = mcp_echo;
+
+		m.flags = TOOL_MUTATES | TOOL_NEEDS_APPROVAL;
+		buf_reset(&why);
+		assert_int_equal(perm_check(&p, &m, args, root, &why), PERM_ALLOW);
+		p.mode = PERM_ASK;
+		assert_int_equal(perm_check(&p, &m, args, root, &why), PERM_QUESTION);
+		p.mode = PERM_AUTO_EDIT;
+	}
 	/* "mcp__server" covers its tools; a name glob; a prefix that is not a server does not */
 	add(&p, PERM_LIST_ASK, "mcp__dem");
 	assert_int_equal(mcp(&p, &why), PERM_ALLOW);
