@@ -29,6 +29,7 @@ struct cli {
 	const char *route;        /* --route auto|local|claude */
 	int stats;                /* `hearth stats` */
 	int tui, line;            /* force the full screen / the line session */
+	int yes;                  /* -y, --yes: print mode confirms what a command asks */
 	enum pmode_format format;
 	struct buf task;
 };

@@ -240,6 +240,28 @@ app_on_clear(void *arg)
 	transcript_init(&a->tv);
 }
 
+/* A pending command moved on: its text, its question (a text to edit goes in the editor). */
+static void
+app_cmd_changed(void *arg)
+{
+	struct app *a = arg;
+	struct buf text = BUF_INIT;
+	int error = cmdui_take(&a->cmds.ui, &text);
+
+	buf_rtrim(&text);
+	if (text.len)
+		app_notice(a, error ? THEME_ERROR : THEME_TEXT, text.data);
+	if (a->cmds.ui.state == CMDUI_ASK) {
+		app_notice(a, THEME_ACCENT, a->cmds.ui.question.data);
+		if (a->cmds.ui.text) {
+			editor_clear(&a->ed);
+			editor_insert(&a->ed, a->cmds.ui.prefill.data, a->cmds.ui.prefill.len);
+		}
+	}
+	buf_release(&text);
+	a->dirty = 1;
+}
+
 /* The shared session commands, plus /slots. */
 static void
 app_commands(struct app *a)
@@ -253,6 +275,9 @@ app_commands(struct app *a)
 		     &warnings);
 	a->cmds.on_clear = app_on_clear;
 	a->cmds.arg = a;
+	a->cmds.ui.changed = app_cmd_changed;
+	a->cmds.ui.arg = a;
+	a->cmds.ui.whole_text = 1;
 	cmdreg_add(&a->cmds.reg, &slots);
 	if (warnings.len) {
 		buf_rtrim(&warnings);
@@ -306,6 +331,13 @@ app_submit(struct app *a, const char *text)
 	struct buf out = BUF_INIT;
 	enum cmd_result rc;
 
+	if (a->cmds.ui.state != CMDUI_IDLE) { /* a command waits for this answer */
+		if (a->cmds.ui.state == CMDUI_ASK)
+			cmdui_answer(&a->cmds.ui, text);
+		else
+			app_notice(a, THEME_DIM, "a command is running; Esc stops it");
+		return;
+	}
 	if (!*text)
 		return;
 	if (text[0] != '/' || text[1] == '/') {
@@ -375,6 +407,10 @@ app_screen_key(struct app *a, const struct keys_event *ev)
 	}
 	switch (ev->kind) {
 	case KEYS_ESC:
+		if (a->cmds.ui.state != CMDUI_IDLE) {
+			cmdui_cancel(&a->cmds.ui);
+			return 1;
+		}
 		if (a->queued.len) { /* before the abort, whose on_end would send it */
 			buf_setlen(&a->queued, 0);
 			app_notice(a, THEME_DIM, "queued message dropped");
