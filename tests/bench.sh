@@ -11,6 +11,10 @@
 #       wall time, the time the mock spent serving (sum of served_ms in its
 #       request log), overhead = wall - serving, max RSS, cache reuse.
 #   (c) the --version figures for `pi` and `opencode` when on PATH.
+#   (d) git and code intelligence ($BENCH_INTEL, tests/bench/bench_intel.c):
+#       checkpoint of a 20,000-file repository with 10 files changed,
+#       outline of a 4,500-line C file (cold and unchanged), repo_map of the
+#       project cold and warm.
 # Targets are printed beside the figures: --version < 8 ms, -p overhead
 # < 20 ms, max RSS < 12 MB.
 set -u
@@ -273,4 +277,10 @@ try:
 finally:
     shutil.rmtree(TMP, ignore_errors=True)
 EOF
+if [ -n "${BENCH_INTEL:-}" ] && [ -x "$BENCH_INTEL" ]; then
+	printf '(d) '
+	timeout 600 "$BENCH_INTEL" "$ROOT" || echo "bench: bench_intel failed (ignored)"
+else
+	echo "(d) git and code intelligence: not built (make bench builds build/bench/bench_intel)"
+fi
 exit 0

@@ -13,6 +13,7 @@
  * go under $TMPDIR and are removed.
  */
 #include <dirent.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,19 +52,22 @@ cmp_d(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* The median of v[0..n). */
+static double g_min; /* the fastest of the last median() */
+
+/* The median of v[0..n) (the fastest goes to g_min). */
 static double
 median(double *v, int n)
 {
 	qsort(v, (size_t)n, sizeof *v, cmp_d);
+	g_min = v[0];
 	return v[n / 2];
 }
 
-/* One figure line, the target beside it. */
+/* One figure line (median, fastest), the target beside it. */
 static void
 figure(const char *label, double ms, double target)
 {
-	printf("  %-34s %8.2f ms     target <= %g ms  %s\n", label, ms, target,
+	printf("  %-38s %8.2f ms (fastest %.2f)  target <= %g ms  %s\n", label, ms, g_min, target,
 	       ms <= target ? "meets target" : "MISSES target");
 	fflush(stdout);
 }
@@ -217,9 +221,15 @@ bench_outline(const char *root, const char *tmp)
 	memset(&env, 0, sizeof env);
 	env.root = tmp;
 	outline_once(&env, path, &len);
+	for (i = 0; i < 30; i++) {
+		struct timespec ts[2] = { { 0, UTIME_OMIT }, { 1000000 + i, 0 } };
+		utimensat(AT_FDCWD, path, ts, 0); /* a changed file: no kept answer */
+		t[i] = outline_once(&env, path, &len);
+	}
+	figure("outline, 4,500-line C file, cold", median(t, 30), 10);
 	for (i = 0; i < 30; i++)
 		t[i] = outline_once(&env, path, &len);
-	figure("outline, 4,500-line C file", median(t, 30), 10);
+	figure("outline, same file unchanged", median(t, 30), 10);
 }
 
 /* repo_map of the project, cold then warm. */
@@ -244,6 +254,7 @@ bench_repomap(const char *root)
 		repomap_build(root, REPOMAP_DEFAULT_TOKENS, &out, &e);
 		t[i] = now_ms() - t[i];
 	}
+	g_min = cold;
 	figure("repo_map of this project, cold", cold, 1000);
 	figure("repo_map of this project, warm", median(t, 10), 100);
 	buf_release(&out);
