@@ -23,6 +23,7 @@
 
 #include "cfg.h"
 #include "checkpoint.h"
+#include "codehl.h"
 #include "sesscmd.h"
 #include "draw.h"
 #include "editor.h"
@@ -720,6 +721,7 @@ app_term(struct app *a)
 	loop_signal(l, SIGHUP, app_on_signal, a, NULL);
 	loop_signal(l, SIGINT, app_on_signal, a, NULL);
 	theme_default(&th, theme_depth_env());
+	codehl_install(&th); /* tree-sitter colours in code blocks */
 	if (!(a->term = term_curses_new(&th, &o, &e))) {
 		fprintf(stderr, "hearth: %s\n", e.msg);
 		return -1;
@@ -745,6 +747,7 @@ app_release(struct app *a)
 	if (a->term)
 		loop_unwatch(l, term_input_fd(a->term));
 	term_free(a->term);
+	codehl_uninstall();
 	loop_signal(l, SIGWINCH, NULL, NULL, NULL);
 	loop_signal(l, SIGTERM, NULL, NULL, NULL);
 	loop_signal(l, SIGHUP, NULL, NULL, NULL);
