@@ -87,14 +87,13 @@ valgrind: $(UNIT_BIN)
 			--error-exitcode=9 $$t >$$t.vg.log 2>&1 || { echo "valgrind: $$t failed (see $$t.vg.log)"; fail=1; }; \
 	done; [ $$fail -eq 0 ] && echo "valgrind: all unit tests clean"
 
-BENCH_INTEL := $(BUILD)/bench/bench_intel
+bench: $(BIN) $(BUILD)/bench/frame $(BUILD)/bench/bench_intel
+	@HEARTH_BIN=$(abspath $(BIN)) BENCH_FRAME=$(abspath $(BUILD)/bench/frame) \
+		BENCH_INTEL=$(abspath $(BUILD)/bench/bench_intel) FIXTURES=$(FIXTURES) sh tests/bench.sh
 
-$(BENCH_INTEL): tests/bench/bench_intel.c $(LIB) $(GRAMMAR_OBJS)
+$(BUILD)/bench/%: tests/bench/%.c $(LIB) $(GRAMMAR_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(LDFLAGS_ALL) -o $@ $< $(LIB) $(GRAMMAR_OBJS) $(LIBS)
-
-bench: $(BIN) $(BENCH_INTEL)
-	@HEARTH_BIN=$(abspath $(BIN)) BENCH_INTEL=$(abspath $(BENCH_INTEL)) FIXTURES=$(FIXTURES) sh tests/bench.sh
 
 install: $(BIN)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/hearth/themes \
