@@ -430,6 +430,22 @@ is_label(const char *line, size_t n, size_t *skip)
 	return 1;
 }
 
+/* Drop control bytes other than '\n' and '\t' (a model's draft may hold escapes). */
+static void
+drop_controls(struct buf *b)
+{
+	size_t i, j = 0;
+
+	for (i = 0; i < b->len; i++) {
+		unsigned char ch = (unsigned char)b->data[i];
+		if (ch >= 0x20 && ch != 0x7f)
+			b->data[j++] = b->data[i];
+		else if (ch == '\n' || ch == '\t')
+			b->data[j++] = b->data[i];
+	}
+	buf_setlen(b, j);
+}
+
 /* Tidy a drafted message (see gitcommit.h). */
 void
 gitcommit_tidy_message(const char *text, struct buf *out)
@@ -477,4 +493,5 @@ gitcommit_tidy_message(const char *text, struct buf *out)
 	if (out->len && body.len > skip)
 		buf_addf(out, "\n\n%s", body.data + skip);
 	buf_release(&body);
+	drop_controls(out);
 }

@@ -72,7 +72,8 @@ void gitcommit_plan_free(struct gitcommit_plan *p);
 
 /*
  * Clean up a message a model drafted into out: drop a <think> block,
- * code fences, a "Commit message:" label and blank edges, and wrap a
+ * code fences, a "Commit message:" label, blank edges and control bytes
+ * (tabs and newlines stay), and wrap a
  * first line over GITCOMMIT_SUMMARY_MAX characters at a word (the rest
  * starts the body).  out is empty when nothing is left.
  */

@@ -18,6 +18,7 @@
 #include "log.h"
 #include "loop.h"
 #include "repo.h"
+#include "sanitize.h"
 
 #include "run.h"
 
@@ -129,12 +130,14 @@ static void
 print_cmd_changed(void *arg)
 {
 	struct print_cmd *pc = arg;
-	struct buf text = BUF_INIT;
+	struct buf text = BUF_INIT, safe = BUF_INIT;
 	int error = cmdui_take(&pc->ui, &text);
 
 	buf_rtrim(&text);
-	if (text.len)
-		fprintf(error ? stderr : stdout, "%s%s\n", error ? "hearth: " : "", text.data);
+	sanitize_term(&safe, text.data, text.len); /* the drafted message is model output */
+	if (safe.len)
+		fprintf(error ? stderr : stdout, "%s%s\n", error ? "hearth: " : "", safe.data);
+	buf_release(&safe);
 	fflush(stdout);
 	buf_release(&text);
 	if (pc->ui.state == CMDUI_IDLE)

@@ -315,6 +315,8 @@ test_tidy_message(void **state)
 			       "repositories are fast\n\nMore.", &b);
 	assert_string_equal(b.data, "Make the checkpoint code reuse the index stat data so that "
 			    "large\n\nrepositories are fast\n\nMore.");
+	gitcommit_tidy_message("Fix \x1b[31mred\x1b[0m\tnow\r\n", &b);
+	assert_string_equal(b.data, "Fix [31mred[0m\tnow");
 	gitcommit_tidy_message("  \n```\n```\n", &b);
 	assert_int_equal(b.len, 0);
 	buf_release(&b);
