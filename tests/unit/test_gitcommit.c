@@ -278,6 +278,41 @@ test_unborn_locked_moved(void **state)
 	teardown(t);
 }
 
+/* A detached HEAD moves to the new commit; a linked worktree commits on its own branch. */
+static void
+test_detached_and_worktree(void **state)
+{
+	struct t *t = setup(1, 1);
+	struct gitcommit_plan p;
+	struct repo_result hand = REPO_RESULT_INIT;
+	struct err e = ERR_INIT;
+	struct repo *main_repo;
+
+	(void)state;
+	assert_int_equal(sh(t, "git checkout -q --detach"), 0);
+	turn(t, "echo agent >> a.txt");
+	assert_int_equal(plan(t, &p, &hand), 1);
+	assert_int_equal(commit(t, &p, "on a detached head", &e), 0);
+	out_is(t, "git log -1 --format=%s HEAD", "on a detached head\n");
+	out_is(t, "git rev-parse --abbrev-ref HEAD", "HEAD\n");
+	gitcommit_plan_free(&p);
+	/* a linked worktree: the session's repo is opened there */
+	assert_int_equal(sh(t, "git worktree add -q -b side ../wt2"), 0);
+	main_repo = t->r;
+	snprintf(t->w, sizeof t->w, "%s/wt2", t->dir);
+	t->r = repo_open(t->w, "s2", t->state, &e);
+	assert_non_null(t->r);
+	turn(t, "echo side >> b.txt");
+	assert_int_equal(plan(t, &p, &hand), 1);
+	assert_int_equal(commit(t, &p, "on the side", &e), 0);
+	out_is(t, "git log -1 --format=%s side", "on the side\n");
+	out_is(t, "git status --porcelain", "");
+	gitcommit_plan_free(&p);
+	repo_close(main_repo);
+	repo_result_release(&hand);
+	teardown(t);
+}
+
 /* A hook in the repository is named as not run. */
 static void
 test_hooks_noted(void **state)
@@ -331,6 +366,7 @@ main(void)
 		cmocka_unit_test(test_no_identity),
 		cmocka_unit_test(test_empty_change_set),
 		cmocka_unit_test(test_unborn_locked_moved),
+		cmocka_unit_test(test_detached_and_worktree),
 		cmocka_unit_test(test_hooks_noted),
 		cmocka_unit_test(test_tidy_message),
 	};
