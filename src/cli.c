@@ -35,6 +35,8 @@ cli_usage(FILE *f)
 	      "      --no-tools              no tools at all\n"
 	      "      --system-prompt-file F  use F as the system prompt\n"
 	      "      --thinking on|off       model thinking (default off)\n"
+	      "      --think                 thinking on for this task only (print mode)\n"
+	      "      --serve MODEL.gguf      start llama-server with the model, stop it on exit\n"
 	      "      --output-format FMT     text | json | stream-json (print mode)\n"
 	      "      --verbose               progress and tool calls on stderr\n"
 	      "      --log FILE              write a debug log (env HEARTH_LOG)\n"
@@ -77,7 +79,8 @@ parse_int(const char *s, int *out)
 
 enum {
 	OPT_SERVER = 256, OPT_MODEL, OPT_MAX_STEPS, OPT_CWD, OPT_TOOLS, OPT_NO_TOOLS,
-	OPT_SYSPROMPT, OPT_THINKING, OPT_FORMAT, OPT_VERBOSE, OPT_VERSION, OPT_LOG, OPT_EXPORT, OPT_ROUTE, OPT_TUI, OPT_LINE
+	OPT_SYSPROMPT, OPT_THINKING, OPT_FORMAT, OPT_VERBOSE, OPT_VERSION, OPT_LOG, OPT_EXPORT, OPT_ROUTE, OPT_TUI, OPT_LINE,
+	OPT_THINK, OPT_SERVE
 };
 
 /*
@@ -114,6 +117,8 @@ cli_parse(int argc, char **argv, struct cli *o)
 		{ "no-tools", no_argument, NULL, OPT_NO_TOOLS },
 		{ "system-prompt-file", required_argument, NULL, OPT_SYSPROMPT },
 		{ "thinking", required_argument, NULL, OPT_THINKING },
+		{ "think", no_argument, NULL, OPT_THINK },
+		{ "serve", required_argument, NULL, OPT_SERVE },
 		{ "output-format", required_argument, NULL, OPT_FORMAT },
 		{ "verbose", no_argument, NULL, OPT_VERBOSE },
 		{ "version", no_argument, NULL, OPT_VERSION },
@@ -149,6 +154,8 @@ cli_parse(int argc, char **argv, struct cli *o)
 				return cli_usage_error("--thinking takes on or off, got \"%s\"", optarg);
 			o->thinking = !strcmp(optarg, "on");
 			break;
+		case OPT_THINK: o->think = 1; break;
+		case OPT_SERVE: o->serve = optarg; break;
 		case OPT_FORMAT:
 			if (!strcmp(optarg, "text"))
 				o->format = PMODE_TEXT;

@@ -21,6 +21,8 @@ struct cli {
 	int max_steps;
 	int no_tools;
 	int thinking; /* -1 unset */
+	int think;    /* --think: thinking for this task's turn only */
+	const char *serve; /* --serve MODEL.gguf: start llama-server with it */
 	int verbose;
 	int cont;                 /* -c: the latest session */
 	int resume;               /* -r [ID] */

@@ -21,6 +21,7 @@
 #include "sanitize.h"
 
 #include "run.h"
+#include "serve.h"
 
 /* Discovery said the model is loading. */
 static void
@@ -42,8 +43,10 @@ start_turn(struct run *r, struct provider *p, const char *task)
 	struct agent_opts ao = { 0 };
 	struct err e = ERR_INIT;
 
+	run_prompt(r);
 	ao.max_steps = r->cfg.max_steps;
 	ao.thinking = r->cfg.thinking;
+	ao.cfg = &r->cfg;
 	ao.tools = r->tools;
 	ao.ntools = r->ntools;
 	ao.hooks.arg = &r->cp;
@@ -56,6 +59,8 @@ start_turn(struct run *r, struct provider *p, const char *task)
 	conv_set_system(agent_conv(r->agent), r->system.data);
 	conv_move_msgs(agent_conv(r->agent), &r->resumed);
 	agent_mark_committed(r->agent);
+	if (r->o->think)
+		agent_think_next(r->agent);
 	if (agent_submit(r->agent, task, &e) < 0) {
 		pmode_fail(r->pm, LLM_ERR_OTHER, e.msg);
 		loop_stop(r->loop);
@@ -87,7 +92,10 @@ on_probe(struct llama *lm, int rc, enum llm_err_kind kind, const char *msg, void
 	const struct llama_info *info = llama_info(lm);
 
 	if (rc < 0) {
-		pmode_fail(r->pm, kind, msg);
+		struct buf why = BUF_INIT;
+
+		pmode_fail(r->pm, kind, serve_exited(r->serve, &why) ? why.data : msg);
+		buf_release(&why);
 		loop_stop(r->loop);
 		return;
 	}
@@ -285,6 +293,11 @@ printrun_main(struct cli *o)
 		start_turn(&r, prov, r.task); /* Claude: the local server is not needed */
 	else
 		llama_probe(r.llama, 300000, on_loading, on_probe, &r);
+	/* parallel bootstrap: a few passes (connect, send) put discovery on the wire, then the
+	 * prompt is gathered while the server answers */
+	for (int i = 0; i < 3; i++)
+		loop_run_once(r.loop, 0, NULL);
+	run_prompt(&r);
 	if (loop_run(r.loop, &e) < 0)
 		pmode_fail(r.pm, LLM_ERR_OTHER, e.msg);
 	if (r.interrupted && !pmode_ended(r.pm))

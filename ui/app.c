@@ -104,6 +104,16 @@ app_frame_now(struct app *a, struct loop *l)
 	return 1;
 }
 
+/* After the first frame: the slow start-up reads (appstate_boot). */
+static void
+app_boot_timer(struct loop *l, long id, void *arg)
+{
+	(void)l;
+	(void)id;
+	((struct app *)arg)->boot_timer = 0;
+	appstate_boot(arg);
+}
+
 /* Redraw when something changed (the loop's before-sleep hook), at most one frame per APP_FRAME_MS. */
 static void
 app_render(struct loop *l, void *arg)
@@ -140,6 +150,8 @@ app_render(struct loop *l, void *arg)
 	term_cursor(a->term, cx, cy);
 	if (term_present(a->term, a->grid) < 0)
 		appstate_quit(a);
+	else if (!a->booted && !a->boot_timer)
+		a->boot_timer = loop_timer_add(l, 1, app_boot_timer, a);
 }
 
 /* ---- discovery and signals ----------------------------------------- */
@@ -199,11 +211,18 @@ app_on_probe(struct llama *lm, int rc, enum llm_err_kind kind, const char *msg, 
 	}
 }
 
+/* The server answers 503: say so once (a managed server is loading its model). */
+static void
+app_on_loading(void *arg)
+{
+	appstate_notice(arg, THEME_DIM, "llama-server is loading the model; waiting");
+}
+
 static void
 app_probe(struct app *a)
 {
 	a->state = AS_PROBING;
-	llama_probe(a->d->llama, 300000, NULL, app_on_probe, a);
+	llama_probe(a->d->llama, 300000, app_on_loading, app_on_probe, a);
 }
 
 /* SIGWINCH: re-read the size and redraw everything. */
@@ -250,7 +269,6 @@ app_views(struct app *a)
 		snprintf(a->st.cwd, sizeof a->st.cwd, "%s", root);
 	snprintf(a->st.route, sizeof a->st.route, "local");
 	snprintf(a->st.model, sizeof a->st.model, "connecting…");
-	appstate_git(a);
 	a->panel_on = 1;
 	a->dirty = 1;
 }
@@ -287,7 +305,7 @@ app_release(struct app *a)
 {
 	struct loop *l = a->d->loop;
 	long *timers[] = { &a->esc_timer, &a->retry_timer, &a->poll_timer, &a->hint_timer,
-			   &a->frame_timer };
+			   &a->frame_timer, &a->boot_timer };
 	size_t i;
 
 	for (i = 0; i < sizeof timers / sizeof timers[0]; i++)

@@ -96,6 +96,7 @@ appturn_send(struct app *a, const char *text)
 		    : "queued: sent when the server answers");
 		return;
 	}
+	appstate_boot(a);
 	if (a->d->esc) {
 		struct buf note = BUF_INIT;
 
@@ -166,6 +167,7 @@ appturn_agent(struct app *a)
 	}
 	ao.max_steps = d->cfg->max_steps;
 	ao.thinking = d->cfg->thinking;
+	ao.cfg = d->cfg;
 	ao.tools = d->tools;
 	ao.ntools = d->ntools;
 	if (d->checkpoint) {
