@@ -159,6 +159,7 @@ print_cmd_probed(struct llama *lm, int rc, enum llm_err_kind kind, const char *m
 	struct print_cmd *pc = arg;
 
 	(void)kind;
+	run_prompt(pc->r); /* deferred by the parallel bootstrap: the draft shares its prefix */
 	conv_set_system(&pc->r->resumed, pc->r->system.data);
 	commitcmd_model_ready(&pc->commit, rc < 0 ? NULL : llama_provider(lm), &pc->r->resumed, msg);
 }

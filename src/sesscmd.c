@@ -196,8 +196,13 @@ static void
 sc_want_model(void *arg, struct commitcmd *c)
 {
 	struct sesscmd *sc = arg;
+	struct conv *conv = agent_conv(sc->agent);
+	struct buf warnings = BUF_INIT;
 
-	commitcmd_model_ready(c, agent_provider(sc->agent), agent_conv(sc->agent), NULL);
+	if ((!conv->system || !*conv->system) && sc->d->prompt) /* no turn yet: the session prompt */
+		conv_set_system(conv, sc->d->prompt(sc->d->prompt_arg, &warnings));
+	buf_release(&warnings);
+	commitcmd_model_ready(c, agent_provider(sc->agent), conv, NULL);
 }
 
 /* Whether a turn is running (no /commit then). */
