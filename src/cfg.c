@@ -47,6 +47,8 @@ static const struct cfg_key cfg_keys[] = {
 	K("serve.model", CFG_STR, serve_model),
 	K("serve.binary", CFG_STR, serve_binary),
 	K("serve.ctx", CFG_INT, serve_ctx),
+	K("theme", CFG_STR, theme),
+	K("open_in", CFG_STR, open_in),
 };
 #undef K
 

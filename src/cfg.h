@@ -34,6 +34,8 @@ struct cfg {
 	char *serve_model;       /* "serve.model": a GGUF file to start llama-server with (NULL = none) */
 	char *serve_binary;      /* "serve.binary": the llama-server to start ("llama-server" from PATH) */
 	int serve_ctx;           /* "serve.ctx": context size for the managed server (0 = the model's) */
+	char *theme;             /* full-screen colour theme name or file (NULL: "default") */
+	char *open_in;           /* /open: "editor" (suspend and run $EDITOR) or "tmux-pane" (NULL: editor) */
 };
 
 /* Fill c with the built-in defaults. */

@@ -29,6 +29,8 @@ cli_usage(FILE *f)
 	      "      --server URL            llama-server base URL (env HEARTH_SERVER;\n"
 	      "                              default http://127.0.0.1:8080)\n"
 	      "      --model ID              model id to request\n"
+	      "      --theme NAME            colour theme of the full screen: default, dark,\n"
+	      "                              light, high-contrast, or a theme file\n"
 	      "      --max-steps N           model requests per task (default 40)\n"
 	      "      --cwd DIR               workspace root (default: current directory)\n"
 	      "      --tools a,b             enable only these tools\n"
@@ -78,7 +80,7 @@ parse_int(const char *s, int *out)
 }
 
 enum {
-	OPT_SERVER = 256, OPT_MODEL, OPT_MAX_STEPS, OPT_CWD, OPT_TOOLS, OPT_NO_TOOLS,
+	OPT_SERVER = 256, OPT_MODEL, OPT_THEME, OPT_MAX_STEPS, OPT_CWD, OPT_TOOLS, OPT_NO_TOOLS,
 	OPT_SYSPROMPT, OPT_THINKING, OPT_FORMAT, OPT_VERBOSE, OPT_VERSION, OPT_LOG, OPT_EXPORT, OPT_ROUTE, OPT_TUI, OPT_LINE,
 	OPT_THINK, OPT_SERVE
 };
@@ -111,6 +113,7 @@ cli_parse(int argc, char **argv, struct cli *o)
 		{ "print", no_argument, NULL, 'p' },
 		{ "server", required_argument, NULL, OPT_SERVER },
 		{ "model", required_argument, NULL, OPT_MODEL },
+		{ "theme", required_argument, NULL, OPT_THEME },
 		{ "max-steps", required_argument, NULL, OPT_MAX_STEPS },
 		{ "cwd", required_argument, NULL, OPT_CWD },
 		{ "tools", required_argument, NULL, OPT_TOOLS },
@@ -141,6 +144,7 @@ cli_parse(int argc, char **argv, struct cli *o)
 		case 'p': o->print = 1; break;
 		case OPT_SERVER: o->server = optarg; break;
 		case OPT_MODEL: o->model = optarg; break;
+		case OPT_THEME: o->theme = optarg; break;
 		case OPT_MAX_STEPS:
 			if (parse_int(optarg, &o->max_steps) < 0)
 				return cli_usage_error("--max-steps needs a positive number, got \"%s\"", optarg);

@@ -29,6 +29,7 @@ struct cli {
 	const char *resume_id;
 	const char *export_session, *export_file;
 	const char *route;        /* --route auto|local|claude */
+	const char *theme;        /* --theme NAME|FILE */
 	int stats;                /* `hearth stats` */
 	int tui, line;            /* force the full screen / the line session */
 	int yes;                  /* -y, --yes: print mode confirms what a command asks */

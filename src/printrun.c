@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "atref.h"
 #include "cmdtpl.h"
 #include "cmdui.h"
 #include "commitcmd.h"
@@ -42,6 +43,9 @@ start_turn(struct run *r, struct provider *p, const char *task)
 	struct agent_observer obs = pmode_observer(r->pm);
 	struct agent_opts ao = { 0 };
 	struct err e = ERR_INIT;
+	struct buf msg = BUF_INIT, notes = BUF_INIT;
+	char *line;
+	int rc;
 
 	run_prompt(r);
 	ao.max_steps = r->cfg.max_steps;
@@ -61,7 +65,14 @@ start_turn(struct run *r, struct provider *p, const char *task)
 	agent_mark_committed(r->agent);
 	if (r->o->think)
 		agent_think_next(r->agent);
-	if (agent_submit(r->agent, task, &e) < 0) {
+	atref_expand(r->env.root, r->env.allow_outside, task, p != llama_provider(r->llama) ?
+	    &r->esc.policy : NULL, &msg, &notes);
+	for (line = notes.len ? strtok(notes.data, "\n") : NULL; line; line = strtok(NULL, "\n"))
+		(strncmp(line, "attached ", 9) ? pmode_error : pmode_note)(r->pm, line);
+	rc = agent_submit(r->agent, msg.data, &e);
+	buf_release(&msg);
+	buf_release(&notes);
+	if (rc < 0) {
 		pmode_fail(r->pm, LLM_ERR_OTHER, e.msg);
 		loop_stop(r->loop);
 	}

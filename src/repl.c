@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "agent.h"
+#include "atref.h"
 #include "cfg.h"
 #include "checkpoint.h"
 #include "journal.h"
@@ -237,6 +238,7 @@ static void
 repl_send(struct repl *r, const char *text)
 {
 	struct err e = ERR_INIT;
+	struct buf msg = BUF_INIT, notes = BUF_INIT;
 
 	repl_boot(r);
 	r->state = RS_TURN;
@@ -250,10 +252,18 @@ repl_send(struct repl *r, const char *text)
 			repl_say(r, note.data);
 		buf_release(&note);
 	}
-	if (agent_submit(r->agent, text, &e) < 0) {
+	atref_expand(r->d->env->root, r->d->env->allow_outside, text, r->d->esc &&
+	    r->d->esc->last.target == ROUTE_CLAUDE ? &r->d->esc->policy : NULL, &msg, &notes);
+	if (notes.len) {
+		buf_rtrim(&notes);
+		repl_say(r, notes.data);
+	}
+	if (agent_submit(r->agent, msg.data, &e) < 0) {
 		repl_say(r, e.msg);
 		repl_prompt(r);
 	}
+	buf_release(&msg);
+	buf_release(&notes);
 }
 
 /* A whole line arrived: a command, or a task. */

@@ -114,6 +114,10 @@ load_settings(struct run *r)
 		free(r->cfg.model);
 		r->cfg.model = xstrdup(r->o->model);
 	}
+	if (r->o->theme) {
+		free(r->cfg.theme);
+		r->cfg.theme = xstrdup(r->o->theme);
+	}
 	if (r->o->max_steps > 0)
 		r->cfg.max_steps = r->o->max_steps;
 	if (r->o->thinking >= 0)

@@ -34,6 +34,7 @@
 #include "llama.h"
 #include "loop.h"
 #include "srvpanel.h"
+#include "themesel.h"
 #include "transcript.h"
 #include "tsearch.h"
 
@@ -278,7 +279,6 @@ static int
 app_term(struct app *a)
 {
 	struct term_curses_opts o = { 0, 1 };
-	struct theme th;
 	struct err e = ERR_INIT;
 	struct loop *l = a->d->loop;
 
@@ -287,9 +287,10 @@ app_term(struct app *a)
 	loop_signal(l, SIGTERM, app_on_signal, a, NULL);
 	loop_signal(l, SIGHUP, app_on_signal, a, NULL);
 	loop_signal(l, SIGINT, app_on_signal, a, NULL);
-	theme_default(&th, theme_depth_env());
-	codehl_install(&th); /* tree-sitter colours in code blocks */
-	if (!(a->term = term_curses_new(&th, &o, &e))) {
+	if (themesel_load(&a->th, a->d->cfg->theme, theme_depth_env(), &e) < 0)
+		appstate_notice(a, THEME_WARNING, e.msg);
+	codehl_set_theme(&a->th);
+	if (!(a->term = term_curses_new(&a->th, &o, &e))) {
 		fprintf(stderr, "hearth: %s\n", e.msg);
 		return -1;
 	}
@@ -315,7 +316,6 @@ app_release(struct app *a)
 	if (a->term)
 		loop_unwatch(l, term_input_fd(a->term));
 	term_free(a->term);
-	codehl_uninstall();
 	loop_signal(l, SIGWINCH, NULL, NULL, NULL);
 	loop_signal(l, SIGTERM, NULL, NULL, NULL);
 	loop_signal(l, SIGHUP, NULL, NULL, NULL);
@@ -330,6 +330,7 @@ app_release(struct app *a)
 	tsearch_release(&a->search);
 	buf_release(&a->queued);
 	buf_release(&a->first_run_text);
+	codehl_set_theme(NULL);
 }
 
 int
@@ -342,6 +343,7 @@ app_run(const struct repl_deps *d)
 	a.d = d;
 	keys_init(&a.keys);
 	editor_init(&a.ed);
+	a.ed.complete_root = d->env->root;
 	app_views(&a);
 	a.t0_ms = loop_now_ms(d->loop);
 	if (app_term(&a) < 0) { /* nothing of d used yet: the caller can fall back */

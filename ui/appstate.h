@@ -30,6 +30,7 @@
 #include "sesscmd.h"
 #include "tsearch.h"
 #include "term.h"
+#include "theme.h"
 #include "view.h"
 
 enum app_state { AS_PROBING, AS_READY, AS_QUIT };
@@ -64,6 +65,7 @@ struct app {
 	uint64_t t0_ms, ctrlc_ms, frame_ms; /* frame_ms: when the last frame was drawn */
 	struct buf queued;   /* messages typed during a turn, sent when it ends */
 	struct buf first_run_text;
+	struct theme th;     /* current theme (/theme switches it) */
 };
 
 /* Add a notice line (drawn in theme role `role`) to the transcript. */

@@ -11,6 +11,7 @@
 
 #include "appcmd.h"
 #include "apppoll.h"
+#include "atref.h"
 #include "cfg.h"
 #include "checkpoint.h"
 #include "escalate.h"
@@ -87,6 +88,8 @@ void
 appturn_send(struct app *a, const char *text)
 {
 	struct err e = ERR_INIT;
+	struct buf msg = BUF_INIT, notes = BUF_INIT;
+	int rc;
 
 	if (a->busy || a->state != AS_READY) {
 		if (a->queued.len)
@@ -110,7 +113,16 @@ appturn_send(struct app *a, const char *text)
 	}
 	transcript_add_user(&a->tv, text, strlen(text));
 	transcript_follow(&a->tv);
-	if (agent_submit(a->agent, text, &e) < 0) {
+	atref_expand(a->d->env->root, a->d->env->allow_outside, text, a->d->esc &&
+	    a->d->esc->last.target == ROUTE_CLAUDE ? &a->d->esc->policy : NULL, &msg, &notes);
+	if (notes.len) {
+		buf_rtrim(&notes);
+		appstate_notice(a, THEME_DIM, notes.data);
+	}
+	rc = agent_submit(a->agent, msg.data, &e);
+	buf_release(&msg);
+	buf_release(&notes);
+	if (rc < 0) {
 		appstate_notice(a, THEME_ERROR, e.msg);
 		return;
 	}
