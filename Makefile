@@ -90,6 +90,7 @@ valgrind: $(UNIT_BIN)
 bench: $(BIN) $(BUILD)/bench/frame $(BUILD)/bench/bench_intel
 	@HEARTH_BIN=$(abspath $(BIN)) BENCH_FRAME=$(abspath $(BUILD)/bench/frame) \
 		BENCH_INTEL=$(abspath $(BUILD)/bench/bench_intel) FIXTURES=$(FIXTURES) sh tests/bench.sh
+	@HEARTH_BIN=$(abspath $(BIN)) FIXTURES=$(FIXTURES) sh tests/bench_cache.sh
 
 $(BUILD)/bench/%: tests/bench/%.c $(LIB) $(GRAMMAR_OBJS)
 	@mkdir -p $(dir $@)

@@ -27,6 +27,7 @@ struct provider_req {
 	size_t ntools;
 	int thinking;                     /* enable_thinking */
 	int retry;                        /* this is a retry of the previous request */
+	const char *planned_change;       /* why the prefix changes on purpose (MicroCompact, compaction), or NULL */
 };
 
 struct provider {
@@ -39,6 +40,8 @@ struct provider {
 	const char *(*model)(void *self);
 	/* One line for an LLM_ERROR event that says what to do (appended to out). */
 	void (*describe_error)(void *self, const struct llm_event *ev, struct buf *out);
+	/* The context window in tokens, 0 when unknown (optional: may be NULL). */
+	long (*n_ctx)(void *self);
 };
 
 #endif
