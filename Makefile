@@ -52,7 +52,9 @@ TEST_HELPERS := $(wildcard tests/unit/helpers/*.c)
 
 .PHONY: all test unit asan valgrind bench install uninstall bootstrap lint clean distclean grammars
 
-all: $(BIN)
+EXT_BIN  := $(BUILD)/mcp-demo
+
+all: $(BIN) $(EXT_BIN)
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -73,9 +75,17 @@ $(BUILD)/tests/%: tests/unit/%.c $(TEST_HELPERS) $(LIB) $(GRAMMAR_OBJS)
 # Recorded llama-server responses live beside the project (../shared) or in $FIXTURES.
 FIXTURES ?= $(abspath $(firstword $(wildcard ../shared/fixtures/llama-server) tests/net/fixtures))
 
+# extensions/: the demo MCP server (tests start it from $(BUILD)).
+$(BUILD)/mcp-demo: extensions/mcp-demo/mcp-demo.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $(LDFLAGS_ALL) -o $@ $< $(LIBS)
+
+$(BUILD)/tests/test_mcp: $(EXT_BIN)
+$(BUILD)/tests/test_mcp: CFLAGS_ALL += -DMCP_DEMO='"$(abspath $(EXT_BIN))"'
+
 unit: $(UNIT_BIN)
 
-test: $(BIN) $(UNIT_BIN)
+test: $(BIN) $(UNIT_BIN) $(EXT_BIN)
 	@HEARTH_BIN=$(abspath $(BIN)) BUILD=$(BUILD) FIXTURES=$(FIXTURES) sh tests/run.sh
 
 asan:

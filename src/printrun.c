@@ -284,6 +284,13 @@ report_changes(struct run *r)
 	return n;
 }
 
+/* MCP problems are errors on stderr (or stream-json events). */
+static void
+on_mcp_report(void *arg, const char *line)
+{
+	pmode_error(((struct run *)arg)->pm, line);
+}
+
 /* Print mode: one task, one answer. */
 int
 printrun_main(struct cli *o)
@@ -301,6 +308,7 @@ printrun_main(struct cli *o)
 		run_release(&r);
 		return code;
 	}
+	run_wait_mcp(&r, on_mcp_report, &r);
 	r.task = r.o->task.data;
 	prov = route_task(&r, &r.task, 0);
 	if (prov != llama_provider(r.llama))

@@ -24,6 +24,7 @@
 #include "journal.h"
 #include "llama.h"
 #include "loop.h"
+#include "mcp.h"
 #include "escalate.h"
 #include "sanitize.h"
 #include "xmalloc.h"
@@ -540,6 +541,7 @@ repl_run(const struct repl_deps *d)
 		repl_say(&r, line);
 	}
 	repl_commands(&r);
+	mcp_set_report(d->mcp, repl_on_notice, &r);
 	loop_signal(d->loop, SIGINT, repl_on_sigint, &r, NULL);
 	repl_probe(&r);
 	for (int i = 0; i < 3; i++) /* discovery on the wire first (connect, send) */
@@ -549,6 +551,7 @@ repl_run(const struct repl_deps *d)
 	if (r.retry_timer)
 		loop_timer_del(d->loop, r.retry_timer);
 	loop_unwatch(d->loop, d->in_fd);
+	mcp_set_report(d->mcp, NULL, NULL);
 	agent_free(r.agent);
 	sesscmd_release(&r.cmds);
 	buf_release(&r.line);

@@ -9,6 +9,8 @@
 #include "cmdtpl.h"
 #include "conv.h"
 #include "escalate.h"
+#include "forkcmd.h"
+#include "mcp.h"
 #include "journal.h"
 #include "llama.h"
 #include "prompt.h"
@@ -241,6 +243,39 @@ sc_commit(struct sesscmd *sc, const struct repl_deps *d)
 	commitcmd_register(&sc->reg, &sc->commit);
 }
 
+/* /mcp: the MCP servers, their state and tools. */
+static enum cmd_result
+sc_mcp(void *ctx, const struct cmd *self, const char *args, struct buf *out)
+{
+	(void)ctx;
+	(void)args;
+	mcp_status(sc_of(self)->d->mcp, out);
+	buf_rtrim(out);
+	return CMD_DONE;
+}
+
+/* /fork [N]: list the user messages, or start a new session before message N. */
+static enum cmd_result
+sc_fork(void *ctx, const struct cmd *self, const char *args, struct buf *out)
+{
+	struct sesscmd *sc = sc_of(self);
+	struct buf text = BUF_INIT;
+	enum cmd_result rc;
+
+	(void)ctx;
+	rc = forkcmd_run(sc->agent, sc->d->journal, sc->d->env->root, args, out, &text);
+	if (rc == CMD_DONE && text.len) {
+		if (sc->on_clear)
+			sc->on_clear(sc->arg);
+		if (sc->on_fork)
+			sc->on_fork(sc->arg, text.data);
+		else
+			buf_addf(out, "\nmessage %s was:\n%s", args, text.data);
+	}
+	buf_release(&text);
+	return rc;
+}
+
 /* Built-ins, checkpoint commands, then the prompt templates. */
 void
 sesscmd_init(struct sesscmd *sc, struct agent *agent, const struct repl_deps *d,
@@ -255,6 +290,8 @@ sesscmd_init(struct sesscmd *sc, struct agent *agent, const struct repl_deps *d,
 		{ "model", "", "show the model and the server's slots", sc_model, sc },
 		{ "export", "[file]", "write this session as Markdown (HTML for *.html)", sc_export, sc },
 		{ "reload", "", "re-read AGENTS.md / CLAUDE.md into the system prompt", sc_reload, sc },
+		{ "mcp", "", "MCP servers: state and number of tools", sc_mcp, sc },
+		{ "fork", "[N]", "list your messages; /fork N: a new session from before message N", sc_fork, sc },
 		{ "compact", "[focus]", "summarise the older turns to free context (recent turns stay)", sc_compact, sc },
 		{ "think", "", "let the model think on the next turn only", sc_think, sc },
 	};

@@ -1,7 +1,7 @@
 /*
  * sesscmd: the slash commands every interactive front end offers (the
  * line session and the full screen): /help /quit /exit /clear /new /model
- * /export /reload, the checkpoint commands (/undo /redo /diff) and the
+ * /export /reload /fork, the checkpoint commands (/undo /redo /diff) and the
  * prompt templates.  The handlers find their state through cmd.data, so
  * a front end adds its own commands to the same registry and passes any
  * context it likes to cmdreg_run.  /clear and /new tell the front end
@@ -30,7 +30,8 @@ struct sesscmd {
 	struct agent *agent;
 	const struct repl_deps *d;
 	const char *intro;             /* first line of /help: the front end's keys */
-	void (*on_clear)(void *arg);   /* after /clear or /new; may be NULL */
+	void (*on_clear)(void *arg);   /* after /clear, /new or /fork; may be NULL */
+	void (*on_fork)(void *arg, const char *text); /* /fork: the message to edit; may be NULL */
 	void *arg;
 	struct cmdui ui;               /* interactive; the front end sets changed/arg */
 	struct commitcmd commit;

@@ -14,6 +14,7 @@
 #include "repo.h"
 #include "themesel.h"
 #include "transcript.h"
+#include "tvconv.h"
 
 /* /slots: show or hide the server panel. */
 static enum cmd_result
@@ -182,6 +183,17 @@ appcmd_answer(struct app *a, const char *text)
 	return 1;
 }
 
+/* /fork: the kept messages are drawn, the message forked from goes back into the editor. */
+static void
+appcmd_on_fork(void *arg, const char *text)
+{
+	struct app *a = arg;
+
+	tvconv_load(&a->tv, agent_conv(a->agent));
+	editor_clear(&a->ed);
+	editor_insert(&a->ed, text, strlen(text));
+}
+
 /* The shared session commands, plus /slots, /theme and /open. */
 void
 appcmd_init(struct app *a)
@@ -201,6 +213,7 @@ appcmd_init(struct app *a)
 		     "Tab completes commands and @file references · Ctrl-G edits the prompt in $EDITOR",
 		     &warnings);
 	a->cmds.on_clear = appcmd_on_clear;
+	a->cmds.on_fork = appcmd_on_fork;
 	a->cmds.arg = a;
 	a->cmds.ui.changed = appcmd_changed;
 	a->cmds.ui.arg = a;
