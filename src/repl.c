@@ -31,7 +31,7 @@
 #include "xmalloc.h"
 #include "sesscmd.h"
 
-enum repl_state { RS_PROBING, RS_PROMPT, RS_TURN, RS_QUIT };
+enum repl_state { RS_PROBING, RS_PROMPT, RS_TURN, RS_CMD, RS_QUIT };
 
 struct repl {
 	const struct repl_deps *d;
@@ -200,6 +200,8 @@ repl_on_end(void *arg, enum agent_end end, const char *message)
 		repl_prompt(r);
 }
 
+static void repl_cmd_changed(void *arg);
+
 /* Shared commands; the line session has no view to reset on /clear. */
 static void
 repl_commands(struct repl *r)
@@ -209,6 +211,8 @@ repl_commands(struct repl *r)
 	sesscmd_init(&r->cmds, r->agent, r->d,
 		     "Type a task and press Enter. Ctrl-C stops a running turn; Ctrl-D or /quit leaves.",
 		     &warnings);
+	r->cmds.ui.changed = repl_cmd_changed;
+	r->cmds.ui.arg = r;
 	if (warnings.len) {
 		buf_rtrim(&warnings);
 		repl_say(r, warnings.data);
@@ -271,6 +275,10 @@ repl_submit(struct repl *r, const char *text)
 {
 	struct buf out = BUF_INIT;
 
+	if (r->cmds.ui.state == CMDUI_ASK) {
+		cmdui_answer(&r->cmds.ui, text);
+		return;
+	}
 	if (!*text) {
 		repl_prompt(r);
 		return;
@@ -284,6 +292,8 @@ repl_submit(struct repl *r, const char *text)
 		case CMD_SUBMIT:
 			repl_send(r, out.data);
 			break;
+		case CMD_PENDING:
+			break; /* the cmdui goes on (repl_cmd_changed) */
 		default:
 			if (out.len) {
 				buf_rtrim(&out);
@@ -420,6 +430,34 @@ repl_prompt(struct repl *r)
 	repl_drain(r); /* lines typed (or piped) ahead */
 }
 
+/* A pending command moved on: show its text, then its question, wait, or prompt. */
+static void
+repl_cmd_changed(void *arg)
+{
+	struct repl *r = arg;
+	struct buf text = BUF_INIT;
+
+	cmdui_take(&r->cmds.ui, &text);
+	buf_rtrim(&text);
+	if (text.len)
+		repl_say(r, text.data);
+	buf_release(&text);
+	if (r->cmds.ui.state == CMDUI_BUSY) {
+		r->state = RS_CMD;
+		loop_unwatch(r->d->loop, r->d->in_fd);
+	} else if (r->cmds.ui.state == CMDUI_ASK) {
+		if (r->cmds.ui.text)
+			repl_say(r, r->cmds.ui.prefill.data);
+		repl_say(r, r->cmds.ui.question.data);
+		r->state = RS_PROMPT;
+		if (!r->eof)
+			loop_watch(r->d->loop, r->d->in_fd, LOOP_READ, repl_on_stdin, r);
+		repl_drain(r);
+	} else if (r->state != RS_QUIT) {
+		repl_prompt(r);
+	}
+}
+
 /* Ctrl-C: abort the turn, or quit at the prompt. */
 static void
 repl_on_sigint(struct loop *l, int signo, void *arg)
@@ -427,6 +465,10 @@ repl_on_sigint(struct loop *l, int signo, void *arg)
 	struct repl *r = arg;
 
 	(void)signo;
+	if (r->cmds.ui.state != CMDUI_IDLE) {
+		cmdui_cancel(&r->cmds.ui);
+		return;
+	}
 	if (r->state == RS_TURN && r->agent) {
 		agent_abort(r->agent);
 		return;

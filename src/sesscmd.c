@@ -209,6 +209,41 @@ sc_route(void *ctx, const struct cmd *self, const char *args, struct buf *out)
 	return CMD_DONE;
 }
 
+/* /commit's model: the agent's provider and conversation, at once. */
+static void
+sc_want_model(void *arg, struct commitcmd *c)
+{
+	struct sesscmd *sc = arg;
+	struct conv *conv = agent_conv(sc->agent);
+	struct buf warnings = BUF_INIT;
+
+	if ((!conv->system || !*conv->system) && sc->d->prompt) /* no turn yet: the session prompt */
+		conv_set_system(conv, sc->d->prompt(sc->d->prompt_arg, &warnings));
+	buf_release(&warnings);
+	commitcmd_model_ready(c, agent_provider(sc->agent), conv, NULL);
+}
+
+/* Whether a turn is running (no /commit then). */
+static int
+sc_busy(void *arg)
+{
+	return agent_busy(((struct sesscmd *)arg)->agent);
+}
+
+/* /commit on this session's checkpoint and agent. */
+static void
+sc_commit(struct sesscmd *sc, const struct repl_deps *d)
+{
+	sc->commit.cp = d->checkpoint;
+	sc->commit.ui = &sc->ui;
+	sc->commit.want_model = sc_want_model;
+	sc->commit.busy = sc_busy;
+	sc->commit.arg = sc;
+	sc->commit.tools = d->tools;
+	sc->commit.ntools = d->ntools;
+	commitcmd_register(&sc->reg, &sc->commit);
+}
+
 /* /mcp: the MCP servers, their state and tools. */
 static enum cmd_result
 sc_mcp(void *ctx, const struct cmd *self, const char *args, struct buf *out)
@@ -268,10 +303,16 @@ sesscmd_init(struct sesscmd *sc, struct agent *agent, const struct repl_deps *d,
 	sc->d = d;
 	sc->intro = intro;
 	cmdreg_init(&sc->reg);
+	cmdui_init(&sc->ui);
+	sc->ui.interactive = 1;
+	commitcmd_init(&sc->commit);
 	for (i = 0; i < sizeof builtins / sizeof builtins[0]; i++)
 		cmdreg_add(&sc->reg, &builtins[i]);
-	if (d->checkpoint)
+	if (d->checkpoint) {
 		checkpoint_commands(&sc->reg, d->checkpoint);
+		d->checkpoint->ui = &sc->ui;
+		sc_commit(sc, d);
+	}
 	if (d->esc) {
 		const struct cmd routing[] = {
 			{ "claude", "", "send the next turn to Claude", sc_pick, sc },
@@ -292,6 +333,10 @@ sesscmd_init(struct sesscmd *sc, struct agent *agent, const struct repl_deps *d,
 void
 sesscmd_release(struct sesscmd *sc)
 {
+	if (sc->d && sc->d->checkpoint && sc->d->checkpoint->ui == &sc->ui)
+		sc->d->checkpoint->ui = NULL;
+	commitcmd_release(&sc->commit);
+	cmdui_release(&sc->ui);
 	cmdreg_release(&sc->reg);
 	ctxfiles_templates_release(&sc->templates);
 }

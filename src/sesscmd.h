@@ -6,12 +6,19 @@
  * a front end adds its own commands to the same registry and passes any
  * context it likes to cmdreg_run.  /clear and /new tell the front end
  * through on_clear so it can reset its view.
+ *
+ * Commands that ask (/undo, /redo, /commit) speak through `ui`: after
+ * sesscmd_init the front end sets ui.changed and ui.arg (and whole_text)
+ * and follows the cmdui contract (cmdui.h).  /commit drafts with the
+ * agent's current provider and conversation.
  */
 #ifndef HEARTH_SESSCMD_H
 #define HEARTH_SESSCMD_H
 
 #include "buf.h"
 #include "cmd.h"
+#include "cmdui.h"
+#include "commitcmd.h"
 #include "ctxfiles.h"
 
 struct agent;
@@ -26,6 +33,8 @@ struct sesscmd {
 	void (*on_clear)(void *arg);   /* after /clear, /new or /fork; may be NULL */
 	void (*on_fork)(void *arg, const char *text); /* /fork: the message to edit; may be NULL */
 	void *arg;
+	struct cmdui ui;               /* interactive; the front end sets changed/arg */
+	struct commitcmd commit;
 };
 
 /* Fill reg with the shared commands; template warnings appended. */
