@@ -19,7 +19,7 @@ cli_usage(FILE *f)
 	      "  -p, --print                 print mode (the task is the arguments, or stdin)\n"
 	      "  -c, --continue              continue the latest session of this directory\n"
 	      "  -r, --resume [ID]           resume a session by id (prefix); without ID, list them\n"
-	      "  -y, --yes                   print mode: confirm what a command asks (/commit)\n"
+	      "  -y, --yes                   answer yes to what would ask (tool approvals, /commit)\n"
 	      "      --export SESSION FILE   write a session as Markdown, or HTML for *.html\n"
 	      "      --route MODE            auto (the routing policy), local or claude\n"
 	      "      --line, --tui           line-mode session / full screen (default: full\n"
