@@ -55,6 +55,7 @@ struct proc_spec {
 	proc_output_fn on_output; /* may be NULL (output is discarded) */
 	proc_exit_fn on_exit;     /* may be NULL */
 	void *arg;
+	int die_with_parent;      /* Linux: SIGTERM the child if hearth dies, even by SIGKILL (pdeath.h) */
 };
 
 /*
