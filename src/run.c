@@ -198,7 +198,10 @@ run_setup(struct run *r)
 	if (select_tools(r) < 0)
 		return CLI_EXIT_USAGE;
 	/* an explicit --tools list is offered as it is */
-	toolset_init(&r->toolset, r->tools, r->ntools, r->cfg.defer_tools && !r->o->tools, &tool_search);
+	toolset_init(&r->toolset, r->tools, r->ntools,
+		     !r->o->tools && toolset_want_defer(r->tools, r->ntools, r->cfg.defer_tools,
+							r->cfg.defer_tools_min_tokens, &tool_search),
+		     &tool_search);
 	if (r->toolset.ndeferred && r->ntools < RUN_MAX_TOOLS)
 		r->tools[r->ntools++] = &tool_search;
 	r->env.toolset = &r->toolset;

@@ -38,6 +38,31 @@ toolset_schema_tokens(const struct tool *t)
 	return (long)((bytes + 3) / 4);
 }
 
+/* Tokens not sent per request if the non-core tools are deferred (tool_search's own counted against). */
+long
+toolset_deferrable_tokens(const struct tool *const *enabled, size_t n, const struct tool *search)
+{
+	long tok = 0;
+	size_t i, ndefer = 0;
+
+	for (i = 0; i < n; i++)
+		if (!toolset_is_core(enabled[i]->name) && enabled[i] != search) {
+			tok += toolset_schema_tokens(enabled[i]);
+			ndefer++;
+		}
+	return ndefer && search ? tok - toolset_schema_tokens(search) : tok;
+}
+
+/* Defer or not: the setting, or in auto mode whether the saving is worth a load's re-prefill. */
+int
+toolset_want_defer(const struct tool *const *enabled, size_t n, int mode, long min_tokens,
+		   const struct tool *search)
+{
+	if (mode >= 0)
+		return mode != 0;
+	return toolset_deferrable_tokens(enabled, n, search) >= min_tokens;
+}
+
 /* Split enabled into offered and deferred. */
 void
 toolset_init(struct toolset *ts, const struct tool *const *enabled, size_t n, int defer,
@@ -178,4 +203,20 @@ toolset_replay(struct toolset *ts, const struct conv *c)
 			buf_reset(&sink);
 		}
 	buf_release(&sink);
+}
+
+/* Tools loaded since the last request: say so (a planned cache break) and make this the baseline. */
+int
+toolset_take_loaded(struct toolset *ts, struct buf *why)
+{
+	size_t i, first = ts->sent;
+
+	ts->sent = ts->noffered;
+	if (!first || ts->noffered <= first)
+		return 0;
+	buf_adds(why, why->len ? "; tools loaded (" : "tools loaded (");
+	for (i = first; i < ts->noffered; i++)
+		buf_addf(why, "%s%s", i > first ? ", " : "", ts->offered[i]->name);
+	buf_adds(why, "): the tool list, rendered before the conversation, changed");
+	return 1;
 }

@@ -38,6 +38,7 @@ struct toolset {
 	size_t ndeferred;
 	long saved_tokens; /* estimated schema tokens not sent (deferred now) */
 	int added;         /* tools added by tool_search so far */
+	size_t sent;       /* noffered when the last request was sent (toolset_take_loaded) */
 };
 
 /* The core tools' names, NULL-terminated (offered up front). */
@@ -65,5 +66,23 @@ size_t toolset_search(struct toolset *ts, const char *query, struct buf *out);
 void toolset_replay(struct toolset *ts, const struct conv *c);
 /* Estimated tokens of one tool's schema as sent (about 4 bytes a token). */
 long toolset_schema_tokens(const struct tool *t);
+/*
+ * Whether to defer: mode 1 yes, 0 no, -1 ("auto") only when the schemas
+ * deferral would keep out of the prompt (the non-core tools' minus
+ * search's own) come to min_tokens or more.  A load re-prefills the
+ * conversation (chat templates render the tool list before it), so small
+ * tool sets are cheaper sent up front; see docs/discipline.md.
+ */
+int toolset_want_defer(const struct tool *const *enabled, size_t n, int mode, long min_tokens,
+		       const struct tool *search);
+/* The estimated tokens deferral would save per request (for the rule above). */
+long toolset_deferrable_tokens(const struct tool *const *enabled, size_t n, const struct tool *search);
+/*
+ * A request is about to offer ts->offered: 1 when tool_search loaded tools
+ * since the previous request (its prefix breaks on purpose), and then
+ * why ("tools loaded (outline, …)", after "; " if why is not empty) is
+ * appended to why.  0 for the first request and when nothing changed.
+ */
+int toolset_take_loaded(struct toolset *ts, struct buf *why);
 
 #endif

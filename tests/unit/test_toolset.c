@@ -116,6 +116,55 @@ test_replay_on_resume(void **state)
 	buf_release(&b);
 }
 
+static void
+test_auto_defers_only_large_tool_sets(void **state)
+{
+	size_t n;
+	const struct tool *const *all = tool_all(&n);
+	const struct tool *core[] = { tool_find("read"), tool_find("edit") };
+	long tok = toolset_deferrable_tokens(all, n, &tool_search);
+
+	(void)state;
+	/* the built-in deferrable tools (outline, repo_map) are small: well under the default */
+	assert_true(tok > 0 && tok < 2000);
+	assert_int_equal(toolset_want_defer(all, n, -1, 2000, &tool_search), 0);
+	assert_int_equal(toolset_want_defer(all, n, -1, tok, &tool_search), 1);
+	assert_int_equal(toolset_want_defer(all, n, -1, tok + 1, &tool_search), 0);
+	/* explicit settings win */
+	assert_int_equal(toolset_want_defer(all, n, 1, 1000000, &tool_search), 1);
+	assert_int_equal(toolset_want_defer(all, n, 0, 0, &tool_search), 0);
+	/* only core tools: nothing to save */
+	assert_int_equal(toolset_deferrable_tokens(core, 2, &tool_search), 0);
+	assert_int_equal(toolset_want_defer(core, 2, -1, 1, &tool_search), 0);
+}
+
+static void
+test_take_loaded_plans_one_break(void **state)
+{
+	size_t n;
+	const struct tool *const *all = tool_all(&n);
+	struct toolset ts;
+	struct buf why = BUF_INIT, out = BUF_INIT;
+
+	(void)state;
+	toolset_init(&ts, all, n, 1, &tool_search);
+	assert_int_equal(toolset_take_loaded(&ts, &why), 0); /* first request: the baseline */
+	assert_int_equal(why.len, 0);
+	assert_int_equal(toolset_take_loaded(&ts, &why), 0); /* nothing loaded */
+	assert_int_equal(toolset_search(&ts, "outline", &out), 1);
+	assert_int_equal(toolset_take_loaded(&ts, &why), 1);
+	assert_non_null(strstr(why.data, "tools loaded (outline)"));
+	buf_reset(&why);
+	assert_int_equal(toolset_take_loaded(&ts, &why), 0); /* reported once */
+	assert_int_equal(why.len, 0);
+	buf_adds(&why, "MicroCompact: 3 results digested");
+	assert_int_equal(toolset_search(&ts, "*", &out), 1);
+	assert_int_equal(toolset_take_loaded(&ts, &why), 1);
+	assert_non_null(strstr(why.data, "digested; tools loaded (repo_map)"));
+	buf_release(&why);
+	buf_release(&out);
+}
+
 /* A finished call of tool name with args. */
 static void
 call(struct agent_call *c, const char *name, const char *args)
@@ -190,6 +239,8 @@ main(void)
 		cmocka_unit_test(test_nothing_to_defer_means_no_search),
 		cmocka_unit_test(test_search_appends_in_order),
 		cmocka_unit_test(test_replay_on_resume),
+		cmocka_unit_test(test_auto_defers_only_large_tool_sets),
+		cmocka_unit_test(test_take_loaded_plans_one_break),
 		cmocka_unit_test(test_cutoff_counts_look_only_steps),
 		cmocka_unit_test(test_cutoff_off_and_reset),
 	};
