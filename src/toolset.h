@@ -7,7 +7,10 @@
  * (outline, repo_map, later MCP tools) are "deferred": the model finds
  * them with tool_search{query}, which appends the matching schemas to the
  * offered list.  The list only ever grows at its end, so the earlier
- * entries (and their bytes in every request) never change.
+ * entries (and their bytes in every request) never change -- but chat
+ * templates render the tool list before the conversation, so a load still
+ * re-prefills it: toolset_take_loaded reports that as a planned cache
+ * break, and toolset_want_defer ("auto") defers only large tool sets.
  *
  * Invariants: offered ⊆ enabled, each tool at most once, offered order =
  * core tools in enabled order, then tool_search, then tools in the order
