@@ -113,6 +113,50 @@ toolset_drop_gone(const struct tool **v, size_t *n, const struct tool *const *ex
 	*n = k;
 }
 
+/* Auto mode: remember the threshold (see toolset.h). */
+void
+toolset_auto(struct toolset *ts, long min_tokens, const struct tool *search)
+{
+	ts->auto_min = min_tokens > 0 ? min_tokens : 1;
+	ts->search = search;
+}
+
+/* Auto mode before the first request: defer after all once the offered non-core schemas are worth it. */
+static void
+toolset_auto_switch(struct toolset *ts)
+{
+	size_t i, k = 0;
+	long tok;
+
+	if (ts->auto_min <= 0 || ts->sent || !ts->search || toolset_has(ts->offered, ts->noffered, ts->search))
+		return;
+	tok = toolset_deferrable_tokens(ts->offered, ts->noffered, ts->search);
+	if (tok < ts->auto_min)
+		return;
+	for (i = 0; i < ts->noffered; i++) {
+		if (toolset_is_core(ts->offered[i]->name))
+			ts->offered[k++] = ts->offered[i];
+		else if (ts->ndeferred < TOOLSET_MAX)
+			ts->deferred[ts->ndeferred++] = ts->offered[i];
+	}
+	ts->noffered = k;
+	ts->offered[ts->noffered++] = ts->search;
+	ts->saved_tokens = tok;
+}
+
+/* Offered, then deferred. */
+size_t
+toolset_listing(const struct toolset *ts, const struct tool **out, size_t max)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < ts->noffered && n < max; i++)
+		out[n++] = ts->offered[i];
+	for (i = 0; i < ts->ndeferred && n < max; i++)
+		out[n++] = ts->deferred[i];
+	return n;
+}
+
 /* Follow the registered extension tools (see toolset.h). */
 void
 toolset_sync(struct toolset *ts, const struct tool *const *extra, size_t n)
@@ -131,6 +175,7 @@ toolset_sync(struct toolset *ts, const struct tool *const *extra, size_t n)
 		else if (!searchable && ts->noffered < TOOLSET_MAX)
 			ts->offered[ts->noffered++] = extra[i];
 	}
+	toolset_auto_switch(ts);
 }
 
 /* Whether hay contains needle (lowercase), ignoring case. */

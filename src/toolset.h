@@ -42,6 +42,8 @@ struct toolset {
 	long saved_tokens; /* estimated schema tokens not sent (deferred now) */
 	int added;         /* tools added by tool_search so far */
 	size_t sent;       /* noffered when the last request was sent (toolset_take_loaded) */
+	long auto_min;     /* > 0: "auto" mode, may still start deferring (toolset_auto) */
+	const struct tool *search; /* tool_search, for toolset_auto */
 };
 
 /* The core tools' names, NULL-terminated (offered up front). */
@@ -85,6 +87,15 @@ long toolset_schema_tokens(const struct tool *t);
  */
 int toolset_want_defer(const struct tool *const *enabled, size_t n, int mode, long min_tokens,
 		       const struct tool *search);
+/*
+ * Auto mode (defer_tools "auto"): extension tools (MCP) register after
+ * toolset_init, so until the first request is sent, toolset_sync defers
+ * after all once the non-core schemas offered reach min_tokens.  search
+ * is tool_search, which the caller keeps callable.
+ */
+void toolset_auto(struct toolset *ts, long min_tokens, const struct tool *search);
+/* Offered then deferred tools into out (at most max): the list the system prompt names. */
+size_t toolset_listing(const struct toolset *ts, const struct tool **out, size_t max);
 /* The estimated tokens deferral would save per request (for the rule above). */
 long toolset_deferrable_tokens(const struct tool *const *enabled, size_t n, const struct tool *search);
 /*
