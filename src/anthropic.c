@@ -57,7 +57,14 @@ struct anthropic {
 	struct an_call *dead;
 	struct anthropicdec_thinking *thinking; /* of the last request that ended */
 	size_t nthinking;
+	char *consult;           /* NULL, or the consult instruction (anthropic_set_consult) */
+	anthropic_filter_fn filter;
+	void *filter_arg;
+	struct http_req *models_req;  /* GET /v1/models in flight */
+	struct an_models *models_mq;
 };
+
+struct an_models;
 
 static void an_send(struct anthropic *an);
 
@@ -391,6 +398,8 @@ an_start(void *self, const struct provider_req *req, llm_sink_fn sink, void *ctx
 {
 	struct anthropic *an = self;
 	struct anthropicwire_opts wo;
+	struct provider_req fr;
+	struct conv shown;
 
 	(void)e;
 	an_cancel(an); /* no sweep here: start may be called from inside the sink */
@@ -401,8 +410,14 @@ an_start(void *self, const struct provider_req *req, llm_sink_fn sink, void *ctx
 	wo.temperature = an->o.temperature;
 	wo.top_p = an->o.top_p;
 	wo.top_k = an->o.top_k;
+	wo.consult = an->consult;
 	buf_reset(&an->body);
-	anthropicwire_request(&wo, req, &an->body);
+	conv_init(&shown);
+	fr = *req;
+	if (an->filter && an->filter(an->filter_arg, req->conv, &shown))
+		fr.conv = &shown; /* what Claude may see (privacy) */
+	anthropicwire_request(&wo, &fr, &an->body);
+	conv_release(&shown);
 	an->sink = sink;
 	an->ctx = ctx;
 	an->attempt = 0;
@@ -423,6 +438,13 @@ static void
 an_describe(void *self, const struct llm_event *ev, struct buf *out)
 {
 	anthropicdec_describe(((struct anthropic *)self)->base_url, ev, out);
+}
+
+/* provider.add_reasoning: thinking blocks with their signatures. */
+static void
+an_add_reasoning(void *self, struct conv_msg *m)
+{
+	anthropic_add_thinking(self, m);
 }
 
 /* Copy the options, fill defaults. */
@@ -459,6 +481,7 @@ anthropic_new(struct loop *l, struct http *h, const struct anthropic_opts *o)
 	an->prov.cancel = an_cancel;
 	an->prov.model = an_model;
 	an->prov.describe_error = an_describe;
+	an->prov.add_reasoning = an_add_reasoning;
 	return an;
 }
 
@@ -471,11 +494,16 @@ anthropic_free(struct anthropic *an)
 	an_cancel(an);
 	an_sweep(an);
 	an_thinking_release(an);
+	if (an->models_req) { /* the check's callback will never run */
+		http_cancel(an->models_req);
+		free(an->models_mq);
+	}
 	if (an->keyhdr) /* do not leave the key in freed memory */
 		memset(an->keyhdr, 0, strlen(an->keyhdr));
 	free(an->keyhdr);
 	free(an->base_url);
 	free(an->model);
+	free(an->consult);
 	buf_release(&an->body);
 	free(an);
 }
@@ -493,6 +521,22 @@ anthropic_set_model(struct anthropic *an, const char *model)
 {
 	free(an->model);
 	an->model = xstrdup(model);
+}
+
+/* Consult requests on or off. */
+void
+anthropic_set_consult(struct anthropic *an, const char *instruction)
+{
+	free(an->consult);
+	an->consult = instruction ? xstrdup(instruction) : NULL;
+}
+
+/* The conv filter (privacy). */
+void
+anthropic_set_filter(struct anthropic *an, anthropic_filter_fn fn, void *arg)
+{
+	an->filter = fn;
+	an->filter_arg = arg;
 }
 
 /* Attempts so far. */
@@ -529,6 +573,7 @@ anthropic_add_thinking(const struct anthropic *an, struct conv_msg *m)
 /* ---- model check ----------------------------------------------------- */
 
 struct an_models {
+	struct anthropic *an;
 	anthropic_models_fn done;
 	void *arg;
 	char model[128];
@@ -545,6 +590,8 @@ an_on_models(int status, enum http_fail fail, const struct err *e, const struct 
 	int found = -1;
 
 	(void)fail;
+	mq->an->models_req = NULL;
+	mq->an->models_mq = NULL;
 	if (status == 200) /* found: 1, 0, or -1 for a body that is not a model list */
 		found = anthropicwire_models_has(body->data, body->len, mq->model, &ids, &pe);
 	if (found == 1) {
@@ -580,7 +627,10 @@ anthropic_check_models(struct anthropic *an, anthropic_models_fn done, void *arg
 
 	if (!an->keyhdr)
 		return err_set(e, "no ANTHROPIC_API_KEY: set it in the environment or in settings to use Claude");
+	if (an->models_req)
+		return err_set(e, "a model check is already running");
 	mq = xcalloc(1, sizeof *mq);
+	mq->an = an;
 	mq->done = done;
 	mq->arg = arg;
 	snprintf(mq->model, sizeof mq->model, "%s", an->model);
@@ -593,5 +643,7 @@ anthropic_check_models(struct anthropic *an, anthropic_models_fn done, void *arg
 	buf_release(&url);
 	if (!r)
 		free(mq);
+	an->models_req = r;
+	an->models_mq = r ? mq : NULL;
 	return r ? 0 : -1;
 }

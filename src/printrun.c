@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cmdtpl.h"
+#include "escstep.h"
 #include "llama.h"
 #include "log.h"
 #include "loop.h"
@@ -53,6 +54,7 @@ start_turn(struct run *r, struct provider *p, const char *task)
 	conv_set_system(agent_conv(r->agent), r->system.data);
 	conv_move_msgs(agent_conv(r->agent), &r->resumed);
 	agent_mark_committed(r->agent);
+	escalate_attach(&r->esc, r->agent);
 	if (agent_submit(r->agent, task, &e) < 0) {
 		pmode_fail(r->pm, LLM_ERR_OTHER, e.msg);
 		loop_stop(r->loop);
@@ -84,6 +86,17 @@ on_probe(struct llama *lm, int rc, enum llm_err_kind kind, const char *msg, void
 	const struct llama_info *info = llama_info(lm);
 
 	if (rc < 0) {
+		struct buf note = BUF_INIT;
+		struct provider *p = escalate_server_down(&r->esc, llama_provider(lm), &note);
+
+		if (note.len)
+			pmode_error(r->pm, note.data);
+		buf_release(&note);
+		if (p) {
+			pmode_route(r->pm, "claude", r->esc.last.reason);
+			start_turn(r, p, r->task);
+			return;
+		}
 		pmode_fail(r->pm, kind, msg);
 		loop_stop(r->loop);
 		return;
@@ -91,7 +104,8 @@ on_probe(struct llama *lm, int rc, enum llm_err_kind kind, const char *msg, void
 	log_msg("server %s model %s n_ctx %ld slots %d build %s", r->cfg.server_url,
 		info->model_id ? info->model_id : "?", info->n_ctx, info->total_slots,
 		info->build_info ? info->build_info : "?");
-	start_turn(r, llama_provider(lm), r->task);
+	/* a consult starts on Claude but continues here, so it waits for discovery */
+	start_turn(r, r->esc.on_claude ? escalate_claude(&r->esc) : llama_provider(lm), r->task);
 }
 
 /* Stop the loop once the turn ended or stdout went away. */
@@ -177,6 +191,18 @@ report_changes(struct run *r)
 	return n;
 }
 
+/* Routing decisions, per-route usage and cost, and a model-check warning. */
+static void
+report_routing(struct run *r)
+{
+	struct buf w = BUF_INIT;
+
+	pmode_routing(r->pm, escstep_json(&r->esc, r->agent ? agent_stats(r->agent) : NULL));
+	if (escalate_take_warning(&r->esc, &w))
+		pmode_error(r->pm, w.data);
+	buf_release(&w);
+}
+
 /* Print mode: one task, one answer. */
 int
 printrun_main(struct cli *o)
@@ -196,7 +222,7 @@ printrun_main(struct cli *o)
 	}
 	r.task = r.o->task.data;
 	prov = route_task(&r, &r.task, 0);
-	if (prov != llama_provider(r.llama))
+	if (prov != llama_provider(r.llama) && r.esc.last.mode == ROUTE_HANDOFF)
 		start_turn(&r, prov, r.task); /* Claude: the local server is not needed */
 	else
 		llama_probe(r.llama, 300000, on_loading, on_probe, &r);
@@ -208,6 +234,7 @@ printrun_main(struct cli *o)
 		agent_abort(r.agent);
 	nchanged = report_changes(&r);
 	prov = r.agent ? agent_provider(r.agent) : llama_provider(r.llama);
+	report_routing(&r);
 	code = pmode_finish(r.pm, r.agent ? agent_stats(r.agent) : &(struct agent_stats){ 0 },
 			    prov->model(prov->self), loop_now_ms(r.loop) - r.t0);
 	if (r.interrupted)
