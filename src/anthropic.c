@@ -615,6 +615,13 @@ an_on_models(int status, enum http_fail fail, const struct err *e, const struct 
 	free(mq);
 }
 
+/* Whether a model check is in flight. */
+int
+anthropic_models_pending(const struct anthropic *an)
+{
+	return an && an->models_req != NULL;
+}
+
 /* Ask the API which models this key may use. */
 int
 anthropic_check_models(struct anthropic *an, anthropic_models_fn done, void *arg, struct err *e)

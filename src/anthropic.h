@@ -106,5 +106,7 @@ void anthropic_add_thinking(const struct anthropic *an, struct conv_msg *m);
 typedef void (*anthropic_models_fn)(int rc, int found, const char *msg, void *arg);
 int anthropic_check_models(struct anthropic *an, anthropic_models_fn done, void *arg,
 			   struct err *e);
+/* Whether the check is still waiting for its answer (NULL ok). */
+int anthropic_models_pending(const struct anthropic *an);
 
 #endif

@@ -110,6 +110,17 @@ escalate_claude(struct escalate *x)
 	return anthropic_provider(x->an);
 }
 
+/* Let a model check still in flight answer (at most max_ms), so its warning is not lost. */
+void
+escalate_settle(struct escalate *x, int max_ms)
+{
+	uint64_t end = loop_now_ms(x->loop) + (uint64_t)max_ms, now;
+
+	while (anthropic_models_pending(x->an) && (now = loop_now_ms(x->loop)) < end)
+		if (loop_run_once(x->loop, (int)(end - now), NULL) < 0)
+			break;
+}
+
 /* Pending warning. */
 int
 escalate_take_warning(struct escalate *x, struct buf *out)

@@ -74,6 +74,9 @@ struct escalate {
 	int models_checked;       /* GET /v1/models was asked (once per session) */
 	struct buf warning;       /* the model check's finding, until shown */
 	struct anthcfg claude;    /* "anthropic" settings */
+	/* optional: where step decisions are shown at once (print mode); else in the note */
+	void (*announce)(void *arg, const char *line);
+	void *announce_arg;
 };
 
 /* Policy from the settings files under cwd; key/base URL from the environment. */
@@ -119,6 +122,8 @@ struct provider *escalate_server_down(struct escalate *x, struct provider *local
 struct provider *escalate_claude(struct escalate *x);
 /* Move a pending one-line warning (unknown model id) to out; 1 when there was one. */
 int escalate_take_warning(struct escalate *x, struct buf *out);
+/* Run the loop until a model check in flight answers, at most max_ms (end of print mode). */
+void escalate_settle(struct escalate *x, int max_ms);
 /* Spend of this session in USD (status line). */
 double escalate_spent(const struct escalate *x);
 /* `hearth stats`: the outcomes table. */

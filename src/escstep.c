@@ -252,6 +252,10 @@ escstep_hook(void *arg, struct agent *a, enum agent_step_why why, struct buf *no
 		buf_add(note, w.data, w.len);
 	}
 	buf_release(&w);
+	if (x->announce && note->len) {
+		x->announce(x->announce_arg, note->data);
+		buf_reset(note);
+	}
 	return go;
 }
 

@@ -32,6 +32,13 @@ on_loading(void *arg)
 	buf_release(&b);
 }
 
+/* A routing decision between steps: always shown (like the turn's route). */
+static void
+announce(void *arg, const char *line)
+{
+	pmode_error(arg, line);
+}
+
 /* Create the agent on provider p and submit the (routed) task. */
 static void
 start_turn(struct run *r, struct provider *p, const char *task)
@@ -55,6 +62,8 @@ start_turn(struct run *r, struct provider *p, const char *task)
 	conv_move_msgs(agent_conv(r->agent), &r->resumed);
 	agent_mark_committed(r->agent);
 	escalate_attach(&r->esc, r->agent);
+	r->esc.announce = announce;
+	r->esc.announce_arg = r->pm;
 	if (agent_submit(r->agent, task, &e) < 0) {
 		pmode_fail(r->pm, LLM_ERR_OTHER, e.msg);
 		loop_stop(r->loop);
@@ -198,6 +207,8 @@ report_routing(struct run *r)
 	struct buf w = BUF_INIT;
 
 	pmode_routing(r->pm, escstep_json(&r->esc, r->agent ? agent_stats(r->agent) : NULL));
+	if (!r->interrupted && !pmode_stdout_closed(r->pm))
+		escalate_settle(&r->esc, 2000);
 	if (escalate_take_warning(&r->esc, &w))
 		pmode_error(r->pm, w.data);
 	buf_release(&w);
