@@ -52,6 +52,19 @@ rs_last_run(const struct routesig *s, const char *cmd)
 	return -1;
 }
 
+/* Drop the calls recorded so far (the repeat window starts over). */
+static void
+rs_forget_calls(struct routesig *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->ncalls; i++) {
+		free((char *)s->calls[i].name);
+		free((char *)s->calls[i].args);
+	}
+	s->ncalls = 0;
+}
+
 /* Record one call (and its test run or change). */
 static void
 rs_call(struct routesig *s, const struct route_policy *p, const struct conv_block *call,
@@ -72,6 +85,7 @@ rs_call(struct routesig *s, const struct route_policy *p, const struct conv_bloc
 	    (!strcmp(call->name, "write") || !strcmp(call->name, "edit"))) {
 		s->files_changed = 1;
 		*edited_since = 1;
+		rs_forget_calls(s); /* progress: a call repeated across a change is no loop */
 	}
 	if (res && call->name && !strcmp(call->name, "bash") && cmd &&
 	    route_is_test_command(p, cmd)) {
@@ -116,10 +130,7 @@ routesig_release(struct routesig *s)
 {
 	size_t i;
 
-	for (i = 0; i < s->ncalls; i++) {
-		free((char *)s->calls[i].name);
-		free((char *)s->calls[i].args);
-	}
+	rs_forget_calls(s);
 	for (i = 0; i < s->ntests; i++)
 		free((char *)s->tests[i].command);
 	free(s->calls);

@@ -8,7 +8,9 @@
  * test commands (passed = the bash result ends with "exit code: 0";
  * after_edit = a write or edit succeeded since the previous run of the
  * same command) and whether a file changed (a successful write or edit).
- * Bash commands that change files some other way are not counted as
+ * A change also restarts the list of calls: a call repeated across a
+ * change (edit, then the same test command again) is progress, not a
+ * loop.  Bash commands that change files some other way are not counted as
  * changes: the max_steps rule then errs toward asking for help.
  *
  * Ownership: a struct routesig owns its arrays and strings (it copies
