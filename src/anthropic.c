@@ -21,6 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "anthropicmodels.h"
 #include "anthropicwire.h"
 #include "http.h"
 #include "log.h"
@@ -60,11 +61,10 @@ struct anthropic {
 	char *consult;           /* NULL, or the consult instruction (anthropic_set_consult) */
 	anthropic_filter_fn filter;
 	void *filter_arg;
-	struct http_req *models_req;  /* GET /v1/models in flight */
-	struct an_models *models_mq;
+	struct anthropicmodels *models; /* GET /v1/models in flight */
+	anthropic_models_fn models_done;
+	void *models_arg;
 };
-
-struct an_models;
 
 static void an_send(struct anthropic *an);
 
@@ -398,7 +398,7 @@ an_start(void *self, const struct provider_req *req, llm_sink_fn sink, void *ctx
 {
 	struct anthropic *an = self;
 	struct anthropicwire_opts wo;
-	struct provider_req fr;
+	struct provider_req fr = *req;
 	struct conv shown;
 
 	(void)e;
@@ -413,7 +413,6 @@ an_start(void *self, const struct provider_req *req, llm_sink_fn sink, void *ctx
 	wo.consult = an->consult;
 	buf_reset(&an->body);
 	conv_init(&shown);
-	fr = *req;
 	if (an->filter && an->filter(an->filter_arg, req->conv, &shown))
 		fr.conv = &shown; /* what Claude may see (privacy) */
 	anthropicwire_request(&wo, &fr, &an->body);
@@ -440,7 +439,7 @@ an_describe(void *self, const struct llm_event *ev, struct buf *out)
 	anthropicdec_describe(((struct anthropic *)self)->base_url, ev, out);
 }
 
-/* provider.add_reasoning: thinking blocks with their signatures. */
+/* provider.add_reasoning: the kept thinking blocks with their signatures. */
 static void
 an_add_reasoning(void *self, struct conv_msg *m)
 {
@@ -494,10 +493,7 @@ anthropic_free(struct anthropic *an)
 	an_cancel(an);
 	an_sweep(an);
 	an_thinking_release(an);
-	if (an->models_req) { /* the check's callback will never run */
-		http_cancel(an->models_req);
-		free(an->models_mq);
-	}
+	anthropicmodels_cancel(an->models); /* its callback will never run */
 	if (an->keyhdr) /* do not leave the key in freed memory */
 		memset(an->keyhdr, 0, strlen(an->keyhdr));
 	free(an->keyhdr);
@@ -570,87 +566,34 @@ anthropic_add_thinking(const struct anthropic *an, struct conv_msg *m)
 	}
 }
 
-/* ---- model check ----------------------------------------------------- */
-
-struct an_models {
-	struct anthropic *an;
-	anthropic_models_fn done;
-	void *arg;
-	char model[128];
-};
-
-/* /v1/models answered. */
+/* The model check (anthropicmodels) answered: forget it, then tell the caller. */
 static void
-an_on_models(int status, enum http_fail fail, const struct err *e, const struct buf *body,
-	     void *arg)
+an_models_done(int rc, int found, const char *msg, void *arg)
 {
-	struct an_models *mq = arg;
-	struct buf ids = BUF_INIT, msg = BUF_INIT;
-	struct err pe = ERR_INIT;
-	int found = -1;
+	struct anthropic *an = arg;
 
-	(void)fail;
-	mq->an->models_req = NULL;
-	mq->an->models_mq = NULL;
-	if (status == 200) /* found: 1, 0, or -1 for a body that is not a model list */
-		found = anthropicwire_models_has(body->data, body->len, mq->model, &ids, &pe);
-	if (found == 1) {
-		mq->done(0, 1, "", mq->arg);
-	} else if (found == 0) {
-		buf_addf(&msg, "model %s is not offered to this API key; set another id in settings (available: %.300s)",
-			 mq->model, ids.data);
-		mq->done(0, 0, msg.data, mq->arg);
-	} else {
-		struct llm_event ev;
-
-		if (status && status != 200)
-			anthropicdec_error_from_body(status, body->data, body->len, &ev, &msg);
-		else
-			buf_addf(&msg, "GET /v1/models failed: %s",
-				 e && e->msg[0] ? e->msg : pe.msg[0] ? pe.msg : "no answer");
-		mq->done(-1, 0, msg.data, mq->arg);
-	}
-	buf_release(&ids);
-	buf_release(&msg);
-	free(mq);
+	an->models = NULL;
+	if (an->models_done)
+		an->models_done(rc, found, msg, an->models_arg);
 }
 
 /* Whether a model check is in flight. */
 int
 anthropic_models_pending(const struct anthropic *an)
 {
-	return an && an->models_req != NULL;
+	return an && an->models != NULL;
 }
 
 /* Ask the API which models this key may use. */
 int
 anthropic_check_models(struct anthropic *an, anthropic_models_fn done, void *arg, struct err *e)
 {
-	const char *headers[] = { "anthropic-version: " ANTHROPIC_VERSION, an->keyhdr, NULL };
-	struct an_models *mq;
-	struct http_opts o = { 0 };
-	struct buf url = BUF_INIT;
-	struct http_req *r;
-
 	if (!an->keyhdr)
 		return err_set(e, "no ANTHROPIC_API_KEY: set it in the environment or in settings to use Claude");
-	if (an->models_req)
-		return err_set(e, "a model check is already running");
-	mq = xcalloc(1, sizeof *mq);
-	mq->an = an;
-	mq->done = done;
-	mq->arg = arg;
-	snprintf(mq->model, sizeof mq->model, "%s", an->model);
-	buf_addf(&url, "%s/v1/models?limit=1000", an->base_url);
-	o.url = url.data;
-	o.headers = headers;
-	o.timeout_ms = 15000;
-	o.connect_timeout_ms = 5000;
-	r = http_fetch(an->http, &o, an_on_models, mq, e);
-	buf_release(&url);
-	if (!r)
-		free(mq);
-	an->models_req = r;
-	an->models_mq = r ? mq : NULL;
-	return r ? 0 : -1;
+	anthropicmodels_cancel(an->models); /* a new check replaces one in flight */
+	an->models_done = done;
+	an->models_arg = arg;
+	an->models = anthropicmodels_start(an->http, an->base_url, an->keyhdr, an->model,
+					   an_models_done, an, e);
+	return an->models ? 0 : -1;
 }
