@@ -221,6 +221,14 @@ escalate_server_down(struct escalate *x, struct provider *local, struct buf *not
 	struct route_signals s;
 	struct route_decision d;
 
+	if (x->on_claude && x->consulting) { /* a consult cannot hand back: Claude continues */
+		escstep_consult(x, 0, NULL);
+		x->last.mode = ROUTE_HANDOFF;
+		x->handed_off = 1;
+		buf_addf(note, "→ claude (handoff): %s (the local server is unreachable, so Claude continues)",
+			 x->last.reason);
+		return anthropic_provider(x->an);
+	}
 	memset(&s, 0, sizeof s);
 	s.server_down = 1;
 	s.have_key = x->key != NULL;
