@@ -98,7 +98,7 @@ test_rule_test_failures(void **state)
 	conv_add_user_text(&c, "fix the tests");
 	add_call(&c, "t0", "bash", "{\"command\":\"make test\"}", "FAIL\nexit code: 2", 0);
 	for (i = 1; i <= 3; i++) {
-		char id[8];
+		char id[16];
 
 		snprintf(id, sizeof id, "e%d", i);
 		add_call(&c, id, "edit", "{\"path\":\"a.c\",\"old_text\":\"x\",\"new_text\":\"y\"}", "ok", 0);
