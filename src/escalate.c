@@ -110,15 +110,40 @@ escalate_claude(struct escalate *x)
 	return anthropic_provider(x->an);
 }
 
-/* Let a model check still in flight answer (at most max_ms), so its warning is not lost. */
+/* Settling: the check answered or time is up. */
+static void
+escalate_settle_stop(struct loop *l, long id, void *arg)
+{
+	(void)id;
+	(void)arg;
+	loop_stop(l);
+}
+
+/* Before each poll while settling: stop once the check answered. */
+static void
+escalate_settle_hook(struct loop *l, void *arg)
+{
+	if (!anthropic_models_pending(arg))
+		loop_stop(l);
+}
+
+/*
+ * Let a model check still in flight answer (at most max_ms), so its
+ * warning is not lost.  Replaces the loop's before-sleep hook (the run
+ * is over when this is called).
+ */
 void
 escalate_settle(struct escalate *x, int max_ms)
 {
-	uint64_t end = loop_now_ms(x->loop) + (uint64_t)max_ms, now;
+	long t;
 
-	while (anthropic_models_pending(x->an) && (now = loop_now_ms(x->loop)) < end)
-		if (loop_run_once(x->loop, (int)(end - now), NULL) < 0)
-			break;
+	if (!anthropic_models_pending(x->an))
+		return;
+	loop_set_before_sleep(x->loop, escalate_settle_hook, x->an);
+	t = loop_timer_add(x->loop, (uint64_t)max_ms, escalate_settle_stop, NULL);
+	loop_run(x->loop, NULL);
+	loop_timer_del(x->loop, t);
+	loop_set_before_sleep(x->loop, NULL, NULL);
 }
 
 /* Pending warning. */

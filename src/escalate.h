@@ -74,8 +74,12 @@ struct escalate {
 	int models_checked;       /* GET /v1/models was asked (once per session) */
 	struct buf warning;       /* the model check's finding, until shown */
 	struct anthcfg claude;    /* "anthropic" settings */
-	/* optional: where step decisions are shown at once (print mode); else in the note */
-	void (*announce)(void *arg, const char *line);
+	/*
+	 * Optional: where step decisions are shown at once (print mode), else
+	 * they go in the hook's note; switched: the provider changed, or a
+	 * warning (else the line says why a rule could not escalate).
+	 */
+	void (*announce)(void *arg, const char *line, int switched);
 	void *announce_arg;
 };
 
@@ -122,7 +126,10 @@ struct provider *escalate_server_down(struct escalate *x, struct provider *local
 struct provider *escalate_claude(struct escalate *x);
 /* Move a pending one-line warning (unknown model id) to out; 1 when there was one. */
 int escalate_take_warning(struct escalate *x, struct buf *out);
-/* Run the loop until a model check in flight answers, at most max_ms (end of print mode). */
+/*
+ * Run the loop until a model check in flight answers, at most max_ms (end
+ * of print mode; the loop's before-sleep hook is cleared).
+ */
 void escalate_settle(struct escalate *x, int max_ms);
 /* Spend of this session in USD (status line). */
 double escalate_spent(const struct escalate *x);

@@ -242,20 +242,23 @@ escstep_hook(void *arg, struct agent *a, enum agent_step_why why, struct buf *no
 {
 	struct escalate *x = arg;
 	struct buf w = BUF_INIT;
+	struct provider *before = agent_provider(a);
 	int go;
 
 	escstep_account(x, agent_stats(a));
 	go = escstep_decide(x, a, why, note);
-	if (escalate_take_warning(x, &w)) {
+	if (x->announce) { /* print mode: at once, a refusal only when verbose */
+		if (note->len)
+			x->announce(x->announce_arg, note->data, agent_provider(a) != before);
+		buf_reset(note);
+		if (escalate_take_warning(x, &w))
+			x->announce(x->announce_arg, w.data, 1);
+	} else if (escalate_take_warning(x, &w)) {
 		if (note->len)
 			buf_addch(note, '\n');
 		buf_add(note, w.data, w.len);
 	}
 	buf_release(&w);
-	if (x->announce && note->len) {
-		x->announce(x->announce_arg, note->data);
-		buf_reset(note);
-	}
 	return go;
 }
 

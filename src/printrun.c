@@ -32,11 +32,16 @@ on_loading(void *arg)
 	buf_release(&b);
 }
 
-/* A routing decision between steps: always shown (like the turn's route). */
+/* A routing decision between steps: a switch is always shown, a refusal when verbose. */
 static void
-announce(void *arg, const char *line)
+announce(void *arg, const char *line, int switched)
 {
-	pmode_error(arg, line);
+	if (!*line)
+		return;
+	if (switched)
+		pmode_error(arg, line);
+	else
+		pmode_note(arg, line);
 }
 
 /* Create the agent on provider p and submit the (routed) task. */
@@ -98,8 +103,7 @@ on_probe(struct llama *lm, int rc, enum llm_err_kind kind, const char *msg, void
 		struct buf note = BUF_INIT;
 		struct provider *p = escalate_server_down(&r->esc, llama_provider(lm), &note);
 
-		if (note.len)
-			pmode_error(r->pm, note.data);
+		announce(r->pm, note.data, p != NULL);
 		buf_release(&note);
 		if (p) {
 			pmode_route(r->pm, "claude", r->esc.last.reason);

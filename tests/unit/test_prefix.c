@@ -142,7 +142,7 @@ test_twenty_turns_prefix_property(void **state)
 {
 	struct scripted s;
 	struct provider prov = { "llama", &s, scripted_start, scripted_cancel, scripted_model,
-				 scripted_describe };
+				 scripted_describe, NULL };
 	struct tool_env env = { 0 };
 	struct agent_opts ao = { 0 };
 	struct agent_observer ob = { 0 };
