@@ -150,10 +150,12 @@ local_scenario fail3b '{"turns": [
  {"tool_calls": [{"name": "read", "arguments": {"offset": 3}}]},
  {"text": "Local answer, routing off."}]}'
 ANTHROPIC_API_KEY=sk-e2e ANTHROPIC_BASE_URL=$AURL \
-	hearth_run off -p --route local --server "$MOCK_URL" --cwd "$REPO" --output-format json "go"
-check "routing off: answered locally, nothing reached the Anthropic mock" pycheck '
-d = out_json()
-need(d["result"] == "Local answer, routing off.", "result %r" % d["result"])
+	hearth_run off -p --route local --server "$MOCK_URL" --cwd "$REPO" --output-format stream-json "go"
+check "routing off: answered locally (stream-json result with the routing object), nothing reached the Anthropic mock" pycheck '
+d = out_lines()[-1]
+need(d["type"] == "result" and d["result"] == "Local answer, routing off.", "result %r" % d)
+need(d["routing"]["routes"]["claude"]["input_tokens"] == 0 and d["routing"]["routes"]["local"]["input_tokens"] > 0, "routing %r" % d["routing"])
+need(all(x["target"] == "local" for x in d["routing"]["decisions"]), "decisions %r" % d["routing"]["decisions"])
 need(sum("\"request\"" in l for l in open(os.environ["ALOG"])) == int(ARGS[0]), "Claude was asked")' "$BEFORE"
 mock_stop
 
