@@ -87,8 +87,12 @@ valgrind: $(UNIT_BIN)
 			--error-exitcode=9 $$t >$$t.vg.log 2>&1 || { echo "valgrind: $$t failed (see $$t.vg.log)"; fail=1; }; \
 	done; [ $$fail -eq 0 ] && echo "valgrind: all unit tests clean"
 
-bench: $(BIN)
-	@HEARTH_BIN=$(abspath $(BIN)) FIXTURES=$(FIXTURES) sh tests/bench.sh
+bench: $(BIN) $(BUILD)/bench/frame
+	@HEARTH_BIN=$(abspath $(BIN)) BENCH_FRAME=$(abspath $(BUILD)/bench/frame) FIXTURES=$(FIXTURES) sh tests/bench.sh
+
+$(BUILD)/bench/%: tests/bench/%.c $(LIB) $(GRAMMAR_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $(LDFLAGS_ALL) -o $@ $< $(LIB) $(GRAMMAR_OBJS) $(LIBS)
 
 install: $(BIN)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/hearth/themes \

@@ -11,6 +11,12 @@
 #       wall time, the time the mock spent serving (sum of served_ms in its
 #       request log), overhead = wall - serving, max RSS, cache reuse.
 #   (c) the --version figures for `pi` and `opencode` when on PATH.
+#   (d) the full-screen UI: headless frame times at 120x32 for a
+#       10,000-message transcript ($BENCH_FRAME, tests/bench/frame.c), and
+#       the real binary in a detached tmux session against the mock: CPU
+#       time and wake-ups per second while idle and while an answer streams
+#       at about 500 deltas/s (utime+stime from /proc/PID/stat, voluntary +
+#       involuntary context switches from /proc/PID/status, over a window).
 # Targets are printed beside the figures: --version < 8 ms, -p overhead
 # < 20 ms, max RSS < 12 MB.
 set -u
@@ -25,6 +31,7 @@ fi
 : "${BENCH_RUNS:=50}"
 : "${BENCH_P_RUNS:=10}"
 export HEARTH_BIN FIXTURES BENCH_RUNS BENCH_P_RUNS
+export BENCH_FRAME="${BENCH_FRAME:-}"
 unset ANTHROPIC_API_KEY HEARTH_SERVER http_proxy https_proxy HTTP_PROXY HTTPS_PROXY \
 	ALL_PROXY all_proxy 2>/dev/null || true
 
@@ -245,6 +252,97 @@ def print_mode_figures():
         line("hearth -p cache reuse", med(reuse) * 100.0, "%", None, "from --output-format json")
 
 
+def proc_sample(pid):
+    """(cpu seconds, context switches) of a process so far."""
+    with open("/proc/%d/stat" % pid) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    cpu = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    sw = 0
+    with open("/proc/%d/status" % pid) as f:
+        for ln in f:
+            if ln.startswith(("voluntary_ctxt_switches", "nonvoluntary_ctxt_switches")):
+                sw += int(ln.split()[1])
+    return cpu, sw
+
+
+def window(pid, seconds):
+    """CPU % of one core and wake-ups per second over a window."""
+    c0, s0 = proc_sample(pid)
+    t0 = time.monotonic()
+    time.sleep(seconds)
+    c1, s1 = proc_sample(pid)
+    dt = time.monotonic() - t0
+    return (c1 - c0) / dt * 100.0, (s1 - s0) / dt
+
+
+def pane_text(tmux):
+    r = subprocess.run(tmux + ["capture-pane", "-p", "-t", "s"], capture_output=True, timeout=10)
+    return r.stdout.decode("utf-8", "replace")
+
+
+def wait_pane(tmux, pattern, seconds):
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if re.search(pattern, pane_text(tmux)):
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def tui_figures():
+    """Section (d): frame times (headless), then the real binary in tmux."""
+    frame = os.environ.get("BENCH_FRAME")
+    if frame and os.access(frame, os.X_OK):
+        r = subprocess.run([frame], capture_output=True, timeout=300)
+        sys.stdout.write(r.stdout.decode("utf-8", "replace"))
+    else:
+        print("  frame times: not measured (build/bench/frame not built)")
+    if not shutil.which("tmux"):
+        print("  tui CPU: not measured (tmux not installed)")
+        return
+    scen = os.path.join(TMP, "stream.json")
+    with open(scen, "w") as f:
+        json.dump({"turns": [{"text": "word ", "repeat": 6000, "piece_size": 5, "delay_ms": 2}]}, f)
+    repo = os.path.join(TMP, "tuirepo")
+    make_repo(repo)
+    log = os.path.join(TMP, "tui.jsonl")
+    p = subprocess.Popen([sys.executable, MOCK, "--scenario", scen, "--fixtures", FIXTURES,
+                          "--log", log, "--max-seconds", "120"],
+                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    m = re.match(rb"PORT (\d+)", p.stdout.readline())
+    tmux = ["tmux", "-L", "hearth-bench-%d" % os.getpid()]
+    try:
+        if not m:
+            raise RuntimeError("the mock did not start")
+        url = "http://127.0.0.1:%d" % int(m.group(1))
+        envs = ["%s=%s" % (k, ENV[k]) for k in ("HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME",
+                                                   "XDG_DATA_HOME", "XDG_CACHE_HOME")]
+        subprocess.run(tmux + ["new-session", "-d", "-s", "s", "-x", "120", "-y", "32", "-c", repo,
+                               "env"] + envs + [HEARTH, "--tui", "--server", url],
+                       env=ENV, timeout=10, check=True)
+        pid = int(subprocess.run(tmux + ["display", "-p", "-t", "s", "#{pane_pid}"],
+                                 capture_output=True, timeout=10).stdout)
+        if not wait_pane(tmux, "type a task", 15):
+            raise RuntimeError("the session did not come up")
+        time.sleep(1.0)
+        cpu, wk = window(pid, 10.0)
+        line("tui idle: CPU", cpu, "%", None, "of one core, over 10 s (poll every 5 s)")
+        line("tui idle: wake-ups", wk, "/s", None, "context switches per second")
+        subprocess.run(tmux + ["send-keys", "-t", "s", "Write a lot.", "Enter"], timeout=10)
+        if not wait_pane(tmux, "word word", 15):
+            raise RuntimeError("the answer did not start streaming")
+        cpu, wk = window(pid, 5.0)
+        line("tui streaming: CPU", cpu, "%", 10, "of one core, over 5 s, ~500 deltas/s from the mock")
+        line("tui streaming: wake-ups", wk, "/s", None, "context switches per second")
+        done = wait_pane(tmux, "1 turn", 60)
+        print("  %-34s %s" % ("tui streaming: answer finished", "yes" if done else "no (timed out)"))
+    except Exception as e:   # a bench never fails the build
+        print("  tui CPU: not measured: %s: %s" % (type(e).__name__, e))
+    finally:
+        subprocess.run(tmux + ["kill-server"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        stop_mock(p)
+
+
 def main():
     print("hearth bench  (%s)" % HEARTH)
     print("(a) start-up")
@@ -266,6 +364,12 @@ def main():
             print("  %-34s not installed" % name)
             continue
         version_figures(name, [path, "--version"], min(RUNS, 10), 8)
+    if os.access(HEARTH, os.X_OK):
+        print("(d) the full-screen UI")
+        try:
+            tui_figures()
+        except Exception as e:   # a bench never fails the build
+            print("  tui: not measured: %s: %s" % (type(e).__name__, e))
 
 
 try:

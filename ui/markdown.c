@@ -497,3 +497,10 @@ markdown_diff(struct grid *g, struct grid_rect r, int skip, const char *s, size_
 	free(ln);
 	return p.row;
 }
+
+/* The changed span of one line of a -/+ pair, for the diff viewer (see markdown.h). */
+void
+markdown_diff_span(const char *a, size_t an, const char *b, size_t bn, size_t *pre, size_t *suf)
+{
+	diff_span(a, an, b, bn, pre, suf);
+}

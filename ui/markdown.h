@@ -73,6 +73,13 @@ int markdown_wrap(struct grid *g, struct grid_rect r, int skip, const char *s, s
  */
 int markdown_diff(struct grid *g, struct grid_rect r, int skip, const char *s, size_t n,
     int fold);
+/*
+ * The changed span of line a against its partner b (both without the
+ * +/- sign), as markdown_diff highlights it: a[*pre .. an - *suf) differs,
+ * the common prefix and suffix widened to whole tokens.
+ */
+void markdown_diff_span(const char *a, size_t an, const char *b, size_t bn, size_t *pre,
+    size_t *suf);
 /* Count the '+' and '-' lines of a unified diff (headers excluded). */
 void markdown_diff_counts(const char *s, size_t n, long *add, long *del);
 

@@ -7,8 +7,9 @@
  * its height; it is drawn only where it overlaps [top, top + r.h), with
  * draw_wrap's skip for a block cut by the top edge.  With g == NULL the
  * same pass only counts rows (transcript_rows), so drawing and scrolling
- * agree by construction.  The cost is linear in the items; a row cache is
- * future work (make bench).
+ * agree by construction.  Each item caches its row count for a width
+ * (view.h), so a frame lays out only the items it shows plus one cheap
+ * pass over the rest (make bench prints the frame time).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -237,28 +238,62 @@ lay_tool(struct tpos *p, const struct view_item *it)
 		para(p, "│ ", THEME_BORDER, 4, ls, ln, THEME_DIM, 0);
 }
 
-/* Lay out every item from the top. */
+/* Lay out one item at the cursor. */
+static void
+lay_item(struct tpos *p, const struct view_transcript *tv, const struct view_item *it)
+{
+	if (it->kind == VIEW_USER) {
+		para(p, "› ", THEME_USER, 2, it->text.data, it->text.len, THEME_USER, 0);
+		p->row++;
+	} else if (it->kind == VIEW_ASSISTANT) {
+		lay_markdown(p, it);
+		p->row++;
+	} else if (it->kind == VIEW_REASONING) {
+		lay_reasoning(p, it, it->expanded || tv->show_reasoning);
+	} else if (it->kind == VIEW_TOOL) {
+		lay_tool(p, it);
+	} else {
+		para(p, "→ ", it->role, 2, it->text.data, it->text.len, it->role, 0);
+	}
+}
+
+/* What an item's row count depends on besides the width (see view.h's cache). */
+static unsigned long
+cache_key(const struct view_transcript *tv, const struct view_item *it)
+{
+	unsigned long k = (unsigned long)it->text.len * 1000003UL ^ (unsigned long)it->diff.len;
+
+	return (k << 5) ^ (unsigned long)(it->kind * 8 + it->status * 2 + it->aborted) ^
+	    (unsigned long)((it->expanded || (it->kind == VIEW_REASONING && tv->show_reasoning)) << 4);
+}
+
+/*
+ * Lay out every item from the top.  An item outside the shown rows (all
+ * of them when measuring) whose row count is cached for this width only
+ * advances the cursor, so a frame costs the shown items plus one cheap
+ * pass; every item laid out refreshes its cache.
+ */
 static void
 lay_all(struct tpos *p, const struct view_transcript *tv)
 {
+	struct view_item *it;
+	unsigned long key;
+	long start;
 	size_t i;
-	const struct view_item *it;
 
 	for (i = 0; i < tv->n; i++) {
-		it = &tv->items[i];
-		if (it->kind == VIEW_USER) {
-			para(p, "› ", THEME_USER, 2, it->text.data, it->text.len, THEME_USER, 0);
-			p->row++;
-		} else if (it->kind == VIEW_ASSISTANT) {
-			lay_markdown(p, it);
-			p->row++;
-		} else if (it->kind == VIEW_REASONING) {
-			lay_reasoning(p, it, it->expanded || tv->show_reasoning);
-		} else if (it->kind == VIEW_TOOL) {
-			lay_tool(p, it);
-		} else {
-			para(p, "→ ", it->role, 2, it->text.data, it->text.len, it->role, 0);
+		it = (struct view_item *)&tv->items[i]; /* only the cache fields are written */
+		key = cache_key(tv, it);
+		if (it->cache_w == p->r.w && it->cache_key == key && (!p->g ||
+		    p->row + it->cache_rows <= p->top || p->row >= p->top + p->r.h)) {
+			p->row += it->cache_rows;
+			continue;
 		}
+		start = p->row;
+		lay_item(p, tv, it);
+		it->cache_rows = p->row - start;
+		it->cache_w = p->r.w;
+		it->cache_key = key;
 	}
 }
 

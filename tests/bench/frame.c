@@ -1,0 +1,173 @@
+/*
+ * bench/frame: headless frame times of the full-screen UI (make bench).
+ *
+ * Builds a transcript of BENCH_FRAME_MSGS messages (default 10,000: user
+ * questions, markdown answers with a code block, edits with diffs) and
+ * times, at 120x32 with the server panel: a frame following the stream
+ * (status, transcript, panel, help: what app_render draws), a frame while
+ * scrolling back a page at a time, counting the transcript's rows, and a
+ * search over it.  Prints one line per figure in bench.sh's format; it
+ * asserts nothing about the times.
+ */
+#include <locale.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "diff.h"
+#include "layout.h"
+#include "srvpanel.h"
+#include "transcript.h"
+#include "tsearch.h"
+
+#define W 120
+#define H 32
+
+/* Milliseconds on the monotonic clock. */
+static double
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1000.0 + (double)ts.tv_nsec / 1e6;
+}
+
+/* Median of n values (sorts v). */
+static int
+cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double
+median(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof *v, cmp);
+	return v[n / 2];
+}
+
+/* One figure line, as bench.sh prints them. */
+static void
+figure(const char *label, double v, const char *unit, const char *extra)
+{
+	char val[32];
+
+	snprintf(val, sizeof val, "%.2f %s", v, unit);
+	printf("  %-34s %-14s %-34s %s\n", label, val, "", extra);
+}
+
+/* An edit's tool item with a small diff. */
+static void
+add_edit(struct view_transcript *tv, int i)
+{
+	static char name[] = "edit";
+	struct agent_call c;
+	char id[32], before[128], after[128];
+	struct buf d = BUF_INIT;
+
+	memset(&c, 0, sizeof c);
+	snprintf(id, sizeof id, "call_%d", i);
+	c.id = id;
+	c.name = name;
+	buf_init(&c.args, 0);
+	buf_addf(&c.args, "{\"path\":\"src/file%d.c\"}", i % 97);
+	buf_init(&c.job.out, 0);
+	buf_adds(&c.job.out, "edited");
+	snprintf(before, sizeof before, "int a;\nint b = %d;\nint c;\n", i);
+	snprintf(after, sizeof after, "int a;\nint b = %d + 1;\nint c;\n", i);
+	diff_unified("src/file.c", before, strlen(before), after, strlen(after), &d, NULL, NULL);
+	c.job.diff = d.data;
+	transcript_tool_start(tv, &c);
+	transcript_tool_done(tv, &c);
+	buf_release(&d);
+	buf_release(&c.args);
+	buf_release(&c.job.out);
+}
+
+/* The long transcript. */
+static void
+fill(struct view_transcript *tv, int msgs)
+{
+	struct llm_event ev;
+	char s[512];
+	int i;
+
+	transcript_init(tv);
+	for (i = 0; i < msgs; i++) {
+		memset(&ev, 0, sizeof ev);
+		if (i % 4 == 0) {
+			snprintf(s, sizeof s, "question %d: why does the loop in file%d.c stop early?", i, i % 97);
+			transcript_add_user(tv, s, strlen(s));
+			continue;
+		}
+		if (i % 4 == 2) {
+			add_edit(tv, i);
+			continue;
+		}
+		snprintf(s, sizeof s, "## Answer %d\nThe loop reads **one element** past the end; "
+		    "the bound should be `i < n`. This paragraph is long enough to wrap at least once "
+		    "in a 120-column terminal with the panel open.\n- first point\n- second point\n"
+		    "```c\nfor (i = 0; i < n; i++)\n\tsum += v[i];\n```\n", i);
+		ev.kind = LLM_TEXT;
+		ev.text.p = s;
+		ev.text.len = strlen(s);
+		transcript_on_event(tv, &ev);
+		ev.kind = LLM_DONE;
+		transcript_on_event(tv, &ev);
+	}
+}
+
+int
+main(void)
+{
+	const char *env = getenv("BENCH_FRAME_MSGS");
+	int msgs = env && atoi(env) > 0 ? atoi(env) : 10000, i, n = 30;
+	struct view_transcript tv;
+	struct view_server srv;
+	struct view_status st;
+	struct layout lay;
+	struct tsearch ts;
+	struct grid *g = grid_new(W, H);
+	double t[30], t0;
+	char extra[96];
+	long rows;
+
+	setlocale(LC_CTYPE, "C.UTF-8");
+	memset(&st, 0, sizeof st);
+	memset(&ts, 0, sizeof ts);
+	snprintf(st.model, sizeof st.model, "bench-model");
+	srvpanel_init(&srv);
+	fill(&tv, msgs);
+	layout_compute(&lay, W, H, 1, 1);
+	t0 = now_ms();
+	rows = transcript_rows(&tv, lay.transcript.w);
+	snprintf(extra, sizeof extra, "%d messages, %ld rows at %d columns", msgs, rows, lay.transcript.w);
+	figure("tui: first layout (cold row cache)", now_ms() - t0, "ms", extra);
+	for (i = 0; i < n; i++) {
+		t0 = now_ms();
+		layout_draw(g, &lay, &tv, &srv, &st);
+		t[i] = now_ms() - t0;
+	}
+	figure("tui: frame 120x32, following", median(t, n), "ms", "median of 30 frames");
+	for (i = 0; i < n; i++) {
+		t0 = now_ms();
+		transcript_scroll(&tv, -(lay.transcript.h - 2), lay.transcript.w, lay.transcript.h);
+		layout_draw(g, &lay, &tv, &srv, &st);
+		t[i] = now_ms() - t0;
+	}
+	figure("tui: frame 120x32, PgUp each frame", median(t, n), "ms", "median of 30 (scroll + draw)");
+	tsearch_start(&ts, &tv, lay.transcript);
+	buf_adds(&ts.query, "file42.c");
+	t0 = now_ms();
+	tsearch_update(&ts, &tv, lay.transcript.w);
+	snprintf(extra, sizeof extra, "%zu matching rows", ts.nrows);
+	figure("tui: search over the transcript", now_ms() - t0, "ms", extra);
+	tsearch_release(&ts);
+	transcript_release(&tv);
+	grid_free(g);
+	return 0;
+}

@@ -1,0 +1,24 @@
+/*
+ * appcmd: the commands of the full-screen session — the shared session
+ * commands (sesscmd.h) plus those only the full screen has (/slots), and
+ * the full screen's form of /diff (the diff viewer).
+ */
+#ifndef HEARTH_APPCMD_H
+#define HEARTH_APPCMD_H
+
+#include "appstate.h"
+
+/*
+ * Fill a->cmds (a->agent must exist); warnings about templates become a
+ * notice.  /diff opens the session's changes in the diff viewer instead of
+ * printing them.
+ */
+void appcmd_init(struct app *a);
+/*
+ * Ctrl-T: open the diff viewer on the selected edit — the last tool item
+ * with a diff that starts above the bottom of the transcript view (the
+ * last one while following).  A notice when there is none.
+ */
+void appcmd_tool_diff(struct app *a);
+
+#endif

@@ -1,0 +1,41 @@
+/*
+ * appstate: the helpers every part of the full-screen session uses (see
+ * appstate.h for the shared struct and its invariants).
+ */
+#include "appstate.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "gitinfo.h"
+#include "loop.h"
+#include "transcript.h"
+
+/* Add a notice line to the transcript. */
+void
+appstate_notice(struct app *a, uint16_t role, const char *s)
+{
+	transcript_add_notice(&a->tv, role, s, strlen(s));
+	a->dirty = 1;
+}
+
+/* Leave the session at the end of this loop pass. */
+void
+appstate_quit(struct app *a)
+{
+	a->state = AS_QUIT;
+	loop_stop(a->d->loop);
+}
+
+/* Git branch and changed-file count for the status line. */
+void
+appstate_git(struct app *a)
+{
+	struct gitinfo gi = GITINFO_INIT;
+	struct err e = ERR_INIT;
+
+	gitinfo_read(a->d->env->root, &gi, &e);
+	snprintf(a->st.branch, sizeof a->st.branch, "%s", gi.branch ? gi.branch : "");
+	a->st.dirty = (int)(gi.modified + gi.added + gi.deleted + gi.renamed + gi.untracked);
+	gitinfo_release(&gi);
+}

@@ -1,0 +1,86 @@
+/*
+ * diffview: the full-screen diff viewer (`/diff`, Ctrl-T on an edit).
+ *
+ * It shows one unified diff text (one file or several, as diff_format and
+ * the session diff write them: each file starts with "--- " + "+++ "
+ * lines).  Below DIFFVIEW_SBS_MIN columns the view is
+ * unified: "old new ± text" with both line numbers; from DIFFVIEW_SBS_MIN
+ * on it is side by side: the old text on the left, the new on the right,
+ * a removed run paired with the added run after it.  Added and removed
+ * lines use the diff roles; the changed span of a -/+ pair is in the
+ * word roles (markdown_diff_span, the same rule as the transcript's
+ * inline diffs).  Row 0 is a title bar (file i/N, hunk j/M, +/- counts,
+ * the keys).
+ *
+ * Keys (diffview_key): n / p next / previous hunk, ] / [ next / previous
+ * file (Tab / Shift-Tab too), j k Up Down a row, PgDn / space and PgUp / b
+ * a page, g Home / G End, q or Esc close.
+ *
+ * State: rows[0..nrows) is the layout for the current mode (sbs), rebuilt
+ * by diffview_layout when the mode for the width changes; `top` is the
+ * first row shown (0 <= top < max(nrows, 1)).  Every diff_line text
+ * points into `text`, which the view owns.  Drawing is pure.
+ *
+ * Lifetime: zero-initialise (or diffview_close), diffview_open, ...,
+ * diffview_close (frees everything; the struct can be opened again).
+ */
+#ifndef HEARTH_DIFFVIEW_H
+#define HEARTH_DIFFVIEW_H
+
+#include <stddef.h>
+
+#include "diff.h"
+#include "grid.h"
+#include "keys.h"
+
+#define DIFFVIEW_SBS_MIN 140
+
+enum diffview_row_kind { DIFFVIEW_FILE, DIFFVIEW_HUNK, DIFFVIEW_LINE };
+
+struct diffview_row {
+	enum diffview_row_kind kind;
+	int file;     /* index into files */
+	int hunk;     /* index over all files' hunks (the hunk the row belongs to) */
+	long a, b;    /* LINE: line indexes into files[file].d.lines, -1 none: unified a = the
+			 line, b = its -/+ partner; side by side a = left (old), b = right (new) */
+};
+
+struct diffview_file {
+	char *path;
+	struct diff d;
+};
+
+struct diffview {
+	int open;
+	char *text;
+	struct diffview_file *files;
+	size_t nfiles;
+	int nhunks;
+	struct diffview_row *rows;
+	size_t nrows, cap;
+	int sbs;      /* rows are laid out side by side */
+	long top;
+	char title[128];
+};
+
+/*
+ * Open the viewer on unified diff text (copied); title names it when the
+ * text has no file headers.  Returns 0, or -1 (viewer left closed) when
+ * the text has no hunk.
+ */
+int diffview_open(struct diffview *dv, const char *title, const char *text, size_t len);
+/* Close and free (NULL-safe contents; the struct is zeroed). */
+void diffview_close(struct diffview *dv);
+/* Lay out the rows for a screen w columns wide (unified or side by side). */
+void diffview_layout(struct diffview *dv, int w);
+/*
+ * One key in a w×h screen: 1 when handled (the viewer may have closed:
+ * check dv->open), 0 when the viewer does not use it.
+ */
+int diffview_key(struct diffview *dv, const struct keys_event *ev, int w, int h);
+/* Draw into r (rows laid out for r.w by diffview_layout first). */
+void diffview_draw(struct grid *g, struct grid_rect r, const struct diffview *dv);
+/* The file and hunk (0-based) of the row at the top; -1 each when none. */
+void diffview_where(const struct diffview *dv, int *file, int *hunk);
+
+#endif
