@@ -23,6 +23,9 @@
 #include "shellro.h"
 #include "textgate.h"
 #include "callfix.h"
+#include "cfg.h"
+#include "cutoff.h"
+#include "toolset.h"
 #include "toolparse.h"
 #include "xmalloc.h"
 
@@ -59,6 +62,8 @@ struct agent {
 	struct callfix_tools tools; /* the enabled tools, for recovery and checks */
 	size_t committed;       /* messages already passed to on_commit */
 	int changed;            /* before_change ran this turn */
+	struct cutoff cut;      /* explore→produce cutoff */
+	int think_next, turn_think; /* thinking for the next / this turn only */
 	agent_step_fn step_fn;  /* the router between steps (agent_set_step_hook) */
 	void *step_arg;
 	enum llm_err_kind err_kind; /* of the error that ends the step */
@@ -87,6 +92,9 @@ agent_new(struct loop *l, struct provider *p, const struct tool_env *env,
 		a->opts.loading_wait_s = 300;
 	a->tools.v = a->opts.tools;
 	a->tools.n = a->opts.ntools;
+	a->cut.limit = o->cfg ? o->cfg->explore_cutoff : 0;
+	if (env && env->toolset)
+		a->stats.schema_tokens_saved = env->toolset->saved_tokens;
 	if (obs)
 		a->obs = *obs;
 	conv_init(&a->conv);
@@ -631,10 +639,23 @@ agent_start_step(struct agent *a)
 	req.conv = &a->conv;
 	req.tools = a->opts.tools;
 	req.ntools = a->opts.ntools;
-	req.thinking = a->opts.thinking;
+	if (a->env && a->env->toolset) {
+		req.tools = a->env->toolset->offered;
+		req.ntools = a->env->toolset->noffered;
+		a->stats.schema_tokens_saved = a->env->toolset->saved_tokens;
+		a->stats.tools_loaded = a->env->toolset->added;
+	}
+	req.thinking = a->opts.thinking || a->turn_think;
 	req.retry = a->parse_retried;
 	if (a->prov->start(a->prov->self, &req, agent_sink, a, &e) < 0)
 		agent_end(a, AGENT_END_ERROR, e.msg);
+}
+
+/* Thinking for the next turn only. */
+void
+agent_think_next(struct agent *a)
+{
+	a->think_next = 1;
 }
 
 /* Begin a turn with the user's text. */
@@ -644,6 +665,11 @@ agent_submit(struct agent *a, const char *text, struct err *e)
 	if (a->state != ST_IDLE)
 		return err_set(e, "a turn is already running; wait or abort it first");
 	conv_add_user_text(&a->conv, text);
+	a->turn_think = a->think_next || (a->opts.cfg && a->opts.cfg->think_word &&
+					  *a->opts.cfg->think_word && strstr(text, a->opts.cfg->think_word));
+	a->think_next = 0;
+	a->stats.think_turns += a->turn_think && !a->opts.thinking;
+	cutoff_reset(&a->cut);
 	a->turn_steps = 0;
 	a->parse_retried = 0;
 	a->retries = 0;
@@ -702,6 +728,12 @@ agent_start_call(struct agent *a, struct agent_call *c)
 	if (a->obs.on_tool_start)
 		a->obs.on_tool_start(a->obs.arg, c);
 	args = callfix_check(&a->tools, c->name, c->args.data, c->args.len, &c->job.out);
+	if (args && cutoff_refuses(&a->cut, c->tool, &c->job.out)) {
+		cJSON_Delete(args); /* not a malformed call: not counted as a failure */
+		c->job.is_error = 1;
+		tool_job_done(&c->job);
+		return;
+	}
 	if (!args) {
 		c->invalid = 1;
 		c->job.is_error = 1;
@@ -712,6 +744,20 @@ agent_start_call(struct agent *a, struct agent_call *c)
 	agent_maybe_checkpoint(a, c->tool, args);
 	c->tool->start(&c->job, args);
 	cJSON_Delete(args);
+}
+
+/* After the limit of look-only steps: append the cutoff note to the results message. */
+static void
+agent_cutoff_note(struct agent *a, struct conv_msg *m)
+{
+	struct buf note = BUF_INIT;
+
+	if (cutoff_after_step(&a->cut, a->calls, a->ncalls, &note)) {
+		conv_add_block(m, CONV_TEXT, note.data, NULL, NULL);
+		a->stats.explore_cutoffs = a->cut.engaged;
+		agent_notice(a, "explored for too long without a change: only edit, write and bash from now on");
+	}
+	buf_release(&note);
 }
 
 /* All calls ran: append their results and take the next step. */
@@ -727,6 +773,7 @@ agent_finish_tools(struct agent *a)
 
 		b->is_error = a->calls[i].job.is_error;
 	}
+	agent_cutoff_note(a, m);
 	if (a->step_failures) {
 		a->stats.tool_failures += a->step_failures;
 		a->stats.consecutive_tool_failures++;

@@ -29,6 +29,7 @@
 #include "llm.h"
 #include "tool.h"
 
+struct cfg;
 struct loop;
 struct provider;
 
@@ -62,6 +63,10 @@ struct agent_stats {
 	struct llm_timings last_timings;
 	int have_timings;
 	double prompt_ms, predicted_ms; /* summed over requests */
+	int think_turns;               /* turns that ran with thinking on for that turn only */
+	int explore_cutoffs;           /* times the explore→produce cutoff engaged (cutoff.h) */
+	long schema_tokens_saved;      /* estimated tool-schema tokens not sent per request (toolset.h) */
+	int tools_loaded;              /* deferred tools loaded by tool_search */
 };
 
 struct agent_observer {
@@ -106,6 +111,7 @@ struct agent_opts {
 	size_t ntools;
 	int loading_wait_s;              /* how long to wait on 503 loading (default 300) */
 	struct agent_hooks hooks;
+	const struct cfg *cfg;           /* explore_cutoff, think_word; NULL = both off */
 };
 
 struct agent;
@@ -149,5 +155,12 @@ void agent_mark_committed(struct agent *a);
 const struct agent_stats *agent_stats(const struct agent *a);
 /* Install (fn NULL: remove) the step hook. */
 void agent_set_step_hook(struct agent *a, agent_step_fn fn, void *arg);
+/*
+ * Think on the next turn only: chat_template_kwargs.enable_thinking is
+ * true for every request of that turn, then off again (unless the
+ * thinking setting keeps it on).  A task containing cfg->think_word does
+ * the same for its own turn.
+ */
+void agent_think_next(struct agent *a);
 
 #endif

@@ -7,6 +7,7 @@
 
 #include <cjson/cJSON.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -40,6 +41,14 @@ static const struct cfg_key cfg_keys[] = {
 	K("stream_idle_timeout", CFG_INT, stream_idle_timeout_s),
 	K("slot_wait", CFG_INT, slot_wait_s),
 	K("syntax_check", CFG_WARN_REJECT, syntax_reject),
+	K("think_word", CFG_STR, think_word),
+	K("explore_cutoff", CFG_INT, explore_cutoff),
+	K("defer_tools", CFG_BOOL, defer_tools),
+	K("serve.model", CFG_STR, serve_model),
+	K("serve.binary", CFG_STR, serve_binary),
+	K("serve.ctx", CFG_INT, serve_ctx),
+	K("theme", CFG_STR, theme),
+	K("open_in", CFG_STR, open_in),
 };
 #undef K
 
@@ -60,6 +69,9 @@ cfg_defaults(struct cfg *c)
 	c->id_slot = -1;
 	c->stream_idle_timeout_s = 120;
 	c->slot_wait_s = 15;
+	c->think_word = xstrdup("ultrathink");
+	c->explore_cutoff = 6;
+	c->defer_tools = 1;
 }
 
 /* Free the string fields. */
@@ -123,6 +135,39 @@ cfg_type_name(enum cfg_type t)
 	       "true or false";
 }
 
+/* Set the key called name (warnings for unknown keys and wrong types). */
+static void
+cfg_apply(struct cfg *c, const char *path, const char *name, const cJSON *it, struct buf *warnings)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof cfg_keys / sizeof cfg_keys[0]; i++)
+		if (strcmp(cfg_keys[i].name, name) == 0)
+			break;
+	if (i == sizeof cfg_keys / sizeof cfg_keys[0])
+		buf_addf(warnings, "%s: unknown setting \"%s\" ignored\n", path, name);
+	else if (cfg_set(c, &cfg_keys[i], it) < 0)
+		buf_addf(warnings, "%s: setting \"%s\" must be %s; ignored\n", path, name,
+			 cfg_type_name(cfg_keys[i].type));
+}
+
+/* {"serve": {"model": …}} sets "serve.model" and so on. */
+static void
+cfg_apply_group(struct cfg *c, const char *path, const cJSON *group, struct buf *warnings)
+{
+	const cJSON *it;
+	char name[64];
+
+	if (!cJSON_IsObject(group)) {
+		buf_addf(warnings, "%s: setting \"%s\" must be an object; ignored\n", path, group->string);
+		return;
+	}
+	cJSON_ArrayForEach(it, group) {
+		snprintf(name, sizeof name, "%s.%s", group->string, it->string);
+		cfg_apply(c, path, name, it, warnings);
+	}
+}
+
 /* Merge one file. */
 int
 cfg_load_file(struct cfg *c, const char *path, struct buf *warnings, struct err *e)
@@ -130,7 +175,6 @@ cfg_load_file(struct cfg *c, const char *path, struct buf *warnings, struct err 
 	struct buf text = BUF_INIT;
 	struct err pe = ERR_INIT;
 	cJSON *root, *it;
-	size_t i;
 
 	if (access(path, F_OK) != 0)
 		return 0;
@@ -149,14 +193,10 @@ cfg_load_file(struct cfg *c, const char *path, struct buf *warnings, struct err 
 	cJSON_ArrayForEach(it, root) {
 		if (!strcmp(it->string, "routing") || !strcmp(it->string, "anthropic"))
 			continue; /* their own modules read them (routecfg, anthcfg) */
-		for (i = 0; i < sizeof cfg_keys / sizeof cfg_keys[0]; i++)
-			if (strcmp(cfg_keys[i].name, it->string) == 0)
-				break;
-		if (i == sizeof cfg_keys / sizeof cfg_keys[0])
-			buf_addf(warnings, "%s: unknown setting \"%s\" ignored\n", path, it->string);
-		else if (cfg_set(c, &cfg_keys[i], it) < 0)
-			buf_addf(warnings, "%s: setting \"%s\" must be %s; ignored\n", path, it->string,
-				 cfg_type_name(cfg_keys[i].type));
+		if (!strcmp(it->string, "serve"))
+			cfg_apply_group(c, path, it, warnings);
+		else
+			cfg_apply(c, path, it->string, it, warnings);
 	}
 	cJSON_Delete(root);
 	return 0;

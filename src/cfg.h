@@ -28,6 +28,14 @@ struct cfg {
 	int stream_idle_timeout_s; /* 120: silence after the stream started means a stuck server */
 	int syntax_reject;       /* "syntax_check": "reject" refuses edits that add syntax errors; "warn" (default) notes them */
 	int slot_wait_s;         /* 15: a pinned request silent this long checks whether its slot is taken */
+	char *think_word;        /* "ultrathink": a task with this word thinks for its turn ("" = never) */
+	int explore_cutoff;      /* 6: read-only steps in a row before only producing tools are allowed (0 = off) */
+	int defer_tools;         /* 1: offer only the core tools; the rest through tool_search */
+	char *serve_model;       /* "serve.model": a GGUF file to start llama-server with (NULL = none) */
+	char *serve_binary;      /* "serve.binary": the llama-server to start ("llama-server" from PATH) */
+	int serve_ctx;           /* "serve.ctx": context size for the managed server (0 = the model's) */
+	char *theme;             /* full-screen colour theme name or file (NULL: "default") */
+	char *open_in;           /* /open: "editor" (suspend and run $EDITOR) or "tmux-pane" (NULL: editor) */
 };
 
 /* Fill c with the built-in defaults. */

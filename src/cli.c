@@ -28,12 +28,16 @@ cli_usage(FILE *f)
 	      "      --server URL            llama-server base URL (env HEARTH_SERVER;\n"
 	      "                              default http://127.0.0.1:8080)\n"
 	      "      --model ID              model id to request\n"
+	      "      --theme NAME            colour theme of the full screen: default, dark,\n"
+	      "                              light, high-contrast, or a theme file\n"
 	      "      --max-steps N           model requests per task (default 40)\n"
 	      "      --cwd DIR               workspace root (default: current directory)\n"
 	      "      --tools a,b             enable only these tools\n"
 	      "      --no-tools              no tools at all\n"
 	      "      --system-prompt-file F  use F as the system prompt\n"
 	      "      --thinking on|off       model thinking (default off)\n"
+	      "      --think                 thinking on for this task only (print mode)\n"
+	      "      --serve MODEL.gguf      start llama-server with the model, stop it on exit\n"
 	      "      --output-format FMT     text | json | stream-json (print mode)\n"
 	      "      --verbose               progress and tool calls on stderr\n"
 	      "      --log FILE              write a debug log (env HEARTH_LOG)\n"
@@ -75,8 +79,9 @@ parse_int(const char *s, int *out)
 }
 
 enum {
-	OPT_SERVER = 256, OPT_MODEL, OPT_MAX_STEPS, OPT_CWD, OPT_TOOLS, OPT_NO_TOOLS,
-	OPT_SYSPROMPT, OPT_THINKING, OPT_FORMAT, OPT_VERBOSE, OPT_VERSION, OPT_LOG, OPT_EXPORT, OPT_ROUTE, OPT_TUI, OPT_LINE
+	OPT_SERVER = 256, OPT_MODEL, OPT_THEME, OPT_MAX_STEPS, OPT_CWD, OPT_TOOLS, OPT_NO_TOOLS,
+	OPT_SYSPROMPT, OPT_THINKING, OPT_FORMAT, OPT_VERBOSE, OPT_VERSION, OPT_LOG, OPT_EXPORT, OPT_ROUTE, OPT_TUI, OPT_LINE,
+	OPT_THINK, OPT_SERVE
 };
 
 /*
@@ -107,12 +112,15 @@ cli_parse(int argc, char **argv, struct cli *o)
 		{ "print", no_argument, NULL, 'p' },
 		{ "server", required_argument, NULL, OPT_SERVER },
 		{ "model", required_argument, NULL, OPT_MODEL },
+		{ "theme", required_argument, NULL, OPT_THEME },
 		{ "max-steps", required_argument, NULL, OPT_MAX_STEPS },
 		{ "cwd", required_argument, NULL, OPT_CWD },
 		{ "tools", required_argument, NULL, OPT_TOOLS },
 		{ "no-tools", no_argument, NULL, OPT_NO_TOOLS },
 		{ "system-prompt-file", required_argument, NULL, OPT_SYSPROMPT },
 		{ "thinking", required_argument, NULL, OPT_THINKING },
+		{ "think", no_argument, NULL, OPT_THINK },
+		{ "serve", required_argument, NULL, OPT_SERVE },
 		{ "output-format", required_argument, NULL, OPT_FORMAT },
 		{ "verbose", no_argument, NULL, OPT_VERBOSE },
 		{ "version", no_argument, NULL, OPT_VERSION },
@@ -134,6 +142,7 @@ cli_parse(int argc, char **argv, struct cli *o)
 		case 'p': o->print = 1; break;
 		case OPT_SERVER: o->server = optarg; break;
 		case OPT_MODEL: o->model = optarg; break;
+		case OPT_THEME: o->theme = optarg; break;
 		case OPT_MAX_STEPS:
 			if (parse_int(optarg, &o->max_steps) < 0)
 				return cli_usage_error("--max-steps needs a positive number, got \"%s\"", optarg);
@@ -147,6 +156,8 @@ cli_parse(int argc, char **argv, struct cli *o)
 				return cli_usage_error("--thinking takes on or off, got \"%s\"", optarg);
 			o->thinking = !strcmp(optarg, "on");
 			break;
+		case OPT_THINK: o->think = 1; break;
+		case OPT_SERVE: o->serve = optarg; break;
 		case OPT_FORMAT:
 			if (!strcmp(optarg, "text"))
 				o->format = PMODE_TEXT;

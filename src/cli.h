@@ -21,12 +21,15 @@ struct cli {
 	int max_steps;
 	int no_tools;
 	int thinking; /* -1 unset */
+	int think;    /* --think: thinking for this task's turn only */
+	const char *serve; /* --serve MODEL.gguf: start llama-server with it */
 	int verbose;
 	int cont;                 /* -c: the latest session */
 	int resume;               /* -r [ID] */
 	const char *resume_id;
 	const char *export_session, *export_file;
 	const char *route;        /* --route auto|local|claude */
+	const char *theme;        /* --theme NAME|FILE */
 	int stats;                /* `hearth stats` */
 	int tui, line;            /* force the full screen / the line session */
 	enum pmode_format format;

@@ -56,7 +56,9 @@ run_interactive(struct cli *o)
 	d.env = &r.env;
 	d.tools = r.tools;
 	d.ntools = r.ntools;
-	d.system = r.system.data;
+	d.system = "";
+	d.prompt = run_prompt_text;
+	d.prompt_arg = &r;
 	d.in_fd = STDIN_FILENO;
 	d.out_fd = STDOUT_FILENO;
 	d.journal = &r.journal;

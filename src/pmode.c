@@ -499,6 +499,11 @@ pm_result(struct pmode *pm, const struct agent_stats *st, const char *model, uin
 	else
 		cJSON_AddNullToObject(o, "cache_reuse");
 	cJSON_AddNumberToObject(o, "tool_failures", st->tool_failures);
+	t = cJSON_AddObjectToObject(o, "discipline");
+	cJSON_AddNumberToObject(t, "explore_cutoffs", st->explore_cutoffs);
+	cJSON_AddNumberToObject(t, "think_turns", st->think_turns);
+	cJSON_AddNumberToObject(t, "tools_loaded", st->tools_loaded);
+	cJSON_AddNumberToObject(t, "schema_tokens_saved", (double)st->schema_tokens_saved);
 	cJSON_AddItemReferenceToObject(o, "cache_breaks", pm->cache_breaks);
 	cJSON_AddItemReferenceToObject(o, "files_changed", pm->files);
 	if (pm->route)

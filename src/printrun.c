@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "atref.h"
 #include "cmdtpl.h"
 #include "escstep.h"
 #include "llama.h"
@@ -19,6 +20,7 @@
 #include "repo.h"
 
 #include "run.h"
+#include "serve.h"
 
 /* Discovery said the model is loading. */
 static void
@@ -51,9 +53,14 @@ start_turn(struct run *r, struct provider *p, const char *task)
 	struct agent_observer obs = pmode_observer(r->pm);
 	struct agent_opts ao = { 0 };
 	struct err e = ERR_INIT;
+	struct buf msg = BUF_INIT, notes = BUF_INIT;
+	char *line;
+	int rc;
 
+	run_prompt(r);
 	ao.max_steps = r->cfg.max_steps;
 	ao.thinking = r->cfg.thinking;
+	ao.cfg = &r->cfg;
 	ao.tools = r->tools;
 	ao.ntools = r->ntools;
 	ao.hooks.arg = &r->cp;
@@ -69,7 +76,16 @@ start_turn(struct run *r, struct provider *p, const char *task)
 	escalate_attach(&r->esc, r->agent);
 	r->esc.announce = announce;
 	r->esc.announce_arg = r->pm;
-	if (agent_submit(r->agent, task, &e) < 0) {
+	if (r->o->think)
+		agent_think_next(r->agent);
+	atref_expand(r->env.root, r->env.allow_outside, task, p != llama_provider(r->llama) ?
+	    &r->esc.policy : NULL, &msg, &notes);
+	for (line = notes.len ? strtok(notes.data, "\n") : NULL; line; line = strtok(NULL, "\n"))
+		(strncmp(line, "attached ", 9) ? pmode_error : pmode_note)(r->pm, line);
+	rc = agent_submit(r->agent, msg.data, &e);
+	buf_release(&msg);
+	buf_release(&notes);
+	if (rc < 0) {
 		pmode_fail(r->pm, LLM_ERR_OTHER, e.msg);
 		loop_stop(r->loop);
 	}
@@ -100,7 +116,7 @@ on_probe(struct llama *lm, int rc, enum llm_err_kind kind, const char *msg, void
 	const struct llama_info *info = llama_info(lm);
 
 	if (rc < 0) {
-		struct buf note = BUF_INIT;
+		struct buf note = BUF_INIT, why = BUF_INIT;
 		struct provider *p = escalate_server_down(&r->esc, llama_provider(lm), &note);
 
 		announce(r->pm, note.data, p != NULL);
@@ -110,7 +126,8 @@ on_probe(struct llama *lm, int rc, enum llm_err_kind kind, const char *msg, void
 			start_turn(r, p, r->task);
 			return;
 		}
-		pmode_fail(r->pm, kind, msg);
+		pmode_fail(r->pm, kind, serve_exited(r->serve, &why) ? why.data : msg);
+		buf_release(&why);
 		loop_stop(r->loop);
 		return;
 	}
@@ -241,6 +258,11 @@ printrun_main(struct cli *o)
 		start_turn(&r, prov, r.task); /* Claude: the local server is not needed */
 	else
 		llama_probe(r.llama, 300000, on_loading, on_probe, &r);
+	/* parallel bootstrap: a few passes (connect, send) put discovery on the wire, then the
+	 * prompt is gathered while the server answers */
+	for (int i = 0; i < 3; i++)
+		loop_run_once(r.loop, 0, NULL);
+	run_prompt(&r);
 	if (loop_run(r.loop, &e) < 0)
 		pmode_fail(r.pm, LLM_ERR_OTHER, e.msg);
 	if (r.interrupted && !pmode_ended(r.pm))

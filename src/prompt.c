@@ -6,10 +6,33 @@
 #include "prompt.h"
 
 #include <stddef.h>
+#include <string.h>
 
 #include "ctxfiles.h"
 #include "gitinfo.h"
+#include "memory.h"
 #include "tool.h"
+#include "toolset.h"
+
+/* With tool_search: which tools must be loaded before they can be called. */
+static void
+prompt_deferred(struct buf *out, const struct tool *const *tools, size_t ntools)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < ntools && strcmp(tools[i]->name, "tool_search"); i++)
+		;
+	if (i == ntools)
+		return;
+	for (i = 0; i < ntools; i++) {
+		if (toolset_is_core(tools[i]->name) || !strcmp(tools[i]->name, "tool_search"))
+			continue;
+		buf_addf(out, "%s%s", n++ ? ", " : "Not loaded yet (call tool_search with the name first): ",
+			 tools[i]->name);
+	}
+	if (n)
+		buf_adds(out, "\n");
+}
 
 /* The default prompt. */
 void
@@ -27,6 +50,7 @@ prompt_build(struct buf *out, const char *root, const char *date, const struct t
 		for (i = 0; i < ntools; i++)
 			buf_addf(out, "%s %s", i ? "," : "", tools[i]->name);
 		buf_adds(out, "\n");
+		prompt_deferred(out, tools, ntools);
 	}
 	buf_adds(out,
 		 "\nHow to work:\n"
@@ -65,6 +89,7 @@ prompt_session(struct buf *out, const char *root, const char *date,
 		buf_adds(out, "\nInstructions from the user and the project (follow them):\n\n");
 		buf_add(out, ctx.data, ctx.len);
 	}
+	memory_load(root, out, warnings);
 	buf_release(&ctx);
 }
 

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "agent.h"
+#include "atref.h"
 #include "cfg.h"
 #include "checkpoint.h"
 #include "journal.h"
@@ -43,6 +44,7 @@ struct repl {
 	struct sesscmd cmds;
 	int eof;      /* stdin ended: quit when the lines read so far are done */
 	int draining; /* inside repl_drain */
+	int booted;   /* the session prompt is in the agent (repl_boot) */
 };
 
 /* Write bytes to the output fd (best effort). */
@@ -212,11 +214,29 @@ repl_commands(struct repl *r)
 }
 
 /* Send text to the model as the user's message. */
+/* The session prompt, read once while discovery runs and before any turn (repl_deps.prompt). */
+static void
+repl_boot(struct repl *r)
+{
+	struct buf w = BUF_INIT;
+
+	if (r->booted || !r->d->prompt)
+		return;
+	r->booted = 1;
+	conv_set_system(agent_conv(r->agent), r->d->prompt(r->d->prompt_arg, &w));
+	buf_rtrim(&w);
+	if (w.len)
+		repl_say(r, w.data);
+	buf_release(&w);
+}
+
 static void
 repl_send(struct repl *r, const char *text)
 {
 	struct err e = ERR_INIT;
+	struct buf msg = BUF_INIT, notes = BUF_INIT;
 
+	repl_boot(r);
 	r->state = RS_TURN;
 	loop_unwatch(r->d->loop, r->d->in_fd);
 	if (r->d->esc) {
@@ -228,10 +248,18 @@ repl_send(struct repl *r, const char *text)
 			repl_say(r, note.data);
 		buf_release(&note);
 	}
-	if (agent_submit(r->agent, text, &e) < 0) {
+	atref_expand(r->d->env->root, r->d->env->allow_outside, text, r->d->esc &&
+	    r->d->esc->last.target == ROUTE_CLAUDE ? &r->d->esc->policy : NULL, &msg, &notes);
+	if (notes.len) {
+		buf_rtrim(&notes);
+		repl_say(r, notes.data);
+	}
+	if (agent_submit(r->agent, msg.data, &e) < 0) {
 		repl_say(r, e.msg);
 		repl_prompt(r);
 	}
+	buf_release(&msg);
+	buf_release(&notes);
 }
 
 /* A whole line arrived: a command, or a task. */
@@ -345,6 +373,13 @@ repl_on_sigint(struct loop *l, int signo, void *arg)
 
 static void repl_probe(struct repl *r);
 
+/* The server answers 503: say so once (a managed server is loading its model). */
+static void
+repl_on_loading(void *arg)
+{
+	repl_say(arg, "llama-server is loading the model; waiting");
+}
+
 /* Retry discovery after a pause. */
 static void
 repl_retry(struct loop *l, long id, void *arg)
@@ -414,7 +449,7 @@ static void
 repl_probe(struct repl *r)
 {
 	r->state = RS_PROBING;
-	llama_probe(r->d->llama, 300000, NULL, repl_on_probe, r);
+	llama_probe(r->d->llama, 300000, repl_on_loading, repl_on_probe, r);
 }
 
 /* Run the session. */
@@ -437,6 +472,7 @@ repl_run(const struct repl_deps *d)
 	obs.on_end = repl_on_end;
 	ao.max_steps = d->cfg->max_steps;
 	ao.thinking = d->cfg->thinking;
+	ao.cfg = d->cfg;
 	ao.tools = d->tools;
 	ao.ntools = d->ntools;
 	if (d->checkpoint) {
@@ -462,6 +498,9 @@ repl_run(const struct repl_deps *d)
 	repl_commands(&r);
 	loop_signal(d->loop, SIGINT, repl_on_sigint, &r, NULL);
 	repl_probe(&r);
+	for (int i = 0; i < 3; i++) /* discovery on the wire first (connect, send) */
+		loop_run_once(d->loop, 0, NULL);
+	repl_boot(&r);
 	loop_run(d->loop, NULL);
 	if (r.retry_timer)
 		loop_timer_del(d->loop, r.retry_timer);

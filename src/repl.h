@@ -39,6 +39,13 @@ struct repl_deps {
 	struct conv *resumed;    /* messages of a resumed session (moved into the agent) */
 	struct checkpoint *checkpoint; /* undo history (NULL: none) */
 	struct escalate *esc;          /* local or Claude per turn (NULL: always local) */
+	/*
+	 * The session prompt, built on the first call (git status, context
+	 * files, memory: the slow part of start-up), so a front end can draw
+	 * and start discovery first; warnings appended.  NULL: system is final.
+	 */
+	const char *(*prompt)(void *arg, struct buf *warnings);
+	void *prompt_arg;
 };
 
 /* The first-run guidance when no server answers at url (why: the error; quit: the key hint). */

@@ -21,6 +21,7 @@
 #include "loop.h"
 #include "prompt.h"
 #include "repomap.h"
+#include "serve.h"
 #include "stale.h"
 #include "xmalloc.h"
 
@@ -113,6 +114,10 @@ load_settings(struct run *r)
 		free(r->cfg.model);
 		r->cfg.model = xstrdup(r->o->model);
 	}
+	if (r->o->theme) {
+		free(r->cfg.theme);
+		r->cfg.theme = xstrdup(r->o->theme);
+	}
 	if (r->o->max_steps > 0)
 		r->cfg.max_steps = r->o->max_steps;
 	if (r->o->thinking >= 0)
@@ -143,14 +148,44 @@ flush_journal_warnings(struct run *r)
 	buf_reset(&r->journal.warnings);
 }
 
+/* The session prompt (git status, context files, memory), built once. */
+const char *
+run_prompt_text(void *run, struct buf *warnings)
+{
+	struct run *r = run;
+	char date[16];
+	time_t now = time(NULL);
+
+	if (r->prompt_pending) {
+		r->prompt_pending = 0;
+		strftime(date, sizeof date, "%Y-%m-%d", localtime(&now));
+		prompt_session(&r->system, r->root, date, r->tools, r->ntools, warnings);
+	}
+	return r->system.data ? r->system.data : "";
+}
+
+/* run_prompt_text with the warnings on stderr (print mode). */
+void
+run_prompt(struct run *r)
+{
+	struct buf warnings = BUF_INIT;
+
+	run_prompt_text(r, &warnings);
+	if (warnings.len) {
+		buf_rtrim(&warnings);
+		fprintf(stderr, "hearth: %s\n", warnings.data);
+	}
+	buf_release(&warnings);
+}
+
 /* Workspace, settings, tools and prompt: everything a run needs before the loop. */
 static int
 run_setup(struct run *r)
 {
-	char date[16];
-	time_t now = time(NULL);
 	struct err e = ERR_INIT;
 
+	if (r->o->serve && !realpath(r->o->serve, r->serve_model))
+		snprintf(r->serve_model, sizeof r->serve_model, "%s", r->o->serve);
 	if (r->o->cwd && chdir(r->o->cwd) < 0) {
 		fprintf(stderr, "hearth: --cwd %s: %s\n", r->o->cwd, strerror(errno));
 		return CLI_EXIT_USAGE;
@@ -162,6 +197,11 @@ run_setup(struct run *r)
 	load_settings(r);
 	if (select_tools(r) < 0)
 		return CLI_EXIT_USAGE;
+	/* an explicit --tools list is offered as it is */
+	toolset_init(&r->toolset, r->tools, r->ntools, r->cfg.defer_tools && !r->o->tools, &tool_search);
+	if (r->toolset.ndeferred && r->ntools < RUN_MAX_TOOLS)
+		r->tools[r->ntools++] = &tool_search;
+	r->env.toolset = &r->toolset;
 	buf_init(&r->system, 0);
 	if (r->o->system_prompt_file) {
 		if (prompt_load_file(&r->system, r->o->system_prompt_file, &e) < 0) {
@@ -169,15 +209,7 @@ run_setup(struct run *r)
 			return CLI_EXIT_USAGE;
 		}
 	} else {
-		struct buf warnings = BUF_INIT;
-
-		strftime(date, sizeof date, "%Y-%m-%d", localtime(&now));
-		prompt_session(&r->system, r->root, date, r->tools, r->ntools, &warnings);
-		if (warnings.len) {
-			buf_rtrim(&warnings);
-			fprintf(stderr, "hearth: %s\n", warnings.data);
-		}
-		buf_release(&warnings);
+		r->prompt_pending = 1; /* gathered while discovery runs: run_prompt, run_prompt_text */
 	}
 	make_session_id(r->session_id, sizeof r->session_id);
 	conv_init(&r->resumed);
@@ -189,6 +221,7 @@ run_setup(struct run *r)
 			return 1;
 		}
 		flush_journal_warnings(r);
+		toolset_replay(&r->toolset, &r->resumed);
 	}
 	buf_init(&r->state_dir, 0);
 	run_state_dir(&r->state_dir);
@@ -217,6 +250,31 @@ start_routing(struct run *r)
 	buf_release(&warnings);
 }
 
+/* --serve / serve.model: start llama-server and talk to it; -1 + a line on stderr when it fails. */
+static int
+start_server(struct run *r)
+{
+	struct serve_opts so = { 0 };
+	struct buf url = BUF_INIT;
+	struct err e = ERR_INIT;
+
+	so.model = r->serve_model[0] ? r->serve_model : r->cfg.serve_model;
+	if (!so.model || !*so.model)
+		return 0;
+	so.binary = r->cfg.serve_binary;
+	so.ctx = r->cfg.serve_ctx;
+	so.state_dir = r->state_dir.data;
+	so.interrupted = &r->interrupted;
+	if (!(r->serve = serve_start(r->loop, &so, &url, &e))) {
+		fprintf(stderr, "hearth: --serve: %s\n", e.msg);
+		buf_release(&url);
+		return -1;
+	}
+	free(r->cfg.server_url);
+	r->cfg.server_url = buf_detach(&url, NULL);
+	return 0;
+}
+
 /* Loop, http, provider: the machinery of a run. */
 static int
 run_start(struct run *r)
@@ -235,6 +293,8 @@ run_start(struct run *r)
 	loop_signal(r->loop, SIGTERM, on_interrupt, r, NULL);
 	loop_signal(r->loop, SIGHUP, on_interrupt, r, NULL);
 	r->env.loop = r->loop;
+	if (start_server(r) < 0)
+		return 1;
 	r->llama = llama_new(r->loop, r->http, &r->cfg);
 	if (r->resumed.nmsgs)
 		llama_prefer_warm_slot(r->llama);
@@ -258,6 +318,8 @@ run_release(struct run *r)
 	escalate_release(&r->esc);
 	llama_free(r->llama);
 	http_free(r->http);
+	serve_stop(r->serve);
+	r->serve = NULL;
 	pmode_free(r->pm);
 	loop_free(r->loop);
 	flush_journal_warnings(r);

@@ -19,6 +19,7 @@
 #include "escalate.h"
 #include "journal.h"
 #include "tool.h"
+#include "toolset.h"
 
 #define RUN_MAX_TOOLS 32
 
@@ -27,6 +28,7 @@ struct http;
 struct llama;
 struct agent;
 struct pmode;
+struct serve;
 
 struct run {
 	struct cli *o;
@@ -39,6 +41,7 @@ struct run {
 	struct tool_env env;
 	const struct tool *tools[RUN_MAX_TOOLS];
 	size_t ntools;
+	struct toolset toolset;   /* offered / deferred tools (tool_search) */
 	struct buf system;
 	char root[PATH_MAX];
 	char session_id[40];
@@ -50,12 +53,23 @@ struct run {
 	struct escalate esc;      /* local or Claude, per turn */
 	const char *task;         /* the task after routing (a leading @claude removed) */
 	struct conv resumed;      /* messages of a resumed session, until the agent exists */
+	struct serve *serve;      /* the llama-server hearth started (--serve), or NULL */
+	char serve_model[PATH_MAX]; /* --serve's model, absolute (resolved before --cwd) */
+	int prompt_pending;       /* system not built yet (print mode: run_prompt) */
 };
 
 /* Set up a run from the command line; -1 when ready, else the exit code (all released). */
 int run_open(struct run *r, struct cli *o);
 /* Free everything run_open made (and the agent, when one was created). */
 void run_release(struct run *r);
+/*
+ * Build the session prompt into r->system if it is still pending (print
+ * mode defers it so that git status, the context files and memory are
+ * read while the server answers discovery); warnings go to stderr.
+ */
+void run_prompt(struct run *r);
+/* The same for the sessions (repl_deps.prompt): run is a struct run; warnings appended. */
+const char *run_prompt_text(void *run, struct buf *warnings);
 /* $XDG_STATE_HOME/hearth (or ~/.local/state/hearth), appended to out. */
 void run_state_dir(struct buf *out);
 

@@ -142,6 +142,19 @@ sc_reload(void *ctx, const struct cmd *self, const char *args, struct buf *out)
 	return CMD_DONE;
 }
 
+/* /think: thinking on for the next turn only. */
+static enum cmd_result
+sc_think(void *ctx, const struct cmd *self, const char *args, struct buf *out)
+{
+	struct sesscmd *sc = sc_of(self);
+
+	(void)ctx;
+	(void)args;
+	agent_think_next(sc->agent);
+	buf_adds(out, "the next turn thinks (enable_thinking for that turn only)");
+	return CMD_DONE;
+}
+
 /* /claude, /local: who answers the next turn. */
 static enum cmd_result
 sc_pick(void *ctx, const struct cmd *self, const char *args, struct buf *out)
@@ -192,6 +205,7 @@ sesscmd_init(struct sesscmd *sc, struct agent *agent, const struct repl_deps *d,
 		{ "model", "", "show the model and the server's slots", sc_model, sc },
 		{ "export", "[file]", "write this session as Markdown (HTML for *.html)", sc_export, sc },
 		{ "reload", "", "re-read AGENTS.md / CLAUDE.md into the system prompt", sc_reload, sc },
+		{ "think", "", "let the model think on the next turn only", sc_think, sc },
 	};
 	size_t i;
 

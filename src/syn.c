@@ -8,18 +8,24 @@
  * queries/NAME.scm files.  `exts` and `names` map file names to rows.
  *
  * A struct syn_tree owns one TSTree and points at its (static) language
- * row.  Parsers are made per call: ts_parser_new is cheap next to a parse,
+ * row.  Highlighting compiles each language's highlights query once
+ * (`hl_queries`, kept for the life of the process, so the capture names
+ * spans point at stay valid) and paints a capture id per byte
+ * (`paint`: 0 plain, id + 1 otherwise), which is then cut into spans.  Parsers are made per call: ts_parser_new is cheap next to a parse,
  * and no state outlives a call, so there is nothing to release globally.
  */
 #include "syn.h"
 
+#include <ctype.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include <tree_sitter/api.h>
 
+#include "synpred.h"
 #include "xmalloc.h"
 
 struct syn_tree {
@@ -295,4 +301,228 @@ syn_release(struct syn_tree *t)
 		return;
 	ts_tree_delete(t->ts);
 	free(t);
+}
+
+/* Capture first components that are not kind names themselves. */
+static const struct {
+	const char *name;
+	enum syn_kind kind;
+} cap_alias[] = {
+	{ "boolean", SYN_CONSTANT }, { "character", SYN_STRING }, { "escape", SYN_CONSTANT },
+	{ "property", SYN_VARIABLE }, { "field", SYN_VARIABLE }, { "parameter", SYN_VARIABLE },
+	{ "label", SYN_CONSTANT }, { "attribute", SYN_TYPE }, { "constructor", SYN_TYPE },
+	{ "module", SYN_TYPE }, { "namespace", SYN_TYPE }, { "tag", SYN_KEYWORD },
+	{ "float", SYN_NUMBER }, { "method", SYN_FUNCTION }, { "conditional", SYN_KEYWORD },
+	{ "repeat", SYN_KEYWORD }, { "include", SYN_KEYWORD }, { "exception", SYN_KEYWORD },
+	{ "storageclass", SYN_KEYWORD }, { "delimiter", SYN_PUNCTUATION },
+	{ "text", SYN_PLAIN }, { "embedded", SYN_PLAIN }, { "markup", SYN_PLAIN },
+	{ "none", SYN_PLAIN }, { "spell", SYN_PLAIN },
+};
+
+static const char *const kind_names[SYN_KIND_COUNT] = {
+	"plain", "keyword", "string", "comment", "number", "function", "type", "variable",
+	"constant", "operator", "punctuation"
+};
+
+/* Fence info aliases that are neither a language name nor an extension. */
+static const struct syn_map fence_alias[] = {
+	{ "shell", "bash" }, { "zsh", "bash" }, { "console", "bash" }, { "shellsession", "bash" },
+	{ "golang", "go" }, { "python3", "python" }, { "node", "javascript" },
+	{ "ecmascript", "javascript" }, { "c++", "cpp" }, { "objc", "c" },
+};
+
+/* Name of a kind. */
+const char *
+syn_kind_name(enum syn_kind k)
+{
+	return (int)k > 0 && k < SYN_KIND_COUNT ? kind_names[k] : "plain";
+}
+
+/* Kind of a capture: its first component by name, then the alias table. */
+enum syn_kind
+syn_kind_of_capture(const char *capture)
+{
+	size_t n = capture ? strcspn(capture, ".") : 0, i;
+
+	for (i = 1; i < SYN_KIND_COUNT; i++)
+		if (strlen(kind_names[i]) == n && !strncmp(kind_names[i], capture, n))
+			return (enum syn_kind)i;
+	for (i = 0; i < sizeof cap_alias / sizeof cap_alias[0]; i++)
+		if (strlen(cap_alias[i].name) == n && !strncmp(cap_alias[i].name, capture, n))
+			return cap_alias[i].kind;
+	return SYN_PLAIN;
+}
+
+/* Language of a fence info string (see syn.h). */
+const struct syn_lang *
+syn_lang_for_fence(const char *info)
+{
+	char w[40], path[48];
+	size_t n = 0;
+	const struct syn_lang *l;
+
+	if (!info)
+		return NULL;
+	while (*info == ' ' || *info == '{' || *info == '.')
+		info++;
+	while (info[n] && !strchr(" \t,{}", info[n]) && n + 1 < sizeof w) {
+		w[n] = (char)tolower((unsigned char)info[n]);
+		n++;
+	}
+	w[n] = '\0';
+	if (!n)
+		return NULL;
+	if ((l = syn_lang_by_name(w)) != NULL)
+		return l;
+	if ((l = map_find(fence_alias, sizeof fence_alias / sizeof fence_alias[0], w, 1)) != NULL)
+		return l;
+	if ((l = syn_lang_for_path(info)) != NULL && strchr(w, '.'))
+		return l;
+	snprintf(path, sizeof path, "x.%s", w);
+	return syn_lang_for_path(path);
+}
+
+/* The compiled highlights query of lang (once per process), NULL when none. */
+static TSQuery *
+hl_query(const struct syn_lang *lang)
+{
+	static TSQuery *hl_queries[NLANGS];
+	static unsigned char tried[NLANGS];
+	size_t i = (size_t)(lang - langs);
+	uint32_t off;
+	TSQueryError qe;
+
+	if (i >= NLANGS || (lang->flags & SYN_NO_HIGHLIGHTS) || !*lang->highlights)
+		return NULL;
+	if (!tried[i]) {
+		tried[i] = 1;
+		hl_queries[i] = ts_query_new(lang->language(), lang->highlights,
+			(uint32_t)strlen(lang->highlights), &off, &qe);
+	}
+	return hl_queries[i];
+}
+
+/* Milliseconds on the monotonic clock. */
+static long long
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Run the query, painting capture ids into paint[]; 0, or -1 when time ran out. */
+static int
+hl_paint(TSQuery *q, TSTree *t, const char *text, size_t n, uint16_t *paint,
+	long long deadline)
+{
+	TSQueryCursor *c = ts_query_cursor_new();
+	TSQueryMatch m;
+	uint32_t ci;
+	unsigned long k = 0;
+	int rc = 0;
+
+	ts_query_cursor_set_match_limit(c, 256);
+	ts_query_cursor_exec(c, q, ts_tree_root_node(t));
+	while (ts_query_cursor_next_capture(c, &m, &ci)) {
+		TSNode node = m.captures[ci].node;
+		uint32_t a = ts_node_start_byte(node), b = ts_node_end_byte(node), x;
+
+		if (++k % 256 == 0 && now_ms() > deadline) {
+			rc = -1;
+			break;
+		}
+		if (!synpred_ok(q, &m, text, n)) {
+			ts_query_cursor_remove_match(c, m.id);
+			continue;
+		}
+		if (b > n || a >= b)
+			continue;
+		for (x = a; x < b; x++)
+			paint[x] = (uint16_t)(m.captures[ci].index + 1);
+	}
+	ts_query_cursor_delete(c);
+	return rc;
+}
+
+/* Cut the painted bytes into spans of one capture each (plain bytes skipped). */
+static void
+hl_spans(TSQuery *q, const uint16_t *paint, size_t n, struct syn_hl *out)
+{
+	size_t i = 0, j, cap = 0;
+	uint32_t len;
+
+	while (i < n) {
+		const char *name;
+		enum syn_kind k;
+
+		for (j = i + 1; j < n && paint[j] == paint[i]; j++)
+			;
+		if (paint[i]) {
+			name = ts_query_capture_name_for_id(q, paint[i] - 1u, &len);
+			k = syn_kind_of_capture(name);
+			if (k != SYN_PLAIN) {
+				if (out->n == cap) {
+					cap = cap ? cap * 2 : 64;
+					out->spans = xrealloc(out->spans, cap * sizeof *out->spans);
+				}
+				out->spans[out->n++] = (struct syn_span){ i, j, k, name };
+			}
+		}
+		i = j;
+	}
+}
+
+/* Highlight text as lang (see syn.h). */
+int
+syn_highlight(const struct syn_lang *lang, const char *text, size_t n, struct syn_hl *out,
+	struct err *e)
+{
+	TSQuery *q;
+	TSParser *p;
+	TSTree *t = NULL;
+	uint16_t *paint;
+	long long deadline = now_ms() + SYN_HL_TIMEOUT_MS;
+
+	memset(out, 0, sizeof *out);
+	if (!lang)
+		return err_set(e, "highlight: no language given");
+	if (!(q = hl_query(lang)))
+		return err_set(e, "highlight %s text: no usable highlights query", lang->name);
+	if (!text)
+		n = 0;
+	if (n > SYN_HL_MAX_BYTES) {
+		out->cut = 1;
+		for (n = SYN_HL_MAX_BYTES; n > 0 && text[n - 1] != '\n'; n--)
+			;
+	}
+	p = ts_parser_new();
+	if (ts_parser_set_language(p, lang->language())) {
+		ts_parser_set_timeout_micros(p, (uint64_t)SYN_HL_TIMEOUT_MS * 1000);
+		t = ts_parser_parse_string(p, NULL, text ? text : "", (uint32_t)n);
+	}
+	ts_parser_delete(p);
+	if (!t) {
+		out->cut = 1;
+		return 0;
+	}
+	paint = xcalloc(n ? n : 1, sizeof *paint);
+	if (hl_paint(q, t, text, n, paint, deadline) < 0)
+		out->cut = 1;
+	ts_tree_delete(t);
+	hl_spans(q, paint, n, out);
+	out->done = n;
+	free(paint);
+	return 0;
+}
+
+/* Free the spans. */
+void
+syn_hl_release(struct syn_hl *h)
+{
+	if (!h)
+		return;
+	free(h->spans);
+	memset(h, 0, sizeof *h);
 }

@@ -84,4 +84,63 @@ const struct TSTree *syn_tree_ts(const struct syn_tree *t);
 /* Free a tree; NULL is fine. */
 void syn_release(struct syn_tree *t);
 
+/*
+ * Highlighting (the TUI's code blocks and diffs).  syn_highlight parses the
+ * text and runs the language's embedded highlights query, evaluating the
+ * text predicates (#eq? #match? #any-of? and their not- forms; others
+ * pass).  The result is a list of spans, sorted and non-overlapping, each
+ * with a kind and the capture name that produced it; bytes outside every
+ * span are plain.  Captures are applied in the order the query cursor
+ * gives them (by start, then pattern), each painting over the ones before:
+ * an inner node wins over its parent, and for the same node the last
+ * pattern wins, as the grammars' own queries expect (they list the generic
+ * `(identifier) @variable` first).
+ *
+ * Bounds: only the first SYN_HL_MAX_BYTES (cut back to a line end) are
+ * highlighted, and the parse plus the query run stop after
+ * SYN_HL_TIMEOUT_MS; in both cases `cut` is set and `done` says how many
+ * bytes the spans cover (the rest is plain).  Any bytes are safe input
+ * (invalid UTF-8, NULs, binary): tree-sitter never fails on text.
+ */
+#define SYN_HL_MAX_BYTES ((size_t)256 * 1024)
+#define SYN_HL_TIMEOUT_MS 150
+
+enum syn_kind {
+	SYN_PLAIN = 0, SYN_KEYWORD, SYN_STRING, SYN_COMMENT, SYN_NUMBER, SYN_FUNCTION,
+	SYN_TYPE, SYN_VARIABLE, SYN_CONSTANT, SYN_OPERATOR, SYN_PUNCTUATION, SYN_KIND_COUNT
+};
+
+struct syn_span {
+	size_t start, end;   /* byte range [start, end) of the text */
+	enum syn_kind kind;  /* never SYN_PLAIN */
+	const char *capture; /* "function.method": static, valid for the program's life */
+};
+
+struct syn_hl {
+	struct syn_span *spans; /* owned; free with syn_hl_release */
+	size_t n;
+	size_t done; /* bytes the spans cover (== the text's length unless cut) */
+	int cut;     /* the text was cut (size) or the time ran out */
+};
+
+/*
+ * The language of a Markdown fence's info string ("c", "py", "shell",
+ * "{.python}", "rust ignore", "src/x.go"): a language name, a common alias,
+ * an extension or a file name.  NULL when unknown or empty.
+ */
+const struct syn_lang *syn_lang_for_fence(const char *info);
+/*
+ * Highlight n bytes of text as lang.  0 on success with *out filled (maybe
+ * with no spans); -1 + e when lang is NULL or has no usable highlights
+ * query (*out is then empty: plain text).  out is always safe to release.
+ */
+int syn_highlight(const struct syn_lang *lang, const char *text, size_t n, struct syn_hl *out,
+	struct err *e);
+/* Free out's spans and empty it (safe on an empty or zeroed struct). */
+void syn_hl_release(struct syn_hl *h);
+/* Kind of a capture name by its first component ("function.method" → SYN_FUNCTION). */
+enum syn_kind syn_kind_of_capture(const char *capture);
+/* Name of a kind ("keyword"); "plain" for SYN_PLAIN and out-of-range values. */
+const char *syn_kind_name(enum syn_kind k);
+
 #endif

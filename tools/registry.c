@@ -25,10 +25,11 @@ extern const struct tool tool_find_files; /* "find"; tool_find is the lookup */
 extern const struct tool tool_ls;
 extern const struct tool tool_outline;
 extern const struct tool tool_repo_map;
+extern const struct tool tool_remember;
 
 static const struct tool *const builtin[] = {
 	&tool_read, &tool_write, &tool_edit, &tool_bash, &tool_grep, &tool_find_files, &tool_ls,
-	&tool_outline, &tool_repo_map,
+	&tool_outline, &tool_repo_map, &tool_remember,
 };
 
 /* Prepare a job with empty output. */

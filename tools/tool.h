@@ -26,6 +26,7 @@
 struct loop;
 struct repo;
 struct stale;
+struct toolset;
 
 enum {
 	TOOL_READ_ONLY = 1,      /* safe to run in parallel with other read-only calls */
@@ -47,6 +48,8 @@ struct tool_env {
 	struct stale *stale;   /* stale-write guard: read records what it showed,
 				* edit/write refuse a file changed since (stale.h);
 				* owned by the caller; NULL = no guard */
+	struct toolset *toolset; /* offered/deferred tools (tool_search adds to it);
+				  * NULL = every enabled tool is offered */
 };
 
 struct tool_job;

@@ -28,11 +28,13 @@
 #include "appstate.h"
 #include "appturn.h"
 #include "cfg.h"
+#include "codehl.h"
 #include "diffview.h"
 #include "draw.h"
 #include "llama.h"
 #include "loop.h"
 #include "srvpanel.h"
+#include "themesel.h"
 #include "transcript.h"
 #include "tsearch.h"
 
@@ -103,6 +105,16 @@ app_frame_now(struct app *a, struct loop *l)
 	return 1;
 }
 
+/* After the first frame: the slow start-up reads (appstate_boot). */
+static void
+app_boot_timer(struct loop *l, long id, void *arg)
+{
+	(void)l;
+	(void)id;
+	((struct app *)arg)->boot_timer = 0;
+	appstate_boot(arg);
+}
+
 /* Redraw when something changed (the loop's before-sleep hook), at most one frame per APP_FRAME_MS. */
 static void
 app_render(struct loop *l, void *arg)
@@ -139,6 +151,8 @@ app_render(struct loop *l, void *arg)
 	term_cursor(a->term, cx, cy);
 	if (term_present(a->term, a->grid) < 0)
 		appstate_quit(a);
+	else if (!a->booted && !a->boot_timer)
+		a->boot_timer = loop_timer_add(l, 1, app_boot_timer, a);
 }
 
 /* ---- discovery and signals ----------------------------------------- */
@@ -198,11 +212,18 @@ app_on_probe(struct llama *lm, int rc, enum llm_err_kind kind, const char *msg, 
 	}
 }
 
+/* The server answers 503: say so once (a managed server is loading its model). */
+static void
+app_on_loading(void *arg)
+{
+	appstate_notice(arg, THEME_DIM, "llama-server is loading the model; waiting");
+}
+
 static void
 app_probe(struct app *a)
 {
 	a->state = AS_PROBING;
-	llama_probe(a->d->llama, 300000, NULL, app_on_probe, a);
+	llama_probe(a->d->llama, 300000, app_on_loading, app_on_probe, a);
 }
 
 /* SIGWINCH: re-read the size and redraw everything. */
@@ -249,7 +270,6 @@ app_views(struct app *a)
 		snprintf(a->st.cwd, sizeof a->st.cwd, "%s", root);
 	snprintf(a->st.route, sizeof a->st.route, "local");
 	snprintf(a->st.model, sizeof a->st.model, "connecting…");
-	appstate_git(a);
 	a->panel_on = 1;
 	a->dirty = 1;
 }
@@ -259,7 +279,6 @@ static int
 app_term(struct app *a)
 {
 	struct term_curses_opts o = { 0, 1 };
-	struct theme th;
 	struct err e = ERR_INIT;
 	struct loop *l = a->d->loop;
 
@@ -268,8 +287,10 @@ app_term(struct app *a)
 	loop_signal(l, SIGTERM, app_on_signal, a, NULL);
 	loop_signal(l, SIGHUP, app_on_signal, a, NULL);
 	loop_signal(l, SIGINT, app_on_signal, a, NULL);
-	theme_default(&th, theme_depth_env());
-	if (!(a->term = term_curses_new(&th, &o, &e))) {
+	if (themesel_load(&a->th, a->d->cfg->theme, theme_depth_env(), &e) < 0)
+		appstate_notice(a, THEME_WARNING, e.msg);
+	codehl_set_theme(&a->th);
+	if (!(a->term = term_curses_new(&a->th, &o, &e))) {
 		fprintf(stderr, "hearth: %s\n", e.msg);
 		return -1;
 	}
@@ -285,7 +306,7 @@ app_release(struct app *a)
 {
 	struct loop *l = a->d->loop;
 	long *timers[] = { &a->esc_timer, &a->retry_timer, &a->poll_timer, &a->hint_timer,
-			   &a->frame_timer };
+			   &a->frame_timer, &a->boot_timer };
 	size_t i;
 
 	for (i = 0; i < sizeof timers / sizeof timers[0]; i++)
@@ -309,6 +330,7 @@ app_release(struct app *a)
 	tsearch_release(&a->search);
 	buf_release(&a->queued);
 	buf_release(&a->first_run_text);
+	codehl_set_theme(NULL);
 }
 
 int
@@ -321,6 +343,7 @@ app_run(const struct repl_deps *d)
 	a.d = d;
 	keys_init(&a.keys);
 	editor_init(&a.ed);
+	a.ed.complete_root = d->env->root;
 	app_views(&a);
 	a.t0_ms = loop_now_ms(d->loop);
 	if (app_term(&a) < 0) { /* nothing of d used yet: the caller can fall back */

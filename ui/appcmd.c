@@ -5,10 +5,14 @@
 #include "appcmd.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "cfg.h"
 #include "checkpoint.h"
+#include "extedit.h"
 #include "repo.h"
+#include "themesel.h"
 #include "transcript.h"
 
 /* /slots: show or hide the server panel. */
@@ -79,6 +83,60 @@ appcmd_tool_diff(struct app *a)
 	appstate_notice(a, THEME_DIM, "no edit with a diff on the screen (Ctrl-T opens the last one shown)");
 }
 
+/* /theme [NAME]: list the themes or switch to one. */
+static enum cmd_result
+appcmd_theme(void *ctx, const struct cmd *self, const char *args, struct buf *out)
+{
+	struct app *a = ctx;
+
+	(void)self;
+	a->dirty = 1;
+	return themesel_cmd(&a->th, a->term, a->grid, args, out);
+}
+
+/* /open FILE[:LINE]: the file in the user's editor (or a tmux pane). */
+static enum cmd_result
+appcmd_open(void *ctx, const struct cmd *self, const char *args, struct buf *out)
+{
+	struct app *a = ctx;
+	enum cmd_result rc;
+
+	(void)self;
+	if (a->busy && !(a->d->cfg->open_in && !strcmp(a->d->cfg->open_in, "tmux-pane") &&
+	    getenv("TMUX"))) {
+		buf_adds(out, "/open: not while a turn runs (Esc stops it; open_in: tmux-pane "
+		    "opens files beside a running turn)");
+		return CMD_ERROR;
+	}
+	rc = extedit_open_cmd(a->term, a->d->env->root, a->d->cfg->open_in, args, out);
+	grid_touch(a->grid);
+	a->dirty = 1;
+	return rc;
+}
+
+/* Ctrl-G: the prompt in the user's editor. */
+void
+appcmd_edit_prompt(struct app *a)
+{
+	struct buf text = BUF_INIT, out = BUF_INIT;
+	struct err e = ERR_INIT;
+
+	if (a->busy) {
+		appstate_notice(a, THEME_WARNING, "Ctrl-G: not while a turn runs (Esc stops it)");
+		return;
+	}
+	editor_text(&a->ed, &text);
+	if (extedit_text(a->term, text.data ? text.data : "", text.len, &out, &e) < 0) {
+		appstate_notice(a, THEME_ERROR, e.msg);
+	} else {
+		editor_clear(&a->ed);
+		editor_insert(&a->ed, out.data ? out.data : "", out.len);
+	}
+	grid_touch(a->grid);
+	buf_release(&text);
+	buf_release(&out);
+}
+
 /* /clear and /new: the transcript view starts over too. */
 static void
 appcmd_on_clear(void *arg)
@@ -89,11 +147,15 @@ appcmd_on_clear(void *arg)
 	transcript_init(&a->tv);
 }
 
-/* The shared session commands, plus /slots. */
+/* The shared session commands, plus /slots, /theme and /open. */
 void
 appcmd_init(struct app *a)
 {
 	static const struct cmd slots = { "slots", "", "show or hide the server panel", appcmd_slots, NULL };
+	static const struct cmd theme = { "theme", "[NAME]", "list the colour themes or switch to one",
+		appcmd_theme, NULL };
+	static const struct cmd open_cmd = { "open", "FILE[:LINE]",
+		"open a file in $EDITOR (a tmux pane with open_in: tmux-pane)", appcmd_open, NULL };
 	struct buf warnings = BUF_INIT;
 
 	sesscmd_init(&a->cmds, a->agent, a->d,
@@ -101,11 +163,13 @@ appcmd_init(struct app *a)
 		     "PgUp/PgDn scroll, End follows · Ctrl-O expands the last tool call · "
 		     "Ctrl-T shows the edit on screen in the diff viewer (n/p hunks, q closes) · "
 		     "Ctrl-F (or / when scrolled back) searches the transcript (n/N, Esc leaves) · "
-		     "Tab completes commands",
+		     "Tab completes commands and @file references · Ctrl-G edits the prompt in $EDITOR",
 		     &warnings);
 	a->cmds.on_clear = appcmd_on_clear;
 	a->cmds.arg = a;
 	cmdreg_add(&a->cmds.reg, &slots);
+	cmdreg_add(&a->cmds.reg, &theme);
+	cmdreg_add(&a->cmds.reg, &open_cmd);
 	appcmd_take_diff(a);
 	if (warnings.len) {
 		buf_rtrim(&warnings);

@@ -1,7 +1,8 @@
 /*
  * appcmd: the commands of the full-screen session — the shared session
- * commands (sesscmd.h) plus those only the full screen has (/slots), and
- * the full screen's form of /diff (the diff viewer).
+ * commands (sesscmd.h) plus those only the full screen has (/slots,
+ * /theme, /open), the full screen's form of /diff (the diff viewer), and
+ * Ctrl-G (the prompt in $EDITOR).
  */
 #ifndef HEARTH_APPCMD_H
 #define HEARTH_APPCMD_H
@@ -20,5 +21,11 @@ void appcmd_init(struct app *a);
  * last one while following).  A notice when there is none.
  */
 void appcmd_tool_diff(struct app *a);
+/*
+ * Ctrl-G: edit the prompt in $VISUAL/$EDITOR (extedit.h); on failure a
+ * notice and the prompt stays as it was.  Refused while a turn runs: the
+ * loop waits for the editor, and the stream would stall.
+ */
+void appcmd_edit_prompt(struct app *a);
 
 #endif

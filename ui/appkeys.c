@@ -51,6 +51,7 @@ appkeys_screen(struct app *a, const struct keys_event *ev)
 				appstate_quit(a);
 			return 1;
 		case 'o': transcript_toggle_last(&a->tv); return 1;
+		case 'g': appcmd_edit_prompt(a); return 1;
 		case 't': appcmd_tool_diff(a); return 1;
 		case 'f': tsearch_start(&a->search, &a->tv, a->lay.transcript); return 1;
 		case 'l': grid_touch(a->grid); return 1;

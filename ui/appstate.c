@@ -39,3 +39,22 @@ appstate_git(struct app *a)
 	a->st.dirty = (int)(gi.modified + gi.added + gi.deleted + gi.renamed + gi.untracked);
 	gitinfo_release(&gi);
 }
+
+/* The session prompt and the git summary, once (see appstate.h). */
+void
+appstate_boot(struct app *a)
+{
+	struct buf w = BUF_INIT;
+
+	if (a->booted)
+		return;
+	a->booted = 1;
+	if (a->d->prompt)
+		conv_set_system(agent_conv(a->agent), a->d->prompt(a->d->prompt_arg, &w));
+	buf_rtrim(&w);
+	if (w.len)
+		appstate_notice(a, THEME_WARNING, w.data);
+	buf_release(&w);
+	appstate_git(a);
+	a->dirty = 1;
+}

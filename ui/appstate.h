@@ -30,6 +30,7 @@
 #include "sesscmd.h"
 #include "tsearch.h"
 #include "term.h"
+#include "theme.h"
 #include "view.h"
 
 enum app_state { AS_PROBING, AS_READY, AS_QUIT };
@@ -58,10 +59,13 @@ struct app {
 	enum app_state state;
 	int busy, dirty, panel_on, first_run;
 	long esc_timer, retry_timer, poll_timer, hint_timer, frame_timer;
+	long boot_timer;     /* the slow start-up work, 1 ms after the first frame (appstate_boot) */
+	int booted;
 	int poll_inflight, poll_backoff;
 	uint64_t t0_ms, ctrlc_ms, frame_ms; /* frame_ms: when the last frame was drawn */
 	struct buf queued;   /* messages typed during a turn, sent when it ends */
 	struct buf first_run_text;
+	struct theme th;     /* current theme (/theme switches it) */
 };
 
 /* Add a notice line (drawn in theme role `role`) to the transcript. */
@@ -70,5 +74,12 @@ void appstate_notice(struct app *a, uint16_t role, const char *s);
 void appstate_quit(struct app *a);
 /* Refresh the git branch and changed-file count of the status line. */
 void appstate_git(struct app *a);
+/*
+ * Parallel bootstrap: read the session prompt (git status, context files,
+ * memory: repl_deps.prompt) into the agent and the status line's git
+ * summary, once; after the first frame while discovery is on the wire,
+ * and before any turn.
+ */
+void appstate_boot(struct app *a);
 
 #endif

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "apppoll.h"
+#include "atref.h"
 #include "cfg.h"
 #include "checkpoint.h"
 #include "escalate.h"
@@ -94,6 +95,8 @@ void
 appturn_send(struct app *a, const char *text)
 {
 	struct err e = ERR_INIT;
+	struct buf msg = BUF_INIT, notes = BUF_INIT;
+	int rc;
 
 	if (a->busy || a->state != AS_READY) {
 		if (a->queued.len)
@@ -103,6 +106,7 @@ appturn_send(struct app *a, const char *text)
 		    : "queued: sent when the server answers");
 		return;
 	}
+	appstate_boot(a);
 	if (a->d->esc) {
 		struct buf note = BUF_INIT;
 
@@ -116,7 +120,16 @@ appturn_send(struct app *a, const char *text)
 	}
 	transcript_add_user(&a->tv, text, strlen(text));
 	transcript_follow(&a->tv);
-	if (agent_submit(a->agent, text, &e) < 0) {
+	atref_expand(a->d->env->root, a->d->env->allow_outside, text, a->d->esc &&
+	    a->d->esc->last.target == ROUTE_CLAUDE ? &a->d->esc->policy : NULL, &msg, &notes);
+	if (notes.len) {
+		buf_rtrim(&notes);
+		appstate_notice(a, THEME_DIM, notes.data);
+	}
+	rc = agent_submit(a->agent, msg.data, &e);
+	buf_release(&msg);
+	buf_release(&notes);
+	if (rc < 0) {
 		appstate_notice(a, THEME_ERROR, e.msg);
 		return;
 	}
@@ -171,6 +184,7 @@ appturn_agent(struct app *a)
 	}
 	ao.max_steps = d->cfg->max_steps;
 	ao.thinking = d->cfg->thinking;
+	ao.cfg = d->cfg;
 	ao.tools = d->tools;
 	ao.ntools = d->ntools;
 	if (d->checkpoint) {

@@ -64,6 +64,7 @@ dv_add_file(struct diffview *dv, const char *s, const char *e, char *path)
 	memset(f, 0, sizeof *f);
 	f->path = path;
 	(void)diff_parse(&f->d, s, (size_t)(e - s), &er); /* keeps the hunks read so far */
+	codehl_lines_init(&f->hl, &f->d, path);
 	dv->nhunks += (int)f->d.nhunks;
 }
 
@@ -100,6 +101,7 @@ dv_prune(struct diffview *dv)
 		} else {
 			free(dv->files[i].path);
 			diff_release(&dv->files[i].d);
+		codehl_lines_release(&dv->files[i].hl);
 		}
 	}
 	dv->nfiles = n;
@@ -132,6 +134,7 @@ diffview_close(struct diffview *dv)
 	for (i = 0; i < dv->nfiles; i++) {
 		free(dv->files[i].path);
 		diff_release(&dv->files[i].d);
+		codehl_lines_release(&dv->files[i].hl);
 	}
 	free(dv->files);
 	free(dv->rows);
@@ -289,24 +292,6 @@ diffview_key(struct diffview *dv, const struct keys_event *ev, int w, int h)
 	return 1;
 }
 
-/* Append s[0..n) to out with tabs expanded to 4-column stops from *col. */
-static void
-dv_expand(struct buf *out, const char *s, size_t n, int *col)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		if (s[i] == '\t') {
-			do
-				buf_addch(out, ' ');
-			while (++*col % 4);
-			continue;
-		}
-		buf_addch(out, s[i]);
-		*col += ((unsigned char)s[i] & 0xC0) != 0x80;
-	}
-}
-
 /* Which line numbers a drawn line shows. */
 enum dv_side { DV_BOTH, DV_OLD, DV_NEW };
 
@@ -317,15 +302,14 @@ enum dv_side { DV_BOTH, DV_OLD, DV_NEW };
  */
 static void
 dv_line(struct grid *g, int x, int y, int w, const struct diff_line *l,
-    const struct diff_line *partner, int numw, enum dv_side side)
+    const struct diff_line *partner, const uint16_t *syn, int numw, enum dv_side side)
 {
 	uint16_t role = l->kind == DIFF_ADD ? THEME_DIFF_ADD : l->kind == DIFF_DEL ? THEME_DIFF_DEL
 	    : THEME_TEXT;
 	uint16_t wrole = l->kind == DIFF_ADD ? THEME_DIFF_ADD_WORD : THEME_DIFF_DEL_WORD;
-	size_t pre = l->len, suf = 0, a, b;
-	struct buf e = BUF_INIT;
+	size_t pre = l->len, suf = 0;
 	char num[48], o[16] = "", nw[16] = "", sign[3] = { (char)l->kind, ' ', 0 };
-	int col = 0, cx;
+	int cx;
 
 	grid_clear_rect(g, (struct grid_rect){ x, y, w, 1 }, role);
 	if (l->kind != DIFF_ADD)
@@ -338,17 +322,9 @@ dv_line(struct grid *g, int x, int y, int w, const struct diff_line *l,
 		snprintf(num, sizeof num, "%*s ", numw, side == DV_OLD ? o : nw);
 	if (partner)
 		markdown_diff_span(l->text, l->len, partner->text, partner->len, &pre, &suf);
-	dv_expand(&e, l->text, pre, &col);
-	a = e.len;
-	dv_expand(&e, l->text + pre, l->len - pre - suf, &col);
-	b = e.len;
-	dv_expand(&e, l->text + l->len - suf, suf, &col);
 	cx = x + draw_text(g, x, y, w, num, strlen(num), THEME_LINE_NO);
 	cx += draw_text(g, cx, y, x + w - cx, sign, 2, role);
-	cx += draw_text(g, cx, y, x + w - cx, e.data, a, role);
-	cx += draw_text(g, cx, y, x + w - cx, e.data + a, b - a, wrole);
-	draw_text(g, cx, y, x + w - cx, e.data + b, e.len - b, role);
-	buf_release(&e);
+	codehl_diff_text(g, cx, y, x + w - cx, l->text, l->len, syn, pre, suf, role, wrole);
 }
 
 /* Width of the line-number column for the widest number in the view. */
@@ -426,6 +402,7 @@ diffview_draw(struct grid *g, struct grid_rect r, const struct diffview *dv)
 {
 	const struct diffview_row *row;
 	const struct diff_line *l;
+	const uint16_t *const *hl;
 	int y, numw = dv_numw(dv), half = (r.w - 1) / 2;
 	long i;
 
@@ -436,20 +413,22 @@ diffview_draw(struct grid *g, struct grid_rect r, const struct diffview *dv)
 	for (y = 1, i = dv->top; y < r.h && i < (long)dv->nrows; y++, i++) {
 		row = &dv->rows[i];
 		l = dv->files[row->file].d.lines;
+		hl = dv->files[row->file].hl.line;
 		if (row->kind != DIFFVIEW_LINE)
 			dv_header(g, r, r.y + y, dv, row);
 		else if (!dv->sbs)
 			dv_line(g, r.x, r.y + y, r.w, &l[row->a], row->b >= 0 ? &l[row->b] : NULL,
-			    numw, DV_BOTH);
+			    hl ? hl[row->a] : NULL, numw, DV_BOTH);
 		else {
 			if (row->a >= 0)
 				dv_line(g, r.x, r.y + y, half, &l[row->a], row->b >= 0 &&
-				    l[row->a].kind != DIFF_CTX ? &l[row->b] : NULL, numw, DV_OLD);
+				    l[row->a].kind != DIFF_CTX ? &l[row->b] : NULL,
+				    hl ? hl[row->a] : NULL, numw, DV_OLD);
 			draw_text(g, r.x + half, r.y + y, 1, "│", strlen("│"), THEME_BORDER);
 			if (row->b >= 0)
 				dv_line(g, r.x + half + 1, r.y + y, r.w - half - 1, &l[row->b],
 				    row->a >= 0 && l[row->b].kind != DIFF_CTX ? &l[row->a] : NULL,
-				    numw, DV_NEW);
+				    hl ? hl[row->b] : NULL, numw, DV_NEW);
 		}
 	}
 }

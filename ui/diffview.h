@@ -29,6 +29,7 @@
 
 #include <stddef.h>
 
+#include "codehl.h"
 #include "diff.h"
 #include "grid.h"
 #include "keys.h"
@@ -48,6 +49,7 @@ struct diffview_row {
 struct diffview_file {
 	char *path;
 	struct diff d;
+	struct codehl_lines hl; /* syntax roles of d's lines (codehl.h) */
 };
 
 struct diffview {

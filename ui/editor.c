@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "atcomp.h"
 #include "theme.h"
 #include "xmalloc.h"
 
@@ -531,6 +532,8 @@ enum editor_result
 editor_key(struct editor *ed, const struct keys_event *ev, const struct cmdreg *cmds,
     struct buf *notice)
 {
+	enum editor_result r;
+
 	switch (ev->kind) {
 	case KEYS_CHAR:
 		if (ev->mods & KEYS_MOD_CTRL)
@@ -554,7 +557,8 @@ editor_key(struct editor *ed, const struct keys_event *ev, const struct cmdreg *
 	case KEYS_UP: ed_up(ed); return EDITOR_DONE;
 	case KEYS_DOWN: ed_down(ed); return EDITOR_DONE;
 	case KEYS_TAB:
-		return ev->mods & KEYS_MOD_SHIFT ? EDITOR_IGNORED : ed_complete(ed, cmds, notice);
+		r = ev->mods & KEYS_MOD_SHIFT ? EDITOR_IGNORED : atcomp_tab(ed, notice);
+		return r != EDITOR_IGNORED || ev->mods & KEYS_MOD_SHIFT ? r : ed_complete(ed, cmds, notice);
 	default: return EDITOR_IGNORED;
 	}
 }

@@ -20,7 +20,8 @@
  * to the start of the line), Ctrl-W (kill the word before the cursor),
  * Ctrl-Y (yank the one-entry kill ring), Alt-Enter (newline), Enter
  * (submit), Up/Down (previous line / history when on the first / last
- * line), Tab (complete a slash command).  Every other key is left to the
+ * line), Tab (complete an @path file reference, atcomp.h, or a slash
+ * command).  Every other key is left to the
  * caller (EDITOR_IGNORED).
  *
  * Lifetime: editor_init()/editor_release(); allocation failure is fatal.
@@ -55,6 +56,7 @@ struct editor {
 	size_t nhist;
 	long hidx;         /* entry shown, -1: the draft */
 	struct buf draft;  /* what was being typed before walking the history */
+	const char *complete_root; /* workspace root for @path completion (NULL: none); borrowed */
 };
 
 enum editor_result {

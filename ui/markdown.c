@@ -12,11 +12,10 @@
 #include <string.h>
 
 #include "buf.h"
+#include "codehl.h"
 #include "draw.h"
 #include "markdown.h"
 #include "xmalloc.h"
-
-markdown_code_fn markdown_code_hook;
 
 struct spans {
 	struct buf text;
@@ -261,6 +260,7 @@ struct drow {
 	struct grid *g;
 	struct grid_rect r;
 	int skip, row;
+	const struct codehl_diff *hl; /* syntax of the sides; NULL when measuring */
 };
 
 /* Screen row of the cursor's row, or -1 when it is not shown. */
@@ -323,6 +323,41 @@ markdown_diff_counts(const char *s, size_t n, long *add, long *del)
 	}
 }
 
+/* Length of a fenced block's body (see markdown.h). */
+size_t
+markdown_fence_body(const char *s, size_t n)
+{
+	const char *ls;
+	size_t i = 0, ln, at, ind;
+
+	for (;;) {
+		at = i;
+		if (!next_line(s, n, &i, &ls, &ln))
+			return n;
+		for (ind = 0; ind < ln && ls[ind] == ' '; ind++)
+			;
+		if (starts(ls + ind, ln - ind, "```"))
+			return at;
+	}
+}
+
+/* One code line coloured in its block's context. */
+void
+markdown_code_line(struct grid *g, int x, int y, int w, const char *lang,
+    const char *block, size_t bn, const char *line, size_t ln)
+{
+	const struct syn_lang *l = syn_lang_for_fence(lang);
+	const uint16_t *roles = NULL;
+
+	if (!block || line < block || line + ln > block + bn) {
+		block = line;
+		bn = ln;
+	}
+	if (l && (roles = codehl_roles(l, block, bn)) != NULL)
+		roles += line - block;
+	codehl_line(g, x, y, w, line, ln, roles, MARKDOWN_CODE_BLOCK);
+}
+
 /* Whether c is part of a word (for widening a changed span to whole tokens). */
 static int
 wordch(char c)
@@ -383,22 +418,51 @@ diff_pair(const char **ls, const size_t *ln, size_t nl, size_t k)
 	return k - s < s - e ? (long)(e + (k - s)) : -1;
 }
 
-/* Append s[0..n) to out with tabs expanded to 4-column stops from *col. */
+/*
+ * Append s[0..n) to out with tabs expanded to 4-column stops from *col;
+ * with syn (the roles of s), each byte's role goes to er[out->len].
+ */
 static void
-expand(struct buf *out, const char *s, size_t n, int *col)
+expand(struct buf *out, uint16_t *er, const char *s, const uint16_t *syn, size_t n, int *col)
 {
 	size_t i;
 
 	for (i = 0; i < n; i++) {
 		if (s[i] == '\t') {
-			do
+			do {
+				if (er)
+					er[out->len] = syn ? syn[i] : THEME_TEXT;
 				buf_addch(out, ' ');
-			while (++*col % 4);
+			} while (++*col % 4);
 			continue;
 		}
+		if (er)
+			er[out->len] = syn ? syn[i] : THEME_TEXT;
 		buf_addch(out, s[i]);
 		*col += ((unsigned char)s[i] & 0xC0) != 0x80;
 	}
+}
+
+/* Put e[a..b) in base, with syntax roles er (NULL: none) over it as mixes. */
+static int
+put_syn(struct drow *p, int x, int y, const struct buf *e, const uint16_t *er, size_t a,
+    size_t b, uint16_t base)
+{
+	size_t j;
+	uint16_t r;
+
+	if (!er)
+		return put(p, x, y, e->data + a, b - a, base);
+	while (a < b) {
+		for (j = a + 1; j < b && er[j] == er[a]; j++)
+			;
+		while (j < b && ((unsigned char)e->data[j] & 0xC0) == 0x80)
+			j++;
+		r = er[a] == THEME_TEXT ? base : base == THEME_TEXT ? er[a] : THEME_MIX(er[a], base);
+		x = put(p, x, y, e->data + a, j - a, r);
+		a = j;
+	}
+	return x;
 }
 
 /* One diff row: "  41 - text" with the changed span in the word role. */
@@ -412,26 +476,31 @@ diff_row(struct drow *p, const char **ls, const size_t *ln, size_t nl, size_t k,
 	const char *t = ln[k] ? ls[k] + 1 : "";
 	size_t tn = ln[k] ? ln[k] - 1 : 0, pre = tn, suf = 0, a, b;
 	long pk = diff_pair(ls, ln, nl, k);
+	const uint16_t *syn = p->hl ? codehl_diff_line(p->hl, ls, ln, k) : NULL;
+	uint16_t *er = syn ? xmalloc((tn * 4 + 1) * sizeof *er) : NULL;
 	struct buf e = BUF_INIT;
 	int y = vis(p), x, col = 0;
 
 	p->row++;
-	if (y < 0)
+	if (y < 0) {
+		free(er);
 		return;
+	}
 	if (pk >= 0)
 		diff_span(t, tn, ls[pk] + 1, ln[pk] - 1, &pre, &suf);
-	expand(&e, t, pre, &col);
+	expand(&e, er, t, syn, pre, &col);
 	a = e.len;
-	expand(&e, t + pre, tn - pre - suf, &col);
+	expand(&e, er, t + pre, syn ? syn + pre : NULL, tn - pre - suf, &col);
 	b = e.len;
-	expand(&e, t + tn - suf, suf, &col);
+	expand(&e, er, t + tn - suf, syn ? syn + tn - suf : NULL, suf, &col);
 	snprintf(num, sizeof(num), "%5ld ", no);
 	x = put(p, 0, y, num, strlen(num), THEME_LINE_NO);
 	x = put(p, x, y, sign == ' ' ? "  " : sign == '+' ? "+ " : "- ", 2, role);
-	x = put(p, x, y, e.data, a, role);
-	x = put(p, x, y, e.data + a, b - a, wrole);
-	put(p, x, y, e.data + b, e.len - b, role);
+	x = put_syn(p, x, y, &e, er, 0, a, role);
+	x = put_syn(p, x, y, &e, er, a, b, wrole);
+	put_syn(p, x, y, &e, er, b, e.len, role);
 	buf_release(&e);
+	free(er);
 }
 
 /* Split a diff into its lines (arrays malloc'd into *ls, *ln). */
@@ -460,11 +529,17 @@ diff_lines(const char *d, size_t dn, const char ***ls, size_t **ln)
 int
 markdown_diff(struct grid *g, struct grid_rect r, int skip, const char *s, size_t n, int fold)
 {
-	struct drow p = { g, r, skip, 0 };
+	struct drow p = { g, r, skip, 0, NULL };
 	const char **ls;
 	size_t *ln, nl = diff_lines(s, n, &ls, &ln), k;
 	long o = 0, nw = 0, more = 0, shown = 0;
 	char msg[48];
+	struct codehl_diff hl;
+
+	if (g) {
+		codehl_diff_init(&hl, ls, ln, nl);
+		p.hl = &hl;
+	}
 
 	for (k = 0; k < nl; k++) {
 		if ((ln[k] >= 3 && (!memcmp(ls[k], "---", 3) || !memcmp(ls[k], "+++", 3))) ||
@@ -493,6 +568,8 @@ markdown_diff(struct grid *g, struct grid_rect r, int skip, const char *s, size_
 		snprintf(msg, sizeof(msg), "… %ld more lines (ctrl-o)", more);
 		dline(&p, msg, THEME_DIM);
 	}
+	if (g)
+		codehl_diff_release(&hl);
 	free(ls);
 	free(ln);
 	return p.row;

@@ -11,9 +11,11 @@
  * unclosed marker is shown as written.  Text is sanitised by draw.h.
  *
  * The theme has no markdown roles yet, so spans borrow existing ones
- * (MARKDOWN_* below).  Fenced code is drawn plain in MARKDOWN_CODE_BLOCK;
- * markdown_code_hook, when set, is called for each code line with its
- * fence's language to recolour the cells just drawn (tree-sitter later).
+ * (MARKDOWN_* below).  Fenced code is coloured by syntax (codehl.h) in the
+ * language of the fence's info string, the whole block highlighted at
+ * once so multi-line comments and strings come out right; unknown
+ * languages are drawn in MARKDOWN_CODE_BLOCK.  Diff rows get the syntax
+ * colours of their file's language over their +/- backgrounds.
  */
 #ifndef HEARTH_MARKDOWN_H
 #define HEARTH_MARKDOWN_H
@@ -83,9 +85,18 @@ void markdown_diff_span(const char *a, size_t an, const char *b, size_t bn, size
 /* Count the '+' and '-' lines of a unified diff (headers excluded). */
 void markdown_diff_counts(const char *s, size_t n, long *add, long *del);
 
-/* Called after a fenced code line is drawn at (x, y), w columns wide. */
-typedef void (*markdown_code_fn)(struct grid *g, int x, int y, int w, const char *lang,
-    const char *s, size_t n);
-extern markdown_code_fn markdown_code_hook;
+/*
+ * Bytes of a fenced block's body starting at s (the line after the opening
+ * fence): up to the start of the closing fence line, or n when the fence
+ * is not closed yet (a streaming answer).
+ */
+size_t markdown_fence_body(const char *s, size_t n);
+/*
+ * Draw code line line[0..ln) at (x, y) in w columns ("…" when cut),
+ * coloured as lang (a fence info string) in the context of its block
+ * (block[0..bn), which must contain the line; NULL: the line alone).
+ */
+void markdown_code_line(struct grid *g, int x, int y, int w, const char *lang,
+    const char *block, size_t bn, const char *line, size_t ln);
 
 #endif

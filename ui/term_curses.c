@@ -10,7 +10,10 @@
  *
  * Colours: pair number role+1 holds the role's fg/bg (init_extended_pair,
  * so more than 256 colours and pairs work where the terminal has them);
- * a role's curses attributes are kept in `attrs[]`.  A theme colour given
+ * a role's curses attributes are kept in `attrs[]`.  Mixed styles
+ * (THEME_MIX: syntax colours on a diff line) get pairs from
+ * THEME_ROLE_COUNT + 1 on, made on first use (`mix[]`: 0 not yet, -1 none
+ * left) from the theme copy `th`.  A theme colour given
  * as THEME_RGB|rgb is used directly on a direct-colour terminal
  * (COLORS >= 2^24, TERM=*-direct) and mapped to 256 colours otherwise.
  *
@@ -43,6 +46,9 @@ struct term_curses {
 	int colors; /* 0: no colour pairs */
 	attr_t attrs[THEME_ROLE_COUNT];
 	int pairs[THEME_ROLE_COUNT];
+	int mix[THEME_ROLE_COUNT][THEME_ROLE_COUNT]; /* [bg][fg]: pair, 0 unmade, -1 none */
+	int next_pair;
+	struct theme th;
 	int cx, cy, cursor_shown;
 };
 
@@ -174,6 +180,9 @@ curses_set_theme(struct term *t, const struct theme *th)
 	struct term_curses *c = tc(t);
 	int r;
 
+	c->th = *th;
+	memset(c->mix, 0, sizeof c->mix);
+	c->next_pair = THEME_ROLE_COUNT + 1;
 	for (r = 0; r < THEME_ROLE_COUNT; r++) {
 		c->attrs[r] = curses_attrs(th->roles[r].attrs);
 		c->pairs[r] = 0;
@@ -242,6 +251,33 @@ cell_wide(const char *s, wchar_t *wc)
 	wc[i] = L'\0';
 }
 
+/* Pair and attributes of a cell's style id (a role, or a mix made on first use). */
+static void
+style_look(struct term_curses *c, unsigned style, int *pair, attr_t *attrs)
+{
+	int fg = THEME_MIX_FG(style), bg = THEME_MIX_BG(style);
+	struct theme_style ts;
+	int *m;
+
+	if (style < THEME_ROLE_COUNT || fg >= THEME_ROLE_COUNT || bg < 0 ||
+	    bg >= THEME_ROLE_COUNT) {
+		style = style < THEME_ROLE_COUNT ? style : THEME_TEXT;
+		*pair = c->pairs[style];
+		*attrs = c->attrs[style];
+		return;
+	}
+	theme_style_of(&c->th, style, &ts);
+	*attrs = curses_attrs(ts.attrs);
+	m = &c->mix[bg][fg];
+	if (*m == 0) {
+		*m = -1;
+		if (c->colors && c->next_pair < COLOR_PAIRS &&
+		    init_extended_pair(c->next_pair, curses_color(ts.fg), curses_color(ts.bg)) == OK)
+			*m = c->next_pair++;
+	}
+	*pair = *m > 0 ? *m : c->pairs[bg];
+}
+
 /* Draw one grid row into stdscr. */
 static void
 blit_row(struct term_curses *c, const struct grid *g, int y)
@@ -249,19 +285,19 @@ blit_row(struct term_curses *c, const struct grid *g, int y)
 	const struct grid_cell *cell;
 	wchar_t wc[CCHARW_MAX + 1];
 	cchar_t cc;
-	int x, role, pair;
+	int x, pair;
+	attr_t attrs;
 
 	for (x = 0; x < g->w && x < COLS; x++) {
 		cell = grid_at(g, x, y);
 		if (cell->width == 0)
 			continue;
-		role = cell->style < THEME_ROLE_COUNT ? cell->style : THEME_TEXT;
-		pair = c->pairs[role];
+		style_look(c, cell->style, &pair, &attrs);
 		if (cell->width == 2 && x + 1 >= COLS)
 			cell_wide(" ", wc);
 		else
 			cell_wide(cell->text, wc);
-		setcchar(&cc, wc, c->attrs[role], 0, &pair);
+		setcchar(&cc, wc, attrs, 0, &pair);
 		mvadd_wch(y, x, &cc);
 	}
 }

@@ -503,3 +503,25 @@ theme_capture_role(const struct theme *t, const char *capture)
 			return t->captures[i].role;
 	return THEME_TEXT;
 }
+
+/* Resolve a plain or mixed style id (see THEME_MIX). */
+void
+theme_style_of(const struct theme *t, unsigned style, struct theme_style *out)
+{
+	int fg = THEME_MIX_FG(style), bg = THEME_MIX_BG(style);
+	const struct theme_style *f, *b;
+
+	if (style < THEME_ROLE_COUNT) {
+		*out = t->roles[style];
+		return;
+	}
+	if (fg >= THEME_ROLE_COUNT || bg < 0 || bg >= THEME_ROLE_COUNT) {
+		*out = t->roles[THEME_TEXT];
+		return;
+	}
+	f = &t->roles[fg];
+	b = &t->roles[bg];
+	out->fg = f->fg != THEME_DEFAULT && f->fg != b->bg ? f->fg : b->fg;
+	out->bg = b->bg;
+	out->attrs = f->attrs | b->attrs;
+}

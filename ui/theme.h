@@ -82,6 +82,24 @@ struct theme {
 	int ncaptures;
 };
 
+/*
+ * A mixed style id (grid cells carry uint16 style ids): role fg's
+ * foreground and attributes over role bg's background, for syntax colours
+ * on a diff line.  Plain role ids are below THEME_ROLE_COUNT; a mix is
+ * (bg + 1) << 8 | fg.  theme_style_of resolves either kind.
+ */
+#define THEME_MIX(fg, bg) ((uint16_t)(((unsigned)(bg) + 1u) << 8 | (unsigned)(fg)))
+#define THEME_MIX_FG(style) ((int)((style) & 0xffu))
+#define THEME_MIX_BG(style) ((int)((style) >> 8) - 1)
+
+/*
+ * The look of a style id: a role's style, or for a THEME_MIX the fg
+ * role's foreground (the bg role's when the fg role has none or it would
+ * equal the background, as at 8 colours) and attributes over the bg
+ * role's background and attributes.  Out-of-range ids look like text.
+ */
+void theme_style_of(const struct theme *t, unsigned style, struct theme_style *out);
+
 /* The built-in theme resolved for `depth`. */
 void theme_default(struct theme *t, enum theme_depth depth);
 /*

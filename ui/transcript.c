@@ -111,21 +111,27 @@ lay_markdown(struct tpos *p, const struct view_item *it)
 	struct markdown_state st = { 0, "" };
 	struct markdown_line ml;
 	char bullet[16];
-	const char *ls;
-	size_t i = 0, ln;
+	const char *ls, *code = NULL;
+	size_t i = 0, ln, code_n = 0;
 	int y, ind;
 
 	while (next_line(it->text.data, it->text.len, &i, &ls, &ln)) {
 		markdown_line(&st, ls, ln, &ml);
-		if (ml.kind == MARKDOWN_FENCE)
+		if (ml.kind == MARKDOWN_FENCE) {
+			if (st.in_fence && i <= it->text.len) {
+				code = it->text.data + i;
+				code_n = markdown_fence_body(code, it->text.len - i);
+			}
 			continue;
+		}
 		if (ml.kind == MARKDOWN_BLANK) {
 			p->row++;
 		} else if (ml.kind == MARKDOWN_CODE_LINE) {
 			y = vis(p);
-			line(p, 2, ls, ln, MARKDOWN_CODE_BLOCK);
-			if (y >= 0 && markdown_code_hook)
-				markdown_code_hook(p->g, p->r.x + 2, y, p->r.w - 2, st.lang, ls, ln);
+			if (y >= 0 && p->r.w > 2)
+				markdown_code_line(p->g, p->r.x + 2, y, p->r.w - 2, st.lang, code,
+				    code_n, ls, ln);
+			p->row++;
 		} else if (ml.kind == MARKDOWN_HEADING_LINE) {
 			para(p, NULL, 0, 0, ls + ml.off, ln - ml.off, MARKDOWN_HEADING, 1);
 		} else if (ml.kind == MARKDOWN_ITEM) {

@@ -541,6 +541,8 @@ class Handler(BaseHTTPRequestHandler):
                 except ValueError:
                     body = {"_raw": raw.decode("utf-8", "replace")}
             self.body = body
+            if st.args.latency_ms > 0:
+                time.sleep(st.args.latency_ms / 1000.0)
             st.log({"event": "request", "seq": seq, "method": self.command,
                     "path": u.path, "query": u.query, "headers": dict(self.headers.items()),
                     "body": body, "t": time.time()})
@@ -669,6 +671,8 @@ def parse_args(argv):
                    help="stop after this many requests (default 0: no limit)")
     p.add_argument("--seed", type=int, help="seed the random ids")
     p.add_argument("--verbose", action="store_true", help="log each request to stderr")
+    p.add_argument("--latency-ms", type=float, default=0.0,
+                   help="wait this long before answering any request (a distant server)")
     return p.parse_args(argv)
 
 

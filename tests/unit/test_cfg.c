@@ -101,6 +101,46 @@ test_invalid_json_reports_position(void **state)
 	free(dir);
 }
 
+static void
+test_discipline_and_serve_keys(void **state)
+{
+	char *dir = tu_tmpdir();
+	struct buf w = BUF_INIT, p = BUF_INIT;
+	struct err e = ERR_INIT;
+	struct cfg c;
+
+	(void)state;
+	cfg_defaults(&c);
+	assert_string_equal(c.think_word, "ultrathink");
+	assert_int_equal(c.explore_cutoff, 6);
+	assert_int_equal(c.defer_tools, 1);
+	assert_null(c.serve_model);
+	buf_addf(&p, "%s/s.json", dir);
+	tu_write(dir, "s.json",
+		 "{\"serve\": {\"model\": \"m.gguf\", \"ctx\": 8192, \"port\": 1, \"binary\": 3},"
+		 " \"serve.binary\": \"/opt/ls\", \"explore_cutoff\": 0, \"defer_tools\": false,"
+		 " \"think_word\": \"\"}");
+	assert_int_equal(cfg_load_file(&c, p.data, &w, &e), 0);
+	assert_string_equal(c.serve_model, "m.gguf");
+	assert_int_equal(c.serve_ctx, 8192);
+	assert_string_equal(c.serve_binary, "/opt/ls");
+	assert_int_equal(c.explore_cutoff, 0);
+	assert_int_equal(c.defer_tools, 0);
+	assert_string_equal(c.think_word, "");
+	assert_non_null(strstr(w.data, "unknown setting \"serve.port\""));
+	assert_non_null(strstr(w.data, "\"serve.binary\" must be a string"));
+	buf_reset(&w);
+	tu_write(dir, "s.json", "{\"serve\": \"m.gguf\"}");
+	assert_int_equal(cfg_load_file(&c, p.data, &w, &e), 0);
+	assert_non_null(strstr(w.data, "\"serve\" must be an object"));
+	assert_string_equal(c.serve_model, "m.gguf");
+	cfg_release(&c);
+	buf_release(&w);
+	buf_release(&p);
+	tu_rmrf(dir);
+	free(dir);
+}
+
 int
 main(void)
 {
@@ -108,6 +148,7 @@ main(void)
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_project_overrides_user),
 		cmocka_unit_test(test_invalid_json_reports_position),
+		cmocka_unit_test(test_discipline_and_serve_keys),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -56,9 +56,9 @@ check(struct diffview *dv, int w, int h, const char *want)
 	return g;
 }
 
-/* The role of the first cell of row y whose text is s (-1 when none). */
+/* The style of the first cell of row y whose text is s (-1 when none). */
 static int
-role_of(const struct grid *g, int y, const char *s)
+style_of(const struct grid *g, int y, const char *s)
 {
 	int x;
 
@@ -66,6 +66,15 @@ role_of(const struct grid *g, int y, const char *s)
 		if (!strcmp(grid_at(g, x, y)->text, s))
 			return grid_at(g, x, y)->style;
 	return -1;
+}
+
+/* The diff role under that cell: its own, or a syntax mix's background (THEME_MIX). */
+static int
+role_of(const struct grid *g, int y, const char *s)
+{
+	int st = style_of(g, y, s);
+
+	return st < THEME_ROLE_COUNT ? st : THEME_MIX_BG(st);
 }
 
 /* 100 columns: unified, both line numbers, the changed word highlighted. */
@@ -98,6 +107,11 @@ test_unified_100(void **state)
 	assert_int_equal(role_of(g, 7, "w"), THEME_DIFF_ADD_WORD);
 	assert_int_equal(role_of(g, 7, "+"), THEME_DIFF_ADD);
 	assert_int_equal(role_of(g, 3, "3"), THEME_LINE_NO);
+	/* syntax colours (hello.c is C) over the diff roles */
+	assert_int_equal(style_of(g, 6, "p"), THEME_MIX(THEME_FUNCTION, THEME_DIFF_DEL));
+	assert_int_equal(style_of(g, 7, "w"), THEME_MIX(THEME_STRING, THEME_DIFF_ADD_WORD));
+	assert_int_equal(style_of(g, 3, "i"), THEME_TYPE);
+	assert_int_equal(style_of(g, 10, "*"), THEME_COMMENT);
 	grid_free(g);
 	diffview_close(&dv);
 	buf_release(&t);

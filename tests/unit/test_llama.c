@@ -72,9 +72,9 @@ test_request_fields(void **state)
 	assert_int_equal(cJSON_GetObjectItem(j, "top_k")->valueint, 20);
 	assert_true(cJSON_GetObjectItem(j, "presence_penalty")->valuedouble == 0);
 	tools = cJSON_GetObjectItem(j, "tools");
-	assert_int_equal(cJSON_GetArraySize(tools), 9); /* read write edit bash grep find ls outline
-							  * repo_map */
-	for (i = 0; i < 9; i++) {
+	assert_int_equal(cJSON_GetArraySize(tools), 10); /* read write edit bash grep find ls outline
+							   * repo_map remember */
+	for (i = 0; i < 10; i++) {
 		cJSON *fn = cJSON_GetObjectItem(cJSON_GetArrayItem(tools, i), "function");
 
 		assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(tools, i), "type")->valuestring, "function");

@@ -53,14 +53,14 @@ static void
 test_registry(void **state)
 {
 	static const char *order[] = { "read", "write", "edit", "bash", "grep", "find", "ls",
-				       "outline", "repo_map" };
+				       "outline", "repo_map", "remember" };
 	const struct tool *const *all;
 	size_t n, i;
 	cJSON *schema;
 
 	(void)state;
 	all = tool_all(&n);
-	assert_int_equal(n, 9);
+	assert_int_equal(n, 10);
 	for (i = 0; i < n; i++) {
 		assert_string_equal(all[i]->name, order[i]);
 		assert_ptr_equal(tool_find(order[i]), all[i]);

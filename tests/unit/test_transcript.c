@@ -158,6 +158,13 @@ test_markdown_roles(void **state)
 }
 
 /* A fake finished call. */
+/* The role under a cell's style: its own, or a mix's background role. */
+static int
+bg_role(unsigned style)
+{
+	return style < THEME_ROLE_COUNT ? (int)style : THEME_MIX_BG(style);
+}
+
 static void
 call_init(struct agent_call *c, const char *id, const char *name, const char *args)
 {
@@ -216,13 +223,20 @@ test_tool_diff(void **state)
 	assert_string_equal(grid_at(g, 26, 3)->text, "<");
 	assert_string_equal(grid_at(g, 27, 3)->text, "=");
 	assert_string_equal(grid_at(g, 26, 4)->text, "<");
+	/* the +/- background roles stay under the syntax colours (THEME_MIX) */
 	for (x = 8; x < 36; x++)
-		assert_int_equal(grid_at(g, x, 3)->style,
+		assert_int_equal(bg_role(grid_at(g, x, 3)->style),
 		    x == 26 || x == 27 ? THEME_DIFF_DEL_WORD : THEME_DIFF_DEL);
 	for (x = 8; x < 35; x++)
-		assert_int_equal(grid_at(g, x, 4)->style,
+		assert_int_equal(bg_role(grid_at(g, x, 4)->style),
 		    x == 26 ? THEME_DIFF_ADD_WORD : THEME_DIFF_ADD);
+	assert_string_equal(grid_at(g, 12, 4)->text, "f");
+	assert_int_equal(grid_at(g, 12, 4)->style, THEME_MIX(THEME_KEYWORD, THEME_DIFF_ADD));
+	assert_string_equal(grid_at(g, 21, 4)->text, "0");
+	assert_int_equal(grid_at(g, 21, 4)->style, THEME_MIX(THEME_NUMBER, THEME_DIFF_ADD));
 	assert_int_equal(grid_at(g, 10, 5)->style, THEME_TEXT);
+	assert_string_equal(grid_at(g, 16, 5)->text, "s");
+	assert_int_equal(grid_at(g, 16, 5)->style, THEME_VARIABLE);
 	/* expanded: the output under the header */
 	tv.items[0].expanded = 1;
 	check(&tv, 60, 10,

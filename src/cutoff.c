@@ -1,0 +1,85 @@
+/*
+ * cutoff: counting read-only steps and refusing non-producing calls
+ * once the limit is reached (see cutoff.h).  A step produces when one of
+ * its calls is to a tool that may change files and is not a bash command
+ * known to be read-only (shellro); such a step, even a failed edit, ends
+ * the streak: the model is trying to make the change.
+ */
+#include "cutoff.h"
+
+#include <cjson/cJSON.h>
+#include <string.h>
+
+#include "json.h"
+#include "shellro.h"
+#include "tool.h"
+
+/* A new turn starts exploring afresh. */
+void
+cutoff_reset(struct cutoff *c)
+{
+	c->streak = 0;
+	c->active = 0;
+}
+
+/* edit, write, bash: the tools that may change files. */
+int
+cutoff_is_producing(const struct tool *t)
+{
+	return t && (t->flags & TOOL_MUTATES);
+}
+
+/* Whether call c may have changed something. */
+static int
+cutoff_call_produces(const struct agent_call *c)
+{
+	cJSON *args;
+	int ro;
+
+	if (!cutoff_is_producing(c->tool))
+		return 0;
+	if (strcmp(c->tool->name, "bash"))
+		return 1;
+	args = cJSON_ParseWithLength(c->args.data ? c->args.data : "", c->args.len);
+	ro = shellro_is_read_only(json_str(args, "command"));
+	cJSON_Delete(args);
+	return !ro;
+}
+
+/* Count one step; engage at the limit. */
+int
+cutoff_after_step(struct cutoff *c, const struct agent_call *calls, size_t n, struct buf *note)
+{
+	size_t i;
+
+	if (c->limit <= 0)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (cutoff_call_produces(&calls[i])) {
+			cutoff_reset(c);
+			return 0;
+		}
+	if (++c->streak < c->limit || c->active)
+		return 0;
+	c->active = 1;
+	c->engaged++;
+	buf_addf(note,
+		 "[hearth] You have explored for %d steps without changing anything. Stop reading: "
+		 "from now on only edit, write and bash are available. Make the change now with what "
+		 "you know, or answer if the task needs no change.",
+		 c->streak);
+	return 1;
+}
+
+/* Refuse a look-only call while the cutoff is active. */
+int
+cutoff_refuses(const struct cutoff *c, const struct tool *t, struct buf *why)
+{
+	if (!c->active || !t || cutoff_is_producing(t))
+		return 0;
+	buf_addf(why,
+		 "error: %s is not available now: you explored for %d steps without a change. "
+		 "Make the change with edit or write, run a check with bash, or answer.",
+		 t->name, c->streak);
+	return 1;
+}

@@ -1,0 +1,309 @@
+/*
+ * serve: the managed llama-server (see serve.h).  The child is a proc;
+ * its output goes to a log file and the last line is kept for error
+ * messages.  Waiting for the port is a 100 ms timer that tries a
+ * connect() to 127.0.0.1:port (loopback: answered at once) while the
+ * loop also reaps the child.
+ */
+#include "serve.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fsutil.h"
+#include "loop.h"
+#include "proc.h"
+#include "xmalloc.h"
+
+#define SERVE_POLL_MS 100
+#define SERVE_STOP_MS (PROC_KILL_GRACE_MS + 1000)
+
+struct serve {
+	struct loop *loop;
+	struct proc *proc;
+	int port;
+	int log_fd;
+	struct buf last;  /* the last complete output line */
+	struct buf part;  /* the line being received */
+	struct buf first_err; /* the first error line (" E " or "error"), the likely cause */
+	int ready, exited;
+	long timer;
+};
+
+/* A free port on 127.0.0.1 (bind to 0 and read it back); -1 on failure. */
+static int
+serve_free_port(void)
+{
+	struct sockaddr_in sa;
+	socklen_t len = sizeof sa;
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), port = -1;
+
+	if (fd < 0)
+		return -1;
+	memset(&sa, 0, sizeof sa);
+	sa.sin_family = AF_INET;
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (bind(fd, (struct sockaddr *)&sa, sizeof sa) == 0 &&
+	    getsockname(fd, (struct sockaddr *)&sa, &len) == 0)
+		port = ntohs(sa.sin_port);
+	close(fd);
+	return port;
+}
+
+/* Whether something accepts connections on 127.0.0.1:port. */
+static int
+serve_port_open(int port)
+{
+	struct sockaddr_in sa;
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), ok;
+
+	if (fd < 0)
+		return 0;
+	memset(&sa, 0, sizeof sa);
+	sa.sin_family = AF_INET;
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	sa.sin_port = htons((unsigned short)port);
+	ok = connect(fd, (struct sockaddr *)&sa, sizeof sa) == 0;
+	close(fd);
+	return ok;
+}
+
+/* The binary to run: its path when found (in out), else -1 + e. */
+static int
+serve_find_binary(const char *bin, struct buf *out, struct err *e)
+{
+	const char *path = getenv("PATH"), *p;
+
+	if (strchr(bin, '/')) {
+		if (access(bin, X_OK) == 0)
+			return buf_adds(out, bin), 0;
+		return err_set(e, "serve.binary %s is not an executable file: build llama.cpp or fix the setting", bin);
+	}
+	for (p = path && *path ? path : "/usr/bin:/bin"; *p; ) {
+		size_t n = strcspn(p, ":");
+		struct stat st;
+
+		buf_reset(out);
+		buf_addf(out, "%.*s/%s", (int)n, n ? p : ".", bin);
+		if (stat(out->data, &st) == 0 && S_ISREG(st.st_mode) && access(out->data, X_OK) == 0)
+			return 0;
+		p += n + (p[n] == ':');
+	}
+	buf_reset(out);
+	return err_set(e, "%s not found in PATH: install llama.cpp (it provides llama-server) or set serve.binary to its path", bin);
+}
+
+/* Output: into the log, and keep the last line for messages. */
+static void
+serve_output(struct proc *p, const char *data, size_t n, void *arg)
+{
+	struct serve *s = arg;
+	size_t i;
+
+	(void)p;
+	if (s->log_fd >= 0 && write(s->log_fd, data, n) < 0) {
+		close(s->log_fd);
+		s->log_fd = -1;
+	}
+	for (i = 0; i < n; i++) {
+		if (data[i] == '\n' || data[i] == '\r') {
+			if (s->part.len) {
+				buf_reset(&s->last);
+				buf_add(&s->last, s->part.data, s->part.len);
+				if (!s->first_err.len && (strstr(s->last.data, " E ") || strstr(s->last.data, "error")))
+					buf_add(&s->first_err, s->last.data, s->last.len);
+				buf_reset(&s->part);
+			}
+		} else if (s->part.len < 400) {
+			buf_addch(&s->part, data[i]);
+		}
+	}
+}
+
+/* The child is gone. */
+static void
+serve_exit(struct proc *p, void *arg)
+{
+	struct serve *s = arg;
+
+	(void)p;
+	s->exited = 1;
+}
+
+/* Poll the port until it accepts. */
+static void
+serve_poll(struct loop *l, long id, void *arg)
+{
+	struct serve *s = arg;
+
+	(void)id;
+	s->timer = 0;
+	if (s->exited)
+		return;
+	if (serve_port_open(s->port)) {
+		s->ready = 1;
+		return;
+	}
+	s->timer = loop_timer_add(l, SERVE_POLL_MS, serve_poll, s);
+}
+
+/* The model's name for --alias: the file name without .gguf. */
+static void
+serve_alias(const char *model, struct buf *out)
+{
+	const char *base = strrchr(model, '/');
+	size_t n;
+
+	base = base ? base + 1 : model;
+	n = strlen(base);
+	if (n > 5 && !strcmp(base + n - 5, ".gguf"))
+		n -= 5;
+	buf_add(out, base, n);
+}
+
+/* Check the inputs, then spawn the child with the recommended flags. */
+static int
+serve_spawn(struct serve *s, const struct serve_opts *o, struct err *e)
+{
+	struct buf bin = BUF_INIT, port = BUF_INIT, ctx = BUF_INIT, slots = BUF_INIT;
+	struct buf alias = BUF_INIT, logp = BUF_INIT;
+	struct proc_spec spec;
+	struct stat st;
+	int rc = -1;
+
+	if (!o->model || stat(o->model, &st) < 0 || !S_ISREG(st.st_mode)) {
+		err_set(e, "no model file at %s: pass the path of a .gguf file to --serve (or serve.model)",
+			o->model ? o->model : "(none)");
+		goto out;
+	}
+	if (serve_find_binary(o->binary && *o->binary ? o->binary : "llama-server", &bin, e) < 0)
+		goto out;
+	if ((s->port = serve_free_port()) < 0) {
+		err_set(e, "no free port on 127.0.0.1 for llama-server: %s", strerror(errno));
+		goto out;
+	}
+	buf_addf(&port, "%d", s->port);
+	buf_addf(&ctx, "%d", o->ctx > 0 ? o->ctx : 0);
+	buf_addf(&slots, "%s/slots", o->state_dir);
+	buf_addf(&logp, "%s/llama-server.log", o->state_dir);
+	serve_alias(o->model, &alias);
+	if (fsutil_mkdirs(slots.data, e) < 0)
+		goto out;
+	s->log_fd = open(logp.data, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	{
+		const char *argv[] = { bin.data, "-m", o->model, "--host", "127.0.0.1", "--port", port.data,
+				       "-ngl", "99", "-fa", "on", "--cache-type-k", "q8_0",
+				       "--cache-type-v", "q8_0", "--jinja", "--reasoning", "off", "-np", "1",
+				       "--slot-save-path", slots.data, "--alias", alias.data, "-c", ctx.data,
+				       NULL };
+
+		memset(&spec, 0, sizeof spec);
+		spec.argv = argv;
+		spec.on_output = serve_output;
+		spec.on_exit = serve_exit;
+		spec.arg = s;
+		s->proc = proc_spawn(s->loop, &spec, e);
+	}
+	rc = s->proc ? 0 : -1;
+out:
+	buf_release(&bin);
+	buf_release(&port);
+	buf_release(&ctx);
+	buf_release(&slots);
+	buf_release(&alias);
+	buf_release(&logp);
+	return rc;
+}
+
+/* Why the server stopped: its first error line, else its last line. */
+static const char *
+serve_reason(const struct serve *s)
+{
+	return s->first_err.len ? s->first_err.data : s->last.len ? s->last.data : "";
+}
+
+/* Start and wait for the port (see serve.h). */
+struct serve *
+serve_start(struct loop *l, const struct serve_opts *o, struct buf *url, struct err *e)
+{
+	struct serve *s = xcalloc(1, sizeof *s);
+	uint64_t deadline = loop_now_ms(l) + (uint64_t)(o->wait_ms > 0 ? o->wait_ms : 60000);
+
+	s->loop = l;
+	s->log_fd = -1;
+	buf_init(&s->last, 0);
+	buf_init(&s->part, 0);
+	buf_init(&s->first_err, 0);
+	if (serve_spawn(s, o, e) < 0) {
+		serve_stop(s);
+		return NULL;
+	}
+	s->timer = loop_timer_add(l, 0, serve_poll, s);
+	while (!s->ready && !s->exited && loop_now_ms(l) < deadline && !(o->interrupted && *o->interrupted))
+		loop_run_once(l, SERVE_POLL_MS, NULL);
+	if (s->ready) {
+		buf_addf(url, "http://127.0.0.1:%d", s->port);
+		return s;
+	}
+	if (s->exited)
+		err_set(e, "llama-server exited (status %d) before it listened%s%s", proc_status(s->proc),
+			*serve_reason(s) ? ": " : "", serve_reason(s));
+	else if (o->interrupted && *o->interrupted)
+		err_set(e, "interrupted while llama-server was starting");
+	else
+		err_set(e, "llama-server did not listen on port %d within %d s: see %s/llama-server.log",
+			s->port, (o->wait_ms > 0 ? o->wait_ms : 60000) / 1000, o->state_dir);
+	serve_stop(s);
+	return NULL;
+}
+
+/* SIGTERM, SIGKILL after the grace, wait for the exit (bounded), free. */
+void
+serve_stop(struct serve *s)
+{
+	uint64_t deadline;
+
+	if (!s)
+		return;
+	if (s->timer)
+		loop_timer_del(s->loop, s->timer);
+	if (s->proc && proc_running(s->proc)) {
+		proc_kill(s->proc);
+		deadline = loop_now_ms(s->loop) + SERVE_STOP_MS;
+		while (proc_running(s->proc) && loop_now_ms(s->loop) < deadline)
+			loop_run_once(s->loop, 100, NULL);
+	}
+	proc_free(s->proc);
+	if (s->log_fd >= 0)
+		close(s->log_fd);
+	buf_release(&s->last);
+	buf_release(&s->part);
+	buf_release(&s->first_err);
+	free(s);
+}
+
+/* The child's pid (0 when none). */
+int
+serve_pid(const struct serve *s)
+{
+	return s && s->proc ? (int)proc_pid(s->proc) : 0;
+}
+
+/* A server that died after it listened: say so with its words. */
+int
+serve_exited(const struct serve *s, struct buf *why)
+{
+	if (!s || !s->exited)
+		return 0;
+	buf_addf(why, "the llama-server hearth started exited (status %d)%s%s", proc_status(s->proc),
+		 *serve_reason(s) ? ": " : "", serve_reason(s));
+	return 1;
+}

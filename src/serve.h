@@ -1,0 +1,59 @@
+/*
+ * serve: a llama-server that hearth starts and stops itself (issue 6,
+ * "managed server"): `hearth --serve MODEL.gguf` or the serve.model
+ * setting.
+ *
+ * serve_start checks the model file and the binary (serve.binary, else
+ * llama-server from PATH) and fails with one line when either is
+ * missing; picks a free port on 127.0.0.1; starts
+ *   llama-server -m MODEL --host 127.0.0.1 --port N -ngl 99 -fa on
+ *     --cache-type-k q8_0 --cache-type-v q8_0 --jinja --reasoning off
+ *     -np 1 --slot-save-path DIR --alias NAME -c CTX
+ * (CTX = serve.ctx, else 0: the model's native window; DIR =
+ * STATE/slots; NAME = the file name without .gguf) in its own process
+ * group, with its output in STATE/llama-server.log; and waits, running
+ * the loop, until the port accepts connections (the server answers 503
+ * while it loads the model; the caller's probe waits that out and shows
+ * it).  A server that exits first is reported with its last output line.
+ *
+ * serve_stop sends SIGTERM to the group, SIGKILL after PROC_KILL_GRACE_MS,
+ * and waits (bounded) for it to go.
+ *
+ * Ownership: a serve borrows the loop, which must outlive it.
+ */
+#ifndef HEARTH_SERVE_H
+#define HEARTH_SERVE_H
+
+#include "buf.h"
+#include "err.h"
+
+struct loop;
+struct serve;
+
+struct serve_opts {
+	const char *model;      /* path of the GGUF file */
+	const char *binary;     /* NULL: "llama-server" from PATH */
+	int ctx;                /* 0: the model's own context size */
+	const char *state_dir;  /* for slots/ and the log */
+	int wait_ms;            /* how long to wait for the port (0: 60 s) */
+	const int *interrupted; /* stop waiting when this becomes non-zero (may be NULL) */
+};
+
+/*
+ * Start the server and wait for its port.  The base URL
+ * ("http://127.0.0.1:N") is appended to url.  NULL + e (one line) when the
+ * model or binary is missing, the server cannot start or exits early.
+ */
+struct serve *serve_start(struct loop *l, const struct serve_opts *o, struct buf *url,
+			  struct err *e);
+/* Stop the server (TERM, then KILL) and free. NULL ok. */
+void serve_stop(struct serve *s);
+/*
+ * Whether the server has exited (after it listened: it failed to load
+ * the model, crashed); why gets one line with its last output.
+ */
+int serve_exited(const struct serve *s, struct buf *why);
+/* The server's process id (its process group), for tests and logs. */
+int serve_pid(const struct serve *s);
+
+#endif

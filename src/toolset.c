@@ -1,0 +1,181 @@
+/*
+ * toolset: offered and deferred tools (see toolset.h).  Both lists are
+ * small fixed arrays; a found tool is removed from `deferred` (order of
+ * the rest kept) and appended to `offered`.
+ */
+#include "toolset.h"
+
+#include <ctype.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "conv.h"
+#include "json.h"
+#include "tool.h"
+
+const char *const toolset_core[] = { "read", "write", "edit", "bash", "grep", "find", "ls", "remember", NULL };
+
+/* Whether name is one of the core tools. */
+int
+toolset_is_core(const char *name)
+{
+	size_t i;
+
+	for (i = 0; toolset_core[i]; i++)
+		if (!strcmp(toolset_core[i], name))
+			return 1;
+	return 0;
+}
+
+/* Bytes of the schema entry as the wire sends it, in tokens (about 4 bytes each). */
+long
+toolset_schema_tokens(const struct tool *t)
+{
+	/* {"type":"function","function":{"name":"","description":"","parameters":}} */
+	size_t bytes = 72 + strlen(t->name) + strlen(t->description) + strlen(t->schema_json);
+
+	return (long)((bytes + 3) / 4);
+}
+
+/* Split enabled into offered and deferred. */
+void
+toolset_init(struct toolset *ts, const struct tool *const *enabled, size_t n, int defer,
+	     const struct tool *search)
+{
+	size_t i, ndefer = 0;
+
+	memset(ts, 0, sizeof *ts);
+	for (i = 0; i < n; i++)
+		if (!toolset_is_core(enabled[i]->name))
+			ndefer++;
+	for (i = 0; i < n && ts->noffered < TOOLSET_MAX - 1; i++) {
+		if (defer && ndefer && !toolset_is_core(enabled[i]->name)) {
+			ts->deferred[ts->ndeferred++] = enabled[i];
+			ts->saved_tokens += toolset_schema_tokens(enabled[i]);
+		} else {
+			ts->offered[ts->noffered++] = enabled[i];
+		}
+	}
+	if (ts->ndeferred && search) {
+		ts->offered[ts->noffered++] = search;
+		ts->saved_tokens -= toolset_schema_tokens(search);
+	}
+}
+
+/* Whether hay contains needle (lowercase), ignoring case. */
+static int
+toolset_contains(const char *hay, const char *needle)
+{
+	size_t n = strlen(needle), i;
+
+	for (; *hay; hay++) {
+		for (i = 0; i < n && hay[i] && tolower((unsigned char)hay[i]) == needle[i]; i++)
+			;
+		if (i == n)
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * Whether query names t: "*" or "all", the tool's name, or (unless
+ * by_name) any word of three letters or more found in its name or
+ * description.
+ */
+static int
+toolset_matches(const struct tool *t, const char *query, int by_name)
+{
+	char word[64];
+	const char *p = query;
+
+	while (*p) {
+		size_t n = 0;
+
+		while (*p && !isalnum((unsigned char)*p) && *p != '_' && *p != '*')
+			p++;
+		while (*p && (isalnum((unsigned char)*p) || *p == '_' || *p == '*')) {
+			if (n < sizeof word - 1)
+				word[n++] = (char)tolower((unsigned char)*p);
+			p++;
+		}
+		word[n] = '\0';
+		if (!strcmp(word, "*") || !strcmp(word, "all") || !strcmp(word, t->name))
+			return 1;
+		if (!by_name && n >= 3 && (toolset_contains(t->name, word) || toolset_contains(t->description, word)))
+			return 1;
+	}
+	return 0;
+}
+
+/* The first line of a description (up to 100 bytes) for listings. */
+static void
+toolset_summary(const struct tool *t, struct buf *out)
+{
+	size_t n = strcspn(t->description, "\n");
+
+	buf_addf(out, "%s: %.*s\n", t->name, (int)(n > 100 ? 100 : n), t->description);
+}
+
+/* Move matching deferred tools to the end of the offered list. */
+size_t
+toolset_search(struct toolset *ts, const char *query, struct buf *out)
+{
+	size_t i, j = 0, added = 0;
+	int by_name = 0;
+
+	for (i = 0; i < ts->ndeferred; i++) /* a tool named in the query: just that one */
+		by_name |= toolset_matches(ts->deferred[i], query, 1);
+	for (i = 0; i < ts->ndeferred; i++) {
+		const struct tool *t = ts->deferred[i];
+
+		if (ts->noffered < TOOLSET_MAX && toolset_matches(t, query, by_name)) {
+			ts->offered[ts->noffered++] = t;
+			ts->saved_tokens -= toolset_schema_tokens(t);
+			buf_adds(out, "loaded ");
+			toolset_summary(t, out);
+			added++;
+		} else {
+			ts->deferred[j++] = t;
+		}
+	}
+	ts->ndeferred = j;
+	ts->added += (int)added;
+	if (added)
+		return added;
+	for (i = 0; i < ts->noffered; i++)
+		if (!strcmp(ts->offered[i]->name, query))
+			buf_addf(out, "%s is already available\n", ts->offered[i]->name);
+	if (!ts->ndeferred) {
+		buf_adds(out, "no more tools to load: every tool is already available\n");
+		return 0;
+	}
+	buf_addf(out, "no tool matches \"%s\"; tools that can be loaded:\n", query);
+	for (i = 0; i < ts->ndeferred; i++)
+		toolset_summary(ts->deferred[i], out);
+	return 0;
+}
+
+/* Replay the queries of every tool_search call in c, in order. */
+void
+toolset_replay(struct toolset *ts, const struct conv *c)
+{
+	struct buf sink = BUF_INIT;
+	size_t i, j;
+
+	for (i = 0; i < c->nmsgs; i++)
+		for (j = 0; j < c->msgs[i].nblocks; j++) {
+			const struct conv_block *b = &c->msgs[i].blocks[j];
+			cJSON *args;
+			const char *q;
+
+			if (b->kind != CONV_TOOL_CALL || !b->name || strcmp(b->name, "tool_search"))
+				continue;
+			args = cJSON_Parse(b->text ? b->text : "");
+			if ((q = json_str(args, "query")) != NULL && *q)
+				toolset_search(ts, q, &sink);
+			cJSON_Delete(args);
+			buf_reset(&sink);
+		}
+	buf_release(&sink);
+}

@@ -1,0 +1,224 @@
+/*
+ * test_codehl: syntax colours in the views — a fenced code block drawn
+ * through the transcript and the headless terminal (cell styles checked
+ * as a snapshot), block context (a comment opened on an earlier line),
+ * unknown languages, truncation, and mixed styles (THEME_MIX).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <locale.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "buf.h"
+#include "codehl.h"
+#include "markdown.h"
+#include "term.h"
+#include "theme.h"
+#include "transcript.h"
+
+static int
+setup(void **state)
+{
+	(void)state;
+	return setlocale(LC_CTYPE, "C.UTF-8") ? 0 : -1;
+}
+
+static int
+teardown(void **state)
+{
+	(void)state;
+	codehl_reset();
+	return 0;
+}
+
+/* An assistant message with text t in a fresh transcript. */
+static void
+answer(struct view_transcript *tv, const char *t)
+{
+	struct llm_event ev;
+
+	transcript_init(tv);
+	memset(&ev, 0, sizeof ev);
+	ev.kind = LLM_TEXT;
+	ev.text.p = t;
+	ev.text.len = strlen(t);
+	transcript_on_event(tv, &ev);
+}
+
+/* The style letter term_text_dump uses for a role. */
+static char
+letter(int role)
+{
+	return role == 0 ? '.' : role <= 26 ? (char)('a' + role - 1) : (char)('A' + role - 27);
+}
+
+/* Append a style row: the letters of `roles` (one per cell), padded with '.' to w. */
+static void
+style_row(struct buf *b, const int *roles, size_t n, int w)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		buf_addch(b, letter(roles[i]));
+	for (; (int)i < w; i++)
+		buf_addch(b, '.');
+	buf_addch(b, '\n');
+}
+
+/* A python block drawn through the text backend: the style row of each code line. */
+static void
+test_code_block_snapshot(void **state)
+{
+	static const char msg[] = "Try:\n```python\ndef f(x):\n    return x + 1  # inc\n```\n";
+	enum { T = THEME_TEXT, K = THEME_KEYWORD, F = THEME_FUNCTION, V = THEME_VARIABLE,
+		N = THEME_NUMBER, C = THEME_COMMENT, O = THEME_OPERATOR, A = THEME_ASSISTANT };
+	static const int r0[] = { A, A, A, A };
+	static const int r1[] = { T, T, K, K, K, T, F, T, V, T };
+	static const int r2[] = { T, T, T, T, T, T, K, K, K, K, K, K, T, V, T, O, T, N, T, T,
+		C, C, C, C, C };
+	struct view_transcript tv;
+	struct term *t = term_text_new(40, 6);
+	struct grid *g = grid_new(40, 6);
+	struct grid_rect r = { 0, 0, 40, 6 };
+	struct buf out = BUF_INIT, want = BUF_INIT;
+
+	(void)state;
+	answer(&tv, msg);
+	transcript_draw(g, r, &tv);
+	assert_int_equal(term_present(t, g), 0);
+	term_text_dump(t, &out, 1);
+	buf_adds(&want, "Try:\n");
+	style_row(&want, r0, 4, 40);
+	buf_adds(&want, "  def f(x):\n");
+	style_row(&want, r1, 10, 40);
+	buf_adds(&want, "      return x + 1  # inc\n");
+	style_row(&want, r2, 25, 40);
+	assert_true(out.len > want.len);
+	out.data[want.len] = '\0';
+	assert_string_equal(out.data, want.data);
+	buf_release(&out);
+	buf_release(&want);
+	term_free(t);
+	grid_free(g);
+	transcript_release(&tv);
+}
+
+/* A comment opened on an earlier line of the block colours the later line too. */
+static void
+test_block_context(void **state)
+{
+	static const char msg[] = "```c\n/* one\n   two */ int x;\n```\nafter\n";
+	struct view_transcript tv;
+	struct grid *g = grid_new(30, 4);
+	struct grid_rect r = { 0, 0, 30, 4 };
+
+	(void)state;
+	answer(&tv, msg);
+	transcript_draw(g, r, &tv);
+	assert_string_equal(grid_at(g, 5, 1)->text, "t");
+	assert_int_equal(grid_at(g, 5, 1)->style, THEME_COMMENT);
+	assert_string_equal(grid_at(g, 12, 1)->text, "i");
+	assert_int_equal(grid_at(g, 12, 1)->style, THEME_TYPE);
+	assert_string_equal(grid_at(g, 0, 2)->text, "a");
+	assert_int_not_equal(grid_at(g, 0, 2)->style, THEME_COMMENT);
+	grid_free(g);
+	transcript_release(&tv);
+}
+
+/* Unknown languages and streaming (unclosed) fences are safe; unknown stays plain. */
+static void
+test_unknown_and_open(void **state)
+{
+	struct view_transcript tv;
+	struct grid *g = grid_new(30, 4);
+	struct grid_rect r = { 0, 0, 30, 4 };
+	int x;
+
+	(void)state;
+	answer(&tv, "```klingon\nint x = 1;\n```\n");
+	transcript_draw(g, r, &tv);
+	for (x = 0; x < 30; x++)
+		assert_int_equal(grid_at(g, x, 0)->style, MARKDOWN_CODE_BLOCK);
+	transcript_release(&tv);
+	answer(&tv, "```c\nint x = 1;\nreturn");
+	transcript_draw(g, r, &tv);
+	assert_int_equal(grid_at(g, 2, 0)->style, THEME_TYPE);
+	assert_int_equal(grid_at(g, 2, 1)->style, THEME_KEYWORD);
+	grid_free(g);
+	transcript_release(&tv);
+}
+
+/* codehl_line cuts with an ellipsis and keeps the roles of what it shows. */
+static void
+test_line_cut(void **state)
+{
+	static const char s[] = "\treturn 12345;";
+	struct grid *g = grid_new(12, 1);
+	const uint16_t *roles = codehl_roles(syn_lang_by_name("c"), s, strlen(s));
+	int w;
+
+	(void)state;
+	assert_non_null(roles);
+	assert_ptr_equal(codehl_roles(syn_lang_by_name("c"), s, strlen(s)), roles); /* cached */
+	w = codehl_line(g, 0, 0, 12, s, strlen(s), roles, THEME_TEXT);
+	assert_int_equal(w, 12);
+	assert_int_equal(grid_at(g, 8, 0)->style, THEME_KEYWORD);
+	assert_string_equal(grid_at(g, 11, 0)->text, "…");
+	assert_null(codehl_roles(NULL, s, strlen(s)));
+	assert_null(codehl_roles(syn_lang_by_name("c"), s, 0));
+	{
+		size_t big = SYN_HL_MAX_BYTES + 1;
+		char *t = malloc(big);
+		memset(t, ' ', big);
+		memcpy(t, "int x;", 6);
+		assert_null(codehl_roles(syn_lang_by_name("c"), t, big));
+		free(t);
+	}
+	grid_free(g);
+}
+
+/* A mix draws the syntax colour over the diff background; equal colours fall back. */
+static void
+test_mix_style(void **state)
+{
+	struct theme th;
+	struct theme_style st;
+
+	(void)state;
+	theme_default(&th, THEME_DEPTH_256);
+	theme_style_of(&th, THEME_MIX(THEME_KEYWORD, THEME_DIFF_ADD_WORD), &st);
+	assert_int_equal(st.fg, th.roles[THEME_KEYWORD].fg);
+	assert_int_equal(st.bg, th.roles[THEME_DIFF_ADD_WORD].bg);
+	assert_true(st.attrs & THEME_BOLD);
+	theme_style_of(&th, THEME_DIFF_DEL, &st);
+	assert_int_equal(st.bg, th.roles[THEME_DIFF_DEL].bg);
+	th.roles[THEME_STRING].fg = th.roles[THEME_DIFF_ADD].bg;
+	theme_style_of(&th, THEME_MIX(THEME_STRING, THEME_DIFF_ADD), &st);
+	assert_int_equal(st.fg, th.roles[THEME_DIFF_ADD].fg);
+	theme_style_of(&th, 0xffff, &st);
+	assert_int_equal(st.fg, th.roles[THEME_TEXT].fg);
+	theme_default(&th, THEME_DEPTH_NONE);
+	theme_style_of(&th, THEME_MIX(THEME_COMMENT, THEME_DIFF_DEL), &st);
+	assert_int_equal(st.fg, THEME_DEFAULT);
+	assert_int_equal(st.bg, THEME_DEFAULT);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(test_code_block_snapshot, teardown),
+		cmocka_unit_test_teardown(test_block_context, teardown),
+		cmocka_unit_test_teardown(test_unknown_and_open, teardown),
+		cmocka_unit_test_teardown(test_line_cut, teardown),
+		cmocka_unit_test(test_mix_style),
+	};
+
+	return cmocka_run_group_tests(tests, setup, NULL);
+}

@@ -1,0 +1,198 @@
+/*
+ * test_toolset: deferred tools (the split, tool_search appending in
+ * order, replay on resume) and the explore→produce cutoff's counting.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "agent.h"
+#include "conv.h"
+#include "cutoff.h"
+#include "tool.h"
+#include "toolset.h"
+
+/* Names of the offered tools, comma-separated. */
+static void
+names(const struct toolset *ts, struct buf *out)
+{
+	size_t i;
+
+	buf_reset(out);
+	for (i = 0; i < ts->noffered; i++)
+		buf_addf(out, "%s%s", i ? "," : "", ts->offered[i]->name);
+}
+
+static void
+test_split_core_and_deferred(void **state)
+{
+	size_t n;
+	const struct tool *const *all = tool_all(&n);
+	struct toolset ts;
+	struct buf b = BUF_INIT;
+
+	(void)state;
+	toolset_init(&ts, all, n, 1, &tool_search);
+	names(&ts, &b);
+	assert_string_equal(b.data, "read,write,edit,bash,grep,find,ls,remember,tool_search");
+	assert_int_equal(ts.ndeferred, n - 8);
+	assert_true(ts.saved_tokens > 0);
+	toolset_init(&ts, all, n, 0, &tool_search);
+	assert_int_equal(ts.noffered, n);
+	assert_int_equal(ts.ndeferred, 0);
+	assert_int_equal(ts.saved_tokens, 0);
+	buf_release(&b);
+}
+
+static void
+test_nothing_to_defer_means_no_search(void **state)
+{
+	const struct tool *core[] = { tool_find("read"), tool_find("edit") };
+	struct toolset ts;
+
+	(void)state;
+	toolset_init(&ts, core, 2, 1, &tool_search);
+	assert_int_equal(ts.noffered, 2);
+	assert_int_equal(ts.saved_tokens, 0);
+}
+
+static void
+test_search_appends_in_order(void **state)
+{
+	size_t n;
+	const struct tool *const *all = tool_all(&n);
+	struct toolset ts;
+	struct buf b = BUF_INIT, out = BUF_INIT;
+	long before;
+
+	(void)state;
+	toolset_init(&ts, all, n, 1, &tool_search);
+	before = ts.saved_tokens;
+	assert_int_equal(toolset_search(&ts, "nothing-like-this", &out), 0);
+	assert_non_null(strstr(out.data, "outline"));   /* says what can be loaded */
+	buf_reset(&out);
+	assert_int_equal(toolset_search(&ts, "repo_map", &out), 1); /* by name: only it */
+	names(&ts, &b);
+	assert_string_equal(b.data, "read,write,edit,bash,grep,find,ls,remember,tool_search,repo_map");
+	assert_true(ts.saved_tokens < before);
+	buf_reset(&out);
+	assert_int_equal(toolset_search(&ts, "repo_map", &out), 0);
+	assert_non_null(strstr(out.data, "already available"));
+	buf_reset(&out);
+	assert_int_equal(toolset_search(&ts, "symbols of a file", &out), 1); /* by description */
+	names(&ts, &b);
+	assert_string_equal(b.data, "read,write,edit,bash,grep,find,ls,remember,tool_search,repo_map,outline");
+	assert_int_equal(ts.added, 2);
+	buf_release(&b);
+	buf_release(&out);
+}
+
+static void
+test_replay_on_resume(void **state)
+{
+	size_t n;
+	const struct tool *const *all = tool_all(&n);
+	struct toolset ts;
+	struct conv c;
+	struct conv_msg *m;
+	struct buf b = BUF_INIT;
+
+	(void)state;
+	conv_init(&c);
+	conv_add_user_text(&c, "go");
+	m = conv_add_msg(&c, CONV_ASSISTANT);
+	conv_add_block(m, CONV_TOOL_CALL, "{\"query\":\"outline\"}", "c1", "tool_search");
+	conv_add_block(m, CONV_TOOL_CALL, "not json", "c2", "tool_search");
+	toolset_init(&ts, all, n, 1, &tool_search);
+	toolset_replay(&ts, &c);
+	names(&ts, &b);
+	assert_string_equal(b.data, "read,write,edit,bash,grep,find,ls,remember,tool_search,outline");
+	conv_release(&c);
+	buf_release(&b);
+}
+
+/* A finished call of tool name with args. */
+static void
+call(struct agent_call *c, const char *name, const char *args)
+{
+	memset(c, 0, sizeof *c);
+	c->tool = tool_find(name);
+	buf_init(&c->args, 0);
+	buf_adds(&c->args, args);
+}
+
+static void
+test_cutoff_counts_look_only_steps(void **state)
+{
+	struct cutoff cut = { 3, 0, 0, 0 };
+	struct agent_call c[2];
+	struct buf note = BUF_INIT, why = BUF_INIT;
+
+	(void)state;
+	call(&c[0], "read", "{\"path\":\"a\"}");
+	call(&c[1], "bash", "{\"command\":\"cat a | grep x\"}");
+	assert_int_equal(cutoff_after_step(&cut, c, 2, &note), 0);
+	assert_int_equal(cutoff_after_step(&cut, c, 1, &note), 0);
+	assert_false(cutoff_refuses(&cut, tool_find("read"), &why));
+	assert_int_equal(cutoff_after_step(&cut, c, 2, &note), 1);
+	assert_non_null(strstr(note.data, "edit, write and bash"));
+	assert_true(cutoff_refuses(&cut, tool_find("grep"), &why));
+	assert_non_null(strstr(why.data, "grep is not available"));
+	assert_false(cutoff_refuses(&cut, tool_find("edit"), &why));
+	assert_false(cutoff_refuses(&cut, tool_find("bash"), &why));
+	buf_reset(&note);
+	assert_int_equal(cutoff_after_step(&cut, c, 1, &note), 0); /* engages once */
+	assert_int_equal(note.len, 0);
+	assert_int_equal(cut.engaged, 1);
+	buf_release(&c[1].args);
+	call(&c[1], "bash", "{\"command\":\"make\"}"); /* may change files: produces */
+	assert_int_equal(cutoff_after_step(&cut, &c[1], 1, &note), 0);
+	assert_int_equal(cut.streak, 0);
+	assert_false(cut.active);
+	buf_release(&c[0].args);
+	buf_release(&c[1].args);
+	buf_release(&note);
+	buf_release(&why);
+}
+
+static void
+test_cutoff_off_and_reset(void **state)
+{
+	struct cutoff cut = { 0, 0, 0, 0 };
+	struct agent_call c;
+	struct buf note = BUF_INIT;
+	int i;
+
+	(void)state;
+	call(&c, "read", "{}");
+	for (i = 0; i < 20; i++)
+		assert_int_equal(cutoff_after_step(&cut, &c, 1, &note), 0);
+	cut.limit = 2;
+	cutoff_after_step(&cut, &c, 1, &note);
+	assert_int_equal(cutoff_after_step(&cut, &c, 1, &note), 1);
+	cutoff_reset(&cut);
+	assert_false(cut.active);
+	assert_int_equal(cut.streak, 0);
+	buf_release(&c.args);
+	buf_release(&note);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_split_core_and_deferred),
+		cmocka_unit_test(test_nothing_to_defer_means_no_search),
+		cmocka_unit_test(test_search_appends_in_order),
+		cmocka_unit_test(test_replay_on_resume),
+		cmocka_unit_test(test_cutoff_counts_look_only_steps),
+		cmocka_unit_test(test_cutoff_off_and_reset),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
