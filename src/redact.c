@@ -163,6 +163,35 @@ redact_call(const struct route_policy *p, const struct conv_block *call, struct 
 	return changed;
 }
 
+/*
+ * A user text with @path attachments (atref: "<file path=\"REL\">\nCONTENT\n</file>")
+ * whose private files' contents are replaced; returns 1 when it differs.
+ */
+static int
+redact_text(const struct route_policy *p, const char *text, struct buf *out)
+{
+	static const char open[] = "<file path=\"", close[] = "\n</file>";
+	const char *s = text ? text : "", *at, *q, *body, *end;
+	char path[1024];
+	int changed = 0;
+
+	while ((at = strstr(s, open)) != NULL) {
+		q = strchr(at + sizeof open - 1, '"');
+		body = q ? strstr(q, "\">\n") : NULL;
+		end = body ? strstr(body + 3, close) : NULL;
+		if (!q || !end || body != q || (size_t)(q - at) - (sizeof open - 1) >= sizeof path)
+			break;
+		memcpy(path, at + sizeof open - 1, (size_t)(q - at) - (sizeof open - 1));
+		path[(size_t)(q - at) - (sizeof open - 1)] = '\0';
+		body += 3;
+		buf_add(out, s, (size_t)(body - s));
+		changed |= route_redact(p, path, body, (size_t)(end - body), out);
+		s = end;
+	}
+	buf_adds(out, s);
+	return changed;
+}
+
 /* Copy one block, filtered. */
 static size_t
 redact_block(const struct route_policy *p, const struct conv *in, size_t mi,
@@ -176,6 +205,8 @@ redact_block(const struct route_policy *p, const struct conv *in, size_t mi,
 		changed = redact_result(p, redact_find_call(in, mi, b->id), b, &t);
 	else if (b->kind == CONV_TOOL_CALL)
 		changed = redact_call(p, b, &t);
+	else if (b->kind == CONV_TEXT && in->msgs[mi].role == CONV_USER)
+		changed = redact_text(p, b->text, &t);
 	nb = conv_add_block(m, b->kind, changed ? t.data : b->text, b->id, b->name);
 	nb->is_error = b->is_error;
 	nb->provider = b->provider ? xstrdup(b->provider) : NULL;

@@ -9,7 +9,10 @@
  *     calls on such a path (the call stays valid JSON);
  *   - grep result lines of such files (dropped, one notice at the end);
  *   - the output of a bash command that names such a file (any word of
- *     the command that the privacy globs match).
+ *     the command that the privacy globs match);
+ *   - the contents of such a file attached to a user message with @path
+ *     ("<file path=\"REL\">\n...\n</file>", atref), when the turn
+ *     started locally and Claude takes over.
  * A result is tied to its call by the call id.  The copy is a pure
  * function of the conv and the policy, so requests stay byte-stable
  * (prompt cache).

@@ -189,6 +189,21 @@ test_redact(void **state)
 	assert_string_equal(text_at(&again, 2, 0), text_at(&out, 2, 0));
 	assert_string_equal(text_at(&c, 2, 0), "1\tTOKEN=SECRET1");
 	assert_true(redact_command_private(&p, "cat ./.env.local"));
+	{	/* @path attachments in a user message */
+		struct conv a, ao;
+
+		conv_init(&a);
+		conv_init(&ao);
+		conv_add_user_text(&a, "see @a.c @.env\n\n<file path=\"a.c\">\nint a;\n</file>\n\n"
+				   "<file path=\".env\">\nK=SECRET5\n</file>");
+		assert_int_equal(redact_conv(&p, &a, &ao), 1);
+		assert_null(strstr(text_at(&ao, 0, 0), "SECRET5"));
+		assert_non_null(strstr(text_at(&ao, 0, 0), "<file path=\"a.c\">\nint a;\n</file>"));
+		assert_non_null(strstr(text_at(&ao, 0, 0), "<file path=\".env\">\n[hearth: the contents of .env (9 bytes) are not shown to Claude"));
+		assert_non_null(strstr(text_at(&ao, 0, 0), "]\n</file>"));
+		conv_release(&a);
+		conv_release(&ao);
+	}
 	assert_false(redact_command_private(&p, "cat README.md"));
 	conv_release(&c);
 	conv_release(&out);
