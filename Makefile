@@ -89,6 +89,7 @@ valgrind: $(UNIT_BIN)
 
 bench: $(BIN) $(BUILD)/bench/frame
 	@HEARTH_BIN=$(abspath $(BIN)) BENCH_FRAME=$(abspath $(BUILD)/bench/frame) FIXTURES=$(FIXTURES) sh tests/bench.sh
+	@HEARTH_BIN=$(abspath $(BIN)) FIXTURES=$(FIXTURES) sh tests/bench_cache.sh
 
 $(BUILD)/bench/%: tests/bench/%.c $(LIB) $(GRAMMAR_OBJS)
 	@mkdir -p $(dir $@)

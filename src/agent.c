@@ -11,6 +11,7 @@
  * aborted turn is ignored.
  */
 #include "agent.h"
+#include "compact.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>
@@ -57,6 +58,11 @@ struct agent {
 	struct buf err_msg;
 	struct textgate gate;   /* what of the streamed text may be shown live */
 	struct buf shown;       /* scratch for gated text */
+	struct buf planned;     /* why the next request's prefix changes on purpose ("" = it does not) */
+	struct compact_run *compacting; /* a summary request in flight (before the turn's text) */
+	int compact_pending;    /* /compact asked for one */
+	char *compact_focus;
+	char *compact_text;     /* the turn's text, sent once compaction ended */
 	int retries;            /* transient-error retries of the current step */
 	int parse_fail_streak;  /* steps in a row whose tool call could not be parsed */
 	struct callfix_tools tools; /* the enabled tools, for recovery and checks */
@@ -102,6 +108,7 @@ agent_new(struct loop *l, struct provider *p, const struct tool_env *env,
 	buf_init(&a->reasoning, 0);
 	buf_init(&a->err_msg, 0);
 	buf_init(&a->shown, 0);
+	buf_init(&a->planned, 0);
 	textgate_init(&a->gate);
 	return a;
 }
@@ -151,6 +158,10 @@ agent_free(struct agent *a)
 	buf_release(&a->reasoning);
 	buf_release(&a->err_msg);
 	buf_release(&a->shown);
+	buf_release(&a->planned);
+	compact_cancel(a->compacting);
+	free(a->compact_focus);
+	free(a->compact_text);
 	textgate_release(&a->gate);
 	conv_release(&a->conv);
 	free(a);
@@ -167,7 +178,7 @@ agent_conv(struct agent *a)
 int
 agent_busy(const struct agent *a)
 {
-	return a->state != ST_IDLE;
+	return a->state != ST_IDLE || a->compacting;
 }
 
 /* Counters for output and routing. */
@@ -647,8 +658,74 @@ agent_start_step(struct agent *a)
 	}
 	req.thinking = a->opts.thinking || a->turn_think;
 	req.retry = a->parse_retried;
+	req.planned_change = a->planned.len ? a->planned.data : NULL;
 	if (a->prov->start(a->prov->self, &req, agent_sink, a, &e) < 0)
 		agent_end(a, AGENT_END_ERROR, e.msg);
+	buf_reset(&a->planned);
+}
+
+static void agent_begin_turn(struct agent *a, const char *text);
+
+/* Compaction ended: go on with the turn's text, or end the /compact turn. */
+static void
+agent_compacted(void *arg, int rc, const char *msg)
+{
+	struct agent *a = arg;
+	char *text = a->compact_text;
+
+	a->compacting = NULL;
+	a->compact_text = NULL;
+	agent_notice(a, msg);
+	if (rc == 0) {
+		agent_mark_committed(a); /* the session file keeps the full history */
+		buf_reset(&a->planned);
+		buf_adds(&a->planned, msg);
+	}
+	if (text && *text)
+		agent_begin_turn(a, text);
+	else
+		agent_end(a, rc == 0 ? AGENT_END_OK : AGENT_END_ERROR, rc == 0 ? NULL : msg);
+	free(text);
+}
+
+/* Before a turn: compact when asked to or when the next request would not fit; 1 if started. */
+static int
+agent_compact_first(struct agent *a, const char *text)
+{
+	const struct llm_timings *t = &a->stats.last_timings;
+	long n_ctx = a->prov->n_ctx ? a->prov->n_ctx(a->prov->self) : 0;
+	long used = t->cache_n + t->prompt_n + t->predicted_n + (long)strlen(text) / 3 + 16;
+	long reserve = a->opts.context_reserve > 0 ? a->opts.context_reserve : 4096;
+	struct err e = ERR_INIT;
+
+	if (!a->compact_pending && !(a->stats.have_timings && compact_due(used, n_ctx, reserve)))
+		return 0;
+	a->compact_pending = 0;
+	a->compacting = compact_start(a->loop, a->prov, &a->conv, a->opts.tools, a->opts.ntools,
+				      COMPACT_KEEP_TURNS, a->compact_focus, agent_compacted, a, &e);
+	free(a->compact_focus);
+	a->compact_focus = NULL;
+	if (!a->compacting) {
+		agent_notice(a, e.msg);
+		return 0;
+	}
+	a->compact_text = xstrdup(text);
+	agent_notice(a, "compacting the conversation: the model summarises the older turns…");
+	return 1;
+}
+
+/* /compact: the next submit summarises first. */
+int
+agent_compact(struct agent *a, const char *focus, struct err *e)
+{
+	if (agent_busy(a))
+		return err_set(e, "a turn is running: wait for it or stop it first");
+	if (!compact_keep_from(&a->conv, COMPACT_KEEP_TURNS))
+		return err_set(e, "nothing to compact yet: the conversation is only its last turns");
+	free(a->compact_focus);
+	a->compact_focus = focus && *focus ? xstrdup(focus) : NULL;
+	a->compact_pending = 1;
+	return 0;
 }
 
 /* Thinking for the next turn only. */
@@ -662,8 +739,30 @@ agent_think_next(struct agent *a)
 int
 agent_submit(struct agent *a, const char *text, struct err *e)
 {
-	if (a->state != ST_IDLE)
+	if (agent_busy(a))
 		return err_set(e, "a turn is already running; wait or abort it first");
+	buf_reset(&a->planned);
+	if (agent_compact_first(a, text))
+		return 0;
+	if (!*text)
+		return err_set(e, "nothing to send: type a task");
+	agent_begin_turn(a, text);
+	return 0;
+}
+
+/* The turn proper: the user's text, then the first step. */
+static void
+agent_begin_turn(struct agent *a, const char *text)
+{
+	struct buf why = BUF_INIT;
+
+	if (microcompact_turn(&a->conv, a->opts.microcompact_keep, &a->stats.mc, &why) > 0) {
+		if (a->planned.len)
+			buf_adds(&a->planned, "; ");
+		buf_adds(&a->planned, why.data);
+		agent_notice(a, why.data);
+	}
+	buf_release(&why);
 	conv_add_user_text(&a->conv, text);
 	a->turn_think = a->think_next || (a->opts.cfg && a->opts.cfg->think_word &&
 					  *a->opts.cfg->think_word && strstr(text, a->opts.cfg->think_word));
@@ -677,7 +776,6 @@ agent_submit(struct agent *a, const char *text, struct err *e)
 	a->loading_waited_ms = 0;
 	agent_clear_step(a);
 	agent_start_step(a);
-	return 0;
 }
 
 /* Tool finished (possibly inside its own start()). */
@@ -811,6 +909,14 @@ agent_abort(struct agent *a)
 {
 	size_t i;
 
+	if (a->compacting) {
+		compact_cancel(a->compacting);
+		a->compacting = NULL;
+		free(a->compact_text);
+		a->compact_text = NULL;
+		agent_end(a, AGENT_END_ABORTED, "compaction stopped; the conversation is unchanged");
+		return;
+	}
 	if (a->state == ST_IDLE)
 		return;
 	if (a->state == ST_STREAMING) {

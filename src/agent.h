@@ -27,6 +27,7 @@
 #include "conv.h"
 #include "err.h"
 #include "llm.h"
+#include "microcompact.h"
 #include "tool.h"
 
 struct cfg;
@@ -63,6 +64,7 @@ struct agent_stats {
 	struct llm_timings last_timings;
 	int have_timings;
 	double prompt_ms, predicted_ms; /* summed over requests */
+	struct microcompact_stats mc;   /* old tool results digested */
 	int think_turns;               /* turns that ran with thinking on for that turn only */
 	int explore_cutoffs;           /* times the explore→produce cutoff engaged (cutoff.h) */
 	long schema_tokens_saved;      /* estimated tool-schema tokens not sent per request (toolset.h) */
@@ -110,6 +112,8 @@ struct agent_opts {
 	const struct tool *const *tools; /* enabled tools in fixed order */
 	size_t ntools;
 	int loading_wait_s;              /* how long to wait on 503 loading (default 300) */
+	int microcompact_keep;           /* tool results of the last N turns stay verbatim (0: off) */
+	long context_reserve;            /* compact when a request would leave less than this (tokens; 0: 4096) */
 	struct agent_hooks hooks;
 	const struct cfg *cfg;           /* explore_cutoff, think_word; NULL = both off */
 };
@@ -143,6 +147,13 @@ void agent_free(struct agent *a);
 struct conv *agent_conv(struct agent *a);
 /* Start a turn; -1 + e when a turn is already running. */
 int agent_submit(struct agent *a, const char *text, struct err *e);
+/*
+ * /compact [focus]: the next agent_submit (text may be "") first has the
+ * model summarise the older turns (compact.h).  A turn also compacts by
+ * itself when its request would leave less than context_reserve of the
+ * provider's context.  -1 + e when there is nothing to compact or a turn runs.
+ */
+int agent_compact(struct agent *a, const char *focus, struct err *e);
 /* Stop the stream and running tools; the partial answer is kept, marked aborted. */
 void agent_abort(struct agent *a);
 int agent_busy(const struct agent *a);

@@ -40,6 +40,7 @@ cachewatch_release(struct cachewatch *cw)
 	cw_free_list(cw->next, cw->nnext);
 	free(cw->server);
 	free(cw->next_server);
+	free(cw->planned);
 	buf_release(&cw->cause);
 	cachewatch_init(cw);
 }
@@ -60,6 +61,14 @@ cachewatch_request(struct cachewatch *cw, const char *const *msgs, size_t n, int
 	free(cw->next_server);
 	cw->next_server = xstrdup(server ? server : "");
 	cw->n_ctx = n_ctx;
+}
+
+/* A planned prefix change for the request just reported. */
+void
+cachewatch_plan(struct cachewatch *cw, const char *why)
+{
+	free(cw->planned);
+	cw->planned = xstrdup(why);
 }
 
 /* Index of the first previous message not sent again unchanged, or -1. */
@@ -114,10 +123,18 @@ cachewatch_timings(struct cachewatch *cw, const struct llm_timings *t,
 		if (out->reuse + CACHEWATCH_SLACK < out->expected) {
 			out->is_break = 1;
 			cw->breaks++;
-			cw_explain(cw, total);
+			if (cw->planned) {
+				out->planned = 1;
+				buf_reset(&cw->cause);
+				buf_addf(&cw->cause, "expected: %s", cw->planned);
+			} else {
+				cw_explain(cw, total);
+			}
 			out->cause = cw->cause.data;
 		}
 	}
+	free(cw->planned);
+	cw->planned = NULL;
 	cw->cached_total += t->cache_n;
 	cw->prompt_total += total;
 	/* this request is the new baseline */

@@ -41,12 +41,14 @@ struct cachewatch {
 	int breaks;
 	long cached_total, prompt_total;
 	struct buf cause;           /* of the last break */
+	char *planned;              /* the next request changes the prefix on purpose: why */
 };
 
 struct cachewatch_report {
 	double reuse;      /* this request */
 	double expected;   /* what a stable prefix should have given */
 	int is_break;
+	int planned;       /* the break is the planned one (see cachewatch_plan) */
 	const char *cause; /* one line, valid until the next call; "" when no break */
 	long cache_n, prompt_n;
 };
@@ -59,6 +61,11 @@ void cachewatch_release(struct cachewatch *cw);
  */
 void cachewatch_request(struct cachewatch *cw, const char *const *msgs, size_t n, int slot,
 			const char *server, long n_ctx);
+/*
+ * The request just reported changes the prefix on purpose (MicroCompact,
+ * compaction): a shortfall is reported as a planned break with this cause.
+ */
+void cachewatch_plan(struct cachewatch *cw, const char *why);
 /* Its timings arrived: fill the report and make this request the baseline. */
 void cachewatch_timings(struct cachewatch *cw, const struct llm_timings *t,
 			struct cachewatch_report *out);

@@ -40,6 +40,10 @@ static const struct cfg_key cfg_keys[] = {
 	K("request_timeout", CFG_INT, request_timeout_s),
 	K("stream_idle_timeout", CFG_INT, stream_idle_timeout_s),
 	K("slot_wait", CFG_INT, slot_wait_s),
+	K("slot_save", CFG_BOOL, slot_save),
+	K("slot_save_idle", CFG_INT, slot_save_idle_s),
+	K("microcompact_keep", CFG_INT, microcompact_keep),
+	K("context_reserve", CFG_INT, context_reserve),
 	K("syntax_check", CFG_WARN_REJECT, syntax_reject),
 	K("think_word", CFG_STR, think_word),
 	K("explore_cutoff", CFG_INT, explore_cutoff),
@@ -69,6 +73,10 @@ cfg_defaults(struct cfg *c)
 	c->id_slot = -1;
 	c->stream_idle_timeout_s = 120;
 	c->slot_wait_s = 15;
+	c->slot_save = 1;
+	c->slot_save_idle_s = 60;
+	c->microcompact_keep = 6;
+	c->context_reserve = 4096;
 	c->think_word = xstrdup("ultrathink");
 	c->explore_cutoff = 6;
 	c->defer_tools = 1;

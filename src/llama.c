@@ -25,6 +25,7 @@
 #include "llamadisco.h"
 #include "loop.h"
 #include "oai.h"
+#include "slotsave.h"
 #include "sse.h"
 #include "tool.h"
 #include "xmalloc.h"
@@ -43,6 +44,7 @@ struct llama_call {
 	long wait_timer; /* pinned slot: no first byte yet (queued behind another client?) */
 	unsigned long seq;
 	int got_bytes;
+	int held;        /* waiting for a slot restore before it is sent */
 	char *body;      /* kept to re-send to any slot */
 	struct llama_call *next_dead;
 };
@@ -55,6 +57,7 @@ struct llama {
 	struct provider prov;
 	struct llamadisco disco;
 	struct cachewatch cw;
+	struct slotsave ss;
 	struct llama_call *call;
 	struct llama_call *dead;
 	unsigned long seq;          /* numbers calls, so a late /slots answer finds its call */
@@ -160,6 +163,7 @@ llama_cache_report(struct llama_call *c, const struct llm_timings *t)
 	ev.cache.reuse = r.reuse;
 	ev.cache.expected = r.expected;
 	ev.cache.is_break = r.is_break;
+	ev.cache.planned = r.planned;
 	ev.cache.cause = r.cause;
 	ev.cache.cache_n = r.cache_n;
 	ev.cache.prompt_n = r.prompt_n;
@@ -274,6 +278,7 @@ llama_on_done(struct http_req *r, int status, enum http_fail fail, const struct 
 	(void)r;
 	if (lm->call == c)
 		lm->call = NULL;
+	slotsave_request_end(&lm->ss);
 	if (status == 200 && !c->ended) {
 		/* A partial trailing event is a cut stream, not an event: no sse_finish. */
 		oai_dec_finish(&c->dec, llama_dec_sink, c);
@@ -327,8 +332,17 @@ llama_note_request(struct llama *lm, const char *body, int slot)
 	struct buf server = BUF_INIT;
 
 	v = xcalloc((size_t)cJSON_GetArraySize(msgs) + 1, sizeof *v);
-	cJSON_ArrayForEach(m, msgs)
+	cJSON_ArrayForEach(m, msgs) {
+		/* earlier turns rewritten for the template (tplprobe) render as before: compare them so */
+		const cJSON *ct = cJSON_GetObjectItemCaseSensitive(m, "content");
+		const char *gp = lm->disco.gen_prefix;
+
+		cJSON_DeleteItemFromObjectCaseSensitive(m, "reasoning_content");
+		if (gp && cJSON_IsString(ct) && !strncmp(ct->valuestring, gp, strlen(gp)))
+			cJSON_ReplaceItemInObjectCaseSensitive(m, "content",
+							       cJSON_CreateString(ct->valuestring + strlen(gp)));
 		v[n++] = cJSON_PrintUnformatted(m);
+	}
 	buf_addf(&server, "%s|%s", lm->disco.info.build_info ? lm->disco.info.build_info : "",
 		 lm->disco.info.model_id ? lm->disco.info.model_id : "");
 	cachewatch_request(&lm->cw, (const char *const *)v, n, slot, server.data, lm->disco.info.n_ctx);
@@ -340,6 +354,43 @@ llama_note_request(struct llama *lm, const char *body, int slot)
 }
 
 static void llama_on_wait(struct loop *l, long id, void *arg);
+
+/* The restore before a resumed session's first request ended: send it now. */
+static void
+llama_after_restore(void *arg, const char *notice)
+{
+	struct llama *lm = arg;
+	struct llama_call *c = lm->call;
+	struct err e = ERR_INIT;
+
+	if (!c || !c->held)
+		return;
+	c->held = 0;
+	if (lm->ss.support == SLOTSAVE_NO && lm->cfg->id_slot < 0) { /* let the server find a warm slot */
+		cJSON *root = cJSON_Parse(c->body);
+
+		cJSON_ReplaceItemInObject(root, "id_slot", cJSON_CreateNumber(-1));
+		free(c->body);
+		c->body = cJSON_PrintUnformatted(root);
+		cJSON_Delete(root);
+		lm->disco.slot = -1;
+		lm->cw.next_slot = -1;
+	}
+	if (notice) {
+		struct llm_event ev = { .kind = LLM_NOTICE };
+
+		ev.text = str_from(notice);
+		llama_emit(c, &ev);
+	}
+	if (llama_send(c, &e) < 0) {
+		lm->call = NULL;
+		llama_fail(c, LLM_ERR_OTHER, 0, e.msg);
+		llama_call_free(c);
+		return;
+	}
+	if (lm->disco.slot >= 0 && lm->cfg->slot_wait_s > 0)
+		c->wait_timer = loop_timer_add(lm->loop, (uint64_t)lm->cfg->slot_wait_s * 1000u, llama_on_wait, c);
+}
 
 /* provider.start: build the body and stream it. */
 static int
@@ -361,9 +412,17 @@ llama_start(void *self, const struct provider_req *req, llm_sink_fn sink, void *
 	oai_dec_init(&c->dec);
 	buf_init(&c->errbody, 0);
 	pinned.id_slot = lm->disco.slot;
-	llamawire_request(&pinned, lm->cfg->model ? lm->cfg->model : lm->disco.info.model_id, req, &body);
+	llamawire_request_gen(&pinned, lm->cfg->model ? lm->cfg->model : lm->disco.info.model_id, req,
+			      lm->disco.gen_prefix, &body);
 	c->body = buf_detach(&body, NULL);
 	llama_note_request(lm, c->body, pinned.id_slot);
+	if (req->planned_change)
+		cachewatch_plan(&lm->cw, req->planned_change);
+	if (slotsave_before_request(&lm->ss, llama_after_restore, lm)) {
+		c->held = 1;
+		lm->call = c;
+		return 0;
+	}
 	if (llama_send(c, e) < 0) {
 		llama_call_free(c);
 		return -1;
@@ -445,12 +504,15 @@ llama_cancel(void *self)
 		return;
 	lm->call = NULL;
 	c->dead = 1;
+	if (!c->held)
+		slotsave_request_end(&lm->ss);
 	if (c->idle_timer)
 		loop_timer_del(lm->loop, c->idle_timer);
 	if (c->wait_timer)
 		loop_timer_del(lm->loop, c->wait_timer);
 	c->idle_timer = c->wait_timer = 0;
-	http_cancel(c->req);
+	if (c->req)
+		http_cancel(c->req);
 	c->next_dead = lm->dead;
 	lm->dead = c;
 }
@@ -462,6 +524,15 @@ llama_model(void *self)
 	struct llama *lm = self;
 
 	return lm->cfg->model ? lm->cfg->model : lm->disco.info.model_id;
+}
+
+/* provider.n_ctx: the per-slot context from /props. */
+static long
+llama_n_ctx(void *self)
+{
+	struct llama *lm = self;
+
+	return lm->disco.info.n_ctx;
 }
 
 /* provider.describe_error */
@@ -488,8 +559,10 @@ llama_new(struct loop *l, struct http *h, const struct cfg *cfg)
 	lm->prov.cancel = llama_cancel;
 	lm->prov.model = llama_model;
 	lm->prov.describe_error = llama_describe;
+	lm->prov.n_ctx = llama_n_ctx;
 	llamadisco_init(&lm->disco, l, h, cfg);
 	cachewatch_init(&lm->cw);
+	slotsave_init(&lm->ss, l, h, cfg, &lm->disco.slot);
 	return lm;
 }
 
@@ -503,6 +576,7 @@ llama_free(struct llama *lm)
 	llama_sweep(lm);
 	if (lm->learn_timer)
 		loop_timer_del(lm->loop, lm->learn_timer);
+	slotsave_release(&lm->ss);
 	llamadisco_release(&lm->disco);
 	cachewatch_release(&lm->cw);
 	free(lm);
@@ -566,6 +640,21 @@ void
 llama_prefer_warm_slot(struct llama *lm)
 {
 	lm->disco.choose = 0;
+}
+
+/* Slot save/restore for this session (see slotsave.h). */
+void
+llama_set_session(struct llama *lm, const char *(*session_id)(void *arg), void *arg, int resumed)
+{
+	slotsave_session(&lm->ss, session_id, arg, resumed);
+}
+
+/* Exit: save the session's slot, waiting up to timeout_ms. */
+void
+llama_save_slot(struct llama *lm, long timeout_ms)
+{
+	if (lm)
+		slotsave_flush(&lm->ss, timeout_ms);
 }
 
 /* The slot requests are pinned to (-1: any). */

@@ -59,6 +59,16 @@ void llama_get_slots(struct llama *lm, llama_slots_fn done, void *arg);
  * matches the prefix, then pin to the slot that served it.
  */
 void llama_prefer_warm_slot(struct llama *lm);
+/*
+ * Slot save/restore (slotsave.h): session_id names the session's file
+ * (it may return "" until the session exists); a resumed session restores
+ * its slot before the first request, falling back to a normal prefill
+ * with a notice.  Call once, before the first request.
+ */
+void llama_set_session(struct llama *lm, const char *(*session_id)(void *arg), void *arg,
+		       int resumed);
+/* Exit: save the session's slot if it changed, running the loop up to timeout_ms. NULL ok. */
+void llama_save_slot(struct llama *lm, long timeout_ms);
 /* The slot requests are pinned to: chosen at discovery (-1: any). */
 int llama_slot(const struct llama *lm);
 /* Whole-session cache reuse so far, 0..1 (-1 before any answer). */

@@ -14,6 +14,7 @@
 #include "cfg.h"
 #include "http.h"
 #include "loop.h"
+#include "tplprobe.h"
 #include "xmalloc.h"
 
 struct llamadisco_probe {
@@ -57,6 +58,10 @@ llamadisco_release(struct llamadisco *d)
 	if (d->probe_timer)
 		loop_timer_del(d->loop, d->probe_timer);
 	d->probe_timer = 0;
+	tplprobe_cancel(d->tpl);
+	d->tpl = NULL;
+	free(d->gen_prefix);
+	d->gen_prefix = NULL;
 	if (d->probe) {
 		buf_release(&d->probe->msg);
 		free(d->probe);
@@ -194,6 +199,18 @@ disco_retry(struct loop *l, long id, void *arg)
 	disco_health(d);
 }
 
+/* The template probe ended: keep what it found; never a failure. */
+static void
+disco_on_tpl(char *prefix, void *arg)
+{
+	struct llamadisco *d = arg;
+
+	d->tpl = NULL;
+	free(d->gen_prefix);
+	d->gen_prefix = prefix;
+	disco_part(d, 1, NULL, NULL);
+}
+
 /* Start the parallel part of discovery. */
 static void
 disco_details(struct llamadisco *d)
@@ -201,7 +218,10 @@ disco_details(struct llamadisco *d)
 	struct err ge = ERR_INIT;
 	int want_slots = d->cfg->id_slot < 0 && d->choose;
 
-	d->probe->pending = 2 + want_slots;
+	tplprobe_cancel(d->tpl);
+	d->probe->pending = 3 + want_slots;
+	if (!(d->tpl = tplprobe_start(d->http, d->cfg, disco_on_tpl, d)))
+		d->probe->pending--;
 	if (disco_get(d, "/props", disco_on_props, d, &ge) < 0)
 		disco_part(d, 0, "GET /props", &ge);
 	if (d->probe && disco_get(d, "/v1/models", disco_on_models, d, &ge) < 0)

@@ -4,7 +4,7 @@
  *
  * Discovery polls /health while the server answers 503 "Loading model"
  * (telling the caller once), then fetches /props, /v1/models and /slots
- * together.  The slot: the configured id_slot when set; otherwise the
+ * together, and probes the chat template (tplprobe: gen_prefix).  The slot: the configured id_slot when set; otherwise the
  * idle slot holding the least cached prompt (so another session's warm
  * cache is not evicted); -1 (any) when /slots is disabled or all are busy.
  *
@@ -23,6 +23,7 @@ struct http;
 struct cfg;
 struct llamadisco_probe;
 struct llamadisco_slots_req;
+struct tplprobe;
 
 struct llamadisco {
 	struct loop *loop;
@@ -34,6 +35,8 @@ struct llamadisco {
 	struct llamadisco_probe *probe;
 	long probe_timer;
 	struct llamadisco_slots_req *slots_reqs; /* /slots requests in flight (cancelled on release) */
+	struct tplprobe *tpl;  /* the chat-template probe in flight (tplprobe.h) */
+	char *gen_prefix;      /* what it found: earlier assistant turns start with it (NULL: as is) */
 };
 
 /* done: rc 0 ok, -1 with the error kind and one line that says what to do. */

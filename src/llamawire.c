@@ -7,8 +7,11 @@
  * insertion order and prints numbers the same way), which is what keeps
  * the server's prompt cache warm.  Tool results become OpenAI `tool`
  * messages; reasoning made by a local model goes back as
- * reasoning_content (templates that render it then see the same prefix
- * the model produced), reasoning from other providers never does.
+ * reasoning_content only within the turn that produced it (templates
+ * render it there, so the prefix is what the model produced; they drop
+ * it from earlier turns), reasoning from other providers never does.
+ * With the template probe's gen_prefix, earlier assistant turns are
+ * written so that the template renders them as they were generated.
  */
 #include "llamawire.h"
 
@@ -46,20 +49,27 @@ lw_str(cJSON *o, const char *key, const char *s)
 	buf_release(&fixed);
 }
 
-/* OpenAI wire form of one assistant message. */
+/*
+ * OpenAI wire form of one assistant message.  earlier: it comes before
+ * the last user message (its reasoning is dropped; gen_prefix, when
+ * known, makes the template render it as it was generated).
+ */
 static cJSON *
-llamawire_assistant(const struct conv_msg *m)
+llamawire_assistant(const struct conv_msg *m, int earlier, const char *gen_prefix)
 {
 	cJSON *o = cJSON_CreateObject(), *calls = NULL;
 	struct buf text = BUF_INIT, reasoning = BUF_INIT;
 	size_t i;
 
+	if (earlier && gen_prefix)
+		buf_adds(&text, gen_prefix);
 	for (i = 0; i < m->nblocks; i++) {
 		const struct conv_block *b = &m->blocks[i];
 
 		if (b->kind == CONV_TEXT)
 			buf_adds(&text, b->text);
-		else if (b->kind == CONV_REASONING && (!b->provider || !strcmp(b->provider, "llama")))
+		else if (b->kind == CONV_REASONING && !earlier &&
+			 (!b->provider || !strcmp(b->provider, "llama")))
 			buf_adds(&reasoning, b->text);
 		else if (b->kind == CONV_TOOL_CALL) {
 			cJSON *tc = cJSON_CreateObject(), *fn = cJSON_CreateObject();
@@ -78,6 +88,8 @@ llamawire_assistant(const struct conv_msg *m)
 	lw_str(o, "content", text.data);
 	if (reasoning.len)
 		lw_str(o, "reasoning_content", reasoning.data);
+	else if (earlier && gen_prefix)
+		cJSON_AddStringToObject(o, "reasoning_content", " ");
 	if (calls)
 		cJSON_AddItemToObject(o, "tool_calls", calls);
 	buf_release(&text);
@@ -140,13 +152,38 @@ llamawire_tools(const struct provider_req *req)
 	return tools;
 }
 
-/* Serialise the chat request; same inputs give the same bytes. */
+/* Index of the last conv message that becomes a wire `user` message (nmsgs when none). */
+static size_t
+llamawire_last_query(const struct conv *cv)
+{
+	size_t i, j;
+
+	for (i = cv->nmsgs; i-- > 0;) {
+		if (cv->msgs[i].role != CONV_USER)
+			continue;
+		for (j = 0; j < cv->msgs[i].nblocks; j++)
+			if (cv->msgs[i].blocks[j].kind == CONV_TEXT)
+				return i;
+	}
+	return cv->nmsgs;
+}
+
+/* Serialise the chat request with no template knowledge. */
 void
 llamawire_request(const struct cfg *cfg, const char *model, const struct provider_req *req,
 		    struct buf *out)
 {
+	llamawire_request_gen(cfg, model, req, NULL, out);
+}
+
+/* Serialise the chat request; same inputs give the same bytes. */
+void
+llamawire_request_gen(const struct cfg *cfg, const char *model, const struct provider_req *req,
+		      const char *gen_prefix, struct buf *out)
+{
 	cJSON *root = cJSON_CreateObject(), *msgs = cJSON_CreateArray(), *o;
 	const struct conv *cv = req->conv;
+	size_t lq = llamawire_last_query(cv);
 	char *text;
 	size_t i;
 
@@ -159,7 +196,8 @@ llamawire_request(const struct cfg *cfg, const char *model, const struct provide
 	}
 	for (i = 0; i < cv->nmsgs; i++) {
 		if (cv->msgs[i].role == CONV_ASSISTANT)
-			cJSON_AddItemToArray(msgs, llamawire_assistant(&cv->msgs[i]));
+			cJSON_AddItemToArray(msgs, llamawire_assistant(&cv->msgs[i], lq < cv->nmsgs && i < lq,
+								       gen_prefix));
 		else
 			llamawire_user(&cv->msgs[i], msgs);
 	}

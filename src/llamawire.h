@@ -44,4 +44,13 @@ void llamawire_info_release(struct llama_info *info);
 /* The exact request body for req (deterministic). */
 void llamawire_request(const struct cfg *cfg, const char *model, const struct provider_req *req,
 			 struct buf *out);
+/*
+ * The same, for a server whose template renders earlier assistant turns
+ * differently from how they were generated: each assistant message before
+ * the last user message gets gen_prefix before its content and
+ * reasoning_content " " (tplprobe.h).  Reasoning goes back only within
+ * the turn that produced it (docs/cache.md).  gen_prefix NULL: no prefix.
+ */
+void llamawire_request_gen(const struct cfg *cfg, const char *model, const struct provider_req *req,
+			   const char *gen_prefix, struct buf *out);
 #endif

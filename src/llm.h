@@ -51,6 +51,7 @@ struct llm_cache {
 	double reuse;      /* cache_n / (cache_n + prompt_n) of this request */
 	double expected;   /* what an unchanged prefix should have given */
 	int is_break;      /* reuse fell short of expected by more than 5 points */
+	int planned;       /* the break was planned (MicroCompact, compaction): expected, not a bug */
 	const char *cause; /* likely cause of a break ("" otherwise) */
 	long cache_n, prompt_n;
 };

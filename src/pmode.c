@@ -210,6 +210,7 @@ pm_server_note(struct pmode *pm, const struct llm_event *ev)
 	cJSON_AddNumberToObject(o, "expected", ev->cache.expected);
 	cJSON_AddNumberToObject(o, "cache_n", (double)ev->cache.cache_n);
 	cJSON_AddNumberToObject(o, "prompt_n", (double)ev->cache.prompt_n);
+	cJSON_AddBoolToObject(o, "planned", ev->cache.planned);
 	pm_add_str(o, "cause", ev->cache.cause, strlen(ev->cache.cause));
 	if (pm->o.format == PMODE_STREAM_JSON) {
 		cJSON *line_obj = pm_obj("system", "cache_break");
@@ -466,6 +467,22 @@ pm_exit_code(const struct pmode *pm)
 	}
 }
 
+/* MicroCompact in the result: results digested and the compression ratio (digest/original bytes). */
+static void
+pm_microcompact(cJSON *o, const struct microcompact_stats *mc)
+{
+	cJSON *m = cJSON_AddObjectToObject(o, "microcompact");
+
+	cJSON_AddNumberToObject(m, "events", mc->events);
+	cJSON_AddNumberToObject(m, "digested", mc->digested);
+	cJSON_AddNumberToObject(m, "bytes_before", (double)mc->bytes_before);
+	cJSON_AddNumberToObject(m, "bytes_after", (double)mc->bytes_after);
+	if (mc->bytes_before > 0)
+		cJSON_AddNumberToObject(m, "ratio", (double)mc->bytes_after / (double)mc->bytes_before);
+	else
+		cJSON_AddNullToObject(m, "ratio");
+}
+
 /* The json / stream-json result object. */
 static cJSON *
 pm_result(struct pmode *pm, const struct agent_stats *st, const char *model, uint64_t duration_ms,
@@ -499,6 +516,7 @@ pm_result(struct pmode *pm, const struct agent_stats *st, const char *model, uin
 	else
 		cJSON_AddNullToObject(o, "cache_reuse");
 	cJSON_AddNumberToObject(o, "tool_failures", st->tool_failures);
+	pm_microcompact(o, &st->mc);
 	t = cJSON_AddObjectToObject(o, "discipline");
 	cJSON_AddNumberToObject(t, "explore_cutoffs", st->explore_cutoffs);
 	cJSON_AddNumberToObject(t, "think_turns", st->think_turns);

@@ -60,6 +60,8 @@ start_turn(struct run *r, struct provider *p, const char *task)
 	run_prompt(r);
 	ao.max_steps = r->cfg.max_steps;
 	ao.thinking = r->cfg.thinking;
+	ao.microcompact_keep = r->cfg.microcompact_keep;
+	ao.context_reserve = r->cfg.context_reserve;
 	ao.cfg = &r->cfg;
 	ao.tools = r->tools;
 	ao.ntools = r->ntools;

@@ -27,6 +27,7 @@ struct provider_req {
 	size_t ntools;
 	int thinking;                     /* enable_thinking */
 	int retry;                        /* this is a retry of the previous request */
+	const char *planned_change;       /* why the prefix changes on purpose (MicroCompact, compaction), or NULL */
 };
 
 struct provider {
@@ -45,6 +46,8 @@ struct provider {
 	 * provider's own form (Anthropic thinking blocks with signatures).
 	 */
 	void (*add_reasoning)(void *self, struct conv_msg *m);
+	/* The context window in tokens, 0 when unknown (optional: may be NULL). */
+	long (*n_ctx)(void *self);
 };
 
 #endif

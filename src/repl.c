@@ -472,6 +472,8 @@ repl_run(const struct repl_deps *d)
 	obs.on_end = repl_on_end;
 	ao.max_steps = d->cfg->max_steps;
 	ao.thinking = d->cfg->thinking;
+	ao.microcompact_keep = d->cfg->microcompact_keep;
+	ao.context_reserve = d->cfg->context_reserve;
 	ao.cfg = d->cfg;
 	ao.tools = d->tools;
 	ao.ntools = d->ntools;

@@ -250,6 +250,13 @@ start_routing(struct run *r)
 	buf_release(&warnings);
 }
 
+/* The journal's session id, for the slot file name. */
+static const char *
+run_journal_id(void *journal)
+{
+	return journal_id(journal);
+}
+
 /* --serve / serve.model: start llama-server and talk to it; -1 + a line on stderr when it fails. */
 static int
 start_server(struct run *r)
@@ -296,7 +303,8 @@ run_start(struct run *r)
 	if (start_server(r) < 0)
 		return 1;
 	r->llama = llama_new(r->loop, r->http, &r->cfg);
-	if (r->resumed.nmsgs)
+	llama_set_session(r->llama, run_journal_id, &r->journal, r->resumed.nmsgs > 0);
+	if (r->resumed.nmsgs && !r->cfg.slot_save)
 		llama_prefer_warm_slot(r->llama);
 	start_routing(r);
 	po.format = r->o->format;
@@ -315,6 +323,9 @@ void
 run_release(struct run *r)
 {
 	agent_free(r->agent);
+	if (r->loop) /* the front end's stop hook has done its job: the save runs the loop once more */
+		loop_set_before_sleep(r->loop, NULL, NULL);
+	llama_save_slot(r->llama, 30000);
 	escalate_release(&r->esc);
 	llama_free(r->llama);
 	http_free(r->http);

@@ -36,6 +36,21 @@ sc_help(void *ctx, const struct cmd *self, const char *args, struct buf *out)
 	return CMD_DONE;
 }
 
+/* /compact [focus]: the model summarises the older turns now (agent_compact). */
+static enum cmd_result
+sc_compact(void *ctx, const struct cmd *self, const char *args, struct buf *out)
+{
+	struct sesscmd *sc = sc_of(self);
+	struct err e = ERR_INIT;
+
+	(void)ctx;
+	if (agent_compact(sc->agent, args, &e) < 0) {
+		buf_adds(out, e.msg);
+		return CMD_ERROR;
+	}
+	return CMD_SUBMIT; /* an empty turn: the compaction alone */
+}
+
 /* /quit, /exit */
 static enum cmd_result
 sc_quit(void *ctx, const struct cmd *self, const char *args, struct buf *out)
@@ -205,6 +220,7 @@ sesscmd_init(struct sesscmd *sc, struct agent *agent, const struct repl_deps *d,
 		{ "model", "", "show the model and the server's slots", sc_model, sc },
 		{ "export", "[file]", "write this session as Markdown (HTML for *.html)", sc_export, sc },
 		{ "reload", "", "re-read AGENTS.md / CLAUDE.md into the system prompt", sc_reload, sc },
+		{ "compact", "[focus]", "summarise the older turns to free context (recent turns stay)", sc_compact, sc },
 		{ "think", "", "let the model think on the next turn only", sc_think, sc },
 	};
 	size_t i;

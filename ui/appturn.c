@@ -184,6 +184,8 @@ appturn_agent(struct app *a)
 	}
 	ao.max_steps = d->cfg->max_steps;
 	ao.thinking = d->cfg->thinking;
+	ao.microcompact_keep = d->cfg->microcompact_keep;
+	ao.context_reserve = d->cfg->context_reserve;
 	ao.cfg = d->cfg;
 	ao.tools = d->tools;
 	ao.ntools = d->ntools;

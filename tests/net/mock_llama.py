@@ -17,6 +17,14 @@ POST /tokenize (about one token per 4 bytes), POST /v1/chat/completions
 answer "done.".  While "loading" (the first loading_for_requests requests)
 every route answers 503 "Loading model", as the real server does.
 
+POST /slots/{id}?action=save|restore|erase (501 unless the scenario
+gives "slot_save_path": DIR; the saved file holds the simulated cache).
+
+POST /apply-template and a cache simulated on the rendered prompt (the
+Qwen3.5 template, see mock_template.py) when the scenario says
+"template": "qwen35"; "hybrid": true adds the rollback of hybrid models
+(a divergence inside the slot resumes from the end of an earlier prompt).
+
 Scenario: {"loading_for_requests": N, "slots": true|false, "n_ctx": N,
 "turns": [TURN...]}.  A TURN is one of
     {"fixture": "chat_stream_tools.sse"}        the file's bytes, as is
@@ -63,6 +71,9 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlsplit
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import mock_template  # noqa: E402  (next to this file)
 
 TOOLPARSE_MSG = ("The model produced output that does not match the expected "
                  "Qwen3-Coder format")
@@ -141,6 +152,7 @@ class State:
         self.done = 0
         self.turn = 0
         self.slots = {}          # slot id -> (tools canon, [message canon...])
+        self.rslots = {}         # template mode: slot id -> {"text", "ckpt": [end of each prompt]}
         self.stop = threading.Event()
         self.stop_reason = None
         self.fixtures = args.fixtures
@@ -210,6 +222,43 @@ class State:
             self.stop_reason = why
         self.stop.set()
 
+    def render_cache(self, body, msgs, tools, slot):
+        """Template mode: (total, cache) from the rendered prompt and the
+        text the slot holds (see mock_template)."""
+        kw = body.get("chat_template_kwargs")
+        et = kw.get("enable_thinking", True) if isinstance(kw, dict) else True
+        prompt = mock_template.render(msgs, tools, et)
+        with self.lock:
+            prev = self.rslots.get(slot)
+            keep = 0
+            if prev is not None and body.get("cache_prompt", True) is not False:
+                n = mock_template.common_prefix(prev["text"], prompt)
+                if n >= len(prev["text"]) or not self.scenario.get("hybrid"):
+                    keep = n
+                else:
+                    keep = max([c for c in prev["ckpt"] if c <= n], default=0)
+            ckpt = [c for c in prev["ckpt"] if c <= keep] if prev else []
+            # what a perfect client reuses: everything the slot holds, when
+            # this prompt extends it (the bench's "theoretical maximum")
+            body["_slot_tokens"] = tok_estimate(prev["text"]) if prev else 0
+            # llama-server checkpoints a little before the end of each prompt
+            # (it re-processes the last few tokens anyway) and at its end
+            self.rslots[slot] = {"text": prompt,
+                                 "ckpt": ckpt + [max(0, len(prompt) - 64), len(prompt)]}
+        total = max(1, tok_estimate(prompt))
+        return total, min(tok_estimate(prompt[:keep]), total - 1)
+
+    def note_generated(self, body, content, calls):
+        """Template mode: the slot now also holds what the model generated."""
+        if not self.scenario.get("template"):
+            return
+        slot = body.get("id_slot")
+        slot = slot % self.n_slots if isinstance(slot, int) and slot >= 0 else 0
+        with self.lock:
+            r = self.rslots.get(slot)
+            if r is not None:
+                r["text"] += mock_template.generated(content, calls)
+
     def prefix_cache(self, body):
         """(total, cache) prompt tokens, from a rough template estimate and
         the leading part this request shares with the slot's previous one."""
@@ -219,6 +268,10 @@ class State:
             msgs = []
         tools_c = canon(tools) if tools else ""
         msg_c = [canon(m) for m in msgs]
+        if self.scenario.get("template"):
+            slot = body.get("id_slot")
+            slot = slot % self.n_slots if isinstance(slot, int) and slot >= 0 else 0
+            return self.render_cache(body, msgs, tools, slot)
         head = 8 + tok_estimate(tools_c)
         msg_t = [4 + tok_estimate(m) for m in msg_c]
         total = head + sum(msg_t) + 3
@@ -322,6 +375,8 @@ class Stream:
              "total_tokens": self.total + t["predicted_n"],
              "prompt_tokens_details": {"cached_tokens": self.cache}}
         self.final = {"usage": u, "timings": t}
+        if "_slot_tokens" in self.body:
+            self.final["slot_tokens"] = self.body["_slot_tokens"]
         if self.usage:
             self.add(self.chunk({}, reason))
             obj = self.chunk({}, None, usage=u, timings=t)
@@ -376,15 +431,18 @@ def build_turn(state, turn, body):
         return s.events, "stream_error", [], s
     if "content_tool_call" in turn:
         s.text(turn_text(turn) + turn["content_tool_call"], ps)
+        state.note_generated(body, turn_text(turn) + turn["content_tool_call"], [])
         s.finish("stop")
         return s.events, "content_tool_call", [], s
     if "tool_calls" in turn:
         if turn.get("text"):
             s.text(turn_text(turn), ps)
         s.tool_calls(turn["tool_calls"])
+        state.note_generated(body, turn_text(turn), turn["tool_calls"])
         s.finish("tool_calls")
         return s.events, "tool_calls", s.tool_ids, s
     s.text(turn_text(turn, "done."), ps)
+    state.note_generated(body, turn_text(turn, "done."), [])
     s.finish(turn.get("finish_reason", "stop"))
     return s.events, "text", [], s
 
@@ -580,8 +638,79 @@ class Handler(BaseHTTPRequestHandler):
             self.tokenize(body)
         elif m == "POST" and path in ("/v1/chat/completions", "/chat/completions"):
             self.chat(raw, body)
+        elif m == "POST" and path == "/apply-template" and st.scenario.get("template") \
+                and not st.scenario.get("no_apply_template"):
+            b = body if isinstance(body, dict) else {}
+            kw = b.get("chat_template_kwargs")
+            et = kw.get("enable_thinking", True) if isinstance(kw, dict) else True
+            self.send_json(200, {"prompt": mock_template.render(
+                b.get("messages") or [], b.get("tools") or [], et)})
+        elif m == "POST" and path.startswith("/slots/"):
+            self.slot_action(path, body)
         else:
             self.send_json(404, NOT_FOUND_BODY)
+
+    def slot_action(self, path, body):
+        """POST /slots/{id}?action=save|restore|erase, like llama-server with
+        --slot-save-path (scenario "slot_save_path"); 501 without it."""
+        st = self.state
+        q = dict(p.split("=", 1) for p in urlsplit(self.path).query.split("&") if "=" in p)
+        action = q.get("action", "")
+        save_dir = st.scenario.get("slot_save_path")
+        if not save_dir:
+            self.send_json(501, {"error": {"code": 501, "type": "not_supported_error",
+                                           "message": "This server does not support slots action. "
+                                                      "Start it with `--slot-save-path`"}})
+            return
+        try:
+            slot = int(path[len("/slots/"):])
+        except ValueError:
+            slot = -1
+        if slot < 0 or slot >= st.n_slots:
+            self.send_json(400, {"error": {"code": 400, "type": "invalid_request_error",
+                                           "message": "Invalid slot ID"}})
+            return
+        name = (body or {}).get("filename", "") if isinstance(body, dict) else ""
+        if action in ("save", "restore") and (not isinstance(name, str) or not name
+                                              or "/" in name or name.startswith(".")):
+            self.send_json(400, {"error": {"code": 400, "type": "invalid_request_error",
+                                           "message": "Invalid filename"}})
+            return
+        fpath = os.path.join(save_dir, name) if name else ""
+        if action == "save":
+            with st.lock:
+                cur = st.slots.get(slot, ("", []))
+                rtext = (st.rslots.get(slot) or {}).get("text", "")
+            data = json.dumps({"model": st.model, "tools": cur[0], "msgs": cur[1], "text": rtext})
+            with open(fpath, "w", encoding="utf-8") as f:
+                f.write(data)
+            n = 8 + tok_estimate(cur[0]) + sum(4 + tok_estimate(m) for m in cur[1])
+            self.send_json(200, {"id_slot": slot, "filename": name, "n_saved": n,
+                                 "n_written": len(data), "timings": {"save_ms": 1.5}})
+        elif action == "restore":
+            try:
+                with open(fpath, encoding="utf-8") as f:
+                    data = json.load(f)
+                if data.get("model") != st.model:
+                    raise ValueError("model")
+            except (OSError, ValueError):
+                self.send_json(400, {"error": {"code": 400, "type": "invalid_request_error",
+                                               "message": "Unable to restore slot, no available space in KV cache or invalid slot save file"}})
+                return
+            with st.lock:
+                st.slots[slot] = (data.get("tools", ""), data.get("msgs", []))
+                # a restored slot has no context checkpoints (as in llama-server)
+                st.rslots[slot] = {"text": data.get("text", ""), "ckpt": []}
+            n = 8 + tok_estimate(data.get("tools", "")) + sum(4 + tok_estimate(m) for m in data.get("msgs", []))
+            self.send_json(200, {"id_slot": slot, "filename": name, "n_restored": n,
+                                 "n_read": os.path.getsize(fpath), "timings": {"restore_ms": 2.5}})
+        elif action == "erase":
+            with st.lock:
+                cur = st.slots.pop(slot, ("", []))
+            self.send_json(200, {"id_slot": slot, "n_erased": len(cur[1])})
+        else:
+            self.send_json(400, {"error": {"code": 400, "type": "invalid_request_error",
+                                           "message": "Invalid action"}})
 
     def send_metrics(self):
         try:

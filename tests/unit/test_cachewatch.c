@@ -132,6 +132,45 @@ test_slot_choice(void **state)
 	assert_int_equal(llamadisco_choose_slot(-1, NULL, 0), -1);
 }
 
+static void
+test_planned_break(void **state)
+{
+	struct cachewatch cw;
+	const char *m[] = { "sys", "user1", "asst1", "tool1", "asst2" };
+	const char *d[] = { "sys", "user1", "asst1", "digest1", "asst2", "user2" };
+	struct cachewatch_report r;
+
+	(void)state;
+	cachewatch_init(&cw);
+	step(&cw, m, 5, 0, "b1|m", 0, 2000);
+	cachewatch_request(&cw, d, 6, 0, "b1|m", 8192);
+	cachewatch_plan(&cw, "MicroCompact: 1 old tool result digested");
+	{
+		struct llm_timings t = { .cache_n = 300, .prompt_n = 500 };
+
+		cachewatch_timings(&cw, &t, &r);
+	}
+	assert_true(r.is_break);
+	assert_true(r.planned);
+	assert_string_equal(r.cause, "expected: MicroCompact: 1 old tool result digested");
+	/* the plan covers one request: the same shortfall next time is a bug again */
+	r = step(&cw, d, 6, 0, "b1|m", 10, 900);
+	assert_true(r.is_break);
+	assert_false(r.planned);
+	assert_non_null(strstr(r.cause, "dropped"));
+	/* a plan with no shortfall reports nothing and is forgotten */
+	cachewatch_request(&cw, d, 6, 0, "b1|m", 8192);
+	cachewatch_plan(&cw, "x");
+	{
+		struct llm_timings t = { .cache_n = 905, .prompt_n = 10 };
+
+		cachewatch_timings(&cw, &t, &r);
+	}
+	assert_false(r.is_break);
+	assert_null(cw.planned);
+	cachewatch_release(&cw);
+}
+
 int
 main(void)
 {
@@ -141,6 +180,7 @@ main(void)
 		cmocka_unit_test(test_other_causes),
 		cmocka_unit_test(test_failed_request_keeps_baseline),
 		cmocka_unit_test(test_slot_choice),
+		cmocka_unit_test(test_planned_break),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

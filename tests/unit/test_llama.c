@@ -512,8 +512,9 @@ static void
 test_probe_waits_for_loading(void **state)
 {
 	struct net *n = *state;
-	struct tu_resp r[4];
+	struct tu_resp r[6];
 	struct probe_rec p = { 0 };
+	static const char notfound[] = "HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n";
 	static const char loading[] =
 		"HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n"
 		"{\"error\":{\"message\":\"Loading model\",\"type\":\"unavailable_error\",\"code\":503}}";
@@ -532,7 +533,9 @@ test_probe_waits_for_loading(void **state)
 	tu_fixture("v1_models.json", &n->raw[2]);
 	r[3].raw = n->raw[2].data;
 	r[3].path = "/v1/models";
-	tu_server_start(&n->srv, r, 4);
+	r[4].raw = r[5].raw = notfound; /* the template probe: an old server */
+	r[4].path = r[5].path = "/apply-template";
+	tu_server_start(&n->srv, r, 6);
 	net_connect(n, n->srv.port);
 	llama_probe(n->lm, 10000, probe_loading, probe_done, &p);
 	assert_true(tu_run_until(n->loop, &p.done, 8000));

@@ -1,0 +1,106 @@
+/*
+ * slotsave: llama-server slot save/restore (POST /slots/{id}?action=…),
+ * so a resumed session costs a file read instead of a full prefill.
+ *
+ * The server only offers the actions when started with --slot-save-path;
+ * hearth finds out by trying: 501 (not supported), 404 (no such route)
+ * or a 400 to a save mark the server as unsupported for the rest of the
+ * session and nothing is tried again.  A 400 to a restore is a failed
+ * restore (missing file, other model), not a lack of support.  The file
+ * is named from the session id ("hearth-<id>.bin", only [A-Za-z0-9_-]
+ * kept) and lives in the server's directory, not ours.
+ *
+ * The session side: slotsave_session names the session (its id may
+ * appear only later: the journal creates it lazily) and says whether it
+ * was resumed; then the provider calls slotsave_before_request before
+ * each request (the first one of a resumed session waits for a restore),
+ * slotsave_request_end after each (the slot has changed: a save is due
+ * after cfg->slot_save_idle_s quiet seconds), and slotsave_flush at exit.
+ *
+ * At most one action is in flight.  Borrows loop, http, cfg and the slot
+ * variable (they must outlive it).
+ */
+#ifndef HEARTH_SLOTSAVE_H
+#define HEARTH_SLOTSAVE_H
+
+#include <stddef.h>
+
+#include "buf.h"
+
+struct http;
+struct http_req;
+struct cfg;
+
+enum slotsave_support { SLOTSAVE_UNKNOWN, SLOTSAVE_YES, SLOTSAVE_NO };
+
+struct slotsave_result {
+	int ok;          /* the action succeeded */
+	int unsupported; /* the server does not offer slot actions */
+	long n_tokens;   /* n_saved / n_restored */
+	double ms;       /* timings.save_ms / restore_ms */
+	char msg[200];   /* on failure: one line saying what failed */
+};
+
+typedef void (*slotsave_fn)(const struct slotsave_result *r, void *arg);
+
+typedef const char *(*slotsave_id_fn)(void *arg);
+/* A held request may go on; notice is one line for the user, or NULL. */
+typedef void (*slotsave_cont_fn)(void *arg, const char *notice);
+
+struct slotsave {
+	struct loop *loop;
+	struct http *http;
+	const struct cfg *cfg;
+	const int *slot;      /* the provider's pinned slot (-1: none) */
+	enum slotsave_support support;
+	slotsave_id_fn session_id;
+	void *session_arg;
+	int restore_pending;  /* resumed: restore before the first request */
+	int dirty;            /* the slot changed since the last save/restore */
+	int busy_request;     /* a request is running on the slot */
+	long idle_timer;
+	long cont_timer;
+	slotsave_cont_fn cont;
+	void *cont_arg;
+	char notice[320];
+	int restored;         /* the last restore succeeded */
+	long restored_tokens;
+	double restored_ms;
+	int flushing;
+	struct http_req *req;
+	int restore;     /* the action in flight is a restore */
+	slotsave_fn done;
+	void *arg;
+};
+
+void slotsave_init(struct slotsave *s, struct loop *l, struct http *h, const struct cfg *cfg,
+		   const int *slot);
+/* Cancel an action in flight and the timers (no callbacks). */
+void slotsave_release(struct slotsave *s);
+/*
+ * Start "save" or "restore" (restore != 0) of slot for session_id; done is
+ * called once from the loop.  -1 when the server is known not to support
+ * it, an action is in flight, or session_id/slot are unusable (no callback).
+ */
+int slotsave_start(struct slotsave *s, int restore, int slot, const char *session_id,
+		   slotsave_fn done, void *arg);
+int slotsave_busy(const struct slotsave *s);
+/* Name the session (id_fn may return "" until it exists); resumed: restore first. */
+void slotsave_session(struct slotsave *s, slotsave_id_fn id_fn, void *arg, int resumed);
+/*
+ * A request is about to go to the slot.  Returns 1 when it must wait: a
+ * restore was started and cont(arg, notice) will be called from the loop
+ * once it ended (success or not); 0 to go on at once.
+ */
+int slotsave_before_request(struct slotsave *s, slotsave_cont_fn cont, void *arg);
+/* The request ended (any way): the slot changed; schedule the idle save. */
+void slotsave_request_end(struct slotsave *s);
+/* Exit: save a changed slot now, running the loop up to timeout_ms for it. */
+void slotsave_flush(struct slotsave *s, long timeout_ms);
+/* The file name for a session id (appended to out). */
+void slotsave_filename(const char *session_id, struct buf *out);
+/* Interpret an answer (pure): fills out. */
+void slotsave_parse(int restore, int status, const char *body, size_t n,
+		    struct slotsave_result *out);
+
+#endif

@@ -1,0 +1,90 @@
+#!/bin/sh
+# End-to-end: slot save/restore (issue 6).  A run saves its slot on exit
+# (POST /slots/N?action=save, file named from the session id); resuming
+# the session on a restarted server restores it before the first request,
+# so that request is served from the cache; a server without
+# --slot-save-path (501) or without the file (400) falls back to a normal
+# prefill with a notice and never fails the run; 501 is remembered (no
+# save is tried at exit); slot_save false turns all of it off.
+# shellcheck source=tests/e2e/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+need_hearth
+REPO=$E2E_TMP/repo
+make_repo "$REPO"
+SLOTS=$E2E_TMP/slots
+mkdir -p "$SLOTS"
+export SLOTS
+printf '{"slot_save_path": "%s", "turns": [{"text": "The answer is 42."}]}\n' "$SLOTS" >"$E2E_TMP/save.json"
+printf '{"slot_save_path": "%s/none", "turns": [{"text": "Fine."}]}\n' "$E2E_TMP" >"$E2E_TMP/nofile.json"
+mkdir -p "$E2E_TMP/none"
+
+# ---- save on exit ------------------------------------------------------------
+mock_start "$E2E_TMP/save.json"
+hearth_run first -p --server "$MOCK_URL" --cwd "$REPO" --output-format json "First task SLOT_A1."
+check_rc "first run: exit status 0" 0
+SID=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["session_id"])' "$OUT")
+export SID
+check "first run: the slot is saved after the answer, named from the session id" pycheck '
+acts = [r for r in REQ if r["path"].startswith("/slots/")]
+need(len(acts) == 1, "slot actions: %r" % [(r["path"], r["query"]) for r in acts])
+need(acts[0]["query"] == "action=save", "query %r" % acts[0]["query"])
+need(acts[0]["body"] == {"filename": "hearth-%s.bin" % os.environ["SID"]}, "body %r" % acts[0]["body"])
+need(REQ.index(acts[0]) > REQ.index(CHATREQ[-1]), "saved before the answer")
+need(SERVED[acts[0]["seq"]]["status"] == 200, "save status")
+need(os.path.exists(os.path.join(os.environ["SLOTS"], "hearth-%s.bin" % os.environ["SID"])), "no file")'
+mock_stop
+
+# ---- restore on resume (a restarted server) ----------------------------------
+mock_start "$E2E_TMP/save.json"
+hearth_run second -p -r "$SID" --server "$MOCK_URL" --cwd "$REPO" --output-format json --verbose "Second task SLOT_B2."
+check_rc "resume: exit status 0" 0
+check "resume: restore into the pinned slot before the first request, which is served from the cache" pycheck '
+acts = [r for r in REQ if r["path"].startswith("/slots/")]
+need(acts and acts[0]["query"] == "action=restore", "actions %r" % [r["query"] for r in acts])
+need(REQ.index(acts[0]) < REQ.index(CHATREQ[0]), "restore after the request")
+slot = int(acts[0]["path"].rsplit("/", 1)[1])
+need(CHAT[0]["id_slot"] == slot, "request slot %r, restored %d" % (CHAT[0]["id_slot"], slot))
+fin = SERVED[CHATREQ[0]["seq"]]["final"]
+need(fin["timings"]["cache_n"] > 0, "nothing cached: %r" % fin["timings"])
+need(acts[-1]["query"] == "action=save", "no save at exit")'
+check "resume: the restore is reported" grep -q "restored the session's cache into slot" "$ERR"
+mock_stop
+
+# ---- a server without --slot-save-path ----------------------------------------
+mock_start plain
+hearth_run third -p -r "$SID" --server "$MOCK_URL" --cwd "$REPO" --verbose "Third task SLOT_C3."
+check_rc "no --slot-save-path: exit status 0" 0
+check "no --slot-save-path: one restore try (501), the request goes to any slot, no save at exit" pycheck '
+acts = [r for r in REQ if r["path"].startswith("/slots/")]
+need([r["query"] for r in acts] == ["action=restore"], "actions %r" % [r["query"] for r in acts])
+need(SERVED[acts[0]["seq"]]["status"] == 501, "status")
+need(len(CHAT) == 1 and CHAT[0]["id_slot"] == -1, "id_slot %r" % [c["id_slot"] for c in CHAT])'
+check "no --slot-save-path: a notice says what to do" grep -q "slot-save-path" "$ERR"
+mock_stop
+
+# ---- the file is missing ------------------------------------------------------------
+mock_start "$E2E_TMP/nofile.json"
+hearth_run fourth -p -r "$SID" --server "$MOCK_URL" --cwd "$REPO" --verbose "Fourth task SLOT_D4."
+check_rc "missing file: exit status 0" 0
+check "missing file: 400 on restore, a normal prefill on the chosen slot, then a save at exit" pycheck '
+acts = [r for r in REQ if r["path"].startswith("/slots/")]
+need([r["query"] for r in acts] == ["action=restore", "action=save"], "actions %r" % [r["query"] for r in acts])
+need(SERVED[acts[0]["seq"]]["status"] == 400, "status")
+slot = int(acts[0]["path"].rsplit("/", 1)[1])
+need(len(CHAT) == 1 and CHAT[0]["id_slot"] == slot, "chat %r" % [c["id_slot"] for c in CHAT])'
+check "missing file: the fallback is reported" grep -q "could not restore the session's cache" "$ERR"
+mock_stop
+
+# ---- slot_save off -----------------------------------------------------------------
+mkdir -p "$REPO/.hearth"
+printf '{"slot_save": false}\n' >"$REPO/.hearth/settings.json"
+mock_start "$E2E_TMP/save.json"
+hearth_run fifth -p -r "$SID" --server "$MOCK_URL" --cwd "$REPO" "Fifth task SLOT_E5."
+check_rc "slot_save false: exit status 0" 0
+check "slot_save false: no slot action at all" pycheck '
+need(not [r for r in REQ if r["path"].startswith("/slots/")], "actions")'
+mock_stop
+rm -f "$REPO/.hearth/settings.json"
+
+e2e_finish
