@@ -52,7 +52,9 @@ TEST_HELPERS := $(wildcard tests/unit/helpers/*.c)
 
 .PHONY: all test unit asan valgrind bench install uninstall bootstrap lint clean distclean grammars
 
-all: $(BIN)
+EXT_BIN  := $(BUILD)/mcp-demo
+
+all: $(BIN) $(EXT_BIN)
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -73,9 +75,17 @@ $(BUILD)/tests/%: tests/unit/%.c $(TEST_HELPERS) $(LIB) $(GRAMMAR_OBJS)
 # Recorded llama-server responses live beside the project (../shared) or in $FIXTURES.
 FIXTURES ?= $(abspath $(firstword $(wildcard ../shared/fixtures/llama-server) tests/net/fixtures))
 
+# extensions/: the demo MCP server (tests start it from $(BUILD)).
+$(BUILD)/mcp-demo: extensions/mcp-demo/mcp-demo.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $(LDFLAGS_ALL) -o $@ $< $(LIBS)
+
+$(BUILD)/tests/test_mcp: $(EXT_BIN)
+$(BUILD)/tests/test_mcp: CFLAGS_ALL += -DMCP_DEMO='"$(abspath $(EXT_BIN))"'
+
 unit: $(UNIT_BIN)
 
-test: $(BIN) $(UNIT_BIN)
+test: $(BIN) $(UNIT_BIN) $(EXT_BIN)
 	@HEARTH_BIN=$(abspath $(BIN)) BUILD=$(BUILD) FIXTURES=$(FIXTURES) sh tests/run.sh
 
 asan:
@@ -87,8 +97,9 @@ valgrind: $(UNIT_BIN)
 			--error-exitcode=9 $$t >$$t.vg.log 2>&1 || { echo "valgrind: $$t failed (see $$t.vg.log)"; fail=1; }; \
 	done; [ $$fail -eq 0 ] && echo "valgrind: all unit tests clean"
 
-bench: $(BIN) $(BUILD)/bench/frame
-	@HEARTH_BIN=$(abspath $(BIN)) BENCH_FRAME=$(abspath $(BUILD)/bench/frame) FIXTURES=$(FIXTURES) sh tests/bench.sh
+bench: $(BIN) $(BUILD)/bench/frame $(BUILD)/bench/bench_intel
+	@HEARTH_BIN=$(abspath $(BIN)) BENCH_FRAME=$(abspath $(BUILD)/bench/frame) \
+		BENCH_INTEL=$(abspath $(BUILD)/bench/bench_intel) FIXTURES=$(FIXTURES) sh tests/bench.sh
 	@HEARTH_BIN=$(abspath $(BIN)) FIXTURES=$(FIXTURES) sh tests/bench_cache.sh
 
 $(BUILD)/bench/%: tests/bench/%.c $(LIB) $(GRAMMAR_OBJS)

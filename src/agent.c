@@ -66,6 +66,7 @@ struct agent {
 	int retries;            /* transient-error retries of the current step */
 	int parse_fail_streak;  /* steps in a row whose tool call could not be parsed */
 	struct callfix_tools tools; /* the enabled tools, for recovery and checks */
+	const struct tool **toolv;  /* opts.tools + extension tools, fixed for a turn */
 	size_t committed;       /* messages already passed to on_commit */
 	int changed;            /* before_change ran this turn */
 	struct cutoff cut;      /* explore→produce cutoff */
@@ -154,6 +155,7 @@ agent_free(struct agent *a)
 	agent_clear_step(a);
 	free(a->calls);
 	free(a->call_index);
+	free(a->toolv);
 	buf_release(&a->text);
 	buf_release(&a->reasoning);
 	buf_release(&a->err_msg);
@@ -648,8 +650,8 @@ agent_start_step(struct agent *a)
 	a->state = ST_STREAMING;
 	textgate_reset(&a->gate);
 	req.conv = &a->conv;
-	req.tools = a->opts.tools;
-	req.ntools = a->opts.ntools;
+	req.tools = a->tools.v;
+	req.ntools = a->tools.n;
 	if (a->env && a->env->toolset) {
 		req.tools = a->env->toolset->offered;
 		req.ntools = a->env->toolset->noffered;
@@ -735,6 +737,24 @@ agent_think_next(struct agent *a)
 	a->think_next = 1;
 }
 
+/* The turn's tools: the enabled built-ins, then the extension tools registered now (MCP). */
+static void
+agent_refresh_tools(struct agent *a)
+{
+	size_t nx = 0;
+	const struct tool *const *x = a->opts.ntools ? tool_extra(&nx) : NULL;
+
+	a->toolv = xrealloc(a->toolv, (a->opts.ntools + nx + 1) * sizeof *a->toolv);
+	if (a->opts.ntools)
+		memcpy(a->toolv, a->opts.tools, a->opts.ntools * sizeof *a->toolv);
+	if (nx)
+		memcpy(a->toolv + a->opts.ntools, x, nx * sizeof *x);
+	a->tools.v = a->toolv;
+	a->tools.n = a->opts.ntools + nx;
+	if (a->env && a->env->toolset && a->opts.ntools)
+		toolset_sync(a->env->toolset, x, nx);
+}
+
 /* Begin a turn with the user's text. */
 int
 agent_submit(struct agent *a, const char *text, struct err *e)
@@ -764,6 +784,7 @@ agent_begin_turn(struct agent *a, const char *text)
 	}
 	buf_release(&why);
 	conv_add_user_text(&a->conv, text);
+	agent_refresh_tools(a);
 	a->turn_think = a->think_next || (a->opts.cfg && a->opts.cfg->think_word &&
 					  *a->opts.cfg->think_word && strstr(text, a->opts.cfg->think_word));
 	a->think_next = 0;

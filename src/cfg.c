@@ -7,9 +7,11 @@
 
 #include <cjson/cJSON.h>
 #include <stddef.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "json.h"
@@ -45,6 +47,7 @@ static const struct cfg_key cfg_keys[] = {
 	K("microcompact_keep", CFG_INT, microcompact_keep),
 	K("context_reserve", CFG_INT, context_reserve),
 	K("syntax_check", CFG_WARN_REJECT, syntax_reject),
+	K("mcp_timeout", CFG_INT, mcp_timeout_s),
 	K("think_word", CFG_STR, think_word),
 	K("explore_cutoff", CFG_INT, explore_cutoff),
 	K("defer_tools", CFG_BOOL, defer_tools),
@@ -73,6 +76,7 @@ cfg_defaults(struct cfg *c)
 	c->id_slot = -1;
 	c->stream_idle_timeout_s = 120;
 	c->slot_wait_s = 15;
+	c->mcp_timeout_s = 60;
 	c->slot_save = 1;
 	c->slot_save_idle_s = 60;
 	c->microcompact_keep = 6;
@@ -111,7 +115,8 @@ cfg_set(struct cfg *c, const struct cfg_key *k, const cJSON *v)
 		*(char **)field = xstrdup(v->valuestring);
 		return 0;
 	case CFG_INT:
-		if (!cJSON_IsNumber(v) || v->valuedouble != (double)(int)v->valuedouble)
+		if (!cJSON_IsNumber(v) || v->valuedouble < INT_MIN || v->valuedouble > INT_MAX ||
+		    v->valuedouble != (double)(int)v->valuedouble)
 			return -1;
 		*(int *)field = (int)v->valuedouble;
 		return 0;
@@ -184,8 +189,12 @@ cfg_load_file(struct cfg *c, const char *path, struct buf *warnings, struct err 
 	struct err pe = ERR_INIT;
 	cJSON *root, *it;
 
-	if (access(path, F_OK) != 0)
+	struct stat st;
+
+	if (stat(path, &st) != 0)
 		return 0;
+	if (!S_ISREG(st.st_mode)) /* a FIFO would block the start; a directory cannot be read */
+		return err_set(e, "%s: not a regular file; using defaults", path);
 	if (buf_read_file(&text, path, 1 << 20, e) < 0) {
 		buf_release(&text);
 		return -1;

@@ -28,6 +28,7 @@ struct cfg {
 	int stream_idle_timeout_s; /* 120: silence after the stream started means a stuck server */
 	int syntax_reject;       /* "syntax_check": "reject" refuses edits that add syntax errors; "warn" (default) notes them */
 	int slot_wait_s;         /* 15: a pinned request silent this long checks whether its slot is taken */
+	int mcp_timeout_s;       /* 60: an MCP request unanswered this long drops the server */
 	int slot_save;           /* 1: save the session's slot on exit and after idle, restore on resume */
 	int slot_save_idle_s;    /* 60: idle seconds after an answer before the slot is saved (0: only on exit) */
 	int microcompact_keep;   /* 6: tool results of the last N turns stay verbatim (0: off) */

@@ -5,9 +5,11 @@
  */
 #include "checkpoint.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmdui.h"
 #include "journal.h"
 #include "repo.h"
 #include "tool.h"
@@ -110,26 +112,139 @@ checkpoint_show(const struct repo_result *res, const char *what, struct buf *out
 			 res->conflicts);
 }
 
-/* /undo [N] [--force] */
+/* Parse "[N] [--force] [--yes|-y]"; -1 on anything else. */
+static int
+undo_args(const char *args, int *n, unsigned *flags, int *yes)
+{
+	char word[32];
+	int len;
+
+	*n = 1;
+	*flags = 0;
+	*yes = 0;
+	while (sscanf(args, " %31s%n", word, &len) == 1) {
+		args += len;
+		if (strcmp(word, "--force") == 0)
+			*flags |= REPO_FORCE;
+		else if (strcmp(word, "--yes") == 0 || strcmp(word, "-y") == 0)
+			*yes = 1;
+		else if (atoi(word) > 0 && strspn(word, "0123456789") == strlen(word))
+			*n = atoi(word);
+		else
+			return -1;
+	}
+	return 0;
+}
+
+/* Undo or redo with flags into res; -1 with the message in out. */
+static int
+checkpoint_apply(struct checkpoint *cp, int redo, int n, unsigned flags,
+		 struct repo_result *res, struct buf *out)
+{
+	struct err e = ERR_INIT;
+	struct repo *r = checkpoint_repo(cp, &e);
+	const char *what = redo ? "redo" : "undo";
+
+	if (!r) {
+		buf_addf(out, "nothing to %s (%s)", what, e.msg);
+		return -1;
+	}
+	if ((redo ? repo_redo(r, flags, res, &e) : repo_undo(r, n, flags, res, &e)) < 0) {
+		buf_addf(out, "%s: %s", what, e.msg);
+		return -1;
+	}
+	return 0;
+}
+
+/* Ctrl-C / Esc at the question. */
+static void
+checkpoint_cancel(void *arg)
+{
+	struct checkpoint *cp = arg;
+
+	cmdui_show(cp->ui, 0, "%s cancelled: nothing was changed", cp->pend_redo ? "redo" : "undo");
+	cmdui_done(cp->ui);
+}
+
+/* The answer to "undo?": apply, or leave everything as it is. */
+static void
+checkpoint_answer(void *arg, const char *answer)
+{
+	struct checkpoint *cp = arg;
+	struct repo_result res = REPO_RESULT_INIT;
+	struct buf out = BUF_INIT;
+	const char *what = cp->pend_redo ? "redo" : "undo";
+	int yes = cmdui_yes(answer);
+
+	if (yes < 0) {
+		cmdui_ask(cp->ui, cp->pend_redo ? "redo? [y/N]" : "undo? [y/N]", checkpoint_answer,
+			  checkpoint_cancel, cp);
+		return;
+	}
+	if (!yes) {
+		cmdui_show(cp->ui, 0, "%s cancelled: nothing was changed", what);
+	} else if (checkpoint_apply(cp, cp->pend_redo, cp->pend_n, cp->pend_flags, &res, &out) < 0) {
+		cmdui_show(cp->ui, 1, "%s", out.data);
+	} else {
+		checkpoint_show(&res, what, &out);
+		cmdui_show(cp->ui, 0, "%s", out.data);
+	}
+	buf_release(&out);
+	repo_result_release(&res);
+	cmdui_done(cp->ui);
+}
+
+/* Interactive: show what would change (files, line counts) and ask. */
+static enum cmd_result
+checkpoint_ask(struct checkpoint *cp, int redo, int n, unsigned flags, struct buf *out)
+{
+	struct repo_result res = REPO_RESULT_INIT;
+	const char *what = redo ? "redo" : "undo";
+	size_t i;
+
+	if (checkpoint_apply(cp, redo, n, flags | REPO_DRY_RUN, &res, out) < 0) {
+		repo_result_release(&res);
+		return CMD_ERROR;
+	}
+	if (!res.nfiles) {
+		checkpoint_show(&res, what, out);
+		repo_result_release(&res);
+		return CMD_DONE;
+	}
+	cp->pend_redo = redo;
+	cp->pend_n = n;
+	cp->pend_flags = flags;
+	cmdui_show(cp->ui, 0, "/%s would restore %zu file%s:", what, res.nfiles,
+		   res.nfiles == 1 ? "" : "s");
+	for (i = 0; i < res.nfiles; i++)
+		cmdui_show(cp->ui, 0, "  %c %s  +%d -%d%s", res.files[i].status, res.files[i].path,
+			   res.files[i].added, res.files[i].removed,
+			   res.files[i].binary ? " (binary)" : "");
+	if (res.notes.len)
+		cmdui_show(cp->ui, 0, "%s", res.notes.data);
+	cmdui_ask(cp->ui, redo ? "redo? [y/N]" : "undo? [y/N]", checkpoint_answer,
+		  checkpoint_cancel, cp);
+	repo_result_release(&res);
+	return CMD_PENDING;
+}
+
+/* /undo [N] [--force] [--yes], /redo [--force] [--yes] */
 static enum cmd_result
 checkpoint_cmd_undo(void *ctx, const struct cmd *self, const char *args, struct buf *out)
 {
 	struct checkpoint *cp = (struct checkpoint *)self->data;
 	struct repo_result res = REPO_RESULT_INIT;
-	struct err e = ERR_INIT;
-	struct repo *r = checkpoint_repo(cp, &e);
-	unsigned flags = strstr(args, "--force") ? REPO_FORCE : 0;
-	int n = atoi(args) > 0 ? atoi(args) : 1, rc;
+	int redo = strcmp(self->name, "redo") == 0, n, yes;
+	unsigned flags;
 
 	(void)ctx;
-	if (!r) {
-		buf_addf(out, "nothing to undo (%s)", e.msg);
+	if (undo_args(args, &n, &flags, &yes) < 0) {
+		buf_addf(out, "/%s: unexpected \"%s\" (%s)", self->name, args, self->args);
 		return CMD_ERROR;
 	}
-	rc = strcmp(self->name, "redo") == 0 ? repo_redo(r, flags, &res, &e) :
-					       repo_undo(r, n, flags, &res, &e);
-	if (rc < 0) {
-		buf_addf(out, "%s: %s", self->name, e.msg);
+	if (cp->ui && cp->ui->interactive && !yes)
+		return checkpoint_ask(cp, redo, n, flags, out);
+	if (checkpoint_apply(cp, redo, n, flags, &res, out) < 0) {
 		repo_result_release(&res);
 		return CMD_ERROR;
 	}
@@ -169,9 +284,9 @@ checkpoint_commands(struct cmdreg *reg, struct checkpoint *cp)
 	struct cmd c[3];
 
 	memset(c, 0, sizeof c);
-	c[0] = (struct cmd){ "undo", "[N] [--force]", "restore the files the last N turns changed",
+	c[0] = (struct cmd){ "undo", "[N] [--force] [--yes]", "restore the files the last N turns changed",
 			     checkpoint_cmd_undo, cp };
-	c[1] = (struct cmd){ "redo", "[--force]", "re-apply what the last /undo restored",
+	c[1] = (struct cmd){ "redo", "[--force] [--yes]", "re-apply what the last /undo restored",
 			     checkpoint_cmd_undo, cp };
 	c[2] = (struct cmd){ "diff", "", "what this session changed (first checkpoint → now)",
 			     checkpoint_cmd_diff, cp };

@@ -8,6 +8,11 @@
  * afterwards.  It also provides /undo [N], /redo and /diff for every front
  * end through the command registry.  A checkpoint that fails never stops
  * the turn: the note says the turn cannot be undone and why.
+ *
+ * With an interactive cmdui (`ui`, set by the front end), /undo and /redo
+ * first show what they would restore (files and line counts) and ask;
+ * --yes (-y) skips the question.  Without one (print mode) they apply at
+ * once, as `hearth -c -p /undo` should.
  */
 #ifndef HEARTH_CHECKPOINT_H
 #define HEARTH_CHECKPOINT_H
@@ -21,6 +26,8 @@ struct repo;
 struct repo_result;
 struct tool_env;
 
+struct cmdui;
+
 struct checkpoint {
 	char *root;
 	char *state_dir;        /* <state>/checkpoints */
@@ -28,6 +35,9 @@ struct checkpoint {
 	struct tool_env *env;   /* env->repo is set once the repo is open */
 	struct repo *repo;
 	char *session;
+	struct cmdui *ui;       /* interactive front end (NULL: apply without asking) */
+	int pend_redo, pend_n;  /* the /undo or /redo waiting for its answer */
+	unsigned pend_flags;
 };
 
 void checkpoint_init(struct checkpoint *cp, const char *root, const char *state_dir,

@@ -19,6 +19,7 @@ cli_usage(FILE *f)
 	      "  -p, --print                 print mode (the task is the arguments, or stdin)\n"
 	      "  -c, --continue              continue the latest session of this directory\n"
 	      "  -r, --resume [ID]           resume a session by id (prefix); without ID, list them\n"
+	      "  -y, --yes                   print mode: confirm what a command asks (/commit)\n"
 	      "      --export SESSION FILE   write a session as Markdown, or HTML for *.html\n"
 	      "      --route MODE            auto (the routing policy), local or claude\n"
 	      "      --line, --tui           line-mode session / full screen (default: full\n"
@@ -131,13 +132,14 @@ cli_parse(int argc, char **argv, struct cli *o)
 		{ "route", required_argument, NULL, OPT_ROUTE },
 		{ "tui", no_argument, NULL, OPT_TUI },
 		{ "line", no_argument, NULL, OPT_LINE },
+		{ "yes", no_argument, NULL, 'y' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c, i;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "phcr", longs, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "phcry", longs, NULL)) != -1) {
 		switch (c) {
 		case 'p': o->print = 1; break;
 		case OPT_SERVER: o->server = optarg; break;
@@ -175,6 +177,7 @@ cli_parse(int argc, char **argv, struct cli *o)
 		case OPT_EXPORT: o->export_session = optarg; break;
 		case OPT_TUI: o->tui = 1; break;
 		case OPT_LINE: o->line = 1; break;
+		case 'y': o->yes = 1; break;
 		case OPT_ROUTE:
 			if (strcmp(optarg, "auto") && strcmp(optarg, "local") && strcmp(optarg, "claude"))
 				return cli_usage_error("--route takes auto, local or claude, got \"%s\"", optarg);

@@ -32,6 +32,7 @@ struct cli {
 	const char *theme;        /* --theme NAME|FILE */
 	int stats;                /* `hearth stats` */
 	int tui, line;            /* force the full screen / the line session */
+	int yes;                  /* -y, --yes: print mode confirms what a command asks */
 	enum pmode_format format;
 	struct buf task;
 };

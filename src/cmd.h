@@ -22,7 +22,8 @@ enum cmd_result {
 	CMD_ERROR = -1, /* out: one line saying what was wrong */
 	CMD_DONE = 0,   /* out: text to show (may be empty) */
 	CMD_QUIT,
-	CMD_SUBMIT      /* out: the message to send to the model */
+	CMD_SUBMIT,     /* out: the message to send to the model */
+	CMD_PENDING     /* out empty: the command goes on through its cmdui (cmdui.h) */
 };
 
 struct cmd {

@@ -108,6 +108,14 @@ journal_restart(struct journal *j)
 	j->warned = 0;
 }
 
+/* Switch to another open session (/fork). */
+void
+journal_adopt(struct journal *j, struct session *s)
+{
+	journal_restart(j);
+	j->s = s;
+}
+
 /* Path of the open session file. */
 const char *
 journal_path(const struct journal *j)

@@ -38,6 +38,8 @@ int journal_resume(struct journal *j, const char *which, struct conv *into, stru
 void journal_commit(void *journal, const struct conv_msg *m);
 /* Close the current session; the next message creates a new one (/clear, /new). */
 void journal_restart(struct journal *j);
+/* Continue in session s from now on (owned by the journal; the current one is closed) (/fork). */
+void journal_adopt(struct journal *j, struct session *s);
 /* The session file's path ("" before the first message). */
 const char *journal_path(const struct journal *j);
 /* The session id ("" before the first message). */

@@ -18,6 +18,7 @@
 #include "loop.h"
 #include "repl.h"
 #include "app.h"
+#include "picker.h"
 #include "sesscli.h"
 
 #include "printrun.h"
@@ -65,6 +66,7 @@ run_interactive(struct cli *o)
 	d.resumed = &r.resumed;
 	d.checkpoint = &r.cp;
 	d.esc = &r.esc;
+	d.mcp = r.mcp;
 	code = 1;
 	if (o->tui || (!o->line && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO)))
 		code = app_run(&d); /* 1: the terminal could not be taken over, d untouched */
@@ -123,7 +125,9 @@ main(int argc, char **argv)
 		code = print_stats();
 		goto out;
 	}
-	if (o.resume && !o.resume_id && (code = sesscli_pick(&o, chosen, sizeof chosen)) >= 0)
+	if (o.resume && !o.resume_id && (code = !o.print && !o.line && isatty(STDIN_FILENO) &&
+	    isatty(STDOUT_FILENO) ? picker_main(&o, chosen, sizeof chosen)
+	    : sesscli_pick(&o, chosen, sizeof chosen)) >= 0)
 		goto out;
 	if (!o.print) {
 		code = run_interactive(&o);

@@ -13,11 +13,14 @@
 
 #include "atref.h"
 #include "cmdtpl.h"
+#include "cmdui.h"
+#include "commitcmd.h"
 #include "escstep.h"
 #include "llama.h"
 #include "log.h"
 #include "loop.h"
 #include "repo.h"
+#include "sanitize.h"
 
 #include "run.h"
 #include "serve.h"
@@ -161,6 +164,69 @@ print_cmd_help(void *ctx, const struct cmd *self, const char *args, struct buf *
 	return CMD_DONE;
 }
 
+/* A slash-command task that goes on after it returns (/commit). */
+struct print_cmd {
+	struct run *r;
+	struct cmdui ui;
+	struct commitcmd commit;
+};
+
+/* The command moved on: print its text; stop the loop when it is over. */
+static void
+print_cmd_changed(void *arg)
+{
+	struct print_cmd *pc = arg;
+	struct buf text = BUF_INIT, safe = BUF_INIT;
+	int error = cmdui_take(&pc->ui, &text);
+
+	buf_rtrim(&text);
+	sanitize_term(&safe, text.data, text.len); /* the drafted message is model output */
+	if (safe.len)
+		fprintf(error ? stderr : stdout, "%s%s\n", error ? "hearth: " : "", safe.data);
+	buf_release(&safe);
+	fflush(stdout);
+	buf_release(&text);
+	if (pc->ui.state == CMDUI_IDLE)
+		loop_stop(pc->r->loop);
+}
+
+/* Discovery for /commit's draft finished. */
+static void
+print_cmd_probed(struct llama *lm, int rc, enum llm_err_kind kind, const char *msg, void *arg)
+{
+	struct print_cmd *pc = arg;
+
+	(void)kind;
+	run_prompt(pc->r); /* deferred by the parallel bootstrap: the draft shares its prefix */
+	conv_set_system(&pc->r->resumed, pc->r->system.data);
+	commitcmd_model_ready(&pc->commit, rc < 0 ? NULL : llama_provider(lm), &pc->r->resumed, msg);
+}
+
+/* /commit wants the model: discover the local server first. */
+static void
+print_cmd_want_model(void *arg, struct commitcmd *c)
+{
+	struct print_cmd *pc = arg;
+
+	(void)c;
+	llama_probe(pc->r->llama, 300000, NULL, print_cmd_probed, pc);
+}
+
+/* Run a pending command to its end on the loop; returns the exit code. */
+static int
+print_cmd_wait(struct print_cmd *pc)
+{
+	struct err e = ERR_INIT;
+
+	if (pc->ui.state != CMDUI_IDLE && loop_run(pc->r->loop, &e) < 0) {
+		fprintf(stderr, "hearth: %s\n", e.msg);
+		return 1;
+	}
+	if (pc->r->interrupted)
+		return 130;
+	return pc->commit.failed ? 1 : 0;
+}
+
 /*
  * A task that is a slash command: a prompt template becomes the task;
  * other commands print their output.  Returns -1 to go on with the
@@ -173,6 +239,7 @@ print_command(struct run *r)
 	struct cmdreg reg;
 	struct ctxfiles_templates tpl;
 	struct buf out = BUF_INIT, warnings = BUF_INIT;
+	struct print_cmd pc;
 	int code = -1;
 
 	if (r->o->task.data[0] != '/' || r->o->task.data[1] == '/')
@@ -180,6 +247,20 @@ print_command(struct run *r)
 	cmdreg_init(&reg);
 	cmdreg_add(&reg, &help);
 	checkpoint_commands(&reg, &r->cp);
+	memset(&pc, 0, sizeof pc);
+	pc.r = r;
+	cmdui_init(&pc.ui);
+	pc.ui.changed = print_cmd_changed;
+	pc.ui.arg = &pc;
+	commitcmd_init(&pc.commit);
+	pc.commit.cp = &r->cp;
+	pc.commit.ui = &pc.ui;
+	pc.commit.yes = r->o->yes;
+	pc.commit.want_model = print_cmd_want_model;
+	pc.commit.arg = &pc;
+	pc.commit.tools = r->tools;
+	pc.commit.ntools = r->ntools;
+	commitcmd_register(&reg, &pc.commit);
 	ctxfiles_templates_load(r->root, &tpl, &warnings);
 	cmdtpl_add(&reg, &tpl, &warnings);
 	switch (cmdreg_run(&reg, &reg, r->o->task.data, &out)) {
@@ -191,6 +272,9 @@ print_command(struct run *r)
 		fprintf(stderr, "hearth: %s\n", out.data);
 		code = CLI_EXIT_USAGE;
 		break;
+	case CMD_PENDING:
+		code = print_cmd_wait(&pc);
+		break;
 	default:
 		buf_rtrim(&out);
 		if (out.len)
@@ -198,6 +282,8 @@ print_command(struct run *r)
 		code = 0;
 		break;
 	}
+	commitcmd_release(&pc.commit);
+	cmdui_release(&pc.ui);
 	cmdreg_release(&reg);
 	ctxfiles_templates_release(&tpl);
 	buf_release(&out);
@@ -237,6 +323,13 @@ report_routing(struct run *r)
 	buf_release(&w);
 }
 
+/* MCP problems are errors on stderr (or stream-json events). */
+static void
+on_mcp_report(void *arg, const char *line)
+{
+	pmode_error(((struct run *)arg)->pm, line);
+}
+
 /* Print mode: one task, one answer. */
 int
 printrun_main(struct cli *o)
@@ -254,6 +347,7 @@ printrun_main(struct cli *o)
 		run_release(&r);
 		return code;
 	}
+	run_wait_mcp(&r, on_mcp_report, &r);
 	r.task = r.o->task.data;
 	prov = route_task(&r, &r.task, 0);
 	if (prov != llama_provider(r.llama) && r.esc.last.mode == ROUTE_HANDOFF)

@@ -228,10 +228,7 @@ proc_reap_one(void)
 	return NULL;
 }
 
-/*
- * SIGCHLD on the loop: reap our children one at a time, because each
- * completion runs a callback that may spawn or free other procs.
- */
+/* SIGCHLD: reap our children one at a time (a completion may spawn or free procs). */
 static void
 proc_on_sigchld(struct loop *l, int signo, void *arg)
 {
@@ -355,7 +352,7 @@ proc_child(int out_w, int fail_w, const struct proc_spec *spec, char **envp, int
 	struct proc_fail f = { PROC_STAGE_SETUP, 0 };
 	struct sigaction sa;
 	sigset_t none;
-	int s, fd, rep, nul = open("/dev/null", O_RDONLY);
+	int s, fd, rep, err_w, nul = open("/dev/null", O_RDONLY);
 
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = SIG_DFL;
@@ -365,11 +362,12 @@ proc_child(int out_w, int fail_w, const struct proc_spec *spec, char **envp, int
 	/* move everything above 3 first so the dup2s below cannot clobber it */
 	rep = fcntl(fail_w, F_DUPFD_CLOEXEC, 10);
 	out_w = fcntl(out_w, F_DUPFD, 10);
-	nul = nul < 0 ? -1 : fcntl(nul, F_DUPFD, 10);
+	nul = fcntl(spec->stdin_fd > 0 ? spec->stdin_fd : nul, F_DUPFD, 10);
+	err_w = spec->stderr_fd > 0 ? fcntl(spec->stderr_fd, F_DUPFD, 10) : out_w;
 	if (rep < 0)
 		_exit(127);
-	if (out_w < 0 || nul < 0 || setsid() < 0 || dup2(nul, 0) < 0 || dup2(out_w, 1) < 0 ||
-	    dup2(out_w, 2) < 0 || dup2(rep, 3) < 0 || fcntl(3, F_SETFD, FD_CLOEXEC) < 0)
+	if (out_w < 0 || nul < 0 || err_w < 0 || setsid() < 0 || dup2(nul, 0) < 0 ||
+	    dup2(out_w, 1) < 0 || dup2(err_w, 2) < 0 || dup2(rep, 3) < 0 || fcntl(3, F_SETFD, FD_CLOEXEC) < 0)
 		goto fail;
 	rep = 3;
 #ifdef SYS_close_range

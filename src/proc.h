@@ -3,9 +3,9 @@
  *
  * A proc is one child started with fork+exec in a new session (so it is
  * the leader of its own process group, pgid == pid, and has no controlling
- * terminal), stdin from /dev/null, stdout and stderr merged into one
- * non-blocking pipe that the loop watches.  Output is handed to on_output
- * as it arrives.  The proc completes once its pipe reached EOF *and*
+ * terminal), stdin from /dev/null (or spec->stdin_fd), stdout and stderr
+ * merged into one non-blocking pipe (stderr to spec->stderr_fd if set)
+ * that the loop watches.  Output is handed to on_output as it arrives.  The proc completes once its pipe reached EOF *and*
  * waitpid reported the child's exit, in either order; then on_exit runs
  * exactly once.
  *
@@ -55,6 +55,9 @@ struct proc_spec {
 	proc_output_fn on_output; /* may be NULL (output is discarded) */
 	proc_exit_fn on_exit;     /* may be NULL */
 	void *arg;
+	int stdin_fd;             /* > 0: the child's stdin (a pipe's read end, close-on-exec;
+				   * the caller closes its copy after the spawn); 0 = /dev/null */
+	int stderr_fd;            /* > 0: the child's stderr instead of the output pipe */
 };
 
 /*

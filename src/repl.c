@@ -24,12 +24,13 @@
 #include "journal.h"
 #include "llama.h"
 #include "loop.h"
+#include "mcp.h"
 #include "escalate.h"
 #include "sanitize.h"
 #include "xmalloc.h"
 #include "sesscmd.h"
 
-enum repl_state { RS_PROBING, RS_PROMPT, RS_TURN, RS_QUIT };
+enum repl_state { RS_PROBING, RS_PROMPT, RS_TURN, RS_CMD, RS_QUIT };
 
 struct repl {
 	const struct repl_deps *d;
@@ -197,6 +198,8 @@ repl_on_end(void *arg, enum agent_end end, const char *message)
 		repl_prompt(r);
 }
 
+static void repl_cmd_changed(void *arg);
+
 /* Shared commands; the line session has no view to reset on /clear. */
 static void
 repl_commands(struct repl *r)
@@ -206,6 +209,8 @@ repl_commands(struct repl *r)
 	sesscmd_init(&r->cmds, r->agent, r->d,
 		     "Type a task and press Enter. Ctrl-C stops a running turn; Ctrl-D or /quit leaves.",
 		     &warnings);
+	r->cmds.ui.changed = repl_cmd_changed;
+	r->cmds.ui.arg = r;
 	if (warnings.len) {
 		buf_rtrim(&warnings);
 		repl_say(r, warnings.data);
@@ -268,6 +273,10 @@ repl_submit(struct repl *r, const char *text)
 {
 	struct buf out = BUF_INIT;
 
+	if (r->cmds.ui.state == CMDUI_ASK) {
+		cmdui_answer(&r->cmds.ui, text);
+		return;
+	}
 	if (!*text) {
 		repl_prompt(r);
 		return;
@@ -281,6 +290,8 @@ repl_submit(struct repl *r, const char *text)
 		case CMD_SUBMIT:
 			repl_send(r, out.data);
 			break;
+		case CMD_PENDING:
+			break; /* the cmdui goes on (repl_cmd_changed) */
 		default:
 			if (out.len) {
 				buf_rtrim(&out);
@@ -355,6 +366,34 @@ repl_prompt(struct repl *r)
 	repl_drain(r); /* lines typed (or piped) ahead */
 }
 
+/* A pending command moved on: show its text, then its question, wait, or prompt. */
+static void
+repl_cmd_changed(void *arg)
+{
+	struct repl *r = arg;
+	struct buf text = BUF_INIT;
+
+	cmdui_take(&r->cmds.ui, &text);
+	buf_rtrim(&text);
+	if (text.len)
+		repl_say(r, text.data);
+	buf_release(&text);
+	if (r->cmds.ui.state == CMDUI_BUSY) {
+		r->state = RS_CMD;
+		loop_unwatch(r->d->loop, r->d->in_fd);
+	} else if (r->cmds.ui.state == CMDUI_ASK) {
+		if (r->cmds.ui.text)
+			repl_say(r, r->cmds.ui.prefill.data);
+		repl_say(r, r->cmds.ui.question.data);
+		r->state = RS_PROMPT;
+		if (!r->eof)
+			loop_watch(r->d->loop, r->d->in_fd, LOOP_READ, repl_on_stdin, r);
+		repl_drain(r);
+	} else if (r->state != RS_QUIT) {
+		repl_prompt(r);
+	}
+}
+
 /* Ctrl-C: abort the turn, or quit at the prompt. */
 static void
 repl_on_sigint(struct loop *l, int signo, void *arg)
@@ -362,6 +401,10 @@ repl_on_sigint(struct loop *l, int signo, void *arg)
 	struct repl *r = arg;
 
 	(void)signo;
+	if (r->cmds.ui.state != CMDUI_IDLE) {
+		cmdui_cancel(&r->cmds.ui);
+		return;
+	}
 	if (r->state == RS_TURN && r->agent) {
 		agent_abort(r->agent);
 		return;
@@ -498,6 +541,7 @@ repl_run(const struct repl_deps *d)
 		repl_say(&r, line);
 	}
 	repl_commands(&r);
+	mcp_set_report(d->mcp, repl_on_notice, &r);
 	loop_signal(d->loop, SIGINT, repl_on_sigint, &r, NULL);
 	repl_probe(&r);
 	for (int i = 0; i < 3; i++) /* discovery on the wire first (connect, send) */
@@ -507,6 +551,7 @@ repl_run(const struct repl_deps *d)
 	if (r.retry_timer)
 		loop_timer_del(d->loop, r.retry_timer);
 	loop_unwatch(d->loop, d->in_fd);
+	mcp_set_report(d->mcp, NULL, NULL);
 	agent_free(r.agent);
 	sesscmd_release(&r.cmds);
 	buf_release(&r.line);

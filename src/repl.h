@@ -39,6 +39,7 @@ struct repl_deps {
 	struct conv *resumed;    /* messages of a resumed session (moved into the agent) */
 	struct checkpoint *checkpoint; /* undo history (NULL: none) */
 	struct escalate *esc;          /* local or Claude per turn (NULL: always local) */
+	struct mcp *mcp;               /* MCP servers: their reports become notices (NULL: none) */
 	/*
 	 * The session prompt, built on the first call (git status, context
 	 * files, memory: the slow part of start-up), so a front end can draw

@@ -310,6 +310,73 @@ repo_session_diff(struct repo *r, struct repo_result *res, struct err *e)
 	return rc;
 }
 
+/* Append a file (path and status only) to res. */
+static struct repo_file *
+add_file(struct repo_result *res, const char *path, int status)
+{
+	struct repo_file *f;
+
+	res->files = xrealloc(res->files, (res->nfiles + 1) * sizeof *res->files);
+	f = memset(&res->files[res->nfiles++], 0, sizeof *f);
+	f->path = xstrdup(path);
+	f->status = status;
+	return f;
+}
+
+/* Whether res lists path. */
+static int
+has_file(const struct repo_result *res, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < res->nfiles; i++)
+		if (strcmp(res->files[i].path, path) == 0)
+			return 1;
+	return 0;
+}
+
+/* The agent's files and the hand-changed ones (see repo.h). */
+int
+repo_session_files(struct repo *r, struct repo_result *agent, struct repo_result *hand,
+		   struct err *e)
+{
+	struct reporestore rs = { NULL, 0 };
+	struct repo_result all = REPO_RESULT_INIT;
+	size_t i;
+	int rc = repo_turn_end(r, e);
+
+	for (i = r->chain.nturns; rc == 0 && i-- > 0;) {
+		struct repochain_turn *t = &r->chain.turns[i];
+		if (t->state == REPOCHAIN_ACTIVE &&
+		    (rc = ensure_after(r, t, &all, e)) == 0)
+			rc = reporestore_collect(&rs, &r->snap, &t->before, &t->after, &t->scope, 1, e);
+	}
+	for (i = 0; rc == 0 && i < rs.n; i++) {
+		struct reporestore_item *it = &rs.v[i];
+		if (reposnap_side_eq(&it->target, &it->expect))
+			continue; /* changed and changed back */
+		if (reposnap_disk(&r->snap, it->path, &it->cur, NULL) < 0)
+			it->cur.present = 1; /* unreadable now: not what the agent left */
+		add_file(agent, it->path, !it->target.present ? 'A' : !it->expect.present ? 'D' : 'M')
+			->by_hand = !reposnap_side_eq(&it->cur, &it->expect);
+	}
+	repo_result_release(&all);
+	if (rc == 0 && (rc = repo_session_diff(r, &all, e)) == 0)
+		for (i = 0; i < all.nfiles; i++)
+			if (!has_file(agent, all.files[i].path))
+				add_file(hand, all.files[i].path, all.files[i].status);
+	repo_result_release(&all);
+	reporestore_free(&rs);
+	return rc;
+}
+
+/* The user's repository (NULL for the private store). */
+struct git_repository *
+repo_git(struct repo *r)
+{
+	return r->snap.fallback ? NULL : r->snap.git;
+}
+
 /* Free a result. */
 void
 repo_result_release(struct repo_result *res)

@@ -51,6 +51,7 @@ struct repo_file {
 	int status;  /* 'A' added, 'D' deleted, 'M' modified (content or mode) */
 	int added, removed; /* lines; 0 for binary or large files */
 	int binary;  /* binary or over REPO_DIFF_MAX: no text diff */
+	int by_hand; /* repo_session_files: changed by hand since the agent's last change */
 };
 
 /* What an undo, redo or session diff did (or would do). */
@@ -112,6 +113,16 @@ int repo_undo(struct repo *r, int n, unsigned flags, struct repo_result *res, st
 int repo_redo(struct repo *r, unsigned flags, struct repo_result *res, struct err *e);
 /* The session's cumulative change: first checkpoint -> working tree. */
 int repo_session_diff(struct repo *r, struct repo_result *res, struct err *e);
+/*
+ * The files the session's agent turns changed (undone turns not counted)
+ * into agent (path, status, by_hand), and the files the session saw
+ * change otherwise — by hand, between turns — into hand (path, status).
+ * Only path, status and by_hand are filled.  0 / -1 + e.
+ */
+int repo_session_files(struct repo *r, struct repo_result *agent, struct repo_result *hand,
+		       struct err *e);
+/* The libgit2 repository behind r (NULL for the private store: not a git work tree). */
+struct git_repository *repo_git(struct repo *r);
 /* Free what res holds; it is left empty (REPO_RESULT_INIT). */
 void repo_result_release(struct repo_result *res);
 

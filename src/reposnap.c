@@ -383,6 +383,146 @@ apply_status(struct reposnap *s, git_index *idx, struct reposnap_scope *skips,
 	return 0;
 }
 
+/* The user's index file stamp (size, inode, mtime); -1 when it cannot be read. */
+static int
+index_stamp(struct reposnap *s, long long st4[4])
+{
+	struct buf p = BUF_INIT;
+	struct stat st;
+	int rc;
+
+	buf_addf(&p, "%sindex", git_repository_path(s->git));
+	rc = stat(p.data, &st);
+	buf_release(&p);
+	if (rc < 0)
+		return -1;
+	st4[0] = (long long)st.st_size;
+	st4[1] = (long long)st.st_ino;
+	st4[2] = (long long)st.st_mtim.tv_sec;
+	st4[3] = (long long)st.st_mtim.tv_nsec;
+	return 0;
+}
+
+/* Make s->base from the user's index when it needs no fixing; 0, or 1 when it does. */
+static int
+make_base(struct reposnap *s, const long long st4[4])
+{
+	struct reposnap_scope fix = { NULL, 0 };
+	struct buf p = BUF_INIT;
+	git_index *idx = NULL;
+	int rc = 1;
+
+	buf_addf(&p, "%sindex", git_repository_path(s->git));
+	if (git_index_open(&idx, p.data) == 0 && !has_filters(s, idx)) {
+		entries_to_fix(idx, 0, &fix, NULL);
+		if (!fix.n && git_index_write_tree_to(&s->base, idx, s->git) == 0) {
+			memcpy(s->base_st, st4, sizeof s->base_st);
+			s->base_ok = 1;
+			rc = 0;
+		}
+	}
+	reposnap_scope_free(&fix);
+	git_index_free(idx);
+	buf_release(&p);
+	return rc;
+}
+
+/* The paths status says differ from the index on disk (untracked included) into paths. */
+static int
+status_paths(struct reposnap *s, struct reposnap_scope *paths)
+{
+	git_status_options o;
+	git_status_list *sl;
+	size_t i, n;
+
+	git_status_options_init(&o, GIT_STATUS_OPTIONS_VERSION);
+	o.show = GIT_STATUS_SHOW_WORKDIR_ONLY;
+	o.flags = GIT_STATUS_OPT_INCLUDE_UNTRACKED | GIT_STATUS_OPT_RECURSE_UNTRACKED_DIRS |
+		  GIT_STATUS_OPT_EXCLUDE_SUBMODULES;
+	if (git_status_list_new(&sl, s->git, &o) < 0)
+		return -1;
+	n = git_status_list_entrycount(sl);
+	for (i = 0; i < n; i++) {
+		const git_status_entry *st = git_status_byindex(sl, i);
+		const git_diff_delta *d = st->index_to_workdir;
+		if (d && st->status != GIT_STATUS_CURRENT)
+			reposnap_scope_add(paths, d->new_file.path ? d->new_file.path :
+					   d->old_file.path);
+	}
+	git_status_list_free(sl);
+	return 0;
+}
+
+/* The update that puts rel's disk state into a tree with base (0: none needed). */
+static int
+disk_update(struct reposnap *s, git_tree *base, const char *rel, git_tree_update *u,
+	    struct reposnap_scope *skips, struct buf *notes)
+{
+	struct buf data = BUF_INIT;
+	struct reposnap_side d;
+	git_tree_entry *te = NULL;
+	int bad = reposnap_disk(s, rel, &d, &data) < 0, rc = 1;
+
+	memset(u, 0, sizeof *u);
+	u->path = rel;
+	if (bad && skips) {
+		buf_reset(&data);
+		buf_addf(&data, "/%s", rel);
+		reposnap_scope_add(skips, data.data);
+	}
+	if (bad && notes)
+		buf_addf(notes, "%s: not checkpointed (a directory, a nested repository, "
+			 "unreadable, or over %zu MB)\n", rel, REPO_MAX_FILE >> 20);
+	if (bad || !d.present) {
+		u->action = GIT_TREE_UPDATE_REMOVE;
+		rc = git_tree_entry_bypath(&te, base, rel) == 0; /* only what base has */
+		git_tree_entry_free(te);
+	} else if (git_blob_create_from_buffer(&d.id, s->git, data.data, data.len) == 0) {
+		u->action = GIT_TREE_UPDATE_UPSERT;
+		u->id = d.id;
+		u->filemode = d.mode;
+	} else {
+		rc = 0;
+		if (notes)
+			buf_addf(notes, "%s: not checkpointed: %s\n", rel, git_error_last() ?
+				 git_error_last()->message : "cannot write the object");
+	}
+	buf_release(&data);
+	return rc;
+}
+
+/* The fast snapshot (see the top): 0, or 1 when the index way must be used. */
+static int
+tree_fast(struct reposnap *s, const struct reposnap_scope *scope,
+	  struct reposnap_scope *skips, git_oid *tree, struct buf *notes)
+{
+	struct reposnap_scope paths = { NULL, 0 };
+	git_tree_update *u = NULL;
+	git_tree *base = NULL;
+	long long st4[4];
+	size_t i, n = 0;
+	int rc = 1;
+
+	if (index_stamp(s, st4) < 0)
+		return 1;
+	if ((!s->base_ok || memcmp(st4, s->base_st, sizeof st4)) && make_base(s, st4) != 0)
+		return 1;
+	if (git_tree_lookup(&base, s->git, &s->base) < 0 || status_paths(s, &paths) < 0)
+		goto out;
+	for (i = 0; scope && i < scope->n; i++)
+		if (scope->paths[i][0] != '/')
+			reposnap_scope_add(&paths, scope->paths[i]);
+	u = xcalloc(paths.n + 1, sizeof *u);
+	for (i = 0; i < paths.n; i++)
+		n += (size_t)disk_update(s, base, paths.paths[i], &u[n], skips, notes);
+	rc = git_tree_create_updated(tree, s->git, base, n, u) == 0 ? 0 : 1;
+out:
+	free(u);
+	reposnap_scope_free(&paths);
+	git_tree_free(base);
+	return rc;
+}
+
 /* Snapshot the working tree plus a scope into a tree object. */
 int
 reposnap_tree(struct reposnap *s, const struct reposnap_scope *scope,
@@ -392,6 +532,23 @@ reposnap_tree(struct reposnap *s, const struct reposnap_scope *scope,
 	size_t i;
 	int rc = 0;
 
+	if (!s->fallback) {
+		struct buf fnotes = BUF_INIT;
+		struct reposnap_scope fskips = { NULL, 0 };
+
+		rc = tree_fast(s, scope, skips ? &fskips : NULL, tree, notes ? &fnotes : NULL);
+		if (rc == 0) {
+			for (i = 0; i < fskips.n; i++)
+				reposnap_scope_add(skips, fskips.paths[i]);
+			if (notes)
+				buf_add(notes, fnotes.data, fnotes.len);
+		}
+		reposnap_scope_free(&fskips);
+		buf_release(&fnotes);
+		if (rc == 0)
+			return 0;
+		rc = 0;
+	}
 	if (s->fallback ? git_index_new(&idx) < 0 &&
 			  reposnap_gerr(e, "checkpoint: make an index")
 			: seed_index(s, &idx, skips, notes, e) < 0)

@@ -8,7 +8,14 @@
  * root ending with '/'; every other path here is relative to it and
  * '/'-separated.
  *
- * A snapshot is built in a private in-memory index, never written back:
+ * A snapshot is built without writing the user's index.  The fast way
+ * (a work tree whose index needs no fixing: no content filters, no
+ * conflicts, intent-to-add entries or submodules) starts from `base`, the
+ * tree of the user's index, made once and kept while the index file's
+ * size, inode and mtime stay the same; libgit2's status names the paths
+ * that differ from the index on disk and git_tree_create_updated applies
+ * them (and the scope paths) to base.  Otherwise (and when that fails) it
+ * is built in a private in-memory index, never written back:
  * in a work tree the user's index file read into a standalone git_index,
  * whose stat data lets libgit2's status name the files to hash again
  * (every file when a content filter could apply); in the private store
@@ -36,6 +43,9 @@ struct reposnap {
 	git_repository *git;
 	int fallback;  /* 1: the private store, snapshots hold scope paths only */
 	char *workdir; /* absolute, ends with '/' */
+	int base_ok;   /* base is the tree of the user's index file as stamped in base_st */
+	git_oid base;
+	long long base_st[4]; /* the index file's size, inode, mtime s and ns */
 };
 
 /* One file state, in a tree or on disk. */

@@ -14,6 +14,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <strings.h>
 #include <unistd.h>
 
@@ -497,10 +498,11 @@ int
 routecfg_load_file(struct route_policy *p, const char *path, struct buf *w, struct err *e)
 {
 	struct buf text = BUF_INIT;
+	struct stat st;
 	int rc;
 
-	if (access(path, F_OK) != 0)
-		return 0;
+	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+		return 0; /* missing; or a FIFO (would block) or directory, which cfg reports */
 	if (buf_read_file(&text, path, 1 << 20, e) < 0) {
 		buf_release(&text);
 		return -1;

@@ -19,6 +19,8 @@
 #include "json.h"
 #include "llama.h"
 #include "loop.h"
+#include "mcp.h"
+#include "mcpcfg.h"
 #include "prompt.h"
 #include "repomap.h"
 #include "serve.h"
@@ -250,6 +252,40 @@ start_routing(struct run *r)
 	buf_release(&warnings);
 }
 
+/* MCP servers from .mcp.json files, started without waiting for them (not with --no-tools). */
+static void
+start_mcp(struct run *r)
+{
+	struct mcpcfg c = { 0 };
+	struct buf warnings = BUF_INIT;
+
+	if (r->o->no_tools)
+		return;
+	mcpcfg_load(&c, r->root, &warnings);
+	if (warnings.len) {
+		buf_rtrim(&warnings);
+		fprintf(stderr, "hearth: %s\n", warnings.data);
+	}
+	buf_release(&warnings);
+	if (c.n) {
+		r->mcp = mcp_new(r->loop, r->root, r->cfg.mcp_timeout_s);
+		mcp_start(r->mcp, &c);
+	}
+	mcpcfg_release(&c);
+}
+
+/* Report MCP problems through fn; run the loop until every server started or failed. */
+void
+run_wait_mcp(struct run *r, void (*fn)(void *arg, const char *line), void *arg)
+{
+	if (!r->mcp)
+		return;
+	mcp_set_report(r->mcp, fn, arg);
+	while (mcp_starting(r->mcp) && !r->interrupted && !loop_stopped(r->loop))
+		if (loop_run_once(r->loop, -1, NULL) < 0)
+			break;
+}
+
 /* The journal's session id, for the slot file name. */
 static const char *
 run_journal_id(void *journal)
@@ -307,6 +343,7 @@ run_start(struct run *r)
 	if (r->resumed.nmsgs && !r->cfg.slot_save)
 		llama_prefer_warm_slot(r->llama);
 	start_routing(r);
+	start_mcp(r);
 	po.format = r->o->format;
 	po.err_is_tty = isatty(STDERR_FILENO);
 	po.verbose = r->o->verbose || po.err_is_tty;
@@ -323,6 +360,7 @@ void
 run_release(struct run *r)
 {
 	agent_free(r->agent);
+	mcp_free(r->mcp);
 	if (r->loop) /* the front end's stop hook has done its job: the save runs the loop once more */
 		loop_set_before_sleep(r->loop, NULL, NULL);
 	llama_save_slot(r->llama, 30000);

@@ -53,6 +53,7 @@ struct run {
 	struct escalate esc;      /* local or Claude, per turn */
 	const char *task;         /* the task after routing (a leading @claude removed) */
 	struct conv resumed;      /* messages of a resumed session, until the agent exists */
+	struct mcp *mcp;          /* MCP servers (none with --no-tools) */
 	struct serve *serve;      /* the llama-server hearth started (--serve), or NULL */
 	char serve_model[PATH_MAX]; /* --serve's model, absolute (resolved before --cwd) */
 	int prompt_pending;       /* system not built yet (print mode: run_prompt) */
@@ -62,6 +63,8 @@ struct run {
 int run_open(struct run *r, struct cli *o);
 /* Free everything run_open made (and the agent, when one was created). */
 void run_release(struct run *r);
+/* Print mode: report MCP problems through fn and wait until every server has started or failed. */
+void run_wait_mcp(struct run *r, void (*fn)(void *arg, const char *line), void *arg);
 /*
  * Build the session prompt into r->system if it is still pending (print
  * mode defers it so that git status, the context files and memory are

@@ -9,6 +9,8 @@
 #include "cmdtpl.h"
 #include "conv.h"
 #include "escalate.h"
+#include "forkcmd.h"
+#include "mcp.h"
 #include "journal.h"
 #include "llama.h"
 #include "prompt.h"
@@ -206,6 +208,74 @@ sc_route(void *ctx, const struct cmd *self, const char *args, struct buf *out)
 	return CMD_DONE;
 }
 
+/* /commit's model: the agent's provider and conversation, at once. */
+static void
+sc_want_model(void *arg, struct commitcmd *c)
+{
+	struct sesscmd *sc = arg;
+	struct conv *conv = agent_conv(sc->agent);
+	struct buf warnings = BUF_INIT;
+
+	if ((!conv->system || !*conv->system) && sc->d->prompt) /* no turn yet: the session prompt */
+		conv_set_system(conv, sc->d->prompt(sc->d->prompt_arg, &warnings));
+	buf_release(&warnings);
+	commitcmd_model_ready(c, agent_provider(sc->agent), conv, NULL);
+}
+
+/* Whether a turn is running (no /commit then). */
+static int
+sc_busy(void *arg)
+{
+	return agent_busy(((struct sesscmd *)arg)->agent);
+}
+
+/* /commit on this session's checkpoint and agent. */
+static void
+sc_commit(struct sesscmd *sc, const struct repl_deps *d)
+{
+	sc->commit.cp = d->checkpoint;
+	sc->commit.ui = &sc->ui;
+	sc->commit.want_model = sc_want_model;
+	sc->commit.busy = sc_busy;
+	sc->commit.arg = sc;
+	sc->commit.tools = d->tools;
+	sc->commit.ntools = d->ntools;
+	commitcmd_register(&sc->reg, &sc->commit);
+}
+
+/* /mcp: the MCP servers, their state and tools. */
+static enum cmd_result
+sc_mcp(void *ctx, const struct cmd *self, const char *args, struct buf *out)
+{
+	(void)ctx;
+	(void)args;
+	mcp_status(sc_of(self)->d->mcp, out);
+	buf_rtrim(out);
+	return CMD_DONE;
+}
+
+/* /fork [N]: list the user messages, or start a new session before message N. */
+static enum cmd_result
+sc_fork(void *ctx, const struct cmd *self, const char *args, struct buf *out)
+{
+	struct sesscmd *sc = sc_of(self);
+	struct buf text = BUF_INIT;
+	enum cmd_result rc;
+
+	(void)ctx;
+	rc = forkcmd_run(sc->agent, sc->d->journal, sc->d->env->root, args, out, &text);
+	if (rc == CMD_DONE && text.len) {
+		if (sc->on_clear)
+			sc->on_clear(sc->arg);
+		if (sc->on_fork)
+			sc->on_fork(sc->arg, text.data);
+		else
+			buf_addf(out, "\nmessage %s was:\n%s", args, text.data);
+	}
+	buf_release(&text);
+	return rc;
+}
+
 /* Built-ins, checkpoint commands, then the prompt templates. */
 void
 sesscmd_init(struct sesscmd *sc, struct agent *agent, const struct repl_deps *d,
@@ -220,6 +290,8 @@ sesscmd_init(struct sesscmd *sc, struct agent *agent, const struct repl_deps *d,
 		{ "model", "", "show the model and the server's slots", sc_model, sc },
 		{ "export", "[file]", "write this session as Markdown (HTML for *.html)", sc_export, sc },
 		{ "reload", "", "re-read AGENTS.md / CLAUDE.md into the system prompt", sc_reload, sc },
+		{ "mcp", "", "MCP servers: state and number of tools", sc_mcp, sc },
+		{ "fork", "[N]", "list your messages; /fork N: a new session from before message N", sc_fork, sc },
 		{ "compact", "[focus]", "summarise the older turns to free context (recent turns stay)", sc_compact, sc },
 		{ "think", "", "let the model think on the next turn only", sc_think, sc },
 	};
@@ -230,10 +302,16 @@ sesscmd_init(struct sesscmd *sc, struct agent *agent, const struct repl_deps *d,
 	sc->d = d;
 	sc->intro = intro;
 	cmdreg_init(&sc->reg);
+	cmdui_init(&sc->ui);
+	sc->ui.interactive = 1;
+	commitcmd_init(&sc->commit);
 	for (i = 0; i < sizeof builtins / sizeof builtins[0]; i++)
 		cmdreg_add(&sc->reg, &builtins[i]);
-	if (d->checkpoint)
+	if (d->checkpoint) {
 		checkpoint_commands(&sc->reg, d->checkpoint);
+		d->checkpoint->ui = &sc->ui;
+		sc_commit(sc, d);
+	}
 	if (d->esc) {
 		const struct cmd routing[] = {
 			{ "claude", "", "send the next turn to Claude", sc_pick, sc },
@@ -252,6 +330,10 @@ sesscmd_init(struct sesscmd *sc, struct agent *agent, const struct repl_deps *d,
 void
 sesscmd_release(struct sesscmd *sc)
 {
+	if (sc->d && sc->d->checkpoint && sc->d->checkpoint->ui == &sc->ui)
+		sc->d->checkpoint->ui = NULL;
+	commitcmd_release(&sc->commit);
+	cmdui_release(&sc->ui);
 	cmdreg_release(&sc->reg);
 	ctxfiles_templates_release(&sc->templates);
 }

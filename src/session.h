@@ -115,7 +115,9 @@ int session_append_notice(struct session *s, const char *text, struct err *e);
  * For fork (sesslist): a new session file of `root` with no entry yet
  * (session_create without the meta), and appending one entry line
  * line[0..len) verbatim (no '\n' in it; one is added), whose id becomes the
- * leaf once written.  NULL / -1 + e as for session_create / append.
+ * leaf once written; line may also hold several entry lines separated by
+ * '\n' (one write and one sync for all of them), `id` being the last's.
+ * NULL / -1 + e as for session_create / append.
  */
 struct session *session_create_bare(const char *root, struct err *e);
 int session_append_line(struct session *s, const char *line, size_t len, const char *id,

@@ -159,34 +159,45 @@ sesslist_resolve(const char *root, const char *arg, struct buf *path, struct err
 	return hits == 1 ? 0 : -1;
 }
 
-/* Copy the line of entry x from the descriptor src into s (verbatim). */
-static int
-copy_entry(struct session *s, int src, const struct sessline_entry *x, struct err *e)
-{
-	char *line = xmalloc(x->len + 1);
-	int rc;
+#define SESSLIST_COPY_CHUNK (4u << 20) /* entry lines written (and synced) together */
 
-	if (pread(src, line, x->len, x->off) != (ssize_t)x->len) {
-		free(line);
+/* Append the line of entry x from the descriptor src to chunk (verbatim, '\n'-separated). */
+static int
+copy_entry(struct buf *chunk, int src, const struct sessline_entry *x, struct err *e)
+{
+	if (chunk->len)
+		buf_addch(chunk, '\n');
+	buf_grow(chunk, x->len);
+	if (pread(src, chunk->data + chunk->len, x->len, x->off) != (ssize_t)x->len)
 		return err_errno(e, "read session entry %s", x->id);
-	}
-	rc = session_append_line(s, line, x->len, x->id, e);
-	free(line);
-	return rc;
+	chunk->len += x->len;
+	chunk->data[chunk->len] = '\0';
+	return 0;
 }
 
-/* Copy the entries idx[0..n) of r, in order, into the new session s. */
+/*
+ * Copy the entries idx[0..n) of r, in order, into the new session s: a
+ * few MB per write and fdatasync, not one sync per entry (a fork of a
+ * 100 000-entry session takes well under a second, not minutes).
+ */
 static int
 copy_branch(struct session *s, struct sessread *r, const size_t *idx, size_t n, struct err *e)
 {
 	int fd = open(r->path, O_RDONLY | O_CLOEXEC), rc = 0;
+	struct buf chunk = BUF_INIT;
 	size_t i;
 
 	if (fd < 0)
 		return err_errno(e, "open session %s", r->path);
-	for (i = 0; i < n && rc == 0; i++)
-		rc = copy_entry(s, fd, &r->v[idx[i]], e);
+	for (i = 0; i < n && rc == 0; i++) {
+		rc = copy_entry(&chunk, fd, &r->v[idx[i]], e);
+		if (rc == 0 && (chunk.len >= SESSLIST_COPY_CHUNK || i + 1 == n)) {
+			rc = session_append_line(s, chunk.data, chunk.len, r->v[idx[i]].id, e);
+			buf_reset(&chunk);
+		}
+	}
 	close(fd);
+	buf_release(&chunk);
 	return rc;
 }
 

@@ -63,6 +63,51 @@ toolset_init(struct toolset *ts, const struct tool *const *enabled, size_t n, in
 	}
 }
 
+/* Whether t is among v[0..n). */
+static int
+toolset_has(const struct tool *const *v, size_t n, const struct tool *t)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (v[i] == t)
+			return 1;
+	return 0;
+}
+
+/* Drop from v[0..*n) the extension tools (not built in, not tool_search) missing from extra. */
+static void
+toolset_drop_gone(const struct tool **v, size_t *n, const struct tool *const *extra, size_t nx)
+{
+	size_t nb, i, k = 0;
+	const struct tool *const *builtin = tool_all(&nb);
+
+	for (i = 0; i < *n; i++)
+		if (v[i] == &tool_search || toolset_has(builtin, nb, v[i]) || toolset_has(extra, nx, v[i]))
+			v[k++] = v[i];
+	*n = k;
+}
+
+/* Follow the registered extension tools (see toolset.h). */
+void
+toolset_sync(struct toolset *ts, const struct tool *const *extra, size_t n)
+{
+	int searchable = toolset_has(ts->offered, ts->noffered, &tool_search);
+	size_t i;
+
+	toolset_drop_gone(ts->offered, &ts->noffered, extra, n);
+	toolset_drop_gone(ts->deferred, &ts->ndeferred, extra, n);
+	for (i = 0; i < n; i++) {
+		if (toolset_has(ts->offered, ts->noffered, extra[i]) ||
+		    toolset_has(ts->deferred, ts->ndeferred, extra[i]))
+			continue;
+		if (searchable && ts->ndeferred < TOOLSET_MAX)
+			ts->deferred[ts->ndeferred++] = extra[i];
+		else if (!searchable && ts->noffered < TOOLSET_MAX)
+			ts->offered[ts->noffered++] = extra[i];
+	}
+}
+
 /* Whether hay contains needle (lowercase), ignoring case. */
 static int
 toolset_contains(const char *hay, const char *needle)

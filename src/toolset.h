@@ -59,6 +59,13 @@ void toolset_init(struct toolset *ts, const struct tool *const *enabled, size_t 
  */
 size_t toolset_search(struct toolset *ts, const char *query, struct buf *out);
 /*
+ * Extension tools (MCP, tool_extra) that registered or went away since the
+ * last call: a new one is deferred when tool_search is offered (found
+ * like the others), else offered at the end; one no longer in extra[0..n)
+ * leaves both lists.  Built-in tools are never touched.
+ */
+void toolset_sync(struct toolset *ts, const struct tool *const *extra, size_t n);
+/*
  * A resumed session: load again what its tool_search calls loaded, so the
  * first request offers the same tools as the last one did.
  */

@@ -20,6 +20,10 @@
 #   (e) parallel bootstrap: `hearth -p "hi"` against the mock answering every
 #       request 30 ms late, in a repository with 20,000 untracked files (git
 #       status ~40-50 ms): discovery overlaps the prompt's git status.
+#   (f) git and code intelligence ($BENCH_INTEL, tests/bench/bench_intel.c):
+#       checkpoint of a 20,000-file repository with 10 files changed,
+#       outline of a 4,500-line C file (cold and unchanged), repo_map of the
+#       project cold and warm.
 # Targets are printed beside the figures: --version < 8 ms, -p overhead
 # < 20 ms, max RSS < 12 MB.
 set -u
@@ -409,4 +413,10 @@ try:
 finally:
     shutil.rmtree(TMP, ignore_errors=True)
 EOF
+if [ -n "${BENCH_INTEL:-}" ] && [ -x "$BENCH_INTEL" ]; then
+	printf '(f) '
+	timeout 600 "$BENCH_INTEL" "$ROOT" || echo "bench: bench_intel failed (ignored)"
+else
+	echo "(f) git and code intelligence: not built (make bench builds build/bench/bench_intel)"
+fi
 exit 0

@@ -16,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "xmalloc.h"
+
 extern const struct tool tool_read;
 extern const struct tool tool_write;
 extern const struct tool tool_edit;
@@ -31,6 +33,9 @@ static const struct tool *const builtin[] = {
 	&tool_read, &tool_write, &tool_edit, &tool_bash, &tool_grep, &tool_find_files, &tool_ls,
 	&tool_outline, &tool_repo_map, &tool_remember,
 };
+
+static const struct tool **extra; /* registered extension tools, in order */
+static size_t nextra, aextra;
 
 /* Prepare a job with empty output. */
 void
@@ -91,7 +96,51 @@ tool_find(const char *name)
 	for (i = 0; i < sizeof builtin / sizeof builtin[0]; i++)
 		if (!strcmp(builtin[i]->name, name))
 			return builtin[i];
+	for (i = 0; i < nextra; i++)
+		if (!strcmp(extra[i]->name, name))
+			return extra[i];
 	return NULL;
+}
+
+/* Add an extension tool after the others. */
+int
+tool_register(const struct tool *t)
+{
+	if (tool_find(t->name))
+		return -1;
+	if (nextra == aextra) {
+		aextra = aextra ? 2 * aextra : 16;
+		extra = xrealloc(extra, aextra * sizeof *extra);
+	}
+	extra[nextra++] = t;
+	return 0;
+}
+
+/* Remove an extension tool, keeping the order of the rest; the last one frees the array. */
+void
+tool_unregister(const struct tool *t)
+{
+	size_t i;
+
+	for (i = 0; i < nextra; i++)
+		if (extra[i] == t) {
+			memmove(&extra[i], &extra[i + 1], (nextra - i - 1) * sizeof *extra);
+			nextra--;
+			break;
+		}
+	if (!nextra) {
+		free(extra);
+		extra = NULL;
+		aextra = 0;
+	}
+}
+
+/* The extension tools. */
+const struct tool *const *
+tool_extra(size_t *n)
+{
+	*n = nextra;
+	return extra;
 }
 
 /* The fixed table. */

@@ -92,6 +92,18 @@ const struct tool *tool_find(const char *name);
 const struct tool *const *tool_all(size_t *n);
 
 /*
+ * Extension tools (MCP): entries added at run time after the built-ins.
+ * tool_register adds t (borrowed: it must stay valid until unregistered
+ * and until no agent turn can still call it); a name already taken is
+ * refused (-1).  tool_unregister removes it (unknown: no-op).
+ * tool_extra lists them in registration order; the array is valid until
+ * the next register/unregister.  tool_find finds them too.
+ */
+int tool_register(const struct tool *t);
+void tool_unregister(const struct tool *t);
+const struct tool *const *tool_extra(size_t *n);
+
+/*
  * Check args against t's schema: object, required fields present, each
  * property's JSON type (string, integer, number, boolean, array, object)
  * right, no unknown properties.  0 when valid; else -1 with `problem` set

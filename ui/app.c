@@ -33,6 +33,7 @@
 #include "draw.h"
 #include "llama.h"
 #include "loop.h"
+#include "mcp.h"
 #include "srvpanel.h"
 #include "themesel.h"
 #include "transcript.h"
@@ -300,6 +301,13 @@ app_term(struct app *a)
 	return 0;
 }
 
+/* An MCP server's report (a failure) as a warning in the transcript. */
+static void
+app_on_mcp(void *arg, const char *line)
+{
+	appstate_notice(arg, THEME_WARNING, line);
+}
+
 /* Undo app_term and free what app_run made. */
 static void
 app_release(struct app *a)
@@ -313,6 +321,7 @@ app_release(struct app *a)
 		if (*timers[i])
 			loop_timer_del(l, *timers[i]);
 	loop_set_before_sleep(l, NULL, NULL);
+	mcp_set_report(a->d->mcp, NULL, NULL);
 	if (a->term)
 		loop_unwatch(l, term_input_fd(a->term));
 	term_free(a->term);
@@ -350,6 +359,7 @@ app_run(const struct repl_deps *d)
 		rc = 1;
 	} else {
 		appturn_agent(&a);
+		mcp_set_report(d->mcp, app_on_mcp, &a);
 		appcmd_init(&a);
 		app_probe(&a);
 		loop_run(d->loop, NULL);

@@ -14,6 +14,7 @@
 #include "repo.h"
 #include "themesel.h"
 #include "transcript.h"
+#include "tvconv.h"
 
 /* /slots: show or hide the server panel. */
 static enum cmd_result
@@ -147,6 +148,52 @@ appcmd_on_clear(void *arg)
 	transcript_init(&a->tv);
 }
 
+/* A pending command moved on: its text, its question (a text to edit goes in the editor). */
+static void
+appcmd_changed(void *arg)
+{
+	struct app *a = arg;
+	struct buf text = BUF_INIT;
+	int error = cmdui_take(&a->cmds.ui, &text);
+
+	buf_rtrim(&text);
+	if (text.len)
+		appstate_notice(a, error ? THEME_ERROR : THEME_TEXT, text.data);
+	if (a->cmds.ui.state == CMDUI_ASK) {
+		appstate_notice(a, THEME_ACCENT, a->cmds.ui.question.data);
+		if (a->cmds.ui.text) {
+			editor_clear(&a->ed);
+			editor_insert(&a->ed, a->cmds.ui.prefill.data, a->cmds.ui.prefill.len);
+		}
+	}
+	buf_release(&text);
+	a->dirty = 1;
+}
+
+/* Enter while a command waits: the answer to its question. */
+int
+appcmd_answer(struct app *a, const char *text)
+{
+	if (a->cmds.ui.state == CMDUI_IDLE)
+		return 0;
+	if (a->cmds.ui.state == CMDUI_ASK)
+		cmdui_answer(&a->cmds.ui, text);
+	else
+		appstate_notice(a, THEME_DIM, "a command is running; Esc stops it");
+	return 1;
+}
+
+/* /fork: the kept messages are drawn, the message forked from goes back into the editor. */
+static void
+appcmd_on_fork(void *arg, const char *text)
+{
+	struct app *a = arg;
+
+	tvconv_load(&a->tv, agent_conv(a->agent));
+	editor_clear(&a->ed);
+	editor_insert(&a->ed, text, strlen(text));
+}
+
 /* The shared session commands, plus /slots, /theme and /open. */
 void
 appcmd_init(struct app *a)
@@ -166,7 +213,11 @@ appcmd_init(struct app *a)
 		     "Tab completes commands and @file references · Ctrl-G edits the prompt in $EDITOR",
 		     &warnings);
 	a->cmds.on_clear = appcmd_on_clear;
+	a->cmds.on_fork = appcmd_on_fork;
 	a->cmds.arg = a;
+	a->cmds.ui.changed = appcmd_changed;
+	a->cmds.ui.arg = a;
+	a->cmds.ui.whole_text = 1;
 	cmdreg_add(&a->cmds.reg, &slots);
 	cmdreg_add(&a->cmds.reg, &theme);
 	cmdreg_add(&a->cmds.reg, &open_cmd);

@@ -22,6 +22,11 @@ void appcmd_init(struct app *a);
  */
 void appcmd_tool_diff(struct app *a);
 /*
+ * While a command waits (/undo, /commit: cmdui.h), the line entered is its
+ * answer: 1 when text was taken so (0: no command waits).
+ */
+int appcmd_answer(struct app *a, const char *text);
+/*
  * Ctrl-G: edit the prompt in $VISUAL/$EDITOR (extedit.h); on failure a
  * notice and the prompt stays as it was.  Refused while a turn runs: the
  * loop waits for the editor, and the stream would stall.

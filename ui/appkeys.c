@@ -65,6 +65,10 @@ appkeys_screen(struct app *a, const struct keys_event *ev)
 	}
 	switch (ev->kind) {
 	case KEYS_ESC:
+		if (a->cmds.ui.state != CMDUI_IDLE) {
+			cmdui_cancel(&a->cmds.ui);
+			return 1;
+		}
 		if (a->queued.len) { /* before the abort, whose on_end would send it */
 			buf_setlen(&a->queued, 0);
 			appstate_notice(a, THEME_DIM, "queued message dropped");

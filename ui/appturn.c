@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "appcmd.h"
 #include "apppoll.h"
 #include "atref.h"
 #include "cfg.h"
@@ -145,6 +146,8 @@ appturn_submit(struct app *a, const char *text)
 	struct buf out = BUF_INIT;
 	enum cmd_result rc;
 
+	if (appcmd_answer(a, text))
+		return;
 	if (!*text)
 		return;
 	if (text[0] != '/' || text[1] == '/') {

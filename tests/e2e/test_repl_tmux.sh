@@ -37,6 +37,9 @@ check "tmux: the file was edited" grep -q 'hello, world' "$REPO/hello.c"
 $T send-keys -t s "/help" Enter
 screen help "/undo"
 $T send-keys -t s "/undo" Enter
+screen undo_ask 'undo would restore 1 file|undo\? \[y/N\]'
+check "tmux: /undo asked before restoring" grep -qF 'hello, world' "$REPO/hello.c"
+$T send-keys -t s "y" Enter
 screen undo "undo: 1 file"
 check "tmux: /undo restored the file" grep -qF 'printf("hello\n")' "$REPO/hello.c"
 printf 'Reloaded rule RELOAD_4e1.\n' >"$REPO/AGENTS.md"

@@ -66,6 +66,19 @@ check "tui: the finished turn rang the bell (\$TMUX is set)" \
 	sh -c "[ \"\$($T display -p -t s '#{window_bell_flag}')\" = 1 ]"
 $T send-keys -t s "/model" Enter
 screen model_cmd "local-tiny · ctx"
+# /undo shows what it would restore and asks; n leaves the file alone
+$T send-keys -t s "/undo" Enter
+screen undo_ask 'undo\? \[y/N\]'
+$T send-keys -t s "n" Enter
+screen undo_no "undo cancelled"
+check "tui: /undo answered n left the edit" grep -q 'hello, world' "$REPO/hello.c"
+# /commit drafts a message (the mock's "done."), shows it and asks; Esc cancels
+$T send-keys -t s "/commit" Enter
+screen commit_ask 'commit\? \[y\]es / \[e\]dit / \[N\]o'
+$T send-keys -t s Escape
+screen commit_esc "commit cancelled"
+check "tui: the cancelled /commit committed nothing" \
+	sh -c "[ \"\$(git -C '$REPO' rev-list --count HEAD)\" = 1 ]"
 # resize mid-session: a clean compact screen with the status line still on top
 $T resize-window -t s -x 60 -y 20 2>/dev/null || $T resize-pane -t s -x 60 -y 20
 screen resize_status '^ hearth .*ctx'

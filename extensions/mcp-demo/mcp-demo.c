@@ -1,0 +1,291 @@
+/*
+ * mcp-demo: a small MCP server over stdio (newline-delimited JSON-RPC
+ * 2.0), shipped as an example and used by hearth's tests.
+ *
+ * Tools: echo {text}, add {a, b}, file_stat {path}, sleep {seconds}
+ * (answers after the delay unless the client cancels the request first)
+ * and toggle {} (adds or removes the tool "extra" and sends
+ * notifications/tools/list_changed).  tools/list is paged by
+ * --page-size=N (a nextCursor per page).
+ *
+ * Test switches (--fail=MODE) make it misbehave on purpose:
+ *   crash     exit(3) on the first tools/call, before answering
+ *   garbage   answer the first tools/call with a line that is not JSON
+ *   hang      never answer tools/call (and ignore SIGTERM)
+ *   init      answer initialize with a line that is not JSON
+ *   exit      exit(1) at once with a message on stderr
+ * --log=FILE appends every line received to FILE (tests check what the
+ * client sent, e.g. notifications/cancelled).
+ *
+ * State: the server is single-threaded; while a sleep call waits it
+ * keeps reading stdin (poll) so a notifications/cancelled for that
+ * request id ends the wait without an answer.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+static const char *fail_mode = "";
+static const char *log_path;
+static int page_size = 0;
+static int extra_on;
+
+/* Write one message as a line on stdout. */
+static void
+send_msg(cJSON *o)
+{
+	char *s = cJSON_PrintUnformatted(o);
+
+	printf("%s\n", s);
+	fflush(stdout);
+	free(s);
+	cJSON_Delete(o);
+}
+
+/* A response carrying result (consumed) for id. */
+static void
+reply(const cJSON *id, cJSON *result)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(o, "jsonrpc", "2.0");
+	cJSON_AddItemToObject(o, "id", cJSON_Duplicate(id, 1));
+	cJSON_AddItemToObject(o, "result", result);
+	send_msg(o);
+}
+
+/* An error response for id. */
+static void
+reply_error(const cJSON *id, int code, const char *msg)
+{
+	cJSON *o = cJSON_CreateObject(), *e = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(o, "jsonrpc", "2.0");
+	cJSON_AddItemToObject(o, "id", id ? cJSON_Duplicate(id, 1) : cJSON_CreateNull());
+	cJSON_AddNumberToObject(e, "code", code);
+	cJSON_AddStringToObject(e, "message", msg);
+	cJSON_AddItemToObject(o, "error", e);
+	send_msg(o);
+}
+
+/* A tool result with one text item. */
+static cJSON *
+text_result(const char *text, int is_error)
+{
+	cJSON *r = cJSON_CreateObject(), *c = cJSON_CreateArray(), *t = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(t, "type", "text");
+	cJSON_AddStringToObject(t, "text", text);
+	cJSON_AddItemToArray(c, t);
+	cJSON_AddItemToObject(r, "content", c);
+	if (is_error)
+		cJSON_AddTrueToObject(r, "isError");
+	return r;
+}
+
+static const char *const tool_defs[] = {
+	"{\"name\":\"echo\",\"description\":\"Return the text unchanged.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"text\":{\"type\":\"string\"}},\"required\":[\"text\"]}}",
+	"{\"name\":\"add\",\"description\":\"Add two numbers.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"number\"},\"b\":{\"type\":\"number\"}},\"required\":[\"a\",\"b\"]}}",
+	"{\"name\":\"file_stat\",\"description\":\"Size, type and modification time of a file.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\"}},\"required\":[\"path\"]}}",
+	"{\"name\":\"sleep\",\"description\":\"Wait some seconds, then answer.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"seconds\":{\"type\":\"number\"}},\"required\":[\"seconds\"]}}",
+	"{\"name\":\"toggle\",\"description\":\"Add or remove the tool extra.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}}}",
+	"{\"name\":\"extra\",\"description\":\"Exists after toggle.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}}}",
+};
+
+/* tools/list, paged when --page-size is set. */
+static void
+list_tools(const cJSON *id, const cJSON *params)
+{
+	int n = extra_on ? 6 : 5, start = 0, end, i;
+	const cJSON *cur = cJSON_GetObjectItemCaseSensitive(params, "cursor");
+	cJSON *r = cJSON_CreateObject(), *arr = cJSON_CreateArray();
+	char next[16];
+
+	if (cJSON_IsString(cur))
+		start = atoi(cur->valuestring);
+	end = page_size > 0 && start + page_size < n ? start + page_size : n;
+	for (i = start; i < end; i++)
+		cJSON_AddItemToArray(arr, cJSON_Parse(tool_defs[i]));
+	cJSON_AddItemToObject(r, "tools", arr);
+	if (end < n) {
+		snprintf(next, sizeof next, "%d", end);
+		cJSON_AddStringToObject(r, "nextCursor", next);
+	}
+	reply(id, r);
+}
+
+/* file_stat's text. */
+static cJSON *
+file_stat(const char *path)
+{
+	struct stat st;
+	char text[4200], when[32];
+
+	if (!path || stat(path, &st) < 0) {
+		snprintf(text, sizeof text, "stat %s: %s", path ? path : "(none)", strerror(errno));
+		return text_result(text, 1);
+	}
+	strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&st.st_mtime));
+	snprintf(text, sizeof text, "%s: %s, %lld bytes, mode %04o, modified %s", path,
+		 S_ISDIR(st.st_mode) ? "directory" : S_ISREG(st.st_mode) ? "regular file" : "other",
+		 (long long)st.st_size, (unsigned)(st.st_mode & 07777), when);
+	return text_result(text, 0);
+}
+
+static int handle(const char *line);
+
+/* Wait up to ms, handling other messages; 1 when request id was cancelled. */
+static int
+wait_cancellable(double ms, double id)
+{
+	struct pollfd p = { 0, POLLIN, 0 };
+	struct timespec t0, t1;
+	char line[65536];
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		double spent;
+
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		spent = (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6;
+		if (spent >= ms)
+			return 0;
+		if (poll(&p, 1, (int)(ms - spent) + 1) <= 0)
+			continue;
+		if (!fgets(line, sizeof line, stdin))
+			exit(0);
+		if (handle(line) == -2) {
+			cJSON *o = cJSON_Parse(line);
+			const cJSON *pr = cJSON_GetObjectItemCaseSensitive(o, "params");
+			const cJSON *rid = cJSON_GetObjectItemCaseSensitive(pr, "requestId");
+			int hit = cJSON_IsNumber(rid) && rid->valuedouble == id;
+
+			cJSON_Delete(o);
+			if (hit)
+				return 1;
+		}
+	}
+}
+
+/* tools/call. */
+static void
+call_tool(const cJSON *id, const cJSON *params)
+{
+	const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(params, "name"));
+	const cJSON *args = cJSON_GetObjectItemCaseSensitive(params, "arguments");
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(args, "a");
+	const cJSON *b = cJSON_GetObjectItemCaseSensitive(args, "b");
+	char text[64];
+
+	if (!strcmp(fail_mode, "crash")) {
+		fprintf(stderr, "mcp-demo: crashing on purpose\n");
+		exit(3);
+	}
+	if (!strcmp(fail_mode, "garbage")) {
+		printf("this is not json {\n");
+		fflush(stdout);
+		return;
+	}
+	if (!strcmp(fail_mode, "hang") || !name)
+		return;
+	if (!strcmp(name, "echo")) {
+		reply(id, text_result(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(args, "text")) ?
+				      cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(args, "text")) : "", 0));
+	} else if (!strcmp(name, "add") && cJSON_IsNumber(a) && cJSON_IsNumber(b)) {
+		snprintf(text, sizeof text, "%.15g", a->valuedouble + b->valuedouble);
+		reply(id, text_result(text, 0));
+	} else if (!strcmp(name, "file_stat")) {
+		reply(id, file_stat(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(args, "path"))));
+	} else if (!strcmp(name, "sleep")) {
+		const cJSON *s = cJSON_GetObjectItemCaseSensitive(args, "seconds");
+
+		if (!wait_cancellable(cJSON_IsNumber(s) ? s->valuedouble * 1e3 : 0, id->valuedouble))
+			reply(id, text_result("slept", 0));
+	} else if (!strcmp(name, "toggle")) {
+		extra_on = !extra_on;
+		printf("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\"}\n");
+		reply(id, text_result(extra_on ? "extra added" : "extra removed", 0));
+	} else if (!strcmp(name, "extra") && extra_on) {
+		reply(id, text_result("extra here", 0));
+	} else {
+		reply_error(id, -32602, "unknown tool or bad arguments");
+	}
+}
+
+/* One line; -2 for a cancellation notification (wait_cancellable looks at it). */
+static int
+handle(const char *line)
+{
+	cJSON *o = cJSON_Parse(line);
+	const cJSON *id = cJSON_GetObjectItemCaseSensitive(o, "id");
+	const char *method = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, "method"));
+	const cJSON *params = cJSON_GetObjectItemCaseSensitive(o, "params");
+	int rc = 0;
+	FILE *lf;
+
+	if (log_path && (lf = fopen(log_path, "a"))) {
+		fputs(line, lf);
+		fclose(lf);
+	}
+	if (!o || !method) {
+		if (!o)
+			reply_error(NULL, -32700, "parse error");
+	} else if (!strcmp(method, "initialize")) {
+		if (!strcmp(fail_mode, "init")) {
+			printf("<html>not json</html>\n");
+			fflush(stdout);
+		} else {
+			reply(id, cJSON_Parse("{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{\"tools\":{\"listChanged\":true}},\"serverInfo\":{\"name\":\"mcp-demo\",\"version\":\"1.0\"}}"));
+		}
+	} else if (!strcmp(method, "tools/list")) {
+		list_tools(id, params);
+	} else if (!strcmp(method, "tools/call")) {
+		call_tool(id, params);
+	} else if (!strcmp(method, "ping")) {
+		reply(id, cJSON_CreateObject());
+	} else if (!strcmp(method, "notifications/cancelled")) {
+		rc = -2;
+	} else if (id) {
+		reply_error(id, -32601, "method not found");
+	}
+	cJSON_Delete(o);
+	return rc;
+}
+
+int
+main(int argc, char **argv)
+{
+	static char line[1 << 20];
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		if (!strncmp(argv[i], "--fail=", 7))
+			fail_mode = argv[i] + 7;
+		else if (!strncmp(argv[i], "--log=", 6))
+			log_path = argv[i] + 6;
+		else if (!strncmp(argv[i], "--page-size=", 12))
+			page_size = atoi(argv[i] + 12);
+		else {
+			fprintf(stderr, "usage: mcp-demo [--page-size=N] [--log=FILE] [--fail=crash|garbage|hang|init|exit]\n");
+			return 2;
+		}
+	}
+	if (!strcmp(fail_mode, "exit")) {
+		fprintf(stderr, "mcp-demo: exiting at start on purpose\n");
+		return 1;
+	}
+	if (!strcmp(fail_mode, "hang"))
+		signal(SIGTERM, SIG_IGN); /* stuck for real: only SIGKILL ends it */
+	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
+	while (fgets(line, sizeof line, stdin))
+		(void)handle(line);
+	return 0;
+}

@@ -1,0 +1,497 @@
+/*
+ * mcp: MCP servers on the loop (see mcp.h).
+ *
+ * Data: struct mcp owns an array of servers (fixed once started) and a
+ * list of every tool struct ever made (`tools`, freed only by mcp_free).
+ * A server has a state (STARTING until its first tool list is in, then
+ * READY, or DEAD for good), its proc, the write end of its stdin with a
+ * queue of bytes not yet written (outq from outpos), the line reader of
+ * its stdout, the tail of its stderr, and the requests in flight (a list
+ * of struct pend, each with its timeout timer; a tools/call pend also
+ * holds its job, and job->priv points back at the pend).  reg[] is the
+ * server's tools registered now; listing/nlisting collects the pages of
+ * a tools/list in progress.
+ *
+ * Invariant: a DEAD server has no pends, no registered tools, no stdin;
+ * its proc may still be running until its exit callback frees it.  Code
+ * that can run callbacks (job completion, reports) re-checks the state
+ * afterwards.  The proc is only freed from its exit callback or mcp_free,
+ * never from its output callback.
+ */
+#include "mcp.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "json.h"
+#include "loop.h"
+#include "mcpcfg.h"
+#include "mcpproto.h"
+#include "mcptool.h"
+#include "mcpwire.h"
+#include "proc.h"
+#include "xmalloc.h"
+
+#define MCP_MAX_QUEUE (64u << 20) /* unwritten bytes before a server counts as stuck */
+#define MCP_ERR_TAIL 2048
+
+/* Report a line through the sink, or keep it until there is one. */
+void
+mcp_report(struct mcp *m, const char *fmt, ...)
+{
+	struct buf line = BUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	buf_vaddf(&line, fmt, ap);
+	va_end(ap);
+	if (m->report)
+		m->report(m->report_arg, line.data);
+	else
+		buf_addf(&m->queued, "%s\n", line.data);
+	buf_release(&line);
+}
+
+/* The last non-empty line of the server's stderr, for error reports ("" if none). */
+static void
+err_tail(struct mcp_server *s, struct buf *out)
+{
+	size_t end = s->errtail.len, start;
+
+	while (end && (s->errtail.data[end - 1] == '\n' || s->errtail.data[end - 1] == '\r'))
+		end--;
+	start = end;
+	while (start && s->errtail.data[start - 1] != '\n')
+		start--;
+	if (end > start)
+		buf_addf(out, " (stderr: %.*s)", (int)(end - start > 200 ? 200 : end - start),
+			 s->errtail.data + start);
+}
+
+/* Stop watching and close the server's stdin and stderr pipes. */
+static void
+close_pipes(struct mcp_server *s)
+{
+	if (s->in_w >= 0) {
+		loop_unwatch(s->m->loop, s->in_w);
+		close(s->in_w);
+		s->in_w = -1;
+	}
+	if (s->err_r >= 0) {
+		loop_unwatch(s->m->loop, s->err_r);
+		close(s->err_r);
+		s->err_r = -1;
+	}
+}
+
+/* Take a pend off the server's list and cancel its timer. */
+void
+mcp_server_unlink(struct mcp_server *s, struct pend *p)
+{
+	struct pend **pp;
+
+	for (pp = &s->pends; *pp; pp = &(*pp)->next)
+		if (*pp == p) {
+			*pp = p->next;
+			break;
+		}
+	if (p->timer)
+		loop_timer_del(s->m->loop, p->timer);
+	p->timer = 0;
+	if (p->job)
+		p->job->priv = NULL;
+}
+
+/*
+ * The server is unusable: report why (once), remove its tools, end its
+ * calls with the reason, and kill it.
+ */
+void
+mcp_server_fail(struct mcp_server *s, const char *why)
+{
+	struct buf line = BUF_INIT;
+	struct pend *p;
+
+	if (s->state == SRV_DEAD)
+		return;
+	s->state = SRV_DEAD;
+	buf_addf(&line, "mcp server %s: %s", s->name, why);
+	err_tail(s, &line);
+	buf_adds(&line, "; its tools are removed");
+	mcptool_unregister_all(s);
+	close_pipes(s);
+	if (s->proc)
+		proc_kill(s->proc);
+	mcp_report(s->m, "%s", line.data);
+	while ((p = s->pends) != NULL) {
+		struct tool_job *job = p->job;
+
+		mcp_server_unlink(s, p);
+		free(p);
+		if (job)
+			tool_job_fail(job, "%s", line.data);
+	}
+	buf_release(&line);
+}
+
+/* Write what is queued; watch for writability while some remains. */
+static void mcp_flush(struct mcp_server *s);
+
+/* Loop: stdin became writable. */
+static void
+on_writable(struct loop *l, int fd, int events, void *arg)
+{
+	(void)l;
+	(void)fd;
+	(void)events;
+	mcp_flush(arg);
+}
+
+static void
+mcp_flush(struct mcp_server *s)
+{
+	while (s->in_w >= 0 && s->outpos < s->outq.len) {
+		ssize_t n = write(s->in_w, s->outq.data + s->outpos, s->outq.len - s->outpos);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			loop_watch(s->m->loop, s->in_w, LOOP_WRITE, on_writable, s);
+			return;
+		}
+		if (n < 0) { /* it closed its input: usually exiting; its exit reports why */
+			loop_unwatch(s->m->loop, s->in_w);
+			close(s->in_w);
+			s->in_w = -1;
+			break;
+		}
+		s->outpos += (size_t)n;
+	}
+	if (s->in_w >= 0)
+		loop_unwatch(s->m->loop, s->in_w);
+	buf_reset(&s->outq);
+	s->outpos = 0;
+}
+
+/* Queue one line for the server and try to write it now. */
+void
+mcp_server_send(struct mcp_server *s, struct buf *line)
+{
+	if (s->state == SRV_DEAD)
+		return;
+	if (s->outq.len - s->outpos + line->len > MCP_MAX_QUEUE) {
+		mcp_server_fail(s, "does not read its input");
+		return;
+	}
+	buf_add(&s->outq, line->data, line->len);
+	mcp_flush(s);
+}
+
+/* A request timed out: cancel it on the server, then give up on the server. */
+static void
+on_pend_timeout(struct loop *l, long id, void *arg)
+{
+	struct pend *p = arg;
+	struct mcp_server *s = p->srv;
+	struct buf line = BUF_INIT, why = BUF_INIT;
+
+	(void)l;
+	(void)id;
+	p->timer = 0;
+	mcpwire_notify(&line, "notifications/cancelled",
+		       mcpwire_cancel_params(p->id, "timed out"));
+	mcp_server_send(s, &line);
+	buf_addf(&why, "did not answer %s within %d s (setting mcp_timeout)", p->what,
+		 s->m->timeout_ms / 1000);
+	mcp_server_fail(s, why.data);
+	buf_release(&line);
+	buf_release(&why);
+}
+
+/* Send a request and remember it; the pend is returned (NULL when the server is dead). */
+struct pend *
+mcp_server_request(struct mcp_server *s, const char *method, cJSON *params, const char *what)
+{
+	struct buf line = BUF_INIT;
+	struct pend *p;
+
+	if (s->state == SRV_DEAD) {
+		cJSON_Delete(params);
+		return NULL;
+	}
+	p = xcalloc(1, sizeof *p);
+	p->srv = s;
+	p->id = ++s->next_id;
+	snprintf(p->what, sizeof p->what, "%s", what);
+	p->next = s->pends;
+	s->pends = p;
+	p->timer = loop_timer_add(s->m->loop, (uint64_t)s->m->timeout_ms, on_pend_timeout, p);
+	mcpwire_request(&line, p->id, method, params);
+	mcp_server_send(s, &line);
+	buf_release(&line);
+	return s->state == SRV_DEAD ? NULL : p;
+}
+
+/* Cancel a call the agent aborts: tell the server, end the job. */
+void
+mcp_server_cancel(struct mcp_server *s, struct pend *p, const char *reason)
+{
+	struct buf line = BUF_INIT;
+	struct tool_job *job = p->job;
+
+	mcp_server_unlink(s, p);
+	mcpwire_notify(&line, "notifications/cancelled", mcpwire_cancel_params(p->id, reason));
+	free(p);
+	mcp_server_send(s, &line);
+	buf_release(&line);
+	tool_job_fail(job, "cancelled: %s", reason);
+}
+
+/* proc: stdout bytes; each complete line is one message. */
+static void
+on_output(struct proc *pr, const char *data, size_t n, void *arg)
+{
+	struct mcp_server *s = arg;
+	struct mcpwire_msg msg;
+	struct err e = ERR_INIT;
+	const char *line;
+	size_t len;
+	int rc;
+
+	(void)pr;
+	if (s->state == SRV_DEAD)
+		return;
+	mcpwire_lines_add(&s->lines, data, n);
+	while (s->state != SRV_DEAD && (rc = mcpwire_lines_next(&s->lines, &line, &len, &e)) != 0) {
+		if (rc < 0 || (len && mcpwire_parse(line, len, &msg, &e) < 0)) {
+			mcp_server_fail(s, e.msg);
+			return;
+		}
+		if (!len)
+			continue;
+		mcpproto_dispatch(s, &msg);
+		mcpwire_msg_free(&msg);
+	}
+}
+
+/* Read the server's stderr, keeping its tail; at EOF (or when `final`, once drained) close it. */
+static void
+read_stderr(struct mcp_server *s, int final)
+{
+	char chunk[4096];
+
+	while (s->err_r >= 0) {
+		ssize_t n = read(s->err_r, chunk, sizeof chunk);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN && !final)
+			return;
+		if (n <= 0) {
+			loop_unwatch(s->m->loop, s->err_r);
+			close(s->err_r);
+			s->err_r = -1;
+			return;
+		}
+		buf_add(&s->errtail, chunk, (size_t)n);
+		if (s->errtail.len > MCP_ERR_TAIL)
+			buf_remove(&s->errtail, 0, s->errtail.len - MCP_ERR_TAIL);
+	}
+}
+
+/* Loop: stderr is readable. */
+static void
+on_stderr(struct loop *l, int fd, int events, void *arg)
+{
+	(void)l;
+	(void)fd;
+	(void)events;
+	read_stderr(arg, 0);
+}
+
+/* proc: the server exited (and its stdout closed). */
+static void
+on_exit_cb(struct proc *pr, void *arg)
+{
+	struct mcp_server *s = arg;
+	struct buf why = BUF_INIT;
+
+	read_stderr(s, 1); /* what it said last goes into the report */
+	if (proc_signal(pr))
+		buf_addf(&why, "was killed by signal %d", proc_signal(pr));
+	else
+		buf_addf(&why, "exited with status %d", proc_status(pr));
+	mcp_server_fail(s, why.data);
+	buf_release(&why);
+	proc_free(pr);
+	s->proc = NULL;
+}
+
+/* Two close-on-exec pipes: the child's stdin and stderr. */
+static int
+make_pipes(int in[2], int errp[2])
+{
+	if (pipe(in) < 0)
+		return -1;
+	if (pipe(errp) < 0) {
+		close(in[0]);
+		close(in[1]);
+		return -1;
+	}
+	fcntl(in[0], F_SETFD, FD_CLOEXEC);
+	fcntl(in[1], F_SETFD, FD_CLOEXEC);
+	fcntl(errp[0], F_SETFD, FD_CLOEXEC);
+	fcntl(errp[1], F_SETFD, FD_CLOEXEC);
+	fcntl(in[1], F_SETFL, fcntl(in[1], F_GETFL) | O_NONBLOCK);
+	fcntl(errp[0], F_SETFL, fcntl(errp[0], F_GETFL) | O_NONBLOCK);
+	return 0;
+}
+
+/* Spawn one server and send initialize. */
+static void
+start_server(struct mcp *m, struct mcp_server *s, const struct mcpcfg_server *c)
+{
+	struct proc_spec spec = { 0 };
+	struct err e = ERR_INIT;
+	int in[2], errp[2];
+
+	if (make_pipes(in, errp) < 0) {
+		mcp_server_fail(s, "cannot create pipes");
+		return;
+	}
+	spec.argv = (const char *const *)c->argv;
+	spec.cwd = m->root;
+	spec.env = (const char *const *)c->env;
+	spec.on_output = on_output;
+	spec.on_exit = on_exit_cb;
+	spec.arg = s;
+	spec.stdin_fd = in[0];
+	spec.stderr_fd = errp[1];
+	s->proc = proc_spawn(m->loop, &spec, &e);
+	close(in[0]);
+	close(errp[1]);
+	s->in_w = in[1];
+	s->err_r = errp[0];
+	if (!s->proc) {
+		mcp_server_fail(s, e.msg);
+		return;
+	}
+	loop_watch(m->loop, s->err_r, LOOP_READ, on_stderr, s);
+	(void)mcp_server_request(s, "initialize", mcpwire_init_params("hearth", HEARTH_VERSION),
+				 "initialize");
+}
+
+/* A manager with no servers yet. */
+struct mcp *
+mcp_new(struct loop *l, const char *root, int timeout_s)
+{
+	struct mcp *m = xcalloc(1, sizeof *m);
+
+	m->loop = l;
+	m->root = xstrdup(root);
+	m->timeout_ms = (timeout_s > 0 ? timeout_s : 60) * 1000;
+	buf_init(&m->queued, 0);
+	return m;
+}
+
+/* Start the configured servers. */
+void
+mcp_start(struct mcp *m, const struct mcpcfg *cfg)
+{
+	size_t i;
+
+	json_init();
+	m->servers = xcalloc(cfg->n + 1, sizeof *m->servers);
+	for (i = 0; i < cfg->n; i++) {
+		struct mcp_server *s = &m->servers[m->nservers++];
+
+		s->m = m;
+		s->name = xstrdup(cfg->v[i].name);
+		s->in_w = s->err_r = -1;
+		buf_init(&s->outq, 0);
+		buf_init(&s->errtail, 0);
+		mcpwire_lines_init(&s->lines);
+		start_server(m, s, &cfg->v[i]);
+	}
+}
+
+/* Set the sink and deliver what was kept. */
+void
+mcp_set_report(struct mcp *m, mcp_report_fn fn, void *arg)
+{
+	char *line, *save = NULL;
+
+	if (!m)
+		return;
+	m->report = fn;
+	m->report_arg = arg;
+	if (!fn || !m->queued.len)
+		return;
+	for (line = strtok_r(m->queued.data, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		fn(arg, line);
+	buf_reset(&m->queued);
+}
+
+/* Servers still starting. */
+size_t
+mcp_starting(const struct mcp *m)
+{
+	size_t i, n = 0;
+
+	for (i = 0; m && i < m->nservers; i++)
+		n += m->servers[i].state == SRV_STARTING;
+	return n;
+}
+
+/* /mcp: one line per server. */
+void
+mcp_status(const struct mcp *m, struct buf *out)
+{
+	static const char *const names[] = { "starting", "ready", "failed" };
+	size_t i;
+
+	if (!m || !m->nservers) {
+		buf_adds(out, "no mcp servers configured (.mcp.json in the project, mcp.json in the config dir)\n");
+		return;
+	}
+	for (i = 0; i < m->nservers; i++) {
+		const struct mcp_server *s = &m->servers[i];
+
+		buf_addf(out, "%s: %s, %zu tool%s\n", s->name, names[s->state], s->nreg,
+			 s->nreg == 1 ? "" : "s");
+	}
+}
+
+/* Kill and free everything. */
+void
+mcp_free(struct mcp *m)
+{
+	size_t i;
+
+	if (!m)
+		return;
+	for (i = 0; i < m->nservers; i++) {
+		struct mcp_server *s = &m->servers[i];
+
+		m->report = NULL;
+		mcp_server_fail(s, "stopped");
+		proc_free(s->proc);
+		buf_release(&s->outq);
+		buf_release(&s->errtail);
+		mcpwire_lines_release(&s->lines);
+		mcpwire_tools_free(s->listing, s->nlisting);
+		free(s->reg);
+		free(s->name);
+	}
+	mcptool_free_all(m);
+	free(m->servers);
+	free(m->root);
+	buf_release(&m->queued);
+	free(m);
+}

@@ -1,0 +1,58 @@
+/*
+ * mcp: MCP servers over stdio as tools (the client side of the Model
+ * Context Protocol).
+ *
+ * mcp_start spawns every configured server (mcpcfg) as a child on the
+ * loop (proc: own process group, stdin and stdout pipes, stderr kept for
+ * error reports) and talks to each without blocking: initialize →
+ * notifications/initialized → tools/list (following nextCursor).  Each
+ * tool the server lists joins the tool registry (tool_register) as
+ * `mcp__<server>__<tool>` (characters outside [A-Za-z0-9_-] become '_',
+ * at most 64 characters) with the server's inputSchema; the agent picks
+ * the registered tools up at the start of each turn.  A
+ * notifications/tools/list_changed lists again and replaces the server's
+ * tools.  A tool call is tools/call; aborting it (agent_abort) sends
+ * notifications/cancelled.
+ *
+ * Failure: a server that cannot start, exits, closes its pipes, answers
+ * anything but JSON-RPC 2.0, or does not answer a request within the
+ * timeout (setting mcp_timeout; a timed-out call is cancelled first) is
+ * reported in one line ("mcp server NAME: ...; its tools are removed"),
+ * killed with its process group, and its tools are unregistered; calls
+ * in flight end with that line as their error.  The session continues.
+ *
+ * Reports go to the sink set with mcp_set_report; lines that arrive
+ * before a sink is set are kept and delivered when it is set.
+ *
+ * Lifetime: the tool structs stay allocated until mcp_free, so an agent
+ * that still holds one in the current turn never dangles (a call to a
+ * removed tool fails with a message).  Free the agent first, then mcp,
+ * then the loop.
+ */
+#ifndef HEARTH_MCP_H
+#define HEARTH_MCP_H
+
+#include <stddef.h>
+
+#include "buf.h"
+
+struct loop;
+struct mcp;
+struct mcpcfg;
+
+typedef void (*mcp_report_fn)(void *arg, const char *line);
+
+/* A manager for servers run in directory root with a per-request timeout (seconds, > 0). */
+struct mcp *mcp_new(struct loop *l, const char *root, int timeout_s);
+/* Start every server of cfg (failures are reported, not returned). */
+void mcp_start(struct mcp *m, const struct mcpcfg *cfg);
+/* Where reports go (NULL: keep them until a sink is set).  m may be NULL. */
+void mcp_set_report(struct mcp *m, mcp_report_fn fn, void *arg);
+/* How many servers are still starting (initialize or the first tools/list in flight). */
+size_t mcp_starting(const struct mcp *m);
+/* One line per server: name, state, number of tools (for /mcp). */
+void mcp_status(const struct mcp *m, struct buf *out);
+/* Kill every server, unregister their tools and free everything.  NULL ok. */
+void mcp_free(struct mcp *m);
+
+#endif

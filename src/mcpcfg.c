@@ -1,0 +1,267 @@
+/*
+ * mcpcfg: the MCP server list from mcp.json files (see mcpcfg.h).
+ *
+ * Entries live in a fixed array (at most MCPCFG_MAX_SERVERS); a later
+ * file's entry of the same name frees and replaces the earlier one in
+ * place, so the order of first appearance is kept.
+ */
+#include "mcpcfg.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "ctxfiles.h"
+#include "json.h"
+#include "xmalloc.h"
+
+#define MCPCFG_MAX_FILE (4u << 20)
+
+/* Expand ${VAR} and ${VAR:-default} in s from the environment. */
+static char *
+expand(const char *s)
+{
+	struct buf b = BUF_INIT;
+	const char *p = s, *end, *dflt;
+	char *name, *val;
+
+	while (*p) {
+		if (p[0] != '$' || p[1] != '{' || !(end = strchr(p + 2, '}'))) {
+			buf_addch(&b, *p++);
+			continue;
+		}
+		name = xstrndup(p + 2, (size_t)(end - p - 2));
+		dflt = strstr(name, ":-");
+		if (dflt)
+			name[dflt - name] = '\0';
+		val = getenv(name);
+		if (val && *val)
+			buf_adds(&b, val);
+		else if (dflt)
+			buf_adds(&b, dflt + 2);
+		free(name);
+		p = end + 1;
+	}
+	return buf_detach(&b, NULL);
+}
+
+/* Free one entry's strings. */
+static void
+server_free(struct mcpcfg_server *s)
+{
+	char **p;
+
+	for (p = s->argv; p && *p; p++)
+		free(*p);
+	for (p = s->env; p && *p; p++)
+		free(*p);
+	free(s->argv);
+	free(s->env);
+	free(s->name);
+	free(s->origin);
+	memset(s, 0, sizeof *s);
+}
+
+/* argv from command + args; NULL + warning when a type is wrong. */
+static char **
+make_argv(const char *name, const cJSON *o, const char *path, struct buf *warnings)
+{
+	const char *cmd = json_str(o, "command");
+	const cJSON *args = cJSON_GetObjectItemCaseSensitive(o, "args"), *a;
+	char **v;
+	size_t n = 1;
+
+	if (!cmd || !*cmd) {
+		buf_addf(warnings, "%s: mcp server \"%s\" has no \"command\" string; skipped\n", path, name);
+		return NULL;
+	}
+	if (args && !cJSON_IsArray(args)) {
+		buf_addf(warnings, "%s: mcp server \"%s\": \"args\" must be an array of strings; skipped\n",
+			 path, name);
+		return NULL;
+	}
+	cJSON_ArrayForEach(a, args) {
+		if (!cJSON_IsString(a)) {
+			buf_addf(warnings, "%s: mcp server \"%s\": \"args\" must be an array of strings; skipped\n",
+				 path, name);
+			return NULL;
+		}
+	}
+	v = xcalloc((size_t)cJSON_GetArraySize(args) + 2, sizeof *v);
+	v[0] = expand(cmd);
+	cJSON_ArrayForEach(a, args)
+		v[n++] = expand(a->valuestring);
+	return v;
+}
+
+/* env as KEY=value strings; NULL + warning when a value is not a string. */
+static char **
+make_env(const char *name, const cJSON *o, const char *path, struct buf *warnings, int *bad)
+{
+	const cJSON *env = cJSON_GetObjectItemCaseSensitive(o, "env"), *a;
+	char **v;
+	size_t n = 0;
+
+	*bad = 0;
+	if (!env)
+		return NULL;
+	if (!cJSON_IsObject(env)) {
+		*bad = 1;
+		buf_addf(warnings, "%s: mcp server \"%s\": \"env\" must be an object of strings; skipped\n",
+			 path, name);
+		return NULL;
+	}
+	cJSON_ArrayForEach(a, env) {
+		if (!cJSON_IsString(a) || !*a->string || strchr(a->string, '=')) {
+			*bad = 1;
+			buf_addf(warnings, "%s: mcp server \"%s\": env \"%s\" must be a string under a name without '='; skipped\n",
+				 path, name, a->string);
+			return NULL;
+		}
+	}
+	v = xcalloc((size_t)cJSON_GetArraySize(env) + 1, sizeof *v);
+	cJSON_ArrayForEach(a, env) {
+		char *val = expand(a->valuestring);
+		struct buf kv = BUF_INIT;
+
+		buf_addf(&kv, "%s=%s", a->string, val);
+		free(val);
+		v[n++] = buf_detach(&kv, NULL);
+	}
+	return v;
+}
+
+/* The slot for name: the existing entry (freed) or a new one; NULL when full. */
+static struct mcpcfg_server *
+slot(struct mcpcfg *c, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < c->n; i++)
+		if (!strcmp(c->v[i].name, name)) {
+			server_free(&c->v[i]);
+			return &c->v[i];
+		}
+	return c->n < MCPCFG_MAX_SERVERS ? &c->v[c->n++] : NULL;
+}
+
+/* Whether the entry should be skipped before it is parsed further. */
+static int
+skipped(const char *name, const cJSON *o, const char *path, struct buf *warnings)
+{
+	const char *type = json_str(o, "type");
+	int off = 0;
+
+	if (!cJSON_IsObject(o)) {
+		buf_addf(warnings, "%s: mcp server \"%s\" must be an object; skipped\n", path, name);
+		return 1;
+	}
+	if (json_bool(o, "disabled", &off) == 0 && off)
+		return 1;
+	if (type && strcmp(type, "stdio")) {
+		buf_addf(warnings, "%s: mcp server \"%s\" is of type \"%s\"; only stdio servers are supported; skipped\n",
+			 path, name, type);
+		return 1;
+	}
+	if (!*name || strlen(name) > 40) {
+		buf_addf(warnings, "%s: mcp server names must be 1-40 characters; \"%.40s...\" skipped\n",
+			 path, name);
+		return 1;
+	}
+	return 0;
+}
+
+/* One mcpServers entry. */
+static void
+add_server(struct mcpcfg *c, const char *name, const cJSON *o, const char *path,
+	   struct buf *warnings)
+{
+	struct mcpcfg_server *s;
+	char **argv, **env;
+	int bad;
+
+	if (skipped(name, o, path, warnings))
+		return;
+	argv = make_argv(name, o, path, warnings);
+	env = argv ? make_env(name, o, path, warnings, &bad) : NULL;
+	if (!argv || bad || !(s = slot(c, name))) {
+		struct mcpcfg_server tmp = { NULL, argv, env, NULL };
+
+		if (argv && !bad)
+			buf_addf(warnings, "%s: more than %d mcp servers; \"%s\" skipped\n", path,
+				 MCPCFG_MAX_SERVERS, name);
+		server_free(&tmp);
+		return;
+	}
+	s->name = xstrdup(name);
+	s->argv = argv;
+	s->env = env;
+	s->origin = xstrdup(path);
+}
+
+/* Merge one file. */
+int
+mcpcfg_load_file(struct mcpcfg *c, const char *path, struct buf *warnings, struct err *e)
+{
+	struct buf text = BUF_INIT;
+	struct err pe = ERR_INIT;
+	const cJSON *servers, *s;
+	struct stat st;
+	cJSON *root;
+
+	if (stat(path, &st) != 0)
+		return 0;
+	if (!S_ISREG(st.st_mode))
+		return err_set(e, "%s: not a regular file; its mcp servers are not started", path);
+	if (buf_read_file(&text, path, MCPCFG_MAX_FILE, &pe) < 0) {
+		buf_release(&text);
+		if (pe.code == ENOENT)
+			return 0;
+		return err_set(e, "%s", pe.msg);
+	}
+	root = json_parse(text.data, text.len, &pe);
+	buf_release(&text);
+	if (!root)
+		return err_set(e, "%s: %s; fix it or delete it (its mcp servers are not started)", path, pe.msg);
+	servers = cJSON_GetObjectItemCaseSensitive(root, "mcpServers");
+	if (servers && !cJSON_IsObject(servers))
+		buf_addf(warnings, "%s: \"mcpServers\" must be an object; ignored\n", path);
+	else if (!servers)
+		buf_addf(warnings, "%s: no \"mcpServers\" object; nothing to start\n", path);
+	else
+		cJSON_ArrayForEach(s, servers)
+			add_server(c, s->string, s, path, warnings);
+	cJSON_Delete(root);
+	return 0;
+}
+
+/* User file, then project file. */
+void
+mcpcfg_load(struct mcpcfg *c, const char *root, struct buf *warnings)
+{
+	struct buf path = BUF_INIT;
+	struct err e = ERR_INIT;
+
+	if (ctxfiles_config_dir(&path, NULL) == 0) {
+		buf_adds(&path, "/mcp.json");
+		if (mcpcfg_load_file(c, path.data, warnings, &e) < 0)
+			buf_addf(warnings, "%s\n", e.msg);
+	}
+	buf_reset(&path);
+	buf_addf(&path, "%s/.mcp.json", root);
+	if (mcpcfg_load_file(c, path.data, warnings, &e) < 0)
+		buf_addf(warnings, "%s\n", e.msg);
+	buf_release(&path);
+}
+
+/* Free all entries. */
+void
+mcpcfg_release(struct mcpcfg *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->n; i++)
+		server_free(&c->v[i]);
+	c->n = 0;
+}

@@ -1,0 +1,188 @@
+/*
+ * mcptool: MCP tools in the registry (see mcptool.h).
+ *
+ * Names: "mcp__" + server + "__" + tool, each character outside
+ * [A-Za-z0-9_-] replaced by '_' and the whole cut at 64 characters (the
+ * limit providers put on tool names).  Two tools that end up with the
+ * same name: the first wins, the other is reported and left out.
+ */
+#include "mcptool.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json.h"
+#include "loop.h"
+#include "xmalloc.h"
+
+#define MCPTOOL_NAME_MAX 64
+#define MCPTOOL_DESC_MAX 2048
+
+/* Append s with characters providers refuse in tool names replaced by '_'. */
+static void
+add_safe(struct buf *b, const char *s)
+{
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			 (c >= '0' && c <= '9') || c == '_' || c == '-';
+
+		buf_addch(b, ok ? c : '_');
+	}
+}
+
+/* Start a call: tools/call on the tool's server. */
+static void
+mcptool_start(struct tool_job *job, const cJSON *args)
+{
+	const struct mcp_tool *t = (const struct mcp_tool *)job->tool;
+	struct mcp_server *s = t->srv;
+	cJSON *params;
+	char what[96];
+	struct pend *p;
+
+	if (s->state == SRV_DEAD) {
+		tool_job_fail(job, "mcp server %s is not running (it failed earlier); this tool is gone",
+			      s->name);
+		return;
+	}
+	params = cJSON_CreateObject();
+	cJSON_AddStringToObject(params, "name", t->remote);
+	cJSON_AddItemToObject(params, "arguments", cJSON_Duplicate(args, 1));
+	snprintf(what, sizeof what, "tools/call %s", t->remote);
+	p = mcp_server_request(s, "tools/call", params, what);
+	if (!p) {
+		if (!job->finished)
+			tool_job_fail(job, "mcp server %s stopped before the call could be sent", s->name);
+		return;
+	}
+	p->job = job;
+	job->priv = p;
+}
+
+/* The agent aborts the turn: cancel the call on the server. */
+static void
+mcptool_cancel(struct tool_job *job)
+{
+	struct pend *p = job->priv;
+
+	if (!p) {
+		tool_job_fail(job, "cancelled");
+		return;
+	}
+	mcp_server_cancel(p->srv, p, "the user aborted the turn");
+}
+
+/* The answer of a tools/call. */
+void
+mcptool_answer(struct mcp_server *s, struct tool_job *job, const struct mcpwire_msg *msg)
+{
+	struct err e = ERR_INIT;
+
+	job->priv = NULL;
+	if (msg->kind == MCPWIRE_ERROR) {
+		tool_job_fail(job, "mcp server %s: error %ld: %s", s->name, msg->err_code,
+			      msg->err_message);
+		return;
+	}
+	if (mcpwire_call_text(msg->result, &job->out, &job->is_error, &e) < 0) {
+		tool_job_fail(job, "mcp server %s: %s", s->name, e.msg);
+		return;
+	}
+	tool_job_done(job);
+}
+
+/* A tool struct for one listed tool (kept on m->tools until mcp_free). */
+static struct mcp_tool *
+make_tool(struct mcp_server *s, const struct mcpwire_tool *w)
+{
+	struct mcp_tool *t = xcalloc(1, sizeof *t);
+	struct buf name = BUF_INIT;
+	size_t dl = strlen(w->description);
+
+	buf_adds(&name, "mcp__");
+	add_safe(&name, s->name);
+	buf_adds(&name, "__");
+	add_safe(&name, w->name);
+	if (name.len > MCPTOOL_NAME_MAX)
+		buf_setlen(&name, MCPTOOL_NAME_MAX);
+	t->name = buf_detach(&name, NULL);
+	if (dl > MCPTOOL_DESC_MAX) {
+		dl = MCPTOOL_DESC_MAX;
+		while (dl && ((unsigned char)w->description[dl] & 0xC0) == 0x80)
+			dl--;
+	}
+	t->desc = xstrndup(w->description, dl);
+	t->schema = xstrdup(w->schema);
+	t->remote = xstrdup(w->name);
+	t->srv = s;
+	t->t.name = t->name;
+	t->t.description = t->desc;
+	t->t.schema_json = t->schema;
+	/* unless the server says it only reads, a call may change files: checkpoint first */
+	t->t.flags = w->read_only ? TOOL_READ_ONLY : TOOL_MUTATES | TOOL_NEEDS_APPROVAL;
+	t->t.start = mcptool_start;
+	t->t.cancel = mcptool_cancel;
+	t->next = s->m->tools;
+	s->m->tools = t;
+	return t;
+}
+
+/* Unregister all of s's tools. */
+void
+mcptool_unregister_all(struct mcp_server *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nreg; i++)
+		tool_unregister(&s->reg[i]->t);
+	s->nreg = 0;
+}
+
+/* Register the finished listing in place of s's current tools. */
+void
+mcptool_install(struct mcp_server *s)
+{
+	size_t i;
+
+	mcptool_unregister_all(s);
+	s->reg = xrealloc(s->reg, (s->nlisting + 1) * sizeof *s->reg);
+	for (i = 0; i < s->nlisting; i++) {
+		struct mcp_tool *t = make_tool(s, &s->listing[i]);
+		struct buf line = BUF_INIT;
+
+		if (tool_register(&t->t) == 0) {
+			s->reg[s->nreg++] = t;
+			continue;
+		}
+		buf_addf(&line, "mcp server %s: tool \"%s\" left out: the name %s is already taken",
+			 s->name, s->listing[i].name, t->name);
+		if (s->m->report)
+			s->m->report(s->m->report_arg, line.data);
+		else
+			buf_addf(&s->m->queued, "%s\n", line.data);
+		buf_release(&line);
+	}
+	mcpwire_tools_free(s->listing, s->nlisting);
+	s->listing = NULL;
+	s->nlisting = 0;
+}
+
+/* Free every tool struct. */
+void
+mcptool_free_all(struct mcp *m)
+{
+	struct mcp_tool *t, *next;
+
+	for (t = m->tools; t; t = next) {
+		next = t->next;
+		tool_unregister(&t->t);
+		free(t->name);
+		free(t->desc);
+		free(t->schema);
+		free(t->remote);
+		free(t);
+	}
+	m->tools = NULL;
+}

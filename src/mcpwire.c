@@ -1,0 +1,388 @@
+/*
+ * mcpwire: MCP's newline-delimited JSON-RPC 2.0, pure (see mcpwire.h).
+ *
+ * The line reader keeps received bytes in one buf; `pos` is the start of
+ * the first line not yet handed out and `scan` how far past pos we have
+ * already looked for a newline, so a long line arriving in small pieces
+ * is scanned once (linear, not quadratic).  Consumed bytes are dropped
+ * when they make up more than half the buffer.
+ */
+#include "mcpwire.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "json.h"
+#include "xmalloc.h"
+
+/* Empty reader. */
+void
+mcpwire_lines_init(struct mcpwire_lines *lr)
+{
+	buf_init(&lr->acc, 0);
+	lr->pos = 0;
+	lr->scan = 0;
+}
+
+/* Free the buffer. */
+void
+mcpwire_lines_release(struct mcpwire_lines *lr)
+{
+	buf_release(&lr->acc);
+	lr->pos = 0;
+	lr->scan = 0;
+}
+
+/* Append bytes, first dropping what was handed out when that is most of the buffer. */
+void
+mcpwire_lines_add(struct mcpwire_lines *lr, const char *data, size_t n)
+{
+	if (lr->pos && lr->pos >= lr->acc.len / 2) {
+		buf_remove(&lr->acc, 0, lr->pos);
+		lr->pos = 0;
+	}
+	buf_add(&lr->acc, data, n);
+}
+
+/* The next complete line, or 0 / -1 (too long). */
+int
+mcpwire_lines_next(struct mcpwire_lines *lr, const char **line, size_t *len, struct err *e)
+{
+	const char *start = lr->acc.data + lr->pos;
+	size_t avail = lr->acc.len - lr->pos;
+	const char *nl = memchr(start + lr->scan, '\n', avail - lr->scan);
+	size_t n;
+
+	if (!nl) {
+		lr->scan = avail;
+		if (avail > MCPWIRE_MAX_LINE)
+			return err_set(e, "sent a line longer than %u MB without a newline",
+				       MCPWIRE_MAX_LINE >> 20);
+		return 0;
+	}
+	n = (size_t)(nl - start);
+	if (n > MCPWIRE_MAX_LINE)
+		return err_set(e, "sent a line longer than %u MB", MCPWIRE_MAX_LINE >> 20);
+	lr->pos += n + 1;
+	lr->scan = 0;
+	if (n && start[n - 1] == '\r')
+		n--;
+	*line = start;
+	*len = n;
+	return 1;
+}
+
+/* The id as a long when it is an integral number, else -1. */
+static long
+msg_id(const cJSON *id)
+{
+	if (!cJSON_IsNumber(id) || id->valuedouble != (double)(long)id->valuedouble ||
+	    id->valuedouble < 0 || id->valuedouble > 1e15)
+		return -1;
+	return (long)id->valuedouble;
+}
+
+/* Fill the error fields of an error response; -1 + e when malformed. */
+static int
+parse_error(const cJSON *err, struct mcpwire_msg *m, struct err *e)
+{
+	const char *msg = json_str(err, "message");
+
+	if (!cJSON_IsObject(err))
+		return err_set(e, "sent an error response whose \"error\" is not an object");
+	if (json_long(err, "code", &m->err_code) < 0)
+		m->err_code = 0;
+	m->err_message = msg ? msg : "(no message)";
+	m->kind = MCPWIRE_ERROR;
+	return 0;
+}
+
+/* Classify the parsed object m->root. */
+static int
+classify(struct mcpwire_msg *m, struct err *e)
+{
+	const cJSON *o = m->root, *id = cJSON_GetObjectItemCaseSensitive(o, "id");
+	const cJSON *method = cJSON_GetObjectItemCaseSensitive(o, "method");
+	const cJSON *result = cJSON_GetObjectItemCaseSensitive(o, "result");
+	const cJSON *error = cJSON_GetObjectItemCaseSensitive(o, "error");
+	const char *ver = json_str(o, "jsonrpc");
+
+	if (!ver || strcmp(ver, "2.0"))
+		return err_set(e, "sent a message without \"jsonrpc\": \"2.0\"");
+	m->id_raw = id;
+	m->id = msg_id(id);
+	m->params = cJSON_GetObjectItemCaseSensitive(o, "params");
+	if (method) {
+		if (!cJSON_IsString(method) || !method->valuestring[0])
+			return err_set(e, "sent a message whose \"method\" is not a string");
+		m->method = method->valuestring;
+		if (id && !cJSON_IsString(id) && !cJSON_IsNumber(id))
+			return err_set(e, "sent a request whose \"id\" is neither a number nor a string");
+		m->kind = id ? MCPWIRE_REQUEST : MCPWIRE_NOTIFICATION;
+		return 0;
+	}
+	if (!id)
+		return err_set(e, "sent a message with neither \"method\" nor \"id\"");
+	if (result && error)
+		return err_set(e, "sent a response with both \"result\" and \"error\"");
+	if (error)
+		return parse_error(error, m, e);
+	if (!result)
+		return err_set(e, "sent a response with neither \"result\" nor \"error\"");
+	m->result = result;
+	m->kind = MCPWIRE_RESULT;
+	return 0;
+}
+
+/* Parse and classify one line. */
+int
+mcpwire_parse(const char *line, size_t n, struct mcpwire_msg *m, struct err *e)
+{
+	struct err pe = ERR_INIT;
+
+	memset(m, 0, sizeof *m);
+	m->id = -1;
+	m->root = json_parse(line, n, &pe);
+	if (!m->root)
+		return err_set(e, "sent %s", pe.msg);
+	if (!cJSON_IsObject(m->root)) {
+		mcpwire_msg_free(m);
+		return err_set(e, "sent a JSON value that is not an object (batches are not used by MCP)");
+	}
+	if (classify(m, e) < 0) {
+		mcpwire_msg_free(m);
+		return -1;
+	}
+	return 0;
+}
+
+/* Free the tree. */
+void
+mcpwire_msg_free(struct mcpwire_msg *m)
+{
+	cJSON_Delete(m->root);
+	memset(m, 0, sizeof *m);
+}
+
+/* Print o as one line and free it. */
+static void
+emit(struct buf *out, cJSON *o)
+{
+	char *s = json_print(o);
+
+	buf_adds(out, s);
+	buf_addch(out, '\n');
+	free(s);
+	cJSON_Delete(o);
+}
+
+/* A fresh {"jsonrpc": "2.0"}. */
+static cJSON *
+envelope(void)
+{
+	cJSON *o;
+
+	json_init();
+	o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "jsonrpc", "2.0");
+	return o;
+}
+
+/* A request line. */
+void
+mcpwire_request(struct buf *out, long id, const char *method, cJSON *params)
+{
+	cJSON *o = envelope();
+
+	cJSON_AddNumberToObject(o, "id", (double)id);
+	cJSON_AddStringToObject(o, "method", method);
+	if (params)
+		cJSON_AddItemToObject(o, "params", params);
+	emit(out, o);
+}
+
+/* A notification line. */
+void
+mcpwire_notify(struct buf *out, const char *method, cJSON *params)
+{
+	cJSON *o = envelope();
+
+	cJSON_AddStringToObject(o, "method", method);
+	if (params)
+		cJSON_AddItemToObject(o, "params", params);
+	emit(out, o);
+}
+
+/* A result line for the server's request. */
+void
+mcpwire_reply(struct buf *out, const cJSON *id, cJSON *result)
+{
+	cJSON *o = envelope();
+
+	cJSON_AddItemToObject(o, "id", id ? cJSON_Duplicate(id, 1) : cJSON_CreateNull());
+	cJSON_AddItemToObject(o, "result", result ? result : cJSON_CreateObject());
+	emit(out, o);
+}
+
+/* An error line for the server's request. */
+void
+mcpwire_reply_error(struct buf *out, const cJSON *id, int code, const char *message)
+{
+	cJSON *o = envelope(), *err = cJSON_CreateObject();
+
+	cJSON_AddItemToObject(o, "id", id ? cJSON_Duplicate(id, 1) : cJSON_CreateNull());
+	cJSON_AddNumberToObject(err, "code", code);
+	cJSON_AddStringToObject(err, "message", message);
+	cJSON_AddItemToObject(o, "error", err);
+	emit(out, o);
+}
+
+/* initialize's params: we are a client without roots, sampling or elicitation. */
+cJSON *
+mcpwire_init_params(const char *name, const char *version)
+{
+	cJSON *p, *info;
+
+	json_init();
+	p = cJSON_CreateObject();
+	info = cJSON_CreateObject();
+	cJSON_AddStringToObject(p, "protocolVersion", MCPWIRE_PROTOCOL);
+	cJSON_AddItemToObject(p, "capabilities", cJSON_CreateObject());
+	cJSON_AddStringToObject(info, "name", name);
+	cJSON_AddStringToObject(info, "version", version);
+	cJSON_AddItemToObject(p, "clientInfo", info);
+	return p;
+}
+
+/* notifications/cancelled's params. */
+cJSON *
+mcpwire_cancel_params(long id, const char *reason)
+{
+	cJSON *p;
+
+	json_init();
+	p = cJSON_CreateObject();
+	cJSON_AddNumberToObject(p, "requestId", (double)id);
+	cJSON_AddStringToObject(p, "reason", reason);
+	return p;
+}
+
+/* One tool entry, or a warning when it is unusable. */
+static void
+add_tool(const cJSON *t, struct mcpwire_tool **v, size_t *n, struct buf *warnings)
+{
+	const char *name = json_str(t, "name"), *desc = json_str(t, "description");
+	const cJSON *schema = json_obj(t, "inputSchema");
+	const char *type = json_str(schema, "type");
+	struct mcpwire_tool *w;
+
+	if (!name || !*name || strlen(name) > 128) {
+		buf_adds(warnings, "a tool without a usable name (1-128 characters) was skipped\n");
+		return;
+	}
+	if (!type || strcmp(type, "object")) {
+		buf_addf(warnings, "tool \"%.128s\" was skipped: its inputSchema is not an object schema\n",
+			 name);
+		return;
+	}
+	*v = xrealloc(*v, (*n + 1) * sizeof **v);
+	w = &(*v)[(*n)++];
+	w->name = xstrdup(name);
+	w->description = xstrdup(desc ? desc : "");
+	w->schema = json_print(schema);
+	w->read_only = 0;
+	(void)json_bool(json_obj(t, "annotations"), "readOnlyHint", &w->read_only);
+}
+
+/* One tools/list page. */
+int
+mcpwire_tools(const cJSON *result, struct mcpwire_tool **v, size_t *n, char **cursor,
+	      struct buf *warnings, struct err *e)
+{
+	const cJSON *tools = json_arr(result, "tools"), *t;
+	const char *next = json_str(result, "nextCursor");
+
+	*cursor = NULL;
+	if (!tools)
+		return err_set(e, "answered tools/list without a \"tools\" array");
+	cJSON_ArrayForEach(t, tools)
+		add_tool(t, v, n, warnings);
+	if (next && *next)
+		*cursor = xstrdup(next);
+	return 0;
+}
+
+/* Free a tool list. */
+void
+mcpwire_tools_free(struct mcpwire_tool *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		free(v[i].name);
+		free(v[i].description);
+		free(v[i].schema);
+	}
+	free(v);
+}
+
+/* One content item as text for the model. */
+static void
+add_content(const cJSON *c, struct buf *out)
+{
+	const char *type = json_str(c, "type"), *text = json_str(c, "text");
+	const char *mime = json_str(c, "mimeType"), *data = json_str(c, "data");
+	const cJSON *res = json_obj(c, "resource");
+
+	if (out->len)
+		buf_addch(out, '\n');
+	if (type && !strcmp(type, "text") && text) {
+		buf_adds(out, text);
+	} else if (type && (!strcmp(type, "image") || !strcmp(type, "audio"))) {
+		buf_addf(out, "[%s %s, %zu KB]", type, mime ? mime : "?",
+			 data ? strlen(data) * 3 / 4 / 1024 : (size_t)0);
+	} else if (res && json_str(res, "text")) {
+		buf_adds(out, json_str(res, "text"));
+	} else if (json_str(c, "uri") || json_str(res, "uri")) {
+		buf_addf(out, "[resource %s]", json_str(c, "uri") ? json_str(c, "uri")
+								 : json_str(res, "uri"));
+	} else {
+		buf_addf(out, "[%s content]", type ? type : "unknown");
+	}
+}
+
+/* A tools/call result as text. */
+int
+mcpwire_call_text(const cJSON *result, struct buf *out, int *is_error, struct err *e)
+{
+	const cJSON *content = json_arr(result, "content"), *c;
+	size_t start = out->len;
+	struct buf text = BUF_INIT;
+
+	*is_error = 0;
+	if (!cJSON_IsObject(result))
+		return err_set(e, "answered tools/call with a result that is not an object");
+	(void)json_bool(result, "isError", is_error);
+	cJSON_ArrayForEach(c, content)
+		add_content(c, &text);
+	if (!text.len && json_obj(result, "structuredContent")) {
+		char *s = json_print(json_obj(result, "structuredContent"));
+
+		buf_adds(&text, s);
+		free(s);
+	}
+	if (text.len > MCPWIRE_MAX_OUTPUT) {
+		size_t keep = MCPWIRE_MAX_OUTPUT;
+
+		while (keep && ((unsigned char)text.data[keep] & 0xC0) == 0x80)
+			keep--; /* do not cut a UTF-8 sequence */
+		buf_add(out, text.data, keep);
+		buf_addf(out, "\n[output truncated: %zu of %zu bytes shown]", keep, text.len);
+	} else {
+		buf_add(out, text.data, text.len);
+	}
+	if (out->len == start)
+		buf_adds(out, "(no output)");
+	buf_release(&text);
+	return 0;
+}

@@ -1,0 +1,287 @@
+/*
+ * bench_intel: figures for `make bench` on the git and code-intelligence
+ * parts (prints, asserts nothing).
+ *
+ *   checkpoint  a 20,000-file repository (committed with the git CLI) with
+ *               10 files changed: repo_checkpoint (the turn's start
+ *               snapshot; the end snapshot costs the same), median of 7
+ *   outline     a 4,500-line C file (the project's own sources, joined):
+ *               the outline tool, median of 30 runs after one warm-up
+ *   repo_map    the project itself: repomap_build cold (empty cache), then
+ *               warm (median of 10)
+ *
+ * Usage: bench_intel ROOT   (ROOT: the project checkout).  Temporary files
+ * go under $TMPDIR and are removed.
+ */
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "buf.h"
+#include "err.h"
+#include "repo.h"
+#include "repomap.h"
+#include "tool.h"
+
+#define NFILES 20000
+
+extern const struct tool tool_outline;
+
+/* Monotonic milliseconds. */
+static double
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* Ascending doubles for qsort. */
+static int
+cmp_d(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double g_min; /* the fastest of the last median() */
+
+/* The median of v[0..n) (the fastest goes to g_min). */
+static double
+median(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof *v, cmp_d);
+	g_min = v[0];
+	return v[n / 2];
+}
+
+/* One figure line (median, fastest), the target beside it. */
+static void
+figure(const char *label, double ms, double target)
+{
+	printf("  %-38s %8.2f ms (fastest %.2f)  target <= %g ms  %s\n", label, ms, g_min, target,
+	       ms <= target ? "meets target" : "MISSES target");
+	fflush(stdout);
+}
+
+/* Commit everything in dir with the git CLI; 0 when it succeeded. */
+static int
+git_commit_all(const char *dir)
+{
+	char cmd[4096];
+
+	snprintf(cmd, sizeof cmd, "cd '%s' && git init -q && git add -A && git -c user.name=b "
+		 "-c user.email=b@b commit -qm base >/dev/null 2>&1", dir);
+	return system(cmd);
+}
+
+/* rm -rf dir. */
+static void
+rmrf(const char *dir)
+{
+	char cmd[4096];
+
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "bench_intel: could not remove %s\n", dir);
+}
+
+/* Checkpoint of a 20,000-file repository with 10 changed files. */
+static void
+bench_checkpoint(const char *tmp)
+{
+	char dir[1024], state[1100], path[1200];
+	struct err e = ERR_INIT;
+	struct repo *r;
+	double t[7];
+	int i, k;
+	FILE *f;
+
+	snprintf(dir, sizeof dir, "%s/big", tmp);
+	snprintf(state, sizeof state, "%s/state", tmp);
+	mkdir(dir, 0755);
+	for (i = 0; i < NFILES; i++) {
+		if (i % 100 == 0) {
+			snprintf(path, sizeof path, "%s/d%03d", dir, i / 100);
+			mkdir(path, 0755);
+		}
+		snprintf(path, sizeof path, "%s/d%03d/f%05d.txt", dir, i / 100, i);
+		if ((f = fopen(path, "w")) == NULL)
+			return;
+		fprintf(f, "file %d\nline two\n", i);
+		fclose(f);
+	}
+	if (git_commit_all(dir) != 0) {
+		printf("  checkpoint: git could not set the repository up (skipped)\n");
+		return;
+	}
+	if ((r = repo_open(dir, "bench", state, &e)) == NULL) {
+		printf("  checkpoint: %s\n", e.msg);
+		return;
+	}
+	for (k = 0; k < 7; k++) {
+		for (i = 0; i < 10; i++) {
+			snprintf(path, sizeof path, "%s/d%03d/f%05d.txt", dir, i * 7, i * 700);
+			if ((f = fopen(path, "a")) != NULL) {
+				fprintf(f, "turn %d\n", k);
+				fclose(f);
+			}
+		}
+		t[k] = now_ms();
+		if (repo_checkpoint(r, NULL, &e) < 0)
+			printf("  checkpoint: %s\n", e.msg);
+		t[k] = now_ms() - t[k];
+		repo_turn_end(r, &e); /* the turn's end snapshot, not timed */
+	}
+	repo_close(r);
+	figure("checkpoint, 20,000 files, 10 changed", median(t, 7), 100);
+}
+
+/* Join the project's C sources into a 4,500-line file; 0 on success. */
+static int
+make_c_file(const char *root, const char *path)
+{
+	struct buf b = BUF_INIT, src = BUF_INIT, p = BUF_INIT;
+	struct err e = ERR_INIT;
+	struct dirent *de;
+	size_t lines = 0, i;
+	DIR *d;
+	FILE *f;
+
+	buf_addf(&p, "%s/src", root);
+	if ((d = opendir(p.data)) == NULL)
+		return -1;
+	while (lines < 4500 && (de = readdir(d)) != NULL) {
+		size_t n = strlen(de->d_name);
+		if (n < 3 || strcmp(de->d_name + n - 2, ".c"))
+			continue;
+		buf_reset(&p);
+		buf_addf(&p, "%s/src/%s", root, de->d_name);
+		buf_reset(&src);
+		if (buf_read_file(&src, p.data, 1 << 20, &e) < 0)
+			continue;
+		for (i = 0; i < src.len && lines < 4500; i++) {
+			buf_addch(&b, src.data[i]);
+			lines += src.data[i] == '\n';
+		}
+	}
+	closedir(d);
+	f = fopen(path, "w");
+	if (f) {
+		fwrite(b.data, 1, b.len, f);
+		fclose(f);
+	}
+	buf_release(&b);
+	buf_release(&src);
+	buf_release(&p);
+	return f && lines == 4500 ? 0 : -1;
+}
+
+/* The outline tool on path (synchronous); returns ms. */
+static double
+outline_once(const struct tool_env *env, const char *path, size_t *outlen)
+{
+	struct tool_job job;
+	cJSON *args = cJSON_CreateObject();
+	double t;
+
+	cJSON_AddStringToObject(args, "path", path);
+	tool_job_init(&job, &tool_outline, env, NULL, NULL);
+	t = now_ms();
+	tool_outline.start(&job, args);
+	t = now_ms() - t;
+	*outlen = job.out.len;
+	tool_job_release(&job);
+	cJSON_Delete(args);
+	return t;
+}
+
+/* Outline of a 4,500-line C file. */
+static void
+bench_outline(const char *root, const char *tmp)
+{
+	char path[1100];
+	struct tool_env env;
+	double t[30];
+	size_t len;
+	int i;
+
+	snprintf(path, sizeof path, "%s/big.c", tmp);
+	if (make_c_file(root, path) < 0) {
+		printf("  outline: could not make a 4,500-line file (skipped)\n");
+		return;
+	}
+	memset(&env, 0, sizeof env);
+	env.root = tmp;
+	outline_once(&env, path, &len);
+	for (i = 0; i < 30; i++) {
+		struct timespec ts[2] = { { 0, UTIME_OMIT }, { 1000000 + i, 0 } };
+		utimensat(AT_FDCWD, path, ts, 0); /* a changed file: no kept answer */
+		t[i] = outline_once(&env, path, &len);
+	}
+	figure("outline, 4,500-line C file, cold", median(t, 30), 10);
+	for (i = 0; i < 30; i++)
+		t[i] = outline_once(&env, path, &len);
+	figure("outline, same file unchanged", median(t, 30), 10);
+}
+
+/* repo_map of the project, cold then warm. */
+static void
+bench_repomap(const char *root)
+{
+	struct buf out = BUF_INIT;
+	struct err e = ERR_INIT;
+	double t[10], cold;
+	int i;
+
+	repomap_cache_free();
+	cold = now_ms();
+	if (repomap_build(root, REPOMAP_DEFAULT_TOKENS, &out, &e) < 0) {
+		printf("  repo_map: %s\n", e.msg);
+		return;
+	}
+	cold = now_ms() - cold;
+	for (i = 0; i < 10; i++) {
+		buf_reset(&out);
+		t[i] = now_ms();
+		repomap_build(root, REPOMAP_DEFAULT_TOKENS, &out, &e);
+		t[i] = now_ms() - t[i];
+	}
+	g_min = cold;
+	figure("repo_map of this project, cold", cold, 1000);
+	figure("repo_map of this project, warm", median(t, 10), 100);
+	buf_release(&out);
+	repomap_cache_free();
+}
+
+int
+main(int argc, char **argv)
+{
+	char tmp[] = "/tmp/hearth-bench-intel.XXXXXX";
+	char root[4096];
+
+	if (argc < 2 || !realpath(argv[1], root)) {
+		fprintf(stderr, "usage: bench_intel ROOT\n");
+		return 2;
+	}
+	if (!mkdtemp(tmp))
+		return 1;
+	printf("git and code intelligence (median; %s)\n", argc > 2 ? argv[2] : "this machine");
+	if (argc < 3 || strstr(argv[2], "checkpoint"))
+		bench_checkpoint(tmp);
+	if (argc < 3 || strstr(argv[2], "outline"))
+		bench_outline(root, tmp);
+	if (argc < 3 || strstr(argv[2], "repomap"))
+		bench_repomap(root);
+	rmrf(tmp);
+	return 0;
+}
