@@ -657,6 +657,7 @@ agent_start_step(struct agent *a)
 		req.ntools = a->env->toolset->noffered;
 		a->stats.schema_tokens_saved = a->env->toolset->saved_tokens;
 		a->stats.tools_loaded = a->env->toolset->added;
+		toolset_take_loaded(a->env->toolset, &a->planned); /* an expected cache break */
 	}
 	req.thinking = a->opts.thinking || a->turn_think;
 	req.retry = a->parse_retried;
@@ -703,7 +704,10 @@ agent_compact_first(struct agent *a, const char *text)
 	if (!a->compact_pending && !(a->stats.have_timings && compact_due(used, n_ctx, reserve)))
 		return 0;
 	a->compact_pending = 0;
-	a->compacting = compact_start(a->loop, a->prov, &a->conv, a->opts.tools, a->opts.ntools,
+	/* the tools the conversation's requests offer: the same prompt prefix */
+	a->compacting = compact_start(a->loop, a->prov, &a->conv,
+				      a->env && a->env->toolset ? a->env->toolset->offered : a->opts.tools,
+				      a->env && a->env->toolset ? a->env->toolset->noffered : a->opts.ntools,
 				      COMPACT_KEEP_TURNS, a->compact_focus, agent_compacted, a, &e);
 	free(a->compact_focus);
 	a->compact_focus = NULL;

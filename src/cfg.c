@@ -17,7 +17,7 @@
 #include "json.h"
 #include "xmalloc.h"
 
-enum cfg_type { CFG_STR, CFG_INT, CFG_DBL, CFG_BOOL, CFG_WARN_REJECT };
+enum cfg_type { CFG_STR, CFG_INT, CFG_DBL, CFG_BOOL, CFG_WARN_REJECT, CFG_AUTO_BOOL };
 
 struct cfg_key {
 	const char *name;
@@ -50,7 +50,8 @@ static const struct cfg_key cfg_keys[] = {
 	K("mcp_timeout", CFG_INT, mcp_timeout_s),
 	K("think_word", CFG_STR, think_word),
 	K("explore_cutoff", CFG_INT, explore_cutoff),
-	K("defer_tools", CFG_BOOL, defer_tools),
+	K("defer_tools", CFG_AUTO_BOOL, defer_tools),
+	K("defer_tools_min_tokens", CFG_INT, defer_tools_min_tokens),
 	K("serve.model", CFG_STR, serve_model),
 	K("serve.binary", CFG_STR, serve_binary),
 	K("serve.ctx", CFG_INT, serve_ctx),
@@ -83,7 +84,8 @@ cfg_defaults(struct cfg *c)
 	c->context_reserve = 4096;
 	c->think_word = xstrdup("ultrathink");
 	c->explore_cutoff = 6;
-	c->defer_tools = 1;
+	c->defer_tools = -1;
+	c->defer_tools_min_tokens = 2000;
 }
 
 /* Free the string fields. */
@@ -135,6 +137,14 @@ cfg_set(struct cfg *c, const struct cfg_key *k, const cJSON *v)
 			return -1;
 		*(int *)field = strcmp(v->valuestring, "reject") == 0;
 		return 0;
+	case CFG_AUTO_BOOL: /* true 1, false 0, "auto" -1 */
+		if (cJSON_IsString(v) && !strcmp(v->valuestring, "auto"))
+			*(int *)field = -1;
+		else if (cJSON_IsBool(v))
+			*(int *)field = cJSON_IsTrue(v);
+		else
+			return -1;
+		return 0;
 	}
 	return -1;
 }
@@ -145,6 +155,7 @@ cfg_type_name(enum cfg_type t)
 {
 	return t == CFG_STR ? "a string" : t == CFG_INT ? "an integer" :
 	       t == CFG_DBL ? "a number" : t == CFG_WARN_REJECT ? "\"warn\" or \"reject\"" :
+	       t == CFG_AUTO_BOOL ? "\"auto\", true or false" :
 	       "true or false";
 }
 

@@ -35,7 +35,8 @@ struct cfg {
 	int context_reserve;     /* 4096: compact when a request would leave fewer tokens of n_ctx */
 	char *think_word;        /* "ultrathink": a task with this word thinks for its turn ("" = never) */
 	int explore_cutoff;      /* 6: read-only steps in a row before only producing tools are allowed (0 = off) */
-	int defer_tools;         /* 1: offer only the core tools; the rest through tool_search */
+	int defer_tools;         /* -1 "auto" (default): defer when worth it; 1: offer only the core tools, the rest through tool_search; 0: all */
+	int defer_tools_min_tokens; /* 2000: auto defers when the deferrable schemas come to this many tokens */
 	char *serve_model;       /* "serve.model": a GGUF file to start llama-server with (NULL = none) */
 	char *serve_binary;      /* "serve.binary": the llama-server to start ("llama-server" from PATH) */
 	int serve_ctx;           /* "serve.ctx": context size for the managed server (0 = the model's) */

@@ -373,6 +373,7 @@ start_server(struct mcp *m, struct mcp_server *s, const struct mcpcfg_server *c)
 	spec.arg = s;
 	spec.stdin_fd = in[0];
 	spec.stderr_fd = errp[1];
+	spec.die_with_parent = 1;	/* a SIGKILLed hearth leaves no server behind */
 	s->proc = proc_spawn(m->loop, &spec, &e);
 	close(in[0]);
 	close(errp[1]);

@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "loop.h"
+#include "pdeath.h"
 #include "xmalloc.h"
 
 #define PROC_READ_BUDGET (256 * 1024) /* bytes read per readiness, so timers still fire */
@@ -342,12 +343,10 @@ proc_free(struct proc *p)
 	free(p);
 }
 
-/*
- * In the child: wire fds 0-2, keep the error pipe as fd 3 (close-on-exec),
- * close everything else, enter a new session, exec.  Never returns.
- */
+/* In the child: wire fds 0-2, keep the error pipe as fd 3 (close-on-exec), close the rest,
+ * enter a new session, arm the parent-death signal if asked, exec.  Never returns. */
 static void
-proc_child(int out_w, int fail_w, const struct proc_spec *spec, char **envp, int maxfd)
+proc_child(int out_w, int fail_w, const struct proc_spec *spec, char **envp, int maxfd, pid_t parent)
 {
 	struct proc_fail f = { PROC_STAGE_SETUP, 0 };
 	struct sigaction sa;
@@ -367,7 +366,8 @@ proc_child(int out_w, int fail_w, const struct proc_spec *spec, char **envp, int
 	if (rep < 0)
 		_exit(127);
 	if (out_w < 0 || nul < 0 || err_w < 0 || setsid() < 0 || dup2(nul, 0) < 0 ||
-	    dup2(out_w, 1) < 0 || dup2(err_w, 2) < 0 || dup2(rep, 3) < 0 || fcntl(3, F_SETFD, FD_CLOEXEC) < 0)
+	    dup2(out_w, 1) < 0 || dup2(err_w, 2) < 0 || dup2(rep, 3) < 0 || fcntl(3, F_SETFD, FD_CLOEXEC) < 0 ||
+	    (spec->die_with_parent && pdeath_arm(parent) < 0))
 		goto fail;
 	rep = 3;
 #ifdef SYS_close_range
@@ -481,7 +481,7 @@ proc_fork(const struct proc_spec *spec, int out[2], int fail[2], struct err *e)
 	struct proc_fail f;
 	sigset_t all, old;
 	ssize_t n;
-	pid_t pid;
+	pid_t pid, parent = getpid();
 	int st;
 
 	maxfd = maxfd < 64 ? 64 : (maxfd > 65536 ? 65536 : maxfd);
@@ -489,7 +489,7 @@ proc_fork(const struct proc_spec *spec, int out[2], int fail[2], struct err *e)
 	sigprocmask(SIG_BLOCK, &all, &old);
 	pid = fork();
 	if (pid == 0)
-		proc_child(out[1], fail[1], spec, envp, (int)maxfd);
+		proc_child(out[1], fail[1], spec, envp, (int)maxfd, parent);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	free(envp);
 	close(out[1]);

@@ -58,6 +58,7 @@ struct proc_spec {
 	int stdin_fd;             /* > 0: the child's stdin (a pipe's read end, close-on-exec;
 				   * the caller closes its copy after the spawn); 0 = /dev/null */
 	int stderr_fd;            /* > 0: the child's stderr instead of the output pipe */
+	int die_with_parent;      /* Linux: SIGTERM the child if hearth dies, even by SIGKILL (pdeath.h) */
 };
 
 /*

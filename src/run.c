@@ -150,18 +150,31 @@ flush_journal_warnings(struct run *r)
 	buf_reset(&r->journal.warnings);
 }
 
+/* The tools the prompt names: the toolset's, with the MCP tools registered so far. */
+static size_t
+run_tool_listing(struct run *r, const struct tool **list)
+{
+	size_t nx = 0;
+	const struct tool *const *x = r->ntools ? tool_extra(&nx) : NULL;
+
+	if (r->ntools)
+		toolset_sync(&r->toolset, x, nx);
+	return toolset_listing(&r->toolset, list, 2 * TOOLSET_MAX);
+}
+
 /* The session prompt (git status, context files, memory), built once. */
 const char *
 run_prompt_text(void *run, struct buf *warnings)
 {
 	struct run *r = run;
+	const struct tool *list[2 * TOOLSET_MAX];
 	char date[16];
 	time_t now = time(NULL);
 
 	if (r->prompt_pending) {
 		r->prompt_pending = 0;
 		strftime(date, sizeof date, "%Y-%m-%d", localtime(&now));
-		prompt_session(&r->system, r->root, date, r->tools, r->ntools, warnings);
+		prompt_session(&r->system, r->root, date, list, run_tool_listing(r, list), warnings);
 	}
 	return r->system.data ? r->system.data : "";
 }
@@ -200,8 +213,13 @@ run_setup(struct run *r)
 	if (select_tools(r) < 0)
 		return CLI_EXIT_USAGE;
 	/* an explicit --tools list is offered as it is */
-	toolset_init(&r->toolset, r->tools, r->ntools, r->cfg.defer_tools && !r->o->tools, &tool_search);
-	if (r->toolset.ndeferred && r->ntools < RUN_MAX_TOOLS)
+	toolset_init(&r->toolset, r->tools, r->ntools,
+		     !r->o->tools && toolset_want_defer(r->tools, r->ntools, r->cfg.defer_tools,
+							r->cfg.defer_tools_min_tokens, &tool_search),
+		     &tool_search);
+	if (!r->o->tools && r->cfg.defer_tools < 0 && r->ntools)
+		toolset_auto(&r->toolset, r->cfg.defer_tools_min_tokens, &tool_search); /* MCP tools may tip it */
+	if ((r->toolset.ndeferred || r->toolset.auto_min) && r->ntools < RUN_MAX_TOOLS)
 		r->tools[r->ntools++] = &tool_search;
 	r->env.toolset = &r->toolset;
 	buf_init(&r->system, 0);

@@ -210,6 +210,7 @@ serve_spawn(struct serve *s, const struct serve_opts *o, struct err *e)
 		spec.on_output = serve_output;
 		spec.on_exit = serve_exit;
 		spec.arg = s;
+		spec.die_with_parent = 1; /* no orphaned server holding the GPU if hearth is killed */
 		s->proc = proc_spawn(s->loop, &spec, e);
 	}
 	rc = s->proc ? 0 : -1;

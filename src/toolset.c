@@ -38,6 +38,31 @@ toolset_schema_tokens(const struct tool *t)
 	return (long)((bytes + 3) / 4);
 }
 
+/* Tokens not sent per request if the non-core tools are deferred (tool_search's own counted against). */
+long
+toolset_deferrable_tokens(const struct tool *const *enabled, size_t n, const struct tool *search)
+{
+	long tok = 0;
+	size_t i, ndefer = 0;
+
+	for (i = 0; i < n; i++)
+		if (!toolset_is_core(enabled[i]->name) && enabled[i] != search) {
+			tok += toolset_schema_tokens(enabled[i]);
+			ndefer++;
+		}
+	return ndefer && search ? tok - toolset_schema_tokens(search) : tok;
+}
+
+/* Defer or not: the setting, or in auto mode whether the saving is worth a load's re-prefill. */
+int
+toolset_want_defer(const struct tool *const *enabled, size_t n, int mode, long min_tokens,
+		   const struct tool *search)
+{
+	if (mode >= 0)
+		return mode != 0;
+	return toolset_deferrable_tokens(enabled, n, search) >= min_tokens;
+}
+
 /* Split enabled into offered and deferred. */
 void
 toolset_init(struct toolset *ts, const struct tool *const *enabled, size_t n, int defer,
@@ -88,6 +113,50 @@ toolset_drop_gone(const struct tool **v, size_t *n, const struct tool *const *ex
 	*n = k;
 }
 
+/* Auto mode: remember the threshold (see toolset.h). */
+void
+toolset_auto(struct toolset *ts, long min_tokens, const struct tool *search)
+{
+	ts->auto_min = min_tokens > 0 ? min_tokens : 1;
+	ts->search = search;
+}
+
+/* Auto mode before the first request: defer after all once the offered non-core schemas are worth it. */
+static void
+toolset_auto_switch(struct toolset *ts)
+{
+	size_t i, k = 0;
+	long tok;
+
+	if (ts->auto_min <= 0 || ts->sent || !ts->search || toolset_has(ts->offered, ts->noffered, ts->search))
+		return;
+	tok = toolset_deferrable_tokens(ts->offered, ts->noffered, ts->search);
+	if (tok < ts->auto_min)
+		return;
+	for (i = 0; i < ts->noffered; i++) {
+		if (toolset_is_core(ts->offered[i]->name))
+			ts->offered[k++] = ts->offered[i];
+		else if (ts->ndeferred < TOOLSET_MAX)
+			ts->deferred[ts->ndeferred++] = ts->offered[i];
+	}
+	ts->noffered = k;
+	ts->offered[ts->noffered++] = ts->search;
+	ts->saved_tokens = tok;
+}
+
+/* Offered, then deferred. */
+size_t
+toolset_listing(const struct toolset *ts, const struct tool **out, size_t max)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < ts->noffered && n < max; i++)
+		out[n++] = ts->offered[i];
+	for (i = 0; i < ts->ndeferred && n < max; i++)
+		out[n++] = ts->deferred[i];
+	return n;
+}
+
 /* Follow the registered extension tools (see toolset.h). */
 void
 toolset_sync(struct toolset *ts, const struct tool *const *extra, size_t n)
@@ -106,6 +175,7 @@ toolset_sync(struct toolset *ts, const struct tool *const *extra, size_t n)
 		else if (!searchable && ts->noffered < TOOLSET_MAX)
 			ts->offered[ts->noffered++] = extra[i];
 	}
+	toolset_auto_switch(ts);
 }
 
 /* Whether hay contains needle (lowercase), ignoring case. */
@@ -223,4 +293,20 @@ toolset_replay(struct toolset *ts, const struct conv *c)
 			buf_reset(&sink);
 		}
 	buf_release(&sink);
+}
+
+/* Tools loaded since the last request: say so (a planned cache break) and make this the baseline. */
+int
+toolset_take_loaded(struct toolset *ts, struct buf *why)
+{
+	size_t i, first = ts->sent;
+
+	ts->sent = ts->noffered;
+	if (!first || ts->noffered <= first)
+		return 0;
+	buf_adds(why, why->len ? "; tools loaded (" : "tools loaded (");
+	for (i = first; i < ts->noffered; i++)
+		buf_addf(why, "%s%s", i > first ? ", " : "", ts->offered[i]->name);
+	buf_adds(why, "): the tool list, rendered before the conversation, changed");
+	return 1;
 }

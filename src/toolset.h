@@ -7,7 +7,10 @@
  * (outline, repo_map, later MCP tools) are "deferred": the model finds
  * them with tool_search{query}, which appends the matching schemas to the
  * offered list.  The list only ever grows at its end, so the earlier
- * entries (and their bytes in every request) never change.
+ * entries (and their bytes in every request) never change -- but chat
+ * templates render the tool list before the conversation, so a load still
+ * re-prefills it: toolset_take_loaded reports that as a planned cache
+ * break, and toolset_want_defer ("auto") defers only large tool sets.
  *
  * Invariants: offered ⊆ enabled, each tool at most once, offered order =
  * core tools in enabled order, then tool_search, then tools in the order
@@ -38,6 +41,9 @@ struct toolset {
 	size_t ndeferred;
 	long saved_tokens; /* estimated schema tokens not sent (deferred now) */
 	int added;         /* tools added by tool_search so far */
+	size_t sent;       /* noffered when the last request was sent (toolset_take_loaded) */
+	long auto_min;     /* > 0: "auto" mode, may still start deferring (toolset_auto) */
+	const struct tool *search; /* tool_search, for toolset_auto */
 };
 
 /* The core tools' names, NULL-terminated (offered up front). */
@@ -72,5 +78,32 @@ void toolset_sync(struct toolset *ts, const struct tool *const *extra, size_t n)
 void toolset_replay(struct toolset *ts, const struct conv *c);
 /* Estimated tokens of one tool's schema as sent (about 4 bytes a token). */
 long toolset_schema_tokens(const struct tool *t);
+/*
+ * Whether to defer: mode 1 yes, 0 no, -1 ("auto") only when the schemas
+ * deferral would keep out of the prompt (the non-core tools' minus
+ * search's own) come to min_tokens or more.  A load re-prefills the
+ * conversation (chat templates render the tool list before it), so small
+ * tool sets are cheaper sent up front; see docs/discipline.md.
+ */
+int toolset_want_defer(const struct tool *const *enabled, size_t n, int mode, long min_tokens,
+		       const struct tool *search);
+/*
+ * Auto mode (defer_tools "auto"): extension tools (MCP) register after
+ * toolset_init, so until the first request is sent, toolset_sync defers
+ * after all once the non-core schemas offered reach min_tokens.  search
+ * is tool_search, which the caller keeps callable.
+ */
+void toolset_auto(struct toolset *ts, long min_tokens, const struct tool *search);
+/* Offered then deferred tools into out (at most max): the list the system prompt names. */
+size_t toolset_listing(const struct toolset *ts, const struct tool **out, size_t max);
+/* The estimated tokens deferral would save per request (for the rule above). */
+long toolset_deferrable_tokens(const struct tool *const *enabled, size_t n, const struct tool *search);
+/*
+ * A request is about to offer ts->offered: 1 when tool_search loaded tools
+ * since the previous request (its prefix breaks on purpose), and then
+ * why ("tools loaded (outline, …)", after "; " if why is not empty) is
+ * appended to why.  0 for the first request and when nothing changed.
+ */
+int toolset_take_loaded(struct toolset *ts, struct buf *why);
 
 #endif

@@ -14,6 +14,11 @@
 #       session is run again with the server's /apply-template hidden (no
 #       template probe: hearth sends earlier turns as they were before the
 #       fix) for comparison.
+#   (a') Deferred tools: a 10-turn session whose 6th turn loads outline with
+#       tool_search, with defer_tools true and false: the schema tokens kept
+#       out of each request, the re-prefill the load causes (the template
+#       renders the tool list before the conversation), and the session's
+#       total prefill -- the figures behind defer_tools "auto".
 #   (b) With HEARTH_BENCH_SERVER=http://HOST:PORT (a real llama-server
 #       started with --slot-save-path): the same kind of session as one
 #       `hearth -p` per turn (-r), printing per-turn prompt/cached/prefilled
@@ -139,6 +144,84 @@ else:
     rows = mock_session("unfixed", True)
     if rows:
         print_rows(rows)
+
+
+def load_session(name, defer):
+    """LT turns of read + answer; in turn LK the model first loads outline with
+    tool_search and calls it (with defer_tools false it calls outline directly).
+    Returns the served chat rows and the index of the request after the load."""
+    turns = []
+    for i in range(LT):
+        if i == LK - 1:
+            if defer:
+                turns.append({"tool_calls": [{"name": "tool_search", "arguments": {"query": "outline"}}]})
+            turns.append({"tool_calls": [{"name": "outline", "arguments": {"path": "hello.c"}}]})
+        turns.append({"tool_calls": [{"name": "read", "arguments": {"path": "hello.c"}}],
+                      "text": "Let me look at the file for step %d." % i})
+        turns.append({"text": "Turn %d: the file prints a greeting; nothing else to change here." % i})
+    path = os.path.join(TMP, name + ".json")
+    with open(path, "w") as f:
+        json.dump({"template": "qwen35", "hybrid": True, "turns": turns}, f)
+    log = os.path.join(TMP, name + ".log")
+    p, port = start_mock(path, log)
+    if not p:
+        print("  the mock did not start")
+        return None, None
+    repo = make_repo(name)
+    os.makedirs(os.path.join(repo, ".hearth"), exist_ok=True)
+    with open(os.path.join(repo, ".hearth", "settings.json"), "w") as f:
+        json.dump({"defer_tools": defer}, f)
+    tasks = "".join("task %d: look at hello.c and sum it up\n" % (i + 1) for i in range(LT))
+    try:
+        subprocess.run([HEARTH, "--line", "--server", "http://127.0.0.1:%d" % port], input=tasks,
+                       cwd=repo, env=env_for(name), stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL, text=True, timeout=180)
+    except subprocess.TimeoutExpired:
+        print("  (hearth timed out)")
+    p.terminate()
+    p.wait(timeout=10)
+    rows, after = [], None
+    with open(log) as f:
+        recs = [json.loads(l) for l in f]
+    bodies = {r["seq"]: r["body"] for r in recs if r.get("event") == "request" and isinstance(r.get("body"), dict)}
+    ntools = None
+    for r in recs:
+        if r.get("event") == "served" and r.get("path") == "/v1/chat/completions" and r.get("final"):
+            t = r["final"]["timings"]
+            total = t["cache_n"] + t["prompt_n"]
+            n = len(bodies.get(r["seq"], {}).get("tools") or [])
+            if ntools is not None and n > ntools and after is None:
+                after = len(rows)
+            ntools = n
+            rows.append((total, t["cache_n"], t["prompt_n"], total - min(r["final"].get("slot_tokens", 0), total - 1)))
+    return rows, after
+
+
+LT, LK = 10, 6
+print("cache: a tool load against its saving (%d turns of read + answer; turn %d loads outline"
+      " with tool_search first; Qwen3.5 template, hybrid cache)" % (LT, LK))
+if FIXTURES:
+    on, at = load_session("defer_on", True)
+    off, _ = load_session("defer_off", False)
+    if on and off and at:
+        saved = off[0][0] - on[0][0]
+        tot_on, tot_off = sum(r[2] for r in on), sum(r[2] for r in off)
+        total, cache, pre, new = on[at]
+        print("  deferred schemas (outline, repo_map): %d tokens kept out of each request before the load"
+              " (first prompt %d vs %d)" % (saved, on[0][0], off[0][0]))
+        print("  the request after the load: prompt %d, prefilled %d, new %d: the load re-prefilled %d"
+              " tokens = %.0f x the schema tokens deferral kept out" % (total, pre, new, pre - new,
+                                                                      (pre - new) / max(saved, 1)))
+        print("  whole session prefilled: %d with deferral, %d without (%+d); with the schemas in the"
+              " cached prefix, deferral saves prefill only at a cold start (%d tokens once)"
+              % (tot_on, tot_off, tot_on - tot_off, saved))
+        print("  rule (defer_tools auto): defer only when the deferrable schemas reach"
+              " defer_tools_min_tokens (2000): a load re-prefills the conversation so far, so"
+              " deferral pays when schemas > loads per session x conversation size at the load")
+    else:
+        print("  the sessions did not run as scripted; skipped")
+else:
+    print("  no fixtures; skipped")
 
 
 def http(method, path, body=None):

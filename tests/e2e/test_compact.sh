@@ -46,6 +46,8 @@ mock_stop
 
 # ---- by hand ----------------------------------------------------------------------
 printf '%s\n' '{"turns": [{"text": "One."}, {"text": "Two."}, {"text": "## Goal\nparser work, all of it summarised here\n## Next step\ntests"}, {"text": "Three."}]}' >"$E2E_TMP/hand.json"
+mkdir -p "$REPO/.hearth" # deferred tools: the summary request must offer the same (shorter) list
+echo '{"defer_tools": true}' >"$REPO/.hearth/settings.json"
 mock_start "$E2E_TMP/hand.json"
 printf 'first task H1\nsecond task H2\n/compact the parser\nthird task H3\n' >"$E2E_TMP/in2.txt"
 OUT=$E2E_TMP/hand.out ERR=$E2E_TMP/hand.err
@@ -59,6 +61,10 @@ m = CHAT[3]["messages"]
 need("H1" not in json.dumps(m), "the first turn is still there")
 need("H2" in m[1]["content"] and "H3" in m[-1]["content"], "kept turn / new task")
 need("parser work" in m[1]["content"], "no summary")'
+check "/compact: the summary request offers the tools the conversation did (same prompt prefix)" pycheck '
+need("tool_search" in tool_names(CHAT[1]), "deferral is off: %r" % tool_names(CHAT[1]))
+need(CHAT[2].get("tools") == CHAT[1].get("tools"), "tools %r vs %r" % (tool_names(CHAT[2]), tool_names(CHAT[1])))'
+rm -f "$REPO/.hearth/settings.json"
 mock_stop
 mock_start plain
 printf '/compact\n' >"$E2E_TMP/in3.txt"

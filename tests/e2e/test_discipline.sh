@@ -129,6 +129,16 @@ mock_stop
 
 # ---- deferred tools -------------------------------------------------------
 make_repo "$E2E_TMP/ts"
+mock_start plain
+hearth_run defer_auto -p --server "$MOCK_URL" --cwd "$E2E_TMP/ts" "hi"
+check "defer_tools auto (default): the small built-in set goes up front, no tool_search" pycheck '
+n = tool_names(CHAT[0])
+need("outline" in n and "repo_map" in n and "tool_search" not in n, "tools %r" % n)
+need("Not loaded yet" not in CHAT[0]["messages"][0]["content"], "the system prompt lists tools to load")'
+mock_stop
+
+mkdir -p "$E2E_TMP/ts/.hearth"
+echo '{"defer_tools": true}' >"$E2E_TMP/ts/.hearth/settings.json"
 mock_start tool_search
 hearth_run tool_search -p --output-format json --server "$MOCK_URL" --cwd "$E2E_TMP/ts" "What does hello.c define?"
 check_rc "tool_search: exit status 0" 0
@@ -152,13 +162,28 @@ need(d.get("tools_loaded") == 1, "discipline %r" % d)
 need(isinstance(d.get("schema_tokens_saved"), (int, float)) and d["schema_tokens_saved"] > 0, "discipline %r" % d)'
 mock_stop
 
+# the load changes the tool list the Qwen3.5 template renders at the top: on a
+# hybrid model the next request re-prefills it all, reported as planned
+mock_start tool_search_hybrid
+hearth_run tool_search_hybrid -p --output-format json --server "$MOCK_URL" --cwd "$E2E_TMP/ts" "What does hello.c define?"
+check_rc "tool load, hybrid cache: exit status 0" 0
+check "tool load, hybrid cache: one cache break, planned, cause tools loaded" pycheck '
+need(len(CHAT) == 3, "chat requests: %d" % len(CHAT))
+t = [s.get("final", {}).get("timings", {}) for s in CHAT_SERVED]
+need(t[1].get("cache_n", 1) == 0, "the request after the load reused %r" % t[1])
+need(t[2].get("cache_n", 0) > 0, "the request after that did not reuse: %r" % t[2])
+br = out_json().get("cache_breaks")
+need(isinstance(br, list) and len(br) == 1, "breaks %r" % br)
+need(br[0].get("planned") is True, "not planned: %r" % br)
+need(br[0].get("cause", "").startswith("expected: tools loaded (outline)"), "cause %r" % br)'
+mock_stop
+
 mock_start plain
 hearth_run tools_flag -p --tools read,outline --server "$MOCK_URL" --cwd "$E2E_TMP/ts" "hi"
 check "--tools read,outline: both offered as listed, no tool_search" pycheck '
 need(tool_names(CHAT[0]) == ["read", "outline"], "tools %r" % tool_names(CHAT[0]))'
 mock_stop
 
-mkdir -p "$E2E_TMP/ts/.hearth"
 echo '{"defer_tools": false}' >"$E2E_TMP/ts/.hearth/settings.json"
 mock_start plain
 hearth_run no_defer -p --server "$MOCK_URL" --cwd "$E2E_TMP/ts" "hi"

@@ -12,6 +12,8 @@ DEMO=$E2E_ROOT/${BUILD:-build}/mcp-demo
 [ -x "$DEMO" ] || { not_ok "demo server built" "$DEMO missing (make $DEMO)"; e2e_finish; }
 REPO=$E2E_TMP/repo
 make_repo "$REPO"
+mkdir -p "$E2E_TMP/repo2/.hearth"
+printf '{"defer_tools_min_tokens": 250}\n' >"$E2E_TMP/repo2/.hearth/settings.json"
 export DEMO
 
 # ---- a project .mcp.json: tools offered, a call answered ------------------
@@ -35,8 +37,10 @@ need(res and res[-1]["content"] == "42", "tool messages %r" % res)'
 check "mcp: nothing reported" sh -c "! grep -q 'mcp server' '$ERR'"
 mock_stop
 
-# ---- deferred tools (the default): MCP tools are found with tool_search ----
-rm "$REPO/.hearth/settings.json"
+# ---- defer_tools "auto": the MCP schemas tip it over the threshold --------
+# (the demo's five tools are small: a low defer_tools_min_tokens stands in
+# for a large MCP tool set; the built-in ones alone stay under it)
+printf '{"defer_tools_min_tokens": 250}\n' >"$REPO/.hearth/settings.json"
 mock_start mcp_search
 hearth_run search -p --server "$MOCK_URL" --cwd "$REPO" "Add 2 and 40."
 check_rc "mcp deferred: exit status 0" 0
@@ -45,7 +49,15 @@ names = lambda i: [t["function"]["name"] for t in CHAT[i].get("tools", [])]
 need("tool_search" in names(0) and "mcp__demo__add" not in names(0), "first request tools %r" % names(0))
 need("mcp__demo__add" in names(1), "after tool_search: %r" % names(1))
 res = [m for m in CHAT[2]["messages"] if m["role"] == "tool"]
-need(res and res[-1]["content"] == "42", "tool messages %r" % res)'
+need(res and res[-1]["content"] == "42", "tool messages %r" % res)
+sysp = CHAT[0]["messages"][0]["content"]
+need(re.search(r"Not loaded yet.*mcp__demo__add", sysp), "the prompt does not list the MCP tools to load")'
+mock_stop
+mock_start plain
+hearth_run auto_small -p --server "$MOCK_URL" --cwd "$E2E_TMP/repo2" "hi"
+check "defer_tools auto, built-in tools only (no .mcp.json): everything up front" pycheck '
+n = [t["function"]["name"] for t in CHAT[0].get("tools", [])]
+need("tool_search" not in n and "outline" in n, "tools %r" % n)'
 mock_stop
 printf '{"defer_tools": false}\n' >"$REPO/.hearth/settings.json"
 

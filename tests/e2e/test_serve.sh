@@ -66,6 +66,32 @@ check "serve, line session: the model load is shown" contains "$OUT" "llama-serv
 check "serve, line session: then the answer" contains "$OUT" "Ready now."
 check "serve, line session: the server is stopped on exit" wait_gone "$(cat "$E2E_TMP/server.pid")" 50
 
+# ---- hearth SIGKILLed: the managed server must not be left running (Linux) ----
+if [ "$(uname -s)" = Linux ]; then
+	rm -f "$E2E_TMP/server.pid" "$E2E_TMP/served.jsonl"
+	mkfifo "$E2E_TMP/stdin"
+	exec 7<>"$E2E_TMP/stdin" # a writer that stays open: hearth waits for input
+	(cd "$REPO" && PATH=$FAKEPATH exec "$HEARTH_BIN" --line --serve "$MODEL" \
+		<"$E2E_TMP/stdin" >"$E2E_TMP/killed.out" 2>&1) &
+	HPID=$!
+	track_pid "$HPID"
+	n=100 # up to 10 s for the server to answer hearth's start-up requests
+	until grep -q '"path": "/props"' "$E2E_TMP/served.jsonl" 2>/dev/null || [ "$n" -le 0 ]; do
+		sleep 0.1
+		n=$((n - 1))
+	done
+	SPID=$(cat "$E2E_TMP/server.pid" 2>/dev/null || echo 0)
+	check "serve, SIGKILL: the managed server was started and used" sh -c '[ "$1" -gt 0 ] && kill -0 "$1"' sh "$SPID"
+	kill -KILL "$HPID" 2>/dev/null
+	wait "$HPID" 2>/dev/null
+	untrack_pid "$HPID"
+	check "serve, SIGKILL: the server is gone within 5 s (parent-death signal)" wait_gone "$SPID" 50
+	kill -KILL "$SPID" 2>/dev/null
+	exec 7>&-
+else
+	ok "# SKIP parent-death signal: Linux only"
+fi
+
 # ---- relative model path with --cwd, and the serve.model setting ------------
 mkdir -p "$REPO/.hearth"
 printf '{"serve": {"model": "%s", "ctx": 4096}}\n' "$MODEL" >"$REPO/.hearth/settings.json"

@@ -113,7 +113,8 @@ test_discipline_and_serve_keys(void **state)
 	cfg_defaults(&c);
 	assert_string_equal(c.think_word, "ultrathink");
 	assert_int_equal(c.explore_cutoff, 6);
-	assert_int_equal(c.defer_tools, 1);
+	assert_int_equal(c.defer_tools, -1); /* "auto" */
+	assert_int_equal(c.defer_tools_min_tokens, 2000);
 	assert_null(c.serve_model);
 	buf_addf(&p, "%s/s.json", dir);
 	tu_write(dir, "s.json",
@@ -134,6 +135,19 @@ test_discipline_and_serve_keys(void **state)
 	assert_int_equal(cfg_load_file(&c, p.data, &w, &e), 0);
 	assert_non_null(strstr(w.data, "\"serve\" must be an object"));
 	assert_string_equal(c.serve_model, "m.gguf");
+	/* defer_tools: "auto", true or false; anything else is ignored with a warning */
+	buf_reset(&w);
+	tu_write(dir, "s.json", "{\"defer_tools\": \"auto\", \"defer_tools_min_tokens\": 500}");
+	assert_int_equal(cfg_load_file(&c, p.data, &w, &e), 0);
+	assert_int_equal(c.defer_tools, -1);
+	assert_int_equal(c.defer_tools_min_tokens, 500);
+	tu_write(dir, "s.json", "{\"defer_tools\": true}");
+	assert_int_equal(cfg_load_file(&c, p.data, &w, &e), 0);
+	assert_int_equal(c.defer_tools, 1);
+	tu_write(dir, "s.json", "{\"defer_tools\": \"sometimes\"}");
+	assert_int_equal(cfg_load_file(&c, p.data, &w, &e), 0);
+	assert_int_equal(c.defer_tools, 1);
+	assert_non_null(strstr(w.data, "\"defer_tools\" must be \"auto\", true or false"));
 	cfg_release(&c);
 	buf_release(&w);
 	buf_release(&p);

@@ -116,6 +116,93 @@ test_replay_on_resume(void **state)
 	buf_release(&b);
 }
 
+static void
+test_auto_defers_only_large_tool_sets(void **state)
+{
+	size_t n;
+	const struct tool *const *all = tool_all(&n);
+	const struct tool *core[] = { tool_find("read"), tool_find("edit") };
+	long tok = toolset_deferrable_tokens(all, n, &tool_search);
+
+	(void)state;
+	/* the built-in deferrable tools (outline, repo_map) are small: well under the default */
+	assert_true(tok > 0 && tok < 2000);
+	assert_int_equal(toolset_want_defer(all, n, -1, 2000, &tool_search), 0);
+	assert_int_equal(toolset_want_defer(all, n, -1, tok, &tool_search), 1);
+	assert_int_equal(toolset_want_defer(all, n, -1, tok + 1, &tool_search), 0);
+	/* explicit settings win */
+	assert_int_equal(toolset_want_defer(all, n, 1, 1000000, &tool_search), 1);
+	assert_int_equal(toolset_want_defer(all, n, 0, 0, &tool_search), 0);
+	/* only core tools: nothing to save */
+	assert_int_equal(toolset_deferrable_tokens(core, 2, &tool_search), 0);
+	assert_int_equal(toolset_want_defer(core, 2, -1, 1, &tool_search), 0);
+}
+
+static void
+test_take_loaded_plans_one_break(void **state)
+{
+	size_t n;
+	const struct tool *const *all = tool_all(&n);
+	struct toolset ts;
+	struct buf why = BUF_INIT, out = BUF_INIT;
+
+	(void)state;
+	toolset_init(&ts, all, n, 1, &tool_search);
+	assert_int_equal(toolset_take_loaded(&ts, &why), 0); /* first request: the baseline */
+	assert_int_equal(why.len, 0);
+	assert_int_equal(toolset_take_loaded(&ts, &why), 0); /* nothing loaded */
+	assert_int_equal(toolset_search(&ts, "outline", &out), 1);
+	assert_int_equal(toolset_take_loaded(&ts, &why), 1);
+	assert_non_null(strstr(why.data, "tools loaded (outline)"));
+	buf_reset(&why);
+	assert_int_equal(toolset_take_loaded(&ts, &why), 0); /* reported once */
+	assert_int_equal(why.len, 0);
+	buf_adds(&why, "MicroCompact: 3 results digested");
+	assert_int_equal(toolset_search(&ts, "*", &out), 1);
+	assert_int_equal(toolset_take_loaded(&ts, &why), 1);
+	assert_non_null(strstr(why.data, "digested; tools loaded (repo_map)"));
+	buf_release(&why);
+	buf_release(&out);
+}
+
+static void
+test_auto_switches_when_extensions_arrive(void **state)
+{
+	size_t n;
+	const struct tool *const *all = tool_all(&n);
+	const struct tool big = { .name = "mcp__x__big", .description = "a large extension tool",
+				  .schema_json = "{\"type\":\"object\",\"description\":\""
+						 "0123456789012345678901234567890123456789012345678901234567890123456789"
+						 "0123456789012345678901234567890123456789012345678901234567890123456789"
+						 "\"}" };
+	const struct tool *extra[] = { &big };
+	long builtin = toolset_deferrable_tokens(all, n, &tool_search);
+	struct toolset ts;
+	struct buf b = BUF_INIT, why = BUF_INIT;
+
+	(void)state;
+	/* auto, threshold above the built-ins: not deferred at first */
+	toolset_init(&ts, all, n, 0, &tool_search);
+	toolset_auto(&ts, builtin + 20, &tool_search);
+	toolset_sync(&ts, NULL, 0);
+	assert_int_equal(ts.ndeferred, 0);
+	/* an extension tool pushes it over before the first request: defer after all */
+	toolset_sync(&ts, extra, 1);
+	names(&ts, &b);
+	assert_string_equal(b.data, "read,write,edit,bash,grep,find,ls,remember,tool_search");
+	assert_int_equal(ts.ndeferred, n - 8 + 1);
+	assert_true(ts.saved_tokens >= builtin + 20);
+	/* once a request went out the decision is frozen */
+	toolset_init(&ts, all, n, 0, &tool_search);
+	toolset_auto(&ts, builtin + 20, &tool_search);
+	assert_int_equal(toolset_take_loaded(&ts, &why), 0);
+	toolset_sync(&ts, extra, 1);
+	assert_int_equal(ts.ndeferred, 0);
+	assert_string_equal(ts.offered[ts.noffered - 1]->name, "mcp__x__big");
+	buf_release(&b);
+	buf_release(&why);
+}
+
 /* A finished call of tool name with args. */
 static void
 call(struct agent_call *c, const char *name, const char *args)
@@ -190,6 +277,9 @@ main(void)
 		cmocka_unit_test(test_nothing_to_defer_means_no_search),
 		cmocka_unit_test(test_search_appends_in_order),
 		cmocka_unit_test(test_replay_on_resume),
+		cmocka_unit_test(test_auto_defers_only_large_tool_sets),
+		cmocka_unit_test(test_take_loaded_plans_one_break),
+		cmocka_unit_test(test_auto_switches_when_extensions_arrive),
 		cmocka_unit_test(test_cutoff_counts_look_only_steps),
 		cmocka_unit_test(test_cutoff_off_and_reset),
 	};
