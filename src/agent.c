@@ -73,6 +73,9 @@ struct agent {
 	int changed;            /* before_change ran this turn */
 	struct cutoff cut;      /* explore→produce cutoff */
 	int think_next, turn_think; /* thinking for the next / this turn only */
+	agent_step_fn step_fn;  /* the router between steps (agent_set_step_hook) */
+	void *step_arg;
+	enum llm_err_kind err_kind; /* of the error that ends the step */
 };
 
 #define AGENT_MAX_RETRIES 2
@@ -235,6 +238,30 @@ agent_notice(struct agent *a, const char *line)
 		a->obs.on_notice(a->obs.arg, line);
 }
 
+/* The router's step hook. */
+void
+agent_set_step_hook(struct agent *a, agent_step_fn fn, void *arg)
+{
+	a->step_fn = fn;
+	a->step_arg = arg;
+}
+
+/* Ask the step hook; 1 = go on with another step. */
+static int
+agent_hook(struct agent *a, enum agent_step_why why)
+{
+	struct buf note = BUF_INIT;
+	int go = 0;
+
+	if (a->step_fn) {
+		go = a->step_fn(a->step_arg, a, why, &note);
+		if (note.len)
+			agent_notice(a, note.data);
+	}
+	buf_release(&note);
+	return go;
+}
+
 /* End the turn and report. */
 static void
 agent_end(struct agent *a, enum agent_end end, const char *message)
@@ -337,7 +364,9 @@ agent_commit_message(struct agent *a, int aborted, int notify)
 		return;
 	m = conv_add_msg(&a->conv, CONV_ASSISTANT);
 	m->aborted = aborted;
-	if (a->reasoning.len) {
+	if (a->reasoning.len && a->prov->add_reasoning) {
+		a->prov->add_reasoning(a->prov->self, m);
+	} else if (a->reasoning.len) {
 		struct conv_block *b = conv_add_block(m, CONV_REASONING, a->reasoning.data, NULL, NULL);
 
 		b->provider = xstrdup(a->prov->name);
@@ -387,6 +416,11 @@ agent_after_stream(struct loop *l, long id, void *arg)
 		return;
 	}
 	agent_commit_assistant(a, 0);
+	if (!a->ncalls && agent_hook(a, AGENT_STEP_ANSWERED)) {
+		agent_clear_step(a);
+		agent_start_step(a);
+		return;
+	}
 	if (!a->ncalls) {
 		agent_end(a, AGENT_END_OK, NULL);
 		return;
@@ -423,7 +457,9 @@ agent_report_parse_failure(struct loop *l, long id, void *arg)
 	a->timer = 0;
 	a->stats.tool_failures++;
 	a->stats.consecutive_tool_failures++;
-	if (++a->parse_fail_streak >= AGENT_MAX_PARSE_STREAK) {
+	if (++a->parse_fail_streak >= AGENT_MAX_PARSE_STREAK && agent_hook(a, AGENT_STEP_PARSE_FAILED))
+		a->parse_fail_streak = 0;
+	else if (a->parse_fail_streak >= AGENT_MAX_PARSE_STREAK) {
 		struct buf msg = BUF_INIT;
 
 		buf_addf(&msg, "the model's tool calls could not be parsed %d times in a row (%s): use a model and chat template with tool-call support, or --no-tools",
@@ -443,6 +479,8 @@ agent_report_parse_failure(struct loop *l, long id, void *arg)
 	agent_notice(a, "the tool call could not be parsed twice; told the model and continuing");
 	a->parse_retried = 0;
 	agent_clear_step(a);
+	if (a->parse_fail_streak)
+		agent_hook(a, AGENT_STEP_NEXT);
 	agent_start_step(a);
 }
 
@@ -455,6 +493,15 @@ agent_fail_timer(struct loop *l, long id, void *arg)
 	(void)l;
 	(void)id;
 	a->timer = 0;
+	if (a->err_kind == LLM_ERR_CONNECT && !a->text.len && !a->ncalls &&
+	    agent_hook(a, AGENT_STEP_SERVER_DOWN)) {
+		agent_clear_step(a);
+		a->turn_steps--;
+		a->stats.steps--;
+		a->retries = 0;
+		agent_start_step(a);
+		return;
+	}
 	agent_commit_assistant(a, 1);
 	agent_end(a, AGENT_END_ERROR, a->err_msg.data);
 }
@@ -464,6 +511,7 @@ static void
 agent_on_error(struct agent *a, const struct llm_event *ev)
 {
 	buf_reset(&a->err_msg);
+	a->err_kind = ev->error.kind;
 	if (ev->error.kind == LLM_ERR_TOOL_PARSE) {
 		buf_add(&a->err_msg, ev->text.p, ev->text.len);
 		if (callfix_count(&a->tools, a->text.data, a->text.len)) {
@@ -567,6 +615,7 @@ agent_sink(void *ctx, const struct llm_event *ev)
 		a->stats.prompt_tokens += ev->usage.prompt_tokens;
 		a->stats.completion_tokens += ev->usage.completion_tokens;
 		a->stats.cached_tokens += ev->usage.cached_tokens;
+		a->stats.cache_write_tokens += ev->usage.cache_write_tokens;
 		break;
 	case LLM_DONE:
 		free(a->stop_reason);
@@ -588,6 +637,8 @@ agent_start_step(struct agent *a)
 	struct provider_req req = { 0 };
 	struct err e = ERR_INIT;
 
+	if (a->turn_steps >= a->opts.max_steps && agent_hook(a, AGENT_STEP_MAX_STEPS))
+		a->turn_steps = 0;
 	if (a->turn_steps >= a->opts.max_steps) {
 		char msg[160];
 
@@ -891,6 +942,7 @@ agent_finish_tools(struct agent *a)
 	a->parse_retried = 0;
 	a->retries = 0;
 	agent_clear_step(a);
+	agent_hook(a, AGENT_STEP_NEXT);
 	agent_start_step(a);
 }
 

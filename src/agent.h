@@ -61,6 +61,7 @@ struct agent_stats {
 	int tool_failures;             /* parse/validation failures this session */
 	int consecutive_tool_failures; /* in consecutive steps */
 	long prompt_tokens, completion_tokens, cached_tokens;
+	long cache_write_tokens;       /* Anthropic cache_creation_input_tokens */
 	struct llm_timings last_timings;
 	int have_timings;
 	double prompt_ms, predicted_ms; /* summed over requests */
@@ -138,6 +139,25 @@ struct agent_opts {
 
 struct agent;
 
+/* Why the step hook is called (agent_set_step_hook). */
+enum agent_step_why {
+	AGENT_STEP_NEXT,         /* tool results are in; the next step starts after the hook */
+	AGENT_STEP_ANSWERED,     /* the model answered without tool calls: the turn would end OK */
+	AGENT_STEP_MAX_STEPS,    /* the step budget is spent: the turn would end */
+	AGENT_STEP_PARSE_FAILED, /* tool calls unparsable too often in a row: the turn would end */
+	AGENT_STEP_SERVER_DOWN   /* the provider is unreachable: the turn would end */
+};
+
+/*
+ * Called between the steps of a turn (the router): it may switch the
+ * provider (agent_set_provider) and append messages to the conv.  For
+ * the reasons other than NEXT, returning 1 continues the turn with
+ * another step (on MAX_STEPS with a fresh step budget) instead of ending
+ * it.  A non-empty note is passed on as a notice.
+ */
+typedef int (*agent_step_fn)(void *arg, struct agent *a, enum agent_step_why why,
+			     struct buf *note);
+
 struct agent *agent_new(struct loop *l, struct provider *p, const struct tool_env *env,
 			const struct agent_opts *o, const struct agent_observer *obs);
 /* Abort quietly (no on_end) and free. NULL ok. */
@@ -165,6 +185,8 @@ void agent_set_provider(struct agent *a, struct provider *p);
 /* Treat every message now in the conv as already committed (after loading a session). */
 void agent_mark_committed(struct agent *a);
 const struct agent_stats *agent_stats(const struct agent *a);
+/* Install (fn NULL: remove) the step hook. */
+void agent_set_step_hook(struct agent *a, agent_step_fn fn, void *arg);
 /*
  * Think on the next turn only: chat_template_kwargs.enable_thinking is
  * true for every request of that turn, then off again (unless the

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "anthropicmodels.h"
 #include "anthropicwire.h"
 #include "http.h"
 #include "log.h"
@@ -57,6 +58,12 @@ struct anthropic {
 	struct an_call *dead;
 	struct anthropicdec_thinking *thinking; /* of the last request that ended */
 	size_t nthinking;
+	char *consult;           /* NULL, or the consult instruction (anthropic_set_consult) */
+	anthropic_filter_fn filter;
+	void *filter_arg;
+	struct anthropicmodels *models; /* GET /v1/models in flight */
+	anthropic_models_fn models_done;
+	void *models_arg;
 };
 
 static void an_send(struct anthropic *an);
@@ -391,6 +398,8 @@ an_start(void *self, const struct provider_req *req, llm_sink_fn sink, void *ctx
 {
 	struct anthropic *an = self;
 	struct anthropicwire_opts wo;
+	struct provider_req fr = *req;
+	struct conv shown;
 
 	(void)e;
 	an_cancel(an); /* no sweep here: start may be called from inside the sink */
@@ -401,8 +410,13 @@ an_start(void *self, const struct provider_req *req, llm_sink_fn sink, void *ctx
 	wo.temperature = an->o.temperature;
 	wo.top_p = an->o.top_p;
 	wo.top_k = an->o.top_k;
+	wo.consult = an->consult;
 	buf_reset(&an->body);
-	anthropicwire_request(&wo, req, &an->body);
+	conv_init(&shown);
+	if (an->filter && an->filter(an->filter_arg, req->conv, &shown))
+		fr.conv = &shown; /* what Claude may see (privacy) */
+	anthropicwire_request(&wo, &fr, &an->body);
+	conv_release(&shown);
 	an->sink = sink;
 	an->ctx = ctx;
 	an->attempt = 0;
@@ -423,6 +437,13 @@ static void
 an_describe(void *self, const struct llm_event *ev, struct buf *out)
 {
 	anthropicdec_describe(((struct anthropic *)self)->base_url, ev, out);
+}
+
+/* provider.add_reasoning: the kept thinking blocks with their signatures. */
+static void
+an_add_reasoning(void *self, struct conv_msg *m)
+{
+	anthropic_add_thinking(self, m);
 }
 
 /* Copy the options, fill defaults. */
@@ -459,6 +480,7 @@ anthropic_new(struct loop *l, struct http *h, const struct anthropic_opts *o)
 	an->prov.cancel = an_cancel;
 	an->prov.model = an_model;
 	an->prov.describe_error = an_describe;
+	an->prov.add_reasoning = an_add_reasoning;
 	return an;
 }
 
@@ -471,11 +493,13 @@ anthropic_free(struct anthropic *an)
 	an_cancel(an);
 	an_sweep(an);
 	an_thinking_release(an);
+	anthropicmodels_cancel(an->models); /* its callback will never run */
 	if (an->keyhdr) /* do not leave the key in freed memory */
 		memset(an->keyhdr, 0, strlen(an->keyhdr));
 	free(an->keyhdr);
 	free(an->base_url);
 	free(an->model);
+	free(an->consult);
 	buf_release(&an->body);
 	free(an);
 }
@@ -493,6 +517,22 @@ anthropic_set_model(struct anthropic *an, const char *model)
 {
 	free(an->model);
 	an->model = xstrdup(model);
+}
+
+/* Consult requests on or off. */
+void
+anthropic_set_consult(struct anthropic *an, const char *instruction)
+{
+	free(an->consult);
+	an->consult = instruction ? xstrdup(instruction) : NULL;
+}
+
+/* The conv filter (privacy). */
+void
+anthropic_set_filter(struct anthropic *an, anthropic_filter_fn fn, void *arg)
+{
+	an->filter = fn;
+	an->filter_arg = arg;
 }
 
 /* Attempts so far. */
@@ -526,72 +566,34 @@ anthropic_add_thinking(const struct anthropic *an, struct conv_msg *m)
 	}
 }
 
-/* ---- model check ----------------------------------------------------- */
-
-struct an_models {
-	anthropic_models_fn done;
-	void *arg;
-	char model[128];
-};
-
-/* /v1/models answered. */
+/* The model check (anthropicmodels) answered: forget it, then tell the caller. */
 static void
-an_on_models(int status, enum http_fail fail, const struct err *e, const struct buf *body,
-	     void *arg)
+an_models_done(int rc, int found, const char *msg, void *arg)
 {
-	struct an_models *mq = arg;
-	struct buf ids = BUF_INIT, msg = BUF_INIT;
-	struct err pe = ERR_INIT;
-	int found = -1;
+	struct anthropic *an = arg;
 
-	(void)fail;
-	if (status == 200) /* found: 1, 0, or -1 for a body that is not a model list */
-		found = anthropicwire_models_has(body->data, body->len, mq->model, &ids, &pe);
-	if (found == 1) {
-		mq->done(0, 1, "", mq->arg);
-	} else if (found == 0) {
-		buf_addf(&msg, "model %s is not offered to this API key; set another id in settings (available: %.300s)",
-			 mq->model, ids.data);
-		mq->done(0, 0, msg.data, mq->arg);
-	} else {
-		struct llm_event ev;
+	an->models = NULL;
+	if (an->models_done)
+		an->models_done(rc, found, msg, an->models_arg);
+}
 
-		if (status && status != 200)
-			anthropicdec_error_from_body(status, body->data, body->len, &ev, &msg);
-		else
-			buf_addf(&msg, "GET /v1/models failed: %s",
-				 e && e->msg[0] ? e->msg : pe.msg[0] ? pe.msg : "no answer");
-		mq->done(-1, 0, msg.data, mq->arg);
-	}
-	buf_release(&ids);
-	buf_release(&msg);
-	free(mq);
+/* Whether a model check is in flight. */
+int
+anthropic_models_pending(const struct anthropic *an)
+{
+	return an && an->models != NULL;
 }
 
 /* Ask the API which models this key may use. */
 int
 anthropic_check_models(struct anthropic *an, anthropic_models_fn done, void *arg, struct err *e)
 {
-	const char *headers[] = { "anthropic-version: " ANTHROPIC_VERSION, an->keyhdr, NULL };
-	struct an_models *mq;
-	struct http_opts o = { 0 };
-	struct buf url = BUF_INIT;
-	struct http_req *r;
-
 	if (!an->keyhdr)
 		return err_set(e, "no ANTHROPIC_API_KEY: set it in the environment or in settings to use Claude");
-	mq = xcalloc(1, sizeof *mq);
-	mq->done = done;
-	mq->arg = arg;
-	snprintf(mq->model, sizeof mq->model, "%s", an->model);
-	buf_addf(&url, "%s/v1/models?limit=1000", an->base_url);
-	o.url = url.data;
-	o.headers = headers;
-	o.timeout_ms = 15000;
-	o.connect_timeout_ms = 5000;
-	r = http_fetch(an->http, &o, an_on_models, mq, e);
-	buf_release(&url);
-	if (!r)
-		free(mq);
-	return r ? 0 : -1;
+	anthropicmodels_cancel(an->models); /* a new check replaces one in flight */
+	an->models_done = done;
+	an->models_arg = arg;
+	an->models = anthropicmodels_start(an->http, an->base_url, an->keyhdr, an->model,
+					   an_models_done, an, e);
+	return an->models ? 0 : -1;
 }

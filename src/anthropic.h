@@ -74,6 +74,20 @@ void anthropic_free(struct anthropic *an);
 struct provider *anthropic_provider(struct anthropic *an);
 /* Use another model id from the next request on (copied). */
 void anthropic_set_model(struct anthropic *an, const char *model);
+/*
+ * Consult mode: while instruction is set (copied; NULL turns it off),
+ * requests carry it after the last user message and tool_choice none
+ * (anthropicwire_opts.consult): one answer, no tool calls.
+ */
+void anthropic_set_consult(struct anthropic *an, const char *instruction);
+/*
+ * What Claude may see: before each request fn may fill out (an empty conv,
+ * released by the provider) with a filtered copy of in and return 1 to
+ * send that instead; 0 sends in as is.  Deterministic filters keep the
+ * prompt cache warm.  fn NULL: no filter.
+ */
+typedef int (*anthropic_filter_fn)(void *arg, const struct conv *in, struct conv *out);
+void anthropic_set_filter(struct anthropic *an, anthropic_filter_fn fn, void *arg);
 /* Attempts the last (or current) request took so far (1 = no retry). */
 int anthropic_attempts(const struct anthropic *an);
 
@@ -92,5 +106,7 @@ void anthropic_add_thinking(const struct anthropic *an, struct conv_msg *m);
 typedef void (*anthropic_models_fn)(int rc, int found, const char *msg, void *arg);
 int anthropic_check_models(struct anthropic *an, anthropic_models_fn done, void *arg,
 			   struct err *e);
+/* Whether the check is still waiting for its answer (NULL ok). */
+int anthropic_models_pending(const struct anthropic *an);
 
 #endif

@@ -408,7 +408,7 @@ aw_cache_messages(cJSON *arr)
 
 /* The conv's messages in Anthropic form. */
 static cJSON *
-aw_messages(const struct conv *cv)
+aw_messages(const struct conv *cv, const char *consult)
 {
 	struct aw_msgs mm = { cJSON_CreateArray(), NULL, CONV_USER };
 	size_t i, j;
@@ -424,6 +424,8 @@ aw_messages(const struct conv *cv)
 				aw_add(&mm, m->role, o, b->kind == CONV_TOOL_RESULT);
 		}
 	}
+	if (consult && *consult)
+		aw_add(&mm, CONV_USER, aw_block("text", "text", consult), 0);
 	aw_pair(mm.arr);
 	aw_cache_messages(mm.arr);
 	return mm.arr;
@@ -505,9 +507,11 @@ anthropicwire_request(const struct anthropicwire_opts *o, const struct provider_
 		cJSON_AddItemToObject(b, "cache_control", aw_block("ephemeral", NULL, NULL));
 		cJSON_AddItemToArray(sys, b);
 	}
-	cJSON_AddItemToObject(root, "messages", aw_messages(req->conv));
+	cJSON_AddItemToObject(root, "messages", aw_messages(req->conv, o->consult));
 	if (req->ntools)
 		cJSON_AddItemToObject(root, "tools", aw_tools(req));
+	if (req->ntools && o->consult && *o->consult)
+		cJSON_AddItemToObject(root, "tool_choice", aw_block("none", NULL, NULL));
 	cJSON_AddBoolToObject(root, "stream", 1);
 	aw_params(o, req->thinking, max_tokens, root);
 	text = cJSON_PrintUnformatted(root);

@@ -17,6 +17,9 @@
  *     its tool_use becomes text, so the body is always valid;
  *   - tool call ids that are not "toolu_" + [A-Za-z0-9_-] are mapped
  *     (anthropicwire_tool_id), the same way for calls and results;
+ *   - a consult (opts.consult): the instruction is one more text block at
+ *     the end of the last user message (never in the conv) and
+ *     tool_choice none, so the tools (and their cache) stay declared;
  *   - cache_control breakpoints: last tool, system, the last block of
  *     the final message and of the previous user message (at most 4);
  *   - sampling and manual thinking only for models that accept them
@@ -41,6 +44,8 @@ struct anthropicwire_opts {
 	double temperature;  /* < 0: omit (also omitted while thinking) */
 	double top_p;        /* < 0: omit */
 	int top_k;           /* < 0: omit (also omitted while thinking) */
+	const char *consult; /* NULL, or: a consult request — this text is appended to the
+				last user message and tool_choice is {"type":"none"} */
 };
 
 enum anthropicwire_tier { ANTHROPICWIRE_HAIKU, ANTHROPICWIRE_SONNET, ANTHROPICWIRE_OPUS };

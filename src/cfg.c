@@ -227,8 +227,8 @@ cfg_load_file(struct cfg *c, const char *path, struct buf *warnings, struct err 
 				cJSON_DeleteItemFromObjectCaseSensitive(root, gate_keys[k]);
 	}
 	cJSON_ArrayForEach(it, root) {
-		if (!strcmp(it->string, "routing"))
-			continue; /* its own module reads it (routecfg) */
+		if (!strcmp(it->string, "routing") || !strcmp(it->string, "anthropic"))
+			continue; /* their own modules read them (routecfg, anthcfg) */
 		if (!strcmp(it->string, "serve"))
 			cfg_apply_group(c, path, it, warnings);
 		else

@@ -1,7 +1,7 @@
 /*
  * escalate: per-turn routing between the local server and Claude (see
- * escalate.h).  Spend is computed from the usage the agent counted during
- * the turn (difference of agent_stats before and after).
+ * escalate.h); what happens between the steps of a turn is escstep's.
+ * Spend is accounted from the agent's counters per route (escstep).
  */
 #include "escalate.h"
 
@@ -12,8 +12,10 @@
 
 #include "agent.h"
 #include "anthropic.h"
+#include "escstep.h"
 #include "loop.h"
 #include "provider.h"
+#include "redact.h"
 #include "routecfg.h"
 #include "xmalloc.h"
 
@@ -30,10 +32,16 @@ escalate_init(struct escalate *x, struct loop *l, struct http *h, const char *cw
 	x->http = h;
 	routecfg_defaults(&x->policy);
 	routecfg_load(&x->policy, cwd, warnings);
-	x->key = key && *key ? xstrdup(key) : NULL;
+	anthcfg_defaults(&x->claude);
+	anthcfg_load(&x->claude, cwd, warnings);
+	if (key && *key)
+		x->key = xstrdup(key);
+	else if (x->claude.api_key)
+		x->key = xstrdup(x->claude.api_key);
 	x->base_url = base && *base ? xstrdup(base) : NULL;
 	buf_addf(&path, "%s/routes.jsonl", state_dir);
 	x->log_path = buf_detach(&path, NULL);
+	buf_init(&x->warning, 0);
 	route_spent_day(x->log_path, time(NULL), &x->spent_day, NULL);
 }
 
@@ -42,6 +50,7 @@ void
 escalate_release(struct escalate *x)
 {
 	routecfg_release(&x->policy);
+	anthcfg_release(&x->claude);
 	anthropic_free(x->an);
 	if (x->key) /* do not leave the key in freed memory */
 		memset(x->key, 0, strlen(x->key));
@@ -49,6 +58,8 @@ escalate_release(struct escalate *x)
 	free(x->base_url);
 	free(x->model);
 	free(x->log_path);
+	free(x->dec);
+	buf_release(&x->warning);
 	memset(x, 0, sizeof *x);
 }
 
@@ -59,8 +70,25 @@ escalate_set_mode(struct escalate *x, const char *mode, struct err *e)
 	return routecfg_set_mode(&x->policy, mode, e);
 }
 
-/* The Claude provider, created on first use. */
-static struct provider *
+/* What Claude may see: the privacy filter over the conv. */
+static int
+escalate_filter(void *arg, const struct conv *in, struct conv *out)
+{
+	return redact_conv(arg, in, out) > 0;
+}
+
+/* The model check answered: keep a warning when the id is unknown. */
+static void
+escalate_models_done(int rc, int found, const char *msg, void *arg)
+{
+	struct escalate *x = arg;
+
+	if (rc == 0 && !found && msg && *msg)
+		buf_addf(&x->warning, "%s%s", x->warning.len ? "\n" : "", msg);
+}
+
+/* The Claude provider, created on first use; its model id checked once. */
+struct provider *
 escalate_claude(struct escalate *x)
 {
 	struct anthropic_opts o;
@@ -69,22 +97,88 @@ escalate_claude(struct escalate *x)
 		anthropic_opts_init(&o);
 		o.base_url = x->base_url;
 		o.api_key = x->key;
+		o.model = anthcfg_model(&x->claude);
+		o.max_tokens = x->claude.max_tokens;
+		o.max_attempts = x->claude.retries + 1;
 		x->an = anthropic_new(x->loop, x->http, &o);
+		anthropic_set_filter(x->an, escalate_filter, &x->policy);
+	}
+	if (!x->models_checked && x->key) {
+		x->models_checked = 1;
+		anthropic_check_models(x->an, escalate_models_done, x, NULL);
 	}
 	return anthropic_provider(x->an);
 }
 
-/* Usage counted so far, as the policy's cost function wants it. */
-static struct route_usage
-escalate_usage(const struct agent_stats *st)
+/* Settling: the check answered or time is up. */
+static void
+escalate_settle_stop(struct loop *l, long id, void *arg)
 {
-	struct route_usage u;
+	(void)id;
+	(void)arg;
+	loop_stop(l);
+}
 
-	u.input = st->prompt_tokens - st->cached_tokens;
-	u.output = st->completion_tokens;
-	u.cache_write = 0;
-	u.cache_read = st->cached_tokens;
-	return u;
+/* Before each poll while settling: stop once the check answered. */
+static void
+escalate_settle_hook(struct loop *l, void *arg)
+{
+	if (!anthropic_models_pending(arg))
+		loop_stop(l);
+}
+
+/*
+ * Let a model check still in flight answer (at most max_ms), so its
+ * warning is not lost.  Replaces the loop's before-sleep hook (the run
+ * is over when this is called).
+ */
+void
+escalate_settle(struct escalate *x, int max_ms)
+{
+	long t;
+
+	if (!anthropic_models_pending(x->an))
+		return;
+	loop_set_before_sleep(x->loop, escalate_settle_hook, x->an);
+	t = loop_timer_add(x->loop, (uint64_t)max_ms, escalate_settle_stop, NULL);
+	loop_run(x->loop, NULL);
+	loop_timer_del(x->loop, t);
+	loop_set_before_sleep(x->loop, NULL, NULL);
+}
+
+/* Pending warning. */
+int
+escalate_take_warning(struct escalate *x, struct buf *out)
+{
+	if (!x->warning.len)
+		return 0;
+	buf_add(out, x->warning.data, x->warning.len);
+	buf_reset(&x->warning);
+	return 1;
+}
+
+/* The line the user sees for a decision. */
+static void
+escalate_note(const struct route_decision *d, struct buf *note)
+{
+	if (d->notify && d->blocked_why[0])
+		buf_adds(note, d->blocked_why);
+	else if (d->target == ROUTE_CLAUDE)
+		buf_addf(note, "→ claude (%s): %s", routecfg_mode_name(d->mode), d->reason);
+}
+
+/* A new turn begins: reset what the step hook follows. */
+static void
+escalate_turn_reset(struct escalate *x, struct provider *local, long n_ctx)
+{
+	x->local = local;
+	x->n_ctx = n_ctx;
+	x->handed_off = 0;
+	x->turn_consults = 0;
+	x->turn_use = (struct route_usage){ 0, 0, 0, 0 };
+	x->turn_cost = 0;
+	if (x->consulting)
+		escstep_consult(x, 0, NULL);
 }
 
 /* Decide this turn's provider. */
@@ -101,26 +195,90 @@ escalate_turn(struct escalate *x, const char **text, struct provider *local, lon
 		req = ROUTE_REQ_AT_CLAUDE;
 	}
 	x->pending = ROUTE_REQ_NONE;
+	if (st)
+		escstep_account(x, st);
+	escalate_turn_reset(x, local, n_ctx);
 	memset(&s, 0, sizeof s);
 	s.task = *text;
-	s.prompt_tokens = st ? st->prompt_tokens / (st->requests ? st->requests : 1) : 0;
+	s.prompt_tokens = x->last_prompt;
 	s.n_ctx = n_ctx;
-	s.consecutive_tool_failures = st ? st->consecutive_tool_failures : 0;
 	s.have_key = x->key != NULL;
 	s.spent_session_usd = x->spent_session;
 	s.spent_day_usd = x->spent_day + x->spent_session;
 	s.told = x->told;
 	route_decide(&x->policy, &s, req, &x->last);
 	x->told = x->last.told;
-	if (x->last.notify && x->last.blocked_why[0])
-		buf_adds(note, x->last.blocked_why);
-	else if (x->last.target == ROUTE_CLAUDE)
-		buf_addf(note, "→ claude (%s): %s", routecfg_mode_name(x->last.mode), x->last.reason);
-	if (st) {
-		x->usage_before = escalate_usage(st);
+	escalate_note(&x->last, note);
+	escstep_record(x, &x->last, st ? st->steps : 0);
+	if (st)
 		x->steps_before = st->steps;
+	x->on_claude = x->last.target == ROUTE_CLAUDE;
+	if (!x->on_claude)
+		return local;
+	escalate_claude(x);
+	if (x->last.mode == ROUTE_CONSULT) {
+		escstep_consult(x, 1, x->last.reason);
+		x->turn_consults++;
+	} else {
+		x->handed_off = 1;
 	}
-	return x->last.target == ROUTE_CLAUDE ? escalate_claude(x) : local;
+	return anthropic_provider(x->an);
+}
+
+/* Follow the agent's steps. */
+void
+escalate_attach(struct escalate *x, struct agent *a)
+{
+	const struct agent_stats *st = agent_stats(a);
+
+	x->agent = a;
+	x->window0 = agent_conv(a)->nmsgs;
+	x->cf_base = st->consecutive_tool_failures;
+	escstep_account(x, st); /* usage before this turn is not this turn's */
+	x->turn_use = (struct route_usage){ 0, 0, 0, 0 };
+	agent_set_step_hook(a, escstep_hook, x);
+}
+
+/* The local server is down before the turn (print mode). */
+struct provider *
+escalate_server_down(struct escalate *x, struct provider *local, struct buf *note)
+{
+	struct route_signals s;
+	struct route_decision d;
+
+	if (x->on_claude && x->consulting) { /* a consult cannot hand back: Claude continues */
+		escstep_consult(x, 0, NULL);
+		x->last.mode = ROUTE_HANDOFF;
+		x->handed_off = 1;
+		buf_addf(note, "→ claude (handoff): %s (the local server is unreachable, so Claude continues)",
+			 x->last.reason);
+		return anthropic_provider(x->an);
+	}
+	memset(&s, 0, sizeof s);
+	s.server_down = 1;
+	s.have_key = x->key != NULL;
+	s.spent_session_usd = x->spent_session;
+	s.spent_day_usd = x->spent_day + x->spent_session;
+	s.told = x->told;
+	route_decide(&x->policy, &s, ROUTE_REQ_NONE, &d);
+	x->told = d.told;
+	escalate_note(&d, note);
+	if (d.target != ROUTE_CLAUDE)
+		return NULL;
+	x->last = d;
+	escstep_record(x, &d, 0);
+	escalate_turn_reset(x, local, 0);
+	x->on_claude = 1;
+	x->handed_off = 1; /* a consult could not hand back to a server that is down */
+	x->last.mode = ROUTE_HANDOFF;
+	return escalate_claude(x);
+}
+
+/* Spend of this session. */
+double
+escalate_spent(const struct escalate *x)
+{
+	return x->spent_session;
 }
 
 /* Spend and outcome of the finished turn. */
@@ -129,26 +287,23 @@ escalate_turn_end(struct escalate *x, const struct agent_stats *st, int answered
 		  int files_changed, double wall_s)
 {
 	struct route_outcome o;
-	struct route_usage now = escalate_usage(st);
-	double usd = 0;
 
+	escstep_account(x, st);
 	memset(&o, 0, sizeof o);
-	o.tokens.input = now.input - x->usage_before.input;
-	o.tokens.output = now.output - x->usage_before.output;
-	o.tokens.cache_read = now.cache_read - x->usage_before.cache_read;
-	if (x->last.target == ROUTE_CLAUDE && x->an) {
-		route_cost_usd(&x->policy, anthropic_provider(x->an)->model(x->an), &o.tokens, &usd);
-		x->spent_session += usd;
-	}
+	o.tokens = x->turn_use;
 	o.target = x->last.target;
 	o.mode = x->last.mode;
 	o.reason = x->last.reason;
 	o.steps = st->steps - x->steps_before;
 	o.answered = answered;
 	o.files_changed = files_changed;
-	o.cost_usd = usd;
+	o.cost_usd = x->turn_cost;
 	o.wall_s = wall_s;
 	route_outcome_append(x->log_path, &o, NULL);
+	x->turn_use = (struct route_usage){ 0, 0, 0, 0 };
+	x->turn_cost = 0;
+	if (x->consulting)
+		escstep_consult(x, 0, NULL);
 }
 
 /* Route an interactive turn and point the agent at the chosen provider. */
@@ -159,7 +314,11 @@ escalate_begin(struct escalate *x, struct agent *a, struct provider *local, cons
 	const char *t = text;
 
 	agent_set_provider(a, escalate_turn(x, &t, local, n_ctx, agent_stats(a), note));
+	escalate_attach(x, a);
 	x->began_ms = loop_now_ms(x->loop);
+	if (x->warning.len && note->len)
+		buf_addch(note, '\n');
+	escalate_take_warning(x, note);
 	return t;
 }
 

@@ -17,6 +17,7 @@
 #ifndef HEARTH_ESCALATE_H
 #define HEARTH_ESCALATE_H
 
+#include "anthcfg.h"
 #include "buf.h"
 #include "err.h"
 #include "route.h"
@@ -29,6 +30,15 @@ struct provider;
 struct agent_stats;
 struct anthropic;
 
+/* One routing decision of the session (print-mode json). */
+struct escalate_decision {
+	int step;                 /* agent steps before it (0 = at the start of the first turn) */
+	enum route_target target;
+	enum route_mode mode;
+	char reason[ROUTE_REASON_MAX];
+	int blocked;              /* Claude was wanted but a guard kept it local */
+};
+
 struct escalate {
 	struct loop *loop;
 	struct http *http;
@@ -40,9 +50,37 @@ struct escalate {
 	int pending;              /* /claude or /local for the next turn */
 	double spent_session, spent_day;
 	struct route_decision last;
-	struct route_usage usage_before;
 	uint64_t began_ms;
 	int steps_before;
+	/* the running turn, between its steps (escstep) */
+	struct agent *agent;      /* borrowed while attached */
+	struct provider *local;
+	int on_claude;            /* the requests since the last accounting went to Claude */
+	int consulting;           /* the request in flight is a consult */
+	int handed_off;           /* this turn was handed to Claude */
+	size_t window0;           /* failure signals are read from this message on */
+	int cf_base;              /* consecutive tool failures already counted before window0 */
+	long n_ctx;
+	long last_prompt;         /* prompt tokens of the last request (context rule) */
+	struct route_usage snap;  /* agent usage at the last accounting */
+	int snap_requests;
+	struct route_usage route_use[2]; /* per route_target, this session */
+	double route_cost[2];
+	struct route_usage turn_use;
+	double turn_cost;
+	struct escalate_decision *dec;
+	size_t ndec, adec;
+	int turn_consults;        /* consults this turn: a second escalation hands off */
+	int models_checked;       /* GET /v1/models was asked (once per session) */
+	struct buf warning;       /* the model check's finding, until shown */
+	struct anthcfg claude;    /* "anthropic" settings */
+	/*
+	 * Optional: where step decisions are shown at once (print mode), else
+	 * they go in the hook's note; switched: the provider changed, or a
+	 * warning (else the line says why a rule could not escalate).
+	 */
+	void (*announce)(void *arg, const char *line, int switched);
+	void *announce_arg;
 };
 
 /* Policy from the settings files under cwd; key/base URL from the environment. */
@@ -71,6 +109,30 @@ struct agent;
 const char *escalate_begin(struct escalate *x, struct agent *a, struct provider *local,
 			   const char *text, long n_ctx, struct buf *note);
 void escalate_end(struct escalate *x, struct agent *a, int answered);
+/*
+ * Follow the agent's steps for this turn (print mode; escalate_begin does
+ * it for the interactive sessions): installs the step hook (escstep) and
+ * takes the usage baseline.
+ */
+void escalate_attach(struct escalate *x, struct agent *a);
+/*
+ * The local server did not answer before a turn (print mode): the
+ * server_down rule decides; returns Claude or NULL (stay local and fail),
+ * with the line for the user in note.
+ */
+struct provider *escalate_server_down(struct escalate *x, struct provider *local,
+				      struct buf *note);
+/* The Claude provider (created on first use, with the settings and the privacy filter). */
+struct provider *escalate_claude(struct escalate *x);
+/* Move a pending one-line warning (unknown model id) to out; 1 when there was one. */
+int escalate_take_warning(struct escalate *x, struct buf *out);
+/*
+ * Run the loop until a model check in flight answers, at most max_ms (end
+ * of print mode; the loop's before-sleep hook is cleared).
+ */
+void escalate_settle(struct escalate *x, int max_ms);
+/* Spend of this session in USD (status line). */
+double escalate_spent(const struct escalate *x);
 /* `hearth stats`: the outcomes table. */
 int escalate_stats(const char *state_dir, struct buf *out, struct err *e);
 

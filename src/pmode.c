@@ -28,6 +28,7 @@ struct pmode {
 	cJSON *cache_breaks;
 	cJSON *files;
 	cJSON *route;
+	cJSON *routing;   /* decisions, per-route usage and cost (escstep_json) */
 	int ended;
 	enum agent_end end;
 	struct buf end_msg;
@@ -124,6 +125,7 @@ pmode_free(struct pmode *pm)
 	cJSON_Delete(pm->tool_calls);
 	cJSON_Delete(pm->cache_breaks);
 	cJSON_Delete(pm->files);
+	cJSON_Delete(pm->routing);
 	cJSON_Delete(pm->route);
 	free(pm);
 }
@@ -524,6 +526,8 @@ pm_result(struct pmode *pm, const struct agent_stats *st, const char *model, uin
 	cJSON_AddItemReferenceToObject(o, "files_changed", pm->files);
 	if (pm->route)
 		cJSON_AddItemReferenceToObject(o, "route", pm->route);
+	if (pm->routing)
+		cJSON_AddItemReferenceToObject(o, "routing", pm->routing);
 	pm_add_str(o, "model", model ? model : "", model ? strlen(model) : 0);
 	return o;
 }
@@ -596,4 +600,12 @@ pmode_route(struct pmode *pm, const char *target, const char *reason)
 	pm->route = cJSON_CreateObject();
 	cJSON_AddStringToObject(pm->route, "target", target);
 	pm_add_str(pm->route, "reason", reason ? reason : "", reason ? strlen(reason) : 0);
+}
+
+/* Keep the routing summary for the result (owned from now on). */
+void
+pmode_routing(struct pmode *pm, struct cJSON *routing)
+{
+	cJSON_Delete(pm->routing);
+	pm->routing = routing;
 }

@@ -52,4 +52,8 @@ void pmode_fail(struct pmode *pm, enum llm_err_kind kind, const char *message);
 /* Whether a write to stdout failed with EPIPE. */
 int pmode_stdout_closed(const struct pmode *pm);
 
+/* The routing summary (decisions, per-route usage, cost) for the json result; owned by pm. */
+struct cJSON;
+void pmode_routing(struct pmode *pm, struct cJSON *routing);
+
 #endif

@@ -15,6 +15,7 @@
 #include "cmdtpl.h"
 #include "cmdui.h"
 #include "commitcmd.h"
+#include "escstep.h"
 #include "llama.h"
 #include "log.h"
 #include "gate.h"
@@ -35,6 +36,18 @@ on_loading(void *arg)
 	buf_addf(&b, "llama-server at %s is loading the model; waiting", r->cfg.server_url);
 	pmode_note(r->pm, b.data);
 	buf_release(&b);
+}
+
+/* A routing decision between steps: a switch is always shown, a refusal when verbose. */
+static void
+announce(void *arg, const char *line, int switched)
+{
+	if (!*line)
+		return;
+	if (switched)
+		pmode_error(arg, line);
+	else
+		pmode_note(arg, line);
 }
 
 /* Create the agent on provider p and submit the (routed) task. */
@@ -67,6 +80,9 @@ start_turn(struct run *r, struct provider *p, const char *task)
 	conv_set_system(agent_conv(r->agent), r->system.data);
 	conv_move_msgs(agent_conv(r->agent), &r->resumed);
 	agent_mark_committed(r->agent);
+	escalate_attach(&r->esc, r->agent);
+	r->esc.announce = announce;
+	r->esc.announce_arg = r->pm;
 	if (r->o->think)
 		agent_think_next(r->agent);
 	atref_expand(r->env.root, r->env.allow_outside, task, p != llama_provider(r->llama) ?
@@ -107,8 +123,16 @@ on_probe(struct llama *lm, int rc, enum llm_err_kind kind, const char *msg, void
 	const struct llama_info *info = llama_info(lm);
 
 	if (rc < 0) {
-		struct buf why = BUF_INIT;
+		struct buf note = BUF_INIT, why = BUF_INIT;
+		struct provider *p = escalate_server_down(&r->esc, llama_provider(lm), &note);
 
+		announce(r->pm, note.data, p != NULL);
+		buf_release(&note);
+		if (p) {
+			pmode_route(r->pm, "claude", r->esc.last.reason);
+			start_turn(r, p, r->task);
+			return;
+		}
 		pmode_fail(r->pm, kind, serve_exited(r->serve, &why) ? why.data : msg);
 		buf_release(&why);
 		loop_stop(r->loop);
@@ -117,7 +141,8 @@ on_probe(struct llama *lm, int rc, enum llm_err_kind kind, const char *msg, void
 	log_msg("server %s model %s n_ctx %ld slots %d build %s", r->cfg.server_url,
 		info->model_id ? info->model_id : "?", info->n_ctx, info->total_slots,
 		info->build_info ? info->build_info : "?");
-	start_turn(r, llama_provider(lm), r->task);
+	/* a consult starts on Claude but continues here, so it waits for discovery */
+	start_turn(r, r->esc.on_claude ? escalate_claude(&r->esc) : llama_provider(lm), r->task);
 }
 
 /* Stop the loop once the turn ended or stdout went away. */
@@ -293,6 +318,20 @@ report_changes(struct run *r)
 	return n;
 }
 
+/* Routing decisions, per-route usage and cost, and a model-check warning. */
+static void
+report_routing(struct run *r)
+{
+	struct buf w = BUF_INIT;
+
+	pmode_routing(r->pm, escstep_json(&r->esc, r->agent ? agent_stats(r->agent) : NULL));
+	if (!r->interrupted && !pmode_stdout_closed(r->pm))
+		escalate_settle(&r->esc, 2000);
+	if (escalate_take_warning(&r->esc, &w))
+		pmode_error(r->pm, w.data);
+	buf_release(&w);
+}
+
 /* MCP problems are errors on stderr (or stream-json events). */
 static void
 on_mcp_report(void *arg, const char *line)
@@ -321,7 +360,7 @@ printrun_main(struct cli *o)
 	run_wait_mcp(&r, on_mcp_report, &r);
 	r.task = r.o->task.data;
 	prov = route_task(&r, &r.task, 0);
-	if (prov != llama_provider(r.llama))
+	if (prov != llama_provider(r.llama) && r.esc.last.mode == ROUTE_HANDOFF)
 		start_turn(&r, prov, r.task); /* Claude: the local server is not needed */
 	else
 		llama_probe(r.llama, 300000, on_loading, on_probe, &r);
@@ -338,6 +377,7 @@ printrun_main(struct cli *o)
 		agent_abort(r.agent);
 	nchanged = report_changes(&r);
 	prov = r.agent ? agent_provider(r.agent) : llama_provider(r.llama);
+	report_routing(&r);
 	code = pmode_finish(r.pm, r.agent ? agent_stats(r.agent) : &(struct agent_stats){ 0 },
 			    prov->model(prov->self), loop_now_ms(r.loop) - r.t0);
 	if (r.interrupted)

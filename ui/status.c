@@ -89,6 +89,10 @@ status_draw(struct grid *g, struct grid_rect r, const struct view_status *st,
 	if (wide && *st->model)
 		buf_addf(&l, " · %s", st->model);
 	buf_addf(&l, " · %s", *st->route ? st->route : "local");
+	if (st->spend_usd >= 0.01)
+		buf_addf(&l, " $%.2f", st->spend_usd);
+	else if (st->spend_usd > 0)
+		buf_adds(&l, " <$0.01");
 	if (wide) {
 		srvpanel_count(used, sizeof(used), srv->ctx_used);
 		srvpanel_count(max, sizeof(max), srv->n_ctx);

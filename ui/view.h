@@ -119,6 +119,7 @@ struct view_status {
 	char model[128];
 	char route[16];     /* "local", "claude" */
 	char route_mode[16]; /* "auto" ... ("" hides it) */
+	double spend_usd;   /* Claude spend this session (0 hides it) */
 	int turns;
 	long elapsed_s;
 	int busy;           /* a turn is running (help line says "esc stop") */

@@ -36,6 +36,7 @@ need(d["result"] == "Claude answer one.", "result %r" % d["result"])
 need(d["route"]["target"] == "claude" and "@claude" in d["route"]["reason"], "route %r" % d.get("route"))'
 check "@claude: the request carried x-api-key and anthropic-version, and no @claude prefix" pycheck '
 reqs = [json.loads(l) for l in open(os.environ["ALOG"]) if "\"request\"" in l]
+reqs = [r for r in reqs if r["path"].startswith("/v1/messages")]  # not the /v1/models check
 h = reqs[-1]["headers"]
 need("x-api-key" in h and h.get("anthropic-version") == "2023-06-01", "headers %r" % h)
 last = reqs[-1]["body"]["messages"][-1]

@@ -17,7 +17,9 @@
 
 #include "anthropic_fixture.h"
 #include "anthropicwire.h"
+#include "cfg.h"
 #include "conv.h"
+#include "llamawire.h"
 #include "tool.h"
 
 /* Message i of a request body. */
@@ -414,6 +416,115 @@ test_tiers(void **state)
 	assert_int_equal(anthropicwire_tier_parse(NULL, &t), -1);
 }
 
+/* A tool for the exact-bytes test (one, so the body stays short). */
+static const struct tool echo_tool = {
+	.name = "echo", .description = "Echo.",
+	.schema_json = "{\"type\":\"object\",\"properties\":{\"s\":{\"type\":\"string\"}}}",
+};
+
+/*
+ * The exact request bytes: cache_control on the last tool, the system
+ * prompt, the final message's last block and the previous user message's
+ * last block — nothing else (four breakpoints, the API's maximum).
+ */
+static void
+test_wire_exact_bytes(void **state)
+{
+	const struct tool *tools[] = { &echo_tool };
+	struct anthropicwire_opts o;
+	struct provider_req req = { 0 };
+	struct buf out = BUF_INIT;
+	struct conv cv;
+	struct conv_msg *m;
+
+	(void)state;
+	conv_init(&cv);
+	conv_set_system(&cv, "S");
+	conv_add_user_text(&cv, "hi");
+	m = conv_add_msg(&cv, CONV_ASSISTANT);
+	conv_add_block(m, CONV_TOOL_CALL, "{\"s\":\"x\"}", "toolu_1", "echo");
+	m = conv_add_msg(&cv, CONV_USER);
+	conv_add_block(m, CONV_TOOL_RESULT, "x", "toolu_1", "echo");
+	anthropicwire_opts_init(&o, "claude-sonnet-5");
+	req.conv = &cv;
+	req.tools = tools;
+	req.ntools = 1;
+	anthropicwire_request(&o, &req, &out);
+	assert_string_equal(out.data,
+		"{\"model\":\"claude-sonnet-5\",\"max_tokens\":16000,"
+		"\"system\":[{\"type\":\"text\",\"text\":\"S\",\"cache_control\":{\"type\":\"ephemeral\"}}],"
+		"\"messages\":["
+		"{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"hi\",\"cache_control\":{\"type\":\"ephemeral\"}}]},"
+		"{\"role\":\"assistant\",\"content\":[{\"type\":\"tool_use\",\"id\":\"toolu_1\",\"name\":\"echo\",\"input\":{\"s\":\"x\"}}]},"
+		"{\"role\":\"user\",\"content\":[{\"type\":\"tool_result\",\"tool_use_id\":\"toolu_1\",\"content\":\"x\",\"cache_control\":{\"type\":\"ephemeral\"}}]}],"
+		"\"tools\":[{\"name\":\"echo\",\"description\":\"Echo.\",\"input_schema\":{\"type\":\"object\",\"properties\":{\"s\":{\"type\":\"string\"}}},\"cache_control\":{\"type\":\"ephemeral\"}}],"
+		"\"stream\":true}");
+	/* a consult: the instruction closes the last user message, tools stay, tool_choice none */
+	buf_reset(&out);
+	o.consult = "PLAN?";
+	anthropicwire_request(&o, &req, &out);
+	assert_non_null(strstr(out.data, "\"content\":\"x\"},{\"type\":\"text\",\"text\":\"PLAN?\",\"cache_control\":{\"type\":\"ephemeral\"}}]}]"));
+	assert_non_null(strstr(out.data, "\"tool_choice\":{\"type\":\"none\"}"));
+	assert_non_null(strstr(out.data, "\"tools\":[{\"name\":\"echo\""));
+	buf_release(&out);
+	conv_release(&cv);
+}
+
+/*
+ * One conv, local → Claude → local with tool history: each provider sees
+ * every call and result; Claude gets its signed thinking back and never
+ * the local reasoning; llama never gets Claude's thinking or signature.
+ */
+static void
+test_wire_round_trip(void **state)
+{
+	struct conv cv;
+	struct conv_msg *m;
+	struct conv_block *b;
+	struct provider_req req = { 0 };
+	struct buf lw = BUF_INIT;
+	struct cfg cfg;
+	cJSON *j;
+	char *aw;
+
+	(void)state;
+	conv_init(&cv);
+	local_turn(&cv);                                   /* local: reasoning + two calls + results */
+	m = conv_add_msg(&cv, CONV_ASSISTANT);             /* Claude: signed thinking + a call */
+	b = conv_add_block(m, CONV_REASONING, "claude secret thought", NULL, NULL);
+	b->provider = strdup("anthropic");
+	b->signature = strdup("SIG-RT-1");
+	conv_add_block(m, CONV_TOOL_CALL, "{\"path\":\"b.c\"}", "toolu_01A", "read");
+	m = conv_add_msg(&cv, CONV_USER);
+	conv_add_block(m, CONV_TOOL_RESULT, "int b;", "toolu_01A", "read");
+	m = conv_add_msg(&cv, CONV_ASSISTANT);             /* local again */
+	b = conv_add_block(m, CONV_REASONING, "local again", NULL, NULL);
+	b->provider = strdup("llama");
+	conv_add_block(m, CONV_TEXT, "done", NULL, NULL);
+	conv_add_user_text(&cv, "and now?");
+	j = wire(&cv, "claude-sonnet-5", 1, -1, 1);
+	aw = cJSON_PrintUnformatted(j);
+	assert_non_null(strstr(aw, "\"signature\":\"SIG-RT-1\""));
+	assert_non_null(strstr(aw, "claude secret thought"));
+	assert_null(strstr(aw, "local thought"));
+	assert_null(strstr(aw, "local again"));
+	assert_int_equal(count_key(j, "tool_use_id"), 3);
+	assert_non_null(strstr(aw, "int b;"));
+	/* llama on the same conv: the whole tool history, never Claude's thinking */
+	cfg_defaults(&cfg);
+	req.conv = &cv;
+	llamawire_request(&cfg, "m", &req, &lw);
+	assert_null(strstr(lw.data, "claude secret thought"));
+	assert_null(strstr(lw.data, "SIG-RT-1"));
+	assert_non_null(strstr(lw.data, "toolu_01A"));     /* Claude's call and result, in OpenAI form */
+	assert_non_null(strstr(lw.data, "int b;"));
+	cfg_release(&cfg);
+	buf_release(&lw);
+	free(aw);
+	cJSON_Delete(j);
+	conv_release(&cv);
+}
+
 int
 main(void)
 {
@@ -429,6 +540,8 @@ main(void)
 		cmocka_unit_test(test_wire_deterministic),
 		cmocka_unit_test(test_models_list),
 		cmocka_unit_test(test_tiers),
+		cmocka_unit_test(test_wire_exact_bytes),
+		cmocka_unit_test(test_wire_round_trip),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -215,7 +215,7 @@ run_session(const char *gen_prefix)
 {
 	struct scripted s;
 	struct provider prov = { "llama", &s, scripted_start, scripted_cancel, scripted_model,
-				 scripted_describe, NULL };
+				 scripted_describe, NULL, NULL };
 	struct tool_env env = { 0 };
 	struct agent_opts ao = { 0 };
 	struct agent_observer ob = { 0 };

@@ -1,0 +1,233 @@
+/*
+ * redact: the privacy filter over a conv copy (see redact.h).  Calls are
+ * looked up by id among the assistant messages seen so far (a result
+ * always follows its call), so one pass over the conv suffices.
+ */
+#include "redact.h"
+
+#include <cjson/cJSON.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "json.h"
+#include "xmalloc.h"
+
+/* Whether name is one of the tools whose result is a file's contents. */
+static int
+redact_file_tool(const char *name)
+{
+	static const char *const tools[] = { "read", "outline", "write", "edit" };
+	size_t i;
+
+	for (i = 0; name && i < sizeof tools / sizeof tools[0]; i++)
+		if (!strcmp(name, tools[i]))
+			return 1;
+	return 0;
+}
+
+/* Whether a shell command names a privacy-listed file. */
+int
+redact_command_private(const struct route_policy *p, const char *cmd)
+{
+	static const char seps[] = " \t\n\"'`<>|;&()=$";
+	const char *s = cmd;
+	char word[512];
+
+	while (s && *s) {
+		size_t n;
+
+		s += strspn(s, seps);
+		n = strcspn(s, seps);
+		if (n && n < sizeof word) {
+			memcpy(word, s, n);
+			word[n] = '\0';
+			if (route_privacy_match(p, word))
+				return 1;
+		}
+		s += n;
+	}
+	return 0;
+}
+
+/* The call with this id among the messages before index end. */
+static const struct conv_block *
+redact_find_call(const struct conv *c, size_t end, const char *id)
+{
+	size_t i, j;
+
+	for (i = end; id && i-- > 0;)
+		for (j = 0; j < c->msgs[i].nblocks; j++) {
+			const struct conv_block *b = &c->msgs[i].blocks[j];
+
+			if (b->kind == CONV_TOOL_CALL && b->id && !strcmp(b->id, id))
+				return b;
+		}
+	return NULL;
+}
+
+/* A private path argument of a call, or NULL (borrowed from args). */
+static const char *
+redact_private_path(const struct route_policy *p, const cJSON *args)
+{
+	const char *path = json_str(args, "path");
+
+	return path && route_privacy_match(p, path) ? path : NULL;
+}
+
+/* grep output without the lines of private files, one notice instead. */
+static int
+redact_grep(const struct route_policy *p, const char *text, struct buf *out)
+{
+	const char *s = text ? text : "";
+	size_t dropped = 0;
+	char path[1024];
+
+	while (*s) {
+		size_t n = strcspn(s, "\n"), k = strcspn(s, ":\n");
+
+		if (k < n && k < sizeof path) {
+			memcpy(path, s, k);
+			path[k] = '\0';
+		} else {
+			path[0] = '\0';
+		}
+		if (path[0] && route_privacy_match(p, path))
+			dropped++;
+		else
+			buf_add(out, s, n + (s[n] == '\n'));
+		s += n + (s[n] == '\n');
+	}
+	if (dropped)
+		buf_addf(out, "%s[hearth: %zu matching line%s of privacy-listed files not shown to Claude (routing.privacy)]",
+			 out->len && out->data[out->len - 1] != '\n' ? "\n" : "", dropped,
+			 dropped == 1 ? "" : "s");
+	return dropped > 0;
+}
+
+/* What Claude sees of a tool result; returns 1 when it differs. */
+static int
+redact_result(const struct route_policy *p, const struct conv_block *call,
+	      const struct conv_block *res, struct buf *out)
+{
+	cJSON *args = call ? cJSON_Parse(call->text ? call->text : "") : NULL;
+	const char *path = redact_private_path(p, args), *text = res->text ? res->text : "";
+	int changed = 0;
+
+	if (call && path && redact_file_tool(call->name)) {
+		changed = route_redact(p, path, text, strlen(text), out);
+	} else if (call && call->name && !strcmp(call->name, "grep")) {
+		changed = redact_grep(p, text, out);
+	} else if (call && call->name && !strcmp(call->name, "bash") &&
+		   redact_command_private(p, json_str(args, "command"))) {
+		buf_addf(out, "[hearth: the output of this command (%zu bytes) is not shown to Claude: "
+			 "the command names a privacy-listed file (routing.privacy)]", strlen(text));
+		changed = 1;
+	}
+	if (!changed)
+		buf_adds(out, text);
+	cJSON_Delete(args);
+	return changed;
+}
+
+/* A write/edit call on a private path with its content arguments replaced. */
+static int
+redact_call(const struct route_policy *p, const struct conv_block *call, struct buf *out)
+{
+	static const char *const keys[] = { "content", "old_text", "new_text" };
+	cJSON *args = cJSON_Parse(call->text ? call->text : "");
+	const char *path = redact_private_path(p, args);
+	int changed = 0;
+	size_t i;
+	char *s;
+
+	if (!path || !call->name || (strcmp(call->name, "write") && strcmp(call->name, "edit"))) {
+		cJSON_Delete(args);
+		return 0;
+	}
+	for (i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+		const char *v = json_str(args, keys[i]);
+		struct buf note = BUF_INIT;
+
+		if (!v)
+			continue;
+		route_redact(p, path, v, strlen(v), &note);
+		cJSON_ReplaceItemInObjectCaseSensitive(args, keys[i], cJSON_CreateString(note.data));
+		buf_release(&note);
+		changed = 1;
+	}
+	s = cJSON_PrintUnformatted(args);
+	buf_adds(out, s ? s : "{}");
+	cJSON_free(s);
+	cJSON_Delete(args);
+	return changed;
+}
+
+/*
+ * A user text with @path attachments (atref: "<file path=\"REL\">\nCONTENT\n</file>")
+ * whose private files' contents are replaced; returns 1 when it differs.
+ */
+static int
+redact_text(const struct route_policy *p, const char *text, struct buf *out)
+{
+	static const char open[] = "<file path=\"", close[] = "\n</file>";
+	const char *s = text ? text : "", *at, *q, *body, *end;
+	char path[1024];
+	int changed = 0;
+
+	while ((at = strstr(s, open)) != NULL) {
+		q = strchr(at + sizeof open - 1, '"');
+		body = q ? strstr(q, "\">\n") : NULL;
+		end = body ? strstr(body + 3, close) : NULL;
+		if (!q || !end || body != q || (size_t)(q - at) - (sizeof open - 1) >= sizeof path)
+			break;
+		memcpy(path, at + sizeof open - 1, (size_t)(q - at) - (sizeof open - 1));
+		path[(size_t)(q - at) - (sizeof open - 1)] = '\0';
+		body += 3;
+		buf_add(out, s, (size_t)(body - s));
+		changed |= route_redact(p, path, body, (size_t)(end - body), out);
+		s = end;
+	}
+	buf_adds(out, s);
+	return changed;
+}
+
+/* Copy one block, filtered. */
+static size_t
+redact_block(const struct route_policy *p, const struct conv *in, size_t mi,
+	     const struct conv_block *b, struct conv_msg *m)
+{
+	struct buf t = BUF_INIT;
+	struct conv_block *nb;
+	int changed = 0;
+
+	if (b->kind == CONV_TOOL_RESULT)
+		changed = redact_result(p, redact_find_call(in, mi, b->id), b, &t);
+	else if (b->kind == CONV_TOOL_CALL)
+		changed = redact_call(p, b, &t);
+	else if (b->kind == CONV_TEXT && in->msgs[mi].role == CONV_USER)
+		changed = redact_text(p, b->text, &t);
+	nb = conv_add_block(m, b->kind, changed ? t.data : b->text, b->id, b->name);
+	nb->is_error = b->is_error;
+	nb->provider = b->provider ? xstrdup(b->provider) : NULL;
+	nb->signature = b->signature ? xstrdup(b->signature) : NULL;
+	buf_release(&t);
+	return changed ? 1 : 0;
+}
+
+/* The filtered copy. */
+size_t
+redact_conv(const struct route_policy *p, const struct conv *in, struct conv *out)
+{
+	size_t i, j, n = 0;
+
+	conv_set_system(out, in->system);
+	for (i = 0; i < in->nmsgs; i++) {
+		struct conv_msg *m = conv_add_msg(out, in->msgs[i].role);
+
+		m->aborted = in->msgs[i].aborted;
+		for (j = 0; j < in->msgs[i].nblocks; j++)
+			n += redact_block(p, in, i, &in->msgs[i].blocks[j], m);
+	}
+	return n;
+}

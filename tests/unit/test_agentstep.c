@@ -1,0 +1,354 @@
+/*
+ * test_agentstep: the agent's step hook (the router's seat between
+ * steps) with two scripted providers, "llama" and "anthropic": the hook
+ * is asked between steps and where a turn would end, may switch the
+ * provider and continue the turn; a provider's add_reasoning puts its
+ * own reasoning blocks into the message.
+ *
+ * A script is a string, one letter per request: 't' a read tool call,
+ * 'a' an answer, 'b' an invalid tool call (no arguments), 'c' a
+ * connection error.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "agent.h"
+#include "conv.h"
+#include "loop.h"
+#include "provider.h"
+#include "testutil.h"
+#include "tool.h"
+#include "xmalloc.h"
+
+struct fp {
+	struct provider prov;
+	struct loop *loop;
+	const char *script;
+	int next, starts;
+	llm_sink_fn sink;
+	void *ctx;
+	long timer;
+};
+
+struct env {
+	struct loop *loop;
+	char *dir;
+	struct tool_env tenv;
+	struct fp local, claude;
+	struct agent *agent;
+	int ended;
+	enum agent_end end;
+	int whys[32], nwhys;
+	int continue_on;          /* the why the hook answers 1 to (once), -1 none */
+	int switch_on;            /* the why on which the hook switches to claude, -1 none */
+	const char *add_note;     /* a user message the hook appends when it continues */
+	int notices;
+};
+
+/* Deliver one event. */
+static void
+fp_emit(struct fp *f, enum llm_kind k, const char *text, const char *name)
+{
+	struct llm_event ev;
+
+	memset(&ev, 0, sizeof ev);
+	ev.kind = k;
+	ev.text = str_from(text);
+	ev.name = name;
+	ev.id = name ? "call1" : NULL;
+	ev.stop_reason = k == LLM_DONE ? "stop" : NULL;
+	ev.error.kind = LLM_ERR_CONNECT;
+	f->sink(f->ctx, &ev);
+}
+
+/* Play the next letter of the script. */
+static void
+fp_fire(struct loop *l, long id, void *arg)
+{
+	struct fp *f = arg;
+	char c = f->script[f->next] ? f->script[f->next++] : 'a';
+
+	(void)l;
+	(void)id;
+	f->timer = 0;
+	if (c == 't' || c == 'b') {
+		fp_emit(f, LLM_TOOL_CALL_BEGIN, NULL, "read");
+		fp_emit(f, LLM_TOOL_CALL_ARGS, c == 't' ? "{\"path\":\"f.txt\"}" : "{}", NULL);
+		fp_emit(f, LLM_DONE, NULL, NULL);
+	} else if (c == 'c') {
+		fp_emit(f, LLM_ERROR, "connection refused", NULL);
+	} else {
+		fp_emit(f, LLM_REASONING, "thinking...", NULL);
+		fp_emit(f, LLM_TEXT, f->prov.name, NULL);
+		fp_emit(f, LLM_DONE, NULL, NULL);
+	}
+}
+
+static int
+fp_start(void *self, const struct provider_req *req, llm_sink_fn sink, void *ctx, struct err *e)
+{
+	struct fp *f = self;
+
+	(void)req;
+	(void)e;
+	f->starts++;
+	f->sink = sink;
+	f->ctx = ctx;
+	f->timer = loop_timer_add(f->loop, 0, fp_fire, f);
+	return 0;
+}
+
+static void
+fp_cancel(void *self)
+{
+	struct fp *f = self;
+
+	if (f->timer)
+		loop_timer_del(f->loop, f->timer);
+	f->timer = 0;
+}
+
+static const char *
+fp_model(void *self)
+{
+	return ((struct fp *)self)->prov.name;
+}
+
+static void
+fp_describe(void *self, const struct llm_event *ev, struct buf *out)
+{
+	(void)self;
+	buf_add(out, ev->text.p, ev->text.len);
+}
+
+/* The "anthropic" fake keeps its reasoning as a signed block. */
+static void
+fp_add_reasoning(void *self, struct conv_msg *m)
+{
+	struct conv_block *b = conv_add_block(m, CONV_REASONING, "signed thought", NULL, NULL);
+
+	(void)self;
+	b->provider = xstrdup("anthropic");
+	b->signature = xstrdup("SIG");
+}
+
+static void
+fp_init(struct fp *f, struct loop *l, const char *name, const char *script)
+{
+	memset(f, 0, sizeof *f);
+	f->loop = l;
+	f->script = script;
+	f->prov.name = name;
+	f->prov.self = f;
+	f->prov.start = fp_start;
+	f->prov.cancel = fp_cancel;
+	f->prov.model = fp_model;
+	f->prov.describe_error = fp_describe;
+}
+
+/* The hook under test: records, switches, continues. */
+static int
+hook(void *arg, struct agent *a, enum agent_step_why why, struct buf *note)
+{
+	struct env *e = arg;
+
+	if (e->nwhys < 32)
+		e->whys[e->nwhys++] = why;
+	if ((int)why == e->switch_on) {
+		agent_set_provider(a, &e->claude.prov);
+		buf_adds(note, "switched");
+		e->switch_on = -1;
+	}
+	if ((int)why != e->continue_on)
+		return 0;
+	e->continue_on = -1;
+	if (e->add_note)
+		conv_add_user_text(agent_conv(a), e->add_note);
+	return 1;
+}
+
+static void
+on_end(void *arg, enum agent_end end, const char *message)
+{
+	struct env *e = arg;
+
+	(void)message;
+	e->ended = 1;
+	e->end = end;
+}
+
+static void
+on_notice(void *arg, const char *line)
+{
+	struct env *e = arg;
+
+	e->notices += strcmp(line, "switched") == 0;
+}
+
+static int
+setup(void **state)
+{
+	struct env *e = calloc(1, sizeof *e);
+
+	e->loop = loop_new(NULL);
+	e->dir = tu_tmpdir();
+	tu_write(e->dir, "f.txt", "alpha\n");
+	e->tenv.loop = e->loop;
+	e->tenv.root = e->dir;
+	e->tenv.bash_timeout_s = 10;
+	e->continue_on = e->switch_on = -1;
+	*state = e;
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	struct env *e = *state;
+
+	agent_free(e->agent);
+	loop_free(e->loop);
+	tu_rmrf(e->dir);
+	free(e->dir);
+	free(e);
+	return 0;
+}
+
+/* Run one turn with the two scripts. */
+static void
+run(struct env *e, const char *local, const char *claude, int max_steps)
+{
+	struct agent_observer ob = { 0 };
+	struct agent_opts ao = { 0 };
+	size_t n;
+
+	fp_init(&e->local, e->loop, "llama", local);
+	fp_init(&e->claude, e->loop, "anthropic", claude);
+	e->claude.prov.add_reasoning = fp_add_reasoning;
+	ao.tools = tool_all(&n);
+	ao.ntools = n;
+	ao.max_steps = max_steps;
+	ob.arg = e;
+	ob.on_end = on_end;
+	ob.on_notice = on_notice;
+	e->agent = agent_new(e->loop, &e->local.prov, &e->tenv, &ao, &ob);
+	agent_set_step_hook(e->agent, hook, e);
+	assert_int_equal(agent_submit(e->agent, "task", NULL), 0);
+	assert_true(tu_run_until(e->loop, &e->ended, 5000));
+}
+
+/* Handoff between steps: the next request goes to the other provider. */
+static void
+test_next_switches(void **state)
+{
+	struct env *e = *state;
+	struct conv *c;
+
+	e->switch_on = AGENT_STEP_NEXT;
+	run(e, "t", "a", 10);
+	assert_int_equal(e->end, AGENT_END_OK);
+	assert_int_equal(e->local.starts, 1);
+	assert_int_equal(e->claude.starts, 1);
+	assert_int_equal(e->notices, 1);
+	assert_int_equal(e->whys[0], AGENT_STEP_NEXT);
+	assert_int_equal(e->whys[1], AGENT_STEP_ANSWERED);
+	c = agent_conv(e->agent);
+	/* user, assistant(call), user(result), assistant(signed thinking + text) */
+	assert_int_equal(c->nmsgs, 4);
+	assert_int_equal(c->msgs[3].blocks[0].kind, CONV_REASONING);
+	assert_string_equal(c->msgs[3].blocks[0].signature, "SIG");
+	assert_string_equal(c->msgs[3].blocks[1].text, "anthropic");
+}
+
+/* A consult: the answer does not end the turn; the hook adds a note and goes back. */
+static void
+test_answered_continues(void **state)
+{
+	struct env *e = *state;
+	struct conv *c;
+
+	e->continue_on = AGENT_STEP_ANSWERED;
+	e->add_note = "go on with the plan";
+	run(e, "aa", "", 10);
+	assert_int_equal(e->end, AGENT_END_OK);
+	assert_int_equal(e->local.starts, 2);
+	c = agent_conv(e->agent);
+	assert_int_equal(c->nmsgs, 4);
+	assert_string_equal(c->msgs[2].blocks[0].text, "go on with the plan");
+	/* the local provider has no add_reasoning: its reasoning is one block, made by "llama" */
+	assert_string_equal(c->msgs[1].blocks[0].provider, "llama");
+	assert_null(c->msgs[1].blocks[0].signature);
+}
+
+/* At the step limit the hook may hand off with a fresh budget. */
+static void
+test_max_steps_handoff(void **state)
+{
+	struct env *e = *state;
+
+	e->switch_on = AGENT_STEP_MAX_STEPS;
+	e->continue_on = AGENT_STEP_MAX_STEPS;
+	run(e, "tttt", "ta", 2);
+	assert_int_equal(e->end, AGENT_END_OK);
+	assert_int_equal(e->local.starts, 2);
+	assert_int_equal(e->claude.starts, 2);
+}
+
+/* Without a continuing hook the step limit still ends the turn. */
+static void
+test_max_steps_ends(void **state)
+{
+	struct env *e = *state;
+
+	run(e, "tttt", "", 2);
+	assert_int_equal(e->end, AGENT_END_MAX_STEPS);
+	assert_int_equal(e->whys[e->nwhys - 1], AGENT_STEP_MAX_STEPS);
+}
+
+/* Unreachable server: the hook is asked before the turn fails, and the step is redone. */
+static void
+test_server_down_handoff(void **state)
+{
+	struct env *e = *state;
+
+	e->switch_on = AGENT_STEP_SERVER_DOWN;
+	e->continue_on = AGENT_STEP_SERVER_DOWN;
+	run(e, "c", "a", 10);
+	assert_int_equal(e->end, AGENT_END_OK);
+	assert_int_equal(e->claude.starts, 1);
+	assert_int_equal(e->whys[0], AGENT_STEP_SERVER_DOWN);
+	assert_int_equal(agent_stats(e->agent)->steps, 1);
+}
+
+/* Invalid calls count as consecutive failures the hook can read at NEXT. */
+static void
+test_failures_visible_at_next(void **state)
+{
+	struct env *e = *state;
+
+	run(e, "bbba", "", 10);
+	assert_int_equal(e->end, AGENT_END_OK);
+	assert_int_equal(agent_stats(e->agent)->consecutive_tool_failures, 3);
+	assert_int_equal(e->whys[2], AGENT_STEP_NEXT);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_next_switches, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_answered_continues, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_max_steps_handoff, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_max_steps_ends, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_server_down_handoff, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_failures_visible_at_next, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,308 @@
+/*
+ * test_escstep: step-level routing without I/O — the failure signals read
+ * from a conv (routesig) for each rule, as route_decide sees them; the
+ * privacy filter over what Claude is sent (redact); the "anthropic"
+ * settings (anthcfg); the consult text and the per-route accounting.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "agent.h"
+#include "anthcfg.h"
+#include "conv.h"
+#include "escalate.h"
+#include "escstep.h"
+#include "redact.h"
+#include "routecfg.h"
+#include "routesig.h"
+#include "testutil.h"
+
+/* Append an assistant call and its result. */
+static void
+add_call(struct conv *c, const char *id, const char *name, const char *args, const char *out,
+	 int is_error)
+{
+	struct conv_msg *m = conv_add_msg(c, CONV_ASSISTANT);
+
+	conv_add_block(m, CONV_TOOL_CALL, args, id, name);
+	m = conv_add_msg(c, CONV_USER);
+	conv_add_block(m, CONV_TOOL_RESULT, out, id, name)->is_error = is_error;
+}
+
+/* Decide with the signals of c (local, key present). */
+static void
+decide(const struct route_policy *p, const struct conv *c, int fails, int max_steps,
+       struct route_decision *d)
+{
+	struct routesig rs;
+	struct route_signals s;
+
+	memset(&rs, 0, sizeof rs);
+	routesig_scan(&rs, p, c, 0);
+	memset(&s, 0, sizeof s);
+	s.calls = rs.calls;
+	s.ncalls = rs.ncalls;
+	s.tests = rs.tests;
+	s.ntests = rs.ntests;
+	s.files_changed = rs.files_changed;
+	s.max_steps_hit = max_steps;
+	s.consecutive_tool_failures = fails;
+	s.have_key = 1;
+	route_decide(p, &s, ROUTE_REQ_NONE, d);
+	routesig_release(&rs);
+}
+
+static void
+test_rule_repeated_call(void **state)
+{
+	struct route_policy p;
+	struct conv c;
+	struct route_decision d;
+
+	(void)state;
+	routecfg_defaults(&p);
+	conv_init(&c);
+	conv_add_user_text(&c, "task");
+	add_call(&c, "a", "read", "{\"path\":\"x.c\",\"limit\":5}", "1\tx", 0);
+	add_call(&c, "b", "read", "{ \"limit\": 5, \"path\": \"x.c\" }", "1\tx", 0);
+	decide(&p, &c, 0, 0, &d);
+	assert_int_equal(d.target, ROUTE_LOCAL);          /* twice is not a loop */
+	add_call(&c, "c", "ls", "{}", "x.c", 0);
+	add_call(&c, "d", "read", "{\"limit\":5,\"path\":\"x.c\"}", "1\tx", 0);
+	decide(&p, &c, 0, 0, &d);                         /* keys in another order: same call */
+	assert_int_equal(d.target, ROUTE_CLAUDE);
+	assert_int_equal(d.mode, ROUTE_CONSULT);
+	assert_string_equal(d.reason, "the same read call repeated 3 times (a loop)");
+	conv_release(&c);
+	routecfg_release(&p);
+}
+
+static void
+test_rule_test_failures(void **state)
+{
+	struct route_policy p;
+	struct conv c;
+	struct route_decision d;
+	int i;
+
+	(void)state;
+	routecfg_defaults(&p);
+	conv_init(&c);
+	conv_add_user_text(&c, "fix the tests");
+	add_call(&c, "t0", "bash", "{\"command\":\"make test\"}", "FAIL\nexit code: 2", 0);
+	for (i = 1; i <= 3; i++) {
+		char id[16];
+
+		snprintf(id, sizeof id, "e%d", i);
+		add_call(&c, id, "edit", "{\"path\":\"a.c\",\"old_text\":\"x\",\"new_text\":\"y\"}", "ok", 0);
+		snprintf(id, sizeof id, "t%d", i);
+		decide(&p, &c, 0, 0, &d);
+		assert_int_equal(d.target, ROUTE_LOCAL);
+		add_call(&c, id, "bash", "{\"command\":\"make test\"}",
+			 "FAIL\nexit code: 10", 0);
+	}
+	decide(&p, &c, 0, 0, &d);
+	assert_int_equal(d.target, ROUTE_CLAUDE);
+	assert_string_equal(d.reason, "`make test` still failing after 3 edit-test cycles");
+	/* a pass resets the count */
+	add_call(&c, "t9", "bash", "{\"command\":\"make test\"}", "ok\nexit code: 0", 0);
+	decide(&p, &c, 0, 0, &d);
+	assert_int_equal(d.target, ROUTE_LOCAL);
+	conv_release(&c);
+	routecfg_release(&p);
+}
+
+static void
+test_rule_max_steps_and_failures(void **state)
+{
+	struct route_policy p;
+	struct conv c;
+	struct route_decision d;
+
+	(void)state;
+	routecfg_defaults(&p);
+	conv_init(&c);
+	conv_add_user_text(&c, "look around");
+	add_call(&c, "a", "ls", "{}", "x.c", 0);
+	decide(&p, &c, 0, 1, &d);
+	assert_int_equal(d.target, ROUTE_CLAUDE);
+	assert_int_equal(d.mode, ROUTE_HANDOFF);
+	assert_string_equal(d.reason, "step limit reached with no file changed");
+	add_call(&c, "w", "write", "{\"path\":\"n.c\",\"content\":\"x\"}", "wrote", 0);
+	decide(&p, &c, 0, 1, &d);
+	assert_int_equal(d.target, ROUTE_LOCAL);          /* a file changed: not stuck */
+	decide(&p, &c, 2, 0, &d);
+	assert_int_equal(d.target, ROUTE_LOCAL);
+	decide(&p, &c, 3, 0, &d);
+	assert_int_equal(d.target, ROUTE_CLAUDE);
+	assert_string_equal(d.reason, "3 failed tool calls in a row");
+	conv_release(&c);
+	routecfg_release(&p);
+}
+
+/* The text of block b of message m of c. */
+static const char *
+text_at(const struct conv *c, size_t m, size_t b)
+{
+	return c->msgs[m].blocks[b].text;
+}
+
+static void
+test_redact(void **state)
+{
+	struct route_policy p;
+	struct conv c, out, again;
+
+	(void)state;
+	routecfg_defaults(&p);
+	conv_init(&c);
+	conv_init(&out);
+	conv_init(&again);
+	conv_set_system(&c, "sys");
+	conv_add_user_text(&c, "task");
+	add_call(&c, "r1", "read", "{\"path\":\"config/.env\"}", "1\tTOKEN=SECRET1", 0);
+	add_call(&c, "r2", "read", "{\"path\":\"src/a.c\"}", "1\tint a;", 0);
+	add_call(&c, "g", "grep", "{\"pattern\":\"TOKEN\"}",
+		 "config/.env:1:TOKEN=SECRET2\nsrc/a.c:3:TOKEN here", 0);
+	add_call(&c, "b", "bash", "{\"command\":\"cat secrets/db.txt | head\"}", "SECRET3", 0);
+	add_call(&c, "w", "write", "{\"path\":\"id_rsa\",\"content\":\"SECRET4\"}", "wrote 7 bytes", 0);
+	assert_int_equal(redact_conv(&p, &c, &out), 5);
+	assert_string_equal(out.system, "sys");
+	assert_non_null(strstr(text_at(&out, 2, 0), "the contents of config/.env (15 bytes) are not shown to Claude"));
+	assert_string_equal(text_at(&out, 4, 0), "1\tint a;");
+	assert_non_null(strstr(text_at(&out, 6, 0), "src/a.c:3:TOKEN here"));
+	assert_null(strstr(text_at(&out, 6, 0), "SECRET2"));
+	assert_non_null(strstr(text_at(&out, 6, 0), "1 matching line of privacy-listed files"));
+	assert_non_null(strstr(text_at(&out, 8, 0), "names a privacy-listed file"));
+	assert_null(strstr(text_at(&out, 9, 0), "SECRET4"));                /* the write's content */
+	assert_non_null(strstr(text_at(&out, 9, 0), "\"path\":\"id_rsa\""));
+	assert_non_null(strstr(text_at(&out, 10, 0), "not shown to Claude"));  /* its result */
+	/* deterministic (prompt cache) and the original is untouched */
+	redact_conv(&p, &c, &again);
+	assert_string_equal(text_at(&again, 2, 0), text_at(&out, 2, 0));
+	assert_string_equal(text_at(&c, 2, 0), "1\tTOKEN=SECRET1");
+	assert_true(redact_command_private(&p, "cat ./.env.local"));
+	{	/* @path attachments in a user message */
+		struct conv a, ao;
+
+		conv_init(&a);
+		conv_init(&ao);
+		conv_add_user_text(&a, "see @a.c @.env\n\n<file path=\"a.c\">\nint a;\n</file>\n\n"
+				   "<file path=\".env\">\nK=SECRET5\n</file>");
+		assert_int_equal(redact_conv(&p, &a, &ao), 1);
+		assert_null(strstr(text_at(&ao, 0, 0), "SECRET5"));
+		assert_non_null(strstr(text_at(&ao, 0, 0), "<file path=\"a.c\">\nint a;\n</file>"));
+		assert_non_null(strstr(text_at(&ao, 0, 0), "<file path=\".env\">\n[hearth: the contents of .env (9 bytes) are not shown to Claude"));
+		assert_non_null(strstr(text_at(&ao, 0, 0), "]\n</file>"));
+		conv_release(&a);
+		conv_release(&ao);
+	}
+	assert_false(redact_command_private(&p, "cat README.md"));
+	conv_release(&c);
+	conv_release(&out);
+	conv_release(&again);
+	routecfg_release(&p);
+}
+
+static void
+test_anthcfg(void **state)
+{
+	struct anthcfg c;
+	struct buf w = BUF_INIT;
+	cJSON *o;
+
+	(void)state;
+	anthcfg_defaults(&c);
+	assert_string_equal(anthcfg_model(&c), "claude-sonnet-5");
+	assert_int_equal(c.max_tokens, 16000);
+	assert_int_equal(c.retries, 3);
+	o = cJSON_Parse("{\"tier\":\"opus\",\"models\":{\"opus\":\"claude-opus-5-5\",\"big\":\"x\",\"haiku\":7},"
+			"\"max_tokens\":2000000,\"retries\":5,\"api_key\":\"sk-x\"}");
+	anthcfg_apply(&c, o, "P", 0, &w);
+	assert_string_equal(anthcfg_model(&c), "claude-opus-5-5");
+	assert_int_equal(c.max_tokens, 16000);
+	assert_int_equal(c.retries, 5);
+	assert_null(c.api_key);                                 /* not from a project file */
+	assert_non_null(strstr(w.data, "P: anthropic.models.big is not a tier"));
+	assert_non_null(strstr(w.data, "P: anthropic.models.haiku must be a model id string; keeping claude-haiku-4-5"));
+	assert_non_null(strstr(w.data, "P: anthropic.max_tokens must be an integer from 1024 to 128000; keeping 16000"));
+	assert_non_null(strstr(w.data, "only read from the user settings file"));
+	anthcfg_apply(&c, o, "U", 1, &w);
+	assert_string_equal(c.api_key, "sk-x");
+	cJSON_Delete(o);
+	buf_reset(&w);
+	o = cJSON_Parse("{\"tier\":\"giant\"}");
+	anthcfg_apply(&c, o, "P", 0, &w);
+	assert_string_equal(w.data, "P: anthropic.tier must be \"haiku\", \"sonnet\" or \"opus\"; keeping opus\n");
+	cJSON_Delete(o);
+	anthcfg_release(&c);
+	buf_release(&w);
+}
+
+static void
+test_accounting_json(void **state)
+{
+	struct escalate x;
+	struct agent_stats st;
+	struct route_decision d;
+	struct buf t = BUF_INIT;
+	cJSON *j;
+	char *s;
+
+	(void)state;
+	memset(&x, 0, sizeof x);
+	memset(&st, 0, sizeof st);
+	routecfg_defaults(&x.policy);
+	st.requests = 2;
+	st.prompt_tokens = 1000;
+	st.cached_tokens = 600;
+	st.completion_tokens = 50;
+	escstep_account(&x, &st);                       /* local */
+	memset(&d, 0, sizeof d);
+	d.target = ROUTE_CLAUDE;
+	d.mode = ROUTE_HANDOFF;
+	snprintf(d.reason, sizeof d.reason, "3 failed tool calls in a row");
+	escstep_record(&x, &d, 4);
+	x.on_claude = 1;
+	st.requests = 3;
+	st.prompt_tokens = 1500;                        /* +500: 300 new, 100 written, 100 read */
+	st.cache_write_tokens = 100;
+	st.cached_tokens = 700;
+	st.completion_tokens = 80;
+	j = escstep_json(&x, &st);
+	s = cJSON_PrintUnformatted(j);
+	assert_non_null(strstr(s, "\"decisions\":[{\"step\":4,\"target\":\"claude\",\"mode\":\"handoff\",\"reason\":\"3 failed tool calls in a row\",\"blocked\":false}]"));
+	assert_non_null(strstr(s, "\"local\":{\"input_tokens\":400,\"output_tokens\":50,\"cache_read_input_tokens\":600,\"cache_creation_input_tokens\":0"));
+	assert_non_null(strstr(s, "\"claude\":{\"input_tokens\":300,\"output_tokens\":30,\"cache_read_input_tokens\":100,\"cache_creation_input_tokens\":100"));
+	assert_int_equal(x.last_prompt, 500);
+	cJSON_free(s);
+	cJSON_Delete(j);
+	escstep_consult_text("task mentions \"design\"", &t);
+	assert_non_null(strstr(t.data, "You are consulted for one answer (task mentions \"design\")"));
+	assert_non_null(strstr(t.data, "Do not call tools"));
+	buf_release(&t);
+	free(x.dec);
+	routecfg_release(&x.policy);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_rule_repeated_call),
+		cmocka_unit_test(test_rule_test_failures),
+		cmocka_unit_test(test_rule_max_steps_and_failures),
+		cmocka_unit_test(test_redact),
+		cmocka_unit_test(test_anthcfg),
+		cmocka_unit_test(test_accounting_json),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
