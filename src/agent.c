@@ -52,6 +52,8 @@ struct agent {
 	int step_failures;
 	size_t next_call;
 	int running_tools; /* trampoline guard */
+	cJSON *gate_args;  /* the current call's arguments while the gate decides */
+	int gate_wait;     /* pre_tool asked, no answer yet */
 	long timer;
 	long loading_waited_ms;
 	unsigned long call_seq;
@@ -148,6 +150,7 @@ agent_free(struct agent *a)
 	if (!a)
 		return;
 	a->obs.on_end = NULL;
+	a->opts.gate.turn_end = NULL;
 	if (a->state != ST_IDLE)
 		agent_abort(a);
 	if (a->timer)
@@ -272,6 +275,8 @@ agent_end(struct agent *a, enum agent_end end, const char *message)
 	if (a->changed && a->opts.hooks.turn_end)
 		a->opts.hooks.turn_end(a->opts.hooks.arg);
 	a->changed = 0;
+	if (a->opts.gate.turn_end)
+		a->opts.gate.turn_end(a->opts.gate.arg, end, message ? message : "");
 	if (a->obs.on_end)
 		a->obs.on_end(a->obs.arg, end, message ? message : "");
 }
@@ -815,6 +820,8 @@ agent_tool_done(struct tool_job *job, void *arg)
 	c->t_end_ms = loop_now_ms(a->loop);
 	if (a->obs.on_tool_done)
 		a->obs.on_tool_done(a->obs.arg, c);
+	if (a->opts.gate.post_tool && !c->invalid && !c->refused)
+		a->opts.gate.post_tool(a->opts.gate.arg, c);
 	a->next_call++;
 	if (!a->running_tools && a->state == ST_TOOLS)
 		agent_run_tools(a);
@@ -835,6 +842,29 @@ agent_maybe_checkpoint(struct agent *a, const struct tool *t, const cJSON *args)
 	if (note.len)
 		agent_notice(a, note.data);
 	buf_release(&note);
+}
+
+/* The gate decided about the current call: start it, or finish it refused. */
+void
+agent_gate_done(struct agent *a, int allow, const char *reason)
+{
+	struct agent_call *c = &a->calls[a->next_call];
+	cJSON *args = a->gate_args;
+
+	if (!a->gate_wait)
+		return;
+	a->gate_wait = 0;
+	a->gate_args = NULL;
+	if (allow) {
+		agent_maybe_checkpoint(a, c->tool, args);
+		c->tool->start(&c->job, args);
+	} else {
+		c->refused = 1;
+		c->job.is_error = 1;
+		buf_adds(&c->job.out, reason && *reason ? reason : "refused");
+		tool_job_done(&c->job);
+	}
+	cJSON_Delete(args);
 }
 
 /* Check call c and start it; a rejected call finishes at once with the problem. */
@@ -862,6 +892,12 @@ agent_start_call(struct agent *a, struct agent_call *c)
 		c->job.is_error = 1;
 		a->step_failures++;
 		tool_job_done(&c->job);
+		return;
+	}
+	if (a->opts.gate.pre_tool) {
+		a->gate_args = args;
+		a->gate_wait = 1;
+		a->opts.gate.pre_tool(a->opts.gate.arg, a, c, args);
 		return;
 	}
 	agent_maybe_checkpoint(a, c->tool, args);
@@ -952,6 +988,14 @@ agent_abort(struct agent *a)
 		enum agent_state was = a->state;
 
 		a->state = ST_IDLE; /* tool_done must not resume the loop */
+		if (a->gate_wait) { /* the gate's question is withdrawn; the call never ran */
+			a->gate_wait = 0;
+			cJSON_Delete(a->gate_args);
+			a->gate_args = NULL;
+			a->calls[a->next_call].started = 0;
+			if (a->opts.gate.cancel)
+				a->opts.gate.cancel(a->opts.gate.arg);
+		}
 		for (i = a->next_call; i < a->ncalls; i++) {
 			struct agent_call *c = &a->calls[i];
 

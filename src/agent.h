@@ -50,6 +50,7 @@ struct agent_call {
 	struct tool_job job;      /* job.out / job.is_error once finished */
 	int started, finished;
 	int invalid;              /* rejected before running (bad JSON, schema, unknown) */
+	int refused;              /* the gate refused it (permissions, a hook) */
 	uint64_t t_start_ms, t_end_ms;
 };
 
@@ -106,11 +107,29 @@ struct agent_hooks {
 	void (*turn_end)(void *arg);
 };
 
+/*
+ * The tool gate (permissions and hooks: src/gate); all optional.
+ * pre_tool: before a call that passed its checks runs; the gate answers
+ * exactly once with agent_gate_done, before returning or later from the
+ * loop.  cancel: the turn was aborted while an answer was pending (none
+ * may follow).  post_tool (a call ran) and turn_end (every turn, before
+ * on_end) are notifications.
+ */
+struct agent;
+struct agent_gate {
+	void *arg;
+	void (*pre_tool)(void *arg, struct agent *a, const struct agent_call *c, const cJSON *args);
+	void (*cancel)(void *arg);
+	void (*post_tool)(void *arg, const struct agent_call *c);
+	void (*turn_end)(void *arg, enum agent_end end, const char *message);
+};
+
 struct agent_opts {
 	int max_steps;                   /* per turn; <= 0 means 40 */
 	int thinking;
 	const struct tool *const *tools; /* enabled tools in fixed order */
 	size_t ntools;
+	struct agent_gate gate;          /* permissions and hooks per call (all optional) */
 	int loading_wait_s;              /* how long to wait on 503 loading (default 300) */
 	int microcompact_keep;           /* tool results of the last N turns stay verbatim (0: off) */
 	long context_reserve;            /* compact when a request would leave less than this (tokens; 0: 4096) */
@@ -156,6 +175,8 @@ int agent_submit(struct agent *a, const char *text, struct err *e);
 int agent_compact(struct agent *a, const char *focus, struct err *e);
 /* Stop the stream and running tools; the partial answer is kept, marked aborted. */
 void agent_abort(struct agent *a);
+/* The gate's answer to pre_tool: run the call, or refuse it with reason (told to the model). */
+void agent_gate_done(struct agent *a, int allow, const char *reason);
 int agent_busy(const struct agent *a);
 /* The provider the agent uses now. */
 struct provider *agent_provider(const struct agent *a);

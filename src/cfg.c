@@ -218,6 +218,14 @@ cfg_load_file(struct cfg *c, const char *path, struct buf *warnings, struct err 
 		cJSON_Delete(root);
 		return err_set(e, "%s: settings must be a JSON object; using defaults", path);
 	}
+	{ /* the gate reads these itself (gate.c) */
+		static const char *const gate_keys[] = { "approval", "permissions", "hooks" };
+		size_t k;
+
+		for (k = 0; k < sizeof gate_keys / sizeof gate_keys[0]; k++)
+			while (cJSON_GetObjectItemCaseSensitive(root, gate_keys[k]))
+				cJSON_DeleteItemFromObjectCaseSensitive(root, gate_keys[k]);
+	}
 	cJSON_ArrayForEach(it, root) {
 		if (!strcmp(it->string, "routing") || !strcmp(it->string, "anthropic"))
 			continue; /* their own modules read them (routecfg, anthcfg) */

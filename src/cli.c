@@ -19,12 +19,14 @@ cli_usage(FILE *f)
 	      "  -p, --print                 print mode (the task is the arguments, or stdin)\n"
 	      "  -c, --continue              continue the latest session of this directory\n"
 	      "  -r, --resume [ID]           resume a session by id (prefix); without ID, list them\n"
-	      "  -y, --yes                   print mode: confirm what a command asks (/commit)\n"
+	      "  -y, --yes                   answer yes to what would ask (tool approvals, /commit)\n"
 	      "      --export SESSION FILE   write a session as Markdown, or HTML for *.html\n"
 	      "      --route MODE            auto (the routing policy), local or claude\n"
 	      "      --line, --tui           line-mode session / full screen (default: full\n"
 	      "                              screen when stdin and stdout are terminals)\n"
 	      "                              (a task starting with @claude goes to Claude)\n"
+	      "      --approval MODE         ask | auto-edit (default) | yolo: which tool calls\n"
+	      "                              ask first; print mode refuses those unless -y/--yes\n"
 	      "  hearth stats                what escalations to Claude cost and bought\n"
 	      "      --server URL            llama-server base URL (env HEARTH_SERVER;\n"
 	      "                              default http://127.0.0.1:8080)\n"
@@ -105,6 +107,9 @@ cli_looks_like_id(const char *w)
 	return w[0] >= '0' && w[0] <= '9';
 }
 
+/* --approval (numbered apart from the list above). */
+enum { OPT_APPROVAL = 512 };
+
 /* getopt_long over argv into o; -1 to continue or an exit code. */
 int
 cli_parse(int argc, char **argv, struct cli *o)
@@ -128,6 +133,7 @@ cli_parse(int argc, char **argv, struct cli *o)
 		{ "log", required_argument, NULL, OPT_LOG },
 		{ "continue", no_argument, NULL, 'c' },
 		{ "resume", no_argument, NULL, 'r' },
+		{ "approval", required_argument, NULL, OPT_APPROVAL },
 		{ "export", required_argument, NULL, OPT_EXPORT },
 		{ "route", required_argument, NULL, OPT_ROUTE },
 		{ "tui", no_argument, NULL, OPT_TUI },
@@ -174,6 +180,11 @@ cli_parse(int argc, char **argv, struct cli *o)
 		case OPT_LOG: o->log_path = optarg; break;
 		case 'c': o->cont = 1; break;
 		case 'r': o->resume = 1; break;
+		case OPT_APPROVAL:
+			if (strcmp(optarg, "ask") && strcmp(optarg, "auto-edit") && strcmp(optarg, "yolo"))
+				return cli_usage_error("--approval takes ask, auto-edit or yolo, got \"%s\"", optarg);
+			o->approval = optarg;
+			break;
 		case OPT_EXPORT: o->export_session = optarg; break;
 		case OPT_TUI: o->tui = 1; break;
 		case OPT_LINE: o->line = 1; break;

@@ -26,6 +26,7 @@ struct cli {
 	int verbose;
 	int cont;                 /* -c: the latest session */
 	int resume;               /* -r [ID] */
+	const char *approval;     /* --approval ask|auto-edit|yolo */
 	const char *resume_id;
 	const char *export_session, *export_file;
 	const char *route;        /* --route auto|local|claude */

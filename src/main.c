@@ -63,6 +63,7 @@ run_interactive(struct cli *o)
 	d.in_fd = STDIN_FILENO;
 	d.out_fd = STDOUT_FILENO;
 	d.journal = &r.journal;
+	d.gate = r.gate;
 	d.resumed = &r.resumed;
 	d.checkpoint = &r.cp;
 	d.esc = &r.esc;

@@ -18,6 +18,7 @@
 #include "escstep.h"
 #include "llama.h"
 #include "log.h"
+#include "gate.h"
 #include "loop.h"
 #include "repo.h"
 #include "sanitize.h"
@@ -71,6 +72,7 @@ start_turn(struct run *r, struct provider *p, const char *task)
 	ao.hooks.arg = &r->cp;
 	ao.hooks.before_change = checkpoint_before_change;
 	ao.hooks.turn_end = checkpoint_turn_end;
+	ao.gate = gate_agent(r->gate);
 	obs.on_commit = journal_commit;
 	obs.commit_arg = &r->journal;
 	journal_set_model(&r->journal, p->model(p->self));
@@ -151,6 +153,13 @@ before_sleep(struct loop *l, void *arg)
 
 	if (pmode_ended(r->pm) || pmode_stdout_closed(r->pm))
 		loop_stop(l);
+}
+
+/* The gate's notices (refused calls, failed hooks) always reach stderr. */
+static void
+print_gate_notice(void *arg, const char *line)
+{
+	pmode_error(arg, line);
 }
 
 /* /help in print mode: the commands a task may start with. */
@@ -343,6 +352,7 @@ printrun_main(struct cli *o)
 	if ((code = run_open(&r, o)) >= 0)
 		return code;
 	loop_set_before_sleep(r.loop, before_sleep, &r);
+	gate_set_ui(r.gate, &(struct gate_ui){ r.pm, NULL, NULL, print_gate_notice });
 	if ((code = print_command(&r)) >= 0) {
 		run_release(&r);
 		return code;

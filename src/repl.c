@@ -26,6 +26,7 @@
 #include "loop.h"
 #include "mcp.h"
 #include "escalate.h"
+#include "gate.h"
 #include "sanitize.h"
 #include "xmalloc.h"
 #include "sesscmd.h"
@@ -40,6 +41,7 @@ struct repl {
 	char carry[4];
 	size_t ncarry;
 	int at_line_start;
+	int asking;   /* the gate's question waits for a line */
 	int told_first_run;
 	long retry_timer;
 	struct sesscmd cmds;
@@ -306,8 +308,30 @@ repl_submit(struct repl *r, const char *text)
 	repl_send(r, text[0] == '/' ? text + 1 : text);
 }
 
-/* stdin readable: collect a line; EOF quits. */
-/* Run the complete lines already read, while at the prompt; at EOF with none left, quit. */
+/* An answer line to the gate's question: y, n (or empty), a; anything else asks again. */
+static void
+repl_answer(struct repl *r, const char *text)
+{
+	enum gate_answer ans;
+
+	if (!strcmp(text, "y") || !strcmp(text, "yes"))
+		ans = GATE_YES;
+	else if (!strcmp(text, "a") || !strcmp(text, "always"))
+		ans = GATE_ALWAYS;
+	else if (!*text || !strcmp(text, "n") || !strcmp(text, "no"))
+		ans = GATE_NO;
+	else {
+		repl_out(r, "answer y, n or a: ", strlen("answer y, n or a: "));
+		r->at_line_start = 0;
+		return;
+	}
+	r->asking = 0;
+	if (r->state == RS_TURN)
+		loop_unwatch(r->d->loop, r->d->in_fd);
+	gate_answer(r->d->gate, ans);
+}
+
+/* Run the complete lines already read: answers while asked, tasks at the prompt; at EOF, quit. */
 static void
 repl_drain(struct repl *r)
 {
@@ -317,15 +341,23 @@ repl_drain(struct repl *r)
 	if (r->draining)
 		return; /* a command inside the loop below re-prompted */
 	r->draining = 1;
-	while (r->state == RS_PROMPT && (nl = memchr(r->line.data, '\n', r->line.len)) != NULL) {
+	while ((r->state == RS_PROMPT || r->asking) &&
+	       (nl = memchr(r->line.data, '\n', r->line.len)) != NULL) {
 		len = (size_t)(nl - r->line.data);
 		text = xstrndup(r->line.data, len);
 		buf_remove(&r->line, 0, len + 1);
 		r->at_line_start = isatty(r->d->in_fd); /* the terminal echoed the Enter */
-		repl_submit(r, text);
+		if (r->asking)
+			repl_answer(r, text);
+		else
+			repl_submit(r, text);
 		free(text);
 	}
 	r->draining = 0;
+	if (r->asking && r->eof) {
+		repl_say(r, "(stdin ended: no)");
+		repl_answer(r, "n");
+	}
 	if (r->state == RS_PROMPT && r->eof) {
 		repl_out(r, "\n", 1);
 		r->state = RS_QUIT;
@@ -351,6 +383,38 @@ repl_on_stdin(struct loop *l, int fd, int events, void *arg)
 		buf_add(&r->line, chunk, (size_t)n);
 	}
 	repl_drain(r);
+}
+
+/* The gate asks: show the call and read y / n / a from stdin. */
+static void
+repl_ask(void *arg, const struct gate_question *q)
+{
+	struct repl *r = arg;
+	struct buf b = BUF_INIT;
+
+	buf_addf(&b, "? allow %s\n  (%s)", q->title, q->why);
+	repl_say(r, b.data);
+	if (*q->detail && strcmp(q->detail, q->title + (strncmp(q->title, "bash: ", 6) ? 0 : 6)))
+		repl_say(r, q->detail);
+	buf_reset(&b);
+	buf_addf(&b, "y = yes, n = no, a = always (%s) [y/N/a] ", q->always);
+	repl_text(r, b.data, b.len);
+	buf_release(&b);
+	r->asking = 1;
+	if (!r->eof)
+		loop_watch(r->d->loop, r->d->in_fd, LOOP_READ, repl_on_stdin, r);
+	repl_drain(r); /* an answer typed (or piped) ahead */
+}
+
+/* The question was withdrawn (Ctrl-C aborted the turn). */
+static void
+repl_withdraw(void *arg)
+{
+	struct repl *r = arg;
+
+	r->asking = 0;
+	if (r->state == RS_TURN)
+		loop_unwatch(r->d->loop, r->d->in_fd);
 }
 
 static void
@@ -529,6 +593,12 @@ repl_run(const struct repl_deps *d)
 		obs.on_commit = journal_commit;
 		obs.commit_arg = d->journal;
 	}
+	if (d->gate) {
+		struct gate_ui ui = { &r, repl_ask, repl_withdraw, repl_on_notice };
+
+		ao.gate = gate_agent(d->gate);
+		gate_set_ui(d->gate, &ui);
+	}
 	r.agent = agent_new(d->loop, llama_provider(d->llama), d->env, &ao, &obs);
 	conv_set_system(agent_conv(r.agent), d->system);
 	if (d->resumed && d->resumed->nmsgs) {
@@ -553,6 +623,8 @@ repl_run(const struct repl_deps *d)
 	loop_unwatch(d->loop, d->in_fd);
 	mcp_set_report(d->mcp, NULL, NULL);
 	agent_free(r.agent);
+	if (d->gate)
+		gate_set_ui(d->gate, NULL);
 	sesscmd_release(&r.cmds);
 	buf_release(&r.line);
 	return 0;

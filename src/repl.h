@@ -25,6 +25,7 @@ struct journal;
 struct checkpoint;
 struct escalate;
 struct conv;
+struct gate;
 
 struct repl_deps {
 	struct loop *loop;
@@ -36,6 +37,7 @@ struct repl_deps {
 	const char *system;
 	int in_fd, out_fd;
 	struct journal *journal; /* where messages are saved (NULL: nowhere) */
+	struct gate *gate;       /* permissions and hooks (NULL: every call runs) */
 	struct conv *resumed;    /* messages of a resumed session (moved into the agent) */
 	struct checkpoint *checkpoint; /* undo history (NULL: none) */
 	struct escalate *esc;          /* local or Claude per turn (NULL: always local) */

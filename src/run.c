@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "gate.h"
 #include "http.h"
 #include "json.h"
 #include "llama.h"
@@ -254,6 +255,25 @@ run_setup(struct run *r)
 	return -1;
 }
 
+/* Permissions and hooks from the settings, --approval and --yes on top. */
+static void
+start_gate(struct run *r)
+{
+	struct buf warnings = BUF_INIT;
+
+	r->gate = gate_new(r->loop, &r->env, &warnings);
+	if (r->o->approval)
+		gate_set_mode(r->gate, r->o->approval, NULL);
+	gate_set_yes(r->gate, r->o->yes);
+	gate_set_journal(r->gate, &r->journal);
+	if (warnings.len) {
+		buf_rtrim(&warnings);
+		fprintf(stderr, "hearth: %s\n", warnings.data);
+	}
+	buf_release(&warnings);
+	gate_session_start(r->gate, r->o->print ? "print" : "interactive", r->resumed.nmsgs > 0);
+}
+
 /* The routing policy from the settings, --route on top. */
 static void
 start_routing(struct run *r)
@@ -360,6 +380,7 @@ run_start(struct run *r)
 	llama_set_session(r->llama, run_journal_id, &r->journal, r->resumed.nmsgs > 0);
 	if (r->resumed.nmsgs && !r->cfg.slot_save)
 		llama_prefer_warm_slot(r->llama);
+	start_gate(r);
 	start_routing(r);
 	start_mcp(r);
 	po.format = r->o->format;
@@ -383,6 +404,9 @@ run_release(struct run *r)
 		loop_set_before_sleep(r->loop, NULL, NULL);
 	llama_save_slot(r->llama, 30000);
 	escalate_release(&r->esc);
+	if (r->loop && !r->interrupted)
+		gate_drain(r->gate); /* post_tool / turn_end hooks still running */
+	gate_free(r->gate);
 	llama_free(r->llama);
 	http_free(r->http);
 	serve_stop(r->serve);

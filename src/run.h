@@ -24,6 +24,7 @@
 #define RUN_MAX_TOOLS 32
 
 struct loop;
+struct gate;
 struct http;
 struct llama;
 struct agent;
@@ -50,6 +51,7 @@ struct run {
 	int interrupted;
 	struct journal journal;   /* this run's session file */
 	struct checkpoint cp;     /* undo history of the session */
+	struct gate *gate;        /* permissions and hooks of every tool call */
 	struct escalate esc;      /* local or Claude, per turn */
 	const char *task;         /* the task after routing (a leading @claude removed) */
 	struct conv resumed;      /* messages of a resumed session, until the agent exists */

@@ -7,6 +7,7 @@
 #include "agent.h"
 #include "checkpoint.h"
 #include "cmdtpl.h"
+#include "gate.h"
 #include "conv.h"
 #include "escalate.h"
 #include "forkcmd.h"
@@ -322,6 +323,8 @@ sesscmd_init(struct sesscmd *sc, struct agent *agent, const struct repl_deps *d,
 		for (i = 0; i < sizeof routing / sizeof routing[0]; i++)
 			cmdreg_add(&sc->reg, &routing[i]);
 	}
+	if (d->gate)
+		gate_commands(&sc->reg, d->gate);
 	ctxfiles_templates_load(d->env->root, &sc->templates, warnings);
 	cmdtpl_add(&sc->reg, &sc->templates, warnings);
 }

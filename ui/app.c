@@ -31,6 +31,7 @@
 #include "codehl.h"
 #include "diffview.h"
 #include "draw.h"
+#include "gate.h"
 #include "llama.h"
 #include "loop.h"
 #include "mcp.h"
@@ -146,6 +147,7 @@ app_render(struct loop *l, void *arg)
 			    a->first_run_text.len, THEME_TEXT);
 		}
 		editor_draw(&a->ed, a->grid, a->lay.input, &cx, &cy);
+		approve_draw(&a->ap, a->grid, a->lay.transcript);
 		app_draw_search(a, &cx, &cy);
 		app_draw_hint(a);
 	}
@@ -330,6 +332,9 @@ app_release(struct app *a)
 	loop_signal(l, SIGHUP, NULL, NULL, NULL);
 	loop_signal(l, SIGINT, NULL, NULL, NULL);
 	agent_free(a->agent);
+	if (a->d->gate)
+		gate_set_ui(a->d->gate, NULL);
+	approve_release(&a->ap);
 	grid_free(a->grid);
 	keys_release(&a->keys);
 	editor_release(&a->ed);
@@ -350,6 +355,7 @@ app_run(const struct repl_deps *d)
 
 	memset(&a, 0, sizeof a);
 	a.d = d;
+	approve_init(&a.ap);
 	keys_init(&a.keys);
 	editor_init(&a.ed);
 	a.ed.complete_root = d->env->root;

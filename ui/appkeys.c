@@ -6,6 +6,7 @@
 
 #include "appcmd.h"
 #include "appturn.h"
+#include "gate.h"
 #include "transcript.h"
 
 /* The Ctrl-C hint expired. */
@@ -90,6 +91,7 @@ static void
 appkeys_key(struct app *a, const struct keys_event *ev)
 {
 	struct buf note = BUF_INIT, text = BUF_INIT;
+	int ans;
 
 	a->dirty = 1;
 	if (a->dv.open) { /* the viewer takes every key but Ctrl-C */
@@ -97,6 +99,11 @@ appkeys_key(struct app *a, const struct keys_event *ev)
 			appkeys_ctrl_c(a);
 		else
 			diffview_key(&a->dv, ev, a->grid->w, a->grid->h);
+		return;
+	}
+	if ((ans = approve_key(&a->ap, ev)) != APPROVE_PASS) {
+		if (ans >= 0)
+			gate_answer(a->d->gate, (enum gate_answer)ans);
 		return;
 	}
 	if (a->search.active && tsearch_key(&a->search, &a->tv, ev, a->lay.transcript))

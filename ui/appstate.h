@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "agent.h"
+#include "approve.h"
 #include "buf.h"
 #include "diffview.h"
 #include "editor.h"
@@ -56,6 +57,7 @@ struct app {
 	struct sesscmd cmds;
 	struct tsearch search; /* `/` search in the transcript */
 	struct diffview dv;  /* the full-screen diff viewer, over everything when open */
+	struct approve ap;   /* the gate's question, while one waits (gate.h) */
 	enum app_state state;
 	int busy, dirty, panel_on, first_run;
 	long esc_timer, retry_timer, poll_timer, hint_timer, frame_timer;

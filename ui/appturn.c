@@ -15,6 +15,7 @@
 #include "cfg.h"
 #include "checkpoint.h"
 #include "escalate.h"
+#include "gate.h"
 #include "journal.h"
 #include "llama.h"
 #include "srvpanel.h"
@@ -166,6 +167,33 @@ appturn_submit(struct app *a, const char *text)
 	buf_release(&out);
 }
 
+/* The gate asks: show the question box (answered in appkeys). */
+static void
+appturn_ask(void *arg, const struct gate_question *q)
+{
+	struct app *a = arg;
+
+	approve_show(&a->ap, q);
+	if (getenv("TMUX") && a->term)
+		term_bell(a->term);
+	a->dirty = 1;
+}
+
+/* The question was withdrawn (the turn was aborted). */
+static void
+appturn_withdraw(void *arg)
+{
+	approve_hide(&((struct app *)arg)->ap);
+	((struct app *)arg)->dirty = 1;
+}
+
+/* The gate's notices (a refused call, a failed hook) stand out. */
+static void
+appturn_gate_notice(void *arg, const char *line)
+{
+	appstate_notice(arg, THEME_WARNING, line);
+}
+
 /* The agent, wired like the line-mode session's. */
 void
 appturn_agent(struct app *a)
@@ -196,6 +224,12 @@ appturn_agent(struct app *a)
 		ao.hooks.arg = d->checkpoint;
 		ao.hooks.before_change = checkpoint_before_change;
 		ao.hooks.turn_end = checkpoint_turn_end;
+	}
+	if (d->gate) {
+		struct gate_ui ui = { a, appturn_ask, appturn_withdraw, appturn_gate_notice };
+
+		ao.gate = gate_agent(d->gate);
+		gate_set_ui(d->gate, &ui);
 	}
 	a->agent = agent_new(d->loop, llama_provider(d->llama), d->env, &ao, &obs);
 	conv_set_system(agent_conv(a->agent), d->system);

@@ -1,0 +1,582 @@
+/*
+ * perm: approval modes and rules (see perm.h).
+ *
+ * Each rule list is a growable array of parsed rules.  A call is reduced
+ * to its subject: for bash the normalised simple commands (perm_segments,
+ * NUL-separated), for path tools the relative and absolute path; a rule
+ * matches a subject when its tool name matches and its pattern (if any)
+ * globs one of the subject's strings.
+ */
+#include "perm.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json.h"
+#include "shellro.h"
+#include "ws.h"
+#include "xmalloc.h"
+
+/* What a call touches, as the rules see it. */
+struct perm_subject {
+	const char *tool;
+	const char *command;    /* bash: the command line */
+	struct buf segs;        /* bash: NUL-separated simple commands */
+	size_t nsegs;
+	struct buf abs;         /* path tools: canonical absolute path ("" = none) */
+	const char *rel;        /* relative to root when inside, else abs */
+	int has_path, outside;
+};
+
+/* Empty rule lists, mode auto-edit. */
+void
+perm_init(struct perm *p)
+{
+	memset(p, 0, sizeof *p);
+	p->mode = PERM_AUTO_EDIT;
+}
+
+/* Free the rules. */
+void
+perm_release(struct perm *p)
+{
+	size_t i, j;
+
+	for (i = 0; i < 4; i++) {
+		for (j = 0; j < p->lists[i].n; j++) {
+			free(p->lists[i].v[j].text);
+			free(p->lists[i].v[j].tool);
+			free(p->lists[i].v[j].pattern);
+			free(p->lists[i].v[j].alt);
+		}
+		free(p->lists[i].v);
+	}
+	memset(p, 0, sizeof *p);
+}
+
+/* Mode name -> mode. */
+int
+perm_mode_parse(const char *s, enum perm_mode *out)
+{
+	if (!s)
+		return -1;
+	if (!strcmp(s, "ask"))
+		*out = PERM_ASK;
+	else if (!strcmp(s, "auto-edit"))
+		*out = PERM_AUTO_EDIT;
+	else if (!strcmp(s, "yolo"))
+		*out = PERM_YOLO;
+	else
+		return -1;
+	return 0;
+}
+
+/* Mode -> name. */
+const char *
+perm_mode_name(enum perm_mode m)
+{
+	return m == PERM_ASK ? "ask" : m == PERM_YOLO ? "yolo" : "auto-edit";
+}
+
+/* Parse "tool" or "tool(pattern)" and append it. */
+int
+perm_add_rule(struct perm *p, enum perm_list which, const char *text, struct err *e)
+{
+	struct perm_rules *l = &p->lists[which];
+	struct perm_rule r = { 0 };
+	const char *open = strchr(text, '('), *end = text + strlen(text);
+	size_t tl, i;
+
+	if (open && (end == open + 1 || end[-1] != ')'))
+		return err_set(e, "rule \"%s\": a pattern ends with ')': write tool(pattern)", text);
+	if (open && end == open + 2)
+		return err_set(e, "rule \"%s\": empty pattern: write the tool name alone for all its calls", text);
+	tl = open ? (size_t)(open - text) : (size_t)(end - text);
+	for (i = 0; i < tl; i++)
+		if (!isalnum((unsigned char)text[i]) && !strchr("_-.*?", text[i]))
+			break;
+	if (!tl || i < tl)
+		return err_set(e, "rule \"%s\": start with a tool name, e.g. bash(git push*) or edit", text);
+	r.text = xstrdup(text);
+	r.tool = xstrndup(text, tl);
+	for (i = 0; i < tl; i++)
+		r.tool[i] = (char)tolower((unsigned char)r.tool[i]);
+	if (open) {
+		struct buf pat = BUF_INIT;
+		const char *ps = open + 1, *home = getenv("HOME");
+		size_t pl = (size_t)(end - 1 - ps);
+
+		if (pl >= 2 && ps[0] == '~' && ps[1] == '/' && home && *home) {
+			buf_adds(&pat, home);
+			ps++;
+			pl--;
+		}
+		buf_add(&pat, ps, pl);
+		if (pat.len >= 2 && !strcmp(pat.data + pat.len - 2, ":*")) {
+			buf_setlen(&pat, pat.len - 2);
+			r.alt = xmalloc(pat.len + 3);
+			memcpy(r.alt, pat.data, pat.len);
+			memcpy(r.alt + pat.len, " *", 3);
+		}
+		r.pattern = buf_detach(&pat, NULL);
+	}
+	if (l->n == l->cap) {
+		l->cap = l->cap ? l->cap * 2 : 8;
+		l->v = xrealloc(l->v, l->cap * sizeof *l->v);
+	}
+	l->v[l->n++] = r;
+	return 0;
+}
+
+/* Merge {"allow": [...], "ask": [...], "deny": [...]}. */
+void
+perm_load_json(struct perm *p, const cJSON *obj, const char *where, struct buf *warnings)
+{
+	static const char *const names[] = { "allow", "ask", "deny" };
+	const cJSON *it, *r;
+	size_t i;
+
+	if (!cJSON_IsObject(obj)) {
+		buf_addf(warnings, "%s: \"permissions\" must be an object like {\"deny\": [\"bash(git push*)\"]}; ignored\n", where);
+		return;
+	}
+	cJSON_ArrayForEach(it, obj) {
+		for (i = 0; i < 3; i++)
+			if (!strcmp(it->string, names[i]))
+				break;
+		if (i == 3) {
+			buf_addf(warnings, "%s: unknown key \"permissions.%s\" ignored (allow, ask, deny)\n", where, it->string);
+			continue;
+		}
+		if (!cJSON_IsArray(it)) {
+			buf_addf(warnings, "%s: \"permissions.%s\" must be an array of rule strings; ignored\n", where, it->string);
+			continue;
+		}
+		cJSON_ArrayForEach(r, it) {
+			struct err e = ERR_INIT;
+
+			if (!cJSON_IsString(r))
+				buf_addf(warnings, "%s: permissions.%s: a rule must be a string; ignored\n", where, it->string);
+			else if (perm_add_rule(p, (enum perm_list)i, r->valuestring, &e) < 0)
+				buf_addf(warnings, "%s: permissions.%s: %s; ignored\n", where, it->string, e.msg);
+		}
+	}
+}
+
+/* Glob: `*` any run, `?` one character (iterative, with one backtrack point). */
+int
+perm_glob(const char *pat, const char *s)
+{
+	const char *star = NULL, *mark = NULL;
+
+	while (*s) {
+		if (*pat == '*') {
+			star = pat++;
+			mark = s;
+		} else if (*pat == '?' || *pat == *s) {
+			pat++;
+			s++;
+		} else if (star) {
+			pat = star + 1;
+			s = ++mark;
+		} else {
+			return 0;
+		}
+	}
+	while (*pat == '*')
+		pat++;
+	return *pat == '\0';
+}
+
+/* Whether word w (n bytes) is a NAME=value assignment. */
+static int
+perm_is_assign(const char *w, size_t n)
+{
+	size_t i;
+
+	if (!n || !(isalpha((unsigned char)w[0]) || w[0] == '_'))
+		return 0;
+	for (i = 1; i < n && w[i] != '='; i++)
+		if (!isalnum((unsigned char)w[i]) && w[i] != '_')
+			return 0;
+	return i < n;
+}
+
+/* Whether word w (n bytes) runs the rest of the line as a command. */
+static int
+perm_is_wrapper(const char *w, size_t n)
+{
+	static const char *const wrappers[] = { "sudo", "command", "exec", "nohup", "time", "nice",
+						"env", "builtin", "timeout", "stdbuf", "doas" };
+	size_t i;
+
+	for (i = 0; i < sizeof wrappers / sizeof wrappers[0]; i++)
+		if (strlen(wrappers[i]) == n && !memcmp(wrappers[i], w, n))
+			return 1;
+	return 0;
+}
+
+/* Append segment [p, end) normalised: blanks collapsed, wrappers and assignments dropped. */
+static int
+perm_add_segment(struct buf *out, const char *p, const char *end)
+{
+	size_t start = out->len;
+	int lead = 1, skip_arg = 0;
+
+	while (p < end) {
+		const char *w;
+		size_t n;
+
+		while (p < end && isspace((unsigned char)*p))
+			p++;
+		if (p >= end)
+			break;
+		w = p;
+		while (p < end && !isspace((unsigned char)*p)) {
+			if (*p == '\'' || *p == '"') { /* a quoted part stays one word */
+				char q = *p++;
+
+				while (p < end && *p != q)
+					p++;
+			}
+			if (p < end)
+				p++;
+		}
+		n = (size_t)(p - w);
+		if (lead) {
+			if (perm_is_assign(w, n) || (w[0] == '-' && out->len == start))
+				continue;
+			if (skip_arg) { /* timeout's duration */
+				skip_arg = 0;
+				continue;
+			}
+			if (perm_is_wrapper(w, n)) {
+				skip_arg = n == 7 && !memcmp(w, "timeout", 7);
+				continue;
+			}
+			lead = 0;
+		}
+		if (out->len > start)
+			buf_addch(out, ' ');
+		buf_add(out, w, n);
+	}
+	if (out->len == start)
+		return 0;
+	buf_addch(out, '\0');
+	return 1;
+}
+
+/* Split a command line into normalised simple commands (see perm.h). */
+size_t
+perm_segments(const char *cmd, struct buf *out)
+{
+	const char *p = cmd, *start = cmd;
+	char quote = 0;
+	size_t n = 0;
+
+	buf_reset(out);
+	for (;; p++) {
+		char c = *p;
+		int sep = 0;
+
+		if (c == '\0') {
+			n += (size_t)perm_add_segment(out, start, p);
+			return n;
+		}
+		if (quote == '\'') {
+			if (c == '\'')
+				quote = 0;
+			continue;
+		}
+		if (c == '\\' && p[1]) {
+			p++;
+			continue;
+		}
+		if (quote == '"') {
+			if (c == '"')
+				quote = 0;
+			else if (c == '$' && p[1] == '(')
+				sep = *++p; /* a substitution runs even inside double quotes */
+			else
+				sep = c == '`' || c == ')';
+		} else if (c == '\'' || c == '"') {
+			quote = c;
+		} else if (c == '&') {
+			sep = !(p > cmd && p[-1] == '>') && p[1] != '>';
+		} else {
+			sep = c == ';' || c == '|' || c == '\n' || c == '(' || c == ')' || c == '`';
+		}
+		if (sep) {
+			n += (size_t)perm_add_segment(out, start, p);
+			start = p + 1;
+		}
+	}
+}
+
+/* Whether a command writes output to a file ('>' other than >&N and >/dev/null). */
+static int
+perm_redirects(const char *seg)
+{
+	const char *p;
+
+	for (p = strchr(seg, '>'); p; p = strchr(p + 1, '>')) {
+		const char *q = p + 1;
+
+		if (*q == '>')
+			q++;
+		if (*q == '&' && isdigit((unsigned char)q[1]))
+			continue;
+		while (*q == ' ')
+			q++;
+		if (!strncmp(q, "/dev/null", 9))
+			continue;
+		return 1;
+	}
+	return 0;
+}
+
+/* Whether rule r's pattern matches the string s. */
+static int
+perm_rule_str(const struct perm_rule *r, const char *s)
+{
+	return perm_glob(r->pattern, s) || (r->alt && perm_glob(r->alt, s));
+}
+
+/* Whether rule r matches one bash segment (allow: no uncovered redirection). */
+static int
+perm_rule_seg(const struct perm_rule *r, const char *seg, int allow)
+{
+	if (!perm_rule_str(r, seg))
+		return 0;
+	return !allow || strchr(r->pattern, '>') || !perm_redirects(seg);
+}
+
+/* Whether rule tool name rt covers tool: equal or a glob (without case), or "mcp__server" for its tools. */
+static int
+perm_tool_matches(const char *rt, const char *tool)
+{
+	char low[160];
+	size_t i, n = strlen(rt);
+
+	for (i = 0; tool[i] && i + 1 < sizeof low; i++)
+		low[i] = (char)tolower((unsigned char)tool[i]);
+	low[i] = '\0';
+	if (!strcmp(rt, low) || perm_glob(rt, low))
+		return 1;
+	return !strncmp(rt, "mcp__", 5) && !strncmp(rt, low, n) && !strncmp(low + n, "__", 2);
+}
+
+/* Whether rule r matches subject s (for bash: any of its simple commands). */
+static int
+perm_rule_matches(const struct perm_rule *r, const struct perm_subject *s)
+{
+	if (!perm_tool_matches(r->tool, s->tool))
+		return 0;
+	if (!r->pattern)
+		return 1;
+	if (s->command) {
+		const char *seg = s->segs.data;
+		size_t i;
+
+		for (i = 0; i < s->nsegs; i++, seg += strlen(seg) + 1)
+			if (perm_rule_seg(r, seg, 0))
+				return 1;
+		return 0;
+	}
+	if (s->has_path)
+		return perm_rule_str(r, s->rel) || perm_rule_str(r, s->abs.data);
+	return 0;
+}
+
+/* The first rule of list l that matches s, or NULL. */
+static const struct perm_rule *
+perm_find(const struct perm_rules *l, const struct perm_subject *s)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		if (perm_rule_matches(&l->v[i], s))
+			return &l->v[i];
+	return NULL;
+}
+
+/* Whether one bash segment is allowed by the allow or session rules. */
+static int
+perm_seg_allowed(const struct perm *p, const char *seg)
+{
+	const struct perm_rules *ls[2] = { &p->lists[PERM_LIST_ALLOW], &p->lists[PERM_LIST_SESSION] };
+	size_t i, j;
+
+	for (i = 0; i < 2; i++)
+		for (j = 0; j < ls[i]->n; j++)
+			if (perm_tool_matches(ls[i]->v[j].tool, "bash") &&
+			    (!ls[i]->v[j].pattern || perm_rule_seg(&ls[i]->v[j], seg, 1)))
+				return 1;
+	return 0;
+}
+
+/* Whether allow/session rules (or read-only-ness) cover the whole call. */
+static int
+perm_allowed(const struct perm *p, const struct perm_subject *s)
+{
+	const char *seg = s->segs.data;
+	size_t i;
+
+	if (!s->command)
+		return perm_find(&p->lists[PERM_LIST_ALLOW], s) || perm_find(&p->lists[PERM_LIST_SESSION], s);
+	if (!s->nsegs)
+		return 0;
+	for (i = 0; i < s->nsegs; i++, seg += strlen(seg) + 1)
+		if (!perm_seg_allowed(p, seg) && !shellro_is_read_only(seg))
+			return 0;
+	return 1;
+}
+
+/* Reduce a call to its subject. */
+static void
+perm_subject(struct perm_subject *s, const struct tool *t, const cJSON *args, const char *root)
+{
+	const char *path = json_str(args, "path");
+	struct err e = ERR_INIT;
+
+	memset(s, 0, sizeof *s);
+	buf_init(&s->segs, 0);
+	buf_init(&s->abs, 0);
+	s->tool = t->name;
+	if (!strcmp(t->name, "bash")) {
+		s->command = json_str(args, "command");
+		if (!s->command)
+			s->command = "";
+		s->nsegs = perm_segments(s->command, &s->segs);
+		return;
+	}
+	if (!path && !cJSON_GetObjectItemCaseSensitive(args, "path"))
+		return;
+	s->has_path = 1;
+	if (ws_resolve(root, 1, path, &s->abs, &e) < 0) {
+		buf_reset(&s->abs);
+		buf_adds(&s->abs, path ? path : "");
+		s->outside = 1;
+		s->rel = s->abs.data;
+		return;
+	}
+	s->outside = !ws_inside(root, s->abs.data);
+	s->rel = ws_rel(root, s->abs.data);
+}
+
+static void
+perm_subject_release(struct perm_subject *s)
+{
+	buf_release(&s->segs);
+	buf_release(&s->abs);
+}
+
+/* Read-only bash: the whole line and each unwrapped simple command (env rm … is not). */
+static int
+perm_read_only(const struct perm_subject *s)
+{
+	const char *seg = s->segs.data;
+	size_t i;
+
+	if (!s->nsegs || !shellro_is_read_only(s->command))
+		return 0;
+	for (i = 0; i < s->nsegs; i++, seg += strlen(seg) + 1)
+		if (!shellro_is_read_only(seg))
+			return 0;
+	return 1;
+}
+
+/* The mode's answer when no rule decided. */
+static enum perm_verdict
+perm_by_mode(const struct perm *p, const struct tool *t, const struct perm_subject *s,
+	     struct buf *why)
+{
+	if (p->mode == PERM_YOLO)
+		return PERM_ALLOW;
+	if (s->command) {
+		if (perm_read_only(s))
+			return PERM_ALLOW;
+		buf_adds(why, "a bash command not known to be read-only");
+		return PERM_QUESTION;
+	}
+	if (!(t->flags & TOOL_MUTATES) && (p->mode != PERM_ASK || !(t->flags & TOOL_NEEDS_APPROVAL)))
+		return PERM_ALLOW; /* reads; tools that only need approval (MCP) ask in mode ask */
+	if (s->has_path && s->outside) {
+		buf_adds(why, "a change outside the workspace");
+		return PERM_QUESTION;
+	}
+	if (p->mode == PERM_AUTO_EDIT)
+		return PERM_ALLOW; /* edits inside the workspace, MCP tools */
+	buf_adds(why, "approval mode ask");
+	return PERM_QUESTION;
+}
+
+/* Deny > ask > allow/session > mode. */
+enum perm_verdict
+perm_check(const struct perm *p, const struct tool *t, const cJSON *args, const char *root,
+	   struct buf *why)
+{
+	struct perm_subject s;
+	const struct perm_rule *r;
+	enum perm_verdict v;
+
+	perm_subject(&s, t, args, root);
+	if ((r = perm_find(&p->lists[PERM_LIST_DENY], &s)) != NULL) {
+		buf_addf(why, "denied by the rule \"%s\" in permissions.deny", r->text);
+		v = PERM_DENY;
+	} else if ((r = perm_find(&p->lists[PERM_LIST_ASK], &s)) != NULL) {
+		buf_addf(why, "the rule \"%s\" in permissions.ask", r->text);
+		v = PERM_QUESTION;
+	} else if (perm_allowed(p, &s)) {
+		v = PERM_ALLOW;
+	} else {
+		v = perm_by_mode(p, t, &s, why);
+	}
+	perm_subject_release(&s);
+	return v;
+}
+
+/* The "always" rule of one bash segment: "bash(w1 w2:*)", or the exact command. */
+static void
+perm_always_seg(const char *seg, struct buf *out)
+{
+	const char *sp = strchr(seg, ' '), *sp2;
+	size_t n = strlen(seg);
+
+	if (out->len)
+		buf_addch(out, '\n');
+	if (sp && sp[1] != '-' && !strpbrk(seg, "'\"$*?")) {
+		sp2 = strchr(sp + 1, ' ');
+		n = sp2 ? (size_t)(sp2 - seg) : n;
+		buf_addf(out, "bash(%.*s:*)", (int)n, seg);
+		return;
+	}
+	buf_addf(out, "bash(%s)", seg);
+}
+
+/* Session rules for an "always" answer (see perm.h). */
+void
+perm_always_rules(const struct perm *p, const struct tool *t, const cJSON *args, const char *root,
+		  struct buf *out)
+{
+	struct perm_subject s;
+	const char *seg;
+	size_t i;
+
+	perm_subject(&s, t, args, root);
+	if (s.command) {
+		for (i = 0, seg = s.segs.data; i < s.nsegs; i++, seg += strlen(seg) + 1)
+			if (!perm_seg_allowed(p, seg) && !shellro_is_read_only(seg))
+				perm_always_seg(seg, out);
+	} else if (s.has_path && s.outside) {
+		const char *slash = strrchr(s.abs.data, '/');
+
+		buf_addf(out, "%s(%.*s/*)", t->name, slash ? (int)(slash - s.abs.data) : 0, s.abs.data);
+	} else if (s.has_path) {
+		buf_addf(out, "%s(%s/*)", t->name, root);
+	} else {
+		buf_adds(out, t->name);
+	}
+	perm_subject_release(&s);
+}

@@ -1,0 +1,470 @@
+/*
+ * test_gate: the gate between a real agent (with the real tools, in a
+ * temporary workspace whose .hearth/settings.json holds the rules and
+ * hooks) and a scripted provider whose every step is one tool call or a
+ * text answer.  The front end is a recorder that answers questions later
+ * from the test, as a person would.  Covers deny rules, questions answered
+ * yes / no / always, print mode without and with --yes, aborting while a
+ * question waits, the diff shown for an edit, and hooks around calls.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "agent.h"
+#include "gate.h"
+#include "loop.h"
+#include "provider.h"
+#include "testutil.h"
+#include "tool.h"
+
+#define MAX_STEPS 8
+
+struct step {
+	const char *tool, *args; /* a tool call, or */
+	const char *text;        /* a text answer */
+};
+
+struct env {
+	struct loop *loop;
+	char *dir;
+	struct tool_env tenv;
+	struct provider prov;
+	struct step steps[MAX_STEPS];
+	int nsteps, next;
+	llm_sink_fn sink;
+	void *ctx;
+	long timer;
+	struct agent *agent;
+	struct gate *gate;
+	/* the front end */
+	int ended, asked, withdrawn, notices;
+	enum agent_end end;
+	struct buf title, detail, always, why, notice;
+};
+
+/* Deliver the next scripted step. */
+static void
+fire(struct loop *l, long id, void *arg)
+{
+	struct env *e = arg;
+	const struct step *s = &e->steps[e->next < e->nsteps ? e->next : e->nsteps - 1];
+	struct llm_event ev;
+
+	(void)l;
+	(void)id;
+	e->timer = 0;
+	e->next++;
+	memset(&ev, 0, sizeof ev);
+	if (s->tool) {
+		ev.kind = LLM_TOOL_CALL_BEGIN;
+		ev.id = "c1";
+		ev.name = s->tool;
+		e->sink(e->ctx, &ev);
+		ev.kind = LLM_TOOL_CALL_ARGS;
+		ev.text = str_from(s->args);
+		e->sink(e->ctx, &ev);
+		ev.kind = LLM_TOOL_CALL_END;
+		e->sink(e->ctx, &ev);
+	} else {
+		ev.kind = LLM_TEXT;
+		ev.text = str_from(s->text ? s->text : "ok");
+		e->sink(e->ctx, &ev);
+	}
+	memset(&ev, 0, sizeof ev);
+	ev.kind = LLM_DONE;
+	ev.stop_reason = s->tool ? "tool_calls" : "stop";
+	e->sink(e->ctx, &ev);
+}
+
+static int
+p_start(void *self, const struct provider_req *req, llm_sink_fn sink, void *ctx, struct err *err)
+{
+	struct env *e = self;
+
+	(void)req;
+	(void)err;
+	e->sink = sink;
+	e->ctx = ctx;
+	e->timer = loop_timer_add(e->loop, 0, fire, e);
+	return 0;
+}
+
+static void
+p_cancel(void *self)
+{
+	struct env *e = self;
+
+	if (e->timer)
+		loop_timer_del(e->loop, e->timer);
+	e->timer = 0;
+}
+
+static const char *
+p_model(void *self)
+{
+	(void)self;
+	return "fake";
+}
+
+static void
+p_describe(void *self, const struct llm_event *ev, struct buf *out)
+{
+	(void)self;
+	(void)ev;
+	buf_adds(out, "error");
+}
+
+static void
+on_end(void *arg, enum agent_end end, const char *message)
+{
+	struct env *e = arg;
+
+	(void)message;
+	e->ended = 1;
+	e->end = end;
+}
+
+static void
+ui_ask(void *arg, const struct gate_question *q)
+{
+	struct env *e = arg;
+
+	e->asked++;
+	buf_reset(&e->title);
+	buf_reset(&e->detail);
+	buf_reset(&e->always);
+	buf_reset(&e->why);
+	buf_adds(&e->title, q->title);
+	buf_adds(&e->detail, q->detail);
+	buf_adds(&e->always, q->always);
+	buf_adds(&e->why, q->why);
+}
+
+static void
+ui_withdraw(void *arg)
+{
+	((struct env *)arg)->withdrawn++;
+}
+
+static void
+ui_notice(void *arg, const char *line)
+{
+	struct env *e = arg;
+
+	e->notices++;
+	buf_addf(&e->notice, "%s\n", line);
+}
+
+static int
+setup(void **state)
+{
+	struct env *e = calloc(1, sizeof *e);
+
+	e->loop = loop_new(NULL);
+	e->dir = tu_tmpdir();
+	tu_write(e->dir, "f.txt", "alpha\nbeta\n");
+	e->tenv.loop = e->loop;
+	e->tenv.root = e->dir;
+	e->tenv.bash_timeout_s = 10;
+	e->prov.name = "llama";
+	e->prov.self = e;
+	e->prov.start = p_start;
+	e->prov.cancel = p_cancel;
+	e->prov.model = p_model;
+	e->prov.describe_error = p_describe;
+	buf_init(&e->title, 0);
+	buf_init(&e->detail, 0);
+	buf_init(&e->always, 0);
+	buf_init(&e->why, 0);
+	buf_init(&e->notice, 0);
+	setenv("XDG_CONFIG_HOME", e->dir, 1); /* no user settings */
+	*state = e;
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	struct env *e = *state;
+
+	agent_free(e->agent);
+	gate_free(e->gate);
+	loop_free(e->loop);
+	tu_rmrf(e->dir);
+	free(e->dir);
+	buf_release(&e->title);
+	buf_release(&e->detail);
+	buf_release(&e->always);
+	buf_release(&e->why);
+	buf_release(&e->notice);
+	free(e);
+	return 0;
+}
+
+/* The gate (settings JSON, or NULL) and the agent; ask = a front end that can ask. */
+static void
+start(struct env *e, const char *settings, int ask)
+{
+	struct agent_observer ob = { 0 };
+	struct agent_opts ao = { 0 };
+	struct gate_ui ui = { e, ask ? ui_ask : NULL, ui_withdraw, ui_notice };
+	struct buf w = BUF_INIT;
+	size_t n;
+
+	if (settings) {
+		char path[4200];
+
+		snprintf(path, sizeof path, "%s/.hearth", e->dir);
+		mkdir(path, 0700);
+		tu_write(path, "settings.json", settings);
+	}
+	e->gate = gate_new(e->loop, &e->tenv, &w);
+	assert_int_equal(w.len, 0);
+	buf_release(&w);
+	gate_set_ui(e->gate, &ui);
+	ao.tools = tool_all(&n);
+	ao.ntools = n;
+	ao.max_steps = 10;
+	ao.gate = gate_agent(e->gate);
+	ob.arg = e;
+	ob.on_end = on_end;
+	e->agent = agent_new(e->loop, &e->prov, &e->tenv, &ao, &ob);
+	conv_set_system(agent_conv(e->agent), "system");
+}
+
+/* Script: step i is a tool call (tool, args) or, with tool NULL, text. */
+static void
+script(struct env *e, int i, const char *tool, const char *args, const char *text)
+{
+	e->steps[i].tool = tool;
+	e->steps[i].args = args;
+	e->steps[i].text = text;
+	if (i + 1 > e->nsteps)
+		e->nsteps = i + 1;
+}
+
+/* Submit a task and pump until asked (want_ask) or the turn ended. */
+static void
+turn(struct env *e, const char *task, int want_ask)
+{
+	int asked = e->asked;
+	int flag = 0;
+
+	e->ended = 0;
+	assert_int_equal(agent_submit(e->agent, task, NULL), 0);
+	if (!want_ask) {
+		assert_true(tu_run_until(e->loop, &e->ended, 5000));
+		return;
+	}
+	while (e->asked == asked && !e->ended && flag < 200) {
+		loop_run_once(e->loop, 25, NULL);
+		flag++;
+	}
+	assert_int_equal(e->asked, asked + 1);
+	assert_true(gate_asking(e->gate));
+}
+
+/* The last tool result text in the conv (and whether it is an error). */
+static const char *
+last_result(struct env *e, int *is_error)
+{
+	struct conv *c = agent_conv(e->agent);
+	size_t m, b;
+
+	for (m = c->nmsgs; m-- > 0;)
+		for (b = 0; b < c->msgs[m].nblocks; b++)
+			if (c->msgs[m].blocks[b].kind == CONV_TOOL_RESULT) {
+				if (is_error)
+					*is_error = c->msgs[m].blocks[b].is_error;
+				return c->msgs[m].blocks[b].text;
+			}
+	return "";
+}
+
+static int
+exists(struct env *e, const char *name)
+{
+	char path[4200];
+
+	snprintf(path, sizeof path, "%s/%s", e->dir, name);
+	return access(path, F_OK) == 0;
+}
+
+static void
+test_deny(void **state)
+{
+	struct env *e = *state;
+	int err = 0;
+
+	start(e, "{\"permissions\": {\"deny\": [\"bash(touch*)\"]}}", 1);
+	gate_set_yes(e->gate, 1);
+	script(e, 0, "bash", "{\"command\":\"cd . && touch made\"}", NULL);
+	script(e, 1, NULL, NULL, "done");
+	turn(e, "t", 0);
+	assert_int_equal(e->end, AGENT_END_OK);
+	assert_false(exists(e, "made"));
+	assert_int_equal(e->asked, 0);
+	assert_non_null(strstr(last_result(e, &err), "Not run: denied by the rule \"bash(touch*)\""));
+	assert_true(err);
+	assert_non_null(strstr(e->notice.data, "refused bash: denied by the rule"));
+}
+
+static void
+test_ask_yes_no_always(void **state)
+{
+	struct env *e = *state;
+	int err = 0;
+
+	start(e, NULL, 1);
+	script(e, 0, "bash", "{\"command\":\"touch made\"}", NULL);
+	script(e, 1, NULL, NULL, "done");
+	/* no */
+	turn(e, "t1", 1);
+	assert_string_equal(e->title.data, "bash: touch made");
+	assert_string_equal(e->detail.data, "touch made");
+	assert_string_equal(e->why.data, "a bash command not known to be read-only");
+	assert_string_equal(e->always.data, "bash(touch made:*)");
+	gate_answer(e->gate, GATE_NO);
+	assert_true(tu_run_until(e->loop, &e->ended, 5000));
+	assert_false(exists(e, "made"));
+	assert_non_null(strstr(last_result(e, &err), "the user declined"));
+	assert_true(err);
+	gate_answer(e->gate, GATE_YES); /* nothing pending: ignored */
+	/* yes */
+	e->next = 0;
+	turn(e, "t2", 1);
+	gate_answer(e->gate, GATE_YES);
+	assert_true(tu_run_until(e->loop, &e->ended, 5000));
+	assert_true(exists(e, "made"));
+	last_result(e, &err);
+	assert_false(err);
+	/* always: asked once more, then never for this command */
+	e->next = 0;
+	turn(e, "t3", 1);
+	gate_answer(e->gate, GATE_ALWAYS);
+	assert_true(tu_run_until(e->loop, &e->ended, 5000));
+	e->next = 0;
+	turn(e, "t4", 0);
+	assert_int_equal(e->asked, 3);
+	assert_int_equal(gate_perm(e->gate)->lists[PERM_LIST_SESSION].n, 1);
+}
+
+static void
+test_print_mode(void **state)
+{
+	struct env *e = *state;
+
+	start(e, NULL, 0);
+	script(e, 0, "bash", "{\"command\":\"touch made\"}", NULL);
+	script(e, 1, NULL, NULL, "done");
+	turn(e, "t", 0);
+	assert_false(exists(e, "made"));
+	assert_non_null(strstr(last_result(e, NULL), "needs the user's approval"));
+	assert_non_null(strstr(e->notice.data, "print mode cannot ask; rerun with --yes"));
+	assert_non_null(strstr(e->notice.data, "\"bash(touch made:*)\""));
+	gate_set_yes(e->gate, 1);
+	e->next = 0;
+	turn(e, "t", 0);
+	assert_true(exists(e, "made"));
+}
+
+static void
+test_abort_while_asking(void **state)
+{
+	struct env *e = *state;
+	struct conv *c;
+
+	start(e, NULL, 1);
+	script(e, 0, "bash", "{\"command\":\"touch made\"}", NULL);
+	turn(e, "t", 1);
+	agent_abort(e->agent);
+	assert_true(e->ended);
+	assert_int_equal(e->end, AGENT_END_ABORTED);
+	assert_int_equal(e->withdrawn, 1);
+	assert_false(gate_asking(e->gate));
+	gate_answer(e->gate, GATE_YES); /* too late: ignored */
+	loop_run_once(e->loop, 10, NULL);
+	assert_false(exists(e, "made"));
+	assert_non_null(strstr(last_result(e, NULL), "[not run: the user aborted the turn]"));
+	c = agent_conv(e->agent);
+	assert_true(c->msgs[c->nmsgs - 1].aborted);
+}
+
+static void
+test_edit_shows_diff(void **state)
+{
+	struct env *e = *state;
+	char *ev;
+
+	start(e, "{\"approval\": \"ask\"}", 1);
+	script(e, 0, "read", "{\"path\":\"f.txt\"}", NULL);
+	script(e, 1, "edit", "{\"path\":\"f.txt\",\"old_text\":\"alpha\",\"new_text\":\"ALPHA\"}", NULL);
+	script(e, 2, NULL, NULL, "done");
+	turn(e, "t", 1);
+	assert_string_equal(e->title.data, "edit f.txt");
+	assert_string_equal(e->why.data, "approval mode ask");
+	assert_non_null(strstr(e->detail.data, "--- a/f.txt"));
+	assert_non_null(strstr(e->detail.data, "\n-alpha\n+ALPHA\n"));
+	ev = tu_read(e->dir, "f.txt");
+	assert_string_equal(ev, "alpha\nbeta\n");
+	free(ev);
+	gate_answer(e->gate, GATE_YES);
+	assert_true(tu_run_until(e->loop, &e->ended, 5000));
+	assert_int_equal(e->end, AGENT_END_OK);
+}
+
+static void
+test_hooks_around_calls(void **state)
+{
+	struct env *e = *state;
+	char *ev;
+
+	start(e, "{\"approval\": \"yolo\", \"hooks\": {"
+		 "\"pre_tool\": [{\"command\": \"grep -q forbidden && { echo 'not that file' >&2; exit 2; }; exit 0\"}],"
+		 "\"post_tool\": [\"cat > post.json\"], \"turn_end\": [\"cat > end.json\"]}}", 1);
+	script(e, 0, "read", "{\"path\":\"forbidden.txt\"}", NULL);
+	script(e, 1, "bash", "{\"command\":\"echo hi\"}", NULL);
+	script(e, 2, NULL, NULL, "done");
+	turn(e, "t", 0);
+	assert_int_equal(e->end, AGENT_END_OK);
+	gate_drain(e->gate);
+	assert_non_null(strstr(e->notice.data, "a pre_tool hook blocked read: not that file"));
+	ev = tu_read(e->dir, "end.json");
+	assert_non_null(strstr(ev, "\"end\":\"ok\""));
+	free(ev);
+	ev = tu_read(e->dir, "post.json");
+	assert_non_null(strstr(ev, "\"tool_name\":\"bash\""));
+	assert_non_null(strstr(ev, "\"tool_output\":\"hi\\n"));
+	free(ev);
+	/* the blocked read: the model got the hook's stderr */
+	{
+		struct conv *c = agent_conv(e->agent);
+
+		assert_string_equal(c->msgs[2].blocks[0].text, "Blocked by a pre_tool hook: not that file");
+		assert_true(c->msgs[2].blocks[0].is_error);
+	}
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_deny, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ask_yes_no_always, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_print_mode, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_abort_while_asking, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_edit_shows_diff, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_hooks_around_calls, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,401 @@
+/*
+ * test_perm: approval modes and rules — glob matching, splitting a shell
+ * command into simple commands, the decision for each mode, precedence
+ * (deny > ask > allow > mode), rules from settings JSON with warnings for
+ * bad entries, and the session rules an "always" answer adds.  Paths are
+ * checked against a real temporary workspace (realpath is involved).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "json.h"
+#include "perm.h"
+#include "tool.h"
+
+static char root[4096];
+
+/* A temporary workspace with a src/ folder. */
+static int
+setup(void **state)
+{
+	char tmpl[] = "/tmp/hearth-perm.XXXXXX", sub[4200];
+
+	(void)state;
+	if (!mkdtemp(tmpl) || !realpath(tmpl, root))
+		return -1;
+	snprintf(sub, sizeof sub, "%s/src", root);
+	return mkdir(sub, 0700);
+}
+
+static int
+teardown(void **state)
+{
+	char cmd[4200];
+
+	(void)state;
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+	return system(cmd);
+}
+
+/* Decide for tool `name` with JSON args. */
+static enum perm_verdict
+decide(const struct perm *p, const char *name, const char *args_json, struct buf *why)
+{
+	cJSON *args = json_parse(args_json, strlen(args_json), NULL);
+	enum perm_verdict v;
+
+	assert_non_null(args);
+	assert_non_null(tool_find(name));
+	buf_reset(why);
+	v = perm_check(p, tool_find(name), args, root, why);
+	cJSON_Delete(args);
+	return v;
+}
+
+/* Decide for a bash command. */
+static enum perm_verdict
+bash(const struct perm *p, const char *command, struct buf *why)
+{
+	cJSON *o = cJSON_CreateObject();
+	char *s;
+	enum perm_verdict v;
+
+	cJSON_AddStringToObject(o, "command", command);
+	s = json_print(o);
+	v = decide(p, "bash", s, why);
+	free(s);
+	cJSON_Delete(o);
+	return v;
+}
+
+static void
+add(struct perm *p, enum perm_list l, const char *rule)
+{
+	struct err e = ERR_INIT;
+
+	assert_int_equal(perm_add_rule(p, l, rule, &e), 0);
+}
+
+static void
+test_glob(void **state)
+{
+	(void)state;
+	assert_true(perm_glob("git push*", "git push"));
+	assert_true(perm_glob("git push*", "git push --force origin"));
+	assert_false(perm_glob("git push*", "git status"));
+	assert_false(perm_glob("git push*", "echo git push"));
+	assert_true(perm_glob("rm -rf /*", "rm -rf /"));
+	assert_true(perm_glob("rm -rf /*", "rm -rf /home"));
+	assert_false(perm_glob("rm -rf /*", "rm -rf build"));
+	assert_true(perm_glob("*.c", "src/a.c"));
+	assert_true(perm_glob("src/*", "src/deep/x.h"));
+	assert_true(perm_glob("a?c", "abc"));
+	assert_false(perm_glob("a?c", "ac"));
+	assert_true(perm_glob("*", ""));
+	assert_false(perm_glob("", "x"));
+	assert_true(perm_glob("*a*b*c*", "xxaxxbxxcxx"));
+	assert_false(perm_glob("*a*b*c", "xxaxxbxxcxx"));
+}
+
+/* The segments of cmd joined with " | " for comparison. */
+static void
+segs(const char *cmd, const char *want)
+{
+	struct buf out = BUF_INIT, joined = BUF_INIT;
+	size_t n = perm_segments(cmd, &out), i;
+	const char *s = out.data;
+
+	for (i = 0; i < n; i++, s += strlen(s) + 1) {
+		if (i)
+			buf_adds(&joined, " | ");
+		buf_adds(&joined, s);
+	}
+	assert_string_equal(joined.data ? joined.data : "", want);
+	buf_release(&out);
+	buf_release(&joined);
+}
+
+static void
+test_segments(void **state)
+{
+	(void)state;
+	segs("git push", "git push");
+	segs("  git   push\torigin  ", "git push origin");
+	segs("make && git push || true; ls | wc -l &", "make | git push | true | ls | wc -l");
+	segs("cd x\ngit push", "cd x | git push");
+	segs("FOO=1 BAR=2 git push", "git push");
+	segs("sudo -E env X=1 timeout 10 nice git push", "git push");
+	segs("echo $(git push) `rm -rf /`", "echo $ | git push | rm -rf /");
+	segs("git commit -m 'a; b && c'", "git commit -m 'a; b && c'");
+	segs("echo \"x $(git push)\"", "echo \"x $ | git push | \"");
+	segs("make 2>&1 | tail -n 5", "make 2>&1 | tail -n 5");
+	segs("make &>/dev/null", "make &>/dev/null");
+	segs("(cd a && make)", "cd a | make");
+	segs("", "");
+	segs(";;;", "");
+}
+
+static void
+test_modes(void **state)
+{
+	struct perm p;
+	struct buf why = BUF_INIT;
+	char out_path[4400];
+
+	(void)state;
+	perm_init(&p);
+	snprintf(out_path, sizeof out_path, "{\"path\":\"/tmp/x-%d.txt\",\"content\":\"x\"}", (int)getpid());
+	assert_int_equal(p.mode, PERM_AUTO_EDIT);
+	/* auto-edit */
+	assert_int_equal(decide(&p, "read", "{\"path\":\"/etc/passwd\"}", &why), PERM_ALLOW);
+	assert_int_equal(decide(&p, "write", "{\"path\":\"src/a.c\",\"content\":\"x\"}", &why), PERM_ALLOW);
+	assert_int_equal(decide(&p, "edit", "{\"path\":\"src/a.c\",\"old_text\":\"a\",\"new_text\":\"b\"}", &why), PERM_ALLOW);
+	assert_int_equal(decide(&p, "write", out_path, &why), PERM_QUESTION);
+	assert_string_equal(why.data, "a change outside the workspace");
+	assert_int_equal(decide(&p, "write", "{\"path\":\"../escape.txt\",\"content\":\"x\"}", &why), PERM_QUESTION);
+	assert_int_equal(bash(&p, "ls -la src | wc -l", &why), PERM_ALLOW);
+	assert_int_equal(bash(&p, "git status && git diff", &why), PERM_ALLOW);
+	assert_int_equal(bash(&p, "make test", &why), PERM_QUESTION);
+	assert_string_equal(why.data, "a bash command not known to be read-only");
+	assert_int_equal(bash(&p, "ls > out.txt", &why), PERM_QUESTION);
+	assert_int_equal(bash(&p, "env rm -rf src", &why), PERM_QUESTION);
+	assert_int_equal(bash(&p, "echo $(rm -rf src)", &why), PERM_QUESTION);
+	/* ask: edits inside ask too; reads and read-only bash still run */
+	p.mode = PERM_ASK;
+	assert_int_equal(decide(&p, "edit", "{\"path\":\"src/a.c\",\"old_text\":\"a\",\"new_text\":\"b\"}", &why), PERM_QUESTION);
+	assert_string_equal(why.data, "approval mode ask");
+	assert_int_equal(decide(&p, "grep", "{\"pattern\":\"x\"}", &why), PERM_ALLOW);
+	assert_int_equal(bash(&p, "git log -5", &why), PERM_ALLOW);
+	/* yolo: nothing asks */
+	p.mode = PERM_YOLO;
+	assert_int_equal(bash(&p, "make test", &why), PERM_ALLOW);
+	assert_int_equal(decide(&p, "write", out_path, &why), PERM_ALLOW);
+	perm_release(&p);
+	buf_release(&why);
+}
+
+static void
+test_precedence(void **state)
+{
+	struct perm p;
+	struct buf why = BUF_INIT;
+
+	(void)state;
+	perm_init(&p);
+	add(&p, PERM_LIST_DENY, "Bash(git push*)");
+	add(&p, PERM_LIST_DENY, "bash(rm -rf /*)");
+	add(&p, PERM_LIST_DENY, "read(*.env)");
+	add(&p, PERM_LIST_ALLOW, "bash(make test*)");
+	add(&p, PERM_LIST_ALLOW, "bash(npm run:*)");
+	add(&p, PERM_LIST_ALLOW, "bash(git push --dry-run*)");
+	add(&p, PERM_LIST_ASK, "edit(src/secret/*)");
+	/* deny wins over allow and over yolo; any simple command counts */
+	assert_int_equal(bash(&p, "git push origin main", &why), PERM_DENY);
+	assert_string_equal(why.data, "denied by the rule \"Bash(git push*)\" in permissions.deny");
+	assert_int_equal(bash(&p, "make test && git push", &why), PERM_DENY);
+	assert_int_equal(bash(&p, "cd sub; FOO=1 sudo git   push -f", &why), PERM_DENY);
+	assert_int_equal(bash(&p, "echo \"$(git push)\"", &why), PERM_DENY);
+	assert_int_equal(bash(&p, "git push --dry-run", &why), PERM_DENY);
+	assert_int_equal(bash(&p, "rm -rf /", &why), PERM_DENY);
+	assert_int_equal(bash(&p, "rm -rf build", &why), PERM_QUESTION);
+	assert_int_equal(decide(&p, "read", "{\"path\":\"config/.env\"}", &why), PERM_DENY);
+	p.mode = PERM_YOLO;
+	assert_int_equal(bash(&p, "git push", &why), PERM_DENY);
+	/* an explicit ask rule asks even in yolo */
+	assert_int_equal(decide(&p, "edit", "{\"path\":\"src/secret/k\",\"old_text\":\"a\",\"new_text\":\"b\"}", &why), PERM_QUESTION);
+	assert_string_equal(why.data, "the rule \"edit(src/secret/*)\" in permissions.ask");
+	p.mode = PERM_AUTO_EDIT;
+	/* allow: every simple command must be covered (rule or read-only) */
+	assert_int_equal(bash(&p, "make test", &why), PERM_ALLOW);
+	assert_int_equal(bash(&p, "make test 2>&1 | tail -n 20", &why), PERM_ALLOW);
+	assert_int_equal(bash(&p, "make test && make install", &why), PERM_QUESTION);
+	assert_int_equal(bash(&p, "make test > /etc/motd", &why), PERM_QUESTION);
+	assert_int_equal(bash(&p, "make test >/dev/null", &why), PERM_ALLOW);
+	/* ":*" is "this, or this and more words" */
+	assert_int_equal(bash(&p, "npm run", &why), PERM_ALLOW);
+	assert_int_equal(bash(&p, "npm run build", &why), PERM_ALLOW);
+	assert_int_equal(bash(&p, "npm runx", &why), PERM_QUESTION);
+	perm_release(&p);
+	buf_release(&why);
+}
+
+static void
+test_rules_bad(void **state)
+{
+	struct perm p;
+	struct err e = ERR_INIT;
+
+	(void)state;
+	perm_init(&p);
+	assert_int_equal(perm_add_rule(&p, PERM_LIST_DENY, "bash(git push", &e), -1);
+	assert_non_null(strstr(e.msg, "ends with ')'"));
+	assert_int_equal(perm_add_rule(&p, PERM_LIST_DENY, "(x)", &e), -1);
+	assert_int_equal(perm_add_rule(&p, PERM_LIST_DENY, "", &e), -1);
+	assert_int_equal(perm_add_rule(&p, PERM_LIST_DENY, "bash()", &e), -1);
+	assert_int_equal(perm_add_rule(&p, PERM_LIST_DENY, "ba sh(x)", &e), -1);
+	assert_int_equal(p.lists[PERM_LIST_DENY].n, 0);
+	assert_int_equal(perm_mode_parse("yolo", &p.mode), 0);
+	assert_int_equal(p.mode, PERM_YOLO);
+	assert_int_equal(perm_mode_parse("YOLO", &p.mode), -1);
+	assert_int_equal(perm_mode_parse(NULL, &p.mode), -1);
+	perm_release(&p);
+}
+
+static void
+test_load_json(void **state)
+{
+	static const char text[] =
+		"{\"allow\": [\"bash(make*)\", 3, \"bad(\"], \"deny\": [\"write\"],"
+		" \"ask\": \"edit\", \"other\": []}";
+	cJSON *o = json_parse(text, strlen(text), NULL);
+	struct perm p;
+	struct buf w = BUF_INIT, why = BUF_INIT;
+
+	(void)state;
+	perm_init(&p);
+	perm_load_json(&p, o, "s.json", &w);
+	assert_int_equal(p.lists[PERM_LIST_ALLOW].n, 1);
+	assert_int_equal(p.lists[PERM_LIST_DENY].n, 1);
+	assert_int_equal(p.lists[PERM_LIST_ASK].n, 0);
+	assert_non_null(strstr(w.data, "s.json: permissions.allow: a rule must be a string"));
+	assert_non_null(strstr(w.data, "permissions.allow: rule \"bad(\""));
+	assert_non_null(strstr(w.data, "\"permissions.ask\" must be an array"));
+	assert_non_null(strstr(w.data, "unknown key \"permissions.other\""));
+	assert_int_equal(decide(&p, "write", "{\"path\":\"a\",\"content\":\"\"}", &why), PERM_DENY);
+	buf_reset(&w);
+	cJSON_Delete(o);
+	o = json_parse("[]", 2, NULL);
+	perm_load_json(&p, o, "t.json", &w);
+	assert_non_null(strstr(w.data, "t.json: \"permissions\" must be an object"));
+	cJSON_Delete(o);
+	perm_release(&p);
+	buf_release(&w);
+	buf_release(&why);
+}
+
+/* The rules "always" would add. */
+static void
+always(const struct perm *p, const char *name, const char *args_json, const char *want)
+{
+	cJSON *args = json_parse(args_json, strlen(args_json), NULL);
+	struct buf out = BUF_INIT;
+
+	perm_always_rules(p, tool_find(name), args, root, &out);
+	assert_string_equal(out.data ? out.data : "", want);
+	buf_release(&out);
+	cJSON_Delete(args);
+}
+
+static void
+test_always(void **state)
+{
+	struct perm p;
+	struct buf why = BUF_INIT, want = BUF_INIT;
+	struct err e = ERR_INIT;
+
+	(void)state;
+	perm_init(&p);
+	always(&p, "bash", "{\"command\":\"make test\"}", "bash(make test:*)");
+	always(&p, "bash", "{\"command\":\"git commit -m 'x'\"}", "bash(git commit -m 'x')");
+	always(&p, "bash", "{\"command\":\"rm -rf build\"}", "bash(rm -rf build)");
+	always(&p, "bash", "{\"command\":\"cd build && make && ls\"}", "bash(cd build:*)\nbash(make)");
+	buf_addf(&want, "edit(%s/*)", root);
+	always(&p, "edit", "{\"path\":\"src/a.c\"}", want.data);
+	always(&p, "write", "{\"path\":\"/tmp/perm-test-dir/x.txt\"}", "write(/tmp/perm-test-dir/*)");
+	/* an added session rule allows the same call next time, and only that */
+	assert_int_equal(perm_add_rule(&p, PERM_LIST_SESSION, "bash(make test:*)", &e), 0);
+	assert_int_equal(bash(&p, "make test -j2", &why), PERM_ALLOW);
+	assert_int_equal(bash(&p, "make install", &why), PERM_QUESTION);
+	always(&p, "bash", "{\"command\":\"make test && make install\"}", "bash(make install:*)");
+	perm_release(&p);
+	buf_release(&why);
+	buf_release(&want);
+}
+
+/* A tool that only needs approval (as MCP tools are flagged), with no path. */
+static const struct tool mcp_echo = {
+	"mcp__demo__echo", "echo", "{\"type\":\"object\"}", TOOL_NEEDS_APPROVAL, NULL, NULL
+};
+
+static enum perm_verdict
+mcp(const struct perm *p, struct buf *why)
+{
+	cJSON *args = cJSON_CreateObject();
+	enum perm_verdict v;
+
+	buf_reset(why);
+	v = perm_check(p, &mcp_echo, args, root, why);
+	cJSON_Delete(args);
+	return v;
+}
+
+static void
+test_tool_names_and_flags(void **state)
+{
+	struct perm p;
+	struct buf why = BUF_INIT, out = BUF_INIT;
+	cJSON *args = cJSON_CreateObject();
+
+	(void)state;
+	perm_init(&p);
+	/* the tool.h contract: TOOL_NEEDS_APPROVAL alone asks in mode ask only */
+	assert_int_equal(mcp(&p, &why), PERM_ALLOW);
+	p.mode = PERM_ASK;
+	assert_int_equal(mcp(&p, &why), PERM_QUESTION);
+	assert_string_equal(why.data, "approval mode ask");
+	perm_always_rules(&p, &mcp_echo, args, root, &out);
+	assert_string_equal(out.data, "mcp__demo__echo");
+	p.mode = PERM_AUTO_EDIT;
+	/* an MCP tool that may change things: runs in auto-edit, asks in mode ask */
+	{
+		struct tool m = mcp_echo;
+
+		m.flags = TOOL_MUTATES | TOOL_NEEDS_APPROVAL;
+		buf_reset(&why);
+		assert_int_equal(perm_check(&p, &m, args, root, &why), PERM_ALLOW);
+		p.mode = PERM_ASK;
+		assert_int_equal(perm_check(&p, &m, args, root, &why), PERM_QUESTION);
+		p.mode = PERM_AUTO_EDIT;
+	}
+	/* "mcp__server" covers its tools; a name glob; a prefix that is not a server does not */
+	add(&p, PERM_LIST_ASK, "mcp__dem");
+	assert_int_equal(mcp(&p, &why), PERM_ALLOW);
+	add(&p, PERM_LIST_ASK, "MCP__demo");
+	assert_int_equal(mcp(&p, &why), PERM_QUESTION);
+	add(&p, PERM_LIST_DENY, "mcp__*__echo");
+	assert_int_equal(mcp(&p, &why), PERM_DENY);
+	/* a pattern never matches a tool without a subject */
+	perm_release(&p);
+	perm_init(&p);
+	add(&p, PERM_LIST_DENY, "mcp__demo__echo(x*)");
+	assert_int_equal(mcp(&p, &why), PERM_ALLOW);
+	perm_release(&p);
+	cJSON_Delete(args);
+	buf_release(&why);
+	buf_release(&out);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_glob),
+		cmocka_unit_test(test_segments),
+		cmocka_unit_test_setup_teardown(test_modes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_precedence, setup, teardown),
+		cmocka_unit_test(test_rules_bad),
+		cmocka_unit_test_setup_teardown(test_load_json, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_always, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tool_names_and_flags, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
