@@ -19,7 +19,10 @@
  *
  * What a file yields is cached for the life of the process, keyed by the
  * absolute path and validated by (mtime, size); entries of files no longer
- * seen are dropped after each build.  repomap_cache_free releases the cache
+ * seen are dropped after each build.  A build that parsed a file or dropped
+ * one also writes its entries to the disk cache (rmcache.h), which a later
+ * process uses for the files unchanged since (a memory miss consults it
+ * before parsing).  repomap_cache_free releases the cache
  * and the compiled queries (for leak checkers).  Files over SYN_MAX_BYTES
  * (5 MB) and binary files are skipped and counted.  Not thread-safe.
  */
@@ -40,6 +43,7 @@
 struct repomap_stats {
 	size_t hits;    /* files answered from the cache */
 	size_t misses;  /* files read and parsed */
+	size_t disk;    /* files answered from the disk cache (rmcache.h) */
 	size_t cached;  /* entries now in the cache */
 };
 

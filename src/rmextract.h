@@ -1,0 +1,34 @@
+/*
+ * rmextract: what repomap needs from one source file — its definitions
+ * (@definition.* captures of the language's tags query with their @name:
+ * line and the trimmed source line, cut at 100 bytes, as signature) and
+ * the identifiers it uses (every identifier-like leaf of the syntax tree
+ * that is not one of its own definition names, sorted and unique).
+ *
+ * The tags queries are compiled once per language with the patterns that
+ * capture no definition disabled (repomap counts uses from the tree
+ * itself), and each gets a stamp: a hash of the language's name, grammar
+ * ABI version and query text, so a disk cache (rmcache) made with another
+ * grammar or query is not used.  Not thread-safe.
+ */
+#ifndef HEARTH_RMEXTRACT_H
+#define HEARTH_RMEXTRACT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rmcache.h"
+#include "syn.h"
+
+/* Whether lang has a tags query (compiled on first use); its stamp to *stamp. */
+int rmextract_supported(const struct syn_lang *lang, uint64_t *stamp);
+/*
+ * Parse len bytes of text as lang (supported) and fill r's defs, refs
+ * (malloc'd, r's owner frees them) and skipped (1 when it cannot be parsed).
+ */
+void rmextract_file(const struct syn_lang *lang, const char *text, size_t len,
+		    struct rmcache_rec *r);
+/* Free the compiled queries (for leak checkers). */
+void rmextract_free(void);
+
+#endif
