@@ -29,12 +29,15 @@
 #include "syn.h"
 #include "xmalloc.h"
 
+#define MINIFIED_MIN 4096   /* bytes: smaller files are never "minified" */
+#define MINIFIED_LINE 300   /* average line length above which a file is */
+
 struct fentry {
 	char *abs, *rel;
 	long long mtime_ns;
 	off_t size;
 	unsigned gen;
-	int skipped;         /* binary, or could not be parsed */
+	int skipped;         /* 1 binary or unparsable, 2 minified or generated */
 	uint64_t stamp;      /* rmextract's, of the file's language */
 	struct rmcache_def *defs;
 	size_t ndefs;
@@ -143,6 +146,20 @@ mtime_ns(const struct stat *st)
 	return (long long)st->st_mtim.tv_sec * 1000000000LL + st->st_mtim.tv_nsec;
 }
 
+/* Whether text looks minified or generated: over 4 KB with lines averaging over 300 bytes. */
+static int
+minified(const char *text, size_t len)
+{
+	const char *p = text, *end = text + len;
+	size_t lines = 1;
+
+	if (len < MINIFIED_MIN)
+		return 0;
+	while ((p = memchr(p, '\n', (size_t)(end - p))) != NULL)
+		p++, lines++;
+	return len / lines > MINIFIED_LINE;
+}
+
 /* Move what r yields into f. */
 static void
 fentry_take(struct fentry *f, struct rmcache_rec *r)
@@ -176,6 +193,8 @@ fentry_fill(struct fentry *f, const struct stat *st, const struct syn_lang *lang
 	if (buf_read_file(&text, f->abs, SYN_MAX_BYTES, NULL) < 0 ||
 	    fsutil_is_binary(text.data, text.len < FSUTIL_SNIFF ? text.len : FSUTIL_SNIFF))
 		r.skipped = 1;
+	else if (minified(text.data, text.len))
+		r.skipped = 2;
 	else
 		rmextract_file(lang, text.data, text.len, &r);
 	fentry_take(f, &r);
@@ -216,7 +235,7 @@ lookup(const char *abs, const char *rel, const struct stat *st, const struct syn
 struct build {
 	struct fentry **files;
 	size_t n, cap;
-	size_t big, binary; /* files skipped */
+	size_t big, binary, minified; /* files skipped */
 };
 
 /* Walk callback: every regular file of a language with a tags query. */
@@ -238,7 +257,8 @@ visit(const char *abs, const char *rel, const struct stat *st, void *arg)
 	f = lookup(abs, rel, st, lang, stamp);
 	f->gen = cache.gen;
 	if (f->skipped) {
-		b->binary++;
+		b->binary += f->skipped == 1;
+		b->minified += f->skipped == 2;
 		return 0;
 	}
 	if (b->n == b->cap)
@@ -355,9 +375,10 @@ render(struct build *b, size_t budget, struct buf *out)
 		buf_addf(out, "[%zu definitions left out (%zu more file%s); call repo_map with a "
 			 "larger budget (max %d) or use outline on a file]\n", left_defs, left,
 			 left == 1 ? "" : "s", REPOMAP_MAX_TOKENS);
-	if (b->big || b->binary)
-		buf_addf(out, "[skipped: %zu file%s over %zu MB, %zu binary or unparsable]\n", b->big,
-			 b->big == 1 ? "" : "s", SYN_MAX_BYTES >> 20, b->binary);
+	if (b->big || b->binary || b->minified)
+		buf_addf(out, "[skipped: %zu file%s over %zu MB, %zu binary or unparsable, %zu "
+			 "minified or generated]\n", b->big, b->big == 1 ? "" : "s",
+			 SYN_MAX_BYTES >> 20, b->binary, b->minified);
 }
 
 /* Drop cache entries this build did not see; rebuild the index. */
@@ -401,7 +422,7 @@ save(const char *root)
 int
 repomap_build(const char *root, size_t tokens, struct buf *out, struct err *e)
 {
-	struct build b = { NULL, 0, 0, 0, 0 };
+	struct build b = { NULL, 0, 0, 0, 0, 0 };
 	struct fsutil_walk w = { root, visit, &b, 0, 0, 0 };
 	int rc;
 

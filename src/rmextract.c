@@ -3,12 +3,12 @@
  *
  * Data structures:
  *  - `queries`: per language its compiled tags query (reference-only
- *    patterns disabled) and stamp; filled on first use, at most 64.
+ *    patterns disabled: uses come from the lexical scan) and stamp; filled on first use, at most 64.
  *  - struct nameset: the distinct identifier slices of one file, an
  *    open-addressing table of (start, length) into the text, at most half
  *    full, so each used name is copied once, not once per occurrence.
  *  - `at`: the sorted start bytes of the file's definition names, which are
- *    not uses.
+ *    not uses (the lexical scan steps through it in order).
  */
 #include "rmextract.h"
 
@@ -181,12 +181,12 @@ cmp_def(const void *a, const void *b)
 	return x->line < y->line ? -1 : x->line > y->line;
 }
 
-/* Whether a leaf node of this type names something. */
+/* Whether byte c can be part of an identifier (UTF-8 bytes count as letters). */
 static int
-is_ident(const char *type)
+is_word(unsigned char c)
 {
-	return strstr(type, "identifier") != NULL || !strcmp(type, "constant") ||
-	       !strcmp(type, "word");
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       c == '_' || c == '$' || c >= 0x80;
 }
 
 /* Order strings for qsort. */
@@ -221,30 +221,32 @@ nameset_add(struct nameset *ns, const char *text, uint32_t s, uint32_t n)
 	ns->n++;
 }
 
-/* Walk every leaf; keep identifier-like ones that are not definition names. */
+/*
+ * Scan the text for identifiers (a run of word bytes not starting with a
+ * digit) other than the definition names at `at` (sorted); keep each once.
+ */
 static void
-collect_refs(struct rmcache_rec *f, TSNode root, const char *text, const uint32_t *at,
+collect_refs(struct rmcache_rec *f, const char *text, size_t len, const uint32_t *at,
 	     size_t nat)
 {
-	TSTreeCursor c = ts_tree_cursor_new(root);
 	struct nameset ns = { NULL, NULL, 0, 0 };
-	size_t i;
+	size_t i = 0, s, k = 0;
 
-	for (;;) {
-		if (!ts_tree_cursor_goto_first_child(&c)) {
-			TSNode n = ts_tree_cursor_current_node(&c);
-			uint32_t s = ts_node_start_byte(n), e = ts_node_end_byte(n);
-			if (e > s && e - s <= NAME_MAX_LEN && ts_node_is_named(n) &&
-			    is_ident(ts_node_type(n)) &&
-			    !(nat && bsearch(&s, at, nat, sizeof *at, cmp_u32)))
-				nameset_add(&ns, text, s, e - s);
-			while (!ts_tree_cursor_goto_next_sibling(&c))
-				if (!ts_tree_cursor_goto_parent(&c))
-					goto done;
+	while (i < len) {
+		if (!is_word((unsigned char)text[i])) {
+			i++;
+			continue;
 		}
+		for (s = i; i < len && is_word((unsigned char)text[i]); i++)
+			;
+		if (text[s] >= '0' && text[s] <= '9')
+			continue;
+		while (k < nat && at[k] < s)
+			k++;
+		if ((k < nat && at[k] == s) || i - s > NAME_MAX_LEN)
+			continue;
+		nameset_add(&ns, text, (uint32_t)s, (uint32_t)(i - s));
 	}
-done:
-	ts_tree_cursor_delete(&c);
 	f->refs = xmalloc((ns.n ? ns.n : 1) * sizeof *f->refs);
 	for (i = 0; i < ns.cap; i++)
 		if (ns.len[i])
@@ -281,7 +283,7 @@ rmextract_file(const struct syn_lang *lang, const char *text, size_t len,
 		qsort(r->defs, r->ndefs, sizeof *r->defs, cmp_def);
 	if (nat)
 		qsort(at, nat, sizeof *at, cmp_u32);
-	collect_refs(r, root, text, at, nat);
+	collect_refs(r, text, len, at, nat);
 	free(at);
 	syn_release(t);
 }

@@ -2,12 +2,14 @@
  * rmextract: what repomap needs from one source file — its definitions
  * (@definition.* captures of the language's tags query with their @name:
  * line and the trimmed source line, cut at 100 bytes, as signature) and
- * the identifiers it uses (every identifier-like leaf of the syntax tree
- * that is not one of its own definition names, sorted and unique).
+ * the identifiers it uses (every identifier in its text, comments and
+ * strings included, that is not one of its own definition names, sorted
+ * and unique: a lexical scan, several times cheaper than walking the
+ * syntax tree; a mention in a comment counts as a use).
  *
  * The tags queries are compiled once per language with the patterns that
- * capture no definition disabled (repomap counts uses from the tree
- * itself), and each gets a stamp: a hash of the language's name, grammar
+ * capture no definition disabled (uses come from the lexical
+ * scan), and each gets a stamp: a hash of the language's name, grammar
  * ABI version and query text, so a disk cache (rmcache) made with another
  * grammar or query is not used.  Not thread-safe.
  */

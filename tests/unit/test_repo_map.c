@@ -162,11 +162,16 @@ test_gitignore_binary_big(void **state)
 	memset(huge, ' ', n);
 	memcpy(huge, "int huge_fn(void);", 18);
 	fixture_write(f, "huge.c", huge, n);
+	/* minified: 5,000 bytes on 2 lines */
+	memset(huge, ' ', 5000);
+	memcpy(huge, "function min_fn(){}\n", 20);
+	fixture_write(f, "app.min.js", huge, 5000);
 	free(huge);
 	m = map(f, 2000);
 	assert_null(strstr(m, "generated_ignored"));
 	assert_null(strstr(m, "huge_fn"));
-	at(m, "[skipped: 1 file over 5 MB, 1 binary or unparsable]");
+	assert_null(strstr(m, "min_fn"));
+	at(m, "[skipped: 1 file over 5 MB, 1 binary or unparsable, 1 minified or generated]");
 	free(m);
 }
 
