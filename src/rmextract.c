@@ -23,12 +23,30 @@
 #define SIG_MAX 100   /* bytes of a signature */
 #define NAME_MAX_LEN 80
 #define NQUERIES 64
+#define RMEXTRACT_VERSION 1u /* of what this file extracts: bump it when that changes */
 
 static struct {
 	const struct syn_lang *lang;
 	TSQuery *q;
 	uint64_t stamp;
 } queries[NQUERIES];
+
+/*
+ * Function bodies the query skips, as tools/outline.c does: definitions
+ * inside function bodies are rare in these languages, and the body is most
+ * of the tree the query would walk.  (language, definition node, body node)
+ */
+static const struct {
+	const char *lang, *def, *body;
+} skips[] = {
+	{ "c", "function_definition", "compound_statement" },
+	{ "cpp", "function_definition", "compound_statement" },
+	{ "go", "function_declaration", "block" },
+	{ "go", "method_declaration", "block" },
+	{ "rust", "function_item", "block" },
+	{ "java", "method_declaration", "block" },
+	{ "java", "constructor_declaration", "constructor_body" },
+};
 
 struct nameset {
 	uint32_t *start, *len;  /* len 0 = empty slot */
@@ -93,7 +111,7 @@ query_slot(const struct syn_lang *lang)
 		return -1;
 	queries[i].lang = lang;
 	queries[i].q = compile(lang);
-	abi = ts_language_version(lang->language());
+	abi = ts_language_version(lang->language()) * 1000u + RMEXTRACT_VERSION;
 	queries[i].stamp = fnv(fnv(fnv(UINT64_C(0xcbf29ce484222325), lang->name,
 				       strlen(lang->name)), &abi, sizeof abi),
 			       lang->tags, strlen(lang->tags));
@@ -256,14 +274,67 @@ collect_refs(struct rmcache_rec *f, const char *text, size_t len, const uint32_t
 	free(ns.start), free(ns.len);
 }
 
+/* Whether top (a top-level node of lang) is a function whose body the query skips; its start. */
+static int
+skipped_body(const char *lang, TSNode top, uint32_t *from)
+{
+	const char *type = ts_node_type(top);
+	TSNode body;
+	size_t i;
+
+	for (i = 0; i < sizeof skips / sizeof skips[0]; i++) {
+		if (strcmp(skips[i].lang, lang) || strcmp(skips[i].def, type))
+			continue;
+		body = ts_node_child_by_field_name(top, "body", 4);
+		if (ts_node_is_null(body) || strcmp(ts_node_type(body), skips[i].body))
+			return 0;
+		*from = ts_node_start_byte(body);
+		return 1;
+	}
+	return 0;
+}
+
+/* The definitions of the matches of q under node within [from, to). */
+static void
+defs_in(struct rmcache_rec *r, TSQueryCursor *c, TSQuery *q, TSNode node, uint32_t from,
+	uint32_t to, const char *text, size_t len, uint32_t **at, size_t *nat)
+{
+	TSQueryMatch m;
+
+	ts_query_cursor_set_byte_range(c, from, to);
+	ts_query_cursor_exec(c, q, node);
+	while (ts_query_cursor_next_match(c, &m))
+		add_match_def(r, q, &m, text, len, at, nat);
+}
+
+/* Run the query per top-level node, over a skipped-body function only up to its body. */
+static void
+collect_defs(struct rmcache_rec *r, const struct syn_lang *lang, TSQuery *q, TSNode root,
+	     const char *text, size_t len, uint32_t **at, size_t *nat)
+{
+	TSQueryCursor *c = ts_query_cursor_new();
+	TSTreeCursor tc = ts_tree_cursor_new(root);
+	uint32_t from;
+
+	if (ts_tree_cursor_goto_first_child(&tc)) {
+		do {
+			TSNode top = ts_tree_cursor_current_node(&tc);
+			if (skipped_body(lang->name, top, &from))
+				defs_in(r, c, q, top, ts_node_start_byte(top), from, text, len, at, nat);
+			else
+				defs_in(r, c, q, top, 0, UINT32_MAX, text, len, at, nat);
+		} while (ts_tree_cursor_goto_next_sibling(&tc));
+	}
+	ts_tree_cursor_delete(&tc);
+	ts_query_cursor_delete(c);
+}
+
 /* See rmextract.h. */
 void
 rmextract_file(const struct syn_lang *lang, const char *text, size_t len,
 	       struct rmcache_rec *r)
 {
 	struct syn_tree *t = NULL;
-	TSQueryCursor *c;
-	TSQueryMatch m;
 	TSNode root;
 	uint32_t *at = NULL;
 	size_t nat = 0;
@@ -274,11 +345,7 @@ rmextract_file(const struct syn_lang *lang, const char *text, size_t len,
 		return;
 	}
 	root = ts_tree_root_node(syn_tree_ts(t));
-	c = ts_query_cursor_new();
-	ts_query_cursor_exec(c, queries[slot].q, root);
-	while (ts_query_cursor_next_match(c, &m))
-		add_match_def(r, queries[slot].q, &m, text, len, &at, &nat);
-	ts_query_cursor_delete(c);
+	collect_defs(r, lang, queries[slot].q, root, text, len, &at, &nat);
 	if (r->ndefs)
 		qsort(r->defs, r->ndefs, sizeof *r->defs, cmp_def);
 	if (nat)

@@ -7,10 +7,12 @@
  * and unique: a lexical scan, several times cheaper than walking the
  * syntax tree; a mention in a comment counts as a use).
  *
- * The tags queries are compiled once per language with the patterns that
+ * In C, C++, Go, Rust and Java the query does not enter the bodies of
+ * top-level functions (as the outline tool): definitions inside them are
+ * not listed.  The tags queries are compiled once per language with the patterns that
  * capture no definition disabled (uses come from the lexical
  * scan), and each gets a stamp: a hash of the language's name, grammar
- * ABI version and query text, so a disk cache (rmcache) made with another
+ * ABI version, query text and this module's extraction version, so a disk cache (rmcache) made with another
  * grammar or query is not used.  Not thread-safe.
  */
 #ifndef HEARTH_RMEXTRACT_H
