@@ -78,6 +78,8 @@ check "diff viewer: the old line on the left" grep -Eq '^ +[0-9]+ - .*│' "$E2E
 $T send-keys -t s n
 screen_row dv_next 2 '^@@ -[0-9]'
 $T send-keys -t s e
+_i=0
+while [ $_i -lt 50 ] && [ ! -s "$E2E_TMP/editor.log" ]; do sleep 0.1; _i=$((_i + 1)); done
 screen dv_edited "diff · file 1/1"
 check "diff viewer: e opened the hunk's place in \$EDITOR" grep -Eq '^\+[0-9]+ .*hello.c$' "$E2E_TMP/editor.log"
 $T send-keys -t s q
