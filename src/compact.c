@@ -30,18 +30,6 @@ struct compact_run {
 	long timer;
 };
 
-/* A user message that starts a turn (it has text). */
-static int
-cp_is_query(const struct conv_msg *m)
-{
-	size_t i;
-
-	for (i = 0; m->role == CONV_USER && i < m->nblocks; i++)
-		if (m->blocks[i].kind == CONV_TEXT)
-			return 1;
-	return 0;
-}
-
 /* First message of the last keep_turns turns; 0 if that leaves nothing before it. */
 size_t
 compact_keep_from(const struct conv *c, int keep_turns)
@@ -52,7 +40,7 @@ compact_keep_from(const struct conv *c, int keep_turns)
 	if (keep_turns < 1)
 		keep_turns = 1;
 	while (i-- > 0)
-		if (cp_is_query(&c->msgs[i]) && ++seen == keep_turns)
+		if (conv_msg_is_query(&c->msgs[i]) && ++seen == keep_turns)
 			return i;
 	return 0;
 }
@@ -103,7 +91,7 @@ compact_rewrite(struct conv *c, size_t keep_from, const char *summary)
 		cp_copy_msg(&kept, &c->msgs[i]);
 	while (c->nmsgs)
 		conv_pop(c);
-	if (kept.nmsgs && cp_is_query(&kept.msgs[0])) {
+	if (kept.nmsgs && conv_msg_is_query(&kept.msgs[0])) {
 		struct buf t = BUF_INIT;
 
 		/* the summary goes first in the first kept user message */

@@ -136,6 +136,18 @@ conv_msg_text(const struct conv_msg *m, struct buf *out)
 			buf_adds(out, m->blocks[i].text);
 }
 
+/* A user message with text starts a turn; tool results alone do not. */
+int
+conv_msg_is_query(const struct conv_msg *m)
+{
+	size_t i;
+
+	for (i = 0; m->role == CONV_USER && i < m->nblocks; i++)
+		if (m->blocks[i].kind == CONV_TEXT)
+			return 1;
+	return 0;
+}
+
 /* Steal src's messages (resuming a session into a fresh transcript). */
 void
 conv_move_msgs(struct conv *dst, struct conv *src)

@@ -70,5 +70,7 @@ void conv_pop(struct conv *c);
 size_t conv_msg_tool_calls(const struct conv_msg *m);
 /* Concatenated TEXT blocks of m (appended to out). */
 void conv_msg_text(const struct conv_msg *m, struct buf *out);
+/* Whether m starts a user turn: a user message with text (not only tool results). */
+int conv_msg_is_query(const struct conv_msg *m);
 
 #endif

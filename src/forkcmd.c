@@ -20,20 +20,6 @@
 
 #define FORKCMD_SHOW 70 /* characters of each message in the list */
 
-/* Whether m is a message the user typed. */
-static int
-typed(const struct conv_msg *m)
-{
-	size_t i;
-
-	if (m->role != CONV_USER)
-		return 0;
-	for (i = 0; i < m->nblocks; i++)
-		if (m->blocks[i].kind == CONV_TEXT)
-			return 1;
-	return 0;
-}
-
 /* One list row: "  N  first line of the text". */
 static void
 list_row(struct buf *out, size_t n, const struct conv_msg *m)
@@ -60,7 +46,7 @@ find_typed(const struct session_loaded *l, size_t n, size_t *count)
 	long at = -1;
 
 	for (i = 0; i < l->conv.nmsgs; i++)
-		if (typed(&l->conv.msgs[i]) && ++k == n)
+		if (conv_msg_is_query(&l->conv.msgs[i]) && ++k == n)
 			at = (long)i;
 	*count = k;
 	return at;
@@ -147,7 +133,7 @@ forkcmd_run(struct agent *a, struct journal *j, const char *root, const char *ar
 	at = find_typed(&l, n, &count);
 	if (!*args) {
 		for (i = 0; i < l.conv.nmsgs; i++)
-			if (typed(&l.conv.msgs[i]))
+			if (conv_msg_is_query(&l.conv.msgs[i]))
 				list_row(out, ++k, &l.conv.msgs[i]);
 		buf_adds(out, k ? "/fork N starts a new session before message N (this one is kept)"
 				: "no messages to fork from yet");

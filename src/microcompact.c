@@ -28,20 +28,6 @@ microcompact_cutoff(int turn, int keep)
 	return (turn - keep) / keep * keep;
 }
 
-/* A message that starts a user turn: a user message with text. */
-static int
-mc_is_query(const struct conv_msg *m)
-{
-	size_t i;
-
-	if (m->role != CONV_USER)
-		return 0;
-	for (i = 0; i < m->nblocks; i++)
-		if (m->blocks[i].kind == CONV_TEXT)
-			return 1;
-	return 0;
-}
-
 /* Add s, cut to max bytes on one line (newlines become spaces). */
 static void
 mc_add_short(struct buf *out, const char *s, size_t max)
@@ -221,13 +207,13 @@ microcompact_apply(struct conv *c, int keep, struct microcompact_stats *st)
 	size_t i, j;
 
 	for (i = 0; i < c->nmsgs; i++)
-		turn += mc_is_query(&c->msgs[i]);
+		turn += conv_msg_is_query(&c->msgs[i]);
 	cutoff = microcompact_cutoff(turn, keep);
 	turn = -1;
 	for (i = 0; i < c->nmsgs && cutoff > 0; i++) {
 		struct conv_msg *m = &c->msgs[i];
 
-		turn += mc_is_query(m);
+		turn += conv_msg_is_query(m);
 		if (turn >= cutoff)
 			break;
 		if (m->role != CONV_USER)

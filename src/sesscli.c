@@ -39,6 +39,26 @@ sesscli_export(struct cli *o)
 	return code;
 }
 
+/* This directory's sessions, newest first (errors are printed). */
+int
+sesscli_sessions(struct cli *o, char *root, struct sesslist_info **v, size_t *n)
+{
+	struct err e = ERR_INIT;
+
+	if ((o->cwd && chdir(o->cwd) < 0) || !realpath(".", root) ||
+	    sesslist_list(root, v, n, &e) < 0) {
+		fprintf(stderr, "hearth: %s\n", e.msg[0] ? e.msg : strerror(errno));
+		return -1;
+	}
+	if (!*n) {
+		fprintf(stderr, "hearth: no saved sessions for %s\n", root);
+		sesslist_free(*v, *n);
+		*v = NULL;
+		return -1;
+	}
+	return 0;
+}
+
 /*
  * -r without an id: show the sessions of this directory, newest first; on
  * a terminal, read the number of the one to resume.  Returns -1 to go on
@@ -48,22 +68,13 @@ int
 sesscli_pick(struct cli *o, char *chosen, size_t chosen_size)
 {
 	struct sesslist_info *v = NULL;
-	struct err e = ERR_INIT;
 	char root[PATH_MAX], line[32];
 	size_t n = 0, i;
 	long k;
 	int code = -1;
 
-	if ((o->cwd && chdir(o->cwd) < 0) || !realpath(".", root) ||
-	    sesslist_list(root, &v, &n, &e) < 0) {
-		fprintf(stderr, "hearth: %s\n", e.msg[0] ? e.msg : strerror(errno));
+	if (sesscli_sessions(o, root, &v, &n) < 0)
 		return 1;
-	}
-	if (!n) {
-		fprintf(stderr, "hearth: no saved sessions for %s\n", root);
-		sesslist_free(v, n);
-		return 1;
-	}
 	for (i = 0; i < n && i < 20; i++)
 		fprintf(stderr, "%3zu  %s  %4zu msgs  %ldm ago  %s\n", i + 1, v[i].id, v[i].nmsgs,
 			(long)(time(NULL) - v[i].mtime) / 60, v[i].first_prompt ? v[i].first_prompt : "");

@@ -9,6 +9,15 @@
 
 #include "cli.h"
 
+struct sesslist_info;
+
+/*
+ * Change to o->cwd and list its sessions newest first into *v (free with
+ * sesslist_free) with root (PATH_MAX bytes) set; -1 after printing why
+ * (none saved, unreadable) on stderr.
+ */
+int sesscli_sessions(struct cli *o, char *root, struct sesslist_info **v, size_t *n);
+
 /* --export: write the session as Markdown (HTML for *.html); the exit code. */
 int sesscli_export(struct cli *o);
 /*

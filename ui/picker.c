@@ -9,7 +9,6 @@
 #include "picker.h"
 
 #include <ctype.h>
-#include <errno.h>
 #include <limits.h>
 #include <locale.h>
 #include <signal.h>
@@ -385,16 +384,8 @@ picker_main(struct cli *o, char *chosen, size_t size)
 	size_t n = 0;
 	int rc;
 
-	if ((o->cwd && chdir(o->cwd) < 0) || !realpath(".", root) ||
-	    sesslist_list(root, &v, &n, &e) < 0) {
-		fprintf(stderr, "hearth: %s\n", e.msg[0] ? e.msg : strerror(errno));
+	if (sesscli_sessions(o, root, &v, &n) < 0)
 		return 1;
-	}
-	if (!n) {
-		fprintf(stderr, "hearth: no saved sessions for %s\n", root);
-		sesslist_free(v, n);
-		return 1;
-	}
 	setlocale(LC_CTYPE, "");
 	theme_default(&th, theme_depth_env());
 	if (!(t = term_curses_new(&th, &opts, &e))) {
