@@ -322,6 +322,20 @@ escalate_begin(struct escalate *x, struct agent *a, struct provider *local, cons
 	return t;
 }
 
+/* An interactive turn with the local server down (see escalate.h). */
+int
+escalate_begin_down(struct escalate *x, struct agent *a, struct provider *local, struct buf *note)
+{
+	struct provider *p = escalate_server_down(x, local, note);
+
+	if (!p)
+		return 0;
+	agent_set_provider(a, p);
+	escalate_attach(x, a);
+	x->began_ms = loop_now_ms(x->loop);
+	return 1;
+}
+
 /* The interactive turn ended. */
 void
 escalate_end(struct escalate *x, struct agent *a, int answered)

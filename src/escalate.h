@@ -110,6 +110,14 @@ const char *escalate_begin(struct escalate *x, struct agent *a, struct provider 
 			   const char *text, long n_ctx, struct buf *note);
 void escalate_end(struct escalate *x, struct agent *a, int answered);
 /*
+ * An interactive turn while the local server does not answer: the
+ * server_down rule decides.  On Claude the agent is pointed at it and the
+ * turn is followed as escalate_begin does (return 1); otherwise 0 (the
+ * caller waits for the server).  note gets the line for the user.
+ */
+int escalate_begin_down(struct escalate *x, struct agent *a, struct provider *local,
+			struct buf *note);
+/*
  * Follow the agent's steps for this turn (print mode; escalate_begin does
  * it for the interactive sessions): installs the step hook (escstep) and
  * takes the usage baseline.

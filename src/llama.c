@@ -1,6 +1,9 @@
 /*
  * llama: llama-server provider.
  *
+ * The structs live in llamaint.h (private); the slot a request is pinned
+ * to is chosen in llamaslot.c.
+ *
  * Data: struct llama holds the discovery results and at most one chat
  * call in flight.  A chat call (struct llama_call) owns its SSE parser,
  * decoder and error-body buffer; it is freed when its request completes,
@@ -12,6 +15,7 @@
  * ERROR) and nothing after it; cancel delivers nothing.
  */
 #include "llama.h"
+#include "llamaint.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>
@@ -30,51 +34,6 @@
 #include "tool.h"
 #include "xmalloc.h"
 
-struct llama_call {
-	struct llama *lm;
-	struct http_req *req;
-	struct sse sse;
-	struct oai_dec dec;
-	struct buf errbody;
-	llm_sink_fn sink;
-	void *ctx;
-	int ended;
-	int dead;
-	long idle_timer; /* armed once bytes flow; silence past it means a stuck server */
-	long wait_timer; /* pinned slot: no first byte yet (queued behind another client?) */
-	unsigned long seq;
-	int got_bytes;
-	int held;        /* waiting for a slot restore before it is sent */
-	char *body;      /* kept to re-send to any slot */
-	struct llama_call *next_dead;
-};
-
-
-struct llama {
-	struct loop *loop;
-	struct http *http;
-	const struct cfg *cfg;
-	struct provider prov;
-	struct llamadisco disco;
-	struct cachewatch cw;
-	struct slotsave ss;
-	struct llama_call *call;
-	struct llama_call *dead;
-	unsigned long seq;          /* numbers calls, so a late /slots answer finds its call */
-	unsigned long wait_seq;     /* the call whose slot is being checked */
-	int learning;               /* a /slots look-up to find the slot that served us */
-	int learn_tries;            /* at most 3: /slots may be disabled or ambiguous */
-	long learn_timer;
-	long learn_tokens;          /* the prompt size that identifies our slot */
-	int slot_gave_up;           /* our pinned slot was taken: stay unpinned */
-	llama_probe_fn probe_done;
-	void (*probe_loading)(void *arg);
-	void *probe_arg;
-};
-
-
-static void llama_call_free(struct llama_call *c);
-
 /* Free calls that were cancelled while on the stack. */
 static void
 llama_sweep(struct llama *lm)
@@ -88,7 +47,7 @@ llama_sweep(struct llama *lm)
 }
 
 /* Release a call's parser state. */
-static void
+void
 llama_call_free(struct llama_call *c)
 {
 	if (c->idle_timer)
@@ -103,7 +62,7 @@ llama_call_free(struct llama_call *c)
 }
 
 /* Forward one event unless the call already ended. */
-static void
+void
 llama_emit(struct llama_call *c, const struct llm_event *ev)
 {
 	if (c->ended || c->dead)
@@ -111,39 +70,6 @@ llama_emit(struct llama_call *c, const struct llm_event *ev)
 	if (ev->kind == LLM_DONE || ev->kind == LLM_ERROR)
 		c->ended = 1;
 	c->sink(c->ctx, ev);
-}
-
-/* /slots after an unpinned request: pin to the slot holding exactly our prompt. */
-static void
-llama_on_learn_slots(int status, const struct llama_slot *slots, size_t n, const struct err *e,
-		     void *arg)
-{
-	struct llama *lm = arg;
-	int found = -1, matches = 0;
-	size_t i;
-
-	(void)status;
-	(void)e;
-	for (i = 0; i < n; i++)
-		if (slots[i].id_task >= 0 && slots[i].n_prompt_tokens == lm->learn_tokens) {
-			found = slots[i].id;
-			matches++;
-		}
-	if (matches == 1 && lm->disco.slot < 0)
-		lm->disco.slot = found;
-	lm->learning = 0;
-}
-
-/* Start the look-up from the loop: curl refuses new transfers inside its callbacks. */
-static void
-llama_learn_timer(struct loop *l, long id, void *arg)
-{
-	struct llama *lm = arg;
-
-	(void)l;
-	(void)id;
-	lm->learn_timer = 0;
-	llamadisco_slots(&lm->disco, llama_on_learn_slots, lm);
 }
 
 /* After the timings: how much of the prompt came from the cache, and why not more. */
@@ -158,7 +84,7 @@ llama_cache_report(struct llama_call *c, const struct llm_timings *t)
 	    !c->lm->slot_gave_up && c->lm->learn_tries++ < 3) {
 		c->lm->learning = 1;
 		c->lm->learn_tokens = t->cache_n + t->prompt_n;
-		c->lm->learn_timer = loop_timer_add(c->lm->loop, 0, llama_learn_timer, c->lm);
+		c->lm->learn_timer = loop_timer_add(c->lm->loop, 0, llamaslot_learn_timer, c->lm);
 	}
 	ev.cache.reuse = r.reuse;
 	ev.cache.expected = r.expected;
@@ -191,7 +117,6 @@ llama_on_sse(void *ctx, struct str event, struct str data)
 	return c->ended || c->dead;
 }
 
-static void llama_fail(struct llama_call *c, enum llm_err_kind kind, int retryable, const char *msg);
 static void llama_cancel(void *self);
 
 /* No byte for stream_idle_timeout seconds after the stream started: give up on it. */
@@ -257,7 +182,7 @@ llama_on_data(struct http_req *r, const char *data, size_t n, void *arg)
 }
 
 /* Emit a transport-level error event. */
-static void
+void
 llama_fail(struct llama_call *c, enum llm_err_kind kind, int retryable, const char *msg)
 {
 	struct llm_event ev = { .kind = LLM_ERROR };
@@ -298,7 +223,7 @@ llama_on_done(struct http_req *r, int status, enum http_fail fail, const struct 
 }
 
 /* POST c->body; 0 or -1 + e. */
-static int
+int
 llama_send(struct llama_call *c, struct err *e)
 {
 	static const struct http_cb cb = { llama_on_data, llama_on_done };
@@ -353,45 +278,6 @@ llama_note_request(struct llama *lm, const char *body, int slot)
 	cJSON_Delete(root);
 }
 
-static void llama_on_wait(struct loop *l, long id, void *arg);
-
-/* The restore before a resumed session's first request ended: send it now. */
-static void
-llama_after_restore(void *arg, const char *notice)
-{
-	struct llama *lm = arg;
-	struct llama_call *c = lm->call;
-	struct err e = ERR_INIT;
-
-	if (!c || !c->held)
-		return;
-	c->held = 0;
-	if (lm->ss.support == SLOTSAVE_NO && lm->cfg->id_slot < 0) { /* let the server find a warm slot */
-		cJSON *root = cJSON_Parse(c->body);
-
-		cJSON_ReplaceItemInObject(root, "id_slot", cJSON_CreateNumber(-1));
-		free(c->body);
-		c->body = cJSON_PrintUnformatted(root);
-		cJSON_Delete(root);
-		lm->disco.slot = -1;
-		lm->cw.next_slot = -1;
-	}
-	if (notice) {
-		struct llm_event ev = { .kind = LLM_NOTICE };
-
-		ev.text = str_from(notice);
-		llama_emit(c, &ev);
-	}
-	if (llama_send(c, &e) < 0) {
-		lm->call = NULL;
-		llama_fail(c, LLM_ERR_OTHER, 0, e.msg);
-		llama_call_free(c);
-		return;
-	}
-	if (lm->disco.slot >= 0 && lm->cfg->slot_wait_s > 0)
-		c->wait_timer = loop_timer_add(lm->loop, (uint64_t)lm->cfg->slot_wait_s * 1000u, llama_on_wait, c);
-}
-
 /* provider.start: build the body and stream it. */
 static int
 llama_start(void *self, const struct provider_req *req, llm_sink_fn sink, void *ctx, struct err *e)
@@ -418,7 +304,7 @@ llama_start(void *self, const struct provider_req *req, llm_sink_fn sink, void *
 	llama_note_request(lm, c->body, pinned.id_slot);
 	if (req->planned_change)
 		cachewatch_plan(&lm->cw, req->planned_change);
-	if (slotsave_before_request(&lm->ss, llama_after_restore, lm)) {
+	if (slotsave_before_request(&lm->ss, llamaslot_after_restore, lm)) {
 		c->held = 1;
 		lm->call = c;
 		return 0;
@@ -428,69 +314,9 @@ llama_start(void *self, const struct provider_req *req, llm_sink_fn sink, void *
 		return -1;
 	}
 	if (pinned.id_slot >= 0 && lm->cfg->slot_wait_s > 0)
-		c->wait_timer = loop_timer_add(lm->loop, (uint64_t)lm->cfg->slot_wait_s * 1000u, llama_on_wait, c);
+		c->wait_timer = loop_timer_add(lm->loop, (uint64_t)lm->cfg->slot_wait_s * 1000u, llamaslot_on_wait, c);
 	lm->call = c;
 	return 0;
-}
-
-/* /slots answered while a pinned request waits: re-send to any slot if ours is taken. */
-static void
-llama_on_wait_slots(int status, const struct llama_slot *slots, size_t n, const struct err *e,
-		    void *arg)
-{
-	struct llama *lm = arg;
-	struct llama_call *c = lm->call;
-	struct err se = ERR_INIT;
-	int slot = lm->disco.slot, busy = 0;
-	size_t i;
-	cJSON *root;
-	char msg[160];
-
-	(void)status;
-	(void)e;
-	if (!c || c->seq != lm->wait_seq || c->got_bytes || c->dead)
-		return;
-	for (i = 0; i < n; i++)
-		busy |= slots[i].id == slot && slots[i].is_processing;
-	if (!busy) { /* not queued behind another client: keep waiting */
-		c->wait_timer = loop_timer_add(lm->loop, (uint64_t)lm->cfg->slot_wait_s * 1000u, llama_on_wait, c);
-		return;
-	}
-	root = cJSON_Parse(c->body);
-	cJSON_ReplaceItemInObject(root, "id_slot", cJSON_CreateNumber(-1));
-	free(c->body);
-	c->body = cJSON_PrintUnformatted(root);
-	cJSON_Delete(root);
-	lm->disco.slot = -1;
-	lm->slot_gave_up = 1;
-	lm->cw.next_slot = -1;
-	http_cancel(c->req);
-	if (llama_send(c, &se) < 0) {
-		llama_fail(c, LLM_ERR_OTHER, 0, se.msg);
-		return;
-	}
-	snprintf(msg, sizeof msg,
-		 "slot %d is busy with another client; sent the request to any free slot (its cache may be cold)",
-		 slot);
-	{
-		struct llm_event ev = { .kind = LLM_NOTICE };
-
-		ev.text = str_from(msg);
-		llama_emit(c, &ev);
-	}
-}
-
-/* A pinned request has had no byte for a while: look at /slots. */
-static void
-llama_on_wait(struct loop *l, long id, void *arg)
-{
-	struct llama_call *c = arg;
-
-	(void)l;
-	(void)id;
-	c->wait_timer = 0;
-	c->lm->wait_seq = c->seq;
-	llamadisco_slots(&c->lm->disco, llama_on_wait_slots, c->lm);
 }
 
 /* provider.cancel: drop the stream; no more events. */

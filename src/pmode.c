@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "json.h"
+#include "pmjson.h"
 #include "sanitize.h"
 #include "xmalloc.h"
 
@@ -58,17 +59,6 @@ pm_write(struct pmode *pm, int fd, const char *s, size_t n)
 	}
 }
 
-/* Add a sanitised UTF-8 string member. */
-static void
-pm_add_str(cJSON *o, const char *key, const char *s, size_t n)
-{
-	struct buf b = BUF_INIT;
-
-	sanitize_utf8(&b, s ? s : "", s ? n : 0);
-	cJSON_AddStringToObject(o, key, b.data);
-	buf_release(&b);
-}
-
 /* Print a JSON value as one line on stdout and free it. */
 static void
 pm_emit(struct pmode *pm, cJSON *o)
@@ -83,18 +73,6 @@ pm_emit(struct pmode *pm, cJSON *o)
 	buf_release(&b);
 	cJSON_free(txt);
 	cJSON_Delete(o);
-}
-
-/* A new line of JSON with type (and subtype). */
-static cJSON *
-pm_obj(const char *type, const char *subtype)
-{
-	cJSON *o = cJSON_CreateObject();
-
-	cJSON_AddStringToObject(o, "type", type);
-	if (subtype)
-		cJSON_AddStringToObject(o, "subtype", subtype);
-	return o;
 }
 
 /* Allocate. */
@@ -194,8 +172,8 @@ pm_server_note(struct pmode *pm, const struct llm_event *ev)
 		snprintf(line, sizeof line, "%.*s", (int)ev->text.len, ev->text.p);
 		pmode_note(pm, line);
 		if (pm->o.format == PMODE_STREAM_JSON) {
-			o = pm_obj("system", "notice");
-			pm_add_str(o, "text", ev->text.p, ev->text.len);
+			o = pmjson_obj("system", "notice");
+			pmjson_add_str(o, "text", ev->text.p, ev->text.len);
 			pm_emit(pm, o);
 		}
 		return;
@@ -211,9 +189,9 @@ pm_server_note(struct pmode *pm, const struct llm_event *ev)
 	cJSON_AddNumberToObject(o, "cache_n", (double)ev->cache.cache_n);
 	cJSON_AddNumberToObject(o, "prompt_n", (double)ev->cache.prompt_n);
 	cJSON_AddBoolToObject(o, "planned", ev->cache.planned);
-	pm_add_str(o, "cause", ev->cache.cause, strlen(ev->cache.cause));
+	pmjson_add_str(o, "cause", ev->cache.cause, strlen(ev->cache.cause));
 	if (pm->o.format == PMODE_STREAM_JSON) {
-		cJSON *line_obj = pm_obj("system", "cache_break");
+		cJSON *line_obj = pmjson_obj("system", "cache_break");
 
 		cJSON_AddItemToObject(line_obj, "cache", cJSON_Duplicate(o, 1));
 		pm_emit(pm, line_obj);
@@ -239,7 +217,7 @@ pm_on_event(void *arg, const struct llm_event *ev)
 	if (ev->kind == LLM_PROGRESS) {
 		pm_progress(pm, &ev->progress);
 		if (pm->o.format == PMODE_STREAM_JSON) {
-			o = pm_obj("system", "progress");
+			o = pmjson_obj("system", "progress");
 			e = cJSON_AddObjectToObject(o, "prompt_progress");
 			cJSON_AddNumberToObject(e, "total", (double)ev->progress.total);
 			cJSON_AddNumberToObject(e, "cache", (double)ev->progress.cache);
@@ -253,32 +231,16 @@ pm_on_event(void *arg, const struct llm_event *ev)
 	}
 	if (pm->o.format != PMODE_STREAM_JSON || (ev->kind != LLM_TEXT && ev->kind != LLM_REASONING))
 		return;
-	o = pm_obj("stream_event", NULL);
+	o = pmjson_obj("stream_event", NULL);
 	e = cJSON_AddObjectToObject(o, "event");
 	cJSON_AddStringToObject(e, "type", "content_block_delta");
 	cJSON_AddNumberToObject(e, "index", 0);
 	d = cJSON_AddObjectToObject(e, "delta");
 	cJSON_AddStringToObject(d, "type", ev->kind == LLM_TEXT ? "text_delta" : "thinking_delta");
-	pm_add_str(d, ev->kind == LLM_TEXT ? "text" : "thinking", ev->text.p, ev->text.len);
+	pmjson_add_str(d, ev->kind == LLM_TEXT ? "text" : "thinking", ev->text.p, ev->text.len);
 	if (pm->o.session_id)
 		cJSON_AddStringToObject(o, "session_id", pm->o.session_id);
 	pm_emit(pm, o);
-}
-
-/* Tool arguments as a JSON value (the raw text when it is not JSON). */
-static cJSON *
-pm_input(const char *args, size_t n)
-{
-	cJSON *v = json_parse(args, n, NULL);
-
-	if (!v) {
-		struct buf b = BUF_INIT;
-
-		sanitize_utf8(&b, args, n);
-		v = cJSON_CreateString(b.data);
-		buf_release(&b);
-	}
-	return v;
 }
 
 /* An assistant message: remember its text as the answer; stream-json line. */
@@ -293,7 +255,7 @@ pm_on_message(void *arg, const struct conv_msg *m)
 	conv_msg_text(m, &pm->answer);
 	if (pm->o.format != PMODE_STREAM_JSON)
 		return;
-	o = pm_obj("assistant", NULL);
+	o = pmjson_obj("assistant", NULL);
 	msg = cJSON_AddObjectToObject(o, "message");
 	cJSON_AddStringToObject(msg, "role", "assistant");
 	content = cJSON_AddArrayToObject(msg, "content");
@@ -305,44 +267,21 @@ pm_on_message(void *arg, const struct conv_msg *m)
 		blk = cJSON_CreateObject();
 		if (b->kind == CONV_TEXT) {
 			cJSON_AddStringToObject(blk, "type", "text");
-			pm_add_str(blk, "text", b->text, strlen(b->text));
+			pmjson_add_str(blk, "text", b->text, strlen(b->text));
 		} else if (b->kind == CONV_REASONING) {
 			cJSON_AddStringToObject(blk, "type", "thinking");
-			pm_add_str(blk, "thinking", b->text, strlen(b->text));
+			pmjson_add_str(blk, "thinking", b->text, strlen(b->text));
 		} else {
 			cJSON_AddStringToObject(blk, "type", "tool_use");
-			pm_add_str(blk, "id", b->id, b->id ? strlen(b->id) : 0);
-			pm_add_str(blk, "name", b->name, b->name ? strlen(b->name) : 0);
-			cJSON_AddItemToObject(blk, "input", pm_input(b->text, strlen(b->text)));
+			pmjson_add_str(blk, "id", b->id, b->id ? strlen(b->id) : 0);
+			pmjson_add_str(blk, "name", b->name, b->name ? strlen(b->name) : 0);
+			cJSON_AddItemToObject(blk, "input", pmjson_input(b->text, strlen(b->text)));
 		}
 		cJSON_AddItemToArray(content, blk);
 	}
 	if (pm->o.session_id)
 		cJSON_AddStringToObject(o, "session_id", pm->o.session_id);
 	pm_emit(pm, o);
-}
-
-/* Short description of a call's arguments for stderr: the first string value. */
-static void
-pm_call_summary(const struct agent_call *c, struct buf *out)
-{
-	cJSON *v = json_parse(c->args.data, c->args.len, NULL), *it;
-
-	buf_adds(out, c->name);
-	if (cJSON_IsObject(v))
-		cJSON_ArrayForEach(it, v) {
-			if (cJSON_IsString(it)) {
-				size_t n = strlen(it->valuestring);
-				const char *nl = strchr(it->valuestring, '\n');
-
-				if (nl)
-					n = (size_t)(nl - it->valuestring);
-				buf_addch(out, ' ');
-				sanitize_term(out, it->valuestring, n > 80 ? 80 : n);
-				break;
-			}
-		}
-	cJSON_Delete(v);
 }
 
 /* Tool started: a line on stderr when verbose. */
@@ -355,7 +294,7 @@ pm_on_tool_start(void *arg, const struct agent_call *c)
 		return;
 	buf_reset(&pm->scratch);
 	buf_adds(&pm->scratch, "● ");
-	pm_call_summary(c, &pm->scratch);
+	pmjson_call_summary(c, &pm->scratch);
 	pmode_error(pm, pm->scratch.data);
 }
 
@@ -367,9 +306,9 @@ pm_on_tool_done(void *arg, const struct agent_call *c)
 	cJSON *rec = cJSON_CreateObject(), *o, *msg, *content, *blk;
 	char line[128];
 
-	pm_add_str(rec, "id", c->id, strlen(c->id));
-	pm_add_str(rec, "name", c->name, strlen(c->name));
-	cJSON_AddItemToObject(rec, "input", pm_input(c->args.data, c->args.len));
+	pmjson_add_str(rec, "id", c->id, strlen(c->id));
+	pmjson_add_str(rec, "name", c->name, strlen(c->name));
+	cJSON_AddItemToObject(rec, "input", pmjson_input(c->args.data, c->args.len));
 	cJSON_AddBoolToObject(rec, "is_error", c->job.is_error);
 	cJSON_AddNumberToObject(rec, "duration_ms", (double)(c->t_end_ms - c->t_start_ms));
 	cJSON_AddItemToArray(pm->tool_calls, rec);
@@ -380,14 +319,14 @@ pm_on_tool_done(void *arg, const struct agent_call *c)
 	}
 	if (pm->o.format != PMODE_STREAM_JSON)
 		return;
-	o = pm_obj("user", NULL);
+	o = pmjson_obj("user", NULL);
 	msg = cJSON_AddObjectToObject(o, "message");
 	cJSON_AddStringToObject(msg, "role", "user");
 	content = cJSON_AddArrayToObject(msg, "content");
 	blk = cJSON_CreateObject();
 	cJSON_AddStringToObject(blk, "type", "tool_result");
-	pm_add_str(blk, "tool_use_id", c->id, strlen(c->id));
-	pm_add_str(blk, "content", c->job.out.data, c->job.out.len);
+	pmjson_add_str(blk, "tool_use_id", c->id, strlen(c->id));
+	pmjson_add_str(blk, "content", c->job.out.data, c->job.out.len);
 	cJSON_AddBoolToObject(blk, "is_error", c->job.is_error);
 	cJSON_AddItemToArray(content, blk);
 	if (pm->o.session_id)
@@ -439,13 +378,13 @@ pmode_init(struct pmode *pm, const char *model, const struct tool *const *tools,
 
 	if (pm->o.format != PMODE_STREAM_JSON)
 		return;
-	o = pm_obj("system", "init");
-	pm_add_str(o, "cwd", pm->o.cwd, strlen(pm->o.cwd));
+	o = pmjson_obj("system", "init");
+	pmjson_add_str(o, "cwd", pm->o.cwd, strlen(pm->o.cwd));
 	cJSON_AddStringToObject(o, "session_id", pm->o.session_id ? pm->o.session_id : "");
 	arr = cJSON_AddArrayToObject(o, "tools");
 	for (i = 0; i < n; i++)
 		cJSON_AddItemToArray(arr, cJSON_CreateString(tools[i]->name));
-	pm_add_str(o, "model", model ? model : "", model ? strlen(model) : 0);
+	pmjson_add_str(o, "model", model ? model : "", model ? strlen(model) : 0);
 	pm_emit(pm, o);
 }
 
@@ -467,22 +406,6 @@ pm_exit_code(const struct pmode *pm)
 	}
 }
 
-/* MicroCompact in the result: results digested and the compression ratio (digest/original bytes). */
-static void
-pm_microcompact(cJSON *o, const struct microcompact_stats *mc)
-{
-	cJSON *m = cJSON_AddObjectToObject(o, "microcompact");
-
-	cJSON_AddNumberToObject(m, "events", mc->events);
-	cJSON_AddNumberToObject(m, "digested", mc->digested);
-	cJSON_AddNumberToObject(m, "bytes_before", (double)mc->bytes_before);
-	cJSON_AddNumberToObject(m, "bytes_after", (double)mc->bytes_after);
-	if (mc->bytes_before > 0)
-		cJSON_AddNumberToObject(m, "ratio", (double)mc->bytes_after / (double)mc->bytes_before);
-	else
-		cJSON_AddNullToObject(m, "ratio");
-}
-
 /* The json / stream-json result object. */
 static cJSON *
 pm_result(struct pmode *pm, const struct agent_stats *st, const char *model, uint64_t duration_ms,
@@ -490,14 +413,14 @@ pm_result(struct pmode *pm, const struct agent_stats *st, const char *model, uin
 {
 	static const char *const subtypes[] = { "success", "error_max_steps",
 						"error_during_execution", "error_during_execution" };
-	cJSON *o = pm_obj("result", subtypes[pm->ended ? pm->end : AGENT_END_ERROR]), *u, *t;
+	cJSON *o = pmjson_obj("result", subtypes[pm->ended ? pm->end : AGENT_END_ERROR]), *u, *t;
 	const struct llm_timings *tm = &st->last_timings;
 	long seen = tm->cache_n + tm->prompt_n;
 
 	cJSON_AddBoolToObject(o, "is_error", code != 0);
-	pm_add_str(o, "result", pm->answer.data, pm->answer.len);
+	pmjson_add_str(o, "result", pm->answer.data, pm->answer.len);
 	if (code)
-		pm_add_str(o, "error", pm->end_msg.data, pm->end_msg.len);
+		pmjson_add_str(o, "error", pm->end_msg.data, pm->end_msg.len);
 	cJSON_AddNumberToObject(o, "num_turns", st->requests);
 	cJSON_AddStringToObject(o, "session_id", pm->o.session_id ? pm->o.session_id : "");
 	cJSON_AddNumberToObject(o, "duration_ms", (double)duration_ms);
@@ -516,7 +439,7 @@ pm_result(struct pmode *pm, const struct agent_stats *st, const char *model, uin
 	else
 		cJSON_AddNullToObject(o, "cache_reuse");
 	cJSON_AddNumberToObject(o, "tool_failures", st->tool_failures);
-	pm_microcompact(o, &st->mc);
+	pmjson_microcompact(o, &st->mc);
 	t = cJSON_AddObjectToObject(o, "discipline");
 	cJSON_AddNumberToObject(t, "explore_cutoffs", st->explore_cutoffs);
 	cJSON_AddNumberToObject(t, "think_turns", st->think_turns);
@@ -528,7 +451,7 @@ pm_result(struct pmode *pm, const struct agent_stats *st, const char *model, uin
 		cJSON_AddItemReferenceToObject(o, "route", pm->route);
 	if (pm->routing)
 		cJSON_AddItemReferenceToObject(o, "routing", pm->routing);
-	pm_add_str(o, "model", model ? model : "", model ? strlen(model) : 0);
+	pmjson_add_str(o, "model", model ? model : "", model ? strlen(model) : 0);
 	return o;
 }
 
@@ -585,7 +508,7 @@ pmode_file_changed(struct pmode *pm, const char *path, int status, int added, in
 	cJSON *f = cJSON_CreateObject();
 	char st[2] = { (char)status, '\0' };
 
-	pm_add_str(f, "path", path, strlen(path));
+	pmjson_add_str(f, "path", path, strlen(path));
 	cJSON_AddStringToObject(f, "status", st);
 	cJSON_AddNumberToObject(f, "added", added);
 	cJSON_AddNumberToObject(f, "removed", removed);
@@ -599,7 +522,7 @@ pmode_route(struct pmode *pm, const char *target, const char *reason)
 	cJSON_Delete(pm->route);
 	pm->route = cJSON_CreateObject();
 	cJSON_AddStringToObject(pm->route, "target", target);
-	pm_add_str(pm->route, "reason", reason ? reason : "", reason ? strlen(reason) : 0);
+	pmjson_add_str(pm->route, "reason", reason ? reason : "", reason ? strlen(reason) : 0);
 }
 
 /* Keep the routing summary for the result (owned from now on). */

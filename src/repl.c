@@ -5,9 +5,11 @@
  * (stdin watched for a line) → TURN (stdin not watched; the agent runs)
  * → PROMPT.  Streamed text is written as it arrives; a UTF-8 sequence cut
  * between two deltas is held back (`carry`) so it is not mistaken for
- * invalid bytes.
+ * invalid bytes.  struct repl is in replint.h (private); the agent
+ * observer is in replobs.c.
  */
 #include "repl.h"
+#include "replint.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -31,27 +33,8 @@
 #include "xmalloc.h"
 #include "sesscmd.h"
 
-enum repl_state { RS_PROBING, RS_PROMPT, RS_TURN, RS_CMD, RS_QUIT };
-
-struct repl {
-	const struct repl_deps *d;
-	struct agent *agent;
-	enum repl_state state;
-	struct buf line;
-	char carry[4];
-	size_t ncarry;
-	int at_line_start;
-	int asking;   /* the gate's question waits for a line */
-	int told_first_run;
-	long retry_timer;
-	struct sesscmd cmds;
-	int eof;      /* stdin ended: quit when the lines read so far are done */
-	int draining; /* inside repl_drain */
-	int booted;   /* the session prompt is in the agent (repl_boot) */
-};
-
 /* Write bytes to the output fd (best effort). */
-static void
+void
 repl_out(struct repl *r, const char *s, size_t n)
 {
 	while (n) {
@@ -67,7 +50,7 @@ repl_out(struct repl *r, const char *s, size_t n)
 }
 
 /* Write a sanitised line, starting on a fresh line. */
-static void
+void
 repl_say(struct repl *r, const char *s)
 {
 	struct buf b = BUF_INIT;
@@ -79,125 +62,6 @@ repl_say(struct repl *r, const char *s)
 	repl_out(r, b.data, b.len);
 	buf_release(&b);
 	r->at_line_start = 1;
-}
-
-/* Show the prompt and listen to stdin. */
-static void repl_prompt(struct repl *r);
-
-/* Streamed text: hold back an incomplete UTF-8 tail until the next delta. */
-static void
-repl_text(struct repl *r, const char *s, size_t n)
-{
-	struct buf in = BUF_INIT, out = BUF_INIT;
-	size_t keep = 0, i;
-
-	buf_add(&in, r->carry, r->ncarry);
-	buf_add(&in, s, n);
-	for (i = in.len; i > 0 && i + 4 > in.len; i--) {
-		unsigned char c = (unsigned char)in.data[i - 1];
-
-		if (c >= 0xc0) { /* a lead byte: is its sequence complete? */
-			size_t need = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : 2;
-
-			if (in.len - (i - 1) < need)
-				keep = in.len - (i - 1);
-			break;
-		}
-		if (c < 0x80)
-			break;
-	}
-	sanitize_term(&out, in.data, in.len - keep);
-	memcpy(r->carry, in.data + in.len - keep, keep);
-	r->ncarry = keep;
-	repl_out(r, out.data, out.len);
-	if (out.len)
-		r->at_line_start = out.data[out.len - 1] == '\n';
-	buf_release(&in);
-	buf_release(&out);
-}
-
-/* Observer: stream events. */
-static void
-repl_on_event(void *arg, const struct llm_event *ev)
-{
-	struct repl *r = arg;
-
-	if (ev->kind == LLM_TEXT) {
-		repl_text(r, ev->text.p, ev->text.len);
-	} else if (ev->kind == LLM_NOTICE) {
-		struct buf b = BUF_INIT;
-
-		buf_addf(&b, "· %.*s", (int)ev->text.len, ev->text.p);
-		repl_say(r, b.data);
-		buf_release(&b);
-	} else if (ev->kind == LLM_CACHE && ev->cache.is_break) {
-		char line[512];
-
-		snprintf(line, sizeof line, "· cache break: %s (reused %.0f%%, expected %.0f%%)",
-			 ev->cache.cause, ev->cache.reuse * 100, ev->cache.expected * 100);
-		repl_say(r, line);
-	}
-}
-
-/* Observer: a tool call starts. */
-static void
-repl_on_tool_start(void *arg, const struct agent_call *c)
-{
-	struct repl *r = arg;
-	struct buf b = BUF_INIT;
-
-	buf_addf(&b, "● %s %.*s", c->name, (int)(c->args.len > 100 ? 100 : c->args.len),
-		 c->args.data);
-	repl_say(r, b.data);
-	buf_release(&b);
-}
-
-/* Observer: a tool call finished. */
-static void
-repl_on_tool_done(void *arg, const struct agent_call *c)
-{
-	struct repl *r = arg;
-	char line[160];
-	const char *nl = strchr(c->job.out.data, '\n');
-	int first = nl ? (int)(nl - c->job.out.data) : (int)c->job.out.len;
-
-	snprintf(line, sizeof line, "  %s %.1fs  %.*s", c->job.is_error ? "✗" : "✓",
-		 (double)(c->t_end_ms - c->t_start_ms) / 1000.0, first > 100 ? 100 : first,
-		 c->job.out.data);
-	repl_say(r, line);
-	if (c->job.diff)
-		repl_say(r, c->job.diff);
-}
-
-/* Observer: notices. */
-static void
-repl_on_notice(void *arg, const char *line)
-{
-	struct buf b = BUF_INIT;
-
-	buf_addf(&b, "· %s", line);
-	repl_say(arg, b.data);
-	buf_release(&b);
-}
-
-/* Observer: the turn ended. */
-static void
-repl_on_end(void *arg, enum agent_end end, const char *message)
-{
-	struct repl *r = arg;
-
-	r->ncarry = 0;
-	if (r->d->esc)
-		escalate_end(r->d->esc, r->agent, end == AGENT_END_OK);
-	if (end != AGENT_END_OK) {
-		struct buf b = BUF_INIT;
-
-		buf_addf(&b, "✗ %s", message);
-		repl_say(r, b.data);
-		buf_release(&b);
-	}
-	if (r->state == RS_TURN)
-		repl_prompt(r);
 }
 
 static void repl_cmd_changed(void *arg);
@@ -398,7 +262,7 @@ repl_ask(void *arg, const struct gate_question *q)
 		repl_say(r, q->detail);
 	buf_reset(&b);
 	buf_addf(&b, "y = yes, n = no, a = always (%s) [y/N/a] ", q->always);
-	repl_text(r, b.data, b.len);
+	replobs_text(r, b.data, b.len);
 	buf_release(&b);
 	r->asking = 1;
 	if (!r->eof)
@@ -417,7 +281,8 @@ repl_withdraw(void *arg)
 		loop_unwatch(r->d->loop, r->d->in_fd);
 }
 
-static void
+/* Show the prompt and listen to stdin. */
+void
 repl_prompt(struct repl *r)
 {
 	r->state = RS_PROMPT;
@@ -572,11 +437,11 @@ repl_run(const struct repl_deps *d)
 	r.at_line_start = 1;
 	buf_init(&r.line, 0);
 	obs.arg = &r;
-	obs.on_event = repl_on_event;
-	obs.on_tool_start = repl_on_tool_start;
-	obs.on_tool_done = repl_on_tool_done;
-	obs.on_notice = repl_on_notice;
-	obs.on_end = repl_on_end;
+	obs.on_event = replobs_on_event;
+	obs.on_tool_start = replobs_on_tool_start;
+	obs.on_tool_done = replobs_on_tool_done;
+	obs.on_notice = replobs_on_notice;
+	obs.on_end = replobs_on_end;
 	ao.max_steps = d->cfg->max_steps;
 	ao.thinking = d->cfg->thinking;
 	ao.microcompact_keep = d->cfg->microcompact_keep;
@@ -594,7 +459,7 @@ repl_run(const struct repl_deps *d)
 		obs.commit_arg = d->journal;
 	}
 	if (d->gate) {
-		struct gate_ui ui = { &r, repl_ask, repl_withdraw, repl_on_notice };
+		struct gate_ui ui = { &r, repl_ask, repl_withdraw, replobs_on_notice };
 
 		ao.gate = gate_agent(d->gate);
 		gate_set_ui(d->gate, &ui);
@@ -611,7 +476,7 @@ repl_run(const struct repl_deps *d)
 		repl_say(&r, line);
 	}
 	repl_commands(&r);
-	mcp_set_report(d->mcp, repl_on_notice, &r);
+	mcp_set_report(d->mcp, replobs_on_notice, &r);
 	loop_signal(d->loop, SIGINT, repl_on_sigint, &r, NULL);
 	repl_probe(&r);
 	for (int i = 0; i < 3; i++) /* discovery on the wire first (connect, send) */

@@ -193,12 +193,14 @@ app_on_probe(struct llama *lm, int rc, enum llm_err_kind kind, const char *msg, 
 		return;
 	a->dirty = 1;
 	if (rc < 0) {
-		a->first_run = 1;
+		a->first_run = !a->talked;
+		a->server_down = 1;
 		app_first_run_text(a, msg);
 		a->retry_timer = loop_timer_add(a->d->loop, APP_RETRY_MS, app_retry, a);
 		return;
 	}
 	a->state = AS_READY;
+	a->server_down = 0;
 	srvpanel_set_info(&a->srv, app_host(a), info);
 	snprintf(a->st.model, sizeof a->st.model, "%s", info->model_id ? info->model_id : "?");
 	snprintf(line, sizeof line, "hearth %s · %s · %s · ctx %ld per slot · %d slot%s · %s",

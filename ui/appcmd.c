@@ -115,6 +115,23 @@ appcmd_open(void *ctx, const struct cmd *self, const char *args, struct buf *out
 	return rc;
 }
 
+/* e in the diff viewer: /open on the file and line at the top of the viewer. */
+void
+appcmd_open_diff_place(struct app *a)
+{
+	struct buf args = BUF_INIT, out = BUF_INIT;
+	const char *path;
+	long line;
+
+	if (diffview_target(&a->dv, &path, &line) < 0)
+		return;
+	buf_addf(&args, "%s:%ld", path, line);
+	if (appcmd_open(a, NULL, args.data, &out) == CMD_ERROR || out.len)
+		appstate_notice(a, THEME_DIM, out.data ? out.data : "");
+	buf_release(&args);
+	buf_release(&out);
+}
+
 /* Ctrl-G: the prompt in the user's editor. */
 void
 appcmd_edit_prompt(struct app *a)

@@ -32,5 +32,7 @@ int appcmd_answer(struct app *a, const char *text);
  * loop waits for the editor, and the stream would stall.
  */
 void appcmd_edit_prompt(struct app *a);
+/* e in the diff viewer: open the file at the place shown, as /open does. */
+void appcmd_open_diff_place(struct app *a);
 
 #endif

@@ -97,6 +97,8 @@ appkeys_key(struct app *a, const struct keys_event *ev)
 	if (a->dv.open) { /* the viewer takes every key but Ctrl-C */
 		if (ev->kind == KEYS_CHAR && (ev->mods & KEYS_MOD_CTRL) && ev->cp == 'c')
 			appkeys_ctrl_c(a);
+		else if (ev->kind == KEYS_CHAR && !ev->mods && ev->cp == 'e')
+			appcmd_open_diff_place(a);
 		else
 			diffview_key(&a->dv, ev, a->grid->w, a->grid->h);
 		return;

@@ -60,6 +60,8 @@ struct app {
 	struct approve ap;   /* the gate's question, while one waits (gate.h) */
 	enum app_state state;
 	int busy, dirty, panel_on, first_run;
+	int talked;        /* a turn was sent: the first-run screen no longer covers the transcript */
+	int server_down;   /* the last discovery failed: a message may go to Claude (server_down rule) */
 	long esc_timer, retry_timer, poll_timer, hint_timer, frame_timer;
 	long boot_timer;     /* the slow start-up work, 1 ms after the first frame (appstate_boot) */
 	int booted;

@@ -92,14 +92,40 @@ appturn_on_end(void *arg, enum agent_end end, const char *message)
 	}
 }
 
+static void appturn_start(struct app *a, const char *text);
+
+/*
+ * A message while the local server does not answer: Claude takes the turn
+ * when the server_down rule allows it, otherwise it waits in the queue.
+ */
+static void
+appturn_send_down(struct app *a, const char *text)
+{
+	struct buf note = BUF_INIT;
+	int claude;
+
+	appstate_boot(a);
+	claude = escalate_begin_down(a->d->esc, a->agent, llama_provider(a->d->llama), &note);
+	if (note.len)
+		appstate_notice(a, THEME_ACCENT, note.data);
+	buf_release(&note);
+	if (!claude) {
+		buf_adds(&a->queued, text);
+		appstate_notice(a, THEME_DIM, "queued: sent when the server answers");
+		return;
+	}
+	snprintf(a->st.route, sizeof a->st.route, "claude");
+	appturn_start(a, text);
+}
+
 /* Start a turn with text as the user's message (queue it when not possible now). */
 void
 appturn_send(struct app *a, const char *text)
 {
-	struct err e = ERR_INIT;
-	struct buf msg = BUF_INIT, notes = BUF_INIT;
-	int rc;
-
+	if (!a->busy && a->state != AS_READY && a->server_down && a->d->esc && !a->queued.len) {
+		appturn_send_down(a, text);
+		return;
+	}
 	if (a->busy || a->state != AS_READY) {
 		if (a->queued.len)
 			buf_adds(&a->queued, "\n\n");
@@ -120,10 +146,24 @@ appturn_send(struct app *a, const char *text)
 			 a->d->esc->last.target == ROUTE_CLAUDE ? "claude" : "local");
 		buf_release(&note);
 	}
+	appturn_start(a, text);
+}
+
+/* Show text as the user's message, attach its @paths and submit it on the agent's provider. */
+static void
+appturn_start(struct app *a, const char *text)
+{
+	struct err e = ERR_INIT;
+	struct buf msg = BUF_INIT, notes = BUF_INIT;
+	int rc;
+
+	a->talked = 1;
+	a->first_run = 0; /* from now on the transcript shows, also while the server is away */
 	transcript_add_user(&a->tv, text, strlen(text));
 	transcript_follow(&a->tv);
-	atref_expand(a->d->env->root, a->d->env->allow_outside, text, a->d->esc &&
-	    a->d->esc->last.target == ROUTE_CLAUDE ? &a->d->esc->policy : NULL, &msg, &notes);
+	atref_expand(a->d->env->root, a->d->env->allow_outside, text,
+	    a->d->esc && agent_provider(a->agent) != llama_provider(a->d->llama) ?
+	    &a->d->esc->policy : NULL, &msg, &notes);
 	if (notes.len) {
 		buf_rtrim(&notes);
 		appstate_notice(a, THEME_DIM, notes.data);

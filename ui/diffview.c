@@ -231,6 +231,30 @@ diffview_where(const struct diffview *dv, int *file, int *hunk)
 	*hunk = dv->rows[dv->top].hunk;
 }
 
+/* The file and line to open for the top row (see diffview.h). */
+int
+diffview_target(const struct diffview *dv, const char **path, long *line)
+{
+	const struct diffview_file *f;
+	size_t i;
+
+	if (!dv->open || !dv->nrows)
+		return -1;
+	f = &dv->files[dv->rows[dv->top].file];
+	*path = f->path;
+	*line = 1;
+	for (i = (size_t)dv->top; i < dv->nrows && dv->rows[i].file == dv->rows[dv->top].file; i++) {
+		const struct diffview_row *r = &dv->rows[i];
+		long k = r->b >= 0 && f->d.lines[r->b].new_no ? r->b : r->a;
+
+		if (r->kind == DIFFVIEW_LINE && k >= 0 && f->d.lines[k].new_no) {
+			*line = f->d.lines[k].new_no;
+			break;
+		}
+	}
+	return 0;
+}
+
 /* The next (dir > 0) or previous row of kind k from top; top when none. */
 static long
 dv_seek(const struct diffview *dv, enum diffview_row_kind k, int dir)

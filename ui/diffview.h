@@ -14,7 +14,8 @@
  *
  * Keys (diffview_key): n / p next / previous hunk, ] / [ next / previous
  * file (Tab / Shift-Tab too), j k Up Down a row, PgDn / space and PgUp / b
- * a page, g Home / G End, q or Esc close.
+ * a page, g Home / G End, q or Esc close.  e (handled by the caller through
+ * diffview_target) opens the place in the editor.
  *
  * State: rows[0..nrows) is the layout for the current mode (sbs), rebuilt
  * by diffview_layout when the mode for the width changes; `top` is the
@@ -82,6 +83,12 @@ void diffview_layout(struct diffview *dv, int w);
 int diffview_key(struct diffview *dv, const struct keys_event *ev, int w, int h);
 /* Draw into r (rows laid out for r.w by diffview_layout first). */
 void diffview_draw(struct grid *g, struct grid_rect r, const struct diffview *dv);
+/*
+ * The place the top row shows, for opening it in an editor: the file's
+ * path (borrowed) and the first new-side line number at or below the top
+ * row in that file (1 when the file has none).  -1 when nothing is open.
+ */
+int diffview_target(const struct diffview *dv, const char **path, long *line);
 /* The file and hunk (0-based) of the row at the top; -1 each when none. */
 void diffview_where(const struct diffview *dv, int *file, int *hunk);
 

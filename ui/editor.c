@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "atcomp.h"
+#include "cmdcomp.h"
 #include "theme.h"
 #include "xmalloc.h"
 
@@ -415,9 +416,9 @@ ed_kill_word(struct editor *ed)
 	ed_delete(ed, p, ed->cur, 1);
 }
 
-/* Replace the whole buffer with s, cursor at the end (history). */
-static void
-ed_set(struct editor *ed, const char *s)
+/* Replace the whole buffer with s, cursor at the end (history, completion). */
+void
+editor_set(struct editor *ed, const char *s)
 {
 	buf_setlen(&ed->text, 0);
 	ed->cur = 0;
@@ -456,7 +457,7 @@ ed_up(struct editor *ed)
 		ed->hidx = (long)ed->nhist;
 	}
 	ed->hidx--;
-	ed_set(ed, ed->hist[ed->hidx]);
+	editor_set(ed, ed->hist[ed->hidx]);
 }
 
 /* Down: the next line, or the next history entry (then the draft) on the last line. */
@@ -473,40 +474,10 @@ ed_down(struct editor *ed)
 		return;
 	if (++ed->hidx >= (long)ed->nhist) {
 		ed->hidx = -1;
-		ed_set(ed, ed->draft.data ? ed->draft.data : "");
+		editor_set(ed, ed->draft.data ? ed->draft.data : "");
 		return;
 	}
-	ed_set(ed, ed->hist[ed->hidx]);
-}
-
-/* Tab: complete "/prefix" from the registry (several: their common prefix, and a list). */
-static enum editor_result
-ed_complete(struct editor *ed, const struct cmdreg *cmds, struct buf *notice)
-{
-	struct buf list = BUF_INIT, line = BUF_INIT;
-	size_t common, n = 0, len;
-	const char *p;
-
-	if (!cmds || !ed->text.len || ed->text.data[0] != '/' || ed->cur != ed->text.len ||
-	    strpbrk(ed->text.data, " \t\n"))
-		return EDITOR_DONE;
-	cmdreg_complete(cmds, ed->text.data + 1, &list);
-	common = strcspn(list.data, "\n");
-	for (p = list.data; *p; p += len + (p[len] == '\n'), n++) {
-		len = strcspn(p, "\n");
-		while (common && (common > len || memcmp(p, list.data, common)))
-			common--;
-		buf_addf(&line, "%s/%.*s", n ? "  " : "", (int)len, p);
-	}
-	if (n > 1 && notice)
-		buf_add(notice, line.data, line.len);
-	buf_setlen(&line, 0);
-	buf_addf(&line, "/%.*s%s", (int)common, list.data, n == 1 ? " " : "");
-	if (n && common >= ed->text.len)
-		ed_set(ed, line.data);
-	buf_release(&list);
-	buf_release(&line);
-	return n > 1 && notice ? EDITOR_NOTICE : EDITOR_DONE;
+	editor_set(ed, ed->hist[ed->hidx]);
 }
 
 /* Ctrl-letter keys. */
@@ -558,7 +529,7 @@ editor_key(struct editor *ed, const struct keys_event *ev, const struct cmdreg *
 	case KEYS_DOWN: ed_down(ed); return EDITOR_DONE;
 	case KEYS_TAB:
 		r = ev->mods & KEYS_MOD_SHIFT ? EDITOR_IGNORED : atcomp_tab(ed, notice);
-		return r != EDITOR_IGNORED || ev->mods & KEYS_MOD_SHIFT ? r : ed_complete(ed, cmds, notice);
+		return r != EDITOR_IGNORED || ev->mods & KEYS_MOD_SHIFT ? r : cmdcomp_tab(ed, cmds, notice);
 	default: return EDITOR_IGNORED;
 	}
 }
@@ -580,7 +551,7 @@ editor_history_add(struct editor *ed, const char *s)
 void
 editor_clear(struct editor *ed)
 {
-	ed_set(ed, "");
+	editor_set(ed, "");
 	ed->hidx = -1;
 	buf_setlen(&ed->draft, 0);
 }

@@ -84,6 +84,8 @@ void editor_text(const struct editor *ed, struct buf *out);
 void editor_display(const struct editor *ed, struct buf *out);
 /* editor_text into out, then add it to the history and empty the editor. */
 void editor_take(struct editor *ed, struct buf *out);
+/* Replace the whole text with s (inserted like typed text; pastes dropped), cursor at the end. */
+void editor_set(struct editor *ed, const char *s);
 /* Empty the buffer (the kill ring and history stay). */
 void editor_clear(struct editor *ed);
 int editor_empty(const struct editor *ed);

@@ -64,11 +64,20 @@ e2e_cleanup() {
 # tmux_setup NAME: a private tmux server ($T) that the EXIT trap kills.
 tmux_setup() {
 	T="tmux -L $1-$$"
+	T_SOCK="${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$1-$$"
 }
 
-# Kill the private tmux server and its panes.
+# Kill the private tmux server and its panes, and wait until it is gone: a
+# new session started while the old server is still exiting connects to
+# it and fails ("server exited unexpectedly").
 cleanup_tmux() {
 	$T kill-server 2>/dev/null
+	_c=0
+	while [ $_c -lt 30 ] && [ -S "$T_SOCK" ] && $T list-sessions >/dev/null 2>&1; do
+		sleep 0.1
+		_c=$((_c + 1))
+	done
+	rm -f "$T_SOCK"
 }
 
 # tmux_wait LABEL NAME PATTERN [TENTHS]: wait until pane s shows PATTERN (grep -E).

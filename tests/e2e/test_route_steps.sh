@@ -142,6 +142,24 @@ lines = [l for l in ERR_TEXT.splitlines() if "claude-sonnet-9-nope is not offere
 need(len(lines) == 1 and "claude-opus-5" in lines[0], ERR_TEXT[-600:])'
 rm -f "$XDG_CONFIG_HOME/hearth/settings.json"
 
+# ---- the same in the full screen: a message while the server is down -------
+if command -v tmux >/dev/null 2>&1; then
+	tmux_setup hearth-route
+	anth_start '{"api_key": "sk-e2e", "turns": [{"text": "Claude took the turn while llama was away."}]}'
+	$T new-session -d -s s -x 120 -y 30 \
+		"cd '$REPO' && HOME='$HOME' XDG_STATE_HOME='$XDG_STATE_HOME' XDG_CONFIG_HOME='$XDG_CONFIG_HOME' ANTHROPIC_API_KEY=sk-e2e ANTHROPIC_BASE_URL='$AURL' '$HEARTH_BIN' --tui --server http://127.0.0.1:$(closed_port); echo HEARTH_EXITED rc=\$?; sleep 30"
+	tmux_wait route tui_down "not answering|no llama-server|cannot reach|first run" 100
+	$T send-keys -t s "hello while down" Enter
+	tmux_wait route tui_claude "Claude took the turn while llama was away." 100
+	check "full screen, server down: the handoff and its reason are shown" \
+		grep -q "unreachable or unhealthy" "$E2E_TMP/pane.tui_claude"
+	check "full screen, server down: the message reached Claude" pycheck "$AREQ"'
+need(any("hello while down" in json.dumps(r["body"]["messages"]) for r in MSGS), MSGS)'
+	$T send-keys -t s C-c C-c
+	tmux_wait route tui_quit "HEARTH_EXITED rc=0"
+	cleanup_tmux
+fi
+
 # ---- routing off: the same failures stay local, nothing reaches Claude ------
 BEFORE=$(grep -c '"event": "request"' "$ALOG")
 local_scenario fail3b '{"turns": [

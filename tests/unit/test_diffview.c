@@ -245,6 +245,46 @@ test_keys(void **state)
 	buf_release(&t);
 }
 
+/* e opens the place shown: the file and the first new-side line at the top, in both layouts. */
+static void
+test_target(void **state)
+{
+	static const int widths[] = { 100, 160 };
+	struct keys_event ev = { .kind = KEYS_CHAR };
+	struct diffview dv;
+	struct buf t = BUF_INIT;
+	const char *path;
+	long line;
+	size_t i;
+
+	(void)state;
+	memset(&dv, 0, sizeof dv);
+	assert_int_equal(diffview_target(&dv, &path, &line), -1);
+	two_files(&t);
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(diffview_open(&dv, "s", t.data, t.len), 0);
+		diffview_layout(&dv, widths[i]);
+		assert_int_equal(diffview_target(&dv, &path, &line), 0);
+		assert_string_equal(path, "hello.c");
+		assert_int_equal(line, 3); /* hunk 1: three lines of context before line 6 */
+		ev.cp = 'n';
+		diffview_key(&dv, &ev, widths[i], 10); /* from the file header to hunk 1 */
+		assert_int_equal(diffview_target(&dv, &path, &line), 0);
+		assert_int_equal(line, 3);
+		diffview_key(&dv, &ev, widths[i], 10);
+		assert_int_equal(diffview_target(&dv, &path, &line), 0);
+		assert_int_equal(line, 11); /* hunk 2: context before line 14 */
+		ev.cp = ']';
+		diffview_key(&dv, &ev, widths[i], 10);
+		assert_int_equal(diffview_target(&dv, &path, &line), 0);
+		assert_string_equal(path, "NOTES.md");
+		assert_int_equal(line, 1);
+		diffview_close(&dv);
+		assert_int_equal(diffview_target(&dv, &path, &line), -1);
+	}
+	buf_release(&t);
+}
+
 /* A diff without file headers takes the title as its path; text without hunks does not open. */
 static void
 test_bad_input(void **state)
@@ -283,6 +323,7 @@ main(void)
 		cmocka_unit_test(test_narrow_60),
 		cmocka_unit_test(test_keys),
 		cmocka_unit_test(test_bad_input),
+		cmocka_unit_test(test_target),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);

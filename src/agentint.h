@@ -1,0 +1,129 @@
+/*
+ * agentint: the turn loop's state, shared by its parts.  PRIVATE to the
+ * agent*.c files: nothing else includes it (the public contract is agent.h).
+ *
+ * agent.c owns the lifetime (new, free), the turn (submit, steps, end,
+ * abort) and the assistant message; agentstream.c the provider's events
+ * (the sink, the text gate, recovery of calls written as text, and the
+ * error / retry / parse-failure policy); agenttools.c running a step's
+ * tool calls (checks, the gate, the explore cutoff, the checkpoint before
+ * the first change); agentcompact.c compaction before a turn and /compact.
+ *
+ * States: IDLE → STREAMING (a provider request is in flight; the step's
+ * text, reasoning and tool calls accumulate) → TOOLS (calls run one after
+ * another; synchronous tools finish inside start(), so running them is a
+ * trampoline, never recursion) → STREAMING for the next step, or IDLE
+ * when the turn ends.  Step completion is deferred to a zero-delay timer
+ * so that the provider's callbacks have returned before the next request
+ * starts.
+ *
+ * Invariants: `timer` is 0 when no continuation is pending; calls[i] has
+ * provider index call_index[i] (negative for calls recovered from text);
+ * calls before next_call have finished; gate_args is set exactly while
+ * gate_wait is; `committed` <= conv.nmsgs after agent_sync.
+ */
+#ifndef HEARTH_AGENTINT_H
+#define HEARTH_AGENTINT_H
+
+#include <stddef.h>
+
+#include <cjson/cJSON.h>
+
+#include "agent.h"
+#include "buf.h"
+#include "callfix.h"
+#include "conv.h"
+#include "cutoff.h"
+#include "llm.h"
+#include "textgate.h"
+
+struct compact_run;
+
+enum agent_state { ST_IDLE, ST_STREAMING, ST_TOOLS };
+
+struct agent {
+	struct loop *loop;
+	struct provider *prov;
+	const struct tool_env *env;
+	struct agent_opts opts;
+	struct agent_observer obs;
+	struct conv conv;
+	struct agent_stats stats;
+	enum agent_state state;
+	int turn_steps;
+	/* current step */
+	struct buf text, reasoning;
+	struct agent_call *calls;
+	size_t ncalls, acalls;
+	int *call_index; /* provider index of each call */
+	char *stop_reason;
+	int parse_retried;
+	int step_failures;
+	size_t next_call;
+	int running_tools; /* trampoline guard */
+	cJSON *gate_args;  /* the current call's arguments while the gate decides */
+	int gate_wait;     /* pre_tool asked, no answer yet */
+	long timer;
+	long loading_waited_ms;
+	unsigned long call_seq;
+	struct buf err_msg;
+	struct textgate gate;   /* what of the streamed text may be shown live */
+	struct buf shown;       /* scratch for gated text */
+	struct buf planned;     /* why the next request's prefix changes on purpose ("" = it does not) */
+	struct compact_run *compacting; /* a summary request in flight (before the turn's text) */
+	int compact_pending;    /* /compact asked for one */
+	char *compact_focus;
+	char *compact_text;     /* the turn's text, sent once compaction ended */
+	int retries;            /* transient-error retries of the current step */
+	int parse_fail_streak;  /* steps in a row whose tool call could not be parsed */
+	struct callfix_tools tools; /* the enabled tools, for recovery and checks */
+	const struct tool **toolv;  /* opts.tools + extension tools, fixed for a turn */
+	size_t committed;       /* messages already passed to on_commit */
+	int changed;            /* before_change ran this turn */
+	struct cutoff cut;      /* explore→produce cutoff */
+	int think_next, turn_think; /* thinking for the next / this turn only */
+	agent_step_fn step_fn;  /* the router between steps (agent_set_step_hook) */
+	void *step_arg;
+	enum llm_err_kind err_kind; /* of the error that ends the step */
+};
+
+#define AGENT_MAX_RETRIES 2
+#define AGENT_MAX_PARSE_STREAK 3
+
+/* agent.c */
+/* Tell the observer a one-line notice. */
+void agent_notice(struct agent *a, const char *line);
+/* Ask the step hook; 1 = go on with another step. */
+int agent_hook(struct agent *a, enum agent_step_why why);
+/* End the turn (back to IDLE) and report to the gate and the observer. */
+void agent_end(struct agent *a, enum agent_end end, const char *message);
+/* Reset the step's calls, text, reasoning and stop reason. */
+void agent_clear_step(struct agent *a);
+/* Append the step's assistant message to the conv (told to the observer if notify). */
+void agent_commit_message(struct agent *a, int aborted, int notify);
+/* The usual case: append and tell the observer. */
+void agent_commit_assistant(struct agent *a, int aborted);
+/* Start one model request (a step), unless the step budget is spent. */
+void agent_start_step(struct agent *a);
+/* The turn proper: the user's text, then the first step. */
+void agent_begin_turn(struct agent *a, const char *text);
+
+/* agentstream.c */
+/* The provider sink (ctx is the agent): accumulate the step and forward to the observer. */
+void agentstream_sink(void *ctx, const struct llm_event *ev);
+
+/* agenttools.c */
+/* The turn's tools: the enabled built-ins, then the extension tools registered now (MCP). */
+void agenttools_refresh(struct agent *a);
+/* Run the step's calls in order (state TOOLS); the next step starts when all finished. */
+void agenttools_run(struct agent *a);
+/* Abort in state TOOLS: withdraw the gate's question, cancel the running
+ * call, and append every call's result (unrun ones say so) as an aborted
+ * user message.  The caller ends the turn. */
+void agenttools_abort(struct agent *a);
+
+/* agentcompact.c */
+/* Before a turn: compact when asked to or when the next request would not fit; 1 if started. */
+int agentcompact_first(struct agent *a, const char *text);
+
+#endif

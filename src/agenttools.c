@@ -1,0 +1,234 @@
+/*
+ * agenttools: running a step's tool calls (private part of the agent, see
+ * agentint.h).
+ *
+ * Calls run in order; a synchronous tool finishes inside its start(), so
+ * agenttools_run is a trampoline (running_tools guards re-entry), never
+ * recursion.  Each call is checked (callfix), may be refused by the
+ * explore cutoff, then asks the gate (pre_tool) and waits for
+ * agent_gate_done; the turn's first mutating call lets the workspace take a
+ * checkpoint first.  When all finished, their results form one user message
+ * and the next step starts.
+ */
+#include "agentint.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "json.h"
+#include "loop.h"
+#include "shellro.h"
+#include "toolset.h"
+#include "xmalloc.h"
+
+/* The turn's tools: the enabled built-ins, then the extension tools registered now (MCP). */
+void
+agenttools_refresh(struct agent *a)
+{
+	size_t nx = 0;
+	const struct tool *const *x = a->opts.ntools ? tool_extra(&nx) : NULL;
+
+	a->toolv = xrealloc(a->toolv, (a->opts.ntools + nx + 1) * sizeof *a->toolv);
+	if (a->opts.ntools)
+		memcpy(a->toolv, a->opts.tools, a->opts.ntools * sizeof *a->toolv);
+	if (nx)
+		memcpy(a->toolv + a->opts.ntools, x, nx * sizeof *x);
+	a->tools.v = a->toolv;
+	a->tools.n = a->opts.ntools + nx;
+	if (a->env && a->env->toolset && a->opts.ntools)
+		toolset_sync(a->env->toolset, x, nx);
+}
+
+/* Tool finished (possibly inside its own start()). */
+static void
+agent_tool_done(struct tool_job *job, void *arg)
+{
+	struct agent *a = arg;
+	struct agent_call *c = &a->calls[a->next_call];
+
+	(void)job;
+	c->finished = 1;
+	c->t_end_ms = loop_now_ms(a->loop);
+	if (a->obs.on_tool_done)
+		a->obs.on_tool_done(a->obs.arg, c);
+	if (a->opts.gate.post_tool && !c->invalid && !c->refused)
+		a->opts.gate.post_tool(a->opts.gate.arg, c);
+	a->next_call++;
+	if (!a->running_tools && a->state == ST_TOOLS)
+		agenttools_run(a);
+}
+
+/* Before the turn's first change: let the workspace take a checkpoint. */
+static void
+agent_maybe_checkpoint(struct agent *a, const struct tool *t, const cJSON *args)
+{
+	struct buf note = BUF_INIT;
+
+	if (a->changed || !a->opts.hooks.before_change || !(t->flags & TOOL_MUTATES))
+		return;
+	if (!strcmp(t->name, "bash") && shellro_is_read_only(json_str(args, "command")))
+		return;
+	a->changed = 1;
+	a->opts.hooks.before_change(a->opts.hooks.arg, &note);
+	if (note.len)
+		agent_notice(a, note.data);
+	buf_release(&note);
+}
+
+/* The gate decided about the current call: start it, or finish it refused. */
+void
+agent_gate_done(struct agent *a, int allow, const char *reason)
+{
+	struct agent_call *c = &a->calls[a->next_call];
+	cJSON *args = a->gate_args;
+
+	if (!a->gate_wait)
+		return;
+	a->gate_wait = 0;
+	a->gate_args = NULL;
+	if (allow) {
+		agent_maybe_checkpoint(a, c->tool, args);
+		c->tool->start(&c->job, args);
+	} else {
+		c->refused = 1;
+		c->job.is_error = 1;
+		buf_adds(&c->job.out, reason && *reason ? reason : "refused");
+		tool_job_done(&c->job);
+	}
+	cJSON_Delete(args);
+}
+
+/* Check call c and start it; a rejected call finishes at once with the problem. */
+static void
+agent_start_call(struct agent *a, struct agent_call *c)
+{
+	cJSON *args;
+
+	c->tool = callfix_tool(&a->tools, c->name);
+	tool_job_init(&c->job, c->tool, a->env, agent_tool_done, a);
+	c->started = 1;
+	c->t_start_ms = loop_now_ms(a->loop);
+	a->stats.tool_calls++;
+	if (a->obs.on_tool_start)
+		a->obs.on_tool_start(a->obs.arg, c);
+	args = callfix_check(&a->tools, c->name, c->args.data, c->args.len, &c->job.out);
+	if (args && cutoff_refuses(&a->cut, c->tool, &c->job.out)) {
+		cJSON_Delete(args); /* not a malformed call: not counted as a failure */
+		c->job.is_error = 1;
+		tool_job_done(&c->job);
+		return;
+	}
+	if (!args) {
+		c->invalid = 1;
+		c->job.is_error = 1;
+		a->step_failures++;
+		tool_job_done(&c->job);
+		return;
+	}
+	if (a->opts.gate.pre_tool) {
+		a->gate_args = args;
+		a->gate_wait = 1;
+		a->opts.gate.pre_tool(a->opts.gate.arg, a, c, args);
+		return;
+	}
+	agent_maybe_checkpoint(a, c->tool, args);
+	c->tool->start(&c->job, args);
+	cJSON_Delete(args);
+}
+
+/* After the limit of look-only steps: append the cutoff note to the results message. */
+static void
+agent_cutoff_note(struct agent *a, struct conv_msg *m)
+{
+	struct buf note = BUF_INIT;
+
+	if (cutoff_after_step(&a->cut, a->calls, a->ncalls, &note)) {
+		conv_add_block(m, CONV_TEXT, note.data, NULL, NULL);
+		a->stats.explore_cutoffs = a->cut.engaged;
+		agent_notice(a, "explored for too long without a change: only edit, write and bash from now on");
+	}
+	buf_release(&note);
+}
+
+/* All calls ran: append their results and take the next step. */
+static void
+agent_finish_tools(struct agent *a)
+{
+	struct conv_msg *m = conv_add_msg(&a->conv, CONV_USER);
+	size_t i;
+
+	for (i = 0; i < a->ncalls; i++) {
+		struct conv_block *b = conv_add_block(m, CONV_TOOL_RESULT, a->calls[i].job.out.data,
+						      a->calls[i].id, a->calls[i].name);
+
+		b->is_error = a->calls[i].job.is_error;
+	}
+	agent_cutoff_note(a, m);
+	if (a->step_failures) {
+		a->stats.tool_failures += a->step_failures;
+		a->stats.consecutive_tool_failures++;
+	} else {
+		a->stats.consecutive_tool_failures = 0;
+	}
+	a->parse_retried = 0;
+	a->retries = 0;
+	agent_clear_step(a);
+	agent_hook(a, AGENT_STEP_NEXT);
+	agent_start_step(a);
+}
+
+/* Run calls in order; synchronous ones complete inside the loop below. */
+void
+agenttools_run(struct agent *a)
+{
+	a->running_tools = 1;
+	while (a->state == ST_TOOLS && a->next_call < a->ncalls) {
+		struct agent_call *c = &a->calls[a->next_call];
+
+		if (!c->started)
+			agent_start_call(a, c);
+		if (!c->finished)
+			break; /* asynchronous: agent_tool_done resumes us */
+	}
+	a->running_tools = 0;
+	if (a->state == ST_TOOLS && a->next_call >= a->ncalls)
+		agent_finish_tools(a);
+}
+
+/* Abort while tools run: withdraw the question, cancel the call, record every result. */
+void
+agenttools_abort(struct agent *a)
+{
+	size_t i;
+
+	a->state = ST_IDLE; /* tool_done must not resume the loop */
+	if (a->gate_wait) { /* the gate's question is withdrawn; the call never ran */
+		a->gate_wait = 0;
+		cJSON_Delete(a->gate_args);
+		a->gate_args = NULL;
+		a->calls[a->next_call].started = 0;
+		if (a->opts.gate.cancel)
+			a->opts.gate.cancel(a->opts.gate.arg);
+	}
+	for (i = a->next_call; i < a->ncalls; i++) {
+		struct agent_call *c = &a->calls[i];
+
+		if (c->started && !c->finished && c->tool && c->tool->cancel)
+			c->tool->cancel(&c->job);
+		if (!c->finished) {
+			if (!c->started)
+				buf_adds(&c->job.out, "[not run: the user aborted the turn]");
+			c->job.is_error = 1;
+			c->finished = 1;
+		}
+	}
+	{
+		struct conv_msg *m = conv_add_msg(&a->conv, CONV_USER);
+
+		for (i = 0; i < a->ncalls; i++)
+			conv_add_block(m, CONV_TOOL_RESULT, a->calls[i].job.out.data,
+				       a->calls[i].id, a->calls[i].name)->is_error =
+				a->calls[i].job.is_error;
+		m->aborted = 1;
+	}
+}

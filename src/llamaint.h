@@ -1,0 +1,95 @@
+/*
+ * llamaint: the llama provider's state, shared by its parts.  PRIVATE to
+ * llama.c and llamaslot.c: nothing else includes it (the public contract
+ * is llama.h).
+ *
+ * llama.c owns the provider (start, cancel, the stream, errors,
+ * discovery); llamaslot.c the slot a request is pinned to (learning it,
+ * leaving a busy one, holding the first request for a slot restore).
+ *
+ * Data: struct llama holds the discovery results and at most one chat
+ * call in flight.  A chat call (struct llama_call) owns its SSE parser,
+ * decoder and error-body buffer; it is freed when its request completes,
+ * or parked on `dead` when cancelled from inside a callback, and swept
+ * later.
+ */
+#ifndef HEARTH_LLAMAINT_H
+#define HEARTH_LLAMAINT_H
+
+#include "buf.h"
+#include "cachewatch.h"
+#include "err.h"
+#include "llama.h"
+#include "llamadisco.h"
+#include "llm.h"
+#include "oai.h"
+#include "provider.h"
+#include "slotsave.h"
+#include "sse.h"
+
+struct cfg;
+struct http;
+struct http_req;
+struct loop;
+
+struct llama_call {
+	struct llama *lm;
+	struct http_req *req;
+	struct sse sse;
+	struct oai_dec dec;
+	struct buf errbody;
+	llm_sink_fn sink;
+	void *ctx;
+	int ended;
+	int dead;
+	long idle_timer; /* armed once bytes flow; silence past it means a stuck server */
+	long wait_timer; /* pinned slot: no first byte yet (queued behind another client?) */
+	unsigned long seq;
+	int got_bytes;
+	int held;        /* waiting for a slot restore before it is sent */
+	char *body;      /* kept to re-send to any slot */
+	struct llama_call *next_dead;
+};
+
+
+struct llama {
+	struct loop *loop;
+	struct http *http;
+	const struct cfg *cfg;
+	struct provider prov;
+	struct llamadisco disco;
+	struct cachewatch cw;
+	struct slotsave ss;
+	struct llama_call *call;
+	struct llama_call *dead;
+	unsigned long seq;          /* numbers calls, so a late /slots answer finds its call */
+	unsigned long wait_seq;     /* the call whose slot is being checked */
+	int learning;               /* a /slots look-up to find the slot that served us */
+	int learn_tries;            /* at most 3: /slots may be disabled or ambiguous */
+	long learn_timer;
+	long learn_tokens;          /* the prompt size that identifies our slot */
+	int slot_gave_up;           /* our pinned slot was taken: stay unpinned */
+	llama_probe_fn probe_done;
+	void (*probe_loading)(void *arg);
+	void *probe_arg;
+};
+
+/* llama.c */
+/* Forward one event unless the call already ended (DONE and ERROR end it). */
+void llama_emit(struct llama_call *c, const struct llm_event *ev);
+/* Emit a transport-level error event. */
+void llama_fail(struct llama_call *c, enum llm_err_kind kind, int retryable, const char *msg);
+/* POST c->body; 0 or -1 + e. */
+int llama_send(struct llama_call *c, struct err *e);
+/* Release a call's parser state and the call. */
+void llama_call_free(struct llama_call *c);
+
+/* llamaslot.c */
+/* Timer (arg: the llama): ask /slots which slot served the last request, and pin to it. */
+void llamaslot_learn_timer(struct loop *l, long id, void *arg);
+/* slotsave callback (arg: the llama): the restore ended, send the held request now. */
+void llamaslot_after_restore(void *arg, const char *notice);
+/* Timer (arg: the call): a pinned request has had no byte for a while: look at /slots. */
+void llamaslot_on_wait(struct loop *l, long id, void *arg);
+
+#endif

@@ -1,0 +1,87 @@
+/*
+ * pmjson: the JSON pieces of print mode's output (pure; see pmjson.h).
+ */
+#include "pmjson.h"
+
+#include <string.h>
+
+#include "json.h"
+#include "sanitize.h"
+
+/* Add a sanitised UTF-8 string member. */
+void
+pmjson_add_str(cJSON *o, const char *key, const char *s, size_t n)
+{
+	struct buf b = BUF_INIT;
+
+	sanitize_utf8(&b, s ? s : "", s ? n : 0);
+	cJSON_AddStringToObject(o, key, b.data);
+	buf_release(&b);
+}
+
+/* A new line of JSON with type (and subtype). */
+cJSON *
+pmjson_obj(const char *type, const char *subtype)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(o, "type", type);
+	if (subtype)
+		cJSON_AddStringToObject(o, "subtype", subtype);
+	return o;
+}
+
+/* Tool arguments as a JSON value (the raw text when it is not JSON). */
+cJSON *
+pmjson_input(const char *args, size_t n)
+{
+	cJSON *v = json_parse(args, n, NULL);
+
+	if (!v) {
+		struct buf b = BUF_INIT;
+
+		sanitize_utf8(&b, args, n);
+		v = cJSON_CreateString(b.data);
+		buf_release(&b);
+	}
+	return v;
+}
+
+/* Short description of a call's arguments for stderr: the first string value. */
+void
+pmjson_call_summary(const struct agent_call *c, struct buf *out)
+{
+	cJSON *v = json_parse(c->args.data, c->args.len, NULL), *it;
+
+	buf_adds(out, c->name);
+	if (cJSON_IsObject(v))
+		cJSON_ArrayForEach(it, v) {
+			if (cJSON_IsString(it)) {
+				size_t n = strlen(it->valuestring);
+				const char *nl = strchr(it->valuestring, '\n');
+
+				if (nl)
+					n = (size_t)(nl - it->valuestring);
+				buf_addch(out, ' ');
+				sanitize_term(out, it->valuestring, n > 80 ? 80 : n);
+				break;
+			}
+		}
+	cJSON_Delete(v);
+}
+
+/* MicroCompact in the result: results digested and the compression ratio (digest/original bytes). */
+void
+pmjson_microcompact(cJSON *o, const struct microcompact_stats *mc)
+{
+	cJSON *m = cJSON_AddObjectToObject(o, "microcompact");
+
+	cJSON_AddNumberToObject(m, "events", mc->events);
+	cJSON_AddNumberToObject(m, "digested", mc->digested);
+	cJSON_AddNumberToObject(m, "bytes_before", (double)mc->bytes_before);
+	cJSON_AddNumberToObject(m, "bytes_after", (double)mc->bytes_after);
+	if (mc->bytes_before > 0)
+		cJSON_AddNumberToObject(m, "ratio", (double)mc->bytes_after / (double)mc->bytes_before);
+	else
+		cJSON_AddNullToObject(m, "ratio");
+}
