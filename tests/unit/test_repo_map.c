@@ -267,6 +267,30 @@ test_disk_stale(void **state)
 	free(m);
 }
 
+/*
+ * Replace b by a cache file with the right magic, version and checksum but
+ * bad records: how 3, a huge record count; 4, a string running past the end;
+ * 5, a string without its NUL.
+ */
+static void
+forge(struct buf *b, int how)
+{
+	uint32_t v = RMCACHE_VERSION, n = how == 3 ? 100000 : 1;
+	uint16_t len = how == 4 ? 60000 : 5;
+	uint64_t h = UINT64_C(0xcbf29ce484222325);
+	size_t i;
+
+	buf_reset(b);
+	buf_add(b, "HRMC", 4);
+	buf_add(b, &v, 4);
+	buf_add(b, &n, 4);
+	buf_add(b, &len, 2);
+	buf_add(b, "/abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvwxyz", 60);
+	for (i = 0; i < b->len; i++)
+		h = (h ^ (unsigned char)b->data[i]) * UINT64_C(0x100000001b3);
+	buf_add(b, &h, 8);
+}
+
 /* Build, damage the cache file with `how`, then build as a new process: all parsed. */
 static void
 disk_damaged(struct fixture *f, int how)
@@ -283,8 +307,10 @@ disk_damaged(struct fixture *f, int how)
 		b.data[b.len / 2] ^= 0x5a;      /* a flipped byte */
 	else if (how == 1)
 		b.len = b.len / 2;              /* truncated */
-	else
+	else if (how == 2)
 		memset(b.data, 0xff, b.len);    /* garbage */
+	else
+		forge(&b, how);                 /* a good checksum over bad records */
 	fd = open(p, O_WRONLY | O_TRUNC);
 	assert_true(fd >= 0);
 	assert_int_equal(write(fd, b.data, b.len), (ssize_t)b.len);
@@ -310,6 +336,9 @@ test_disk_corrupt(void **state)
 	disk_damaged(*state, 0);
 	disk_damaged(*state, 1);
 	disk_damaged(*state, 2);
+	disk_damaged(*state, 3);
+	disk_damaged(*state, 4);
+	disk_damaged(*state, 5);
 }
 
 static void
