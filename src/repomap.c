@@ -288,9 +288,13 @@ rank(struct build *b)
 	struct smap users = { NULL, NULL, 0, 0 };
 	size_t i, j, *c;
 
+	for (i = 0; i < b->n; i++) /* only defined names are counted */
+		for (j = 0; j < b->files[i]->ndefs; j++)
+			smap_get(&users, b->files[i]->defs[j].name, 1);
 	for (i = 0; i < b->n; i++)
 		for (j = 0; j < b->files[i]->nrefs; j++)
-			(*smap_get(&users, b->files[i]->refs[j], 1))++;
+			if ((c = smap_get(&users, b->files[i]->refs[j], 0)) != NULL)
+				(*c)++;
 	for (i = 0; i < b->n; i++) {
 		struct fentry *f = b->files[i];
 		f->score = 0;
