@@ -11,7 +11,8 @@
  *  - struct smap: string -> size_t, open addressing with linear probing,
  *    keys borrowed (they outlive the map), at most half full.
  *  - `disk`: root's on-disk cache (rmcache), loaded at the first miss of a
- *    build and freed at its end; `dirty` says the build changed the set
+ *    build and freed at its end, and only when the memory cache is empty
+ *    or held another root (`disk_ok`): later misses are changed files; `dirty` says the build changed the set
  *    of entries or one of them, so the disk cache is rewritten.
  * Extraction itself (parse, tags query, used names) is rmextract's.
  */
@@ -59,8 +60,9 @@ static struct {
 	unsigned gen;
 	struct repomap_stats st;
 	const char *root;    /* of the current build */
+	char *last_root;     /* of the previous build */
 	struct rmcache *disk;
-	int dirty;
+	int disk_ok, dirty;
 } cache;
 
 /* FNV-1a of a string. */
@@ -182,7 +184,7 @@ fentry_fill(struct fentry *f, const struct stat *st, const struct syn_lang *lang
 	f->size = st->st_size;
 	f->stamp = stamp;
 	cache.dirty = 1;
-	if (!cache.disk)
+	if (!cache.disk && cache.disk_ok)
 		cache.disk = rmcache_load(cache.root);
 	if (rmcache_take(cache.disk, f->abs, f->mtime_ns, f->size, stamp, &r)) {
 		cache.st.disk++;
@@ -437,6 +439,10 @@ repomap_build(const char *root, size_t tokens, struct buf *out, struct err *e)
 	cache.gen++;
 	cache.root = root;
 	cache.dirty = 0;
+	/* the disk can only help the first build of a root in this process */
+	cache.disk_ok = !cache.n || !cache.last_root || strcmp(cache.last_root, root);
+	free(cache.last_root);
+	cache.last_root = xstrdup(root);
 	rc = fsutil_walk(&w, root, e);
 	if (rc == 0) {
 		rank(&b);
@@ -475,5 +481,6 @@ repomap_cache_free(void)
 	free(cache.v);
 	smap_free(&cache.index);
 	rmextract_free();
+	free(cache.last_root);
 	memset(&cache, 0, sizeof cache);
 }
