@@ -359,6 +359,11 @@ render(struct build *b, size_t budget, struct buf *out)
 	for (i = 0; i < b->n; i++) {
 		if (!b->files[i]->ndefs)
 			continue;
+		if (left) { /* the map is full: only count the rest */
+			left++;
+			left_defs += b->files[i]->ndefs;
+			continue;
+		}
 		buf_reset(&block);
 		put_file(&block, b->files[i]);
 		if (!shown && !left && block.len > budget) {
