@@ -23,7 +23,7 @@
 #define SIG_MAX 100   /* bytes of a signature */
 #define NAME_MAX_LEN 80
 #define NQUERIES 64
-#define RMEXTRACT_VERSION 1u /* of what this file extracts: bump it when that changes */
+#define RMEXTRACT_VERSION 2u /* of what this file extracts: bump it when that changes */
 
 static struct {
 	const struct syn_lang *lang;
@@ -32,9 +32,11 @@ static struct {
 } queries[NQUERIES];
 
 /*
- * Function bodies the query skips, as tools/outline.c does: definitions
- * inside function bodies are rare in these languages, and the body is most
- * of the tree the query would walk.  (language, definition node, body node)
+ * Bodies of top-level functions the query skips, as tools/outline.c does
+ * (also through an export or a decorator): definitions inside function
+ * bodies are rare at the level of a repository map, and the bodies are
+ * most of the tree the query would walk.  Classes are entered (methods).
+ * (language, definition node, body node)
  */
 static const struct {
 	const char *lang, *def, *body;
@@ -46,6 +48,10 @@ static const struct {
 	{ "rust", "function_item", "block" },
 	{ "java", "method_declaration", "block" },
 	{ "java", "constructor_declaration", "constructor_body" },
+	{ "python", "function_definition", "block" },
+	{ "javascript", "function_declaration", "statement_block" },
+	{ "typescript", "function_declaration", "statement_block" },
+	{ "tsx", "function_declaration", "statement_block" },
 };
 
 struct nameset {
@@ -278,9 +284,15 @@ collect_refs(struct rmcache_rec *f, const char *text, size_t len, const uint32_t
 static int
 skipped_body(const char *lang, TSNode top, uint32_t *from)
 {
-	const char *type = ts_node_type(top);
-	TSNode body;
+	TSNode body, inner = ts_node_child_by_field_name(top, "declaration", 11);
+	const char *type;
 	size_t i;
+
+	if (ts_node_is_null(inner)) /* export function f() {...}, @decorated def f(): ... */
+		inner = ts_node_child_by_field_name(top, "definition", 10);
+	if (!ts_node_is_null(inner))
+		top = inner;
+	type = ts_node_type(top);
 
 	for (i = 0; i < sizeof skips / sizeof skips[0]; i++) {
 		if (strcmp(skips[i].lang, lang) || strcmp(skips[i].def, type))

@@ -376,6 +376,28 @@ test_disk_unwritable(void **state)
 	}
 }
 
+/* Top-level function bodies are not searched; exported, decorated and class members are. */
+static void
+test_bodies(void **state)
+{
+	struct fixture *f = *state;
+	char *m;
+
+	fixture_puts(f, "deco.py", "@cache\ndef outer_py(x):\n    def inner_py():\n"
+		     "        return x\n    return inner_py\n\nclass K:\n    def meth_py(self):\n"
+		     "        pass\n");
+	fixture_puts(f, "mod.js", "export function outer_js() {\n  function inner_js() {}\n"
+		     "  return inner_js;\n}\nclass C { meth_js() {} }\n");
+	m = map(f, 4000);
+	at(m, "def outer_py(x):");
+	at(m, "def meth_py(self):");
+	at(m, "export function outer_js() {");
+	at(m, "meth_js() {}");
+	assert_null(strstr(m, "inner_py"));
+	assert_null(strstr(m, "inner_js"));
+	free(m);
+}
+
 static void
 test_tool(void **state)
 {
@@ -416,6 +438,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_disk_stale, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_disk_corrupt, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_disk_unwritable, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bodies, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tool, setup, teardown),
 	};
 
