@@ -10,7 +10,11 @@
  *    the others are dropped at its end.
  *  - struct smap: string -> size_t, open addressing with linear probing,
  *    keys borrowed (they outlive the map), at most half full.
- *  - the compiled tags query of each language, compiled once.
+ *  - `disk`: root's on-disk cache (rmcache), loaded at the first miss of a
+ *    build and freed at its end, and only when the memory cache is empty
+ *    or held another root (`disk_ok`): later misses are changed files; `dirty` says the build changed the set
+ *    of entries or one of them, so the disk cache is rewritten.
+ * Extraction itself (parse, tags query, used names) is rmextract's.
  */
 #include "repomap.h"
 
@@ -19,29 +23,24 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include <tree_sitter/api.h>
-
 #include "fsutil.h"
+#include "rmcache.h"
+#include "rmextract.h"
 #include "str.h"
 #include "syn.h"
 #include "xmalloc.h"
 
-#define SIG_MAX 100   /* bytes of a signature */
-#define NAME_MAX_LEN 80
-
-struct def {
-	char *name;
-	uint32_t line; /* 1-based */
-	char *sig;
-};
+#define MINIFIED_MIN 4096   /* bytes: smaller files are never "minified" */
+#define MINIFIED_LINE 300   /* average line length above which a file is */
 
 struct fentry {
 	char *abs, *rel;
 	long long mtime_ns;
 	off_t size;
 	unsigned gen;
-	int skipped;         /* binary, or could not be parsed */
-	struct def *defs;
+	int skipped;         /* 1 binary or unparsable, 2 minified or generated */
+	uint64_t stamp;      /* rmextract's, of the file's language */
+	struct rmcache_def *defs;
 	size_t ndefs;
 	char **refs;         /* sorted, unique */
 	size_t nrefs;
@@ -60,10 +59,10 @@ static struct {
 	struct smap index;   /* abs -> position in v */
 	unsigned gen;
 	struct repomap_stats st;
-	struct {
-		const struct syn_lang *lang;
-		TSQuery *q;
-	} queries[64];
+	const char *root;    /* of the current build */
+	char *last_root;     /* of the previous build */
+	struct rmcache *disk;
+	int disk_ok, dirty;
 } cache;
 
 /* FNV-1a of a string. */
@@ -142,196 +141,6 @@ fentry_free(struct fentry *f)
 	free(f);
 }
 
-/* The compiled tags query of lang, or NULL when it has none. */
-static TSQuery *
-query_for(const struct syn_lang *lang)
-{
-	size_t i, n = sizeof cache.queries / sizeof cache.queries[0];
-	uint32_t off;
-	TSQueryError qe;
-
-	for (i = 0; i < n && cache.queries[i].lang; i++)
-		if (cache.queries[i].lang == lang)
-			return cache.queries[i].q;
-	if (i == n || !*lang->tags)
-		return NULL;
-	cache.queries[i].lang = lang;
-	cache.queries[i].q = ts_query_new(lang->language(), lang->tags,
-					  (uint32_t)strlen(lang->tags), &off, &qe);
-	return cache.queries[i].q;
-}
-
-/* The trimmed source line `row` of text, cut at SIG_MAX bytes on a UTF-8 boundary. */
-static char *
-line_of(const char *text, size_t len, uint32_t start_byte)
-{
-	size_t from = start_byte, to = start_byte, n;
-	struct str l;
-
-	while (from > 0 && text[from - 1] != '\n')
-		from--;
-	while (to < len && text[to] != '\n')
-		to++;
-	l = str_trim(str_make(text + from, to - from));
-	n = l.len > SIG_MAX ? SIG_MAX : l.len;
-	while (n < l.len && n > 0 && ((unsigned char)l.p[n] & 0xC0) == 0x80)
-		n--;
-	return xstrndup(l.p, n);
-}
-
-/* Whether capture name cap (len bytes) starts with prefix. */
-static int
-cap_is(const char *cap, uint32_t len, const char *prefix)
-{
-	size_t n = strlen(prefix);
-
-	return len >= n && !strncmp(cap, prefix, n);
-}
-
-/* Order uint32 values (definition name positions). */
-static int
-cmp_u32(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* Add the definitions of one match; its name position goes to *at. */
-static void
-add_match_def(struct fentry *f, TSQuery *q, const TSQueryMatch *m, const char *text,
-	      size_t len, uint32_t **at, size_t *nat)
-{
-	TSNode name = { { 0 }, 0, 0 };
-	int def = 0;
-	uint32_t s, e, clen;
-	uint16_t i;
-
-	for (i = 0; i < m->capture_count; i++) {
-		const char *cap = ts_query_capture_name_for_id(q, m->captures[i].index, &clen);
-		if (cap_is(cap, clen, "definition."))
-			def = 1;
-		else if (clen == 4 && !strncmp(cap, "name", 4))
-			name = m->captures[i].node;
-	}
-	if (!def || ts_node_is_null(name))
-		return;
-	s = ts_node_start_byte(name), e = ts_node_end_byte(name);
-	if (e <= s || e - s > NAME_MAX_LEN || e > len)
-		return;
-	for (i = 0; i < *nat; i++)
-		if ((*at)[i] == s)
-			return; /* the same name matched by two patterns */
-	*at = xrealloc(*at, (*nat + 1) * sizeof **at);
-	(*at)[(*nat)++] = s;
-	f->defs = xrealloc(f->defs, (f->ndefs + 1) * sizeof *f->defs);
-	f->defs[f->ndefs].name = xstrndup(text + s, e - s);
-	f->defs[f->ndefs].line = ts_node_start_point(name).row + 1;
-	f->defs[f->ndefs++].sig = line_of(text, len, s);
-}
-
-/* Order definitions by line. */
-static int
-cmp_def(const void *a, const void *b)
-{
-	const struct def *x = a, *y = b;
-
-	return x->line < y->line ? -1 : x->line > y->line;
-}
-
-/* Whether a leaf node of this type names something. */
-static int
-is_ident(const char *type)
-{
-	return strstr(type, "identifier") != NULL || !strcmp(type, "constant") ||
-	       !strcmp(type, "word");
-}
-
-/* Order strings for qsort. */
-static int
-cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Visit one leaf: keep it as a used name unless it is a definition's own name. */
-static void
-add_ref(struct fentry *f, TSNode n, const char *text, const uint32_t *at, size_t nat,
-	size_t *cap)
-{
-	uint32_t s = ts_node_start_byte(n), e = ts_node_end_byte(n);
-
-	if (e <= s || e - s > NAME_MAX_LEN || !is_ident(ts_node_type(n)))
-		return;
-	if (nat && bsearch(&s, at, nat, sizeof *at, cmp_u32))
-		return;
-	if (f->nrefs == *cap)
-		f->refs = xrealloc(f->refs, (*cap = *cap ? *cap * 2 : 64) * sizeof *f->refs);
-	f->refs[f->nrefs++] = xstrndup(text + s, e - s);
-}
-
-/* Walk every node; collect identifier leaves; then sort and deduplicate. */
-static void
-collect_refs(struct fentry *f, TSNode root, const char *text, const uint32_t *at,
-	     size_t nat)
-{
-	TSTreeCursor c = ts_tree_cursor_new(root);
-	size_t cap = 0, i, k;
-
-	for (;;) {
-		TSNode n = ts_tree_cursor_current_node(&c);
-		if (ts_node_child_count(n) == 0 && ts_node_is_named(n))
-			add_ref(f, n, text, at, nat, &cap);
-		if (ts_tree_cursor_goto_first_child(&c))
-			continue;
-		while (!ts_tree_cursor_goto_next_sibling(&c))
-			if (!ts_tree_cursor_goto_parent(&c))
-				goto done;
-	}
-done:
-	ts_tree_cursor_delete(&c);
-	if (f->nrefs)
-		qsort(f->refs, f->nrefs, sizeof *f->refs, cmp_str);
-	for (i = k = 0; i < f->nrefs; i++) {
-		if (k && !strcmp(f->refs[k - 1], f->refs[i]))
-			free(f->refs[i]);
-		else
-			f->refs[k++] = f->refs[i];
-	}
-	f->nrefs = k;
-}
-
-/* Parse the text and fill f's definitions and used names. */
-static void
-extract(struct fentry *f, const struct syn_lang *lang, TSQuery *q, const char *text,
-	size_t len)
-{
-	struct syn_tree *t = NULL;
-	TSQueryCursor *c;
-	TSQueryMatch m;
-	TSNode root;
-	uint32_t *at = NULL;
-	size_t nat = 0;
-
-	if (syn_parse(lang, text, len, &t, NULL) < 0) {
-		f->skipped = 1;
-		return;
-	}
-	root = ts_tree_root_node(syn_tree_ts(t));
-	c = ts_query_cursor_new();
-	ts_query_cursor_exec(c, q, root);
-	while (ts_query_cursor_next_match(c, &m))
-		add_match_def(f, q, &m, text, len, &at, &nat);
-	ts_query_cursor_delete(c);
-	if (f->ndefs)
-		qsort(f->defs, f->ndefs, sizeof *f->defs, cmp_def);
-	if (nat)
-		qsort(at, nat, sizeof *at, cmp_u32);
-	collect_refs(f, root, text, at, nat);
-	free(at);
-	syn_release(t);
-}
-
 /* mtime of st in nanoseconds. */
 static long long
 mtime_ns(const struct stat *st)
@@ -339,27 +148,65 @@ mtime_ns(const struct stat *st)
 	return (long long)st->st_mtim.tv_sec * 1000000000LL + st->st_mtim.tv_nsec;
 }
 
-/* (Re)read the file of f and extract what it yields. */
-static void
-fentry_fill(struct fentry *f, const struct stat *st, const struct syn_lang *lang, TSQuery *q)
+/* Whether text looks minified or generated: over 4 KB with lines averaging over 300 bytes. */
+static int
+minified(const char *text, size_t len)
 {
+	const char *p = text, *end = text + len;
+	size_t lines = 1;
+
+	if (len < MINIFIED_MIN)
+		return 0;
+	while ((p = memchr(p, '\n', (size_t)(end - p))) != NULL)
+		p++, lines++;
+	return len / lines > MINIFIED_LINE;
+}
+
+/* Move what r yields into f. */
+static void
+fentry_take(struct fentry *f, struct rmcache_rec *r)
+{
+	f->skipped = r->skipped;
+	f->defs = r->defs, f->ndefs = r->ndefs;
+	f->refs = r->refs, f->nrefs = r->nrefs;
+}
+
+/* (Re)fill f: from the disk cache when it is current there, else read and extract. */
+static void
+fentry_fill(struct fentry *f, const struct stat *st, const struct syn_lang *lang,
+	    uint64_t stamp)
+{
+	struct rmcache_rec r = { f->abs, 0, 0, 0, 0, NULL, 0, NULL, 0 };
 	struct buf text = BUF_INIT;
 
 	fentry_clear(f);
 	f->mtime_ns = mtime_ns(st);
 	f->size = st->st_size;
+	f->stamp = stamp;
+	cache.dirty = 1;
+	if (!cache.disk && cache.disk_ok)
+		cache.disk = rmcache_load(cache.root);
+	if (rmcache_take(cache.disk, f->abs, f->mtime_ns, f->size, stamp, &r)) {
+		cache.st.disk++;
+		fentry_take(f, &r);
+		return;
+	}
+	cache.st.misses++;
 	if (buf_read_file(&text, f->abs, SYN_MAX_BYTES, NULL) < 0 ||
 	    fsutil_is_binary(text.data, text.len < FSUTIL_SNIFF ? text.len : FSUTIL_SNIFF))
-		f->skipped = 1;
+		r.skipped = 1;
+	else if (minified(text.data, text.len))
+		r.skipped = 2;
 	else
-		extract(f, lang, q, text.data, text.len);
+		rmextract_file(lang, text.data, text.len, &r);
+	fentry_take(f, &r);
 	buf_release(&text);
 }
 
 /* The entry for abs: the cached one when (mtime, size) still match, else refilled. */
 static struct fentry *
 lookup(const char *abs, const char *rel, const struct stat *st, const struct syn_lang *lang,
-       TSQuery *q)
+       uint64_t stamp)
 {
 	size_t *slot = smap_get(&cache.index, abs, 0);
 	struct fentry *f = slot ? cache.v[*slot] : NULL;
@@ -368,11 +215,10 @@ lookup(const char *abs, const char *rel, const struct stat *st, const struct syn
 		free(f->rel);
 		f->rel = xstrdup(rel);
 	}
-	if (f && f->mtime_ns == mtime_ns(st) && f->size == st->st_size) {
+	if (f && f->mtime_ns == mtime_ns(st) && f->size == st->st_size && f->stamp == stamp) {
 		cache.st.hits++;
 		return f;
 	}
-	cache.st.misses++;
 	if (!f) {
 		f = xcalloc(1, sizeof *f);
 		f->abs = xstrdup(abs);
@@ -383,7 +229,7 @@ lookup(const char *abs, const char *rel, const struct stat *st, const struct syn
 		cache.v[cache.n] = f;
 		*smap_get(&cache.index, f->abs, 1) = cache.n++;
 	}
-	fentry_fill(f, st, lang, q);
+	fentry_fill(f, st, lang, stamp);
 	return f;
 }
 
@@ -391,7 +237,7 @@ lookup(const char *abs, const char *rel, const struct stat *st, const struct syn
 struct build {
 	struct fentry **files;
 	size_t n, cap;
-	size_t big, binary; /* files skipped */
+	size_t big, binary, minified; /* files skipped */
 };
 
 /* Walk callback: every regular file of a language with a tags query. */
@@ -401,24 +247,33 @@ visit(const char *abs, const char *rel, const struct stat *st, void *arg)
 	struct build *b = arg;
 	const struct syn_lang *lang;
 	struct fentry *f;
-	TSQuery *q;
+	uint64_t stamp;
 
-	if (!S_ISREG(st->st_mode) || !(lang = syn_lang_for_path(rel)) || !(q = query_for(lang)))
+	if (!S_ISREG(st->st_mode) || !(lang = syn_lang_for_path(rel)) ||
+	    !rmextract_supported(lang, &stamp))
 		return 0;
 	if ((size_t)st->st_size > SYN_MAX_BYTES) {
 		b->big++;
 		return 0;
 	}
-	f = lookup(abs, rel, st, lang, q);
+	f = lookup(abs, rel, st, lang, stamp);
 	f->gen = cache.gen;
 	if (f->skipped) {
-		b->binary++;
+		b->binary += f->skipped == 1;
+		b->minified += f->skipped == 2;
 		return 0;
 	}
 	if (b->n == b->cap)
 		b->files = xrealloc(b->files, (b->cap = b->cap ? b->cap * 2 : 64) * sizeof *b->files);
 	b->files[b->n++] = f;
 	return 0;
+}
+
+/* Order strings for bsearch. */
+static int
+cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 /* Whether f itself uses name (its refs are sorted). */
@@ -435,9 +290,13 @@ rank(struct build *b)
 	struct smap users = { NULL, NULL, 0, 0 };
 	size_t i, j, *c;
 
+	for (i = 0; i < b->n; i++) /* only defined names are counted */
+		for (j = 0; j < b->files[i]->ndefs; j++)
+			smap_get(&users, b->files[i]->defs[j].name, 1);
 	for (i = 0; i < b->n; i++)
 		for (j = 0; j < b->files[i]->nrefs; j++)
-			(*smap_get(&users, b->files[i]->refs[j], 1))++;
+			if ((c = smap_get(&users, b->files[i]->refs[j], 0)) != NULL)
+				(*c)++;
 	for (i = 0; i < b->n; i++) {
 		struct fentry *f = b->files[i];
 		f->score = 0;
@@ -500,6 +359,11 @@ render(struct build *b, size_t budget, struct buf *out)
 	for (i = 0; i < b->n; i++) {
 		if (!b->files[i]->ndefs)
 			continue;
+		if (left) { /* the map is full: only count the rest */
+			left++;
+			left_defs += b->files[i]->ndefs;
+			continue;
+		}
 		buf_reset(&block);
 		put_file(&block, b->files[i]);
 		if (!shown && !left && block.len > budget) {
@@ -522,9 +386,10 @@ render(struct build *b, size_t budget, struct buf *out)
 		buf_addf(out, "[%zu definitions left out (%zu more file%s); call repo_map with a "
 			 "larger budget (max %d) or use outline on a file]\n", left_defs, left,
 			 left == 1 ? "" : "s", REPOMAP_MAX_TOKENS);
-	if (b->big || b->binary)
-		buf_addf(out, "[skipped: %zu file%s over %zu MB, %zu binary or unparsable]\n", b->big,
-			 b->big == 1 ? "" : "s", SYN_MAX_BYTES >> 20, b->binary);
+	if (b->big || b->binary || b->minified)
+		buf_addf(out, "[skipped: %zu file%s over %zu MB, %zu binary or unparsable, %zu "
+			 "minified or generated]\n", b->big, b->big == 1 ? "" : "s",
+			 SYN_MAX_BYTES >> 20, b->binary, b->minified);
 }
 
 /* Drop cache entries this build did not see; rebuild the index. */
@@ -537,7 +402,7 @@ prune(void)
 		if (cache.v[i]->gen == cache.gen)
 			cache.v[k++] = cache.v[i];
 		else
-			fentry_free(cache.v[i]);
+			fentry_free(cache.v[i]), cache.dirty = 1;
 	}
 	cache.n = k;
 	smap_free(&cache.index);
@@ -545,11 +410,30 @@ prune(void)
 		*smap_get(&cache.index, cache.v[i]->abs, 1) = i;
 }
 
+/* Write the entries (all of this build's root, after prune) to the disk cache. */
+static void
+save(const char *root)
+{
+	struct rmcache_rec *r = xcalloc(cache.n ? cache.n : 1, sizeof *r);
+	size_t i;
+
+	for (i = 0; i < cache.n; i++) {
+		struct fentry *f = cache.v[i];
+		r[i].abs = f->abs;
+		r[i].mtime_ns = f->mtime_ns, r[i].size = f->size, r[i].stamp = f->stamp;
+		r[i].skipped = f->skipped;
+		r[i].defs = f->defs, r[i].ndefs = f->ndefs;
+		r[i].refs = f->refs, r[i].nrefs = f->nrefs;
+	}
+	(void)rmcache_save(root, r, cache.n, NULL); /* optional: a failure costs a reparse */
+	free(r);
+}
+
 /* Walk, rank, render (see repomap.h). */
 int
 repomap_build(const char *root, size_t tokens, struct buf *out, struct err *e)
 {
-	struct build b = { NULL, 0, 0, 0, 0 };
+	struct build b = { NULL, 0, 0, 0, 0, 0 };
 	struct fsutil_walk w = { root, visit, &b, 0, 0, 0 };
 	int rc;
 
@@ -558,6 +442,12 @@ repomap_build(const char *root, size_t tokens, struct buf *out, struct err *e)
 	if (tokens > REPOMAP_MAX_TOKENS)
 		tokens = REPOMAP_MAX_TOKENS;
 	cache.gen++;
+	cache.root = root;
+	cache.dirty = 0;
+	/* the disk can only help the first build of a root in this process */
+	cache.disk_ok = !cache.n || !cache.last_root || strcmp(cache.last_root, root);
+	free(cache.last_root);
+	cache.last_root = xstrdup(root);
 	rc = fsutil_walk(&w, root, e);
 	if (rc == 0) {
 		rank(&b);
@@ -567,7 +457,12 @@ repomap_build(const char *root, size_t tokens, struct buf *out, struct err *e)
 		if (w.truncated)
 			buf_adds(out, "[the walk stopped early: too many files]\n");
 		prune();
+		if (cache.dirty)
+			save(root);
 	}
+	rmcache_free(cache.disk);
+	cache.disk = NULL;
+	cache.root = NULL;
 	free(b.files);
 	return rc;
 }
@@ -590,8 +485,7 @@ repomap_cache_free(void)
 		fentry_free(cache.v[i]);
 	free(cache.v);
 	smap_free(&cache.index);
-	for (i = 0; i < sizeof cache.queries / sizeof cache.queries[0]; i++)
-		if (cache.queries[i].q)
-			ts_query_delete(cache.queries[i].q);
+	rmextract_free();
+	free(cache.last_root);
 	memset(&cache, 0, sizeof cache);
 }

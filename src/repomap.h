@@ -6,9 +6,9 @@
  * skipped) whose language has a tags query are parsed with tree-sitter;
  * each gives its definitions (@definition.* captures with their @name:
  * line and the trimmed source line as signature) and the set of
- * identifiers it uses (every named identifier-like leaf that is not one of
- * its own definition names; this covers the tags' @reference captures and
- * languages whose tags.scm has none, such as C).  A definition's score is
+ * identifiers it uses (every identifier in its text that is not one of its
+ * own definition names: a lexical scan, which also covers languages whose
+ * tags.scm has no @reference captures, such as C; see rmextract.h).  A definition's score is
  * the number of OTHER files that use its name; a file's score is the sum
  * over its definitions.  Files are printed most important first, as
  * "path:\n  line  signature" blocks (definitions in line order), until
@@ -19,9 +19,14 @@
  *
  * What a file yields is cached for the life of the process, keyed by the
  * absolute path and validated by (mtime, size); entries of files no longer
- * seen are dropped after each build.  repomap_cache_free releases the cache
+ * seen are dropped after each build.  A build that parsed a file or dropped
+ * one also writes its entries to the disk cache (rmcache.h), which a later
+ * process uses for the files unchanged since (a memory miss consults it
+ * before parsing).  repomap_cache_free releases the cache
  * and the compiled queries (for leak checkers).  Files over SYN_MAX_BYTES
- * (5 MB) and binary files are skipped and counted.  Not thread-safe.
+ * (5 MB), binary files and minified or generated ones (over 4 KB with
+ * lines averaging over 300 bytes) are skipped and counted.  Not
+ * thread-safe.
  */
 #ifndef HEARTH_REPOMAP_H
 #define HEARTH_REPOMAP_H
@@ -40,6 +45,7 @@
 struct repomap_stats {
 	size_t hits;    /* files answered from the cache */
 	size_t misses;  /* files read and parsed */
+	size_t disk;    /* files answered from the disk cache (rmcache.h) */
 	size_t cached;  /* entries now in the cache */
 };
 

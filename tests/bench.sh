@@ -23,7 +23,8 @@
 #   (f) git and code intelligence ($BENCH_INTEL, tests/bench/bench_intel.c):
 #       checkpoint of a 20,000-file repository with 10 files changed,
 #       outline of a 4,500-line C file (cold and unchanged), repo_map of the
-#       project cold and warm.
+#       project and of a generated 2,000-file repository: true cold, new
+#       process with the disk cache, warm.
 # Targets are printed beside the figures: --version < 8 ms, -p overhead
 # < 20 ms, max RSS < 12 MB.
 set -u

@@ -7,8 +7,12 @@
  *               snapshot; the end snapshot costs the same), median of 7
  *   outline     a 4,500-line C file (the project's own sources, joined):
  *               the outline tool, median of 30 runs after one warm-up
- *   repo_map    the project itself: repomap_build cold (empty cache), then
- *               warm (median of 10)
+ *   repo_map    the project itself, then a generated 2,000-file repository
+ *               (C, Python, JavaScript, Go; 100-300 lines each, calling
+ *               each other's functions): repomap_build true-cold (empty
+ *               memory cache, no disk cache), new-process (empty memory
+ *               cache, disk cache written by an earlier run), then warm
+ *               (median of 10)
  *
  * Usage: bench_intel ROOT   (ROOT: the project checkout).  Temporary files
  * go under $TMPDIR and are removed.
@@ -234,33 +238,136 @@ bench_outline(const char *root, const char *tmp)
 	figure("outline, same file unchanged", median(t, 30), 10);
 }
 
-/* repo_map of the project, cold then warm. */
-static void
-bench_repomap(const char *root)
+#define MAP_FILES 2000
+
+/* Write one generated source file i of the 2,000-file repository; 0 on success. */
+static int
+gen_file(const char *dir, int i)
 {
-	struct buf out = BUF_INIT;
-	struct err e = ERR_INIT;
-	double t[10], cold;
+	static const char *const ext[] = { "c", "py", "js", "go" };
+	int lang = i % 4, nfn = 10 + (i * 7) % 21, j, k, other;
+	char path[1200];
+	FILE *f;
+
+	snprintf(path, sizeof path, "%s/pkg%02d/m%04d.%s", dir, i / 50, i, ext[lang]);
+	if ((f = fopen(path, "w")) == NULL)
+		return -1;
+	if (lang == 3)
+		fprintf(f, "package pkg%02d\n\nimport \"fmt\"\n\n", i / 50);
+	for (j = 0; j < nfn; j++) {
+		other = (i * 31 + j * 17 + 1) % MAP_FILES;
+		if (lang == 0) {
+			fprintf(f, "/* m%04d_f%d: step %d. */\nint\nm%04d_f%d(int a, int b)\n{\n"
+				"\tint s = a;\n", i, j, j, i, j);
+			for (k = 0; k < 4; k++)
+				fprintf(f, "\ts += m%04d_f%d(s, b + %d);\n", (other + k) % MAP_FILES,
+					k, k);
+			fprintf(f, "\treturn s;\n}\n\n");
+		} else if (lang == 1) {
+			fprintf(f, "def m%04d_f%d(a, b):\n    \"\"\"Step %d.\"\"\"\n    s = a\n",
+				i, j, j);
+			for (k = 0; k < 4; k++)
+				fprintf(f, "    s += m%04d_f%d(s, b + %d)\n", (other + k) % MAP_FILES,
+					k, k);
+			fprintf(f, "    return s\n\n\n");
+		} else if (lang == 2) {
+			fprintf(f, "// step %d\nexport function m%04d_f%d(a, b) {\n  let s = a;\n",
+				j, i, j);
+			for (k = 0; k < 4; k++)
+				fprintf(f, "  s += m%04d_f%d(s, b + %d);\n", (other + k) % MAP_FILES,
+					k, k);
+			fprintf(f, "  return s;\n}\n\n");
+		} else {
+			fprintf(f, "// M%04dF%d is step %d.\nfunc M%04dF%d(a, b int) int {\n"
+				"\ts := a\n", i, j, j, i, j);
+			for (k = 0; k < 4; k++)
+				fprintf(f, "\ts += M%04dF%d(s, b+%d)\n", (other + k) % MAP_FILES, k, k);
+			fprintf(f, "\tfmt.Println(s)\n\treturn s\n}\n\n");
+		}
+	}
+	fclose(f);
+	return 0;
+}
+
+/* Generate the 2,000-file repository under dir; 0 on success. */
+static int
+gen_repo(const char *dir)
+{
+	char path[1200];
 	int i;
 
-	repomap_cache_free();
-	cold = now_ms();
-	if (repomap_build(root, REPOMAP_DEFAULT_TOKENS, &out, &e) < 0) {
+	if (mkdir(dir, 0755) < 0)
+		return -1;
+	for (i = 0; i < MAP_FILES; i++) {
+		if (i % 50 == 0) {
+			snprintf(path, sizeof path, "%s/pkg%02d", dir, i / 50);
+			if (mkdir(path, 0755) < 0)
+				return -1;
+		}
+		if (gen_file(dir, i) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* One timed repomap_build; ms, or -1 on failure (printed). */
+static double
+map_once(const char *root, struct buf *out)
+{
+	struct err e = ERR_INIT;
+	double t;
+
+	buf_reset(out);
+	t = now_ms();
+	if (repomap_build(root, REPOMAP_DEFAULT_TOKENS, out, &e) < 0) {
 		printf("  repo_map: %s\n", e.msg);
-		return;
+		return -1;
 	}
-	cold = now_ms() - cold;
-	for (i = 0; i < 10; i++) {
-		buf_reset(&out);
-		t[i] = now_ms();
-		repomap_build(root, REPOMAP_DEFAULT_TOKENS, &out, &e);
-		t[i] = now_ms() - t[i];
-	}
-	g_min = cold;
-	figure("repo_map of this project, cold", cold, 1000);
-	figure("repo_map of this project, warm", median(t, 10), 100);
+	return now_ms() - t;
+}
+
+/* repo_map of root: true-cold, new process with the disk cache, warm. */
+static void
+bench_map_of(const char *root, const char *what, const char *tmp)
+{
+	char state[1100], label[128];
+	struct buf out = BUF_INIT;
+	double t[10];
+	int i;
+
+	snprintf(state, sizeof state, "%s/state-%s", tmp, what);
+	setenv("XDG_STATE_HOME", state, 1); /* a fresh, empty disk cache */
+	repomap_cache_free();
+	g_min = t[0] = map_once(root, &out);
+	snprintf(label, sizeof label, "repo_map of %s, true cold", what);
+	if (t[0] >= 0)
+		figure(label, t[0], 1000);
+	repomap_cache_free(); /* as a new process: memory empty, disk cache there */
+	g_min = t[0] = map_once(root, &out);
+	snprintf(label, sizeof label, "repo_map of %s, disk cache", what);
+	if (t[0] >= 0)
+		figure(label, t[0], 1000);
+	for (i = 0; i < 10; i++)
+		t[i] = map_once(root, &out);
+	snprintf(label, sizeof label, "repo_map of %s, warm", what);
+	figure(label, median(t, 10), 100);
 	buf_release(&out);
 	repomap_cache_free();
+}
+
+/* repo_map of the project, then of a generated 2,000-file repository. */
+static void
+bench_repomap(const char *root, const char *tmp)
+{
+	char dir[1100];
+
+	bench_map_of(root, "this project", tmp);
+	snprintf(dir, sizeof dir, "%s/map2000", tmp);
+	if (gen_repo(dir) < 0) {
+		printf("  repo_map: could not generate the 2,000-file repository (skipped)\n");
+		return;
+	}
+	bench_map_of(dir, "2,000 files", tmp);
 }
 
 int
@@ -281,7 +388,7 @@ main(int argc, char **argv)
 	if (argc < 3 || strstr(argv[2], "outline"))
 		bench_outline(root, tmp);
 	if (argc < 3 || strstr(argv[2], "repomap"))
-		bench_repomap(root);
+		bench_repomap(root, tmp);
 	rmrf(tmp);
 	return 0;
 }

@@ -3,7 +3,10 @@
  * files — the definition used from three other files ranks its file first,
  * a file's own uses do not count, the budget cut and its note, .gitignore
  * honoured, binary and over-5 MB files skipped, the cache hit on a second
- * build and refreshed when a file changes, the tool's budget argument.
+ * build and refreshed when a file changes, the tool's budget argument;
+ * the disk cache: a new process (memory cache freed) answers from it, a
+ * changed mtime is parsed again, a corrupt or truncated cache file is
+ * ignored and replaced, an unwritable state directory is harmless.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,15 +17,22 @@
 #include <git2.h>
 
 #include "repomap.h"
+#include "rmcache.h"
 #include "syn.h"
 #include "tool_fixture.h"
 
 extern const struct tool tool_repo_map;
 
+static char g_state[] = "/tmp/hearth-rmstate.XXXXXX"; /* XDG_STATE_HOME of a test */
+
 static int
 setup(void **state)
 {
 	struct fixture *f = fixture_new();
+
+	memcpy(g_state + strlen(g_state) - 6, "XXXXXX", 6);
+	assert_non_null(mkdtemp(g_state));
+	setenv("XDG_STATE_HOME", g_state, 1);
 
 	fixture_mkdir(f, "src");
 	fixture_puts(f, "src/util.c", "#include \"util.h\"\n\nint\nhelper_parse(int x)\n{\n"
@@ -44,6 +54,7 @@ teardown(void **state)
 {
 	fixture_free(*state);
 	repomap_cache_free();
+	fixture_rmrf(g_state);
 	return 0;
 }
 
@@ -151,11 +162,16 @@ test_gitignore_binary_big(void **state)
 	memset(huge, ' ', n);
 	memcpy(huge, "int huge_fn(void);", 18);
 	fixture_write(f, "huge.c", huge, n);
+	/* minified: 5,000 bytes on 2 lines */
+	memset(huge, ' ', 5000);
+	memcpy(huge, "function min_fn(){}\n", 20);
+	fixture_write(f, "app.min.js", huge, 5000);
 	free(huge);
 	m = map(f, 2000);
 	assert_null(strstr(m, "generated_ignored"));
 	assert_null(strstr(m, "huge_fn"));
-	at(m, "[skipped: 1 file over 5 MB, 1 binary or unparsable]");
+	assert_null(strstr(m, "min_fn"));
+	at(m, "[skipped: 1 file over 5 MB, 1 binary or unparsable, 1 minified or generated]");
 	free(m);
 }
 
@@ -194,6 +210,194 @@ test_cache(void **state)
 	assert_int_equal(st.cached, 5);
 }
 
+/* The path of the fixture's disk cache file (malloc'd). */
+static char *
+disk_path(struct fixture *f)
+{
+	struct buf p = BUF_INIT;
+
+	assert_int_equal(rmcache_path(f->root, &p), 0);
+	return buf_detach(&p, NULL);
+}
+
+static void
+test_disk_hit(void **state)
+{
+	struct fixture *f = *state;
+	struct repomap_stats st;
+	char *m1, *m2, *p = disk_path(f);
+	struct stat sb;
+
+	repomap_cache_free();
+	m1 = map(f, 2000);
+	assert_int_equal(stat(p, &sb), 0);
+	repomap_cache_free(); /* a new process */
+	m2 = map(f, 2000);
+	repomap_stats(&st);
+	assert_int_equal(st.disk, 6);
+	assert_int_equal(st.misses, 0);
+	assert_string_equal(m1, m2);
+	free(m2);
+	/* an unchanged build does not rewrite the file */
+	assert_int_equal(unlink(p), 0);
+	free(map(f, 2000));
+	assert_int_equal(stat(p, &sb), -1);
+	free(m1), free(p);
+}
+
+static void
+test_disk_stale(void **state)
+{
+	struct fixture *f = *state;
+	struct repomap_stats st;
+	struct timespec ts[2] = { { 0, UTIME_NOW }, { 1000000000, 0 } };
+	char *m;
+
+	free(map(f, 2000));
+	repomap_cache_free();
+	/* same size, other content, other mtime: parsed again */
+	fixture_puts(f, "zz_self.py", "def only_mx():\n    return only_me()\n\n"
+		     "def only_me2():\n    return only_me()\n");
+	assert_int_equal(utimensat(AT_FDCWD, fixture_path(f, "zz_self.py"), ts, 0), 0);
+	m = map(f, 2000);
+	repomap_stats(&st);
+	assert_int_equal(st.disk, 5);
+	assert_int_equal(st.misses, 1);
+	at(m, "def only_mx");
+	free(m);
+}
+
+/*
+ * Replace b by a cache file with the right magic, version and checksum but
+ * bad records: how 3, a huge record count; 4, a string running past the end;
+ * 5, a string without its NUL.
+ */
+static void
+forge(struct buf *b, int how)
+{
+	uint32_t v = RMCACHE_VERSION, n = how == 3 ? 100000 : 1;
+	uint16_t len = how == 4 ? 60000 : 5;
+	uint64_t h = UINT64_C(0xcbf29ce484222325);
+	size_t i;
+
+	buf_reset(b);
+	buf_add(b, "HRMC", 4);
+	buf_add(b, &v, 4);
+	buf_add(b, &n, 4);
+	buf_add(b, &len, 2);
+	buf_add(b, "/abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvwxyz", 60);
+	for (i = 0; i < b->len; i++)
+		h = (h ^ (unsigned char)b->data[i]) * UINT64_C(0x100000001b3);
+	buf_add(b, &h, 8);
+}
+
+/* Build, damage the cache file with `how`, then build as a new process: all parsed. */
+static void
+disk_damaged(struct fixture *f, int how)
+{
+	struct repomap_stats st;
+	char *m1, *m2, *p = disk_path(f);
+	struct buf b = BUF_INIT;
+	int fd;
+
+	repomap_cache_free();
+	m1 = map(f, 2000);
+	assert_int_equal(buf_read_file(&b, p, 1 << 20, NULL), 0);
+	if (how == 0)
+		b.data[b.len / 2] ^= 0x5a;      /* a flipped byte */
+	else if (how == 1)
+		b.len = b.len / 2;              /* truncated */
+	else if (how == 2)
+		memset(b.data, 0xff, b.len);    /* garbage */
+	else
+		forge(&b, how);                 /* a good checksum over bad records */
+	fd = open(p, O_WRONLY | O_TRUNC);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, b.data, b.len), (ssize_t)b.len);
+	close(fd);
+	repomap_cache_free();
+	m2 = map(f, 2000);
+	repomap_stats(&st);
+	assert_int_equal(st.disk, 0);
+	assert_int_equal(st.misses, 6);
+	assert_string_equal(m1, m2);
+	/* and it was replaced by a good one */
+	repomap_cache_free();
+	free(map(f, 2000));
+	repomap_stats(&st);
+	assert_int_equal(st.disk, 6);
+	buf_release(&b);
+	free(m1), free(m2), free(p);
+}
+
+static void
+test_disk_corrupt(void **state)
+{
+	disk_damaged(*state, 0);
+	disk_damaged(*state, 1);
+	disk_damaged(*state, 2);
+	disk_damaged(*state, 3);
+	disk_damaged(*state, 4);
+	disk_damaged(*state, 5);
+}
+
+static void
+test_disk_unwritable(void **state)
+{
+	struct fixture *f = *state;
+	struct repomap_stats st;
+	char *m1, *m2, file[64];
+
+	/* XDG_STATE_HOME is a regular file: no directory can be made under it */
+	snprintf(file, sizeof file, "%s/plain", g_state);
+	fixture_rmrf(file);
+	assert_int_equal(close(open(file, O_WRONLY | O_CREAT, 0644)), 0);
+	setenv("XDG_STATE_HOME", file, 1);
+	repomap_cache_free();
+	m1 = map(f, 2000);
+	repomap_cache_free();
+	m2 = map(f, 2000);
+	repomap_stats(&st);
+	assert_int_equal(st.disk, 0);
+	assert_int_equal(st.misses, 6);
+	assert_string_equal(m1, m2);
+	free(m1), free(m2);
+	/* neither XDG_STATE_HOME nor HOME: no disk cache, still a map */
+	{
+		char *home = getenv("HOME") ? strdup(getenv("HOME")) : NULL;
+		unsetenv("XDG_STATE_HOME");
+		unsetenv("HOME");
+		m1 = map(f, 2000);
+		at(m1, "src/util.c:\n");
+		free(m1);
+		if (home)
+			setenv("HOME", home, 1);
+		free(home);
+	}
+}
+
+/* Top-level function bodies are not searched; exported, decorated and class members are. */
+static void
+test_bodies(void **state)
+{
+	struct fixture *f = *state;
+	char *m;
+
+	fixture_puts(f, "deco.py", "@cache\ndef outer_py(x):\n    def inner_py():\n"
+		     "        return x\n    return inner_py\n\nclass K:\n    def meth_py(self):\n"
+		     "        pass\n");
+	fixture_puts(f, "mod.js", "export function outer_js() {\n  function inner_js() {}\n"
+		     "  return inner_js;\n}\nclass C { meth_js() {} }\n");
+	m = map(f, 4000);
+	at(m, "def outer_py(x):");
+	at(m, "def meth_py(self):");
+	at(m, "export function outer_js() {");
+	at(m, "meth_js() {}");
+	assert_null(strstr(m, "inner_py"));
+	assert_null(strstr(m, "inner_js"));
+	free(m);
+}
+
 static void
 test_tool(void **state)
 {
@@ -230,6 +434,11 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_budget, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_gitignore_binary_big, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cache, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_disk_hit, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_disk_stale, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_disk_corrupt, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_disk_unwritable, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bodies, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tool, setup, teardown),
 	};
 

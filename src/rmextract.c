@@ -1,0 +1,380 @@
+/*
+ * rmextract: definitions and used names of one file (see rmextract.h).
+ *
+ * Data structures:
+ *  - `queries`: per language its compiled tags query (reference-only
+ *    patterns disabled: uses come from the lexical scan) and stamp; filled on first use, at most 64.
+ *  - struct nameset: the distinct identifier slices of one file, an
+ *    open-addressing table of (start, length) into the text, at most half
+ *    full, so each used name is copied once, not once per occurrence.
+ *  - `at`: the sorted start bytes of the file's definition names, which are
+ *    not uses (the lexical scan steps through it in order).
+ */
+#include "rmextract.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <tree_sitter/api.h>
+
+#include "str.h"
+#include "xmalloc.h"
+
+#define SIG_MAX 100   /* bytes of a signature */
+#define NAME_MAX_LEN 80
+#define NQUERIES 64
+#define RMEXTRACT_VERSION 2u /* of what this file extracts: bump it when that changes */
+
+static struct {
+	const struct syn_lang *lang;
+	TSQuery *q;
+	uint64_t stamp;
+} queries[NQUERIES];
+
+/*
+ * Bodies of top-level functions the query skips, as tools/outline.c does
+ * (also through an export or a decorator): definitions inside function
+ * bodies are rare at the level of a repository map, and the bodies are
+ * most of the tree the query would walk.  Classes are entered (methods).
+ * (language, definition node, body node)
+ */
+static const struct {
+	const char *lang, *def, *body;
+} skips[] = {
+	{ "c", "function_definition", "compound_statement" },
+	{ "cpp", "function_definition", "compound_statement" },
+	{ "go", "function_declaration", "block" },
+	{ "go", "method_declaration", "block" },
+	{ "rust", "function_item", "block" },
+	{ "java", "method_declaration", "block" },
+	{ "java", "constructor_declaration", "constructor_body" },
+	{ "python", "function_definition", "block" },
+	{ "javascript", "function_declaration", "statement_block" },
+	{ "typescript", "function_declaration", "statement_block" },
+	{ "tsx", "function_declaration", "statement_block" },
+};
+
+struct nameset {
+	uint32_t *start, *len;  /* len 0 = empty slot */
+	size_t cap, n;
+};
+
+/* FNV-1a over len bytes, continuing h. */
+static uint64_t
+fnv(uint64_t h, const void *p, size_t len)
+{
+	const unsigned char *s = p;
+
+	while (len--)
+		h = (h ^ *s++) * UINT64_C(0x100000001b3);
+	return h;
+}
+
+/* Whether the pattern captures a definition. */
+static int
+pattern_defines(TSQuery *q, uint32_t pat)
+{
+	uint32_t i, clen, n = ts_query_capture_count(q);
+
+	for (i = 0; i < n; i++) {
+		const char *cap = ts_query_capture_name_for_id(q, i, &clen);
+		if (clen > 11 && !strncmp(cap, "definition.", 11) &&
+		    ts_query_capture_quantifier_for_id(q, pat, i) != TSQuantifierZero)
+			return 1;
+	}
+	return 0;
+}
+
+/* Compile lang's tags query with only its definition patterns on. */
+static TSQuery *
+compile(const struct syn_lang *lang)
+{
+	uint32_t off, i, n;
+	TSQueryError qe;
+	TSQuery *q = ts_query_new(lang->language(), lang->tags, (uint32_t)strlen(lang->tags),
+				  &off, &qe);
+
+	if (!q)
+		return NULL;
+	n = ts_query_pattern_count(q);
+	for (i = 0; i < n; i++)
+		if (!pattern_defines(q, i))
+			ts_query_disable_pattern(q, i);
+	return q;
+}
+
+/* The entry of lang in `queries` (compiled on first use), or NULL. */
+static int
+query_slot(const struct syn_lang *lang)
+{
+	uint32_t abi;
+	int i;
+
+	for (i = 0; i < NQUERIES && queries[i].lang; i++)
+		if (queries[i].lang == lang)
+			return i;
+	if (i == NQUERIES || !*lang->tags)
+		return -1;
+	queries[i].lang = lang;
+	queries[i].q = compile(lang);
+	abi = ts_language_version(lang->language()) * 1000u + RMEXTRACT_VERSION;
+	queries[i].stamp = fnv(fnv(fnv(UINT64_C(0xcbf29ce484222325), lang->name,
+				       strlen(lang->name)), &abi, sizeof abi),
+			       lang->tags, strlen(lang->tags));
+	return i;
+}
+
+/* See rmextract.h. */
+int
+rmextract_supported(const struct syn_lang *lang, uint64_t *stamp)
+{
+	int i = query_slot(lang);
+
+	if (i < 0 || !queries[i].q)
+		return 0;
+	*stamp = queries[i].stamp;
+	return 1;
+}
+
+/* The trimmed source line around start_byte, cut at SIG_MAX bytes on a UTF-8 boundary. */
+static char *
+line_of(const char *text, size_t len, uint32_t start_byte)
+{
+	size_t from = start_byte, to = start_byte, n;
+	struct str l;
+
+	while (from > 0 && text[from - 1] != '\n')
+		from--;
+	while (to < len && text[to] != '\n')
+		to++;
+	l = str_trim(str_make(text + from, to - from));
+	n = l.len > SIG_MAX ? SIG_MAX : l.len;
+	while (n < l.len && n > 0 && ((unsigned char)l.p[n] & 0xC0) == 0x80)
+		n--;
+	return xstrndup(l.p, n);
+}
+
+/* Order uint32 values (definition name positions). */
+static int
+cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Add the definition of one match; its name position goes to *at. */
+static void
+add_match_def(struct rmcache_rec *f, TSQuery *q, const TSQueryMatch *m, const char *text,
+	      size_t len, uint32_t **at, size_t *nat)
+{
+	TSNode name = { { 0 }, 0, 0 };
+	int def = 0;
+	uint32_t s, e, clen;
+	uint16_t i;
+
+	for (i = 0; i < m->capture_count; i++) {
+		const char *cap = ts_query_capture_name_for_id(q, m->captures[i].index, &clen);
+		if (clen > 11 && !strncmp(cap, "definition.", 11))
+			def = 1;
+		else if (clen == 4 && !strncmp(cap, "name", 4))
+			name = m->captures[i].node;
+	}
+	if (!def || ts_node_is_null(name))
+		return;
+	s = ts_node_start_byte(name), e = ts_node_end_byte(name);
+	if (e <= s || e - s > NAME_MAX_LEN || e > len)
+		return;
+	for (i = 0; i < *nat; i++)
+		if ((*at)[i] == s)
+			return; /* the same name matched by two patterns */
+	*at = xrealloc(*at, (*nat + 1) * sizeof **at);
+	(*at)[(*nat)++] = s;
+	f->defs = xrealloc(f->defs, (f->ndefs + 1) * sizeof *f->defs);
+	f->defs[f->ndefs].name = xstrndup(text + s, e - s);
+	f->defs[f->ndefs].line = ts_node_start_point(name).row + 1;
+	f->defs[f->ndefs++].sig = line_of(text, len, s);
+}
+
+/* Order definitions by line. */
+static int
+cmp_def(const void *a, const void *b)
+{
+	const struct rmcache_def *x = a, *y = b;
+
+	return x->line < y->line ? -1 : x->line > y->line;
+}
+
+/* Whether byte c can be part of an identifier (UTF-8 bytes count as letters). */
+static int
+is_word(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       c == '_' || c == '$' || c >= 0x80;
+}
+
+/* Order strings for qsort. */
+static int
+cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Add the slice text[s..s+n) to the set unless it is there. */
+static void
+nameset_add(struct nameset *ns, const char *text, uint32_t s, uint32_t n)
+{
+	size_t i, j, oldcap = ns->cap;
+	uint32_t *os = ns->start, *ol = ns->len;
+
+	if ((ns->n + 1) * 2 > ns->cap) {
+		ns->cap = ns->cap ? ns->cap * 2 : 256;
+		ns->start = xcalloc(ns->cap, sizeof *ns->start);
+		ns->len = xcalloc(ns->cap, sizeof *ns->len);
+		ns->n = 0;
+		for (j = 0; j < oldcap; j++)
+			if (ol[j])
+				nameset_add(ns, text, os[j], ol[j]);
+		free(os), free(ol);
+	}
+	for (i = fnv(UINT64_C(0xcbf29ce484222325), text + s, n) & (ns->cap - 1); ns->len[i];
+	     i = (i + 1) & (ns->cap - 1))
+		if (ns->len[i] == n && !memcmp(text + ns->start[i], text + s, n))
+			return;
+	ns->start[i] = s, ns->len[i] = n;
+	ns->n++;
+}
+
+/*
+ * Scan the text for identifiers (a run of word bytes not starting with a
+ * digit) other than the definition names at `at` (sorted); keep each once.
+ */
+static void
+collect_refs(struct rmcache_rec *f, const char *text, size_t len, const uint32_t *at,
+	     size_t nat)
+{
+	struct nameset ns = { NULL, NULL, 0, 0 };
+	size_t i = 0, s, k = 0;
+
+	while (i < len) {
+		if (!is_word((unsigned char)text[i])) {
+			i++;
+			continue;
+		}
+		for (s = i; i < len && is_word((unsigned char)text[i]); i++)
+			;
+		if (text[s] >= '0' && text[s] <= '9')
+			continue;
+		while (k < nat && at[k] < s)
+			k++;
+		if ((k < nat && at[k] == s) || i - s > NAME_MAX_LEN)
+			continue;
+		nameset_add(&ns, text, (uint32_t)s, (uint32_t)(i - s));
+	}
+	f->refs = xmalloc((ns.n ? ns.n : 1) * sizeof *f->refs);
+	for (i = 0; i < ns.cap; i++)
+		if (ns.len[i])
+			f->refs[f->nrefs++] = xstrndup(text + ns.start[i], ns.len[i]);
+	if (f->nrefs)
+		qsort(f->refs, f->nrefs, sizeof *f->refs, cmp_str);
+	free(ns.start), free(ns.len);
+}
+
+/* Whether top (a top-level node of lang) is a function whose body the query skips; its start. */
+static int
+skipped_body(const char *lang, TSNode top, uint32_t *from)
+{
+	TSNode body, inner = ts_node_child_by_field_name(top, "declaration", 11);
+	const char *type;
+	size_t i;
+
+	if (ts_node_is_null(inner)) /* export function f() {...}, @decorated def f(): ... */
+		inner = ts_node_child_by_field_name(top, "definition", 10);
+	if (!ts_node_is_null(inner))
+		top = inner;
+	type = ts_node_type(top);
+
+	for (i = 0; i < sizeof skips / sizeof skips[0]; i++) {
+		if (strcmp(skips[i].lang, lang) || strcmp(skips[i].def, type))
+			continue;
+		body = ts_node_child_by_field_name(top, "body", 4);
+		if (ts_node_is_null(body) || strcmp(ts_node_type(body), skips[i].body))
+			return 0;
+		*from = ts_node_start_byte(body);
+		return 1;
+	}
+	return 0;
+}
+
+/* The definitions of the matches of q under node within [from, to). */
+static void
+defs_in(struct rmcache_rec *r, TSQueryCursor *c, TSQuery *q, TSNode node, uint32_t from,
+	uint32_t to, const char *text, size_t len, uint32_t **at, size_t *nat)
+{
+	TSQueryMatch m;
+
+	ts_query_cursor_set_byte_range(c, from, to);
+	ts_query_cursor_exec(c, q, node);
+	while (ts_query_cursor_next_match(c, &m))
+		add_match_def(r, q, &m, text, len, at, nat);
+}
+
+/* Run the query per top-level node, over a skipped-body function only up to its body. */
+static void
+collect_defs(struct rmcache_rec *r, const struct syn_lang *lang, TSQuery *q, TSNode root,
+	     const char *text, size_t len, uint32_t **at, size_t *nat)
+{
+	TSQueryCursor *c = ts_query_cursor_new();
+	TSTreeCursor tc = ts_tree_cursor_new(root);
+	uint32_t from;
+
+	if (ts_tree_cursor_goto_first_child(&tc)) {
+		do {
+			TSNode top = ts_tree_cursor_current_node(&tc);
+			if (skipped_body(lang->name, top, &from))
+				defs_in(r, c, q, top, ts_node_start_byte(top), from, text, len, at, nat);
+			else
+				defs_in(r, c, q, top, 0, UINT32_MAX, text, len, at, nat);
+		} while (ts_tree_cursor_goto_next_sibling(&tc));
+	}
+	ts_tree_cursor_delete(&tc);
+	ts_query_cursor_delete(c);
+}
+
+/* See rmextract.h. */
+void
+rmextract_file(const struct syn_lang *lang, const char *text, size_t len,
+	       struct rmcache_rec *r)
+{
+	struct syn_tree *t = NULL;
+	TSNode root;
+	uint32_t *at = NULL;
+	size_t nat = 0;
+	int slot = query_slot(lang);
+
+	if (slot < 0 || !queries[slot].q || syn_parse(lang, text, len, &t, NULL) < 0) {
+		r->skipped = 1;
+		return;
+	}
+	root = ts_tree_root_node(syn_tree_ts(t));
+	collect_defs(r, lang, queries[slot].q, root, text, len, &at, &nat);
+	if (r->ndefs)
+		qsort(r->defs, r->ndefs, sizeof *r->defs, cmp_def);
+	if (nat)
+		qsort(at, nat, sizeof *at, cmp_u32);
+	collect_refs(r, text, len, at, nat);
+	free(at);
+	syn_release(t);
+}
+
+/* See rmextract.h. */
+void
+rmextract_free(void)
+{
+	int i;
+
+	for (i = 0; i < NQUERIES; i++)
+		if (queries[i].q)
+			ts_query_delete(queries[i].q);
+	memset(queries, 0, sizeof queries);
+}
