@@ -322,6 +322,23 @@ escalate_begin(struct escalate *x, struct agent *a, struct provider *local, cons
 	return t;
 }
 
+/* The server_down rule asked without acting on it (see escalate.h). */
+int
+escalate_down_possible(const struct escalate *x)
+{
+	struct route_signals s;
+	struct route_decision d;
+
+	memset(&s, 0, sizeof s);
+	s.server_down = 1;
+	s.have_key = x->key != NULL;
+	s.spent_session_usd = x->spent_session;
+	s.spent_day_usd = x->spent_day + x->spent_session;
+	s.told = x->told;
+	route_decide(&x->policy, &s, ROUTE_REQ_NONE, &d);
+	return d.target == ROUTE_CLAUDE;
+}
+
 /* An interactive turn with the local server down (see escalate.h). */
 int
 escalate_begin_down(struct escalate *x, struct agent *a, struct provider *local, struct buf *note)

@@ -117,6 +117,8 @@ void escalate_end(struct escalate *x, struct agent *a, int answered);
  */
 int escalate_begin_down(struct escalate *x, struct agent *a, struct provider *local,
 			struct buf *note);
+/* Whether the server_down rule would send a turn to Claude now (nothing recorded). */
+int escalate_down_possible(const struct escalate *x);
 /*
  * Follow the agent's steps for this turn (print mode; escalate_begin does
  * it for the interactive sessions): installs the step hook (escstep) and

@@ -110,7 +110,14 @@ repl_send(struct repl *r, const char *text)
 	repl_boot(r);
 	r->state = RS_TURN;
 	loop_unwatch(r->d->loop, r->d->in_fd);
-	if (r->d->esc) {
+	if (r->d->esc && r->server_down) {
+		struct buf note = BUF_INIT;
+
+		escalate_begin_down(r->d->esc, r->agent, llama_provider(r->d->llama), &note);
+		if (note.len)
+			repl_say(r, note.data);
+		buf_release(&note);
+	} else if (r->d->esc) {
 		struct buf note = BUF_INIT;
 
 		text = escalate_begin(r->d->esc, r->agent, llama_provider(r->d->llama), text,
@@ -119,8 +126,9 @@ repl_send(struct repl *r, const char *text)
 			repl_say(r, note.data);
 		buf_release(&note);
 	}
-	atref_expand(r->d->env->root, r->d->env->allow_outside, text, r->d->esc &&
-	    r->d->esc->last.target == ROUTE_CLAUDE ? &r->d->esc->policy : NULL, &msg, &notes);
+	atref_expand(r->d->env->root, r->d->env->allow_outside, text,
+	    r->d->esc && agent_provider(r->agent) != llama_provider(r->d->llama) ?
+	    &r->d->esc->policy : NULL, &msg, &notes);
 	if (notes.len) {
 		buf_rtrim(&notes);
 		repl_say(r, notes.data);
@@ -352,14 +360,22 @@ repl_on_loading(void *arg)
 	repl_say(arg, "llama-server is loading the model; waiting");
 }
 
+static void repl_on_probe(struct llama *lm, int rc, enum llm_err_kind kind, const char *msg,
+			  void *arg);
+
 /* Retry discovery after a pause. */
 static void
 repl_retry(struct loop *l, long id, void *arg)
 {
 	(void)l;
 	(void)id;
-	((struct repl *)arg)->retry_timer = 0;
-	repl_probe(arg);
+	struct repl *r = arg;
+
+	r->retry_timer = 0;
+	if (r->server_down && r->state != RS_PROBING) /* at the prompt or in a Claude turn */
+		llama_probe(r->d->llama, 300000, repl_on_loading, repl_on_probe, r);
+	else
+		repl_probe(r);
 }
 
 /* The first-run text: what hearth needs and how to get it (both front ends). */
@@ -405,15 +421,22 @@ repl_on_probe(struct llama *lm, int rc, enum llm_err_kind kind, const char *msg,
 		if (!r->told_first_run++)
 			repl_first_run(r, msg);
 		r->retry_timer = loop_timer_add(r->d->loop, 2000, repl_retry, r);
+		if (r->state == RS_PROBING && r->d->esc && escalate_down_possible(r->d->esc)) {
+			r->server_down = 1;
+			repl_say(r, "meanwhile Claude takes your tasks (routing: server_down)");
+			repl_prompt(r);
+		}
 		return;
 	}
+	r->server_down = 0;
 	snprintf(line, sizeof line, "hearth %s · %s · %s · ctx %ld per slot · %d slot%s · %s",
 		 HEARTH_VERSION, r->d->cfg->server_url, info->model_id ? info->model_id : "?",
 		 info->n_ctx, info->total_slots, info->total_slots == 1 ? "" : "s",
 		 r->d->env->root);
 	repl_say(r, line);
 	repl_say(r, "type a task; /help lists the commands");
-	repl_prompt(r);
+	if (r->state != RS_TURN) /* a Claude turn taken while the server was away prompts when it ends */
+		repl_prompt(r);
 }
 
 /* Start (or restart) discovery. */

@@ -38,6 +38,7 @@ struct repl {
 	int eof;      /* stdin ended: quit when the lines read so far are done */
 	int draining; /* inside repl_drain */
 	int booted;   /* the session prompt is in the agent (repl_boot) */
+	int server_down; /* discovery failed and Claude may take turns meanwhile (server_down rule) */
 };
 
 /* repl.c */

@@ -160,6 +160,24 @@ need(any("hello while down" in json.dumps(r["body"]["messages"]) for r in MSGS),
 	cleanup_tmux
 fi
 
+# ---- the same in the line session: a task while the server is down --------
+anth_start '{"api_key": "sk-e2e", "turns": [{"text": "Claude answered the line session."}]}'
+ANTHROPIC_API_KEY=sk-e2e ANTHROPIC_BASE_URL=$AURL \
+	hearth_run_stdin line_down "hello from the line session" --line \
+	--server "http://127.0.0.1:$(closed_port)" --cwd "$REPO"
+check_rc "line session, server down: exit status 0" 0
+check "line session, server down: Claude answered" grep -q "Claude answered the line session." "$OUT"
+check "line session, server down: the handoff and its reason are shown" \
+	grep -q "unreachable or unhealthy" "$OUT" "$ERR"
+SAVED_TIMEOUT=$HEARTH_TIMEOUT
+HEARTH_TIMEOUT=3
+ANTHROPIC_API_KEY= ANTHROPIC_BASE_URL=$AURL \
+	hearth_run_stdin line_nokey "hello without a key" --line \
+	--server "http://127.0.0.1:$(closed_port)" --cwd "$REPO"
+HEARTH_TIMEOUT=$SAVED_TIMEOUT
+check "line session, no key: the task waits for the server (nothing sent to Claude)" pycheck "$AREQ"'
+need(not any("hello without a key" in json.dumps(r["body"]) for r in MSGS), MSGS)'
+
 # ---- routing off: the same failures stay local, nothing reaches Claude ------
 BEFORE=$(grep -c '"event": "request"' "$ALOG")
 local_scenario fail3b '{"turns": [
