@@ -18,6 +18,7 @@
 #include <tree_sitter/api.h>
 
 #include "str.h"
+#include "synbody.h"
 #include "xmalloc.h"
 
 #define SIG_MAX 100   /* bytes of a signature */
@@ -30,29 +31,6 @@ static struct {
 	TSQuery *q;
 	uint64_t stamp;
 } queries[NQUERIES];
-
-/*
- * Bodies of top-level functions the query skips, as tools/outline.c does
- * (also through an export or a decorator): definitions inside function
- * bodies are rare at the level of a repository map, and the bodies are
- * most of the tree the query would walk.  Classes are entered (methods).
- * (language, definition node, body node)
- */
-static const struct {
-	const char *lang, *def, *body;
-} skips[] = {
-	{ "c", "function_definition", "compound_statement" },
-	{ "cpp", "function_definition", "compound_statement" },
-	{ "go", "function_declaration", "block" },
-	{ "go", "method_declaration", "block" },
-	{ "rust", "function_item", "block" },
-	{ "java", "method_declaration", "block" },
-	{ "java", "constructor_declaration", "constructor_body" },
-	{ "python", "function_definition", "block" },
-	{ "javascript", "function_declaration", "statement_block" },
-	{ "typescript", "function_declaration", "statement_block" },
-	{ "tsx", "function_declaration", "statement_block" },
-};
 
 struct nameset {
 	uint32_t *start, *len;  /* len 0 = empty slot */
@@ -280,32 +258,6 @@ collect_refs(struct rmcache_rec *f, const char *text, size_t len, const uint32_t
 	free(ns.start), free(ns.len);
 }
 
-/* Whether top (a top-level node of lang) is a function whose body the query skips; its start. */
-static int
-skipped_body(const char *lang, TSNode top, uint32_t *from)
-{
-	TSNode body, inner = ts_node_child_by_field_name(top, "declaration", 11);
-	const char *type;
-	size_t i;
-
-	if (ts_node_is_null(inner)) /* export function f() {...}, @decorated def f(): ... */
-		inner = ts_node_child_by_field_name(top, "definition", 10);
-	if (!ts_node_is_null(inner))
-		top = inner;
-	type = ts_node_type(top);
-
-	for (i = 0; i < sizeof skips / sizeof skips[0]; i++) {
-		if (strcmp(skips[i].lang, lang) || strcmp(skips[i].def, type))
-			continue;
-		body = ts_node_child_by_field_name(top, "body", 4);
-		if (ts_node_is_null(body) || strcmp(ts_node_type(body), skips[i].body))
-			return 0;
-		*from = ts_node_start_byte(body);
-		return 1;
-	}
-	return 0;
-}
-
 /* The definitions of the matches of q under node within [from, to). */
 static void
 defs_in(struct rmcache_rec *r, TSQueryCursor *c, TSQuery *q, TSNode node, uint32_t from,
@@ -326,12 +278,12 @@ collect_defs(struct rmcache_rec *r, const struct syn_lang *lang, TSQuery *q, TSN
 {
 	TSQueryCursor *c = ts_query_cursor_new();
 	TSTreeCursor tc = ts_tree_cursor_new(root);
-	uint32_t from;
+	uint32_t from, to;
 
 	if (ts_tree_cursor_goto_first_child(&tc)) {
 		do {
 			TSNode top = ts_tree_cursor_current_node(&tc);
-			if (skipped_body(lang->name, top, &from))
+			if (synbody_find(lang->name, top, SYNBODY_MAP, &from, &to))
 				defs_in(r, c, q, top, ts_node_start_byte(top), from, text, len, at, nat);
 			else
 				defs_in(r, c, q, top, 0, UINT32_MAX, text, len, at, nat);

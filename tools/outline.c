@@ -33,6 +33,7 @@
 #include "fsutil.h"
 #include "str.h"
 #include "syn.h"
+#include "synbody.h"
 #include "tool.h"
 #include "ws.h"
 #include "xmalloc.h"
@@ -72,19 +73,6 @@ static const struct {
 	const char *lang, *query;
 } fallbacks[] = {
 	{ "bash", "(function_definition name: (word) @name) @definition.function" },
-};
-
-/* Function bodies the query skips: (language, definition node, body node). */
-static const struct {
-	const char *lang, *def, *body;
-} skips[] = {
-	{ "c", "function_definition", "compound_statement" },
-	{ "cpp", "function_definition", "compound_statement" },
-	{ "go", "function_declaration", "block" },
-	{ "go", "method_declaration", "block" },
-	{ "rust", "function_item", "block" },
-	{ "java", "method_declaration", "block" },
-	{ "java", "constructor_declaration", "constructor_body" },
 };
 
 /* A kept answer (see the top). */
@@ -192,27 +180,6 @@ add_sym(struct sym **v, size_t *n, TSNode def, TSNode name, const char *kind)
 	(*v)[(*n)++].depth = 0;
 }
 
-/* Whether node n (of language lang) is a definition whose body the query skips. */
-static int
-skipped_body(const char *lang, TSNode n, uint32_t *from, uint32_t *to)
-{
-	const char *type = ts_node_type(n);
-	TSNode body;
-	size_t i;
-
-	for (i = 0; i < sizeof skips / sizeof skips[0]; i++) {
-		if (strcmp(skips[i].lang, lang) || strcmp(skips[i].def, type))
-			continue;
-		body = ts_node_child_by_field_name(n, "body", 4);
-		if (ts_node_is_null(body) || strcmp(ts_node_type(body), skips[i].body))
-			return 0;
-		*from = ts_node_start_byte(body);
-		*to = ts_node_end_byte(body);
-		return 1;
-	}
-	return 0;
-}
-
 /* The matches of q under root (within [from, to)) into v. */
 static void
 collect_range(TSQueryCursor *c, TSQuery *q, TSNode root, uint32_t from, uint32_t to,
@@ -240,18 +207,6 @@ collect_range(TSQueryCursor *c, TSQuery *q, TSNode root, uint32_t from, uint32_t
 	}
 }
 
-/* Whether lang skips function bodies. */
-static int
-skips_bodies(const char *lang)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof skips / sizeof skips[0]; i++)
-		if (!strcmp(skips[i].lang, lang))
-			return 1;
-	return 0;
-}
-
 /*
  * Run the query and collect the symbols.  Where bodies are skipped it runs
  * once per top-level node: over a function definition up to its body,
@@ -265,7 +220,7 @@ collect(const struct syn_lang *lang, TSQuery *q, TSNode root, struct sym **v)
 	uint32_t from, to;
 	TSTreeCursor tc;
 
-	if (!skips_bodies(lang->name)) {
+	if (!synbody_any(lang->name, SYNBODY_OUTLINE)) {
 		collect_range(c, q, root, 0, UINT32_MAX, v, &n);
 		ts_query_cursor_delete(c);
 		return n;
@@ -274,7 +229,7 @@ collect(const struct syn_lang *lang, TSQuery *q, TSNode root, struct sym **v)
 	if (ts_tree_cursor_goto_first_child(&tc)) {
 		do {
 			TSNode top = ts_tree_cursor_current_node(&tc);
-			if (skipped_body(lang->name, top, &from, &to))
+			if (synbody_find(lang->name, top, SYNBODY_OUTLINE, &from, &to))
 				collect_range(c, q, top, ts_node_start_byte(top), from, v, &n);
 			else
 				collect_range(c, q, top, 0, UINT32_MAX, v, &n);

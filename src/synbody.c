@@ -1,0 +1,76 @@
+/*
+ * synbody: the function bodies definitions queries skip (see synbody.h).
+ * A static table; entries with map_only set are skipped by the repository
+ * map but not by the outline.
+ */
+#include <string.h>
+
+#include "synbody.h"
+
+static const struct {
+	const char *lang, *def, *body;
+	int map_only;
+} skips[] = {
+	{ "c", "function_definition", "compound_statement", 0 },
+	{ "cpp", "function_definition", "compound_statement", 0 },
+	{ "go", "function_declaration", "block", 0 },
+	{ "go", "method_declaration", "block", 0 },
+	{ "rust", "function_item", "block", 0 },
+	{ "java", "method_declaration", "block", 0 },
+	{ "java", "constructor_declaration", "constructor_body", 0 },
+	{ "python", "function_definition", "block", 1 },
+	{ "javascript", "function_declaration", "statement_block", 1 },
+	{ "typescript", "function_declaration", "statement_block", 1 },
+	{ "tsx", "function_declaration", "statement_block", 1 },
+};
+
+#define NSKIPS (sizeof skips / sizeof skips[0])
+
+/* Whether entry i applies to use. */
+static int
+applies(size_t i, enum synbody_use use)
+{
+	return use == SYNBODY_MAP || !skips[i].map_only;
+}
+
+/* See synbody.h. */
+int
+synbody_any(const char *lang, enum synbody_use use)
+{
+	size_t i;
+
+	for (i = 0; i < NSKIPS; i++)
+		if (applies(i, use) && !strcmp(skips[i].lang, lang))
+			return 1;
+	return 0;
+}
+
+/* See synbody.h. */
+int
+synbody_find(const char *lang, TSNode top, enum synbody_use use, uint32_t *from, uint32_t *to)
+{
+	const char *type;
+	TSNode body;
+	size_t i;
+
+	if (use == SYNBODY_MAP) { /* export function f() {...}, @decorated def f(): ... */
+		TSNode inner = ts_node_child_by_field_name(top, "declaration", 11);
+
+		if (ts_node_is_null(inner))
+			inner = ts_node_child_by_field_name(top, "definition", 10);
+		if (!ts_node_is_null(inner))
+			top = inner;
+	}
+	type = ts_node_type(top);
+	for (i = 0; i < NSKIPS; i++) {
+		if (!applies(i, use) || strcmp(skips[i].lang, lang) || strcmp(skips[i].def, type))
+			continue;
+		body = ts_node_child_by_field_name(top, "body", 4);
+		if (ts_node_is_null(body) || strcmp(ts_node_type(body), skips[i].body))
+			return 0;
+		*from = ts_node_start_byte(body);
+		*to = ts_node_end_byte(body);
+		return 1;
+	}
+	return 0;
+}
