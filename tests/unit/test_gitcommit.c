@@ -31,37 +31,9 @@ struct t {
 
 static char *g_home; /* an empty global config: no identity unless a test sets one */
 
-/* Run a shell command in the work tree; returns its exit status. */
-static int
-sh(struct t *t, const char *fmt, ...)
-{
-	char cmd[8192], full[16384];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof cmd, fmt, ap);
-	va_end(ap);
-	snprintf(full, sizeof full, "cd '%s' && (%s) >/dev/null 2>&1", t->w, cmd);
-	return system(full);
-}
-
-/* Output of a shell command run in the work tree (malloc'd). */
-static char *
-out(struct t *t, const char *cmd)
-{
-	char full[16384], chunk[4096];
-	struct buf b = BUF_INIT;
-	size_t n;
-	FILE *p;
-
-	snprintf(full, sizeof full, "cd '%s' && %s 2>&1", t->w, cmd);
-	p = popen(full, "r");
-	assert_non_null(p);
-	while ((n = fread(chunk, 1, sizeof chunk, p)) > 0)
-		buf_add(&b, chunk, n);
-	pclose(p);
-	return buf_detach(&b, NULL);
-}
+/* Shell commands in the work tree (testutil's tu_sh / tu_sh_out). */
+#define sh(t, ...) tu_sh((t)->w, __VA_ARGS__)
+#define out(t, cmd) tu_sh_out((t)->w, (cmd))
 
 /* Whether the output of cmd equals want. */
 static void

@@ -236,3 +236,35 @@ tu_closed_port(void)
 	close(fd);
 	return port;
 }
+
+/* Run a shell command in dir (see testutil.h). */
+int
+tu_sh(const char *dir, const char *fmt, ...)
+{
+	char cmd[8192], full[16384];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof cmd, fmt, ap);
+	va_end(ap);
+	snprintf(full, sizeof full, "cd '%s' && (%s) >/dev/null 2>&1", dir, cmd);
+	return system(full);
+}
+
+/* A shell command's output (see testutil.h). */
+char *
+tu_sh_out(const char *dir, const char *cmd)
+{
+	char full[16384], chunk[4096];
+	struct buf b = BUF_INIT;
+	size_t n;
+	FILE *p;
+
+	snprintf(full, sizeof full, "cd '%s' && %s 2>&1", dir, cmd);
+	p = popen(full, "r");
+	assert_non_null(p);
+	while ((n = fread(chunk, 1, sizeof chunk, p)) > 0)
+		buf_add(&b, chunk, n);
+	pclose(p);
+	return buf_detach(&b, NULL);
+}

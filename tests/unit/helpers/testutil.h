@@ -52,5 +52,9 @@ void tu_server_start(struct tu_server *s, const struct tu_resp *resps, size_t n)
 void tu_server_stop(struct tu_server *s);
 /* A port with nothing listening on it. */
 int tu_closed_port(void);
+/* Run a shell command (printf format) in dir, output discarded; its exit status. */
+int tu_sh(const char *dir, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The output (stdout and stderr) of a shell command run in dir (malloc'd). */
+char *tu_sh_out(const char *dir, const char *cmd);
 
 #endif
