@@ -16,6 +16,7 @@
 #include "term.h"
 #include "theme.h"
 #include "transcript.h"
+#include "testutil.h"
 
 struct scene {
 	struct view_transcript tv;
@@ -28,20 +29,6 @@ setup(void **state)
 {
 	(void)state;
 	return setlocale(LC_CTYPE, "C.UTF-8") ? 0 : -1;
-}
-
-/* Rows of g joined with '\n', trailing spaces trimmed (caller frees). */
-static char *
-snap(const struct grid *g)
-{
-	struct buf b = BUF_INIT;
-	int y;
-
-	for (y = 0; y < g->h; y++) {
-		grid_row_text(g, y, &b);
-		buf_addch(&b, '\n');
-	}
-	return buf_detach(&b, NULL);
 }
 
 /* Feed an event to both models, as the lead's observer will. */
@@ -143,7 +130,7 @@ scene_init(struct scene *sc)
 static void
 check_rows(const struct grid *g, const char *const *want)
 {
-	char *got = snap(g), *line = got, *nl;
+	char *got = tu_grid_text(g), *line = got, *nl;
 	int y;
 
 	for (y = 0; y < g->h; y++) {
@@ -392,8 +379,8 @@ test_resize(void **state)
 	layout_compute(&l, 60, 20, 1, 1);
 	layout_draw(g, &l, &sc.tv, &sc.srv, &sc.st);
 	layout_draw(fresh, &l, &sc.tv, &sc.srv, &sc.st);
-	a = snap(g);
-	b = snap(fresh);
+	a = tu_grid_text(g);
+	b = tu_grid_text(fresh);
 	assert_string_equal(a, b);
 	free(a);
 	free(b);

@@ -13,6 +13,7 @@
 
 #include "buf.h"
 #include "srvpanel.h"
+#include "testutil.h"
 #include "theme.h"
 
 static int
@@ -20,20 +21,6 @@ setup(void **state)
 {
 	(void)state;
 	return setlocale(LC_CTYPE, "C.UTF-8") ? 0 : -1;
-}
-
-/* Rows of g joined with '\n', trailing spaces trimmed (caller frees). */
-static char *
-snap(const struct grid *g)
-{
-	struct buf b = BUF_INIT;
-	int y;
-
-	for (y = 0; y < g->h; y++) {
-		grid_row_text(g, y, &b);
-		buf_addch(&b, '\n');
-	}
-	return buf_detach(&b, NULL);
 }
 
 /* Draw s into a fresh w×h grid and compare; the grid is returned for role checks. */
@@ -45,7 +32,7 @@ check(const struct view_server *s, int w, int h, const char *want)
 	char *got;
 
 	srvpanel_draw(g, r, s);
-	got = snap(g);
+	got = tu_grid_text(g);
 	assert_string_equal(got, want);
 	free(got);
 	return g;

@@ -14,26 +14,13 @@
 #include "markdown.h"
 #include "theme.h"
 #include "transcript.h"
+#include "testutil.h"
 
 static int
 setup(void **state)
 {
 	(void)state;
 	return setlocale(LC_CTYPE, "C.UTF-8") ? 0 : -1;
-}
-
-/* Rows of g joined with '\n', trailing spaces trimmed (caller frees). */
-static char *
-snap(const struct grid *g)
-{
-	struct buf b = BUF_INIT;
-	int y;
-
-	for (y = 0; y < g->h; y++) {
-		grid_row_text(g, y, &b);
-		buf_addch(&b, '\n');
-	}
-	return buf_detach(&b, NULL);
 }
 
 /* Draw tv into a fresh w×h grid and compare with want. */
@@ -45,7 +32,7 @@ check(const struct view_transcript *tv, int w, int h, const char *want)
 	char *got;
 
 	transcript_draw(g, r, tv);
-	got = snap(g);
+	got = tu_grid_text(g);
 	assert_string_equal(got, want);
 	free(got);
 	grid_free(g);
@@ -205,7 +192,7 @@ test_tool_diff(void **state)
 	transcript_tool_start(&tv, &c);
 	transcript_tool_done(&tv, &c);
 	transcript_draw(g, r, &tv);
-	got = snap(g);
+	got = tu_grid_text(g);
 	assert_string_equal(got,
 	    "● read src/cart.c                                     0.2s ✓\n"
 	    "● edit src/cart.c                              +1 −1  0.2s ✓\n"
@@ -406,7 +393,7 @@ test_notices(void **state)
 	transcript_add_notice(&tv, THEME_ACCENT, "claude: 3 failed tool calls", 27);
 	transcript_draw(g, r, &tv);
 	{
-		char *got = snap(g);
+		char *got = tu_grid_text(g);
 
 		assert_string_equal(got,
 		    "→ cache break: reuse 12.0% (expected 98.0%) —\n"
@@ -457,7 +444,7 @@ test_injection(void **state)
 	feed(&tv, LLM_REASONING, "think \x1b[H");
 	transcript_add_user(&tv, "\x1b[31mred", 8);
 	transcript_draw(g, r, &tv);
-	got = snap(g);
+	got = tu_grid_text(g);
 	assert_string_equal(got,
 	    "copy ^[]52;c;aGk=^G clear ^[[2J c1 <U+009B>31m raw � end\n"
 	    "\n"
@@ -488,7 +475,7 @@ test_wide(void **state)
 	transcript_init(&tv);
 	feed(&tv, LLM_TEXT, "漢字漢字漢字漢字 **太字**");
 	transcript_draw(g, r, &tv);
-	got = snap(g);
+	got = tu_grid_text(g);
 	assert_string_equal(got, "漢字漢字\n漢字漢字\n太字\n\n");
 	free(got);
 	for (y = 0; y < 4; y++)
@@ -514,8 +501,8 @@ test_resize(void **state)
 	grid_resize(g, 60, 14);
 	transcript_draw(g, r2, &tv);
 	transcript_draw(fresh, r2, &tv);
-	a = snap(g);
-	b = snap(fresh);
+	a = tu_grid_text(g);
+	b = tu_grid_text(fresh);
 	assert_string_equal(a, b);
 	free(a);
 	free(b);

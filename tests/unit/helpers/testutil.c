@@ -12,6 +12,7 @@
 
 #include <cmocka.h>
 
+#include "grid.h"
 #include "loop.h"
 #include "xmalloc.h"
 
@@ -266,5 +267,19 @@ tu_sh_out(const char *dir, const char *cmd)
 	while ((n = fread(chunk, 1, sizeof chunk, p)) > 0)
 		buf_add(&b, chunk, n);
 	pclose(p);
+	return buf_detach(&b, NULL);
+}
+
+/* A grid as text, for snapshot comparisons (see testutil.h). */
+char *
+tu_grid_text(const struct grid *g)
+{
+	struct buf b = BUF_INIT;
+	int y;
+
+	for (y = 0; y < g->h; y++) {
+		grid_row_text(g, y, &b);
+		buf_addch(&b, '\n');
+	}
 	return buf_detach(&b, NULL);
 }

@@ -52,6 +52,9 @@ void tu_server_start(struct tu_server *s, const struct tu_resp *resps, size_t n)
 void tu_server_stop(struct tu_server *s);
 /* A port with nothing listening on it. */
 int tu_closed_port(void);
+struct grid;
+/* The grid's rows as text, each ending in '\n', trailing blanks trimmed (malloc'd). */
+char *tu_grid_text(const struct grid *g);
 /* Run a shell command (printf format) in dir, output discarded; its exit status. */
 int tu_sh(const char *dir, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The output (stdout and stderr) of a shell command run in dir (malloc'd). */
