@@ -30,7 +30,8 @@
  * unlocked, so in hearth every repomap_* call runs on the worker thread
  * (work.h; the repo_map tool), or while no worker job is queued or running
  * (unit tests, the bench, repomap_cache_free after work_shutdown at exit).
- * repomap_build runs nothing on the loop and logs nothing.
+ * repomap_build runs nothing on the loop and logs nothing; on the worker
+ * it gives up (-1, the cache unpruned and not saved) when work_stopping.
  */
 #ifndef HEARTH_REPOMAP_H
 #define HEARTH_REPOMAP_H

@@ -254,6 +254,7 @@ work_shutdown(void)
 	pthread_mutex_unlock(&w.mu);
 	pthread_join(w.thread, NULL);
 	/* the worker is gone: no lock needed from here */
+	w.stop = 0;
 	w.closing = 1;
 	list = fifo_take(&w.finished);
 	for (t = list; t && t->next; t = t->next)
@@ -266,7 +267,19 @@ work_shutdown(void)
 	close(w.pipe[0]);
 	close(w.pipe[1]);
 	w.pipe[0] = w.pipe[1] = -1;
-	w.notified = w.stop = w.started = w.closing = 0;
+	w.notified = w.started = w.closing = 0;
+}
+
+/* See work.h. */
+int
+work_stopping(void)
+{
+	int stop;
+
+	pthread_mutex_lock(&w.mu);
+	stop = w.stop && w.busy;
+	pthread_mutex_unlock(&w.mu);
+	return stop;
 }
 
 /* See work.h. */

@@ -47,14 +47,20 @@ typedef void (*work_done_fn)(void *arg, int ran);
 int work_submit(struct loop *l, work_run_fn run, work_done_fn done, void *arg, struct err *e);
 
 /*
- * Stop the worker: the running job (if any) finishes, jobs still queued are
- * not run; then every outstanding job's done() is called here, in order
+ * Stop the worker: the running job (if any) finishes (work_stopping lets it
+ * end early), jobs still queued are not run; then every outstanding job's done() is called here, in order
  * (ran = 0 for the unrun ones; a done() that submits meanwhile has its job
  * run in place), the thread is joined and the pipe closed.
  * Call it before freeing the loop that has outstanding jobs, and before
  * freeing module state jobs use.  No-op when no thread runs.
  */
 void work_shutdown(void);
+
+/*
+ * For a long run(): 1 when work_shutdown is waiting for it, so it may end
+ * early (its done() still gets ran = 1); 0 otherwise and off the worker.
+ */
+int work_stopping(void);
 
 /* Jobs submitted whose done() has not been called yet (loop thread). */
 unsigned work_pending(void);

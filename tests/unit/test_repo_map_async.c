@@ -4,7 +4,8 @@
  * loop finishes the call with the same text as a build in place; a cancel
  * while the map is being built ends the call at once and drops the result
  * when the worker is done (the job's memory already freed: ASan and
- * valgrind watch); work_shutdown with a call running or cancelled; an
+ * valgrind watch); work_shutdown with a call running (it gives up), queued
+ * (not run) or cancelled; the map after an interrupted build is whole; an
  * unwalkable root fails through the same path.
  */
 #include <setjmp.h>
@@ -13,6 +14,7 @@
 #include <stdint.h>
 
 #include <cmocka.h>
+#include <pthread.h>
 #include <time.h>
 
 #include "loop.h"
@@ -189,6 +191,17 @@ test_cancel_mid_job(void **state)
 	job_free(a);
 }
 
+/* What a call ended by work_shutdown may say: its map, not run, or interrupted. */
+static void
+shut_outcome(const struct tool_job *job)
+{
+	if (!job->is_error)
+		assert_non_null(strstr(job->out.data, "m00.c:\n"));
+	else if (!strstr(job->out.data, "repo_map: not run: hearth is shutting down"))
+		assert_non_null(strstr(job->out.data, "repo_map: build the repository map: "
+				       "interrupted, hearth is shutting down"));
+}
+
 static void
 test_shutdown(void **state)
 {
@@ -196,14 +209,12 @@ test_shutdown(void **state)
 	struct tool_job *a = start(c, "{}"), *b = start(c, "{}"), *x = start(c, "{}");
 
 	tool_repo_map.cancel(x); /* cancelled and then shut down: dropped */
-	work_shutdown(); /* a finishes (or is not run), b is not run */
+	work_shutdown(); /* a gives up (unless done already), b is not run (same) */
 	assert_int_equal(work_pending(), 0);
 	assert_true(a->finished && b->finished);
 	assert_int_equal(c->ndone, 3);
-	assert_true(b->is_error);
-	assert_non_null(strstr(b->out.data, "repo_map: not run: hearth is shutting down"));
-	if (!a->is_error)
-		assert_non_null(strstr(a->out.data, "m00.c:\n"));
+	shut_outcome(a);
+	shut_outcome(b);
 	job_free(a);
 	job_free(b);
 	job_free(x);
@@ -212,6 +223,75 @@ test_shutdown(void **state)
 	drain(c);
 	assert_int_equal(a->is_error, 0);
 	job_free(a);
+}
+
+/* A worker job that builds the map once work_shutdown waits for it. */
+struct late {
+	const char *root;
+	struct buf out;
+	struct err e;
+	int rc, ran;
+};
+
+static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t g_cv = PTHREAD_COND_INITIALIZER;
+static int g_running; /* late_run has started (under g_mu) */
+
+static void
+late_run(void *arg)
+{
+	struct late *j = arg;
+	struct timespec ts = { 0, 1000 * 1000 };
+	time_t end = time(NULL) + 20;
+
+	pthread_mutex_lock(&g_mu);
+	g_running = 1;
+	pthread_cond_broadcast(&g_cv);
+	pthread_mutex_unlock(&g_mu);
+	while (!work_stopping() && time(NULL) < end)
+		nanosleep(&ts, NULL);
+	j->rc = repomap_build(j->root, 2000, &j->out, &j->e);
+}
+
+static void
+late_done(void *arg, int ran)
+{
+	((struct late *)arg)->ran = ran;
+}
+
+static void
+test_interrupted_build(void **state)
+{
+	struct ctx *c = *state;
+	struct late j = { c->f->root, BUF_INIT, ERR_INIT, 0, 0 };
+	struct repomap_stats before, after;
+	struct tool_job *job = start(c, "{}");
+
+	drain(c); /* a whole map: the cache holds every file */
+	repomap_stats(&before);
+	assert_int_equal(before.cached, NFILES);
+	fixture_puts(c->f, "new.c", "int brand_new(void) { return 0; }\n");
+	g_running = 0;
+	assert_int_equal(work_submit(c->l, late_run, late_done, &j, NULL), 0);
+	pthread_mutex_lock(&g_mu);
+	while (!g_running)
+		pthread_cond_wait(&g_cv, &g_mu);
+	pthread_mutex_unlock(&g_mu);
+	work_shutdown();
+	assert_int_equal(j.ran, 1);
+	assert_int_equal(j.rc, -1);
+	assert_string_equal(j.e.msg, "build the repository map: interrupted, hearth is shutting down");
+	assert_int_equal(j.out.len, 0);
+	repomap_stats(&after);
+	assert_int_equal(after.cached, NFILES); /* neither pruned nor added to */
+	assert_int_equal(after.misses, before.misses);
+	buf_release(&j.out);
+	job_free(job);
+	/* the next build is whole */
+	job = start(c, "{\"budget\":16000}");
+	drain(c);
+	assert_non_null(strstr(job->out.data, "brand_new"));
+	job_free(job);
 }
 
 static void
@@ -237,6 +317,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_async_same_output, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cancel_mid_job, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_shutdown, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_interrupted_build, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_root, setup, teardown),
 	};
 
