@@ -4,7 +4,8 @@
 # call finishes on the loop: the tool result the model gets is the map; a
 # SIGINT while a cold map of 3,000 files is being built ends hearth
 # promptly (the build gives up at shutdown) with status 130 and no
-# sanitizer report.
+# sanitizer report; in the full screen (tmux) keys, Esc and Ctrl-C work
+# while that map is being built.
 # shellcheck source=tests/e2e/lib.sh
 . "$(dirname "$0")/lib.sh"
 
@@ -80,6 +81,39 @@ untrack_pid "$HPID"
 check "SIGINT during the map: no sanitizer or runtime error report" pycheck '
 for w in ("AddressSanitizer", "LeakSanitizer", "runtime error", "ThreadSanitizer"):
     need(w not in ERR_TEXT, "stderr %r" % ERR_TEXT[:400])'
+mock_stop
+
+# ---- the full screen stays live while the map is built ----------------------
+# A cold map of the 3,000 files takes seconds: keys typed meanwhile show at
+# once, Esc ends the turn at once (the build goes on and is dropped), and
+# Ctrl-C twice leaves at once.
+if ! command -v tmux >/dev/null 2>&1; then
+	printf 'ok - tui # SKIP tmux not found (make bootstrap installs it)\n'
+	e2e_finish
+fi
+tmux_setup hearth-rmap
+rm -rf "$XDG_STATE_HOME/hearth/repomap" # cold again: no disk cache
+mock_start repo_map
+$T new-session -d -s s -x 100 -y 30 \
+	"cd '$BIG' && HOME='$E2E_TMP' '$HEARTH_BIN' --tui --server '$MOCK_URL'; echo HEARTH_EXITED rc=\$?; sleep 30"
+tmux_wait tui ready "type a task" 100
+$T send-keys -t s "Show me the map." Enter
+if mock_wait_request /v1/chat/completions 150; then
+	sleep 0.5
+	$T send-keys -t s "typed while mapping"
+	tmux_wait tui typed "typed while mapping" 20
+	check "tui: the map was still being built (one chat request)" pycheck '
+need(len(CHAT) == 1, "chat requests: %d" % len(CHAT))'
+	$T send-keys -t s Escape
+	tmux_wait tui aborted " 1 turn " 20
+	$T send-keys -t s C-c
+	tmux_wait tui ctrl_c_hint "Ctrl-C again" 20
+	$T send-keys -t s C-c
+	tmux_wait tui quit "HEARTH_EXITED rc=0" 30
+else
+	not_ok "tui: the task reached the mock" "no chat request within 15 s"
+fi
+cleanup_tmux
 mock_stop
 
 e2e_finish
