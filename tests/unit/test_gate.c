@@ -20,29 +20,18 @@
 #include <cmocka.h>
 
 #include "agent.h"
+#include "fakeprov.h"
 #include "gate.h"
 #include "loop.h"
 #include "provider.h"
 #include "testutil.h"
 #include "tool.h"
 
-#define MAX_STEPS 8
-
-struct step {
-	const char *tool, *args; /* a tool call, or */
-	const char *text;        /* a text answer */
-};
-
 struct env {
 	struct loop *loop;
 	char *dir;
 	struct tool_env tenv;
-	struct provider prov;
-	struct step steps[MAX_STEPS];
-	int nsteps, next;
-	llm_sink_fn sink;
-	void *ctx;
-	long timer;
+	struct fakeprov fake;
 	struct agent *agent;
 	struct gate *gate;
 	/* the front end */
@@ -50,78 +39,6 @@ struct env {
 	enum agent_end end;
 	struct buf title, detail, always, why, notice;
 };
-
-/* Deliver the next scripted step. */
-static void
-fire(struct loop *l, long id, void *arg)
-{
-	struct env *e = arg;
-	const struct step *s = &e->steps[e->next < e->nsteps ? e->next : e->nsteps - 1];
-	struct llm_event ev;
-
-	(void)l;
-	(void)id;
-	e->timer = 0;
-	e->next++;
-	memset(&ev, 0, sizeof ev);
-	if (s->tool) {
-		ev.kind = LLM_TOOL_CALL_BEGIN;
-		ev.id = "c1";
-		ev.name = s->tool;
-		e->sink(e->ctx, &ev);
-		ev.kind = LLM_TOOL_CALL_ARGS;
-		ev.text = str_from(s->args);
-		e->sink(e->ctx, &ev);
-		ev.kind = LLM_TOOL_CALL_END;
-		e->sink(e->ctx, &ev);
-	} else {
-		ev.kind = LLM_TEXT;
-		ev.text = str_from(s->text ? s->text : "ok");
-		e->sink(e->ctx, &ev);
-	}
-	memset(&ev, 0, sizeof ev);
-	ev.kind = LLM_DONE;
-	ev.stop_reason = s->tool ? "tool_calls" : "stop";
-	e->sink(e->ctx, &ev);
-}
-
-static int
-p_start(void *self, const struct provider_req *req, llm_sink_fn sink, void *ctx, struct err *err)
-{
-	struct env *e = self;
-
-	(void)req;
-	(void)err;
-	e->sink = sink;
-	e->ctx = ctx;
-	e->timer = loop_timer_add(e->loop, 0, fire, e);
-	return 0;
-}
-
-static void
-p_cancel(void *self)
-{
-	struct env *e = self;
-
-	if (e->timer)
-		loop_timer_del(e->loop, e->timer);
-	e->timer = 0;
-}
-
-static const char *
-p_model(void *self)
-{
-	(void)self;
-	return "fake";
-}
-
-static void
-p_describe(void *self, const struct llm_event *ev, struct buf *out)
-{
-	(void)self;
-	(void)ev;
-	buf_adds(out, "error");
-}
 
 static void
 on_end(void *arg, enum agent_end end, const char *message)
@@ -175,12 +92,8 @@ setup(void **state)
 	e->tenv.loop = e->loop;
 	e->tenv.root = e->dir;
 	e->tenv.bash_timeout_s = 10;
-	e->prov.name = "llama";
-	e->prov.self = e;
-	e->prov.start = p_start;
-	e->prov.cancel = p_cancel;
-	e->prov.model = p_model;
-	e->prov.describe_error = p_describe;
+	fakeprov_init(&e->fake, e->loop, "llama");
+	e->fake.repeat_last = 1;
 	buf_init(&e->title, 0);
 	buf_init(&e->detail, 0);
 	buf_init(&e->always, 0);
@@ -237,7 +150,7 @@ start(struct env *e, const char *settings, int ask)
 	ao.gate = gate_agent(e->gate);
 	ob.arg = e;
 	ob.on_end = on_end;
-	e->agent = agent_new(e->loop, &e->prov, &e->tenv, &ao, &ob);
+	e->agent = agent_new(e->loop, &e->fake.prov, &e->tenv, &ao, &ob);
 	conv_set_system(agent_conv(e->agent), "system");
 }
 
@@ -245,11 +158,10 @@ start(struct env *e, const char *settings, int ask)
 static void
 script(struct env *e, int i, const char *tool, const char *args, const char *text)
 {
-	e->steps[i].tool = tool;
-	e->steps[i].args = args;
-	e->steps[i].text = text;
-	if (i + 1 > e->nsteps)
-		e->nsteps = i + 1;
+	if (tool)
+		fakeprov_call(&e->fake, i, "c1", tool, args);
+	else
+		fakeprov_answer(&e->fake, i, text ? text : "ok");
 }
 
 /* Submit a task and pump until asked (want_ask) or the turn ended. */
@@ -340,7 +252,7 @@ test_ask_yes_no_always(void **state)
 	assert_true(err);
 	gate_answer(e->gate, GATE_YES); /* nothing pending: ignored */
 	/* yes */
-	e->next = 0;
+	e->fake.next = 0;
 	turn(e, "t2", 1);
 	gate_answer(e->gate, GATE_YES);
 	assert_true(tu_run_until(e->loop, &e->ended, 5000));
@@ -348,11 +260,11 @@ test_ask_yes_no_always(void **state)
 	last_result(e, &err);
 	assert_false(err);
 	/* always: asked once more, then never for this command */
-	e->next = 0;
+	e->fake.next = 0;
 	turn(e, "t3", 1);
 	gate_answer(e->gate, GATE_ALWAYS);
 	assert_true(tu_run_until(e->loop, &e->ended, 5000));
-	e->next = 0;
+	e->fake.next = 0;
 	turn(e, "t4", 0);
 	assert_int_equal(e->asked, 3);
 	assert_int_equal(gate_perm(e->gate)->lists[PERM_LIST_SESSION].n, 1);
@@ -372,7 +284,7 @@ test_print_mode(void **state)
 	assert_non_null(strstr(e->notice.data, "print mode cannot ask; rerun with --yes"));
 	assert_non_null(strstr(e->notice.data, "\"bash(touch made:*)\""));
 	gate_set_yes(e->gate, 1);
-	e->next = 0;
+	e->fake.next = 0;
 	turn(e, "t", 0);
 	assert_true(exists(e, "made"));
 }
