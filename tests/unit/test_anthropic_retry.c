@@ -32,14 +32,14 @@ test_prov_retry_after_429(void **state)
 	sse_ok(&n->raw[1], synthetic);
 	r[0].raw = n->raw[0].data;
 	r[1].raw = n->raw[1].data;
-	cap_start(&n->srv, r, 2);
+	tu_server_record(&n->srv, r, 2);
 	net_connect(n, n->srv.port);
 	ms = chat(n);
 	assert_int_equal(n->rec.last.kind, LLM_DONE);
 	assert_int_equal(anthropic_attempts(n->an), 2);
 	assert_true(ms >= 1000); /* retry-after honoured over the 10 ms back-off */
 	assert_true(ms < 4000);
-	second = cap_req(&n->srv, 1);
+	second = tu_server_req(&n->srv, 1);
 	assert_non_null(second);
 	free(second);
 }
@@ -57,14 +57,14 @@ test_prov_529_then_success(void **state)
 	r[0].raw = n->raw[0].data;
 	r[1].raw = n->raw[1].data;
 	r[2].raw = n->raw[2].data;
-	cap_start(&n->srv, r, 3);
+	tu_server_record(&n->srv, r, 3);
 	net_connect(n, n->srv.port);
 	chat(n);
 	assert_int_equal(n->rec.last.kind, LLM_DONE);
 	assert_int_equal(anthropic_attempts(n->an), 3);
 	/* every attempt sends the same bytes */
-	a = cap_req(&n->srv, 0);
-	b = cap_req(&n->srv, 2);
+	a = tu_server_req(&n->srv, 0);
+	b = tu_server_req(&n->srv, 2);
 	assert_string_equal(strstr(a, "\r\n\r\n"), strstr(b, "\r\n\r\n"));
 	free(a);
 	free(b);
@@ -83,14 +83,14 @@ test_prov_401_no_retry(void **state)
 	sse_ok(&n->raw[1], synthetic);
 	r[0].raw = n->raw[0].data;
 	r[1].raw = n->raw[1].data;
-	cap_start(&n->srv, r, 2);
+	tu_server_record(&n->srv, r, 2);
 	net_connect(n, n->srv.port);
 	chat(n);
 	assert_int_equal(n->rec.last.kind, LLM_ERROR);
 	assert_string_equal(n->rec.msg, "ANTHROPIC_API_KEY missing or invalid");
 	assert_int_equal(n->rec.last.error.http_status, 401);
 	assert_int_equal(anthropic_attempts(n->an), 1);
-	second = cap_req(&n->srv, 1);
+	second = tu_server_req(&n->srv, 1);
 	assert_null(second);
 	p = anthropic_provider(n->an);
 	n->rec.last.text = str_from(n->rec.msg);
@@ -112,7 +112,7 @@ test_prov_gives_up(void **state)
 		r[i].raw = n->raw[i].data;
 	}
 	n->o.max_attempts = 3;
-	cap_start(&n->srv, r, 3);
+	tu_server_record(&n->srv, r, 3);
 	net_connect(n, n->srv.port);
 	chat(n);
 	assert_int_equal(n->rec.last.kind, LLM_ERROR);
@@ -135,7 +135,7 @@ test_prov_dropped(void **state)
 	sse_ok(&n->raw[1], synthetic);
 	r[1].raw = n->raw[1].data;
 	r[1].drop_after = cut;
-	cap_start(&n->srv, r, 2);
+	tu_server_record(&n->srv, r, 2);
 	net_connect(n, n->srv.port);
 	chat(n);
 	assert_int_equal(n->rec.last.kind, LLM_ERROR);
@@ -156,7 +156,7 @@ test_prov_in_stream_overloaded_retried(void **state)
 	sse_ok(&n->raw[1], synthetic);
 	r[0].raw = n->raw[0].data;
 	r[1].raw = n->raw[1].data;
-	cap_start(&n->srv, r, 2);
+	tu_server_record(&n->srv, r, 2);
 	net_connect(n, n->srv.port);
 	chat(n);
 	assert_int_equal(n->rec.last.kind, LLM_DONE);

@@ -31,7 +31,9 @@ int tu_run_until(struct loop *l, const int *flag, int max_ms);
  * connection with the next canned response (raw bytes: status line,
  * headers, body), written `chunk` bytes at a time (0 = all at once) with
  * `delay_us` between writes, closing after `drop_after` bytes if non-zero.
- * The child exits after serving all responses or after 10 s.
+ * The child exits after serving all responses (at most 64) or after 10 s.
+ * Started with tu_server_record, it also writes each request it reads
+ * (head and body, as sent) to a temp dir, for tu_server_req.
  */
 struct tu_resp {
 	const char *path; /* answer only a request for this path (NULL: any) */
@@ -46,10 +48,18 @@ struct tu_resp {
 struct tu_server {
 	int port;
 	int pid;
+	char *dir; /* tu_server_record's request files (owned; NULL otherwise) */
 };
 
 void tu_server_start(struct tu_server *s, const struct tu_resp *resps, size_t n);
+/* tu_server_start that also records the requests. */
+void tu_server_record(struct tu_server *s, const struct tu_resp *resps, size_t n);
+/* Kill and reap the server, remove its recorded requests; safe on a zeroed or stopped one. */
 void tu_server_stop(struct tu_server *s);
+/* Request k (0 = the first accepted) as recorded (malloc'd; NULL when it never came). */
+char *tu_server_req(const struct tu_server *s, int k);
+/* strstr ignoring ASCII case (strcasestr is a GNU extension). */
+char *tu_strcasestr(const char *h, const char *n);
 /* A port with nothing listening on it. */
 int tu_closed_port(void);
 struct grid;
