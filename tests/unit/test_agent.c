@@ -75,9 +75,7 @@ obs_tool_done(void *arg, const struct agent_call *c)
 }
 
 struct env {
-	struct loop *loop;
-	char *dir;
-	struct tool_env tenv;
+	struct fakeprov_ws ws;
 	struct fakeprov fake;
 	struct obs obs;
 	struct agent *agent;
@@ -88,13 +86,8 @@ setup(void **state)
 {
 	struct env *e = calloc(1, sizeof *e);
 
-	e->loop = loop_new(NULL);
-	e->dir = tu_tmpdir();
-	tu_write(e->dir, "f.txt", "alpha\nbeta\n");
-	e->tenv.loop = e->loop;
-	e->tenv.root = e->dir;
-	e->tenv.bash_timeout_s = 10;
-	fakeprov_init(&e->fake, e->loop, "llama");
+	fakeprov_ws_init(&e->ws, "alpha\nbeta\n");
+	fakeprov_init(&e->fake, e->ws.loop, "llama");
 	*state = e;
 	return 0;
 }
@@ -106,9 +99,7 @@ teardown(void **state)
 
 	agent_free(e->agent);
 	buf_release(&e->obs.shown);
-	loop_free(e->loop);
-	tu_rmrf(e->dir);
-	free(e->dir);
+	fakeprov_ws_release(&e->ws);
 	free(e);
 	return 0;
 }
@@ -131,10 +122,10 @@ run_turn(struct env *e, int max_steps, const char *task)
 	ob.on_event = obs_event;
 	ob.on_commit = obs_commit;
 	ob.commit_arg = &e->obs;
-	e->agent = agent_new(e->loop, &e->fake.prov, &e->tenv, &ao, &ob);
+	e->agent = agent_new(e->ws.loop, &e->fake.prov, &e->ws.tenv, &ao, &ob);
 	conv_set_system(agent_conv(e->agent), "system");
 	assert_int_equal(agent_submit(e->agent, task, NULL), 0);
-	assert_true(tu_run_until(e->loop, &e->obs.ended, 5000));
+	assert_true(tu_run_until(e->ws.loop, &e->obs.ended, 5000));
 }
 
 /* The i-th block of message m. */
@@ -311,7 +302,7 @@ test_invalid_arguments_go_back_to_model(void **state)
 	assert_int_equal(agent_stats(e->agent)->consecutive_tool_failures, 1);
 	/* the file was not touched */
 	{
-		char *f = tu_read(e->dir, "f.txt");
+		char *f = tu_read(e->ws.dir, "f.txt");
 
 		assert_string_equal(f, "alpha\nbeta\n");
 		free(f);
@@ -370,7 +361,7 @@ test_abort_while_streaming(void **state)
 	/* nothing scripted: the provider never answers */
 	ob.arg = &e->obs;
 	ob.on_end = obs_end;
-	e->agent = agent_new(e->loop, &e->fake.prov, &e->tenv, &ao, &ob);
+	e->agent = agent_new(e->ws.loop, &e->fake.prov, &e->ws.tenv, &ao, &ob);
 	assert_int_equal(agent_submit(e->agent, "x", NULL), 0);
 	assert_true(agent_busy(e->agent));
 	assert_int_equal(agent_submit(e->agent, "y", NULL), -1);
@@ -397,10 +388,10 @@ test_abort_kills_running_bash(void **state)
 	ao.ntools = n;
 	ob.arg = &e->obs;
 	ob.on_end = obs_end;
-	e->agent = agent_new(e->loop, &e->fake.prov, &e->tenv, &ao, &ob);
+	e->agent = agent_new(e->ws.loop, &e->fake.prov, &e->ws.tenv, &ao, &ob);
 	assert_int_equal(agent_submit(e->agent, "x", NULL), 0);
 	while (spins++ < 50)
-		loop_run_once(e->loop, 10, NULL);
+		loop_run_once(e->ws.loop, 10, NULL);
 	assert_false(e->obs.ended); /* bash is running */
 	agent_abort(e->agent);
 	assert_true(e->obs.ended);

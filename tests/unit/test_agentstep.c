@@ -28,9 +28,7 @@
 #include "xmalloc.h"
 
 struct env {
-	struct loop *loop;
-	char *dir;
-	struct tool_env tenv;
+	struct fakeprov_ws ws;
 	struct fakeprov local, claude;
 	struct agent *agent;
 	int ended;
@@ -117,12 +115,7 @@ setup(void **state)
 {
 	struct env *e = calloc(1, sizeof *e);
 
-	e->loop = loop_new(NULL);
-	e->dir = tu_tmpdir();
-	tu_write(e->dir, "f.txt", "alpha\n");
-	e->tenv.loop = e->loop;
-	e->tenv.root = e->dir;
-	e->tenv.bash_timeout_s = 10;
+	fakeprov_ws_init(&e->ws, "alpha\n");
 	e->continue_on = e->switch_on = -1;
 	*state = e;
 	return 0;
@@ -134,9 +127,7 @@ teardown(void **state)
 	struct env *e = *state;
 
 	agent_free(e->agent);
-	loop_free(e->loop);
-	tu_rmrf(e->dir);
-	free(e->dir);
+	fakeprov_ws_release(&e->ws);
 	free(e);
 	return 0;
 }
@@ -149,8 +140,8 @@ run(struct env *e, const char *local, const char *claude, int max_steps)
 	struct agent_opts ao = { 0 };
 	size_t n;
 
-	fp_init(&e->local, e->loop, "llama", local);
-	fp_init(&e->claude, e->loop, "anthropic", claude);
+	fp_init(&e->local, e->ws.loop, "llama", local);
+	fp_init(&e->claude, e->ws.loop, "anthropic", claude);
 	e->claude.prov.add_reasoning = fp_add_reasoning;
 	ao.tools = tool_all(&n);
 	ao.ntools = n;
@@ -158,10 +149,10 @@ run(struct env *e, const char *local, const char *claude, int max_steps)
 	ob.arg = e;
 	ob.on_end = on_end;
 	ob.on_notice = on_notice;
-	e->agent = agent_new(e->loop, &e->local.prov, &e->tenv, &ao, &ob);
+	e->agent = agent_new(e->ws.loop, &e->local.prov, &e->ws.tenv, &ao, &ob);
 	agent_set_step_hook(e->agent, hook, e);
 	assert_int_equal(agent_submit(e->agent, "task", NULL), 0);
-	assert_true(tu_run_until(e->loop, &e->ended, 5000));
+	assert_true(tu_run_until(e->ws.loop, &e->ended, 5000));
 }
 
 /* Handoff between steps: the next request goes to the other provider. */

@@ -28,9 +28,7 @@
 #include "tool.h"
 
 struct env {
-	struct loop *loop;
-	char *dir;
-	struct tool_env tenv;
+	struct fakeprov_ws ws;
 	struct fakeprov fake;
 	struct agent *agent;
 	struct gate *gate;
@@ -86,20 +84,15 @@ setup(void **state)
 {
 	struct env *e = calloc(1, sizeof *e);
 
-	e->loop = loop_new(NULL);
-	e->dir = tu_tmpdir();
-	tu_write(e->dir, "f.txt", "alpha\nbeta\n");
-	e->tenv.loop = e->loop;
-	e->tenv.root = e->dir;
-	e->tenv.bash_timeout_s = 10;
-	fakeprov_init(&e->fake, e->loop, "llama");
+	fakeprov_ws_init(&e->ws, "alpha\nbeta\n");
+	fakeprov_init(&e->fake, e->ws.loop, "llama");
 	e->fake.repeat_last = 1;
 	buf_init(&e->title, 0);
 	buf_init(&e->detail, 0);
 	buf_init(&e->always, 0);
 	buf_init(&e->why, 0);
 	buf_init(&e->notice, 0);
-	setenv("XDG_CONFIG_HOME", e->dir, 1); /* no user settings */
+	setenv("XDG_CONFIG_HOME", e->ws.dir, 1); /* no user settings */
 	*state = e;
 	return 0;
 }
@@ -111,9 +104,7 @@ teardown(void **state)
 
 	agent_free(e->agent);
 	gate_free(e->gate);
-	loop_free(e->loop);
-	tu_rmrf(e->dir);
-	free(e->dir);
+	fakeprov_ws_release(&e->ws);
 	buf_release(&e->title);
 	buf_release(&e->detail);
 	buf_release(&e->always);
@@ -136,11 +127,11 @@ start(struct env *e, const char *settings, int ask)
 	if (settings) {
 		char path[4200];
 
-		snprintf(path, sizeof path, "%s/.hearth", e->dir);
+		snprintf(path, sizeof path, "%s/.hearth", e->ws.dir);
 		mkdir(path, 0700);
 		tu_write(path, "settings.json", settings);
 	}
-	e->gate = gate_new(e->loop, &e->tenv, &w);
+	e->gate = gate_new(e->ws.loop, &e->ws.tenv, &w);
 	assert_int_equal(w.len, 0);
 	buf_release(&w);
 	gate_set_ui(e->gate, &ui);
@@ -150,7 +141,7 @@ start(struct env *e, const char *settings, int ask)
 	ao.gate = gate_agent(e->gate);
 	ob.arg = e;
 	ob.on_end = on_end;
-	e->agent = agent_new(e->loop, &e->fake.prov, &e->tenv, &ao, &ob);
+	e->agent = agent_new(e->ws.loop, &e->fake.prov, &e->ws.tenv, &ao, &ob);
 	conv_set_system(agent_conv(e->agent), "system");
 }
 
@@ -174,11 +165,11 @@ turn(struct env *e, const char *task, int want_ask)
 	e->ended = 0;
 	assert_int_equal(agent_submit(e->agent, task, NULL), 0);
 	if (!want_ask) {
-		assert_true(tu_run_until(e->loop, &e->ended, 5000));
+		assert_true(tu_run_until(e->ws.loop, &e->ended, 5000));
 		return;
 	}
 	while (e->asked == asked && !e->ended && flag < 200) {
-		loop_run_once(e->loop, 25, NULL);
+		loop_run_once(e->ws.loop, 25, NULL);
 		flag++;
 	}
 	assert_int_equal(e->asked, asked + 1);
@@ -207,7 +198,7 @@ exists(struct env *e, const char *name)
 {
 	char path[4200];
 
-	snprintf(path, sizeof path, "%s/%s", e->dir, name);
+	snprintf(path, sizeof path, "%s/%s", e->ws.dir, name);
 	return access(path, F_OK) == 0;
 }
 
@@ -246,7 +237,7 @@ test_ask_yes_no_always(void **state)
 	assert_string_equal(e->why.data, "a bash command not known to be read-only");
 	assert_string_equal(e->always.data, "bash(touch made:*)");
 	gate_answer(e->gate, GATE_NO);
-	assert_true(tu_run_until(e->loop, &e->ended, 5000));
+	assert_true(tu_run_until(e->ws.loop, &e->ended, 5000));
 	assert_false(exists(e, "made"));
 	assert_non_null(strstr(last_result(e, &err), "the user declined"));
 	assert_true(err);
@@ -255,7 +246,7 @@ test_ask_yes_no_always(void **state)
 	e->fake.next = 0;
 	turn(e, "t2", 1);
 	gate_answer(e->gate, GATE_YES);
-	assert_true(tu_run_until(e->loop, &e->ended, 5000));
+	assert_true(tu_run_until(e->ws.loop, &e->ended, 5000));
 	assert_true(exists(e, "made"));
 	last_result(e, &err);
 	assert_false(err);
@@ -263,7 +254,7 @@ test_ask_yes_no_always(void **state)
 	e->fake.next = 0;
 	turn(e, "t3", 1);
 	gate_answer(e->gate, GATE_ALWAYS);
-	assert_true(tu_run_until(e->loop, &e->ended, 5000));
+	assert_true(tu_run_until(e->ws.loop, &e->ended, 5000));
 	e->fake.next = 0;
 	turn(e, "t4", 0);
 	assert_int_equal(e->asked, 3);
@@ -304,7 +295,7 @@ test_abort_while_asking(void **state)
 	assert_int_equal(e->withdrawn, 1);
 	assert_false(gate_asking(e->gate));
 	gate_answer(e->gate, GATE_YES); /* too late: ignored */
-	loop_run_once(e->loop, 10, NULL);
+	loop_run_once(e->ws.loop, 10, NULL);
 	assert_false(exists(e, "made"));
 	assert_non_null(strstr(last_result(e, NULL), "[not run: the user aborted the turn]"));
 	c = agent_conv(e->agent);
@@ -326,11 +317,11 @@ test_edit_shows_diff(void **state)
 	assert_string_equal(e->why.data, "approval mode ask");
 	assert_non_null(strstr(e->detail.data, "--- a/f.txt"));
 	assert_non_null(strstr(e->detail.data, "\n-alpha\n+ALPHA\n"));
-	ev = tu_read(e->dir, "f.txt");
+	ev = tu_read(e->ws.dir, "f.txt");
 	assert_string_equal(ev, "alpha\nbeta\n");
 	free(ev);
 	gate_answer(e->gate, GATE_YES);
-	assert_true(tu_run_until(e->loop, &e->ended, 5000));
+	assert_true(tu_run_until(e->ws.loop, &e->ended, 5000));
 	assert_int_equal(e->end, AGENT_END_OK);
 }
 
@@ -350,10 +341,10 @@ test_hooks_around_calls(void **state)
 	assert_int_equal(e->end, AGENT_END_OK);
 	gate_drain(e->gate);
 	assert_non_null(strstr(e->notice.data, "a pre_tool hook blocked read: not that file"));
-	ev = tu_read(e->dir, "end.json");
+	ev = tu_read(e->ws.dir, "end.json");
 	assert_non_null(strstr(ev, "\"end\":\"ok\""));
 	free(ev);
-	ev = tu_read(e->dir, "post.json");
+	ev = tu_read(e->ws.dir, "post.json");
 	assert_non_null(strstr(ev, "\"tool_name\":\"bash\""));
 	assert_non_null(strstr(ev, "\"tool_output\":\"hi\\n"));
 	free(ev);

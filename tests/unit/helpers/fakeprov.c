@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -11,6 +12,7 @@
 #include "buf.h"
 #include "conv.h"
 #include "loop.h"
+#include "testutil.h"
 
 /* Timer callback: deliver the step this request plays. */
 static void
@@ -130,4 +132,27 @@ fakeprov_answer(struct fakeprov *f, int i, const char *text)
 	const struct fakeprov_ev s[] = { EV_TEXT(text), EV_DONE("stop") };
 
 	FAKEPROV_STEP(f, i, s);
+}
+
+/* An agent test's workspace (see fakeprov.h). */
+void
+fakeprov_ws_init(struct fakeprov_ws *w, const char *f_txt)
+{
+	memset(w, 0, sizeof *w);
+	w->loop = loop_new(NULL);
+	w->dir = tu_tmpdir();
+	tu_write(w->dir, "f.txt", f_txt);
+	w->tenv.loop = w->loop;
+	w->tenv.root = w->dir;
+	w->tenv.bash_timeout_s = 10;
+}
+
+/* Free what fakeprov_ws_init made. */
+void
+fakeprov_ws_release(struct fakeprov_ws *w)
+{
+	loop_free(w->loop);
+	tu_rmrf(w->dir);
+	free(w->dir);
+	memset(w, 0, sizeof *w);
 }

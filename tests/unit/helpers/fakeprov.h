@@ -12,6 +12,10 @@
  * retries, nmsgs_at_start) are for the tests' assertions.  The struct
  * owns nothing: strings in the script are the test's, and must outlive
  * the turn.
+ *
+ * struct fakeprov_ws is the rest of an agent test's world: a loop, a
+ * temp dir holding f.txt, and the tool_env over both (owned; released by
+ * fakeprov_ws_release after the agent and anything else on the loop).
  */
 #ifndef HEARTH_FAKEPROV_H
 #define HEARTH_FAKEPROV_H
@@ -20,6 +24,7 @@
 
 #include "llm.h"
 #include "provider.h"
+#include "tool.h"
 
 #define FAKEPROV_MAX_EV 16
 #define FAKEPROV_MAX_STEPS 8
@@ -69,5 +74,16 @@ void fakeprov_step(struct fakeprov *f, int i, const struct fakeprov_ev *evs, siz
 void fakeprov_call(struct fakeprov *f, int i, const char *id, const char *tool, const char *args);
 /* Step i: the answer text, done with "stop". */
 void fakeprov_answer(struct fakeprov *f, int i, const char *text);
+
+struct fakeprov_ws {
+	struct loop *loop;
+	char *dir;
+	struct tool_env tenv; /* root dir, the loop, bash timeout 10 s */
+};
+
+/* A fresh loop and temp dir whose f.txt holds f_txt. */
+void fakeprov_ws_init(struct fakeprov_ws *w, const char *f_txt);
+/* Free the loop, remove the dir. */
+void fakeprov_ws_release(struct fakeprov_ws *w);
 
 #endif
