@@ -288,6 +288,18 @@ net_connect(struct net *n, int port)
 	n->o.base_url = NULL;
 }
 
+/* Answer with n->raw[0..count) (r's other fields as the test set them) on a recording server; connect to it. */
+static inline void
+net_serve(struct net *n, struct tu_resp *r, size_t count)
+{
+	size_t i;
+
+	for (i = 0; i < count; i++)
+		r[i].raw = n->raw[i].data;
+	tu_server_record(&n->srv, r, count);
+	net_connect(n, n->srv.port);
+}
+
 /* Record ev; cancel on the first text when the test asks for it. */
 static inline void
 net_sink(void *ctx, const struct llm_event *ev)

@@ -31,10 +31,8 @@ test_prov_headers_and_stream(void **state)
 	cJSON *body;
 
 	sse_ok(&n->raw[0], synthetic);
-	r.raw = n->raw[0].data;
 	r.chunk = 7;
-	tu_server_record(&n->srv, &r, 1);
-	net_connect(n, n->srv.port);
+	net_serve(n, &r, 1);
 	chat(n);
 	assert_int_equal(n->rec.last.kind, LLM_DONE);
 	assert_string_equal(n->rec.stop, "tool_calls");
@@ -80,11 +78,9 @@ test_prov_llama_fixture_one_byte(void **state)
 	tu_fixture("v1_messages_stream.sse", &fx);
 	sse_ok(&n->raw[0], fx.data);
 	buf_release(&fx);
-	r.raw = n->raw[0].data;
 	r.chunk = 1;
 	n->o.api_key = NULL; /* llama-server needs no key */
-	tu_server_record(&n->srv, &r, 1);
-	net_connect(n, n->srv.port);
+	net_serve(n, &r, 1);
 	chat(n);
 	assert_int_equal(n->rec.last.kind, LLM_DONE);
 	assert_string_equal(n->rec.stop, "length");
@@ -124,11 +120,9 @@ test_prov_cancel_in_sink(void **state)
 	struct tu_resp r = { 0 };
 
 	sse_ok(&n->raw[0], synthetic);
-	r.raw = n->raw[0].data;
 	r.chunk = 64;
 	r.delay_us = 2000;
-	tu_server_record(&n->srv, &r, 1);
-	net_connect(n, n->srv.port);
+	net_serve(n, &r, 1);
 	n->cancel_on_text = 1;
 	chat(n);
 	assert_string_equal(n->rec.text.data, "I'll list \xc3\xa9 files.");
@@ -164,10 +158,7 @@ test_check_models(void **state)
 	buf_addf(&n->raw[0], "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %zu\r\nConnection: close\r\n\r\n%s",
 		 strlen(list), list);
 	buf_add(&n->raw[1], n->raw[0].data, n->raw[0].len);
-	r[0].raw = n->raw[0].data;
-	r[1].raw = n->raw[1].data;
-	tu_server_record(&n->srv, r, 2);
-	net_connect(n, n->srv.port);
+	net_serve(n, r, 2);
 	assert_int_equal(anthropic_check_models(n->an, on_models, &m, &e), 0);
 	assert_true(tu_run_until(n->loop, &m.done, 5000));
 	assert_int_equal(m.rc, 0);
