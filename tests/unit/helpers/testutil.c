@@ -104,10 +104,60 @@ tu_run_until(struct loop *l, const int *flag, int max_ms)
 	return *flag;
 }
 
+/* Monotonic milliseconds (see testutil.h). */
+uint64_t
+tu_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+#include <errno.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+
+static pid_t tu_groups[256];
+static int tu_ngroups;
+
+/* Remember a process group to kill at the end (see testutil.h). */
+void
+tu_group_note(pid_t pgid)
+{
+	tu_groups[tu_ngroups++ % 256] = pgid;
+}
+
+/* Reap the group until it is empty (see testutil.h). */
+int
+tu_group_gone(pid_t pgid, int cap_ms)
+{
+	uint64_t t0 = tu_now_ms();
+	int st;
+
+	do {
+		while (waitpid(-pgid, &st, WNOHANG) > 0)
+			;
+		if (kill(-pgid, 0) < 0 && errno == ESRCH)
+			return 1;
+		usleep(10000);
+	} while (tu_now_ms() - t0 < (uint64_t)cap_ms);
+	return 0;
+}
+
+/* Kill every remembered group, reap what is left (see testutil.h). */
+void
+tu_groups_kill(void)
+{
+	int i, st;
+
+	for (i = 0; i < tu_ngroups && i < 256; i++)
+		kill(-tu_groups[i], SIGKILL);
+	while (waitpid(-1, &st, WNOHANG) > 0)
+		;
+}
 
 /* Listen on an ephemeral loopback port. */
 static int

@@ -7,6 +7,8 @@
 #define HEARTH_TESTUTIL_H
 
 #include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
 
 #include "buf.h"
 
@@ -24,6 +26,19 @@ char *tu_read(const char *dir, const char *name);
 void tu_fixture(const char *name, struct buf *b);
 /* Run the loop until *flag is non-zero or max_ms passes; returns *flag. */
 int tu_run_until(struct loop *l, const int *flag, int max_ms);
+/* Milliseconds on the monotonic clock. */
+uint64_t tu_now_ms(void);
+
+/*
+ * Process groups a test started: tu_group_note remembers one (the last
+ * 256); tu_group_gone reaps the group's zombies (the test process being
+ * their subreaper) until the group is empty (1) or cap_ms passed (0);
+ * tu_groups_kill, at the end, SIGKILLs every remembered group and reaps
+ * whatever children are left.
+ */
+void tu_group_note(pid_t pgid);
+int tu_group_gone(pid_t pgid, int cap_ms);
+void tu_groups_kill(void);
 
 
 /*
