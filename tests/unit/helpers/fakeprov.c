@@ -19,7 +19,7 @@ static void
 fakeprov_fire(struct loop *l, long id, void *arg)
 {
 	struct fakeprov *f = arg;
-	int s = f->next < f->nsteps ? f->next : f->nsteps - 1;
+	int s = f->next < f->nsteps ? f->next : f->cycle ? f->next % f->nsteps : f->nsteps - 1;
 	int i;
 
 	(void)l;
@@ -52,11 +52,13 @@ fakeprov_start(void *self, const struct provider_req *req, llm_sink_fn sink, voi
 	struct fakeprov *f = self;
 
 	(void)e;
+	if (f->on_start)
+		f->on_start(f->on_start_arg, req);
 	f->nmsgs_at_start[f->starts++ % (FAKEPROV_MAX_STEPS * 2)] = req->conv ? req->conv->nmsgs : 0;
 	f->retries += req->retry;
 	f->sink = sink;
 	f->ctx = ctx;
-	if (f->nsteps && (f->next < f->nsteps || f->repeat_last))
+	if (f->nsteps && (f->next < f->nsteps || f->repeat_last || f->cycle))
 		f->timer = loop_timer_add(f->loop, 0, fakeprov_fire, f);
 	return 0;
 }

@@ -7,8 +7,10 @@
  * zeroed slot ends a step (use the EV_* constructors).
  *
  * Requests past the last step replay the last step when repeat_last is
- * set, and get no answer at all otherwise (a provider that never answers,
- * for abort tests; so does nsteps == 0).  The counters (starts, cancels,
+ * set, play the script again from step 0 when cycle is set, and get no
+ * answer at all otherwise (a provider that never answers, for abort
+ * tests; so does nsteps == 0).  on_start, when set, sees every request
+ * first (to record or serialise it, or to change the script).  The counters (starts, cancels,
  * retries, nmsgs_at_start) are for the tests' assertions.  The struct
  * owns nothing: strings in the script are the test's, and must outlive
  * the turn.
@@ -53,7 +55,9 @@ struct fakeprov {
 	struct loop *loop;
 	struct fakeprov_ev steps[FAKEPROV_MAX_STEPS][FAKEPROV_MAX_EV];
 	int nsteps, next; /* steps scripted; the one the next request plays */
-	int repeat_last;
+	int repeat_last, cycle;
+	void (*on_start)(void *arg, const struct provider_req *req);
+	void *on_start_arg;
 	int starts, cancels, retries; /* start() calls, cancel() calls, starts with req->retry */
 	size_t nmsgs_at_start[FAKEPROV_MAX_STEPS * 2]; /* conv->nmsgs at each start (a ring) */
 	llm_sink_fn sink;
