@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -24,7 +23,7 @@
 
 struct t {
 	char *dir;  /* temp dir: w/ (work tree), state/, ref/ (copies) */
-	char w[4096], state[4096];
+	char w[TU_PATH], state[TU_PATH];
 	struct repo *r; /* open_repo's (owned; NULL before) */
 };
 
@@ -38,10 +37,7 @@ make_t(int git)
 {
 	struct t *t = calloc(1, sizeof *t);
 
-	t->dir = tu_tmpdir();
-	snprintf(t->w, sizeof t->w, "%s/w", t->dir);
-	snprintf(t->state, sizeof t->state, "%s/state", t->dir);
-	assert_int_equal(mkdir(t->w, 0755), 0);
+	t->dir = tu_worktree(t->w, t->state);
 	if (git)
 		assert_int_equal(sh(t, "git init -q && git config user.email t@t && "
 				    "git config user.name t && git config core.autocrlf false"), 0);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -70,6 +71,18 @@ tu_read(const char *dir, const char *name)
 	buf_release(&b);
 	buf_release(&p);
 	return r;
+}
+
+/* A temp dir with an empty work tree w (see testutil.h). */
+char *
+tu_worktree(char w[TU_PATH], char state[TU_PATH])
+{
+	char *dir = tu_tmpdir();
+
+	snprintf(w, TU_PATH, "%s/w", dir);
+	snprintf(state, TU_PATH, "%s/state", dir);
+	assert_int_equal(mkdir(w, 0755), 0);
+	return dir;
 }
 
 /* Fixture bytes. */

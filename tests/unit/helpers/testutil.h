@@ -24,6 +24,13 @@ void tu_write(const char *dir, const char *name, const char *data);
 char *tu_read(const char *dir, const char *name);
 /* Load a fixture from FIXTURES into b; aborts the test if missing. */
 void tu_fixture(const char *name, struct buf *b);
+/*
+ * A work tree for the repository tests: a fresh temp dir (returned,
+ * malloc'd; tu_rmrf and free it) holding an empty directory w, whose path
+ * goes to w; state gets dir/state (not created), for a private store.
+ */
+#define TU_PATH 4096
+char *tu_worktree(char w[TU_PATH], char state[TU_PATH]);
 /* Run the loop until *flag is non-zero or max_ms passes; returns *flag. */
 int tu_run_until(struct loop *l, const int *flag, int max_ms);
 /* Milliseconds on the monotonic clock. */
