@@ -8,7 +8,6 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
-#include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,13 +32,6 @@ struct fx {
 	struct buf t;   /* two_files() */
 	struct grid *g; /* check()'s last grid */
 };
-
-static int
-setup(void **state)
-{
-	(void)state;
-	return setlocale(LC_CTYPE, "C.UTF-8") ? 0 : -1;
-}
 
 /* Two files: hello.c (two hunks) and a new NOTES.md, as the session diff writes them. */
 static void
@@ -343,5 +335,5 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_target, fx_new, fx_free),
 	};
 
-	return cmocka_run_group_tests(tests, setup, NULL);
+	return cmocka_run_group_tests(tests, tu_utf8_locale, NULL);
 }

@@ -3,7 +3,6 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
-#include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,13 +22,6 @@ struct scene {
 	struct view_server srv;
 	struct view_status st;
 };
-
-static int
-setup(void **state)
-{
-	(void)state;
-	return setlocale(LC_CTYPE, "C.UTF-8") ? 0 : -1;
-}
 
 /* Feed an event to both models, as the lead's observer will. */
 static void
@@ -436,5 +428,5 @@ main(void)
 		cmocka_unit_test(test_injection_screen),
 	};
 
-	return cmocka_run_group_tests(tests, setup, NULL);
+	return cmocka_run_group_tests(tests, tu_utf8_locale, NULL);
 }

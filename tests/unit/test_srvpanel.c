@@ -4,7 +4,6 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <limits.h>
-#include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,13 +14,6 @@
 #include "srvpanel.h"
 #include "testutil.h"
 #include "theme.h"
-
-static int
-setup(void **state)
-{
-	(void)state;
-	return setlocale(LC_CTYPE, "C.UTF-8") ? 0 : -1;
-}
 
 /* Draw s into a fresh w×h grid and compare; the grid is returned for role checks. */
 static struct grid *
@@ -310,5 +302,5 @@ main(void)
 		cmocka_unit_test(test_bad_input),
 	};
 
-	return cmocka_run_group_tests(tests, setup, NULL);
+	return cmocka_run_group_tests(tests, tu_utf8_locale, NULL);
 }

@@ -3,7 +3,6 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
-#include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,13 +14,6 @@
 #include "theme.h"
 #include "transcript.h"
 #include "testutil.h"
-
-static int
-setup(void **state)
-{
-	(void)state;
-	return setlocale(LC_CTYPE, "C.UTF-8") ? 0 : -1;
-}
 
 /* Draw tv into a fresh w×h grid and compare with want. */
 static void
@@ -589,5 +581,5 @@ main(void)
 		cmocka_unit_test(test_degenerate),
 	};
 
-	return cmocka_run_group_tests(tests, setup, NULL);
+	return cmocka_run_group_tests(tests, tu_utf8_locale, NULL);
 }

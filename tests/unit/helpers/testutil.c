@@ -1,6 +1,7 @@
 /* testutil: see testutil.h. */
 #include "testutil.h"
 
+#include <locale.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -17,6 +18,14 @@
 #include "grid.h"
 #include "loop.h"
 #include "xmalloc.h"
+
+/* UTF-8 for wide-character drawing (see testutil.h). */
+int
+tu_utf8_locale(void **state)
+{
+	(void)state;
+	return setlocale(LC_CTYPE, "C.UTF-8") ? 0 : -1;
+}
 
 /* A fresh temp dir. */
 char *

@@ -14,6 +14,8 @@
 
 struct loop;
 
+/* cmocka group setup for the drawing tests: LC_CTYPE C.UTF-8 (-1 when missing). */
+int tu_utf8_locale(void **state);
 /* mkdtemp under $TMPDIR; returns a malloc'd path. */
 char *tu_tmpdir(void);
 /* rm -rf path (tests only). */
