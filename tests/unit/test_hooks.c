@@ -20,9 +20,6 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#ifdef __linux__
-#include <sys/prctl.h>
-#endif
 
 #include <cmocka.h>
 
@@ -381,9 +378,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_settings, setup, teardown),
 	};
 
-#ifdef __linux__
-	prctl(PR_SET_CHILD_SUBREAPER, 1);
-#endif
+	tu_subreaper();
 	signal(SIGPIPE, SIG_IGN);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

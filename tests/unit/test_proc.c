@@ -20,9 +20,6 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#ifdef __linux__
-#include <sys/prctl.h>
-#endif
 
 #include <cmocka.h>
 
@@ -480,9 +477,7 @@ main(void)
 	};
 	int rc;
 
-#ifdef __linux__
-	prctl(PR_SET_CHILD_SUBREAPER, 1);
-#endif
+	tu_subreaper();
 	rc = cmocka_run_group_tests(tests, NULL, NULL);
 	tu_groups_kill();
 	return rc;

@@ -141,9 +141,21 @@ tu_now_ms(void)
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 
 static pid_t tu_groups[256];
 static int tu_ngroups;
+
+/* Adopt orphaned descendants (see testutil.h). */
+void
+tu_subreaper(void)
+{
+#ifdef __linux__
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+#endif
+}
 
 /* Remember a process group to kill at the end (see testutil.h). */
 void

@@ -39,12 +39,14 @@ int tu_run_until(struct loop *l, const int *flag, int max_ms);
 uint64_t tu_now_ms(void);
 
 /*
- * Process groups a test started: tu_group_note remembers one (the last
- * 256); tu_group_gone reaps the group's zombies (the test process being
- * their subreaper) until the group is empty (1) or cap_ms passed (0);
+ * Process groups a test started: tu_subreaper (first, in main) makes
+ * the test process the reaper of its orphaned descendants (Linux);
+ * tu_group_note remembers a group (the last 256); tu_group_gone reaps the
+ * group's zombies until the group is empty (1) or cap_ms passed (0);
  * tu_groups_kill, at the end, SIGKILLs every remembered group and reaps
  * whatever children are left.
  */
+void tu_subreaper(void);
 void tu_group_note(pid_t pgid);
 int tu_group_gone(pid_t pgid, int cap_ms);
 void tu_groups_kill(void);
