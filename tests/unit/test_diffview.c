@@ -76,15 +76,11 @@ open_two(struct fx *x, const char *title)
 static struct grid *
 check(struct fx *x, int w, int h, const char *want)
 {
-	char *got;
-
 	grid_free(x->g);
 	x->g = grid_new(w, h);
 	diffview_layout(&x->dv, w);
 	diffview_draw(x->g, (struct grid_rect){ 0, 0, w, h }, &x->dv);
-	got = tu_grid_text(x->g);
-	assert_string_equal(got, want);
-	free(got);
+	tu_grid_expect(x->g, want);
 	return x->g;
 }
 

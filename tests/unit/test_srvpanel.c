@@ -21,12 +21,9 @@ check(const struct view_server *s, int w, int h, const char *want)
 {
 	struct grid *g = grid_new(w, h);
 	struct grid_rect r = { 0, 0, w, h };
-	char *got;
 
 	srvpanel_draw(g, r, s);
-	got = tu_grid_text(g);
-	assert_string_equal(got, want);
-	free(got);
+	tu_grid_expect(g, want);
 	return g;
 }
 

@@ -431,3 +431,23 @@ tu_grid_text(const struct grid *g)
 	}
 	return buf_detach(&b, NULL);
 }
+
+/* Compare a grid's text with want (see testutil.h). */
+void
+tu_grid_expect(const struct grid *g, const char *want)
+{
+	char *got = tu_grid_text(g);
+
+	assert_string_equal(got, want);
+	free(got);
+}
+
+/* Compare two grids' text (see testutil.h). */
+void
+tu_grid_same(const struct grid *a, const struct grid *b)
+{
+	char *want = tu_grid_text(b);
+
+	tu_grid_expect(a, want);
+	free(want);
+}

@@ -91,6 +91,10 @@ int tu_closed_port(void);
 struct grid;
 /* The grid's rows as text, each ending in '\n', trailing blanks trimmed (malloc'd). */
 char *tu_grid_text(const struct grid *g);
+/* Assert that the grid's text (as tu_grid_text) is want. */
+void tu_grid_expect(const struct grid *g, const char *want);
+/* Assert that two grids show the same text. */
+void tu_grid_same(const struct grid *a, const struct grid *b);
 /* Run a shell command (printf format) in dir, output discarded; its exit status. */
 int tu_sh(const char *dir, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The output (stdout and stderr) of a shell command run in dir (malloc'd). */
