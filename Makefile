@@ -98,9 +98,10 @@ valgrind: $(UNIT_BIN)
 			--error-exitcode=9 $$t >$$t.vg.log 2>&1 || { echo "valgrind: $$t failed (see $$t.vg.log)"; fail=1; }; \
 	done; [ $$fail -eq 0 ] && echo "valgrind: all unit tests clean"
 
-bench: $(BIN) $(BUILD)/bench/frame $(BUILD)/bench/bench_intel
+bench: $(BIN) $(BUILD)/bench/frame $(BUILD)/bench/bench_intel $(BUILD)/bench/skelcheck
 	@HEARTH_BIN=$(abspath $(BIN)) BENCH_FRAME=$(abspath $(BUILD)/bench/frame) \
-		BENCH_INTEL=$(abspath $(BUILD)/bench/bench_intel) FIXTURES=$(FIXTURES) sh tests/bench.sh
+		BENCH_INTEL=$(abspath $(BUILD)/bench/bench_intel) \
+		BENCH_SKEL=$(abspath $(BUILD)/bench/skelcheck) FIXTURES=$(FIXTURES) sh tests/bench.sh
 	@HEARTH_BIN=$(abspath $(BIN)) FIXTURES=$(FIXTURES) sh tests/bench_cache.sh
 
 $(BUILD)/bench/%: tests/bench/%.c $(LIB) $(GRAMMAR_OBJS)

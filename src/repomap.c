@@ -198,6 +198,9 @@ fentry_fill(struct fentry *f, const struct stat *st, const struct syn_lang *lang
 		r.skipped = 1;
 	else if (minified(text.data, text.len))
 		r.skipped = 2;
+	else if (!strcmp(lang->name, "c")) /* a .h header may be C++ */
+		rmextract_file(syn_lang_for_file(f->rel, text.data, text.len), text.data, text.len,
+			       &r);
 	else
 		rmextract_file(lang, text.data, text.len, &r);
 	fentry_take(f, &r);

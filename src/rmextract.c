@@ -19,12 +19,13 @@
 
 #include "str.h"
 #include "synbody.h"
+#include "synskel.h"
 #include "xmalloc.h"
 
 #define SIG_MAX 100   /* bytes of a signature */
 #define NAME_MAX_LEN 80
 #define NQUERIES 64
-#define RMEXTRACT_VERSION 2u /* of what this file extracts: bump it when that changes */
+#define RMEXTRACT_VERSION 3u /* of what this file extracts: bump it when that changes */
 
 static struct {
 	const struct syn_lang *lang;
@@ -48,39 +49,6 @@ fnv(uint64_t h, const void *p, size_t len)
 	return h;
 }
 
-/* Whether the pattern captures a definition. */
-static int
-pattern_defines(TSQuery *q, uint32_t pat)
-{
-	uint32_t i, clen, n = ts_query_capture_count(q);
-
-	for (i = 0; i < n; i++) {
-		const char *cap = ts_query_capture_name_for_id(q, i, &clen);
-		if (clen > 11 && !strncmp(cap, "definition.", 11) &&
-		    ts_query_capture_quantifier_for_id(q, pat, i) != TSQuantifierZero)
-			return 1;
-	}
-	return 0;
-}
-
-/* Compile lang's tags query with only its definition patterns on. */
-static TSQuery *
-compile(const struct syn_lang *lang)
-{
-	uint32_t off, i, n;
-	TSQueryError qe;
-	TSQuery *q = ts_query_new(lang->language(), lang->tags, (uint32_t)strlen(lang->tags),
-				  &off, &qe);
-
-	if (!q)
-		return NULL;
-	n = ts_query_pattern_count(q);
-	for (i = 0; i < n; i++)
-		if (!pattern_defines(q, i))
-			ts_query_disable_pattern(q, i);
-	return q;
-}
-
 /* The entry of lang in `queries` (compiled on first use), or NULL. */
 static int
 query_slot(const struct syn_lang *lang)
@@ -94,11 +62,17 @@ query_slot(const struct syn_lang *lang)
 	if (i == NQUERIES || !*lang->tags)
 		return -1;
 	queries[i].lang = lang;
-	queries[i].q = compile(lang);
+	queries[i].q = synskel_defs_query(lang, lang->tags);
 	abi = ts_language_version(lang->language()) * 1000u + RMEXTRACT_VERSION;
 	queries[i].stamp = fnv(fnv(fnv(UINT64_C(0xcbf29ce484222325), lang->name,
 				       strlen(lang->name)), &abi, sizeof abi),
 			       lang->tags, strlen(lang->tags));
+	if (!strcmp(lang->name, "c")) { /* a .h file may be read as C++ (syn_lang_for_file) */
+		const struct syn_lang *cpp = syn_lang_by_name("cpp");
+		abi = ts_language_version(cpp->language());
+		queries[i].stamp = fnv(fnv(queries[i].stamp, &abi, sizeof abi), cpp->tags,
+				       strlen(cpp->tags));
+	}
 	return i;
 }
 
@@ -304,7 +278,7 @@ rmextract_file(const struct syn_lang *lang, const char *text, size_t len,
 	size_t nat = 0;
 	int slot = query_slot(lang);
 
-	if (slot < 0 || !queries[slot].q || syn_parse(lang, text, len, &t, NULL) < 0) {
+	if (slot < 0 || !queries[slot].q || synskel_parse(lang, SYNBODY_MAP, text, len, &t, NULL, NULL) < 0) {
 		r->skipped = 1;
 		return;
 	}

@@ -25,6 +25,7 @@
 
 #include <tree_sitter/api.h>
 
+#include "syncpp.h"
 #include "synpred.h"
 #include "xmalloc.h"
 
@@ -173,9 +174,23 @@ syn_lang_for_path(const char *path)
 	return map_find(exts, sizeof exts / sizeof exts[0], dot + 1, 1);
 }
 
-/* Run one bounded parse; NULL + e on failure. */
+/* A file's language by its name, and for a ".h" header by its text (see syn.h). */
+const struct syn_lang *
+syn_lang_for_file(const char *path, const char *text, size_t n)
+{
+	const struct syn_lang *lang = syn_lang_for_path(path);
+	size_t len = path ? strlen(path) : 0;
+
+	if (!lang || strcmp(lang->name, "c") || len < 2 || strcasecmp(path + len - 2, ".h") ||
+	    !text || !syncpp_is_cpp(text, n))
+		return lang;
+	return syn_lang_by_name("cpp");
+}
+
+/* Run one bounded parse (over ranges when nranges > 0); NULL + e on failure. */
 static TSTree *
-parse_text(const struct syn_lang *lang, const char *text, size_t n, struct err *e)
+parse_text(const struct syn_lang *lang, const char *text, size_t n, const TSRange *ranges,
+	   uint32_t nranges, struct err *e)
 {
 	TSParser *p = ts_parser_new();
 	const TSLanguage *tl = lang->language();
@@ -184,6 +199,8 @@ parse_text(const struct syn_lang *lang, const char *text, size_t n, struct err *
 	if (!ts_parser_set_language(p, tl))
 		err_set(e, "load %s grammar: its ABI version %u is not supported by this "
 			"libtree-sitter", lang->name, (unsigned)ts_language_version(tl));
+	else if (nranges && !ts_parser_set_included_ranges(p, ranges, nranges))
+		err_set(e, "parse %s text: the parts to parse are out of order", lang->name);
 	else {
 		ts_parser_set_timeout_micros(p, (uint64_t)SYN_PARSE_TIMEOUT_MS * 1000);
 		t = ts_parser_parse_string(p, NULL, text, (uint32_t)n);
@@ -195,14 +212,10 @@ parse_text(const struct syn_lang *lang, const char *text, size_t n, struct err *
 	return t;
 }
 
-/* Parse text into a new tree owned by the caller. */
-int
-syn_parse(const struct syn_lang *lang, const char *text, size_t n, struct syn_tree **out,
-	struct err *e)
+/* Check the arguments every parse takes; 0 or -1 + e. */
+static int
+parse_args_ok(const struct syn_lang *lang, const char *text, size_t n, struct err *e)
 {
-	TSTree *t;
-
-	*out = NULL;
 	if (!lang)
 		return err_set(e, "parse: no language given");
 	if (n > SYN_MAX_BYTES)
@@ -210,13 +223,85 @@ syn_parse(const struct syn_lang *lang, const char *text, size_t n, struct syn_tr
 			"syntax check skipped", lang->name, n, SYN_MAX_BYTES / (1024 * 1024));
 	if (!text && n > 0)
 		return err_set(e, "parse %s text: no text", lang->name);
-	t = parse_text(lang, text ? text : "", n, e);
+	return 0;
+}
+
+/* Wrap a new tree-sitter tree; 0, or -1 when there is none. */
+static int
+wrap_tree(const struct syn_lang *lang, TSTree *t, struct syn_tree **out)
+{
 	if (!t)
 		return -1;
 	*out = xmalloc(sizeof **out);
 	(*out)->ts = t;
 	(*out)->lang = lang;
 	return 0;
+}
+
+/* Parse text into a new tree owned by the caller. */
+int
+syn_parse(const struct syn_lang *lang, const char *text, size_t n, struct syn_tree **out,
+	struct err *e)
+{
+	*out = NULL;
+	if (parse_args_ok(lang, text, n, e) < 0)
+		return -1;
+	return wrap_tree(lang, parse_text(lang, text ? text : "", n, NULL, 0, e), out);
+}
+
+/* The point of byte `to`, counting rows from *at (row *row, line start *bol) onwards. */
+static TSPoint
+point_at(const char *text, uint32_t to, uint32_t *at, uint32_t *row, uint32_t *bol)
+{
+	const char *nl;
+	TSPoint p;
+
+	while ((nl = memchr(text + *at, '\n', to - *at)) != NULL) {
+		*at = (uint32_t)(nl - text) + 1;
+		*bol = *at;
+		(*row)++;
+	}
+	*at = to;
+	p.row = *row;
+	p.column = to - *bol;
+	return p;
+}
+
+/* Parse text without the holes (ascending byte ranges). */
+int
+syn_parse_holes(const struct syn_lang *lang, const char *text, size_t n, const uint32_t *holes,
+		size_t nholes, struct syn_tree **out, struct err *e)
+{
+	TSRange *r;
+	uint32_t at = 0, row = 0, bol = 0, nr = 0;
+	size_t k;
+	int rc;
+
+	*out = NULL;
+	if (parse_args_ok(lang, text, n, e) < 0)
+		return -1;
+	r = xmalloc((nholes + 1) * sizeof *r);
+	r[0].start_byte = 0;
+	r[0].start_point.row = r[0].start_point.column = 0;
+	for (k = 0; k < nholes; k++) {
+		if (holes[2 * k] < at || holes[2 * k + 1] < holes[2 * k] || holes[2 * k + 1] > n) {
+			free(r);
+			return err_set(e, "parse %s text: the parts to leave out are out of order",
+				       lang->name);
+		}
+		r[nr].end_byte = holes[2 * k];
+		r[nr++].end_point = point_at(text, holes[2 * k], &at, &row, &bol);
+		r[nr].start_byte = holes[2 * k + 1];
+		r[nr].start_point = point_at(text, holes[2 * k + 1], &at, &row, &bol);
+	}
+	if (r[nr].start_byte < n || nr == 0) {
+		r[nr].end_byte = UINT32_MAX;
+		r[nr].end_point.row = r[nr].end_point.column = UINT32_MAX;
+		nr++;
+	}
+	rc = wrap_tree(lang, parse_text(lang, text ? text : "", n, r, nr, e), out);
+	free(r);
+	return rc;
 }
 
 /* Whether node is an ERROR node (tree-sitter's builtin error symbol). */

@@ -17,6 +17,7 @@
 #define HEARTH_SYN_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "err.h"
 
@@ -64,6 +65,12 @@ const struct syn_lang *syn_lang_by_name(const char *name);
 const struct syn_lang *syn_lang_for_path(const char *path);
 
 /*
+ * As syn_lang_for_path, and a ".h" header whose text has C++-only
+ * constructs (namespace, template, std::, access labels, ...; syncpp.h)
+ * is C++, as the headers of C++ projects are.
+ */
+const struct syn_lang *syn_lang_for_file(const char *path, const char *text, size_t n);
+/*
  * Parse n bytes of text (need not be NUL-terminated; UTF-8).  On success
  * *out owns a new tree (free it with syn_release) and 0 is returned.  -1 + e
  * when the text is over SYN_MAX_BYTES, the parse timed out, or the grammar
@@ -71,6 +78,15 @@ const struct syn_lang *syn_lang_for_path(const char *path);
  */
 int syn_parse(const struct syn_lang *lang, const char *text, size_t n, struct syn_tree **out,
 	struct err *e);
+/*
+ * As syn_parse, leaving out the holes: nholes byte ranges [holes[2k],
+ * holes[2k + 1]), ascending and disjoint.  The tree keeps the whole text's
+ * offsets and rows; what was in a hole is simply not in it.  For
+ * definitions-only parses (synskel.h); -1 + e also when the holes are out
+ * of order.
+ */
+int syn_parse_holes(const struct syn_lang *lang, const char *text, size_t n,
+	const uint32_t *holes, size_t nholes, struct syn_tree **out, struct err *e);
 /*
  * Count ERROR and MISSING nodes in t, storing the first `max` of them (in
  * document order) in out (which may be NULL when max is 0).  0 means the

@@ -22,9 +22,11 @@
 #       status ~40-50 ms): discovery overlaps the prompt's git status.
 #   (f) git and code intelligence ($BENCH_INTEL, tests/bench/bench_intel.c):
 #       checkpoint of a 20,000-file repository with 10 files changed,
-#       outline of a 4,500-line C file (cold and unchanged), repo_map of the
+#       outline of a 5,000-line C file (cold and unchanged), repo_map of the
 #       project and of a generated 2,000-file repository: true cold, new
-#       process with the disk cache, warm.
+#       process with the disk cache, warm; then ($BENCH_SKEL,
+#       tests/bench/skelcheck.c) the definitions-only parse of the project's
+#       own sources against a whole parse: time, and trees that agree.
 # Targets are printed beside the figures: --version < 8 ms, -p overhead
 # < 20 ms, max RSS < 12 MB.
 set -u
@@ -417,6 +419,15 @@ EOF
 if [ -n "${BENCH_INTEL:-}" ] && [ -x "$BENCH_INTEL" ]; then
 	printf '(f) '
 	timeout 600 "$BENCH_INTEL" "$ROOT" || echo "bench: bench_intel failed (ignored)"
+	if [ -n "${BENCH_SKEL:-}" ] && [ -x "$BENCH_SKEL" ]; then
+		( cd "$ROOT" && "$BENCH_SKEL" src/*.[ch] tools/*.[ch] ui/*.[ch] tests/unit/*.c \
+			>"${TMPDIR:-/tmp}/hearth-skelcheck.$$" )
+		printf '  definitions-only parse of the project: %s files agree with a whole parse, %s differ; %s\n' \
+			"$(grep -c '^same' "${TMPDIR:-/tmp}/hearth-skelcheck.$$")" \
+			"$(grep -c '^DIFFER' "${TMPDIR:-/tmp}/hearth-skelcheck.$$")" \
+			"$(tail -n 1 "${TMPDIR:-/tmp}/hearth-skelcheck.$$")"
+		rm -f "${TMPDIR:-/tmp}/hearth-skelcheck.$$"
+	fi
 else
 	echo "(f) git and code intelligence: not built (make bench builds build/bench/bench_intel)"
 fi

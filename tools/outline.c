@@ -34,6 +34,7 @@
 #include "str.h"
 #include "syn.h"
 #include "synbody.h"
+#include "synskel.h"
 #include "tool.h"
 #include "ws.h"
 #include "xmalloc.h"
@@ -111,8 +112,6 @@ query_for(const struct syn_lang *lang)
 		TSQuery *q;
 	} cache[OUTLINE_CACHE];
 	const char *src = lang->tags;
-	uint32_t off;
-	TSQueryError qe;
 	size_t i;
 
 	for (i = 0; i < OUTLINE_CACHE && cache[i].lang; i++)
@@ -126,8 +125,7 @@ query_for(const struct syn_lang *lang)
 	if (i == OUTLINE_CACHE)
 		i = 0; /* full: reuse a slot (never happens with the built-in table) */
 	cache[i].lang = lang;
-	cache[i].q = *src ? ts_query_new(lang->language(), src, (uint32_t)strlen(src), &off, &qe)
-			  : NULL;
+	cache[i].q = *src ? synskel_defs_query(lang, src) : NULL;
 	return cache[i].q;
 }
 
@@ -319,7 +317,7 @@ outline_text(struct tool_job *job, const char *rel, const struct syn_lang *lang,
 			 "use read or grep", rel, lang->name);
 		return 0;
 	}
-	if (syn_parse(lang, text->data, text->len, &t, &e) < 0) {
+	if (synskel_parse(lang, SYNBODY_OUTLINE, text->data, text->len, &t, NULL, &e) < 0) {
 		tool_job_fail(job, "outline of %s: %s", rel, e.msg);
 		return -1;
 	}
@@ -380,10 +378,10 @@ kept_add(const char *abs, const char *rel, const struct stat *st, const struct b
 /* Outline the text read from abs (stat st), keeping the answer. */
 static void
 outline_read(struct tool_job *job, const char *abs, const char *rel,
-	     const struct syn_lang *lang, const struct buf *text, const struct stat *st)
+	     const struct buf *text, const struct stat *st)
 {
 	struct stat now;
-	int rc = outline_text(job, rel, lang, text);
+	int rc = outline_text(job, rel, syn_lang_for_file(abs, text->data, text->len), text);
 
 	if (rc < 0)
 		return;
@@ -429,7 +427,7 @@ outline_file(struct tool_job *job, const char *abs)
 		buf_addf(&job->out, "no outline for %s: it is a binary file", rel);
 		tool_job_done(job);
 	} else
-		outline_read(job, abs, rel, lang, &text, &st);
+		outline_read(job, abs, rel, &text, &st);
 	buf_release(&text);
 }
 

@@ -9,9 +9,8 @@
  *     structural event so two runs can be compared byte for byte, and
  *     after_end counts events after the terminal one (must stay 0).
  *   - synthetic[]: the documented Anthropic event sequence.
- *   - struct cap: a forked loopback server like tu_server that also writes
- *     each request to DIR/reqN; struct net: a loop, http client, provider
- *     and recorder per test (cmocka setup/teardown net_setup/net_teardown).
+ *   - struct net: a loop, http client, provider, recorder and a recording
+ *     tu_server per test (cmocka setup/teardown net_setup/net_teardown).
  */
 #ifndef HEARTH_ANTHROPIC_FIXTURE_H
 #define HEARTH_ANTHROPIC_FIXTURE_H
@@ -23,13 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <time.h>
-#include <unistd.h>
-#include <signal.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <sys/wait.h>
 
 #include <cmocka.h>
 #include <cjson/cJSON.h>
@@ -238,156 +231,12 @@ static const char synthetic[] =
 
 /* ---- provider against a loopback server -------------------------------- */
 
-/* Case-insensitive strstr (strcasestr is a GNU extension). */
-static inline char *
-ci_str(const char *h, const char *n)
-{
-	size_t len = strlen(n);
-
-	for (; h && *h; h++)
-		if (!strncasecmp(h, n, len))
-			return (char *)h;
-	return NULL;
-}
-
-/*
- * A forked server like tu_server that also writes each request (head and
- * body) to DIR/reqN, so the headers the provider sent can be checked.
- */
-struct cap {
-	int port, pid;
-	char *dir;
-};
-
-/* A listening socket on an ephemeral loopback port (returned in *port). */
-static inline int
-cap_listen(int *port)
-{
-	struct sockaddr_in a;
-	socklen_t len = sizeof a;
-	int fd = socket(AF_INET, SOCK_STREAM, 0), one = 1;
-
-	assert_true(fd >= 0);
-	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-	memset(&a, 0, sizeof a);
-	a.sin_family = AF_INET;
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
-	assert_int_equal(listen(fd, 8), 0);
-	getsockname(fd, (struct sockaddr *)&a, &len);
-	*port = ntohs(a.sin_port);
-	return fd;
-}
-
-/* Read one request (head + Content-Length body) into b. */
-static inline void
-cap_read(int c, struct buf *b)
-{
-	char chunk[4096];
-	ssize_t n;
-	long body = -1;
-	char *end;
-
-	while ((n = read(c, chunk, sizeof chunk)) > 0) {
-		buf_add(b, chunk, (size_t)n);
-		if (body < 0 && (end = strstr(b->data, "\r\n\r\n")) != NULL) {
-			char *cl = ci_str(b->data, "\r\ncontent-length:");
-
-			body = cl && cl < end ? strtol(cl + 17, NULL, 10) : 0;
-			body += (long)(end + 4 - b->data);
-		}
-		if (body >= 0 && (long)b->len >= body)
-			return;
-	}
-}
-
-/* The child: record each request, then answer it with the next canned response. */
-static inline void
-cap_serve(struct cap *s, int lfd, const struct tu_resp *resps, size_t n)
-{
-	size_t k;
-
-	alarm(10);
-	for (k = 0; k < n; k++) {
-		const struct tu_resp *r = &resps[k];
-		struct buf req = BUF_INIT, path = BUF_INIT;
-		size_t len = r->len ? r->len : strlen(r->raw), off = 0, w;
-		int c = accept(lfd, NULL, NULL);
-
-		if (c < 0)
-			_exit(1);
-		cap_read(c, &req);
-		buf_addf(&path, "req%zu", k);
-		tu_write(s->dir, path.data, req.data);
-		buf_release(&req);
-		buf_release(&path);
-		while (off < len) {
-			w = r->chunk ? r->chunk : len - off;
-			if (w > len - off)
-				w = len - off;
-			if (r->drop_after && off + w > r->drop_after)
-				w = r->drop_after - off;
-			if (w == 0 || write(c, r->raw + off, w) < 0)
-				break;
-			off += w;
-			if (r->drop_after && off >= r->drop_after)
-				break;
-			if (r->delay_us)
-				usleep(r->delay_us);
-		}
-		close(c);
-	}
-	_exit(0);
-}
-
-/* Fork the recording server for the n responses. */
-static inline void
-cap_start(struct cap *s, const struct tu_resp *resps, size_t n)
-{
-	int lfd = cap_listen(&s->port);
-	pid_t pid;
-
-	s->dir = tu_tmpdir();
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0)
-		cap_serve(s, lfd, resps, n);
-	close(lfd);
-	s->pid = (int)pid;
-}
-
-/* Kill and reap the server and remove its request files. */
-static inline void
-cap_stop(struct cap *s)
-{
-	if (s->pid > 0) {
-		kill(s->pid, SIGKILL);
-		waitpid(s->pid, NULL, 0);
-	}
-	s->pid = 0;
-	if (s->dir) {
-		tu_rmrf(s->dir);
-		free(s->dir);
-	}
-	s->dir = NULL;
-}
-
-/* Request k as the server saw it (malloc'd; NULL when it never came). */
-static inline char *
-cap_req(struct cap *s, int k)
-{
-	char name[16];
-
-	snprintf(name, sizeof name, "req%d", k);
-	return tu_read(s->dir, name);
-}
-
 struct net {
 	struct loop *loop;
 	struct http *http;
 	struct anthropic *an;
 	struct anthropic_opts o;
-	struct cap srv;
+	struct tu_server srv; /* started with tu_server_record */
 	struct rec rec;
 	struct buf raw[4];
 	int cancel_on_text;
@@ -419,7 +268,7 @@ net_teardown(void **state)
 	anthropic_free(n->an);
 	http_free(n->http);
 	loop_free(n->loop);
-	cap_stop(&n->srv);
+	tu_server_stop(&n->srv);
 	rec_release(&n->rec);
 	for (i = 0; i < 4; i++)
 		buf_release(&n->raw[i]);
@@ -437,6 +286,18 @@ net_connect(struct net *n, int port)
 	n->o.base_url = url;
 	n->an = anthropic_new(n->loop, n->http, &n->o);
 	n->o.base_url = NULL;
+}
+
+/* Answer with n->raw[0..count) (r's other fields as the test set them) on a recording server; connect to it. */
+static inline void
+net_serve(struct net *n, struct tu_resp *r, size_t count)
+{
+	size_t i;
+
+	for (i = 0; i < count; i++)
+		r[i].raw = n->raw[i].data;
+	tu_server_record(&n->srv, r, count);
+	net_connect(n, n->srv.port);
 }
 
 /* Record ev; cancel on the first text when the test asks for it. */

@@ -1,8 +1,8 @@
 /*
- * test_agent: the turn loop against a scripted fake provider and the real
- * tools in a temp workspace.  Each fake step is a list of events that the
- * provider delivers from a zero-delay timer, as a real stream would be
- * delivered from loop callbacks.
+ * test_agent: the turn loop against a scripted fake provider (fakeprov)
+ * and the real tools in a temp workspace.  Each fake step is a list of
+ * events that the provider delivers from a zero-delay timer, as a real
+ * stream would be delivered from loop callbacks.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,33 +15,11 @@
 
 #include "agent.h"
 #include "conv.h"
+#include "fakeprov.h"
 #include "loop.h"
 #include "provider.h"
 #include "testutil.h"
 #include "tool.h"
-
-#define MAX_EV 16
-#define MAX_STEPS 8
-
-struct fake_ev {
-	enum llm_kind kind;
-	const char *text;
-	int index;
-	const char *id, *name;
-	enum llm_err_kind err;
-};
-
-struct fake {
-	struct loop *loop;
-	struct fake_ev steps[MAX_STEPS][MAX_EV];
-	int nsteps, next;
-	int starts, cancels, retries;
-	size_t nmsgs_at_start[MAX_STEPS * 2];
-	llm_sink_fn sink;
-	void *ctx;
-	long timer;
-	int repeat_last; /* keep replaying the last step (max-steps test) */
-};
 
 struct obs {
 	struct buf shown; /* TEXT the observer was shown live */
@@ -53,83 +31,6 @@ struct obs {
 	int notices, tool_done;
 	struct buf text;
 };
-
-static void
-fake_fire(struct loop *l, long id, void *arg)
-{
-	struct fake *f = arg;
-	int s = f->next < f->nsteps ? f->next : f->nsteps - 1;
-	int i;
-
-	(void)l;
-	(void)id;
-	f->timer = 0;
-	f->next++;
-	for (i = 0; i < MAX_EV && f->steps[s][i].kind != 0; i++) {
-		struct llm_event ev;
-
-		memset(&ev, 0, sizeof ev);
-		ev.kind = f->steps[s][i].kind - 1;
-		ev.text = str_from(f->steps[s][i].text);
-		ev.index = f->steps[s][i].index;
-		ev.id = f->steps[s][i].id;
-		ev.name = f->steps[s][i].name;
-		ev.error.kind = f->steps[s][i].err;
-		ev.error.retryable = ev.error.kind == LLM_ERR_HTTP;
-		ev.stop_reason = ev.kind == LLM_DONE ? f->steps[s][i].text : NULL;
-		f->sink(f->ctx, &ev);
-		if (ev.kind == LLM_DONE || ev.kind == LLM_ERROR)
-			break;
-	}
-}
-
-static int
-fake_start(void *self, const struct provider_req *req, llm_sink_fn sink, void *ctx, struct err *e)
-{
-	struct fake *f = self;
-
-	(void)e;
-	f->nmsgs_at_start[f->starts++ % (MAX_STEPS * 2)] = req->conv->nmsgs;
-	f->retries += req->retry;
-	f->sink = sink;
-	f->ctx = ctx;
-	if (f->nsteps && (f->next < f->nsteps || f->repeat_last))
-		f->timer = loop_timer_add(f->loop, 0, fake_fire, f);
-	return 0;
-}
-
-static void
-fake_cancel(void *self)
-{
-	struct fake *f = self;
-
-	f->cancels++;
-	if (f->timer)
-		loop_timer_del(f->loop, f->timer);
-	f->timer = 0;
-}
-
-static const char *
-fake_model(void *self)
-{
-	(void)self;
-	return "fake";
-}
-
-static void
-fake_describe(void *self, const struct llm_event *ev, struct buf *out)
-{
-	(void)self;
-	buf_addf(out, "described: %.*s", (int)ev->text.len, ev->text.p);
-}
-
-/* Event constructors: kinds are stored +1 so a zeroed slot ends a step. */
-#define EV_TEXT(t) { LLM_TEXT + 1, t, 0, NULL, NULL, 0 }
-#define EV_BEGIN(i, id, n) { LLM_TOOL_CALL_BEGIN + 1, NULL, i, id, n, 0 }
-#define EV_ARGS(i, t) { LLM_TOOL_CALL_ARGS + 1, t, i, NULL, NULL, 0 }
-#define EV_END(i) { LLM_TOOL_CALL_END + 1, NULL, i, NULL, NULL, 0 }
-#define EV_DONE(r) { LLM_DONE + 1, r, 0, NULL, NULL, 0 }
-#define EV_ERR(k, t) { LLM_ERROR + 1, t, 0, NULL, NULL, k }
 
 static void
 obs_end(void *arg, enum agent_end end, const char *message)
@@ -174,11 +75,8 @@ obs_tool_done(void *arg, const struct agent_call *c)
 }
 
 struct env {
-	struct loop *loop;
-	char *dir;
-	struct tool_env tenv;
-	struct fake fake;
-	struct provider prov;
+	struct fakeprov_ws ws;
+	struct fakeprov fake;
 	struct obs obs;
 	struct agent *agent;
 };
@@ -188,19 +86,8 @@ setup(void **state)
 {
 	struct env *e = calloc(1, sizeof *e);
 
-	e->loop = loop_new(NULL);
-	e->dir = tu_tmpdir();
-	tu_write(e->dir, "f.txt", "alpha\nbeta\n");
-	e->tenv.loop = e->loop;
-	e->tenv.root = e->dir;
-	e->tenv.bash_timeout_s = 10;
-	e->fake.loop = e->loop;
-	e->prov.name = "llama";
-	e->prov.self = &e->fake;
-	e->prov.start = fake_start;
-	e->prov.cancel = fake_cancel;
-	e->prov.model = fake_model;
-	e->prov.describe_error = fake_describe;
+	fakeprov_ws_init(&e->ws, "alpha\nbeta\n");
+	fakeprov_init(&e->fake, e->ws.loop, "llama");
 	*state = e;
 	return 0;
 }
@@ -212,9 +99,7 @@ teardown(void **state)
 
 	agent_free(e->agent);
 	buf_release(&e->obs.shown);
-	loop_free(e->loop);
-	tu_rmrf(e->dir);
-	free(e->dir);
+	fakeprov_ws_release(&e->ws);
 	free(e);
 	return 0;
 }
@@ -237,10 +122,10 @@ run_turn(struct env *e, int max_steps, const char *task)
 	ob.on_event = obs_event;
 	ob.on_commit = obs_commit;
 	ob.commit_arg = &e->obs;
-	e->agent = agent_new(e->loop, &e->prov, &e->tenv, &ao, &ob);
+	e->agent = agent_new(e->ws.loop, &e->fake.prov, &e->ws.tenv, &ao, &ob);
 	conv_set_system(agent_conv(e->agent), "system");
 	assert_int_equal(agent_submit(e->agent, task, NULL), 0);
-	assert_true(tu_run_until(e->loop, &e->obs.ended, 5000));
+	assert_true(tu_run_until(e->ws.loop, &e->obs.ended, 5000));
 }
 
 /* The i-th block of message m. */
@@ -258,10 +143,9 @@ static void
 test_plain_answer(void **state)
 {
 	struct env *e = *state;
-	struct fake_ev s0[] = { EV_TEXT("Hel"), EV_TEXT("lo."), EV_DONE("stop") };
+	struct fakeprov_ev s0[] = { EV_TEXT("Hel"), EV_TEXT("lo."), EV_DONE("stop") };
 
-	memcpy(e->fake.steps[0], s0, sizeof s0);
-	e->fake.nsteps = 1;
+	FAKEPROV_STEP(&e->fake, 0, s0);
 	run_turn(e, 10, "say hello");
 	assert_int_equal(e->obs.end, AGENT_END_OK);
 	assert_int_equal(agent_conv(e->agent)->nmsgs, 2);
@@ -276,14 +160,13 @@ static void
 test_tool_call_then_answer(void **state)
 {
 	struct env *e = *state;
-	struct fake_ev s0[] = { EV_BEGIN(0, "id1", "read"), EV_ARGS(0, "{\"path\":"),
+	struct fakeprov_ev s0[] = { EV_BEGIN(0, "id1", "read"), EV_ARGS(0, "{\"path\":"),
 				EV_ARGS(0, "\"f.txt\"}"), EV_END(0), EV_DONE("tool_calls") };
-	struct fake_ev s1[] = { EV_TEXT("It says alpha."), EV_DONE("stop") };
+	struct fakeprov_ev s1[] = { EV_TEXT("It says alpha."), EV_DONE("stop") };
 	const struct conv_block *b;
 
-	memcpy(e->fake.steps[0], s0, sizeof s0);
-	memcpy(e->fake.steps[1], s1, sizeof s1);
-	e->fake.nsteps = 2;
+	FAKEPROV_STEP(&e->fake, 0, s0);
+	FAKEPROV_STEP(&e->fake, 1, s1);
 	run_turn(e, 10, "read f.txt");
 	assert_int_equal(e->obs.end, AGENT_END_OK);
 	/* user, assistant(tool_call), user(tool_result), assistant(text) */
@@ -310,16 +193,15 @@ static void
 test_tool_call_recovered_from_text(void **state)
 {
 	struct env *e = *state;
-	struct fake_ev s0[] = {
+	struct fakeprov_ev s0[] = {
 		EV_TEXT("Let me look.\n<tool_call>\n{\"name\": \"read\", \"arguments\": {\"path\": "),
 		EV_TEXT("\"f.txt\"}}\n</tool_call>"), EV_DONE("stop")
 	};
-	struct fake_ev s1[] = { EV_TEXT("Done."), EV_DONE("stop") };
+	struct fakeprov_ev s1[] = { EV_TEXT("Done."), EV_DONE("stop") };
 	const struct conv_block *b;
 
-	memcpy(e->fake.steps[0], s0, sizeof s0);
-	memcpy(e->fake.steps[1], s1, sizeof s1);
-	e->fake.nsteps = 2;
+	FAKEPROV_STEP(&e->fake, 0, s0);
+	FAKEPROV_STEP(&e->fake, 1, s1);
 	run_turn(e, 10, "read f.txt");
 	assert_int_equal(e->obs.end, AGENT_END_OK);
 	assert_int_equal(e->obs.tool_done, 1);
@@ -340,13 +222,12 @@ static void
 test_parse_error_retried_once(void **state)
 {
 	struct env *e = *state;
-	struct fake_ev s0[] = { EV_TEXT("garbage"),
+	struct fakeprov_ev s0[] = { EV_TEXT("garbage"),
 				EV_ERR(LLM_ERR_TOOL_PARSE, "does not match the expected format") };
-	struct fake_ev s1[] = { EV_TEXT("Fine."), EV_DONE("stop") };
+	struct fakeprov_ev s1[] = { EV_TEXT("Fine."), EV_DONE("stop") };
 
-	memcpy(e->fake.steps[0], s0, sizeof s0);
-	memcpy(e->fake.steps[1], s1, sizeof s1);
-	e->fake.nsteps = 2;
+	FAKEPROV_STEP(&e->fake, 0, s0);
+	FAKEPROV_STEP(&e->fake, 1, s1);
 	run_turn(e, 10, "x");
 	assert_int_equal(e->obs.end, AGENT_END_OK);
 	assert_int_equal(e->fake.starts, 2);
@@ -360,14 +241,13 @@ static void
 test_parse_error_twice_tells_model(void **state)
 {
 	struct env *e = *state;
-	struct fake_ev s0[] = { EV_ERR(LLM_ERR_TOOL_PARSE, "does not match the expected format") };
-	struct fake_ev s2[] = { EV_TEXT("Plain answer."), EV_DONE("stop") };
+	struct fakeprov_ev s0[] = { EV_ERR(LLM_ERR_TOOL_PARSE, "does not match the expected format") };
+	struct fakeprov_ev s2[] = { EV_TEXT("Plain answer."), EV_DONE("stop") };
 	struct conv *c;
 
-	memcpy(e->fake.steps[0], s0, sizeof s0);
-	memcpy(e->fake.steps[1], s0, sizeof s0);
-	memcpy(e->fake.steps[2], s2, sizeof s2);
-	e->fake.nsteps = 3;
+	FAKEPROV_STEP(&e->fake, 0, s0);
+	FAKEPROV_STEP(&e->fake, 1, s0);
+	FAKEPROV_STEP(&e->fake, 2, s2);
 	run_turn(e, 10, "x");
 	assert_int_equal(e->obs.end, AGENT_END_OK);
 	assert_int_equal(e->fake.starts, 3);
@@ -382,15 +262,14 @@ static void
 test_text_call_in_errored_stream_is_used(void **state)
 {
 	struct env *e = *state;
-	struct fake_ev s0[] = {
+	struct fakeprov_ev s0[] = {
 		EV_TEXT("<tool_call>\n{\"name\":\"read\",\"arguments\":{\"path\":\"f.txt\"}}\n</tool_call>"),
 		EV_ERR(LLM_ERR_TOOL_PARSE, "does not match the expected format")
 	};
-	struct fake_ev s1[] = { EV_TEXT("ok"), EV_DONE("stop") };
+	struct fakeprov_ev s1[] = { EV_TEXT("ok"), EV_DONE("stop") };
 
-	memcpy(e->fake.steps[0], s0, sizeof s0);
-	memcpy(e->fake.steps[1], s1, sizeof s1);
-	e->fake.nsteps = 2;
+	FAKEPROV_STEP(&e->fake, 0, s0);
+	FAKEPROV_STEP(&e->fake, 1, s1);
 	run_turn(e, 10, "x");
 	assert_int_equal(e->obs.end, AGENT_END_OK);
 	assert_int_equal(e->fake.retries, 0);
@@ -401,15 +280,14 @@ static void
 test_invalid_arguments_go_back_to_model(void **state)
 {
 	struct env *e = *state;
-	struct fake_ev s0[] = { EV_BEGIN(0, "a", "read"), EV_ARGS(0, "{\"path\": oops"),
+	struct fakeprov_ev s0[] = { EV_BEGIN(0, "a", "read"), EV_ARGS(0, "{\"path\": oops"),
 				EV_BEGIN(1, "b", "nosuch"), EV_ARGS(1, "{}"),
 				EV_BEGIN(2, "c", "edit"), EV_ARGS(2, "{\"path\":\"f.txt\"}"),
 				EV_DONE("tool_calls") };
-	struct fake_ev s1[] = { EV_TEXT("sorry"), EV_DONE("stop") };
+	struct fakeprov_ev s1[] = { EV_TEXT("sorry"), EV_DONE("stop") };
 
-	memcpy(e->fake.steps[0], s0, sizeof s0);
-	memcpy(e->fake.steps[1], s1, sizeof s1);
-	e->fake.nsteps = 2;
+	FAKEPROV_STEP(&e->fake, 0, s0);
+	FAKEPROV_STEP(&e->fake, 1, s1);
 	run_turn(e, 10, "x");
 	assert_int_equal(e->obs.end, AGENT_END_OK);
 	assert_true(blk(e, 2, 0)->is_error);
@@ -424,7 +302,7 @@ test_invalid_arguments_go_back_to_model(void **state)
 	assert_int_equal(agent_stats(e->agent)->consecutive_tool_failures, 1);
 	/* the file was not touched */
 	{
-		char *f = tu_read(e->dir, "f.txt");
+		char *f = tu_read(e->ws.dir, "f.txt");
 
 		assert_string_equal(f, "alpha\nbeta\n");
 		free(f);
@@ -435,10 +313,9 @@ static void
 test_max_steps(void **state)
 {
 	struct env *e = *state;
-	struct fake_ev s0[] = { EV_BEGIN(0, NULL, "ls"), EV_ARGS(0, "{}"), EV_DONE("tool_calls") };
+	struct fakeprov_ev s0[] = { EV_BEGIN(0, NULL, "ls"), EV_ARGS(0, "{}"), EV_DONE("tool_calls") };
 
-	memcpy(e->fake.steps[0], s0, sizeof s0);
-	e->fake.nsteps = 1;
+	FAKEPROV_STEP(&e->fake, 0, s0);
 	e->fake.repeat_last = 1;
 	run_turn(e, 3, "loop forever");
 	assert_int_equal(e->obs.end, AGENT_END_MAX_STEPS);
@@ -451,10 +328,9 @@ static void
 test_error_ends_turn_with_description(void **state)
 {
 	struct env *e = *state;
-	struct fake_ev s0[] = { EV_TEXT("partial"), EV_ERR(LLM_ERR_DISCONNECTED, "connection lost") };
+	struct fakeprov_ev s0[] = { EV_TEXT("partial"), EV_ERR(LLM_ERR_DISCONNECTED, "connection lost") };
 
-	memcpy(e->fake.steps[0], s0, sizeof s0);
-	e->fake.nsteps = 1;
+	FAKEPROV_STEP(&e->fake, 0, s0);
 	run_turn(e, 10, "x");
 	assert_int_equal(e->obs.end, AGENT_END_ERROR);
 	assert_string_equal(e->obs.msg, "described: connection lost");
@@ -467,10 +343,9 @@ static void
 test_length_without_answer_is_an_error(void **state)
 {
 	struct env *e = *state;
-	struct fake_ev s0[] = { EV_DONE("length") };
+	struct fakeprov_ev s0[] = { EV_DONE("length") };
 
-	memcpy(e->fake.steps[0], s0, sizeof s0);
-	e->fake.nsteps = 1;
+	FAKEPROV_STEP(&e->fake, 0, s0);
 	run_turn(e, 10, "x");
 	assert_int_equal(e->obs.end, AGENT_END_ERROR);
 	assert_non_null(strstr(e->obs.msg, "token limit"));
@@ -483,10 +358,10 @@ test_abort_while_streaming(void **state)
 	struct agent_observer ob = { 0 };
 	struct agent_opts ao = { 0 };
 
-	e->fake.nsteps = 0; /* the provider never answers */
+	/* nothing scripted: the provider never answers */
 	ob.arg = &e->obs;
 	ob.on_end = obs_end;
-	e->agent = agent_new(e->loop, &e->prov, &e->tenv, &ao, &ob);
+	e->agent = agent_new(e->ws.loop, &e->fake.prov, &e->ws.tenv, &ao, &ob);
 	assert_int_equal(agent_submit(e->agent, "x", NULL), 0);
 	assert_true(agent_busy(e->agent));
 	assert_int_equal(agent_submit(e->agent, "y", NULL), -1);
@@ -501,23 +376,22 @@ static void
 test_abort_kills_running_bash(void **state)
 {
 	struct env *e = *state;
-	struct fake_ev s0[] = { EV_BEGIN(0, "b1", "bash"), EV_ARGS(0, "{\"command\":\"sleep 30\"}"),
+	struct fakeprov_ev s0[] = { EV_BEGIN(0, "b1", "bash"), EV_ARGS(0, "{\"command\":\"sleep 30\"}"),
 				EV_DONE("tool_calls") };
 	struct agent_observer ob = { 0 };
 	struct agent_opts ao = { 0 };
 	size_t n;
 	int spins = 0;
 
-	memcpy(e->fake.steps[0], s0, sizeof s0);
-	e->fake.nsteps = 1;
+	FAKEPROV_STEP(&e->fake, 0, s0);
 	ao.tools = tool_all(&n);
 	ao.ntools = n;
 	ob.arg = &e->obs;
 	ob.on_end = obs_end;
-	e->agent = agent_new(e->loop, &e->prov, &e->tenv, &ao, &ob);
+	e->agent = agent_new(e->ws.loop, &e->fake.prov, &e->ws.tenv, &ao, &ob);
 	assert_int_equal(agent_submit(e->agent, "x", NULL), 0);
 	while (spins++ < 50)
-		loop_run_once(e->loop, 10, NULL);
+		loop_run_once(e->ws.loop, 10, NULL);
 	assert_false(e->obs.ended); /* bash is running */
 	agent_abort(e->agent);
 	assert_true(e->obs.ended);
@@ -532,13 +406,12 @@ static void
 test_markup_not_streamed(void **state)
 {
 	struct env *e = *state;
-	struct fake_ev s0[] = { EV_TEXT("Sure.\n<to"), EV_TEXT("ol_call>\n{\"name\": \"ls\", "),
+	struct fakeprov_ev s0[] = { EV_TEXT("Sure.\n<to"), EV_TEXT("ol_call>\n{\"name\": \"ls\", "),
 				EV_TEXT("\"arguments\": {}}\n</tool_call>"), EV_DONE("stop") };
-	struct fake_ev s1[] = { EV_TEXT("a <b> c"), EV_TEXT(" <tool"), EV_DONE("stop") };
+	struct fakeprov_ev s1[] = { EV_TEXT("a <b> c"), EV_TEXT(" <tool"), EV_DONE("stop") };
 
-	memcpy(e->fake.steps[0], s0, sizeof s0);
-	memcpy(e->fake.steps[1], s1, sizeof s1);
-	e->fake.nsteps = 2;
+	FAKEPROV_STEP(&e->fake, 0, s0);
+	FAKEPROV_STEP(&e->fake, 1, s1);
 	run_turn(e, 10, "x");
 	assert_int_equal(e->obs.end, AGENT_END_OK);
 	/* the markup never reached the observer; a held "<tool" was released at the end */
@@ -550,10 +423,9 @@ static void
 test_cut_off_answer_is_an_error(void **state)
 {
 	struct env *e = *state;
-	struct fake_ev s0[] = { EV_TEXT("The answer is"), EV_DONE("length") };
+	struct fakeprov_ev s0[] = { EV_TEXT("The answer is"), EV_DONE("length") };
 
-	memcpy(e->fake.steps[0], s0, sizeof s0);
-	e->fake.nsteps = 1;
+	FAKEPROV_STEP(&e->fake, 0, s0);
 	run_turn(e, 10, "x");
 	assert_int_equal(e->obs.end, AGENT_END_ERROR);
 	assert_non_null(strstr(e->obs.msg, "cut off"));
@@ -563,10 +435,9 @@ static void
 test_parse_failures_in_a_row_end_the_turn(void **state)
 {
 	struct env *e = *state;
-	struct fake_ev s0[] = { EV_ERR(LLM_ERR_TOOL_PARSE, "does not match the expected format") };
+	struct fakeprov_ev s0[] = { EV_ERR(LLM_ERR_TOOL_PARSE, "does not match the expected format") };
 
-	memcpy(e->fake.steps[0], s0, sizeof s0);
-	e->fake.nsteps = 1;
+	FAKEPROV_STEP(&e->fake, 0, s0);
 	e->fake.repeat_last = 1;
 	run_turn(e, 40, "x");
 	assert_int_equal(e->obs.end, AGENT_END_ERROR);
@@ -580,12 +451,11 @@ static void
 test_transient_error_is_retried(void **state)
 {
 	struct env *e = *state;
-	struct fake_ev s0[] = { EV_ERR(LLM_ERR_HTTP, "bad gateway") };
-	struct fake_ev s1[] = { EV_TEXT("fine"), EV_DONE("stop") };
+	struct fakeprov_ev s0[] = { EV_ERR(LLM_ERR_HTTP, "bad gateway") };
+	struct fakeprov_ev s1[] = { EV_TEXT("fine"), EV_DONE("stop") };
 
-	memcpy(e->fake.steps[0], s0, sizeof s0);
-	memcpy(e->fake.steps[1], s1, sizeof s1);
-	e->fake.nsteps = 2;
+	FAKEPROV_STEP(&e->fake, 0, s0);
+	FAKEPROV_STEP(&e->fake, 1, s1);
 	run_turn(e, 10, "x");
 	assert_int_equal(e->obs.end, AGENT_END_OK);
 	assert_int_equal(e->fake.starts, 2);

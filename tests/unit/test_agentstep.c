@@ -7,7 +7,7 @@
  *
  * A script is a string, one letter per request: 't' a read tool call,
  * 'a' an answer, 'b' an invalid tool call (no arguments), 'c' a
- * connection error.
+ * connection error; after the script, answers (fakeprov plays it).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -20,27 +20,16 @@
 
 #include "agent.h"
 #include "conv.h"
+#include "fakeprov.h"
 #include "loop.h"
 #include "provider.h"
 #include "testutil.h"
 #include "tool.h"
 #include "xmalloc.h"
 
-struct fp {
-	struct provider prov;
-	struct loop *loop;
-	const char *script;
-	int next, starts;
-	llm_sink_fn sink;
-	void *ctx;
-	long timer;
-};
-
 struct env {
-	struct loop *loop;
-	char *dir;
-	struct tool_env tenv;
-	struct fp local, claude;
+	struct fakeprov_ws ws;
+	struct fakeprov local, claude;
 	struct agent *agent;
 	int ended;
 	enum agent_end end;
@@ -50,82 +39,6 @@ struct env {
 	const char *add_note;     /* a user message the hook appends when it continues */
 	int notices;
 };
-
-/* Deliver one event. */
-static void
-fp_emit(struct fp *f, enum llm_kind k, const char *text, const char *name)
-{
-	struct llm_event ev;
-
-	memset(&ev, 0, sizeof ev);
-	ev.kind = k;
-	ev.text = str_from(text);
-	ev.name = name;
-	ev.id = name ? "call1" : NULL;
-	ev.stop_reason = k == LLM_DONE ? "stop" : NULL;
-	ev.error.kind = LLM_ERR_CONNECT;
-	f->sink(f->ctx, &ev);
-}
-
-/* Play the next letter of the script. */
-static void
-fp_fire(struct loop *l, long id, void *arg)
-{
-	struct fp *f = arg;
-	char c = f->script[f->next] ? f->script[f->next++] : 'a';
-
-	(void)l;
-	(void)id;
-	f->timer = 0;
-	if (c == 't' || c == 'b') {
-		fp_emit(f, LLM_TOOL_CALL_BEGIN, NULL, "read");
-		fp_emit(f, LLM_TOOL_CALL_ARGS, c == 't' ? "{\"path\":\"f.txt\"}" : "{}", NULL);
-		fp_emit(f, LLM_DONE, NULL, NULL);
-	} else if (c == 'c') {
-		fp_emit(f, LLM_ERROR, "connection refused", NULL);
-	} else {
-		fp_emit(f, LLM_REASONING, "thinking...", NULL);
-		fp_emit(f, LLM_TEXT, f->prov.name, NULL);
-		fp_emit(f, LLM_DONE, NULL, NULL);
-	}
-}
-
-static int
-fp_start(void *self, const struct provider_req *req, llm_sink_fn sink, void *ctx, struct err *e)
-{
-	struct fp *f = self;
-
-	(void)req;
-	(void)e;
-	f->starts++;
-	f->sink = sink;
-	f->ctx = ctx;
-	f->timer = loop_timer_add(f->loop, 0, fp_fire, f);
-	return 0;
-}
-
-static void
-fp_cancel(void *self)
-{
-	struct fp *f = self;
-
-	if (f->timer)
-		loop_timer_del(f->loop, f->timer);
-	f->timer = 0;
-}
-
-static const char *
-fp_model(void *self)
-{
-	return ((struct fp *)self)->prov.name;
-}
-
-static void
-fp_describe(void *self, const struct llm_event *ev, struct buf *out)
-{
-	(void)self;
-	buf_add(out, ev->text.p, ev->text.len);
-}
 
 /* The "anthropic" fake keeps its reasoning as a signed block. */
 static void
@@ -138,18 +51,24 @@ fp_add_reasoning(void *self, struct conv_msg *m)
 	b->signature = xstrdup("SIG");
 }
 
+/* A fake provider called name playing the script (see the top of the file). */
 static void
-fp_init(struct fp *f, struct loop *l, const char *name, const char *script)
+fp_init(struct fakeprov *f, struct loop *l, const char *name, const char *script)
 {
-	memset(f, 0, sizeof *f);
-	f->loop = l;
-	f->script = script;
-	f->prov.name = name;
-	f->prov.self = f;
-	f->prov.start = fp_start;
-	f->prov.cancel = fp_cancel;
-	f->prov.model = fp_model;
-	f->prov.describe_error = fp_describe;
+	const struct fakeprov_ev error[] = { EV_ERR(LLM_ERR_CONNECT, "connection refused") };
+	const struct fakeprov_ev answer[] = { EV_REASONING("thinking..."), EV_TEXT(name), EV_DONE("stop") };
+	int i;
+
+	fakeprov_init(f, l, name);
+	for (i = 0; script[i]; i++)
+		if (script[i] == 't' || script[i] == 'b')
+			fakeprov_call(f, i, "call1", "read", script[i] == 't' ? "{\"path\":\"f.txt\"}" : "{}");
+		else if (script[i] == 'c')
+			FAKEPROV_STEP(f, i, error);
+		else
+			FAKEPROV_STEP(f, i, answer);
+	FAKEPROV_STEP(f, i, answer); /* and answers from then on */
+	f->repeat_last = 1;
 }
 
 /* The hook under test: records, switches, continues. */
@@ -196,12 +115,7 @@ setup(void **state)
 {
 	struct env *e = calloc(1, sizeof *e);
 
-	e->loop = loop_new(NULL);
-	e->dir = tu_tmpdir();
-	tu_write(e->dir, "f.txt", "alpha\n");
-	e->tenv.loop = e->loop;
-	e->tenv.root = e->dir;
-	e->tenv.bash_timeout_s = 10;
+	fakeprov_ws_init(&e->ws, "alpha\n");
 	e->continue_on = e->switch_on = -1;
 	*state = e;
 	return 0;
@@ -213,9 +127,7 @@ teardown(void **state)
 	struct env *e = *state;
 
 	agent_free(e->agent);
-	loop_free(e->loop);
-	tu_rmrf(e->dir);
-	free(e->dir);
+	fakeprov_ws_release(&e->ws);
 	free(e);
 	return 0;
 }
@@ -228,8 +140,8 @@ run(struct env *e, const char *local, const char *claude, int max_steps)
 	struct agent_opts ao = { 0 };
 	size_t n;
 
-	fp_init(&e->local, e->loop, "llama", local);
-	fp_init(&e->claude, e->loop, "anthropic", claude);
+	fp_init(&e->local, e->ws.loop, "llama", local);
+	fp_init(&e->claude, e->ws.loop, "anthropic", claude);
 	e->claude.prov.add_reasoning = fp_add_reasoning;
 	ao.tools = tool_all(&n);
 	ao.ntools = n;
@@ -237,10 +149,10 @@ run(struct env *e, const char *local, const char *claude, int max_steps)
 	ob.arg = e;
 	ob.on_end = on_end;
 	ob.on_notice = on_notice;
-	e->agent = agent_new(e->loop, &e->local.prov, &e->tenv, &ao, &ob);
+	e->agent = agent_new(e->ws.loop, &e->local.prov, &e->ws.tenv, &ao, &ob);
 	agent_set_step_hook(e->agent, hook, e);
 	assert_int_equal(agent_submit(e->agent, "task", NULL), 0);
-	assert_true(tu_run_until(e->loop, &e->ended, 5000));
+	assert_true(tu_run_until(e->ws.loop, &e->ended, 5000));
 }
 
 /* Handoff between steps: the next request goes to the other provider. */

@@ -31,20 +31,18 @@ test_prov_headers_and_stream(void **state)
 	cJSON *body;
 
 	sse_ok(&n->raw[0], synthetic);
-	r.raw = n->raw[0].data;
 	r.chunk = 7;
-	cap_start(&n->srv, &r, 1);
-	net_connect(n, n->srv.port);
+	net_serve(n, &r, 1);
 	chat(n);
 	assert_int_equal(n->rec.last.kind, LLM_DONE);
 	assert_string_equal(n->rec.stop, "tool_calls");
 	assert_string_equal(n->rec.args.data, "0:{\"comm0:and\": \"ls -0:la\"}");
-	req = cap_req(&n->srv, 0);
+	req = tu_server_req(&n->srv, 0);
 	assert_non_null(req);
 	assert_true(!strncmp(req, "POST /v1/messages HTTP/1.1\r\n", 28));
-	assert_non_null(ci_str(req, "\r\nx-api-key: sk-ant-test-KEY123\r\n"));
-	assert_non_null(ci_str(req, "\r\nanthropic-version: 2023-06-01\r\n"));
-	assert_non_null(ci_str(req, "\r\ncontent-type: application/json\r\n"));
+	assert_non_null(tu_strcasestr(req, "\r\nx-api-key: sk-ant-test-KEY123\r\n"));
+	assert_non_null(tu_strcasestr(req, "\r\nanthropic-version: 2023-06-01\r\n"));
+	assert_non_null(tu_strcasestr(req, "\r\ncontent-type: application/json\r\n"));
 	body = cJSON_Parse(strstr(req, "\r\n\r\n") + 4);
 	assert_string_equal(jstr(body, "model"), "claude-sonnet-5");
 	cJSON_Delete(body);
@@ -80,19 +78,17 @@ test_prov_llama_fixture_one_byte(void **state)
 	tu_fixture("v1_messages_stream.sse", &fx);
 	sse_ok(&n->raw[0], fx.data);
 	buf_release(&fx);
-	r.raw = n->raw[0].data;
 	r.chunk = 1;
 	n->o.api_key = NULL; /* llama-server needs no key */
-	cap_start(&n->srv, &r, 1);
-	net_connect(n, n->srv.port);
+	net_serve(n, &r, 1);
 	chat(n);
 	assert_int_equal(n->rec.last.kind, LLM_DONE);
 	assert_string_equal(n->rec.stop, "length");
 	assert_int_equal(n->rec.usage.cached_tokens, 321);
 	{
-		char *req = cap_req(&n->srv, 0);
+		char *req = tu_server_req(&n->srv, 0);
 
-		assert_null(ci_str(req, "x-api-key"));
+		assert_null(tu_strcasestr(req, "x-api-key"));
 		free(req);
 	}
 }
@@ -124,11 +120,9 @@ test_prov_cancel_in_sink(void **state)
 	struct tu_resp r = { 0 };
 
 	sse_ok(&n->raw[0], synthetic);
-	r.raw = n->raw[0].data;
 	r.chunk = 64;
 	r.delay_us = 2000;
-	cap_start(&n->srv, &r, 1);
-	net_connect(n, n->srv.port);
+	net_serve(n, &r, 1);
 	n->cancel_on_text = 1;
 	chat(n);
 	assert_string_equal(n->rec.text.data, "I'll list \xc3\xa9 files.");
@@ -164,20 +158,17 @@ test_check_models(void **state)
 	buf_addf(&n->raw[0], "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %zu\r\nConnection: close\r\n\r\n%s",
 		 strlen(list), list);
 	buf_add(&n->raw[1], n->raw[0].data, n->raw[0].len);
-	r[0].raw = n->raw[0].data;
-	r[1].raw = n->raw[1].data;
-	cap_start(&n->srv, r, 2);
-	net_connect(n, n->srv.port);
+	net_serve(n, r, 2);
 	assert_int_equal(anthropic_check_models(n->an, on_models, &m, &e), 0);
 	assert_true(tu_run_until(n->loop, &m.done, 5000));
 	assert_int_equal(m.rc, 0);
 	assert_int_equal(m.found, 0); /* the default sonnet id is not in the list */
 	assert_non_null(strstr(m.msg, "claude-sonnet-5"));
 	assert_non_null(strstr(m.msg, "claude-opus-5"));
-	req = cap_req(&n->srv, 0);
+	req = tu_server_req(&n->srv, 0);
 	assert_true(!strncmp(req, "GET /v1/models", 14));
-	assert_non_null(ci_str(req, "x-api-key: sk-ant-test-KEY123"));
-	assert_non_null(ci_str(req, "anthropic-version: 2023-06-01"));
+	assert_non_null(tu_strcasestr(req, "x-api-key: sk-ant-test-KEY123"));
+	assert_non_null(tu_strcasestr(req, "anthropic-version: 2023-06-01"));
 	free(req);
 	anthropic_set_model(n->an, "claude-haiku-4-5");
 	memset(&m, 0, sizeof m);

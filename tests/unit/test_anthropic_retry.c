@@ -30,16 +30,13 @@ test_prov_retry_after_429(void **state)
 	http_err(&n->raw[0], 429, "retry-after: 1\r\n",
 		 "{\"type\":\"error\",\"error\":{\"type\":\"rate_limit_error\",\"message\":\"slow\"}}");
 	sse_ok(&n->raw[1], synthetic);
-	r[0].raw = n->raw[0].data;
-	r[1].raw = n->raw[1].data;
-	cap_start(&n->srv, r, 2);
-	net_connect(n, n->srv.port);
+	net_serve(n, r, 2);
 	ms = chat(n);
 	assert_int_equal(n->rec.last.kind, LLM_DONE);
 	assert_int_equal(anthropic_attempts(n->an), 2);
 	assert_true(ms >= 1000); /* retry-after honoured over the 10 ms back-off */
 	assert_true(ms < 4000);
-	second = cap_req(&n->srv, 1);
+	second = tu_server_req(&n->srv, 1);
 	assert_non_null(second);
 	free(second);
 }
@@ -54,17 +51,13 @@ test_prov_529_then_success(void **state)
 	http_err(&n->raw[0], 529, "", "{\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}");
 	http_err(&n->raw[1], 500, "", "{\"type\":\"error\",\"error\":{\"type\":\"api_error\",\"message\":\"boom\"}}");
 	sse_ok(&n->raw[2], synthetic);
-	r[0].raw = n->raw[0].data;
-	r[1].raw = n->raw[1].data;
-	r[2].raw = n->raw[2].data;
-	cap_start(&n->srv, r, 3);
-	net_connect(n, n->srv.port);
+	net_serve(n, r, 3);
 	chat(n);
 	assert_int_equal(n->rec.last.kind, LLM_DONE);
 	assert_int_equal(anthropic_attempts(n->an), 3);
 	/* every attempt sends the same bytes */
-	a = cap_req(&n->srv, 0);
-	b = cap_req(&n->srv, 2);
+	a = tu_server_req(&n->srv, 0);
+	b = tu_server_req(&n->srv, 2);
 	assert_string_equal(strstr(a, "\r\n\r\n"), strstr(b, "\r\n\r\n"));
 	free(a);
 	free(b);
@@ -81,16 +74,13 @@ test_prov_401_no_retry(void **state)
 
 	http_err(&n->raw[0], 401, "", "{\"type\":\"error\",\"error\":{\"type\":\"authentication_error\",\"message\":\"invalid x-api-key\"}}");
 	sse_ok(&n->raw[1], synthetic);
-	r[0].raw = n->raw[0].data;
-	r[1].raw = n->raw[1].data;
-	cap_start(&n->srv, r, 2);
-	net_connect(n, n->srv.port);
+	net_serve(n, r, 2);
 	chat(n);
 	assert_int_equal(n->rec.last.kind, LLM_ERROR);
 	assert_string_equal(n->rec.msg, "ANTHROPIC_API_KEY missing or invalid");
 	assert_int_equal(n->rec.last.error.http_status, 401);
 	assert_int_equal(anthropic_attempts(n->an), 1);
-	second = cap_req(&n->srv, 1);
+	second = tu_server_req(&n->srv, 1);
 	assert_null(second);
 	p = anthropic_provider(n->an);
 	n->rec.last.text = str_from(n->rec.msg);
@@ -107,13 +97,10 @@ test_prov_gives_up(void **state)
 	struct tu_resp r[3] = { { 0 } };
 	int i;
 
-	for (i = 0; i < 3; i++) {
+	for (i = 0; i < 3; i++)
 		http_err(&n->raw[i], 503, "", "{\"type\":\"error\",\"error\":{\"type\":\"api_error\",\"message\":\"down\"}}");
-		r[i].raw = n->raw[i].data;
-	}
 	n->o.max_attempts = 3;
-	cap_start(&n->srv, r, 3);
-	net_connect(n, n->srv.port);
+	net_serve(n, r, 3);
 	chat(n);
 	assert_int_equal(n->rec.last.kind, LLM_ERROR);
 	assert_int_equal(anthropic_attempts(n->an), 3);
@@ -130,13 +117,10 @@ test_prov_dropped(void **state)
 
 	/* dropped before any event: retried; dropped after text: reported */
 	sse_ok(&n->raw[0], synthetic);
-	r[0].raw = n->raw[0].data;
 	r[0].drop_after = 120;
 	sse_ok(&n->raw[1], synthetic);
-	r[1].raw = n->raw[1].data;
 	r[1].drop_after = cut;
-	cap_start(&n->srv, r, 2);
-	net_connect(n, n->srv.port);
+	net_serve(n, r, 2);
 	chat(n);
 	assert_int_equal(n->rec.last.kind, LLM_ERROR);
 	assert_int_equal(n->rec.last.error.kind, LLM_ERR_DISCONNECTED);
@@ -154,10 +138,7 @@ test_prov_in_stream_overloaded_retried(void **state)
 			   "event: ping\ndata: {\"type\":\"ping\"}\n\n"
 			   "event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}\n\n");
 	sse_ok(&n->raw[1], synthetic);
-	r[0].raw = n->raw[0].data;
-	r[1].raw = n->raw[1].data;
-	cap_start(&n->srv, r, 2);
-	net_connect(n, n->srv.port);
+	net_serve(n, r, 2);
 	chat(n);
 	assert_int_equal(n->rec.last.kind, LLM_DONE);
 	assert_int_equal(anthropic_attempts(n->an), 2);

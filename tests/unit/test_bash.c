@@ -19,14 +19,12 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#ifdef __linux__
-#include <sys/prctl.h>
-#endif
 
 #include <cmocka.h>
 
 #include "buf.h"
 #include "loop.h"
+#include "testutil.h"
 #include "tool.h"
 
 extern const struct tool tool_bash;
@@ -39,19 +37,6 @@ struct ctx {
 	struct tool_job job;
 	int dones;
 };
-
-static pid_t groups[64];
-static int ngroups;
-
-/* Milliseconds on the monotonic clock. */
-static uint64_t
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
 
 /* Count tool_job_done calls. */
 static void
@@ -77,11 +62,11 @@ start(struct ctx *c, const char *json)
 static uint64_t
 pump(struct ctx *c, int cap_ms)
 {
-	uint64_t t0 = now_ms();
+	uint64_t t0 = tu_now_ms();
 
-	while (c->dones == 0 && now_ms() - t0 < (uint64_t)cap_ms)
+	while (c->dones == 0 && tu_now_ms() - t0 < (uint64_t)cap_ms)
 		assert_int_equal(loop_run_once(c->l, 50, NULL), 0);
-	return now_ms() - t0;
+	return tu_now_ms() - t0;
 }
 
 /* Start, wait, and insist the job finished exactly once. */
@@ -138,23 +123,6 @@ teardown(void **state)
 	return 0;
 }
 
-/* Reap zombies of the group (we are their subreaper) until it is empty. */
-static int
-group_gone(pid_t pgid)
-{
-	uint64_t t0 = now_ms();
-	int st;
-
-	do {
-		while (waitpid(-pgid, &st, WNOHANG) > 0)
-			;
-		if (kill(-pgid, 0) < 0 && errno == ESRCH)
-			return 1;
-		usleep(10000);
-	} while (now_ms() - t0 < 3000);
-	return 0;
-}
-
 /* The pid the command wrote as its first line ("echo $$"). */
 static pid_t
 first_line_pid(const char *s)
@@ -162,7 +130,7 @@ first_line_pid(const char *s)
 	pid_t pid = (pid_t)atol(s);
 
 	assert_true(pid > 1);
-	groups[ngroups++ % 64] = pid;
+	tu_group_note(pid);
 	return pid;
 }
 
@@ -223,7 +191,7 @@ test_timeout(void **state)
 	assert_int_equal(c->job.is_error, 1);
 	assert_non_null(strstr(c->job.out.data,
 			       "\ntimed out after 1 s; the process group was killed"));
-	assert_true(group_gone(first_line_pid(c->job.out.data)));
+	assert_true(tu_group_gone(first_line_pid(c->job.out.data), 3000));
 }
 
 static void
@@ -246,7 +214,7 @@ test_background_holder(void **state)
 	assert_non_null(strstr(c->job.out.data, "\nstarted\n[the command exited but background"));
 	assert_non_null(strstr(c->job.out.data, "\nexit code: 0"));
 	assert_int_equal(c->job.is_error, 0);
-	assert_true(group_gone(first_line_pid(c->job.out.data)));
+	assert_true(tu_group_gone(first_line_pid(c->job.out.data), 3000));
 }
 
 static void
@@ -395,7 +363,7 @@ test_cancel(void **state)
 {
 	struct ctx *c = *state;
 	char pidfile[PATH_MAX + 16], json[PATH_MAX + 128];
-	uint64_t t0 = now_ms();
+	uint64_t t0 = tu_now_ms();
 	FILE *f;
 	long pid = 0;
 
@@ -403,22 +371,22 @@ test_cancel(void **state)
 	snprintf(json, sizeof json,
 		 "{\"command\":\"echo partial; echo $$ > pid.tmp && mv pid.tmp pid; sleep 100\"}");
 	start(c, json);
-	while (now_ms() - t0 < 5000 && access(pidfile, F_OK) < 0)
+	while (tu_now_ms() - t0 < 5000 && access(pidfile, F_OK) < 0)
 		assert_int_equal(loop_run_once(c->l, 20, NULL), 0);
-	t0 = now_ms();
-	while (now_ms() - t0 < 200)
+	t0 = tu_now_ms();
+	while (tu_now_ms() - t0 < 200)
 		assert_int_equal(loop_run_once(c->l, 20, NULL), 0);
 	f = fopen(pidfile, "r");
 	assert_non_null(f);
 	assert_int_equal(fscanf(f, "%ld", &pid), 1);
 	fclose(f);
-	groups[ngroups++ % 64] = (pid_t)pid;
+	tu_group_note((pid_t)pid);
 	assert_int_equal(c->dones, 0);
 	tool_bash.cancel(&c->job);
 	assert_int_equal(c->dones, 1);
 	assert_int_equal(c->job.is_error, 1);
 	assert_string_equal(c->job.out.data, "partial\n[aborted]");
-	assert_true(group_gone((pid_t)pid));
+	assert_true(tu_group_gone((pid_t)pid, 3000));
 	tool_bash.cancel(&c->job); /* after finishing: ignored */
 	assert_int_equal(c->dones, 1);
 	pump(c, 300); /* late SIGCHLD passes are harmless */
@@ -479,15 +447,10 @@ main(void)
 		T(test_cancel),           T(test_bad_args),       T(test_spawn_failure),
 		T(test_table_entry),
 	};
-	int rc, i, st;
+	int rc;
 
-#ifdef __linux__
-	prctl(PR_SET_CHILD_SUBREAPER, 1);
-#endif
+	tu_subreaper();
 	rc = cmocka_run_group_tests(tests, NULL, NULL);
-	for (i = 0; i < ngroups && i < 64; i++)
-		kill(-groups[i], SIGKILL);
-	while (waitpid(-1, &st, WNOHANG) > 0)
-		;
+	tu_groups_kill();
 	return rc;
 }

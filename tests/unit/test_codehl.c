@@ -8,7 +8,6 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
-#include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,15 +18,9 @@
 #include "codehl.h"
 #include "markdown.h"
 #include "term.h"
+#include "testutil.h"
 #include "theme.h"
 #include "transcript.h"
-
-static int
-setup(void **state)
-{
-	(void)state;
-	return setlocale(LC_CTYPE, "C.UTF-8") ? 0 : -1;
-}
 
 static int
 teardown(void **state)
@@ -220,5 +213,5 @@ main(void)
 		cmocka_unit_test(test_mix_style),
 	};
 
-	return cmocka_run_group_tests(tests, setup, NULL);
+	return cmocka_run_group_tests(tests, tu_utf8_locale, NULL);
 }

@@ -1,9 +1,13 @@
-/* test_diffview: the full-screen diff viewer — snapshots at 100 and 160 columns, keys, bad input. */
+/*
+ * test_diffview: the full-screen diff viewer — snapshots at 100 and 160
+ * columns, keys, bad input.  Each test gets a struct fx from the cmocka
+ * setup fx_new (a closed viewer and the session diff of two_files()),
+ * freed by fx_free with whatever the test left open.
+ */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
-#include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +17,7 @@
 #include "buf.h"
 #include "diff.h"
 #include "diffview.h"
+#include "testutil.h"
 #include "theme.h"
 
 static const char old_c[] =
@@ -22,12 +27,11 @@ static const char new_c[] =
 	"#include <stdio.h>\n\nint\nmain(void)\n{\n\tputs(\"hello, world\");\n\treturn 0;\n}\n"
 	"/* a */\n/* b */\n/* c */\n/* d */\n/* e */\nint x = 2;\nint y = 3;\n";
 
-static int
-setup(void **state)
-{
-	(void)state;
-	return setlocale(LC_CTYPE, "C.UTF-8") ? 0 : -1;
-}
+struct fx {
+	struct diffview dv;
+	struct buf t;   /* two_files() */
+	struct grid *g; /* check()'s last grid */
+};
 
 /* Two files: hello.c (two hunks) and a new NOTES.md, as the session diff writes them. */
 static void
@@ -37,23 +41,47 @@ two_files(struct buf *t)
 	diff_unified("NOTES.md", "", 0, "one\ntwo\n", 8, t, NULL, NULL);
 }
 
-/* Draw dv at w×h and compare the rows (trailing blanks trimmed) with want. */
-static struct grid *
-check(struct diffview *dv, int w, int h, const char *want)
+/* cmocka setup: a struct fx. */
+static int
+fx_new(void **state)
 {
-	struct grid *g = grid_new(w, h);
-	struct buf b = BUF_INIT;
-	int y;
+	struct fx *x = calloc(1, sizeof *x);
 
-	diffview_layout(dv, w);
-	diffview_draw(g, (struct grid_rect){ 0, 0, w, h }, dv);
-	for (y = 0; y < h; y++) {
-		grid_row_text(g, y, &b);
-		buf_addch(&b, '\n');
-	}
-	assert_string_equal(b.data, want);
-	buf_release(&b);
-	return g;
+	two_files(&x->t);
+	*state = x;
+	return 0;
+}
+
+/* cmocka teardown: free the struct fx and all it holds. */
+static int
+fx_free(void **state)
+{
+	struct fx *x = *state;
+
+	grid_free(x->g);
+	diffview_close(&x->dv);
+	buf_release(&x->t);
+	free(x);
+	return 0;
+}
+
+/* Open x's viewer on the two files under title. */
+static void
+open_two(struct fx *x, const char *title)
+{
+	assert_int_equal(diffview_open(&x->dv, title, x->t.data, x->t.len), 0);
+}
+
+/* Draw x's viewer at w×h into x->g and compare the rows (trailing blanks trimmed) with want. */
+static struct grid *
+check(struct fx *x, int w, int h, const char *want)
+{
+	grid_free(x->g);
+	x->g = grid_new(w, h);
+	diffview_layout(&x->dv, w);
+	diffview_draw(x->g, (struct grid_rect){ 0, 0, w, h }, &x->dv);
+	tu_grid_expect(x->g, want);
+	return x->g;
 }
 
 /* The style of the first cell of row y whose text is s (-1 when none). */
@@ -81,15 +109,11 @@ role_of(const struct grid *g, int y, const char *s)
 static void
 test_unified_100(void **state)
 {
-	struct diffview dv;
-	struct buf t = BUF_INIT;
+	struct fx *x = *state;
 	struct grid *g;
 
-	(void)state;
-	memset(&dv, 0, sizeof dv);
-	two_files(&t);
-	assert_int_equal(diffview_open(&dv, "session", t.data, t.len), 0);
-	g = check(&dv, 100, 12,
+	open_two(x, "session");
+	g = check(x, 100, 12,
 	    " diff · file 1/2 · hunk 1/3 · +5 −2                                   n/p hunk · ]/[ file · q close\n"
 	    "▌ hello.c  (+3 −2)\n"
 	    "@@ -3,7 +3,7 @@\n"
@@ -112,26 +136,28 @@ test_unified_100(void **state)
 	assert_int_equal(style_of(g, 7, "w"), THEME_MIX(THEME_STRING, THEME_DIFF_ADD_WORD));
 	assert_int_equal(style_of(g, 3, "i"), THEME_TYPE);
 	assert_int_equal(style_of(g, 10, "*"), THEME_COMMENT);
-	grid_free(g);
-	diffview_close(&dv);
-	buf_release(&t);
+}
+
+/* Press the character key cp (0: Esc) on x's viewer, w columns by 10 rows; diffview_key's result. */
+static int
+press(struct fx *x, int cp, int w)
+{
+	struct keys_event ev = { .kind = cp ? KEYS_CHAR : KEYS_ESC, .cp = (uint32_t)cp };
+
+	return diffview_key(&x->dv, &ev, w, 10);
 }
 
 /* 160 columns: side by side, old on the left, new on the right, runs paired. */
 static void
 test_side_by_side_160(void **state)
 {
-	struct diffview dv;
-	struct buf t = BUF_INIT;
+	struct fx *x = *state;
 	struct keys_event n = { .kind = KEYS_CHAR, .cp = 'n' };
 	struct grid *g;
 
-	(void)state;
-	memset(&dv, 0, sizeof dv);
-	two_files(&t);
-	assert_int_equal(diffview_open(&dv, "session", t.data, t.len), 0);
-	assert_int_equal(diffview_key(&dv, &n, 160, 12), 1);
-	g = check(&dv, 160, 12,
+	open_two(x, "session");
+	assert_int_equal(diffview_key(&x->dv, &n, 160, 12), 1);
+	g = check(x, 160, 12,
 	    " diff · file 1/2 · hunk 1/3 · +5 −2                                                                                               n/p hunk · ]/[ file · q close\n"
 	    "@@ -3,7 +3,7 @@\n"
 	    "   3   int                                                                     │   3   int\n"
@@ -146,10 +172,8 @@ test_side_by_side_160(void **state)
 	    "  12   /* d */                                                                 │  12   /* d */\n");
 	assert_int_equal(role_of(g, 5, "h"), THEME_DIFF_DEL_WORD);
 	assert_int_equal(role_of(g, 5, "w"), THEME_DIFF_ADD_WORD);
-	grid_free(g);
-	n.cp = 'n';
-	diffview_key(&dv, &n, 160, 12);
-	g = check(&dv, 160, 8,
+	diffview_key(&x->dv, &n, 160, 12);
+	check(x, 160, 8,
 	    " diff · file 1/2 · hunk 2/3 · +5 −2                                                                                               n/p hunk · ]/[ file · q close\n"
 	    "@@ -11,4 +11,5 @@\n"
 	    "  11   /* c */                                                                 │  11   /* c */\n"
@@ -158,26 +182,21 @@ test_side_by_side_160(void **state)
 	    "  14 - int x = 1;                                                              │  14 + int x = 2;\n"
 	    "                                                                               │  15 + int y = 3;\n"
 	    "▌ NOTES.md  (+2 −0)\n");
-	grid_free(g);
-	diffview_close(&dv);
-	buf_release(&t);
 }
 
 /* 60 columns: unified, the key hints dropped from the title, long lines cut at the edge. */
 static void
 test_narrow_60(void **state)
 {
-	struct diffview dv;
-	struct buf t = BUF_INIT;
+	struct fx *x = *state;
 	static const char a[] = "short\nthe quick brown fox jumps over the lazy dog and keeps on running far away\n";
 	static const char b[] = "short\nthe quick brown cat jumps over the lazy dog and keeps on running far away\n";
 	struct grid *g;
 
-	(void)state;
-	memset(&dv, 0, sizeof dv);
-	diff_unified("a.txt", a, strlen(a), b, strlen(b), &t, NULL, NULL);
-	assert_int_equal(diffview_open(&dv, "x", t.data, t.len), 0);
-	g = check(&dv, 60, 7,
+	buf_reset(&x->t);
+	diff_unified("a.txt", a, strlen(a), b, strlen(b), &x->t, NULL, NULL);
+	assert_int_equal(diffview_open(&x->dv, "x", x->t.data, x->t.len), 0);
+	g = check(x, 60, 7,
 	    " diff · file 1/1 · hunk 1/1 · +1 −1\n"
 	    "▌ a.txt  (+1 −1)\n"
 	    "@@ -1,2 +1,2 @@\n"
@@ -187,62 +206,63 @@ test_narrow_60(void **state)
 	    "\n");
 	assert_int_equal(role_of(g, 4, "f"), THEME_DIFF_DEL_WORD);
 	assert_int_equal(role_of(g, 5, "a"), THEME_DIFF_ADD_WORD);
-	grid_free(g);
-	diffview_close(&dv);
-	buf_release(&t);
+}
+
+/* Assert the file and (unless -1) the hunk x's viewer is in. */
+static void
+at(struct fx *x, int file, int hunk)
+{
+	int f, h;
+
+	diffview_where(&x->dv, &f, &h);
+	assert_int_equal(f, file);
+	if (hunk >= 0)
+		assert_int_equal(h, hunk);
 }
 
 /* n/p hunks, ]/[ files, scrolling stops at the last page, q and Esc close. */
 static void
 test_keys(void **state)
 {
-	struct diffview dv;
-	struct buf t = BUF_INIT;
-	struct keys_event ev = { .kind = KEYS_CHAR };
-	int f, h;
+	struct fx *x = *state;
+	struct diffview *dv = &x->dv;
 
-	(void)state;
-	memset(&dv, 0, sizeof dv);
-	two_files(&t);
-	assert_int_equal(diffview_open(&dv, "s", t.data, t.len), 0);
-	diffview_layout(&dv, 100);
-	diffview_where(&dv, &f, &h);
-	assert_int_equal(f, 0);
-	assert_int_equal(h, 0);
-	ev.cp = ']';
-	diffview_key(&dv, &ev, 100, 10);
-	diffview_where(&dv, &f, &h);
-	assert_int_equal(f, 1);
-	assert_int_equal(h, 2);
-	diffview_key(&dv, &ev, 100, 10); /* no further file: stays */
-	diffview_where(&dv, &f, &h);
-	assert_int_equal(f, 1);
-	ev.cp = 'p';
-	diffview_key(&dv, &ev, 100, 10);
-	diffview_where(&dv, &f, &h);
-	assert_int_equal(f, 0);
-	assert_int_equal(h, 1);
-	assert_int_equal(dv.rows[dv.top].kind, DIFFVIEW_HUNK);
-	ev.cp = '[';
-	diffview_key(&dv, &ev, 100, 10);
-	assert_int_equal(dv.top, 0);
-	ev.cp = 'G';
-	diffview_key(&dv, &ev, 100, 10);
-	assert_int_equal(dv.top, (long)dv.nrows - 9);
-	ev.cp = 'j';
-	diffview_key(&dv, &ev, 100, 10);
-	assert_int_equal(dv.top, (long)dv.nrows - 9);
-	ev.cp = 'x';
-	assert_int_equal(diffview_key(&dv, &ev, 100, 10), 0);
-	ev.cp = 'q';
-	assert_int_equal(diffview_key(&dv, &ev, 100, 10), 1);
-	assert_int_equal(dv.open, 0);
-	assert_int_equal(diffview_open(&dv, "s", t.data, t.len), 0);
-	ev.kind = KEYS_ESC;
-	diffview_key(&dv, &ev, 100, 10);
-	assert_int_equal(dv.open, 0);
-	assert_int_equal(diffview_key(&dv, &ev, 100, 10), 0);
-	buf_release(&t);
+	open_two(x, "s");
+	diffview_layout(dv, 100);
+	at(x, 0, 0);
+	press(x, ']', 100);
+	at(x, 1, 2);
+	press(x, ']', 100); /* no further file: stays */
+	at(x, 1, -1);
+	press(x, 'p', 100);
+	at(x, 0, 1);
+	assert_int_equal(dv->rows[dv->top].kind, DIFFVIEW_HUNK);
+	press(x, '[', 100);
+	assert_int_equal(dv->top, 0);
+	press(x, 'G', 100);
+	assert_int_equal(dv->top, (long)dv->nrows - 9);
+	press(x, 'j', 100);
+	assert_int_equal(dv->top, (long)dv->nrows - 9);
+	assert_int_equal(press(x, 'x', 100), 0);
+	assert_int_equal(press(x, 'q', 100), 1);
+	assert_int_equal(dv->open, 0);
+	open_two(x, "s");
+	press(x, 0, 100);
+	assert_int_equal(dv->open, 0);
+	assert_int_equal(press(x, 0, 100), 0);
+}
+
+/* Assert x's viewer shows path (unless NULL) at line. */
+static void
+targets(struct fx *x, const char *want_path, long want_line)
+{
+	const char *path;
+	long line;
+
+	assert_int_equal(diffview_target(&x->dv, &path, &line), 0);
+	if (want_path)
+		assert_string_equal(path, want_path);
+	assert_int_equal(line, want_line);
 }
 
 /* e opens the place shown: the file and the first new-side line at the top, in both layouts. */
@@ -250,66 +270,51 @@ static void
 test_target(void **state)
 {
 	static const int widths[] = { 100, 160 };
-	struct keys_event ev = { .kind = KEYS_CHAR };
-	struct diffview dv;
-	struct buf t = BUF_INIT;
+	struct fx *x = *state;
 	const char *path;
 	long line;
 	size_t i;
 
-	(void)state;
-	memset(&dv, 0, sizeof dv);
-	assert_int_equal(diffview_target(&dv, &path, &line), -1);
-	two_files(&t);
+	assert_int_equal(diffview_target(&x->dv, &path, &line), -1);
 	for (i = 0; i < 2; i++) {
-		assert_int_equal(diffview_open(&dv, "s", t.data, t.len), 0);
-		diffview_layout(&dv, widths[i]);
-		assert_int_equal(diffview_target(&dv, &path, &line), 0);
-		assert_string_equal(path, "hello.c");
-		assert_int_equal(line, 3); /* hunk 1: three lines of context before line 6 */
-		ev.cp = 'n';
-		diffview_key(&dv, &ev, widths[i], 10); /* from the file header to hunk 1 */
-		assert_int_equal(diffview_target(&dv, &path, &line), 0);
-		assert_int_equal(line, 3);
-		diffview_key(&dv, &ev, widths[i], 10);
-		assert_int_equal(diffview_target(&dv, &path, &line), 0);
-		assert_int_equal(line, 11); /* hunk 2: context before line 14 */
-		ev.cp = ']';
-		diffview_key(&dv, &ev, widths[i], 10);
-		assert_int_equal(diffview_target(&dv, &path, &line), 0);
-		assert_string_equal(path, "NOTES.md");
-		assert_int_equal(line, 1);
-		diffview_close(&dv);
-		assert_int_equal(diffview_target(&dv, &path, &line), -1);
+		open_two(x, "s");
+		diffview_layout(&x->dv, widths[i]);
+		targets(x, "hello.c", 3); /* hunk 1: three lines of context before line 6 */
+		press(x, 'n', widths[i]); /* from the file header to hunk 1 */
+		targets(x, NULL, 3);
+		press(x, 'n', widths[i]);
+		targets(x, NULL, 11); /* hunk 2: context before line 14 */
+		press(x, ']', widths[i]);
+		targets(x, "NOTES.md", 1);
+		diffview_close(&x->dv);
+		assert_int_equal(diffview_target(&x->dv, &path, &line), -1);
 	}
-	buf_release(&t);
 }
 
 /* A diff without file headers takes the title as its path; text without hunks does not open. */
 static void
 test_bad_input(void **state)
 {
-	struct diffview dv;
+	struct fx *x = *state;
+	struct diffview *dv = &x->dv;
 	static const char bare[] = "@@ -1 +1 @@\n-a\n+b\n";
 	static const char broken[] = "--- a/x\n+++ b/x\n@@ -1,5 +1 @@\n-a\n";
 	struct grid *g = grid_new(60, 4);
 	struct buf b = BUF_INIT;
 
-	(void)state;
-	memset(&dv, 0, sizeof dv);
-	assert_int_equal(diffview_open(&dv, "edit hello.c", bare, strlen(bare)), 0);
-	diffview_layout(&dv, 60);
-	diffview_draw(g, (struct grid_rect){ 0, 0, 60, 4 }, &dv);
+	assert_int_equal(diffview_open(dv, "edit hello.c", bare, strlen(bare)), 0);
+	diffview_layout(dv, 60);
+	diffview_draw(g, (struct grid_rect){ 0, 0, 60, 4 }, dv);
 	grid_row_text(g, 1, &b);
 	assert_string_equal(b.data, "▌ edit hello.c  (+1 −1)");
-	assert_int_equal(diffview_open(&dv, "x", "no diff here\n", 13), -1);
-	assert_int_equal(dv.open, 0);
-	assert_int_equal(diffview_open(&dv, "x", "", 0), -1);
-	(void)diffview_open(&dv, "x", broken, strlen(broken)); /* a hunk cut short: no crash */
-	diffview_layout(&dv, 200);
-	diffview_draw(g, (struct grid_rect){ 0, 0, 60, 4 }, &dv);
-	diffview_close(&dv);
-	diffview_close(&dv);
+	assert_int_equal(diffview_open(dv, "x", "no diff here\n", 13), -1);
+	assert_int_equal(dv->open, 0);
+	assert_int_equal(diffview_open(dv, "x", "", 0), -1);
+	(void)diffview_open(dv, "x", broken, strlen(broken)); /* a hunk cut short: no crash */
+	diffview_layout(dv, 200);
+	diffview_draw(g, (struct grid_rect){ 0, 0, 60, 4 }, dv);
+	diffview_close(dv);
+	diffview_close(dv);
 	buf_release(&b);
 	grid_free(g);
 }
@@ -318,13 +323,13 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_unified_100),
-		cmocka_unit_test(test_side_by_side_160),
-		cmocka_unit_test(test_narrow_60),
-		cmocka_unit_test(test_keys),
-		cmocka_unit_test(test_bad_input),
-		cmocka_unit_test(test_target),
+		cmocka_unit_test_setup_teardown(test_unified_100, fx_new, fx_free),
+		cmocka_unit_test_setup_teardown(test_side_by_side_160, fx_new, fx_free),
+		cmocka_unit_test_setup_teardown(test_narrow_60, fx_new, fx_free),
+		cmocka_unit_test_setup_teardown(test_keys, fx_new, fx_free),
+		cmocka_unit_test_setup_teardown(test_bad_input, fx_new, fx_free),
+		cmocka_unit_test_setup_teardown(test_target, fx_new, fx_free),
 	};
 
-	return cmocka_run_group_tests(tests, setup, NULL);
+	return cmocka_run_group_tests(tests, tu_utf8_locale, NULL);
 }

@@ -3,20 +3,13 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
-#include <locale.h>
 #include <string.h>
 
 #include <cmocka.h>
 
 #include "buf.h"
 #include "draw.h"
-
-static int
-setup(void **state)
-{
-	(void)state;
-	return setlocale(LC_CTYPE, "C.UTF-8") ? 0 : -1;
-}
+#include "testutil.h"
 
 /* Row y of g as text, trailing spaces trimmed. */
 static void
@@ -344,5 +337,5 @@ main(void)
 		cmocka_unit_test(test_random_bytes),
 	};
 
-	return cmocka_run_group_tests(tests, setup, NULL);
+	return cmocka_run_group_tests(tests, tu_utf8_locale, NULL);
 }

@@ -19,20 +19,6 @@
 
 extern const struct tool tool_edit;
 
-static int
-setup(void **state)
-{
-	*state = fixture_new();
-	return 0;
-}
-
-static int
-teardown(void **state)
-{
-	fixture_free(*state);
-	return 0;
-}
-
 /* Run edit with JSON args; returns output, *err = is_error, *diff (may be NULL). */
 static char *
 ed(struct fixture *f, const char *json, int *err, char **diff)
@@ -345,15 +331,15 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_exact_unique, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_ambiguous_and_replace_all, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_no_match_whitespace, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_no_match_similar, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_crlf_and_bom, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_refusals, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_mode_and_no_temp, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_syntax_check, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_stale_guard, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_exact_unique, fixture_setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_ambiguous_and_replace_all, fixture_setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_no_match_whitespace, fixture_setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_no_match_similar, fixture_setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_crlf_and_bom, fixture_setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_refusals, fixture_setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_mode_and_no_temp, fixture_setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_syntax_check, fixture_setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_stale_guard, fixture_setup, fixture_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

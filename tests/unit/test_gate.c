@@ -20,29 +20,16 @@
 #include <cmocka.h>
 
 #include "agent.h"
+#include "fakeprov.h"
 #include "gate.h"
 #include "loop.h"
 #include "provider.h"
 #include "testutil.h"
 #include "tool.h"
 
-#define MAX_STEPS 8
-
-struct step {
-	const char *tool, *args; /* a tool call, or */
-	const char *text;        /* a text answer */
-};
-
 struct env {
-	struct loop *loop;
-	char *dir;
-	struct tool_env tenv;
-	struct provider prov;
-	struct step steps[MAX_STEPS];
-	int nsteps, next;
-	llm_sink_fn sink;
-	void *ctx;
-	long timer;
+	struct fakeprov_ws ws;
+	struct fakeprov fake;
 	struct agent *agent;
 	struct gate *gate;
 	/* the front end */
@@ -50,78 +37,6 @@ struct env {
 	enum agent_end end;
 	struct buf title, detail, always, why, notice;
 };
-
-/* Deliver the next scripted step. */
-static void
-fire(struct loop *l, long id, void *arg)
-{
-	struct env *e = arg;
-	const struct step *s = &e->steps[e->next < e->nsteps ? e->next : e->nsteps - 1];
-	struct llm_event ev;
-
-	(void)l;
-	(void)id;
-	e->timer = 0;
-	e->next++;
-	memset(&ev, 0, sizeof ev);
-	if (s->tool) {
-		ev.kind = LLM_TOOL_CALL_BEGIN;
-		ev.id = "c1";
-		ev.name = s->tool;
-		e->sink(e->ctx, &ev);
-		ev.kind = LLM_TOOL_CALL_ARGS;
-		ev.text = str_from(s->args);
-		e->sink(e->ctx, &ev);
-		ev.kind = LLM_TOOL_CALL_END;
-		e->sink(e->ctx, &ev);
-	} else {
-		ev.kind = LLM_TEXT;
-		ev.text = str_from(s->text ? s->text : "ok");
-		e->sink(e->ctx, &ev);
-	}
-	memset(&ev, 0, sizeof ev);
-	ev.kind = LLM_DONE;
-	ev.stop_reason = s->tool ? "tool_calls" : "stop";
-	e->sink(e->ctx, &ev);
-}
-
-static int
-p_start(void *self, const struct provider_req *req, llm_sink_fn sink, void *ctx, struct err *err)
-{
-	struct env *e = self;
-
-	(void)req;
-	(void)err;
-	e->sink = sink;
-	e->ctx = ctx;
-	e->timer = loop_timer_add(e->loop, 0, fire, e);
-	return 0;
-}
-
-static void
-p_cancel(void *self)
-{
-	struct env *e = self;
-
-	if (e->timer)
-		loop_timer_del(e->loop, e->timer);
-	e->timer = 0;
-}
-
-static const char *
-p_model(void *self)
-{
-	(void)self;
-	return "fake";
-}
-
-static void
-p_describe(void *self, const struct llm_event *ev, struct buf *out)
-{
-	(void)self;
-	(void)ev;
-	buf_adds(out, "error");
-}
 
 static void
 on_end(void *arg, enum agent_end end, const char *message)
@@ -169,24 +84,15 @@ setup(void **state)
 {
 	struct env *e = calloc(1, sizeof *e);
 
-	e->loop = loop_new(NULL);
-	e->dir = tu_tmpdir();
-	tu_write(e->dir, "f.txt", "alpha\nbeta\n");
-	e->tenv.loop = e->loop;
-	e->tenv.root = e->dir;
-	e->tenv.bash_timeout_s = 10;
-	e->prov.name = "llama";
-	e->prov.self = e;
-	e->prov.start = p_start;
-	e->prov.cancel = p_cancel;
-	e->prov.model = p_model;
-	e->prov.describe_error = p_describe;
+	fakeprov_ws_init(&e->ws, "alpha\nbeta\n");
+	fakeprov_init(&e->fake, e->ws.loop, "llama");
+	e->fake.repeat_last = 1;
 	buf_init(&e->title, 0);
 	buf_init(&e->detail, 0);
 	buf_init(&e->always, 0);
 	buf_init(&e->why, 0);
 	buf_init(&e->notice, 0);
-	setenv("XDG_CONFIG_HOME", e->dir, 1); /* no user settings */
+	setenv("XDG_CONFIG_HOME", e->ws.dir, 1); /* no user settings */
 	*state = e;
 	return 0;
 }
@@ -198,9 +104,7 @@ teardown(void **state)
 
 	agent_free(e->agent);
 	gate_free(e->gate);
-	loop_free(e->loop);
-	tu_rmrf(e->dir);
-	free(e->dir);
+	fakeprov_ws_release(&e->ws);
 	buf_release(&e->title);
 	buf_release(&e->detail);
 	buf_release(&e->always);
@@ -223,11 +127,11 @@ start(struct env *e, const char *settings, int ask)
 	if (settings) {
 		char path[4200];
 
-		snprintf(path, sizeof path, "%s/.hearth", e->dir);
+		snprintf(path, sizeof path, "%s/.hearth", e->ws.dir);
 		mkdir(path, 0700);
 		tu_write(path, "settings.json", settings);
 	}
-	e->gate = gate_new(e->loop, &e->tenv, &w);
+	e->gate = gate_new(e->ws.loop, &e->ws.tenv, &w);
 	assert_int_equal(w.len, 0);
 	buf_release(&w);
 	gate_set_ui(e->gate, &ui);
@@ -237,7 +141,7 @@ start(struct env *e, const char *settings, int ask)
 	ao.gate = gate_agent(e->gate);
 	ob.arg = e;
 	ob.on_end = on_end;
-	e->agent = agent_new(e->loop, &e->prov, &e->tenv, &ao, &ob);
+	e->agent = agent_new(e->ws.loop, &e->fake.prov, &e->ws.tenv, &ao, &ob);
 	conv_set_system(agent_conv(e->agent), "system");
 }
 
@@ -245,11 +149,10 @@ start(struct env *e, const char *settings, int ask)
 static void
 script(struct env *e, int i, const char *tool, const char *args, const char *text)
 {
-	e->steps[i].tool = tool;
-	e->steps[i].args = args;
-	e->steps[i].text = text;
-	if (i + 1 > e->nsteps)
-		e->nsteps = i + 1;
+	if (tool)
+		fakeprov_call(&e->fake, i, "c1", tool, args);
+	else
+		fakeprov_answer(&e->fake, i, text ? text : "ok");
 }
 
 /* Submit a task and pump until asked (want_ask) or the turn ended. */
@@ -262,11 +165,11 @@ turn(struct env *e, const char *task, int want_ask)
 	e->ended = 0;
 	assert_int_equal(agent_submit(e->agent, task, NULL), 0);
 	if (!want_ask) {
-		assert_true(tu_run_until(e->loop, &e->ended, 5000));
+		assert_true(tu_run_until(e->ws.loop, &e->ended, 5000));
 		return;
 	}
 	while (e->asked == asked && !e->ended && flag < 200) {
-		loop_run_once(e->loop, 25, NULL);
+		loop_run_once(e->ws.loop, 25, NULL);
 		flag++;
 	}
 	assert_int_equal(e->asked, asked + 1);
@@ -295,7 +198,7 @@ exists(struct env *e, const char *name)
 {
 	char path[4200];
 
-	snprintf(path, sizeof path, "%s/%s", e->dir, name);
+	snprintf(path, sizeof path, "%s/%s", e->ws.dir, name);
 	return access(path, F_OK) == 0;
 }
 
@@ -334,25 +237,25 @@ test_ask_yes_no_always(void **state)
 	assert_string_equal(e->why.data, "a bash command not known to be read-only");
 	assert_string_equal(e->always.data, "bash(touch made:*)");
 	gate_answer(e->gate, GATE_NO);
-	assert_true(tu_run_until(e->loop, &e->ended, 5000));
+	assert_true(tu_run_until(e->ws.loop, &e->ended, 5000));
 	assert_false(exists(e, "made"));
 	assert_non_null(strstr(last_result(e, &err), "the user declined"));
 	assert_true(err);
 	gate_answer(e->gate, GATE_YES); /* nothing pending: ignored */
 	/* yes */
-	e->next = 0;
+	e->fake.next = 0;
 	turn(e, "t2", 1);
 	gate_answer(e->gate, GATE_YES);
-	assert_true(tu_run_until(e->loop, &e->ended, 5000));
+	assert_true(tu_run_until(e->ws.loop, &e->ended, 5000));
 	assert_true(exists(e, "made"));
 	last_result(e, &err);
 	assert_false(err);
 	/* always: asked once more, then never for this command */
-	e->next = 0;
+	e->fake.next = 0;
 	turn(e, "t3", 1);
 	gate_answer(e->gate, GATE_ALWAYS);
-	assert_true(tu_run_until(e->loop, &e->ended, 5000));
-	e->next = 0;
+	assert_true(tu_run_until(e->ws.loop, &e->ended, 5000));
+	e->fake.next = 0;
 	turn(e, "t4", 0);
 	assert_int_equal(e->asked, 3);
 	assert_int_equal(gate_perm(e->gate)->lists[PERM_LIST_SESSION].n, 1);
@@ -372,7 +275,7 @@ test_print_mode(void **state)
 	assert_non_null(strstr(e->notice.data, "print mode cannot ask; rerun with --yes"));
 	assert_non_null(strstr(e->notice.data, "\"bash(touch made:*)\""));
 	gate_set_yes(e->gate, 1);
-	e->next = 0;
+	e->fake.next = 0;
 	turn(e, "t", 0);
 	assert_true(exists(e, "made"));
 }
@@ -392,7 +295,7 @@ test_abort_while_asking(void **state)
 	assert_int_equal(e->withdrawn, 1);
 	assert_false(gate_asking(e->gate));
 	gate_answer(e->gate, GATE_YES); /* too late: ignored */
-	loop_run_once(e->loop, 10, NULL);
+	loop_run_once(e->ws.loop, 10, NULL);
 	assert_false(exists(e, "made"));
 	assert_non_null(strstr(last_result(e, NULL), "[not run: the user aborted the turn]"));
 	c = agent_conv(e->agent);
@@ -414,11 +317,11 @@ test_edit_shows_diff(void **state)
 	assert_string_equal(e->why.data, "approval mode ask");
 	assert_non_null(strstr(e->detail.data, "--- a/f.txt"));
 	assert_non_null(strstr(e->detail.data, "\n-alpha\n+ALPHA\n"));
-	ev = tu_read(e->dir, "f.txt");
+	ev = tu_read(e->ws.dir, "f.txt");
 	assert_string_equal(ev, "alpha\nbeta\n");
 	free(ev);
 	gate_answer(e->gate, GATE_YES);
-	assert_true(tu_run_until(e->loop, &e->ended, 5000));
+	assert_true(tu_run_until(e->ws.loop, &e->ended, 5000));
 	assert_int_equal(e->end, AGENT_END_OK);
 }
 
@@ -438,10 +341,10 @@ test_hooks_around_calls(void **state)
 	assert_int_equal(e->end, AGENT_END_OK);
 	gate_drain(e->gate);
 	assert_non_null(strstr(e->notice.data, "a pre_tool hook blocked read: not that file"));
-	ev = tu_read(e->dir, "end.json");
+	ev = tu_read(e->ws.dir, "end.json");
 	assert_non_null(strstr(ev, "\"end\":\"ok\""));
 	free(ev);
-	ev = tu_read(e->dir, "post.json");
+	ev = tu_read(e->ws.dir, "post.json");
 	assert_non_null(strstr(ev, "\"tool_name\":\"bash\""));
 	assert_non_null(strstr(ev, "\"tool_output\":\"hi\\n"));
 	free(ev);

@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -25,7 +24,7 @@
 
 struct t {
 	char *dir;
-	char w[4096], state[4096];
+	char w[TU_PATH], state[TU_PATH];
 	struct repo *r;
 };
 
@@ -53,10 +52,7 @@ setup(int ident, int commit)
 	struct t *t = calloc(1, sizeof *t);
 	struct err e = ERR_INIT;
 
-	t->dir = tu_tmpdir();
-	snprintf(t->w, sizeof t->w, "%s/w", t->dir);
-	snprintf(t->state, sizeof t->state, "%s/state", t->dir);
-	assert_int_equal(mkdir(t->w, 0755), 0);
+	t->dir = tu_worktree(t->w, t->state);
 	assert_int_equal(sh(t, "git init -q && git config core.autocrlf false && "
 			    "echo a > a.txt && echo b > b.txt && echo c > c.txt"), 0);
 	if (commit)

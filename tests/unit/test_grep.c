@@ -42,13 +42,6 @@ setup(void **state)
 	return 0;
 }
 
-static int
-teardown(void **state)
-{
-	fixture_free(*state);
-	return 0;
-}
-
 static char *
 grep(struct fixture *f, const char *json, int *err)
 {
@@ -265,12 +258,12 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_grep_basic, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_grep_literal_and_invalid, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_grep_glob_and_paths, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_grep_caps, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_find, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_find_cap, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_grep_basic, setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_grep_literal_and_invalid, setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_grep_glob_and_paths, setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_grep_caps, setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_find, setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_find_cap, setup, fixture_teardown),
 		cmocka_unit_test(test_no_repo),
 	};
 

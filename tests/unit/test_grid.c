@@ -3,13 +3,13 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
-#include <locale.h>
 #include <string.h>
 
 #include <cmocka.h>
 
 #include "buf.h"
 #include "grid.h"
+#include "testutil.h"
 
 /* Row y as text (padding cells contribute nothing), trailing spaces kept. */
 static void
@@ -47,13 +47,6 @@ check_rows(const struct grid *g, const char *const *want)
 		}
 	}
 	buf_release(&b);
-}
-
-static int
-setup(void **state)
-{
-	(void)state;
-	return setlocale(LC_CTYPE, "C.UTF-8") ? 0 : -1;
 }
 
 static void
@@ -272,5 +265,5 @@ main(void)
 		cmocka_unit_test(test_redraw_same),
 	};
 
-	return cmocka_run_group_tests(tests, setup, NULL);
+	return cmocka_run_group_tests(tests, tu_utf8_locale, NULL);
 }

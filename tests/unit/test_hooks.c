@@ -20,9 +20,6 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#ifdef __linux__
-#include <sys/prctl.h>
-#endif
 
 #include <cmocka.h>
 
@@ -30,6 +27,7 @@
 #include "hooks.h"
 #include "json.h"
 #include "loop.h"
+#include "testutil.h"
 
 static char dir[64];
 static struct loop *L;
@@ -62,15 +60,6 @@ teardown(void **state)
 	loop_free(L);
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
 	return system(cmd);
-}
-
-static uint64_t
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
 static void
@@ -125,14 +114,14 @@ run(struct hooks *h, enum hooks_event ev, const char *tool, const char *json, st
     uint64_t cap)
 {
 	struct hooks_call c = { ev, tool, "sess-1", json };
-	uint64_t t0 = now_ms();
+	uint64_t t0 = tu_now_ms();
 
 	hooks_run(h, &c, on_done, g);
-	while (!g->calls && now_ms() - t0 < cap)
+	while (!g->calls && tu_now_ms() - t0 < cap)
 		loop_run_once(L, 50, NULL);
 	assert_int_equal(g->calls, 1);
 	assert_false(hooks_busy(h));
-	return now_ms() - t0;
+	return tu_now_ms() - t0;
 }
 
 /* Read a small file into a static buffer ("" when missing). */
@@ -324,7 +313,7 @@ test_cancel_and_free(void **state)
 	struct hooks_call t = { HOOKS_TURN_END, NULL, NULL, "{}" };
 	struct hooks_run *r;
 	struct got g;
-	uint64_t t0 = now_ms();
+	uint64_t t0 = tu_now_ms();
 	pid_t pid = 0;
 	int i;
 
@@ -333,7 +322,7 @@ test_cancel_and_free(void **state)
 	r = hooks_run(h, &c, on_done, &g);
 	assert_non_null(r);
 	assert_non_null(hooks_run(h, &t, NULL, NULL));
-	while (!(pid = (pid_t)atoi(slurp("sh.pid"))) && now_ms() - t0 < 5000)
+	while (!(pid = (pid_t)atoi(slurp("sh.pid"))) && tu_now_ms() - t0 < 5000)
 		loop_run_once(L, 50, NULL);
 	assert_true(pid > 0);
 	hooks_cancel(r);
@@ -389,9 +378,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_settings, setup, teardown),
 	};
 
-#ifdef __linux__
-	prctl(PR_SET_CHILD_SUBREAPER, 1);
-#endif
+	tu_subreaper();
 	signal(SIGPIPE, SIG_IGN);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

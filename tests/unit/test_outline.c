@@ -104,6 +104,38 @@ test_c(void **state)
 	fixture_free(f);
 }
 
+/*
+ * A C++ header named ".h" is outlined as C++ (syn_lang_for_file), with
+ * the bodies of its methods left out of the parse and its line ranges
+ * still those of the whole file.
+ */
+static void
+test_cpp_header(void **state)
+{
+	struct fixture *f = fixture_new();
+	int err;
+	char *o = outline(f, "box.h",
+			  "#pragma once\n"                          /* 1 */
+			  "namespace geo {\n"                       /* 2 */
+			  "class Box {\n"                           /* 3 */
+			  " public:\n"                              /* 4 */
+			  "  int area() const {\n"                  /* 5 */
+			  "    return w * h;\n"                     /* 6 */
+			  "  }\n"                                   /* 7 */
+			  "  int w, h;\n"                           /* 8 */
+			  "};\n"                                    /* 9 */
+			  "}  // namespace geo\n",                  /* 10 */
+			  &err);
+
+	(void)state;
+	assert_int_equal(err, 0);
+	assert_non_null(strstr(o, "box.h (cpp, 10 lines"));
+	SYM(o, 3, 9, "class", "class Box {");
+	SYM(o, 5, 7, "fn", "int area() const {");
+	free(o);
+	fixture_free(f);
+}
+
 static void
 test_python(void **state)
 {
@@ -269,6 +301,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_c),
+		cmocka_unit_test(test_cpp_header),
 		cmocka_unit_test(test_python),
 		cmocka_unit_test(test_js_ts),
 		cmocka_unit_test(test_go_rust),

@@ -23,6 +23,7 @@
 
 #include "agent.h"
 #include "cfg.h"
+#include "fakeprov.h"
 #include "llamawire.h"
 #include "loop.h"
 #include "provider.h"
@@ -33,74 +34,26 @@
 #define MAX_REQ 128
 
 struct scripted {
-	struct loop *loop;
+	struct fakeprov fake;  /* step 0 calls read, step 1 answers: one turn */
+	struct fakeprov_ws ws;
 	struct cfg cfg;
 	char *msgs[MAX_REQ]; /* "messages" of each request, serialised */
 	char *tools[MAX_REQ];
 	int nreq;
-	int step_in_turn;
 	int turn_of[MAX_REQ]; /* the user turn each request belongs to */
 	int turn;
 	const char *gen_prefix;
-	llm_sink_fn sink;
-	void *ctx;
-	long timer;
 	char callid[32];
 };
 
-/* Emit: odd steps of a turn call a tool, even steps answer. */
+/* fakeprov on_start: serialise exactly as the llama provider would; a fresh call id. */
 static void
-scripted_fire(struct loop *l, long id, void *arg)
+record(void *arg, const struct provider_req *req)
 {
 	struct scripted *s = arg;
-	struct llm_event ev;
-
-	(void)l;
-	(void)id;
-	s->timer = 0;
-	memset(&ev, 0, sizeof ev);
-	if (s->step_in_turn++ == 0) {
-		snprintf(s->callid, sizeof s->callid, "id%08d", s->nreq);
-		ev.kind = LLM_REASONING;
-		ev.text = str_from("planning…");
-		s->sink(s->ctx, &ev);
-		ev.kind = LLM_TEXT;
-		ev.text = str_from("Reading \"f.txt\" — ünïcode ✓\n");
-		s->sink(s->ctx, &ev);
-		ev.kind = LLM_TOOL_CALL_BEGIN;
-		ev.id = s->callid;
-		ev.name = "read";
-		s->sink(s->ctx, &ev);
-		ev.kind = LLM_TOOL_CALL_ARGS;
-		ev.text = str_from("{\"path\": \"f.txt\", \"limit\": 5}");
-		s->sink(s->ctx, &ev);
-		ev.kind = LLM_DONE;
-		ev.stop_reason = "tool_calls";
-		s->sink(s->ctx, &ev);
-		return;
-	}
-	s->step_in_turn = 0;
-	ev.kind = LLM_REASONING;
-	ev.text = str_from("thinking…");
-	s->sink(s->ctx, &ev);
-	ev.kind = LLM_TEXT;
-	ev.text = str_from("Done. It says alpha.\x1b[0m");
-	s->sink(s->ctx, &ev);
-	ev.kind = LLM_DONE;
-	ev.stop_reason = "stop";
-	s->sink(s->ctx, &ev);
-}
-
-/* provider.start: serialise exactly as the llama provider would, then answer. */
-static int
-scripted_start(void *self, const struct provider_req *req, llm_sink_fn sink, void *ctx,
-	       struct err *e)
-{
-	struct scripted *s = self;
 	struct buf body = BUF_INIT;
 	cJSON *j;
 
-	(void)e;
 	llamawire_request_gen(&s->cfg, "m", req, s->gen_prefix, &body);
 	j = cJSON_Parse(body.data);
 	assert_non_null(j);
@@ -109,36 +62,30 @@ scripted_start(void *self, const struct provider_req *req, llm_sink_fn sink, voi
 	s->tools[s->nreq] = cJSON_PrintUnformatted(cJSON_GetObjectItem(j, "tools"));
 	s->turn_of[s->nreq] = s->turn;
 	s->nreq++;
+	snprintf(s->callid, sizeof s->callid, "id%08d", s->nreq);
 	cJSON_Delete(j);
 	buf_release(&body);
-	s->sink = sink;
-	s->ctx = ctx;
-	s->timer = loop_timer_add(s->loop, 0, scripted_fire, s);
-	return 0;
 }
 
+/* The provider: every turn a read call (with reasoning, text and a fresh id), then an answer. */
 static void
-scripted_cancel(void *self)
+script(struct scripted *s)
 {
-	struct scripted *s = self;
+	const struct fakeprov_ev call[] = {
+		EV_REASONING("planning…"), EV_TEXT("Reading \"f.txt\" — ünïcode ✓\n"),
+		EV_BEGIN(0, s->callid, "read"), EV_ARGS(0, "{\"path\": \"f.txt\", \"limit\": 5}"),
+		EV_DONE("tool_calls")
+	};
+	const struct fakeprov_ev answer[] = {
+		EV_REASONING("thinking…"), EV_TEXT("Done. It says alpha.\x1b[0m"), EV_DONE("stop")
+	};
 
-	if (s->timer)
-		loop_timer_del(s->loop, s->timer);
-	s->timer = 0;
-}
-
-static const char *
-scripted_model(void *self)
-{
-	(void)self;
-	return "m";
-}
-
-static void
-scripted_describe(void *self, const struct llm_event *ev, struct buf *out)
-{
-	(void)self;
-	buf_add(out, ev->text.p, ev->text.len);
+	fakeprov_init(&s->fake, s->ws.loop, "llama");
+	FAKEPROV_STEP(&s->fake, 0, call);
+	FAKEPROV_STEP(&s->fake, 1, answer);
+	s->fake.cycle = 1;
+	s->fake.on_start = record;
+	s->fake.on_start_arg = s;
 }
 
 static void
@@ -214,28 +161,22 @@ static void
 run_session(const char *gen_prefix)
 {
 	struct scripted s;
-	struct provider prov = { "llama", &s, scripted_start, scripted_cancel, scripted_model,
-				 scripted_describe, NULL, NULL };
-	struct tool_env env = { 0 };
 	struct agent_opts ao = { 0 };
 	struct agent_observer ob = { 0 };
 	struct agent *a;
-	char *dir = tu_tmpdir();
 	int turn, i, ended;
 	size_t n;
 
 	memset(&s, 0, sizeof s);
 	s.gen_prefix = gen_prefix;
-	s.loop = loop_new(NULL);
+	fakeprov_ws_init(&s.ws, "alpha\nbeta\n");
 	cfg_defaults(&s.cfg);
-	tu_write(dir, "f.txt", "alpha\nbeta\n");
-	env.loop = s.loop;
-	env.root = dir;
+	script(&s);
 	ao.tools = tool_all(&n);
 	ao.ntools = n;
 	ob.arg = &ended;
 	ob.on_end = on_end;
-	a = agent_new(s.loop, &prov, &env, &ao, &ob);
+	a = agent_new(s.ws.loop, &s.fake.prov, &s.ws.tenv, &ao, &ob);
 	conv_set_system(agent_conv(a), "You are a test. Date: 2026-11-21.");
 	for (turn = 0; turn < TURNS; turn++) {
 		char task[64];
@@ -244,7 +185,7 @@ run_session(const char *gen_prefix)
 		s.turn = turn;
 		ended = 0;
 		assert_int_equal(agent_submit(a, task, NULL), 0);
-		assert_true(tu_run_until(s.loop, &ended, 5000));
+		assert_true(tu_run_until(s.ws.loop, &ended, 5000));
 	}
 	assert_int_equal(s.nreq, 2 * TURNS);
 	check_prefixes(&s);
@@ -256,9 +197,7 @@ run_session(const char *gen_prefix)
 	}
 	agent_free(a);
 	cfg_release(&s.cfg);
-	loop_free(s.loop);
-	tu_rmrf(dir);
-	free(dir);
+	fakeprov_ws_release(&s.ws);
 }
 
 static void

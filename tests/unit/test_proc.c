@@ -20,15 +20,13 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#ifdef __linux__
-#include <sys/prctl.h>
-#endif
 
 #include <cmocka.h>
 
 #include "buf.h"
 #include "loop.h"
 #include "proc.h"
+#include "testutil.h"
 
 struct run {
 	struct proc *p;
@@ -39,19 +37,6 @@ struct run {
 	int kill_on_output; /* proc_kill from inside on_output */
 	int *count;        /* shared completion counter (many) */
 };
-
-static pid_t groups[256];
-static int ngroups;
-
-/* Milliseconds on the monotonic clock. */
-static uint64_t
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
 
 /* Collect output; optionally kill from inside the callback. */
 static void
@@ -84,11 +69,11 @@ on_exit_cb(struct proc *p, void *arg)
 static uint64_t
 pump(struct loop *l, const int *flag, int want, int cap_ms)
 {
-	uint64_t t0 = now_ms();
+	uint64_t t0 = tu_now_ms();
 
-	while (*flag < want && now_ms() - t0 < (uint64_t)cap_ms)
+	while (*flag < want && tu_now_ms() - t0 < (uint64_t)cap_ms)
 		assert_int_equal(loop_run_once(l, 50, NULL), 0);
-	return now_ms() - t0;
+	return tu_now_ms() - t0;
 }
 
 /* Spawn `sh -c script` into r (asserting success). */
@@ -103,24 +88,7 @@ spawn_sh(struct loop *l, struct run *r, const char *script, uint64_t timeout_ms)
 	r->p = proc_spawn(l, &s, &e);
 	if (!r->p)
 		fail_msg("spawn failed: %s", e.msg);
-	groups[ngroups++ % 256] = proc_pid(r->p);
-}
-
-/* Reap zombies of the group (we are their subreaper) until it is empty. */
-static int
-group_gone(pid_t pgid, int cap_ms)
-{
-	uint64_t t0 = now_ms();
-	int st;
-
-	do {
-		while (waitpid(-pgid, &st, WNOHANG) > 0)
-			;
-		if (kill(-pgid, 0) < 0 && errno == ESRCH)
-			return 1;
-		usleep(10000);
-	} while (now_ms() - t0 < (uint64_t)cap_ms);
-	return 0;
+	tu_group_note(proc_pid(r->p));
 }
 
 /* Open descriptors of this process. */
@@ -242,7 +210,7 @@ test_timeout_kills_group(void **state)
 	assert_true(proc_timed_out(r.p));
 	assert_true(proc_killed(r.p));
 	assert_int_equal(r.status, 128 + SIGTERM);
-	assert_true(group_gone(pgid, 3000));
+	assert_true(tu_group_gone(pgid, 3000));
 	finish(&r);
 }
 
@@ -262,7 +230,7 @@ test_grandchild_holds_pipe(void **state)
 	assert_string_equal(r.out.data, "started\n");
 	assert_true(proc_lingered(r.p));
 	assert_false(proc_timed_out(r.p));
-	assert_true(group_gone(pgid, 3000));
+	assert_true(tu_group_gone(pgid, 3000));
 	finish(&r);
 }
 
@@ -279,7 +247,7 @@ test_kill(void **state)
 	assert_true(proc_killed(r.p));
 	assert_false(proc_timed_out(r.p));
 	assert_int_equal(r.status, 128 + SIGTERM);
-	assert_true(group_gone(proc_pid(r.p), 3000));
+	assert_true(tu_group_gone(proc_pid(r.p), 3000));
 	proc_kill(r.p); /* after completion: no-op */
 	finish(&r);
 }
@@ -297,7 +265,7 @@ test_kill_escalates(void **state)
 	pump(*state, &r.exits, 1, 4000 + PROC_KILL_GRACE_MS);
 	assert_int_equal(r.exits, 1);
 	assert_int_equal(r.status, 128 + SIGKILL);
-	assert_true(group_gone(proc_pid(r.p), 3000));
+	assert_true(tu_group_gone(proc_pid(r.p), 3000));
 	finish(&r);
 }
 
@@ -328,7 +296,7 @@ test_free_running(void **state)
 	pump(*state, &zero, 1, 300); /* the SIGCHLD pass reaps the orphan */
 	assert_int_equal(waitpid(pid, &st, WNOHANG), -1);
 	assert_int_equal(errno, ECHILD);
-	assert_true(group_gone(pid, 3000));
+	assert_true(tu_group_gone(pid, 3000));
 	assert_int_equal(r.exits, 0);
 	finish(&r);
 }
@@ -353,11 +321,11 @@ static void
 test_order_exit_first(void **state)
 {
 	struct run r = { 0 };
-	uint64_t t0 = now_ms();
+	uint64_t t0 = tu_now_ms();
 	int seen_reaped_running = 0;
 
 	spawn_sh(*state, &r, "(sleep 0.3; echo late) & exit 5", 0);
-	while (r.exits == 0 && now_ms() - t0 < 5000) {
+	while (r.exits == 0 && tu_now_ms() - t0 < 5000) {
 		assert_int_equal(loop_run_once(*state, 20, NULL), 0);
 		if (r.exits == 0 && proc_status(r.p) == 5)
 			seen_reaped_running = 1;
@@ -507,15 +475,10 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_env_cwd_fds, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_other_children_untouched, setup, teardown),
 	};
-	int rc, i, st;
+	int rc;
 
-#ifdef __linux__
-	prctl(PR_SET_CHILD_SUBREAPER, 1);
-#endif
+	tu_subreaper();
 	rc = cmocka_run_group_tests(tests, NULL, NULL);
-	for (i = 0; i < ngroups && i < 256; i++)
-		kill(-groups[i], SIGKILL);
-	while (waitpid(-1, &st, WNOHANG) > 0)
-		;
+	tu_groups_kill();
 	return rc;
 }

@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include <cmocka.h>
 
@@ -24,7 +23,7 @@
 
 struct t {
 	char *dir;         /* temp dir: w/ (work tree), state/ */
-	char w[4096], state[4096];
+	char w[TU_PATH], state[TU_PATH];
 	struct reposnap s; /* the private store */
 	git_oid t0, t1, t2; /* trees: empty, a = "1", a = "2" */
 };
@@ -48,10 +47,7 @@ setup(void)
 	struct t *t = calloc(1, sizeof *t);
 	struct err e = ERR_INIT;
 
-	t->dir = tu_tmpdir();
-	snprintf(t->w, sizeof t->w, "%s/w", t->dir);
-	snprintf(t->state, sizeof t->state, "%s/state", t->dir);
-	assert_int_equal(mkdir(t->w, 0755), 0);
+	t->dir = tu_worktree(t->w, t->state);
 	if (reposnap_open(&t->s, t->w, t->state, &e) < 0)
 		fail_msg("reposnap_open: %s", e.msg);
 	assert_int_equal(reposnap_tree(&t->s, NULL, NULL, &t->t0, NULL, &e), 0);

@@ -26,7 +26,7 @@
 
 struct t {
 	char *dir;                   /* temp dir: w/ (work tree), state/ */
-	char w[4096], state[4096];
+	char w[TU_PATH], state[TU_PATH];
 	struct reposnap s;           /* the private store */
 	struct reposnap_scope scope; /* what snap() records */
 	git_oid before, after;       /* set by the setup: before and after an "agent turn" */
@@ -62,10 +62,7 @@ setup(void)
 	struct t *t = calloc(1, sizeof *t);
 	struct err e = ERR_INIT;
 
-	t->dir = tu_tmpdir();
-	snprintf(t->w, sizeof t->w, "%s/w", t->dir);
-	snprintf(t->state, sizeof t->state, "%s/state", t->dir);
-	assert_int_equal(mkdir(t->w, 0755), 0);
+	t->dir = tu_worktree(t->w, t->state);
 	if (reposnap_open(&t->s, t->w, t->state, &e) < 0)
 		fail_msg("reposnap_open: %s", e.msg);
 	reposnap_scope_add(&t->scope, "a");

@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -24,7 +23,7 @@
 
 struct t {
 	char *dir;         /* temp dir: w/ (work tree), state/ */
-	char w[4096], state[4096];
+	char w[TU_PATH], state[TU_PATH];
 	struct reposnap s; /* opened on w */
 };
 
@@ -36,10 +35,7 @@ setup(const char *init)
 	struct err e = ERR_INIT;
 	char cmd[16384];
 
-	t->dir = tu_tmpdir();
-	snprintf(t->w, sizeof t->w, "%s/w", t->dir);
-	snprintf(t->state, sizeof t->state, "%s/state", t->dir);
-	assert_int_equal(mkdir(t->w, 0755), 0);
+	t->dir = tu_worktree(t->w, t->state);
 	snprintf(cmd, sizeof cmd, "cd '%s' && (%s) >/dev/null 2>&1", t->w, init);
 	assert_int_equal(system(cmd), 0);
 	if (reposnap_open(&t->s, t->w, t->state, &e) < 0)

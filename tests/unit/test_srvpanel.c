@@ -4,7 +4,6 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <limits.h>
-#include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,25 +15,15 @@
 #include "testutil.h"
 #include "theme.h"
 
-static int
-setup(void **state)
-{
-	(void)state;
-	return setlocale(LC_CTYPE, "C.UTF-8") ? 0 : -1;
-}
-
 /* Draw s into a fresh w×h grid and compare; the grid is returned for role checks. */
 static struct grid *
 check(const struct view_server *s, int w, int h, const char *want)
 {
 	struct grid *g = grid_new(w, h);
 	struct grid_rect r = { 0, 0, w, h };
-	char *got;
 
 	srvpanel_draw(g, r, s);
-	got = tu_grid_text(g);
-	assert_string_equal(got, want);
-	free(got);
+	tu_grid_expect(g, want);
 	return g;
 }
 
@@ -310,5 +299,5 @@ main(void)
 		cmocka_unit_test(test_bad_input),
 	};
 
-	return cmocka_run_group_tests(tests, setup, NULL);
+	return cmocka_run_group_tests(tests, tu_utf8_locale, NULL);
 }

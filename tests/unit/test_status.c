@@ -3,7 +3,6 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
-#include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,14 +12,8 @@
 #include "buf.h"
 #include "srvpanel.h"
 #include "status.h"
+#include "testutil.h"
 #include "theme.h"
-
-static int
-setup(void **state)
-{
-	(void)state;
-	return setlocale(LC_CTYPE, "C.UTF-8") ? 0 : -1;
-}
 
 /* Row y of g, trailing spaces trimmed (caller frees). */
 static char *
@@ -224,5 +217,5 @@ main(void)
 		cmocka_unit_test(test_help_line),
 	};
 
-	return cmocka_run_group_tests(tests, setup, NULL);
+	return cmocka_run_group_tests(tests, tu_utf8_locale, NULL);
 }

@@ -3,7 +3,6 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
-#include <locale.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -11,13 +10,7 @@
 #include "buf.h"
 #include "draw.h"
 #include "term.h"
-
-static int
-setup(void **state)
-{
-	(void)state;
-	return setlocale(LC_CTYPE, "C.UTF-8") ? 0 : -1;
-}
+#include "testutil.h"
 
 /* A tiny screen: a status bar, a box holding a wrapped answer, an input line. */
 static void
@@ -164,5 +157,5 @@ main(void)
 		cmocka_unit_test(test_resize_and_input),
 	};
 
-	return cmocka_run_group_tests(tests, setup, NULL);
+	return cmocka_run_group_tests(tests, tu_utf8_locale, NULL);
 }

@@ -16,20 +16,6 @@
 
 extern const struct tool tool_read, tool_write, tool_ls;
 
-static int
-setup(void **state)
-{
-	*state = fixture_new();
-	return 0;
-}
-
-static int
-teardown(void **state)
-{
-	fixture_free(*state);
-	return 0;
-}
-
 /* Validate json against tool `name`; returns the problem line (malloc'd) or NULL. */
 static char *
 problem(const char *name, const char *json)
@@ -558,18 +544,18 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_registry),
 		cmocka_unit_test(test_validate),
-		cmocka_unit_test_setup_teardown(test_job, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_read_basic, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_read_errors, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_read_state_dir, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_read_truncation, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_read_long_line_and_utf8, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_read_binary_and_huge, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_write, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_write_syntax, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_write_stale, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_ls, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_bad_args, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_job, fixture_setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_read_basic, fixture_setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_read_errors, fixture_setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_read_state_dir, fixture_setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_read_truncation, fixture_setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_read_long_line_and_utf8, fixture_setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_read_binary_and_huge, fixture_setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_write, fixture_setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_write_syntax, fixture_setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_write_stale, fixture_setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_ls, fixture_setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_bad_args, fixture_setup, fixture_teardown),
 	};
 
 	umask(022);

@@ -3,7 +3,6 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
-#include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,25 +15,15 @@
 #include "transcript.h"
 #include "testutil.h"
 
-static int
-setup(void **state)
-{
-	(void)state;
-	return setlocale(LC_CTYPE, "C.UTF-8") ? 0 : -1;
-}
-
 /* Draw tv into a fresh w×h grid and compare with want. */
 static void
 check(const struct view_transcript *tv, int w, int h, const char *want)
 {
 	struct grid *g = grid_new(w, h);
 	struct grid_rect r = { 0, 0, w, h };
-	char *got;
 
 	transcript_draw(g, r, tv);
-	got = tu_grid_text(g);
-	assert_string_equal(got, want);
-	free(got);
+	tu_grid_expect(g, want);
 	grid_free(g);
 }
 
@@ -177,7 +166,6 @@ test_tool_diff(void **state)
 	struct agent_call c;
 	struct grid *g = grid_new(60, 8);
 	struct grid_rect r = { 0, 0, 60, 8 };
-	char *got;
 	int x;
 
 	(void)state;
@@ -192,8 +180,7 @@ test_tool_diff(void **state)
 	transcript_tool_start(&tv, &c);
 	transcript_tool_done(&tv, &c);
 	transcript_draw(g, r, &tv);
-	got = tu_grid_text(g);
-	assert_string_equal(got,
+	tu_grid_expect(g,
 	    "● read src/cart.c                                     0.2s ✓\n"
 	    "● edit src/cart.c                              +1 −1  0.2s ✓\n"
 	    "   40   int i;\n"
@@ -202,7 +189,6 @@ test_tool_diff(void **state)
 	    "   42           sum += p[i];\n"
 	    "\n"
 	    "\n");
-	free(got);
 	assert_int_equal(grid_at(g, 0, 0)->style, THEME_TOOL_OK);
 	assert_int_equal(grid_at(g, 0, 2)->style, THEME_LINE_NO);
 	assert_int_equal(grid_at(g, 6, 3)->style, THEME_DIFF_DEL);
@@ -392,20 +378,15 @@ test_notices(void **state)
 	transcript_on_event(&tv, &ev);
 	transcript_add_notice(&tv, THEME_ACCENT, "claude: 3 failed tool calls", 27);
 	transcript_draw(g, r, &tv);
-	{
-		char *got = tu_grid_text(g);
-
-		assert_string_equal(got,
-		    "→ cache break: reuse 12.0% (expected 98.0%) —\n"
-		    "  system prompt changed at message 1\n"
-		    "→ slot 1 busy, using slot 0\n"
-		    "partial\n"
-		    "[aborted]\n"
-		    "\n"
-		    "→ error: cannot connect\n"
-		    "→ claude: 3 failed tool calls\n");
-		free(got);
-	}
+	tu_grid_expect(g,
+	    "→ cache break: reuse 12.0% (expected 98.0%) —\n"
+	    "  system prompt changed at message 1\n"
+	    "→ slot 1 busy, using slot 0\n"
+	    "partial\n"
+	    "[aborted]\n"
+	    "\n"
+	    "→ error: cannot connect\n"
+	    "→ claude: 3 failed tool calls\n");
 	assert_int_equal(grid_at(g, 2, 0)->style, THEME_WARNING);
 	assert_int_equal(grid_at(g, 2, 6)->style, THEME_ERROR);
 	assert_int_equal(grid_at(g, 2, 7)->style, THEME_ACCENT);
@@ -436,7 +417,6 @@ test_injection(void **state)
 	struct view_transcript tv;
 	struct grid *g = grid_new(60, 6);
 	struct grid_rect r = { 0, 0, 60, 6 };
-	char *got;
 
 	(void)state;
 	transcript_init(&tv);
@@ -444,15 +424,13 @@ test_injection(void **state)
 	feed(&tv, LLM_REASONING, "think \x1b[H");
 	transcript_add_user(&tv, "\x1b[31mred", 8);
 	transcript_draw(g, r, &tv);
-	got = tu_grid_text(g);
-	assert_string_equal(got,
+	tu_grid_expect(g,
 	    "copy ^[]52;c;aGk=^G clear ^[[2J c1 <U+009B>31m raw � end\n"
 	    "\n"
 	    "∴ think ^[[H\n"
 	    "› ^[[31mred\n"
 	    "\n"
 	    "\n");
-	free(got);
 	assert_false(has_controls(g));
 	tv.items[1].expanded = 1;
 	transcript_draw(g, r, &tv);
@@ -468,16 +446,13 @@ test_wide(void **state)
 	struct view_transcript tv;
 	struct grid *g = grid_new(9, 4);
 	struct grid_rect r = { 0, 0, 9, 4 };
-	char *got;
 	int y;
 
 	(void)state;
 	transcript_init(&tv);
 	feed(&tv, LLM_TEXT, "漢字漢字漢字漢字 **太字**");
 	transcript_draw(g, r, &tv);
-	got = tu_grid_text(g);
-	assert_string_equal(got, "漢字漢字\n漢字漢字\n太字\n\n");
-	free(got);
+	tu_grid_expect(g, "漢字漢字\n漢字漢字\n太字\n\n");
 	for (y = 0; y < 4; y++)
 		assert_int_not_equal(grid_at(g, 8, y)->width, 2);
 	assert_int_equal(grid_at(g, 0, 2)->style, MARKDOWN_BOLD);
@@ -493,7 +468,6 @@ test_resize(void **state)
 	struct view_transcript tv;
 	struct grid *g = grid_new(100, 10), *fresh = grid_new(60, 14);
 	struct grid_rect r = { 0, 0, 100, 10 }, r2 = { 0, 0, 60, 14 };
-	char *a, *b;
 
 	(void)state;
 	script_answer(&tv);
@@ -501,11 +475,7 @@ test_resize(void **state)
 	grid_resize(g, 60, 14);
 	transcript_draw(g, r2, &tv);
 	transcript_draw(fresh, r2, &tv);
-	a = tu_grid_text(g);
-	b = tu_grid_text(fresh);
-	assert_string_equal(a, b);
-	free(a);
-	free(b);
+	tu_grid_same(g, fresh);
 	grid_free(g);
 	grid_free(fresh);
 	transcript_release(&tv);
@@ -589,5 +559,5 @@ main(void)
 		cmocka_unit_test(test_degenerate),
 	};
 
-	return cmocka_run_group_tests(tests, setup, NULL);
+	return cmocka_run_group_tests(tests, tu_utf8_locale, NULL);
 }

@@ -3,7 +3,6 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
-#include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,18 +10,12 @@
 #include <cmocka.h>
 
 #include "buf.h"
+#include "testutil.h"
 #include "theme.h"
 #include "transcript.h"
 #include "tsearch.h"
 
 static const struct grid_rect R = { 0, 0, 60, 10 };
-
-static int
-setup(void **state)
-{
-	(void)state;
-	return setlocale(LC_CTYPE, "C.UTF-8") ? 0 : -1;
-}
 
 /* 30 exchanges; answers 5, 17 and 25 mention the Needle (17 in bold). */
 static void
@@ -241,5 +234,5 @@ main(void)
 		cmocka_unit_test(test_empty),
 	};
 
-	return cmocka_run_group_tests(tests, setup, NULL);
+	return cmocka_run_group_tests(tests, tu_utf8_locale, NULL);
 }

@@ -3,7 +3,6 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
-#include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +11,7 @@
 
 #include "buf.h"
 #include "conv.h"
+#include "testutil.h"
 #include "transcript.h"
 #include "tvconv.h"
 
@@ -20,13 +20,6 @@ static const char edit_result[] =
 	"--- a/hello.c\n+++ b/hello.c\n@@ -1,3 +1,3 @@\n int main(void)\n-\tputs(\"hi\");\n"
 	"+\tputs(\"hello, world\");\n }\n"
 	"note: syntax check passed\n";
-
-static int
-setup(void **state)
-{
-	(void)state;
-	return setlocale(LC_CTYPE, "C.UTF-8") ? 0 : -1;
-}
 
 /* A session: a question, reasoning + text + an edit, a write that created a file, an aborted answer. */
 static void
@@ -175,5 +168,5 @@ main(void)
 		cmocka_unit_test(test_partial),
 	};
 
-	return cmocka_run_group_tests(tests, setup, NULL);
+	return cmocka_run_group_tests(tests, tu_utf8_locale, NULL);
 }

@@ -47,13 +47,6 @@ setup(void **state)
 	return 0;
 }
 
-static int
-teardown(void **state)
-{
-	fixture_free(*state);
-	return 0;
-}
-
 static void
 test_relative_and_lexical(void **state)
 {
@@ -181,12 +174,12 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_relative_and_lexical, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_absolute, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_escapes_refused, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_allow_outside, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_symlinks, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_home, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_relative_and_lexical, setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_absolute, setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_escapes_refused, setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_allow_outside, setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_symlinks, setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_home, setup, fixture_teardown),
 		cmocka_unit_test(test_rel_and_inside),
 	};
 

@@ -2,7 +2,8 @@
  * tool_fixture: helpers shared by the tool tests (test_ws, test_fsutil,
  * test_tools, test_edit, test_grep): a canonical temporary workspace that
  * is removed afterwards, small file helpers, and running a synchronous tool
- * on JSON arguments.  Header-only (static inline) so each test links alone.
+ * on JSON arguments, with fixture_setup / fixture_teardown for cmocka.
+ * Header-only (static inline) so each test links alone.
  */
 #ifndef HEARTH_TOOL_FIXTURE_H
 #define HEARTH_TOOL_FIXTURE_H
@@ -61,6 +62,22 @@ fixture_free(struct fixture *f)
 		return;
 	fixture_rmrf(f->root);
 	free(f);
+}
+
+/* cmocka setup: a bare workspace as *state. */
+static inline int
+fixture_setup(void **state)
+{
+	*state = fixture_new();
+	return 0;
+}
+
+/* cmocka teardown: fixture_free(*state). */
+static inline int
+fixture_teardown(void **state)
+{
+	fixture_free(*state);
+	return 0;
 }
 
 /* Absolute path of rel inside the workspace (static buffer, one at a time). */

@@ -1,12 +1,15 @@
 /* testutil: see testutil.h. */
 #include "testutil.h"
 
+#include <locale.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -15,6 +18,14 @@
 #include "grid.h"
 #include "loop.h"
 #include "xmalloc.h"
+
+/* UTF-8 for wide-character drawing (see testutil.h). */
+int
+tu_utf8_locale(void **state)
+{
+	(void)state;
+	return setlocale(LC_CTYPE, "C.UTF-8") ? 0 : -1;
+}
 
 /* A fresh temp dir. */
 char *
@@ -71,6 +82,18 @@ tu_read(const char *dir, const char *name)
 	return r;
 }
 
+/* A temp dir with an empty work tree w (see testutil.h). */
+char *
+tu_worktree(char w[TU_PATH], char state[TU_PATH])
+{
+	char *dir = tu_tmpdir();
+
+	snprintf(w, TU_PATH, "%s/w", dir);
+	snprintf(state, TU_PATH, "%s/state", dir);
+	assert_int_equal(mkdir(w, 0755), 0);
+	return dir;
+}
+
 /* Fixture bytes. */
 void
 tu_fixture(const char *name, struct buf *b)
@@ -103,10 +126,72 @@ tu_run_until(struct loop *l, const int *flag, int max_ms)
 	return *flag;
 }
 
+/* Monotonic milliseconds (see testutil.h). */
+uint64_t
+tu_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+#include <errno.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
+
+static pid_t tu_groups[256];
+static int tu_ngroups;
+
+/* Adopt orphaned descendants (see testutil.h). */
+void
+tu_subreaper(void)
+{
+#ifdef __linux__
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+#endif
+}
+
+/* Remember a process group to kill at the end (see testutil.h). */
+void
+tu_group_note(pid_t pgid)
+{
+	tu_groups[tu_ngroups++ % 256] = pgid;
+}
+
+/* Reap the group until it is empty (see testutil.h). */
+int
+tu_group_gone(pid_t pgid, int cap_ms)
+{
+	uint64_t t0 = tu_now_ms();
+	int st;
+
+	do {
+		while (waitpid(-pgid, &st, WNOHANG) > 0)
+			;
+		if (kill(-pgid, 0) < 0 && errno == ESRCH)
+			return 1;
+		usleep(10000);
+	} while (tu_now_ms() - t0 < (uint64_t)cap_ms);
+	return 0;
+}
+
+/* Kill every remembered group, reap what is left (see testutil.h). */
+void
+tu_groups_kill(void)
+{
+	int i, st;
+
+	for (i = 0; i < tu_ngroups && i < 256; i++)
+		kill(-tu_groups[i], SIGKILL);
+	while (waitpid(-1, &st, WNOHANG) > 0)
+		;
+}
 
 /* Listen on an ephemeral loopback port. */
 static int
@@ -128,96 +213,144 @@ tu_listen(int *port)
 	return fd;
 }
 
-/* Read a request head (and a Content-Length body); the path goes to path. */
-static void
-tu_read_request(int c, char *path, size_t pathsz)
+/* Case-insensitive strstr (see testutil.h). */
+char *
+tu_strcasestr(const char *h, const char *n)
 {
-	char buf[65536];
-	size_t have = 0;
-	ssize_t n;
-	char *end = NULL, *cl;
-	long body = 0;
+	size_t len = strlen(n);
 
-	while (have < sizeof buf - 1 && (n = read(c, buf + have, sizeof buf - 1 - have)) > 0) {
-		have += (size_t)n;
-		buf[have] = '\0';
-		if (!end && (end = strstr(buf, "\r\n\r\n")) != NULL) {
-			sscanf(buf, "%*s %255s", path);
-			(void)pathsz;
-			cl = strstr(buf, "Content-Length: ");
-			if (!cl)
-				cl = strstr(buf, "content-length: ");
-			body = cl ? strtol(cl + 16, NULL, 10) : 0;
+	for (; h && *h; h++)
+		if (!strncasecmp(h, n, len))
+			return (char *)h;
+	return NULL;
+}
+
+/* Read one request (head and a Content-Length body) into req. */
+static void
+tu_read_request(int c, struct buf *req)
+{
+	char chunk[4096];
+	ssize_t n;
+	long want = -1;
+	char *end, *cl;
+
+	while ((n = read(c, chunk, sizeof chunk)) > 0) {
+		buf_add(req, chunk, (size_t)n);
+		if (want < 0 && (end = strstr(req->data, "\r\n\r\n")) != NULL) {
+			cl = tu_strcasestr(req->data, "\r\ncontent-length:");
+			want = cl && cl < end ? strtol(cl + 17, NULL, 10) : 0;
+			want += (long)(end + 4 - req->data);
 		}
-		if (end && (long)(have - (size_t)(end + 4 - buf)) >= body)
+		if (want >= 0 && (long)req->len >= want)
 			return;
 	}
 }
 
-/* Serve the canned responses (child process). */
-static void
-tu_serve(int lfd, const struct tu_resp *resps, size_t n)
+/* The first unused response for the request in req (marking it used), or NULL. */
+static const struct tu_resp *
+tu_match(const struct buf *req, const struct tu_resp *resps, size_t n, char *used)
 {
-	size_t k, served;
+	char path[256] = "";
+	size_t k;
+
+	if (req->len)
+		sscanf(req->data, "%*s %255s", path);
+	for (k = 0; k < n; k++)
+		if (!used[k] && (!resps[k].path || !strncmp(resps[k].path, path, strlen(resps[k].path)))) {
+			used[k] = 1;
+			return &resps[k];
+		}
+	return NULL;
+}
+
+/* Write r to c as tu_resp says: in chunks, with delays, cut short at drop_after. */
+static void
+tu_answer(int c, const struct tu_resp *r)
+{
+	size_t len = r->len ? r->len : strlen(r->raw), off = 0, k;
+
+	while (off < len) {
+		k = r->chunk ? r->chunk : len - off;
+		if (k > len - off)
+			k = len - off;
+		if (r->drop_after && off + k > r->drop_after)
+			k = r->drop_after - off;
+		if (k == 0 || write(c, r->raw + off, k) < 0)
+			break;
+		off += k;
+		if (r->drop_after && off >= r->drop_after)
+			break;
+		if (r->delay_us)
+			usleep(r->delay_us);
+	}
+}
+
+/* Serve the canned responses (child process), recording requests when s->dir is set. */
+static void
+tu_serve(const struct tu_server *s, int lfd, const struct tu_resp *resps, size_t n)
+{
+	size_t served;
 	char used[64] = { 0 };
 
 	alarm(10);
 	for (served = 0; served < n; served++) {
-		const struct tu_resp *r = NULL;
-		size_t len, off = 0;
-		char path[256] = "";
+		const struct tu_resp *r;
+		struct buf req = BUF_INIT;
 		int c = accept(lfd, NULL, NULL);
 
 		if (c < 0)
 			_exit(1);
-		tu_read_request(c, path, sizeof path);
-		for (k = 0; k < n && !r; k++)
-			if (!used[k] && (!resps[k].path || !strncmp(resps[k].path, path, strlen(resps[k].path)))) {
-				used[k] = 1;
-				r = &resps[k];
-			}
-		if (!r) {
-			close(c);
-			continue;
-		}
-		if (r->hold)
-			continue; /* the fd stays open until the server exits */
-		len = r->len ? r->len : strlen(r->raw);
-		while (off < len) {
-			k = r->chunk ? r->chunk : len - off;
+		tu_read_request(c, &req);
+		if (s->dir) {
+			char name[32];
 
-			if (k > len - off)
-				k = len - off;
-			if (r->drop_after && off + k > r->drop_after)
-				k = r->drop_after - off;
-			if (k == 0 || write(c, r->raw + off, k) < 0)
-				break;
-			off += k;
-			if (r->drop_after && off >= r->drop_after)
-				break;
-			if (r->delay_us)
-				usleep(r->delay_us);
+			snprintf(name, sizeof name, "req%zu", served);
+			tu_write(s->dir, name, req.len ? req.data : "");
 		}
+		r = tu_match(&req, resps, n, used);
+		buf_release(&req);
+		if (r && r->hold)
+			continue; /* the fd stays open until the server exits */
+		if (r)
+			tu_answer(c, r);
 		close(c);
 	}
 	_exit(0);
+}
+
+/* Fork the server for s (s->dir already set or NULL). */
+static void
+tu_fork(struct tu_server *s, const struct tu_resp *resps, size_t n)
+{
+	int lfd = tu_listen(&s->port);
+	pid_t pid;
+
+	assert_true(n <= 64);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0)
+		tu_serve(s, lfd, resps, n);
+	close(lfd);
+	s->pid = (int)pid;
 }
 
 /* Fork the server. */
 void
 tu_server_start(struct tu_server *s, const struct tu_resp *resps, size_t n)
 {
-	int lfd = tu_listen(&s->port);
-	pid_t pid = fork();
-
-	assert_true(pid >= 0);
-	if (pid == 0)
-		tu_serve(lfd, resps, n);
-	close(lfd);
-	s->pid = (int)pid;
+	s->dir = NULL;
+	tu_fork(s, resps, n);
 }
 
-/* Stop and reap the server. */
+/* Fork the server, recording every request (see testutil.h). */
+void
+tu_server_record(struct tu_server *s, const struct tu_resp *resps, size_t n)
+{
+	s->dir = tu_tmpdir();
+	tu_fork(s, resps, n);
+}
+
+/* Stop and reap the server; remove what it recorded. */
 void
 tu_server_stop(struct tu_server *s)
 {
@@ -226,6 +359,21 @@ tu_server_stop(struct tu_server *s)
 		waitpid(s->pid, NULL, 0);
 	}
 	s->pid = 0;
+	if (s->dir) {
+		tu_rmrf(s->dir);
+		free(s->dir);
+	}
+	s->dir = NULL;
+}
+
+/* Request k as the server read it (see testutil.h). */
+char *
+tu_server_req(const struct tu_server *s, int k)
+{
+	char name[32];
+
+	snprintf(name, sizeof name, "req%d", k);
+	return s->dir ? tu_read(s->dir, name) : NULL;
 }
 
 /* Bind, note the port, close: nothing listens there now. */
@@ -282,4 +430,24 @@ tu_grid_text(const struct grid *g)
 		buf_addch(&b, '\n');
 	}
 	return buf_detach(&b, NULL);
+}
+
+/* Compare a grid's text with want (see testutil.h). */
+void
+tu_grid_expect(const struct grid *g, const char *want)
+{
+	char *got = tu_grid_text(g);
+
+	assert_string_equal(got, want);
+	free(got);
+}
+
+/* Compare two grids' text (see testutil.h). */
+void
+tu_grid_same(const struct grid *a, const struct grid *b)
+{
+	char *want = tu_grid_text(b);
+
+	tu_grid_expect(a, want);
+	free(want);
 }

@@ -1,0 +1,36 @@
+/*
+ * synbrace: the function bodies of a brace language, found by a lexical
+ * prescan (for synskel; see synskel.h for why and how they are checked).
+ *
+ * Families: C, C++, Java, Go, Rust, and JavaScript/TypeScript/TSX.  The
+ * scan skips comments, strings (raw, text-block and template forms too),
+ * character literals, regular expressions (JavaScript, by the token before
+ * the slash) and C preprocessor lines, and keeps a stack of brace levels:
+ * a "{" opens a function body (its interior becomes a hole and is skipped
+ * to the matching "}"), a container whose members may be functions
+ * (namespace, class, impl, ...), or anything else, inside which nothing
+ * is a hole.  Which "{" is a body is decided from the tokens since the
+ * last ";", "{" or "}" (the head):
+ *  - C, C++, Java: the head ends with ")" and qualifiers (const, override,
+ *    noexcept, throws ..., -> type) and has no "=" outside parentheses;
+ *  - Go: the head's first word is "func" (and the brace is not a struct or
+ *    interface type);
+ *  - Rust: the head has the word "fn";
+ *  - JavaScript/TypeScript: the head has "function" or ends with "=>", or
+ *    it ends with ")" (and a type) inside a class body.
+ * Anything unusual (unbalanced braces, a string running to the end) makes
+ * the scan give up rather than guess.
+ */
+#ifndef HEARTH_SYNBRACE_H
+#define HEARTH_SYNBRACE_H
+
+#include <stddef.h>
+
+#include "synskel.h"
+
+/* Whether lang (a name) is a brace language synbrace knows. */
+int synbrace_knows(const char *lang);
+/* The body interiors of text as lang into h: 0, or -1 when the scan gave up. */
+int synbrace_holes(const char *lang, const char *text, size_t n, struct synskel_holes *h);
+
+#endif
