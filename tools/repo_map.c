@@ -3,13 +3,15 @@
  * so a model sees at a glance where the important code is.  Read-only; the
  * per-file cache makes a second call cheap.
  *
- * A cold map parses every file (1-2 s on 2,000 files), so it is built on
- * the worker thread (work.h) and the tool finishes from the loop; every
- * repomap_* call of the product goes through that thread, which keeps
- * repomap's cache and rmextract's queries single-threaded.  A job whose
- * tool call was cancelled still runs to its end (a parse cannot be
- * interrupted); its struct repo_map_run is then detached (job = NULL) and
- * its result dropped.  Without a loop (unit tests) the map is built in place.
+ * A cold map parses every file (0.7 s on 2,000 files here, seconds on
+ * larger trees), so it is built on the worker thread (work.h) and the tool
+ * finishes from the loop; every repomap_* call of the product goes through
+ * that thread, which keeps repomap's cache and rmextract's queries
+ * single-threaded.  A job whose tool call was cancelled still runs to its
+ * end (a parse cannot be interrupted; the cache it fills serves the next
+ * call); its struct repo_map_run is then detached (job = NULL) and its
+ * result dropped.  At shutdown the build gives up between files
+ * (work_stopping).  Without a loop (unit tests) the map is built in place.
  */
 #include <math.h>
 #include <stdlib.h>
