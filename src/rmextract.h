@@ -7,10 +7,12 @@
  * and unique: a lexical scan, several times cheaper than walking the
  * syntax tree; a mention in a comment counts as a use).
  *
- * In C, C++, Go, Rust, Java, Python, JavaScript and TypeScript the query
- * does not enter the bodies of top-level functions (as the outline tool
- * does for the first five): definitions nested in them are not listed
- * (class bodies are entered, so methods are).  The tags queries are compiled once per language with the patterns that
+ * In C, C++, Go, Rust, Java, Python, JavaScript and TypeScript function
+ * bodies are left out of the parse (synskel.h: methods' and callbacks'
+ * too) and the query does not enter what is left of them (as the outline
+ * tool does for the first five): definitions nested in function bodies
+ * are not listed (class bodies are entered, so methods are).  A ".h"
+ * header is read as C++ when its text is (syn_lang_for_file).  The tags queries are compiled once per language with the patterns that
  * capture no definition disabled (uses come from the lexical
  * scan), and each gets a stamp: a hash of the language's name, grammar
  * ABI version, query text and this module's extraction version, so a disk cache (rmcache) made with another

@@ -67,6 +67,15 @@ str_find(struct str s, const char *needle, size_t n)
 	return -1;
 }
 
+/* Scans back over blanks to the line's start. */
+int
+str_at_line_start(const char *text, size_t i)
+{
+	while (i > 0 && (text[i - 1] == ' ' || text[i - 1] == '\t'))
+		i--;
+	return i == 0 || text[i - 1] == '\n';
+}
+
 /* Owning copy. */
 char *
 str_dup(struct str s)

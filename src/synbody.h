@@ -7,6 +7,10 @@
  * One table (language, definition node, body node) serves both; entries
  * marked for the map only (Python, JavaScript, TypeScript) are not
  * skipped by the outline, which lists nested functions there.
+ *
+ * Where synbody_any holds for a use, the parse itself leaves the bodies
+ * out too (synskel.h), at any depth (methods, callbacks): then the bodies
+ * are empty and the per-top-level-node query costs nothing extra.
  */
 #ifndef HEARTH_SYNBODY_H
 #define HEARTH_SYNBODY_H

@@ -6,6 +6,8 @@
 
 #include <string.h>
 
+#include "str.h"
+
 #define MAX_NEST 64 /* template literals inside template literals */
 
 /* Whether c can be part of a word (UTF-8 bytes count as letters). */
@@ -83,15 +85,6 @@ line_end(const struct synlex *x, size_t i)
 	const char *nl = memchr(x->s + i, '\n', x->n - i);
 
 	return nl ? (size_t)(nl - x->s) : x->n;
-}
-
-/* Whether only blanks stand before i on its line. */
-static int
-at_line_start(const struct synlex *x, size_t i)
-{
-	while (i > 0 && (x->s[i - 1] == ' ' || x->s[i - 1] == '\t'))
-		i--;
-	return i == 0 || x->s[i - 1] == '\n';
 }
 
 /* Past a preprocessor line at i, with its continuations and comments. */
@@ -240,7 +233,7 @@ synlex_skip(struct synlex *x, size_t i)
 			return skip_go_raw(x, i);
 		return x->fam == SYNLEX_JS ? skip_template(x, i) : i;
 	case '#':
-		if ((x->fam == SYNLEX_C || x->fam == SYNLEX_CPP) && at_line_start(x, i))
+		if ((x->fam == SYNLEX_C || x->fam == SYNLEX_CPP) && str_at_line_start(x->s, i))
 			return skip_directive(x, i);
 		return i;
 	default:

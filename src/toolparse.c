@@ -358,15 +358,6 @@ tool_call(struct scan *sc, size_t p, size_t *fail)
 
 static void scan_run(struct scan *sc, int fences);
 
-/* Whether only spaces and tabs precede p on its line (fences open lines). */
-static int
-line_start(const struct scan *sc, size_t p)
-{
-	while (p > 0 && (sc->s[p - 1] == ' ' || sc->s[p - 1] == '\t'))
-		p--;
-	return p == 0 || sc->s[p - 1] == '\n';
-}
-
 /*
  * A fence opening a line at p: returns its end when its content was only
  * tool calls (recorded), else 0 with *fail after the fence (its content
@@ -385,7 +376,7 @@ fence(struct scan *sc, size_t p, size_t *fail)
 		;
 	lang = str_trim(str_make(sc->s + info, body - info));
 	close = find(sc, F_FENCE, body);
-	while (close < sc->n && !line_start(sc, close))
+	while (close < sc->n && !str_at_line_start(sc->s, close))
 		close = find(sc, F_FENCE, close + 3);
 	end = close == sc->n ? sc->n : close + 3;
 	*fail = end;
@@ -483,7 +474,7 @@ scan_run(struct scan *sc, int fences)
 		}
 	}
 	while ((c = next_candidate(sc, pos, fences, &kind)) < sc->n) {
-		if (kind == F_FENCE && !line_start(sc, c)) {
+		if (kind == F_FENCE && !str_at_line_start(sc->s, c)) {
 			pos = c + 3; /* an inline ``` is not a fence */
 			continue;
 		}

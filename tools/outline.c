@@ -14,10 +14,12 @@
  * indented by how many earlier symbols contain them.  Compiled queries are
  * cached per language for the life of the program (never freed).
  *
- * Speed (make bench: a 4,500-line C file): parsing is most of the cost.
+ * Speed (make bench: a 5,000-line C file): parsing is most of the cost.
  * In languages whose functions hold no symbols worth listing (C, C++, Go,
- * Rust, Java) the query does not enter the bodies of top-level functions:
- * it runs once per top-level node, over a function only up to its body.
+ * Rust, Java) the bodies of functions are left out of the parse (synskel.h)
+ * and the query does not enter them: it runs once per top-level node,
+ * over a function only up to its body.  A ".h" header is outlined as C++
+ * when its text is (syn_lang_for_file).
  * The last OUTLINE_RESULTS answers are kept, keyed by the file's path,
  * device, inode, size and mtime (ns), so asking again about an unchanged
  * file costs a stat; fsutil's atomic writes give an edited file a new
