@@ -34,7 +34,8 @@ endif
 
 CFLAGS_ALL := $(WARN) $(OPT) $(DEFS) -Isrc -Itools -Iui $(PKG_CFLAGS) $(CFLAGS)
 LDFLAGS_ALL := $(LDOPT) $(LDFLAGS)
-LIBS := $(PKG_LIBS) -lm
+# -pthread: the one worker thread (src/work.h)
+LIBS := $(PKG_LIBS) -lm -pthread
 
 # Grammar objects are built once, without sanitizers, and shared by every mode.
 GRAMMAR_OBJS :=

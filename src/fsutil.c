@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -163,18 +164,22 @@ struct walk_state {
 	int stop;
 };
 
+/* libgit2's one-time set-up (pthread_once: walks also run on the worker thread, work.h). */
+static void
+git_init_once(void)
+{
+	git_libgit2_init();
+}
+
 /* Open the repository around dir for ignore checks (none outside a repo). */
 static void
 open_repo(struct walk_state *ws, const char *dir)
 {
-	static int inited;
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
 	const char *wd;
 	char *real;
 
-	if (!inited) {
-		git_libgit2_init();
-		inited = 1;
-	}
+	pthread_once(&once, git_init_once);
 	if (git_repository_open_ext(&ws->repo, dir, 0, NULL) < 0) {
 		ws->repo = NULL;
 		return;

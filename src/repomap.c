@@ -28,6 +28,7 @@
 #include "rmextract.h"
 #include "str.h"
 #include "syn.h"
+#include "work.h"
 #include "xmalloc.h"
 
 #define MINIFIED_MIN 4096   /* bytes: smaller files are never "minified" */
@@ -241,6 +242,7 @@ struct build {
 	struct fentry **files;
 	size_t n, cap;
 	size_t big, binary, minified; /* files skipped */
+	int stopped;                  /* work_shutdown is waiting: the build gives up */
 };
 
 /* Walk callback: every regular file of a language with a tags query. */
@@ -252,6 +254,8 @@ visit(const char *abs, const char *rel, const struct stat *st, void *arg)
 	struct fentry *f;
 	uint64_t stamp;
 
+	if (work_stopping())
+		return b->stopped = 1;
 	if (!S_ISREG(st->st_mode) || !(lang = syn_lang_for_path(rel)) ||
 	    !rmextract_supported(lang, &stamp))
 		return 0;
@@ -436,7 +440,7 @@ save(const char *root)
 int
 repomap_build(const char *root, size_t tokens, struct buf *out, struct err *e)
 {
-	struct build b = { NULL, 0, 0, 0, 0, 0 };
+	struct build b = { NULL, 0, 0, 0, 0, 0, 0 };
 	struct fsutil_walk w = { root, visit, &b, 0, 0, 0 };
 	int rc;
 
@@ -452,6 +456,8 @@ repomap_build(const char *root, size_t tokens, struct buf *out, struct err *e)
 	free(cache.last_root);
 	cache.last_root = xstrdup(root);
 	rc = fsutil_walk(&w, root, e);
+	if (rc == 0 && b.stopped) /* nothing pruned or saved: the cache stays as it was */
+		rc = err_set(e, "build the repository map: interrupted, hearth is shutting down");
 	if (rc == 0) {
 		rank(&b);
 		if (b.n)

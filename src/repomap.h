@@ -26,7 +26,12 @@
  * and the compiled queries (for leak checkers).  Files over SYN_MAX_BYTES
  * (5 MB), binary files and minified or generated ones (over 4 KB with
  * lines averaging over 300 bytes) are skipped and counted.  Not
- * thread-safe.
+ * thread-safe: the cache and rmextract's compiled queries are shared
+ * unlocked, so in hearth every repomap_* call runs on the worker thread
+ * (work.h; the repo_map tool), or while no worker job is queued or running
+ * (unit tests, the bench, repomap_cache_free after work_shutdown at exit).
+ * repomap_build runs nothing on the loop and logs nothing; on the worker
+ * it gives up (-1, the cache unpruned and not saved) when work_stopping.
  */
 #ifndef HEARTH_REPOMAP_H
 #define HEARTH_REPOMAP_H

@@ -26,6 +26,7 @@
 #include "repomap.h"
 #include "serve.h"
 #include "stale.h"
+#include "work.h"
 #include "xmalloc.h"
 
 
@@ -412,6 +413,7 @@ run_release(struct run *r)
 	serve_stop(r->serve);
 	r->serve = NULL;
 	pmode_free(r->pm);
+	work_shutdown(); /* a cancelled repo_map may still run: before the loop and the map's cache go */
 	loop_free(r->loop);
 	flush_journal_warnings(r);
 	checkpoint_release(&r->cp);

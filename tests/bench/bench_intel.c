@@ -12,7 +12,9 @@
  *               each other's functions): repomap_build true-cold (empty
  *               memory cache, no disk cache), new-process (empty memory
  *               cache, disk cache written by an earlier run), then warm
- *               (median of 10)
+ *               (median of 10); and the longest stall of the event loop
+ *               (gap between 1 ms timer ticks) while the repo_map tool
+ *               builds the true-cold map, on the worker thread and in place
  *
  * Usage: bench_intel ROOT   (ROOT: the project checkout).  Temporary files
  * go under $TMPDIR and are removed.
@@ -31,13 +33,16 @@
 #include "buf.h"
 #include "err.h"
 #include "repo.h"
+#include "loop.h"
 #include "repomap.h"
 #include "tool.h"
+#include "work.h"
 
 #define NFILES 20000
 #define OUTLINE_LINES 5000
 
 extern const struct tool tool_outline;
+extern const struct tool tool_repo_map;
 
 /* Monotonic milliseconds. */
 static double
@@ -367,6 +372,89 @@ bench_map_of(const char *root, const char *what, const char *tmp)
 	repomap_cache_free();
 }
 
+/* The loop's view of a repo_map tool call: the longest gap between 1 ms ticks. */
+struct stall {
+	struct tool_env env;
+	struct tool_job job;
+	double last, worst;
+	int started;
+};
+
+/* Every millisecond: note the gap since the last tick. */
+static void
+stall_tick(struct loop *l, long id, void *arg)
+{
+	struct stall *s = arg;
+	double t = now_ms();
+
+	(void)id;
+	if (t - s->last > s->worst)
+		s->worst = t - s->last;
+	s->last = t;
+	loop_timer_add(l, 1, stall_tick, s);
+}
+
+/* From a loop callback, as the agent does: start the tool. */
+static void
+stall_start(struct loop *l, long id, void *arg)
+{
+	struct stall *s = arg;
+	cJSON *args = cJSON_CreateObject();
+
+	(void)l, (void)id;
+	tool_job_init(&s->job, &tool_repo_map, &s->env, NULL, NULL);
+	tool_repo_map.start(&s->job, args);
+	s->started = 1;
+	cJSON_Delete(args);
+}
+
+/* The longest loop stall (ms) of a true-cold repo_map call on root; -1 on failure. */
+static double
+stall_of(const char *root, const char *state, int on_worker)
+{
+	struct err e = ERR_INIT;
+	struct stall s;
+	struct loop *l = loop_new(&e);
+	double end;
+
+	if (!l)
+		return -1;
+	memset(&s, 0, sizeof s);
+	s.env.root = root;
+	s.env.loop = on_worker ? l : NULL; /* NULL: the map is built in place */
+	setenv("XDG_STATE_HOME", state, 1);
+	repomap_cache_free();
+	s.last = now_ms();
+	end = s.last + 60000;
+	loop_timer_add(l, 1, stall_tick, &s);
+	loop_timer_add(l, 20, stall_start, &s);
+	while ((!s.started || !s.job.finished) && now_ms() < end)
+		loop_run_once(l, 100, NULL);
+	work_shutdown();
+	loop_free(l);
+	if (!s.job.finished || s.job.is_error)
+		s.worst = -1;
+	tool_job_release(&s.job);
+	repomap_cache_free();
+	return s.worst;
+}
+
+/* How long the loop (the TUI's redraws and keys) stalls on a cold map, before and after the worker. */
+static void
+bench_map_stall(const char *root, const char *tmp)
+{
+	char state[1100];
+	double in_place, worker;
+
+	snprintf(state, sizeof state, "%s/state-stall-0", tmp);
+	in_place = stall_of(root, state, 0);
+	snprintf(state, sizeof state, "%s/state-stall-1", tmp);
+	worker = stall_of(root, state, 1);
+	printf("  repo_map tool, 2,000 files cold: longest loop stall %.1f ms on the worker "
+	       "thread (%.1f ms when built in place)\n", worker, in_place);
+	fflush(stdout);
+}
+
 /* repo_map of the project, then of a generated 2,000-file repository. */
 static void
 bench_repomap(const char *root, const char *tmp)
@@ -380,6 +468,7 @@ bench_repomap(const char *root, const char *tmp)
 		return;
 	}
 	bench_map_of(dir, "2,000 files", tmp);
+	bench_map_stall(dir, tmp);
 }
 
 int

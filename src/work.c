@@ -1,0 +1,290 @@
+/*
+ * work: one worker thread, a job queue and a result pipe (see work.h).
+ *
+ * Data: the module state `w`.  Under w.mu (shared with the worker):
+ *  - todo: jobs queued, not started (FIFO, head first);
+ *  - busy: the worker is inside a run();
+ *  - finished: jobs whose run() returned, done() not yet called (FIFO);
+ *  - notified: a byte was written to the pipe since the loop last took
+ *    `finished`, so the worker writes at most one byte per batch (the pipe
+ *    never fills; a stale byte only costs one empty wake-up);
+ *  - stop: work_shutdown asked the worker to exit after its current job.
+ * Loop thread only: started (the thread and pipe exist), closing
+ * (work_shutdown is delivering: submits run in place), pending (jobs
+ * submitted whose done() is not yet called) and loop (the loop watching
+ * pipe[0]; non-NULL exactly while pending > 0).
+ *
+ * Jobs complete in submission order because there is one worker and both
+ * lists are FIFO; work_shutdown appends the unrun `todo` after `finished`,
+ * so done() order is submission order there too.
+ */
+#include "work.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "loop.h"
+#include "xmalloc.h"
+
+struct job {
+	work_run_fn run;
+	work_done_fn done;
+	void *arg;
+	int ran;
+	struct job *next;
+};
+
+struct fifo {
+	struct job *head, *tail;
+};
+
+static struct {
+	pthread_mutex_t mu;
+	pthread_cond_t wake; /* worker: todo non-empty or stop */
+	pthread_cond_t idle; /* synchronous submit: todo empty and not busy */
+	struct fifo todo, finished;
+	int busy, notified, stop;
+	/* loop thread only */
+	int started, closing;
+	pthread_t thread;
+	int pipe[2];
+	unsigned pending;
+	struct loop *loop;
+} w = {
+	.mu = PTHREAD_MUTEX_INITIALIZER,
+	.wake = PTHREAD_COND_INITIALIZER,
+	.idle = PTHREAD_COND_INITIALIZER,
+	.pipe = { -1, -1 },
+};
+
+/* Append j to q. */
+static void
+fifo_push(struct fifo *q, struct job *j)
+{
+	j->next = NULL;
+	if (q->tail)
+		q->tail->next = j;
+	else
+		q->head = j;
+	q->tail = j;
+}
+
+/* Remove and return the whole of q (a NULL-terminated list). */
+static struct job *
+fifo_take(struct fifo *q)
+{
+	struct job *j = q->head;
+
+	q->head = q->tail = NULL;
+	return j;
+}
+
+/* The worker: run queued jobs one by one until asked to stop. */
+static void *
+worker(void *unused)
+{
+	struct job *j;
+
+	(void)unused;
+	pthread_mutex_lock(&w.mu);
+	for (;;) {
+		while (!w.todo.head && !w.stop)
+			pthread_cond_wait(&w.wake, &w.mu);
+		if (w.stop)
+			break;
+		j = w.todo.head;
+		w.todo.head = j->next;
+		if (!w.todo.head)
+			w.todo.tail = NULL;
+		w.busy = 1;
+		pthread_mutex_unlock(&w.mu);
+		j->run(j->arg);
+		pthread_mutex_lock(&w.mu);
+		w.busy = 0;
+		j->ran = 1;
+		fifo_push(&w.finished, j);
+		if (!w.notified) {
+			w.notified = 1;
+			/* non-blocking; EAGAIN means a byte is already there */
+			(void)!write(w.pipe[1], "", 1);
+		}
+		if (!w.todo.head)
+			pthread_cond_broadcast(&w.idle);
+	}
+	pthread_mutex_unlock(&w.mu);
+	return NULL;
+}
+
+/* Call done() of each job of list, in order, and free them. */
+static void
+deliver(struct job *list)
+{
+	struct job *j;
+
+	while ((j = list) != NULL) {
+		list = j->next;
+		if (--w.pending == 0 && w.loop) {
+			loop_unwatch(w.loop, w.pipe[0]);
+			w.loop = NULL;
+		}
+		j->done(j->arg, j->ran);
+		free(j);
+	}
+}
+
+/* The result pipe is readable: drain it and deliver the finished jobs. */
+static void
+on_result(struct loop *l, int fd, int events, void *arg)
+{
+	char sink[64];
+	struct job *list;
+
+	(void)l, (void)events, (void)arg;
+	while (read(fd, sink, sizeof sink) > 0)
+		;
+	pthread_mutex_lock(&w.mu);
+	list = fifo_take(&w.finished);
+	w.notified = 0;
+	pthread_mutex_unlock(&w.mu);
+	deliver(list);
+}
+
+/* Make fd non-blocking and close-on-exec; 0 or -1. */
+static int
+fd_setup(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0)
+		return -1;
+	return fcntl(fd, F_SETFD, FD_CLOEXEC);
+}
+
+/* Make the pipe and the thread (signals blocked in it: they belong to the loop). */
+static int
+start(struct err *e)
+{
+	sigset_t all, old;
+	int rc;
+
+	if (pipe(w.pipe) < 0)
+		return err_errno(e, "start the worker thread: make its result pipe");
+	if (fd_setup(w.pipe[0]) < 0 || fd_setup(w.pipe[1]) < 0) {
+		err_errno(e, "start the worker thread: set up its result pipe");
+		goto fail;
+	}
+	w.stop = 0;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	rc = pthread_create(&w.thread, NULL, worker, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc != 0) {
+		errno = rc;
+		err_errno(e, "start the worker thread");
+		goto fail;
+	}
+	w.started = 1;
+	return 0;
+fail:
+	close(w.pipe[0]);
+	close(w.pipe[1]);
+	w.pipe[0] = w.pipe[1] = -1;
+	return -1;
+}
+
+/* l == NULL: wait for the worker to be idle, then run the job here. */
+static int
+run_here(work_run_fn run, work_done_fn done, void *arg)
+{
+	if (w.started && !w.closing) {
+		pthread_mutex_lock(&w.mu);
+		while (w.todo.head || w.busy)
+			pthread_cond_wait(&w.idle, &w.mu);
+		pthread_mutex_unlock(&w.mu);
+	}
+	run(arg);
+	done(arg, 1);
+	return 0;
+}
+
+/* See work.h. */
+int
+work_submit(struct loop *l, work_run_fn run, work_done_fn done, void *arg, struct err *e)
+{
+	struct job *j;
+
+	if (!l || w.closing)
+		return run_here(run, done, arg);
+	if (w.pending && w.loop != l)
+		return err_set(e, "queue background work: the worker is busy with another "
+			       "event loop's jobs; run it in place");
+	if (!w.started && start(e) < 0)
+		return -1;
+	j = xcalloc(1, sizeof *j);
+	j->run = run;
+	j->done = done;
+	j->arg = arg;
+	if (w.pending++ == 0) {
+		w.loop = l;
+		loop_watch(l, w.pipe[0], LOOP_READ, on_result, NULL);
+	}
+	pthread_mutex_lock(&w.mu);
+	fifo_push(&w.todo, j);
+	pthread_cond_signal(&w.wake);
+	pthread_mutex_unlock(&w.mu);
+	return 0;
+}
+
+/* See work.h. */
+void
+work_shutdown(void)
+{
+	struct job *list, *t;
+
+	if (!w.started)
+		return;
+	pthread_mutex_lock(&w.mu);
+	w.stop = 1;
+	pthread_cond_signal(&w.wake);
+	pthread_mutex_unlock(&w.mu);
+	pthread_join(w.thread, NULL);
+	/* the worker is gone: no lock needed from here */
+	w.stop = 0;
+	w.closing = 1;
+	list = fifo_take(&w.finished);
+	for (t = list; t && t->next; t = t->next)
+		;
+	if (t)
+		t->next = fifo_take(&w.todo);
+	else
+		list = fifo_take(&w.todo);
+	deliver(list); /* a done() that submits again has its job run in place */
+	close(w.pipe[0]);
+	close(w.pipe[1]);
+	w.pipe[0] = w.pipe[1] = -1;
+	w.notified = w.started = w.closing = 0;
+}
+
+/* See work.h. */
+int
+work_stopping(void)
+{
+	int stop;
+
+	pthread_mutex_lock(&w.mu);
+	stop = w.stop && w.busy;
+	pthread_mutex_unlock(&w.mu);
+	return stop;
+}
+
+/* See work.h. */
+unsigned
+work_pending(void)
+{
+	return w.pending;
+}
