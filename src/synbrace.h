@@ -18,8 +18,9 @@
  *  - Rust: the head has the word "fn";
  *  - JavaScript/TypeScript: the head has "function" or ends with "=>", or
  *    it ends with ")" (and a type) inside a class body.
- * Anything unusual (unbalanced braces, a string running to the end) makes
- * the scan give up rather than guess.
+ * Trouble (a brace that closes nothing, a construct running to the end,
+ * a top-level body with a line starting with "}" inside it) ends the scan
+ * rather than letting it guess: the holes found before stand.
  */
 #ifndef HEARTH_SYNBRACE_H
 #define HEARTH_SYNBRACE_H
@@ -30,7 +31,7 @@
 
 /* Whether lang (a name) is a brace language synbrace knows. */
 int synbrace_knows(const char *lang);
-/* The body interiors of text as lang into h: 0, or -1 when the scan gave up. */
+/* The body interiors of text as lang into h: 0, or -1 when lang is not a brace language. */
 int synbrace_holes(const char *lang, const char *text, size_t n, struct synskel_holes *h);
 
 #endif
