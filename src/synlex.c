@@ -302,30 +302,57 @@ synlex_saw_word(struct synlex *x, size_t i, size_t j)
 	x->prev_kw = x->fam == SYNLEX_JS && synlex_word_in(x->s + i, j - i, kw);
 }
 
-/* The index of the "}" matching a "{" just before i; the text's end with bad set if none. */
+/* Bytes that may start something a brace matcher must see (all but JavaScript). */
+static const unsigned char stops[256] = {
+	['{'] = 1, ['}'] = 1, ['/'] = 1, ['"'] = 1, ['\''] = 1, ['`'] = 1, ['#'] = 1,
+};
+
+/* Past a raw string whose quote (or Rust "#") is at i, its prefix word just before; 0 if none. */
+static size_t
+raw_before(struct synlex *x, size_t i)
+{
+	size_t w = i;
+
+	while (w > 0 && synlex_is_word((unsigned char)x->s[w - 1]))
+		w--;
+	return w < i ? synlex_raw(x, w, i) : 0;
+}
+
+/*
+ * The index of the "}" matching a "{" just before i; the text's end with
+ * bad set if none.  Outside JavaScript nothing depends on the token before
+ * a byte, so runs of bytes that start nothing are stepped over at once and
+ * a raw string is recognised at its quote.
+ */
 size_t
 synlex_match_brace(struct synlex *x, size_t i)
 {
-	int depth = 1;
+	int depth = 1, fast = x->fam != SYNLEX_JS;
 	size_t j;
 
 	if (++x->nest > MAX_NEST)
 		return ran_out(x);
 	while (i < x->n && !x->bad) {
-		char c = x->s[i];
+		char c;
+		if (fast) {
+			while (i < x->n && !stops[(unsigned char)x->s[i]])
+				i++;
+			if (i == x->n)
+				break;
+			if ((x->s[i] == '"' || x->s[i] == '#') && (j = raw_before(x, i)) != 0) {
+				i = j;
+				continue;
+			}
+		}
+		c = x->s[i];
 		if ((j = synlex_skip(x, i)) != i) {
 			i = j;
 			continue;
 		}
-		if (synlex_is_word((unsigned char)c)) {
-			size_t raw;
+		if (!fast && synlex_is_word((unsigned char)c)) {
 			j = synlex_word_end(x, i);
-			if ((raw = synlex_raw(x, i, j)) != 0)
-				i = raw;
-			else {
-				synlex_saw_word(x, i, j);
-				i = j;
-			}
+			synlex_saw_word(x, i, j);
+			i = j;
 			continue;
 		}
 		if (c == '{')

@@ -143,23 +143,52 @@ is_wrapper(const char *type)
 	return 0;
 }
 
-/* Widen a definition node through its wrapper parents. */
+/*
+ * The parent of n, a node inside scope (not scope itself), found by walking
+ * down from scope: ts_node_parent walks down from the tree's root, through
+ * every top-level node before n.  ts_node_parent's answer when the walk
+ * loses n (zero-width nodes).
+ */
 static TSNode
-widen(TSNode n)
+parent_below(TSNode scope, TSNode n)
 {
-	TSNode p = ts_node_parent(n);
+	TSTreeCursor c = ts_tree_cursor_new(scope);
+	TSNode parent = scope;
+	uint32_t s = ts_node_start_byte(n), e = ts_node_end_byte(n);
+	int more = ts_tree_cursor_goto_first_child(&c), found = 0;
 
-	while (!ts_node_is_null(p) && is_wrapper(ts_node_type(p)) &&
-	       !ts_node_is_null(ts_node_parent(p))) {
+	while (more && !found) {
+		TSNode cur = ts_tree_cursor_current_node(&c);
+		if (ts_node_eq(cur, n))
+			found = 1;
+		else if (ts_node_start_byte(cur) <= s && e <= ts_node_end_byte(cur)) {
+			parent = cur;
+			more = ts_tree_cursor_goto_first_child(&c);
+		} else
+			more = ts_tree_cursor_goto_next_sibling(&c);
+	}
+	ts_tree_cursor_delete(&c);
+	return found ? parent : ts_node_parent(n);
+}
+
+/* Widen a definition node (inside scope, the node the query ran on) through its wrapper parents. */
+static TSNode
+widen(TSNode scope, TSNode n)
+{
+	TSNode p, root = ts_tree_root_node(n.tree);
+
+	while (!ts_node_eq(n, scope)) {
+		p = parent_below(scope, n);
+		if (ts_node_is_null(p) || ts_node_eq(p, root) || !is_wrapper(ts_node_type(p)))
+			break;
 		n = p;
-		p = ts_node_parent(n);
 	}
 	return n;
 }
 
 /* Add or merge one symbol (dedup on the name's position). */
 static void
-add_sym(struct sym **v, size_t *n, TSNode def, TSNode name, const char *kind)
+add_sym(struct sym **v, size_t *n, TSNode scope, TSNode def, TSNode name, const char *kind)
 {
 	uint32_t at = ts_node_start_byte(name);
 	size_t i;
@@ -170,7 +199,7 @@ add_sym(struct sym **v, size_t *n, TSNode def, TSNode name, const char *kind)
 				(*v)[i].kind = kind;
 			return;
 		}
-	def = widen(def);
+	def = widen(scope, def);
 	*v = xrealloc(*v, (*n + 1) * sizeof **v);
 	(*v)[*n].name_at = at;
 	(*v)[*n].start = ts_node_start_point(def).row;
@@ -203,7 +232,7 @@ collect_range(TSQueryCursor *c, TSQuery *q, TSNode root, uint32_t from, uint32_t
 				name = m.captures[i].node;
 		}
 		if (kind && !ts_node_is_null(def) && !ts_node_is_null(name))
-			add_sym(v, n, def, name, kind);
+			add_sym(v, n, root, def, name, kind);
 	}
 }
 
@@ -229,6 +258,8 @@ collect(const struct syn_lang *lang, TSQuery *q, TSNode root, struct sym **v)
 	if (ts_tree_cursor_goto_first_child(&tc)) {
 		do {
 			TSNode top = ts_tree_cursor_current_node(&tc);
+			if (ts_node_child_count(top) == 0)
+				continue; /* a comment: nothing to match */
 			if (synbody_find(lang->name, top, SYNBODY_OUTLINE, &from, &to))
 				collect_range(c, q, top, ts_node_start_byte(top), from, v, &n);
 			else

@@ -89,7 +89,7 @@ git_commit_all(const char *dir)
 {
 	char cmd[4096];
 
-	snprintf(cmd, sizeof cmd, "cd '%s' && git init -q && git add -A && git -c user.name=b "
+	snprintf(cmd, sizeof cmd, "cd '%s' && git init -q && git add -A && git -c gc.auto=0 -c user.name=b "
 		 "-c user.email=b@b commit -qm base >/dev/null 2>&1", dir);
 	return system(cmd);
 }
@@ -483,7 +483,7 @@ main(int argc, char **argv)
 	}
 	if (!mkdtemp(tmp))
 		return 1;
-	printf("git and code intelligence (median; %s)\n", argc > 2 ? argv[2] : "this machine");
+	printf("git and code intelligence (median)\n");
 	if (argc < 3 || strstr(argv[2], "checkpoint"))
 		bench_checkpoint(tmp);
 	if (argc < 3 || strstr(argv[2], "outline"))
