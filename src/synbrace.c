@@ -206,6 +206,21 @@ body_plausible(const struct synlex *x, size_t from, size_t to)
 }
 
 /*
+ * Leave out the body whose "{" is at i (a top-level one only when it looks
+ * whole): the index after its "}", or 0 when that ends the scan.
+ */
+static size_t
+body_hole(struct synlex *x, struct synskel_holes *h, size_t i, int top_level)
+{
+	size_t j = synlex_match_brace(x, i + 1);
+
+	if (x->bad || (top_level && !body_plausible(x, i + 1, j)))
+		return 0;
+	synskel_hole(h, (uint32_t)(i + 1), (uint32_t)j);
+	return j + 1;
+}
+
+/*
  * The scan proper.  Trouble (a construct running to the end, a brace that
  * closes nothing, a conditional directive inside a body, an implausible
  * body) ends it: the holes found before stand, the rest is parsed whole.
@@ -246,12 +261,9 @@ scan(struct synlex *x, struct synskel_holes *h)
 			continue;
 		}
 		if (c == '{' && hd.paren > 0 && hd.pready && x->fam == SYNLEX_JS) {
-			j = synlex_match_brace(x, i + 1); /* a callback's body */
-			if (x->bad)
+			if ((i = body_hole(x, h, i, 0)) == 0) /* a callback's body */
 				return;
-			synskel_hole(h, (uint32_t)(i + 1), (uint32_t)j);
 			hd.pready = 0;
-			i = j + 1;
 			continue;
 		}
 		if (hd.paren > 0 && c == '=' && i + 1 < x->n && x->s[i + 1] == '>') {
@@ -276,11 +288,8 @@ scan(struct synlex *x, struct synskel_holes *h)
 				classify(x, &hd, depth ? (enum kind)kinds[depth - 1] : K_TOP);
 			head_reset(&hd);
 			if (k == K_BODY) {
-				j = synlex_match_brace(x, i + 1);
-				if (x->bad || (depth == 0 && !body_plausible(x, i + 1, j)))
+				if ((i = body_hole(x, h, i, depth == 0)) == 0)
 					return;
-				synskel_hole(h, (uint32_t)(i + 1), (uint32_t)j);
-				i = j + 1;
 				continue;
 			}
 			if (depth == MAX_LEVELS)
