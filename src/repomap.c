@@ -174,8 +174,7 @@ fentry_take(struct fentry *f, struct rmcache_rec *r)
 
 /* (Re)fill f: from the disk cache when it is current there, else read and extract. */
 static void
-fentry_fill(struct fentry *f, const struct stat *st, const struct syn_lang *lang,
-	    uint64_t stamp)
+fentry_fill(struct fentry *f, const struct stat *st, uint64_t stamp)
 {
 	struct rmcache_rec r = { f->abs, 0, 0, 0, 0, NULL, 0, NULL, 0 };
 	struct buf text = BUF_INIT;
@@ -198,19 +197,16 @@ fentry_fill(struct fentry *f, const struct stat *st, const struct syn_lang *lang
 		r.skipped = 1;
 	else if (minified(text.data, text.len))
 		r.skipped = 2;
-	else if (!strcmp(lang->name, "c")) /* a .h header may be C++ */
+	else /* by its name, and a .h header by its text (C or C++) */
 		rmextract_file(syn_lang_for_file(f->rel, text.data, text.len), text.data, text.len,
 			       &r);
-	else
-		rmextract_file(lang, text.data, text.len, &r);
 	fentry_take(f, &r);
 	buf_release(&text);
 }
 
 /* The entry for abs: the cached one when (mtime, size) still match, else refilled. */
 static struct fentry *
-lookup(const char *abs, const char *rel, const struct stat *st, const struct syn_lang *lang,
-       uint64_t stamp)
+lookup(const char *abs, const char *rel, const struct stat *st, uint64_t stamp)
 {
 	size_t *slot = smap_get(&cache.index, abs, 0);
 	struct fentry *f = slot ? cache.v[*slot] : NULL;
@@ -233,7 +229,7 @@ lookup(const char *abs, const char *rel, const struct stat *st, const struct syn
 		cache.v[cache.n] = f;
 		*smap_get(&cache.index, f->abs, 1) = cache.n++;
 	}
-	fentry_fill(f, st, lang, stamp);
+	fentry_fill(f, st, stamp);
 	return f;
 }
 
@@ -263,7 +259,7 @@ visit(const char *abs, const char *rel, const struct stat *st, void *arg)
 		b->big++;
 		return 0;
 	}
-	f = lookup(abs, rel, st, lang, stamp);
+	f = lookup(abs, rel, st, stamp);
 	f->gen = cache.gen;
 	if (f->skipped) {
 		b->binary += f->skipped == 1;
