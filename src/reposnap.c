@@ -356,20 +356,28 @@ seed_index(struct reposnap *s, git_index **idx, struct reposnap_scope *skips,
 	return 0;
 }
 
-/* Hash again what status says differs from the index, add untracked files. */
+/* Status of the working tree against the index, untracked files listed one by one. */
 static int
-apply_status(struct reposnap *s, git_index *idx, struct reposnap_scope *skips,
-	     struct buf *notes, struct err *e)
+workdir_status(struct reposnap *s, git_status_list **sl)
 {
 	git_status_options o;
-	git_status_list *sl;
-	size_t i, n;
 
 	git_status_options_init(&o, GIT_STATUS_OPTIONS_VERSION);
 	o.show = GIT_STATUS_SHOW_WORKDIR_ONLY;
 	o.flags = GIT_STATUS_OPT_INCLUDE_UNTRACKED | GIT_STATUS_OPT_RECURSE_UNTRACKED_DIRS |
 		  GIT_STATUS_OPT_EXCLUDE_SUBMODULES;
-	if (git_status_list_new(&sl, s->git, &o) < 0)
+	return git_status_list_new(sl, s->git, &o);
+}
+
+/* Hash again what status says differs from the index, add untracked files. */
+static int
+apply_status(struct reposnap *s, git_index *idx, struct reposnap_scope *skips,
+	     struct buf *notes, struct err *e)
+{
+	git_status_list *sl;
+	size_t i, n;
+
+	if (workdir_status(s, &sl) < 0)
 		return reposnap_gerr(e, "checkpoint: read the working tree status");
 	n = git_status_list_entrycount(sl);
 	for (i = 0; i < n; i++) {
@@ -431,15 +439,10 @@ make_base(struct reposnap *s, const long long st4[4])
 static int
 status_paths(struct reposnap *s, struct reposnap_scope *paths)
 {
-	git_status_options o;
 	git_status_list *sl;
 	size_t i, n;
 
-	git_status_options_init(&o, GIT_STATUS_OPTIONS_VERSION);
-	o.show = GIT_STATUS_SHOW_WORKDIR_ONLY;
-	o.flags = GIT_STATUS_OPT_INCLUDE_UNTRACKED | GIT_STATUS_OPT_RECURSE_UNTRACKED_DIRS |
-		  GIT_STATUS_OPT_EXCLUDE_SUBMODULES;
-	if (git_status_list_new(&sl, s->git, &o) < 0)
+	if (workdir_status(s, &sl) < 0)
 		return -1;
 	n = git_status_list_entrycount(sl);
 	for (i = 0; i < n; i++) {
