@@ -32,12 +32,7 @@
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 : "${HEARTH_BIN:=$ROOT/hearth}"
-if [ -z "${FIXTURES:-}" ]; then
-	for d in "$ROOT/../shared/fixtures/llama-server" "$ROOT/tests/net/fixtures"; do
-		if [ -d "$d" ]; then FIXTURES=$(cd "$d" && pwd); break; fi
-	done
-fi
-: "${FIXTURES:=}"
+. "$ROOT/tests/find_fixtures.sh"
 : "${BENCH_RUNS:=50}"
 : "${BENCH_P_RUNS:=10}"
 export HEARTH_BIN FIXTURES BENCH_RUNS BENCH_P_RUNS

@@ -27,12 +27,7 @@
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 : "${HEARTH_BIN:=$ROOT/hearth}"
-if [ -z "${FIXTURES:-}" ]; then
-	for d in "$ROOT/../shared/fixtures/llama-server" "$ROOT/tests/net/fixtures"; do
-		if [ -d "$d" ]; then FIXTURES=$(cd "$d" && pwd); break; fi
-	done
-fi
-: "${FIXTURES:=}"
+. "$ROOT/tests/find_fixtures.sh"
 : "${HEARTH_BENCH_SERVER:=}"
 export HEARTH_BIN FIXTURES HEARTH_BENCH_SERVER
 unset ANTHROPIC_API_KEY HEARTH_SERVER http_proxy https_proxy HTTP_PROXY HTTPS_PROXY \
@@ -83,6 +78,19 @@ def start_mock(scenario, log):
     return p, int(line.split()[1])
 
 
+def run_line_session(p, port, repo, name, turns):
+    """Send `turns` tasks to hearth --line in repo against the mock p, then stop the mock."""
+    tasks = "".join("task %d: look at hello.c and sum it up\n" % (i + 1) for i in range(turns))
+    try:
+        subprocess.run([HEARTH, "--line", "--server", "http://127.0.0.1:%d" % port], input=tasks,
+                       cwd=repo, env=env_for(name), stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL, text=True, timeout=180)
+    except subprocess.TimeoutExpired:
+        print("  (hearth timed out)")
+    p.terminate()
+    p.wait(timeout=10)
+
+
 def mock_session(name, hide_template):
     with open(SCEN) as f:
         sc = json.load(f)
@@ -97,15 +105,7 @@ def mock_session(name, hide_template):
         print("  the mock did not start")
         return None
     repo = make_repo(name)
-    tasks = "".join("task %d: look at hello.c and sum it up\n" % (i + 1) for i in range(TURNS))
-    try:
-        subprocess.run([HEARTH, "--line", "--server", "http://127.0.0.1:%d" % port], input=tasks,
-                       cwd=repo, env=env_for(name), stdout=subprocess.DEVNULL,
-                       stderr=subprocess.DEVNULL, text=True, timeout=180)
-    except subprocess.TimeoutExpired:
-        print("  (hearth timed out)")
-    p.terminate()
-    p.wait(timeout=10)
+    run_line_session(p, port, repo, name, TURNS)
     rows = []
     with open(log) as f:
         for l in f:
@@ -171,15 +171,7 @@ def load_session(name, defer):
     os.makedirs(os.path.join(repo, ".hearth"), exist_ok=True)
     with open(os.path.join(repo, ".hearth", "settings.json"), "w") as f:
         json.dump({"defer_tools": defer}, f)
-    tasks = "".join("task %d: look at hello.c and sum it up\n" % (i + 1) for i in range(LT))
-    try:
-        subprocess.run([HEARTH, "--line", "--server", "http://127.0.0.1:%d" % port], input=tasks,
-                       cwd=repo, env=env_for(name), stdout=subprocess.DEVNULL,
-                       stderr=subprocess.DEVNULL, text=True, timeout=180)
-    except subprocess.TimeoutExpired:
-        print("  (hearth timed out)")
-    p.terminate()
-    p.wait(timeout=10)
+    run_line_session(p, port, repo, name, LT)
     rows, after = [], None
     with open(log) as f:
         recs = [json.loads(l) for l in f]
