@@ -32,16 +32,16 @@ OPT := -O2 -g -D_FORTIFY_SOURCE=2 -fstack-protector-strong
 LDOPT := -Wl,--as-needed -Wl,-O1
 endif
 
-CFLAGS_ALL := $(WARN) $(OPT) $(DEFS) -Isrc -Itools -Iui $(PKG_CFLAGS) $(CFLAGS)
+CFLAGS_ALL := $(WARN) $(OPT) $(DEFS) -Isrc -I. $(PKG_CFLAGS) $(CFLAGS)
 LDFLAGS_ALL := $(LDOPT) $(LDFLAGS)
-# -pthread: the one worker thread (src/work.h)
+# -pthread: the one worker thread (src/io/work.h)
 LIBS := $(PKG_LIBS) -lm -pthread
 
 # Grammar objects are built once, without sanitizers, and shared by every mode.
 GRAMMAR_OBJS :=
 -include $(wildcard mk/*.mk)
 
-CORE_SRC := $(filter-out src/main.c,$(wildcard src/*.c)) $(wildcard tools/*.c) $(wildcard ui/*.c)
+CORE_SRC := $(wildcard src/*/*.c) $(wildcard tools/*.c) $(wildcard ui/*/*.c)
 CORE_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(CORE_SRC))
 MAIN_OBJ := $(BUILD)/obj/src/main.o
 LIB      := $(BUILD)/libhearth.a
@@ -123,7 +123,7 @@ bootstrap:
 	@sh mk/bootstrap.sh
 
 lint:
-	@sh mk/lint.sh "$(CC) $(WARN) $(DEFS) -Isrc -Itools -Iui $(PKG_CFLAGS)"
+	@sh mk/lint.sh "$(CC) $(WARN) $(DEFS) -Isrc -I. $(PKG_CFLAGS)"
 
 clean:
 	rm -rf build build-asan hearth

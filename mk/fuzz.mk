@@ -21,10 +21,10 @@ FUZZ_TIME  ?= 20
 FUZZ_DIR   := build-fuzz
 FUZZ_NAMES := sse oai toolparse
 FUZZ_BINS  := $(patsubst %,$(FUZZ_DIR)/fuzz_%,$(FUZZ_NAMES))
-FUZZ_SRC   := src/sse.c src/oai.c src/json.c src/toolparse.c src/buf.c src/str.c \
-	src/err.c src/xmalloc.c src/llm.c
-FUZZ_HDR   := src/sse.h src/oai.h src/json.h src/toolparse.h src/buf.h src/str.h \
-	src/err.h src/xmalloc.h src/llm.h
+FUZZ_SRC   := src/io/sse.c src/llm/openai.c src/base/json.c src/llm/textcall.c src/base/buf.c src/base/str.c \
+	src/base/err.c src/base/xmalloc.c src/llm/event.c
+FUZZ_HDR   := src/io/sse.h src/llm/openai.h src/base/json.h src/llm/textcall.h src/base/buf.h src/base/str.h \
+	src/base/err.h src/base/xmalloc.h src/llm/event.h
 # clang counts buf_vaddf's vsnprintf(fmt) as a non-literal format; gcc does not.
 FUZZ_FLAGS := -Wno-format-nonliteral -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer

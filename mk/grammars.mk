@@ -10,7 +10,7 @@
 #   all objects  ->  build/grammars/libgrammars.a  =  $(GRAMMAR_OBJS)
 #
 # GRAMMAR_OBJS is an archive so a binary links only the grammars it references
-# (unit tests that never call syn get none).  Objects live in build/grammars
+# (unit tests that never call code_ get none).  Objects live in build/grammars
 # whatever BUILD/MODE say: third-party generated code is built once, without
 # sanitizers or -Werror.  The cache (.cache/grammars, ignored by git) is
 # keyed by package and version, so a second `make` fetches nothing.

@@ -6,7 +6,7 @@
 #       npm pack SPEC (no install scripts), keep the tarball as CACHE/DIR.tgz
 #       and unpack it to CACHE/DIR/ with a CACHE/DIR/.hearth-ok stamp.
 #   sh mk/grammars.sh embed OUT LANG KIND "FILE..." [LANG KIND "FILE..."]...
-#       write OUT (C source) defining `const char syn_q_LANG_KIND[]`, the
+#       write OUT (C source) defining `const char code_q_LANG_KIND[]`, the
 #       concatenation of FILE... with a terminating NUL.  Empty lists give "".
 #
 # Invariants: every file lands under a temporary name inside the destination
@@ -82,7 +82,7 @@ embed() {
 		echo "/* Each array is a tree-sitter query (.scm) text, NUL-terminated. */"
 		while [ $# -ge 3 ]; do
 			# shellcheck disable=SC2086 # the file list is space-separated on purpose
-			emit_array "syn_q_$1_$2" $3
+			emit_array "code_q_$1_$2" $3
 			shift 3
 		done
 	} >"$tmpout"

@@ -5,7 +5,7 @@
 # 1. Every header in src/ tools/ ui/ compiles on its own (it includes what
 #    it uses).
 # 2. Layering: src/ (except src/main.c) and tools/ include nothing from ui/;
-#    only ui/term_curses.c includes curses; ui/ includes neither http.h nor
+#    only ui/term/curses.c includes curses; ui/ includes neither http.h nor
 #    proc.h.
 # 3. Banned functions (as git's banned.h): sprintf, vsprintf, strcpy,
 #    strcat, gets — in src/ tools/ ui/ tests/.
@@ -13,7 +13,7 @@
 # there was any, 0 otherwise.  Comments are not parsed: a banned call in a
 # comment counts too, so write "sprintf" without the parenthesis there.
 set -u
-cc=${1:-cc -std=c11 -Isrc -Itools -Iui}
+cc=${1:-cc -std=c11 -Isrc -I.}
 bad=0
 tmp=$(mktemp) || exit 2
 trap 'rm -f "$tmp"' EXIT
@@ -51,11 +51,8 @@ includes() {
 	grep -HnE "^[[:space:]]*#[[:space:]]*include[[:space:]]*[<\"]($re)[>\"]" "$@"
 }
 
-# Names of ui/ headers as an ERE alternative ("ui/x.h|x.h|...").
+# ui/ headers are included with their folder ("ui/view/grid.h").
 ui_re="ui/[^\">]*"
-for h in $(files '*.h' ui); do
-	ui_re="$ui_re|$(basename "$h" | sed 's/[.]/[.]/g')"
-done
 
 # 2. Layering.
 core=$(files '*.[ch]' src | grep -v '^src/main[.]c$')
@@ -69,13 +66,13 @@ ui_files=$(files '*.[ch]' ui)
 	includes "$ui_re" $tool_files | while IFS= read -r l; do
 		echo "lint: $l: tools/ must not include ui/"
 	done
-	# system headers only: <term.h> is ncurses', "term.h" is ours (ui/term.h)
+	# system headers only: <term.h> is ncurses', "ui/term/term.h" is ours
 	grep -HnE '^[[:space:]]*#[[:space:]]*include[[:space:]]*<(([^>]*/)?n?curses(w)?[.]h|ncursesw/[^>]*|term[.]h)>' \
 		/dev/null $core $tool_files $ui_files |
-		grep -v '^ui/term_curses[.]c:' | while IFS= read -r l; do
-			echo "lint: $l: only ui/term_curses.c may include curses"
+		grep -v '^ui/term/curses[.]c:' | while IFS= read -r l; do
+			echo "lint: $l: only ui/term/curses.c may include curses"
 		done
-	includes '(src/)?(http|proc)[.]h' $ui_files | while IFS= read -r l; do
+	includes 'io/(http|proc)[.]h' $ui_files | while IFS= read -r l; do
 		echo "lint: $l: ui/ must not include http.h or proc.h"
 	done
 } >"$tmp"

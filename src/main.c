@@ -2,7 +2,7 @@
  * main: the modes.  Start-up stays lazy so `hearth --version` costs little
  * more than the dynamic loader: arguments are parsed first, and the loop,
  * curl, the settings files and the tools are only touched once a run needs
- * them (run.c).  Print mode lives in printrun.c, the sessions in repl.c.
+ * them (front/run.c).  Print mode lives in front/print.c, the sessions in front/line.c.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -14,15 +14,15 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "log.h"
-#include "loop.h"
-#include "repl.h"
-#include "app.h"
-#include "picker.h"
-#include "sesscli.h"
+#include "base/log.h"
+#include "io/loop.h"
+#include "front/line.h"
+#include "ui/app/app.h"
+#include "ui/app/picker.h"
+#include "front/sessions.h"
 
-#include "printrun.h"
-#include "run.h"
+#include "front/print.h"
+#include "front/run.h"
 
 /* Read the task from stdin (bounded) when it is not a terminal. */
 static int
@@ -42,13 +42,13 @@ read_stdin_task(struct buf *task)
 
 /* Interactive session: the full screen on a terminal, else (or with --line) line mode. */
 static int
-run_interactive(struct cli *o)
+run_interactive(struct front_cli *o)
 {
-	struct run r;
-	struct repl_deps d = { 0 };
+	struct front_run r;
+	struct front_line_deps d = { 0 };
 	int code;
 
-	if ((code = run_open(&r, o)) >= 0)
+	if ((code = front_run_open(&r, o)) >= 0)
 		return code;
 	loop_set_before_sleep(r.loop, NULL, NULL);
 	d.loop = r.loop;
@@ -58,7 +58,7 @@ run_interactive(struct cli *o)
 	d.tools = r.tools;
 	d.ntools = r.ntools;
 	d.system = "";
-	d.prompt = run_prompt_text;
+	d.prompt = front_run_prompt_text;
 	d.prompt_arg = &r;
 	d.in_fd = STDIN_FILENO;
 	d.out_fd = STDOUT_FILENO;
@@ -72,8 +72,8 @@ run_interactive(struct cli *o)
 	if (o->tui || (!o->line && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO)))
 		code = app_run(&d); /* 1: the terminal could not be taken over, d untouched */
 	if (code == 1 && !o->tui)
-		code = repl_run(&d);
-	run_release(&r);
+		code = front_line_run(&d);
+	front_run_release(&r);
 	return code;
 }
 
@@ -85,8 +85,8 @@ print_stats(void)
 	struct err e = ERR_INIT;
 	int code = 0;
 
-	run_state_dir(&dir);
-	if (escalate_stats(dir.data, &out, &e) < 0) {
+	front_run_state_dir(&dir);
+	if (route_escalate_stats(dir.data, &out, &e) < 0) {
 		fprintf(stderr, "hearth: %s\n", e.msg);
 		code = 1;
 	} else {
@@ -101,7 +101,7 @@ print_stats(void)
 int
 main(int argc, char **argv)
 {
-	struct cli o;
+	struct front_cli o;
 	const char *logp;
 	char chosen[64];
 	int code;
@@ -109,7 +109,7 @@ main(int argc, char **argv)
 	memset(&o, 0, sizeof o);
 	o.thinking = -1;
 	buf_init(&o.task, 0);
-	if ((code = cli_parse(argc, argv, &o)) >= 0)
+	if ((code = front_cli_parse(argc, argv, &o)) >= 0)
 		goto out;
 	logp = o.log_path ? o.log_path : getenv("HEARTH_LOG");
 	if (logp && *logp) {
@@ -119,7 +119,7 @@ main(int argc, char **argv)
 			fprintf(stderr, "hearth: %s (continuing without a log)\n", e.msg);
 	}
 	if (o.export_session) {
-		code = sesscli_export(&o);
+		code = front_sessions_export(&o);
 		goto out;
 	}
 	if (o.stats) {
@@ -127,22 +127,22 @@ main(int argc, char **argv)
 		goto out;
 	}
 	if (o.resume && !o.resume_id && (code = !o.print && !o.line && isatty(STDIN_FILENO) &&
-	    isatty(STDOUT_FILENO) ? picker_main(&o, chosen, sizeof chosen)
-	    : sesscli_pick(&o, chosen, sizeof chosen)) >= 0)
+	    isatty(STDOUT_FILENO) ? app_picker_main(&o, chosen, sizeof chosen)
+	    : front_sessions_pick(&o, chosen, sizeof chosen)) >= 0)
 		goto out;
 	if (!o.print) {
 		code = run_interactive(&o);
 		goto out;
 	}
 	if (!o.task.len && read_stdin_task(&o.task) < 0) {
-		code = CLI_EXIT_USAGE;
+		code = FRONT_CLI_EXIT_USAGE;
 		goto out;
 	}
 	if (!o.task.len) {
-		code = cli_usage_error("%s", "no task: pass it as arguments (hearth -p \"task\") or on stdin");
+		code = front_cli_usage_error("%s", "no task: pass it as arguments (hearth -p \"task\") or on stdin");
 		goto out;
 	}
-	code = printrun_main(&o);
+	code = front_print_main(&o);
 out:
 	buf_release(&o.task);
 	log_close();

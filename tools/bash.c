@@ -26,11 +26,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "loop.h"
-#include "proc.h"
-#include "sanitize.h"
-#include "tool.h"
-#include "xmalloc.h"
+#include "io/loop.h"
+#include "io/proc.h"
+#include "base/sanitize.h"
+#include "llm/tool.h"
+#include "base/xmalloc.h"
 
 #define BASH_KEEP (50 * 1024)            /* bytes of output shown to the model */
 #define BASH_SAVE_MAX ((uint64_t)256 << 20) /* the save file stops growing here */

@@ -1,9 +1,9 @@
-/* shellro: read-only shell command recognition (see shellro.h). */
-#include "shellro.h"
+/* tool_bash_readonly: read-only shell command recognition (see tools/bash_readonly.h). */
+#include "tools/bash_readonly.h"
 
 #include <string.h>
 
-static const char *const shellro_cmds[] = {
+static const char *const tool_bash_readonly_cmds[] = {
 	"ls", "cat", "head", "tail", "wc", "grep", "egrep", "fgrep", "rg", "ag", "find", "fd",
 	"pwd", "echo", "printf", "which", "type", "file", "stat", "du", "df", "tree", "cut",
 	"sort", "uniq", "tr", "diff", "cmp", "env", "date", "uname", "true", "false", "test",
@@ -11,14 +11,14 @@ static const char *const shellro_cmds[] = {
 	"sha256sum", "xxd", "od", "hexdump", "strings", "whoami", "id", "hostname",
 };
 
-static const char *const shellro_git[] = {
+static const char *const tool_bash_readonly_git[] = {
 	"status", "diff", "log", "show", "blame", "grep", "ls-files", "rev-parse", "describe",
 	"shortlog", "ls-tree", "cat-file",
 };
 
 /* Whether word (n bytes) is in the list. */
 static int
-shellro_in(const char *word, size_t n, const char *const *list, size_t count)
+tool_bash_readonly_in(const char *word, size_t n, const char *const *list, size_t count)
 {
 	size_t i;
 
@@ -30,7 +30,7 @@ shellro_in(const char *word, size_t n, const char *const *list, size_t count)
 
 /* Skip blanks. */
 static const char *
-shellro_blank(const char *p)
+tool_bash_readonly_blank(const char *p)
 {
 	while (*p == ' ' || *p == '\t' || *p == '\n')
 		p++;
@@ -39,12 +39,12 @@ shellro_blank(const char *p)
 
 /* One simple command [p, end): its first word (and git's subcommand) must be known. */
 static int
-shellro_simple(const char *p, const char *end)
+tool_bash_readonly_simple(const char *p, const char *end)
 {
 	const char *w;
 	size_t n;
 
-	p = shellro_blank(p);
+	p = tool_bash_readonly_blank(p);
 	if (p >= end)
 		return 1; /* empty (e.g. trailing ';') */
 	w = p;
@@ -52,19 +52,19 @@ shellro_simple(const char *p, const char *end)
 		p++;
 	n = (size_t)(p - w);
 	if (n == 3 && memcmp(w, "git", 3) == 0) {
-		p = shellro_blank(p);
+		p = tool_bash_readonly_blank(p);
 		w = p;
 		while (p < end && *p != ' ' && *p != '\t' && *p != '\n')
 			p++;
-		return shellro_in(w, (size_t)(p - w), shellro_git,
-				  sizeof shellro_git / sizeof shellro_git[0]);
+		return tool_bash_readonly_in(w, (size_t)(p - w), tool_bash_readonly_git,
+				  sizeof tool_bash_readonly_git / sizeof tool_bash_readonly_git[0]);
 	}
-	return shellro_in(w, n, shellro_cmds, sizeof shellro_cmds / sizeof shellro_cmds[0]);
+	return tool_bash_readonly_in(w, n, tool_bash_readonly_cmds, sizeof tool_bash_readonly_cmds / sizeof tool_bash_readonly_cmds[0]);
 }
 
 /* Split on ; | & and newlines; refuse redirections and substitutions outright. */
 int
-shellro_is_read_only(const char *command)
+tool_bash_readonly_is_read_only(const char *command)
 {
 	const char *p = command, *start = command;
 
@@ -78,7 +78,7 @@ shellro_is_read_only(const char *command)
 			return 0; /* find -delete / -exec, sort -o: read-only commands that write */
 	for (;; p++) {
 		if (*p == ';' || *p == '|' || *p == '&' || *p == '\n' || *p == '\0') {
-			if (!shellro_simple(start, p))
+			if (!tool_bash_readonly_simple(start, p))
 				return 0;
 			if (*p == '\0')
 				return 1;

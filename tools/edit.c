@@ -15,12 +15,12 @@
  * the line most similar (bigram Dice coefficient) to its first non-blank
  * line, with line numbers, so the model can repair its call.
  *
- * After the change is made, the syntax check (synchk) compares the file's
+ * After the change is made, the syntax check (code_check) compares the file's
  * parse errors before and after: a change that adds errors gets a note
  * with their lines appended to the result, or, when env->syntax_reject is
  * set, is refused before anything is written.
  *
- * The stale-write guard (env->stale, see stale.h) refuses to edit a file
+ * The stale-write guard (env->stale, see tools/stale.h) refuses to edit a file
  * the agent has not read, or one that changed on disk since it last read
  * or wrote it; a successful edit updates the record, so edits in a row work.
  */
@@ -30,15 +30,15 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "diff.h"
-#include "fsutil.h"
-#include "repo.h"
-#include "stale.h"
-#include "str.h"
-#include "synchk.h"
-#include "tool.h"
-#include "ws.h"
-#include "xmalloc.h"
+#include "base/diff.h"
+#include "base/fs.h"
+#include "repo/repo.h"
+#include "tools/stale.h"
+#include "base/str.h"
+#include "code/check.h"
+#include "llm/tool.h"
+#include "base/workspace.h"
+#include "base/xmalloc.h"
 
 #define EDIT_MAX_FILE (32u << 20)
 #define EDIT_SHOW_MATCHES 10 /* line numbers listed for ambiguous matches */
@@ -221,7 +221,7 @@ quote(struct buf *out, const struct str *lines, size_t from, size_t to)
 		while (n < lines[i].len && n > 0 && ((unsigned char)lines[i].p[n] & 0xC0) == 0x80)
 			n--;
 		buf_addf(out, "\n%6zu\t", i + 1);
-		fsutil_add_utf8(out, lines[i].p, n);
+		fs_add_utf8(out, lines[i].p, n);
 		if (n < lines[i].len)
 			buf_adds(out, " [...]");
 	}
@@ -318,11 +318,11 @@ commit(struct tool_job *job, const char *abs, const struct edit *ed, const struc
 	buf_add(&all, body->data, body->len);
 	if (job->env->repo) /* so /undo can restore it, in git or not */
 		repo_note_file(job->env->repo, abs, NULL);
-	rc = fsutil_write_atomic(abs, all.data, all.len, &e);
+	rc = fs_write_atomic(abs, all.data, all.len, &e);
 	if (rc < 0)
 		tool_job_fail(job, "%s", e.msg);
 	else
-		stale_wrote(job->env->stale, abs, all.data, all.len);
+		tool_stale_wrote(job->env->stale, abs, all.data, all.len);
 	buf_release(&all);
 	return rc;
 }
@@ -356,7 +356,7 @@ write_checked(struct tool_job *job, const char *abs, const struct edit *ed,
 	      const struct buf *body, size_t count)
 {
 	struct buf note = BUF_INIT;
-	int worse = synchk_check(ed->rel, ed->raw.data, ed->raw.len, body->data, body->len,
+	int worse = code_check_check(ed->rel, ed->raw.data, ed->raw.len, body->data, body->len,
 				 &note);
 
 	if (worse && job->env->syntax_reject)
@@ -447,7 +447,7 @@ load(struct tool_job *job, const char *abs, struct edit *ed)
 		tool_job_fail(job, "%s", e.msg);
 		return -1;
 	}
-	if (fsutil_is_binary(ed->raw.data, ed->raw.len)) {
+	if (fs_is_binary(ed->raw.data, ed->raw.len)) {
 		tool_job_fail(job, "%s is a binary file; edit works on text files only", ed->rel);
 		return -1;
 	}
@@ -463,8 +463,8 @@ load_and_apply(struct tool_job *job, const char *abs, struct edit *ed)
 {
 	struct err e = ERR_INIT;
 
-	ed->rel = ws_rel(job->env->root, abs);
-	if (stale_check(job->env->stale, abs, ed->rel, "editing", &e) < 0)
+	ed->rel = workspace_rel(job->env->root, abs);
+	if (tool_stale_check(job->env->stale, abs, ed->rel, "editing", &e) < 0)
 		tool_job_fail(job, "%s", e.msg);
 	else if (load(job, abs, ed) == 0)
 		apply(job, abs, ed);
@@ -493,7 +493,7 @@ edit_start(struct tool_job *job, const cJSON *args)
 			      "a file, use write)");
 	else if (!strcmp(ed.old_text, ed.new_text))
 		tool_job_fail(job, "old_text and new_text are identical; nothing to change");
-	else if (ws_resolve(job->env->root, job->env->allow_outside, path->valuestring, &abs,
+	else if (workspace_resolve(job->env->root, job->env->allow_outside, path->valuestring, &abs,
 			    &e) < 0)
 		tool_job_fail(job, "%s", e.msg);
 	else

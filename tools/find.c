@@ -1,7 +1,7 @@
 /*
  * find: list paths matching a glob under a directory.
  *
- * The walk (fsutil_walk) yields entries in sorted order, skipping .git and
+ * The walk (fs_walk) yields entries in sorted order, skipping .git and
  * .gitignore'd paths.  Each entry's path is tried against the pattern
  * twice: relative to the searched directory and relative to the workspace
  * root, so both find{"*.c", path:"src"} and find{"src/ ** / *.c"} (without
@@ -12,9 +12,9 @@
 #include <errno.h>
 #include <string.h>
 
-#include "fsutil.h"
-#include "tool.h"
-#include "ws.h"
+#include "base/fs.h"
+#include "llm/tool.h"
+#include "base/workspace.h"
 
 #define FIND_MAX_RESULTS 500
 #define FIND_MAX_OUT (50 * 1024)
@@ -48,13 +48,13 @@ visit(const char *abs, const char *rel, const struct stat *st, void *arg)
 	size_t before = out->len;
 	int dir = S_ISDIR(st->st_mode);
 
-	if (!fsutil_glob_match(f->pattern, rel_to_start(f, abs)) &&
-	    !fsutil_glob_match(f->pattern, rel))
+	if (!fs_glob_match(f->pattern, rel_to_start(f, abs)) &&
+	    !fs_glob_match(f->pattern, rel))
 		return 0;
 	f->matches++;
 	if (f->capped)
 		return 0;
-	fsutil_add_utf8(out, rel, strlen(rel));
+	fs_add_utf8(out, rel, strlen(rel));
 	buf_adds(out, dir ? "/\n" : "\n");
 	if (f->shown >= FIND_MAX_RESULTS || out->len > FIND_MAX_OUT) {
 		buf_setlen(out, before);
@@ -75,7 +75,7 @@ line_break(struct buf *out)
 
 /* Final note: caps, walk limit, or "nothing found". */
 static void
-add_note(struct find *f, const char *where, const struct fsutil_walk *w)
+add_note(struct find *f, const char *where, const struct fs_walk *w)
 {
 	struct buf *out = &f->job->out;
 
@@ -102,7 +102,7 @@ find_start(struct tool_job *job, const cJSON *args)
 	const cJSON *pat = cJSON_GetObjectItemCaseSensitive(args, "pattern");
 	const cJSON *path = cJSON_GetObjectItemCaseSensitive(args, "path");
 	struct find f = { job, NULL, NULL, 0, 0, 0, 0 };
-	struct fsutil_walk w = { job->env->root, visit, &f, 0, 0, 0 };
+	struct fs_walk w = { job->env->root, visit, &f, 0, 0, 0 };
 	struct buf abs = BUF_INIT;
 	struct err e = ERR_INIT;
 	const char *where;
@@ -112,15 +112,15 @@ find_start(struct tool_job *job, const cJSON *args)
 		return;
 	}
 	f.pattern = pat->valuestring;
-	if (ws_resolve(job->env->root, job->env->allow_outside,
+	if (workspace_resolve(job->env->root, job->env->allow_outside,
 		       cJSON_IsString(path) ? path->valuestring : NULL, &abs, &e) < 0) {
 		tool_job_fail(job, "%s", e.msg);
 		goto out;
 	}
 	f.start = abs.data;
 	f.slen = abs.len;
-	where = ws_rel(job->env->root, abs.data);
-	if (fsutil_walk(&w, abs.data, &e) < 0) {
+	where = workspace_rel(job->env->root, abs.data);
+	if (fs_walk(&w, abs.data, &e) < 0) {
 		if (e.code == ENOENT)
 			tool_job_fail(job, "%s does not exist; use ls to see what is there", where);
 		else

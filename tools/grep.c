@@ -1,7 +1,7 @@
 /*
  * grep: search file contents under a path for a regex or a fixed string.
  *
- * The walk (fsutil_walk) yields entries in sorted order, skipping .git and
+ * The walk (fs_walk) yields entries in sorted order, skipping .git and
  * .gitignore'd paths.  Each regular file up to GREP_MAX_FILE that does not
  * look binary is read whole and scanned line by line; matches are written
  * as "path:line:text" until GREP_MAX_MATCHES or GREP_MAX_OUT, after which
@@ -15,9 +15,9 @@
 #include <string.h>
 #include <strings.h>
 
-#include "fsutil.h"
-#include "tool.h"
-#include "ws.h"
+#include "base/fs.h"
+#include "llm/tool.h"
+#include "base/workspace.h"
 
 #define GREP_MAX_MATCHES 200
 #define GREP_MAX_OUT (50 * 1024)
@@ -109,7 +109,7 @@ emit(struct grep *g, const char *rel, long no, const char *line, size_t n)
 			k--;
 	}
 	buf_addf(out, "%s:%ld:", rel, no);
-	fsutil_add_utf8(out, line, k);
+	fs_add_utf8(out, line, k);
 	if (k < n && !(k == n - 1 && line[k] == '\r'))
 		buf_adds(out, " [...]");
 	buf_addch(out, '\n');
@@ -151,7 +151,7 @@ visit(const char *abs, const char *rel, const struct stat *st, void *arg)
 
 	if (!S_ISREG(st->st_mode))
 		return 0;
-	if (g->glob && !fsutil_glob_match(g->glob, rel))
+	if (g->glob && !fs_glob_match(g->glob, rel))
 		return 0;
 	if (st->st_size > GREP_MAX_FILE) {
 		g->skipped_big++;
@@ -159,7 +159,7 @@ visit(const char *abs, const char *rel, const struct stat *st, void *arg)
 	}
 	buf_reset(&g->text);
 	if (buf_read_file(&g->text, abs, GREP_MAX_FILE, &e) < 0 ||
-	    fsutil_is_binary(g->text.data, g->text.len) ||
+	    fs_is_binary(g->text.data, g->text.len) ||
 	    memchr(g->text.data, '\0', g->text.len))
 		return 0;
 	scan(g, rel);
@@ -176,7 +176,7 @@ line_break(struct buf *out)
 
 /* Final note: caps, skipped files, or "no matches". */
 static void
-add_note(struct grep *g, const char *pattern, const char *where, const struct fsutil_walk *w)
+add_note(struct grep *g, const char *pattern, const char *where, const struct fs_walk *w)
 {
 	struct buf *out = &g->job->out;
 
@@ -228,11 +228,11 @@ compile(struct grep *g, const char *pattern, int literal)
 static void
 run(struct grep *g, const char *pattern, const char *abs)
 {
-	struct fsutil_walk w = { g->job->env->root, visit, g, 0, 0, 0 };
+	struct fs_walk w = { g->job->env->root, visit, g, 0, 0, 0 };
 	struct err e = ERR_INIT;
-	const char *where = ws_rel(g->job->env->root, abs);
+	const char *where = workspace_rel(g->job->env->root, abs);
 
-	if (fsutil_walk(&w, abs, &e) < 0) {
+	if (fs_walk(&w, abs, &e) < 0) {
 		if (e.code == ENOENT)
 			tool_job_fail(g->job, "%s does not exist; use ls or find to locate it", where);
 		else
@@ -263,7 +263,7 @@ grep_start(struct tool_job *job, const cJSON *args)
 		tool_job_fail(job, "grep needs a non-empty \"pattern\" (string)");
 		return;
 	}
-	if (ws_resolve(job->env->root, job->env->allow_outside,
+	if (workspace_resolve(job->env->root, job->env->allow_outside,
 		       cJSON_IsString(path) ? path->valuestring : NULL, &abs, &e) < 0) {
 		tool_job_fail(job, "%s", e.msg);
 	} else if (compile(&g, pat->valuestring,

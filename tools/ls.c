@@ -15,10 +15,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fsutil.h"
-#include "tool.h"
-#include "ws.h"
-#include "xmalloc.h"
+#include "base/fs.h"
+#include "llm/tool.h"
+#include "base/workspace.h"
+#include "base/xmalloc.h"
 
 #define LS_MAX_ENTRIES 1000
 #define LS_MAX_OUT (50 * 1024)
@@ -63,7 +63,7 @@ describe(struct buf *out, const char *name, const char *path)
 	char target[4096];
 	ssize_t n;
 
-	fsutil_add_utf8(out, name, strlen(name));
+	fs_add_utf8(out, name, strlen(name));
 	if (lstat(path, &st) < 0) {
 		buf_adds(out, "  (unreadable)\n");
 	} else if (S_ISDIR(st.st_mode)) {
@@ -71,7 +71,7 @@ describe(struct buf *out, const char *name, const char *path)
 	} else if (S_ISLNK(st.st_mode)) {
 		n = readlink(path, target, sizeof target - 1);
 		buf_adds(out, " -> ");
-		fsutil_add_utf8(out, target, n > 0 ? (size_t)n : 0);
+		fs_add_utf8(out, target, n > 0 ? (size_t)n : 0);
 		buf_addch(out, '\n');
 	} else if (S_ISREG(st.st_mode)) {
 		buf_addf(out, "  %jd bytes\n", (intmax_t)st.st_size);
@@ -125,12 +125,12 @@ ls_start(struct tool_job *job, const cJSON *args)
 	struct stat st;
 	const char *rel;
 
-	if (ws_resolve(job->env->root, job->env->allow_outside,
+	if (workspace_resolve(job->env->root, job->env->allow_outside,
 		       cJSON_IsString(path) ? path->valuestring : NULL, &abs, &e) < 0) {
 		tool_job_fail(job, "%s", e.msg);
 		goto out;
 	}
-	rel = ws_rel(job->env->root, abs.data);
+	rel = workspace_rel(job->env->root, abs.data);
 	if (lstat(abs.data, &st) < 0) {
 		if (errno == ENOENT)
 			tool_job_fail(job, "%s does not exist; use find to search for it", rel);

@@ -16,13 +16,13 @@
  *
  * Speed (make bench: a 5,000-line C file): parsing is most of the cost.
  * In languages whose functions hold no symbols worth listing (C, C++, Go,
- * Rust, Java) the bodies of functions are left out of the parse (synskel.h)
+ * Rust, Java) the bodies of functions are left out of the parse (code/skeleton.h)
  * and the query does not enter them: it runs once per top-level node,
  * over a function only up to its body.  A ".h" header is outlined as C++
- * when its text is (syn_lang_for_file).
+ * when its text is (code_lang_for_file).
  * The last OUTLINE_RESULTS answers are kept, keyed by the file's path,
  * device, inode, size and mtime (ns), so asking again about an unchanged
- * file costs a stat; fsutil's atomic writes give an edited file a new
+ * file costs a stat; fs's atomic writes give an edited file a new
  * inode, and any change moves its mtime.
  */
 #include <stdint.h>
@@ -32,14 +32,14 @@
 
 #include <tree_sitter/api.h>
 
-#include "fsutil.h"
-#include "str.h"
-#include "syn.h"
-#include "synbody.h"
-#include "synskel.h"
-#include "tool.h"
-#include "ws.h"
-#include "xmalloc.h"
+#include "base/fs.h"
+#include "base/str.h"
+#include "code/code.h"
+#include "code/bodies.h"
+#include "code/skeleton.h"
+#include "llm/tool.h"
+#include "base/workspace.h"
+#include "base/xmalloc.h"
 
 #define OUTLINE_MAX_SYMS 400 /* lines shown; the rest counted */
 #define OUTLINE_SIG_MAX 120  /* bytes of a signature */
@@ -107,10 +107,10 @@ kind_of(const char *cap, uint32_t len)
 
 /* The compiled query for lang (cached), or NULL when it has none. */
 static TSQuery *
-query_for(const struct syn_lang *lang)
+query_for(const struct code_lang *lang)
 {
 	static struct {
-		const struct syn_lang *lang;
+		const struct code_lang *lang;
 		TSQuery *q;
 	} cache[OUTLINE_CACHE];
 	const char *src = lang->tags;
@@ -127,7 +127,7 @@ query_for(const struct syn_lang *lang)
 	if (i == OUTLINE_CACHE)
 		i = 0; /* full: reuse a slot (never happens with the built-in table) */
 	cache[i].lang = lang;
-	cache[i].q = *src ? synskel_defs_query(lang, src) : NULL;
+	cache[i].q = *src ? code_skeleton_defs_query(lang, src) : NULL;
 	return cache[i].q;
 }
 
@@ -242,14 +242,14 @@ collect_range(TSQueryCursor *c, TSQuery *q, TSNode root, uint32_t from, uint32_t
  * over anything else whole.
  */
 static size_t
-collect(const struct syn_lang *lang, TSQuery *q, TSNode root, struct sym **v)
+collect(const struct code_lang *lang, TSQuery *q, TSNode root, struct sym **v)
 {
 	TSQueryCursor *c = ts_query_cursor_new();
 	size_t n = 0;
 	uint32_t from, to;
 	TSTreeCursor tc;
 
-	if (!synbody_any(lang->name, SYNBODY_OUTLINE)) {
+	if (!code_bodies_any(lang->name, CODE_BODIES_OUTLINE)) {
 		collect_range(c, q, root, 0, UINT32_MAX, v, &n);
 		ts_query_cursor_delete(c);
 		return n;
@@ -260,7 +260,7 @@ collect(const struct syn_lang *lang, TSQuery *q, TSNode root, struct sym **v)
 			TSNode top = ts_tree_cursor_current_node(&tc);
 			if (ts_node_child_count(top) == 0)
 				continue; /* a comment: nothing to match */
-			if (synbody_find(lang->name, top, SYNBODY_OUTLINE, &from, &to))
+			if (code_bodies_find(lang->name, top, CODE_BODIES_OUTLINE, &from, &to))
 				collect_range(c, q, top, ts_node_start_byte(top), from, v, &n);
 			else
 				collect_range(c, q, top, 0, UINT32_MAX, v, &n);
@@ -330,17 +330,17 @@ put_sym(struct buf *out, const struct sym *s, const char *text, const size_t *st
 	while (n < l.len && n > 0 && ((unsigned char)l.p[n] & 0xC0) == 0x80)
 		n--;
 	buf_addf(out, "%*s%u-%u %s ", 2 + s->depth * 2, "", s->start + 1, s->end + 1, s->kind);
-	fsutil_add_utf8(out, l.p, n);
+	fs_add_utf8(out, l.p, n);
 	buf_adds(out, n < l.len ? " ...\n" : "\n");
 }
 
 /* Parse, query, print; 1: a keepable answer, 0: a note, -1: failed (the job is done). */
 static int
-outline_text(struct tool_job *job, const char *rel, const struct syn_lang *lang,
+outline_text(struct tool_job *job, const char *rel, const struct code_lang *lang,
 	     const struct buf *text)
 {
 	TSQuery *q = query_for(lang);
-	struct syn_tree *t = NULL;
+	struct code_tree *t = NULL;
 	struct err e = ERR_INIT;
 	struct sym *v = NULL;
 	size_t n, i, nlines, *starts;
@@ -350,11 +350,11 @@ outline_text(struct tool_job *job, const char *rel, const struct syn_lang *lang,
 			 "use read or grep", rel, lang->name);
 		return 0;
 	}
-	if (synskel_parse(lang, SYNBODY_OUTLINE, text->data, text->len, &t, NULL, &e) < 0) {
+	if (code_skeleton_parse(lang, CODE_BODIES_OUTLINE, text->data, text->len, &t, NULL, &e) < 0) {
 		tool_job_fail(job, "outline of %s: %s", rel, e.msg);
 		return -1;
 	}
-	n = collect(lang, q, ts_tree_root_node(syn_tree_ts(t)), &v);
+	n = collect(lang, q, ts_tree_root_node(code_tree_ts(t)), &v);
 	if (n)
 		qsort(v, n, sizeof *v, cmp_sym);
 	nest(v, n);
@@ -370,7 +370,7 @@ outline_text(struct tool_job *job, const char *rel, const struct syn_lang *lang,
 		buf_adds(&job->out, "no symbols found\n");
 	free(v);
 	free(starts);
-	syn_release(t);
+	code_release(t);
 	return 1;
 }
 
@@ -414,7 +414,7 @@ outline_read(struct tool_job *job, const char *abs, const char *rel,
 	     const struct buf *text, const struct stat *st)
 {
 	struct stat now;
-	int rc = outline_text(job, rel, syn_lang_for_file(abs, text->data, text->len), text);
+	int rc = outline_text(job, rel, code_lang_for_file(abs, text->data, text->len), text);
 
 	if (rc < 0)
 		return;
@@ -430,8 +430,8 @@ outline_read(struct tool_job *job, const char *abs, const char *rel,
 static void
 outline_file(struct tool_job *job, const char *abs)
 {
-	const char *rel = ws_rel(job->env->root, abs);
-	const struct syn_lang *lang = syn_lang_for_path(abs);
+	const char *rel = workspace_rel(job->env->root, abs);
+	const struct code_lang *lang = code_lang_for_path(abs);
 	struct buf text = BUF_INIT;
 	struct err e = ERR_INIT;
 	struct stat st;
@@ -450,13 +450,13 @@ outline_file(struct tool_job *job, const char *abs)
 		buf_addf(&job->out, "no outline for %s: hearth has no grammar for this file type; "
 			 "use read or grep", rel);
 		tool_job_done(job);
-	} else if ((size_t)st.st_size > SYN_MAX_BYTES) {
+	} else if ((size_t)st.st_size > CODE_MAX_BYTES) {
 		buf_addf(&job->out, "no outline for %s: %jd bytes is over the %zu MB limit; use "
-			 "grep to find symbols", rel, (intmax_t)st.st_size, SYN_MAX_BYTES >> 20);
+			 "grep to find symbols", rel, (intmax_t)st.st_size, CODE_MAX_BYTES >> 20);
 		tool_job_done(job);
-	} else if (buf_read_file(&text, abs, SYN_MAX_BYTES, &e) < 0)
+	} else if (buf_read_file(&text, abs, CODE_MAX_BYTES, &e) < 0)
 		tool_job_fail(job, "%s", e.msg);
-	else if (fsutil_is_binary(text.data, text.len)) {
+	else if (fs_is_binary(text.data, text.len)) {
 		buf_addf(&job->out, "no outline for %s: it is a binary file", rel);
 		tool_job_done(job);
 	} else
@@ -474,7 +474,7 @@ outline_start(struct tool_job *job, const cJSON *args)
 
 	if (!cJSON_IsString(path) || !*path->valuestring)
 		tool_job_fail(job, "outline needs \"path\" (a file)");
-	else if (ws_resolve(job->env->root, job->env->allow_outside, path->valuestring, &abs,
+	else if (workspace_resolve(job->env->root, job->env->allow_outside, path->valuestring, &abs,
 			    &e) < 0)
 		tool_job_fail(job, "%s", e.msg);
 	else

@@ -16,11 +16,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fsutil.h"
-#include "stale.h"
-#include "tool.h"
-#include "ws.h"
-#include "xmalloc.h"
+#include "base/fs.h"
+#include "tools/stale.h"
+#include "llm/tool.h"
+#include "base/workspace.h"
+#include "base/xmalloc.h"
 
 #define READ_MAX_LINES 2000
 #define READ_MAX_OUT (50 * 1024)
@@ -51,7 +51,7 @@ reader_fill(struct reader *r)
 	r->pos = 0;
 	r->len = n > 0 ? (size_t)n : 0;
 	r->eof = n <= 0;
-	r->hash = stale_hash(r->hash, r->chunk, r->len);
+	r->hash = tool_stale_hash(r->hash, r->chunk, r->len);
 	return n > 0;
 }
 
@@ -97,7 +97,7 @@ add_numbered(struct buf *out, long no, struct buf *line, size_t full)
 		n--;
 	}
 	buf_addf(out, "%6ld\t", no);
-	fsutil_add_utf8(out, line->data, n);
+	fs_add_utf8(out, line->data, n);
 	if (full > READ_MAX_LINE)
 		buf_addf(out, " [... line cut: %zu more bytes]", full - n);
 	buf_addch(out, '\n');
@@ -159,7 +159,7 @@ int_arg(const cJSON *args, const char *name, long dflt)
 static int
 precheck(struct tool_job *job, int fd, const char *rel, struct stat *st)
 {
-	char sniff[FSUTIL_SNIFF];
+	char sniff[FS_SNIFF];
 	ssize_t n;
 
 	if (S_ISDIR(st->st_mode)) {
@@ -180,7 +180,7 @@ precheck(struct tool_job *job, int fd, const char *rel, struct stat *st)
 		tool_job_fail(job, "read %s: %s", rel, strerror(errno));
 		return -1;
 	}
-	if (fsutil_is_binary(sniff, (size_t)n)) {
+	if (fs_is_binary(sniff, (size_t)n)) {
 		tool_job_fail(job, "%s is a binary file (%jd bytes); not shown", rel,
 			      (intmax_t)st->st_size);
 		return -1;
@@ -230,10 +230,10 @@ show_file(struct tool_job *job, const char *abs, const char *rel, long offset, l
 	}
 	r = xcalloc(1, sizeof *r);
 	r->fd = fd;
-	r->hash = STALE_HASH_INIT;
+	r->hash = TOOL_STALE_HASH_INIT;
 	stream(r, &w, &job->out);
 	if (r->eof) /* every byte seen: what the agent now knows of the file */
-		stale_seen(job->env->stale, abs, &st, r->hash);
+		tool_stale_seen(job->env->stale, abs, &st, r->hash);
 	close(fd);
 	free(r);
 	if (w.total > 0 && offset > w.total) {
@@ -250,12 +250,12 @@ show_file(struct tool_job *job, const char *abs, const char *rel, long offset, l
 static int
 read_resolve(const struct tool_env *env, const char *path, struct buf *abs, struct err *e)
 {
-	if (ws_resolve(env->root, env->allow_outside, path, abs, e) == 0)
+	if (workspace_resolve(env->root, env->allow_outside, path, abs, e) == 0)
 		return 0;
 	if (!env->state_dir)
 		return -1;
 	buf_reset(abs);
-	return ws_resolve(env->state_dir, 0, path, abs, NULL) == 0 ? 0 : -1;
+	return workspace_resolve(env->state_dir, 0, path, abs, NULL) == 0 ? 0 : -1;
 }
 
 /* Entry point: validate the numbers, resolve the path, show the window. */
@@ -278,7 +278,7 @@ read_start(struct tool_job *job, const cJSON *args)
 	if (read_resolve(job->env, path->valuestring, &abs, &e) < 0)
 		tool_job_fail(job, "%s", e.msg);
 	else
-		show_file(job, abs.data, ws_rel(job->env->root, abs.data), offset, limit);
+		show_file(job, abs.data, workspace_rel(job->env->root, abs.data), offset, limit);
 	buf_release(&abs);
 }
 

@@ -1,6 +1,6 @@
 /*
  * registry: the table of built-in tools, job bookkeeping, and argument
- * validation against each tool's schema (see tool.h).
+ * validation against each tool's schema (see llm/tool.h).
  *
  * The table order is part of the prompt prefix (tool schemas are sent in
  * this order), so it never changes at run time.  Validation understands
@@ -9,14 +9,14 @@
  * refused.  A property that is not required may be null (models send
  * "offset": null for "not given"); tools treat null as absent.
  */
-#include "tool.h"
+#include "llm/tool.h"
 
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "xmalloc.h"
+#include "base/xmalloc.h"
 
 extern const struct tool tool_read;
 extern const struct tool tool_write;
@@ -254,7 +254,7 @@ check_present(const cJSON *schema, const cJSON *args, struct buf *problem)
 	}
 }
 
-/* Check args against t's schema (see tool.h); all problems on one line. */
+/* Check args against t's schema (see llm/tool.h); all problems on one line. */
 int
 tool_validate(const struct tool *t, const cJSON *args, struct buf *problem)
 {

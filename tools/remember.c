@@ -1,15 +1,15 @@
 /*
- * remember: keep a fact for later sessions (src/memory.h does the checks
+ * remember: keep a fact for later sessions (prompt/memory.h does the checks
  * and the atomic write).  The prompt of this session does not change (it
  * is frozen for the server's prompt cache); the entry is loaded at the
  * next session start or /reload.
  */
 #include <cjson/cJSON.h>
 
-#include "err.h"
-#include "json.h"
-#include "memory.h"
-#include "tool.h"
+#include "base/err.h"
+#include "base/json.h"
+#include "prompt/memory.h"
+#include "llm/tool.h"
 
 /* Validate and write one memory entry. */
 static void
@@ -17,7 +17,7 @@ remember_start(struct tool_job *job, const cJSON *args)
 {
 	struct err e = ERR_INIT;
 
-	if (memory_add(job->env->root, json_str(args, "kind"), json_str(args, "text"),
+	if (prompt_memory_add(job->env->root, json_str(args, "kind"), json_str(args, "text"),
 		       json_str(args, "path"), &job->out, &e) < 0) {
 		tool_job_fail(job, "remember: %s", e.msg);
 		return;

@@ -1,12 +1,12 @@
 /*
- * repo_map: the ranked map of definitions across the workspace (repomap.h),
+ * repo_map: the ranked map of definitions across the workspace (repomap/repomap.h),
  * so a model sees at a glance where the important code is.  Read-only; the
  * per-file cache makes a second call cheap.
  *
  * A cold map parses every file (0.7 s on 2,000 files here, seconds on
- * larger trees), so it is built on the worker thread (work.h) and the tool
+ * larger trees), so it is built on the worker thread (io/work.h) and the tool
  * finishes from the loop; every repomap_* call of the product goes through
- * that thread, which keeps repomap's cache and rmextract's queries
+ * that thread, which keeps repomap's cache and repomap_extract's queries
  * single-threaded.  A job whose tool call was cancelled still runs to its
  * end (a parse cannot be interrupted; the cache it fills serves the next
  * call); its struct repo_map_run is then detached (job = NULL) and its
@@ -16,10 +16,10 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "repomap.h"
-#include "tool.h"
-#include "work.h"
-#include "xmalloc.h"
+#include "repomap/repomap.h"
+#include "llm/tool.h"
+#include "io/work.h"
+#include "base/xmalloc.h"
 
 /* One map being built: owned by the worker from submit until repo_map_finish. */
 struct repo_map_run {
@@ -78,7 +78,7 @@ repo_map_finish(void *arg, int ran)
 	free(r);
 }
 
-/* Entry point: the map is built on the worker thread (work.h); no loop: here and now. */
+/* Entry point: the map is built on the worker thread (io/work.h); no loop: here and now. */
 static void
 repo_map_start(struct tool_job *job, const cJSON *args)
 {

@@ -1,13 +1,13 @@
 /*
- * tool_search: load deferred tools (see src/toolset.h).  The model calls
+ * tool_search: load deferred tools (see llm/toolset.h).  The model calls
  * it with a keyword; the matching tools' schemas are appended to the
  * tool list of every later request and the result names them.  Without a
  * toolset (deferral off) there is nothing to load and it says so.
  */
 #include <cjson/cJSON.h>
 
-#include "tool.h"
-#include "toolset.h"
+#include "llm/tool.h"
+#include "llm/toolset.h"
 
 /* Search the deferred tools and load the matches. */
 static void

@@ -7,7 +7,7 @@
  * its path.  A record's hash covers the whole content; a check re-reads the
  * file in 64 KB chunks (memory stays bounded whatever its size).
  */
-#include "stale.h"
+#include "tools/stale.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -15,9 +15,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "xmalloc.h"
+#include "base/xmalloc.h"
 
-#define STALE_CHUNK 65536
+#define TOOL_STALE_CHUNK 65536
 
 struct rec {
 	struct rec *next;
@@ -28,7 +28,7 @@ struct rec {
 	ino_t ino;
 };
 
-struct stale {
+struct tool_stale {
 	struct rec **bucket;
 	size_t nbucket; /* a power of two */
 	size_t n;
@@ -36,7 +36,7 @@ struct stale {
 
 /* FNV-1a over n bytes, continuing from h. */
 uint64_t
-stale_hash(uint64_t h, const void *p, size_t n)
+tool_stale_hash(uint64_t h, const void *p, size_t n)
 {
 	const unsigned char *c = p;
 	size_t i;
@@ -49,10 +49,10 @@ stale_hash(uint64_t h, const void *p, size_t n)
 }
 
 /* An empty table with 64 buckets. */
-struct stale *
-stale_new(void)
+struct tool_stale *
+tool_stale_new(void)
 {
-	struct stale *s = xcalloc(1, sizeof *s);
+	struct tool_stale *s = xcalloc(1, sizeof *s);
 
 	s->nbucket = 64;
 	s->bucket = xcalloc(s->nbucket, sizeof *s->bucket);
@@ -61,7 +61,7 @@ stale_new(void)
 
 /* Free every record and the table. */
 void
-stale_free(struct stale *s)
+tool_stale_free(struct tool_stale *s)
 {
 	struct rec *r, *next;
 	size_t i;
@@ -80,21 +80,21 @@ stale_free(struct stale *s)
 
 /* Records held. */
 size_t
-stale_count(const struct stale *s)
+tool_stale_count(const struct tool_stale *s)
 {
 	return s ? s->n : 0;
 }
 
 /* Bucket index of path. */
 static size_t
-slot(const struct stale *s, const char *path)
+slot(const struct tool_stale *s, const char *path)
 {
-	return (size_t)stale_hash(STALE_HASH_INIT, path, strlen(path)) & (s->nbucket - 1);
+	return (size_t)tool_stale_hash(TOOL_STALE_HASH_INIT, path, strlen(path)) & (s->nbucket - 1);
 }
 
 /* The link that points at path's record (or at the NULL ending its chain). */
 static struct rec **
-find(struct stale *s, const char *path)
+find(struct tool_stale *s, const char *path)
 {
 	struct rec **p = &s->bucket[slot(s, path)];
 
@@ -105,7 +105,7 @@ find(struct stale *s, const char *path)
 
 /* Double the buckets and rehash every record. */
 static void
-grow(struct stale *s)
+grow(struct tool_stale *s)
 {
 	struct rec **old = s->bucket, *r, *next;
 	size_t i, nold = s->nbucket;
@@ -130,7 +130,7 @@ mtime_ns(const struct stat *st)
 
 /* Insert or update abs's record. */
 void
-stale_seen(struct stale *s, const char *abs, const struct stat *st, uint64_t h)
+tool_stale_seen(struct tool_stale *s, const char *abs, const struct stat *st, uint64_t h)
 {
 	struct rec **p, *r;
 
@@ -155,22 +155,22 @@ stale_seen(struct stale *s, const char *abs, const struct stat *st, uint64_t h)
 
 /* Record the agent's own write: the bytes it wrote, the file's new stat. */
 void
-stale_wrote(struct stale *s, const char *abs, const void *data, size_t n)
+tool_stale_wrote(struct tool_stale *s, const char *abs, const void *data, size_t n)
 {
 	struct stat st;
 
 	if (!s || !abs)
 		return;
 	if (stat(abs, &st) < 0) {
-		stale_forget(s, abs);
+		tool_stale_forget(s, abs);
 		return;
 	}
-	stale_seen(s, abs, &st, stale_hash(STALE_HASH_INIT, data, n));
+	tool_stale_seen(s, abs, &st, tool_stale_hash(TOOL_STALE_HASH_INIT, data, n));
 }
 
 /* Unlink and free abs's record, if any. */
 void
-stale_forget(struct stale *s, const char *abs)
+tool_stale_forget(struct tool_stale *s, const char *abs)
 {
 	struct rec **p, *r;
 
@@ -196,15 +196,15 @@ hash_file(const char *abs, uint64_t *h)
 
 	if (fd < 0)
 		return -1;
-	chunk = xmalloc(STALE_CHUNK);
-	*h = STALE_HASH_INIT;
+	chunk = xmalloc(TOOL_STALE_CHUNK);
+	*h = TOOL_STALE_HASH_INIT;
 	for (;;) {
-		n = read(fd, chunk, STALE_CHUNK);
+		n = read(fd, chunk, TOOL_STALE_CHUNK);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
 			break;
-		*h = stale_hash(*h, chunk, (size_t)n);
+		*h = tool_stale_hash(*h, chunk, (size_t)n);
 	}
 	free(chunk);
 	close(fd);
@@ -224,9 +224,9 @@ unchanged(const struct rec *r, const char *abs, const struct stat *st)
 	return h == r->hash;
 }
 
-/* The guard itself (see stale.h). */
+/* The guard itself (see tools/stale.h). */
 int
-stale_check(struct stale *s, const char *abs, const char *rel, const char *verb,
+tool_stale_check(struct tool_stale *s, const char *abs, const char *rel, const char *verb,
 	    struct err *e)
 {
 	struct stat st;

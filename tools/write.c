@@ -4,12 +4,12 @@
  * The old content (if any, and if it is text under WRITE_DIFF_MAX bytes) is
  * read first so the change can be shown as a unified diff (job->diff); a new
  * file is diffed against the empty text.  The file is replaced through
- * fsutil_write_atomic, keeping the old mode; identical content is not
- * rewritten.  The syntax check (synchk) compares the new content with the
+ * fs_write_atomic, keeping the old mode; identical content is not
+ * rewritten.  The syntax check (code_check) compares the new content with the
  * old: added parse errors are noted in the result, or with
  * env->syntax_reject the write is refused.
  *
- * The stale-write guard (env->stale, see stale.h): a new file may always be
+ * The stale-write guard (env->stale, see tools/stale.h): a new file may always be
  * created, but an existing file is overwritten only after the agent read it
  * (or wrote it) and only when it has not changed on disk since; the record
  * is updated after each write.  Identical content passes (nothing is lost).
@@ -20,13 +20,13 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "diff.h"
-#include "fsutil.h"
-#include "repo.h"
-#include "stale.h"
-#include "synchk.h"
-#include "tool.h"
-#include "ws.h"
+#include "base/diff.h"
+#include "base/fs.h"
+#include "repo/repo.h"
+#include "tools/stale.h"
+#include "code/check.h"
+#include "llm/tool.h"
+#include "base/workspace.h"
 
 #define WRITE_DIFF_MAX (8u << 20)
 
@@ -52,7 +52,7 @@ make_parent(const char *abs, struct err *e)
 	if (!slash || slash == abs)
 		return 0;
 	buf_add(&dir, abs, (size_t)(slash - abs));
-	rc = fsutil_mkdirs(dir.data, e);
+	rc = fs_mkdirs(dir.data, e);
 	buf_release(&dir);
 	return rc;
 }
@@ -82,7 +82,7 @@ load_old(struct tool_job *job, const char *abs, const char *rel, struct buf *old
 	}
 	if ((uintmax_t)st.st_size > WRITE_DIFF_MAX ||
 	    buf_read_file(old, abs, WRITE_DIFF_MAX, &e) < 0 ||
-	    fsutil_is_binary(old->data, old->len))
+	    fs_is_binary(old->data, old->len))
 		*diffable = 0;
 	return 0;
 }
@@ -113,7 +113,7 @@ report(struct tool_job *job, const char *rel, const struct buf *old, const char 
 static void
 write_file(struct tool_job *job, const char *abs, const char *content)
 {
-	const char *rel = ws_rel(job->env->root, abs);
+	const char *rel = workspace_rel(job->env->root, abs);
 	struct buf old = BUF_INIT, note = BUF_INIT;
 	struct err e = ERR_INIT;
 	size_t len = strlen(content);
@@ -124,15 +124,15 @@ write_file(struct tool_job *job, const char *abs, const char *content)
 	if (exists && diffable && old.len == len && memcmp(old.data, content, len) == 0) {
 		buf_addf(&job->out, "%s already has this content (%zu lines); nothing written",
 			 rel, count_lines(content, len));
-		stale_wrote(job->env->stale, abs, content, len);
+		tool_stale_wrote(job->env->stale, abs, content, len);
 		tool_job_done(job);
 		goto out;
 	}
-	if (exists && stale_check(job->env->stale, abs, rel, "overwriting", &e) < 0) {
+	if (exists && tool_stale_check(job->env->stale, abs, rel, "overwriting", &e) < 0) {
 		tool_job_fail(job, "%s", e.msg);
 		goto out;
 	}
-	worse = synchk_check(rel, exists && diffable ? old.data : NULL, old.len, content, len,
+	worse = code_check_check(rel, exists && diffable ? old.data : NULL, old.len, content, len,
 			     &note);
 	if (worse && job->env->syntax_reject) {
 		tool_job_fail(job, "%s\n%s not written: the content has syntax errors the old "
@@ -141,11 +141,11 @@ write_file(struct tool_job *job, const char *abs, const char *content)
 	}
 	if (job->env->repo) /* so /undo can restore it, in git or not */
 		repo_note_file(job->env->repo, abs, NULL);
-	if (make_parent(abs, &e) < 0 || fsutil_write_atomic(abs, content, len, &e) < 0) {
+	if (make_parent(abs, &e) < 0 || fs_write_atomic(abs, content, len, &e) < 0) {
 		tool_job_fail(job, "%s", e.msg);
 		goto out;
 	}
-	stale_wrote(job->env->stale, abs, content, len);
+	tool_stale_wrote(job->env->stale, abs, content, len);
 	report(job, rel, &old, content, len, exists, diffable, &note);
 out:
 	buf_release(&old);
@@ -167,7 +167,7 @@ write_start(struct tool_job *job, const cJSON *args)
 	}
 	if (!*path->valuestring)
 		tool_job_fail(job, "path is empty; give the file to write");
-	else if (ws_resolve(job->env->root, job->env->allow_outside, path->valuestring, &abs,
+	else if (workspace_resolve(job->env->root, job->env->allow_outside, path->valuestring, &abs,
 			    &e) < 0)
 		tool_job_fail(job, "%s", e.msg);
 	else

@@ -1,13 +1,13 @@
 /*
  * agentint: the turn loop's state, shared by its parts.  PRIVATE to the
- * agent*.c files: nothing else includes it (the public contract is agent.h).
+ * agent*.c files: nothing else includes it (the public contract is agent/agent.h).
  *
- * agent.c owns the lifetime (new, free), the turn (submit, steps, end,
- * abort) and the assistant message; agentstream.c the provider's events
+ * agent/agent.c owns the lifetime (new, free), the turn (submit, steps, end,
+ * abort) and the assistant message; agent/stream.c the provider's events
  * (the sink, the text gate, recovery of calls written as text, and the
- * error / retry / parse-failure policy); agenttools.c running a step's
+ * error / retry / parse-failure policy); agent/tools.c running a step's
  * tool calls (checks, the gate, the explore cutoff, the checkpoint before
- * the first change); agentcompact.c compaction before a turn and /compact.
+ * the first change); agent/compact_run.c compaction before a turn and /compact.
  *
  * States: IDLE → STREAMING (a provider request is in flight; the step's
  * text, reasoning and tool calls accumulate) → TOOLS (calls run one after
@@ -22,22 +22,22 @@
  * calls before next_call have finished; gate_args is set exactly while
  * gate_wait is; `committed` <= conv.nmsgs after agent_sync.
  */
-#ifndef HEARTH_AGENTINT_H
-#define HEARTH_AGENTINT_H
+#ifndef HEARTH_AGENT_AGENT_INT_H
+#define HEARTH_AGENT_AGENT_INT_H
 
 #include <stddef.h>
 
 #include <cjson/cJSON.h>
 
-#include "agent.h"
-#include "buf.h"
-#include "callfix.h"
-#include "conv.h"
-#include "cutoff.h"
-#include "llm.h"
-#include "textgate.h"
+#include "agent/agent.h"
+#include "base/buf.h"
+#include "agent/repair.h"
+#include "llm/conv.h"
+#include "agent/cutoff.h"
+#include "llm/event.h"
+#include "llm/textcall_gate.h"
 
-struct compact_run;
+struct agent_compact_run;
 
 enum agent_state { ST_IDLE, ST_STREAMING, ST_TOOLS };
 
@@ -67,20 +67,20 @@ struct agent {
 	long loading_waited_ms;
 	unsigned long call_seq;
 	struct buf err_msg;
-	struct textgate gate;   /* what of the streamed text may be shown live */
+	struct textcall_gate gate;   /* what of the streamed text may be shown live */
 	struct buf shown;       /* scratch for gated text */
 	struct buf planned;     /* why the next request's prefix changes on purpose ("" = it does not) */
-	struct compact_run *compacting; /* a summary request in flight (before the turn's text) */
+	struct agent_compact_run *compacting; /* a summary request in flight (before the turn's text) */
 	int compact_pending;    /* /compact asked for one */
 	char *compact_focus;
 	char *compact_text;     /* the turn's text, sent once compaction ended */
 	int retries;            /* transient-error retries of the current step */
 	int parse_fail_streak;  /* steps in a row whose tool call could not be parsed */
-	struct callfix_tools tools; /* the enabled tools, for recovery and checks */
+	struct agent_repair_tools tools; /* the enabled tools, for recovery and checks */
 	const struct tool **toolv;  /* opts.tools + extension tools, fixed for a turn */
 	size_t committed;       /* messages already passed to on_commit */
 	int changed;            /* before_change ran this turn */
-	struct cutoff cut;      /* explore→produce cutoff */
+	struct agent_cutoff cut;      /* explore→produce cutoff */
 	int think_next, turn_think; /* thinking for the next / this turn only */
 	agent_step_fn step_fn;  /* the router between steps (agent_set_step_hook) */
 	void *step_arg;
@@ -90,7 +90,7 @@ struct agent {
 #define AGENT_MAX_RETRIES 2
 #define AGENT_MAX_PARSE_STREAK 3
 
-/* agent.c */
+/* agent/agent.c */
 /* Tell the observer a one-line notice. */
 void agent_notice(struct agent *a, const char *line);
 /* Ask the step hook; 1 = go on with another step. */
@@ -108,22 +108,22 @@ void agent_start_step(struct agent *a);
 /* The turn proper: the user's text, then the first step. */
 void agent_begin_turn(struct agent *a, const char *text);
 
-/* agentstream.c */
+/* agent/stream.c */
 /* The provider sink (ctx is the agent): accumulate the step and forward to the observer. */
-void agentstream_sink(void *ctx, const struct llm_event *ev);
+void agent_stream_sink(void *ctx, const struct llm_event *ev);
 
-/* agenttools.c */
+/* agent/tools.c */
 /* The turn's tools: the enabled built-ins, then the extension tools registered now (MCP). */
-void agenttools_refresh(struct agent *a);
+void agent_tools_refresh(struct agent *a);
 /* Run the step's calls in order (state TOOLS); the next step starts when all finished. */
-void agenttools_run(struct agent *a);
+void agent_tools_run(struct agent *a);
 /* Abort in state TOOLS: withdraw the gate's question, cancel the running
  * call, and append every call's result (unrun ones say so) as an aborted
  * user message.  The caller ends the turn. */
-void agenttools_abort(struct agent *a);
+void agent_tools_abort(struct agent *a);
 
-/* agentcompact.c */
+/* agent/compact_run.c */
 /* Before a turn: compact when asked to or when the next request would not fit; 1 if started. */
-int agentcompact_first(struct agent *a, const char *text);
+int agent_compact_first(struct agent *a, const char *text);
 
 #endif

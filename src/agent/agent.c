@@ -1,26 +1,26 @@
 /*
  * agent: the turn loop's lifetime, the turn and the step.
  *
- * The state machine and struct agent are described in agentint.h, which
- * also names the other parts (agentstream.c, agenttools.c,
- * agentcompact.c).  This file starts and ends turns and steps, commits the
+ * The state machine and struct agent are described in agent/agent-int.h, which
+ * also names the other parts (agent/stream.c, agent/tools.c,
+ * agent/compact_run.c).  This file starts and ends turns and steps, commits the
  * assistant message, and aborts.
  */
-#include "agent.h"
-#include "agentint.h"
+#include "agent/agent.h"
+#include "agent/agent-int.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "compact.h"
-#include "loop.h"
-#include "provider.h"
-#include "textgate.h"
-#include "cfg.h"
-#include "cutoff.h"
-#include "toolset.h"
-#include "xmalloc.h"
+#include "agent/compact.h"
+#include "io/loop.h"
+#include "llm/provider.h"
+#include "llm/textcall_gate.h"
+#include "base/cfg.h"
+#include "agent/cutoff.h"
+#include "llm/toolset.h"
+#include "base/xmalloc.h"
 
 /* Allocate an idle agent. */
 struct agent *
@@ -50,7 +50,7 @@ agent_new(struct loop *l, struct provider *p, const struct tool_env *env,
 	buf_init(&a->err_msg, 0);
 	buf_init(&a->shown, 0);
 	buf_init(&a->planned, 0);
-	textgate_init(&a->gate);
+	textcall_gate_init(&a->gate);
 	return a;
 }
 
@@ -102,10 +102,10 @@ agent_free(struct agent *a)
 	buf_release(&a->err_msg);
 	buf_release(&a->shown);
 	buf_release(&a->planned);
-	compact_cancel(a->compacting);
+	agent_compact_cancel(a->compacting);
 	free(a->compact_focus);
 	free(a->compact_text);
-	textgate_release(&a->gate);
+	textcall_gate_release(&a->gate);
 	conv_release(&a->conv);
 	free(a);
 }
@@ -277,7 +277,7 @@ agent_start_step(struct agent *a)
 	a->stats.steps++;
 	a->stats.requests++;
 	a->state = ST_STREAMING;
-	textgate_reset(&a->gate);
+	textcall_gate_reset(&a->gate);
 	req.conv = &a->conv;
 	req.tools = a->tools.v;
 	req.ntools = a->tools.n;
@@ -291,7 +291,7 @@ agent_start_step(struct agent *a)
 	req.thinking = a->opts.thinking || a->turn_think;
 	req.retry = a->parse_retried;
 	req.planned_change = a->planned.len ? a->planned.data : NULL;
-	if (a->prov->start(a->prov->self, &req, agentstream_sink, a, &e) < 0)
+	if (a->prov->start(a->prov->self, &req, agent_stream_sink, a, &e) < 0)
 		agent_end(a, AGENT_END_ERROR, e.msg);
 	buf_reset(&a->planned);
 }
@@ -310,7 +310,7 @@ agent_submit(struct agent *a, const char *text, struct err *e)
 	if (agent_busy(a))
 		return err_set(e, "a turn is already running; wait or abort it first");
 	buf_reset(&a->planned);
-	if (agentcompact_first(a, text))
+	if (agent_compact_first(a, text))
 		return 0;
 	if (!*text)
 		return err_set(e, "nothing to send: type a task");
@@ -324,7 +324,7 @@ agent_begin_turn(struct agent *a, const char *text)
 {
 	struct buf why = BUF_INIT;
 
-	if (microcompact_turn(&a->conv, a->opts.microcompact_keep, &a->stats.mc, &why) > 0) {
+	if (agent_microcompact_turn(&a->conv, a->opts.agent_microcompact_keep, &a->stats.mc, &why) > 0) {
 		if (a->planned.len)
 			buf_adds(&a->planned, "; ");
 		buf_adds(&a->planned, why.data);
@@ -332,12 +332,12 @@ agent_begin_turn(struct agent *a, const char *text)
 	}
 	buf_release(&why);
 	conv_add_user_text(&a->conv, text);
-	agenttools_refresh(a);
+	agent_tools_refresh(a);
 	a->turn_think = a->think_next || (a->opts.cfg && a->opts.cfg->think_word &&
 					  *a->opts.cfg->think_word && strstr(text, a->opts.cfg->think_word));
 	a->think_next = 0;
 	a->stats.think_turns += a->turn_think && !a->opts.thinking;
-	cutoff_reset(&a->cut);
+	agent_cutoff_reset(&a->cut);
 	a->turn_steps = 0;
 	a->parse_retried = 0;
 	a->retries = 0;
@@ -352,7 +352,7 @@ void
 agent_abort(struct agent *a)
 {
 	if (a->compacting) {
-		compact_cancel(a->compacting);
+		agent_compact_cancel(a->compacting);
 		a->compacting = NULL;
 		free(a->compact_text);
 		a->compact_text = NULL;
@@ -366,7 +366,7 @@ agent_abort(struct agent *a)
 		agent_clear_calls(a); /* incomplete calls cannot be answered */
 		agent_commit_assistant(a, 1);
 	} else {
-		agenttools_abort(a);
+		agent_tools_abort(a);
 	}
 	agent_end(a, AGENT_END_ABORTED, "aborted");
 }

@@ -9,7 +9,7 @@
  * the loop; agent_submit returns at once and the observer hears the rest.
  *
  * Imperfect local models: tool calls written as text are recovered
- * (toolparse); a server-side tool-call parse error is recovered from the
+ * (textcall); a server-side tool-call parse error is recovered from the
  * text received, else retried once, else reported to the model; invalid
  * arguments go back to the model as a tool error naming the problem and
  * the schema.  Such failures are counted (agent_stats) for the router.
@@ -17,18 +17,18 @@
  * Ownership: the agent borrows the loop, provider, tool env and tools;
  * it owns its conv.
  */
-#ifndef HEARTH_AGENT_H
-#define HEARTH_AGENT_H
+#ifndef HEARTH_AGENT_AGENT_H
+#define HEARTH_AGENT_AGENT_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "buf.h"
-#include "conv.h"
-#include "err.h"
-#include "llm.h"
-#include "microcompact.h"
-#include "tool.h"
+#include "base/buf.h"
+#include "llm/conv.h"
+#include "base/err.h"
+#include "llm/event.h"
+#include "agent/microcompact.h"
+#include "llm/tool.h"
 
 struct cfg;
 struct loop;
@@ -65,10 +65,10 @@ struct agent_stats {
 	struct llm_timings last_timings;
 	int have_timings;
 	double prompt_ms, predicted_ms; /* summed over requests */
-	struct microcompact_stats mc;   /* old tool results digested */
+	struct agent_microcompact_stats mc;   /* old tool results digested */
 	int think_turns;               /* turns that ran with thinking on for that turn only */
-	int explore_cutoffs;           /* times the explore→produce cutoff engaged (cutoff.h) */
-	long schema_tokens_saved;      /* estimated tool-schema tokens not sent per request (toolset.h) */
+	int explore_cutoffs;           /* times the explore→produce cutoff engaged (agent/cutoff.h) */
+	long schema_tokens_saved;      /* estimated tool-schema tokens not sent per request (llm/toolset.h) */
 	int tools_loaded;              /* deferred tools loaded by tool_search */
 };
 
@@ -131,7 +131,7 @@ struct agent_opts {
 	size_t ntools;
 	struct agent_gate gate;          /* permissions and hooks per call (all optional) */
 	int loading_wait_s;              /* how long to wait on 503 loading (default 300) */
-	int microcompact_keep;           /* tool results of the last N turns stay verbatim (0: off) */
+	int agent_microcompact_keep;           /* tool results of the last N turns stay verbatim (0: off) */
 	long context_reserve;            /* compact when a request would leave less than this (tokens; 0: 4096) */
 	struct agent_hooks hooks;
 	const struct cfg *cfg;           /* explore_cutoff, think_word; NULL = both off */
@@ -168,7 +168,7 @@ struct conv *agent_conv(struct agent *a);
 int agent_submit(struct agent *a, const char *text, struct err *e);
 /*
  * /compact [focus]: the next agent_submit (text may be "") first has the
- * model summarise the older turns (compact.h).  A turn also compacts by
+ * model summarise the older turns (agent/compact.h).  A turn also compacts by
  * itself when its request would leave less than context_reserve of the
  * provider's context.  -1 + e when there is nothing to compact or a turn runs.
  */

@@ -1,28 +1,28 @@
 /*
- * compact: the summary request and the rewrite (compact.h).
+ * compact: the summary request and the rewrite (agent/compact.h).
  *
  * Data: a run holds a copy of the conversation plus the instruction (the
  * request's conv), the text streamed so far and a zero-delay timer that
  * finishes the run outside the provider's callback.  Invariant: after
  * done is called the run is freed; cancel frees it without a call.
  */
-#include "compact.h"
+#include "agent/compact.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "llm.h"
-#include "loop.h"
-#include "provider.h"
-#include "xmalloc.h"
+#include "llm/event.h"
+#include "io/loop.h"
+#include "llm/provider.h"
+#include "base/xmalloc.h"
 
-struct compact_run {
+struct agent_compact_run {
 	struct loop *loop;
 	struct provider *prov;
 	struct conv *target;
 	struct conv req;          /* the conversation + the instruction */
 	size_t keep_from;
-	compact_done_fn done;
+	agent_compact_done_fn done;
 	void *arg;
 	struct buf text;
 	struct buf msg;
@@ -32,7 +32,7 @@ struct compact_run {
 
 /* First message of the last keep_turns turns; 0 if that leaves nothing before it. */
 size_t
-compact_keep_from(const struct conv *c, int keep_turns)
+agent_compact_keep_from(const struct conv *c, int keep_turns)
 {
 	size_t i = c->nmsgs;
 	int seen = 0;
@@ -47,7 +47,7 @@ compact_keep_from(const struct conv *c, int keep_turns)
 
 /* The request for the summary. */
 void
-compact_instruction(const char *focus, struct buf *out)
+agent_compact_instruction(const char *focus, struct buf *out)
 {
 	buf_adds(out,
 		 "The conversation is about to be compacted to fit the context window. Do not call any "
@@ -80,7 +80,7 @@ cp_copy_msg(struct conv *dst, const struct conv_msg *m)
 
 /* Rewrite c: the summary, then the kept messages. */
 void
-compact_rewrite(struct conv *c, size_t keep_from, const char *summary)
+agent_compact_rewrite(struct conv *c, size_t keep_from, const char *summary)
 {
 	struct conv kept;
 	struct conv_msg *first;
@@ -96,7 +96,7 @@ compact_rewrite(struct conv *c, size_t keep_from, const char *summary)
 
 		/* the summary goes first in the first kept user message */
 		first = &kept.msgs[0];
-		buf_adds(&t, COMPACT_MARK);
+		buf_adds(&t, AGENT_COMPACT_MARK);
 		buf_adds(&t, summary);
 		conv_add_user_text(c, t.data);
 		buf_release(&t);
@@ -108,7 +108,7 @@ compact_rewrite(struct conv *c, size_t keep_from, const char *summary)
 	} else {
 		struct buf t = BUF_INIT;
 
-		buf_adds(&t, COMPACT_MARK);
+		buf_adds(&t, AGENT_COMPACT_MARK);
 		buf_adds(&t, summary);
 		conv_add_user_text(c, t.data);
 		buf_release(&t);
@@ -119,7 +119,7 @@ compact_rewrite(struct conv *c, size_t keep_from, const char *summary)
 
 /* The next request would leave less than reserve tokens. */
 int
-compact_due(long used, long n_ctx, long reserve)
+agent_compact_due(long used, long n_ctx, long reserve)
 {
 	if (n_ctx <= 0)
 		return 0;
@@ -130,7 +130,7 @@ compact_due(long used, long n_ctx, long reserve)
 
 /* Free a run. */
 static void
-cp_free(struct compact_run *r)
+cp_free(struct agent_compact_run *r)
 {
 	if (r->timer)
 		loop_timer_del(r->loop, r->timer);
@@ -144,7 +144,7 @@ cp_free(struct compact_run *r)
 static void
 cp_finish(struct loop *l, long id, void *arg)
 {
-	struct compact_run *r = arg;
+	struct agent_compact_run *r = arg;
 	long before = 0, after = 0;
 	size_t i, j;
 
@@ -155,7 +155,7 @@ cp_finish(struct loop *l, long id, void *arg)
 		for (i = 0; i < r->target->nmsgs; i++)
 			for (j = 0; j < r->target->msgs[i].nblocks; j++)
 				before += (long)strlen(r->target->msgs[i].blocks[j].text ? r->target->msgs[i].blocks[j].text : "");
-		compact_rewrite(r->target, r->keep_from, r->text.data);
+		agent_compact_rewrite(r->target, r->keep_from, r->text.data);
 		for (i = 0; i < r->target->nmsgs; i++)
 			for (j = 0; j < r->target->msgs[i].nblocks; j++)
 				after += (long)strlen(r->target->msgs[i].blocks[j].text ? r->target->msgs[i].blocks[j].text : "");
@@ -170,7 +170,7 @@ cp_finish(struct loop *l, long id, void *arg)
 static void
 cp_sink(void *ctx, const struct llm_event *ev)
 {
-	struct compact_run *r = ctx;
+	struct agent_compact_run *r = ctx;
 
 	if (r->ended)
 		return;
@@ -192,15 +192,15 @@ cp_sink(void *ctx, const struct llm_event *ev)
 }
 
 /* Start the summary request. */
-struct compact_run *
-compact_start(struct loop *l, struct provider *p, struct conv *c, const struct tool *const *tools,
-	      size_t ntools, int keep_turns, const char *focus, compact_done_fn done, void *arg,
+struct agent_compact_run *
+agent_compact_start(struct loop *l, struct provider *p, struct conv *c, const struct tool *const *tools,
+	      size_t ntools, int keep_turns, const char *focus, agent_compact_done_fn done, void *arg,
 	      struct err *e)
 {
-	struct compact_run *r;
+	struct agent_compact_run *r;
 	struct provider_req req = { 0 };
 	struct buf ins = BUF_INIT;
-	size_t from = compact_keep_from(c, keep_turns), i;
+	size_t from = agent_compact_keep_from(c, keep_turns), i;
 
 	if (from == 0) {
 		err_set(e, "nothing to compact yet: the conversation is only the last turns");
@@ -219,7 +219,7 @@ compact_start(struct loop *l, struct provider *p, struct conv *c, const struct t
 	conv_set_system(&r->req, c->system);
 	for (i = 0; i < c->nmsgs; i++)
 		cp_copy_msg(&r->req, &c->msgs[i]);
-	compact_instruction(focus, &ins);
+	agent_compact_instruction(focus, &ins);
 	conv_add_user_text(&r->req, ins.data);
 	buf_release(&ins);
 	req.conv = &r->req;
@@ -234,7 +234,7 @@ compact_start(struct loop *l, struct provider *p, struct conv *c, const struct t
 
 /* Stop the request and free. */
 void
-compact_cancel(struct compact_run *r)
+agent_compact_cancel(struct agent_compact_run *r)
 {
 	if (!r)
 		return;

@@ -14,45 +14,45 @@
  * Ownership: a run borrows the loop, provider, conv and tools (they must
  * outlive it); it frees itself after calling done.
  */
-#ifndef HEARTH_COMPACT_H
-#define HEARTH_COMPACT_H
+#ifndef HEARTH_AGENT_COMPACT_H
+#define HEARTH_AGENT_COMPACT_H
 
 #include <stddef.h>
 
-#include "buf.h"
-#include "conv.h"
-#include "err.h"
-#include "tool.h"
+#include "base/buf.h"
+#include "llm/conv.h"
+#include "base/err.h"
+#include "llm/tool.h"
 
-#define COMPACT_KEEP_TURNS 1          /* earlier user turns kept verbatim (the new one comes on top) */
-#define COMPACT_MARK "[Summary of the earlier conversation, written when it was compacted]\n"
+#define AGENT_COMPACT_KEEP_TURNS 1          /* earlier user turns kept verbatim (the new one comes on top) */
+#define AGENT_COMPACT_MARK "[Summary of the earlier conversation, written when it was compacted]\n"
 
 struct loop;
 struct provider;
-struct compact_run;
+struct agent_compact_run;
 
 /* rc 0: the conv was rewritten, msg says how; -1: unchanged, msg says why. */
-typedef void (*compact_done_fn)(void *arg, int rc, const char *msg);
+typedef void (*agent_compact_done_fn)(void *arg, int rc, const char *msg);
 
 /*
  * Start compacting c (keep the last keep_turns user turns); focus may be
  * NULL.  done is called once from the loop.  NULL + e when there is
  * nothing to compact or the request could not start.
  */
-struct compact_run *compact_start(struct loop *l, struct provider *p, struct conv *c,
+struct agent_compact_run *agent_compact_start(struct loop *l, struct provider *p, struct conv *c,
 				  const struct tool *const *tools, size_t ntools, int keep_turns,
-				  const char *focus, compact_done_fn done, void *arg, struct err *e);
+				  const char *focus, agent_compact_done_fn done, void *arg, struct err *e);
 /* Stop (no callback).  NULL ok. */
-void compact_cancel(struct compact_run *r);
+void agent_compact_cancel(struct agent_compact_run *r);
 
 /* Pure parts. */
 /* Index of the first kept message (a user query); 0 when nothing would be summarised. */
-size_t compact_keep_from(const struct conv *c, int keep_turns);
+size_t agent_compact_keep_from(const struct conv *c, int keep_turns);
 /* The instruction sent as the last user message. */
-void compact_instruction(const char *focus, struct buf *out);
+void agent_compact_instruction(const char *focus, struct buf *out);
 /* Replace messages before keep_from by the summary (put before the first kept message's text). */
-void compact_rewrite(struct conv *c, size_t keep_from, const char *summary);
+void agent_compact_rewrite(struct conv *c, size_t keep_from, const char *summary);
 /* Whether a request of `used` tokens leaves less than reserve of n_ctx (0 when n_ctx unknown). */
-int compact_due(long used, long n_ctx, long reserve);
+int agent_compact_due(long used, long n_ctx, long reserve);
 
 #endif

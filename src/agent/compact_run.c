@@ -1,22 +1,22 @@
 /*
- * agentcompact: compaction before a turn and /compact (private part of the
- * agent, see agentint.h).
+ * agent_compact: compaction before a turn and /compact (private part of the
+ * agent, see agent/agent-int.h).
  *
  * Before a turn's text is added, the conversation is summarised when
  * /compact asked for it or when the next request would not fit the
  * context; the turn's text waits in compact_text and is sent once the
  * summary request ended (or the /compact turn just ends).
  */
-#include "agentint.h"
+#include "agent/agent-int.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "compact.h"
-#include "loop.h"
-#include "provider.h"
-#include "toolset.h"
-#include "xmalloc.h"
+#include "agent/compact.h"
+#include "io/loop.h"
+#include "llm/provider.h"
+#include "llm/toolset.h"
+#include "base/xmalloc.h"
 
 /* Compaction ended: go on with the turn's text, or end the /compact turn. */
 static void
@@ -42,7 +42,7 @@ agent_compacted(void *arg, int rc, const char *msg)
 
 /* Before a turn: compact when asked to or when the next request would not fit; 1 if started. */
 int
-agentcompact_first(struct agent *a, const char *text)
+agent_compact_first(struct agent *a, const char *text)
 {
 	const struct llm_timings *t = &a->stats.last_timings;
 	long n_ctx = a->prov->n_ctx ? a->prov->n_ctx(a->prov->self) : 0;
@@ -50,14 +50,14 @@ agentcompact_first(struct agent *a, const char *text)
 	long reserve = a->opts.context_reserve > 0 ? a->opts.context_reserve : 4096;
 	struct err e = ERR_INIT;
 
-	if (!a->compact_pending && !(a->stats.have_timings && compact_due(used, n_ctx, reserve)))
+	if (!a->compact_pending && !(a->stats.have_timings && agent_compact_due(used, n_ctx, reserve)))
 		return 0;
 	a->compact_pending = 0;
 	/* the tools the conversation's requests offer: the same prompt prefix */
-	a->compacting = compact_start(a->loop, a->prov, &a->conv,
+	a->compacting = agent_compact_start(a->loop, a->prov, &a->conv,
 				      a->env && a->env->toolset ? a->env->toolset->offered : a->opts.tools,
 				      a->env && a->env->toolset ? a->env->toolset->noffered : a->opts.ntools,
-				      COMPACT_KEEP_TURNS, a->compact_focus, agent_compacted, a, &e);
+				      AGENT_COMPACT_KEEP_TURNS, a->compact_focus, agent_compacted, a, &e);
 	free(a->compact_focus);
 	a->compact_focus = NULL;
 	if (!a->compacting) {
@@ -75,7 +75,7 @@ agent_compact(struct agent *a, const char *focus, struct err *e)
 {
 	if (agent_busy(a))
 		return err_set(e, "a turn is running: wait for it or stop it first");
-	if (!compact_keep_from(&a->conv, COMPACT_KEEP_TURNS))
+	if (!agent_compact_keep_from(&a->conv, AGENT_COMPACT_KEEP_TURNS))
 		return err_set(e, "nothing to compact yet: the conversation is only its last turns");
 	free(a->compact_focus);
 	a->compact_focus = focus && *focus ? xstrdup(focus) : NULL;

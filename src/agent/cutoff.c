@@ -1,22 +1,22 @@
 /*
  * cutoff: counting read-only steps and refusing non-producing calls
- * once the limit is reached (see cutoff.h).  A step produces when one of
+ * once the limit is reached (see agent/cutoff.h).  A step produces when one of
  * its calls is to a tool that may change files and is not a bash command
- * known to be read-only (shellro); such a step, even a failed edit, ends
+ * known to be read-only (tool_bash_readonly); such a step, even a failed edit, ends
  * the streak: the model is trying to make the change.
  */
-#include "cutoff.h"
+#include "agent/cutoff.h"
 
 #include <cjson/cJSON.h>
 #include <string.h>
 
-#include "json.h"
-#include "shellro.h"
-#include "tool.h"
+#include "base/json.h"
+#include "tools/bash_readonly.h"
+#include "llm/tool.h"
 
 /* A new turn starts exploring afresh. */
 void
-cutoff_reset(struct cutoff *c)
+agent_cutoff_reset(struct agent_cutoff *c)
 {
 	c->streak = 0;
 	c->active = 0;
@@ -24,39 +24,39 @@ cutoff_reset(struct cutoff *c)
 
 /* edit, write, bash: the tools that may change files. */
 int
-cutoff_is_producing(const struct tool *t)
+agent_cutoff_is_producing(const struct tool *t)
 {
 	return t && (t->flags & TOOL_MUTATES);
 }
 
 /* Whether call c may have changed something. */
 static int
-cutoff_call_produces(const struct agent_call *c)
+agent_cutoff_call_produces(const struct agent_call *c)
 {
 	cJSON *args;
 	int ro;
 
-	if (!cutoff_is_producing(c->tool))
+	if (!agent_cutoff_is_producing(c->tool))
 		return 0;
 	if (strcmp(c->tool->name, "bash"))
 		return 1;
 	args = cJSON_ParseWithLength(c->args.data ? c->args.data : "", c->args.len);
-	ro = shellro_is_read_only(json_str(args, "command"));
+	ro = tool_bash_readonly_is_read_only(json_str(args, "command"));
 	cJSON_Delete(args);
 	return !ro;
 }
 
 /* Count one step; engage at the limit. */
 int
-cutoff_after_step(struct cutoff *c, const struct agent_call *calls, size_t n, struct buf *note)
+agent_cutoff_after_step(struct agent_cutoff *c, const struct agent_call *calls, size_t n, struct buf *note)
 {
 	size_t i;
 
 	if (c->limit <= 0)
 		return 0;
 	for (i = 0; i < n; i++)
-		if (cutoff_call_produces(&calls[i])) {
-			cutoff_reset(c);
+		if (agent_cutoff_call_produces(&calls[i])) {
+			agent_cutoff_reset(c);
 			return 0;
 		}
 	if (++c->streak < c->limit || c->active)
@@ -73,9 +73,9 @@ cutoff_after_step(struct cutoff *c, const struct agent_call *calls, size_t n, st
 
 /* Refuse a look-only call while the cutoff is active. */
 int
-cutoff_refuses(const struct cutoff *c, const struct tool *t, struct buf *why)
+agent_cutoff_refuses(const struct agent_cutoff *c, const struct tool *t, struct buf *why)
 {
-	if (!c->active || !t || cutoff_is_producing(t))
+	if (!c->active || !t || agent_cutoff_is_producing(t))
 		return 0;
 	buf_addf(why,
 		 "error: %s is not available now: you explored for %d steps without a change. "

@@ -13,19 +13,19 @@
  * back).  The note is appended after the last tool result, so every
  * earlier byte of the request is unchanged.
  *
- * State is per turn (cutoff_reset at the start of a turn).
+ * State is per turn (agent_cutoff_reset at the start of a turn).
  */
-#ifndef HEARTH_CUTOFF_H
-#define HEARTH_CUTOFF_H
+#ifndef HEARTH_AGENT_CUTOFF_H
+#define HEARTH_AGENT_CUTOFF_H
 
 #include <stddef.h>
 
-#include "agent.h"
-#include "buf.h"
+#include "agent/agent.h"
+#include "base/buf.h"
 
 struct tool;
 
-struct cutoff {
+struct agent_cutoff {
 	int limit;   /* <= 0: off */
 	int streak;  /* read-only steps in a row this turn */
 	int active;  /* only producing tools are allowed */
@@ -33,16 +33,16 @@ struct cutoff {
 };
 
 /* A new turn: streak and restriction cleared (engaged is kept). */
-void cutoff_reset(struct cutoff *c);
+void agent_cutoff_reset(struct agent_cutoff *c);
 /* Whether t may change files (the producing tools: edit, write, bash). */
-int cutoff_is_producing(const struct tool *t);
+int agent_cutoff_is_producing(const struct tool *t);
 /*
  * Count the step whose calls just ran.  Returns 1 when the cutoff
  * engages now, with the note for the model in note; else 0.
  */
-int cutoff_after_step(struct cutoff *c, const struct agent_call *calls, size_t n,
+int agent_cutoff_after_step(struct agent_cutoff *c, const struct agent_call *calls, size_t n,
 		      struct buf *note);
 /* While active: 1 and the reason in why when a call to t must be refused. */
-int cutoff_refuses(const struct cutoff *c, const struct tool *t, struct buf *why);
+int agent_cutoff_refuses(const struct agent_cutoff *c, const struct tool *t, struct buf *why);
 
 #endif

@@ -1,27 +1,27 @@
 /*
- * microcompact: digests of old tool results, in batches (microcompact.h).
+ * agent_microcompact: digests of old tool results, in batches (agent/microcompact.h).
  *
  * Data: none kept; the conv is the state (a digested result is
  * recognised by its mark).  The tool call a result answers is found by
  * id in the assistant message before it, for the tool's name and
  * arguments.
  */
-#include "microcompact.h"
+#include "agent/microcompact.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "json.h"
-#include "xmalloc.h"
+#include "base/json.h"
+#include "base/xmalloc.h"
 
 #define TAIL_LINES 3
 #define ARG_MAX 160
 
 /* First turn kept verbatim when turn `turn` starts. */
 int
-microcompact_cutoff(int turn, int keep)
+agent_microcompact_cutoff(int turn, int keep)
 {
 	if (keep <= 0 || turn < 2 * keep)
 		return 0;
@@ -142,12 +142,12 @@ mc_grep(const cJSON *args, const char *text, struct buf *out)
 
 /* The digest of one result. */
 void
-microcompact_digest(const char *tool, const char *args_json, const char *text, int is_error,
+agent_microcompact_digest(const char *tool, const char *args_json, const char *text, int is_error,
 		    struct buf *out)
 {
 	cJSON *args = args_json ? cJSON_Parse(args_json) : NULL;
 
-	buf_adds(out, MICROCOMPACT_MARK);
+	buf_adds(out, AGENT_MICROCOMPACT_MARK);
 	if (is_error)
 		buf_adds(out, "(error) ");
 	if (tool && !strcmp(tool, "read"))
@@ -177,15 +177,15 @@ mc_call(const struct conv_msg *m, const char *id)
 
 /* Replace one result by its digest when that is shorter. */
 static int
-mc_digest_block(struct conv_block *b, const struct conv_msg *prev, struct microcompact_stats *st)
+mc_digest_block(struct conv_block *b, const struct conv_msg *prev, struct agent_microcompact_stats *st)
 {
 	const struct conv_block *call = mc_call(prev, b->id);
 	struct buf d = BUF_INIT;
 	size_t n = b->text ? strlen(b->text) : 0;
 
-	if (n <= MICROCOMPACT_MIN_BYTES || !strncmp(b->text, MICROCOMPACT_MARK, strlen(MICROCOMPACT_MARK)))
+	if (n <= AGENT_MICROCOMPACT_MIN_BYTES || !strncmp(b->text, AGENT_MICROCOMPACT_MARK, strlen(AGENT_MICROCOMPACT_MARK)))
 		return 0;
-	microcompact_digest(call ? call->name : b->name, call ? call->text : NULL, b->text, b->is_error,
+	agent_microcompact_digest(call ? call->name : b->name, call ? call->text : NULL, b->text, b->is_error,
 			    &d);
 	if (d.len >= n) {
 		buf_release(&d);
@@ -201,14 +201,14 @@ mc_digest_block(struct conv_block *b, const struct conv_msg *prev, struct microc
 
 /* Digest every result of the turns before the cutoff. */
 int
-microcompact_apply(struct conv *c, int keep, struct microcompact_stats *st)
+agent_microcompact_apply(struct conv *c, int keep, struct agent_microcompact_stats *st)
 {
 	int turn = 0, cutoff, done = 0;
 	size_t i, j;
 
 	for (i = 0; i < c->nmsgs; i++)
 		turn += conv_msg_is_query(&c->msgs[i]);
-	cutoff = microcompact_cutoff(turn, keep);
+	cutoff = agent_microcompact_cutoff(turn, keep);
 	turn = -1;
 	for (i = 0; i < c->nmsgs && cutoff > 0; i++) {
 		struct conv_msg *m = &c->msgs[i];
@@ -228,10 +228,10 @@ microcompact_apply(struct conv *c, int keep, struct microcompact_stats *st)
 
 /* Apply, and say what changed (the planned cache break's cause). */
 int
-microcompact_turn(struct conv *c, int keep, struct microcompact_stats *st, struct buf *why)
+agent_microcompact_turn(struct conv *c, int keep, struct agent_microcompact_stats *st, struct buf *why)
 {
-	struct microcompact_stats now = { 0 };
-	int n = microcompact_apply(c, keep, &now);
+	struct agent_microcompact_stats now = { 0 };
+	int n = agent_microcompact_apply(c, keep, &now);
 
 	st->events += now.events;
 	st->digested += now.digested;

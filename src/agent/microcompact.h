@@ -1,5 +1,5 @@
 /*
- * microcompact: old tool results become short, fixed digests
+ * agent_microcompact: old tool results become short, fixed digests
  * (issue 6; the decision is in docs/cache.md).
  *
  * A tool result belongs to the user turn it was made in (turn t = the
@@ -17,18 +17,18 @@
  *   read: path and line range;  bash: command, how it ended, last lines;
  *   grep: pattern, path and the number of matching lines;
  *   other tools: name, lines and bytes.
- * A digest starts with MICROCOMPACT_MARK and is never digested again.
+ * A digest starts with AGENT_MICROCOMPACT_MARK and is never digested again.
  */
-#ifndef HEARTH_MICROCOMPACT_H
-#define HEARTH_MICROCOMPACT_H
+#ifndef HEARTH_AGENT_MICROCOMPACT_H
+#define HEARTH_AGENT_MICROCOMPACT_H
 
-#include "buf.h"
-#include "conv.h"
+#include "base/buf.h"
+#include "llm/conv.h"
 
-#define MICROCOMPACT_MARK "[older tool result, digested: "
-#define MICROCOMPACT_MIN_BYTES 400 /* results up to this size stay as they are */
+#define AGENT_MICROCOMPACT_MARK "[older tool result, digested: "
+#define AGENT_MICROCOMPACT_MIN_BYTES 400 /* results up to this size stay as they are */
 
-struct microcompact_stats {
+struct agent_microcompact_stats {
 	int events;        /* batches that changed something */
 	int digested;      /* tool results replaced */
 	long bytes_before; /* of the replaced results */
@@ -40,13 +40,13 @@ struct microcompact_stats {
  * falls under cutoff(T).  Returns the number of results digested now (0:
  * the conv is unchanged).  keep <= 0 turns it off.
  */
-int microcompact_apply(struct conv *c, int keep, struct microcompact_stats *st);
+int agent_microcompact_apply(struct conv *c, int keep, struct agent_microcompact_stats *st);
 /* The same, and when something changed, one line saying what (appended to why). */
-int microcompact_turn(struct conv *c, int keep, struct microcompact_stats *st, struct buf *why);
+int agent_microcompact_turn(struct conv *c, int keep, struct agent_microcompact_stats *st, struct buf *why);
 /* The first turn whose results stay verbatim when turn T starts (pure). */
-int microcompact_cutoff(int turn, int keep);
+int agent_microcompact_cutoff(int turn, int keep);
 /* The digest of one result (pure), appended to out. */
-void microcompact_digest(const char *tool, const char *args_json, const char *text, int is_error,
+void agent_microcompact_digest(const char *tool, const char *args_json, const char *text, int is_error,
 			 struct buf *out);
 
 #endif

@@ -1,16 +1,16 @@
-/* callfix: recover and check tool calls (see callfix.h). */
-#include "callfix.h"
+/* agent_repair: recover and check tool calls (see agent/repair.h). */
+#include "agent/repair.h"
 
 #include <string.h>
 
-#include "json.h"
-#include "tool.h"
+#include "base/json.h"
+#include "llm/tool.h"
 
-/* toolparse type oracle: is `param` of `tool` string-typed in its schema? */
+/* textcall type oracle: is `param` of `tool` string-typed in its schema? */
 static int
-callfix_param_is_string(void *ctx, const char *tool, const char *param)
+agent_repair_param_is_string(void *ctx, const char *tool, const char *param)
 {
-	const struct tool *t = callfix_tool(ctx, tool);
+	const struct tool *t = agent_repair_tool(ctx, tool);
 	const cJSON *prop;
 	cJSON *schema;
 	const char *type;
@@ -27,29 +27,29 @@ callfix_param_is_string(void *ctx, const char *tool, const char *param)
 
 /* Recover calls from text. */
 void
-callfix_recover(const struct callfix_tools *t, const char *text, size_t n,
-		struct toolparse_result *out)
+agent_repair_recover(const struct agent_repair_tools *t, const char *text, size_t n,
+		struct textcall_result *out)
 {
 	memset(out, 0, sizeof *out);
-	toolparse_run(text, n, callfix_param_is_string, (void *)t, out);
+	textcall_run(text, n, agent_repair_param_is_string, (void *)t, out);
 }
 
 /* Count calls in text. */
 size_t
-callfix_count(const struct callfix_tools *t, const char *text, size_t n)
+agent_repair_count(const struct agent_repair_tools *t, const char *text, size_t n)
 {
-	struct toolparse_result out;
+	struct textcall_result out;
 	size_t k;
 
-	callfix_recover(t, text, n, &out);
+	agent_repair_recover(t, text, n, &out);
 	k = out.ncalls;
-	toolparse_release(&out);
+	textcall_release(&out);
 	return k;
 }
 
 /* Look up an enabled tool. */
 const struct tool *
-callfix_tool(const struct callfix_tools *t, const char *name)
+agent_repair_tool(const struct agent_repair_tools *t, const char *name)
 {
 	size_t i;
 
@@ -61,10 +61,10 @@ callfix_tool(const struct callfix_tools *t, const char *name)
 
 /* Validate name + arguments; the problem line says what to fix. */
 cJSON *
-callfix_check(const struct callfix_tools *t, const char *name, const char *args, size_t len,
+agent_repair_check(const struct agent_repair_tools *t, const char *name, const char *args, size_t len,
 	      struct buf *problem)
 {
-	const struct tool *tool = callfix_tool(t, name);
+	const struct tool *tool = agent_repair_tool(t, name);
 	struct buf why = BUF_INIT;
 	struct err e = ERR_INIT;
 	cJSON *parsed = NULL;

@@ -1,6 +1,6 @@
 /*
- * agentstream: the provider's events during a step (private part of the
- * agent, see agentint.h).
+ * agent_stream: the provider's events during a step (private part of the
+ * agent, see agent/agent-int.h).
  *
  * The sink accumulates the step's text, reasoning and tool calls and
  * forwards events to the observer, answer text through the tool-call gate.
@@ -12,16 +12,16 @@
  * output is retried AGENT_MAX_RETRIES times with backoff; anything else
  * ends the turn.
  */
-#include "agentint.h"
+#include "agent/agent-int.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "loop.h"
-#include "provider.h"
-#include "toolparse.h"
-#include "xmalloc.h"
+#include "io/loop.h"
+#include "llm/provider.h"
+#include "llm/textcall.h"
+#include "base/xmalloc.h"
 
 /* Append a new (empty) call for provider index idx. */
 static struct agent_call *
@@ -76,10 +76,10 @@ agent_defer(struct agent *a, loop_timer_fn fn)
 static size_t
 agent_recover_calls(struct agent *a)
 {
-	struct toolparse_result out;
+	struct textcall_result out;
 	size_t i, n;
 
-	callfix_recover(&a->tools, a->text.data, a->text.len, &out);
+	agent_repair_recover(&a->tools, a->text.data, a->text.len, &out);
 	n = out.ncalls;
 	for (i = 0; i < n; i++) {
 		struct agent_call *c = agent_add_call(a, -1 - (int)i, NULL, out.calls[i].name);
@@ -91,7 +91,7 @@ agent_recover_calls(struct agent *a)
 		buf_add(&a->text, out.text.data, out.text.len);
 		buf_add(&a->reasoning, out.reasoning.data, out.reasoning.len);
 	}
-	toolparse_release(&out);
+	textcall_release(&out);
 	return n;
 }
 
@@ -134,7 +134,7 @@ agent_after_stream(struct loop *l, long id, void *arg)
 	}
 	a->state = ST_TOOLS;
 	a->step_failures = 0;
-	agenttools_run(a);
+	agent_tools_run(a);
 }
 
 /* Retry the same request (after a delay for a loading server). */
@@ -221,7 +221,7 @@ agent_on_error(struct agent *a, const struct llm_event *ev)
 	a->err_kind = ev->error.kind;
 	if (ev->error.kind == LLM_ERR_TOOL_PARSE) {
 		buf_add(&a->err_msg, ev->text.p, ev->text.len);
-		if (callfix_count(&a->tools, a->text.data, a->text.len)) {
+		if (agent_repair_count(&a->tools, a->text.data, a->text.len)) {
 			agent_defer(a, agent_after_stream);
 		} else if (!a->parse_retried) {
 			a->parse_retried = 1;
@@ -274,9 +274,9 @@ agent_forward(struct agent *a, const struct llm_event *ev)
 	}
 	buf_reset(&a->shown);
 	if (ev->kind == LLM_TEXT)
-		textgate_feed(&a->gate, ev->text.p, ev->text.len, &a->shown);
+		textcall_gate_feed(&a->gate, ev->text.p, ev->text.len, &a->shown);
 	else
-		textgate_flush(&a->gate, &a->shown);
+		textcall_gate_flush(&a->gate, &a->shown);
 	if (a->shown.len) {
 		memset(&shown, 0, sizeof shown);
 		shown.kind = LLM_TEXT;
@@ -289,7 +289,7 @@ agent_forward(struct agent *a, const struct llm_event *ev)
 
 /* Provider sink: accumulate the step and forward to the observer. */
 void
-agentstream_sink(void *ctx, const struct llm_event *ev)
+agent_stream_sink(void *ctx, const struct llm_event *ev)
 {
 	struct agent *a = ctx;
 	struct agent_call *c;

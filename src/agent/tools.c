@@ -1,29 +1,29 @@
 /*
- * agenttools: running a step's tool calls (private part of the agent, see
- * agentint.h).
+ * agent_tools: running a step's tool calls (private part of the agent, see
+ * agent/agent-int.h).
  *
  * Calls run in order; a synchronous tool finishes inside its start(), so
- * agenttools_run is a trampoline (running_tools guards re-entry), never
- * recursion.  Each call is checked (callfix), may be refused by the
+ * agent_tools_run is a trampoline (running_tools guards re-entry), never
+ * recursion.  Each call is checked (agent_repair), may be refused by the
  * explore cutoff, then asks the gate (pre_tool) and waits for
  * agent_gate_done; the turn's first mutating call lets the workspace take a
  * checkpoint first.  When all finished, their results form one user message
  * and the next step starts.
  */
-#include "agentint.h"
+#include "agent/agent-int.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "json.h"
-#include "loop.h"
-#include "shellro.h"
-#include "toolset.h"
-#include "xmalloc.h"
+#include "base/json.h"
+#include "io/loop.h"
+#include "tools/bash_readonly.h"
+#include "llm/toolset.h"
+#include "base/xmalloc.h"
 
 /* The turn's tools: the enabled built-ins, then the extension tools registered now (MCP). */
 void
-agenttools_refresh(struct agent *a)
+agent_tools_refresh(struct agent *a)
 {
 	size_t nx = 0;
 	const struct tool *const *x = a->opts.ntools ? tool_extra(&nx) : NULL;
@@ -55,7 +55,7 @@ agent_tool_done(struct tool_job *job, void *arg)
 		a->opts.gate.post_tool(a->opts.gate.arg, c);
 	a->next_call++;
 	if (!a->running_tools && a->state == ST_TOOLS)
-		agenttools_run(a);
+		agent_tools_run(a);
 }
 
 /* Before the turn's first change: let the workspace take a checkpoint. */
@@ -66,7 +66,7 @@ agent_maybe_checkpoint(struct agent *a, const struct tool *t, const cJSON *args)
 
 	if (a->changed || !a->opts.hooks.before_change || !(t->flags & TOOL_MUTATES))
 		return;
-	if (!strcmp(t->name, "bash") && shellro_is_read_only(json_str(args, "command")))
+	if (!strcmp(t->name, "bash") && tool_bash_readonly_is_read_only(json_str(args, "command")))
 		return;
 	a->changed = 1;
 	a->opts.hooks.before_change(a->opts.hooks.arg, &note);
@@ -104,15 +104,15 @@ agent_start_call(struct agent *a, struct agent_call *c)
 {
 	cJSON *args;
 
-	c->tool = callfix_tool(&a->tools, c->name);
+	c->tool = agent_repair_tool(&a->tools, c->name);
 	tool_job_init(&c->job, c->tool, a->env, agent_tool_done, a);
 	c->started = 1;
 	c->t_start_ms = loop_now_ms(a->loop);
 	a->stats.tool_calls++;
 	if (a->obs.on_tool_start)
 		a->obs.on_tool_start(a->obs.arg, c);
-	args = callfix_check(&a->tools, c->name, c->args.data, c->args.len, &c->job.out);
-	if (args && cutoff_refuses(&a->cut, c->tool, &c->job.out)) {
+	args = agent_repair_check(&a->tools, c->name, c->args.data, c->args.len, &c->job.out);
+	if (args && agent_cutoff_refuses(&a->cut, c->tool, &c->job.out)) {
 		cJSON_Delete(args); /* not a malformed call: not counted as a failure */
 		c->job.is_error = 1;
 		tool_job_done(&c->job);
@@ -142,7 +142,7 @@ agent_cutoff_note(struct agent *a, struct conv_msg *m)
 {
 	struct buf note = BUF_INIT;
 
-	if (cutoff_after_step(&a->cut, a->calls, a->ncalls, &note)) {
+	if (agent_cutoff_after_step(&a->cut, a->calls, a->ncalls, &note)) {
 		conv_add_block(m, CONV_TEXT, note.data, NULL, NULL);
 		a->stats.explore_cutoffs = a->cut.engaged;
 		agent_notice(a, "explored for too long without a change: only edit, write and bash from now on");
@@ -179,7 +179,7 @@ agent_finish_tools(struct agent *a)
 
 /* Run calls in order; synchronous ones complete inside the loop below. */
 void
-agenttools_run(struct agent *a)
+agent_tools_run(struct agent *a)
 {
 	a->running_tools = 1;
 	while (a->state == ST_TOOLS && a->next_call < a->ncalls) {
@@ -197,7 +197,7 @@ agenttools_run(struct agent *a)
 
 /* Abort while tools run: withdraw the question, cancel the call, record every result. */
 void
-agenttools_abort(struct agent *a)
+agent_tools_abort(struct agent *a)
 {
 	size_t i;
 

@@ -1,5 +1,5 @@
 /*
- * anthropic: Anthropic Messages API provider (contract in anthropic.h).
+ * anthropic: Anthropic Messages API provider (contract in anthropic/anthropic.h).
  *
  * Data: struct anthropic holds the copied options, the request body of
  * the logical request in flight (kept so a retry sends the same bytes),
@@ -14,26 +14,26 @@
  * retried; cancel delivers nothing and stops both the attempt and a
  * pending retry.  The API key appears only in `keyhdr`.
  */
-#include "anthropic.h"
+#include "anthropic/anthropic.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "anthropicmodels.h"
-#include "anthropicwire.h"
-#include "http.h"
-#include "log.h"
-#include "loop.h"
-#include "sse.h"
-#include "xmalloc.h"
+#include "anthropic/models.h"
+#include "anthropic/wire.h"
+#include "io/http.h"
+#include "base/log.h"
+#include "io/loop.h"
+#include "io/sse.h"
+#include "base/xmalloc.h"
 
 struct an_call {
 	struct anthropic *an;
 	struct http_req *req;
 	struct sse sse;
-	struct anthropicdec dec;
+	struct anthropic_decode dec;
 	struct buf errbody;
 	int ended;     /* a terminal event went out, or a retry was scheduled */
 	int dead;
@@ -56,12 +56,12 @@ struct anthropic {
 	uint64_t rng;
 	struct an_call *call;
 	struct an_call *dead;
-	struct anthropicdec_thinking *thinking; /* of the last request that ended */
+	struct anthropic_decode_thinking *thinking; /* of the last request that ended */
 	size_t nthinking;
 	char *consult;           /* NULL, or the consult instruction (anthropic_set_consult) */
 	anthropic_filter_fn filter;
 	void *filter_arg;
-	struct anthropicmodels *models; /* GET /v1/models in flight */
+	struct anthropic_models *models; /* GET /v1/models in flight */
 	anthropic_models_fn models_done;
 	void *models_arg;
 };
@@ -73,7 +73,7 @@ void
 anthropic_opts_init(struct anthropic_opts *o)
 {
 	memset(o, 0, sizeof *o);
-	o->tier = ANTHROPICWIRE_SONNET;
+	o->tier = ANTHROPIC_WIRE_SONNET;
 	o->temperature = -1;
 	o->top_p = -1;
 	o->top_k = -1;
@@ -101,7 +101,7 @@ an_call_free(struct an_call *c)
 	if (c->idle_timer)
 		loop_timer_del(c->an->loop, c->idle_timer);
 	sse_release(&c->sse);
-	anthropicdec_release(&c->dec);
+	anthropic_decode_release(&c->dec);
 	buf_release(&c->errbody);
 	free(c);
 }
@@ -234,7 +234,7 @@ an_on_sse(void *ctx, struct str event, struct str data)
 {
 	struct an_call *c = ctx;
 
-	anthropicdec_event(&c->dec, event, data, an_dec_sink, c);
+	anthropic_decode_event(&c->dec, event, data, an_dec_sink, c);
 	return c->ended || c->dead;
 }
 
@@ -328,12 +328,12 @@ an_on_done(struct http_req *r, int status, enum http_fail fail, const struct err
 	if (an->call == c)
 		an->call = NULL;
 	if (status == 200 && !c->ended) {
-		anthropicdec_finish(&c->dec, an_dec_sink, c);
+		anthropic_decode_finish(&c->dec, an_dec_sink, c);
 	} else if (status && !c->ended) {
 		struct llm_event ev;
 		struct buf msg = BUF_INIT;
 
-		anthropicdec_error_from_body(status, c->errbody.data, c->errbody.len, &ev, &msg);
+		anthropic_decode_error_from_body(status, c->errbody.data, c->errbody.len, &ev, &msg);
 		an_emit(c, &ev, an_retry_after(r));
 		buf_release(&msg);
 	} else if (!c->ended) {
@@ -357,7 +357,7 @@ an_send(struct anthropic *an)
 
 	c->an = an;
 	sse_init(&c->sse);
-	anthropicdec_init(&c->dec);
+	anthropic_decode_init(&c->dec);
 	buf_init(&c->errbody, 0);
 	an->attempt++;
 	buf_addf(&url, "%s/v1/messages", an->base_url);
@@ -397,14 +397,14 @@ static int
 an_start(void *self, const struct provider_req *req, llm_sink_fn sink, void *ctx, struct err *e)
 {
 	struct anthropic *an = self;
-	struct anthropicwire_opts wo;
+	struct anthropic_wire_opts wo;
 	struct provider_req fr = *req;
 	struct conv shown;
 
 	(void)e;
 	an_cancel(an); /* no sweep here: start may be called from inside the sink */
 	an_thinking_release(an);
-	anthropicwire_opts_init(&wo, an->model);
+	anthropic_wire_opts_init(&wo, an->model);
 	wo.max_tokens = an->o.max_tokens;
 	wo.budget_tokens = an->o.budget_tokens;
 	wo.temperature = an->o.temperature;
@@ -415,7 +415,7 @@ an_start(void *self, const struct provider_req *req, llm_sink_fn sink, void *ctx
 	conv_init(&shown);
 	if (an->filter && an->filter(an->filter_arg, req->conv, &shown))
 		fr.conv = &shown; /* what Claude may see (privacy) */
-	anthropicwire_request(&wo, &fr, &an->body);
+	anthropic_wire_request(&wo, &fr, &an->body);
 	conv_release(&shown);
 	an->sink = sink;
 	an->ctx = ctx;
@@ -436,7 +436,7 @@ an_model(void *self)
 static void
 an_describe(void *self, const struct llm_event *ev, struct buf *out)
 {
-	anthropicdec_describe(((struct anthropic *)self)->base_url, ev, out);
+	anthropic_decode_describe(((struct anthropic *)self)->base_url, ev, out);
 }
 
 /* provider.add_reasoning: the kept thinking blocks with their signatures. */
@@ -460,7 +460,7 @@ anthropic_new(struct loop *l, struct http *h, const struct anthropic_opts *o)
 	while (n && base[n - 1] == '/')
 		n--;
 	an->base_url = str_dup(str_make(base, n));
-	an->model = xstrdup(o->model && o->model[0] ? o->model : anthropicwire_tier_model(o->tier));
+	an->model = xstrdup(o->model && o->model[0] ? o->model : anthropic_wire_tier_model(o->tier));
 	if (o->api_key && o->api_key[0]) {
 		struct buf k = BUF_INIT;
 
@@ -493,7 +493,7 @@ anthropic_free(struct anthropic *an)
 	an_cancel(an);
 	an_sweep(an);
 	an_thinking_release(an);
-	anthropicmodels_cancel(an->models); /* its callback will never run */
+	anthropic_models_cancel(an->models); /* its callback will never run */
 	if (an->keyhdr) /* do not leave the key in freed memory */
 		memset(an->keyhdr, 0, strlen(an->keyhdr));
 	free(an->keyhdr);
@@ -543,7 +543,7 @@ anthropic_attempts(const struct anthropic *an)
 }
 
 /* Kept thinking blocks. */
-const struct anthropicdec_thinking *
+const struct anthropic_decode_thinking *
 anthropic_thinking(const struct anthropic *an, size_t *n)
 {
 	*n = an->nthinking;
@@ -557,7 +557,7 @@ anthropic_add_thinking(const struct anthropic *an, struct conv_msg *m)
 	size_t i;
 
 	for (i = 0; i < an->nthinking; i++) {
-		const struct anthropicdec_thinking *t = &an->thinking[i];
+		const struct anthropic_decode_thinking *t = &an->thinking[i];
 		struct conv_block *b = conv_add_block(m, CONV_REASONING, t->text.data, NULL,
 						      t->redacted ? "redacted_thinking" : NULL);
 
@@ -566,7 +566,7 @@ anthropic_add_thinking(const struct anthropic *an, struct conv_msg *m)
 	}
 }
 
-/* The model check (anthropicmodels) answered: forget it, then tell the caller. */
+/* The model check (anthropic_models) answered: forget it, then tell the caller. */
 static void
 an_models_done(int rc, int found, const char *msg, void *arg)
 {
@@ -590,10 +590,10 @@ anthropic_check_models(struct anthropic *an, anthropic_models_fn done, void *arg
 {
 	if (!an->keyhdr)
 		return err_set(e, "no ANTHROPIC_API_KEY: set it in the environment or in settings to use Claude");
-	anthropicmodels_cancel(an->models); /* a new check replaces one in flight */
+	anthropic_models_cancel(an->models); /* a new check replaces one in flight */
 	an->models_done = done;
 	an->models_arg = arg;
-	an->models = anthropicmodels_start(an->http, an->base_url, an->keyhdr, an->model,
+	an->models = anthropic_models_start(an->http, an->base_url, an->keyhdr, an->model,
 					   an_models_done, an, e);
 	return an->models ? 0 : -1;
 }

@@ -4,7 +4,7 @@
  *
  * POST {base_url}/v1/messages with x-api-key, anthropic-version
  * 2023-06-01 and content-type application/json; the body comes from
- * anthropicwire_request, the stream goes http → sse → anthropicdec →
+ * anthropic_wire_request, the stream goes http → sse → anthropic_decode →
  * llm events.  Like every provider: exactly one terminal event per
  * request, delivered from loop callbacks, nothing after cancel.
  *
@@ -19,7 +19,7 @@
  * Thinking: the thinking blocks (text + signature) of the last request
  * that ended are kept until the next start; anthropic_add_thinking puts
  * them into the assistant message as CONV_REASONING blocks with
- * provider "anthropic" and the signature, which anthropicwire sends back
+ * provider "anthropic" and the signature, which anthropic_wire sends back
  * unchanged.
  *
  * Secrets: the API key is only ever put into the request header; it is
@@ -28,18 +28,18 @@
  * Ownership: an anthropic borrows the loop and the http client (they
  * must outlive it) and copies every string of its options.
  */
-#ifndef HEARTH_ANTHROPIC_H
-#define HEARTH_ANTHROPIC_H
+#ifndef HEARTH_ANTHROPIC_ANTHROPIC_H
+#define HEARTH_ANTHROPIC_ANTHROPIC_H
 
 #include <stddef.h>
 
-#include "anthropicdec.h"
-#include "anthropicwire.h"
-#include "buf.h"
-#include "conv.h"
-#include "err.h"
-#include "llm.h"
-#include "provider.h"
+#include "anthropic/decode.h"
+#include "anthropic/wire.h"
+#include "base/buf.h"
+#include "llm/conv.h"
+#include "base/err.h"
+#include "llm/event.h"
+#include "llm/provider.h"
 
 struct loop;
 struct http;
@@ -52,7 +52,7 @@ struct anthropic_opts {
 	const char *base_url;    /* NULL: ANTHROPIC_DEFAULT_BASE_URL */
 	const char *api_key;     /* NULL or "": no x-api-key header (llama-server) */
 	const char *model;       /* NULL: the tier's default id */
-	enum anthropicwire_tier tier; /* used when model is NULL */
+	enum anthropic_wire_tier tier; /* used when model is NULL */
 	int max_tokens;          /* <= 0: 16000 */
 	int budget_tokens;       /* manual thinking budget; <= 0: 8000 */
 	double temperature;      /* < 0: omitted (the default) */
@@ -77,7 +77,7 @@ void anthropic_set_model(struct anthropic *an, const char *model);
 /*
  * Consult mode: while instruction is set (copied; NULL turns it off),
  * requests carry it after the last user message and tool_choice none
- * (anthropicwire_opts.consult): one answer, no tool calls.
+ * (anthropic_wire_opts.consult): one answer, no tool calls.
  */
 void anthropic_set_consult(struct anthropic *an, const char *instruction);
 /*
@@ -92,7 +92,7 @@ void anthropic_set_filter(struct anthropic *an, anthropic_filter_fn fn, void *ar
 int anthropic_attempts(const struct anthropic *an);
 
 /* Thinking blocks of the last request that ended (owned by an, valid until the next start). */
-const struct anthropicdec_thinking *anthropic_thinking(const struct anthropic *an, size_t *n);
+const struct anthropic_decode_thinking *anthropic_thinking(const struct anthropic *an, size_t *n);
 /* Append those blocks to m as CONV_REASONING, provider "anthropic", with signatures. */
 void anthropic_add_thinking(const struct anthropic *an, struct conv_msg *m);
 

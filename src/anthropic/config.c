@@ -1,37 +1,37 @@
 /*
- * anthcfg: the "anthropic" settings (see anthcfg.h).  Loading goes
+ * anthropic_config: the "anthropic" settings (see anthropic/config.h).  Loading goes
  * through cfg_each_file like every settings reader; a file that cannot
  * be read or parsed is reported once, by cfg_load, not here.
  */
-#include "anthcfg.h"
+#include "anthropic/config.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "cfg.h"
-#include "json.h"
-#include "xmalloc.h"
+#include "base/cfg.h"
+#include "base/json.h"
+#include "base/xmalloc.h"
 
-static const char *const anthcfg_tiers[3] = { "haiku", "sonnet", "opus" };
+static const char *const anthropic_config_tiers[3] = { "haiku", "sonnet", "opus" };
 
 /* Defaults. */
 void
-anthcfg_defaults(struct anthcfg *c)
+anthropic_config_defaults(struct anthropic_config *c)
 {
 	int i;
 
 	memset(c, 0, sizeof *c);
 	for (i = 0; i < 3; i++)
-		c->models[i] = xstrdup(anthropicwire_tier_model((enum anthropicwire_tier)i));
-	c->tier = ANTHROPICWIRE_SONNET;
-	c->max_tokens = ANTHROPICWIRE_MAX_TOKENS;
+		c->models[i] = xstrdup(anthropic_wire_tier_model((enum anthropic_wire_tier)i));
+	c->tier = ANTHROPIC_WIRE_SONNET;
+	c->max_tokens = ANTHROPIC_WIRE_MAX_TOKENS;
 	c->retries = 3;
 }
 
 /* Free. */
 void
-anthcfg_release(struct anthcfg *c)
+anthropic_config_release(struct anthropic_config *c)
 {
 	int i;
 
@@ -45,7 +45,7 @@ anthcfg_release(struct anthcfg *c)
 
 /* An integer in [lo, hi], or a warning. */
 static void
-anthcfg_int(const cJSON *o, const char *key, int lo, int hi, int *dst, const char *org,
+anthropic_config_int(const cJSON *o, const char *key, int lo, int hi, int *dst, const char *org,
 	    struct buf *w)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
@@ -62,17 +62,17 @@ anthcfg_int(const cJSON *o, const char *key, int lo, int hi, int *dst, const cha
 
 /* "models": {tier: id}. */
 static void
-anthcfg_models(struct anthcfg *c, const cJSON *m, const char *org, struct buf *w)
+anthropic_config_models(struct anthropic_config *c, const cJSON *m, const char *org, struct buf *w)
 {
 	const cJSON *it;
-	enum anthropicwire_tier t;
+	enum anthropic_wire_tier t;
 
 	if (!cJSON_IsObject(m)) {
 		buf_addf(w, "%s: anthropic.models must be an object {\"haiku\"|\"sonnet\"|\"opus\": model id}; ignored\n", org);
 		return;
 	}
 	cJSON_ArrayForEach(it, m) {
-		if (anthropicwire_tier_parse(it->string, &t) < 0)
+		if (anthropic_wire_tier_parse(it->string, &t) < 0)
 			buf_addf(w, "%s: anthropic.models.%s is not a tier (haiku, sonnet, opus); ignored\n",
 				 org, it->string);
 		else if (!cJSON_IsString(it) || !it->valuestring[0] || strlen(it->valuestring) > 100)
@@ -87,10 +87,10 @@ anthcfg_models(struct anthcfg *c, const cJSON *m, const char *org, struct buf *w
 
 /* Merge one "anthropic" object. */
 void
-anthcfg_apply(struct anthcfg *c, const cJSON *o, const char *org, int key_ok, struct buf *w)
+anthropic_config_apply(struct anthropic_config *c, const cJSON *o, const char *org, int key_ok, struct buf *w)
 {
 	const cJSON *v;
-	enum anthropicwire_tier t;
+	enum anthropic_wire_tier t;
 
 	org = org ? org : "settings";
 	if (!cJSON_IsObject(o)) {
@@ -98,16 +98,16 @@ anthcfg_apply(struct anthcfg *c, const cJSON *o, const char *org, int key_ok, st
 		return;
 	}
 	if ((v = cJSON_GetObjectItemCaseSensitive(o, "tier")) != NULL) {
-		if (cJSON_IsString(v) && anthropicwire_tier_parse(v->valuestring, &t) == 0)
+		if (cJSON_IsString(v) && anthropic_wire_tier_parse(v->valuestring, &t) == 0)
 			c->tier = t;
 		else
 			buf_addf(w, "%s: anthropic.tier must be \"haiku\", \"sonnet\" or \"opus\"; keeping %s\n",
-				 org, anthcfg_tiers[c->tier]);
+				 org, anthropic_config_tiers[c->tier]);
 	}
 	if ((v = cJSON_GetObjectItemCaseSensitive(o, "models")) != NULL)
-		anthcfg_models(c, v, org, w);
-	anthcfg_int(o, "max_tokens", 1024, 128000, &c->max_tokens, org, w);
-	anthcfg_int(o, "retries", 0, 10, &c->retries, org, w);
+		anthropic_config_models(c, v, org, w);
+	anthropic_config_int(o, "max_tokens", 1024, 128000, &c->max_tokens, org, w);
+	anthropic_config_int(o, "retries", 0, 10, &c->retries, org, w);
 	if ((v = cJSON_GetObjectItemCaseSensitive(o, "api_key")) != NULL) {
 		if (!key_ok)
 			buf_addf(w, "%s: anthropic.api_key is only read from the user settings file (a project file may be committed); ignored\n", org);
@@ -120,16 +120,16 @@ anthcfg_apply(struct anthcfg *c, const cJSON *o, const char *org, int key_ok, st
 	}
 }
 
-struct anthcfg_ctx {
-	struct anthcfg *c;
+struct anthropic_config_ctx {
+	struct anthropic_config *c;
 	const char *cwd;
 };
 
 /* cfg_each_file adapter: the "anthropic" member of one file. */
 static int
-anthcfg_file(void *arg, const char *path, struct buf *w, struct err *e)
+anthropic_config_file(void *arg, const char *path, struct buf *w, struct err *e)
 {
-	struct anthcfg_ctx *cx = arg;
+	struct anthropic_config_ctx *cx = arg;
 	struct buf text = BUF_INIT, proj = BUF_INIT;
 	cJSON *root;
 	const cJSON *o;
@@ -143,7 +143,7 @@ anthcfg_file(void *arg, const char *path, struct buf *w, struct err *e)
 	o = cJSON_IsObject(root) ? cJSON_GetObjectItemCaseSensitive(root, "anthropic") : NULL;
 	buf_addf(&proj, "%s/.hearth/settings.json", cx->cwd);
 	if (o)
-		anthcfg_apply(cx->c, o, path, strcmp(path, proj.data) != 0, w);
+		anthropic_config_apply(cx->c, o, path, strcmp(path, proj.data) != 0, w);
 	cJSON_Delete(root);
 	buf_release(&text);
 	buf_release(&proj);
@@ -152,16 +152,16 @@ anthcfg_file(void *arg, const char *path, struct buf *w, struct err *e)
 
 /* User then project settings. */
 void
-anthcfg_load(struct anthcfg *c, const char *cwd, struct buf *w)
+anthropic_config_load(struct anthropic_config *c, const char *cwd, struct buf *w)
 {
-	struct anthcfg_ctx cx = { c, cwd };
+	struct anthropic_config_ctx cx = { c, cwd };
 
-	cfg_each_file(cwd, anthcfg_file, &cx, w);
+	cfg_each_file(cwd, anthropic_config_file, &cx, w);
 }
 
 /* The chosen tier's id. */
 const char *
-anthcfg_model(const struct anthcfg *c)
+anthropic_config_model(const struct anthropic_config *c)
 {
 	return c->models[c->tier];
 }

@@ -1,29 +1,29 @@
 /*
- * anthropicdec: Anthropic stream decoder and error classification
- * (contract in anthropicdec.h).
+ * anthropic_decode: Anthropic stream decoder and error classification
+ * (contract in anthropic/decode.h).
  *
- * Per stream: one struct anthropicdec_block per wire block index (its
+ * Per stream: one struct anthropic_decode_block per wire block index (its
  * type, the llm tool index it got, whether it is still open), the
  * thinking blocks with their signatures, the mapped stop reason and the
  * cumulative usage.  Invariant: once `over` is set nothing more is
  * emitted.  Each event's JSON tree is parsed and freed in
- * anthropicdec_event.
+ * anthropic_decode_event.
  */
-#include "anthropicdec.h"
+#include "anthropic/decode.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "json.h"
-#include "xmalloc.h"
+#include "base/json.h"
+#include "base/xmalloc.h"
 
 enum { B_NONE, B_TEXT, B_TOOL, B_THINK, B_OTHER };
 
 /* Empty decoder. */
 void
-anthropicdec_init(struct anthropicdec *d)
+anthropic_decode_init(struct anthropic_decode *d)
 {
 	memset(d, 0, sizeof *d);
 	buf_init(&d->msg, 0);
@@ -31,7 +31,7 @@ anthropicdec_init(struct anthropicdec *d)
 
 /* Free everything; d is left initialised. */
 void
-anthropicdec_release(struct anthropicdec *d)
+anthropic_decode_release(struct anthropic_decode *d)
 {
 	size_t i;
 
@@ -45,12 +45,12 @@ anthropicdec_release(struct anthropicdec *d)
 	free(d->thinking);
 	free(d->stop_reason);
 	buf_release(&d->msg);
-	anthropicdec_init(d);
+	anthropic_decode_init(d);
 }
 
 /* Thinking blocks so far. */
-const struct anthropicdec_thinking *
-anthropicdec_thinking(const struct anthropicdec *d, size_t *n)
+const struct anthropic_decode_thinking *
+anthropic_decode_thinking(const struct anthropic_decode *d, size_t *n)
 {
 	*n = d->nthinking;
 	return d->thinking;
@@ -58,7 +58,7 @@ anthropicdec_thinking(const struct anthropicdec *d, size_t *n)
 
 /* Wire stop reasons in llm terms. */
 const char *
-anthropicdec_stop_reason(const char *wire)
+anthropic_decode_stop_reason(const char *wire)
 {
 	if (!wire || !strcmp(wire, "end_turn") || !strcmp(wire, "stop_sequence"))
 		return "stop";
@@ -71,7 +71,7 @@ anthropicdec_stop_reason(const char *wire)
 
 /* Emit an event unless the stream is over; terminal kinds end it. */
 static void
-aw_emit(struct anthropicdec *d, struct llm_event *ev, llm_sink_fn sink, void *ctx)
+aw_emit(struct anthropic_decode *d, struct llm_event *ev, llm_sink_fn sink, void *ctx)
 {
 	if (d->over)
 		return;
@@ -82,7 +82,7 @@ aw_emit(struct anthropicdec *d, struct llm_event *ev, llm_sink_fn sink, void *ct
 
 /* A text-like event (skipped when empty). */
 static void
-aw_emit_text(struct anthropicdec *d, enum llm_kind k, int index, const char *s,
+aw_emit_text(struct anthropic_decode *d, enum llm_kind k, int index, const char *s,
 	     llm_sink_fn sink, void *ctx)
 {
 	struct llm_event ev = { .kind = k };
@@ -96,7 +96,7 @@ aw_emit_text(struct anthropicdec *d, enum llm_kind k, int index, const char *s,
 
 /* A protocol error with a reason. */
 static void
-aw_protocol(struct anthropicdec *d, const char *why, llm_sink_fn sink, void *ctx)
+aw_protocol(struct anthropic_decode *d, const char *why, llm_sink_fn sink, void *ctx)
 {
 	struct llm_event ev = { .kind = LLM_ERROR };
 
@@ -108,12 +108,12 @@ aw_protocol(struct anthropicdec *d, const char *why, llm_sink_fn sink, void *ctx
 }
 
 /* The block at wire index idx (grown on demand), or NULL when out of range. */
-static struct anthropicdec_block *
-aw_blk(struct anthropicdec *d, const cJSON *data)
+static struct anthropic_decode_block *
+aw_blk(struct anthropic_decode *d, const cJSON *data)
 {
 	long idx;
 
-	if (json_long(data, "index", &idx) < 0 || idx < 0 || idx >= ANTHROPICDEC_MAX_BLOCKS)
+	if (json_long(data, "index", &idx) < 0 || idx < 0 || idx >= ANTHROPIC_DECODE_MAX_BLOCKS)
 		return NULL;
 	if ((size_t)idx >= d->nblocks) {
 		d->blocks = xrealloc(d->blocks, (size_t)(idx + 1) * sizeof *d->blocks);
@@ -124,10 +124,10 @@ aw_blk(struct anthropicdec *d, const cJSON *data)
 }
 
 /* A new thinking entry for block b. */
-static struct anthropicdec_thinking *
-aw_new_thinking(struct anthropicdec *d, struct anthropicdec_block *b)
+static struct anthropic_decode_thinking *
+aw_new_thinking(struct anthropic_decode *d, struct anthropic_decode_block *b)
 {
-	struct anthropicdec_thinking *t;
+	struct anthropic_decode_thinking *t;
 
 	d->thinking = xrealloc(d->thinking, (d->nthinking + 1) * sizeof *d->thinking);
 	t = &d->thinking[d->nthinking];
@@ -141,7 +141,7 @@ aw_new_thinking(struct anthropicdec *d, struct anthropicdec_block *b)
 
 /* content_block_start: note the block; tool calls begin here. */
 static void
-aw_block_start(struct anthropicdec *d, struct anthropicdec_block *b, const cJSON *cb,
+aw_block_start(struct anthropic_decode *d, struct anthropic_decode_block *b, const cJSON *cb,
 	       llm_sink_fn sink, void *ctx)
 {
 	const char *type = json_str(cb, "type");
@@ -164,7 +164,7 @@ aw_block_start(struct anthropicdec *d, struct anthropicdec_block *b, const cJSON
 		ev.name = json_str(cb, "name") ? json_str(cb, "name") : "";
 		aw_emit(d, &ev, sink, ctx);
 	} else if (!strcmp(type, "thinking") || !strcmp(type, "redacted_thinking")) {
-		struct anthropicdec_thinking *t = aw_new_thinking(d, b);
+		struct anthropic_decode_thinking *t = aw_new_thinking(d, b);
 		const char *s = json_str(cb, type[0] == 't' ? "signature" : "data");
 
 		t->redacted = type[0] == 'r';
@@ -180,7 +180,7 @@ aw_block_start(struct anthropicdec *d, struct anthropicdec_block *b, const cJSON
 
 /* content_block_delta: text, reasoning, argument fragments, signatures. */
 static void
-aw_block_delta(struct anthropicdec *d, struct anthropicdec_block *b, const cJSON *delta,
+aw_block_delta(struct anthropic_decode *d, struct anthropic_decode_block *b, const cJSON *delta,
 	       llm_sink_fn sink, void *ctx)
 {
 	const char *type = json_str(delta, "type"), *s;
@@ -194,7 +194,7 @@ aw_block_delta(struct anthropicdec *d, struct anthropicdec_block *b, const cJSON
 		b->args_seen |= s && s[0];
 		aw_emit_text(d, LLM_TOOL_CALL_ARGS, b->call, s, sink, ctx);
 	} else if (!strcmp(type, "thinking_delta") || !strcmp(type, "signature_delta")) {
-		struct anthropicdec_thinking *t = b->type == B_THINK ? &d->thinking[b->thinking] : NULL;
+		struct anthropic_decode_thinking *t = b->type == B_THINK ? &d->thinking[b->thinking] : NULL;
 
 		if (!t && b->type == B_NONE && type[0] == 't') /* a thinking block nobody started */
 			t = aw_new_thinking(d, b);
@@ -212,7 +212,7 @@ aw_block_delta(struct anthropicdec *d, struct anthropicdec_block *b, const cJSON
 
 /* content_block_stop (or the end of the message): a tool call's arguments are complete. */
 static void
-aw_block_stop(struct anthropicdec *d, struct anthropicdec_block *b, llm_sink_fn sink,
+aw_block_stop(struct anthropic_decode *d, struct anthropic_decode_block *b, llm_sink_fn sink,
 	      void *ctx)
 {
 	struct llm_event ev = { .kind = LLM_TOOL_CALL_END };
@@ -230,7 +230,7 @@ aw_block_stop(struct anthropicdec *d, struct anthropicdec_block *b, llm_sink_fn 
 
 /* Usage counts present in u (cumulative: later values replace earlier ones). */
 static void
-aw_usage(struct anthropicdec *d, const cJSON *u)
+aw_usage(struct anthropic_decode *d, const cJSON *u)
 {
 	long v;
 
@@ -247,7 +247,7 @@ aw_usage(struct anthropicdec *d, const cJSON *u)
 
 /* message_stop: close open blocks, then USAGE and DONE. */
 static void
-aw_message_stop(struct anthropicdec *d, llm_sink_fn sink, void *ctx)
+aw_message_stop(struct anthropic_decode *d, llm_sink_fn sink, void *ctx)
 {
 	struct llm_event ev = { .kind = LLM_USAGE };
 	size_t i;
@@ -357,7 +357,7 @@ aw_error_obj(const cJSON *root)
 
 /* Classify an HTTP error answer. */
 void
-anthropicdec_error_from_body(int status, const char *body, size_t n, struct llm_event *ev,
+anthropic_decode_error_from_body(int status, const char *body, size_t n, struct llm_event *ev,
 			     struct buf *msg)
 {
 	cJSON *root = body && n ? json_parse(body, n, NULL) : NULL;
@@ -382,7 +382,7 @@ anthropicdec_error_from_body(int status, const char *body, size_t n, struct llm_
 
 /* An in-stream error event. */
 static void
-aw_stream_error(struct anthropicdec *d, const cJSON *data, llm_sink_fn sink, void *ctx)
+aw_stream_error(struct anthropic_decode *d, const cJSON *data, llm_sink_fn sink, void *ctx)
 {
 	const cJSON *e = aw_error_obj(data);
 	struct llm_event ev;
@@ -397,10 +397,10 @@ aw_stream_error(struct anthropicdec *d, const cJSON *data, llm_sink_fn sink, voi
 
 /* One parsed event. */
 static void
-aw_dispatch(struct anthropicdec *d, const char *name, const cJSON *data, llm_sink_fn sink,
+aw_dispatch(struct anthropic_decode *d, const char *name, const cJSON *data, llm_sink_fn sink,
 	    void *ctx)
 {
-	struct anthropicdec_block *b;
+	struct anthropic_decode_block *b;
 
 	if (!strcmp(name, "error")) {
 		aw_stream_error(d, data, sink, ctx);
@@ -412,7 +412,7 @@ aw_dispatch(struct anthropicdec *d, const char *name, const cJSON *data, llm_sin
 
 		if (sr) {
 			free(d->stop_reason);
-			d->stop_reason = xstrdup(anthropicdec_stop_reason(sr));
+			d->stop_reason = xstrdup(anthropic_decode_stop_reason(sr));
 		}
 		aw_usage(d, json_obj(data, "usage"));
 	} else if (!strcmp(name, "message_stop")) {
@@ -433,7 +433,7 @@ aw_dispatch(struct anthropicdec *d, const char *name, const cJSON *data, llm_sin
 
 /* Decode one SSE event. */
 int
-anthropicdec_event(struct anthropicdec *d, struct str event, struct str data, llm_sink_fn sink,
+anthropic_decode_event(struct anthropic_decode *d, struct str event, struct str data, llm_sink_fn sink,
 		   void *ctx)
 {
 	struct err e = ERR_INIT;
@@ -461,7 +461,7 @@ anthropicdec_event(struct anthropicdec *d, struct str event, struct str data, ll
 
 /* End of transport. */
 void
-anthropicdec_finish(struct anthropicdec *d, llm_sink_fn sink, void *ctx)
+anthropic_decode_finish(struct anthropic_decode *d, llm_sink_fn sink, void *ctx)
 {
 	struct llm_event ev = { .kind = LLM_ERROR };
 
@@ -480,7 +480,7 @@ anthropicdec_finish(struct anthropicdec *d, llm_sink_fn sink, void *ctx)
 
 /* Turn an error event into one line that says what to do. */
 void
-anthropicdec_describe(const char *base_url, const struct llm_event *ev, struct buf *out)
+anthropic_decode_describe(const char *base_url, const struct llm_event *ev, struct buf *out)
 {
 	int n = (int)ev->text.len;
 

@@ -1,20 +1,20 @@
 /*
- * anthropicdec: decoder of Anthropic Messages streams (protocols.md B4,
+ * anthropic_decode: decoder of Anthropic Messages streams (protocols.md B4,
  * and llama-server's /v1/messages, A7) into llm events, and the
  * classification of HTTP error answers (B5).  Pure: no I/O, no clock.
  *
- * Feed each SSE event in order, then anthropicdec_finish when the
+ * Feed each SSE event in order, then anthropic_decode_finish when the
  * transport ends.  Exactly one terminal event (DONE or ERROR) and
  * nothing after it:
  *   - message_stop: TOOL_CALL_END for blocks still open (llama keeps all
  *     blocks open until the end), one LLM_USAGE with the message's final
  *     cumulative counts, then DONE with the stop reason mapped
- *     (anthropicdec_stop_reason);
+ *     (anthropic_decode_stop_reason);
  *   - an `error` event (Anthropic {"type":"error","error":{...}} or
  *     llama's bare {code,message,type}) → ERROR; overloaded, api, rate
  *     limit and timeout errors are retryable;
  *   - data that is not a JSON object → ERROR/LLM_ERR_PROTOCOL;
- *   - anthropicdec_finish without message_stop: after a message_delta
+ *   - anthropic_decode_finish without message_stop: after a message_delta
  *     with a stop_reason it ends as message_stop would, otherwise
  *     ERROR/LLM_ERR_DISCONNECTED.
  * ping and unknown events are ignored; the event name decides, or
@@ -25,29 +25,29 @@
  * (tool calls get llm indexes 0, 1, ... in block order); thinking →
  * LLM_REASONING, and each thinking block's text and signature (a
  * redacted_thinking block's data) are kept in order for the caller to
- * store: anthropicdec_thinking.
+ * store: anthropic_decode_thinking.
  *
- * Usage follows llm.h: prompt_tokens = input + cache writes + cache
+ * Usage follows llm/event.h: prompt_tokens = input + cache writes + cache
  * reads, cached_tokens = cache reads, cache_write_tokens = writes.
  */
-#ifndef HEARTH_ANTHROPICDEC_H
-#define HEARTH_ANTHROPICDEC_H
+#ifndef HEARTH_ANTHROPIC_DECODE_H
+#define HEARTH_ANTHROPIC_DECODE_H
 
 #include <stddef.h>
 
-#include "buf.h"
-#include "llm.h"
-#include "str.h"
+#include "base/buf.h"
+#include "llm/event.h"
+#include "base/str.h"
 
-#define ANTHROPICDEC_MAX_BLOCKS 256
+#define ANTHROPIC_DECODE_MAX_BLOCKS 256
 
-struct anthropicdec_thinking {
+struct anthropic_decode_thinking {
 	struct buf text;
 	struct buf signature; /* or the data of a redacted block */
 	int redacted;
 };
 
-struct anthropicdec_block {
+struct anthropic_decode_block {
 	int type;      /* text, tool_use, thinking, other (private enum) */
 	int call;      /* llm index of a tool_use block */
 	int thinking;  /* index into thinking[] */
@@ -55,10 +55,10 @@ struct anthropicdec_block {
 	char *start_input; /* tool_use input given whole in content_block_start */
 };
 
-struct anthropicdec {
-	struct anthropicdec_block *blocks; /* by wire index */
+struct anthropic_decode {
+	struct anthropic_decode_block *blocks; /* by wire index */
 	size_t nblocks;
-	struct anthropicdec_thinking *thinking;
+	struct anthropic_decode_thinking *thinking;
 	size_t nthinking;
 	int ncalls;
 	char *stop_reason; /* mapped */
@@ -69,18 +69,18 @@ struct anthropicdec {
 	struct buf msg; /* scratch for error messages and types */
 };
 
-void anthropicdec_init(struct anthropicdec *d);
-void anthropicdec_release(struct anthropicdec *d);
+void anthropic_decode_init(struct anthropic_decode *d);
+void anthropic_decode_release(struct anthropic_decode *d);
 /* Decode one SSE event; returns 1 once the stream is over, else 0 (an sse_event_fn result). */
-int anthropicdec_event(struct anthropicdec *d, struct str event, struct str data, llm_sink_fn sink,
+int anthropic_decode_event(struct anthropic_decode *d, struct str event, struct str data, llm_sink_fn sink,
 		       void *ctx);
 /* End of transport: the terminal event if none went out yet. */
-void anthropicdec_finish(struct anthropicdec *d, llm_sink_fn sink, void *ctx);
+void anthropic_decode_finish(struct anthropic_decode *d, llm_sink_fn sink, void *ctx);
 /* Thinking blocks seen so far, in order (owned by d, valid until release). */
-const struct anthropicdec_thinking *anthropicdec_thinking(const struct anthropicdec *d, size_t *n);
+const struct anthropic_decode_thinking *anthropic_decode_thinking(const struct anthropic_decode *d, size_t *n);
 /* Map a wire stop_reason: end_turn, stop_sequence → "stop"; tool_use → "tool_calls";
  * max_tokens → "length"; others (refusal, pause_turn, ...) unchanged. */
-const char *anthropicdec_stop_reason(const char *wire);
+const char *anthropic_decode_stop_reason(const char *wire);
 
 /*
  * An HTTP error answer → LLM_ERROR in *ev with a one-line message that
@@ -94,13 +94,13 @@ const char *anthropicdec_stop_reason(const char *wire);
  * *msg is reset; ev->text views msg; ev->error.type (NULL when none)
  * points into msg past the message's NUL.  Valid until msg changes.
  */
-void anthropicdec_error_from_body(int status, const char *body, size_t n, struct llm_event *ev,
+void anthropic_decode_error_from_body(int status, const char *body, size_t n, struct llm_event *ev,
 				  struct buf *msg);
 /*
  * The one-line, actionable message for an error event of a provider at
  * base_url (appended to out): connection and mid-answer failures name the
  * URL; other errors are their message as is (already actionable).
  */
-void anthropicdec_describe(const char *base_url, const struct llm_event *ev, struct buf *out);
+void anthropic_decode_describe(const char *base_url, const struct llm_event *ev, struct buf *out);
 
 #endif

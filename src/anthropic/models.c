@@ -1,22 +1,22 @@
 /*
- * anthropicmodels: the model-id check (see anthropicmodels.h).  The
+ * anthropic_models: the model-id check (see anthropic/models.h).  The
  * struct lives from start until the fetch answers or is cancelled.
  */
-#include "anthropicmodels.h"
+#include "anthropic/models.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "anthropic.h"
-#include "anthropicdec.h"
-#include "anthropicwire.h"
-#include "buf.h"
-#include "http.h"
-#include "xmalloc.h"
+#include "anthropic/anthropic.h"
+#include "anthropic/decode.h"
+#include "anthropic/wire.h"
+#include "base/buf.h"
+#include "io/http.h"
+#include "base/xmalloc.h"
 
-struct anthropicmodels {
+struct anthropic_models {
 	struct http_req *req;
-	anthropicmodels_fn done;
+	anthropic_models_fn done;
 	void *arg;
 	char model[128];
 };
@@ -26,14 +26,14 @@ static void
 am_on_models(int status, enum http_fail fail, const struct err *e, const struct buf *body,
 	     void *arg)
 {
-	struct anthropicmodels *q = arg;
+	struct anthropic_models *q = arg;
 	struct buf ids = BUF_INIT, msg = BUF_INIT;
 	struct err pe = ERR_INIT;
 	int found = -1;
 
 	(void)fail;
 	if (status == 200) /* found: 1, 0, or -1 for a body that is not a model list */
-		found = anthropicwire_models_has(body->data, body->len, q->model, &ids, &pe);
+		found = anthropic_wire_models_has(body->data, body->len, q->model, &ids, &pe);
 	if (found == 1) {
 		q->done(0, 1, "", q->arg);
 	} else if (found == 0) {
@@ -44,7 +44,7 @@ am_on_models(int status, enum http_fail fail, const struct err *e, const struct 
 		struct llm_event ev;
 
 		if (status && status != 200)
-			anthropicdec_error_from_body(status, body->data, body->len, &ev, &msg);
+			anthropic_decode_error_from_body(status, body->data, body->len, &ev, &msg);
 		else
 			buf_addf(&msg, "GET /v1/models failed: %s",
 				 e && e->msg[0] ? e->msg : pe.msg[0] ? pe.msg : "no answer");
@@ -56,12 +56,12 @@ am_on_models(int status, enum http_fail fail, const struct err *e, const struct 
 }
 
 /* Start the fetch. */
-struct anthropicmodels *
-anthropicmodels_start(struct http *h, const char *base_url, const char *keyhdr,
-		      const char *model, anthropicmodels_fn done, void *arg, struct err *e)
+struct anthropic_models *
+anthropic_models_start(struct http *h, const char *base_url, const char *keyhdr,
+		      const char *model, anthropic_models_fn done, void *arg, struct err *e)
 {
 	const char *headers[] = { "anthropic-version: " ANTHROPIC_VERSION, keyhdr, NULL };
-	struct anthropicmodels *q = xcalloc(1, sizeof *q);
+	struct anthropic_models *q = xcalloc(1, sizeof *q);
 	struct http_opts o = { 0 };
 	struct buf url = BUF_INIT;
 
@@ -84,7 +84,7 @@ anthropicmodels_start(struct http *h, const char *base_url, const char *keyhdr,
 
 /* Cancel quietly. */
 void
-anthropicmodels_cancel(struct anthropicmodels *q)
+anthropic_models_cancel(struct anthropic_models *q)
 {
 	if (!q)
 		return;

@@ -1,6 +1,6 @@
 /*
- * anthropicwire: Anthropic Messages request body, stream decoder and
- * error classification (contract in anthropicwire.h).  Pure: no I/O.
+ * anthropic_wire: Anthropic Messages request body, stream decoder and
+ * error classification (contract in anthropic/wire.h).  Pure: no I/O.
  *
  * The request is built as a cJSON tree (insertion order is kept, so the
  * bytes are deterministic): messages are appended through struct aw_msgs,
@@ -8,12 +8,12 @@
  * a second pass (aw_pair) makes tool_use / tool_result pairing valid and
  * a third places the cache breakpoints.
  *
- * The decoder keeps one struct anthropicwire_block per wire block index
+ * The decoder keeps one struct anthropic_wire_block per wire block index
  * (what type it is, which llm tool index it got, whether it is open) and
  * the thinking blocks with their signatures.  Invariant: once `over` is
  * set nothing more is emitted.
  */
-#include "anthropicwire.h"
+#include "anthropic/wire.h"
 
 #include <cjson/cJSON.h>
 #include <stdint.h>
@@ -21,15 +21,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "json.h"
-#include "tool.h"
-#include "xmalloc.h"
+#include "base/json.h"
+#include "llm/tool.h"
+#include "base/xmalloc.h"
 
 /* ---- model table ----------------------------------------------------- */
 
 static const struct {
 	const char *prefix;
-	struct anthropicwire_caps caps;
+	struct anthropic_wire_caps caps;
 } aw_models[] = {
 	/* protocols.md B6: these reject manual thinking and non-default sampling */
 	{ "claude-fable", { 0, 1, 0 } },      { "claude-mythos", { 0, 1, 0 } },
@@ -45,22 +45,22 @@ static const struct {
 
 /* Default ids per tier (protocols.md B6). */
 const char *
-anthropicwire_tier_model(enum anthropicwire_tier t)
+anthropic_wire_tier_model(enum anthropic_wire_tier t)
 {
-	return t == ANTHROPICWIRE_HAIKU ? "claude-haiku-4-5" :
-	       t == ANTHROPICWIRE_OPUS  ? "claude-opus-5" : "claude-sonnet-5";
+	return t == ANTHROPIC_WIRE_HAIKU ? "claude-haiku-4-5" :
+	       t == ANTHROPIC_WIRE_OPUS  ? "claude-opus-5" : "claude-sonnet-5";
 }
 
 /* Tier names as written in settings and commands. */
 int
-anthropicwire_tier_parse(const char *name, enum anthropicwire_tier *out)
+anthropic_wire_tier_parse(const char *name, enum anthropic_wire_tier *out)
 {
 	static const char *const names[] = { "haiku", "sonnet", "opus" };
 	int i;
 
 	for (i = 0; i < 3; i++)
 		if (name && !strcmp(name, names[i])) {
-			*out = (enum anthropicwire_tier)i;
+			*out = (enum anthropic_wire_tier)i;
 			return 0;
 		}
 	return -1;
@@ -68,7 +68,7 @@ anthropicwire_tier_parse(const char *name, enum anthropicwire_tier *out)
 
 /* Options with defaults: no sampling fields, default budgets. */
 void
-anthropicwire_opts_init(struct anthropicwire_opts *o, const char *model)
+anthropic_wire_opts_init(struct anthropic_wire_opts *o, const char *model)
 {
 	memset(o, 0, sizeof *o);
 	o->model = model;
@@ -79,9 +79,9 @@ anthropicwire_opts_init(struct anthropicwire_opts *o, const char *model)
 
 /* Look the model up; unknown Claude ids get the strict rules, others (llama) the lax ones. */
 void
-anthropicwire_caps(const char *model, struct anthropicwire_caps *out)
+anthropic_wire_caps(const char *model, struct anthropic_wire_caps *out)
 {
-	static const struct anthropicwire_caps strict = { 0, 1, 0 }, lax = { 1, 0, 1 };
+	static const struct anthropic_wire_caps strict = { 0, 1, 0 }, lax = { 1, 0, 1 };
 	size_t i;
 
 	if (!model)
@@ -116,7 +116,7 @@ aw_id_ok(const char *id)
 
 /* Keep valid ids; map others to "toolu_h" + FNV-1a 64 of the original. */
 void
-anthropicwire_tool_id(const char *id, struct buf *out)
+anthropic_wire_tool_id(const char *id, struct buf *out)
 {
 	uint64_t h = 1469598103934665603ull;
 	const char *p;
@@ -202,7 +202,7 @@ aw_tool_block(const struct conv_block *b)
 	struct buf id = BUF_INIT;
 	cJSON *o, *input;
 
-	anthropicwire_tool_id(b->id, &id);
+	anthropic_wire_tool_id(b->id, &id);
 	if (b->kind == CONV_TOOL_CALL) {
 		o = aw_block("tool_use", "id", id.data);
 		cJSON_AddStringToObject(o, "name", b->name ? b->name : "");
@@ -458,13 +458,13 @@ aw_tools(const struct provider_req *req)
 
 /* thinking and sampling fields, as far as the model accepts them. */
 static void
-aw_params(const struct anthropicwire_opts *o, int thinking, int max_tokens, cJSON *root)
+aw_params(const struct anthropic_wire_opts *o, int thinking, int max_tokens, cJSON *root)
 {
-	struct anthropicwire_caps caps;
-	int budget = o->budget_tokens > 0 ? o->budget_tokens : ANTHROPICWIRE_BUDGET;
+	struct anthropic_wire_caps caps;
+	int budget = o->budget_tokens > 0 ? o->budget_tokens : ANTHROPIC_WIRE_BUDGET;
 	cJSON *t;
 
-	anthropicwire_caps(o->model, &caps);
+	anthropic_wire_caps(o->model, &caps);
 	if (budget >= max_tokens)
 		budget = max_tokens - 1;
 	if (thinking && caps.manual_thinking && budget >= 1024) {
@@ -490,11 +490,11 @@ aw_params(const struct anthropicwire_opts *o, int thinking, int max_tokens, cJSO
 
 /* Serialise the request; same inputs give the same bytes. */
 void
-anthropicwire_request(const struct anthropicwire_opts *o, const struct provider_req *req,
+anthropic_wire_request(const struct anthropic_wire_opts *o, const struct provider_req *req,
 		      struct buf *out)
 {
 	cJSON *root = cJSON_CreateObject();
-	int max_tokens = o->max_tokens > 0 ? o->max_tokens : ANTHROPICWIRE_MAX_TOKENS;
+	int max_tokens = o->max_tokens > 0 ? o->max_tokens : ANTHROPIC_WIRE_MAX_TOKENS;
 	char *text;
 
 	json_init();
@@ -540,7 +540,7 @@ aw_id_matches(const char *id, const char *model)
 
 /* Look model up in a /v1/models answer. */
 int
-anthropicwire_models_has(const char *json, size_t n, const char *model, struct buf *ids,
+anthropic_wire_models_has(const char *json, size_t n, const char *model, struct buf *ids,
 			 struct err *e)
 {
 	cJSON *root = json_parse(json, n, e);

@@ -1,5 +1,5 @@
-/* buf: growable NUL-terminated byte strings (see buf.h for invariants). */
-#include "buf.h"
+/* buf: growable NUL-terminated byte strings (see base/buf.h for invariants). */
+#include "base/buf.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "xmalloc.h"
+#include "base/xmalloc.h"
 
 char buf_slopbuf[1];
 

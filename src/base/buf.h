@@ -10,13 +10,13 @@
  * buf_detach() hands the allocation to the caller (free() it) and
  * re-initialises.  Allocation failure is fatal (xmalloc).
  */
-#ifndef HEARTH_BUF_H
-#define HEARTH_BUF_H
+#ifndef HEARTH_BASE_BUF_H
+#define HEARTH_BASE_BUF_H
 
 #include <stdarg.h>
 #include <stddef.h>
 
-#include "err.h"
+#include "base/err.h"
 
 extern char buf_slopbuf[];
 

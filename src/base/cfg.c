@@ -3,7 +3,7 @@
  * and its place in struct cfg, so loading, warnings and docs agree.
  * Later files override earlier ones key by key.
  */
-#include "cfg.h"
+#include "base/cfg.h"
 
 #include <cjson/cJSON.h>
 #include <stddef.h>
@@ -14,8 +14,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "json.h"
-#include "xmalloc.h"
+#include "base/json.h"
+#include "base/xmalloc.h"
 
 enum cfg_type { CFG_STR, CFG_INT, CFG_DBL, CFG_BOOL, CFG_WARN_REJECT, CFG_AUTO_BOOL };
 
@@ -44,7 +44,7 @@ static const struct cfg_key cfg_keys[] = {
 	K("slot_wait", CFG_INT, slot_wait_s),
 	K("slot_save", CFG_BOOL, slot_save),
 	K("slot_save_idle", CFG_INT, slot_save_idle_s),
-	K("microcompact_keep", CFG_INT, microcompact_keep),
+	K("microcompact_keep", CFG_INT, agent_microcompact_keep),
 	K("context_reserve", CFG_INT, context_reserve),
 	K("syntax_check", CFG_WARN_REJECT, syntax_reject),
 	K("mcp_timeout", CFG_INT, mcp_timeout_s),
@@ -80,7 +80,7 @@ cfg_defaults(struct cfg *c)
 	c->mcp_timeout_s = 60;
 	c->slot_save = 1;
 	c->slot_save_idle_s = 60;
-	c->microcompact_keep = 6;
+	c->agent_microcompact_keep = 6;
 	c->context_reserve = 4096;
 	c->think_word = xstrdup("ultrathink");
 	c->explore_cutoff = 6;
@@ -218,7 +218,7 @@ cfg_load_file(struct cfg *c, const char *path, struct buf *warnings, struct err 
 		cJSON_Delete(root);
 		return err_set(e, "%s: settings must be a JSON object; using defaults", path);
 	}
-	{ /* the gate reads these itself (gate.c) */
+	{ /* the gate reads these itself (perm/gate.c) */
 		static const char *const gate_keys[] = { "approval", "permissions", "hooks" };
 		size_t k;
 
@@ -228,7 +228,7 @@ cfg_load_file(struct cfg *c, const char *path, struct buf *warnings, struct err 
 	}
 	cJSON_ArrayForEach(it, root) {
 		if (!strcmp(it->string, "routing") || !strcmp(it->string, "anthropic"))
-			continue; /* their own modules read them (routecfg, anthcfg) */
+			continue; /* their own modules read them (route_config, anthropic_config) */
 		if (!strcmp(it->string, "serve"))
 			cfg_apply_group(c, path, it, warnings);
 		else

@@ -5,11 +5,11 @@
  * JSON is reported as file:line:column and the defaults stay in force.
  * Unknown keys produce a warning, not an error.
  */
-#ifndef HEARTH_CFG_H
-#define HEARTH_CFG_H
+#ifndef HEARTH_BASE_CFG_H
+#define HEARTH_BASE_CFG_H
 
-#include "buf.h"
-#include "err.h"
+#include "base/buf.h"
+#include "base/err.h"
 
 struct cfg {
 	char *server_url;        /* "http://127.0.0.1:8080" */
@@ -31,7 +31,7 @@ struct cfg {
 	int mcp_timeout_s;       /* 60: an MCP request unanswered this long drops the server */
 	int slot_save;           /* 1: save the session's slot on exit and after idle, restore on resume */
 	int slot_save_idle_s;    /* 60: idle seconds after an answer before the slot is saved (0: only on exit) */
-	int microcompact_keep;   /* 6: tool results of the last N turns stay verbatim (0: off) */
+	int agent_microcompact_keep;   /* 6: tool results of the last N turns stay verbatim (0: off) */
 	int context_reserve;     /* 4096: compact when a request would leave fewer tokens of n_ctx */
 	char *think_word;        /* "ultrathink": a task with this word thinks for its turn ("" = never) */
 	int explore_cutoff;      /* 6: read-only steps in a row before only producing tools are allowed (0 = off) */

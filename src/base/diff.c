@@ -9,13 +9,13 @@
  * through those rows yields the edit script as `struct op`s over the whole
  * texts; hunk building then keeps only changes and their context.
  */
-#include "diff.h"
+#include "base/diff.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "xmalloc.h"
+#include "base/xmalloc.h"
 
 struct tline {
 	const char *p;
@@ -265,7 +265,7 @@ build_hunks(struct diff *d, const struct script *s, const struct tline *a,
 	}
 }
 
-/* Diff a -> b (see diff.h). */
+/* Diff a -> b (see base/diff.h). */
 void
 diff_compute(struct diff *d, const char *a, size_t alen, const char *b, size_t blen,
 	     int context)
@@ -411,7 +411,7 @@ is_file_header(const char *p, const char *eol)
 	return eol - p >= 4 && (!memcmp(p, "--- ", 4) || !memcmp(p, "+++ ", 4));
 }
 
-/* Structured form of unified text (see diff.h). */
+/* Structured form of unified text (see base/diff.h). */
 int
 diff_parse(struct diff *d, const char *text, size_t len, struct err *e)
 {

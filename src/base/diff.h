@@ -14,13 +14,13 @@
  * only while they are.  Lines compare byte-exactly, including the newline:
  * "x" at the end of a file without a final newline differs from "x\n".
  */
-#ifndef HEARTH_DIFF_H
-#define HEARTH_DIFF_H
+#ifndef HEARTH_BASE_DIFF_H
+#define HEARTH_BASE_DIFF_H
 
 #include <stddef.h>
 
-#include "buf.h"
-#include "err.h"
+#include "base/buf.h"
+#include "base/err.h"
 
 #define DIFF_CONTEXT 3      /* default context lines */
 #define DIFF_MAX_EDITS 2000 /* edit distance searched before giving up */

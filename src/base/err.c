@@ -1,5 +1,5 @@
 /* err: one-line error messages and the single fatal exit path. */
-#include "err.h"
+#include "base/err.h"
 
 #include <errno.h>
 #include <stdarg.h>

@@ -8,8 +8,8 @@
  * Only OOM and a lost tty are fatal: fatal() runs the registered cleanup
  * (which restores the terminal) and exits with status 1.
  */
-#ifndef HEARTH_ERR_H
-#define HEARTH_ERR_H
+#ifndef HEARTH_BASE_ERR_H
+#define HEARTH_BASE_ERR_H
 
 #include <stddef.h>
 

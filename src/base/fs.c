@@ -1,6 +1,6 @@
 /*
- * fsutil: atomic replace, ignore-aware tree walk, globbing and text
- * sniffing for the model tools (see fsutil.h).
+ * fs: atomic replace, ignore-aware tree walk, globbing and text
+ * sniffing for the model tools (see base/fs.h).
  *
  * The walk keeps one path buffer that grows and shrinks as it descends;
  * each directory's names are read whole, sorted, and freed before the
@@ -8,7 +8,7 @@
  * the first time a walk looks for a repository, and never shut down (its
  * globals are still reachable at exit).
  */
-#include "fsutil.h"
+#include "base/fs.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -23,8 +23,8 @@
 
 #include <git2.h>
 
-#include "ws.h"
-#include "xmalloc.h"
+#include "base/workspace.h"
+#include "base/xmalloc.h"
 
 #define WALK_MAX_DEPTH 64
 #define GLOB_MAX_ALTS 64
@@ -92,7 +92,7 @@ target_mode(const char *path, mode_t *mode, struct err *e)
 
 /* Temp file, fsync, rename: the only way tools replace a file. */
 int
-fsutil_write_atomic(const char *path, const void *data, size_t len, struct err *e)
+fs_write_atomic(const char *path, const void *data, size_t len, struct err *e)
 {
 	struct buf tmp = BUF_INIT;
 	const char *slash = strrchr(path, '/');
@@ -130,7 +130,7 @@ fsutil_write_atomic(const char *path, const void *data, size_t len, struct err *
 
 /* Create dir and its missing parents. */
 int
-fsutil_mkdirs(const char *dir, struct err *e)
+fs_mkdirs(const char *dir, struct err *e)
 {
 	char *p = xstrdup(dir);
 	struct stat st;
@@ -156,7 +156,7 @@ fsutil_mkdirs(const char *dir, struct err *e)
 
 /* State of one walk: the repository used for ignore checks, if any. */
 struct walk_state {
-	struct fsutil_walk *w;
+	struct fs_walk *w;
 	git_repository *repo;
 	char *workdir; /* canonical, ends with '/' */
 	size_t wlen;
@@ -164,7 +164,7 @@ struct walk_state {
 	int stop;
 };
 
-/* libgit2's one-time set-up (pthread_once: walks also run on the worker thread, work.h). */
+/* libgit2's one-time set-up (pthread_once: walks also run on the worker thread, io/work.h). */
 static void
 git_init_once(void)
 {
@@ -250,7 +250,7 @@ read_names(const char *dir, size_t *n)
 static int
 visit_entry(struct walk_state *ws, const char *abs, struct stat *st)
 {
-	struct fsutil_walk *w = ws->w;
+	struct fs_walk *w = ws->w;
 
 	if (lstat(abs, st) < 0)
 		return 0;
@@ -263,7 +263,7 @@ visit_entry(struct walk_state *ws, const char *abs, struct stat *st)
 		ws->stop = 1;
 		return 0;
 	}
-	if (w->visit(abs, ws_rel(w->root, abs), st, w->arg)) {
+	if (w->visit(abs, workspace_rel(w->root, abs), st, w->arg)) {
 		ws->stop = 1;
 		return 0;
 	}
@@ -295,9 +295,9 @@ walk_dir(struct walk_state *ws, struct buf *path, int depth)
 	buf_setlen(path, base);
 }
 
-/* Walk start (see fsutil.h). */
+/* Walk start (see base/fs.h). */
 int
-fsutil_walk(struct fsutil_walk *w, const char *start, struct err *e)
+fs_walk(struct fs_walk *w, const char *start, struct err *e)
 {
 	struct walk_state ws = { w, NULL, NULL, 0, 0, 0 };
 	struct buf path = BUF_INIT;
@@ -308,9 +308,9 @@ fsutil_walk(struct fsutil_walk *w, const char *start, struct err *e)
 	if (!w->max_entries)
 		w->max_entries = 100000;
 	if (lstat(start, &st) < 0)
-		return err_errno(e, "%s", ws_rel(w->root, start));
+		return err_errno(e, "%s", workspace_rel(w->root, start));
 	if (!S_ISDIR(st.st_mode)) {
-		w->visit(start, ws_rel(w->root, start), &st, w->arg);
+		w->visit(start, workspace_rel(w->root, start), &st, w->arg);
 		return 0;
 	}
 	open_repo(&ws, start);
@@ -457,9 +457,9 @@ glob_brace(const char *pat, const char *path, int *budget)
 	return hit;
 }
 
-/* Glob match with ** and braces (see fsutil.h). */
+/* Glob match with ** and braces (see base/fs.h). */
 int
-fsutil_glob_match(const char *pattern, const char *path)
+fs_glob_match(const char *pattern, const char *path)
 {
 	int budget = GLOB_MAX_ALTS;
 
@@ -468,7 +468,7 @@ fsutil_glob_match(const char *pattern, const char *path)
 
 /* Validate one UTF-8 sequence (no overlongs, surrogates or > U+10FFFF). */
 size_t
-fsutil_utf8_len(const char *s, size_t n)
+fs_utf8_len(const char *s, size_t n)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	unsigned char lo = 0x80, hi = 0xBF;
@@ -504,13 +504,13 @@ fsutil_utf8_len(const char *s, size_t n)
 
 /* Binary sniffing: NUL, or too many invalid/control bytes. */
 int
-fsutil_is_binary(const char *p, size_t n)
+fs_is_binary(const char *p, size_t n)
 {
 	size_t i = 0, bad = 0, k;
 	unsigned char c;
 
-	if (n > FSUTIL_SNIFF)
-		n = FSUTIL_SNIFF;
+	if (n > FS_SNIFF)
+		n = FS_SNIFF;
 	while (i < n) {
 		c = (unsigned char)p[i];
 		if (c == 0)
@@ -521,8 +521,8 @@ fsutil_is_binary(const char *p, size_t n)
 			i++;
 			continue;
 		}
-		k = fsutil_utf8_len(p + i, n - i);
-		if (k == 0 && n - i < 4 && n == FSUTIL_SNIFF)
+		k = fs_utf8_len(p + i, n - i);
+		if (k == 0 && n - i < 4 && n == FS_SNIFF)
 			break; /* a sequence cut by the sniff window */
 		bad += k == 0;
 		i += k ? k : 1;
@@ -532,12 +532,12 @@ fsutil_is_binary(const char *p, size_t n)
 
 /* Append text, replacing invalid UTF-8 bytes with U+FFFD. */
 void
-fsutil_add_utf8(struct buf *b, const char *p, size_t n)
+fs_add_utf8(struct buf *b, const char *p, size_t n)
 {
 	size_t i = 0, run = 0, k;
 
 	while (i < n) {
-		k = fsutil_utf8_len(p + i, n - i);
+		k = fs_utf8_len(p + i, n - i);
 		if (k) {
 			i += k;
 			continue;

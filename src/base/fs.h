@@ -1,25 +1,25 @@
 /*
- * fsutil: file-system helpers shared by the model tools.
+ * fs: file-system helpers shared by the model tools.
  *
- *  - fsutil_write_atomic: the one place files are replaced (temp file in the
+ *  - fs_write_atomic: the one place files are replaced (temp file in the
  *    same directory, fsync, rename), so a crash never leaves half a file.
- *  - fsutil_walk: a sorted, depth-first tree walk that skips .git and, inside
+ *  - fs_walk: a sorted, depth-first tree walk that skips .git and, inside
  *    a git work tree, whatever .gitignore ignores (through libgit2).
- *  - fsutil_glob_match: fnmatch with "**" segments and {a,b} alternatives.
- *  - fsutil_is_binary / fsutil_add_utf8: how tools decide a file is text and
+ *  - fs_glob_match: fnmatch with "**" segments and {a,b} alternatives.
+ *  - fs_is_binary / fs_add_utf8: how tools decide a file is text and
  *    how they pass text on (invalid UTF-8 becomes U+FFFD).
  */
-#ifndef HEARTH_FSUTIL_H
-#define HEARTH_FSUTIL_H
+#ifndef HEARTH_BASE_FS_H
+#define HEARTH_BASE_FS_H
 
 #include <stddef.h>
 #include <sys/stat.h>
 
-#include "buf.h"
-#include "err.h"
+#include "base/buf.h"
+#include "base/err.h"
 
-/* How many leading bytes fsutil_is_binary wants to see. */
-#define FSUTIL_SNIFF 8192
+/* How many leading bytes fs_is_binary wants to see. */
+#define FS_SNIFF 8192
 
 /*
  * Replace (or create) `path` with len bytes: write "DIR/.NAME.hearth-XXXXXX",
@@ -27,21 +27,21 @@
  * over path, fsync the directory.  On failure the temp file is removed and
  * the old file is untouched.  The parent directory must exist.  0 / -1 + e.
  */
-int fsutil_write_atomic(const char *path, const void *data, size_t len, struct err *e);
+int fs_write_atomic(const char *path, const void *data, size_t len, struct err *e);
 
 /* mkdir -p for `dir` (mode 0777 minus umask).  0 / -1 + e. */
-int fsutil_mkdirs(const char *dir, struct err *e);
+int fs_mkdirs(const char *dir, struct err *e);
 
 /*
  * Visit callback: abs and rel (relative to the walk's root, or abs when
  * outside it) of one entry, with its lstat.  Return nonzero to stop the walk.
  */
-typedef int (*fsutil_visit_fn)(const char *abs, const char *rel, const struct stat *st,
+typedef int (*fs_visit_fn)(const char *abs, const char *rel, const struct stat *st,
 			       void *arg);
 
-struct fsutil_walk {
+struct fs_walk {
 	const char *root;      /* workspace root, for rel */
-	fsutil_visit_fn visit;
+	fs_visit_fn visit;
 	void *arg;
 	size_t max_entries;    /* visits before giving up (0 = 100000) */
 	int truncated;         /* out: stopped because of max_entries */
@@ -56,7 +56,7 @@ struct fsutil_walk {
  * unless `start` itself is ignored (an explicit request).  0, or -1 + e
  * when start cannot be read; unreadable subdirectories are skipped.
  */
-int fsutil_walk(struct fsutil_walk *w, const char *start, struct err *e);
+int fs_walk(struct fs_walk *w, const char *start, struct err *e);
 
 /*
  * Whether `path` (relative, '/'-separated) matches glob `pattern`.  A
@@ -64,18 +64,18 @@ int fsutil_walk(struct fsutil_walk *w, const char *start, struct err *e);
  * the whole path, where a "**" segment matches zero or more directories.
  * "{a,b}" alternatives are expanded (not nested more than 64 ways).
  */
-int fsutil_glob_match(const char *pattern, const char *path);
+int fs_glob_match(const char *pattern, const char *path);
 
 /*
- * Whether the first bytes of a file (up to FSUTIL_SNIFF) look binary: a NUL
+ * Whether the first bytes of a file (up to FS_SNIFF) look binary: a NUL
  * byte, or more than 10% invalid UTF-8 and control bytes.
  */
-int fsutil_is_binary(const char *p, size_t n);
+int fs_is_binary(const char *p, size_t n);
 
 /* Length of the valid UTF-8 sequence starting at p (1-4), or 0 if invalid. */
-size_t fsutil_utf8_len(const char *p, size_t n);
+size_t fs_utf8_len(const char *p, size_t n);
 
 /* Append n bytes to b, each invalid UTF-8 byte replaced by U+FFFD. */
-void fsutil_add_utf8(struct buf *b, const char *p, size_t n);
+void fs_add_utf8(struct buf *b, const char *p, size_t n);
 
 #endif

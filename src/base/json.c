@@ -6,13 +6,13 @@
  * Error positions come from cJSON's return_parse_end (the same position
  * cJSON_GetErrorPtr reports, without the global).
  */
-#include "json.h"
+#include "base/json.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "xmalloc.h"
+#include "base/xmalloc.h"
 
 #define NEAR_MAX 24 /* bytes of context quoted in a syntax error */
 

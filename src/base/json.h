@@ -13,15 +13,15 @@
  * json_add_escaped is the one string writer used for request bodies that
  * must be byte-for-byte stable (same input, same bytes).
  */
-#ifndef HEARTH_JSON_H
-#define HEARTH_JSON_H
+#ifndef HEARTH_BASE_JSON_H
+#define HEARTH_BASE_JSON_H
 
 #include <stddef.h>
 
 #include <cjson/cJSON.h>
 
-#include "buf.h"
-#include "err.h"
+#include "base/buf.h"
+#include "base/err.h"
 
 /* Route cJSON's allocations through xmalloc/free.  Idempotent. */
 void json_init(void);

@@ -1,5 +1,5 @@
 /* log: append-only debug log with key redaction. */
-#include "log.h"
+#include "base/log.h"
 
 #include <fcntl.h>
 #include <stdarg.h>
@@ -8,7 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "buf.h"
+#include "base/buf.h"
 
 static FILE *log_fp;
 

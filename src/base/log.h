@@ -4,10 +4,10 @@
  * called (HEARTH_LOG=path or --log).  Secrets: callers never pass API keys;
  * log_redact() masks anything that looks like one as a second guard.
  */
-#ifndef HEARTH_LOG_H
-#define HEARTH_LOG_H
+#ifndef HEARTH_BASE_LOG_H
+#define HEARTH_BASE_LOG_H
 
-#include "err.h"
+#include "base/err.h"
 
 /* Start appending to path (0600).  0 / -1 + e. */
 int log_open(const char *path, struct err *e);

@@ -1,5 +1,5 @@
-/* sanitize: terminal- and JSON-safe text (see sanitize.h). */
-#include "sanitize.h"
+/* sanitize: terminal- and JSON-safe text (see base/sanitize.h). */
+#include "base/sanitize.h"
 
 #include <stdio.h>
 

@@ -3,12 +3,12 @@
  * Nothing from a model ever reaches a terminal raw (design.md §7): control
  * bytes and C1 codes become visible escapes, invalid UTF-8 becomes U+FFFD.
  */
-#ifndef HEARTH_SANITIZE_H
-#define HEARTH_SANITIZE_H
+#ifndef HEARTH_BASE_SANITIZE_H
+#define HEARTH_BASE_SANITIZE_H
 
 #include <stddef.h>
 
-#include "buf.h"
+#include "base/buf.h"
 
 /*
  * Terminal-safe copy appended to out: keeps printable UTF-8, '\n' and

@@ -1,9 +1,9 @@
 /* str: helpers on borrowed (pointer, length) views. */
-#include "str.h"
+#include "base/str.h"
 
 #include <string.h>
 
-#include "xmalloc.h"
+#include "base/xmalloc.h"
 
 /* View of a C string. */
 struct str

@@ -3,8 +3,8 @@
  * A str never owns its bytes and is valid only while the bytes it points
  * into are; it need not be NUL-terminated.
  */
-#ifndef HEARTH_STR_H
-#define HEARTH_STR_H
+#ifndef HEARTH_BASE_STR_H
+#define HEARTH_BASE_STR_H
 
 #include <stddef.h>
 

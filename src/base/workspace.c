@@ -1,5 +1,5 @@
 /*
- * ws: workspace path resolution (see ws.h).
+ * ws: workspace path resolution (see base/workspace.h).
  *
  * Resolution works on a joined absolute path.  We peel trailing
  * components off until realpath(3) succeeds on the remaining prefix; the
@@ -7,14 +7,14 @@
  * top of the canonical prefix.  The result therefore never contains ".",
  * "..", "//" or a symlink in its existing part.
  */
-#include "ws.h"
+#include "base/workspace.h"
 
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "xmalloc.h"
+#include "base/xmalloc.h"
 
 /* Apply one lexical component to an absolute path held in b. */
 static void
@@ -112,7 +112,7 @@ canonicalise(const char *joined, struct buf *out, struct err *e)
 
 /* True when abs is root or lies below it. */
 int
-ws_inside(const char *root, const char *abs)
+workspace_inside(const char *root, const char *abs)
 {
 	size_t n = strlen(root);
 
@@ -123,9 +123,9 @@ ws_inside(const char *root, const char *abs)
 	return strncmp(abs, root, n) == 0 && (abs[n] == '\0' || abs[n] == '/');
 }
 
-/* Resolve a tool's path argument against the workspace (see ws.h). */
+/* Resolve a tool's path argument against the workspace (see base/workspace.h). */
 int
-ws_resolve(const char *root, int allow_outside, const char *path, struct buf *out,
+workspace_resolve(const char *root, int allow_outside, const char *path, struct buf *out,
 	   struct err *e)
 {
 	struct buf joined = BUF_INIT;
@@ -135,7 +135,7 @@ ws_resolve(const char *root, int allow_outside, const char *path, struct buf *ou
 
 	join_path(root, path, &joined);
 	rc = canonicalise(joined.data, out, e);
-	if (rc == 0 && !allow_outside && !ws_inside(r, out->data))
+	if (rc == 0 && !allow_outside && !workspace_inside(r, out->data))
 		rc = err_set(e, "path \"%s\" is outside the workspace %s; use a path inside it",
 			     path ? path : "", r);
 	buf_release(&joined);
@@ -145,13 +145,13 @@ ws_resolve(const char *root, int allow_outside, const char *path, struct buf *ou
 
 /* Display form of an absolute path: relative when inside root. */
 const char *
-ws_rel(const char *root, const char *abs)
+workspace_rel(const char *root, const char *abs)
 {
 	size_t n = strlen(root);
 
 	while (n > 1 && root[n - 1] == '/')
 		n--;
-	if (!ws_inside(root, abs))
+	if (!workspace_inside(root, abs))
 		return abs;
 	if (n == 1)
 		return abs[1] ? abs + 1 : ".";

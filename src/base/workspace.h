@@ -1,6 +1,6 @@
 /*
  * ws: workspace paths.  Every path a model tool receives goes through
- * ws_resolve, which turns it into an absolute, canonical path and refuses
+ * workspace_resolve, which turns it into an absolute, canonical path and refuses
  * anything outside the workspace root (unless the settings allow it).
  *
  * Canonical means: the longest existing prefix is resolved by realpath(3)
@@ -8,11 +8,11 @@
  * does not exist yet is appended lexically with "." and ".." applied.
  * Roots are absolute; a root that realpath cannot resolve is used as given.
  */
-#ifndef HEARTH_WS_H
-#define HEARTH_WS_H
+#ifndef HEARTH_BASE_WORKSPACE_H
+#define HEARTH_BASE_WORKSPACE_H
 
-#include "buf.h"
-#include "err.h"
+#include "base/buf.h"
+#include "base/err.h"
 
 /*
  * Resolve `path` (relative to root, absolute, or "~/..."; NULL or "" is
@@ -20,19 +20,19 @@
  * 'path "X" is outside the workspace ROOT; use a path inside it' when it
  * escapes and allow_outside is 0, or a resolution error.
  */
-int ws_resolve(const char *root, int allow_outside, const char *path, struct buf *out,
+int workspace_resolve(const char *root, int allow_outside, const char *path, struct buf *out,
 	       struct err *e);
 
 /*
  * Whether canonical absolute `abs` is the root or below it.  Both are
- * compared as given (callers pass ws_resolve output and a canonical root).
+ * compared as given (callers pass workspace_resolve output and a canonical root).
  */
-int ws_inside(const char *root, const char *abs);
+int workspace_inside(const char *root, const char *abs);
 
 /*
  * `abs` for display: the part after "ROOT/" when inside root, "." for the
  * root itself, else abs unchanged.  Returns a pointer into abs (or ".").
  */
-const char *ws_rel(const char *root, const char *abs);
+const char *workspace_rel(const char *root, const char *abs);
 
 #endif

@@ -1,12 +1,12 @@
 /* xmalloc: OOM-checked allocation; every failure goes through fatal(). */
-#include "xmalloc.h"
+#include "base/xmalloc.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "err.h"
+#include "base/err.h"
 
 /* Allocate or die. */
 void *

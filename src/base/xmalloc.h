@@ -3,8 +3,8 @@
  * two fatal conditions (design.md §6): the caller never checks, and fatal()
  * restores the terminal before exiting.
  */
-#ifndef HEARTH_XMALLOC_H
-#define HEARTH_XMALLOC_H
+#ifndef HEARTH_BASE_XMALLOC_H
+#define HEARTH_BASE_XMALLOC_H
 
 #include <stddef.h>
 

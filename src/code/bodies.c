@@ -1,11 +1,11 @@
 /*
- * synbody: the function bodies definitions queries skip (see synbody.h).
+ * code_bodies: the function bodies definitions queries skip (see code/bodies.h).
  * A static table; entries with map_only set are skipped by the repository
  * map but not by the outline.
  */
 #include <string.h>
 
-#include "synbody.h"
+#include "code/bodies.h"
 
 static const struct {
 	const char *lang, *def, *body;
@@ -28,14 +28,14 @@ static const struct {
 
 /* Whether entry i applies to use. */
 static int
-applies(size_t i, enum synbody_use use)
+applies(size_t i, enum code_bodies_use use)
 {
-	return use == SYNBODY_MAP || !skips[i].map_only;
+	return use == CODE_BODIES_MAP || !skips[i].map_only;
 }
 
-/* See synbody.h. */
+/* See code/bodies.h. */
 int
-synbody_any(const char *lang, enum synbody_use use)
+code_bodies_any(const char *lang, enum code_bodies_use use)
 {
 	size_t i;
 
@@ -45,15 +45,15 @@ synbody_any(const char *lang, enum synbody_use use)
 	return 0;
 }
 
-/* See synbody.h. */
+/* See code/bodies.h. */
 int
-synbody_find(const char *lang, TSNode top, enum synbody_use use, uint32_t *from, uint32_t *to)
+code_bodies_find(const char *lang, TSNode top, enum code_bodies_use use, uint32_t *from, uint32_t *to)
 {
 	const char *type;
 	TSNode body;
 	size_t i;
 
-	if (use == SYNBODY_MAP) { /* export function f() {...}, @decorated def f(): ... */
+	if (use == CODE_BODIES_MAP) { /* export function f() {...}, @decorated def f(): ... */
 		TSNode inner = ts_node_child_by_field_name(top, "declaration", 11);
 
 		if (ts_node_is_null(inner))

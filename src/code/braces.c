@@ -1,8 +1,8 @@
 /*
- * synbrace: function bodies of brace languages by a lexical prescan (see
- * synbrace.h for the rules).
+ * code_braces: function bodies of brace languages by a lexical prescan (see
+ * code/braces.h for the rules).
  *
- * Data structures (the lexical layer, struct synlex, is synlex's):
+ * Data structures (the lexical layer, struct code_lexer, is code_lexer's):
  *  - struct head: what the tokens since the last ";", "{" or "}" at the
  *    current level say about the next "{" (parenthesis depth, an "=",
  *    keywords, whether ")" ended it).  Braces inside parentheses are
@@ -11,11 +11,11 @@
  *    body the scan did not skip, an initializer, a struct) nothing is a
  *    hole, so control statements are never taken for functions.
  */
-#include "synbrace.h"
+#include "code/braces.h"
 
 #include <string.h>
 
-#include "synlex.h"
+#include "code/lexer.h"
 
 enum kind { K_TOP, K_CONT, K_CLASS, K_OTHER, K_BODY };
 
@@ -38,14 +38,14 @@ struct head {
 
 static const struct {
 	const char *lang;
-	enum synlex_fam fam;
+	enum code_lexer_fam fam;
 } fams[] = {
-	{ "c", SYNLEX_C }, { "cpp", SYNLEX_CPP }, { "java", SYNLEX_JAVA }, { "go", SYNLEX_GO }, { "rust", SYNLEX_RUST },
-	{ "javascript", SYNLEX_JS }, { "typescript", SYNLEX_JS }, { "tsx", SYNLEX_JS },
+	{ "c", CODE_LEXER_C }, { "cpp", CODE_LEXER_CPP }, { "java", CODE_LEXER_JAVA }, { "go", CODE_LEXER_GO }, { "rust", CODE_LEXER_RUST },
+	{ "javascript", CODE_LEXER_JS }, { "typescript", CODE_LEXER_JS }, { "tsx", CODE_LEXER_JS },
 };
 
 /* The family of a language name. */
-static enum synlex_fam
+static enum code_lexer_fam
 fam_of(const char *lang)
 {
 	size_t i;
@@ -53,14 +53,14 @@ fam_of(const char *lang)
 	for (i = 0; i < sizeof fams / sizeof fams[0]; i++)
 		if (!strcmp(fams[i].lang, lang))
 			return fams[i].fam;
-	return SYNLEX_NONE;
+	return CODE_LEXER_NONE;
 }
 
-/* See synbrace.h. */
+/* See code/braces.h. */
 int
-synbrace_knows(const char *lang)
+code_braces_knows(const char *lang)
 {
-	return fam_of(lang) != SYNLEX_NONE;
+	return fam_of(lang) != CODE_LEXER_NONE;
 }
 
 /* Forget the head: a new declaration starts. */
@@ -72,7 +72,7 @@ head_reset(struct head *hd)
 
 /* Apply the word [i, j) outside parentheses to the head. */
 static void
-head_word(const struct synlex *x, struct head *hd, size_t i, size_t j)
+head_word(const struct code_lexer *x, struct head *hd, size_t i, size_t j)
 {
 	static const char *const quals[] = { "const", "override", "final", "noexcept",
 					     "volatile", "mutable", "throw", NULL };
@@ -89,23 +89,23 @@ head_word(const struct synlex *x, struct head *hd, size_t i, size_t j)
 
 	hd->words++;
 	hd->arrow = 0;
-	if (hd->tail == 1 && !synlex_word_in(w, n, quals))
-		hd->tail = x->fam == SYNLEX_JAVA && n == 6 && !memcmp(w, "throws", 6) ? 2 : 0;
+	if (hd->tail == 1 && !code_lexer_word_in(w, n, quals))
+		hd->tail = x->fam == CODE_LEXER_JAVA && n == 6 && !memcmp(w, "throws", 6) ? 2 : 0;
 	switch (x->fam) {
-	case SYNLEX_C: cont = cont_c; break;
-	case SYNLEX_CPP: cont = cont_cpp; break;
-	case SYNLEX_JAVA: cont = cont_java; break;
-	case SYNLEX_GO:
+	case CODE_LEXER_C: cont = cont_c; break;
+	case CODE_LEXER_CPP: cont = cont_cpp; break;
+	case CODE_LEXER_JAVA: cont = cont_java; break;
+	case CODE_LEXER_GO:
 		if (hd->words == 1 && n == 4 && !memcmp(w, "func", 4))
 			hd->fn = 1;
-		hd->gotype = synlex_word_in(w, n, go_types);
+		hd->gotype = code_lexer_word_in(w, n, go_types);
 		break;
-	case SYNLEX_RUST:
+	case CODE_LEXER_RUST:
 		cont = cont_rust;
 		if (n == 2 && !memcmp(w, "fn", 2))
 			hd->fn = 1;
 		break;
-	case SYNLEX_JS:
+	case CODE_LEXER_JS:
 		cont = cont_js;
 		if (n == 8 && !memcmp(w, "function", 8))
 			hd->fn = 1;
@@ -115,31 +115,31 @@ head_word(const struct synlex *x, struct head *hd, size_t i, size_t j)
 	default:
 		break;
 	}
-	if (cont && synlex_word_in(w, n, cont))
+	if (cont && code_lexer_word_in(w, n, cont))
 		hd->cont = 1;
 }
 
 /* What a "{" outside parentheses opens, by the head and the enclosing level. */
 static enum kind
-classify(const struct synlex *x, const struct head *hd, enum kind parent)
+classify(const struct code_lexer *x, const struct head *hd, enum kind parent)
 {
 	switch (x->fam) {
-	case SYNLEX_C:
-	case SYNLEX_CPP:
+	case CODE_LEXER_C:
+	case CODE_LEXER_CPP:
 		if (hd->tail && !hd->eq)
 			return K_BODY;
 		return hd->cont && !hd->eq ? K_CONT : K_OTHER;
-	case SYNLEX_JAVA:
+	case CODE_LEXER_JAVA:
 		if (hd->cont && !hd->eq)
 			return K_CONT;
 		return hd->tail && !hd->eq ? K_BODY : K_OTHER;
-	case SYNLEX_GO:
+	case CODE_LEXER_GO:
 		return hd->fn && !hd->gotype && !hd->eq ? K_BODY : K_OTHER;
-	case SYNLEX_RUST:
+	case CODE_LEXER_RUST:
 		if (hd->fn && !hd->eq)
 			return K_BODY;
 		return hd->cont && !hd->eq ? K_CONT : K_OTHER;
-	case SYNLEX_JS:
+	case CODE_LEXER_JS:
 		if (hd->arrow || hd->fn)
 			return K_BODY;
 		if (hd->cls)
@@ -161,7 +161,7 @@ go_line_ends(char prev)
 
 /* Apply a punctuation byte c at i outside parentheses; returns how many bytes it took. */
 static size_t
-head_punct(struct synlex *x, struct head *hd, size_t i)
+head_punct(struct code_lexer *x, struct head *hd, size_t i)
 {
 	char c = x->s[i], d = i + 1 < x->n ? x->s[i + 1] : 0;
 
@@ -180,7 +180,7 @@ head_punct(struct synlex *x, struct head *hd, size_t i)
 			hd->tail = 0;
 		return 2;
 	}
-	if (c == ':' && hd->tail == 1 && (x->fam == SYNLEX_JS || x->fam == SYNLEX_CPP))
+	if (c == ':' && hd->tail == 1 && (x->fam == CODE_LEXER_JS || x->fam == CODE_LEXER_CPP))
 		hd->tail = 2; /* a TypeScript return type, a C++ initializer list */
 	else if (c == '=')
 		hd->eq = 1, hd->tail = 0;
@@ -195,7 +195,7 @@ head_punct(struct synlex *x, struct head *hd, size_t i)
  * closing brace does, so one inside means the brace matching went wrong).
  */
 static int
-body_plausible(const struct synlex *x, size_t from, size_t to)
+body_plausible(const struct code_lexer *x, size_t from, size_t to)
 {
 	const char *p = x->s + from, *end = x->s + to;
 
@@ -210,13 +210,13 @@ body_plausible(const struct synlex *x, size_t from, size_t to)
  * whole): the index after its "}", or 0 when that ends the scan.
  */
 static size_t
-body_hole(struct synlex *x, struct synskel_holes *h, size_t i, int top_level)
+body_hole(struct code_lexer *x, struct code_skeleton_holes *h, size_t i, int top_level)
 {
-	size_t j = synlex_match_brace(x, i + 1);
+	size_t j = code_lexer_match_brace(x, i + 1);
 
 	if (x->bad || (top_level && !body_plausible(x, i + 1, j)))
 		return 0;
-	synskel_hole(h, (uint32_t)(i + 1), (uint32_t)j);
+	code_skeleton_hole(h, (uint32_t)(i + 1), (uint32_t)j);
 	return j + 1;
 }
 
@@ -226,7 +226,7 @@ body_hole(struct synlex *x, struct synskel_holes *h, size_t i, int top_level)
  * body) ends it: the holes found before stand, the rest is parsed whole.
  */
 static void
-scan(struct synlex *x, struct synskel_holes *h)
+scan(struct code_lexer *x, struct code_skeleton_holes *h)
 {
 	unsigned char kinds[MAX_LEVELS];
 	int depth = 0, other = 0;
@@ -236,16 +236,16 @@ scan(struct synlex *x, struct synskel_holes *h)
 	head_reset(&hd);
 	while (i < x->n && !x->bad) {
 		char c = x->s[i];
-		if ((j = synlex_skip(x, i)) != i) {
+		if ((j = code_lexer_skip(x, i)) != i) {
 			if (c == '#')
 				head_reset(&hd); /* a directive ends what came before */
 			i = j;
 			continue;
 		}
-		if (synlex_is_word((unsigned char)c)) {
+		if (code_lexer_is_word((unsigned char)c)) {
 			size_t raw;
-			j = synlex_word_end(x, i);
-			if ((raw = synlex_raw(x, i, j)) != 0) {
+			j = code_lexer_word_end(x, i);
+			if ((raw = code_lexer_raw(x, i, j)) != 0) {
 				i = raw;
 				continue;
 			}
@@ -256,11 +256,11 @@ scan(struct synlex *x, struct synskel_holes *h)
 				if (j - i == 8 && !memcmp(x->s + i, "function", 8))
 					hd.pfn = hd.paren;
 			}
-			synlex_saw_word(x, i, j);
+			code_lexer_saw_word(x, i, j);
 			i = j;
 			continue;
 		}
-		if (c == '{' && hd.paren > 0 && hd.pready && x->fam == SYNLEX_JS) {
+		if (c == '{' && hd.paren > 0 && hd.pready && x->fam == CODE_LEXER_JS) {
 			if ((i = body_hole(x, h, i, 0)) == 0) /* a callback's body */
 				return;
 			hd.pready = 0;
@@ -272,7 +272,7 @@ scan(struct synlex *x, struct synskel_holes *h)
 			i += 2;
 			continue;
 		}
-		if (!synlex_is_space(c))
+		if (!code_lexer_is_space(c))
 			hd.pready = 0;
 		if (c == '(' || c == '[' || (c == '{' && hd.paren > 0)) {
 			hd.paren++;
@@ -304,30 +304,30 @@ scan(struct synlex *x, struct synskel_holes *h)
 		} else if (c == ';' && hd.paren == 0) {
 			head_reset(&hd);
 		} else if (c == '\n') {
-			if (x->fam == SYNLEX_GO && hd.paren == 0 && go_line_ends(x->prev))
+			if (x->fam == CODE_LEXER_GO && hd.paren == 0 && go_line_ends(x->prev))
 				head_reset(&hd);
-		} else if (!synlex_is_space(c) && hd.paren == 0) {
+		} else if (!code_lexer_is_space(c) && hd.paren == 0) {
 			size_t took = head_punct(x, &hd, i);
 			x->prev = x->s[i + took - 1], x->prev_kw = 0;
 			i += took;
 			continue;
 		}
-		if (!synlex_is_space(c))
+		if (!code_lexer_is_space(c))
 			x->prev = c, x->prev_kw = 0;
 		i++;
 	}
 }
 
-/* See synbrace.h. */
+/* See code/braces.h. */
 int
-synbrace_holes(const char *lang, const char *text, size_t n, struct synskel_holes *h)
+code_braces_holes(const char *lang, const char *text, size_t n, struct code_skeleton_holes *h)
 {
-	struct synlex x;
+	struct code_lexer x;
 
 	memset(&x, 0, sizeof x);
 	x.s = text, x.n = n, x.fam = fam_of(lang);
-	if (x.fam == SYNLEX_NONE) {
-		synskel_holes_release(h);
+	if (x.fam == CODE_LEXER_NONE) {
+		code_skeleton_holes_release(h);
 		return -1;
 	}
 	scan(&x, h);

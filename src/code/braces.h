@@ -1,6 +1,6 @@
 /*
- * synbrace: the function bodies of a brace language, found by a lexical
- * prescan (for synskel; see synskel.h for why and how they are checked).
+ * code_braces: the function bodies of a brace language, found by a lexical
+ * prescan (for code_skeleton; see code/skeleton.h for why and how they are checked).
  *
  * Families: C, C++, Java, Go, Rust, and JavaScript/TypeScript/TSX.  The
  * scan skips comments, strings (raw, text-block and template forms too),
@@ -22,16 +22,16 @@
  * a top-level body with a line starting with "}" inside it) ends the scan
  * rather than letting it guess: the holes found before stand.
  */
-#ifndef HEARTH_SYNBRACE_H
-#define HEARTH_SYNBRACE_H
+#ifndef HEARTH_CODE_BRACES_H
+#define HEARTH_CODE_BRACES_H
 
 #include <stddef.h>
 
-#include "synskel.h"
+#include "code/skeleton.h"
 
-/* Whether lang (a name) is a brace language synbrace knows. */
-int synbrace_knows(const char *lang);
+/* Whether lang (a name) is a brace language code_braces knows. */
+int code_braces_knows(const char *lang);
 /* The body interiors of text as lang into h: 0, or -1 when lang is not a brace language. */
-int synbrace_holes(const char *lang, const char *text, size_t n, struct synskel_holes *h);
+int code_braces_holes(const char *lang, const char *text, size_t n, struct code_skeleton_holes *h);
 
 #endif

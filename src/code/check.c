@@ -1,41 +1,41 @@
 /*
- * synchk: compare the syntax errors of a file before and after a change.
+ * code_check: compare the syntax errors of a file before and after a change.
  *
- * Both texts are parsed (syn_parse) and their ERROR/MISSING nodes listed
- * (at most SYNCHK_SCAN each).  When the new text has more, the note names
+ * Both texts are parsed (code_parse) and their ERROR/MISSING nodes listed
+ * (at most CODE_CHECK_SCAN each).  When the new text has more, the note names
  * the new text's errors whose line text and kind do not occur among the
  * old text's errors (so errors that only moved are not named), up to
- * SYNCHK_LIST_MAX.  Nothing is kept between calls.
+ * CODE_CHECK_LIST_MAX.  Nothing is kept between calls.
  */
-#include "synchk.h"
+#include "code/check.h"
 
 #include <string.h>
 
-#include "str.h"
-#include "syn.h"
+#include "base/str.h"
+#include "code/code.h"
 
-#define SYNCHK_SCAN 256
-#define SYNCHK_QUOTE 40 /* bytes of an unparsable line quoted */
+#define CODE_CHECK_SCAN 256
+#define CODE_CHECK_QUOTE 40 /* bytes of an unparsable line quoted */
 
 /* Errors of one text. */
 struct errs {
 	const char *text;
 	size_t len;
-	struct syn_error v[SYNCHK_SCAN];
+	struct code_error v[CODE_CHECK_SCAN];
 	size_t n, total;
 };
 
 /* Parse and list the errors of text; -1 + e when the parse was refused. */
 static int
-scan(const struct syn_lang *lang, struct errs *x, struct err *e)
+scan(const struct code_lang *lang, struct errs *x, struct err *e)
 {
-	struct syn_tree *t;
+	struct code_tree *t;
 
-	if (syn_parse(lang, x->text, x->len, &t, e) < 0)
+	if (code_parse(lang, x->text, x->len, &t, e) < 0)
 		return -1;
-	x->total = syn_errors(t, x->v, SYNCHK_SCAN);
-	x->n = x->total < SYNCHK_SCAN ? x->total : SYNCHK_SCAN;
-	syn_release(t);
+	x->total = code_errors(t, x->v, CODE_CHECK_SCAN);
+	x->n = x->total < CODE_CHECK_SCAN ? x->total : CODE_CHECK_SCAN;
+	code_release(t);
 	return 0;
 }
 
@@ -77,7 +77,7 @@ static void
 describe(struct buf *note, const struct errs *x, size_t k)
 {
 	struct str l = line_at(x->text, x->len, x->v[k].line);
-	size_t n = l.len > SYNCHK_QUOTE ? SYNCHK_QUOTE : l.len;
+	size_t n = l.len > CODE_CHECK_QUOTE ? CODE_CHECK_QUOTE : l.len;
 
 	while (n < l.len && n > 0 && ((unsigned char)l.p[n] & 0xC0) == 0x80)
 		n--;
@@ -88,12 +88,12 @@ describe(struct buf *note, const struct errs *x, size_t k)
 			 l.p, n < l.len ? "..." : "");
 }
 
-/* Compare old and new (see synchk.h). */
+/* Compare old and new (see code/check.h). */
 int
-synchk_check(const char *path, const char *old, size_t old_len, const char *new_text,
+code_check_check(const char *path, const char *old, size_t old_len, const char *new_text,
 	     size_t new_len, struct buf *note)
 {
-	const struct syn_lang *lang = syn_lang_for_path(path);
+	const struct code_lang *lang = code_lang_for_path(path);
 	static struct errs a, b; /* large: kept off the stack; callers are single-threaded */
 	struct err e = ERR_INIT;
 	size_t k, listed = 0;
@@ -111,7 +111,7 @@ synchk_check(const char *path, const char *old, size_t old_len, const char *new_
 		return 0;
 	buf_addf(note, "syntax check: %zu new error%s in %s", b.total - a.total,
 		 b.total - a.total == 1 ? "" : "s", path);
-	for (k = 0; k < b.n && listed < SYNCHK_LIST_MAX; k++) {
+	for (k = 0; k < b.n && listed < CODE_CHECK_LIST_MAX; k++) {
 		if (seen_before(&a, &b, k))
 			continue;
 		buf_adds(note, listed++ ? "; " : ": ");

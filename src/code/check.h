@@ -1,16 +1,16 @@
 /*
- * synchk: the syntax check run after an edit or write.  A change is judged
+ * code_check: the syntax check run after an edit or write.  A change is judged
  * against the file before it: text that was already broken does not make
  * the check complain, only errors the change adds do.
  */
-#ifndef HEARTH_SYNCHK_H
-#define HEARTH_SYNCHK_H
+#ifndef HEARTH_CODE_CHECK_H
+#define HEARTH_CODE_CHECK_H
 
 #include <stddef.h>
 
-#include "buf.h"
+#include "base/buf.h"
 
-#define SYNCHK_LIST_MAX 5 /* errors named in a note */
+#define CODE_CHECK_LIST_MAX 5 /* errors named in a note */
 
 /*
  * Parse old (NULL/0 for a new file) and new text of `path` (used for the
@@ -21,7 +21,7 @@
  * 0, with a one-line note, when the check was skipped for a supported
  * language (over 5 MB, parse timeout).  Unknown languages: 0, no note.
  */
-int synchk_check(const char *path, const char *old, size_t old_len, const char *new_text,
+int code_check_check(const char *path, const char *old, size_t old_len, const char *new_text,
 		 size_t new_len, struct buf *note);
 
 #endif

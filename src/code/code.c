@@ -3,18 +3,18 @@
  *
  * Data: `langs`, a static table with one row per grammar compiled into
  * build/grammars/libgrammars.a (mk/grammars.mk; the two lists must agree,
- * or the link fails naming the missing tree_sitter_X / syn_q_X_* symbol).
+ * or the link fails naming the missing tree_sitter_X / code_q_X_* symbol).
  * The query texts are arrays generated at build time from the packages'
  * queries/NAME.scm files.  `exts` and `names` map file names to rows.
  *
- * A struct syn_tree owns one TSTree and points at its (static) language
+ * A struct code_tree owns one TSTree and points at its (static) language
  * row.  Highlighting compiles each language's highlights query once
  * (`hl_queries`, kept for the life of the process, so the capture names
  * spans point at stay valid) and paints a capture id per byte
  * (`paint`: 0 plain, id + 1 otherwise), which is then cut into spans.  Parsers are made per call: ts_parser_new is cheap next to a parse,
  * and no state outlives a call, so there is nothing to release globally.
  */
-#include "syn.h"
+#include "code/code.h"
 
 #include <ctype.h>
 #include <stdint.h>
@@ -25,43 +25,43 @@
 
 #include <tree_sitter/api.h>
 
-#include "syncpp.h"
-#include "synpred.h"
-#include "xmalloc.h"
+#include "code/cpp.h"
+#include "code/predicate.h"
+#include "base/xmalloc.h"
 
-struct syn_tree {
+struct code_tree {
 	TSTree *ts;
-	const struct syn_lang *lang;
+	const struct code_lang *lang;
 };
 
 /* Declarations of one compiled-in grammar and its embedded queries. */
-#define SYN_GRAMMAR(id)                                \
+#define CODE_GRAMMAR(id)                                \
 	const TSLanguage *tree_sitter_##id(void);      \
-	extern const char syn_q_##id##_highlights[];   \
-	extern const char syn_q_##id##_tags[]
+	extern const char code_q_##id##_highlights[];   \
+	extern const char code_q_##id##_tags[]
 
-SYN_GRAMMAR(c);
-SYN_GRAMMAR(cpp);
-SYN_GRAMMAR(python);
-SYN_GRAMMAR(javascript);
-SYN_GRAMMAR(typescript);
-SYN_GRAMMAR(tsx);
-SYN_GRAMMAR(go);
-SYN_GRAMMAR(rust);
-SYN_GRAMMAR(bash);
-SYN_GRAMMAR(json);
-SYN_GRAMMAR(java);
-SYN_GRAMMAR(ruby);
-SYN_GRAMMAR(html);
-SYN_GRAMMAR(css);
-SYN_GRAMMAR(yaml);
-SYN_GRAMMAR(markdown);
-SYN_GRAMMAR(markdown_inline);
+CODE_GRAMMAR(c);
+CODE_GRAMMAR(cpp);
+CODE_GRAMMAR(python);
+CODE_GRAMMAR(javascript);
+CODE_GRAMMAR(typescript);
+CODE_GRAMMAR(tsx);
+CODE_GRAMMAR(go);
+CODE_GRAMMAR(rust);
+CODE_GRAMMAR(bash);
+CODE_GRAMMAR(json);
+CODE_GRAMMAR(java);
+CODE_GRAMMAR(ruby);
+CODE_GRAMMAR(html);
+CODE_GRAMMAR(css);
+CODE_GRAMMAR(yaml);
+CODE_GRAMMAR(markdown);
+CODE_GRAMMAR(markdown_inline);
 
-#define LANG(id, fl) { #id, tree_sitter_##id, syn_q_##id##_highlights, syn_q_##id##_tags, fl }
+#define LANG(id, fl) { #id, tree_sitter_##id, code_q_##id##_highlights, code_q_##id##_tags, fl }
 
-/* The public order of syn_langs(): most used first. */
-static const struct syn_lang langs[] = {
+/* The public order of code_langs(): most used first. */
+static const struct code_lang langs[] = {
 	LANG(c, 0),
 	LANG(cpp, 0),
 	LANG(python, 0),
@@ -83,12 +83,12 @@ static const struct syn_lang langs[] = {
 
 #define NLANGS (sizeof langs / sizeof langs[0])
 
-struct syn_map {
+struct code_map {
 	const char *key;  /* extension without the dot, or a whole file name */
 	const char *lang; /* a name in langs */
 };
 
-static const struct syn_map exts[] = {
+static const struct code_map exts[] = {
 	{ "c", "c" }, { "h", "c" },
 	{ "cc", "cpp" }, { "cpp", "cpp" }, { "cxx", "cpp" }, { "c++", "cpp" },
 	{ "hh", "cpp" }, { "hpp", "cpp" }, { "hxx", "cpp" }, { "h++", "cpp" }, { "ipp", "cpp" },
@@ -109,7 +109,7 @@ static const struct syn_map exts[] = {
 	{ "md", "markdown" }, { "markdown", "markdown" },
 };
 
-static const struct syn_map names[] = {
+static const struct code_map names[] = {
 	{ ".bashrc", "bash" }, { ".bash_profile", "bash" }, { ".bash_aliases", "bash" },
 	{ ".bash_logout", "bash" }, { ".profile", "bash" }, { "PKGBUILD", "bash" },
 	{ "Gemfile", "ruby" }, { "Rakefile", "ruby" }, { "Vagrantfile", "ruby" },
@@ -117,16 +117,16 @@ static const struct syn_map names[] = {
 };
 
 /* The table, for callers that list or iterate languages. */
-const struct syn_lang *
-syn_langs(size_t *n)
+const struct code_lang *
+code_langs(size_t *n)
 {
 	*n = NLANGS;
 	return langs;
 }
 
 /* Registry lookup by the grammar's short name. */
-const struct syn_lang *
-syn_lang_by_name(const char *name)
+const struct code_lang *
+code_lang_by_name(const char *name)
 {
 	size_t i;
 
@@ -139,25 +139,25 @@ syn_lang_by_name(const char *name)
 }
 
 /* Look key up in a map (case-insensitively when icase) and resolve its language. */
-static const struct syn_lang *
-map_find(const struct syn_map *map, size_t n, const char *key, int icase)
+static const struct code_lang *
+map_find(const struct code_map *map, size_t n, const char *key, int icase)
 {
 	size_t i;
 
 	for (i = 0; i < n; i++) {
 		int cmp = icase ? strcasecmp(map[i].key, key) : strcmp(map[i].key, key);
 		if (cmp == 0)
-			return syn_lang_by_name(map[i].lang);
+			return code_lang_by_name(map[i].lang);
 	}
 	return NULL;
 }
 
 /* File name first (so ".bashrc" is not read as extension "bashrc"), then extension. */
-const struct syn_lang *
-syn_lang_for_path(const char *path)
+const struct code_lang *
+code_lang_for_path(const char *path)
 {
 	const char *base, *dot;
-	const struct syn_lang *l;
+	const struct code_lang *l;
 
 	if (!path)
 		return NULL;
@@ -174,22 +174,22 @@ syn_lang_for_path(const char *path)
 	return map_find(exts, sizeof exts / sizeof exts[0], dot + 1, 1);
 }
 
-/* A file's language by its name, and for a ".h" header by its text (see syn.h). */
-const struct syn_lang *
-syn_lang_for_file(const char *path, const char *text, size_t n)
+/* A file's language by its name, and for a ".h" header by its text (see code/code.h). */
+const struct code_lang *
+code_lang_for_file(const char *path, const char *text, size_t n)
 {
-	const struct syn_lang *lang = syn_lang_for_path(path);
+	const struct code_lang *lang = code_lang_for_path(path);
 	size_t len = path ? strlen(path) : 0;
 
 	if (!lang || strcmp(lang->name, "c") || len < 2 || strcasecmp(path + len - 2, ".h") ||
-	    !text || !syncpp_is_cpp(text, n))
+	    !text || !code_cpp_is_cpp(text, n))
 		return lang;
-	return syn_lang_by_name("cpp");
+	return code_lang_by_name("cpp");
 }
 
 /* Run one bounded parse (over ranges when nranges > 0); NULL + e on failure. */
 static TSTree *
-parse_text(const struct syn_lang *lang, const char *text, size_t n, const TSRange *ranges,
+parse_text(const struct code_lang *lang, const char *text, size_t n, const TSRange *ranges,
 	   uint32_t nranges, struct err *e)
 {
 	TSParser *p = ts_parser_new();
@@ -202,11 +202,11 @@ parse_text(const struct syn_lang *lang, const char *text, size_t n, const TSRang
 	else if (nranges && !ts_parser_set_included_ranges(p, ranges, nranges))
 		err_set(e, "parse %s text: the parts to parse are out of order", lang->name);
 	else {
-		ts_parser_set_timeout_micros(p, (uint64_t)SYN_PARSE_TIMEOUT_MS * 1000);
+		ts_parser_set_timeout_micros(p, (uint64_t)CODE_PARSE_TIMEOUT_MS * 1000);
 		t = ts_parser_parse_string(p, NULL, text, (uint32_t)n);
 		if (!t)
 			err_set(e, "parse %s text: gave up after %d ms; syntax check skipped",
-				lang->name, SYN_PARSE_TIMEOUT_MS);
+				lang->name, CODE_PARSE_TIMEOUT_MS);
 	}
 	ts_parser_delete(p);
 	return t;
@@ -214,13 +214,13 @@ parse_text(const struct syn_lang *lang, const char *text, size_t n, const TSRang
 
 /* Check the arguments every parse takes; 0 or -1 + e. */
 static int
-parse_args_ok(const struct syn_lang *lang, const char *text, size_t n, struct err *e)
+parse_args_ok(const struct code_lang *lang, const char *text, size_t n, struct err *e)
 {
 	if (!lang)
 		return err_set(e, "parse: no language given");
-	if (n > SYN_MAX_BYTES)
+	if (n > CODE_MAX_BYTES)
 		return err_set(e, "parse %s text: %zu bytes is over the %zu MB limit; "
-			"syntax check skipped", lang->name, n, SYN_MAX_BYTES / (1024 * 1024));
+			"syntax check skipped", lang->name, n, CODE_MAX_BYTES / (1024 * 1024));
 	if (!text && n > 0)
 		return err_set(e, "parse %s text: no text", lang->name);
 	return 0;
@@ -228,7 +228,7 @@ parse_args_ok(const struct syn_lang *lang, const char *text, size_t n, struct er
 
 /* Wrap a new tree-sitter tree; 0, or -1 when there is none. */
 static int
-wrap_tree(const struct syn_lang *lang, TSTree *t, struct syn_tree **out)
+wrap_tree(const struct code_lang *lang, TSTree *t, struct code_tree **out)
 {
 	if (!t)
 		return -1;
@@ -240,7 +240,7 @@ wrap_tree(const struct syn_lang *lang, TSTree *t, struct syn_tree **out)
 
 /* Parse text into a new tree owned by the caller. */
 int
-syn_parse(const struct syn_lang *lang, const char *text, size_t n, struct syn_tree **out,
+code_parse(const struct code_lang *lang, const char *text, size_t n, struct code_tree **out,
 	struct err *e)
 {
 	*out = NULL;
@@ -269,8 +269,8 @@ point_at(const char *text, uint32_t to, uint32_t *at, uint32_t *row, uint32_t *b
 
 /* Parse text without the holes (ascending byte ranges). */
 int
-syn_parse_holes(const struct syn_lang *lang, const char *text, size_t n, const uint32_t *holes,
-		size_t nholes, struct syn_tree **out, struct err *e)
+code_parse_holes(const struct code_lang *lang, const char *text, size_t n, const uint32_t *holes,
+		size_t nholes, struct code_tree **out, struct err *e)
 {
 	TSRange *r;
 	uint32_t at = 0, row = 0, bol = 0, nr = 0;
@@ -313,7 +313,7 @@ is_error_node(TSNode node)
 
 /* Record one problem node in out[*n] when there is room; always counts it. */
 static void
-note_error(TSNode node, int missing, struct syn_error *out, size_t max, size_t *n)
+note_error(TSNode node, int missing, struct code_error *out, size_t max, size_t *n)
 {
 	if (*n < max) {
 		TSPoint pt = ts_node_start_point(node);
@@ -331,7 +331,7 @@ note_error(TSNode node, int missing, struct syn_error *out, size_t max, size_t *
  * one unparsable region counts once.
  */
 size_t
-syn_errors(const struct syn_tree *t, struct syn_error *out, size_t max)
+code_errors(const struct code_tree *t, struct code_error *out, size_t max)
 {
 	TSNode root;
 	TSTreeCursor c;
@@ -365,22 +365,22 @@ done:
 }
 
 /* The language row a tree was parsed with. */
-const struct syn_lang *
-syn_tree_lang(const struct syn_tree *t)
+const struct code_lang *
+code_tree_lang(const struct code_tree *t)
 {
 	return t ? t->lang : NULL;
 }
 
 /* Borrow the tree-sitter tree for queries. */
 const struct TSTree *
-syn_tree_ts(const struct syn_tree *t)
+code_tree_ts(const struct code_tree *t)
 {
 	return t ? t->ts : NULL;
 }
 
 /* Free the tree and its wrapper. */
 void
-syn_release(struct syn_tree *t)
+code_release(struct code_tree *t)
 {
 	if (!t)
 		return;
@@ -391,26 +391,26 @@ syn_release(struct syn_tree *t)
 /* Capture first components that are not kind names themselves. */
 static const struct {
 	const char *name;
-	enum syn_kind kind;
+	enum code_kind kind;
 } cap_alias[] = {
-	{ "boolean", SYN_CONSTANT }, { "character", SYN_STRING }, { "escape", SYN_CONSTANT },
-	{ "property", SYN_VARIABLE }, { "field", SYN_VARIABLE }, { "parameter", SYN_VARIABLE },
-	{ "label", SYN_CONSTANT }, { "attribute", SYN_TYPE }, { "constructor", SYN_TYPE },
-	{ "module", SYN_TYPE }, { "namespace", SYN_TYPE }, { "tag", SYN_KEYWORD },
-	{ "float", SYN_NUMBER }, { "method", SYN_FUNCTION }, { "conditional", SYN_KEYWORD },
-	{ "repeat", SYN_KEYWORD }, { "include", SYN_KEYWORD }, { "exception", SYN_KEYWORD },
-	{ "storageclass", SYN_KEYWORD }, { "delimiter", SYN_PUNCTUATION },
-	{ "text", SYN_PLAIN }, { "embedded", SYN_PLAIN }, { "markup", SYN_PLAIN },
-	{ "none", SYN_PLAIN }, { "spell", SYN_PLAIN },
+	{ "boolean", CODE_CONSTANT }, { "character", CODE_STRING }, { "escape", CODE_CONSTANT },
+	{ "property", CODE_VARIABLE }, { "field", CODE_VARIABLE }, { "parameter", CODE_VARIABLE },
+	{ "label", CODE_CONSTANT }, { "attribute", CODE_TYPE }, { "constructor", CODE_TYPE },
+	{ "module", CODE_TYPE }, { "namespace", CODE_TYPE }, { "tag", CODE_KEYWORD },
+	{ "float", CODE_NUMBER }, { "method", CODE_FUNCTION }, { "conditional", CODE_KEYWORD },
+	{ "repeat", CODE_KEYWORD }, { "include", CODE_KEYWORD }, { "exception", CODE_KEYWORD },
+	{ "storageclass", CODE_KEYWORD }, { "delimiter", CODE_PUNCTUATION },
+	{ "text", CODE_PLAIN }, { "embedded", CODE_PLAIN }, { "markup", CODE_PLAIN },
+	{ "none", CODE_PLAIN }, { "spell", CODE_PLAIN },
 };
 
-static const char *const kind_names[SYN_KIND_COUNT] = {
+static const char *const kind_names[CODE_KIND_COUNT] = {
 	"plain", "keyword", "string", "comment", "number", "function", "type", "variable",
 	"constant", "operator", "punctuation"
 };
 
 /* Fence info aliases that are neither a language name nor an extension. */
-static const struct syn_map fence_alias[] = {
+static const struct code_map fence_alias[] = {
 	{ "shell", "bash" }, { "zsh", "bash" }, { "console", "bash" }, { "shellsession", "bash" },
 	{ "golang", "go" }, { "python3", "python" }, { "node", "javascript" },
 	{ "ecmascript", "javascript" }, { "c++", "cpp" }, { "objc", "c" },
@@ -418,33 +418,33 @@ static const struct syn_map fence_alias[] = {
 
 /* Name of a kind. */
 const char *
-syn_kind_name(enum syn_kind k)
+code_kind_name(enum code_kind k)
 {
-	return (int)k > 0 && k < SYN_KIND_COUNT ? kind_names[k] : "plain";
+	return (int)k > 0 && k < CODE_KIND_COUNT ? kind_names[k] : "plain";
 }
 
 /* Kind of a capture: its first component by name, then the alias table. */
-enum syn_kind
-syn_kind_of_capture(const char *capture)
+enum code_kind
+code_kind_of_capture(const char *capture)
 {
 	size_t n = capture ? strcspn(capture, ".") : 0, i;
 
-	for (i = 1; i < SYN_KIND_COUNT; i++)
+	for (i = 1; i < CODE_KIND_COUNT; i++)
 		if (strlen(kind_names[i]) == n && !strncmp(kind_names[i], capture, n))
-			return (enum syn_kind)i;
+			return (enum code_kind)i;
 	for (i = 0; i < sizeof cap_alias / sizeof cap_alias[0]; i++)
 		if (strlen(cap_alias[i].name) == n && !strncmp(cap_alias[i].name, capture, n))
 			return cap_alias[i].kind;
-	return SYN_PLAIN;
+	return CODE_PLAIN;
 }
 
-/* Language of a fence info string (see syn.h). */
-const struct syn_lang *
-syn_lang_for_fence(const char *info)
+/* Language of a fence info string (see code/code.h). */
+const struct code_lang *
+code_lang_for_fence(const char *info)
 {
 	char w[40], path[48];
 	size_t n = 0;
-	const struct syn_lang *l;
+	const struct code_lang *l;
 
 	if (!info)
 		return NULL;
@@ -457,19 +457,19 @@ syn_lang_for_fence(const char *info)
 	w[n] = '\0';
 	if (!n)
 		return NULL;
-	if ((l = syn_lang_by_name(w)) != NULL)
+	if ((l = code_lang_by_name(w)) != NULL)
 		return l;
 	if ((l = map_find(fence_alias, sizeof fence_alias / sizeof fence_alias[0], w, 1)) != NULL)
 		return l;
-	if ((l = syn_lang_for_path(info)) != NULL && strchr(w, '.'))
+	if ((l = code_lang_for_path(info)) != NULL && strchr(w, '.'))
 		return l;
 	snprintf(path, sizeof path, "x.%s", w);
-	return syn_lang_for_path(path);
+	return code_lang_for_path(path);
 }
 
 /* The compiled highlights query of lang (once per process), NULL when none. */
 static TSQuery *
-hl_query(const struct syn_lang *lang)
+hl_query(const struct code_lang *lang)
 {
 	static TSQuery *hl_queries[NLANGS];
 	static unsigned char tried[NLANGS];
@@ -477,7 +477,7 @@ hl_query(const struct syn_lang *lang)
 	uint32_t off;
 	TSQueryError qe;
 
-	if (i >= NLANGS || (lang->flags & SYN_NO_HIGHLIGHTS) || !*lang->highlights)
+	if (i >= NLANGS || (lang->flags & CODE_NO_HIGHLIGHTS) || !*lang->highlights)
 		return NULL;
 	if (!tried[i]) {
 		tried[i] = 1;
@@ -518,7 +518,7 @@ hl_paint(TSQuery *q, TSTree *t, const char *text, size_t n, uint16_t *paint,
 			rc = -1;
 			break;
 		}
-		if (!synpred_ok(q, &m, text, n)) {
+		if (!code_predicate_ok(q, &m, text, n)) {
 			ts_query_cursor_remove_match(c, m.id);
 			continue;
 		}
@@ -533,42 +533,42 @@ hl_paint(TSQuery *q, TSTree *t, const char *text, size_t n, uint16_t *paint,
 
 /* Cut the painted bytes into spans of one capture each (plain bytes skipped). */
 static void
-hl_spans(TSQuery *q, const uint16_t *paint, size_t n, struct syn_hl *out)
+hl_spans(TSQuery *q, const uint16_t *paint, size_t n, struct code_hl *out)
 {
 	size_t i = 0, j, cap = 0;
 	uint32_t len;
 
 	while (i < n) {
 		const char *name;
-		enum syn_kind k;
+		enum code_kind k;
 
 		for (j = i + 1; j < n && paint[j] == paint[i]; j++)
 			;
 		if (paint[i]) {
 			name = ts_query_capture_name_for_id(q, paint[i] - 1u, &len);
-			k = syn_kind_of_capture(name);
-			if (k != SYN_PLAIN) {
+			k = code_kind_of_capture(name);
+			if (k != CODE_PLAIN) {
 				if (out->n == cap) {
 					cap = cap ? cap * 2 : 64;
 					out->spans = xrealloc(out->spans, cap * sizeof *out->spans);
 				}
-				out->spans[out->n++] = (struct syn_span){ i, j, k, name };
+				out->spans[out->n++] = (struct code_span){ i, j, k, name };
 			}
 		}
 		i = j;
 	}
 }
 
-/* Highlight text as lang (see syn.h). */
+/* Highlight text as lang (see code/code.h). */
 int
-syn_highlight(const struct syn_lang *lang, const char *text, size_t n, struct syn_hl *out,
+code_highlight(const struct code_lang *lang, const char *text, size_t n, struct code_hl *out,
 	struct err *e)
 {
 	TSQuery *q;
 	TSParser *p;
 	TSTree *t = NULL;
 	uint16_t *paint;
-	long long deadline = now_ms() + SYN_HL_TIMEOUT_MS;
+	long long deadline = now_ms() + CODE_HL_TIMEOUT_MS;
 
 	memset(out, 0, sizeof *out);
 	if (!lang)
@@ -577,14 +577,14 @@ syn_highlight(const struct syn_lang *lang, const char *text, size_t n, struct sy
 		return err_set(e, "highlight %s text: no usable highlights query", lang->name);
 	if (!text)
 		n = 0;
-	if (n > SYN_HL_MAX_BYTES) {
+	if (n > CODE_HL_MAX_BYTES) {
 		out->cut = 1;
-		for (n = SYN_HL_MAX_BYTES; n > 0 && text[n - 1] != '\n'; n--)
+		for (n = CODE_HL_MAX_BYTES; n > 0 && text[n - 1] != '\n'; n--)
 			;
 	}
 	p = ts_parser_new();
 	if (ts_parser_set_language(p, lang->language())) {
-		ts_parser_set_timeout_micros(p, (uint64_t)SYN_HL_TIMEOUT_MS * 1000);
+		ts_parser_set_timeout_micros(p, (uint64_t)CODE_HL_TIMEOUT_MS * 1000);
 		t = ts_parser_parse_string(p, NULL, text ? text : "", (uint32_t)n);
 	}
 	ts_parser_delete(p);
@@ -604,7 +604,7 @@ syn_highlight(const struct syn_lang *lang, const char *text, size_t n, struct sy
 
 /* Free the spans. */
 void
-syn_hl_release(struct syn_hl *h)
+code_hl_release(struct code_hl *h)
 {
 	if (!h)
 		return;

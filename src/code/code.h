@@ -4,104 +4,104 @@
  * Every grammar hearth knows is compiled in (mk/grammars.mk builds them from
  * pinned npm packages) together with its highlights and tags queries, so
  * nothing is read from disk at run time.  The registry is a static table:
- * a `const struct syn_lang *` is valid for the whole program and is never
+ * a `const struct code_lang *` is valid for the whole program and is never
  * freed.  Callers that need tree-sitter itself (highlighting, outlines)
- * include <tree_sitter/api.h> and use `language()` and syn_tree_ts(); other
+ * include <tree_sitter/api.h> and use `language()` and code_tree_ts(); other
  * modules see only the opaque types below.
  *
- * Parsing is synchronous and bounded: input over SYN_MAX_BYTES is refused
+ * Parsing is synchronous and bounded: input over CODE_MAX_BYTES is refused
  * with an error saying so (the caller shows it as a note and skips the
- * check), and a parse that runs over SYN_PARSE_TIMEOUT_MS is abandoned.
+ * check), and a parse that runs over CODE_PARSE_TIMEOUT_MS is abandoned.
  */
-#ifndef HEARTH_SYN_H
-#define HEARTH_SYN_H
+#ifndef HEARTH_CODE_CODE_H
+#define HEARTH_CODE_CODE_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "err.h"
+#include "base/err.h"
 
 struct TSLanguage; /* tree-sitter's, opaque here */
 struct TSTree;     /* tree-sitter's, opaque here */
 
-#define SYN_MAX_BYTES ((size_t)5 * 1024 * 1024)
-#define SYN_PARSE_TIMEOUT_MS 2000
+#define CODE_MAX_BYTES ((size_t)5 * 1024 * 1024)
+#define CODE_PARSE_TIMEOUT_MS 2000
 
 /* Flags of a language. */
 enum {
 	/* The embedded highlights query does not compile with the system
 	 * libtree-sitter (0.20.7); highlighting is skipped for the language. */
-	SYN_NO_HIGHLIGHTS = 1 << 0,
+	CODE_NO_HIGHLIGHTS = 1 << 0,
 };
 
-struct syn_lang {
+struct code_lang {
 	const char *name;                          /* "c", "cpp", "tsx", ... */
 	const struct TSLanguage *(*language)(void); /* the grammar */
 	const char *highlights; /* query text, NUL-terminated, never NULL ("" = none) */
 	const char *tags;       /* query text, NUL-terminated, never NULL ("" = none) */
-	unsigned flags;         /* SYN_* */
+	unsigned flags;         /* CODE_* */
 };
 
 /* One syntax problem: an ERROR node (unparsable text) or a MISSING node
  * (a token the parser had to invent, e.g. a missing ";" or ")"). */
-struct syn_error {
+struct code_error {
 	size_t line;      /* 0-based row of the node's start */
 	size_t col;       /* 0-based byte column of the node's start */
 	int missing;      /* 1 for MISSING, 0 for ERROR */
 	const char *what; /* MISSING: the node type expected (static); ERROR: "ERROR" */
 };
 
-struct syn_tree; /* a parsed text; owned by the caller, freed with syn_release */
+struct code_tree; /* a parsed text; owned by the caller, freed with code_release */
 
 /* All languages, in a stable order; *n receives the count. */
-const struct syn_lang *syn_langs(size_t *n);
+const struct code_lang *code_langs(size_t *n);
 /* The language called `name` ("c", "python", ...) or NULL. */
-const struct syn_lang *syn_lang_by_name(const char *name);
+const struct code_lang *code_lang_by_name(const char *name);
 /*
  * The language of a file by its name: extension (case-insensitive) or a few
  * well-known file names.  NULL when hearth has no grammar for it (Makefile,
  * README, ...); the path need not exist.
  */
-const struct syn_lang *syn_lang_for_path(const char *path);
+const struct code_lang *code_lang_for_path(const char *path);
 
 /*
- * As syn_lang_for_path, and a ".h" header whose text has C++-only
- * constructs (namespace, template, std::, access labels, ...; syncpp.h)
+ * As code_lang_for_path, and a ".h" header whose text has C++-only
+ * constructs (namespace, template, std::, access labels, ...; code/cpp.h)
  * is C++, as the headers of C++ projects are.
  */
-const struct syn_lang *syn_lang_for_file(const char *path, const char *text, size_t n);
+const struct code_lang *code_lang_for_file(const char *path, const char *text, size_t n);
 /*
  * Parse n bytes of text (need not be NUL-terminated; UTF-8).  On success
- * *out owns a new tree (free it with syn_release) and 0 is returned.  -1 + e
- * when the text is over SYN_MAX_BYTES, the parse timed out, or the grammar
+ * *out owns a new tree (free it with code_release) and 0 is returned.  -1 + e
+ * when the text is over CODE_MAX_BYTES, the parse timed out, or the grammar
  * could not be loaded; *out is then NULL.
  */
-int syn_parse(const struct syn_lang *lang, const char *text, size_t n, struct syn_tree **out,
+int code_parse(const struct code_lang *lang, const char *text, size_t n, struct code_tree **out,
 	struct err *e);
 /*
- * As syn_parse, leaving out the holes: nholes byte ranges [holes[2k],
+ * As code_parse, leaving out the holes: nholes byte ranges [holes[2k],
  * holes[2k + 1]), ascending and disjoint.  The tree keeps the whole text's
  * offsets and rows; what was in a hole is simply not in it.  For
- * definitions-only parses (synskel.h); -1 + e also when the holes are out
+ * definitions-only parses (code/skeleton.h); -1 + e also when the holes are out
  * of order.
  */
-int syn_parse_holes(const struct syn_lang *lang, const char *text, size_t n,
-	const uint32_t *holes, size_t nholes, struct syn_tree **out, struct err *e);
+int code_parse_holes(const struct code_lang *lang, const char *text, size_t n,
+	const uint32_t *holes, size_t nholes, struct code_tree **out, struct err *e);
 /*
  * Count ERROR and MISSING nodes in t, storing the first `max` of them (in
  * document order) in out (which may be NULL when max is 0).  0 means the
  * text parsed cleanly.
  */
-size_t syn_errors(const struct syn_tree *t, struct syn_error *out, size_t max);
+size_t code_errors(const struct code_tree *t, struct code_error *out, size_t max);
 /* The language t was parsed with. */
-const struct syn_lang *syn_tree_lang(const struct syn_tree *t);
+const struct code_lang *code_tree_lang(const struct code_tree *t);
 /* The underlying tree-sitter tree, owned by t (for highlighting, outlines). */
-const struct TSTree *syn_tree_ts(const struct syn_tree *t);
+const struct TSTree *code_tree_ts(const struct code_tree *t);
 /* Free a tree; NULL is fine. */
-void syn_release(struct syn_tree *t);
+void code_release(struct code_tree *t);
 
 /*
- * Highlighting (the TUI's code blocks and diffs).  syn_highlight parses the
+ * Highlighting (the TUI's code blocks and diffs).  code_highlight parses the
  * text and runs the language's embedded highlights query, evaluating the
  * text predicates (#eq? #match? #any-of? and their not- forms; others
  * pass).  The result is a list of spans, sorted and non-overlapping, each
@@ -112,28 +112,28 @@ void syn_release(struct syn_tree *t);
  * pattern wins, as the grammars' own queries expect (they list the generic
  * `(identifier) @variable` first).
  *
- * Bounds: only the first SYN_HL_MAX_BYTES (cut back to a line end) are
+ * Bounds: only the first CODE_HL_MAX_BYTES (cut back to a line end) are
  * highlighted, and the parse plus the query run stop after
- * SYN_HL_TIMEOUT_MS; in both cases `cut` is set and `done` says how many
+ * CODE_HL_TIMEOUT_MS; in both cases `cut` is set and `done` says how many
  * bytes the spans cover (the rest is plain).  Any bytes are safe input
  * (invalid UTF-8, NULs, binary): tree-sitter never fails on text.
  */
-#define SYN_HL_MAX_BYTES ((size_t)256 * 1024)
-#define SYN_HL_TIMEOUT_MS 150
+#define CODE_HL_MAX_BYTES ((size_t)256 * 1024)
+#define CODE_HL_TIMEOUT_MS 150
 
-enum syn_kind {
-	SYN_PLAIN = 0, SYN_KEYWORD, SYN_STRING, SYN_COMMENT, SYN_NUMBER, SYN_FUNCTION,
-	SYN_TYPE, SYN_VARIABLE, SYN_CONSTANT, SYN_OPERATOR, SYN_PUNCTUATION, SYN_KIND_COUNT
+enum code_kind {
+	CODE_PLAIN = 0, CODE_KEYWORD, CODE_STRING, CODE_COMMENT, CODE_NUMBER, CODE_FUNCTION,
+	CODE_TYPE, CODE_VARIABLE, CODE_CONSTANT, CODE_OPERATOR, CODE_PUNCTUATION, CODE_KIND_COUNT
 };
 
-struct syn_span {
+struct code_span {
 	size_t start, end;   /* byte range [start, end) of the text */
-	enum syn_kind kind;  /* never SYN_PLAIN */
+	enum code_kind kind;  /* never CODE_PLAIN */
 	const char *capture; /* "function.method": static, valid for the program's life */
 };
 
-struct syn_hl {
-	struct syn_span *spans; /* owned; free with syn_hl_release */
+struct code_hl {
+	struct code_span *spans; /* owned; free with code_hl_release */
 	size_t n;
 	size_t done; /* bytes the spans cover (== the text's length unless cut) */
 	int cut;     /* the text was cut (size) or the time ran out */
@@ -144,19 +144,19 @@ struct syn_hl {
  * "{.python}", "rust ignore", "src/x.go"): a language name, a common alias,
  * an extension or a file name.  NULL when unknown or empty.
  */
-const struct syn_lang *syn_lang_for_fence(const char *info);
+const struct code_lang *code_lang_for_fence(const char *info);
 /*
  * Highlight n bytes of text as lang.  0 on success with *out filled (maybe
  * with no spans); -1 + e when lang is NULL or has no usable highlights
  * query (*out is then empty: plain text).  out is always safe to release.
  */
-int syn_highlight(const struct syn_lang *lang, const char *text, size_t n, struct syn_hl *out,
+int code_highlight(const struct code_lang *lang, const char *text, size_t n, struct code_hl *out,
 	struct err *e);
 /* Free out's spans and empty it (safe on an empty or zeroed struct). */
-void syn_hl_release(struct syn_hl *h);
-/* Kind of a capture name by its first component ("function.method" → SYN_FUNCTION). */
-enum syn_kind syn_kind_of_capture(const char *capture);
-/* Name of a kind ("keyword"); "plain" for SYN_PLAIN and out-of-range values. */
-const char *syn_kind_name(enum syn_kind k);
+void code_hl_release(struct code_hl *h);
+/* Kind of a capture name by its first component ("function.method" → CODE_FUNCTION). */
+enum code_kind code_kind_of_capture(const char *capture);
+/* Name of a kind ("keyword"); "plain" for CODE_PLAIN and out-of-range values. */
+const char *code_kind_name(enum code_kind k);
 
 #endif

@@ -1,9 +1,9 @@
 /*
- * syncpp: whether C text is C++ (see syncpp.h).  One pass over the words,
+ * code_cpp: whether C text is C++ (see code/cpp.h).  One pass over the words,
  * comments and string or character literals stepped over, so a comment
  * saying "namespace" does not count.
  */
-#include "syncpp.h"
+#include "code/cpp.h"
 
 #include <string.h>
 
@@ -56,9 +56,9 @@ str_end_comment(const char *p, size_t n)
 	return NULL;
 }
 
-/* See syncpp.h: one pass over the words outside comments and strings. */
+/* See code/cpp.h: one pass over the words outside comments and strings. */
 int
-syncpp_is_cpp(const char *text, size_t n)
+code_cpp_is_cpp(const char *text, size_t n)
 {
 	size_t i = 0, j;
 

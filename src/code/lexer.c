@@ -1,18 +1,18 @@
 /*
- * synlex: comments, literals and brace matching for the brace-language
- * prescan (see synlex.h).
+ * code_lexer: comments, literals and brace matching for the brace-language
+ * prescan (see code/lexer.h).
  */
-#include "synlex.h"
+#include "code/lexer.h"
 
 #include <string.h>
 
-#include "str.h"
+#include "base/str.h"
 
 #define MAX_NEST 64 /* template literals inside template literals */
 
 /* Whether c can be part of a word (UTF-8 bytes count as letters). */
 int
-synlex_is_word(unsigned char c)
+code_lexer_is_word(unsigned char c)
 {
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
 	       c == '_' || c == '$' || c >= 0x80;
@@ -20,14 +20,14 @@ synlex_is_word(unsigned char c)
 
 /* Whether c is white space. */
 int
-synlex_is_space(char c)
+code_lexer_is_space(char c)
 {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
 }
 
 /* Whether the n bytes at w are one of the words in list (NULL-terminated). */
 int
-synlex_word_in(const char *w, size_t n, const char *const *list)
+code_lexer_word_in(const char *w, size_t n, const char *const *list)
 {
 	for (; *list; list++)
 		if (**list == *w && strlen(*list) == n && !memcmp(*list, w, n))
@@ -37,7 +37,7 @@ synlex_word_in(const char *w, size_t n, const char *const *list)
 
 /* The text ran out inside a construct: give up. */
 static size_t
-ran_out(struct synlex *x)
+ran_out(struct code_lexer *x)
 {
 	x->bad = 1;
 	return x->n;
@@ -45,7 +45,7 @@ ran_out(struct synlex *x)
 
 /* Past a quoted literal opened at i by q; an unterminated one ends at its line unless multi. */
 static size_t
-skip_quoted(struct synlex *x, size_t i, char q, int multi)
+skip_quoted(struct code_lexer *x, size_t i, char q, int multi)
 {
 	x->prev = '"';
 	for (i++; i < x->n; i++) {
@@ -61,7 +61,7 @@ skip_quoted(struct synlex *x, size_t i, char q, int multi)
 
 /* Past a block comment at i (nested in Rust). */
 static size_t
-skip_block_comment(struct synlex *x, size_t i)
+skip_block_comment(struct code_lexer *x, size_t i)
 {
 	int depth = 1;
 
@@ -70,7 +70,7 @@ skip_block_comment(struct synlex *x, size_t i)
 			if (--depth == 0)
 				return i + 2;
 			i++;
-		} else if (x->fam == SYNLEX_RUST && x->s[i] == '/' && x->s[i + 1] == '*') {
+		} else if (x->fam == CODE_LEXER_RUST && x->s[i] == '/' && x->s[i + 1] == '*') {
 			depth++;
 			i++;
 		}
@@ -80,7 +80,7 @@ skip_block_comment(struct synlex *x, size_t i)
 
 /* The end of the line at i (its newline, or the end of the text). */
 static size_t
-line_end(const struct synlex *x, size_t i)
+line_end(const struct code_lexer *x, size_t i)
 {
 	const char *nl = memchr(x->s + i, '\n', x->n - i);
 
@@ -89,7 +89,7 @@ line_end(const struct synlex *x, size_t i)
 
 /* Past a preprocessor line at i, with its continuations and comments. */
 static size_t
-skip_directive(struct synlex *x, size_t i)
+skip_directive(struct code_lexer *x, size_t i)
 {
 	while (i < x->n && x->s[i] != '\n') {
 		if (x->s[i] == '\\' && i + 1 < x->n && x->s[i + 1] == '\n')
@@ -110,7 +110,7 @@ skip_directive(struct synlex *x, size_t i)
 
 /* Past a Java text block """...""" at i. */
 static size_t
-skip_text_block(struct synlex *x, size_t i)
+skip_text_block(struct code_lexer *x, size_t i)
 {
 	x->prev = '"';
 	for (i += 3; i + 2 < x->n; i++) {
@@ -124,7 +124,7 @@ skip_text_block(struct synlex *x, size_t i)
 
 /* Past a JavaScript template literal at i, its ${...} parts scanned as code. */
 static size_t
-skip_template(struct synlex *x, size_t i)
+skip_template(struct code_lexer *x, size_t i)
 {
 	for (i++; i < x->n && !x->bad; i++) {
 		if (x->s[i] == '\\')
@@ -133,14 +133,14 @@ skip_template(struct synlex *x, size_t i)
 			x->prev = '"';
 			return i + 1;
 		} else if (x->s[i] == '$' && i + 1 < x->n && x->s[i + 1] == '{')
-			i = synlex_match_brace(x, i + 2);
+			i = code_lexer_match_brace(x, i + 2);
 	}
 	return ran_out(x);
 }
 
 /* Past a Go raw string at i. */
 static size_t
-skip_go_raw(struct synlex *x, size_t i)
+skip_go_raw(struct code_lexer *x, size_t i)
 {
 	const char *e = memchr(x->s + i + 1, '`', x->n - i - 1);
 
@@ -150,14 +150,14 @@ skip_go_raw(struct synlex *x, size_t i)
 
 /* Whether "/" may start a regular expression here (JavaScript), by the token before it. */
 static int
-regex_allowed(const struct synlex *x)
+regex_allowed(const struct code_lexer *x)
 {
 	return x->prev == 0 || x->prev_kw || strchr("(,=:[!&|?{};+-*%<>~^", x->prev);
 }
 
 /* Past a regular expression at i; one that reaches its line's end was not one. */
 static size_t
-skip_regex(struct synlex *x, size_t i)
+skip_regex(struct code_lexer *x, size_t i)
 {
 	int cls = 0;
 
@@ -180,12 +180,12 @@ skip_regex(struct synlex *x, size_t i)
 
 /* Past a character literal at i, or just past the quote when it starts none. */
 static size_t
-skip_char(struct synlex *x, size_t i)
+skip_char(struct code_lexer *x, size_t i)
 {
 	size_t k;
 
 	switch (x->fam) {
-	case SYNLEX_RUST:
+	case CODE_LEXER_RUST:
 		if (i + 1 < x->n && x->s[i + 1] == '\\')
 			return skip_quoted(x, i, '\'', 0);
 		for (k = i + 2; k < x->n && ((unsigned char)x->s[k] & 0xC0) == 0x80; k++)
@@ -195,8 +195,8 @@ skip_char(struct synlex *x, size_t i)
 			return k + 1;
 		}
 		return i + 1; /* a lifetime or a label */
-	case SYNLEX_CPP:
-		for (k = i; k > 0 && synlex_is_word((unsigned char)x->s[k - 1]); k--)
+	case CODE_LEXER_CPP:
+		for (k = i; k > 0 && code_lexer_is_word((unsigned char)x->s[k - 1]); k--)
 			;
 		if (k < i && x->s[k] >= '0' && x->s[k] <= '9')
 			return i + 1; /* a digit separator: 1'000'000 */
@@ -211,7 +211,7 @@ skip_char(struct synlex *x, size_t i)
  * i itself when none starts there.
  */
 size_t
-synlex_skip(struct synlex *x, size_t i)
+code_lexer_skip(struct code_lexer *x, size_t i)
 {
 	char c = x->s[i], d = i + 1 < x->n ? x->s[i + 1] : 0;
 
@@ -221,19 +221,19 @@ synlex_skip(struct synlex *x, size_t i)
 			return line_end(x, i);
 		if (d == '*')
 			return skip_block_comment(x, i);
-		return x->fam == SYNLEX_JS && regex_allowed(x) ? skip_regex(x, i) : i;
+		return x->fam == CODE_LEXER_JS && regex_allowed(x) ? skip_regex(x, i) : i;
 	case '"':
-		if (x->fam == SYNLEX_JAVA && d == '"' && i + 2 < x->n && x->s[i + 2] == '"')
+		if (x->fam == CODE_LEXER_JAVA && d == '"' && i + 2 < x->n && x->s[i + 2] == '"')
 			return skip_text_block(x, i);
-		return skip_quoted(x, i, '"', x->fam == SYNLEX_RUST);
+		return skip_quoted(x, i, '"', x->fam == CODE_LEXER_RUST);
 	case '\'':
 		return skip_char(x, i);
 	case '`':
-		if (x->fam == SYNLEX_GO)
+		if (x->fam == CODE_LEXER_GO)
 			return skip_go_raw(x, i);
-		return x->fam == SYNLEX_JS ? skip_template(x, i) : i;
+		return x->fam == CODE_LEXER_JS ? skip_template(x, i) : i;
 	case '#':
-		if ((x->fam == SYNLEX_C || x->fam == SYNLEX_CPP) && str_at_line_start(x->s, i))
+		if ((x->fam == CODE_LEXER_C || x->fam == CODE_LEXER_CPP) && str_at_line_start(x->s, i))
 			return skip_directive(x, i);
 		return i;
 	default:
@@ -243,7 +243,7 @@ synlex_skip(struct synlex *x, size_t i)
 
 /* Past a raw string whose prefix is the word [i, j) (C++ R"x(...)x", Rust r#"..."#); 0 if none. */
 size_t
-synlex_raw(struct synlex *x, size_t i, size_t j)
+code_lexer_raw(struct code_lexer *x, size_t i, size_t j)
 {
 	static const char *const cpp[] = { "R", "u8R", "uR", "UR", "LR", NULL };
 	static const char *const rust[] = { "r", "br", "cr", NULL };
@@ -251,7 +251,7 @@ synlex_raw(struct synlex *x, size_t i, size_t j)
 
 	if (j >= x->n)
 		return 0;
-	if (x->fam == SYNLEX_CPP && x->s[j] == '"' && synlex_word_in(x->s + i, j - i, cpp)) {
+	if (x->fam == CODE_LEXER_CPP && x->s[j] == '"' && code_lexer_word_in(x->s + i, j - i, cpp)) {
 		for (d = j + 1; d < x->n && d - j <= 17 && x->s[d] != '('; d++)
 			;
 		if (d >= x->n || x->s[d] != '(')
@@ -264,7 +264,7 @@ synlex_raw(struct synlex *x, size_t i, size_t j)
 			}
 		return ran_out(x);
 	}
-	if (x->fam != SYNLEX_RUST || !synlex_word_in(x->s + i, j - i, rust))
+	if (x->fam != CODE_LEXER_RUST || !code_lexer_word_in(x->s + i, j - i, rust))
 		return 0;
 	for (k = j; k < x->n && x->s[k] == '#'; k++)
 		hashes++;
@@ -283,23 +283,23 @@ synlex_raw(struct synlex *x, size_t i, size_t j)
 
 /* The end of the word at i. */
 size_t
-synlex_word_end(const struct synlex *x, size_t i)
+code_lexer_word_end(const struct code_lexer *x, size_t i)
 {
-	while (i < x->n && synlex_is_word((unsigned char)x->s[i]))
+	while (i < x->n && code_lexer_is_word((unsigned char)x->s[i]))
 		i++;
 	return i;
 }
 
 /* Note the word [i, j) as the last token (for regular expressions). */
 void
-synlex_saw_word(struct synlex *x, size_t i, size_t j)
+code_lexer_saw_word(struct code_lexer *x, size_t i, size_t j)
 {
 	static const char *const kw[] = { "return", "typeof", "case", "do", "else", "in", "of",
 					  "new", "delete", "void", "throw", "yield", "await",
 					  NULL };
 
 	x->prev = 'a';
-	x->prev_kw = x->fam == SYNLEX_JS && synlex_word_in(x->s + i, j - i, kw);
+	x->prev_kw = x->fam == CODE_LEXER_JS && code_lexer_word_in(x->s + i, j - i, kw);
 }
 
 /* Bytes that may start something a brace matcher must see (all but JavaScript). */
@@ -309,13 +309,13 @@ static const unsigned char stops[256] = {
 
 /* Past a raw string whose quote (or Rust "#") is at i, its prefix word just before; 0 if none. */
 static size_t
-raw_before(struct synlex *x, size_t i)
+raw_before(struct code_lexer *x, size_t i)
 {
 	size_t w = i;
 
-	while (w > 0 && synlex_is_word((unsigned char)x->s[w - 1]))
+	while (w > 0 && code_lexer_is_word((unsigned char)x->s[w - 1]))
 		w--;
-	return w < i ? synlex_raw(x, w, i) : 0;
+	return w < i ? code_lexer_raw(x, w, i) : 0;
 }
 
 /*
@@ -325,9 +325,9 @@ raw_before(struct synlex *x, size_t i)
  * a raw string is recognised at its quote.
  */
 size_t
-synlex_match_brace(struct synlex *x, size_t i)
+code_lexer_match_brace(struct code_lexer *x, size_t i)
 {
-	int depth = 1, fast = x->fam != SYNLEX_JS;
+	int depth = 1, fast = x->fam != CODE_LEXER_JS;
 	size_t j;
 
 	if (++x->nest > MAX_NEST)
@@ -345,13 +345,13 @@ synlex_match_brace(struct synlex *x, size_t i)
 			}
 		}
 		c = x->s[i];
-		if ((j = synlex_skip(x, i)) != i) {
+		if ((j = code_lexer_skip(x, i)) != i) {
 			i = j;
 			continue;
 		}
-		if (!fast && synlex_is_word((unsigned char)c)) {
-			j = synlex_word_end(x, i);
-			synlex_saw_word(x, i, j);
+		if (!fast && code_lexer_is_word((unsigned char)c)) {
+			j = code_lexer_word_end(x, i);
+			code_lexer_saw_word(x, i, j);
 			i = j;
 			continue;
 		}
@@ -362,7 +362,7 @@ synlex_match_brace(struct synlex *x, size_t i)
 			x->prev = '}';
 			return i;
 		}
-		if (!synlex_is_space(c))
+		if (!code_lexer_is_space(c))
 			x->prev = c, x->prev_kw = 0;
 		i++;
 	}

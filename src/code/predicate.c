@@ -1,26 +1,26 @@
 /*
- * synpred: evaluating query text predicates (see synpred.h).
+ * code_predicate: evaluating query text predicates (see code/predicate.h).
  *
  * A predicate is a run of steps [string name][args...][DONE]; an argument
  * is a capture id or a string id.  Node text is compared in place
  * (memcmp) except for regexes, which need a NUL-terminated copy: it is cut
- * at SYNPRED_TEXT_MAX bytes (identifiers and keywords are far shorter).
+ * at CODE_PREDICATE_TEXT_MAX bytes (identifiers and keywords are far shorter).
  *
  * The regex cache maps the query's string pointer (stable for the life of
  * the query, and queries are cached for the life of the process) to its
  * compiled form; when full, further patterns are compiled and freed per
  * use.
  */
-#include "synpred.h"
+#include "code/predicate.h"
 
 #include <regex.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
+#include "base/buf.h"
 
-#define SYNPRED_TEXT_MAX 256
-#define SYNPRED_CACHE 512
+#define CODE_PREDICATE_TEXT_MAX 256
+#define CODE_PREDICATE_CACHE 512
 
 struct rx {
 	const char *src; /* the query's string (key) */
@@ -28,7 +28,7 @@ struct rx {
 	regex_t re;
 };
 
-static struct rx cache[SYNPRED_CACHE];
+static struct rx cache[CODE_PREDICATE_CACHE];
 static size_t ncache;
 
 /* Append Rust-regex text s as POSIX ERE (\d \w \s and negations translated). */
@@ -102,7 +102,7 @@ rx_match(const char *src, const char *t)
 	for (i = 0; i < ncache; i++)
 		if (cache[i].src == src)
 			return cache[i].ok && regexec(&cache[i].re, t, 0, NULL, 0) == 0;
-	if (ncache < SYNPRED_CACHE) {
+	if (ncache < CODE_PREDICATE_CACHE) {
 		struct rx *c = &cache[ncache++];
 		c->src = src;
 		c->ok = compile(&c->re, src) == 0;
@@ -159,7 +159,7 @@ eval(const TSQuery *q, const TSQueryMatch *m, const char *name,
 {
 	int neg = strncmp(name, "not-", 4) == 0;
 	const char *op = neg ? name + 4 : name, *x, *y;
-	char buf[SYNPRED_TEXT_MAX + 1];
+	char buf[CODE_PREDICATE_TEXT_MAX + 1];
 	size_t xl, yl, i;
 	int r = 0;
 
@@ -175,8 +175,8 @@ eval(const TSQuery *q, const TSQueryMatch *m, const char *name,
 	} else {
 		if (a[1].type != TSQueryPredicateStepTypeString)
 			return 0;
-		if (xl > SYNPRED_TEXT_MAX)
-			xl = SYNPRED_TEXT_MAX;
+		if (xl > CODE_PREDICATE_TEXT_MAX)
+			xl = CODE_PREDICATE_TEXT_MAX;
 		memcpy(buf, x, xl);
 		buf[xl] = '\0';
 		if (memchr(buf, '\0', xl))
@@ -188,7 +188,7 @@ eval(const TSQuery *q, const TSQueryMatch *m, const char *name,
 
 /* Walk the pattern's predicates; all must hold. */
 int
-synpred_ok(const TSQuery *q, const TSQueryMatch *m, const char *text, size_t n)
+code_predicate_ok(const TSQuery *q, const TSQueryMatch *m, const char *text, size_t n)
 {
 	uint32_t ns, i = 0, j, len;
 	const TSQueryPredicateStep *st = ts_query_predicates_for_pattern(q, m->pattern_index, &ns);

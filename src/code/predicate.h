@@ -1,5 +1,5 @@
 /*
- * synpred: the text predicates of tree-sitter queries, which the library
+ * code_predicate: the text predicates of tree-sitter queries, which the library
  * leaves to its caller (#eq? #not-eq? #match? #not-match? #any-of?
  * #not-any-of?; any other predicate, such as #set! or #is-not?, passes).
  *
@@ -12,8 +12,8 @@
  * Nothing here allocates per call except the cache, which lives until
  * the process ends (never freed: still reachable).
  */
-#ifndef HEARTH_SYNPRED_H
-#define HEARTH_SYNPRED_H
+#ifndef HEARTH_CODE_PREDICATE_H
+#define HEARTH_CODE_PREDICATE_H
 
 #include <stddef.h>
 
@@ -23,6 +23,6 @@
  * Whether match m of query q satisfies its pattern's text predicates, the
  * captured nodes' text being taken from text[0..n).
  */
-int synpred_ok(const TSQuery *q, const TSQueryMatch *m, const char *text, size_t n);
+int code_predicate_ok(const TSQuery *q, const TSQueryMatch *m, const char *text, size_t n);
 
 #endif

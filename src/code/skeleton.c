@@ -1,6 +1,6 @@
 /*
- * synskel: definitions-only parses with function bodies left out (see
- * synskel.h).  Brace languages are scanned by synbrace; Python is scanned
+ * code_skeleton: definitions-only parses with function bodies left out (see
+ * code/skeleton.h).  Brace languages are scanned by code_braces; Python is scanned
  * here, by logical lines.
  *
  * Python: a `def` whose enclosing blocks are all classes (or none) keeps
@@ -11,14 +11,14 @@
  * resumes at the start of a line and the indentation scanner sees the
  * same dedent it would without the hole.
  */
-#include "synskel.h"
+#include "code/skeleton.h"
 
 #include <string.h>
 
 #include <tree_sitter/api.h>
 
-#include "synbrace.h"
-#include "xmalloc.h"
+#include "code/braces.h"
+#include "base/xmalloc.h"
 
 #define PY_MAX_BLOCKS 128
 
@@ -34,9 +34,9 @@ struct pyline {
 	int decorator; /* starts with "@": needs the definition after it */
 };
 
-/* See synskel.h. */
+/* See code/skeleton.h. */
 void
-synskel_hole(struct synskel_holes *h, uint32_t from, uint32_t to)
+code_skeleton_hole(struct code_skeleton_holes *h, uint32_t from, uint32_t to)
 {
 	if (to <= from)
 		return;
@@ -49,9 +49,9 @@ synskel_hole(struct synskel_holes *h, uint32_t from, uint32_t to)
 	h->n++;
 }
 
-/* See synskel.h. */
+/* See code/skeleton.h. */
 void
-synskel_holes_release(struct synskel_holes *h)
+code_skeleton_holes_release(struct code_skeleton_holes *h)
 {
 	free(h->at);
 	memset(h, 0, sizeof *h);
@@ -159,10 +159,10 @@ struct pydef {
 
 /* The def's body ended: its hole, if it kept a statement and has more. */
 static void
-py_def_end(struct pydef *d, struct synskel_holes *h)
+py_def_end(struct pydef *d, struct code_skeleton_holes *h)
 {
 	if (d->active && d->kept && d->body_end > d->keep_end)
-		synskel_hole(h, (uint32_t)d->keep_end, (uint32_t)d->body_end);
+		code_skeleton_hole(h, (uint32_t)d->keep_end, (uint32_t)d->body_end);
 	d->active = 0;
 }
 
@@ -186,7 +186,7 @@ py_in_body(struct pydef *d, const struct pyline *l)
 
 /* The Python scan (see the top); 0 or -1. */
 static int
-py_holes(const char *s, size_t n, struct synskel_holes *h)
+py_holes(const char *s, size_t n, struct code_skeleton_holes *h)
 {
 	struct { int indent, cls; } blocks[PY_MAX_BLOCKS];
 	struct pydef d = { 0, 0, -1, 0, 0, 0 };
@@ -234,9 +234,9 @@ pattern_defines(TSQuery *q, uint32_t pat)
 	return 0;
 }
 
-/* See synskel.h. */
+/* See code/skeleton.h. */
 TSQuery *
-synskel_defs_query(const struct syn_lang *lang, const char *src)
+code_skeleton_defs_query(const struct code_lang *lang, const char *src)
 {
 	uint32_t off, i, n;
 	TSQueryError qe;
@@ -251,15 +251,15 @@ synskel_defs_query(const struct syn_lang *lang, const char *src)
 	return q;
 }
 
-/* See synskel.h. */
+/* See code/skeleton.h. */
 int
-synskel_find(const char *lang, const char *text, size_t n, struct synskel_holes *h)
+code_skeleton_find(const char *lang, const char *text, size_t n, struct code_skeleton_holes *h)
 {
-	if (synbrace_knows(lang))
-		return synbrace_holes(lang, text, n, h);
+	if (code_braces_knows(lang))
+		return code_braces_holes(lang, text, n, h);
 	if (!strcmp(lang, "python") && py_holes(text, n, h) == 0)
 		return 0;
-	synskel_holes_release(h);
+	code_skeleton_holes_release(h);
 	return -1;
 }
 
@@ -286,13 +286,13 @@ hole_fits(TSNode root, uint32_t from, uint32_t to)
 }
 
 /*
- * Keep in h only the holes t shows to be right (see the top of synskel.h;
+ * Keep in h only the holes t shows to be right (see the top of code/skeleton.h;
  * Python's are all wrong when the tree has an error); the count dropped.
  */
 static size_t
-keep_fitting(const char *lang, const struct syn_tree *t, struct synskel_holes *h)
+keep_fitting(const char *lang, const struct code_tree *t, struct code_skeleton_holes *h)
 {
-	TSNode root = ts_tree_root_node(syn_tree_ts(t));
+	TSNode root = ts_tree_root_node(code_tree_ts(t));
 	size_t k, kept = 0, dropped;
 
 	if (!strcmp(lang, "python")) {
@@ -311,29 +311,29 @@ keep_fitting(const char *lang, const struct syn_tree *t, struct synskel_holes *h
 	return dropped;
 }
 
-/* See synskel.h. */
+/* See code/skeleton.h. */
 int
-synskel_parse(const struct syn_lang *lang, enum synbody_use use, const char *text, size_t n,
-	      struct syn_tree **out, size_t *skipped, struct err *e)
+code_skeleton_parse(const struct code_lang *lang, enum code_bodies_use use, const char *text, size_t n,
+	      struct code_tree **out, size_t *skipped, struct err *e)
 {
-	struct synskel_holes h = { NULL, 0, 0 };
+	struct code_skeleton_holes h = { NULL, 0, 0 };
 	size_t k, gone, dropped;
 	int tries;
 
 	if (skipped)
 		*skipped = 0;
 	*out = NULL;
-	if (!lang || !text || n > SYN_MAX_BYTES || !synbody_any(lang->name, use) ||
-	    synskel_find(lang->name, text, n, &h) < 0 || h.n == 0) {
-		synskel_holes_release(&h);
-		return syn_parse(lang, text, n, out, e);
+	if (!lang || !text || n > CODE_MAX_BYTES || !code_bodies_any(lang->name, use) ||
+	    code_skeleton_find(lang->name, text, n, &h) < 0 || h.n == 0) {
+		code_skeleton_holes_release(&h);
+		return code_parse(lang, text, n, out, e);
 	}
 	/*
 	 * A hole that does not fit spoils the tree: one more try without the
 	 * misfits, when what fits still leaves out a quarter of the text.
 	 */
 	for (tries = 0; tries < 2 && h.n; tries++) {
-		if (syn_parse_holes(lang, text, n, h.at, h.n, out, NULL) < 0)
+		if (code_parse_holes(lang, text, n, h.at, h.n, out, NULL) < 0)
 			break;
 		dropped = keep_fitting(lang->name, *out, &h);
 		for (gone = 0, k = 0; k < h.n; k++)
@@ -341,14 +341,14 @@ synskel_parse(const struct syn_lang *lang, enum synbody_use use, const char *tex
 		if (dropped == 0) {
 			if (skipped)
 				*skipped = gone;
-			synskel_holes_release(&h);
+			code_skeleton_holes_release(&h);
 			return 0;
 		}
-		syn_release(*out);
+		code_release(*out);
 		*out = NULL;
 		if (gone < n / 4)
 			break;
 	}
-	synskel_holes_release(&h);
-	return syn_parse(lang, text, n, out, e);
+	code_skeleton_holes_release(&h);
+	return code_parse(lang, text, n, out, e);
 }

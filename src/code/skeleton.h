@@ -1,13 +1,13 @@
 /*
- * synskel: parse a file for its definitions only, leaving the interiors of
+ * code_skeleton: parse a file for its definitions only, leaving the interiors of
  * function bodies out of the parse.
  *
  * The outline tool and the repository map never look inside a function
- * body (synbody.h), yet a full tree-sitter parse spends most of its time
+ * body (code/bodies.h), yet a full tree-sitter parse spends most of its time
  * there: on the 5,000-line C file of make bench, 2/3 of the bytes and
  * 2/3 of the parse.
  * A lexical prescan per language family finds the bodies (brace languages
- * in synbrace.c, Python by indentation here) and the parse is given the
+ * in code/braces.c, Python by indentation here) and the parse is given the
  * rest of the text as tree-sitter included ranges, so the lexer jumps from
  * a body's "{" straight to its "}" (in Python: from the body's first
  * statement to the line after the body).  Byte offsets and rows in the
@@ -23,48 +23,48 @@
  * holes found before stand, the rest is parsed as it is.  So the result
  * is always a correct tree; only the body interiors may be absent.
  *
- * Used only where synbody_any(lang, use) is true: the tree is good for
+ * Used only where code_bodies_any(lang, use) is true: the tree is good for
  * definitions queries that skip bodies, not for highlighting or the
  * syntax check.
  */
-#ifndef HEARTH_SYNSKEL_H
-#define HEARTH_SYNSKEL_H
+#ifndef HEARTH_CODE_SKELETON_H
+#define HEARTH_CODE_SKELETON_H
 
 #include <stddef.h>
 #include <stdint.h>
 
 #include <tree_sitter/api.h>
 
-#include "err.h"
-#include "syn.h"
-#include "synbody.h"
+#include "base/err.h"
+#include "code/code.h"
+#include "code/bodies.h"
 
 /* Byte ranges left out of a parse: [at[2k], at[2k + 1]), ascending, disjoint. */
-struct synskel_holes {
+struct code_skeleton_holes {
 	uint32_t *at;
 	size_t n;   /* holes (at holds 2n values) */
 	size_t cap; /* holes allocated */
 };
 
 /* Append the hole [from, to) (empty ones are dropped). */
-void synskel_hole(struct synskel_holes *h, uint32_t from, uint32_t to);
+void code_skeleton_hole(struct code_skeleton_holes *h, uint32_t from, uint32_t to);
 /* Free the array and empty h. */
-void synskel_holes_release(struct synskel_holes *h);
+void code_skeleton_holes_release(struct code_skeleton_holes *h);
 
 /*
  * The holes the prescan of lang (its name) finds in text: 0 with h filled
  * (maybe with none), -1 when the prescan gave up (h is then empty).
  */
-int synskel_find(const char *lang, const char *text, size_t n, struct synskel_holes *h);
+int code_skeleton_find(const char *lang, const char *text, size_t n, struct code_skeleton_holes *h);
 
 /*
- * Parse text as lang for definitions (see the top): as syn_parse, except
- * that where synbody_any(lang->name, use) holds the bodies may be left
+ * Parse text as lang for definitions (see the top): as code_parse, except
+ * that where code_bodies_any(lang->name, use) holds the bodies may be left
  * out.  *skipped (may be NULL) receives the bytes left out (0 when the
  * text was parsed whole).
  */
-int synskel_parse(const struct syn_lang *lang, enum synbody_use use, const char *text, size_t n,
-		  struct syn_tree **out, size_t *skipped, struct err *e);
+int code_skeleton_parse(const struct code_lang *lang, enum code_bodies_use use, const char *text, size_t n,
+		  struct code_tree **out, size_t *skipped, struct err *e);
 
 /*
  * Compile the tags query src for lang with only its definition patterns
@@ -72,6 +72,6 @@ int synskel_parse(const struct syn_lang *lang, enum synbody_use use, const char 
  * match nothing else, and each disabled pattern is work saved on every
  * node.  NULL when src does not compile; the caller frees the query.
  */
-TSQuery *synskel_defs_query(const struct syn_lang *lang, const char *src);
+TSQuery *code_skeleton_defs_query(const struct code_lang *lang, const char *src);
 
 #endif

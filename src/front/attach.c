@@ -1,13 +1,13 @@
 /*
- * atref: @path references (see atref.h).
+ * front_attach: @path references (see front/attach.h).
  *
  * Expansion scans the message once for reference tokens; each candidate
- * path is resolved (ws_resolve), checked (a regular file, size, binary
+ * path is resolved (workspace_resolve), checked (a regular file, size, binary
  * test on the content) and appended as a block.  `seen` keeps the
  * absolute paths already attached (a buffer of NUL-separated names) so a
  * file named twice is attached once.  Completion reads one directory.
  */
-#include "atref.h"
+#include "front/attach.h"
 
 #include <dirent.h>
 #include <stdio.h>
@@ -15,11 +15,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "fsutil.h"
-#include "ws.h"
-#include "xmalloc.h"
+#include "base/fs.h"
+#include "base/workspace.h"
+#include "base/xmalloc.h"
 
-#define ATREF_PATH_MAX 4096 /* longer words are not paths (and would be slow to try) */
+#define FRONT_ATTACH_PATH_MAX 4096 /* longer words are not paths (and would be slow to try) */
 
 static const char *const heavy_dirs[] = {
 	".git", "node_modules", "__pycache__", ".venv", "venv", ".mypy_cache", ".pytest_cache",
@@ -80,7 +80,7 @@ find(struct ctx *c, const char *name, struct buf *abs)
 	struct err e = ERR_INIT;
 	struct stat st;
 
-	if (ws_resolve(c->root, c->allow_outside, name, abs, &e) < 0) {
+	if (workspace_resolve(c->root, c->allow_outside, name, abs, &e) < 0) {
 		if (strstr(e.msg, "outside the workspace")) {
 			buf_addf(c->notices, "@%s: refused: it is outside the workspace %s; "
 			    "not attached\n", name, c->root);
@@ -99,7 +99,7 @@ attach(struct ctx *c, const char *name, const char *abs)
 	struct err e = ERR_INIT;
 	struct stat st;
 	char sz[32];
-	const char *rel = ws_rel(c->root, abs);
+	const char *rel = workspace_rel(c->root, abs);
 
 	if (seen_has(&c->seen, abs))
 		return;
@@ -109,19 +109,19 @@ attach(struct ctx *c, const char *name, const char *abs)
 		return;
 	}
 	human(sz, sizeof sz, (size_t)st.st_size);
-	if ((size_t)st.st_size > ATREF_FILE_MAX) {
+	if ((size_t)st.st_size > FRONT_ATTACH_FILE_MAX) {
 		buf_addf(c->notices, "@%s: %s is over the %zu KB attachment limit; not attached "
-		    "(ask the agent to read the part you need)\n", name, sz, ATREF_FILE_MAX / 1024);
+		    "(ask the agent to read the part you need)\n", name, sz, FRONT_ATTACH_FILE_MAX / 1024);
 		return;
 	}
-	if (c->total + (size_t)st.st_size > ATREF_TOTAL_MAX) {
+	if (c->total + (size_t)st.st_size > FRONT_ATTACH_TOTAL_MAX) {
 		buf_addf(c->notices, "@%s: the attachments would pass %zu KB in all; not attached\n",
-		    name, ATREF_TOTAL_MAX / 1024);
+		    name, FRONT_ATTACH_TOTAL_MAX / 1024);
 		return;
 	}
-	if (buf_read_file(&body, abs, ATREF_FILE_MAX, &e) < 0) {
+	if (buf_read_file(&body, abs, FRONT_ATTACH_FILE_MAX, &e) < 0) {
 		buf_addf(c->notices, "@%s: %s; not attached\n", name, e.msg);
-	} else if (fsutil_is_binary(body.data ? body.data : "", body.len)) {
+	} else if (fs_is_binary(body.data ? body.data : "", body.len)) {
 		buf_addf(c->notices, "@%s: a binary file (%s); not attached\n", name, sz);
 	} else {
 		buf_addf(c->out, "\n\n<file path=\"%s\">\n", rel);
@@ -161,7 +161,7 @@ reference(struct ctx *c, const char *t, size_t n)
 
 /* Expand every @reference of msg. */
 int
-atref_expand(const char *root, int allow_outside, const char *msg,
+front_attach_expand(const char *root, int allow_outside, const char *msg,
     const struct route_policy *redact, struct buf *out, struct buf *notices)
 {
 	struct ctx c = { root, allow_outside, redact, out, notices, BUF_INIT, 0, 0 };
@@ -173,7 +173,7 @@ atref_expand(const char *root, int allow_outside, const char *msg,
 		n = strcspn(p + 1, " \t\r\n");
 		if (p > msg && !strchr(" \t\r\n(", p[-1]))
 			continue;
-		if (n && n <= ATREF_PATH_MAX)
+		if (n && n <= FRONT_ATTACH_PATH_MAX)
 			reference(&c, p + 1, n);
 	}
 	buf_release(&c.seen);
@@ -189,7 +189,7 @@ cmp_str(const void *a, const void *b)
 
 /* Complete "@prefix" from one directory listing. */
 size_t
-atref_complete(const char *root, const char *prefix, struct buf *out)
+front_attach_complete(const char *root, const char *prefix, struct buf *out)
 {
 	const char *slash = strrchr(prefix, '/'), *base = slash ? slash + 1 : prefix;
 	struct buf dir = BUF_INIT, abs = BUF_INIT, full = BUF_INIT;
@@ -201,9 +201,9 @@ atref_complete(const char *root, const char *prefix, struct buf *out)
 	DIR *d = NULL;
 
 	buf_add(&dir, prefix, slash ? (size_t)(slash - prefix + 1) : 0);
-	if (ws_resolve(root, 0, dir.len ? dir.data : "", &abs, &e) == 0)
+	if (workspace_resolve(root, 0, dir.len ? dir.data : "", &abs, &e) == 0)
 		d = opendir(abs.data);
-	while (d && (de = readdir(d)) != NULL && n < ATREF_COMPLETE_MAX) {
+	while (d && (de = readdir(d)) != NULL && n < FRONT_ATTACH_COMPLETE_MAX) {
 		if (strncmp(de->d_name, base, bl) || !strcmp(de->d_name, ".") ||
 		    !strcmp(de->d_name, "..") || (de->d_name[0] == '.' && base[0] != '.'))
 			continue;

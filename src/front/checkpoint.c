@@ -1,24 +1,24 @@
 /*
- * checkpoint: lazy repo + agent hooks + undo commands (see checkpoint.h).
+ * checkpoint: lazy repo + agent hooks + undo commands (see front/checkpoint.h).
  * Command handlers find the checkpoint through cmd.data, so the front
  * end's own context pointer stays whatever it is.
  */
-#include "checkpoint.h"
+#include "front/checkpoint.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmdui.h"
-#include "journal.h"
-#include "repo.h"
-#include "tool.h"
-#include "xmalloc.h"
+#include "front/cmd_ui.h"
+#include "session/journal.h"
+#include "repo/repo.h"
+#include "llm/tool.h"
+#include "base/xmalloc.h"
 
 /* Nothing open yet. */
 void
-checkpoint_init(struct checkpoint *cp, const char *root, const char *state_dir,
-		struct journal *j, struct tool_env *env)
+front_checkpoint_init(struct front_checkpoint *cp, const char *root, const char *state_dir,
+		struct session_journal *j, struct tool_env *env)
 {
 	struct buf dir = BUF_INIT;
 
@@ -32,7 +32,7 @@ checkpoint_init(struct checkpoint *cp, const char *root, const char *state_dir,
 
 /* Close the repository and detach it from the tools. */
 void
-checkpoint_release(struct checkpoint *cp)
+front_checkpoint_release(struct front_checkpoint *cp)
 {
 	if (cp->env)
 		cp->env->repo = NULL;
@@ -45,9 +45,9 @@ checkpoint_release(struct checkpoint *cp)
 
 /* Open under the journal's session id (the file exists once a message was saved). */
 struct repo *
-checkpoint_repo(struct checkpoint *cp, struct err *e)
+front_checkpoint_repo(struct front_checkpoint *cp, struct err *e)
 {
-	const char *id = cp->journal ? journal_id(cp->journal) : "";
+	const char *id = cp->journal ? session_journal_id(cp->journal) : "";
 	struct buf dir = BUF_INIT;
 
 	if (cp->repo)
@@ -69,12 +69,12 @@ checkpoint_repo(struct checkpoint *cp, struct err *e)
 
 /* Snapshot the working tree before the turn's first change. */
 void
-checkpoint_before_change(void *arg, struct buf *note)
+front_checkpoint_before_change(void *arg, struct buf *note)
 {
-	struct checkpoint *cp = arg;
+	struct front_checkpoint *cp = arg;
 	struct err e = ERR_INIT;
 	struct buf notes = BUF_INIT;
-	struct repo *r = checkpoint_repo(cp, &e);
+	struct repo *r = front_checkpoint_repo(cp, &e);
 
 	if (!r || repo_checkpoint(r, &notes, &e) < 0)
 		buf_addf(note, "this turn cannot be undone: %s", e.msg);
@@ -87,9 +87,9 @@ checkpoint_before_change(void *arg, struct buf *note)
 
 /* Close the turn so later hand edits are told apart from the agent's. */
 void
-checkpoint_turn_end(void *arg)
+front_checkpoint_turn_end(void *arg)
 {
-	struct checkpoint *cp = arg;
+	struct front_checkpoint *cp = arg;
 
 	if (cp->repo)
 		repo_turn_end(cp->repo, NULL);
@@ -97,7 +97,7 @@ checkpoint_turn_end(void *arg)
 
 /* Show a result: the diff, then what was left alone. */
 static void
-checkpoint_show(const struct repo_result *res, const char *what, struct buf *out)
+front_checkpoint_show(const struct repo_result *res, const char *what, struct buf *out)
 {
 	if (!res->diff.len && !res->notes.len) {
 		buf_addf(out, "%s: nothing to change", what);
@@ -138,11 +138,11 @@ undo_args(const char *args, int *n, unsigned *flags, int *yes)
 
 /* Undo or redo with flags into res; -1 with the message in out. */
 static int
-checkpoint_apply(struct checkpoint *cp, int redo, int n, unsigned flags,
+front_checkpoint_apply(struct front_checkpoint *cp, int redo, int n, unsigned flags,
 		 struct repo_result *res, struct buf *out)
 {
 	struct err e = ERR_INIT;
-	struct repo *r = checkpoint_repo(cp, &e);
+	struct repo *r = front_checkpoint_repo(cp, &e);
 	const char *what = redo ? "redo" : "undo";
 
 	if (!r) {
@@ -158,81 +158,81 @@ checkpoint_apply(struct checkpoint *cp, int redo, int n, unsigned flags,
 
 /* Ctrl-C / Esc at the question. */
 static void
-checkpoint_cancel(void *arg)
+front_checkpoint_cancel(void *arg)
 {
-	struct checkpoint *cp = arg;
+	struct front_checkpoint *cp = arg;
 
-	cmdui_show(cp->ui, 0, "%s cancelled: nothing was changed", cp->pend_redo ? "redo" : "undo");
-	cmdui_done(cp->ui);
+	front_cmd_ui_show(cp->ui, 0, "%s cancelled: nothing was changed", cp->pend_redo ? "redo" : "undo");
+	front_cmd_ui_done(cp->ui);
 }
 
 /* The answer to "undo?": apply, or leave everything as it is. */
 static void
-checkpoint_answer(void *arg, const char *answer)
+front_checkpoint_answer(void *arg, const char *answer)
 {
-	struct checkpoint *cp = arg;
+	struct front_checkpoint *cp = arg;
 	struct repo_result res = REPO_RESULT_INIT;
 	struct buf out = BUF_INIT;
 	const char *what = cp->pend_redo ? "redo" : "undo";
-	int yes = cmdui_yes(answer);
+	int yes = front_cmd_ui_yes(answer);
 
 	if (yes < 0) {
-		cmdui_ask(cp->ui, cp->pend_redo ? "redo? [y/N]" : "undo? [y/N]", checkpoint_answer,
-			  checkpoint_cancel, cp);
+		front_cmd_ui_ask(cp->ui, cp->pend_redo ? "redo? [y/N]" : "undo? [y/N]", front_checkpoint_answer,
+			  front_checkpoint_cancel, cp);
 		return;
 	}
 	if (!yes) {
-		cmdui_show(cp->ui, 0, "%s cancelled: nothing was changed", what);
-	} else if (checkpoint_apply(cp, cp->pend_redo, cp->pend_n, cp->pend_flags, &res, &out) < 0) {
-		cmdui_show(cp->ui, 1, "%s", out.data);
+		front_cmd_ui_show(cp->ui, 0, "%s cancelled: nothing was changed", what);
+	} else if (front_checkpoint_apply(cp, cp->pend_redo, cp->pend_n, cp->pend_flags, &res, &out) < 0) {
+		front_cmd_ui_show(cp->ui, 1, "%s", out.data);
 	} else {
-		checkpoint_show(&res, what, &out);
-		cmdui_show(cp->ui, 0, "%s", out.data);
+		front_checkpoint_show(&res, what, &out);
+		front_cmd_ui_show(cp->ui, 0, "%s", out.data);
 	}
 	buf_release(&out);
 	repo_result_release(&res);
-	cmdui_done(cp->ui);
+	front_cmd_ui_done(cp->ui);
 }
 
 /* Interactive: show what would change (files, line counts) and ask. */
 static enum cmd_result
-checkpoint_ask(struct checkpoint *cp, int redo, int n, unsigned flags, struct buf *out)
+front_checkpoint_ask(struct front_checkpoint *cp, int redo, int n, unsigned flags, struct buf *out)
 {
 	struct repo_result res = REPO_RESULT_INIT;
 	const char *what = redo ? "redo" : "undo";
 	size_t i;
 
-	if (checkpoint_apply(cp, redo, n, flags | REPO_DRY_RUN, &res, out) < 0) {
+	if (front_checkpoint_apply(cp, redo, n, flags | REPO_DRY_RUN, &res, out) < 0) {
 		repo_result_release(&res);
 		return CMD_ERROR;
 	}
 	if (!res.nfiles) {
-		checkpoint_show(&res, what, out);
+		front_checkpoint_show(&res, what, out);
 		repo_result_release(&res);
 		return CMD_DONE;
 	}
 	cp->pend_redo = redo;
 	cp->pend_n = n;
 	cp->pend_flags = flags;
-	cmdui_show(cp->ui, 0, "/%s would restore %zu file%s:", what, res.nfiles,
+	front_cmd_ui_show(cp->ui, 0, "/%s would restore %zu file%s:", what, res.nfiles,
 		   res.nfiles == 1 ? "" : "s");
 	for (i = 0; i < res.nfiles; i++)
-		cmdui_show(cp->ui, 0, "  %c %s  +%d -%d%s", res.files[i].status, res.files[i].path,
+		front_cmd_ui_show(cp->ui, 0, "  %c %s  +%d -%d%s", res.files[i].status, res.files[i].path,
 			   res.files[i].added, res.files[i].removed,
 			   res.files[i].binary ? " (binary)" : "");
 	if (res.notes.len)
-		cmdui_show(cp->ui, 0, "%s", res.notes.data);
-	cmdui_ask(cp->ui, redo ? "redo? [y/N]" : "undo? [y/N]", checkpoint_answer,
-		  checkpoint_cancel, cp);
+		front_cmd_ui_show(cp->ui, 0, "%s", res.notes.data);
+	front_cmd_ui_ask(cp->ui, redo ? "redo? [y/N]" : "undo? [y/N]", front_checkpoint_answer,
+		  front_checkpoint_cancel, cp);
 	repo_result_release(&res);
 	return CMD_PENDING;
 }
 
 /* /undo [N] [--force] [--yes], /redo [--force] [--yes] */
 static enum cmd_result
-checkpoint_cmd_undo(void *ctx, const struct cmd *self, const char *args, struct buf *out)
+front_checkpoint_cmd_undo(void *ctx, const struct cmd *self, const char *args, struct buf *out)
 {
-	struct checkpoint *cp = (struct checkpoint *)self->data;
+	struct front_checkpoint *cp = (struct front_checkpoint *)self->data;
 	struct repo_result res = REPO_RESULT_INIT;
 	int redo = strcmp(self->name, "redo") == 0, n, yes;
 	unsigned flags;
@@ -243,27 +243,27 @@ checkpoint_cmd_undo(void *ctx, const struct cmd *self, const char *args, struct 
 		return CMD_ERROR;
 	}
 	if (cp->ui && cp->ui->interactive && !yes)
-		return checkpoint_ask(cp, redo, n, flags, out);
-	if (checkpoint_apply(cp, redo, n, flags, &res, out) < 0) {
+		return front_checkpoint_ask(cp, redo, n, flags, out);
+	if (front_checkpoint_apply(cp, redo, n, flags, &res, out) < 0) {
 		repo_result_release(&res);
 		return CMD_ERROR;
 	}
-	checkpoint_show(&res, self->name, out);
+	front_checkpoint_show(&res, self->name, out);
 	repo_result_release(&res);
 	return CMD_DONE;
 }
 
 /* /diff: everything the session changed. */
 static enum cmd_result
-checkpoint_cmd_diff(void *ctx, const struct cmd *self, const char *args, struct buf *out)
+front_checkpoint_cmd_diff(void *ctx, const struct cmd *self, const char *args, struct buf *out)
 {
-	struct checkpoint *cp = (struct checkpoint *)self->data;
+	struct front_checkpoint *cp = (struct front_checkpoint *)self->data;
 	struct repo_result res = REPO_RESULT_INIT;
 	size_t i;
 
 	(void)ctx;
 	(void)args;
-	if (checkpoint_changes(cp, &res) < 0) {
+	if (front_checkpoint_changes(cp, &res) < 0) {
 		buf_adds(out, "no changes in this session yet");
 		return CMD_DONE;
 	}
@@ -279,27 +279,27 @@ checkpoint_cmd_diff(void *ctx, const struct cmd *self, const char *args, struct 
 
 /* The commands, with the checkpoint as their data. */
 void
-checkpoint_commands(struct cmdreg *reg, struct checkpoint *cp)
+front_checkpoint_commands(struct front_cmd *reg, struct front_checkpoint *cp)
 {
 	struct cmd c[3];
 
 	memset(c, 0, sizeof c);
 	c[0] = (struct cmd){ "undo", "[N] [--force] [--yes]", "restore the files the last N turns changed",
-			     checkpoint_cmd_undo, cp };
+			     front_checkpoint_cmd_undo, cp };
 	c[1] = (struct cmd){ "redo", "[--force] [--yes]", "re-apply what the last /undo restored",
-			     checkpoint_cmd_undo, cp };
+			     front_checkpoint_cmd_undo, cp };
 	c[2] = (struct cmd){ "diff", "", "what this session changed (first checkpoint → now)",
-			     checkpoint_cmd_diff, cp };
-	cmdreg_add(reg, &c[0]);
-	cmdreg_add(reg, &c[1]);
-	cmdreg_add(reg, &c[2]);
+			     front_checkpoint_cmd_diff, cp };
+	front_cmd_add(reg, &c[0]);
+	front_cmd_add(reg, &c[1]);
+	front_cmd_add(reg, &c[2]);
 }
 
 /* Session diff, when there is a session with checkpoints. */
 int
-checkpoint_changes(struct checkpoint *cp, struct repo_result *res)
+front_checkpoint_changes(struct front_checkpoint *cp, struct repo_result *res)
 {
-	struct repo *r = checkpoint_repo(cp, NULL);
+	struct repo *r = front_checkpoint_repo(cp, NULL);
 
 	if (!r || repo_turns(r) == 0)
 		return -1;

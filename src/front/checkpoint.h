@@ -9,48 +9,48 @@
  * end through the command registry.  A checkpoint that fails never stops
  * the turn: the note says the turn cannot be undone and why.
  *
- * With an interactive cmdui (`ui`, set by the front end), /undo and /redo
+ * With an interactive front_cmd_ui (`ui`, set by the front end), /undo and /redo
  * first show what they would restore (files and line counts) and ask;
  * --yes (-y) skips the question.  Without one (print mode) they apply at
  * once, as `hearth -c -p /undo` should.
  */
-#ifndef HEARTH_CHECKPOINT_H
-#define HEARTH_CHECKPOINT_H
+#ifndef HEARTH_FRONT_CHECKPOINT_H
+#define HEARTH_FRONT_CHECKPOINT_H
 
-#include "buf.h"
-#include "cmd.h"
-#include "err.h"
+#include "base/buf.h"
+#include "front/cmd.h"
+#include "base/err.h"
 
-struct journal;
+struct session_journal;
 struct repo;
 struct repo_result;
 struct tool_env;
 
-struct cmdui;
+struct front_cmd_ui;
 
-struct checkpoint {
+struct front_checkpoint {
 	char *root;
 	char *state_dir;        /* <state>/checkpoints */
-	struct journal *journal;
+	struct session_journal *journal;
 	struct tool_env *env;   /* env->repo is set once the repo is open */
 	struct repo *repo;
 	char *session;
-	struct cmdui *ui;       /* interactive front end (NULL: apply without asking) */
+	struct front_cmd_ui *ui;       /* interactive front end (NULL: apply without asking) */
 	int pend_redo, pend_n;  /* the /undo or /redo waiting for its answer */
 	unsigned pend_flags;
 };
 
-void checkpoint_init(struct checkpoint *cp, const char *root, const char *state_dir,
-		     struct journal *j, struct tool_env *env);
-void checkpoint_release(struct checkpoint *cp);
+void front_checkpoint_init(struct front_checkpoint *cp, const char *root, const char *state_dir,
+		     struct session_journal *j, struct tool_env *env);
+void front_checkpoint_release(struct front_checkpoint *cp);
 /* The repository of this session (opened on first use); NULL + e without a session yet. */
-struct repo *checkpoint_repo(struct checkpoint *cp, struct err *e);
+struct repo *front_checkpoint_repo(struct front_checkpoint *cp, struct err *e);
 /* agent_hooks.before_change / turn_end (arg is the checkpoint). */
-void checkpoint_before_change(void *cp, struct buf *note);
-void checkpoint_turn_end(void *cp);
+void front_checkpoint_before_change(void *cp, struct buf *note);
+void front_checkpoint_turn_end(void *cp);
 /* Register /undo, /redo and /diff (cp must outlive reg). */
-void checkpoint_commands(struct cmdreg *reg, struct checkpoint *cp);
+void front_checkpoint_commands(struct front_cmd *reg, struct front_checkpoint *cp);
 /* Files changed since the session's first checkpoint; 0, or -1 when nothing was checkpointed. */
-int checkpoint_changes(struct checkpoint *cp, struct repo_result *res);
+int front_checkpoint_changes(struct front_checkpoint *cp, struct repo_result *res);
 
 #endif

@@ -1,5 +1,5 @@
-/* cli: command-line parsing (see cli.h). */
-#include "cli.h"
+/* cli: command-line parsing (see front/cli.h). */
+#include "front/cli.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -7,11 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define EXIT_USAGE CLI_EXIT_USAGE
+#define EXIT_USAGE FRONT_CLI_EXIT_USAGE
 
 /* Print usage to f. */
 void
-cli_usage(FILE *f)
+front_cli_usage(FILE *f)
 {
 	fputs("usage: hearth [options]                 interactive session\n"
 	      "       hearth -p [options] [task ...]   run one task and print the answer\n"
@@ -54,7 +54,7 @@ cli_usage(FILE *f)
 
 /* Report a usage error and return the usage exit code. */
 int
-cli_usage_error(const char *fmt, ...)
+front_cli_usage_error(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -93,7 +93,7 @@ enum {
  * of digits, lowercase hex and '-'), or a path to a .jsonl file.
  */
 static int
-cli_looks_like_id(const char *w)
+front_cli_looks_like_id(const char *w)
 {
 	size_t n = strlen(w), i;
 
@@ -112,7 +112,7 @@ enum { OPT_APPROVAL = 512 };
 
 /* getopt_long over argv into o; -1 to continue or an exit code. */
 int
-cli_parse(int argc, char **argv, struct cli *o)
+front_cli_parse(int argc, char **argv, struct front_cli *o)
 {
 	static const struct option longs[] = {
 		{ "print", no_argument, NULL, 'p' },
@@ -153,7 +153,7 @@ cli_parse(int argc, char **argv, struct cli *o)
 		case OPT_THEME: o->theme = optarg; break;
 		case OPT_MAX_STEPS:
 			if (parse_int(optarg, &o->max_steps) < 0)
-				return cli_usage_error("--max-steps needs a positive number, got \"%s\"", optarg);
+				return front_cli_usage_error("--max-steps needs a positive number, got \"%s\"", optarg);
 			break;
 		case OPT_CWD: o->cwd = optarg; break;
 		case OPT_TOOLS: o->tools = optarg; break;
@@ -161,20 +161,20 @@ cli_parse(int argc, char **argv, struct cli *o)
 		case OPT_SYSPROMPT: o->system_prompt_file = optarg; break;
 		case OPT_THINKING:
 			if (strcmp(optarg, "on") && strcmp(optarg, "off"))
-				return cli_usage_error("--thinking takes on or off, got \"%s\"", optarg);
+				return front_cli_usage_error("--thinking takes on or off, got \"%s\"", optarg);
 			o->thinking = !strcmp(optarg, "on");
 			break;
 		case OPT_THINK: o->think = 1; break;
 		case OPT_SERVE: o->serve = optarg; break;
 		case OPT_FORMAT:
 			if (!strcmp(optarg, "text"))
-				o->format = PMODE_TEXT;
+				o->format = FRONT_OUTPUT_TEXT;
 			else if (!strcmp(optarg, "json"))
-				o->format = PMODE_JSON;
+				o->format = FRONT_OUTPUT_JSON;
 			else if (!strcmp(optarg, "stream-json"))
-				o->format = PMODE_STREAM_JSON;
+				o->format = FRONT_OUTPUT_STREAM_JSON;
 			else
-				return cli_usage_error("--output-format takes text, json or stream-json, got \"%s\"", optarg);
+				return front_cli_usage_error("--output-format takes text, json or stream-json, got \"%s\"", optarg);
 			break;
 		case OPT_VERBOSE: o->verbose = 1; break;
 		case OPT_LOG: o->log_path = optarg; break;
@@ -182,7 +182,7 @@ cli_parse(int argc, char **argv, struct cli *o)
 		case 'r': o->resume = 1; break;
 		case OPT_APPROVAL:
 			if (strcmp(optarg, "ask") && strcmp(optarg, "auto-edit") && strcmp(optarg, "yolo"))
-				return cli_usage_error("--approval takes ask, auto-edit or yolo, got \"%s\"", optarg);
+				return front_cli_usage_error("--approval takes ask, auto-edit or yolo, got \"%s\"", optarg);
 			o->approval = optarg;
 			break;
 		case OPT_EXPORT: o->export_session = optarg; break;
@@ -191,20 +191,20 @@ cli_parse(int argc, char **argv, struct cli *o)
 		case 'y': o->yes = 1; break;
 		case OPT_ROUTE:
 			if (strcmp(optarg, "auto") && strcmp(optarg, "local") && strcmp(optarg, "claude"))
-				return cli_usage_error("--route takes auto, local or claude, got \"%s\"", optarg);
+				return front_cli_usage_error("--route takes auto, local or claude, got \"%s\"", optarg);
 			o->route = optarg;
 			break;
 		case OPT_VERSION:
 			printf("hearth %s\n", HEARTH_VERSION);
 			return 0;
 		case 'h':
-			cli_usage(stdout);
+			front_cli_usage(stdout);
 			return 0;
 		default:
-			return cli_usage_error("unknown option \"%s\"", argv[optind - 1]);
+			return front_cli_usage_error("unknown option \"%s\"", argv[optind - 1]);
 		}
 	}
-	if (o->resume && optind < argc && cli_looks_like_id(argv[optind]))
+	if (o->resume && optind < argc && front_cli_looks_like_id(argv[optind]))
 		o->resume_id = argv[optind++];
 	if (!o->print && optind < argc && strcmp(argv[optind], "stats") == 0 && optind + 1 == argc) {
 		o->stats = 1;
@@ -212,7 +212,7 @@ cli_parse(int argc, char **argv, struct cli *o)
 	}
 	if (o->export_session) {
 		if (optind >= argc)
-			return cli_usage_error("%s", "--export needs the output file: --export SESSION FILE");
+			return front_cli_usage_error("%s", "--export needs the output file: --export SESSION FILE");
 		o->export_file = argv[optind++];
 	}
 	for (i = optind; i < argc; i++) {

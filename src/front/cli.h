@@ -1,21 +1,21 @@
 /*
  * cli: the command line.  Parsing only: nothing here touches the network,
  * the settings files or the terminal, so `hearth --version` stays cheap.
- * Exit codes (cli_parse and the usage error): 0 for --help/--version, 2
+ * Exit codes (front_cli_parse and the usage error): 0 for --help/--version, 2
  * for a usage error; -1 means "run".
  */
-#ifndef HEARTH_CLI_H
-#define HEARTH_CLI_H
+#ifndef HEARTH_FRONT_CLI_H
+#define HEARTH_FRONT_CLI_H
 
 #include <stdio.h>
 
-#include "buf.h"
-#include "err.h"
-#include "pmode.h"
+#include "base/buf.h"
+#include "base/err.h"
+#include "front/output.h"
 
-#define CLI_EXIT_USAGE 2
+#define FRONT_CLI_EXIT_USAGE 2
 
-struct cli {
+struct front_cli {
 	int print;
 	const char *server, *model, *cwd, *tools, *system_prompt_file, *log_path;
 	int max_steps;
@@ -34,15 +34,15 @@ struct cli {
 	int stats;                /* `hearth stats` */
 	int tui, line;            /* force the full screen / the line session */
 	int yes;                  /* -y, --yes: print mode confirms what a command asks */
-	enum pmode_format format;
+	enum front_output_format format;
 	struct buf task;
 };
 
 /* Parse argv into o (o->task collects the positional words); -1 or an exit code. */
-int cli_parse(int argc, char **argv, struct cli *o);
+int front_cli_parse(int argc, char **argv, struct front_cli *o);
 /* The --help text. */
-void cli_usage(FILE *f);
-/* "hearth: <message> (see hearth --help)" on stderr; returns CLI_EXIT_USAGE. */
-int cli_usage_error(const char *fmt, ...) ERR_PRINTF(1, 2);
+void front_cli_usage(FILE *f);
+/* "hearth: <message> (see hearth --help)" on stderr; returns FRONT_CLI_EXIT_USAGE. */
+int front_cli_usage_error(const char *fmt, ...) ERR_PRINTF(1, 2);
 
 #endif

@@ -1,33 +1,33 @@
-/* cmd: slash-command registry (see cmd.h).  A sorted array; a handful of entries. */
-#include "cmd.h"
+/* cmd: slash-command registry (see front/cmd.h).  A sorted array; a handful of entries. */
+#include "front/cmd.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "xmalloc.h"
+#include "base/xmalloc.h"
 
 /* Empty registry. */
 void
-cmdreg_init(struct cmdreg *r)
+front_cmd_init(struct front_cmd *r)
 {
 	memset(r, 0, sizeof *r);
 }
 
 /* Free the array (the strings are borrowed). */
 void
-cmdreg_release(struct cmdreg *r)
+front_cmd_release(struct front_cmd *r)
 {
 	free(r->v);
-	cmdreg_init(r);
+	front_cmd_init(r);
 }
 
 /* Insert keeping the array sorted by name. */
 int
-cmdreg_add(struct cmdreg *r, const struct cmd *c)
+front_cmd_add(struct front_cmd *r, const struct cmd *c)
 {
 	size_t i;
 
-	if (cmdreg_find(r, c->name, strlen(c->name)))
+	if (front_cmd_find(r, c->name, strlen(c->name)))
 		return -1;
 	if (r->n == r->alloc) {
 		r->alloc = r->alloc ? r->alloc * 2 : 16;
@@ -42,7 +42,7 @@ cmdreg_add(struct cmdreg *r, const struct cmd *c)
 
 /* Exact lookup by a (name, len) view. */
 const struct cmd *
-cmdreg_find(const struct cmdreg *r, const char *name, size_t len)
+front_cmd_find(const struct front_cmd *r, const char *name, size_t len)
 {
 	size_t i;
 
@@ -54,7 +54,7 @@ cmdreg_find(const struct cmdreg *r, const char *name, size_t len)
 
 /* "/name rest" → name view and args pointer. */
 int
-cmdreg_parse(const char *line, struct str *name, const char **args)
+front_cmd_parse(const char *line, struct str *name, const char **args)
 {
 	const char *p;
 
@@ -72,7 +72,7 @@ cmdreg_parse(const char *line, struct str *name, const char **args)
 
 /* Names sharing the longest prefix with `name`, for "did you mean". */
 static void
-cmdreg_suggest(const struct cmdreg *r, struct str name, struct buf *out)
+front_cmd_suggest(const struct front_cmd *r, struct str name, struct buf *out)
 {
 	size_t i, best = 0, k, shown = 0;
 
@@ -91,20 +91,20 @@ cmdreg_suggest(const struct cmdreg *r, struct str name, struct buf *out)
 
 /* Dispatch one line. */
 enum cmd_result
-cmdreg_run(const struct cmdreg *r, void *ctx, const char *line, struct buf *out)
+front_cmd_run(const struct front_cmd *r, void *ctx, const char *line, struct buf *out)
 {
 	struct str name;
 	const char *args;
 	const struct cmd *c;
 
-	if (!cmdreg_parse(line, &name, &args)) {
+	if (!front_cmd_parse(line, &name, &args)) {
 		buf_adds(out, "not a command (commands start with /)");
 		return CMD_ERROR;
 	}
-	c = cmdreg_find(r, name.p, name.len);
+	c = front_cmd_find(r, name.p, name.len);
 	if (!c) {
 		buf_addf(out, "unknown command /%.*s", (int)name.len, name.p);
-		cmdreg_suggest(r, name, out);
+		front_cmd_suggest(r, name, out);
 		return CMD_ERROR;
 	}
 	return c->run(ctx, c, args, out);
@@ -112,7 +112,7 @@ cmdreg_run(const struct cmdreg *r, void *ctx, const char *line, struct buf *out)
 
 /* Completion candidates. */
 void
-cmdreg_complete(const struct cmdreg *r, const char *prefix, struct buf *out)
+front_cmd_complete(const struct front_cmd *r, const char *prefix, struct buf *out)
 {
 	size_t i, n = strlen(prefix);
 
@@ -123,7 +123,7 @@ cmdreg_complete(const struct cmdreg *r, const char *prefix, struct buf *out)
 
 /* Help lines, aligned. */
 void
-cmdreg_help(const struct cmdreg *r, struct buf *out)
+front_cmd_help(const struct front_cmd *r, struct buf *out)
 {
 	size_t i, w = 0, l;
 

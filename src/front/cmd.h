@@ -10,20 +10,20 @@
  * submit `out` as the user's message (templates do that).  Names are
  * unique: adding a name that exists replaces nothing and reports it.
  */
-#ifndef HEARTH_CMD_H
-#define HEARTH_CMD_H
+#ifndef HEARTH_FRONT_CMD_H
+#define HEARTH_FRONT_CMD_H
 
 #include <stddef.h>
 
-#include "buf.h"
-#include "str.h"
+#include "base/buf.h"
+#include "base/str.h"
 
 enum cmd_result {
 	CMD_ERROR = -1, /* out: one line saying what was wrong */
 	CMD_DONE = 0,   /* out: text to show (may be empty) */
 	CMD_QUIT,
 	CMD_SUBMIT,     /* out: the message to send to the model */
-	CMD_PENDING     /* out empty: the command goes on through its cmdui (cmdui.h) */
+	CMD_PENDING     /* out empty: the command goes on through its front_cmd_ui (front/cmd_ui.h) */
 };
 
 struct cmd {
@@ -34,30 +34,30 @@ struct cmd {
 	const void *data; /* for the handler (a template's body, ...) */
 };
 
-struct cmdreg {
+struct front_cmd {
 	struct cmd *v; /* sorted by name */
 	size_t n, alloc;
 };
 
-void cmdreg_init(struct cmdreg *r);
-void cmdreg_release(struct cmdreg *r);
+void front_cmd_init(struct front_cmd *r);
+void front_cmd_release(struct front_cmd *r);
 /* Add a command (copied; strings borrowed, must outlive r); -1 if the name is taken. */
-int cmdreg_add(struct cmdreg *r, const struct cmd *c);
-const struct cmd *cmdreg_find(const struct cmdreg *r, const char *name, size_t len);
+int front_cmd_add(struct front_cmd *r, const struct cmd *c);
+const struct cmd *front_cmd_find(const struct front_cmd *r, const char *name, size_t len);
 /*
  * Split "/name args" into the name and the rest (leading blanks skipped).
  * Returns 0 when line is not a slash command (does not start with '/',
  * or starts with "//", which escapes a literal slash).
  */
-int cmdreg_parse(const char *line, struct str *name, const char **args);
+int front_cmd_parse(const char *line, struct str *name, const char **args);
 /*
  * Run a command line: unknown names give CMD_ERROR with a message that
  * lists the closest names.
  */
-enum cmd_result cmdreg_run(const struct cmdreg *r, void *ctx, const char *line, struct buf *out);
+enum cmd_result front_cmd_run(const struct front_cmd *r, void *ctx, const char *line, struct buf *out);
 /* Names that start with prefix (without '/'), one per line, sorted. */
-void cmdreg_complete(const struct cmdreg *r, const char *prefix, struct buf *out);
+void front_cmd_complete(const struct front_cmd *r, const char *prefix, struct buf *out);
 /* "/name args  help" lines for /help. */
-void cmdreg_help(const struct cmdreg *r, struct buf *out);
+void front_cmd_help(const struct front_cmd *r, struct buf *out);
 
 #endif

@@ -1,22 +1,22 @@
 /*
- * commitcmd: /commit (see commitcmd.h).  State lives in struct commitcmd
+ * front_cmd_commit: /commit (see front/cmd_commit.h).  State lives in struct front_cmd_commit
  * between the steps: `plan` (have_plan) from the handler until the end,
  * `drafting` while a model request is in flight (prov is its provider),
  * `text` the draft as it streams, `msg` the message to commit.  `pending`
- * is set while the command runs through its cmdui; `failed` tells print
+ * is set while the command runs through its front_cmd_ui; `failed` tells print
  * mode to exit with an error.
  */
-#include "commitcmd.h"
+#include "front/cmd_commit.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "checkpoint.h"
-#include "cmdui.h"
-#include "conv.h"
-#include "provider.h"
-#include "repo.h"
+#include "front/checkpoint.h"
+#include "front/cmd_ui.h"
+#include "llm/conv.h"
+#include "llm/provider.h"
+#include "repo/repo.h"
 
 #define DRAFT_PROMPT \
 	"Write a git commit message for the changes below, which you made in this session. " \
@@ -27,7 +27,7 @@
 
 /* Zeroed. */
 void
-commitcmd_init(struct commitcmd *c)
+front_cmd_commit_init(struct front_cmd_commit *c)
 {
 	memset(c, 0, sizeof *c);
 	buf_init(&c->text, 0);
@@ -36,14 +36,14 @@ commitcmd_init(struct commitcmd *c)
 
 /* Forget the command's state (the plan, the draft). */
 static void
-reset(struct commitcmd *c)
+reset(struct front_cmd_commit *c)
 {
 	if (c->drafting && c->prov)
 		c->prov->cancel(c->prov->self);
 	c->drafting = 0;
 	c->prov = NULL;
 	if (c->have_plan)
-		gitcommit_plan_free(&c->plan);
+		repo_commit_plan_free(&c->plan);
 	c->have_plan = 0;
 	c->pending = 0;
 	buf_reset(&c->text);
@@ -52,7 +52,7 @@ reset(struct commitcmd *c)
 
 /* Free. */
 void
-commitcmd_release(struct commitcmd *c)
+front_cmd_commit_release(struct front_cmd_commit *c)
 {
 	reset(c);
 	buf_release(&c->text);
@@ -61,26 +61,26 @@ commitcmd_release(struct commitcmd *c)
 
 /* End the command with a line (error: it failed). */
 static void
-finish(struct commitcmd *c, int error, const char *line)
+finish(struct front_cmd_commit *c, int error, const char *line)
 {
 	if (line && *line)
-		cmdui_show(c->ui, error, "%s", line);
+		front_cmd_ui_show(c->ui, error, "%s", line);
 	c->failed = error;
 	reset(c);
-	cmdui_done(c->ui);
+	front_cmd_ui_done(c->ui);
 }
 
 /* Make the commit with c->msg and end. */
 static void
-commit_now(struct commitcmd *c)
+commit_now(struct front_cmd_commit *c)
 {
 	struct err e = ERR_INIT;
-	struct repo *r = checkpoint_repo(c->cp, &e);
+	struct repo *r = front_checkpoint_repo(c->cp, &e);
 	char sid[8], line[160];
 	git_oid id;
 	const char *nl;
 
-	if (!r || gitcommit_commit(repo_git(r), &c->plan, c->msg.data, &id, &e) < 0) {
+	if (!r || repo_commit_commit(repo_git(r), &c->plan, c->msg.data, &id, &e) < 0) {
 		finish(c, 1, e.msg);
 		return;
 	}
@@ -99,7 +99,7 @@ static void on_cancel(void *arg);
 static void
 on_edited(void *arg, const char *text)
 {
-	struct commitcmd *c = arg;
+	struct front_cmd_commit *c = arg;
 
 	buf_reset(&c->msg);
 	buf_adds(&c->msg, text);
@@ -115,17 +115,17 @@ on_edited(void *arg, const char *text)
 static void
 on_answer(void *arg, const char *answer)
 {
-	struct commitcmd *c = arg;
+	struct front_cmd_commit *c = arg;
 	const char *a = answer + strspn(answer, " ");
 
 	if (*a == 'e' || *a == 'E') {
-		cmdui_ask_text(c->ui, c->ui->whole_text ?
+		front_cmd_ui_ask_text(c->ui, c->ui->whole_text ?
 			       "edit the message and press Enter to commit (an empty message cancels)" :
 			       "type the message; a line with only \".\" ends it (an empty message cancels)",
 			       c->msg.data, on_edited, on_cancel, c);
 		return;
 	}
-	switch (cmdui_yes(a)) {
+	switch (front_cmd_ui_yes(a)) {
 	case 1:
 		commit_now(c);
 		break;
@@ -133,28 +133,28 @@ on_answer(void *arg, const char *answer)
 		finish(c, 0, "commit cancelled: nothing was committed");
 		break;
 	default:
-		cmdui_ask(c->ui, "commit? [y]es / [e]dit / [N]o", on_answer, on_cancel, c);
+		front_cmd_ui_ask(c->ui, "commit? [y]es / [e]dit / [N]o", on_answer, on_cancel, c);
 		break;
 	}
 }
 
 /* The message is known: ask, or commit at once. */
 static void
-confirm(struct commitcmd *c)
+confirm(struct front_cmd_commit *c)
 {
 	if (!c->ui->interactive || c->yes_now) {
 		commit_now(c);
 		return;
 	}
-	cmdui_show(c->ui, 0, "message:\n%s", c->msg.data);
-	cmdui_ask(c->ui, "commit? [y]es / [e]dit / [N]o", on_answer, on_cancel, c);
+	front_cmd_ui_show(c->ui, 0, "message:\n%s", c->msg.data);
+	front_cmd_ui_ask(c->ui, "commit? [y]es / [e]dit / [N]o", on_answer, on_cancel, c);
 }
 
 /* Stream events of the draft. */
 static void
 on_event(void *arg, const struct llm_event *ev)
 {
-	struct commitcmd *c = arg;
+	struct front_cmd_commit *c = arg;
 	struct buf why = BUF_INIT;
 
 	if (ev->kind == LLM_TEXT) {
@@ -167,7 +167,7 @@ on_event(void *arg, const struct llm_event *ev)
 		finish(c, 1, why.data);
 	} else if (ev->kind == LLM_DONE) {
 		c->drafting = 0;
-		gitcommit_tidy_message(c->text.data, &c->msg);
+		repo_commit_tidy_message(c->text.data, &c->msg);
 		if (!c->msg.len)
 			finish(c, 1, "commit: the model drafted no message; give one: /commit <message>");
 		else
@@ -180,14 +180,14 @@ on_event(void *arg, const struct llm_event *ev)
 static void
 on_cancel(void *arg)
 {
-	struct commitcmd *c = arg;
+	struct front_cmd_commit *c = arg;
 
 	finish(c, 0, "commit cancelled: nothing was committed");
 }
 
-/* Send the draft request (see commitcmd.h). */
+/* Send the draft request (see front/cmd_commit.h). */
 void
-commitcmd_model_ready(struct commitcmd *c, struct provider *p, struct conv *conv,
+front_cmd_commit_model_ready(struct front_cmd_commit *c, struct provider *p, struct conv *conv,
 		      const char *msg)
 {
 	struct provider_req req;
@@ -245,30 +245,30 @@ parse_args(const char *args, int *yes)
 
 /* What will be committed and what is left out, for the user. */
 static void
-show_plan(struct commitcmd *c, const struct repo_result *agent, const struct repo_result *hand)
+show_plan(struct front_cmd_commit *c, const struct repo_result *agent, const struct repo_result *hand)
 {
 	size_t i;
 
-	cmdui_show(c->ui, 0, "to commit (%zu file%s):\n%s", c->plan.nfiles,
+	front_cmd_ui_show(c->ui, 0, "to commit (%zu file%s):\n%s", c->plan.nfiles,
 		   c->plan.nfiles == 1 ? "" : "s", c->plan.stat.data);
 	for (i = 0; i < agent->nfiles; i++)
 		if (agent->files[i].by_hand)
-			cmdui_show(c->ui, 0, "%s: also changed by hand since the agent's edit; "
+			front_cmd_ui_show(c->ui, 0, "%s: also changed by hand since the agent's edit; "
 				   "committed as it is now", agent->files[i].path);
 	for (i = 0; i < hand->nfiles; i++)
-		cmdui_show(c->ui, 0, "left out (changed by hand, not by this session): %s",
+		front_cmd_ui_show(c->ui, 0, "left out (changed by hand, not by this session): %s",
 			   hand->files[i].path);
 	if (c->plan.notes.len)
-		cmdui_show(c->ui, 0, "%s", c->plan.notes.data);
+		front_cmd_ui_show(c->ui, 0, "%s", c->plan.notes.data);
 }
 
 /* The session's files (agent, hand) into c->plan; -1 with the reason in out. */
 static int
-make_plan(struct commitcmd *c, struct repo_result *agent, struct repo_result *hand,
+make_plan(struct front_cmd_commit *c, struct repo_result *agent, struct repo_result *hand,
 	  struct buf *out)
 {
 	struct err e = ERR_INIT;
-	struct repo *r = checkpoint_repo(c->cp, &e);
+	struct repo *r = front_checkpoint_repo(c->cp, &e);
 	const char **paths;
 	size_t i;
 	int rc = -1;
@@ -289,7 +289,7 @@ make_plan(struct commitcmd *c, struct repo_result *agent, struct repo_result *ha
 	for (i = 0; paths && i < agent->nfiles; i++)
 		paths[i] = agent->files[i].path;
 	c->have_plan = 1;
-	if (!paths || gitcommit_plan(repo_git(r), paths, agent->nfiles, &c->plan, &e) < 0)
+	if (!paths || repo_commit_plan(repo_git(r), paths, agent->nfiles, &c->plan, &e) < 0)
 		buf_adds(out, paths ? e.msg : "commit: out of memory");
 	else if (!c->plan.nfiles)
 		buf_adds(out, "nothing to commit: this session's changes are already committed, "
@@ -302,7 +302,7 @@ make_plan(struct commitcmd *c, struct repo_result *agent, struct repo_result *ha
 
 /* Plan, refuse print mode without --yes, show the plan; CMD_PENDING when it goes on. */
 static enum cmd_result
-start(struct commitcmd *c, struct buf *out)
+start(struct front_cmd_commit *c, struct buf *out)
 {
 	struct repo_result agent = REPO_RESULT_INIT, hand = REPO_RESULT_INIT;
 	enum cmd_result rc = CMD_PENDING;
@@ -328,7 +328,7 @@ start(struct commitcmd *c, struct buf *out)
 static enum cmd_result
 commit_cmd(void *ctx, const struct cmd *self, const char *args, struct buf *out)
 {
-	struct commitcmd *c = (struct commitcmd *)self->data;
+	struct front_cmd_commit *c = (struct front_cmd_commit *)self->data;
 	int yes;
 	const char *message = parse_args(args, &yes);
 
@@ -351,23 +351,23 @@ commit_cmd(void *ctx, const struct cmd *self, const char *args, struct buf *out)
 		buf_adds(&c->msg, message);
 		confirm(c);
 	} else {
-		cmdui_show(c->ui, 0, "drafting the commit message…");
-		cmdui_busy(c->ui, on_cancel, c);
+		front_cmd_ui_show(c->ui, 0, "drafting the commit message…");
+		front_cmd_ui_busy(c->ui, on_cancel, c);
 		if (c->want_model)
 			c->want_model(c->arg, c);
 		else
-			commitcmd_model_ready(c, NULL, NULL, "no model in this mode");
+			front_cmd_commit_model_ready(c, NULL, NULL, "no model in this mode");
 	}
 	return CMD_PENDING;
 }
 
 /* Register /commit. */
 void
-commitcmd_register(struct cmdreg *reg, struct commitcmd *c)
+front_cmd_commit_register(struct front_cmd *reg, struct front_cmd_commit *c)
 {
 	const struct cmd cmd = { "commit", "[--yes] [message]",
 				 "commit the files this session changed (the model drafts the message)",
 				 commit_cmd, c };
 
-	cmdreg_add(reg, &cmd);
+	front_cmd_add(reg, &cmd);
 }

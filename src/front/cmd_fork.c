@@ -1,24 +1,24 @@
 /*
- * forkcmd: /fork (see forkcmd.h).
+ * front_cmd_fork: /fork (see front/cmd_fork.h).
  *
  * The session file is the truth: the user messages are read from the
  * active branch of the journal's file (session_load), so the entry ids
- * are the ones sesslist_fork needs.  A user message counts when it has
+ * are the ones session_list_fork needs.  A user message counts when it has
  * text (tool results travel in user messages too and are not listed).
  */
-#include "forkcmd.h"
+#include "front/cmd_fork.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent.h"
-#include "conv.h"
-#include "journal.h"
-#include "session.h"
-#include "sesslist.h"
+#include "agent/agent.h"
+#include "llm/conv.h"
+#include "session/journal.h"
+#include "session/session.h"
+#include "session/list.h"
 
-#define FORKCMD_SHOW 70 /* characters of each message in the list */
+#define FRONT_CMD_FORK_SHOW 70 /* characters of each message in the list */
 
 /* One list row: "  N  first line of the text". */
 static void
@@ -29,8 +29,8 @@ list_row(struct buf *out, size_t n, const struct conv_msg *m)
 
 	conv_msg_text(m, &t);
 	len = strcspn(t.data, "\n");
-	if (len > FORKCMD_SHOW) {
-		len = FORKCMD_SHOW;
+	if (len > FRONT_CMD_FORK_SHOW) {
+		len = FRONT_CMD_FORK_SHOW;
 		while (len && ((unsigned char)t.data[len] & 0xC0) == 0x80)
 			len--;
 	}
@@ -54,7 +54,7 @@ find_typed(const struct session_loaded *l, size_t n, size_t *count)
 
 /* The agent continues with the forked session's messages. */
 static int
-adopt(struct agent *a, struct journal *j, struct session *s, struct err *e)
+adopt(struct agent *a, struct session_journal *j, struct session *s, struct err *e)
 {
 	struct session_loaded l;
 	struct conv *c = agent_conv(a);
@@ -65,7 +65,7 @@ adopt(struct agent *a, struct journal *j, struct session *s, struct err *e)
 		session_close(s);
 		return -1;
 	}
-	journal_adopt(j, s);
+	session_journal_adopt(j, s);
 	while (c->nmsgs)
 		conv_pop(c);
 	for (i = 0; i < l.conv.nmsgs; i++) { /* the ids go with their messages' count */
@@ -80,28 +80,28 @@ adopt(struct agent *a, struct journal *j, struct session *s, struct err *e)
 
 /* Fork before typed message n. */
 static enum cmd_result
-fork_at(struct agent *a, struct journal *j, const char *root, const struct session_loaded *l,
+fork_at(struct agent *a, struct session_journal *j, const char *root, const struct session_loaded *l,
 	long at, size_t n, struct buf *out, struct buf *text)
 {
 	struct err e = ERR_INIT;
 	char old[64];
 	struct session *s;
 
-	snprintf(old, sizeof old, "%s", journal_id(j));
-	s = sesslist_fork(journal_path(j), l->ids[at], 0, root, &e);
+	snprintf(old, sizeof old, "%s", session_journal_id(j));
+	s = session_list_fork(session_journal_path(j), l->ids[at], 0, root, &e);
 	if (!s || adopt(a, j, s, &e) < 0) {
 		buf_addf(out, "/fork: %s", e.msg);
 		return CMD_ERROR;
 	}
 	conv_msg_text(&l->conv.msgs[at], text);
 	buf_addf(out, "forked session %s from %s before message %zu (%ld message%s kept; %s is unchanged)",
-		 journal_id(j), old, n, at, at == 1 ? "" : "s", old);
+		 session_journal_id(j), old, n, at, at == 1 ? "" : "s", old);
 	return CMD_DONE;
 }
 
 /* /fork [N]. */
 enum cmd_result
-forkcmd_run(struct agent *a, struct journal *j, const char *root, const char *args,
+front_cmd_fork_run(struct agent *a, struct session_journal *j, const char *root, const char *args,
 	    struct buf *out, struct buf *text)
 {
 	struct session_loaded l;
@@ -116,12 +116,12 @@ forkcmd_run(struct agent *a, struct journal *j, const char *root, const char *ar
 		buf_adds(out, "/fork: a turn is running; stop it first (Esc or Ctrl-C)");
 		return CMD_ERROR;
 	}
-	if (!j || !*journal_path(j)) {
+	if (!j || !*session_journal_path(j)) {
 		buf_adds(out, "/fork: nothing to fork yet; send a message first");
 		return CMD_ERROR;
 	}
 	memset(&l, 0, sizeof l);
-	if (session_load(journal_path(j), &l, NULL, &e) < 0) {
+	if (session_load(session_journal_path(j), &l, NULL, &e) < 0) {
 		buf_addf(out, "/fork: %s", e.msg);
 		return CMD_ERROR;
 	}

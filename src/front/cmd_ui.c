@@ -1,5 +1,5 @@
-/* cmdui: pending commands between a command and its front end (see cmdui.h). */
-#include "cmdui.h"
+/* front_cmd_ui: pending commands between a command and its front end (see front/cmd_ui.h). */
+#include "front/cmd_ui.h"
 
 #include <stdarg.h>
 #include <string.h>
@@ -7,7 +7,7 @@
 
 /* Idle and empty. */
 void
-cmdui_init(struct cmdui *ui)
+front_cmd_ui_init(struct front_cmd_ui *ui)
 {
 	memset(ui, 0, sizeof *ui);
 	buf_init(&ui->question, 0);
@@ -18,7 +18,7 @@ cmdui_init(struct cmdui *ui)
 
 /* Free the buffers. */
 void
-cmdui_release(struct cmdui *ui)
+front_cmd_ui_release(struct front_cmd_ui *ui)
 {
 	buf_release(&ui->question);
 	buf_release(&ui->prefill);
@@ -28,7 +28,7 @@ cmdui_release(struct cmdui *ui)
 
 /* Append text to show. */
 void
-cmdui_show(struct cmdui *ui, int error, const char *fmt, ...)
+front_cmd_ui_show(struct front_cmd_ui *ui, int error, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -42,14 +42,14 @@ cmdui_show(struct cmdui *ui, int error, const char *fmt, ...)
 
 /* Enter a state and tell the front end. */
 static void
-set_state(struct cmdui *ui, enum cmdui_state st, cmdui_answer_fn fn, cmdui_cancel_fn cancel,
+set_state(struct front_cmd_ui *ui, enum front_cmd_ui_state st, front_cmd_ui_answer_fn fn, front_cmd_ui_cancel_fn cancel,
 	  void *cmd)
 {
 	ui->state = st;
 	ui->on_answer = fn;
 	ui->on_cancel = cancel;
 	ui->cmd = cmd;
-	if (st != CMDUI_ASK) {
+	if (st != FRONT_CMD_UI_ASK) {
 		buf_reset(&ui->question);
 		buf_reset(&ui->prefill);
 		ui->text = 0;
@@ -60,20 +60,20 @@ set_state(struct cmdui *ui, enum cmdui_state st, cmdui_answer_fn fn, cmdui_cance
 
 /* A one-line question. */
 void
-cmdui_ask(struct cmdui *ui, const char *question, cmdui_answer_fn fn, cmdui_cancel_fn cancel,
+front_cmd_ui_ask(struct front_cmd_ui *ui, const char *question, front_cmd_ui_answer_fn fn, front_cmd_ui_cancel_fn cancel,
 	  void *cmd)
 {
 	buf_reset(&ui->question);
 	buf_adds(&ui->question, question);
 	buf_reset(&ui->prefill);
 	ui->text = 0;
-	set_state(ui, CMDUI_ASK, fn, cancel, cmd);
+	set_state(ui, FRONT_CMD_UI_ASK, fn, cancel, cmd);
 }
 
 /* A text question. */
 void
-cmdui_ask_text(struct cmdui *ui, const char *question, const char *prefill, cmdui_answer_fn fn,
-	       cmdui_cancel_fn cancel, void *cmd)
+front_cmd_ui_ask_text(struct front_cmd_ui *ui, const char *question, const char *prefill, front_cmd_ui_answer_fn fn,
+	       front_cmd_ui_cancel_fn cancel, void *cmd)
 {
 	buf_reset(&ui->question);
 	buf_adds(&ui->question, question);
@@ -81,26 +81,26 @@ cmdui_ask_text(struct cmdui *ui, const char *question, const char *prefill, cmdu
 	buf_adds(&ui->prefill, prefill);
 	buf_reset(&ui->lines);
 	ui->text = 1;
-	set_state(ui, CMDUI_ASK, fn, cancel, cmd);
+	set_state(ui, FRONT_CMD_UI_ASK, fn, cancel, cmd);
 }
 
 /* Background work. */
 void
-cmdui_busy(struct cmdui *ui, cmdui_cancel_fn cancel, void *cmd)
+front_cmd_ui_busy(struct front_cmd_ui *ui, front_cmd_ui_cancel_fn cancel, void *cmd)
 {
-	set_state(ui, CMDUI_BUSY, NULL, cancel, cmd);
+	set_state(ui, FRONT_CMD_UI_BUSY, NULL, cancel, cmd);
 }
 
 /* Over. */
 void
-cmdui_done(struct cmdui *ui)
+front_cmd_ui_done(struct front_cmd_ui *ui)
 {
-	set_state(ui, CMDUI_IDLE, NULL, NULL, NULL);
+	set_state(ui, FRONT_CMD_UI_IDLE, NULL, NULL, NULL);
 }
 
 /* Take the text to show. */
 int
-cmdui_take(struct cmdui *ui, struct buf *out)
+front_cmd_ui_take(struct front_cmd_ui *ui, struct buf *out)
 {
 	int error = ui->out_error;
 
@@ -112,45 +112,45 @@ cmdui_take(struct cmdui *ui, struct buf *out)
 
 /* An answer: whole, or one line of a text (collected until "."). */
 void
-cmdui_answer(struct cmdui *ui, const char *line)
+front_cmd_ui_answer(struct front_cmd_ui *ui, const char *line)
 {
-	cmdui_answer_fn fn = ui->on_answer;
+	front_cmd_ui_answer_fn fn = ui->on_answer;
 	void *cmd = ui->cmd;
 
-	if (ui->state != CMDUI_ASK || !fn)
+	if (ui->state != FRONT_CMD_UI_ASK || !fn)
 		return;
 	if (ui->text && !ui->whole_text) {
 		if (strcmp(line, ".") != 0) {
 			buf_addf(&ui->lines, "%s\n", line);
 			return;
 		}
-		ui->state = CMDUI_BUSY;
+		ui->state = FRONT_CMD_UI_BUSY;
 		fn(cmd, ui->lines.data);
 		return;
 	}
-	ui->state = CMDUI_BUSY; /* the command sets the next state */
+	ui->state = FRONT_CMD_UI_BUSY; /* the command sets the next state */
 	fn(cmd, line);
 }
 
 /* Stop the pending command. */
 void
-cmdui_cancel(struct cmdui *ui)
+front_cmd_ui_cancel(struct front_cmd_ui *ui)
 {
-	cmdui_cancel_fn cancel = ui->on_cancel;
+	front_cmd_ui_cancel_fn cancel = ui->on_cancel;
 	void *cmd = ui->cmd;
 
-	if (ui->state == CMDUI_IDLE)
+	if (ui->state == FRONT_CMD_UI_IDLE)
 		return;
 	ui->on_cancel = NULL;
 	if (cancel)
 		cancel(cmd);
-	if (ui->state != CMDUI_IDLE)
-		cmdui_done(ui);
+	if (ui->state != FRONT_CMD_UI_IDLE)
+		front_cmd_ui_done(ui);
 }
 
 /* Parse a yes/no answer. */
 int
-cmdui_yes(const char *answer)
+front_cmd_ui_yes(const char *answer)
 {
 	while (*answer == ' ')
 		answer++;

@@ -1,41 +1,41 @@
-/* sesscmd: shared interactive slash commands (see sesscmd.h). */
-#include "sesscmd.h"
+/* front_commands: shared interactive slash commands (see front/commands.h). */
+#include "front/commands.h"
 
 #include <string.h>
 #include <time.h>
 
-#include "agent.h"
-#include "checkpoint.h"
-#include "cmdtpl.h"
-#include "gate.h"
-#include "conv.h"
-#include "escalate.h"
-#include "forkcmd.h"
-#include "mcp.h"
-#include "journal.h"
-#include "llama.h"
-#include "prompt.h"
-#include "repl.h"
-#include "sessexport.h"
-#include "tool.h"
+#include "agent/agent.h"
+#include "front/checkpoint.h"
+#include "front/cmd_template.h"
+#include "perm/gate.h"
+#include "llm/conv.h"
+#include "route/escalate.h"
+#include "front/cmd_fork.h"
+#include "mcp/mcp.h"
+#include "session/journal.h"
+#include "llama/llama.h"
+#include "prompt/prompt.h"
+#include "front/line.h"
+#include "session/export.h"
+#include "llm/tool.h"
 
 /* The session state a handler works on. */
-static struct sesscmd *
+static struct front_commands *
 sc_of(const struct cmd *self)
 {
-	return (struct sesscmd *)self->data;
+	return (struct front_commands *)self->data;
 }
 
 /* /help */
 static enum cmd_result
 sc_help(void *ctx, const struct cmd *self, const char *args, struct buf *out)
 {
-	struct sesscmd *sc = sc_of(self);
+	struct front_commands *sc = sc_of(self);
 
 	(void)ctx;
 	(void)args;
 	buf_addf(out, "%s\n", sc->intro);
-	cmdreg_help(&sc->reg, out);
+	front_cmd_help(&sc->reg, out);
 	return CMD_DONE;
 }
 
@@ -43,7 +43,7 @@ sc_help(void *ctx, const struct cmd *self, const char *args, struct buf *out)
 static enum cmd_result
 sc_compact(void *ctx, const struct cmd *self, const char *args, struct buf *out)
 {
-	struct sesscmd *sc = sc_of(self);
+	struct front_commands *sc = sc_of(self);
 	struct err e = ERR_INIT;
 
 	(void)ctx;
@@ -69,7 +69,7 @@ sc_quit(void *ctx, const struct cmd *self, const char *args, struct buf *out)
 static enum cmd_result
 sc_clear(void *ctx, const struct cmd *self, const char *args, struct buf *out)
 {
-	struct sesscmd *sc = sc_of(self);
+	struct front_commands *sc = sc_of(self);
 	struct conv *c = agent_conv(sc->agent);
 
 	(void)ctx;
@@ -81,7 +81,7 @@ sc_clear(void *ctx, const struct cmd *self, const char *args, struct buf *out)
 	while (c->nmsgs)
 		conv_pop(c);
 	if (sc->d->journal)
-		journal_restart(sc->d->journal);
+		session_journal_restart(sc->d->journal);
 	if (sc->on_clear)
 		sc->on_clear(sc->arg);
 	buf_adds(out, "conversation cleared; a new session starts with the next message");
@@ -92,7 +92,7 @@ sc_clear(void *ctx, const struct cmd *self, const char *args, struct buf *out)
 static enum cmd_result
 sc_model(void *ctx, const struct cmd *self, const char *args, struct buf *out)
 {
-	struct sesscmd *sc = sc_of(self);
+	struct front_commands *sc = sc_of(self);
 	const struct llama_info *info = llama_info(sc->d->llama);
 
 	(void)ctx;
@@ -107,22 +107,22 @@ sc_model(void *ctx, const struct cmd *self, const char *args, struct buf *out)
 static enum cmd_result
 sc_export(void *ctx, const struct cmd *self, const char *args, struct buf *out)
 {
-	struct sesscmd *sc = sc_of(self);
+	struct front_commands *sc = sc_of(self);
 	struct buf file = BUF_INIT, warnings = BUF_INIT;
 	struct err e = ERR_INIT;
 	enum cmd_result rc = CMD_DONE;
 
 	(void)ctx;
-	if (!sc->d->journal || !*journal_path(sc->d->journal)) {
+	if (!sc->d->journal || !*session_journal_path(sc->d->journal)) {
 		buf_adds(out, "nothing to export yet");
 		return CMD_ERROR;
 	}
 	if (*args)
 		buf_adds(&file, args);
 	else
-		buf_addf(&file, "hearth-%s.md", journal_id(sc->d->journal));
+		buf_addf(&file, "hearth-%s.md", session_journal_id(sc->d->journal));
 	buf_rtrim(&file);
-	if (sessexport_file(journal_path(sc->d->journal), file.data, &warnings, &e) < 0) {
+	if (session_export_file(session_journal_path(sc->d->journal), file.data, &warnings, &e) < 0) {
 		buf_addf(out, "export: %s", e.msg);
 		rc = CMD_ERROR;
 	} else {
@@ -137,7 +137,7 @@ sc_export(void *ctx, const struct cmd *self, const char *args, struct buf *out)
 static enum cmd_result
 sc_reload(void *ctx, const struct cmd *self, const char *args, struct buf *out)
 {
-	struct sesscmd *sc = sc_of(self);
+	struct front_commands *sc = sc_of(self);
 	struct conv *c = agent_conv(sc->agent);
 	struct buf sys = BUF_INIT, warnings = BUF_INIT;
 	char date[16];
@@ -164,7 +164,7 @@ sc_reload(void *ctx, const struct cmd *self, const char *args, struct buf *out)
 static enum cmd_result
 sc_think(void *ctx, const struct cmd *self, const char *args, struct buf *out)
 {
-	struct sesscmd *sc = sc_of(self);
+	struct front_commands *sc = sc_of(self);
 
 	(void)ctx;
 	(void)args;
@@ -177,7 +177,7 @@ sc_think(void *ctx, const struct cmd *self, const char *args, struct buf *out)
 static enum cmd_result
 sc_pick(void *ctx, const struct cmd *self, const char *args, struct buf *out)
 {
-	struct sesscmd *sc = sc_of(self);
+	struct front_commands *sc = sc_of(self);
 	int claude = strcmp(self->name, "claude") == 0;
 
 	(void)ctx;
@@ -192,14 +192,14 @@ sc_pick(void *ctx, const struct cmd *self, const char *args, struct buf *out)
 static enum cmd_result
 sc_route(void *ctx, const struct cmd *self, const char *args, struct buf *out)
 {
-	struct sesscmd *sc = sc_of(self);
+	struct front_commands *sc = sc_of(self);
 	struct err e = ERR_INIT;
 	struct buf mode = BUF_INIT;
 
 	(void)ctx;
 	buf_adds(&mode, args);
 	buf_rtrim(&mode);
-	if (escalate_set_mode(sc->d->esc, mode.data, &e) < 0) {
+	if (route_escalate_set_mode(sc->d->esc, mode.data, &e) < 0) {
 		buf_addf(out, "/route: %s (auto, local or claude)", e.msg);
 		buf_release(&mode);
 		return CMD_ERROR;
@@ -211,28 +211,28 @@ sc_route(void *ctx, const struct cmd *self, const char *args, struct buf *out)
 
 /* /commit's model: the agent's provider and conversation, at once. */
 static void
-sc_want_model(void *arg, struct commitcmd *c)
+sc_want_model(void *arg, struct front_cmd_commit *c)
 {
-	struct sesscmd *sc = arg;
+	struct front_commands *sc = arg;
 	struct conv *conv = agent_conv(sc->agent);
 	struct buf warnings = BUF_INIT;
 
 	if ((!conv->system || !*conv->system) && sc->d->prompt) /* no turn yet: the session prompt */
 		conv_set_system(conv, sc->d->prompt(sc->d->prompt_arg, &warnings));
 	buf_release(&warnings);
-	commitcmd_model_ready(c, agent_provider(sc->agent), conv, NULL);
+	front_cmd_commit_model_ready(c, agent_provider(sc->agent), conv, NULL);
 }
 
 /* Whether a turn is running (no /commit then). */
 static int
 sc_busy(void *arg)
 {
-	return agent_busy(((struct sesscmd *)arg)->agent);
+	return agent_busy(((struct front_commands *)arg)->agent);
 }
 
 /* /commit on this session's checkpoint and agent. */
 static void
-sc_commit(struct sesscmd *sc, const struct repl_deps *d)
+sc_commit(struct front_commands *sc, const struct front_line_deps *d)
 {
 	sc->commit.cp = d->checkpoint;
 	sc->commit.ui = &sc->ui;
@@ -241,7 +241,7 @@ sc_commit(struct sesscmd *sc, const struct repl_deps *d)
 	sc->commit.arg = sc;
 	sc->commit.tools = d->tools;
 	sc->commit.ntools = d->ntools;
-	commitcmd_register(&sc->reg, &sc->commit);
+	front_cmd_commit_register(&sc->reg, &sc->commit);
 }
 
 /* /mcp: the MCP servers, their state and tools. */
@@ -259,12 +259,12 @@ sc_mcp(void *ctx, const struct cmd *self, const char *args, struct buf *out)
 static enum cmd_result
 sc_fork(void *ctx, const struct cmd *self, const char *args, struct buf *out)
 {
-	struct sesscmd *sc = sc_of(self);
+	struct front_commands *sc = sc_of(self);
 	struct buf text = BUF_INIT;
 	enum cmd_result rc;
 
 	(void)ctx;
-	rc = forkcmd_run(sc->agent, sc->d->journal, sc->d->env->root, args, out, &text);
+	rc = front_cmd_fork_run(sc->agent, sc->d->journal, sc->d->env->root, args, out, &text);
 	if (rc == CMD_DONE && text.len) {
 		if (sc->on_clear)
 			sc->on_clear(sc->arg);
@@ -279,7 +279,7 @@ sc_fork(void *ctx, const struct cmd *self, const char *args, struct buf *out)
 
 /* Built-ins, checkpoint commands, then the prompt templates. */
 void
-sesscmd_init(struct sesscmd *sc, struct agent *agent, const struct repl_deps *d,
+front_commands_init(struct front_commands *sc, struct agent *agent, const struct front_line_deps *d,
 	     const char *intro, struct buf *warnings)
 {
 	const struct cmd builtins[] = {
@@ -302,14 +302,14 @@ sesscmd_init(struct sesscmd *sc, struct agent *agent, const struct repl_deps *d,
 	sc->agent = agent;
 	sc->d = d;
 	sc->intro = intro;
-	cmdreg_init(&sc->reg);
-	cmdui_init(&sc->ui);
+	front_cmd_init(&sc->reg);
+	front_cmd_ui_init(&sc->ui);
 	sc->ui.interactive = 1;
-	commitcmd_init(&sc->commit);
+	front_cmd_commit_init(&sc->commit);
 	for (i = 0; i < sizeof builtins / sizeof builtins[0]; i++)
-		cmdreg_add(&sc->reg, &builtins[i]);
+		front_cmd_add(&sc->reg, &builtins[i]);
 	if (d->checkpoint) {
-		checkpoint_commands(&sc->reg, d->checkpoint);
+		front_checkpoint_commands(&sc->reg, d->checkpoint);
 		d->checkpoint->ui = &sc->ui;
 		sc_commit(sc, d);
 	}
@@ -321,22 +321,22 @@ sesscmd_init(struct sesscmd *sc, struct agent *agent, const struct repl_deps *d,
 		};
 
 		for (i = 0; i < sizeof routing / sizeof routing[0]; i++)
-			cmdreg_add(&sc->reg, &routing[i]);
+			front_cmd_add(&sc->reg, &routing[i]);
 	}
 	if (d->gate)
-		gate_commands(&sc->reg, d->gate);
-	ctxfiles_templates_load(d->env->root, &sc->templates, warnings);
-	cmdtpl_add(&sc->reg, &sc->templates, warnings);
+		perm_gate_commands(&sc->reg, d->gate);
+	prompt_context_templates_load(d->env->root, &sc->templates, warnings);
+	front_cmd_template_add(&sc->reg, &sc->templates, warnings);
 }
 
 /* Free the registry and the templates. */
 void
-sesscmd_release(struct sesscmd *sc)
+front_commands_release(struct front_commands *sc)
 {
 	if (sc->d && sc->d->checkpoint && sc->d->checkpoint->ui == &sc->ui)
 		sc->d->checkpoint->ui = NULL;
-	commitcmd_release(&sc->commit);
-	cmdui_release(&sc->ui);
-	cmdreg_release(&sc->reg);
-	ctxfiles_templates_release(&sc->templates);
+	front_cmd_commit_release(&sc->commit);
+	front_cmd_ui_release(&sc->ui);
+	front_cmd_release(&sc->reg);
+	prompt_context_templates_release(&sc->templates);
 }

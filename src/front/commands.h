@@ -1,45 +1,45 @@
 /*
- * sesscmd: the slash commands every interactive front end offers (the
+ * front_commands: the slash commands every interactive front end offers (the
  * line session and the full screen): /help /quit /exit /clear /new /model
  * /export /reload /fork, the checkpoint commands (/undo /redo /diff) and the
  * prompt templates.  The handlers find their state through cmd.data, so
  * a front end adds its own commands to the same registry and passes any
- * context it likes to cmdreg_run.  /clear and /new tell the front end
+ * context it likes to front_cmd_run.  /clear and /new tell the front end
  * through on_clear so it can reset its view.
  *
  * Commands that ask (/undo, /redo, /commit) speak through `ui`: after
- * sesscmd_init the front end sets ui.changed and ui.arg (and whole_text)
- * and follows the cmdui contract (cmdui.h).  /commit drafts with the
+ * front_commands_init the front end sets ui.changed and ui.arg (and whole_text)
+ * and follows the front_cmd_ui contract (front/cmd_ui.h).  /commit drafts with the
  * agent's current provider and conversation.
  */
-#ifndef HEARTH_SESSCMD_H
-#define HEARTH_SESSCMD_H
+#ifndef HEARTH_FRONT_COMMANDS_H
+#define HEARTH_FRONT_COMMANDS_H
 
-#include "buf.h"
-#include "cmd.h"
-#include "cmdui.h"
-#include "commitcmd.h"
-#include "ctxfiles.h"
+#include "base/buf.h"
+#include "front/cmd.h"
+#include "front/cmd_ui.h"
+#include "front/cmd_commit.h"
+#include "prompt/context.h"
 
 struct agent;
-struct repl_deps;
+struct front_line_deps;
 
-struct sesscmd {
-	struct cmdreg reg;
-	struct ctxfiles_templates templates;
+struct front_commands {
+	struct front_cmd reg;
+	struct prompt_context_templates templates;
 	struct agent *agent;
-	const struct repl_deps *d;
+	const struct front_line_deps *d;
 	const char *intro;             /* first line of /help: the front end's keys */
 	void (*on_clear)(void *arg);   /* after /clear, /new or /fork; may be NULL */
 	void (*on_fork)(void *arg, const char *text); /* /fork: the message to edit; may be NULL */
 	void *arg;
-	struct cmdui ui;               /* interactive; the front end sets changed/arg */
-	struct commitcmd commit;
+	struct front_cmd_ui ui;               /* interactive; the front end sets changed/arg */
+	struct front_cmd_commit commit;
 };
 
 /* Fill reg with the shared commands; template warnings appended. */
-void sesscmd_init(struct sesscmd *sc, struct agent *agent, const struct repl_deps *d,
+void front_commands_init(struct front_commands *sc, struct agent *agent, const struct front_line_deps *d,
 		  const char *intro, struct buf *warnings);
-void sesscmd_release(struct sesscmd *sc);
+void front_commands_release(struct front_commands *sc);
 
 #endif

@@ -5,11 +5,11 @@
  * (stdin watched for a line) → TURN (stdin not watched; the agent runs)
  * → PROMPT.  Streamed text is written as it arrives; a UTF-8 sequence cut
  * between two deltas is held back (`carry`) so it is not mistaken for
- * invalid bytes.  struct repl is in replint.h (private); the agent
- * observer is in replobs.c.
+ * invalid bytes.  struct front_line is in front/line-int.h (private); the agent
+ * observer is in front/line_view.c.
  */
-#include "repl.h"
-#include "replint.h"
+#include "front/line.h"
+#include "front/line-int.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -19,23 +19,23 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "agent.h"
-#include "atref.h"
-#include "cfg.h"
-#include "checkpoint.h"
-#include "journal.h"
-#include "llama.h"
-#include "loop.h"
-#include "mcp.h"
-#include "escalate.h"
-#include "gate.h"
-#include "sanitize.h"
-#include "xmalloc.h"
-#include "sesscmd.h"
+#include "agent/agent.h"
+#include "front/attach.h"
+#include "base/cfg.h"
+#include "front/checkpoint.h"
+#include "session/journal.h"
+#include "llama/llama.h"
+#include "io/loop.h"
+#include "mcp/mcp.h"
+#include "route/escalate.h"
+#include "perm/gate.h"
+#include "base/sanitize.h"
+#include "base/xmalloc.h"
+#include "front/commands.h"
 
 /* Write bytes to the output fd (best effort). */
 void
-repl_out(struct repl *r, const char *s, size_t n)
+front_line_out(struct front_line *r, const char *s, size_t n)
 {
 	while (n) {
 		ssize_t w = write(r->d->out_fd, s, n);
@@ -51,7 +51,7 @@ repl_out(struct repl *r, const char *s, size_t n)
 
 /* Write a sanitised line, starting on a fresh line. */
 void
-repl_say(struct repl *r, const char *s)
+front_line_say(struct front_line *r, const char *s)
 {
 	struct buf b = BUF_INIT;
 
@@ -59,35 +59,35 @@ repl_say(struct repl *r, const char *s)
 		buf_addch(&b, '\n');
 	sanitize_term(&b, s, strlen(s));
 	buf_addch(&b, '\n');
-	repl_out(r, b.data, b.len);
+	front_line_out(r, b.data, b.len);
 	buf_release(&b);
 	r->at_line_start = 1;
 }
 
-static void repl_cmd_changed(void *arg);
+static void front_line_cmd_changed(void *arg);
 
 /* Shared commands; the line session has no view to reset on /clear. */
 static void
-repl_commands(struct repl *r)
+front_line_commands(struct front_line *r)
 {
 	struct buf warnings = BUF_INIT;
 
-	sesscmd_init(&r->cmds, r->agent, r->d,
+	front_commands_init(&r->cmds, r->agent, r->d,
 		     "Type a task and press Enter. Ctrl-C stops a running turn; Ctrl-D or /quit leaves.",
 		     &warnings);
-	r->cmds.ui.changed = repl_cmd_changed;
+	r->cmds.ui.changed = front_line_cmd_changed;
 	r->cmds.ui.arg = r;
 	if (warnings.len) {
 		buf_rtrim(&warnings);
-		repl_say(r, warnings.data);
+		front_line_say(r, warnings.data);
 	}
 	buf_release(&warnings);
 }
 
 /* Send text to the model as the user's message. */
-/* The session prompt, read once while discovery runs and before any turn (repl_deps.prompt). */
+/* The session prompt, read once while discovery runs and before any turn (front_line_deps.prompt). */
 static void
-repl_boot(struct repl *r)
+front_line_boot(struct front_line *r)
 {
 	struct buf w = BUF_INIT;
 
@@ -97,45 +97,45 @@ repl_boot(struct repl *r)
 	conv_set_system(agent_conv(r->agent), r->d->prompt(r->d->prompt_arg, &w));
 	buf_rtrim(&w);
 	if (w.len)
-		repl_say(r, w.data);
+		front_line_say(r, w.data);
 	buf_release(&w);
 }
 
 static void
-repl_send(struct repl *r, const char *text)
+front_line_send(struct front_line *r, const char *text)
 {
 	struct err e = ERR_INIT;
 	struct buf msg = BUF_INIT, notes = BUF_INIT;
 
-	repl_boot(r);
+	front_line_boot(r);
 	r->state = RS_TURN;
 	loop_unwatch(r->d->loop, r->d->in_fd);
 	if (r->d->esc && r->server_down) {
 		struct buf note = BUF_INIT;
 
-		escalate_begin_down(r->d->esc, r->agent, llama_provider(r->d->llama), &note);
+		route_escalate_begin_down(r->d->esc, r->agent, llama_provider(r->d->llama), &note);
 		if (note.len)
-			repl_say(r, note.data);
+			front_line_say(r, note.data);
 		buf_release(&note);
 	} else if (r->d->esc) {
 		struct buf note = BUF_INIT;
 
-		text = escalate_begin(r->d->esc, r->agent, llama_provider(r->d->llama), text,
+		text = route_escalate_begin(r->d->esc, r->agent, llama_provider(r->d->llama), text,
 				      llama_info(r->d->llama)->n_ctx, &note);
 		if (note.len)
-			repl_say(r, note.data);
+			front_line_say(r, note.data);
 		buf_release(&note);
 	}
-	atref_expand(r->d->env->root, r->d->env->allow_outside, text,
+	front_attach_expand(r->d->env->root, r->d->env->allow_outside, text,
 	    r->d->esc && agent_provider(r->agent) != llama_provider(r->d->llama) ?
 	    &r->d->esc->policy : NULL, &msg, &notes);
 	if (notes.len) {
 		buf_rtrim(&notes);
-		repl_say(r, notes.data);
+		front_line_say(r, notes.data);
 	}
 	if (agent_submit(r->agent, msg.data, &e) < 0) {
-		repl_say(r, e.msg);
-		repl_prompt(r);
+		front_line_say(r, e.msg);
+		front_line_prompt(r);
 	}
 	buf_release(&msg);
 	buf_release(&notes);
@@ -143,69 +143,69 @@ repl_send(struct repl *r, const char *text)
 
 /* A whole line arrived: a command, or a task. */
 static void
-repl_submit(struct repl *r, const char *text)
+front_line_submit(struct front_line *r, const char *text)
 {
 	struct buf out = BUF_INIT;
 
-	if (r->cmds.ui.state == CMDUI_ASK) {
-		cmdui_answer(&r->cmds.ui, text);
+	if (r->cmds.ui.state == FRONT_CMD_UI_ASK) {
+		front_cmd_ui_answer(&r->cmds.ui, text);
 		return;
 	}
 	if (!*text) {
-		repl_prompt(r);
+		front_line_prompt(r);
 		return;
 	}
 	if (text[0] == '/' && text[1] != '/') {
-		switch (cmdreg_run(&r->cmds.reg, r, text, &out)) {
+		switch (front_cmd_run(&r->cmds.reg, r, text, &out)) {
 		case CMD_QUIT:
 			r->state = RS_QUIT;
 			loop_stop(r->d->loop);
 			break;
 		case CMD_SUBMIT:
-			repl_send(r, out.data);
+			front_line_send(r, out.data);
 			break;
 		case CMD_PENDING:
-			break; /* the cmdui goes on (repl_cmd_changed) */
+			break; /* the front_cmd_ui goes on (front_line_cmd_changed) */
 		default:
 			if (out.len) {
 				buf_rtrim(&out);
-				repl_say(r, out.data);
+				front_line_say(r, out.data);
 			}
-			repl_prompt(r);
+			front_line_prompt(r);
 			break;
 		}
 		buf_release(&out);
 		return;
 	}
-	repl_send(r, text[0] == '/' ? text + 1 : text);
+	front_line_send(r, text[0] == '/' ? text + 1 : text);
 }
 
 /* An answer line to the gate's question: y, n (or empty), a; anything else asks again. */
 static void
-repl_answer(struct repl *r, const char *text)
+front_line_answer(struct front_line *r, const char *text)
 {
-	enum gate_answer ans;
+	enum perm_gate_answer ans;
 
 	if (!strcmp(text, "y") || !strcmp(text, "yes"))
-		ans = GATE_YES;
+		ans = PERM_GATE_YES;
 	else if (!strcmp(text, "a") || !strcmp(text, "always"))
-		ans = GATE_ALWAYS;
+		ans = PERM_GATE_ALWAYS;
 	else if (!*text || !strcmp(text, "n") || !strcmp(text, "no"))
-		ans = GATE_NO;
+		ans = PERM_GATE_NO;
 	else {
-		repl_out(r, "answer y, n or a: ", strlen("answer y, n or a: "));
+		front_line_out(r, "answer y, n or a: ", strlen("answer y, n or a: "));
 		r->at_line_start = 0;
 		return;
 	}
 	r->asking = 0;
 	if (r->state == RS_TURN)
 		loop_unwatch(r->d->loop, r->d->in_fd);
-	gate_answer(r->d->gate, ans);
+	perm_gate_answer(r->d->gate, ans);
 }
 
 /* Run the complete lines already read: answers while asked, tasks at the prompt; at EOF, quit. */
 static void
-repl_drain(struct repl *r)
+front_line_drain(struct front_line *r)
 {
 	char *nl, *text;
 	size_t len;
@@ -220,18 +220,18 @@ repl_drain(struct repl *r)
 		buf_remove(&r->line, 0, len + 1);
 		r->at_line_start = isatty(r->d->in_fd); /* the terminal echoed the Enter */
 		if (r->asking)
-			repl_answer(r, text);
+			front_line_answer(r, text);
 		else
-			repl_submit(r, text);
+			front_line_submit(r, text);
 		free(text);
 	}
 	r->draining = 0;
 	if (r->asking && r->eof) {
-		repl_say(r, "(stdin ended: no)");
-		repl_answer(r, "n");
+		front_line_say(r, "(stdin ended: no)");
+		front_line_answer(r, "n");
 	}
 	if (r->state == RS_PROMPT && r->eof) {
-		repl_out(r, "\n", 1);
+		front_line_out(r, "\n", 1);
 		r->state = RS_QUIT;
 		loop_stop(r->d->loop);
 	}
@@ -239,9 +239,9 @@ repl_drain(struct repl *r)
 
 /* stdin readable: collect lines; EOF quits once the lines read are done. */
 static void
-repl_on_stdin(struct loop *l, int fd, int events, void *arg)
+front_line_on_stdin(struct loop *l, int fd, int events, void *arg)
 {
-	struct repl *r = arg;
+	struct front_line *r = arg;
 	char chunk[4096];
 	ssize_t n = read(fd, chunk, sizeof chunk);
 
@@ -254,35 +254,35 @@ repl_on_stdin(struct loop *l, int fd, int events, void *arg)
 	} else {
 		buf_add(&r->line, chunk, (size_t)n);
 	}
-	repl_drain(r);
+	front_line_drain(r);
 }
 
 /* The gate asks: show the call and read y / n / a from stdin. */
 static void
-repl_ask(void *arg, const struct gate_question *q)
+front_line_ask(void *arg, const struct perm_gate_question *q)
 {
-	struct repl *r = arg;
+	struct front_line *r = arg;
 	struct buf b = BUF_INIT;
 
 	buf_addf(&b, "? allow %s\n  (%s)", q->title, q->why);
-	repl_say(r, b.data);
+	front_line_say(r, b.data);
 	if (*q->detail && strcmp(q->detail, q->title + (strncmp(q->title, "bash: ", 6) ? 0 : 6)))
-		repl_say(r, q->detail);
+		front_line_say(r, q->detail);
 	buf_reset(&b);
 	buf_addf(&b, "y = yes, n = no, a = always (%s) [y/N/a] ", q->always);
-	replobs_text(r, b.data, b.len);
+	front_line_view_text(r, b.data, b.len);
 	buf_release(&b);
 	r->asking = 1;
 	if (!r->eof)
-		loop_watch(r->d->loop, r->d->in_fd, LOOP_READ, repl_on_stdin, r);
-	repl_drain(r); /* an answer typed (or piped) ahead */
+		loop_watch(r->d->loop, r->d->in_fd, LOOP_READ, front_line_on_stdin, r);
+	front_line_drain(r); /* an answer typed (or piped) ahead */
 }
 
 /* The question was withdrawn (Ctrl-C aborted the turn). */
 static void
-repl_withdraw(void *arg)
+front_line_withdraw(void *arg)
 {
-	struct repl *r = arg;
+	struct front_line *r = arg;
 
 	r->asking = 0;
 	if (r->state == RS_TURN)
@@ -291,55 +291,55 @@ repl_withdraw(void *arg)
 
 /* Show the prompt and listen to stdin. */
 void
-repl_prompt(struct repl *r)
+front_line_prompt(struct front_line *r)
 {
 	r->state = RS_PROMPT;
 	if (!r->at_line_start)
-		repl_out(r, "\n", 1);
-	repl_out(r, "› ", strlen("› "));
+		front_line_out(r, "\n", 1);
+	front_line_out(r, "› ", strlen("› "));
 	r->at_line_start = 0;
 	if (!r->eof)
-		loop_watch(r->d->loop, r->d->in_fd, LOOP_READ, repl_on_stdin, r);
-	repl_drain(r); /* lines typed (or piped) ahead */
+		loop_watch(r->d->loop, r->d->in_fd, LOOP_READ, front_line_on_stdin, r);
+	front_line_drain(r); /* lines typed (or piped) ahead */
 }
 
 /* A pending command moved on: show its text, then its question, wait, or prompt. */
 static void
-repl_cmd_changed(void *arg)
+front_line_cmd_changed(void *arg)
 {
-	struct repl *r = arg;
+	struct front_line *r = arg;
 	struct buf text = BUF_INIT;
 
-	cmdui_take(&r->cmds.ui, &text);
+	front_cmd_ui_take(&r->cmds.ui, &text);
 	buf_rtrim(&text);
 	if (text.len)
-		repl_say(r, text.data);
+		front_line_say(r, text.data);
 	buf_release(&text);
-	if (r->cmds.ui.state == CMDUI_BUSY) {
+	if (r->cmds.ui.state == FRONT_CMD_UI_BUSY) {
 		r->state = RS_CMD;
 		loop_unwatch(r->d->loop, r->d->in_fd);
-	} else if (r->cmds.ui.state == CMDUI_ASK) {
+	} else if (r->cmds.ui.state == FRONT_CMD_UI_ASK) {
 		if (r->cmds.ui.text)
-			repl_say(r, r->cmds.ui.prefill.data);
-		repl_say(r, r->cmds.ui.question.data);
+			front_line_say(r, r->cmds.ui.prefill.data);
+		front_line_say(r, r->cmds.ui.question.data);
 		r->state = RS_PROMPT;
 		if (!r->eof)
-			loop_watch(r->d->loop, r->d->in_fd, LOOP_READ, repl_on_stdin, r);
-		repl_drain(r);
+			loop_watch(r->d->loop, r->d->in_fd, LOOP_READ, front_line_on_stdin, r);
+		front_line_drain(r);
 	} else if (r->state != RS_QUIT) {
-		repl_prompt(r);
+		front_line_prompt(r);
 	}
 }
 
 /* Ctrl-C: abort the turn, or quit at the prompt. */
 static void
-repl_on_sigint(struct loop *l, int signo, void *arg)
+front_line_on_sigint(struct loop *l, int signo, void *arg)
 {
-	struct repl *r = arg;
+	struct front_line *r = arg;
 
 	(void)signo;
-	if (r->cmds.ui.state != CMDUI_IDLE) {
-		cmdui_cancel(&r->cmds.ui);
+	if (r->cmds.ui.state != FRONT_CMD_UI_IDLE) {
+		front_cmd_ui_cancel(&r->cmds.ui);
 		return;
 	}
 	if (r->state == RS_TURN && r->agent) {
@@ -347,40 +347,40 @@ repl_on_sigint(struct loop *l, int signo, void *arg)
 		return;
 	}
 	r->state = RS_QUIT;
-	repl_out(r, "\n", 1);
+	front_line_out(r, "\n", 1);
 	loop_stop(l);
 }
 
-static void repl_probe(struct repl *r);
+static void front_line_probe(struct front_line *r);
 
 /* The server answers 503: say so once (a managed server is loading its model). */
 static void
-repl_on_loading(void *arg)
+front_line_on_loading(void *arg)
 {
-	repl_say(arg, "llama-server is loading the model; waiting");
+	front_line_say(arg, "llama-server is loading the model; waiting");
 }
 
-static void repl_on_probe(struct llama *lm, int rc, enum llm_err_kind kind, const char *msg,
+static void front_line_on_probe(struct llama *lm, int rc, enum llm_err_kind kind, const char *msg,
 			  void *arg);
 
 /* Retry discovery after a pause. */
 static void
-repl_retry(struct loop *l, long id, void *arg)
+front_line_retry(struct loop *l, long id, void *arg)
 {
 	(void)l;
 	(void)id;
-	struct repl *r = arg;
+	struct front_line *r = arg;
 
 	r->retry_timer = 0;
 	if (r->server_down && r->state != RS_PROBING) /* at the prompt or in a Claude turn */
-		llama_probe(r->d->llama, 300000, repl_on_loading, repl_on_probe, r);
+		llama_probe(r->d->llama, 300000, front_line_on_loading, front_line_on_probe, r);
 	else
-		repl_probe(r);
+		front_line_probe(r);
 }
 
 /* The first-run text: what hearth needs and how to get it (both front ends). */
 void
-repl_first_run_text(const char *url, const char *why, const char *quit, struct buf *out)
+front_line_first_run_text(const char *url, const char *why, const char *quit, struct buf *out)
 {
 	buf_addf(out,
 		 "hearth needs a llama-server to talk to, and none answers at %s.\n"
@@ -397,20 +397,20 @@ repl_first_run_text(const char *url, const char *why, const char *quit, struct b
 
 /* The first-run screen of the line session. */
 static void
-repl_first_run(struct repl *r, const char *why)
+front_line_first_run(struct front_line *r, const char *why)
 {
 	struct buf b = BUF_INIT;
 
-	repl_first_run_text(r->d->cfg->server_url, why, "Ctrl-C quits", &b);
-	repl_say(r, b.data);
+	front_line_first_run_text(r->d->cfg->server_url, why, "Ctrl-C quits", &b);
+	front_line_say(r, b.data);
 	buf_release(&b);
 }
 
 /* Discovery finished. */
 static void
-repl_on_probe(struct llama *lm, int rc, enum llm_err_kind kind, const char *msg, void *arg)
+front_line_on_probe(struct llama *lm, int rc, enum llm_err_kind kind, const char *msg, void *arg)
 {
-	struct repl *r = arg;
+	struct front_line *r = arg;
 	const struct llama_info *info = llama_info(lm);
 	char line[256];
 
@@ -419,12 +419,12 @@ repl_on_probe(struct llama *lm, int rc, enum llm_err_kind kind, const char *msg,
 		return;
 	if (rc < 0) {
 		if (!r->told_first_run++)
-			repl_first_run(r, msg);
-		r->retry_timer = loop_timer_add(r->d->loop, 2000, repl_retry, r);
-		if (r->state == RS_PROBING && r->d->esc && escalate_down_possible(r->d->esc)) {
+			front_line_first_run(r, msg);
+		r->retry_timer = loop_timer_add(r->d->loop, 2000, front_line_retry, r);
+		if (r->state == RS_PROBING && r->d->esc && route_escalate_down_possible(r->d->esc)) {
 			r->server_down = 1;
-			repl_say(r, "meanwhile Claude takes your tasks (routing: server_down)");
-			repl_prompt(r);
+			front_line_say(r, "meanwhile Claude takes your tasks (routing: server_down)");
+			front_line_prompt(r);
 		}
 		return;
 	}
@@ -433,25 +433,25 @@ repl_on_probe(struct llama *lm, int rc, enum llm_err_kind kind, const char *msg,
 		 HEARTH_VERSION, r->d->cfg->server_url, info->model_id ? info->model_id : "?",
 		 info->n_ctx, info->total_slots, info->total_slots == 1 ? "" : "s",
 		 r->d->env->root);
-	repl_say(r, line);
-	repl_say(r, "type a task; /help lists the commands");
+	front_line_say(r, line);
+	front_line_say(r, "type a task; /help lists the commands");
 	if (r->state != RS_TURN) /* a Claude turn taken while the server was away prompts when it ends */
-		repl_prompt(r);
+		front_line_prompt(r);
 }
 
 /* Start (or restart) discovery. */
 static void
-repl_probe(struct repl *r)
+front_line_probe(struct front_line *r)
 {
 	r->state = RS_PROBING;
-	llama_probe(r->d->llama, 300000, repl_on_loading, repl_on_probe, r);
+	llama_probe(r->d->llama, 300000, front_line_on_loading, front_line_on_probe, r);
 }
 
 /* Run the session. */
 int
-repl_run(const struct repl_deps *d)
+front_line_run(const struct front_line_deps *d)
 {
-	struct repl r;
+	struct front_line r;
 	struct agent_observer obs = { 0 };
 	struct agent_opts ao = { 0 };
 
@@ -460,32 +460,32 @@ repl_run(const struct repl_deps *d)
 	r.at_line_start = 1;
 	buf_init(&r.line, 0);
 	obs.arg = &r;
-	obs.on_event = replobs_on_event;
-	obs.on_tool_start = replobs_on_tool_start;
-	obs.on_tool_done = replobs_on_tool_done;
-	obs.on_notice = replobs_on_notice;
-	obs.on_end = replobs_on_end;
+	obs.on_event = front_line_view_on_event;
+	obs.on_tool_start = front_line_view_on_tool_start;
+	obs.on_tool_done = front_line_view_on_tool_done;
+	obs.on_notice = front_line_view_on_notice;
+	obs.on_end = front_line_view_on_end;
 	ao.max_steps = d->cfg->max_steps;
 	ao.thinking = d->cfg->thinking;
-	ao.microcompact_keep = d->cfg->microcompact_keep;
+	ao.agent_microcompact_keep = d->cfg->agent_microcompact_keep;
 	ao.context_reserve = d->cfg->context_reserve;
 	ao.cfg = d->cfg;
 	ao.tools = d->tools;
 	ao.ntools = d->ntools;
 	if (d->checkpoint) {
 		ao.hooks.arg = d->checkpoint;
-		ao.hooks.before_change = checkpoint_before_change;
-		ao.hooks.turn_end = checkpoint_turn_end;
+		ao.hooks.before_change = front_checkpoint_before_change;
+		ao.hooks.turn_end = front_checkpoint_turn_end;
 	}
 	if (d->journal) {
-		obs.on_commit = journal_commit;
+		obs.on_commit = session_journal_commit;
 		obs.commit_arg = d->journal;
 	}
 	if (d->gate) {
-		struct gate_ui ui = { &r, repl_ask, repl_withdraw, replobs_on_notice };
+		struct perm_gate_ui ui = { &r, front_line_ask, front_line_withdraw, front_line_view_on_notice };
 
-		ao.gate = gate_agent(d->gate);
-		gate_set_ui(d->gate, &ui);
+		ao.gate = perm_gate_agent(d->gate);
+		perm_gate_set_ui(d->gate, &ui);
 	}
 	r.agent = agent_new(d->loop, llama_provider(d->llama), d->env, &ao, &obs);
 	conv_set_system(agent_conv(r.agent), d->system);
@@ -493,18 +493,18 @@ repl_run(const struct repl_deps *d)
 		char line[96];
 
 		snprintf(line, sizeof line, "resumed session %s (%zu messages)",
-			 d->journal ? journal_id(d->journal) : "", d->resumed->nmsgs);
+			 d->journal ? session_journal_id(d->journal) : "", d->resumed->nmsgs);
 		conv_move_msgs(agent_conv(r.agent), d->resumed);
 		agent_mark_committed(r.agent);
-		repl_say(&r, line);
+		front_line_say(&r, line);
 	}
-	repl_commands(&r);
-	mcp_set_report(d->mcp, replobs_on_notice, &r);
-	loop_signal(d->loop, SIGINT, repl_on_sigint, &r, NULL);
-	repl_probe(&r);
+	front_line_commands(&r);
+	mcp_set_report(d->mcp, front_line_view_on_notice, &r);
+	loop_signal(d->loop, SIGINT, front_line_on_sigint, &r, NULL);
+	front_line_probe(&r);
 	for (int i = 0; i < 3; i++) /* discovery on the wire first (connect, send) */
 		loop_run_once(d->loop, 0, NULL);
-	repl_boot(&r);
+	front_line_boot(&r);
 	loop_run(d->loop, NULL);
 	if (r.retry_timer)
 		loop_timer_del(d->loop, r.retry_timer);
@@ -512,8 +512,8 @@ repl_run(const struct repl_deps *d)
 	mcp_set_report(d->mcp, NULL, NULL);
 	agent_free(r.agent);
 	if (d->gate)
-		gate_set_ui(d->gate, NULL);
-	sesscmd_release(&r.cmds);
+		perm_gate_set_ui(d->gate, NULL);
+	front_commands_release(&r.cmds);
 	buf_release(&r.line);
 	return 0;
 }

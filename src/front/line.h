@@ -9,25 +9,25 @@
  * one appears.  Ctrl-C aborts a running turn; at the prompt it quits, as
  * does Ctrl-D.
  */
-#ifndef HEARTH_REPL_H
-#define HEARTH_REPL_H
+#ifndef HEARTH_FRONT_LINE_H
+#define HEARTH_FRONT_LINE_H
 
 #include <stddef.h>
 
-#include "buf.h"
+#include "base/buf.h"
 
 struct loop;
 struct llama;
 struct cfg;
 struct tool;
 struct tool_env;
-struct journal;
-struct checkpoint;
-struct escalate;
+struct session_journal;
+struct front_checkpoint;
+struct route_escalate;
 struct conv;
-struct gate;
+struct perm_gate;
 
-struct repl_deps {
+struct front_line_deps {
 	struct loop *loop;
 	struct llama *llama;
 	const struct cfg *cfg;
@@ -36,11 +36,11 @@ struct repl_deps {
 	size_t ntools;
 	const char *system;
 	int in_fd, out_fd;
-	struct journal *journal; /* where messages are saved (NULL: nowhere) */
-	struct gate *gate;       /* permissions and hooks (NULL: every call runs) */
+	struct session_journal *journal; /* where messages are saved (NULL: nowhere) */
+	struct perm_gate *gate;       /* permissions and hooks (NULL: every call runs) */
 	struct conv *resumed;    /* messages of a resumed session (moved into the agent) */
-	struct checkpoint *checkpoint; /* undo history (NULL: none) */
-	struct escalate *esc;          /* local or Claude per turn (NULL: always local) */
+	struct front_checkpoint *checkpoint; /* undo history (NULL: none) */
+	struct route_escalate *esc;          /* local or Claude per turn (NULL: always local) */
 	struct mcp *mcp;               /* MCP servers: their reports become notices (NULL: none) */
 	/*
 	 * The session prompt, built on the first call (git status, context
@@ -52,8 +52,8 @@ struct repl_deps {
 };
 
 /* The first-run guidance when no server answers at url (why: the error; quit: the key hint). */
-void repl_first_run_text(const char *url, const char *why, const char *quit, struct buf *out);
+void front_line_first_run_text(const char *url, const char *why, const char *quit, struct buf *out);
 /* Run the session until the user quits; returns the exit code (0). */
-int repl_run(const struct repl_deps *d);
+int front_line_run(const struct front_line_deps *d);
 
 #endif

@@ -1,23 +1,23 @@
 /*
- * replobs: the line session's agent observer (private part of repl, see
- * replint.h): streamed text, notices, tool calls and the end of a turn,
+ * front_line_view: the line session's agent observer (private part of repl, see
+ * front/line-int.h): streamed text, notices, tool calls and the end of a turn,
  * written to the output fd.
  *
  * Streamed text is written as it arrives; a UTF-8 sequence cut between
  * two deltas is held back (`carry`, at most 3 bytes) so it is not mistaken
  * for invalid bytes; the end of a turn drops it.
  */
-#include "replint.h"
+#include "front/line-int.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#include "escalate.h"
-#include "sanitize.h"
+#include "route/escalate.h"
+#include "base/sanitize.h"
 
 /* Streamed text: hold back an incomplete UTF-8 tail until the next delta. */
 void
-replobs_text(struct repl *r, const char *s, size_t n)
+front_line_view_text(struct front_line *r, const char *s, size_t n)
 {
 	struct buf in = BUF_INIT, out = BUF_INIT;
 	size_t keep = 0, i;
@@ -40,7 +40,7 @@ replobs_text(struct repl *r, const char *s, size_t n)
 	sanitize_term(&out, in.data, in.len - keep);
 	memcpy(r->carry, in.data + in.len - keep, keep);
 	r->ncarry = keep;
-	repl_out(r, out.data, out.len);
+	front_line_out(r, out.data, out.len);
 	if (out.len)
 		r->at_line_start = out.data[out.len - 1] == '\n';
 	buf_release(&in);
@@ -49,45 +49,45 @@ replobs_text(struct repl *r, const char *s, size_t n)
 
 /* Observer: stream events. */
 void
-replobs_on_event(void *arg, const struct llm_event *ev)
+front_line_view_on_event(void *arg, const struct llm_event *ev)
 {
-	struct repl *r = arg;
+	struct front_line *r = arg;
 
 	if (ev->kind == LLM_TEXT) {
-		replobs_text(r, ev->text.p, ev->text.len);
+		front_line_view_text(r, ev->text.p, ev->text.len);
 	} else if (ev->kind == LLM_NOTICE) {
 		struct buf b = BUF_INIT;
 
 		buf_addf(&b, "· %.*s", (int)ev->text.len, ev->text.p);
-		repl_say(r, b.data);
+		front_line_say(r, b.data);
 		buf_release(&b);
 	} else if (ev->kind == LLM_CACHE && ev->cache.is_break) {
 		char line[512];
 
 		snprintf(line, sizeof line, "· cache break: %s (reused %.0f%%, expected %.0f%%)",
 			 ev->cache.cause, ev->cache.reuse * 100, ev->cache.expected * 100);
-		repl_say(r, line);
+		front_line_say(r, line);
 	}
 }
 
 /* Observer: a tool call starts. */
 void
-replobs_on_tool_start(void *arg, const struct agent_call *c)
+front_line_view_on_tool_start(void *arg, const struct agent_call *c)
 {
-	struct repl *r = arg;
+	struct front_line *r = arg;
 	struct buf b = BUF_INIT;
 
 	buf_addf(&b, "● %s %.*s", c->name, (int)(c->args.len > 100 ? 100 : c->args.len),
 		 c->args.data);
-	repl_say(r, b.data);
+	front_line_say(r, b.data);
 	buf_release(&b);
 }
 
 /* Observer: a tool call finished. */
 void
-replobs_on_tool_done(void *arg, const struct agent_call *c)
+front_line_view_on_tool_done(void *arg, const struct agent_call *c)
 {
-	struct repl *r = arg;
+	struct front_line *r = arg;
 	char line[160];
 	const char *nl = strchr(c->job.out.data, '\n');
 	int first = nl ? (int)(nl - c->job.out.data) : (int)c->job.out.len;
@@ -95,38 +95,38 @@ replobs_on_tool_done(void *arg, const struct agent_call *c)
 	snprintf(line, sizeof line, "  %s %.1fs  %.*s", c->job.is_error ? "✗" : "✓",
 		 (double)(c->t_end_ms - c->t_start_ms) / 1000.0, first > 100 ? 100 : first,
 		 c->job.out.data);
-	repl_say(r, line);
+	front_line_say(r, line);
 	if (c->job.diff)
-		repl_say(r, c->job.diff);
+		front_line_say(r, c->job.diff);
 }
 
 /* Observer: notices. */
 void
-replobs_on_notice(void *arg, const char *line)
+front_line_view_on_notice(void *arg, const char *line)
 {
 	struct buf b = BUF_INIT;
 
 	buf_addf(&b, "· %s", line);
-	repl_say(arg, b.data);
+	front_line_say(arg, b.data);
 	buf_release(&b);
 }
 
 /* Observer: the turn ended. */
 void
-replobs_on_end(void *arg, enum agent_end end, const char *message)
+front_line_view_on_end(void *arg, enum agent_end end, const char *message)
 {
-	struct repl *r = arg;
+	struct front_line *r = arg;
 
 	r->ncarry = 0;
 	if (r->d->esc)
-		escalate_end(r->d->esc, r->agent, end == AGENT_END_OK);
+		route_escalate_end(r->d->esc, r->agent, end == AGENT_END_OK);
 	if (end != AGENT_END_OK) {
 		struct buf b = BUF_INIT;
 
 		buf_addf(&b, "✗ %s", message);
-		repl_say(r, b.data);
+		front_line_say(r, b.data);
 		buf_release(&b);
 	}
 	if (r->state == RS_TURN)
-		repl_prompt(r);
+		front_line_prompt(r);
 }

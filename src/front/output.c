@@ -1,5 +1,5 @@
 /*
- * pmode: print-mode observer.
+ * front_output: print-mode observer.
  *
  * Data: the answer (text of the newest assistant message), a cJSON array
  * of tool call records for the json result, how the turn ended, and the
@@ -8,7 +8,7 @@
  * JSON line passes sanitize_json_c1 before it is written, so stdout is
  * valid UTF-8 JSON with no terminal control bytes.
  */
-#include "pmode.h"
+#include "front/output.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -17,19 +17,19 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "json.h"
-#include "pmjson.h"
-#include "sanitize.h"
-#include "xmalloc.h"
+#include "base/json.h"
+#include "front/output_json.h"
+#include "base/sanitize.h"
+#include "base/xmalloc.h"
 
-struct pmode {
-	struct pmode_opts o;
+struct front_output {
+	struct front_output_opts o;
 	struct buf answer;
 	cJSON *tool_calls;
 	cJSON *cache_breaks;
 	cJSON *files;
 	cJSON *route;
-	cJSON *routing;   /* decisions, per-route usage and cost (escstep_json) */
+	cJSON *routing;   /* decisions, per-route usage and cost (route_step_json) */
 	int ended;
 	enum agent_end end;
 	struct buf end_msg;
@@ -42,7 +42,7 @@ struct pmode {
 
 /* Write everything or note EPIPE; never raises SIGPIPE (it is ignored). */
 static void
-pm_write(struct pmode *pm, int fd, const char *s, size_t n)
+pm_write(struct front_output *pm, int fd, const char *s, size_t n)
 {
 	while (n && !(fd == pm->o.out_fd && pm->stdout_closed)) {
 		ssize_t w = write(fd, s, n);
@@ -61,7 +61,7 @@ pm_write(struct pmode *pm, int fd, const char *s, size_t n)
 
 /* Print a JSON value as one line on stdout and free it. */
 static void
-pm_emit(struct pmode *pm, cJSON *o)
+pm_emit(struct front_output *pm, cJSON *o)
 {
 	char *txt = cJSON_PrintUnformatted(o);
 	struct buf b = BUF_INIT;
@@ -76,10 +76,10 @@ pm_emit(struct pmode *pm, cJSON *o)
 }
 
 /* Allocate. */
-struct pmode *
-pmode_new(const struct pmode_opts *o)
+struct front_output *
+front_output_new(const struct front_output_opts *o)
 {
-	struct pmode *pm = xcalloc(1, sizeof *pm);
+	struct front_output *pm = xcalloc(1, sizeof *pm);
 
 	pm->o = *o;
 	buf_init(&pm->answer, 0);
@@ -93,7 +93,7 @@ pmode_new(const struct pmode_opts *o)
 
 /* Free. */
 void
-pmode_free(struct pmode *pm)
+front_output_free(struct front_output *pm)
 {
 	if (!pm)
 		return;
@@ -110,7 +110,7 @@ pmode_free(struct pmode *pm)
 
 /* stderr line (sanitised) regardless of verbosity. */
 void
-pmode_error(struct pmode *pm, const char *line)
+front_output_error(struct front_output *pm, const char *line)
 {
 	struct buf b = BUF_INIT;
 
@@ -127,15 +127,15 @@ pmode_error(struct pmode *pm, const char *line)
 
 /* stderr line when verbose. */
 void
-pmode_note(struct pmode *pm, const char *line)
+front_output_note(struct front_output *pm, const char *line)
 {
 	if (pm->o.verbose)
-		pmode_error(pm, line);
+		front_output_error(pm, line);
 }
 
 /* Prefill progress on stderr: "prefill 61% 2.4k/3.9k new, 16.0k cached, 1.5k tok/s, ETA 1.0s". */
 static void
-pm_progress(struct pmode *pm, const struct llm_progress *p)
+pm_progress(struct front_output *pm, const struct llm_progress *p)
 {
 	long todo = p->total - p->cache, done = p->processed - p->cache;
 	double rate = p->time_ms > 0 ? done * 1000.0 / (double)p->time_ms : 0;
@@ -157,23 +157,23 @@ pm_progress(struct pmode *pm, const struct llm_progress *p)
 			pm_write(pm, pm->o.err_fd, "\n", 1);
 		pm->progress_shown = done < todo;
 	} else if (done > 0) { /* a log: one line per batch, no 0% line */
-		pmode_error(pm, line);
+		front_output_error(pm, line);
 	}
 }
 
 /* A cache report or a server notice: stderr when verbose, a record for json. */
 static void
-pm_server_note(struct pmode *pm, const struct llm_event *ev)
+pm_server_note(struct front_output *pm, const struct llm_event *ev)
 {
 	cJSON *o;
 	char line[512];
 
 	if (ev->kind == LLM_NOTICE) {
 		snprintf(line, sizeof line, "%.*s", (int)ev->text.len, ev->text.p);
-		pmode_note(pm, line);
-		if (pm->o.format == PMODE_STREAM_JSON) {
-			o = pmjson_obj("system", "notice");
-			pmjson_add_str(o, "text", ev->text.p, ev->text.len);
+		front_output_note(pm, line);
+		if (pm->o.format == FRONT_OUTPUT_STREAM_JSON) {
+			o = front_output_json_obj("system", "notice");
+			front_output_json_add_str(o, "text", ev->text.p, ev->text.len);
 			pm_emit(pm, o);
 		}
 		return;
@@ -182,16 +182,16 @@ pm_server_note(struct pmode *pm, const struct llm_event *ev)
 		return;
 	snprintf(line, sizeof line, "cache break: %s (reused %.0f%% of the prompt, expected %.0f%%)",
 		 ev->cache.cause, ev->cache.reuse * 100, ev->cache.expected * 100);
-	pmode_note(pm, line);
+	front_output_note(pm, line);
 	o = cJSON_CreateObject();
 	cJSON_AddNumberToObject(o, "reuse", ev->cache.reuse);
 	cJSON_AddNumberToObject(o, "expected", ev->cache.expected);
 	cJSON_AddNumberToObject(o, "cache_n", (double)ev->cache.cache_n);
 	cJSON_AddNumberToObject(o, "prompt_n", (double)ev->cache.prompt_n);
 	cJSON_AddBoolToObject(o, "planned", ev->cache.planned);
-	pmjson_add_str(o, "cause", ev->cache.cause, strlen(ev->cache.cause));
-	if (pm->o.format == PMODE_STREAM_JSON) {
-		cJSON *line_obj = pmjson_obj("system", "cache_break");
+	front_output_json_add_str(o, "cause", ev->cache.cause, strlen(ev->cache.cause));
+	if (pm->o.format == FRONT_OUTPUT_STREAM_JSON) {
+		cJSON *line_obj = front_output_json_obj("system", "cache_break");
 
 		cJSON_AddItemToObject(line_obj, "cache", cJSON_Duplicate(o, 1));
 		pm_emit(pm, line_obj);
@@ -203,7 +203,7 @@ pm_server_note(struct pmode *pm, const struct llm_event *ev)
 static void
 pm_on_event(void *arg, const struct llm_event *ev)
 {
-	struct pmode *pm = arg;
+	struct front_output *pm = arg;
 	cJSON *o, *e, *d;
 
 	if (ev->kind == LLM_ERROR) {
@@ -216,8 +216,8 @@ pm_on_event(void *arg, const struct llm_event *ev)
 	}
 	if (ev->kind == LLM_PROGRESS) {
 		pm_progress(pm, &ev->progress);
-		if (pm->o.format == PMODE_STREAM_JSON) {
-			o = pmjson_obj("system", "progress");
+		if (pm->o.format == FRONT_OUTPUT_STREAM_JSON) {
+			o = front_output_json_obj("system", "progress");
 			e = cJSON_AddObjectToObject(o, "prompt_progress");
 			cJSON_AddNumberToObject(e, "total", (double)ev->progress.total);
 			cJSON_AddNumberToObject(e, "cache", (double)ev->progress.cache);
@@ -229,15 +229,15 @@ pm_on_event(void *arg, const struct llm_event *ev)
 		}
 		return;
 	}
-	if (pm->o.format != PMODE_STREAM_JSON || (ev->kind != LLM_TEXT && ev->kind != LLM_REASONING))
+	if (pm->o.format != FRONT_OUTPUT_STREAM_JSON || (ev->kind != LLM_TEXT && ev->kind != LLM_REASONING))
 		return;
-	o = pmjson_obj("stream_event", NULL);
+	o = front_output_json_obj("stream_event", NULL);
 	e = cJSON_AddObjectToObject(o, "event");
 	cJSON_AddStringToObject(e, "type", "content_block_delta");
 	cJSON_AddNumberToObject(e, "index", 0);
 	d = cJSON_AddObjectToObject(e, "delta");
 	cJSON_AddStringToObject(d, "type", ev->kind == LLM_TEXT ? "text_delta" : "thinking_delta");
-	pmjson_add_str(d, ev->kind == LLM_TEXT ? "text" : "thinking", ev->text.p, ev->text.len);
+	front_output_json_add_str(d, ev->kind == LLM_TEXT ? "text" : "thinking", ev->text.p, ev->text.len);
 	if (pm->o.session_id)
 		cJSON_AddStringToObject(o, "session_id", pm->o.session_id);
 	pm_emit(pm, o);
@@ -247,15 +247,15 @@ pm_on_event(void *arg, const struct llm_event *ev)
 static void
 pm_on_message(void *arg, const struct conv_msg *m)
 {
-	struct pmode *pm = arg;
+	struct front_output *pm = arg;
 	cJSON *o, *msg, *content, *blk;
 	size_t i;
 
 	buf_reset(&pm->answer);
 	conv_msg_text(m, &pm->answer);
-	if (pm->o.format != PMODE_STREAM_JSON)
+	if (pm->o.format != FRONT_OUTPUT_STREAM_JSON)
 		return;
-	o = pmjson_obj("assistant", NULL);
+	o = front_output_json_obj("assistant", NULL);
 	msg = cJSON_AddObjectToObject(o, "message");
 	cJSON_AddStringToObject(msg, "role", "assistant");
 	content = cJSON_AddArrayToObject(msg, "content");
@@ -267,15 +267,15 @@ pm_on_message(void *arg, const struct conv_msg *m)
 		blk = cJSON_CreateObject();
 		if (b->kind == CONV_TEXT) {
 			cJSON_AddStringToObject(blk, "type", "text");
-			pmjson_add_str(blk, "text", b->text, strlen(b->text));
+			front_output_json_add_str(blk, "text", b->text, strlen(b->text));
 		} else if (b->kind == CONV_REASONING) {
 			cJSON_AddStringToObject(blk, "type", "thinking");
-			pmjson_add_str(blk, "thinking", b->text, strlen(b->text));
+			front_output_json_add_str(blk, "thinking", b->text, strlen(b->text));
 		} else {
 			cJSON_AddStringToObject(blk, "type", "tool_use");
-			pmjson_add_str(blk, "id", b->id, b->id ? strlen(b->id) : 0);
-			pmjson_add_str(blk, "name", b->name, b->name ? strlen(b->name) : 0);
-			cJSON_AddItemToObject(blk, "input", pmjson_input(b->text, strlen(b->text)));
+			front_output_json_add_str(blk, "id", b->id, b->id ? strlen(b->id) : 0);
+			front_output_json_add_str(blk, "name", b->name, b->name ? strlen(b->name) : 0);
+			cJSON_AddItemToObject(blk, "input", front_output_json_input(b->text, strlen(b->text)));
 		}
 		cJSON_AddItemToArray(content, blk);
 	}
@@ -288,45 +288,45 @@ pm_on_message(void *arg, const struct conv_msg *m)
 static void
 pm_on_tool_start(void *arg, const struct agent_call *c)
 {
-	struct pmode *pm = arg;
+	struct front_output *pm = arg;
 
 	if (!pm->o.verbose)
 		return;
 	buf_reset(&pm->scratch);
 	buf_adds(&pm->scratch, "● ");
-	pmjson_call_summary(c, &pm->scratch);
-	pmode_error(pm, pm->scratch.data);
+	front_output_json_call_summary(c, &pm->scratch);
+	front_output_error(pm, pm->scratch.data);
 }
 
 /* Tool finished: record for json, tool_result line for stream-json. */
 static void
 pm_on_tool_done(void *arg, const struct agent_call *c)
 {
-	struct pmode *pm = arg;
+	struct front_output *pm = arg;
 	cJSON *rec = cJSON_CreateObject(), *o, *msg, *content, *blk;
 	char line[128];
 
-	pmjson_add_str(rec, "id", c->id, strlen(c->id));
-	pmjson_add_str(rec, "name", c->name, strlen(c->name));
-	cJSON_AddItemToObject(rec, "input", pmjson_input(c->args.data, c->args.len));
+	front_output_json_add_str(rec, "id", c->id, strlen(c->id));
+	front_output_json_add_str(rec, "name", c->name, strlen(c->name));
+	cJSON_AddItemToObject(rec, "input", front_output_json_input(c->args.data, c->args.len));
 	cJSON_AddBoolToObject(rec, "is_error", c->job.is_error);
 	cJSON_AddNumberToObject(rec, "duration_ms", (double)(c->t_end_ms - c->t_start_ms));
 	cJSON_AddItemToArray(pm->tool_calls, rec);
 	if (pm->o.verbose) {
 		snprintf(line, sizeof line, "  %s %s (%.1fs)", c->job.is_error ? "✗" : "✓", c->name,
 			 (double)(c->t_end_ms - c->t_start_ms) / 1000.0);
-		pmode_error(pm, line);
+		front_output_error(pm, line);
 	}
-	if (pm->o.format != PMODE_STREAM_JSON)
+	if (pm->o.format != FRONT_OUTPUT_STREAM_JSON)
 		return;
-	o = pmjson_obj("user", NULL);
+	o = front_output_json_obj("user", NULL);
 	msg = cJSON_AddObjectToObject(o, "message");
 	cJSON_AddStringToObject(msg, "role", "user");
 	content = cJSON_AddArrayToObject(msg, "content");
 	blk = cJSON_CreateObject();
 	cJSON_AddStringToObject(blk, "type", "tool_result");
-	pmjson_add_str(blk, "tool_use_id", c->id, strlen(c->id));
-	pmjson_add_str(blk, "content", c->job.out.data, c->job.out.len);
+	front_output_json_add_str(blk, "tool_use_id", c->id, strlen(c->id));
+	front_output_json_add_str(blk, "content", c->job.out.data, c->job.out.len);
 	cJSON_AddBoolToObject(blk, "is_error", c->job.is_error);
 	cJSON_AddItemToArray(content, blk);
 	if (pm->o.session_id)
@@ -338,14 +338,14 @@ pm_on_tool_done(void *arg, const struct agent_call *c)
 static void
 pm_on_notice(void *arg, const char *line)
 {
-	pmode_note(arg, line);
+	front_output_note(arg, line);
 }
 
 /* The turn ended. */
 static void
 pm_on_end(void *arg, enum agent_end end, const char *message)
 {
-	struct pmode *pm = arg;
+	struct front_output *pm = arg;
 
 	pm->ended = 1;
 	pm->end = end;
@@ -355,7 +355,7 @@ pm_on_end(void *arg, enum agent_end end, const char *message)
 
 /* Observer wiring. */
 struct agent_observer
-pmode_observer(struct pmode *pm)
+front_output_observer(struct front_output *pm)
 {
 	struct agent_observer obs = { 0 };
 
@@ -371,26 +371,26 @@ pmode_observer(struct pmode *pm)
 
 /* stream-json init line. */
 void
-pmode_init(struct pmode *pm, const char *model, const struct tool *const *tools, size_t n)
+front_output_init(struct front_output *pm, const char *model, const struct tool *const *tools, size_t n)
 {
 	cJSON *o, *arr;
 	size_t i;
 
-	if (pm->o.format != PMODE_STREAM_JSON)
+	if (pm->o.format != FRONT_OUTPUT_STREAM_JSON)
 		return;
-	o = pmjson_obj("system", "init");
-	pmjson_add_str(o, "cwd", pm->o.cwd, strlen(pm->o.cwd));
+	o = front_output_json_obj("system", "init");
+	front_output_json_add_str(o, "cwd", pm->o.cwd, strlen(pm->o.cwd));
 	cJSON_AddStringToObject(o, "session_id", pm->o.session_id ? pm->o.session_id : "");
 	arr = cJSON_AddArrayToObject(o, "tools");
 	for (i = 0; i < n; i++)
 		cJSON_AddItemToArray(arr, cJSON_CreateString(tools[i]->name));
-	pmjson_add_str(o, "model", model ? model : "", model ? strlen(model) : 0);
+	front_output_json_add_str(o, "model", model ? model : "", model ? strlen(model) : 0);
 	pm_emit(pm, o);
 }
 
 /* Exit code for how the run ended. */
 static int
-pm_exit_code(const struct pmode *pm)
+pm_exit_code(const struct front_output *pm)
 {
 	if (!pm->ended)
 		return 1;
@@ -408,19 +408,19 @@ pm_exit_code(const struct pmode *pm)
 
 /* The json / stream-json result object. */
 static cJSON *
-pm_result(struct pmode *pm, const struct agent_stats *st, const char *model, uint64_t duration_ms,
+pm_result(struct front_output *pm, const struct agent_stats *st, const char *model, uint64_t duration_ms,
 	  int code)
 {
 	static const char *const subtypes[] = { "success", "error_max_steps",
 						"error_during_execution", "error_during_execution" };
-	cJSON *o = pmjson_obj("result", subtypes[pm->ended ? pm->end : AGENT_END_ERROR]), *u, *t;
+	cJSON *o = front_output_json_obj("result", subtypes[pm->ended ? pm->end : AGENT_END_ERROR]), *u, *t;
 	const struct llm_timings *tm = &st->last_timings;
 	long seen = tm->cache_n + tm->prompt_n;
 
 	cJSON_AddBoolToObject(o, "is_error", code != 0);
-	pmjson_add_str(o, "result", pm->answer.data, pm->answer.len);
+	front_output_json_add_str(o, "result", pm->answer.data, pm->answer.len);
 	if (code)
-		pmjson_add_str(o, "error", pm->end_msg.data, pm->end_msg.len);
+		front_output_json_add_str(o, "error", pm->end_msg.data, pm->end_msg.len);
 	cJSON_AddNumberToObject(o, "num_turns", st->requests);
 	cJSON_AddStringToObject(o, "session_id", pm->o.session_id ? pm->o.session_id : "");
 	cJSON_AddNumberToObject(o, "duration_ms", (double)duration_ms);
@@ -439,7 +439,7 @@ pm_result(struct pmode *pm, const struct agent_stats *st, const char *model, uin
 	else
 		cJSON_AddNullToObject(o, "cache_reuse");
 	cJSON_AddNumberToObject(o, "tool_failures", st->tool_failures);
-	pmjson_microcompact(o, &st->mc);
+	front_output_json_microcompact(o, &st->mc);
 	t = cJSON_AddObjectToObject(o, "discipline");
 	cJSON_AddNumberToObject(t, "explore_cutoffs", st->explore_cutoffs);
 	cJSON_AddNumberToObject(t, "think_turns", st->think_turns);
@@ -451,20 +451,20 @@ pm_result(struct pmode *pm, const struct agent_stats *st, const char *model, uin
 		cJSON_AddItemReferenceToObject(o, "route", pm->route);
 	if (pm->routing)
 		cJSON_AddItemReferenceToObject(o, "routing", pm->routing);
-	pmjson_add_str(o, "model", model ? model : "", model ? strlen(model) : 0);
+	front_output_json_add_str(o, "model", model ? model : "", model ? strlen(model) : 0);
 	return o;
 }
 
 /* Final output and exit code. */
 int
-pmode_finish(struct pmode *pm, const struct agent_stats *st, const char *model,
+front_output_finish(struct front_output *pm, const struct agent_stats *st, const char *model,
 	     uint64_t duration_ms)
 {
 	int code = pm_exit_code(pm);
 
 	if (code && code != 130 && pm->end_msg.len)
-		pmode_error(pm, pm->end_msg.data);
-	if (pm->o.format == PMODE_TEXT && code == 0) {
+		front_output_error(pm, pm->end_msg.data);
+	if (pm->o.format == FRONT_OUTPUT_TEXT && code == 0) {
 		struct buf b = BUF_INIT;
 
 		sanitize_term(&b, pm->answer.data, pm->answer.len);
@@ -472,7 +472,7 @@ pmode_finish(struct pmode *pm, const struct agent_stats *st, const char *model,
 			buf_addch(&b, '\n');
 		pm_write(pm, pm->o.out_fd, b.data, b.len);
 		buf_release(&b);
-	} else if (pm->o.format != PMODE_TEXT) {
+	} else if (pm->o.format != FRONT_OUTPUT_TEXT) {
 		pm_emit(pm, pm_result(pm, st, model, duration_ms, code));
 	}
 	return code;
@@ -480,21 +480,21 @@ pmode_finish(struct pmode *pm, const struct agent_stats *st, const char *model,
 
 /* Whether on_end ran. */
 int
-pmode_ended(const struct pmode *pm)
+front_output_ended(const struct front_output *pm)
 {
 	return pm->ended;
 }
 
 /* Whether stdout was closed under us. */
 int
-pmode_stdout_closed(const struct pmode *pm)
+front_output_stdout_closed(const struct front_output *pm)
 {
 	return pm->stdout_closed;
 }
 
 /* Record a failure that happened before any turn (no server, ...). */
 void
-pmode_fail(struct pmode *pm, enum llm_err_kind kind, const char *message)
+front_output_fail(struct front_output *pm, enum llm_err_kind kind, const char *message)
 {
 	pm->had_err = 1;
 	pm->last_err = kind;
@@ -503,12 +503,12 @@ pmode_fail(struct pmode *pm, enum llm_err_kind kind, const char *message)
 
 /* Record one changed file for the result. */
 void
-pmode_file_changed(struct pmode *pm, const char *path, int status, int added, int removed)
+front_output_file_changed(struct front_output *pm, const char *path, int status, int added, int removed)
 {
 	cJSON *f = cJSON_CreateObject();
 	char st[2] = { (char)status, '\0' };
 
-	pmjson_add_str(f, "path", path, strlen(path));
+	front_output_json_add_str(f, "path", path, strlen(path));
 	cJSON_AddStringToObject(f, "status", st);
 	cJSON_AddNumberToObject(f, "added", added);
 	cJSON_AddNumberToObject(f, "removed", removed);
@@ -517,17 +517,17 @@ pmode_file_changed(struct pmode *pm, const char *path, int status, int added, in
 
 /* Remember the turn's route for the result. */
 void
-pmode_route(struct pmode *pm, const char *target, const char *reason)
+front_output_route(struct front_output *pm, const char *target, const char *reason)
 {
 	cJSON_Delete(pm->route);
 	pm->route = cJSON_CreateObject();
 	cJSON_AddStringToObject(pm->route, "target", target);
-	pmjson_add_str(pm->route, "reason", reason ? reason : "", reason ? strlen(reason) : 0);
+	front_output_json_add_str(pm->route, "reason", reason ? reason : "", reason ? strlen(reason) : 0);
 }
 
 /* Keep the routing summary for the result (owned from now on). */
 void
-pmode_routing(struct pmode *pm, struct cJSON *routing)
+front_output_routing(struct front_output *pm, struct cJSON *routing)
 {
 	cJSON_Delete(pm->routing);
 	pm->routing = routing;

@@ -1,16 +1,16 @@
 /*
- * pmjson: the JSON pieces of print mode's output (pure; see pmjson.h).
+ * front_output_json: the JSON pieces of print mode's output (pure; see front/output_json.h).
  */
-#include "pmjson.h"
+#include "front/output_json.h"
 
 #include <string.h>
 
-#include "json.h"
-#include "sanitize.h"
+#include "base/json.h"
+#include "base/sanitize.h"
 
 /* Add a sanitised UTF-8 string member. */
 void
-pmjson_add_str(cJSON *o, const char *key, const char *s, size_t n)
+front_output_json_add_str(cJSON *o, const char *key, const char *s, size_t n)
 {
 	struct buf b = BUF_INIT;
 
@@ -21,7 +21,7 @@ pmjson_add_str(cJSON *o, const char *key, const char *s, size_t n)
 
 /* A new line of JSON with type (and subtype). */
 cJSON *
-pmjson_obj(const char *type, const char *subtype)
+front_output_json_obj(const char *type, const char *subtype)
 {
 	cJSON *o = cJSON_CreateObject();
 
@@ -33,7 +33,7 @@ pmjson_obj(const char *type, const char *subtype)
 
 /* Tool arguments as a JSON value (the raw text when it is not JSON). */
 cJSON *
-pmjson_input(const char *args, size_t n)
+front_output_json_input(const char *args, size_t n)
 {
 	cJSON *v = json_parse(args, n, NULL);
 
@@ -49,7 +49,7 @@ pmjson_input(const char *args, size_t n)
 
 /* Short description of a call's arguments for stderr: the first string value. */
 void
-pmjson_call_summary(const struct agent_call *c, struct buf *out)
+front_output_json_call_summary(const struct agent_call *c, struct buf *out)
 {
 	cJSON *v = json_parse(c->args.data, c->args.len, NULL), *it;
 
@@ -72,7 +72,7 @@ pmjson_call_summary(const struct agent_call *c, struct buf *out)
 
 /* MicroCompact in the result: results digested and the compression ratio (digest/original bytes). */
 void
-pmjson_microcompact(cJSON *o, const struct microcompact_stats *mc)
+front_output_json_microcompact(cJSON *o, const struct agent_microcompact_stats *mc)
 {
 	cJSON *m = cJSON_AddObjectToObject(o, "microcompact");
 

@@ -1,5 +1,5 @@
-/* printrun: print mode (see printrun.h). */
-#include "printrun.h"
+/* front_print: print mode (see front/print.h). */
+#include "front/print.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -11,30 +11,30 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "atref.h"
-#include "cmdtpl.h"
-#include "cmdui.h"
-#include "commitcmd.h"
-#include "escstep.h"
-#include "llama.h"
-#include "log.h"
-#include "gate.h"
-#include "loop.h"
-#include "repo.h"
-#include "sanitize.h"
+#include "front/attach.h"
+#include "front/cmd_template.h"
+#include "front/cmd_ui.h"
+#include "front/cmd_commit.h"
+#include "route/step.h"
+#include "llama/llama.h"
+#include "base/log.h"
+#include "perm/gate.h"
+#include "io/loop.h"
+#include "repo/repo.h"
+#include "base/sanitize.h"
 
-#include "run.h"
-#include "serve.h"
+#include "front/run.h"
+#include "llama/serve.h"
 
 /* Discovery said the model is loading. */
 static void
 on_loading(void *arg)
 {
-	struct run *r = arg;
+	struct front_run *r = arg;
 	struct buf b = BUF_INIT;
 
 	buf_addf(&b, "llama-server at %s is loading the model; waiting", r->cfg.server_url);
-	pmode_note(r->pm, b.data);
+	front_output_note(r->pm, b.data);
 	buf_release(&b);
 }
 
@@ -45,72 +45,72 @@ announce(void *arg, const char *line, int switched)
 	if (!*line)
 		return;
 	if (switched)
-		pmode_error(arg, line);
+		front_output_error(arg, line);
 	else
-		pmode_note(arg, line);
+		front_output_note(arg, line);
 }
 
 /* Create the agent on provider p and submit the (routed) task. */
 static void
-start_turn(struct run *r, struct provider *p, const char *task)
+start_turn(struct front_run *r, struct provider *p, const char *task)
 {
-	struct agent_observer obs = pmode_observer(r->pm);
+	struct agent_observer obs = front_output_observer(r->pm);
 	struct agent_opts ao = { 0 };
 	struct err e = ERR_INIT;
 	struct buf msg = BUF_INIT, notes = BUF_INIT;
 	char *line;
 	int rc;
 
-	run_prompt(r);
+	front_run_prompt(r);
 	ao.max_steps = r->cfg.max_steps;
 	ao.thinking = r->cfg.thinking;
-	ao.microcompact_keep = r->cfg.microcompact_keep;
+	ao.agent_microcompact_keep = r->cfg.agent_microcompact_keep;
 	ao.context_reserve = r->cfg.context_reserve;
 	ao.cfg = &r->cfg;
 	ao.tools = r->tools;
 	ao.ntools = r->ntools;
 	ao.hooks.arg = &r->cp;
-	ao.hooks.before_change = checkpoint_before_change;
-	ao.hooks.turn_end = checkpoint_turn_end;
-	ao.gate = gate_agent(r->gate);
-	obs.on_commit = journal_commit;
+	ao.hooks.before_change = front_checkpoint_before_change;
+	ao.hooks.turn_end = front_checkpoint_turn_end;
+	ao.gate = perm_gate_agent(r->gate);
+	obs.on_commit = session_journal_commit;
 	obs.commit_arg = &r->journal;
-	journal_set_model(&r->journal, p->model(p->self));
+	session_journal_set_model(&r->journal, p->model(p->self));
 	r->agent = agent_new(r->loop, p, &r->env, &ao, &obs);
 	conv_set_system(agent_conv(r->agent), r->system.data);
 	conv_move_msgs(agent_conv(r->agent), &r->resumed);
 	agent_mark_committed(r->agent);
-	escalate_attach(&r->esc, r->agent);
+	route_escalate_attach(&r->esc, r->agent);
 	r->esc.announce = announce;
 	r->esc.announce_arg = r->pm;
 	if (r->o->think)
 		agent_think_next(r->agent);
-	atref_expand(r->env.root, r->env.allow_outside, task, p != llama_provider(r->llama) ?
+	front_attach_expand(r->env.root, r->env.allow_outside, task, p != llama_provider(r->llama) ?
 	    &r->esc.policy : NULL, &msg, &notes);
 	for (line = notes.len ? strtok(notes.data, "\n") : NULL; line; line = strtok(NULL, "\n"))
-		(strncmp(line, "attached ", 9) ? pmode_error : pmode_note)(r->pm, line);
+		(strncmp(line, "attached ", 9) ? front_output_error : front_output_note)(r->pm, line);
 	rc = agent_submit(r->agent, msg.data, &e);
 	buf_release(&msg);
 	buf_release(&notes);
 	if (rc < 0) {
-		pmode_fail(r->pm, LLM_ERR_OTHER, e.msg);
+		front_output_fail(r->pm, LLM_ERR_OTHER, e.msg);
 		loop_stop(r->loop);
 	}
 	/* the task was committed, so the session exists and has its id */
-	snprintf(r->session_id, sizeof r->session_id, "%s", journal_id(&r->journal));
-	pmode_init(r->pm, p->model(p->self), r->tools, r->ntools);
+	snprintf(r->session_id, sizeof r->session_id, "%s", session_journal_id(&r->journal));
+	front_output_init(r->pm, p->model(p->self), r->tools, r->ntools);
 }
 
 /* Route the task: Claude (no local server needed) or local (after discovery). */
 static struct provider *
-route_task(struct run *r, const char **task, long n_ctx)
+route_task(struct front_run *r, const char **task, long n_ctx)
 {
 	struct buf note = BUF_INIT;
-	struct provider *p = escalate_turn(&r->esc, task, llama_provider(r->llama), n_ctx, NULL, &note);
+	struct provider *p = route_escalate_turn(&r->esc, task, llama_provider(r->llama), n_ctx, NULL, &note);
 
 	if (note.len)
-		pmode_error(r->pm, note.data);
-	pmode_route(r->pm, route_target_name(r->esc.last.target), r->esc.last.reason);
+		front_output_error(r->pm, note.data);
+	front_output_route(r->pm, route_target_name(r->esc.last.target), r->esc.last.reason);
 	buf_release(&note);
 	return p;
 }
@@ -119,21 +119,21 @@ route_task(struct run *r, const char **task, long n_ctx)
 static void
 on_probe(struct llama *lm, int rc, enum llm_err_kind kind, const char *msg, void *arg)
 {
-	struct run *r = arg;
+	struct front_run *r = arg;
 	const struct llama_info *info = llama_info(lm);
 
 	if (rc < 0) {
 		struct buf note = BUF_INIT, why = BUF_INIT;
-		struct provider *p = escalate_server_down(&r->esc, llama_provider(lm), &note);
+		struct provider *p = route_escalate_server_down(&r->esc, llama_provider(lm), &note);
 
 		announce(r->pm, note.data, p != NULL);
 		buf_release(&note);
 		if (p) {
-			pmode_route(r->pm, "claude", r->esc.last.reason);
+			front_output_route(r->pm, "claude", r->esc.last.reason);
 			start_turn(r, p, r->task);
 			return;
 		}
-		pmode_fail(r->pm, kind, serve_exited(r->serve, &why) ? why.data : msg);
+		front_output_fail(r->pm, kind, llama_serve_exited(r->serve, &why) ? why.data : msg);
 		buf_release(&why);
 		loop_stop(r->loop);
 		return;
@@ -142,16 +142,16 @@ on_probe(struct llama *lm, int rc, enum llm_err_kind kind, const char *msg, void
 		info->model_id ? info->model_id : "?", info->n_ctx, info->total_slots,
 		info->build_info ? info->build_info : "?");
 	/* a consult starts on Claude but continues here, so it waits for discovery */
-	start_turn(r, r->esc.on_claude ? escalate_claude(&r->esc) : llama_provider(lm), r->task);
+	start_turn(r, r->esc.on_claude ? route_escalate_claude(&r->esc) : llama_provider(lm), r->task);
 }
 
 /* Stop the loop once the turn ended or stdout went away. */
 static void
 before_sleep(struct loop *l, void *arg)
 {
-	struct run *r = arg;
+	struct front_run *r = arg;
 
-	if (pmode_ended(r->pm) || pmode_stdout_closed(r->pm))
+	if (front_output_ended(r->pm) || front_output_stdout_closed(r->pm))
 		loop_stop(l);
 }
 
@@ -159,7 +159,7 @@ before_sleep(struct loop *l, void *arg)
 static void
 print_gate_notice(void *arg, const char *line)
 {
-	pmode_error(arg, line);
+	front_output_error(arg, line);
 }
 
 /* /help in print mode: the commands a task may start with. */
@@ -169,15 +169,15 @@ print_cmd_help(void *ctx, const struct cmd *self, const char *args, struct buf *
 	(void)self;
 	(void)args;
 	buf_adds(out, "A print-mode task may be a slash command:\n");
-	cmdreg_help(ctx, out);
+	front_cmd_help(ctx, out);
 	return CMD_DONE;
 }
 
 /* A slash-command task that goes on after it returns (/commit). */
 struct print_cmd {
-	struct run *r;
-	struct cmdui ui;
-	struct commitcmd commit;
+	struct front_run *r;
+	struct front_cmd_ui ui;
+	struct front_cmd_commit commit;
 };
 
 /* The command moved on: print its text; stop the loop when it is over. */
@@ -186,7 +186,7 @@ print_cmd_changed(void *arg)
 {
 	struct print_cmd *pc = arg;
 	struct buf text = BUF_INIT, safe = BUF_INIT;
-	int error = cmdui_take(&pc->ui, &text);
+	int error = front_cmd_ui_take(&pc->ui, &text);
 
 	buf_rtrim(&text);
 	sanitize_term(&safe, text.data, text.len); /* the drafted message is model output */
@@ -195,7 +195,7 @@ print_cmd_changed(void *arg)
 	buf_release(&safe);
 	fflush(stdout);
 	buf_release(&text);
-	if (pc->ui.state == CMDUI_IDLE)
+	if (pc->ui.state == FRONT_CMD_UI_IDLE)
 		loop_stop(pc->r->loop);
 }
 
@@ -206,14 +206,14 @@ print_cmd_probed(struct llama *lm, int rc, enum llm_err_kind kind, const char *m
 	struct print_cmd *pc = arg;
 
 	(void)kind;
-	run_prompt(pc->r); /* deferred by the parallel bootstrap: the draft shares its prefix */
+	front_run_prompt(pc->r); /* deferred by the parallel bootstrap: the draft shares its prefix */
 	conv_set_system(&pc->r->resumed, pc->r->system.data);
-	commitcmd_model_ready(&pc->commit, rc < 0 ? NULL : llama_provider(lm), &pc->r->resumed, msg);
+	front_cmd_commit_model_ready(&pc->commit, rc < 0 ? NULL : llama_provider(lm), &pc->r->resumed, msg);
 }
 
 /* /commit wants the model: discover the local server first. */
 static void
-print_cmd_want_model(void *arg, struct commitcmd *c)
+print_cmd_want_model(void *arg, struct front_cmd_commit *c)
 {
 	struct print_cmd *pc = arg;
 
@@ -227,7 +227,7 @@ print_cmd_wait(struct print_cmd *pc)
 {
 	struct err e = ERR_INIT;
 
-	if (pc->ui.state != CMDUI_IDLE && loop_run(pc->r->loop, &e) < 0) {
+	if (pc->ui.state != FRONT_CMD_UI_IDLE && loop_run(pc->r->loop, &e) < 0) {
 		fprintf(stderr, "hearth: %s\n", e.msg);
 		return 1;
 	}
@@ -242,26 +242,26 @@ print_cmd_wait(struct print_cmd *pc)
  * (possibly replaced) task, or an exit code.
  */
 static int
-print_command(struct run *r)
+print_command(struct front_run *r)
 {
 	static const struct cmd help = { "help", "", "list the commands", print_cmd_help, NULL };
-	struct cmdreg reg;
-	struct ctxfiles_templates tpl;
+	struct front_cmd reg;
+	struct prompt_context_templates tpl;
 	struct buf out = BUF_INIT, warnings = BUF_INIT;
 	struct print_cmd pc;
 	int code = -1;
 
 	if (r->o->task.data[0] != '/' || r->o->task.data[1] == '/')
 		return -1;
-	cmdreg_init(&reg);
-	cmdreg_add(&reg, &help);
-	checkpoint_commands(&reg, &r->cp);
+	front_cmd_init(&reg);
+	front_cmd_add(&reg, &help);
+	front_checkpoint_commands(&reg, &r->cp);
 	memset(&pc, 0, sizeof pc);
 	pc.r = r;
-	cmdui_init(&pc.ui);
+	front_cmd_ui_init(&pc.ui);
 	pc.ui.changed = print_cmd_changed;
 	pc.ui.arg = &pc;
-	commitcmd_init(&pc.commit);
+	front_cmd_commit_init(&pc.commit);
 	pc.commit.cp = &r->cp;
 	pc.commit.ui = &pc.ui;
 	pc.commit.yes = r->o->yes;
@@ -269,17 +269,17 @@ print_command(struct run *r)
 	pc.commit.arg = &pc;
 	pc.commit.tools = r->tools;
 	pc.commit.ntools = r->ntools;
-	commitcmd_register(&reg, &pc.commit);
-	ctxfiles_templates_load(r->root, &tpl, &warnings);
-	cmdtpl_add(&reg, &tpl, &warnings);
-	switch (cmdreg_run(&reg, &reg, r->o->task.data, &out)) {
+	front_cmd_commit_register(&reg, &pc.commit);
+	prompt_context_templates_load(r->root, &tpl, &warnings);
+	front_cmd_template_add(&reg, &tpl, &warnings);
+	switch (front_cmd_run(&reg, &reg, r->o->task.data, &out)) {
 	case CMD_SUBMIT:
 		buf_reset(&r->o->task);
 		buf_add(&r->o->task, out.data, out.len);
 		break;
 	case CMD_ERROR:
 		fprintf(stderr, "hearth: %s\n", out.data);
-		code = CLI_EXIT_USAGE;
+		code = FRONT_CLI_EXIT_USAGE;
 		break;
 	case CMD_PENDING:
 		code = print_cmd_wait(&pc);
@@ -291,10 +291,10 @@ print_command(struct run *r)
 		code = 0;
 		break;
 	}
-	commitcmd_release(&pc.commit);
-	cmdui_release(&pc.ui);
-	cmdreg_release(&reg);
-	ctxfiles_templates_release(&tpl);
+	front_cmd_commit_release(&pc.commit);
+	front_cmd_ui_release(&pc.ui);
+	front_cmd_release(&reg);
+	prompt_context_templates_release(&tpl);
 	buf_release(&out);
 	buf_release(&warnings);
 	return code;
@@ -302,16 +302,16 @@ print_command(struct run *r)
 
 /* The files the session changed, for the json result; returns how many. */
 static int
-report_changes(struct run *r)
+report_changes(struct front_run *r)
 {
 	struct repo_result res = REPO_RESULT_INIT;
 	size_t i;
 	int n;
 
-	if (checkpoint_changes(&r->cp, &res) < 0)
+	if (front_checkpoint_changes(&r->cp, &res) < 0)
 		return 0;
 	for (i = 0; i < res.nfiles; i++)
-		pmode_file_changed(r->pm, res.files[i].path, res.files[i].status, res.files[i].added,
+		front_output_file_changed(r->pm, res.files[i].path, res.files[i].status, res.files[i].added,
 				   res.files[i].removed);
 	n = (int)res.nfiles;
 	repo_result_release(&res);
@@ -320,15 +320,15 @@ report_changes(struct run *r)
 
 /* Routing decisions, per-route usage and cost, and a model-check warning. */
 static void
-report_routing(struct run *r)
+report_routing(struct front_run *r)
 {
 	struct buf w = BUF_INIT;
 
-	pmode_routing(r->pm, escstep_json(&r->esc, r->agent ? agent_stats(r->agent) : NULL));
-	if (!r->interrupted && !pmode_stdout_closed(r->pm))
-		escalate_settle(&r->esc, 2000);
-	if (escalate_take_warning(&r->esc, &w))
-		pmode_error(r->pm, w.data);
+	front_output_routing(r->pm, route_step_json(&r->esc, r->agent ? agent_stats(r->agent) : NULL));
+	if (!r->interrupted && !front_output_stdout_closed(r->pm))
+		route_escalate_settle(&r->esc, 2000);
+	if (route_escalate_take_warning(&r->esc, &w))
+		front_output_error(r->pm, w.data);
 	buf_release(&w);
 }
 
@@ -336,28 +336,28 @@ report_routing(struct run *r)
 static void
 on_mcp_report(void *arg, const char *line)
 {
-	pmode_error(((struct run *)arg)->pm, line);
+	front_output_error(((struct front_run *)arg)->pm, line);
 }
 
 /* Print mode: one task, one answer. */
 int
-printrun_main(struct cli *o)
+front_print_main(struct front_cli *o)
 {
 	struct provider *prov;
-	struct run r;
+	struct front_run r;
 	int nchanged;
 	struct err e = ERR_INIT;
 	int code;
 
-	if ((code = run_open(&r, o)) >= 0)
+	if ((code = front_run_open(&r, o)) >= 0)
 		return code;
 	loop_set_before_sleep(r.loop, before_sleep, &r);
-	gate_set_ui(r.gate, &(struct gate_ui){ r.pm, NULL, NULL, print_gate_notice });
+	perm_gate_set_ui(r.gate, &(struct perm_gate_ui){ r.pm, NULL, NULL, print_gate_notice });
 	if ((code = print_command(&r)) >= 0) {
-		run_release(&r);
+		front_run_release(&r);
 		return code;
 	}
-	run_wait_mcp(&r, on_mcp_report, &r);
+	front_run_wait_mcp(&r, on_mcp_report, &r);
 	r.task = r.o->task.data;
 	prov = route_task(&r, &r.task, 0);
 	if (prov != llama_provider(r.llama) && r.esc.last.mode == ROUTE_HANDOFF)
@@ -368,25 +368,25 @@ printrun_main(struct cli *o)
 	 * prompt is gathered while the server answers */
 	for (int i = 0; i < 3; i++)
 		loop_run_once(r.loop, 0, NULL);
-	run_prompt(&r);
+	front_run_prompt(&r);
 	if (loop_run(r.loop, &e) < 0)
-		pmode_fail(r.pm, LLM_ERR_OTHER, e.msg);
-	if (r.interrupted && !pmode_ended(r.pm))
-		pmode_fail(r.pm, LLM_ERR_ABORTED, "interrupted");
-	if (pmode_stdout_closed(r.pm) && r.agent && agent_busy(r.agent))
+		front_output_fail(r.pm, LLM_ERR_OTHER, e.msg);
+	if (r.interrupted && !front_output_ended(r.pm))
+		front_output_fail(r.pm, LLM_ERR_ABORTED, "interrupted");
+	if (front_output_stdout_closed(r.pm) && r.agent && agent_busy(r.agent))
 		agent_abort(r.agent);
 	nchanged = report_changes(&r);
 	prov = r.agent ? agent_provider(r.agent) : llama_provider(r.llama);
 	report_routing(&r);
-	code = pmode_finish(r.pm, r.agent ? agent_stats(r.agent) : &(struct agent_stats){ 0 },
+	code = front_output_finish(r.pm, r.agent ? agent_stats(r.agent) : &(struct agent_stats){ 0 },
 			    prov->model(prov->self), loop_now_ms(r.loop) - r.t0);
 	if (r.interrupted)
 		code = 130;
-	else if (pmode_stdout_closed(r.pm) && code == 130)
+	else if (front_output_stdout_closed(r.pm) && code == 130)
 		code = 1; /* the reader went away mid-run: not an interrupt, not a success */
 	if (r.agent)
-		escalate_turn_end(&r.esc, agent_stats(r.agent), code == 0, nchanged > 0,
+		route_escalate_turn_end(&r.esc, agent_stats(r.agent), code == 0, nchanged > 0,
 				  (double)(loop_now_ms(r.loop) - r.t0) / 1000.0);
-	run_release(&r);
+	front_run_release(&r);
 	return code;
 }

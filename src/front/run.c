@@ -1,9 +1,9 @@
 /*
- * run: setting up and tearing down one run (see run.h).  Order matters in
- * run_release: the agent first (its turn-end hook still uses the
+ * run: setting up and tearing down one run (see front/run.h).  Order matters in
+ * front_run_release: the agent first (its turn-end hook still uses the
  * checkpoint), then the providers, the http client and the loop.
  */
-#include "run.h"
+#include "front/run.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -15,24 +15,24 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "gate.h"
-#include "http.h"
-#include "json.h"
-#include "llama.h"
-#include "loop.h"
-#include "mcp.h"
-#include "mcpcfg.h"
-#include "prompt.h"
-#include "repomap.h"
-#include "serve.h"
-#include "stale.h"
-#include "work.h"
-#include "xmalloc.h"
+#include "perm/gate.h"
+#include "io/http.h"
+#include "base/json.h"
+#include "llama/llama.h"
+#include "io/loop.h"
+#include "mcp/mcp.h"
+#include "mcp/config.h"
+#include "prompt/prompt.h"
+#include "repomap/repomap.h"
+#include "llama/serve.h"
+#include "tools/stale.h"
+#include "io/work.h"
+#include "base/xmalloc.h"
 
 
 /* Enabled tools: all, none, or the --tools list (unknown names are usage errors). */
 static int
-select_tools(struct run *r)
+select_tools(struct front_run *r)
 {
 	size_t n, i;
 	const struct tool *const *all = tool_all(&n);
@@ -41,7 +41,7 @@ select_tools(struct run *r)
 	if (r->o->no_tools)
 		return 0;
 	if (!r->o->tools) {
-		for (i = 0; i < n && i < RUN_MAX_TOOLS; i++)
+		for (i = 0; i < n && i < FRONT_RUN_MAX_TOOLS; i++)
 			r->tools[r->ntools++] = all[i];
 		return 0;
 	}
@@ -50,11 +50,11 @@ select_tools(struct run *r)
 		const struct tool *t = tool_find(tok);
 
 		if (!t) {
-			cli_usage_error("unknown tool \"%s\" in --tools (read, write, edit, bash, grep, find, ls)", tok);
+			front_cli_usage_error("unknown tool \"%s\" in --tools (read, write, edit, bash, grep, find, ls)", tok);
 			free(list);
 			return -1;
 		}
-		if (r->ntools < RUN_MAX_TOOLS)
+		if (r->ntools < FRONT_RUN_MAX_TOOLS)
 			r->tools[r->ntools++] = t;
 	}
 	free(list);
@@ -82,7 +82,7 @@ make_session_id(char *out, size_t n)
 
 /* $XDG_STATE_HOME/hearth (or ~/.local/state/hearth); created lazily by users. */
 void
-run_state_dir(struct buf *out)
+front_run_state_dir(struct buf *out)
 {
 	const char *xdg = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
 
@@ -94,7 +94,7 @@ run_state_dir(struct buf *out)
 
 /* Settings: files, then HEARTH_SERVER, then flags. */
 static void
-load_settings(struct run *r)
+load_settings(struct front_run *r)
 {
 	struct buf warnings = BUF_INIT;
 	const char *env = getenv("HEARTH_SERVER");
@@ -132,7 +132,7 @@ load_settings(struct run *r)
 static void
 on_interrupt(struct loop *l, int signo, void *arg)
 {
-	struct run *r = arg;
+	struct front_run *r = arg;
 
 	(void)signo;
 	r->interrupted = 1;
@@ -143,7 +143,7 @@ on_interrupt(struct loop *l, int signo, void *arg)
 
 /* Load or write warnings of the session file, one line each on stderr. */
 static void
-flush_journal_warnings(struct run *r)
+flush_journal_warnings(struct front_run *r)
 {
 	if (!r->journal.warnings.len)
 		return;
@@ -154,7 +154,7 @@ flush_journal_warnings(struct run *r)
 
 /* The tools the prompt names: the toolset's, with the MCP tools registered so far. */
 static size_t
-run_tool_listing(struct run *r, const struct tool **list)
+front_run_tool_listing(struct front_run *r, const struct tool **list)
 {
 	size_t nx = 0;
 	const struct tool *const *x = r->ntools ? tool_extra(&nx) : NULL;
@@ -166,9 +166,9 @@ run_tool_listing(struct run *r, const struct tool **list)
 
 /* The session prompt (git status, context files, memory), built once. */
 const char *
-run_prompt_text(void *run, struct buf *warnings)
+front_run_prompt_text(void *run, struct buf *warnings)
 {
-	struct run *r = run;
+	struct front_run *r = run;
 	const struct tool *list[2 * TOOLSET_MAX];
 	char date[16];
 	time_t now = time(NULL);
@@ -176,18 +176,18 @@ run_prompt_text(void *run, struct buf *warnings)
 	if (r->prompt_pending) {
 		r->prompt_pending = 0;
 		strftime(date, sizeof date, "%Y-%m-%d", localtime(&now));
-		prompt_session(&r->system, r->root, date, list, run_tool_listing(r, list), warnings);
+		prompt_session(&r->system, r->root, date, list, front_run_tool_listing(r, list), warnings);
 	}
 	return r->system.data ? r->system.data : "";
 }
 
-/* run_prompt_text with the warnings on stderr (print mode). */
+/* front_run_prompt_text with the warnings on stderr (print mode). */
 void
-run_prompt(struct run *r)
+front_run_prompt(struct front_run *r)
 {
 	struct buf warnings = BUF_INIT;
 
-	run_prompt_text(r, &warnings);
+	front_run_prompt_text(r, &warnings);
 	if (warnings.len) {
 		buf_rtrim(&warnings);
 		fprintf(stderr, "hearth: %s\n", warnings.data);
@@ -197,7 +197,7 @@ run_prompt(struct run *r)
 
 /* Workspace, settings, tools and prompt: everything a run needs before the loop. */
 static int
-run_setup(struct run *r)
+front_run_setup(struct front_run *r)
 {
 	struct err e = ERR_INIT;
 
@@ -205,7 +205,7 @@ run_setup(struct run *r)
 		snprintf(r->serve_model, sizeof r->serve_model, "%s", r->o->serve);
 	if (r->o->cwd && chdir(r->o->cwd) < 0) {
 		fprintf(stderr, "hearth: --cwd %s: %s\n", r->o->cwd, strerror(errno));
-		return CLI_EXIT_USAGE;
+		return FRONT_CLI_EXIT_USAGE;
 	}
 	if (!realpath(".", r->root)) {
 		fprintf(stderr, "hearth: cannot resolve the working directory: %s\n", strerror(errno));
@@ -213,7 +213,7 @@ run_setup(struct run *r)
 	}
 	load_settings(r);
 	if (select_tools(r) < 0)
-		return CLI_EXIT_USAGE;
+		return FRONT_CLI_EXIT_USAGE;
 	/* an explicit --tools list is offered as it is */
 	toolset_init(&r->toolset, r->tools, r->ntools,
 		     !r->o->tools && toolset_want_defer(r->tools, r->ntools, r->cfg.defer_tools,
@@ -221,24 +221,24 @@ run_setup(struct run *r)
 		     &tool_search);
 	if (!r->o->tools && r->cfg.defer_tools < 0 && r->ntools)
 		toolset_auto(&r->toolset, r->cfg.defer_tools_min_tokens, &tool_search); /* MCP tools may tip it */
-	if ((r->toolset.ndeferred || r->toolset.auto_min) && r->ntools < RUN_MAX_TOOLS)
+	if ((r->toolset.ndeferred || r->toolset.auto_min) && r->ntools < FRONT_RUN_MAX_TOOLS)
 		r->tools[r->ntools++] = &tool_search;
 	r->env.toolset = &r->toolset;
 	buf_init(&r->system, 0);
 	if (r->o->system_prompt_file) {
 		if (prompt_load_file(&r->system, r->o->system_prompt_file, &e) < 0) {
 			fprintf(stderr, "hearth: --system-prompt-file: %s\n", e.msg);
-			return CLI_EXIT_USAGE;
+			return FRONT_CLI_EXIT_USAGE;
 		}
 	} else {
-		r->prompt_pending = 1; /* gathered while discovery runs: run_prompt, run_prompt_text */
+		r->prompt_pending = 1; /* gathered while discovery runs: front_run_prompt, front_run_prompt_text */
 	}
 	make_session_id(r->session_id, sizeof r->session_id);
 	conv_init(&r->resumed);
-	journal_init(&r->journal, r->root, r->cfg.server_url);
-	checkpoint_init(&r->cp, r->root, r->state_dir.data, &r->journal, &r->env);
+	session_journal_init(&r->journal, r->root, r->cfg.server_url);
+	front_checkpoint_init(&r->cp, r->root, r->state_dir.data, &r->journal, &r->env);
 	if (r->o->cont || (r->o->resume && r->o->resume_id)) {
-		if (journal_resume(&r->journal, r->o->resume_id, &r->resumed, &e) < 0) {
+		if (session_journal_resume(&r->journal, r->o->resume_id, &r->resumed, &e) < 0) {
 			fprintf(stderr, "hearth: %s\n", e.msg);
 			return 1;
 		}
@@ -246,44 +246,44 @@ run_setup(struct run *r)
 		toolset_replay(&r->toolset, &r->resumed);
 	}
 	buf_init(&r->state_dir, 0);
-	run_state_dir(&r->state_dir);
+	front_run_state_dir(&r->state_dir);
 	r->env.root = r->root;
 	r->env.allow_outside = r->cfg.allow_outside_workspace;
 	r->env.state_dir = r->state_dir.data;
 	r->env.bash_timeout_s = r->cfg.bash_timeout_s;
 	r->env.syntax_reject = r->cfg.syntax_reject;
-	r->env.stale = stale_new();
+	r->env.stale = tool_stale_new();
 	return -1;
 }
 
 /* Permissions and hooks from the settings, --approval and --yes on top. */
 static void
-start_gate(struct run *r)
+start_gate(struct front_run *r)
 {
 	struct buf warnings = BUF_INIT;
 
-	r->gate = gate_new(r->loop, &r->env, &warnings);
+	r->gate = perm_gate_new(r->loop, &r->env, &warnings);
 	if (r->o->approval)
-		gate_set_mode(r->gate, r->o->approval, NULL);
-	gate_set_yes(r->gate, r->o->yes);
-	gate_set_journal(r->gate, &r->journal);
+		perm_gate_set_mode(r->gate, r->o->approval, NULL);
+	perm_gate_set_yes(r->gate, r->o->yes);
+	perm_gate_set_journal(r->gate, &r->journal);
 	if (warnings.len) {
 		buf_rtrim(&warnings);
 		fprintf(stderr, "hearth: %s\n", warnings.data);
 	}
 	buf_release(&warnings);
-	gate_session_start(r->gate, r->o->print ? "print" : "interactive", r->resumed.nmsgs > 0);
+	perm_gate_session_start(r->gate, r->o->print ? "print" : "interactive", r->resumed.nmsgs > 0);
 }
 
 /* The routing policy from the settings, --route on top. */
 static void
-start_routing(struct run *r)
+start_routing(struct front_run *r)
 {
 	struct buf warnings = BUF_INIT;
 
-	escalate_init(&r->esc, r->loop, r->http, r->root, r->state_dir.data, &warnings);
+	route_escalate_init(&r->esc, r->loop, r->http, r->root, r->state_dir.data, &warnings);
 	if (r->o->route)
-		escalate_set_mode(&r->esc, r->o->route, NULL);
+		route_escalate_set_mode(&r->esc, r->o->route, NULL);
 	if (warnings.len) {
 		buf_rtrim(&warnings);
 		fprintf(stderr, "hearth: %s\n", warnings.data);
@@ -293,14 +293,14 @@ start_routing(struct run *r)
 
 /* MCP servers from .mcp.json files, started without waiting for them (not with --no-tools). */
 static void
-start_mcp(struct run *r)
+start_mcp(struct front_run *r)
 {
-	struct mcpcfg c = { 0 };
+	struct mcp_config c = { 0 };
 	struct buf warnings = BUF_INIT;
 
 	if (r->o->no_tools)
 		return;
-	mcpcfg_load(&c, r->root, &warnings);
+	mcp_config_load(&c, r->root, &warnings);
 	if (warnings.len) {
 		buf_rtrim(&warnings);
 		fprintf(stderr, "hearth: %s\n", warnings.data);
@@ -310,12 +310,12 @@ start_mcp(struct run *r)
 		r->mcp = mcp_new(r->loop, r->root, r->cfg.mcp_timeout_s);
 		mcp_start(r->mcp, &c);
 	}
-	mcpcfg_release(&c);
+	mcp_config_release(&c);
 }
 
 /* Report MCP problems through fn; run the loop until every server started or failed. */
 void
-run_wait_mcp(struct run *r, void (*fn)(void *arg, const char *line), void *arg)
+front_run_wait_mcp(struct front_run *r, void (*fn)(void *arg, const char *line), void *arg)
 {
 	if (!r->mcp)
 		return;
@@ -327,16 +327,16 @@ run_wait_mcp(struct run *r, void (*fn)(void *arg, const char *line), void *arg)
 
 /* The journal's session id, for the slot file name. */
 static const char *
-run_journal_id(void *journal)
+front_run_journal_id(void *journal)
 {
-	return journal_id(journal);
+	return session_journal_id(journal);
 }
 
 /* --serve / serve.model: start llama-server and talk to it; -1 + a line on stderr when it fails. */
 static int
-start_server(struct run *r)
+start_server(struct front_run *r)
 {
-	struct serve_opts so = { 0 };
+	struct llama_serve_opts so = { 0 };
 	struct buf url = BUF_INIT;
 	struct err e = ERR_INIT;
 
@@ -347,7 +347,7 @@ start_server(struct run *r)
 	so.ctx = r->cfg.serve_ctx;
 	so.state_dir = r->state_dir.data;
 	so.interrupted = &r->interrupted;
-	if (!(r->serve = serve_start(r->loop, &so, &url, &e))) {
+	if (!(r->serve = llama_serve_start(r->loop, &so, &url, &e))) {
 		fprintf(stderr, "hearth: --serve: %s\n", e.msg);
 		buf_release(&url);
 		return -1;
@@ -359,10 +359,10 @@ start_server(struct run *r)
 
 /* Loop, http, provider: the machinery of a run. */
 static int
-run_start(struct run *r)
+front_run_start(struct front_run *r)
 {
 	struct err e = ERR_INIT;
-	struct pmode_opts po = { 0 };
+	struct front_output_opts po = { 0 };
 
 	signal(SIGPIPE, SIG_IGN);
 	json_init();
@@ -378,7 +378,7 @@ run_start(struct run *r)
 	if (start_server(r) < 0)
 		return 1;
 	r->llama = llama_new(r->loop, r->http, &r->cfg);
-	llama_set_session(r->llama, run_journal_id, &r->journal, r->resumed.nmsgs > 0);
+	llama_set_session(r->llama, front_run_journal_id, &r->journal, r->resumed.nmsgs > 0);
 	if (r->resumed.nmsgs && !r->cfg.slot_save)
 		llama_prefer_warm_slot(r->llama);
 	start_gate(r);
@@ -391,35 +391,35 @@ run_start(struct run *r)
 	po.err_fd = STDERR_FILENO;
 	po.session_id = r->session_id;
 	po.cwd = r->root;
-	r->pm = pmode_new(&po);
+	r->pm = front_output_new(&po);
 	return -1;
 }
 
-/* Free whatever run_setup/run_start made. */
+/* Free whatever front_run_setup/front_run_start made. */
 void
-run_release(struct run *r)
+front_run_release(struct front_run *r)
 {
 	agent_free(r->agent);
 	mcp_free(r->mcp);
 	if (r->loop) /* the front end's stop hook has done its job: the save runs the loop once more */
 		loop_set_before_sleep(r->loop, NULL, NULL);
 	llama_save_slot(r->llama, 30000);
-	escalate_release(&r->esc);
+	route_escalate_release(&r->esc);
 	if (r->loop && !r->interrupted)
-		gate_drain(r->gate); /* post_tool / turn_end hooks still running */
-	gate_free(r->gate);
+		perm_gate_drain(r->gate); /* post_tool / turn_end hooks still running */
+	perm_gate_free(r->gate);
 	llama_free(r->llama);
 	http_free(r->http);
-	serve_stop(r->serve);
+	llama_serve_stop(r->serve);
 	r->serve = NULL;
-	pmode_free(r->pm);
+	front_output_free(r->pm);
 	work_shutdown(); /* a cancelled repo_map may still run: before the loop and the map's cache go */
 	loop_free(r->loop);
 	flush_journal_warnings(r);
-	checkpoint_release(&r->cp);
-	journal_release(&r->journal);
+	front_checkpoint_release(&r->cp);
+	session_journal_release(&r->journal);
 	conv_release(&r->resumed);
-	stale_free(r->env.stale);
+	tool_stale_free(r->env.stale);
 	r->env.stale = NULL;
 	repomap_cache_free();
 	cfg_release(&r->cfg);
@@ -429,7 +429,7 @@ run_release(struct run *r)
 
 /* Set up a run; -1 when ready, else the exit code (everything already released). */
 int
-run_open(struct run *r, struct cli *o)
+front_run_open(struct front_run *r, struct front_cli *o)
 {
 	int code;
 
@@ -437,8 +437,8 @@ run_open(struct run *r, struct cli *o)
 	r->o = o;
 	buf_init(&r->system, 0);
 	buf_init(&r->state_dir, 0);
-	if ((code = run_setup(r)) >= 0 || (code = run_start(r)) >= 0) {
-		run_release(r);
+	if ((code = front_run_setup(r)) >= 0 || (code = front_run_start(r)) >= 0) {
+		front_run_release(r);
 		return code;
 	}
 	return -1;

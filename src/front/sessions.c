@@ -1,5 +1,5 @@
-/* sesscli: --export and the -r picker (see sesscli.h). */
-#include "sesscli.h"
+/* front_sessions: --export and the -r picker (see front/sessions.h). */
+#include "front/sessions.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -9,12 +9,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sessexport.h"
-#include "sesslist.h"
+#include "session/export.h"
+#include "session/list.h"
 
 /* --export SESSION FILE: no server, no agent. */
 int
-sesscli_export(struct cli *o)
+front_sessions_export(struct front_cli *o)
 {
 	char root[PATH_MAX];
 	struct buf path = BUF_INIT, warnings = BUF_INIT;
@@ -23,10 +23,10 @@ sesscli_export(struct cli *o)
 
 	if ((o->cwd && chdir(o->cwd) < 0) || !realpath(".", root)) {
 		fprintf(stderr, "hearth: %s: %s\n", o->cwd ? o->cwd : ".", strerror(errno));
-		return CLI_EXIT_USAGE;
+		return FRONT_CLI_EXIT_USAGE;
 	}
-	if (sesslist_resolve(root, o->export_session, &path, &e) < 0 ||
-	    sessexport_file(path.data, o->export_file, &warnings, &e) < 0) {
+	if (session_list_resolve(root, o->export_session, &path, &e) < 0 ||
+	    session_export_file(path.data, o->export_file, &warnings, &e) < 0) {
 		fprintf(stderr, "hearth: %s\n", e.msg);
 		code = 1;
 	}
@@ -41,18 +41,18 @@ sesscli_export(struct cli *o)
 
 /* This directory's sessions, newest first (errors are printed). */
 int
-sesscli_sessions(struct cli *o, char *root, struct sesslist_info **v, size_t *n)
+front_sessions_sessions(struct front_cli *o, char *root, struct session_list_info **v, size_t *n)
 {
 	struct err e = ERR_INIT;
 
 	if ((o->cwd && chdir(o->cwd) < 0) || !realpath(".", root) ||
-	    sesslist_list(root, v, n, &e) < 0) {
+	    session_list_list(root, v, n, &e) < 0) {
 		fprintf(stderr, "hearth: %s\n", e.msg[0] ? e.msg : strerror(errno));
 		return -1;
 	}
 	if (!*n) {
 		fprintf(stderr, "hearth: no saved sessions for %s\n", root);
-		sesslist_free(*v, *n);
+		session_list_free(*v, *n);
 		*v = NULL;
 		return -1;
 	}
@@ -65,33 +65,33 @@ sesscli_sessions(struct cli *o, char *root, struct sesslist_info **v, size_t *n)
  * (o->resume_id set) or an exit code.
  */
 int
-sesscli_pick(struct cli *o, char *chosen, size_t chosen_size)
+front_sessions_pick(struct front_cli *o, char *chosen, size_t chosen_size)
 {
-	struct sesslist_info *v = NULL;
+	struct session_list_info *v = NULL;
 	char root[PATH_MAX], line[32];
 	size_t n = 0, i;
 	long k;
 	int code = -1;
 
-	if (sesscli_sessions(o, root, &v, &n) < 0)
+	if (front_sessions_sessions(o, root, &v, &n) < 0)
 		return 1;
 	for (i = 0; i < n && i < 20; i++)
 		fprintf(stderr, "%3zu  %s  %4zu msgs  %ldm ago  %s\n", i + 1, v[i].id, v[i].nmsgs,
 			(long)(time(NULL) - v[i].mtime) / 60, v[i].first_prompt ? v[i].first_prompt : "");
 	if (o->print || !isatty(STDIN_FILENO)) {
 		fprintf(stderr, "hearth: pass the session to resume: hearth -r ID\n");
-		code = CLI_EXIT_USAGE;
+		code = FRONT_CLI_EXIT_USAGE;
 	} else {
 		fprintf(stderr, "resume which? [1-%zu] ", n < 20 ? n : 20);
 		k = fgets(line, sizeof line, stdin) ? strtol(line, NULL, 10) : 0;
 		if (k < 1 || (size_t)k > n || k > 20) {
-			code = CLI_EXIT_USAGE;
+			code = FRONT_CLI_EXIT_USAGE;
 		} else {
 			snprintf(chosen, chosen_size, "%s", v[k - 1].id);
 			o->resume_id = chosen;
 		}
 	}
-	sesslist_free(v, n);
+	session_list_free(v, n);
 	return code;
 }
 

@@ -1,31 +1,31 @@
 /*
- * sesscli: the session commands of the command line that need no server:
+ * front_sessions: the session commands of the command line that need no server:
  * `--export SESSION FILE` and the `-r` picker (without an id).
  */
-#ifndef HEARTH_SESSCLI_H
-#define HEARTH_SESSCLI_H
+#ifndef HEARTH_FRONT_SESSIONS_H
+#define HEARTH_FRONT_SESSIONS_H
 
 #include <stddef.h>
 
-#include "cli.h"
+#include "front/cli.h"
 
-struct sesslist_info;
+struct session_list_info;
 
 /*
  * Change to o->cwd and list its sessions newest first into *v (free with
- * sesslist_free) with root (PATH_MAX bytes) set; -1 after printing why
+ * session_list_free) with root (PATH_MAX bytes) set; -1 after printing why
  * (none saved, unreadable) on stderr.
  */
-int sesscli_sessions(struct cli *o, char *root, struct sesslist_info **v, size_t *n);
+int front_sessions_sessions(struct front_cli *o, char *root, struct session_list_info **v, size_t *n);
 
 /* --export: write the session as Markdown (HTML for *.html); the exit code. */
-int sesscli_export(struct cli *o);
+int front_sessions_export(struct front_cli *o);
 /*
  * -r without an id: list this directory's sessions newest first on
  * stderr; on a terminal read the number of the one to resume into
  * `chosen` (o->resume_id then points at it) and return -1; otherwise
  * return an exit code.
  */
-int sesscli_pick(struct cli *o, char *chosen, size_t chosen_size);
+int front_sessions_pick(struct front_cli *o, char *chosen, size_t chosen_size);
 
 #endif

@@ -10,15 +10,15 @@
  * request; the write callback then returns 0, and the completion sweep
  * frees marked requests without calling on_done.
  */
-#include "http.h"
+#include "io/http.h"
 
 #include <curl/curl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-#include "loop.h"
-#include "xmalloc.h"
+#include "io/loop.h"
+#include "base/xmalloc.h"
 
 struct http {
 	struct loop *loop;

@@ -10,13 +10,13 @@
  * returns the request is freed.  http_cancel() frees a request without
  * calling on_done; it is safe to call from inside on_data or on_done.
  */
-#ifndef HEARTH_HTTP_H
-#define HEARTH_HTTP_H
+#ifndef HEARTH_IO_HTTP_H
+#define HEARTH_IO_HTTP_H
 
 #include <stddef.h>
 
-#include "buf.h"
-#include "err.h"
+#include "base/buf.h"
+#include "base/err.h"
 
 struct loop;
 struct http;

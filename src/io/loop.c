@@ -9,7 +9,7 @@
  * Only one loop per process owns signals (the pipe fd is global because a
  * signal handler cannot find a loop any other way).
  */
-#include "loop.h"
+#include "io/loop.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -20,7 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "xmalloc.h"
+#include "base/xmalloc.h"
 
 #define LOOP_NSIG 65
 

@@ -11,12 +11,12 @@
  * while being called.  The clock is a function pointer so tests can fake
  * time (loop_set_clock).
  */
-#ifndef HEARTH_LOOP_H
-#define HEARTH_LOOP_H
+#ifndef HEARTH_IO_LOOP_H
+#define HEARTH_IO_LOOP_H
 
 #include <stdint.h>
 
-#include "err.h"
+#include "base/err.h"
 
 struct loop;
 

@@ -18,7 +18,7 @@
  * The child reports a failed chdir or exec through a close-on-exec pipe,
  * so proc_spawn fails synchronously and a returned proc is always running.
  */
-#include "proc.h"
+#include "io/proc.h"
 
 #include <assert.h>
 #include <errno.h>
@@ -29,10 +29,12 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 
-#include "loop.h"
-#include "pdeath.h"
-#include "xmalloc.h"
+#include "io/loop.h"
+#include "base/xmalloc.h"
 
 #define PROC_READ_BUDGET (256 * 1024) /* bytes read per readiness, so timers still fire */
 #define PROC_ORPHANS 32
@@ -345,6 +347,31 @@ proc_free(struct proc *p)
 
 /* In the child: wire fds 0-2, keep the error pipe as fd 3 (close-on-exec), close the rest,
  * enter a new session, arm the parent-death signal if asked, exec.  Never returns. */
+/*
+ * In a freshly forked child of parent: ask the kernel for SIGTERM when
+ * parent dies, even by SIGKILL, when no exit handler can run (Linux's
+ * PR_SET_PDEATHSIG; it survives exec).  Elsewhere there is no such
+ * mechanism and this does nothing (the normal exit path still stops the
+ * child).  -1 (errno set) when it cannot be set up or parent already died
+ * before it was armed, the race prctl alone leaves open.
+ * Async-signal-safe: runs between fork and exec.
+ */
+static int
+proc_arm_parent_death(pid_t parent)
+{
+#ifdef __linux__
+	if (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0)
+		return -1;
+	if (getppid() != parent) {
+		errno = ESRCH;
+		return -1;
+	}
+#else
+	(void)parent;
+#endif
+	return 0;
+}
+
 static void
 proc_child(int out_w, int fail_w, const struct proc_spec *spec, char **envp, int maxfd, pid_t parent)
 {
@@ -367,7 +394,7 @@ proc_child(int out_w, int fail_w, const struct proc_spec *spec, char **envp, int
 		_exit(127);
 	if (out_w < 0 || nul < 0 || err_w < 0 || setsid() < 0 || dup2(nul, 0) < 0 ||
 	    dup2(out_w, 1) < 0 || dup2(err_w, 2) < 0 || dup2(rep, 3) < 0 || fcntl(3, F_SETFD, FD_CLOEXEC) < 0 ||
-	    (spec->die_with_parent && pdeath_arm(parent) < 0))
+	    (spec->die_with_parent && proc_arm_parent_death(parent) < 0))
 		goto fail;
 	rep = 3;
 #ifdef SYS_close_range

@@ -27,14 +27,14 @@
  * it (the group is SIGKILLed).  All procs must be freed before their loop.
  * Callbacks may call proc_kill; on_output must not free its proc.
  */
-#ifndef HEARTH_PROC_H
-#define HEARTH_PROC_H
+#ifndef HEARTH_IO_PROC_H
+#define HEARTH_IO_PROC_H
 
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "err.h"
+#include "base/err.h"
 
 struct loop;
 struct proc;
@@ -58,7 +58,7 @@ struct proc_spec {
 	int stdin_fd;             /* > 0: the child's stdin (a pipe's read end, close-on-exec;
 				   * the caller closes its copy after the spawn); 0 = /dev/null */
 	int stderr_fd;            /* > 0: the child's stderr instead of the output pipe */
-	int die_with_parent;      /* Linux: SIGTERM the child if hearth dies, even by SIGKILL (pdeath.h) */
+	int die_with_parent;      /* Linux: SIGTERM the child if hearth dies, even by SIGKILL (proc_arm_parent_death in io/proc.c) */
 };
 
 /*

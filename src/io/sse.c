@@ -1,5 +1,5 @@
 /*
- * sse: incremental Server-Sent Events parsing (contract in sse.h).
+ * sse: incremental Server-Sent Events parsing (contract in io/sse.h).
  *
  * State between feeds: `line` holds the bytes of a line not yet ended
  * (complete lines inside one chunk are parsed in place, without a copy);
@@ -13,7 +13,7 @@
  * that ends it, and the feed that crossed the bound returns SSE_TOO_BIG
  * (after parsing the rest of its chunk, so later events still arrive).
  */
-#include "sse.h"
+#include "io/sse.h"
 
 #include <string.h>
 
@@ -155,7 +155,7 @@ end_line(struct sse *p, const char *s, size_t n, int *too_big, sse_event_fn fn, 
 	return rc;
 }
 
-/* Parse a chunk; see sse.h for the return value. */
+/* Parse a chunk; see io/sse.h for the return value. */
 int
 sse_feed(struct sse *p, const char *data, size_t n, sse_event_fn fn, void *ctx)
 {

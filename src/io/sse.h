@@ -14,13 +14,13 @@
  * the callback.  Input lines are bounded (SSE_MAX_EVENT bytes per event):
  * beyond it the event is dropped and sse_feed returns SSE_TOO_BIG.
  */
-#ifndef HEARTH_SSE_H
-#define HEARTH_SSE_H
+#ifndef HEARTH_IO_SSE_H
+#define HEARTH_IO_SSE_H
 
 #include <stddef.h>
 
-#include "buf.h"
-#include "str.h"
+#include "base/buf.h"
+#include "base/str.h"
 
 #define SSE_MAX_EVENT (16u << 20)
 #define SSE_TOO_BIG (-2)

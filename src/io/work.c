@@ -1,5 +1,5 @@
 /*
- * work: one worker thread, a job queue and a result pipe (see work.h).
+ * work: one worker thread, a job queue and a result pipe (see io/work.h).
  *
  * Data: the module state `w`.  Under w.mu (shared with the worker):
  *  - todo: jobs queued, not started (FIFO, head first);
@@ -18,7 +18,7 @@
  * lists are FIFO; work_shutdown appends the unrun `todo` after `finished`,
  * so done() order is submission order there too.
  */
-#include "work.h"
+#include "io/work.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -28,8 +28,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "loop.h"
-#include "xmalloc.h"
+#include "io/loop.h"
+#include "base/xmalloc.h"
 
 struct job {
 	work_run_fn run;
@@ -212,7 +212,7 @@ run_here(work_run_fn run, work_done_fn done, void *arg)
 	return 0;
 }
 
-/* See work.h. */
+/* See io/work.h. */
 int
 work_submit(struct loop *l, work_run_fn run, work_done_fn done, void *arg, struct err *e)
 {
@@ -240,7 +240,7 @@ work_submit(struct loop *l, work_run_fn run, work_done_fn done, void *arg, struc
 	return 0;
 }
 
-/* See work.h. */
+/* See io/work.h. */
 void
 work_shutdown(void)
 {
@@ -270,7 +270,7 @@ work_shutdown(void)
 	w.notified = w.started = w.closing = 0;
 }
 
-/* See work.h. */
+/* See io/work.h. */
 int
 work_stopping(void)
 {
@@ -282,7 +282,7 @@ work_stopping(void)
 	return stop;
 }
 
-/* See work.h. */
+/* See io/work.h. */
 unsigned
 work_pending(void)
 {

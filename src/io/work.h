@@ -16,7 +16,7 @@
  *  - run() may touch only what arg owns and state no other thread touches
  *    while the job is queued or running: the loop thread must not read or
  *    write arg's fields from submit until done() is called.  Module-level
- *    state run() uses (repomap's cache, rmextract's compiled queries) must
+ *    state run() uses (repomap's cache, repomap_extract's compiled queries) must
  *    be used only from jobs, or only while no job is queued or running.
  *  - run() must not call loop_*, log_*, or any front-end code; it reports
  *    through arg, and done() does the rest on the loop thread.
@@ -24,10 +24,10 @@
  *  - Jobs cannot be interrupted: to cancel, the owner marks arg so that
  *    done() drops the result (the job still runs to its end).
  */
-#ifndef HEARTH_WORK_H
-#define HEARTH_WORK_H
+#ifndef HEARTH_IO_WORK_H
+#define HEARTH_IO_WORK_H
 
-#include "err.h"
+#include "base/err.h"
 
 struct loop;
 

@@ -1,20 +1,20 @@
 /*
- * cachewatch: cache-reuse accounting and cache-break causes (see the
+ * llama_cache: cache-reuse accounting and cache-break causes (see the
  * header).  The message lists are small arrays of owned strings; the
  * `next` set becomes the baseline once the request's timings arrive, so
  * a request that failed (no timings) leaves the previous baseline alone.
  */
-#include "cachewatch.h"
+#include "llama/cache.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "xmalloc.h"
+#include "base/xmalloc.h"
 
 /* Empty watcher. */
 void
-cachewatch_init(struct cachewatch *cw)
+llama_cache_init(struct llama_cache *cw)
 {
 	memset(cw, 0, sizeof *cw);
 	cw->slot = cw->next_slot = -2; /* unknown */
@@ -34,7 +34,7 @@ cw_free_list(char **v, size_t n)
 
 /* Free everything. */
 void
-cachewatch_release(struct cachewatch *cw)
+llama_cache_release(struct llama_cache *cw)
 {
 	cw_free_list(cw->msgs, cw->nmsgs);
 	cw_free_list(cw->next, cw->nnext);
@@ -42,12 +42,12 @@ cachewatch_release(struct cachewatch *cw)
 	free(cw->next_server);
 	free(cw->planned);
 	buf_release(&cw->cause);
-	cachewatch_init(cw);
+	llama_cache_init(cw);
 }
 
 /* Remember what is being sent. */
 void
-cachewatch_request(struct cachewatch *cw, const char *const *msgs, size_t n, int slot,
+llama_cache_request(struct llama_cache *cw, const char *const *msgs, size_t n, int slot,
 		   const char *server, long n_ctx)
 {
 	size_t i;
@@ -65,7 +65,7 @@ cachewatch_request(struct cachewatch *cw, const char *const *msgs, size_t n, int
 
 /* A planned prefix change for the request just reported. */
 void
-cachewatch_plan(struct cachewatch *cw, const char *why)
+llama_cache_plan(struct llama_cache *cw, const char *why)
 {
 	free(cw->planned);
 	cw->planned = xstrdup(why);
@@ -73,7 +73,7 @@ cachewatch_plan(struct cachewatch *cw, const char *why)
 
 /* Index of the first previous message not sent again unchanged, or -1. */
 static long
-cw_first_change(const struct cachewatch *cw)
+cw_first_change(const struct llama_cache *cw)
 {
 	size_t i;
 
@@ -85,7 +85,7 @@ cw_first_change(const struct cachewatch *cw)
 
 /* Name the most likely cause of a shortfall. */
 static void
-cw_explain(struct cachewatch *cw, long total)
+cw_explain(struct llama_cache *cw, long total)
 {
 	long changed = cw_first_change(cw);
 
@@ -105,8 +105,8 @@ cw_explain(struct cachewatch *cw, long total)
 
 /* Compare what happened with what a stable prefix promises. */
 void
-cachewatch_timings(struct cachewatch *cw, const struct llm_timings *t,
-		   struct cachewatch_report *out)
+llama_cache_timings(struct llama_cache *cw, const struct llm_timings *t,
+		   struct llama_cache_report *out)
 {
 	long total = t->cache_n + t->prompt_n;
 
@@ -120,7 +120,7 @@ cachewatch_timings(struct cachewatch *cw, const struct llm_timings *t,
 		long keep = cw->prev_prompt < total ? cw->prev_prompt : total;
 
 		out->expected = (double)keep / (double)total;
-		if (out->reuse + CACHEWATCH_SLACK < out->expected) {
+		if (out->reuse + LLAMA_CACHE_SLACK < out->expected) {
 			out->is_break = 1;
 			cw->breaks++;
 			if (cw->planned) {
@@ -153,7 +153,7 @@ cachewatch_timings(struct cachewatch *cw, const struct llm_timings *t,
 
 /* Tokens served from cache over tokens of prompt, whole session. */
 double
-cachewatch_session_reuse(const struct cachewatch *cw)
+llama_cache_session_reuse(const struct llama_cache *cw)
 {
 	return cw->prompt_total > 0 ? (double)cw->cached_total / (double)cw->prompt_total : -1;
 }

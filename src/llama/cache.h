@@ -1,5 +1,5 @@
 /*
- * cachewatch: is the server's KV cache being reused the way it should be,
+ * llama_cache: is the server's KV cache being reused the way it should be,
  * and if not, why (issue: keep the KV cache warm).
  *
  * Before each request the caller reports the request's messages (one
@@ -18,17 +18,17 @@
  *     a hybrid/recurrent model rolled back to a context checkpoint).
  * Pure: no I/O, deterministic, tested on its own.
  */
-#ifndef HEARTH_CACHEWATCH_H
-#define HEARTH_CACHEWATCH_H
+#ifndef HEARTH_LLAMA_CACHE_H
+#define HEARTH_LLAMA_CACHE_H
 
 #include <stddef.h>
 
-#include "buf.h"
-#include "llm.h"
+#include "base/buf.h"
+#include "llm/event.h"
 
-#define CACHEWATCH_SLACK 0.05
+#define LLAMA_CACHE_SLACK 0.05
 
-struct cachewatch {
+struct llama_cache {
 	char **msgs;      /* previous request's messages */
 	size_t nmsgs;
 	char **next;      /* this request's, until its timings arrive */
@@ -44,32 +44,32 @@ struct cachewatch {
 	char *planned;              /* the next request changes the prefix on purpose: why */
 };
 
-struct cachewatch_report {
+struct llama_cache_report {
 	double reuse;      /* this request */
 	double expected;   /* what a stable prefix should have given */
 	int is_break;
-	int planned;       /* the break is the planned one (see cachewatch_plan) */
+	int planned;       /* the break is the planned one (see llama_cache_plan) */
 	const char *cause; /* one line, valid until the next call; "" when no break */
 	long cache_n, prompt_n;
 };
 
-void cachewatch_init(struct cachewatch *cw);
-void cachewatch_release(struct cachewatch *cw);
+void llama_cache_init(struct llama_cache *cw);
+void llama_cache_release(struct llama_cache *cw);
 /*
  * A request is about to be sent: its messages (copied), the slot (-1 any),
  * the server identity ("build|model") and the per-slot n_ctx.
  */
-void cachewatch_request(struct cachewatch *cw, const char *const *msgs, size_t n, int slot,
+void llama_cache_request(struct llama_cache *cw, const char *const *msgs, size_t n, int slot,
 			const char *server, long n_ctx);
 /*
  * The request just reported changes the prefix on purpose (MicroCompact,
  * compaction): a shortfall is reported as a planned break with this cause.
  */
-void cachewatch_plan(struct cachewatch *cw, const char *why);
+void llama_cache_plan(struct llama_cache *cw, const char *why);
 /* Its timings arrived: fill the report and make this request the baseline. */
-void cachewatch_timings(struct cachewatch *cw, const struct llm_timings *t,
-			struct cachewatch_report *out);
+void llama_cache_timings(struct llama_cache *cw, const struct llm_timings *t,
+			struct llama_cache_report *out);
 /* Whole-session reuse so far (0..1), or -1 before any timings. */
-double cachewatch_session_reuse(const struct cachewatch *cw);
+double llama_cache_session_reuse(const struct llama_cache *cw);
 
 #endif

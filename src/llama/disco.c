@@ -1,24 +1,24 @@
 /*
- * llamadisco: llama-server discovery and slot choice.
+ * llama_disco: llama-server discovery and slot choice.
  *
- * Data: one probe at a time (struct llamadisco_probe) counting the parts
+ * Data: one probe at a time (struct llama_disco_probe) counting the parts
  * still outstanding (/props, /v1/models, /slots after /health); the first
  * hard failure is kept as the message.  /slots failing is not a failure:
  * the slot stays -1.
  */
-#include "llamadisco.h"
+#include "llama/disco.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "cfg.h"
-#include "http.h"
-#include "loop.h"
-#include "tplprobe.h"
-#include "xmalloc.h"
+#include "base/cfg.h"
+#include "io/http.h"
+#include "io/loop.h"
+#include "llama/template.h"
+#include "base/xmalloc.h"
 
-struct llamadisco_probe {
-	llamadisco_fn done;
+struct llama_disco_probe {
+	llama_disco_fn done;
 	void (*on_loading)(void *arg);
 	void *arg;
 	uint64_t deadline;
@@ -29,19 +29,19 @@ struct llamadisco_probe {
 	struct buf msg;
 };
 
-struct llamadisco_slots_req {
-	struct llamadisco *d;
+struct llama_disco_slots_req {
+	struct llama_disco *d;
 	struct http_req *req;
 	llama_slots_fn done;
 	void *arg;
-	struct llamadisco_slots_req *next;
+	struct llama_disco_slots_req *next;
 };
 
-static void disco_health(struct llamadisco *d);
+static void disco_health(struct llama_disco *d);
 
 /* Start empty. */
 void
-llamadisco_init(struct llamadisco *d, struct loop *l, struct http *h, const struct cfg *cfg)
+llama_disco_init(struct llama_disco *d, struct loop *l, struct http *h, const struct cfg *cfg)
 {
 	memset(d, 0, sizeof *d);
 	d->loop = l;
@@ -53,12 +53,12 @@ llamadisco_init(struct llamadisco *d, struct loop *l, struct http *h, const stru
 
 /* Drop a running probe silently and free the info. */
 void
-llamadisco_release(struct llamadisco *d)
+llama_disco_release(struct llama_disco *d)
 {
 	if (d->probe_timer)
 		loop_timer_del(d->loop, d->probe_timer);
 	d->probe_timer = 0;
-	tplprobe_cancel(d->tpl);
+	llama_template_cancel(d->tpl);
 	d->tpl = NULL;
 	free(d->gen_prefix);
 	d->gen_prefix = NULL;
@@ -68,18 +68,18 @@ llamadisco_release(struct llamadisco *d)
 		d->probe = NULL;
 	}
 	while (d->slots_reqs) { /* cancelled: no callback, so free them here */
-		struct llamadisco_slots_req *sr = d->slots_reqs;
+		struct llama_disco_slots_req *sr = d->slots_reqs;
 
 		d->slots_reqs = sr->next;
 		http_cancel(sr->req);
 		free(sr);
 	}
-	llamawire_info_release(&d->info);
+	llama_wire_info_release(&d->info);
 }
 
 /* Join base URL and path. */
 void
-llamadisco_url(const struct cfg *cfg, const char *path, struct buf *out)
+llama_disco_url(const struct cfg *cfg, const char *path, struct buf *out)
 {
 	const char *base = cfg->server_url;
 	size_t n = strlen(base);
@@ -92,13 +92,13 @@ llamadisco_url(const struct cfg *cfg, const char *path, struct buf *out)
 
 /* GET path, whole body to done; the request, or NULL + e. */
 static struct http_req *
-disco_fetch(struct llamadisco *d, const char *path, http_fetch_fn done, void *arg, struct err *e)
+disco_fetch(struct llama_disco *d, const char *path, http_fetch_fn done, void *arg, struct err *e)
 {
 	struct buf url = BUF_INIT;
 	struct http_opts o = { 0 };
 	struct http_req *r;
 
-	llamadisco_url(d->cfg, path, &url);
+	llama_disco_url(d->cfg, path, &url);
 	o.url = url.data;
 	o.timeout_ms = 15000;
 	o.connect_timeout_ms = 5000;
@@ -109,16 +109,16 @@ disco_fetch(struct llamadisco *d, const char *path, http_fetch_fn done, void *ar
 
 /* GET path; 0 or -1 + e. */
 static int
-disco_get(struct llamadisco *d, const char *path, http_fetch_fn done, void *arg, struct err *e)
+disco_get(struct llama_disco *d, const char *path, http_fetch_fn done, void *arg, struct err *e)
 {
 	return disco_fetch(d, path, done, arg, e) ? 0 : -1;
 }
 
 /* Report and forget the probe. */
 static void
-disco_end(struct llamadisco *d, int rc)
+disco_end(struct llama_disco *d, int rc)
 {
-	struct llamadisco_probe *p = d->probe;
+	struct llama_disco_probe *p = d->probe;
 
 	d->probe = NULL;
 	p->done(rc, p->kind, p->msg.data, p->arg);
@@ -128,9 +128,9 @@ disco_end(struct llamadisco *d, int rc)
 
 /* One part answered; a hard failure is kept as the message. */
 static void
-disco_part(struct llamadisco *d, int ok, const char *what, const struct err *e)
+disco_part(struct llama_disco *d, int ok, const char *what, const struct err *e)
 {
-	struct llamadisco_probe *p = d->probe;
+	struct llama_disco_probe *p = d->probe;
 
 	if (!p)
 		return;
@@ -149,9 +149,9 @@ static void
 disco_on_props(int status, enum http_fail fail, const struct err *e, const struct buf *body,
 	       void *arg)
 {
-	struct llamadisco *d = arg;
+	struct llama_disco *d = arg;
 	struct err pe = ERR_INIT;
-	int ok = status == 200 && llamawire_props(body->data, body->len, &d->info, &pe) == 0;
+	int ok = status == 200 && llama_wire_props(body->data, body->len, &d->info, &pe) == 0;
 
 	(void)fail;
 	disco_part(d, ok, "GET /props", e ? e : &pe);
@@ -162,9 +162,9 @@ static void
 disco_on_models(int status, enum http_fail fail, const struct err *e, const struct buf *body,
 		void *arg)
 {
-	struct llamadisco *d = arg;
+	struct llama_disco *d = arg;
 	struct err pe = ERR_INIT;
-	int ok = status == 200 && llamawire_models(body->data, body->len, &d->info, &pe) == 0;
+	int ok = status == 200 && llama_wire_models(body->data, body->len, &d->info, &pe) == 0;
 
 	(void)fail;
 	disco_part(d, ok, "GET /v1/models", e ? e : &pe);
@@ -175,14 +175,14 @@ static void
 disco_on_slots(int status, enum http_fail fail, const struct err *e, const struct buf *body,
 	       void *arg)
 {
-	struct llamadisco *d = arg;
+	struct llama_disco *d = arg;
 	struct llama_slot *slots = NULL;
 	size_t n = 0;
 
 	(void)fail;
 	(void)e;
-	if (status == 200 && llamawire_slots(body->data, body->len, &slots, &n, NULL) == 0)
-		d->slot = llamadisco_choose_slot(d->cfg->id_slot, slots, n);
+	if (status == 200 && llama_wire_slots(body->data, body->len, &slots, &n, NULL) == 0)
+		d->slot = llama_disco_choose_slot(d->cfg->id_slot, slots, n);
 	free(slots);
 	disco_part(d, 1, NULL, NULL);
 }
@@ -191,7 +191,7 @@ disco_on_slots(int status, enum http_fail fail, const struct err *e, const struc
 static void
 disco_retry(struct loop *l, long id, void *arg)
 {
-	struct llamadisco *d = arg;
+	struct llama_disco *d = arg;
 
 	(void)l;
 	(void)id;
@@ -203,7 +203,7 @@ disco_retry(struct loop *l, long id, void *arg)
 static void
 disco_on_tpl(char *prefix, void *arg)
 {
-	struct llamadisco *d = arg;
+	struct llama_disco *d = arg;
 
 	d->tpl = NULL;
 	free(d->gen_prefix);
@@ -213,14 +213,14 @@ disco_on_tpl(char *prefix, void *arg)
 
 /* Start the parallel part of discovery. */
 static void
-disco_details(struct llamadisco *d)
+disco_details(struct llama_disco *d)
 {
 	struct err ge = ERR_INIT;
 	int want_slots = d->cfg->id_slot < 0 && d->choose;
 
-	tplprobe_cancel(d->tpl);
+	llama_template_cancel(d->tpl);
 	d->probe->pending = 3 + want_slots;
-	if (!(d->tpl = tplprobe_start(d->http, d->cfg, disco_on_tpl, d)))
+	if (!(d->tpl = llama_template_start(d->http, d->cfg, disco_on_tpl, d)))
 		d->probe->pending--;
 	if (disco_get(d, "/props", disco_on_props, d, &ge) < 0)
 		disco_part(d, 0, "GET /props", &ge);
@@ -235,8 +235,8 @@ static void
 disco_on_health(int status, enum http_fail fail, const struct err *e, const struct buf *body,
 		void *arg)
 {
-	struct llamadisco *d = arg;
-	struct llamadisco_probe *p = d->probe;
+	struct llama_disco *d = arg;
+	struct llama_disco_probe *p = d->probe;
 
 	(void)body;
 	if (status == 503 && loop_now_ms(d->loop) < p->deadline) {
@@ -273,7 +273,7 @@ disco_on_health(int status, enum http_fail fail, const struct err *e, const stru
 
 /* Ask /health. */
 static void
-disco_health(struct llamadisco *d)
+disco_health(struct llama_disco *d)
 {
 	struct err e = ERR_INIT;
 
@@ -286,10 +286,10 @@ disco_health(struct llamadisco *d)
 
 /* Start discovery. */
 void
-llamadisco_probe(struct llamadisco *d, long wait_ms, void (*on_loading)(void *arg),
-		 llamadisco_fn done, void *arg)
+llama_disco_probe(struct llama_disco *d, long wait_ms, void (*on_loading)(void *arg),
+		 llama_disco_fn done, void *arg)
 {
-	struct llamadisco_probe *p = xcalloc(1, sizeof *p);
+	struct llama_disco_probe *p = xcalloc(1, sizeof *p);
 
 	p->done = done;
 	p->on_loading = on_loading;
@@ -303,9 +303,9 @@ llamadisco_probe(struct llamadisco *d, long wait_ms, void (*on_loading)(void *ar
 
 /* Forget a finished (or cancelled) /slots request. */
 static void
-disco_slots_unlink(struct llamadisco_slots_req *sr)
+disco_slots_unlink(struct llama_disco_slots_req *sr)
 {
-	struct llamadisco_slots_req **pp = &sr->d->slots_reqs;
+	struct llama_disco_slots_req **pp = &sr->d->slots_reqs;
 
 	while (*pp && *pp != sr)
 		pp = &(*pp)->next;
@@ -319,13 +319,13 @@ static void
 disco_on_slots_req(int status, enum http_fail fail, const struct err *e, const struct buf *body,
 		   void *arg)
 {
-	struct llamadisco_slots_req *sr = arg;
+	struct llama_disco_slots_req *sr = arg;
 	struct llama_slot *slots = NULL;
 	struct err pe = ERR_INIT;
 	size_t n = 0;
 
 	(void)fail;
-	if (status == 200 && llamawire_slots(body->data, body->len, &slots, &n, &pe) == 0)
+	if (status == 200 && llama_wire_slots(body->data, body->len, &slots, &n, &pe) == 0)
 		sr->done(status, slots, n, NULL, sr->arg);
 	else
 		sr->done(status, NULL, 0, e ? e : &pe, sr->arg);
@@ -335,9 +335,9 @@ disco_on_slots_req(int status, enum http_fail fail, const struct err *e, const s
 
 /* Poll /slots once. */
 void
-llamadisco_slots(struct llamadisco *d, llama_slots_fn done, void *arg)
+llama_disco_slots(struct llama_disco *d, llama_slots_fn done, void *arg)
 {
-	struct llamadisco_slots_req *sr = xcalloc(1, sizeof *sr);
+	struct llama_disco_slots_req *sr = xcalloc(1, sizeof *sr);
 	struct err e = ERR_INIT;
 
 	sr->d = d;
@@ -355,7 +355,7 @@ llamadisco_slots(struct llamadisco *d, llama_slots_fn done, void *arg)
 
 /* Configured slot, else the idle one with the least cached prompt, else any. */
 int
-llamadisco_choose_slot(int configured, const struct llama_slot *slots, size_t n)
+llama_disco_choose_slot(int configured, const struct llama_slot *slots, size_t n)
 {
 	long best_tokens = -1;
 	int best = -1;

@@ -1,10 +1,10 @@
 /*
  * llamaint: the llama provider's state, shared by its parts.  PRIVATE to
- * llama.c and llamaslot.c: nothing else includes it (the public contract
- * is llama.h).
+ * llama/llama.c and llama/slots.c: nothing else includes it (the public contract
+ * is llama/llama.h).
  *
- * llama.c owns the provider (start, cancel, the stream, errors,
- * discovery); llamaslot.c the slot a request is pinned to (learning it,
+ * llama/llama.c owns the provider (start, cancel, the stream, errors,
+ * discovery); llama/slots.c the slot a request is pinned to (learning it,
  * leaving a busy one, holding the first request for a slot restore).
  *
  * Data: struct llama holds the discovery results and at most one chat
@@ -13,19 +13,19 @@
  * or parked on `dead` when cancelled from inside a callback, and swept
  * later.
  */
-#ifndef HEARTH_LLAMAINT_H
-#define HEARTH_LLAMAINT_H
+#ifndef HEARTH_LLAMA_LLAMA_INT_H
+#define HEARTH_LLAMA_LLAMA_INT_H
 
-#include "buf.h"
-#include "cachewatch.h"
-#include "err.h"
-#include "llama.h"
-#include "llamadisco.h"
-#include "llm.h"
-#include "oai.h"
-#include "provider.h"
-#include "slotsave.h"
-#include "sse.h"
+#include "base/buf.h"
+#include "llama/cache.h"
+#include "base/err.h"
+#include "llama/llama.h"
+#include "llama/disco.h"
+#include "llm/event.h"
+#include "llm/openai.h"
+#include "llm/provider.h"
+#include "llama/slotfile.h"
+#include "io/sse.h"
 
 struct cfg;
 struct http;
@@ -36,7 +36,7 @@ struct llama_call {
 	struct llama *lm;
 	struct http_req *req;
 	struct sse sse;
-	struct oai_dec dec;
+	struct openai_dec dec;
 	struct buf errbody;
 	llm_sink_fn sink;
 	void *ctx;
@@ -57,9 +57,9 @@ struct llama {
 	struct http *http;
 	const struct cfg *cfg;
 	struct provider prov;
-	struct llamadisco disco;
-	struct cachewatch cw;
-	struct slotsave ss;
+	struct llama_disco disco;
+	struct llama_cache cw;
+	struct llama_slotfile ss;
 	struct llama_call *call;
 	struct llama_call *dead;
 	unsigned long seq;          /* numbers calls, so a late /slots answer finds its call */
@@ -74,7 +74,7 @@ struct llama {
 	void *probe_arg;
 };
 
-/* llama.c */
+/* llama/llama.c */
 /* Forward one event unless the call already ended (DONE and ERROR end it). */
 void llama_emit(struct llama_call *c, const struct llm_event *ev);
 /* Emit a transport-level error event. */
@@ -84,12 +84,12 @@ int llama_send(struct llama_call *c, struct err *e);
 /* Release a call's parser state and the call. */
 void llama_call_free(struct llama_call *c);
 
-/* llamaslot.c */
+/* llama/slots.c */
 /* Timer (arg: the llama): ask /slots which slot served the last request, and pin to it. */
-void llamaslot_learn_timer(struct loop *l, long id, void *arg);
-/* slotsave callback (arg: the llama): the restore ended, send the held request now. */
-void llamaslot_after_restore(void *arg, const char *notice);
+void llama_slots_learn_timer(struct loop *l, long id, void *arg);
+/* llama_slotfile callback (arg: the llama): the restore ended, send the held request now. */
+void llama_slots_after_restore(void *arg, const char *notice);
 /* Timer (arg: the call): a pinned request has had no byte for a while: look at /slots. */
-void llamaslot_on_wait(struct loop *l, long id, void *arg);
+void llama_slots_on_wait(struct loop *l, long id, void *arg);
 
 #endif

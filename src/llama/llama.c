@@ -1,8 +1,8 @@
 /*
  * llama: llama-server provider.
  *
- * The structs live in llamaint.h (private); the slot a request is pinned
- * to is chosen in llamaslot.c.
+ * The structs live in llama/llama-int.h (private); the slot a request is pinned
+ * to is chosen in llama/slots.c.
  *
  * Data: struct llama holds the discovery results and at most one chat
  * call in flight.  A chat call (struct llama_call) owns its SSE parser,
@@ -14,25 +14,25 @@
  * Invariant: every call delivers exactly one terminal event (DONE or
  * ERROR) and nothing after it; cancel delivers nothing.
  */
-#include "llama.h"
-#include "llamaint.h"
+#include "llama/llama.h"
+#include "llama/llama-int.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cfg.h"
-#include "http.h"
-#include "cachewatch.h"
-#include "json.h"
-#include "llamadisco.h"
-#include "loop.h"
-#include "oai.h"
-#include "slotsave.h"
-#include "sse.h"
-#include "tool.h"
-#include "xmalloc.h"
+#include "base/cfg.h"
+#include "io/http.h"
+#include "llama/cache.h"
+#include "base/json.h"
+#include "llama/disco.h"
+#include "io/loop.h"
+#include "llm/openai.h"
+#include "llama/slotfile.h"
+#include "io/sse.h"
+#include "llm/tool.h"
+#include "base/xmalloc.h"
 
 /* Free calls that were cancelled while on the stack. */
 static void
@@ -56,7 +56,7 @@ llama_call_free(struct llama_call *c)
 		loop_timer_del(c->lm->loop, c->wait_timer);
 	free(c->body);
 	sse_release(&c->sse);
-	oai_dec_release(&c->dec);
+	openai_dec_release(&c->dec);
 	buf_release(&c->errbody);
 	free(c);
 }
@@ -74,17 +74,17 @@ llama_emit(struct llama_call *c, const struct llm_event *ev)
 
 /* After the timings: how much of the prompt came from the cache, and why not more. */
 static void
-llama_cache_report(struct llama_call *c, const struct llm_timings *t)
+llama_report_cache(struct llama_call *c, const struct llm_timings *t)
 {
-	struct cachewatch_report r;
+	struct llama_cache_report r;
 	struct llm_event ev = { .kind = LLM_CACHE };
 
-	cachewatch_timings(&c->lm->cw, t, &r);
+	llama_cache_timings(&c->lm->cw, t, &r);
 	if (c->lm->disco.slot < 0 && c->lm->cfg->id_slot < 0 && !c->lm->learning &&
 	    !c->lm->slot_gave_up && c->lm->learn_tries++ < 3) {
 		c->lm->learning = 1;
 		c->lm->learn_tokens = t->cache_n + t->prompt_n;
-		c->lm->learn_timer = loop_timer_add(c->lm->loop, 0, llamaslot_learn_timer, c->lm);
+		c->lm->learn_timer = loop_timer_add(c->lm->loop, 0, llama_slots_learn_timer, c->lm);
 	}
 	ev.cache.reuse = r.reuse;
 	ev.cache.expected = r.expected;
@@ -104,7 +104,7 @@ llama_dec_sink(void *ctx, const struct llm_event *ev)
 
 	llama_emit(c, ev);
 	if (ev->kind == LLM_TIMINGS && !c->dead)
-		llama_cache_report(c, &ev->timings);
+		llama_report_cache(c, &ev->timings);
 }
 
 /* One SSE event → decoder; stop parsing once the call is over. */
@@ -113,7 +113,7 @@ llama_on_sse(void *ctx, struct str event, struct str data)
 {
 	struct llama_call *c = ctx;
 
-	oai_dec_event(&c->dec, event, data, llama_dec_sink, c);
+	openai_dec_event(&c->dec, event, data, llama_dec_sink, c);
 	return c->ended || c->dead;
 }
 
@@ -203,15 +203,15 @@ llama_on_done(struct http_req *r, int status, enum http_fail fail, const struct 
 	(void)r;
 	if (lm->call == c)
 		lm->call = NULL;
-	slotsave_request_end(&lm->ss);
+	llama_slotfile_request_end(&lm->ss);
 	if (status == 200 && !c->ended) {
 		/* A partial trailing event is a cut stream, not an event: no sse_finish. */
-		oai_dec_finish(&c->dec, llama_dec_sink, c);
+		openai_dec_finish(&c->dec, llama_dec_sink, c);
 	} else if (status && !c->ended) {
 		struct llm_event ev;
 		struct buf msg = BUF_INIT;
 
-		oai_error_from_body(status, c->errbody.data, c->errbody.len, &ev, &msg);
+		openai_error_from_body(status, c->errbody.data, c->errbody.len, &ev, &msg);
 		ev.text = str_make(msg.data, msg.len);
 		llama_emit(c, &ev);
 		buf_release(&msg);
@@ -233,7 +233,7 @@ llama_send(struct llama_call *c, struct err *e)
 	struct buf url = BUF_INIT;
 	struct http_opts o = { 0 };
 
-	llamadisco_url(lm->cfg, "/v1/chat/completions", &url);
+	llama_disco_url(lm->cfg, "/v1/chat/completions", &url);
 	o.method = "POST";
 	o.url = url.data;
 	o.body = c->body;
@@ -246,7 +246,7 @@ llama_send(struct llama_call *c, struct err *e)
 	return c->req ? 0 : -1;
 }
 
-/* Tell cachewatch what is sent: one string per message, the slot, the server. */
+/* Tell llama_cache what is sent: one string per message, the slot, the server. */
 static void
 llama_note_request(struct llama *lm, const char *body, int slot)
 {
@@ -258,7 +258,7 @@ llama_note_request(struct llama *lm, const char *body, int slot)
 
 	v = xcalloc((size_t)cJSON_GetArraySize(msgs) + 1, sizeof *v);
 	cJSON_ArrayForEach(m, msgs) {
-		/* earlier turns rewritten for the template (tplprobe) render as before: compare them so */
+		/* earlier turns rewritten for the template (llama_template) render as before: compare them so */
 		const cJSON *ct = cJSON_GetObjectItemCaseSensitive(m, "content");
 		const char *gp = lm->disco.gen_prefix;
 
@@ -270,7 +270,7 @@ llama_note_request(struct llama *lm, const char *body, int slot)
 	}
 	buf_addf(&server, "%s|%s", lm->disco.info.build_info ? lm->disco.info.build_info : "",
 		 lm->disco.info.model_id ? lm->disco.info.model_id : "");
-	cachewatch_request(&lm->cw, (const char *const *)v, n, slot, server.data, lm->disco.info.n_ctx);
+	llama_cache_request(&lm->cw, (const char *const *)v, n, slot, server.data, lm->disco.info.n_ctx);
 	for (i = 0; i < n; i++)
 		cJSON_free(v[i]);
 	free(v);
@@ -295,16 +295,16 @@ llama_start(void *self, const struct provider_req *req, llm_sink_fn sink, void *
 	c->ctx = ctx;
 	c->seq = ++lm->seq;
 	sse_init(&c->sse);
-	oai_dec_init(&c->dec);
+	openai_dec_init(&c->dec);
 	buf_init(&c->errbody, 0);
 	pinned.id_slot = lm->disco.slot;
-	llamawire_request_gen(&pinned, lm->cfg->model ? lm->cfg->model : lm->disco.info.model_id, req,
+	llama_wire_request_gen(&pinned, lm->cfg->model ? lm->cfg->model : lm->disco.info.model_id, req,
 			      lm->disco.gen_prefix, &body);
 	c->body = buf_detach(&body, NULL);
 	llama_note_request(lm, c->body, pinned.id_slot);
 	if (req->planned_change)
-		cachewatch_plan(&lm->cw, req->planned_change);
-	if (slotsave_before_request(&lm->ss, llamaslot_after_restore, lm)) {
+		llama_cache_plan(&lm->cw, req->planned_change);
+	if (llama_slotfile_before_request(&lm->ss, llama_slots_after_restore, lm)) {
 		c->held = 1;
 		lm->call = c;
 		return 0;
@@ -314,7 +314,7 @@ llama_start(void *self, const struct provider_req *req, llm_sink_fn sink, void *
 		return -1;
 	}
 	if (pinned.id_slot >= 0 && lm->cfg->slot_wait_s > 0)
-		c->wait_timer = loop_timer_add(lm->loop, (uint64_t)lm->cfg->slot_wait_s * 1000u, llamaslot_on_wait, c);
+		c->wait_timer = loop_timer_add(lm->loop, (uint64_t)lm->cfg->slot_wait_s * 1000u, llama_slots_on_wait, c);
 	lm->call = c;
 	return 0;
 }
@@ -331,7 +331,7 @@ llama_cancel(void *self)
 	lm->call = NULL;
 	c->dead = 1;
 	if (!c->held)
-		slotsave_request_end(&lm->ss);
+		llama_slotfile_request_end(&lm->ss);
 	if (c->idle_timer)
 		loop_timer_del(lm->loop, c->idle_timer);
 	if (c->wait_timer)
@@ -386,9 +386,9 @@ llama_new(struct loop *l, struct http *h, const struct cfg *cfg)
 	lm->prov.model = llama_model;
 	lm->prov.describe_error = llama_describe;
 	lm->prov.n_ctx = llama_n_ctx;
-	llamadisco_init(&lm->disco, l, h, cfg);
-	cachewatch_init(&lm->cw);
-	slotsave_init(&lm->ss, l, h, cfg, &lm->disco.slot);
+	llama_disco_init(&lm->disco, l, h, cfg);
+	llama_cache_init(&lm->cw);
+	llama_slotfile_init(&lm->ss, l, h, cfg, &lm->disco.slot);
 	return lm;
 }
 
@@ -402,9 +402,9 @@ llama_free(struct llama *lm)
 	llama_sweep(lm);
 	if (lm->learn_timer)
 		loop_timer_del(lm->loop, lm->learn_timer);
-	slotsave_release(&lm->ss);
-	llamadisco_release(&lm->disco);
-	cachewatch_release(&lm->cw);
+	llama_slotfile_release(&lm->ss);
+	llama_disco_release(&lm->disco);
+	llama_cache_release(&lm->cw);
 	free(lm);
 }
 
@@ -443,7 +443,7 @@ llama_probe_loading(void *arg)
 		lm->probe_loading(lm->probe_arg);
 }
 
-/* Start discovery (see llamadisco_probe). */
+/* Start discovery (see llama_disco_probe). */
 void
 llama_probe(struct llama *lm, long wait_ms, void (*on_loading)(void *arg), llama_probe_fn done,
 	    void *arg)
@@ -451,28 +451,28 @@ llama_probe(struct llama *lm, long wait_ms, void (*on_loading)(void *arg), llama
 	lm->probe_done = done;
 	lm->probe_loading = on_loading;
 	lm->probe_arg = arg;
-	llamadisco_probe(&lm->disco, wait_ms, llama_probe_loading, llama_probe_done, lm);
+	llama_disco_probe(&lm->disco, wait_ms, llama_probe_loading, llama_probe_done, lm);
 }
 
 /* Poll /slots once. */
 void
 llama_get_slots(struct llama *lm, llama_slots_fn done, void *arg)
 {
-	llamadisco_slots(&lm->disco, done, arg);
+	llama_disco_slots(&lm->disco, done, arg);
 }
 
-/* Resuming: let the server match the prefix, then pin (see llama.h). */
+/* Resuming: let the server match the prefix, then pin (see llama/llama.h). */
 void
 llama_prefer_warm_slot(struct llama *lm)
 {
 	lm->disco.choose = 0;
 }
 
-/* Slot save/restore for this session (see slotsave.h). */
+/* Slot save/restore for this session (see llama/slotfile.h). */
 void
 llama_set_session(struct llama *lm, const char *(*session_id)(void *arg), void *arg, int resumed)
 {
-	slotsave_session(&lm->ss, session_id, arg, resumed);
+	llama_slotfile_session(&lm->ss, session_id, arg, resumed);
 }
 
 /* Exit: save the session's slot, waiting up to timeout_ms. */
@@ -480,7 +480,7 @@ void
 llama_save_slot(struct llama *lm, long timeout_ms)
 {
 	if (lm)
-		slotsave_flush(&lm->ss, timeout_ms);
+		llama_slotfile_flush(&lm->ss, timeout_ms);
 }
 
 /* The slot requests are pinned to (-1: any). */
@@ -494,7 +494,7 @@ llama_slot(const struct llama *lm)
 double
 llama_session_reuse(const struct llama *lm)
 {
-	return cachewatch_session_reuse(&lm->cw);
+	return llama_cache_session_reuse(&lm->cw);
 }
 
 /* ---- messages -------------------------------------------------------- */

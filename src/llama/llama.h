@@ -5,24 +5,24 @@
  * (GET /slots) and the streaming chat request (POST /v1/chat/completions
  * with return_progress, include_usage, cache_prompt, id_slot and
  * chat_template_kwargs.enable_thinking).  The stream goes http → sse →
- * oai decoder → llm events; this module only wires them and turns HTTP
+ * openai decoder → llm events; this module only wires them and turns HTTP
  * and transport failures into LLM_ERROR events with a message that says
  * what to do.
  *
  * Ownership: a struct llama borrows the loop, the http client and the cfg
  * (all must outlive it).  Strings in llama_info are owned by the llama.
  */
-#ifndef HEARTH_LLAMA_H
-#define HEARTH_LLAMA_H
+#ifndef HEARTH_LLAMA_LLAMA_H
+#define HEARTH_LLAMA_LLAMA_H
 
 #include <stddef.h>
 
-#include "buf.h"
-#include "err.h"
-#include "llm.h"
-#include "llamadisco.h"
-#include "llamawire.h"
-#include "provider.h"
+#include "base/buf.h"
+#include "base/err.h"
+#include "llm/event.h"
+#include "llama/disco.h"
+#include "llama/wire.h"
+#include "llm/provider.h"
 
 struct loop;
 struct http;
@@ -60,7 +60,7 @@ void llama_get_slots(struct llama *lm, llama_slots_fn done, void *arg);
  */
 void llama_prefer_warm_slot(struct llama *lm);
 /*
- * Slot save/restore (slotsave.h): session_id names the session's file
+ * Slot save/restore (llama/slotfile.h): session_id names the session's file
  * (it may return "" until the session exists); a resumed session restores
  * its slot before the first request, falling back to a normal prefill
  * with a notice.  Call once, before the first request.

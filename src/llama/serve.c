@@ -1,11 +1,11 @@
 /*
- * serve: the managed llama-server (see serve.h).  The child is a proc;
+ * serve: the managed llama-server (see llama/serve.h).  The child is a proc;
  * its output goes to a log file and the last line is kept for error
  * messages.  Waiting for the port is a 100 ms timer that tries a
  * connect() to 127.0.0.1:port (loopback: answered at once) while the
  * loop also reaps the child.
  */
-#include "serve.h"
+#include "llama/serve.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -18,15 +18,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fsutil.h"
-#include "loop.h"
-#include "proc.h"
-#include "xmalloc.h"
+#include "base/fs.h"
+#include "io/loop.h"
+#include "io/proc.h"
+#include "base/xmalloc.h"
 
-#define SERVE_POLL_MS 100
-#define SERVE_STOP_MS (PROC_KILL_GRACE_MS + 1000)
+#define LLAMA_SERVE_POLL_MS 100
+#define LLAMA_SERVE_STOP_MS (PROC_KILL_GRACE_MS + 1000)
 
-struct serve {
+struct llama_serve {
 	struct loop *loop;
 	struct proc *proc;
 	int port;
@@ -40,7 +40,7 @@ struct serve {
 
 /* A free port on 127.0.0.1 (bind to 0 and read it back); -1 on failure. */
 static int
-serve_free_port(void)
+llama_serve_free_port(void)
 {
 	struct sockaddr_in sa;
 	socklen_t len = sizeof sa;
@@ -60,7 +60,7 @@ serve_free_port(void)
 
 /* Whether something accepts connections on 127.0.0.1:port. */
 static int
-serve_port_open(int port)
+llama_serve_port_open(int port)
 {
 	struct sockaddr_in sa;
 	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), ok;
@@ -78,7 +78,7 @@ serve_port_open(int port)
 
 /* The binary to run: its path when found (in out), else -1 + e. */
 static int
-serve_find_binary(const char *bin, struct buf *out, struct err *e)
+llama_serve_find_binary(const char *bin, struct buf *out, struct err *e)
 {
 	const char *path = getenv("PATH"), *p;
 
@@ -103,9 +103,9 @@ serve_find_binary(const char *bin, struct buf *out, struct err *e)
 
 /* Output: into the log, and keep the last line for messages. */
 static void
-serve_output(struct proc *p, const char *data, size_t n, void *arg)
+llama_serve_output(struct proc *p, const char *data, size_t n, void *arg)
 {
-	struct serve *s = arg;
+	struct llama_serve *s = arg;
 	size_t i;
 
 	(void)p;
@@ -130,9 +130,9 @@ serve_output(struct proc *p, const char *data, size_t n, void *arg)
 
 /* The child is gone. */
 static void
-serve_exit(struct proc *p, void *arg)
+llama_serve_exit(struct proc *p, void *arg)
 {
-	struct serve *s = arg;
+	struct llama_serve *s = arg;
 
 	(void)p;
 	s->exited = 1;
@@ -140,24 +140,24 @@ serve_exit(struct proc *p, void *arg)
 
 /* Poll the port until it accepts. */
 static void
-serve_poll(struct loop *l, long id, void *arg)
+llama_serve_poll(struct loop *l, long id, void *arg)
 {
-	struct serve *s = arg;
+	struct llama_serve *s = arg;
 
 	(void)id;
 	s->timer = 0;
 	if (s->exited)
 		return;
-	if (serve_port_open(s->port)) {
+	if (llama_serve_port_open(s->port)) {
 		s->ready = 1;
 		return;
 	}
-	s->timer = loop_timer_add(l, SERVE_POLL_MS, serve_poll, s);
+	s->timer = loop_timer_add(l, LLAMA_SERVE_POLL_MS, llama_serve_poll, s);
 }
 
 /* The model's name for --alias: the file name without .gguf. */
 static void
-serve_alias(const char *model, struct buf *out)
+llama_serve_alias(const char *model, struct buf *out)
 {
 	const char *base = strrchr(model, '/');
 	size_t n;
@@ -171,7 +171,7 @@ serve_alias(const char *model, struct buf *out)
 
 /* Check the inputs, then spawn the child with the recommended flags. */
 static int
-serve_spawn(struct serve *s, const struct serve_opts *o, struct err *e)
+llama_serve_spawn(struct llama_serve *s, const struct llama_serve_opts *o, struct err *e)
 {
 	struct buf bin = BUF_INIT, port = BUF_INIT, ctx = BUF_INIT, slots = BUF_INIT;
 	struct buf alias = BUF_INIT, logp = BUF_INIT;
@@ -184,9 +184,9 @@ serve_spawn(struct serve *s, const struct serve_opts *o, struct err *e)
 			o->model ? o->model : "(none)");
 		goto out;
 	}
-	if (serve_find_binary(o->binary && *o->binary ? o->binary : "llama-server", &bin, e) < 0)
+	if (llama_serve_find_binary(o->binary && *o->binary ? o->binary : "llama-server", &bin, e) < 0)
 		goto out;
-	if ((s->port = serve_free_port()) < 0) {
+	if ((s->port = llama_serve_free_port()) < 0) {
 		err_set(e, "no free port on 127.0.0.1 for llama-server: %s", strerror(errno));
 		goto out;
 	}
@@ -194,8 +194,8 @@ serve_spawn(struct serve *s, const struct serve_opts *o, struct err *e)
 	buf_addf(&ctx, "%d", o->ctx > 0 ? o->ctx : 0);
 	buf_addf(&slots, "%s/slots", o->state_dir);
 	buf_addf(&logp, "%s/llama-server.log", o->state_dir);
-	serve_alias(o->model, &alias);
-	if (fsutil_mkdirs(slots.data, e) < 0)
+	llama_serve_alias(o->model, &alias);
+	if (fs_mkdirs(slots.data, e) < 0)
 		goto out;
 	s->log_fd = open(logp.data, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	{
@@ -207,8 +207,8 @@ serve_spawn(struct serve *s, const struct serve_opts *o, struct err *e)
 
 		memset(&spec, 0, sizeof spec);
 		spec.argv = argv;
-		spec.on_output = serve_output;
-		spec.on_exit = serve_exit;
+		spec.on_output = llama_serve_output;
+		spec.on_exit = llama_serve_exit;
 		spec.arg = s;
 		spec.die_with_parent = 1; /* no orphaned server holding the GPU if hearth is killed */
 		s->proc = proc_spawn(s->loop, &spec, e);
@@ -226,16 +226,16 @@ out:
 
 /* Why the server stopped: its first error line, else its last line. */
 static const char *
-serve_reason(const struct serve *s)
+llama_serve_reason(const struct llama_serve *s)
 {
 	return s->first_err.len ? s->first_err.data : s->last.len ? s->last.data : "";
 }
 
-/* Start and wait for the port (see serve.h). */
-struct serve *
-serve_start(struct loop *l, const struct serve_opts *o, struct buf *url, struct err *e)
+/* Start and wait for the port (see llama/serve.h). */
+struct llama_serve *
+llama_serve_start(struct loop *l, const struct llama_serve_opts *o, struct buf *url, struct err *e)
 {
-	struct serve *s = xcalloc(1, sizeof *s);
+	struct llama_serve *s = xcalloc(1, sizeof *s);
 	uint64_t deadline = loop_now_ms(l) + (uint64_t)(o->wait_ms > 0 ? o->wait_ms : 60000);
 
 	s->loop = l;
@@ -243,32 +243,32 @@ serve_start(struct loop *l, const struct serve_opts *o, struct buf *url, struct 
 	buf_init(&s->last, 0);
 	buf_init(&s->part, 0);
 	buf_init(&s->first_err, 0);
-	if (serve_spawn(s, o, e) < 0) {
-		serve_stop(s);
+	if (llama_serve_spawn(s, o, e) < 0) {
+		llama_serve_stop(s);
 		return NULL;
 	}
-	s->timer = loop_timer_add(l, 0, serve_poll, s);
+	s->timer = loop_timer_add(l, 0, llama_serve_poll, s);
 	while (!s->ready && !s->exited && loop_now_ms(l) < deadline && !(o->interrupted && *o->interrupted))
-		loop_run_once(l, SERVE_POLL_MS, NULL);
+		loop_run_once(l, LLAMA_SERVE_POLL_MS, NULL);
 	if (s->ready) {
 		buf_addf(url, "http://127.0.0.1:%d", s->port);
 		return s;
 	}
 	if (s->exited)
 		err_set(e, "llama-server exited (status %d) before it listened%s%s", proc_status(s->proc),
-			*serve_reason(s) ? ": " : "", serve_reason(s));
+			*llama_serve_reason(s) ? ": " : "", llama_serve_reason(s));
 	else if (o->interrupted && *o->interrupted)
 		err_set(e, "interrupted while llama-server was starting");
 	else
 		err_set(e, "llama-server did not listen on port %d within %d s: see %s/llama-server.log",
 			s->port, (o->wait_ms > 0 ? o->wait_ms : 60000) / 1000, o->state_dir);
-	serve_stop(s);
+	llama_serve_stop(s);
 	return NULL;
 }
 
 /* SIGTERM, SIGKILL after the grace, wait for the exit (bounded), free. */
 void
-serve_stop(struct serve *s)
+llama_serve_stop(struct llama_serve *s)
 {
 	uint64_t deadline;
 
@@ -278,7 +278,7 @@ serve_stop(struct serve *s)
 		loop_timer_del(s->loop, s->timer);
 	if (s->proc && proc_running(s->proc)) {
 		proc_kill(s->proc);
-		deadline = loop_now_ms(s->loop) + SERVE_STOP_MS;
+		deadline = loop_now_ms(s->loop) + LLAMA_SERVE_STOP_MS;
 		while (proc_running(s->proc) && loop_now_ms(s->loop) < deadline)
 			loop_run_once(s->loop, 100, NULL);
 	}
@@ -293,18 +293,18 @@ serve_stop(struct serve *s)
 
 /* The child's pid (0 when none). */
 int
-serve_pid(const struct serve *s)
+llama_serve_pid(const struct llama_serve *s)
 {
 	return s && s->proc ? (int)proc_pid(s->proc) : 0;
 }
 
 /* A server that died after it listened: say so with its words. */
 int
-serve_exited(const struct serve *s, struct buf *why)
+llama_serve_exited(const struct llama_serve *s, struct buf *why)
 {
 	if (!s || !s->exited)
 		return 0;
 	buf_addf(why, "the llama-server hearth started exited (status %d)%s%s", proc_status(s->proc),
-		 *serve_reason(s) ? ": " : "", serve_reason(s));
+		 *llama_serve_reason(s) ? ": " : "", llama_serve_reason(s));
 	return 1;
 }

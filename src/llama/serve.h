@@ -3,7 +3,7 @@
  * "managed server"): `hearth --serve MODEL.gguf` or the serve.model
  * setting.
  *
- * serve_start checks the model file and the binary (serve.binary, else
+ * llama_serve_start checks the model file and the binary (serve.binary, else
  * llama-server from PATH) and fails with one line when either is
  * missing; picks a free port on 127.0.0.1; starts
  *   llama-server -m MODEL --host 127.0.0.1 --port N -ngl 99 -fa on
@@ -16,21 +16,21 @@
  * while it loads the model; the caller's probe waits that out and shows
  * it).  A server that exits first is reported with its last output line.
  *
- * serve_stop sends SIGTERM to the group, SIGKILL after PROC_KILL_GRACE_MS,
+ * llama_serve_stop sends SIGTERM to the group, SIGKILL after PROC_KILL_GRACE_MS,
  * and waits (bounded) for it to go.
  *
  * Ownership: a serve borrows the loop, which must outlive it.
  */
-#ifndef HEARTH_SERVE_H
-#define HEARTH_SERVE_H
+#ifndef HEARTH_LLAMA_SERVE_H
+#define HEARTH_LLAMA_SERVE_H
 
-#include "buf.h"
-#include "err.h"
+#include "base/buf.h"
+#include "base/err.h"
 
 struct loop;
-struct serve;
+struct llama_serve;
 
-struct serve_opts {
+struct llama_serve_opts {
 	const char *model;      /* path of the GGUF file */
 	const char *binary;     /* NULL: "llama-server" from PATH */
 	int ctx;                /* 0: the model's own context size */
@@ -44,16 +44,16 @@ struct serve_opts {
  * ("http://127.0.0.1:N") is appended to url.  NULL + e (one line) when the
  * model or binary is missing, the server cannot start or exits early.
  */
-struct serve *serve_start(struct loop *l, const struct serve_opts *o, struct buf *url,
+struct llama_serve *llama_serve_start(struct loop *l, const struct llama_serve_opts *o, struct buf *url,
 			  struct err *e);
 /* Stop the server (TERM, then KILL) and free. NULL ok. */
-void serve_stop(struct serve *s);
+void llama_serve_stop(struct llama_serve *s);
 /*
  * Whether the server has exited (after it listened: it failed to load
  * the model, crashed); why gets one line with its last output.
  */
-int serve_exited(const struct serve *s, struct buf *why);
+int llama_serve_exited(const struct llama_serve *s, struct buf *why);
 /* The server's process id (its process group), for tests and logs. */
-int serve_pid(const struct serve *s);
+int llama_serve_pid(const struct llama_serve *s);
 
 #endif

@@ -1,26 +1,26 @@
 /*
- * slotsave: POST /slots/{id}?action=save|restore and the support state.
+ * llama_slotfile: POST /slots/{id}?action=save|restore and the support state.
  *
- * Data: struct slotsave holds the support verdict (unknown until the
+ * Data: struct llama_slotfile holds the support verdict (unknown until the
  * first answer) and at most one request in flight (req non-NULL).
  * Invariant: done is called exactly once per started action unless the
- * action is cancelled by slotsave_release.
+ * action is cancelled by llama_slotfile_release.
  */
-#include "slotsave.h"
+#include "llama/slotfile.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "cfg.h"
-#include "http.h"
-#include "json.h"
-#include "llamadisco.h"
-#include "loop.h"
+#include "base/cfg.h"
+#include "io/http.h"
+#include "base/json.h"
+#include "llama/disco.h"
+#include "io/loop.h"
 
 /* Keep only the characters llama-server's file name check accepts everywhere. */
 void
-slotsave_filename(const char *session_id, struct buf *out)
+llama_slotfile_filename(const char *session_id, struct buf *out)
 {
 	const char *p;
 
@@ -34,7 +34,7 @@ slotsave_filename(const char *session_id, struct buf *out)
 
 /* The server's error message, if the body has one. */
 static void
-slotsave_errmsg(cJSON *root, char *out, size_t n)
+llama_slotfile_errmsg(cJSON *root, char *out, size_t n)
 {
 	const char *m = json_str(cJSON_GetObjectItemCaseSensitive(root, "error"), "message");
 
@@ -43,7 +43,7 @@ slotsave_errmsg(cJSON *root, char *out, size_t n)
 
 /* Interpret the answer of a save or restore. */
 void
-slotsave_parse(int restore, int status, const char *body, size_t n, struct slotsave_result *out)
+llama_slotfile_parse(int restore, int status, const char *body, size_t n, struct llama_slotfile_result *out)
 {
 	struct err e = ERR_INIT;
 	cJSON *root = body && n ? json_parse(body, n, &e) : NULL;
@@ -62,7 +62,7 @@ slotsave_parse(int restore, int status, const char *body, size_t n, struct slots
 		cJSON_Delete(root);
 		return;
 	}
-	slotsave_errmsg(root, why, sizeof why);
+	llama_slotfile_errmsg(root, why, sizeof why);
 	cJSON_Delete(root);
 	out->unsupported = status == 501 || status == 404 || status == 405 || (!restore && status == 400);
 	if (!status)
@@ -78,27 +78,27 @@ slotsave_parse(int restore, int status, const char *body, size_t n, struct slots
 
 /* The answer arrived: remember support, tell the caller. */
 static void
-slotsave_on_done(int status, enum http_fail fail, const struct err *e, const struct buf *body,
+llama_slotfile_on_done(int status, enum http_fail fail, const struct err *e, const struct buf *body,
 		 void *arg)
 {
-	struct slotsave *s = arg;
-	struct slotsave_result r;
+	struct llama_slotfile *s = arg;
+	struct llama_slotfile_result r;
 
 	s->req = NULL;
-	slotsave_parse(s->restore, status, body ? body->data : NULL, body ? body->len : 0, &r);
+	llama_slotfile_parse(s->restore, status, body ? body->data : NULL, body ? body->len : 0, &r);
 	if (!status && e)
 		snprintf(r.msg, sizeof r.msg, "no answer from llama-server (%.150s)", e->msg);
 	(void)fail;
 	if (r.unsupported)
-		s->support = SLOTSAVE_NO;
+		s->support = LLAMA_SLOTFILE_NO;
 	else if (r.ok)
-		s->support = SLOTSAVE_YES;
+		s->support = LLAMA_SLOTFILE_YES;
 	s->done(&r, s->arg);
 }
 
 /* Bind to the loop, http client, settings and the provider's slot. */
 void
-slotsave_init(struct slotsave *s, struct loop *l, struct http *h, const struct cfg *cfg,
+llama_slotfile_init(struct llama_slotfile *s, struct loop *l, struct http *h, const struct cfg *cfg,
 	      const int *slot)
 {
 	memset(s, 0, sizeof *s);
@@ -110,7 +110,7 @@ slotsave_init(struct slotsave *s, struct loop *l, struct http *h, const struct c
 
 /* Cancel the action in flight and the timers. */
 void
-slotsave_release(struct slotsave *s)
+llama_slotfile_release(struct llama_slotfile *s)
 {
 	if (s->req)
 		http_cancel(s->req);
@@ -124,7 +124,7 @@ slotsave_release(struct slotsave *s)
 
 /* The session's id, "" when none yet. */
 static const char *
-slotsave_id(const struct slotsave *s)
+llama_slotfile_id(const struct llama_slotfile *s)
 {
 	const char *id = s->session_id ? s->session_id(s->session_arg) : NULL;
 
@@ -133,7 +133,7 @@ slotsave_id(const struct slotsave *s)
 
 /* Name the session; a resumed one restores before its first request. */
 void
-slotsave_session(struct slotsave *s, slotsave_id_fn id_fn, void *arg, int resumed)
+llama_slotfile_session(struct llama_slotfile *s, llama_slotfile_id_fn id_fn, void *arg, int resumed)
 {
 	s->session_id = id_fn;
 	s->session_arg = arg;
@@ -142,10 +142,10 @@ slotsave_session(struct slotsave *s, slotsave_id_fn id_fn, void *arg, int resume
 
 /* Let the held request go on, from a clean stack (curl refuses transfers in its callbacks). */
 static void
-slotsave_on_cont(struct loop *l, long id, void *arg)
+llama_slotfile_on_cont(struct loop *l, long id, void *arg)
 {
-	struct slotsave *s = arg;
-	slotsave_cont_fn cont = s->cont;
+	struct llama_slotfile *s = arg;
+	llama_slotfile_cont_fn cont = s->cont;
 
 	(void)l;
 	(void)id;
@@ -157,12 +157,12 @@ slotsave_on_cont(struct loop *l, long id, void *arg)
 
 /* The restore ended: say how it went and release the request. */
 static void
-slotsave_on_restore(const struct slotsave_result *r, void *arg)
+llama_slotfile_on_restore(const struct llama_slotfile_result *r, void *arg)
 {
-	struct slotsave *s = arg;
+	struct llama_slotfile *s = arg;
 	struct buf name = BUF_INIT;
 
-	slotsave_filename(slotsave_id(s), &name);
+	llama_slotfile_filename(llama_slotfile_id(s), &name);
 	s->restored = r->ok;
 	if (r->ok) {
 		s->restored_tokens = r->n_tokens;
@@ -176,12 +176,12 @@ slotsave_on_restore(const struct slotsave_result *r, void *arg)
 			 r->msg);
 	}
 	buf_release(&name);
-	s->cont_timer = loop_timer_add(s->loop, 0, slotsave_on_cont, s);
+	s->cont_timer = loop_timer_add(s->loop, 0, llama_slotfile_on_cont, s);
 }
 
 /* Before a request: a resumed session restores its slot first. */
 int
-slotsave_before_request(struct slotsave *s, slotsave_cont_fn cont, void *arg)
+llama_slotfile_before_request(struct llama_slotfile *s, llama_slotfile_cont_fn cont, void *arg)
 {
 	if (s->idle_timer)
 		loop_timer_del(s->loop, s->idle_timer);
@@ -192,7 +192,7 @@ slotsave_before_request(struct slotsave *s, slotsave_cont_fn cont, void *arg)
 		return 0;
 	s->restore_pending = 0;
 	s->notice[0] = 0;
-	if (slotsave_start(s, 1, *s->slot, slotsave_id(s), slotsave_on_restore, s) < 0)
+	if (llama_slotfile_start(s, 1, *s->slot, llama_slotfile_id(s), llama_slotfile_on_restore, s) < 0)
 		return 0;
 	s->cont = cont;
 	s->cont_arg = arg;
@@ -201,9 +201,9 @@ slotsave_before_request(struct slotsave *s, slotsave_cont_fn cont, void *arg)
 
 /* An idle or exit save ended: the slot is on disk unless it failed. */
 static void
-slotsave_on_save(const struct slotsave_result *r, void *arg)
+llama_slotfile_on_save(const struct llama_slotfile_result *r, void *arg)
 {
-	struct slotsave *s = arg;
+	struct llama_slotfile *s = arg;
 
 	if (r->ok)
 		s->dirty = 0;
@@ -213,7 +213,7 @@ slotsave_on_save(const struct slotsave_result *r, void *arg)
 
 /* The exit save took too long: stop waiting. */
 static void
-slotsave_on_flush_timeout(struct loop *l, long id, void *arg)
+llama_slotfile_on_flush_timeout(struct loop *l, long id, void *arg)
 {
 	(void)id;
 	(void)arg;
@@ -222,35 +222,35 @@ slotsave_on_flush_timeout(struct loop *l, long id, void *arg)
 
 /* Quiet for slot_save_idle seconds: save the slot. */
 static void
-slotsave_on_idle(struct loop *l, long id, void *arg)
+llama_slotfile_on_idle(struct loop *l, long id, void *arg)
 {
-	struct slotsave *s = arg;
+	struct llama_slotfile *s = arg;
 
 	(void)l;
 	(void)id;
 	s->idle_timer = 0;
 	if (s->dirty && !s->busy_request)
-		slotsave_start(s, 0, *s->slot, slotsave_id(s), slotsave_on_save, s);
+		llama_slotfile_start(s, 0, *s->slot, llama_slotfile_id(s), llama_slotfile_on_save, s);
 }
 
 /* A request ended: the slot holds new state. */
 void
-slotsave_request_end(struct slotsave *s)
+llama_slotfile_request_end(struct llama_slotfile *s)
 {
 	s->busy_request = 0;
-	if (!s->cfg->slot_save || s->support == SLOTSAVE_NO)
+	if (!s->cfg->slot_save || s->support == LLAMA_SLOTFILE_NO)
 		return;
 	if (s->idle_timer)
 		loop_timer_del(s->loop, s->idle_timer);
 	s->idle_timer = 0;
 	if (s->cfg->slot_save_idle_s > 0)
 		s->idle_timer = loop_timer_add(s->loop, (uint64_t)s->cfg->slot_save_idle_s * 1000u,
-					       slotsave_on_idle, s);
+					       llama_slotfile_on_idle, s);
 }
 
 /* Exit: one last save of a changed slot, waiting for it a bounded time. */
 void
-slotsave_flush(struct slotsave *s, long timeout_ms)
+llama_slotfile_flush(struct llama_slotfile *s, long timeout_ms)
 {
 	struct err e = ERR_INIT;
 	long t;
@@ -260,27 +260,27 @@ slotsave_flush(struct slotsave *s, long timeout_ms)
 	s->idle_timer = 0;
 	if (!s->dirty || !s->cfg->slot_save || s->req)
 		return;
-	if (slotsave_start(s, 0, *s->slot, slotsave_id(s), slotsave_on_save, s) < 0)
+	if (llama_slotfile_start(s, 0, *s->slot, llama_slotfile_id(s), llama_slotfile_on_save, s) < 0)
 		return;
 	s->flushing = 1;
-	t = loop_timer_add(s->loop, (uint64_t)timeout_ms, slotsave_on_flush_timeout, s);
+	t = loop_timer_add(s->loop, (uint64_t)timeout_ms, llama_slotfile_on_flush_timeout, s);
 	loop_run(s->loop, &e);
 	loop_timer_del(s->loop, t);
 	s->flushing = 0;
-	slotsave_release(s);
+	llama_slotfile_release(s);
 }
 
 /* Whether an action is in flight. */
 int
-slotsave_busy(const struct slotsave *s)
+llama_slotfile_busy(const struct llama_slotfile *s)
 {
 	return s->req != NULL;
 }
 
 /* Start a save or restore. */
 int
-slotsave_start(struct slotsave *s, int restore, int slot, const char *session_id,
-	       slotsave_fn done, void *arg)
+llama_slotfile_start(struct llama_slotfile *s, int restore, int slot, const char *session_id,
+	       llama_slotfile_fn done, void *arg)
 {
 	static const char *const headers[] = { "Content-Type: application/json", NULL };
 	struct buf path = BUF_INIT, url = BUF_INIT, name = BUF_INIT, body = BUF_INIT;
@@ -289,9 +289,9 @@ slotsave_start(struct slotsave *s, int restore, int slot, const char *session_id
 	cJSON *root;
 	char *text;
 
-	if (s->support == SLOTSAVE_NO || s->req || slot < 0 || !session_id || !*session_id)
+	if (s->support == LLAMA_SLOTFILE_NO || s->req || slot < 0 || !session_id || !*session_id)
 		return -1;
-	slotsave_filename(session_id, &name);
+	llama_slotfile_filename(session_id, &name);
 	root = cJSON_CreateObject();
 	cJSON_AddStringToObject(root, "filename", name.data);
 	text = cJSON_PrintUnformatted(root);
@@ -299,7 +299,7 @@ slotsave_start(struct slotsave *s, int restore, int slot, const char *session_id
 	cJSON_free(text);
 	cJSON_Delete(root);
 	buf_addf(&path, "/slots/%d?action=%s", slot, restore ? "restore" : "save");
-	llamadisco_url(s->cfg, path.data, &url);
+	llama_disco_url(s->cfg, path.data, &url);
 	o.method = "POST";
 	o.url = url.data;
 	o.body = body.data;
@@ -310,7 +310,7 @@ slotsave_start(struct slotsave *s, int restore, int slot, const char *session_id
 	s->restore = restore;
 	s->done = done;
 	s->arg = arg;
-	s->req = http_fetch(s->http, &o, slotsave_on_done, s, &e);
+	s->req = http_fetch(s->http, &o, llama_slotfile_on_done, s, &e);
 	buf_release(&path);
 	buf_release(&url);
 	buf_release(&name);

@@ -1,5 +1,5 @@
 /*
- * slotsave: llama-server slot save/restore (POST /slots/{id}?action=…),
+ * llama_slotfile: llama-server slot save/restore (POST /slots/{id}?action=…),
  * so a resumed session costs a file read instead of a full prefill.
  *
  * The server only offers the actions when started with --slot-save-path;
@@ -10,30 +10,30 @@
  * is named from the session id ("hearth-<id>.bin", only [A-Za-z0-9_-]
  * kept) and lives in the server's directory, not ours.
  *
- * The session side: slotsave_session names the session (its id may
+ * The session side: llama_slotfile_session names the session (its id may
  * appear only later: the journal creates it lazily) and says whether it
- * was resumed; then the provider calls slotsave_before_request before
+ * was resumed; then the provider calls llama_slotfile_before_request before
  * each request (the first one of a resumed session waits for a restore),
- * slotsave_request_end after each (the slot has changed: a save is due
- * after cfg->slot_save_idle_s quiet seconds), and slotsave_flush at exit.
+ * llama_slotfile_request_end after each (the slot has changed: a save is due
+ * after cfg->slot_save_idle_s quiet seconds), and llama_slotfile_flush at exit.
  *
  * At most one action is in flight.  Borrows loop, http, cfg and the slot
  * variable (they must outlive it).
  */
-#ifndef HEARTH_SLOTSAVE_H
-#define HEARTH_SLOTSAVE_H
+#ifndef HEARTH_LLAMA_SLOTFILE_H
+#define HEARTH_LLAMA_SLOTFILE_H
 
 #include <stddef.h>
 
-#include "buf.h"
+#include "base/buf.h"
 
 struct http;
 struct http_req;
 struct cfg;
 
-enum slotsave_support { SLOTSAVE_UNKNOWN, SLOTSAVE_YES, SLOTSAVE_NO };
+enum llama_slotfile_support { LLAMA_SLOTFILE_UNKNOWN, LLAMA_SLOTFILE_YES, LLAMA_SLOTFILE_NO };
 
-struct slotsave_result {
+struct llama_slotfile_result {
 	int ok;          /* the action succeeded */
 	int unsupported; /* the server does not offer slot actions */
 	long n_tokens;   /* n_saved / n_restored */
@@ -41,26 +41,26 @@ struct slotsave_result {
 	char msg[200];   /* on failure: one line saying what failed */
 };
 
-typedef void (*slotsave_fn)(const struct slotsave_result *r, void *arg);
+typedef void (*llama_slotfile_fn)(const struct llama_slotfile_result *r, void *arg);
 
-typedef const char *(*slotsave_id_fn)(void *arg);
+typedef const char *(*llama_slotfile_id_fn)(void *arg);
 /* A held request may go on; notice is one line for the user, or NULL. */
-typedef void (*slotsave_cont_fn)(void *arg, const char *notice);
+typedef void (*llama_slotfile_cont_fn)(void *arg, const char *notice);
 
-struct slotsave {
+struct llama_slotfile {
 	struct loop *loop;
 	struct http *http;
 	const struct cfg *cfg;
 	const int *slot;      /* the provider's pinned slot (-1: none) */
-	enum slotsave_support support;
-	slotsave_id_fn session_id;
+	enum llama_slotfile_support support;
+	llama_slotfile_id_fn session_id;
 	void *session_arg;
 	int restore_pending;  /* resumed: restore before the first request */
 	int dirty;            /* the slot changed since the last save/restore */
 	int busy_request;     /* a request is running on the slot */
 	long idle_timer;
 	long cont_timer;
-	slotsave_cont_fn cont;
+	llama_slotfile_cont_fn cont;
 	void *cont_arg;
 	char notice[320];
 	int restored;         /* the last restore succeeded */
@@ -69,38 +69,38 @@ struct slotsave {
 	int flushing;
 	struct http_req *req;
 	int restore;     /* the action in flight is a restore */
-	slotsave_fn done;
+	llama_slotfile_fn done;
 	void *arg;
 };
 
-void slotsave_init(struct slotsave *s, struct loop *l, struct http *h, const struct cfg *cfg,
+void llama_slotfile_init(struct llama_slotfile *s, struct loop *l, struct http *h, const struct cfg *cfg,
 		   const int *slot);
 /* Cancel an action in flight and the timers (no callbacks). */
-void slotsave_release(struct slotsave *s);
+void llama_slotfile_release(struct llama_slotfile *s);
 /*
  * Start "save" or "restore" (restore != 0) of slot for session_id; done is
  * called once from the loop.  -1 when the server is known not to support
  * it, an action is in flight, or session_id/slot are unusable (no callback).
  */
-int slotsave_start(struct slotsave *s, int restore, int slot, const char *session_id,
-		   slotsave_fn done, void *arg);
-int slotsave_busy(const struct slotsave *s);
+int llama_slotfile_start(struct llama_slotfile *s, int restore, int slot, const char *session_id,
+		   llama_slotfile_fn done, void *arg);
+int llama_slotfile_busy(const struct llama_slotfile *s);
 /* Name the session (id_fn may return "" until it exists); resumed: restore first. */
-void slotsave_session(struct slotsave *s, slotsave_id_fn id_fn, void *arg, int resumed);
+void llama_slotfile_session(struct llama_slotfile *s, llama_slotfile_id_fn id_fn, void *arg, int resumed);
 /*
  * A request is about to go to the slot.  Returns 1 when it must wait: a
  * restore was started and cont(arg, notice) will be called from the loop
  * once it ended (success or not); 0 to go on at once.
  */
-int slotsave_before_request(struct slotsave *s, slotsave_cont_fn cont, void *arg);
+int llama_slotfile_before_request(struct llama_slotfile *s, llama_slotfile_cont_fn cont, void *arg);
 /* The request ended (any way): the slot changed; schedule the idle save. */
-void slotsave_request_end(struct slotsave *s);
+void llama_slotfile_request_end(struct llama_slotfile *s);
 /* Exit: save a changed slot now, running the loop up to timeout_ms for it. */
-void slotsave_flush(struct slotsave *s, long timeout_ms);
+void llama_slotfile_flush(struct llama_slotfile *s, long timeout_ms);
 /* The file name for a session id (appended to out). */
-void slotsave_filename(const char *session_id, struct buf *out);
+void llama_slotfile_filename(const char *session_id, struct buf *out);
 /* Interpret an answer (pure): fills out. */
-void slotsave_parse(int restore, int status, const char *body, size_t n,
-		    struct slotsave_result *out);
+void llama_slotfile_parse(int restore, int status, const char *body, size_t n,
+		    struct llama_slotfile_result *out);
 
 #endif

@@ -1,6 +1,6 @@
 /*
- * llamaslot: which llama-server slot the chat requests go to (private part
- * of the llama provider, see llamaint.h).
+ * llama_slots: which llama-server slot the chat requests go to (private part
+ * of the llama provider, see llama/llama-int.h).
  *
  * Learning: after an unpinned request, /slots is asked (at most 3 times)
  * for the one slot whose prompt has exactly our size, and requests are
@@ -8,17 +8,17 @@
  * slot_wait_s looks at /slots; if our slot is busy with another client the
  * request is re-sent to any slot and the provider stays unpinned.
  * Restoring: a resumed session's first request is held until the slot
- * restore ended (slotsave), then sent.
+ * restore ended (llama_slotfile), then sent.
  */
-#include "llamaint.h"
+#include "llama/llama-int.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "cfg.h"
-#include "http.h"
-#include "loop.h"
+#include "base/cfg.h"
+#include "io/http.h"
+#include "io/loop.h"
 
 /* /slots after an unpinned request: pin to the slot holding exactly our prompt. */
 static void
@@ -43,19 +43,19 @@ llama_on_learn_slots(int status, const struct llama_slot *slots, size_t n, const
 
 /* Start the look-up from the loop: curl refuses new transfers inside its callbacks. */
 void
-llamaslot_learn_timer(struct loop *l, long id, void *arg)
+llama_slots_learn_timer(struct loop *l, long id, void *arg)
 {
 	struct llama *lm = arg;
 
 	(void)l;
 	(void)id;
 	lm->learn_timer = 0;
-	llamadisco_slots(&lm->disco, llama_on_learn_slots, lm);
+	llama_disco_slots(&lm->disco, llama_on_learn_slots, lm);
 }
 
 /* The restore before a resumed session's first request ended: send it now. */
 void
-llamaslot_after_restore(void *arg, const char *notice)
+llama_slots_after_restore(void *arg, const char *notice)
 {
 	struct llama *lm = arg;
 	struct llama_call *c = lm->call;
@@ -64,7 +64,7 @@ llamaslot_after_restore(void *arg, const char *notice)
 	if (!c || !c->held)
 		return;
 	c->held = 0;
-	if (lm->ss.support == SLOTSAVE_NO && lm->cfg->id_slot < 0) { /* let the server find a warm slot */
+	if (lm->ss.support == LLAMA_SLOTFILE_NO && lm->cfg->id_slot < 0) { /* let the server find a warm slot */
 		cJSON *root = cJSON_Parse(c->body);
 
 		cJSON_ReplaceItemInObject(root, "id_slot", cJSON_CreateNumber(-1));
@@ -87,7 +87,7 @@ llamaslot_after_restore(void *arg, const char *notice)
 		return;
 	}
 	if (lm->disco.slot >= 0 && lm->cfg->slot_wait_s > 0)
-		c->wait_timer = loop_timer_add(lm->loop, (uint64_t)lm->cfg->slot_wait_s * 1000u, llamaslot_on_wait, c);
+		c->wait_timer = loop_timer_add(lm->loop, (uint64_t)lm->cfg->slot_wait_s * 1000u, llama_slots_on_wait, c);
 }
 
 /* /slots answered while a pinned request waits: re-send to any slot if ours is taken. */
@@ -110,7 +110,7 @@ llama_on_wait_slots(int status, const struct llama_slot *slots, size_t n, const 
 	for (i = 0; i < n; i++)
 		busy |= slots[i].id == slot && slots[i].is_processing;
 	if (!busy) { /* not queued behind another client: keep waiting */
-		c->wait_timer = loop_timer_add(lm->loop, (uint64_t)lm->cfg->slot_wait_s * 1000u, llamaslot_on_wait, c);
+		c->wait_timer = loop_timer_add(lm->loop, (uint64_t)lm->cfg->slot_wait_s * 1000u, llama_slots_on_wait, c);
 		return;
 	}
 	root = cJSON_Parse(c->body);
@@ -139,7 +139,7 @@ llama_on_wait_slots(int status, const struct llama_slot *slots, size_t n, const 
 
 /* A pinned request has had no byte for a while: look at /slots. */
 void
-llamaslot_on_wait(struct loop *l, long id, void *arg)
+llama_slots_on_wait(struct loop *l, long id, void *arg)
 {
 	struct llama_call *c = arg;
 
@@ -147,5 +147,5 @@ llamaslot_on_wait(struct loop *l, long id, void *arg)
 	(void)id;
 	c->wait_timer = 0;
 	c->lm->wait_seq = c->seq;
-	llamadisco_slots(&c->lm->disco, llama_on_wait_slots, c->lm);
+	llama_disco_slots(&c->lm->disco, llama_on_wait_slots, c->lm);
 }

@@ -1,39 +1,39 @@
 /*
- * tplprobe: three POST /apply-template calls (P1 and P2 together, then
- * P3) and the pure comparison of their prompts (see tplprobe.h).
+ * llama_template: three POST /apply-template calls (P1 and P2 together, then
+ * P3) and the pure comparison of their prompts (see llama/template.h).
  *
- * Data: struct tplprobe holds the requests in flight and P1/P2's prompts
+ * Data: struct llama_template holds the requests in flight and P1/P2's prompts
  * until P3 answers.  Invariant: done is called exactly once unless the
  * probe is cancelled; the struct is freed right after.
  */
-#include "tplprobe.h"
+#include "llama/template.h"
 
 #include <cjson/cJSON.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cfg.h"
-#include "http.h"
-#include "json.h"
-#include "llamadisco.h"
-#include "xmalloc.h"
+#include "base/cfg.h"
+#include "io/http.h"
+#include "base/json.h"
+#include "llama/disco.h"
+#include "base/xmalloc.h"
 
 #define U1 "hearth-probe-u1"
 #define A1 "hearth-probe-a1"
 #define U2 "hearth-probe-u2"
 
-struct tplprobe;
+struct llama_template;
 
 struct tp_ref {             /* the callback argument of one probe */
-	struct tplprobe *p;
+	struct llama_template *p;
 	int which;          /* 1..3 */
 };
 
-struct tplprobe {
+struct llama_template {
 	struct tp_ref ref[3];
 	struct http *http;
 	const struct cfg *cfg;
-	tplprobe_fn done;
+	llama_template_fn done;
 	void *arg;
 	struct http_req *req[3];
 	char *prompt[3];
@@ -56,7 +56,7 @@ tp_msg(cJSON *arr, const char *role, const char *content)
 
 /* The body of probe 1, 2 or 3. */
 void
-tplprobe_body(int which, const char *prefix, struct buf *out)
+llama_template_body(int which, const char *prefix, struct buf *out)
 {
 	cJSON *root = cJSON_CreateObject(), *msgs = cJSON_AddArrayToObject(root, "messages"), *a, *kw;
 	struct buf content = BUF_INIT;
@@ -82,7 +82,7 @@ tplprobe_body(int which, const char *prefix, struct buf *out)
 
 /* The part of P1 that P2 drops before the assistant's content, or NULL. */
 char *
-tplprobe_candidate(const char *p1, const char *p2)
+llama_template_candidate(const char *p1, const char *p2)
 {
 	size_t d = 0, n1 = strlen(p1);
 
@@ -95,7 +95,7 @@ tplprobe_candidate(const char *p1, const char *p2)
 
 /* P3 must read P1 followed by the assistant's content. */
 int
-tplprobe_confirm(const char *p1, const char *p3)
+llama_template_confirm(const char *p1, const char *p3)
 {
 	size_t n1 = strlen(p1);
 
@@ -104,7 +104,7 @@ tplprobe_confirm(const char *p1, const char *p3)
 
 /* Report and free. */
 static void
-tp_finish(struct tplprobe *p, char *prefix)
+tp_finish(struct llama_template *p, char *prefix)
 {
 	int i;
 
@@ -120,15 +120,15 @@ static void tp_on_answer(int status, enum http_fail fail, const struct err *e, c
 
 /* POST probe `which`; 0 or -1. */
 static int
-tp_post(struct tplprobe *p, int which)
+tp_post(struct llama_template *p, int which)
 {
 	static const char *const headers[] = { "Content-Type: application/json", NULL };
 	struct buf url = BUF_INIT, body = BUF_INIT;
 	struct http_opts o = { 0 };
 	struct err e = ERR_INIT;
 
-	tplprobe_body(which, p->candidate, &body);
-	llamadisco_url(p->cfg, "/apply-template", &url);
+	llama_template_body(which, p->candidate, &body);
+	llama_disco_url(p->cfg, "/apply-template", &url);
 	o.method = "POST";
 	o.url = url.data;
 	o.body = body.data;
@@ -149,7 +149,7 @@ static void
 tp_on_answer(int status, enum http_fail fail, const struct err *e, const struct buf *body, void *arg)
 {
 	struct tp_ref *ref = arg;
-	struct tplprobe *p = ref->p;
+	struct llama_template *p = ref->p;
 	cJSON *root = NULL;
 	const char *prompt;
 	int which = ref->which;
@@ -166,7 +166,7 @@ tp_on_answer(int status, enum http_fail fail, const struct err *e, const struct 
 		p->failed = 1;
 	cJSON_Delete(root);
 	if (which == 3) {
-		if (!p->failed && tplprobe_confirm(p->prompt[0], p->prompt[2])) {
+		if (!p->failed && llama_template_confirm(p->prompt[0], p->prompt[2])) {
 			char *c = p->candidate;
 
 			p->candidate = NULL;
@@ -178,23 +178,23 @@ tp_on_answer(int status, enum http_fail fail, const struct err *e, const struct 
 	}
 	if (++p->answered < 2)
 		return;
-	if (p->failed || !(p->candidate = tplprobe_candidate(p->prompt[0], p->prompt[1])) ||
+	if (p->failed || !(p->candidate = llama_template_candidate(p->prompt[0], p->prompt[1])) ||
 	    tp_post(p, 3) < 0)
 		tp_finish(p, NULL);
 }
 
 /* Start P1 and P2. */
-struct tplprobe *
-tplprobe_start(struct http *h, const struct cfg *cfg, tplprobe_fn done, void *arg)
+struct llama_template *
+llama_template_start(struct http *h, const struct cfg *cfg, llama_template_fn done, void *arg)
 {
-	struct tplprobe *p = xcalloc(1, sizeof *p);
+	struct llama_template *p = xcalloc(1, sizeof *p);
 
 	p->http = h;
 	p->cfg = cfg;
 	p->done = done;
 	p->arg = arg;
 	if (tp_post(p, 1) < 0 || tp_post(p, 2) < 0) {
-		tplprobe_cancel(p);
+		llama_template_cancel(p);
 		return NULL;
 	}
 	return p;
@@ -202,7 +202,7 @@ tplprobe_start(struct http *h, const struct cfg *cfg, tplprobe_fn done, void *ar
 
 /* Cancel whatever is in flight and free. */
 void
-tplprobe_cancel(struct tplprobe *p)
+llama_template_cancel(struct llama_template *p)
 {
 	int i;
 

@@ -1,5 +1,5 @@
 /*
- * tplprobe: does the server's chat template render an earlier assistant
+ * llama_template: does the server's chat template render an earlier assistant
  * turn differently from the way the model generated it?  (docs/cache.md)
  *
  * Qwen3.5/3.6 templates (and other Qwen3-family ones) start every
@@ -19,35 +19,35 @@
  *        so the template neither adds reasoning nor splits the content).
  * When P2 drops a non-empty prefix of the generation prompt and P3
  * starts with P1 + A1, that prefix is what an earlier assistant turn's
- * content must start with (llamawire puts it there).  Anything else —
+ * content must start with (llama_wire puts it there).  Anything else —
  * no /apply-template (old server), a template that renders earlier turns
  * as generated, one this trick cannot fix — gives NULL: no rewriting.
  *
  * Borrows http and cfg.
  */
-#ifndef HEARTH_TPLPROBE_H
-#define HEARTH_TPLPROBE_H
+#ifndef HEARTH_LLAMA_TEMPLATE_H
+#define HEARTH_LLAMA_TEMPLATE_H
 
-#include "buf.h"
+#include "base/buf.h"
 
 struct http;
 struct cfg;
-struct tplprobe;
+struct llama_template;
 
 /* prefix: malloc'd, the callee owns it; NULL when no rewriting applies. */
-typedef void (*tplprobe_fn)(char *prefix, void *arg);
+typedef void (*llama_template_fn)(char *prefix, void *arg);
 
 /* Start the probe; done is called once from the loop.  NULL if it could not start (no call). */
-struct tplprobe *tplprobe_start(struct http *h, const struct cfg *cfg, tplprobe_fn done, void *arg);
+struct llama_template *llama_template_start(struct http *h, const struct cfg *cfg, llama_template_fn done, void *arg);
 /* Cancel (no callback).  NULL ok. */
-void tplprobe_cancel(struct tplprobe *p);
+void llama_template_cancel(struct llama_template *p);
 
 /* Pure parts, tested on their own. */
 /* The /apply-template body of probe 1, 2 or 3 (prefix used by 3). */
-void tplprobe_body(int which, const char *prefix, struct buf *out);
+void llama_template_body(int which, const char *prefix, struct buf *out);
 /* From P1 and P2: the dropped prefix (malloc'd) or NULL. */
-char *tplprobe_candidate(const char *p1, const char *p2);
+char *llama_template_candidate(const char *p1, const char *p2);
 /* P3 confirms the candidate: 1 or 0. */
-int tplprobe_confirm(const char *p1, const char *p3);
+int llama_template_confirm(const char *p1, const char *p3);
 
 #endif

@@ -1,5 +1,5 @@
 /*
- * llamawire: the llama-server wire format, pure (no I/O) so it can be
+ * llama_wire: the llama-server wire format, pure (no I/O) so it can be
  * tested byte for byte against the recorded fixtures.
  *
  * The chat request is built from the conv deterministically: the same
@@ -13,17 +13,17 @@
  * With the template probe's gen_prefix, earlier assistant turns are
  * written so that the template renders them as they were generated.
  */
-#include "llamawire.h"
+#include "llama/wire.h"
 
 #include <cjson/cJSON.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cfg.h"
-#include "json.h"
-#include "sanitize.h"
-#include "tool.h"
-#include "xmalloc.h"
+#include "base/cfg.h"
+#include "base/json.h"
+#include "base/sanitize.h"
+#include "llm/tool.h"
+#include "base/xmalloc.h"
 
 /* ---- request body ---------------------------------------------------- */
 
@@ -55,7 +55,7 @@ lw_str(cJSON *o, const char *key, const char *s)
  * known, makes the template render it as it was generated).
  */
 static cJSON *
-llamawire_assistant(const struct conv_msg *m, int earlier, const char *gen_prefix)
+llama_wire_assistant(const struct conv_msg *m, int earlier, const char *gen_prefix)
 {
 	cJSON *o = cJSON_CreateObject(), *calls = NULL;
 	struct buf text = BUF_INIT, reasoning = BUF_INIT;
@@ -99,7 +99,7 @@ llamawire_assistant(const struct conv_msg *m, int earlier, const char *gen_prefi
 
 /* A user message: tool results become `tool` messages, text one user message. */
 static void
-llamawire_user(const struct conv_msg *m, cJSON *msgs)
+llama_wire_user(const struct conv_msg *m, cJSON *msgs)
 {
 	struct buf text = BUF_INIT;
 	size_t i;
@@ -132,7 +132,7 @@ llamawire_user(const struct conv_msg *m, cJSON *msgs)
 
 /* The tools array in the registry's fixed order. */
 static cJSON *
-llamawire_tools(const struct provider_req *req)
+llama_wire_tools(const struct provider_req *req)
 {
 	cJSON *tools = cJSON_CreateArray();
 	size_t i;
@@ -154,7 +154,7 @@ llamawire_tools(const struct provider_req *req)
 
 /* Index of the last conv message that becomes a wire `user` message (nmsgs when none). */
 static size_t
-llamawire_last_query(const struct conv *cv)
+llama_wire_last_query(const struct conv *cv)
 {
 	size_t i, j;
 
@@ -170,20 +170,20 @@ llamawire_last_query(const struct conv *cv)
 
 /* Serialise the chat request with no template knowledge. */
 void
-llamawire_request(const struct cfg *cfg, const char *model, const struct provider_req *req,
+llama_wire_request(const struct cfg *cfg, const char *model, const struct provider_req *req,
 		    struct buf *out)
 {
-	llamawire_request_gen(cfg, model, req, NULL, out);
+	llama_wire_request_gen(cfg, model, req, NULL, out);
 }
 
 /* Serialise the chat request; same inputs give the same bytes. */
 void
-llamawire_request_gen(const struct cfg *cfg, const char *model, const struct provider_req *req,
+llama_wire_request_gen(const struct cfg *cfg, const char *model, const struct provider_req *req,
 		      const char *gen_prefix, struct buf *out)
 {
 	cJSON *root = cJSON_CreateObject(), *msgs = cJSON_CreateArray(), *o;
 	const struct conv *cv = req->conv;
-	size_t lq = llamawire_last_query(cv);
+	size_t lq = llama_wire_last_query(cv);
 	char *text;
 	size_t i;
 
@@ -196,14 +196,14 @@ llamawire_request_gen(const struct cfg *cfg, const char *model, const struct pro
 	}
 	for (i = 0; i < cv->nmsgs; i++) {
 		if (cv->msgs[i].role == CONV_ASSISTANT)
-			cJSON_AddItemToArray(msgs, llamawire_assistant(&cv->msgs[i], lq < cv->nmsgs && i < lq,
+			cJSON_AddItemToArray(msgs, llama_wire_assistant(&cv->msgs[i], lq < cv->nmsgs && i < lq,
 								       gen_prefix));
 		else
-			llamawire_user(&cv->msgs[i], msgs);
+			llama_wire_user(&cv->msgs[i], msgs);
 	}
 	cJSON_AddItemToObject(root, "messages", msgs);
 	if (req->ntools)
-		cJSON_AddItemToObject(root, "tools", llamawire_tools(req));
+		cJSON_AddItemToObject(root, "tools", llama_wire_tools(req));
 	cJSON_AddBoolToObject(root, "stream", 1);
 	o = cJSON_AddObjectToObject(root, "stream_options");
 	cJSON_AddBoolToObject(o, "include_usage", 1);
@@ -226,7 +226,7 @@ llamawire_request_gen(const struct cfg *cfg, const char *model, const struct pro
 
 /* Free discovery strings. */
 void
-llamawire_info_release(struct llama_info *info)
+llama_wire_info_release(struct llama_info *info)
 {
 	free(info->model_id);
 	free(info->build_info);
@@ -237,7 +237,7 @@ llamawire_info_release(struct llama_info *info)
 
 /* props.json → per-slot n_ctx, slots, build. */
 int
-llamawire_props(const char *json, size_t n, struct llama_info *info, struct err *e)
+llama_wire_props(const char *json, size_t n, struct llama_info *info, struct err *e)
 {
 	cJSON *root = json_parse(json, n, e), *dgs;
 	const char *build;
@@ -260,7 +260,7 @@ llamawire_props(const char *json, size_t n, struct llama_info *info, struct err 
 
 /* v1_models.json → model id and n_ctx_train. */
 int
-llamawire_models(const char *json, size_t n, struct llama_info *info, struct err *e)
+llama_wire_models(const char *json, size_t n, struct llama_info *info, struct err *e)
 {
 	cJSON *root = json_parse(json, n, e), *data, *first;
 	const char *id;
@@ -284,7 +284,7 @@ llamawire_models(const char *json, size_t n, struct llama_info *info, struct err
 
 /* /slots array → slot states (next_token is an array in current servers). */
 int
-llamawire_slots(const char *json, size_t n, struct llama_slot **out, size_t *nout,
+llama_wire_slots(const char *json, size_t n, struct llama_slot **out, size_t *nout,
 		  struct err *e)
 {
 	cJSON *root = json_parse(json, n, e), *it;

@@ -1,16 +1,16 @@
 /*
- * llamawire: llama-server request and response formats without I/O
+ * llama_wire: llama-server request and response formats without I/O
  * (protocols.md A2-A4).  Parsers tolerate missing fields and wrong types
  * (they leave defaults) and fail only on input that is not JSON.
  */
-#ifndef HEARTH_LLAMAWIRE_H
-#define HEARTH_LLAMAWIRE_H
+#ifndef HEARTH_LLAMA_WIRE_H
+#define HEARTH_LLAMA_WIRE_H
 
 #include <stddef.h>
 
-#include "buf.h"
-#include "err.h"
-#include "provider.h"
+#include "base/buf.h"
+#include "base/err.h"
+#include "llm/provider.h"
 
 struct cfg;
 
@@ -35,22 +35,22 @@ struct llama_slot {
 };
 
 /* Pure helpers (tested against the recorded fixtures). */
-int llamawire_props(const char *json, size_t n, struct llama_info *info, struct err *e);
-int llamawire_models(const char *json, size_t n, struct llama_info *info, struct err *e);
+int llama_wire_props(const char *json, size_t n, struct llama_info *info, struct err *e);
+int llama_wire_models(const char *json, size_t n, struct llama_info *info, struct err *e);
 /* *out is malloc'd (free it); 0 / -1 + e. */
-int llamawire_slots(const char *json, size_t n, struct llama_slot **out, size_t *nout,
+int llama_wire_slots(const char *json, size_t n, struct llama_slot **out, size_t *nout,
 		      struct err *e);
-void llamawire_info_release(struct llama_info *info);
+void llama_wire_info_release(struct llama_info *info);
 /* The exact request body for req (deterministic). */
-void llamawire_request(const struct cfg *cfg, const char *model, const struct provider_req *req,
+void llama_wire_request(const struct cfg *cfg, const char *model, const struct provider_req *req,
 			 struct buf *out);
 /*
  * The same, for a server whose template renders earlier assistant turns
  * differently from how they were generated: each assistant message before
  * the last user message gets gen_prefix before its content and
- * reasoning_content " " (tplprobe.h).  Reasoning goes back only within
+ * reasoning_content " " (llama/template.h).  Reasoning goes back only within
  * the turn that produced it (docs/cache.md).  gen_prefix NULL: no prefix.
  */
-void llamawire_request_gen(const struct cfg *cfg, const char *model, const struct provider_req *req,
+void llama_wire_request_gen(const struct cfg *cfg, const char *model, const struct provider_req *req,
 			   const char *gen_prefix, struct buf *out);
 #endif

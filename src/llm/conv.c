@@ -1,10 +1,10 @@
-/* conv: provider-neutral transcript storage (see conv.h). */
-#include "conv.h"
+/* conv: provider-neutral transcript storage (see llm/conv.h). */
+#include "llm/conv.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "xmalloc.h"
+#include "base/xmalloc.h"
 
 /* Empty transcript. */
 void

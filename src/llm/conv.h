@@ -9,12 +9,12 @@
  * so serialising the same conv always yields the same bytes: the basis
  * of KV-cache reuse.  The conv owns every string in it.
  */
-#ifndef HEARTH_CONV_H
-#define HEARTH_CONV_H
+#ifndef HEARTH_LLM_CONV_H
+#define HEARTH_LLM_CONV_H
 
 #include <stddef.h>
 
-#include "buf.h"
+#include "base/buf.h"
 
 enum conv_role { CONV_USER, CONV_ASSISTANT };
 

@@ -1,9 +1,9 @@
 /* llm: names of event kinds. */
-#include "llm.h"
+#include "llm/event.h"
 
 /* Stable lowercase names (used in logs and tests). */
 const char *
-llm_kind_name(enum llm_kind k)
+llm_event_kind_name(enum llm_kind k)
 {
 	static const char *const names[] = {
 		"text", "reasoning", "tool_call_begin", "tool_call_args", "tool_call_end",

@@ -5,12 +5,12 @@
  * Strings in an event are borrowed: valid only during the sink call.
  * Copy what you keep.
  */
-#ifndef HEARTH_LLM_H
-#define HEARTH_LLM_H
+#ifndef HEARTH_LLM_EVENT_H
+#define HEARTH_LLM_EVENT_H
 
 #include <stddef.h>
 
-#include "str.h"
+#include "base/str.h"
 
 enum llm_kind {
 	LLM_TEXT,            /* text: a fragment of the visible answer */
@@ -93,6 +93,6 @@ struct llm_event {
 typedef void (*llm_sink_fn)(void *ctx, const struct llm_event *ev);
 
 /* Human name of an event kind, for logs and stream-json. */
-const char *llm_kind_name(enum llm_kind k);
+const char *llm_event_kind_name(enum llm_kind k);
 
 #endif

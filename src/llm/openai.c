@@ -1,5 +1,5 @@
 /*
- * oai: chat.completion.chunk stream decoder (contract in oai.h).
+ * openai: chat.completion.chunk stream decoder (contract in llm/openai.h).
  *
  * Per stream the decoder keeps the tool calls seen so far (a short array
  * in order of first appearance, looked up by the wire `index`), the last
@@ -7,22 +7,22 @@
  * out.  Invariants: a call is `begun` only once its name is known (or at
  * the very end), its `pending` fragments are empty once begun, and an
  * `ended` call is never begun or fed again.  Each chunk's JSON tree is
- * parsed and freed inside oai_dec_event.
+ * parsed and freed inside openai_dec_event.
  */
-#include "oai.h"
+#include "llm/openai.h"
 
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "json.h"
-#include "xmalloc.h"
+#include "base/json.h"
+#include "base/xmalloc.h"
 
 #define BODY_LINE_MAX 200 /* bytes of a non-JSON error body quoted */
 
 /* Start a decoder for one stream. */
 void
-oai_dec_init(struct oai_dec *d)
+openai_dec_init(struct openai_dec *d)
 {
 	memset(d, 0, sizeof *d);
 	buf_init(&d->msg, 0);
@@ -30,7 +30,7 @@ oai_dec_init(struct oai_dec *d)
 
 /* Free all calls and buffers; d is left initialised. */
 void
-oai_dec_release(struct oai_dec *d)
+openai_dec_release(struct openai_dec *d)
 {
 	size_t i;
 
@@ -42,7 +42,7 @@ oai_dec_release(struct oai_dec *d)
 	free(d->calls);
 	free(d->finish_reason);
 	buf_release(&d->msg);
-	oai_dec_init(d);
+	openai_dec_init(d);
 }
 
 /* A zeroed event of kind k. */
@@ -71,7 +71,7 @@ emit_text(enum llm_kind k, int index, const char *s, size_t n, llm_sink_fn sink,
 
 /* Emit ev as the terminal error; nothing follows it. */
 static void
-emit_error(struct oai_dec *d, struct llm_event *ev, llm_sink_fn sink, void *ctx)
+emit_error(struct openai_dec *d, struct llm_event *ev, llm_sink_fn sink, void *ctx)
 {
 	ev->kind = LLM_ERROR;
 	d->over = 1;
@@ -80,7 +80,7 @@ emit_error(struct oai_dec *d, struct llm_event *ev, llm_sink_fn sink, void *ctx)
 
 /* The stream broke the protocol: report why and stop. */
 static void
-protocol_error(struct oai_dec *d, const char *why, llm_sink_fn sink, void *ctx)
+protocol_error(struct openai_dec *d, const char *why, llm_sink_fn sink, void *ctx)
 {
 	struct llm_event ev = event(LLM_ERROR);
 
@@ -157,8 +157,8 @@ message_obj(const char *m)
 }
 
 /* The call with wire index idx, or NULL. */
-static struct oai_call *
-call_find(struct oai_dec *d, int idx)
+static struct openai_call *
+call_find(struct openai_dec *d, int idx)
 {
 	size_t i;
 
@@ -169,10 +169,10 @@ call_find(struct oai_dec *d, int idx)
 }
 
 /* Append a new call with wire index idx. */
-static struct oai_call *
-call_add(struct oai_dec *d, int idx)
+static struct openai_call *
+call_add(struct openai_dec *d, int idx)
 {
-	struct oai_call *c;
+	struct openai_call *c;
 
 	if (d->ncalls == d->alloc) {
 		d->alloc = d->alloc ? d->alloc * 2 : 4;
@@ -187,7 +187,7 @@ call_add(struct oai_dec *d, int idx)
 
 /* Emit BEGIN for c, then the argument fragments held until now. */
 static void
-call_begin(struct oai_call *c, llm_sink_fn sink, void *ctx)
+call_begin(struct openai_call *c, llm_sink_fn sink, void *ctx)
 {
 	struct llm_event ev = event(LLM_TOOL_CALL_BEGIN);
 
@@ -212,7 +212,7 @@ set_str(char **slot, const char *s)
 
 /* Send or hold one arguments fragment (a string, or an object as text). */
 static void
-call_args(struct oai_call *c, const cJSON *args, llm_sink_fn sink, void *ctx)
+call_args(struct openai_call *c, const cJSON *args, llm_sink_fn sink, void *ctx)
 {
 	char *text = NULL;
 	const char *s = NULL;
@@ -232,10 +232,10 @@ call_args(struct oai_call *c, const cJSON *args, llm_sink_fn sink, void *ctx)
 
 /* One element of delta.tool_calls. */
 static void
-tool_delta(struct oai_dec *d, const cJSON *tc, llm_sink_fn sink, void *ctx)
+tool_delta(struct openai_dec *d, const cJSON *tc, llm_sink_fn sink, void *ctx)
 {
 	const cJSON *fn = json_obj(tc, "function");
-	struct oai_call *c;
+	struct openai_call *c;
 	long idx;
 
 	if (!cJSON_IsObject(tc))
@@ -247,7 +247,7 @@ tool_delta(struct oai_dec *d, const cJSON *tc, llm_sink_fn sink, void *ctx)
 		return;
 	}
 	c = call_find(d, (int)idx);
-	if (!c && d->ncalls == OAI_MAX_CALLS) {
+	if (!c && d->ncalls == OPENAI_MAX_CALLS) {
 		protocol_error(d, "too many tool calls", sink, ctx);
 		return;
 	}
@@ -266,13 +266,13 @@ tool_delta(struct oai_dec *d, const cJSON *tc, llm_sink_fn sink, void *ctx)
 
 /* End every open call (beginning nameless ones so nothing is lost). */
 static void
-end_calls(struct oai_dec *d, llm_sink_fn sink, void *ctx)
+end_calls(struct openai_dec *d, llm_sink_fn sink, void *ctx)
 {
 	struct llm_event ev = event(LLM_TOOL_CALL_END);
 	size_t i;
 
 	for (i = 0; i < d->ncalls; i++) {
-		struct oai_call *c = &d->calls[i];
+		struct openai_call *c = &d->calls[i];
 
 		if (c->ended)
 			continue;
@@ -286,7 +286,7 @@ end_calls(struct oai_dec *d, llm_sink_fn sink, void *ctx)
 
 /* Normal end: close calls, then DONE with the stop reason. */
 static void
-finish_ok(struct oai_dec *d, llm_sink_fn sink, void *ctx)
+finish_ok(struct openai_dec *d, llm_sink_fn sink, void *ctx)
 {
 	struct llm_event ev = event(LLM_DONE);
 
@@ -298,7 +298,7 @@ finish_ok(struct oai_dec *d, llm_sink_fn sink, void *ctx)
 
 /* One choice: reasoning, text and tool-call deltas, then finish_reason. */
 static void
-on_choice(struct oai_dec *d, const cJSON *ch, llm_sink_fn sink, void *ctx)
+on_choice(struct openai_dec *d, const cJSON *ch, llm_sink_fn sink, void *ctx)
 {
 	const cJSON *delta = json_obj(ch, "delta"), *tc;
 	const char *s, *fr;
@@ -364,7 +364,7 @@ on_usage(const cJSON *u, llm_sink_fn sink, void *ctx)
 
 /* A chunk object: progress, then choices, then timings and usage. */
 static void
-on_chunk(struct oai_dec *d, const cJSON *root, llm_sink_fn sink, void *ctx)
+on_chunk(struct openai_dec *d, const cJSON *root, llm_sink_fn sink, void *ctx)
 {
 	const cJSON *o, *ch;
 
@@ -383,7 +383,7 @@ on_chunk(struct oai_dec *d, const cJSON *root, llm_sink_fn sink, void *ctx)
 
 /* An error object inside the stream: the terminal event. */
 static void
-on_error(struct oai_dec *d, const cJSON *err, llm_sink_fn sink, void *ctx)
+on_error(struct openai_dec *d, const cJSON *err, llm_sink_fn sink, void *ctx)
 {
 	cJSON *fake = cJSON_IsString(err) ? message_obj(err->valuestring) : NULL;
 	struct llm_event ev;
@@ -395,7 +395,7 @@ on_error(struct oai_dec *d, const cJSON *err, llm_sink_fn sink, void *ctx)
 
 /* Decode one SSE event's data. */
 int
-oai_dec_event(struct oai_dec *d, struct str event_name, struct str data,
+openai_dec_event(struct openai_dec *d, struct str event_name, struct str data,
 	      llm_sink_fn sink, void *ctx)
 {
 	struct err e = ERR_INIT;
@@ -431,7 +431,7 @@ oai_dec_event(struct oai_dec *d, struct str event_name, struct str data,
 
 /* End of transport: DONE after a finish_reason, else a disconnect error. */
 void
-oai_dec_finish(struct oai_dec *d, llm_sink_fn sink, void *ctx)
+openai_dec_finish(struct openai_dec *d, llm_sink_fn sink, void *ctx)
 {
 	struct llm_event ev = event(LLM_ERROR);
 
@@ -467,9 +467,9 @@ first_line(const char *s, size_t n, struct buf *msg)
 	}
 }
 
-/* Classify a non-stream HTTP error (see oai.h). */
+/* Classify a non-stream HTTP error (see llm/openai.h). */
 void
-oai_error_from_body(int http_status, const char *body, size_t n,
+openai_error_from_body(int http_status, const char *body, size_t n,
 		    struct llm_event *out_ev, struct buf *msg)
 {
 	cJSON *root, *fake = NULL;

@@ -1,9 +1,9 @@
 /*
- * oai: decoder of OpenAI-shaped `chat.completion.chunk` streams as
+ * openai: decoder of OpenAI-shaped `chat.completion.chunk` streams as
  * llama-server sends them (protocols.md A4-A6), turning each SSE event's
- * data into llm events (llm.h).  Pure: no I/O, no clock.
+ * data into llm events (llm/event.h).  Pure: no I/O, no clock.
  *
- * Feed every SSE event to oai_dec_event in order, then call oai_dec_finish
+ * Feed every SSE event to openai_dec_event in order, then call openai_dec_finish
  * when the transport ends (cleanly or not).  The decoder emits exactly one
  * terminal event, LLM_DONE or LLM_ERROR, and nothing after it:
  *   - `data: [DONE]` ends open tool calls and emits DONE with the
@@ -11,7 +11,7 @@
  *   - an in-stream {"error":{...}} (or an `event: error` carrying a bare
  *     {code,message,type}) emits ERROR;
  *   - data that is not JSON (or not an object) emits ERROR/LLM_ERR_PROTOCOL;
- *   - oai_dec_finish without a terminal event: after a finish_reason it
+ *   - openai_dec_finish without a terminal event: after a finish_reason it
  *     emits the ENDs and DONE (a server that closed without [DONE]),
  *     otherwise ERROR/LLM_ERR_DISCONNECTED.
  * Unknown fields, missing `choices` and wrongly typed members are ignored.
@@ -23,22 +23,22 @@
  * call when finish_reason arrives (or at DONE/finish).  A name re-sent
  * after BEGIN is ignored (events cannot rename a call).  A call that never
  * got a name is begun with name "" at the end, so its arguments are not
- * lost.  At most OAI_MAX_CALLS calls per stream (more is a protocol error).
+ * lost.  At most OPENAI_MAX_CALLS calls per stream (more is a protocol error).
  *
  * Event strings are borrowed for the duration of the sink call only.
  */
-#ifndef HEARTH_OAI_H
-#define HEARTH_OAI_H
+#ifndef HEARTH_LLM_OPENAI_H
+#define HEARTH_LLM_OPENAI_H
 
 #include <stddef.h>
 
-#include "buf.h"
-#include "llm.h"
-#include "str.h"
+#include "base/buf.h"
+#include "llm/event.h"
+#include "base/str.h"
 
-#define OAI_MAX_CALLS 128
+#define OPENAI_MAX_CALLS 128
 
-struct oai_call {
+struct openai_call {
 	int index;
 	char *id;          /* may be NULL */
 	char *name;        /* NULL until known */
@@ -46,26 +46,26 @@ struct oai_call {
 	int begun, ended;
 };
 
-struct oai_dec {
-	struct oai_call *calls; /* in order of first appearance */
+struct openai_dec {
+	struct openai_call *calls; /* in order of first appearance */
 	size_t ncalls, alloc;
 	char *finish_reason;    /* last one seen, or NULL */
 	int over;               /* DONE or ERROR emitted */
 	struct buf msg;         /* scratch for error messages */
 };
 
-void oai_dec_init(struct oai_dec *d);
-void oai_dec_release(struct oai_dec *d);
+void openai_dec_init(struct openai_dec *d);
+void openai_dec_release(struct openai_dec *d);
 
 /*
  * Decode one SSE event (name may be empty).  Returns 1 once the stream is
  * over (DONE or ERROR emitted, now or before), else 0, so it can serve as
  * an sse_event_fn's result to stop parsing.
  */
-int oai_dec_event(struct oai_dec *d, struct str event_name, struct str data,
+int openai_dec_event(struct openai_dec *d, struct str event_name, struct str data,
 		  llm_sink_fn sink, void *ctx);
 /* End of transport: emit the terminal event if none was emitted. */
-void oai_dec_finish(struct oai_dec *d, llm_sink_fn sink, void *ctx);
+void openai_dec_finish(struct openai_dec *d, llm_sink_fn sink, void *ctx);
 
 /*
  * Classify a non-stream HTTP error answer (status and body) into an
@@ -86,7 +86,7 @@ void oai_dec_finish(struct oai_dec *d, llm_sink_fn sink, void *ctx);
  * is kept in msg's spare room past the NUL.  Both are valid until msg
  * changes.  Never fails.
  */
-void oai_error_from_body(int http_status, const char *body, size_t n,
+void openai_error_from_body(int http_status, const char *body, size_t n,
 			 struct llm_event *out_ev, struct buf *msg);
 
 #endif

@@ -9,15 +9,15 @@
  * stops the current request without further events; it is safe from
  * inside the sink.
  */
-#ifndef HEARTH_PROVIDER_H
-#define HEARTH_PROVIDER_H
+#ifndef HEARTH_LLM_PROVIDER_H
+#define HEARTH_LLM_PROVIDER_H
 
 #include <stddef.h>
 
-#include "buf.h"
-#include "conv.h"
-#include "err.h"
-#include "llm.h"
+#include "base/buf.h"
+#include "llm/conv.h"
+#include "base/err.h"
+#include "llm/event.h"
 
 struct tool;
 

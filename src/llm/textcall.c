@@ -1,6 +1,6 @@
 /*
- * toolparse: tool calls recovered from answer text (contract in
- * toolparse.h).
+ * textcall: tool calls recovered from answer text (contract in
+ * llm/textcall.h).
  *
  * One left-to-right scan over the text.  `finder`s cache the next
  * occurrence of each tag, so finding candidates costs O(n) in total as
@@ -11,14 +11,14 @@
  * between removed blocks; `sep` records that a block was just removed so
  * the blank lines around it collapse.
  */
-#include "toolparse.h"
+#include "llm/textcall.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "json.h"
-#include "str.h"
-#include "xmalloc.h"
+#include "base/json.h"
+#include "base/str.h"
+#include "base/xmalloc.h"
 
 #define NAME_MAX_LEN 256
 
@@ -35,9 +35,9 @@ struct scan {
 	const char *s;
 	size_t n;
 	struct finder f[F_COUNT];
-	struct toolparse_result *out;
+	struct textcall_result *out;
 	struct buf *vis;
-	toolparse_type_fn type_fn;
+	textcall_type_fn type_fn;
 	void *ctx;
 	int sep;
 };
@@ -92,7 +92,7 @@ find(struct scan *sc, int k, size_t from)
 
 /* Set up a scan of s[0..n) writing calls to out and visible text to vis. */
 static void
-scan_init(struct scan *sc, const char *s, size_t n, struct toolparse_result *out,
+scan_init(struct scan *sc, const char *s, size_t n, struct textcall_result *out,
 	  struct buf *vis)
 {
 	int k;
@@ -110,7 +110,7 @@ scan_init(struct scan *sc, const char *s, size_t n, struct toolparse_result *out
 
 /* Append one call (taking ownership of both strings). */
 static void
-add_call(struct toolparse_result *r, char *name, char *args)
+add_call(struct textcall_result *r, char *name, char *args)
 {
 	r->calls = xrealloc(r->calls, (r->ncalls + 1) * sizeof *r->calls);
 	r->calls[r->ncalls].name = name;
@@ -157,7 +157,7 @@ strict_keys(const cJSON *o)
  * the keys (for fences and bare objects, where prose JSON is likely).
  */
 static int
-call_from_json(struct toolparse_result *r, const cJSON *v, int strict)
+call_from_json(struct textcall_result *r, const cJSON *v, int strict)
 {
 	const cJSON *fn = json_obj(v, "function"), *args;
 	const char *name;
@@ -498,7 +498,7 @@ scan_run(struct scan *sc, int fences)
 
 /* Move leaked thinking to r->reasoning; returns where the answer starts. */
 static size_t
-split_think(const char *s, size_t n, struct toolparse_result *r)
+split_think(const char *s, size_t n, struct textcall_result *r)
 {
 	struct str all = str_make(s, n), t = str_trim(all);
 	long close;
@@ -533,10 +533,10 @@ drop_leading_blank(struct buf *b)
 	buf_remove(b, 0, cut);
 }
 
-/* Entry point: see toolparse.h. */
+/* Entry point: see llm/textcall.h. */
 void
-toolparse_run(const char *text, size_t n, toolparse_type_fn type_fn, void *ctx,
-	      struct toolparse_result *out)
+textcall_run(const char *text, size_t n, textcall_type_fn type_fn, void *ctx,
+	      struct textcall_result *out)
 {
 	struct scan sc;
 	size_t start;
@@ -559,7 +559,7 @@ toolparse_run(const char *text, size_t n, toolparse_type_fn type_fn, void *ctx,
 
 /* Free calls and buffers. */
 void
-toolparse_release(struct toolparse_result *r)
+textcall_release(struct textcall_result *r)
 {
 	size_t i;
 

@@ -1,5 +1,5 @@
 /*
- * toolparse: recover tool calls that arrived as plain answer text, when
+ * textcall: recover tool calls that arrived as plain answer text, when
  * the server did not parse them (protocols.md A5; design.md §1.3).  Pure.
  *
  * Recognised, anywhere in the text unless noted:
@@ -37,35 +37,35 @@
  * in `text` untouched.  Any bytes are accepted (never crashes; time and
  * memory linear in n).
  */
-#ifndef HEARTH_TOOLPARSE_H
-#define HEARTH_TOOLPARSE_H
+#ifndef HEARTH_LLM_TEXTCALL_H
+#define HEARTH_LLM_TEXTCALL_H
 
 #include <stddef.h>
 
-#include "buf.h"
+#include "base/buf.h"
 
-struct toolparse_call {
+struct textcall_call {
 	char *name;      /* malloc'd */
 	char *args_json; /* malloc'd: unformatted JSON object text */
 };
 
-struct toolparse_result {
-	struct toolparse_call *calls; /* in text order */
+struct textcall_result {
+	struct textcall_call *calls; /* in text order */
 	size_t ncalls;
 	struct buf text;      /* visible answer */
 	struct buf reasoning; /* leaked thinking, often empty */
 };
 
 /* 1: parameter `param` of tool `tool` is string-typed; 0: not; -1: unknown. */
-typedef int (*toolparse_type_fn)(void *ctx, const char *tool, const char *param);
+typedef int (*textcall_type_fn)(void *ctx, const char *tool, const char *param);
 
 /*
  * Parse n bytes of answer text into *out, which is initialised here (any
  * previous content is not freed).  type_fn may be NULL.
  */
-void toolparse_run(const char *text, size_t n, toolparse_type_fn type_fn, void *ctx,
-		   struct toolparse_result *out);
+void textcall_run(const char *text, size_t n, textcall_type_fn type_fn, void *ctx,
+		   struct textcall_result *out);
 /* Free everything in r; r is left empty and reusable. */
-void toolparse_release(struct toolparse_result *r);
+void textcall_release(struct textcall_result *r);
 
 #endif

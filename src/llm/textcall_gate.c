@@ -1,18 +1,18 @@
 /*
- * textgate: live-display filter for tool-call markup (see textgate.h).
+ * textcall_gate: live-display filter for tool-call markup (see llm/textcall_gate.h).
  * Invariant: `held` is empty, or is a proper prefix of a marker, or
  * (before anything was shown) a leading run that may become `{"name"`.
  */
-#include "textgate.h"
+#include "llm/textcall_gate.h"
 
 #include <string.h>
 
-static const char *const textgate_markers[] = { "<tool_call>", "<function=" };
-#define NMARKERS (sizeof textgate_markers / sizeof textgate_markers[0])
+static const char *const textcall_gate_markers[] = { "<tool_call>", "<function=" };
+#define NMARKERS (sizeof textcall_gate_markers / sizeof textcall_gate_markers[0])
 
 /* Empty gate. */
 void
-textgate_init(struct textgate *g)
+textcall_gate_init(struct textcall_gate *g)
 {
 	buf_init(&g->held, 0);
 	g->shown_any = 0;
@@ -21,14 +21,14 @@ textgate_init(struct textgate *g)
 
 /* Free. */
 void
-textgate_release(struct textgate *g)
+textcall_gate_release(struct textcall_gate *g)
 {
 	buf_release(&g->held);
 }
 
 /* Reuse for the next stream. */
 void
-textgate_reset(struct textgate *g)
+textcall_gate_reset(struct textcall_gate *g)
 {
 	buf_reset(&g->held);
 	g->shown_any = 0;
@@ -37,19 +37,19 @@ textgate_reset(struct textgate *g)
 
 /* Whether s[0..n) is a proper prefix of some marker. */
 static int
-textgate_is_prefix(const char *s, size_t n)
+textcall_gate_is_prefix(const char *s, size_t n)
 {
 	size_t k;
 
 	for (k = 0; k < NMARKERS; k++)
-		if (n < strlen(textgate_markers[k]) && memcmp(textgate_markers[k], s, n) == 0)
+		if (n < strlen(textcall_gate_markers[k]) && memcmp(textcall_gate_markers[k], s, n) == 0)
 			return 1;
 	return 0;
 }
 
 /* Leading-JSON check: 1 tool call, 0 not, -1 undecided. */
 static int
-textgate_leading_json(const char *s, size_t n)
+textcall_gate_leading_json(const char *s, size_t n)
 {
 	static const char key[] = "\"name\"";
 	size_t i = 0, k = 0;
@@ -70,7 +70,7 @@ textgate_leading_json(const char *s, size_t n)
 
 /* Move shown text out and account for it. */
 static void
-textgate_show(struct textgate *g, const char *s, size_t n, struct buf *out)
+textcall_gate_show(struct textcall_gate *g, const char *s, size_t n, struct buf *out)
 {
 	size_t i;
 
@@ -81,7 +81,7 @@ textgate_show(struct textgate *g, const char *s, size_t n, struct buf *out)
 
 /* Filter a delta. */
 void
-textgate_feed(struct textgate *g, const char *s, size_t n, struct buf *out)
+textcall_gate_feed(struct textcall_gate *g, const char *s, size_t n, struct buf *out)
 {
 	size_t i, k, cut;
 	int lead;
@@ -90,7 +90,7 @@ textgate_feed(struct textgate *g, const char *s, size_t n, struct buf *out)
 		return;
 	buf_add(&g->held, s, n);
 	if (!g->shown_any) {
-		lead = textgate_leading_json(g->held.data, g->held.len);
+		lead = textcall_gate_leading_json(g->held.data, g->held.len);
 		if (lead == 1) {
 			g->closed = 1;
 			buf_reset(&g->held);
@@ -103,28 +103,28 @@ textgate_feed(struct textgate *g, const char *s, size_t n, struct buf *out)
 		if (g->held.data[i] != '<')
 			continue;
 		for (k = 0; k < NMARKERS; k++) {
-			size_t ml = strlen(textgate_markers[k]);
+			size_t ml = strlen(textcall_gate_markers[k]);
 
-			if (g->held.len - i >= ml && memcmp(g->held.data + i, textgate_markers[k], ml) == 0) {
-				textgate_show(g, g->held.data, i, out);
+			if (g->held.len - i >= ml && memcmp(g->held.data + i, textcall_gate_markers[k], ml) == 0) {
+				textcall_gate_show(g, g->held.data, i, out);
 				g->closed = 1;
 				buf_reset(&g->held);
 				return;
 			}
 		}
-		if (textgate_is_prefix(g->held.data + i, g->held.len - i))
+		if (textcall_gate_is_prefix(g->held.data + i, g->held.len - i))
 			break;
 	}
 	cut = i; /* held.data[cut..] may still become a marker */
-	textgate_show(g, g->held.data, cut, out);
+	textcall_gate_show(g, g->held.data, cut, out);
 	buf_remove(&g->held, 0, cut);
 }
 
 /* End of stream. */
 void
-textgate_flush(struct textgate *g, struct buf *out)
+textcall_gate_flush(struct textcall_gate *g, struct buf *out)
 {
-	if (!g->closed && textgate_leading_json(g->held.data, g->held.len) != 1)
-		textgate_show(g, g->held.data, g->held.len, out);
+	if (!g->closed && textcall_gate_leading_json(g->held.data, g->held.len) != 1)
+		textcall_gate_show(g, g->held.data, g->held.len, out);
 	buf_reset(&g->held);
 }

@@ -14,18 +14,18 @@
  * do next ("old_text not found in src/a.c; closest lines: ...").  Tools
  * never draw and never print.
  */
-#ifndef HEARTH_TOOL_H
-#define HEARTH_TOOL_H
+#ifndef HEARTH_LLM_TOOL_H
+#define HEARTH_LLM_TOOL_H
 
 #include <stddef.h>
 
 #include <cjson/cJSON.h>
 
-#include "buf.h"
+#include "base/buf.h"
 
 struct loop;
 struct repo;
-struct stale;
+struct tool_stale;
 struct toolset;
 
 enum {
@@ -45,8 +45,8 @@ struct tool_env {
 				* (settings "reject"); 0 = write it and warn */
 	struct repo *repo;     /* checkpoints: edit/write register each file before
 				* changing it (repo_note_file); NULL = none */
-	struct stale *stale;   /* stale-write guard: read records what it showed,
-				* edit/write refuse a file changed since (stale.h);
+	struct tool_stale *stale;   /* stale-write guard: read records what it showed,
+				* edit/write refuse a file changed since (tools/stale.h);
 				* owned by the caller; NULL = no guard */
 	struct toolset *toolset; /* offered/deferred tools (tool_search adds to it);
 				  * NULL = every enabled tool is offered */

@@ -1,18 +1,18 @@
 /*
- * toolset: offered and deferred tools (see toolset.h).  Both lists are
+ * toolset: offered and deferred tools (see llm/toolset.h).  Both lists are
  * small fixed arrays; a found tool is removed from `deferred` (order of
  * the rest kept) and appended to `offered`.
  */
-#include "toolset.h"
+#include "llm/toolset.h"
 
 #include <ctype.h>
 #include <string.h>
 
 #include <cjson/cJSON.h>
 
-#include "conv.h"
-#include "json.h"
-#include "tool.h"
+#include "llm/conv.h"
+#include "base/json.h"
+#include "llm/tool.h"
 
 const char *const toolset_core[] = { "read", "write", "edit", "bash", "grep", "find", "ls", "remember", NULL };
 
@@ -113,7 +113,7 @@ toolset_drop_gone(const struct tool **v, size_t *n, const struct tool *const *ex
 	*n = k;
 }
 
-/* Auto mode: remember the threshold (see toolset.h). */
+/* Auto mode: remember the threshold (see llm/toolset.h). */
 void
 toolset_auto(struct toolset *ts, long min_tokens, const struct tool *search)
 {
@@ -157,7 +157,7 @@ toolset_listing(const struct toolset *ts, const struct tool **out, size_t max)
 	return n;
 }
 
-/* Follow the registered extension tools (see toolset.h). */
+/* Follow the registered extension tools (see llm/toolset.h). */
 void
 toolset_sync(struct toolset *ts, const struct tool *const *extra, size_t n)
 {

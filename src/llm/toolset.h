@@ -19,12 +19,12 @@
  * Ownership: a toolset borrows the tool tables (static, const).  It is
  * owned by the run and reached by tools through tool_env.toolset.
  */
-#ifndef HEARTH_TOOLSET_H
-#define HEARTH_TOOLSET_H
+#ifndef HEARTH_LLM_TOOLSET_H
+#define HEARTH_LLM_TOOLSET_H
 
 #include <stddef.h>
 
-#include "buf.h"
+#include "base/buf.h"
 
 struct conv;
 struct tool;

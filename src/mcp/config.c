@@ -1,22 +1,22 @@
 /*
- * mcpcfg: the MCP server list from mcp.json files (see mcpcfg.h).
+ * mcp_config: the MCP server list from mcp.json files (see mcp/config.h).
  *
- * Entries live in a fixed array (at most MCPCFG_MAX_SERVERS); a later
+ * Entries live in a fixed array (at most MCP_CONFIG_MAX_SERVERS); a later
  * file's entry of the same name frees and replaces the earlier one in
  * place, so the order of first appearance is kept.
  */
-#include "mcpcfg.h"
+#include "mcp/config.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
-#include "ctxfiles.h"
-#include "json.h"
-#include "xmalloc.h"
+#include "prompt/context.h"
+#include "base/json.h"
+#include "base/xmalloc.h"
 
-#define MCPCFG_MAX_FILE (4u << 20)
+#define MCP_CONFIG_MAX_FILE (4u << 20)
 
 /* Expand ${VAR} and ${VAR:-default} in s from the environment. */
 static char *
@@ -48,7 +48,7 @@ expand(const char *s)
 
 /* Free one entry's strings. */
 static void
-server_free(struct mcpcfg_server *s)
+server_free(struct mcp_config_server *s)
 {
 	char **p;
 
@@ -133,8 +133,8 @@ make_env(const char *name, const cJSON *o, const char *path, struct buf *warning
 }
 
 /* The slot for name: the existing entry (freed) or a new one; NULL when full. */
-static struct mcpcfg_server *
-slot(struct mcpcfg *c, const char *name)
+static struct mcp_config_server *
+slot(struct mcp_config *c, const char *name)
 {
 	size_t i;
 
@@ -143,7 +143,7 @@ slot(struct mcpcfg *c, const char *name)
 			server_free(&c->v[i]);
 			return &c->v[i];
 		}
-	return c->n < MCPCFG_MAX_SERVERS ? &c->v[c->n++] : NULL;
+	return c->n < MCP_CONFIG_MAX_SERVERS ? &c->v[c->n++] : NULL;
 }
 
 /* Whether the entry should be skipped before it is parsed further. */
@@ -174,10 +174,10 @@ skipped(const char *name, const cJSON *o, const char *path, struct buf *warnings
 
 /* One mcpServers entry. */
 static void
-add_server(struct mcpcfg *c, const char *name, const cJSON *o, const char *path,
+add_server(struct mcp_config *c, const char *name, const cJSON *o, const char *path,
 	   struct buf *warnings)
 {
-	struct mcpcfg_server *s;
+	struct mcp_config_server *s;
 	char **argv, **env;
 	int bad;
 
@@ -186,11 +186,11 @@ add_server(struct mcpcfg *c, const char *name, const cJSON *o, const char *path,
 	argv = make_argv(name, o, path, warnings);
 	env = argv ? make_env(name, o, path, warnings, &bad) : NULL;
 	if (!argv || bad || !(s = slot(c, name))) {
-		struct mcpcfg_server tmp = { NULL, argv, env, NULL };
+		struct mcp_config_server tmp = { NULL, argv, env, NULL };
 
 		if (argv && !bad)
 			buf_addf(warnings, "%s: more than %d mcp servers; \"%s\" skipped\n", path,
-				 MCPCFG_MAX_SERVERS, name);
+				 MCP_CONFIG_MAX_SERVERS, name);
 		server_free(&tmp);
 		return;
 	}
@@ -202,7 +202,7 @@ add_server(struct mcpcfg *c, const char *name, const cJSON *o, const char *path,
 
 /* Merge one file. */
 int
-mcpcfg_load_file(struct mcpcfg *c, const char *path, struct buf *warnings, struct err *e)
+mcp_config_load_file(struct mcp_config *c, const char *path, struct buf *warnings, struct err *e)
 {
 	struct buf text = BUF_INIT;
 	struct err pe = ERR_INIT;
@@ -214,7 +214,7 @@ mcpcfg_load_file(struct mcpcfg *c, const char *path, struct buf *warnings, struc
 		return 0;
 	if (!S_ISREG(st.st_mode))
 		return err_set(e, "%s: not a regular file; its mcp servers are not started", path);
-	if (buf_read_file(&text, path, MCPCFG_MAX_FILE, &pe) < 0) {
+	if (buf_read_file(&text, path, MCP_CONFIG_MAX_FILE, &pe) < 0) {
 		buf_release(&text);
 		if (pe.code == ENOENT)
 			return 0;
@@ -238,26 +238,26 @@ mcpcfg_load_file(struct mcpcfg *c, const char *path, struct buf *warnings, struc
 
 /* User file, then project file. */
 void
-mcpcfg_load(struct mcpcfg *c, const char *root, struct buf *warnings)
+mcp_config_load(struct mcp_config *c, const char *root, struct buf *warnings)
 {
 	struct buf path = BUF_INIT;
 	struct err e = ERR_INIT;
 
-	if (ctxfiles_config_dir(&path, NULL) == 0) {
+	if (prompt_context_config_dir(&path, NULL) == 0) {
 		buf_adds(&path, "/mcp.json");
-		if (mcpcfg_load_file(c, path.data, warnings, &e) < 0)
+		if (mcp_config_load_file(c, path.data, warnings, &e) < 0)
 			buf_addf(warnings, "%s\n", e.msg);
 	}
 	buf_reset(&path);
 	buf_addf(&path, "%s/.mcp.json", root);
-	if (mcpcfg_load_file(c, path.data, warnings, &e) < 0)
+	if (mcp_config_load_file(c, path.data, warnings, &e) < 0)
 		buf_addf(warnings, "%s\n", e.msg);
 	buf_release(&path);
 }
 
 /* Free all entries. */
 void
-mcpcfg_release(struct mcpcfg *c)
+mcp_config_release(struct mcp_config *c)
 {
 	size_t i;
 

@@ -1,5 +1,5 @@
 /*
- * mcpcfg: which MCP servers to start, from the `.mcp.json` shape other
+ * mcp_config: which MCP servers to start, from the `.mcp.json` shape other
  * agents use:
  *
  *   {"mcpServers": {"NAME": {"command": "...", "args": ["..."],
@@ -14,36 +14,36 @@
  * reported as path:line:column; a wrong-typed entry is skipped with a
  * warning; neither stops the session.
  *
- * Ownership: everything in struct mcpcfg is malloc'd and freed by
- * mcpcfg_release.  argv and env are NULL-terminated ("KEY=value").
+ * Ownership: everything in struct mcp_config is malloc'd and freed by
+ * mcp_config_release.  argv and env are NULL-terminated ("KEY=value").
  */
-#ifndef HEARTH_MCPCFG_H
-#define HEARTH_MCPCFG_H
+#ifndef HEARTH_MCP_CONFIG_H
+#define HEARTH_MCP_CONFIG_H
 
 #include <stddef.h>
 
-#include "buf.h"
-#include "err.h"
+#include "base/buf.h"
+#include "base/err.h"
 
-#define MCPCFG_MAX_SERVERS 32
+#define MCP_CONFIG_MAX_SERVERS 32
 
-struct mcpcfg_server {
+struct mcp_config_server {
 	char *name;
 	char **argv;
 	char **env;
 	char *origin; /* the file it came from */
 };
 
-struct mcpcfg {
-	struct mcpcfg_server v[MCPCFG_MAX_SERVERS];
+struct mcp_config {
+	struct mcp_config_server v[MCP_CONFIG_MAX_SERVERS];
 	size_t n;
 };
 
 /* Merge one file (missing: 0; unreadable or invalid JSON: -1 + e, c unchanged). */
-int mcpcfg_load_file(struct mcpcfg *c, const char *path, struct buf *warnings, struct err *e);
+int mcp_config_load_file(struct mcp_config *c, const char *path, struct buf *warnings, struct err *e);
 /* Load the user file, then <root>/.mcp.json; problems become lines in warnings. */
-void mcpcfg_load(struct mcpcfg *c, const char *root, struct buf *warnings);
+void mcp_config_load(struct mcp_config *c, const char *root, struct buf *warnings);
 /* Free everything; c is left empty. */
-void mcpcfg_release(struct mcpcfg *c);
+void mcp_config_release(struct mcp_config *c);
 
 #endif

@@ -1,5 +1,5 @@
 /*
- * mcp: MCP servers on the loop (see mcp.h).
+ * mcp: MCP servers on the loop (see mcp/mcp.h).
  *
  * Data: struct mcp owns an array of servers (fixed once started) and a
  * list of every tool struct ever made (`tools`, freed only by mcp_free).
@@ -18,7 +18,7 @@
  * afterwards.  The proc is only freed from its exit callback or mcp_free,
  * never from its output callback.
  */
-#include "mcp.h"
+#include "mcp/mcp.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -29,14 +29,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "json.h"
-#include "loop.h"
-#include "mcpcfg.h"
-#include "mcpproto.h"
-#include "mcptool.h"
-#include "mcpwire.h"
-#include "proc.h"
-#include "xmalloc.h"
+#include "base/json.h"
+#include "io/loop.h"
+#include "mcp/config.h"
+#include "mcp/proto.h"
+#include "mcp/tools.h"
+#include "mcp/wire.h"
+#include "io/proc.h"
+#include "base/xmalloc.h"
 
 #define MCP_MAX_QUEUE (64u << 20) /* unwritten bytes before a server counts as stuck */
 #define MCP_ERR_TAIL 2048
@@ -124,7 +124,7 @@ mcp_server_fail(struct mcp_server *s, const char *why)
 	buf_addf(&line, "mcp server %s: %s", s->name, why);
 	err_tail(s, &line);
 	buf_adds(&line, "; its tools are removed");
-	mcptool_unregister_all(s);
+	mcp_tools_unregister_all(s);
 	close_pipes(s);
 	if (s->proc)
 		proc_kill(s->proc);
@@ -204,8 +204,8 @@ on_pend_timeout(struct loop *l, long id, void *arg)
 	(void)l;
 	(void)id;
 	p->timer = 0;
-	mcpwire_notify(&line, "notifications/cancelled",
-		       mcpwire_cancel_params(p->id, "timed out"));
+	mcp_wire_notify(&line, "notifications/cancelled",
+		       mcp_wire_cancel_params(p->id, "timed out"));
 	mcp_server_send(s, &line);
 	buf_addf(&why, "did not answer %s within %d s (setting mcp_timeout)", p->what,
 		 s->m->timeout_ms / 1000);
@@ -232,7 +232,7 @@ mcp_server_request(struct mcp_server *s, const char *method, cJSON *params, cons
 	p->next = s->pends;
 	s->pends = p;
 	p->timer = loop_timer_add(s->m->loop, (uint64_t)s->m->timeout_ms, on_pend_timeout, p);
-	mcpwire_request(&line, p->id, method, params);
+	mcp_wire_request(&line, p->id, method, params);
 	mcp_server_send(s, &line);
 	buf_release(&line);
 	return s->state == SRV_DEAD ? NULL : p;
@@ -246,7 +246,7 @@ mcp_server_cancel(struct mcp_server *s, struct pend *p, const char *reason)
 	struct tool_job *job = p->job;
 
 	mcp_server_unlink(s, p);
-	mcpwire_notify(&line, "notifications/cancelled", mcpwire_cancel_params(p->id, reason));
+	mcp_wire_notify(&line, "notifications/cancelled", mcp_wire_cancel_params(p->id, reason));
 	free(p);
 	mcp_server_send(s, &line);
 	buf_release(&line);
@@ -258,7 +258,7 @@ static void
 on_output(struct proc *pr, const char *data, size_t n, void *arg)
 {
 	struct mcp_server *s = arg;
-	struct mcpwire_msg msg;
+	struct mcp_wire_msg msg;
 	struct err e = ERR_INIT;
 	const char *line;
 	size_t len;
@@ -267,16 +267,16 @@ on_output(struct proc *pr, const char *data, size_t n, void *arg)
 	(void)pr;
 	if (s->state == SRV_DEAD)
 		return;
-	mcpwire_lines_add(&s->lines, data, n);
-	while (s->state != SRV_DEAD && (rc = mcpwire_lines_next(&s->lines, &line, &len, &e)) != 0) {
-		if (rc < 0 || (len && mcpwire_parse(line, len, &msg, &e) < 0)) {
+	mcp_wire_lines_add(&s->lines, data, n);
+	while (s->state != SRV_DEAD && (rc = mcp_wire_lines_next(&s->lines, &line, &len, &e)) != 0) {
+		if (rc < 0 || (len && mcp_wire_parse(line, len, &msg, &e) < 0)) {
 			mcp_server_fail(s, e.msg);
 			return;
 		}
 		if (!len)
 			continue;
-		mcpproto_dispatch(s, &msg);
-		mcpwire_msg_free(&msg);
+		mcp_proto_dispatch(s, &msg);
+		mcp_wire_msg_free(&msg);
 	}
 }
 
@@ -355,7 +355,7 @@ make_pipes(int in[2], int errp[2])
 
 /* Spawn one server and send initialize. */
 static void
-start_server(struct mcp *m, struct mcp_server *s, const struct mcpcfg_server *c)
+start_server(struct mcp *m, struct mcp_server *s, const struct mcp_config_server *c)
 {
 	struct proc_spec spec = { 0 };
 	struct err e = ERR_INIT;
@@ -384,7 +384,7 @@ start_server(struct mcp *m, struct mcp_server *s, const struct mcpcfg_server *c)
 		return;
 	}
 	loop_watch(m->loop, s->err_r, LOOP_READ, on_stderr, s);
-	(void)mcp_server_request(s, "initialize", mcpwire_init_params("hearth", HEARTH_VERSION),
+	(void)mcp_server_request(s, "initialize", mcp_wire_init_params("hearth", HEARTH_VERSION),
 				 "initialize");
 }
 
@@ -403,7 +403,7 @@ mcp_new(struct loop *l, const char *root, int timeout_s)
 
 /* Start the configured servers. */
 void
-mcp_start(struct mcp *m, const struct mcpcfg *cfg)
+mcp_start(struct mcp *m, const struct mcp_config *cfg)
 {
 	size_t i;
 
@@ -417,7 +417,7 @@ mcp_start(struct mcp *m, const struct mcpcfg *cfg)
 		s->in_w = s->err_r = -1;
 		buf_init(&s->outq, 0);
 		buf_init(&s->errtail, 0);
-		mcpwire_lines_init(&s->lines);
+		mcp_wire_lines_init(&s->lines);
 		start_server(m, s, &cfg->v[i]);
 	}
 }
@@ -485,12 +485,12 @@ mcp_free(struct mcp *m)
 		proc_free(s->proc);
 		buf_release(&s->outq);
 		buf_release(&s->errtail);
-		mcpwire_lines_release(&s->lines);
-		mcpwire_tools_free(s->listing, s->nlisting);
+		mcp_wire_lines_release(&s->lines);
+		mcp_wire_tools_free(s->listing, s->nlisting);
 		free(s->reg);
 		free(s->name);
 	}
-	mcptool_free_all(m);
+	mcp_tools_free_all(m);
 	free(m->servers);
 	free(m->root);
 	buf_release(&m->queued);

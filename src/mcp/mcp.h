@@ -2,7 +2,7 @@
  * mcp: MCP servers over stdio as tools (the client side of the Model
  * Context Protocol).
  *
- * mcp_start spawns every configured server (mcpcfg) as a child on the
+ * mcp_start spawns every configured server (mcp_config) as a child on the
  * loop (proc: own process group, stdin and stdout pipes, stderr kept for
  * error reports) and talks to each without blocking: initialize →
  * notifications/initialized → tools/list (following nextCursor).  Each
@@ -29,23 +29,23 @@
  * removed tool fails with a message).  Free the agent first, then mcp,
  * then the loop.
  */
-#ifndef HEARTH_MCP_H
-#define HEARTH_MCP_H
+#ifndef HEARTH_MCP_MCP_H
+#define HEARTH_MCP_MCP_H
 
 #include <stddef.h>
 
-#include "buf.h"
+#include "base/buf.h"
 
 struct loop;
 struct mcp;
-struct mcpcfg;
+struct mcp_config;
 
 typedef void (*mcp_report_fn)(void *arg, const char *line);
 
 /* A manager for servers run in directory root with a per-request timeout (seconds, > 0). */
 struct mcp *mcp_new(struct loop *l, const char *root, int timeout_s);
 /* Start every server of cfg (failures are reported, not returned). */
-void mcp_start(struct mcp *m, const struct mcpcfg *cfg);
+void mcp_start(struct mcp *m, const struct mcp_config *cfg);
 /* Where reports go (NULL: keep them until a sink is set).  m may be NULL. */
 void mcp_set_report(struct mcp *m, mcp_report_fn fn, void *arg);
 /* How many servers are still starting (initialize or the first tools/list in flight). */

@@ -1,16 +1,16 @@
 /*
- * mcpproto: the client's side of each MCP exchange (see mcpproto.h).
+ * mcp_proto: the client's side of each MCP exchange (see mcp/proto.h).
  * Requests are matched to their pend by id; an answer to an id we no
  * longer wait for (a cancelled call) is dropped.  A listing collects its
  * pages in s->listing and installs the tools once the last page is in.
  */
-#include "mcpproto.h"
+#include "mcp/proto.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "json.h"
-#include "xmalloc.h"
+#include "base/json.h"
+#include "base/xmalloc.h"
 
 /* Ask for (the next page of) the tool list. */
 static void
@@ -28,13 +28,13 @@ request_list(struct mcp_server *s, const char *cursor)
 
 /* A tools/list page arrived. */
 static void
-on_list(struct mcp_server *s, const struct mcpwire_msg *msg)
+on_list(struct mcp_server *s, const struct mcp_wire_msg *msg)
 {
 	struct buf warnings = BUF_INIT;
 	struct err e = ERR_INIT;
 	char *cursor = NULL;
 
-	if (msg->kind == MCPWIRE_ERROR) {
+	if (msg->kind == MCP_WIRE_ERROR) {
 		struct buf why = BUF_INIT;
 
 		buf_addf(&why, "refused tools/list: %s", msg->err_message);
@@ -42,7 +42,7 @@ on_list(struct mcp_server *s, const struct mcpwire_msg *msg)
 		buf_release(&why);
 		return;
 	}
-	if (mcpwire_tools(msg->result, &s->listing, &s->nlisting, &cursor, &warnings, &e) < 0) {
+	if (mcp_wire_tools(msg->result, &s->listing, &s->nlisting, &cursor, &warnings, &e) < 0) {
 		mcp_server_fail(s, e.msg);
 		return;
 	}
@@ -51,7 +51,7 @@ on_list(struct mcp_server *s, const struct mcpwire_msg *msg)
 		mcp_report(s->m, "mcp server %s: %s", s->name, warnings.data);
 	}
 	buf_release(&warnings);
-	if (cursor && ++s->pages < MCPPROTO_MAX_PAGES) {
+	if (cursor && ++s->pages < MCP_PROTO_MAX_PAGES) {
 		request_list(s, cursor);
 		free(cursor);
 		return;
@@ -59,7 +59,7 @@ on_list(struct mcp_server *s, const struct mcpwire_msg *msg)
 	free(cursor);
 	s->listing_busy = 0;
 	s->pages = 0;
-	mcptool_install(s);
+	mcp_tools_install(s);
 	if (s->state == SRV_STARTING)
 		s->state = SRV_READY;
 	if (s->relist) {
@@ -70,11 +70,11 @@ on_list(struct mcp_server *s, const struct mcpwire_msg *msg)
 
 /* The initialize answer: check it, confirm, and list the tools. */
 static void
-on_initialize(struct mcp_server *s, const struct mcpwire_msg *msg)
+on_initialize(struct mcp_server *s, const struct mcp_wire_msg *msg)
 {
 	struct buf line = BUF_INIT;
 
-	if (msg->kind == MCPWIRE_ERROR) {
+	if (msg->kind == MCP_WIRE_ERROR) {
 		buf_addf(&line, "refused initialize: %s", msg->err_message);
 		mcp_server_fail(s, line.data);
 		buf_release(&line);
@@ -84,7 +84,7 @@ on_initialize(struct mcp_server *s, const struct mcpwire_msg *msg)
 		mcp_server_fail(s, "answered initialize without a protocolVersion");
 		return;
 	}
-	mcpwire_notify(&line, "notifications/initialized", NULL);
+	mcp_wire_notify(&line, "notifications/initialized", NULL);
 	mcp_server_send(s, &line);
 	buf_release(&line);
 	request_list(s, NULL);
@@ -92,7 +92,7 @@ on_initialize(struct mcp_server *s, const struct mcpwire_msg *msg)
 
 /* A response: find its request and hand it on. */
 static void
-on_response(struct mcp_server *s, const struct mcpwire_msg *msg)
+on_response(struct mcp_server *s, const struct mcp_wire_msg *msg)
 {
 	struct pend *p;
 
@@ -102,7 +102,7 @@ on_response(struct mcp_server *s, const struct mcpwire_msg *msg)
 		return; /* a late answer to a cancelled call */
 	mcp_server_unlink(s, p);
 	if (p->job)
-		mcptool_answer(s, p->job, msg);
+		mcp_tools_answer(s, p->job, msg);
 	else if (!strcmp(p->what, "initialize"))
 		on_initialize(s, msg);
 	else
@@ -112,31 +112,31 @@ on_response(struct mcp_server *s, const struct mcpwire_msg *msg)
 
 /* A request from the server: we answer ping and nothing else. */
 static void
-on_request(struct mcp_server *s, const struct mcpwire_msg *msg)
+on_request(struct mcp_server *s, const struct mcp_wire_msg *msg)
 {
 	struct buf line = BUF_INIT;
 
 	if (!strcmp(msg->method, "ping"))
-		mcpwire_reply(&line, msg->id_raw, NULL);
+		mcp_wire_reply(&line, msg->id_raw, NULL);
 	else
-		mcpwire_reply_error(&line, msg->id_raw, -32601, "method not found");
+		mcp_wire_reply_error(&line, msg->id_raw, -32601, "method not found");
 	mcp_server_send(s, &line);
 	buf_release(&line);
 }
 
 /* One message from the server. */
 void
-mcpproto_dispatch(struct mcp_server *s, const struct mcpwire_msg *msg)
+mcp_proto_dispatch(struct mcp_server *s, const struct mcp_wire_msg *msg)
 {
 	switch (msg->kind) {
-	case MCPWIRE_RESULT:
-	case MCPWIRE_ERROR:
+	case MCP_WIRE_RESULT:
+	case MCP_WIRE_ERROR:
 		on_response(s, msg);
 		break;
-	case MCPWIRE_REQUEST:
+	case MCP_WIRE_REQUEST:
 		on_request(s, msg);
 		break;
-	case MCPWIRE_NOTIFICATION:
+	case MCP_WIRE_NOTIFICATION:
 		if (strcmp(msg->method, "notifications/tools/list_changed"))
 			break;
 		if (s->listing_busy || s->state == SRV_STARTING)

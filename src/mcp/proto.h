@@ -1,19 +1,19 @@
 /*
- * mcpproto: what the MCP client does with each message from a server —
+ * mcp_proto: what the MCP client does with each message from a server —
  * the initialize handshake, tools/list pages (nextCursor, at most
- * MCPPROTO_MAX_PAGES), tools/call answers, ping, and
+ * MCP_PROTO_MAX_PAGES), tools/call answers, ping, and
  * notifications/tools/list_changed (list again; once more after a listing
- * in progress).  Internal to the mcp modules (state in mcptool.h).
+ * in progress).  Internal to the mcp modules (state in mcp/tools.h).
  */
-#ifndef HEARTH_MCPPROTO_H
-#define HEARTH_MCPPROTO_H
+#ifndef HEARTH_MCP_PROTO_H
+#define HEARTH_MCP_PROTO_H
 
-#include "mcptool.h"
-#include "mcpwire.h"
+#include "mcp/tools.h"
+#include "mcp/wire.h"
 
-#define MCPPROTO_MAX_PAGES 100
+#define MCP_PROTO_MAX_PAGES 100
 
 /* Act on one parsed message from server s (s may be failed by it). */
-void mcpproto_dispatch(struct mcp_server *s, const struct mcpwire_msg *msg);
+void mcp_proto_dispatch(struct mcp_server *s, const struct mcp_wire_msg *msg);
 
 #endif

@@ -1,23 +1,23 @@
 /*
- * mcptool: MCP tools in the registry (see mcptool.h).
+ * mcp_tools: MCP tools in the registry (see mcp/tools.h).
  *
  * Names: "mcp__" + server + "__" + tool, each character outside
  * [A-Za-z0-9_-] replaced by '_' and the whole cut at 64 characters (the
  * limit providers put on tool names).  Two tools that end up with the
  * same name: the first wins, the other is reported and left out.
  */
-#include "mcptool.h"
+#include "mcp/tools.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "json.h"
-#include "loop.h"
-#include "xmalloc.h"
+#include "base/json.h"
+#include "io/loop.h"
+#include "base/xmalloc.h"
 
-#define MCPTOOL_NAME_MAX 64
-#define MCPTOOL_DESC_MAX 2048
+#define MCP_TOOLS_NAME_MAX 64
+#define MCP_TOOLS_DESC_MAX 2048
 
 /* Append s with characters providers refuse in tool names replaced by '_'. */
 static void
@@ -34,7 +34,7 @@ add_safe(struct buf *b, const char *s)
 
 /* Start a call: tools/call on the tool's server. */
 static void
-mcptool_start(struct tool_job *job, const cJSON *args)
+mcp_tools_start(struct tool_job *job, const cJSON *args)
 {
 	const struct mcp_tool *t = (const struct mcp_tool *)job->tool;
 	struct mcp_server *s = t->srv;
@@ -63,7 +63,7 @@ mcptool_start(struct tool_job *job, const cJSON *args)
 
 /* The agent aborts the turn: cancel the call on the server. */
 static void
-mcptool_cancel(struct tool_job *job)
+mcp_tools_cancel(struct tool_job *job)
 {
 	struct pend *p = job->priv;
 
@@ -76,17 +76,17 @@ mcptool_cancel(struct tool_job *job)
 
 /* The answer of a tools/call. */
 void
-mcptool_answer(struct mcp_server *s, struct tool_job *job, const struct mcpwire_msg *msg)
+mcp_tools_answer(struct mcp_server *s, struct tool_job *job, const struct mcp_wire_msg *msg)
 {
 	struct err e = ERR_INIT;
 
 	job->priv = NULL;
-	if (msg->kind == MCPWIRE_ERROR) {
+	if (msg->kind == MCP_WIRE_ERROR) {
 		tool_job_fail(job, "mcp server %s: error %ld: %s", s->name, msg->err_code,
 			      msg->err_message);
 		return;
 	}
-	if (mcpwire_call_text(msg->result, &job->out, &job->is_error, &e) < 0) {
+	if (mcp_wire_call_text(msg->result, &job->out, &job->is_error, &e) < 0) {
 		tool_job_fail(job, "mcp server %s: %s", s->name, e.msg);
 		return;
 	}
@@ -95,7 +95,7 @@ mcptool_answer(struct mcp_server *s, struct tool_job *job, const struct mcpwire_
 
 /* A tool struct for one listed tool (kept on m->tools until mcp_free). */
 static struct mcp_tool *
-make_tool(struct mcp_server *s, const struct mcpwire_tool *w)
+make_tool(struct mcp_server *s, const struct mcp_wire_tool *w)
 {
 	struct mcp_tool *t = xcalloc(1, sizeof *t);
 	struct buf name = BUF_INIT;
@@ -105,11 +105,11 @@ make_tool(struct mcp_server *s, const struct mcpwire_tool *w)
 	add_safe(&name, s->name);
 	buf_adds(&name, "__");
 	add_safe(&name, w->name);
-	if (name.len > MCPTOOL_NAME_MAX)
-		buf_setlen(&name, MCPTOOL_NAME_MAX);
+	if (name.len > MCP_TOOLS_NAME_MAX)
+		buf_setlen(&name, MCP_TOOLS_NAME_MAX);
 	t->name = buf_detach(&name, NULL);
-	if (dl > MCPTOOL_DESC_MAX) {
-		dl = MCPTOOL_DESC_MAX;
+	if (dl > MCP_TOOLS_DESC_MAX) {
+		dl = MCP_TOOLS_DESC_MAX;
 		while (dl && ((unsigned char)w->description[dl] & 0xC0) == 0x80)
 			dl--;
 	}
@@ -122,8 +122,8 @@ make_tool(struct mcp_server *s, const struct mcpwire_tool *w)
 	t->t.schema_json = t->schema;
 	/* unless the server says it only reads, a call may change files: checkpoint first */
 	t->t.flags = w->read_only ? TOOL_READ_ONLY : TOOL_MUTATES | TOOL_NEEDS_APPROVAL;
-	t->t.start = mcptool_start;
-	t->t.cancel = mcptool_cancel;
+	t->t.start = mcp_tools_start;
+	t->t.cancel = mcp_tools_cancel;
 	t->next = s->m->tools;
 	s->m->tools = t;
 	return t;
@@ -131,7 +131,7 @@ make_tool(struct mcp_server *s, const struct mcpwire_tool *w)
 
 /* Unregister all of s's tools. */
 void
-mcptool_unregister_all(struct mcp_server *s)
+mcp_tools_unregister_all(struct mcp_server *s)
 {
 	size_t i;
 
@@ -142,11 +142,11 @@ mcptool_unregister_all(struct mcp_server *s)
 
 /* Register the finished listing in place of s's current tools. */
 void
-mcptool_install(struct mcp_server *s)
+mcp_tools_install(struct mcp_server *s)
 {
 	size_t i;
 
-	mcptool_unregister_all(s);
+	mcp_tools_unregister_all(s);
 	s->reg = xrealloc(s->reg, (s->nlisting + 1) * sizeof *s->reg);
 	for (i = 0; i < s->nlisting; i++) {
 		struct mcp_tool *t = make_tool(s, &s->listing[i]);
@@ -164,14 +164,14 @@ mcptool_install(struct mcp_server *s)
 			buf_addf(&s->m->queued, "%s\n", line.data);
 		buf_release(&line);
 	}
-	mcpwire_tools_free(s->listing, s->nlisting);
+	mcp_wire_tools_free(s->listing, s->nlisting);
 	s->listing = NULL;
 	s->nlisting = 0;
 }
 
 /* Free every tool struct. */
 void
-mcptool_free_all(struct mcp *m)
+mcp_tools_free_all(struct mcp *m)
 {
 	struct mcp_tool *t, *next;
 

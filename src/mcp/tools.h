@@ -1,24 +1,24 @@
 /*
- * mcptool: the tools of MCP servers as tool-registry entries, and the
- * server state mcp.c and mcptool.c share (internal to the two; other
- * modules use mcp.h).
+ * mcp_tools: the tools of MCP servers as tool-registry entries, and the
+ * server state mcp/mcp.c and mcp/tools.c share (internal to the two; other
+ * modules use mcp/mcp.h).
  *
  * A struct mcp_tool begins with its struct tool, so job->tool leads back
  * to it.  Tool structs are never freed before mcp_free (an agent turn
  * may still hold one after its server died or relisted); `srv` says which
  * server to call and `remote` the name the server knows the tool by.
  */
-#ifndef HEARTH_MCPTOOL_H
-#define HEARTH_MCPTOOL_H
+#ifndef HEARTH_MCP_TOOLS_H
+#define HEARTH_MCP_TOOLS_H
 
 #include <stddef.h>
 
 #include <cjson/cJSON.h>
 
-#include "buf.h"
-#include "mcp.h"
-#include "mcpwire.h"
-#include "tool.h"
+#include "base/buf.h"
+#include "mcp/mcp.h"
+#include "mcp/wire.h"
+#include "llm/tool.h"
 
 struct proc;
 struct mcp_server;
@@ -51,11 +51,11 @@ struct mcp_server {
 	int in_w, err_r;       /* stdin write end, stderr read end; -1 when closed */
 	struct buf outq;       /* bytes not yet written from outpos */
 	size_t outpos;
-	struct mcpwire_lines lines;
+	struct mcp_wire_lines lines;
 	struct buf errtail;    /* the last MCP_ERR_TAIL bytes of stderr */
 	long next_id;
 	struct pend *pends;
-	struct mcpwire_tool *listing; /* tools/list pages so far */
+	struct mcp_wire_tool *listing; /* tools/list pages so far */
 	size_t nlisting;
 	int listing_busy, relist, pages;
 	struct mcp_tool **reg; /* registered now */
@@ -74,27 +74,27 @@ struct mcp {
 	struct buf queued;     /* report lines waiting for a sink */
 };
 
-/* mcp.c: report one line through m's sink (or keep it until there is one). */
+/* mcp/mcp.c: report one line through m's sink (or keep it until there is one). */
 void mcp_report(struct mcp *m, const char *fmt, ...) ERR_PRINTF(2, 3);
-/* mcp.c: give up on s with one line of why (idempotent). */
+/* mcp/mcp.c: give up on s with one line of why (idempotent). */
 void mcp_server_fail(struct mcp_server *s, const char *why);
-/* mcp.c: queue one line for s's stdin. */
+/* mcp/mcp.c: queue one line for s's stdin. */
 void mcp_server_send(struct mcp_server *s, struct buf *line);
-/* mcp.c: send a request (params consumed); its pend, or NULL when s is dead. */
+/* mcp/mcp.c: send a request (params consumed); its pend, or NULL when s is dead. */
 struct pend *mcp_server_request(struct mcp_server *s, const char *method, cJSON *params,
 				const char *what);
-/* mcp.c: take p off s's requests in flight and stop its timer (the caller frees p). */
+/* mcp/mcp.c: take p off s's requests in flight and stop its timer (the caller frees p). */
 void mcp_server_unlink(struct mcp_server *s, struct pend *p);
-/* mcp.c: cancel a call in flight (notifications/cancelled) and fail its job. */
+/* mcp/mcp.c: cancel a call in flight (notifications/cancelled) and fail its job. */
 void mcp_server_cancel(struct mcp_server *s, struct pend *p, const char *reason);
 
 /* Replace s's registered tools with its finished listing (the listing is consumed). */
-void mcptool_install(struct mcp_server *s);
+void mcp_tools_install(struct mcp_server *s);
 /* Unregister all of s's tools. */
-void mcptool_unregister_all(struct mcp_server *s);
+void mcp_tools_unregister_all(struct mcp_server *s);
 /* A tools/call answer for job: its text, then the job ends. */
-void mcptool_answer(struct mcp_server *s, struct tool_job *job, const struct mcpwire_msg *msg);
+void mcp_tools_answer(struct mcp_server *s, struct tool_job *job, const struct mcp_wire_msg *msg);
 /* Free every tool struct of m. */
-void mcptool_free_all(struct mcp *m);
+void mcp_tools_free_all(struct mcp *m);
 
 #endif

@@ -1,5 +1,5 @@
 /*
- * mcpwire: MCP's newline-delimited JSON-RPC 2.0, pure (see mcpwire.h).
+ * mcp_wire: MCP's newline-delimited JSON-RPC 2.0, pure (see mcp/wire.h).
  *
  * The line reader keeps received bytes in one buf; `pos` is the start of
  * the first line not yet handed out and `scan` how far past pos we have
@@ -7,17 +7,17 @@
  * is scanned once (linear, not quadratic).  Consumed bytes are dropped
  * when they make up more than half the buffer.
  */
-#include "mcpwire.h"
+#include "mcp/wire.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "json.h"
-#include "xmalloc.h"
+#include "base/json.h"
+#include "base/xmalloc.h"
 
 /* Empty reader. */
 void
-mcpwire_lines_init(struct mcpwire_lines *lr)
+mcp_wire_lines_init(struct mcp_wire_lines *lr)
 {
 	buf_init(&lr->acc, 0);
 	lr->pos = 0;
@@ -26,7 +26,7 @@ mcpwire_lines_init(struct mcpwire_lines *lr)
 
 /* Free the buffer. */
 void
-mcpwire_lines_release(struct mcpwire_lines *lr)
+mcp_wire_lines_release(struct mcp_wire_lines *lr)
 {
 	buf_release(&lr->acc);
 	lr->pos = 0;
@@ -35,7 +35,7 @@ mcpwire_lines_release(struct mcpwire_lines *lr)
 
 /* Append bytes, first dropping what was handed out when that is most of the buffer. */
 void
-mcpwire_lines_add(struct mcpwire_lines *lr, const char *data, size_t n)
+mcp_wire_lines_add(struct mcp_wire_lines *lr, const char *data, size_t n)
 {
 	if (lr->pos && lr->pos >= lr->acc.len / 2) {
 		buf_remove(&lr->acc, 0, lr->pos);
@@ -46,7 +46,7 @@ mcpwire_lines_add(struct mcpwire_lines *lr, const char *data, size_t n)
 
 /* The next complete line, or 0 / -1 (too long). */
 int
-mcpwire_lines_next(struct mcpwire_lines *lr, const char **line, size_t *len, struct err *e)
+mcp_wire_lines_next(struct mcp_wire_lines *lr, const char **line, size_t *len, struct err *e)
 {
 	const char *start = lr->acc.data + lr->pos;
 	size_t avail = lr->acc.len - lr->pos;
@@ -55,14 +55,14 @@ mcpwire_lines_next(struct mcpwire_lines *lr, const char **line, size_t *len, str
 
 	if (!nl) {
 		lr->scan = avail;
-		if (avail > MCPWIRE_MAX_LINE)
+		if (avail > MCP_WIRE_MAX_LINE)
 			return err_set(e, "sent a line longer than %u MB without a newline",
-				       MCPWIRE_MAX_LINE >> 20);
+				       MCP_WIRE_MAX_LINE >> 20);
 		return 0;
 	}
 	n = (size_t)(nl - start);
-	if (n > MCPWIRE_MAX_LINE)
-		return err_set(e, "sent a line longer than %u MB", MCPWIRE_MAX_LINE >> 20);
+	if (n > MCP_WIRE_MAX_LINE)
+		return err_set(e, "sent a line longer than %u MB", MCP_WIRE_MAX_LINE >> 20);
 	lr->pos += n + 1;
 	lr->scan = 0;
 	if (n && start[n - 1] == '\r')
@@ -84,7 +84,7 @@ msg_id(const cJSON *id)
 
 /* Fill the error fields of an error response; -1 + e when malformed. */
 static int
-parse_error(const cJSON *err, struct mcpwire_msg *m, struct err *e)
+parse_error(const cJSON *err, struct mcp_wire_msg *m, struct err *e)
 {
 	const char *msg = json_str(err, "message");
 
@@ -93,13 +93,13 @@ parse_error(const cJSON *err, struct mcpwire_msg *m, struct err *e)
 	if (json_long(err, "code", &m->err_code) < 0)
 		m->err_code = 0;
 	m->err_message = msg ? msg : "(no message)";
-	m->kind = MCPWIRE_ERROR;
+	m->kind = MCP_WIRE_ERROR;
 	return 0;
 }
 
 /* Classify the parsed object m->root. */
 static int
-classify(struct mcpwire_msg *m, struct err *e)
+classify(struct mcp_wire_msg *m, struct err *e)
 {
 	const cJSON *o = m->root, *id = cJSON_GetObjectItemCaseSensitive(o, "id");
 	const cJSON *method = cJSON_GetObjectItemCaseSensitive(o, "method");
@@ -118,7 +118,7 @@ classify(struct mcpwire_msg *m, struct err *e)
 		m->method = method->valuestring;
 		if (id && !cJSON_IsString(id) && !cJSON_IsNumber(id))
 			return err_set(e, "sent a request whose \"id\" is neither a number nor a string");
-		m->kind = id ? MCPWIRE_REQUEST : MCPWIRE_NOTIFICATION;
+		m->kind = id ? MCP_WIRE_REQUEST : MCP_WIRE_NOTIFICATION;
 		return 0;
 	}
 	if (!id)
@@ -130,13 +130,13 @@ classify(struct mcpwire_msg *m, struct err *e)
 	if (!result)
 		return err_set(e, "sent a response with neither \"result\" nor \"error\"");
 	m->result = result;
-	m->kind = MCPWIRE_RESULT;
+	m->kind = MCP_WIRE_RESULT;
 	return 0;
 }
 
 /* Parse and classify one line. */
 int
-mcpwire_parse(const char *line, size_t n, struct mcpwire_msg *m, struct err *e)
+mcp_wire_parse(const char *line, size_t n, struct mcp_wire_msg *m, struct err *e)
 {
 	struct err pe = ERR_INIT;
 
@@ -146,11 +146,11 @@ mcpwire_parse(const char *line, size_t n, struct mcpwire_msg *m, struct err *e)
 	if (!m->root)
 		return err_set(e, "sent %s", pe.msg);
 	if (!cJSON_IsObject(m->root)) {
-		mcpwire_msg_free(m);
+		mcp_wire_msg_free(m);
 		return err_set(e, "sent a JSON value that is not an object (batches are not used by MCP)");
 	}
 	if (classify(m, e) < 0) {
-		mcpwire_msg_free(m);
+		mcp_wire_msg_free(m);
 		return -1;
 	}
 	return 0;
@@ -158,7 +158,7 @@ mcpwire_parse(const char *line, size_t n, struct mcpwire_msg *m, struct err *e)
 
 /* Free the tree. */
 void
-mcpwire_msg_free(struct mcpwire_msg *m)
+mcp_wire_msg_free(struct mcp_wire_msg *m)
 {
 	cJSON_Delete(m->root);
 	memset(m, 0, sizeof *m);
@@ -190,7 +190,7 @@ envelope(void)
 
 /* A request line. */
 void
-mcpwire_request(struct buf *out, long id, const char *method, cJSON *params)
+mcp_wire_request(struct buf *out, long id, const char *method, cJSON *params)
 {
 	cJSON *o = envelope();
 
@@ -203,7 +203,7 @@ mcpwire_request(struct buf *out, long id, const char *method, cJSON *params)
 
 /* A notification line. */
 void
-mcpwire_notify(struct buf *out, const char *method, cJSON *params)
+mcp_wire_notify(struct buf *out, const char *method, cJSON *params)
 {
 	cJSON *o = envelope();
 
@@ -215,7 +215,7 @@ mcpwire_notify(struct buf *out, const char *method, cJSON *params)
 
 /* A result line for the server's request. */
 void
-mcpwire_reply(struct buf *out, const cJSON *id, cJSON *result)
+mcp_wire_reply(struct buf *out, const cJSON *id, cJSON *result)
 {
 	cJSON *o = envelope();
 
@@ -226,7 +226,7 @@ mcpwire_reply(struct buf *out, const cJSON *id, cJSON *result)
 
 /* An error line for the server's request. */
 void
-mcpwire_reply_error(struct buf *out, const cJSON *id, int code, const char *message)
+mcp_wire_reply_error(struct buf *out, const cJSON *id, int code, const char *message)
 {
 	cJSON *o = envelope(), *err = cJSON_CreateObject();
 
@@ -239,14 +239,14 @@ mcpwire_reply_error(struct buf *out, const cJSON *id, int code, const char *mess
 
 /* initialize's params: we are a client without roots, sampling or elicitation. */
 cJSON *
-mcpwire_init_params(const char *name, const char *version)
+mcp_wire_init_params(const char *name, const char *version)
 {
 	cJSON *p, *info;
 
 	json_init();
 	p = cJSON_CreateObject();
 	info = cJSON_CreateObject();
-	cJSON_AddStringToObject(p, "protocolVersion", MCPWIRE_PROTOCOL);
+	cJSON_AddStringToObject(p, "protocolVersion", MCP_WIRE_PROTOCOL);
 	cJSON_AddItemToObject(p, "capabilities", cJSON_CreateObject());
 	cJSON_AddStringToObject(info, "name", name);
 	cJSON_AddStringToObject(info, "version", version);
@@ -256,7 +256,7 @@ mcpwire_init_params(const char *name, const char *version)
 
 /* notifications/cancelled's params. */
 cJSON *
-mcpwire_cancel_params(long id, const char *reason)
+mcp_wire_cancel_params(long id, const char *reason)
 {
 	cJSON *p;
 
@@ -269,12 +269,12 @@ mcpwire_cancel_params(long id, const char *reason)
 
 /* One tool entry, or a warning when it is unusable. */
 static void
-add_tool(const cJSON *t, struct mcpwire_tool **v, size_t *n, struct buf *warnings)
+add_tool(const cJSON *t, struct mcp_wire_tool **v, size_t *n, struct buf *warnings)
 {
 	const char *name = json_str(t, "name"), *desc = json_str(t, "description");
 	const cJSON *schema = json_obj(t, "inputSchema");
 	const char *type = json_str(schema, "type");
-	struct mcpwire_tool *w;
+	struct mcp_wire_tool *w;
 
 	if (!name || !*name || strlen(name) > 128) {
 		buf_adds(warnings, "a tool without a usable name (1-128 characters) was skipped\n");
@@ -296,7 +296,7 @@ add_tool(const cJSON *t, struct mcpwire_tool **v, size_t *n, struct buf *warning
 
 /* One tools/list page. */
 int
-mcpwire_tools(const cJSON *result, struct mcpwire_tool **v, size_t *n, char **cursor,
+mcp_wire_tools(const cJSON *result, struct mcp_wire_tool **v, size_t *n, char **cursor,
 	      struct buf *warnings, struct err *e)
 {
 	const cJSON *tools = json_arr(result, "tools"), *t;
@@ -314,7 +314,7 @@ mcpwire_tools(const cJSON *result, struct mcpwire_tool **v, size_t *n, char **cu
 
 /* Free a tool list. */
 void
-mcpwire_tools_free(struct mcpwire_tool *v, size_t n)
+mcp_wire_tools_free(struct mcp_wire_tool *v, size_t n)
 {
 	size_t i;
 
@@ -353,7 +353,7 @@ add_content(const cJSON *c, struct buf *out)
 
 /* A tools/call result as text. */
 int
-mcpwire_call_text(const cJSON *result, struct buf *out, int *is_error, struct err *e)
+mcp_wire_call_text(const cJSON *result, struct buf *out, int *is_error, struct err *e)
 {
 	const cJSON *content = json_arr(result, "content"), *c;
 	size_t start = out->len;
@@ -371,8 +371,8 @@ mcpwire_call_text(const cJSON *result, struct buf *out, int *is_error, struct er
 		buf_adds(&text, s);
 		free(s);
 	}
-	if (text.len > MCPWIRE_MAX_OUTPUT) {
-		size_t keep = MCPWIRE_MAX_OUTPUT;
+	if (text.len > MCP_WIRE_MAX_OUTPUT) {
+		size_t keep = MCP_WIRE_MAX_OUTPUT;
 
 		while (keep && ((unsigned char)text.data[keep] & 0xC0) == 0x80)
 			keep--; /* do not cut a UTF-8 sequence */

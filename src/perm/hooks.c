@@ -1,17 +1,17 @@
 /*
- * hooks: running user commands at agent events (see hooks.h).
+ * hooks: running user commands at agent events (see perm/hooks.h).
  *
  * Entries are kept per event in settings order.  A run walks the entries
  * of its event that match its tool, one proc at a time: the event JSON is
  * written to an unlinked temporary file that becomes the child's stdin;
  * stdout arrives through proc's pipe, stderr through a pipe of our own
- * watched on the loop.  Both are kept up to HOOKS_KEEP bytes; past
- * HOOKS_FLOOD bytes in all the hook is killed.  When the proc exits, the
+ * watched on the loop.  Both are kept up to PERM_HOOKS_KEEP bytes; past
+ * PERM_HOOKS_FLOOD bytes in all the hook is killed.  When the proc exits, the
  * rest of stderr is drained without blocking and the outcome recorded;
  * the next entry starts from that callback.  Runs are linked into
- * h->runs until done, so hooks_free can kill them.
+ * h->runs until done, so perm_hooks_free can kill them.
  */
-#include "hooks.h"
+#include "perm/hooks.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -21,51 +21,51 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "loop.h"
-#include "perm.h"
-#include "proc.h"
-#include "xmalloc.h"
+#include "io/loop.h"
+#include "perm/perm.h"
+#include "io/proc.h"
+#include "base/xmalloc.h"
 
-struct hooks_entry {
+struct perm_hooks_entry {
 	char *command;
 	char *matcher; /* tool-name glob (case-insensitive), NULL = every tool */
 	int timeout_s;
 };
 
-struct hooks {
+struct perm_hooks {
 	struct loop *loop;
 	char *root;
-	struct hooks_entry *v[HOOKS_NEVENTS];
-	size_t n[HOOKS_NEVENTS];
-	struct hooks_run *runs;
+	struct perm_hooks_entry *v[PERM_HOOKS_NEVENTS];
+	size_t n[PERM_HOOKS_NEVENTS];
+	struct perm_hooks_run *runs;
 };
 
-struct hooks_run {
-	struct hooks *h;
-	struct hooks_run *next;
-	enum hooks_event event;
+struct perm_hooks_run {
+	struct perm_hooks *h;
+	struct perm_hooks_run *next;
+	enum perm_hooks_event event;
 	char *tool, *session, *json;
 	size_t next_entry;
-	const struct hooks_entry *cur;
+	const struct perm_hooks_entry *cur;
 	struct proc *proc;
 	int err_fd;
 	size_t total;
 	int flooded;
 	struct buf out, err;
-	struct hooks_result res;
-	hooks_done_fn done;
+	struct perm_hooks_result res;
+	perm_hooks_done_fn done;
 	void *arg;
 };
 
-static const char *const hooks_names[HOOKS_NEVENTS] = {
+static const char *const perm_hooks_names[PERM_HOOKS_NEVENTS] = {
 	"session_start", "pre_tool", "post_tool", "turn_end"
 };
 
 /* An empty set of hooks for workspace root. */
-struct hooks *
-hooks_new(struct loop *l, const char *root)
+struct perm_hooks *
+perm_hooks_new(struct loop *l, const char *root)
 {
-	struct hooks *h = xcalloc(1, sizeof *h);
+	struct perm_hooks *h = xcalloc(1, sizeof *h);
 
 	h->loop = l;
 	h->root = xstrdup(root);
@@ -74,42 +74,42 @@ hooks_new(struct loop *l, const char *root)
 
 /* Event name. */
 const char *
-hooks_event_name(enum hooks_event ev)
+perm_hooks_event_name(enum perm_hooks_event ev)
 {
-	return ev < HOOKS_NEVENTS ? hooks_names[ev] : "?";
+	return ev < PERM_HOOKS_NEVENTS ? perm_hooks_names[ev] : "?";
 }
 
 /* Append one entry (string or object) to event ev. */
 static void
-hooks_add(struct hooks *h, enum hooks_event ev, const cJSON *it, const char *where,
+perm_hooks_add(struct perm_hooks *h, enum perm_hooks_event ev, const cJSON *it, const char *where,
 	  struct buf *warnings)
 {
 	const cJSON *cmd = cJSON_IsString(it) ? it : cJSON_GetObjectItemCaseSensitive(it, "command");
 	const cJSON *m = cJSON_GetObjectItemCaseSensitive(it, "matcher");
 	const cJSON *t = cJSON_GetObjectItemCaseSensitive(it, "timeout");
-	struct hooks_entry *e;
+	struct perm_hooks_entry *e;
 
 	if (!cJSON_IsString(cmd) || !*cmd->valuestring) {
 		buf_addf(warnings, "%s: hooks.%s: each hook needs a \"command\" string; ignored\n", where,
-			 hooks_names[ev]);
+			 perm_hooks_names[ev]);
 		return;
 	}
 	if ((m && !cJSON_IsString(m)) || (t && (!cJSON_IsNumber(t) || t->valuedouble < 1 ||
 						t->valuedouble > 3600))) {
 		buf_addf(warnings, "%s: hooks.%s: \"matcher\" must be a string and \"timeout\" 1-3600 seconds; hook ignored\n",
-			 where, hooks_names[ev]);
+			 where, perm_hooks_names[ev]);
 		return;
 	}
 	h->v[ev] = xrealloc(h->v[ev], (h->n[ev] + 1) * sizeof *h->v[ev]);
 	e = &h->v[ev][h->n[ev]++];
 	e->command = xstrdup(cmd->valuestring);
 	e->matcher = m && *m->valuestring ? xstrdup(m->valuestring) : NULL;
-	e->timeout_s = t ? (int)t->valuedouble : HOOKS_TIMEOUT_S;
+	e->timeout_s = t ? (int)t->valuedouble : PERM_HOOKS_TIMEOUT_S;
 }
 
 /* Merge a settings "hooks" object. */
 void
-hooks_load_json(struct hooks *h, const cJSON *obj, const char *where, struct buf *warnings)
+perm_hooks_load_json(struct perm_hooks *h, const cJSON *obj, const char *where, struct buf *warnings)
 {
 	const cJSON *it, *e;
 	int ev;
@@ -119,10 +119,10 @@ hooks_load_json(struct hooks *h, const cJSON *obj, const char *where, struct buf
 		return;
 	}
 	cJSON_ArrayForEach(it, obj) {
-		for (ev = 0; ev < HOOKS_NEVENTS; ev++)
-			if (!strcmp(it->string, hooks_names[ev]))
+		for (ev = 0; ev < PERM_HOOKS_NEVENTS; ev++)
+			if (!strcmp(it->string, perm_hooks_names[ev]))
 				break;
-		if (ev == HOOKS_NEVENTS) {
+		if (ev == PERM_HOOKS_NEVENTS) {
 			buf_addf(warnings, "%s: unknown hook event \"%s\" ignored (session_start, pre_tool, post_tool, turn_end)\n",
 				 where, it->string);
 			continue;
@@ -132,13 +132,13 @@ hooks_load_json(struct hooks *h, const cJSON *obj, const char *where, struct buf
 			continue;
 		}
 		cJSON_ArrayForEach(e, it)
-			hooks_add(h, (enum hooks_event)ev, e, where, warnings);
+			perm_hooks_add(h, (enum perm_hooks_event)ev, e, where, warnings);
 	}
 }
 
 /* Whether entry e applies to tool. */
 static int
-hooks_matches(const struct hooks_entry *e, const char *tool)
+perm_hooks_matches(const struct perm_hooks_entry *e, const char *tool)
 {
 	char low[128];
 	size_t i;
@@ -155,23 +155,23 @@ hooks_matches(const struct hooks_entry *e, const char *tool)
 
 /* Count matching hooks. */
 size_t
-hooks_count(const struct hooks *h, enum hooks_event ev, const char *tool)
+perm_hooks_count(const struct perm_hooks *h, enum perm_hooks_event ev, const char *tool)
 {
 	size_t i, n = 0;
 
 	for (i = 0; i < h->n[ev]; i++)
-		n += (size_t)hooks_matches(&h->v[ev][i], tool);
+		n += (size_t)perm_hooks_matches(&h->v[ev][i], tool);
 	return n;
 }
 
-/* Keep up to HOOKS_KEEP bytes in b; kill the hook past HOOKS_FLOOD in all. */
+/* Keep up to PERM_HOOKS_KEEP bytes in b; kill the hook past PERM_HOOKS_FLOOD in all. */
 static void
-hooks_take(struct hooks_run *r, struct buf *b, const char *data, size_t n)
+perm_hooks_take(struct perm_hooks_run *r, struct buf *b, const char *data, size_t n)
 {
-	if (b->len < HOOKS_KEEP)
-		buf_add(b, data, n < HOOKS_KEEP - b->len ? n : HOOKS_KEEP - b->len);
+	if (b->len < PERM_HOOKS_KEEP)
+		buf_add(b, data, n < PERM_HOOKS_KEEP - b->len ? n : PERM_HOOKS_KEEP - b->len);
 	r->total += n;
-	if (r->total > HOOKS_FLOOD && !r->flooded && r->proc) {
+	if (r->total > PERM_HOOKS_FLOOD && !r->flooded && r->proc) {
 		r->flooded = 1;
 		proc_kill(r->proc);
 	}
@@ -179,7 +179,7 @@ hooks_take(struct hooks_run *r, struct buf *b, const char *data, size_t n)
 
 /* Read what stderr has now (without blocking); 0 at EOF or error. */
 static int
-hooks_read_err(struct hooks_run *r)
+perm_hooks_read_err(struct perm_hooks_run *r)
 {
 	char chunk[4096];
 	ssize_t n;
@@ -187,7 +187,7 @@ hooks_read_err(struct hooks_run *r)
 	for (;;) {
 		n = read(r->err_fd, chunk, sizeof chunk);
 		if (n > 0) {
-			hooks_take(r, &r->err, chunk, (size_t)n);
+			perm_hooks_take(r, &r->err, chunk, (size_t)n);
 			continue;
 		}
 		if (n < 0 && errno == EINTR)
@@ -198,7 +198,7 @@ hooks_read_err(struct hooks_run *r)
 
 /* Close our end of stderr. */
 static void
-hooks_close_err(struct hooks_run *r)
+perm_hooks_close_err(struct perm_hooks_run *r)
 {
 	if (r->err_fd < 0)
 		return;
@@ -209,30 +209,30 @@ hooks_close_err(struct hooks_run *r)
 
 /* The loop: stderr readable. */
 static void
-hooks_on_err(struct loop *l, int fd, int events, void *arg)
+perm_hooks_on_err(struct loop *l, int fd, int events, void *arg)
 {
-	struct hooks_run *r = arg;
+	struct perm_hooks_run *r = arg;
 
 	(void)l;
 	(void)fd;
 	(void)events;
-	if (!hooks_read_err(r))
-		hooks_close_err(r);
+	if (!perm_hooks_read_err(r))
+		perm_hooks_close_err(r);
 }
 
 /* proc: stdout bytes. */
 static void
-hooks_on_out(struct proc *p, const char *data, size_t n, void *arg)
+perm_hooks_on_out(struct proc *p, const char *data, size_t n, void *arg)
 {
 	(void)p;
-	hooks_take(arg, &((struct hooks_run *)arg)->out, data, n);
+	perm_hooks_take(arg, &((struct perm_hooks_run *)arg)->out, data, n);
 }
 
-static int hooks_next(struct hooks_run *r);
+static int perm_hooks_next(struct perm_hooks_run *r);
 
 /* The first line of b (at most 200 bytes) for a problem line. */
 static void
-hooks_first_line(const struct buf *b, struct buf *out)
+perm_hooks_first_line(const struct buf *b, struct buf *out)
 {
 	size_t n = b->len;
 	const char *nl = memchr(b->data, '\n', b->len);
@@ -247,20 +247,20 @@ hooks_first_line(const struct buf *b, struct buf *out)
 
 /* Record the outcome of the hook that just ended. */
 static void
-hooks_outcome(struct hooks_run *r)
+perm_hooks_outcome(struct perm_hooks_run *r)
 {
-	struct hooks_result *res = &r->res;
-	const char *name = hooks_names[r->event], *cmd = r->cur->command;
+	struct perm_hooks_result *res = &r->res;
+	const char *name = perm_hooks_names[r->event], *cmd = r->cur->command;
 	int st = proc_status(r->proc);
 
 	buf_add(&res->output, r->out.data, r->out.len);
 	if (r->flooded) {
 		buf_addf(&res->problems, "hook \"%s\" (%s) wrote more than %d bytes and was killed\n",
-			 cmd, name, HOOKS_FLOOD);
+			 cmd, name, PERM_HOOKS_FLOOD);
 	} else if (proc_timed_out(r->proc)) {
 		buf_addf(&res->problems, "hook \"%s\" (%s) timed out after %d s and was killed\n", cmd,
 			 name, r->cur->timeout_s);
-	} else if (st == 2 && r->event == HOOKS_PRE_TOOL) {
+	} else if (st == 2 && r->event == PERM_HOOKS_PRE_TOOL) {
 		res->blocked = 1;
 		buf_add(&res->reason, r->err.data, r->err.len);
 		buf_rtrim(&res->reason);
@@ -268,30 +268,30 @@ hooks_outcome(struct hooks_run *r)
 			buf_addf(&res->reason, "blocked by the hook \"%s\"", cmd);
 	} else if (st != 0) {
 		buf_addf(&res->problems, "hook \"%s\" (%s) exited with status %d", cmd, name, st);
-		hooks_first_line(&r->err, &res->problems);
+		perm_hooks_first_line(&r->err, &res->problems);
 		buf_addch(&res->problems, '\n');
 	}
 }
 
 /* proc: the hook exited. */
 static void
-hooks_on_exit(struct proc *p, void *arg)
+perm_hooks_on_exit(struct proc *p, void *arg)
 {
-	struct hooks_run *r = arg;
+	struct perm_hooks_run *r = arg;
 
 	(void)p;
 	if (r->err_fd >= 0)
-		hooks_read_err(r);
-	hooks_close_err(r);
-	hooks_outcome(r);
+		perm_hooks_read_err(r);
+	perm_hooks_close_err(r);
+	perm_hooks_outcome(r);
 	proc_free(r->proc);
 	r->proc = NULL;
-	(void)hooks_next(r);
+	(void)perm_hooks_next(r);
 }
 
 /* The event JSON as an unlinked temporary file, positioned at 0; -1 on failure. */
 static int
-hooks_stdin(const char *json)
+perm_hooks_stdin(const char *json)
 {
 	const char *tmp = getenv("TMPDIR");
 	char path[4096];
@@ -322,22 +322,22 @@ hooks_stdin(const char *json)
 
 /* Start hook e; -1 with a problem line when it cannot start. */
 static int
-hooks_start(struct hooks_run *r, const struct hooks_entry *e)
+perm_hooks_start(struct perm_hooks_run *r, const struct perm_hooks_entry *e)
 {
 	char ev[64], dir[4200], tool[192], sess[128];
 	const char *argv[] = { "/bin/sh", "-c", e->command, NULL };
 	const char *env[] = { ev, dir, tool, sess, NULL };
 	struct proc_spec spec = { 0 };
 	struct err err = ERR_INIT;
-	int in = hooks_stdin(r->json), pfd[2] = { -1, -1 };
+	int in = perm_hooks_stdin(r->json), pfd[2] = { -1, -1 };
 
-	snprintf(ev, sizeof ev, "HEARTH_EVENT=%s", hooks_names[r->event]);
+	snprintf(ev, sizeof ev, "HEARTH_EVENT=%s", perm_hooks_names[r->event]);
 	snprintf(dir, sizeof dir, "HEARTH_PROJECT_DIR=%s", r->h->root);
 	snprintf(tool, sizeof tool, "HEARTH_TOOL=%s", r->tool ? r->tool : "");
 	snprintf(sess, sizeof sess, "HEARTH_SESSION_ID=%s", r->session ? r->session : "");
 	if (in < 0 || pipe(pfd) < 0) {
 		buf_addf(&r->res.problems, "hook \"%s\" (%s) could not start: %s\n", e->command,
-			 hooks_names[r->event], strerror(errno));
+			 perm_hooks_names[r->event], strerror(errno));
 		if (in >= 0)
 			close(in);
 		return -1;
@@ -351,8 +351,8 @@ hooks_start(struct hooks_run *r, const struct hooks_entry *e)
 	spec.timeout_ms = (uint64_t)e->timeout_s * 1000;
 	spec.stdin_fd = in;
 	spec.stderr_fd = pfd[1];
-	spec.on_output = hooks_on_out;
-	spec.on_exit = hooks_on_exit;
+	spec.on_output = perm_hooks_on_out;
+	spec.on_exit = perm_hooks_on_exit;
 	spec.arg = r;
 	r->cur = e;
 	r->total = 0;
@@ -365,26 +365,26 @@ hooks_start(struct hooks_run *r, const struct hooks_entry *e)
 	if (!r->proc) {
 		close(pfd[0]);
 		buf_addf(&r->res.problems, "hook \"%s\" (%s) could not start: %s\n", e->command,
-			 hooks_names[r->event], err.msg);
+			 perm_hooks_names[r->event], err.msg);
 		return -1;
 	}
 	r->err_fd = pfd[0];
-	loop_watch(r->h->loop, r->err_fd, LOOP_READ, hooks_on_err, r);
+	loop_watch(r->h->loop, r->err_fd, LOOP_READ, perm_hooks_on_err, r);
 	return 0;
 }
 
 /* Unlink r from h's runs and free it. */
 static void
-hooks_run_free(struct hooks_run *r)
+perm_hooks_run_free(struct perm_hooks_run *r)
 {
-	struct hooks_run **pp;
+	struct perm_hooks_run **pp;
 
 	for (pp = &r->h->runs; *pp; pp = &(*pp)->next)
 		if (*pp == r) {
 			*pp = r->next;
 			break;
 		}
-	hooks_close_err(r);
+	perm_hooks_close_err(r);
 	proc_free(r->proc);
 	free(r->tool);
 	free(r->session);
@@ -399,31 +399,31 @@ hooks_run_free(struct hooks_run *r)
 
 /* Start the next matching hook (1), or finish and free the run (0). */
 static int
-hooks_next(struct hooks_run *r)
+perm_hooks_next(struct perm_hooks_run *r)
 {
-	struct hooks *h = r->h;
+	struct perm_hooks *h = r->h;
 
 	while (!r->res.blocked && r->next_entry < h->n[r->event]) {
-		const struct hooks_entry *e = &h->v[r->event][r->next_entry++];
+		const struct perm_hooks_entry *e = &h->v[r->event][r->next_entry++];
 
-		if (hooks_matches(e, r->tool) && hooks_start(r, e) == 0)
+		if (perm_hooks_matches(e, r->tool) && perm_hooks_start(r, e) == 0)
 			return 1;
 	}
 	buf_rtrim(&r->res.problems);
 	if (r->done)
 		r->done(r->arg, &r->res);
-	hooks_run_free(r);
+	perm_hooks_run_free(r);
 	return 0;
 }
 
 /* Run the hooks of one event. */
-struct hooks_run *
-hooks_run(struct hooks *h, const struct hooks_call *c, hooks_done_fn done, void *arg)
+struct perm_hooks_run *
+perm_hooks_run(struct perm_hooks *h, const struct perm_hooks_call *c, perm_hooks_done_fn done, void *arg)
 {
-	struct hooks_run *r;
+	struct perm_hooks_run *r;
 
-	if (!hooks_count(h, c->event, c->tool)) {
-		struct hooks_result none = { 0, BUF_INIT, BUF_INIT, BUF_INIT };
+	if (!perm_hooks_count(h, c->event, c->tool)) {
+		struct perm_hooks_result none = { 0, BUF_INIT, BUF_INIT, BUF_INIT };
 
 		if (done)
 			done(arg, &none);
@@ -445,27 +445,27 @@ hooks_run(struct hooks *h, const struct hooks_call *c, hooks_done_fn done, void 
 	buf_init(&r->res.output, 0);
 	r->next = h->runs;
 	h->runs = r;
-	return hooks_next(r) ? r : NULL; /* NULL: every hook failed to start, already done */
+	return perm_hooks_next(r) ? r : NULL; /* NULL: every hook failed to start, already done */
 }
 
 /* Kill a run without its callback. */
 void
-hooks_cancel(struct hooks_run *r)
+perm_hooks_cancel(struct perm_hooks_run *r)
 {
 	if (r)
-		hooks_run_free(r);
+		perm_hooks_run_free(r);
 }
 
 /* Whether a run is still going. */
 int
-hooks_busy(const struct hooks *h)
+perm_hooks_busy(const struct perm_hooks *h)
 {
 	return h && h->runs != NULL;
 }
 
 /* Kill every run and free the entries. */
 void
-hooks_free(struct hooks *h)
+perm_hooks_free(struct perm_hooks *h)
 {
 	size_t i;
 	int ev;
@@ -473,8 +473,8 @@ hooks_free(struct hooks *h)
 	if (!h)
 		return;
 	while (h->runs)
-		hooks_run_free(h->runs);
-	for (ev = 0; ev < HOOKS_NEVENTS; ev++) {
+		perm_hooks_run_free(h->runs);
+	for (ev = 0; ev < PERM_HOOKS_NEVENTS; ev++) {
 		for (i = 0; i < h->n[ev]; i++) {
 			free(h->v[ev][i].command);
 			free(h->v[ev][i].matcher);

@@ -1,5 +1,5 @@
 /*
- * perm: approval modes and rules (see perm.h).
+ * perm: approval modes and rules (see perm/perm.h).
  *
  * Each rule list is a growable array of parsed rules.  A call is reduced
  * to its subject: for bash the normalised simple commands (perm_segments,
@@ -7,16 +7,16 @@
  * matches a subject when its tool name matches and its pattern (if any)
  * globs one of the subject's strings.
  */
-#include "perm.h"
+#include "perm/perm.h"
 
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "json.h"
-#include "shellro.h"
-#include "ws.h"
-#include "xmalloc.h"
+#include "base/json.h"
+#include "tools/bash_readonly.h"
+#include "base/workspace.h"
+#include "base/xmalloc.h"
 
 /* What a call touches, as the rules see it. */
 struct perm_subject {
@@ -267,7 +267,7 @@ perm_add_segment(struct buf *out, const char *p, const char *end)
 	return 1;
 }
 
-/* Split a command line into normalised simple commands (see perm.h). */
+/* Split a command line into normalised simple commands (see perm/perm.h). */
 size_t
 perm_segments(const char *cmd, struct buf *out)
 {
@@ -428,7 +428,7 @@ perm_allowed(const struct perm *p, const struct perm_subject *s)
 	if (!s->nsegs)
 		return 0;
 	for (i = 0; i < s->nsegs; i++, seg += strlen(seg) + 1)
-		if (!perm_seg_allowed(p, seg) && !shellro_is_read_only(seg))
+		if (!perm_seg_allowed(p, seg) && !tool_bash_readonly_is_read_only(seg))
 			return 0;
 	return 1;
 }
@@ -454,15 +454,15 @@ perm_subject(struct perm_subject *s, const struct tool *t, const cJSON *args, co
 	if (!path && !cJSON_GetObjectItemCaseSensitive(args, "path"))
 		return;
 	s->has_path = 1;
-	if (ws_resolve(root, 1, path, &s->abs, &e) < 0) {
+	if (workspace_resolve(root, 1, path, &s->abs, &e) < 0) {
 		buf_reset(&s->abs);
 		buf_adds(&s->abs, path ? path : "");
 		s->outside = 1;
 		s->rel = s->abs.data;
 		return;
 	}
-	s->outside = !ws_inside(root, s->abs.data);
-	s->rel = ws_rel(root, s->abs.data);
+	s->outside = !workspace_inside(root, s->abs.data);
+	s->rel = workspace_rel(root, s->abs.data);
 }
 
 static void
@@ -479,10 +479,10 @@ perm_read_only(const struct perm_subject *s)
 	const char *seg = s->segs.data;
 	size_t i;
 
-	if (!s->nsegs || !shellro_is_read_only(s->command))
+	if (!s->nsegs || !tool_bash_readonly_is_read_only(s->command))
 		return 0;
 	for (i = 0; i < s->nsegs; i++, seg += strlen(seg) + 1)
-		if (!shellro_is_read_only(seg))
+		if (!tool_bash_readonly_is_read_only(seg))
 			return 0;
 	return 1;
 }
@@ -555,7 +555,7 @@ perm_always_seg(const char *seg, struct buf *out)
 	buf_addf(out, "bash(%s)", seg);
 }
 
-/* Session rules for an "always" answer (see perm.h). */
+/* Session rules for an "always" answer (see perm/perm.h). */
 void
 perm_always_rules(const struct perm *p, const struct tool *t, const cJSON *args, const char *root,
 		  struct buf *out)
@@ -567,7 +567,7 @@ perm_always_rules(const struct perm *p, const struct tool *t, const cJSON *args,
 	perm_subject(&s, t, args, root);
 	if (s.command) {
 		for (i = 0, seg = s.segs.data; i < s.nsegs; i++, seg += strlen(seg) + 1)
-			if (!perm_seg_allowed(p, seg) && !shellro_is_read_only(seg))
+			if (!perm_seg_allowed(p, seg) && !tool_bash_readonly_is_read_only(seg))
 				perm_always_seg(seg, out);
 	} else if (s.has_path && s.outside) {
 		const char *slash = strrchr(s.abs.data, '/');

@@ -28,16 +28,16 @@
  *
  * Ownership: struct perm owns its rule strings; release with perm_release.
  */
-#ifndef HEARTH_PERM_H
-#define HEARTH_PERM_H
+#ifndef HEARTH_PERM_PERM_H
+#define HEARTH_PERM_PERM_H
 
 #include <stddef.h>
 
 #include <cjson/cJSON.h>
 
-#include "buf.h"
-#include "err.h"
-#include "tool.h"
+#include "base/buf.h"
+#include "base/err.h"
+#include "llm/tool.h"
 
 enum perm_mode { PERM_ASK, PERM_AUTO_EDIT, PERM_YOLO };
 enum perm_verdict { PERM_ALLOW, PERM_QUESTION, PERM_DENY };

@@ -1,14 +1,14 @@
 /*
- * ctxfiles: context files and prompt templates (rules in ctxfiles.h).
+ * prompt_context: context files and prompt templates (rules in prompt/context.h).
  *
  * Context files are gathered into a struct join: the output buffer, the
- * byte budget left under CTXFILES_MAX, and the real paths already taken
+ * byte budget left under PROMPT_CONTEXT_MAX, and the real paths already taken
  * (so a directory reached twice contributes once).  Once the budget is
  * spent (`cut`), nothing more is added.  Templates are kept in a sorted
  * array; loading the project directory after the user one replaces
  * entries of the same name.
  */
-#include "ctxfiles.h"
+#include "prompt/context.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -19,8 +19,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fsutil.h"
-#include "xmalloc.h"
+#include "base/fs.h"
+#include "base/xmalloc.h"
 
 /* Largest template file read. */
 #define TEMPLATE_MAX (256 * 1024)
@@ -37,7 +37,7 @@ struct join {
 
 /* The user config dir. */
 int
-ctxfiles_config_dir(struct buf *out, struct err *e)
+prompt_context_config_dir(struct buf *out, struct err *e)
 {
 	const char *x = getenv("XDG_CONFIG_HOME"), *h = getenv("HOME");
 
@@ -77,7 +77,7 @@ is_below(const char *a, const char *b)
 
 /* Nearest ancestor of cwd with .git, else root. */
 void
-ctxfiles_repo_root(const char *root, const char *cwd, struct buf *out)
+prompt_context_repo_root(const char *root, const char *cwd, struct buf *out)
 {
 	struct buf d = BUF_INIT;
 	char *slash;
@@ -149,7 +149,7 @@ join_text(struct join *j, const char *path, const struct buf *raw, int more)
 	size_t n;
 
 	buf_addf(&t, "%s# Context from %s\n\n", j->out->len ? "\n" : "", path);
-	fsutil_add_utf8(&t, raw->data, raw->len);
+	fs_add_utf8(&t, raw->data, raw->len);
 	buf_rtrim(&t);
 	buf_addch(&t, '\n');
 	if (t.len <= j->left && !more) {
@@ -163,7 +163,7 @@ join_text(struct join *j, const char *path, const struct buf *raw, int more)
 		n--;
 	buf_add(j->out, t.data, n);
 	buf_addf(j->out, "\n[context files cut at %d bytes: the rest of %s and any later "
-		 "files were left out]\n", CTXFILES_MAX, path);
+		 "files were left out]\n", PROMPT_CONTEXT_MAX, path);
 	j->cut = 1;
 	buf_release(&t);
 }
@@ -222,15 +222,15 @@ join_path(struct join *j, const char *top, const char *cwd)
 
 /* The joined context files. */
 size_t
-ctxfiles_load(const char *root, const char *cwd, struct buf *out, struct buf *warnings)
+prompt_context_load(const char *root, const char *cwd, struct buf *out, struct buf *warnings)
 {
-	struct join j = { out, warnings, CTXFILES_MAX, 0, NULL, 0, 0 };
+	struct join j = { out, warnings, PROMPT_CONTEXT_MAX, 0, NULL, 0, 0 };
 	struct buf cfg = BUF_INIT, top = BUF_INIT;
 	size_t i;
 
-	if (ctxfiles_config_dir(&cfg, NULL) == 0)
+	if (prompt_context_config_dir(&cfg, NULL) == 0)
 		join_dir(&j, cfg.data);
-	ctxfiles_repo_root(root, cwd, &top);
+	prompt_context_repo_root(root, cwd, &top);
 	join_path(&j, top.data, cwd);
 	for (i = 0; i < j.nseen; i++)
 		free(j.seen[i]);
@@ -264,9 +264,9 @@ desc_of(const char *s, size_t n)
 	return xstrndup(s, n);
 }
 
-/* Split text into description and body (see ctxfiles.h). */
+/* Split text into description and body (see prompt/context.h). */
 static void
-parse_template(const char *text, struct ctxfiles_template *t)
+parse_template(const char *text, struct prompt_context_template *t)
 {
 	size_t n = line_len(text);
 	const char *s = text, *body = text;
@@ -307,14 +307,14 @@ valid_name(const char *s, size_t n)
 
 /* Free one template. */
 static void
-template_release(struct ctxfiles_template *t)
+template_release(struct prompt_context_template *t)
 {
 	free(t->name), free(t->description), free(t->body), free(t->path);
 }
 
 /* Insert t (by name, replacing a same-named one). */
 static void
-templates_put(struct ctxfiles_templates *ts, struct ctxfiles_template *t)
+templates_put(struct prompt_context_templates *ts, struct prompt_context_template *t)
 {
 	size_t i;
 	int c = 1;
@@ -334,9 +334,9 @@ templates_put(struct ctxfiles_templates *ts, struct ctxfiles_template *t)
 
 /* Load one NAME.md file of dir. */
 static void
-load_template(struct ctxfiles_templates *ts, const char *dir, const char *fn, struct buf *warn)
+load_template(struct prompt_context_templates *ts, const char *dir, const char *fn, struct buf *warn)
 {
-	struct ctxfiles_template t = { 0 };
+	struct prompt_context_template t = { 0 };
 	struct buf p = BUF_INIT, raw = BUF_INIT, text = BUF_INIT;
 	struct err e = ERR_INIT;
 	struct stat st;
@@ -354,7 +354,7 @@ load_template(struct ctxfiles_templates *ts, const char *dir, const char *fn, st
 		if (warn)
 			buf_addf(warn, "prompt template: %s; skipped\n", e.msg);
 	} else {
-		fsutil_add_utf8(&text, raw.data, raw.len);
+		fs_add_utf8(&text, raw.data, raw.len);
 		t.name = xstrndup(fn, n);
 		t.path = xstrdup(p.data);
 		parse_template(text.data, &t);
@@ -367,7 +367,7 @@ load_template(struct ctxfiles_templates *ts, const char *dir, const char *fn, st
 
 /* Load every *.md of dir (a missing dir is not a problem). */
 static void
-load_dir(struct ctxfiles_templates *ts, const char *dir, struct buf *warn)
+load_dir(struct prompt_context_templates *ts, const char *dir, struct buf *warn)
 {
 	DIR *d = opendir(dir);
 	struct dirent *de;
@@ -388,12 +388,12 @@ load_dir(struct ctxfiles_templates *ts, const char *dir, struct buf *warn)
 
 /* User templates, then the project's (which win). */
 void
-ctxfiles_templates_load(const char *root, struct ctxfiles_templates *out, struct buf *warnings)
+prompt_context_templates_load(const char *root, struct prompt_context_templates *out, struct buf *warnings)
 {
 	struct buf dir = BUF_INIT;
 
 	memset(out, 0, sizeof *out);
-	if (ctxfiles_config_dir(&dir, NULL) == 0) {
+	if (prompt_context_config_dir(&dir, NULL) == 0) {
 		buf_adds(&dir, "/prompts");
 		load_dir(out, dir.data, warnings);
 	}
@@ -405,7 +405,7 @@ ctxfiles_templates_load(const char *root, struct ctxfiles_templates *out, struct
 
 /* Free every template. */
 void
-ctxfiles_templates_release(struct ctxfiles_templates *t)
+prompt_context_templates_release(struct prompt_context_templates *t)
 {
 	size_t i;
 
@@ -416,8 +416,8 @@ ctxfiles_templates_release(struct ctxfiles_templates *t)
 }
 
 /* Lookup by name. */
-const struct ctxfiles_template *
-ctxfiles_template_find(const struct ctxfiles_templates *t, const char *name)
+const struct prompt_context_template *
+prompt_context_template_find(const struct prompt_context_templates *t, const char *name)
 {
 	size_t i;
 
@@ -457,7 +457,7 @@ split_args(const char *s, char ***v)
 
 /* The body with arguments substituted. */
 void
-ctxfiles_expand(const char *body, const char *args, struct buf *out)
+prompt_context_expand(const char *body, const char *args, struct buf *out)
 {
 	char **v;
 	size_t n = split_args(args, &v), i, k;

@@ -1,5 +1,5 @@
 /*
- * ctxfiles: context files and prompt templates (issue 7).
+ * prompt_context: context files and prompt templates (issue 7).
  *
  * Context files.  In each directory of a list, AGENTS.md is read, or
  * CLAUDE.md when that directory has no AGENTS.md.  The list is: the user
@@ -10,7 +10,7 @@
  * real path) is not included twice.  The files are joined, each preceded
  * by a header line "# Context from PATH" and a blank line, in that order
  * (general first, most specific last).  Invalid UTF-8 becomes U+FFFD.
- * The total is capped at CTXFILES_MAX bytes: the text is cut on a UTF-8
+ * The total is capped at PROMPT_CONTEXT_MAX bytes: the text is cut on a UTF-8
  * boundary and a note says which file was cut and that the rest was left
  * out.  An unreadable file, or one that is not a regular file (a FIFO, a
  * directory), is a warning, never an error, and is never read.
@@ -28,50 +28,50 @@
  * them joined by single spaces, $$ a literal '$'; a missing argument is
  * empty; any other '$' is kept as is.
  */
-#ifndef HEARTH_CTXFILES_H
-#define HEARTH_CTXFILES_H
+#ifndef HEARTH_PROMPT_CONTEXT_H
+#define HEARTH_PROMPT_CONTEXT_H
 
 #include <stddef.h>
 
-#include "buf.h"
-#include "err.h"
+#include "base/buf.h"
+#include "base/err.h"
 
 /* Cap on the joined context files, in bytes. */
-#define CTXFILES_MAX (64 * 1024)
+#define PROMPT_CONTEXT_MAX (64 * 1024)
 
 /* Append the user config dir (no trailing '/').  0 / -1 + e when neither XDG nor HOME is set. */
-int ctxfiles_config_dir(struct buf *out, struct err *e);
+int prompt_context_config_dir(struct buf *out, struct err *e);
 
 /* Append the repository root for cwd (see above); root is the workspace root. */
-void ctxfiles_repo_root(const char *root, const char *cwd, struct buf *out);
+void prompt_context_repo_root(const char *root, const char *cwd, struct buf *out);
 
 /*
  * Append the joined context files for workspace `root` and directory `cwd`
  * (absolute paths) to out.  Problems go to warnings (one line each; may be
  * NULL).  Returns the number of files included.
  */
-size_t ctxfiles_load(const char *root, const char *cwd, struct buf *out, struct buf *warnings);
+size_t prompt_context_load(const char *root, const char *cwd, struct buf *out, struct buf *warnings);
 
-struct ctxfiles_template {
+struct prompt_context_template {
 	char *name;        /* without the '/' */
 	char *description; /* "" when none */
 	char *body;
 	char *path;        /* the file it came from */
 };
 
-struct ctxfiles_templates {
-	struct ctxfiles_template *v; /* sorted by name, names unique */
+struct prompt_context_templates {
+	struct prompt_context_template *v; /* sorted by name, names unique */
 	size_t n;
 };
 
 /* Load the user then the project templates of root (warnings may be NULL); out is reset. */
-void ctxfiles_templates_load(const char *root, struct ctxfiles_templates *out,
+void prompt_context_templates_load(const char *root, struct prompt_context_templates *out,
 			     struct buf *warnings);
-void ctxfiles_templates_release(struct ctxfiles_templates *t);
+void prompt_context_templates_release(struct prompt_context_templates *t);
 /* The template called name (no '/'), or NULL. */
-const struct ctxfiles_template *ctxfiles_template_find(const struct ctxfiles_templates *t,
+const struct prompt_context_template *prompt_context_template_find(const struct prompt_context_templates *t,
 						       const char *name);
 /* Append body with $1 $2 ... $@ $$ replaced from the argument string args (may be NULL). */
-void ctxfiles_expand(const char *body, const char *args, struct buf *out);
+void prompt_context_expand(const char *body, const char *args, struct buf *out);
 
 #endif

@@ -1,10 +1,10 @@
 /*
- * memory: the memory files (see memory.h).  Entries are lines starting
+ * memory: the memory files (see prompt/memory.h).  Entries are lines starting
  * with "- "; other lines (headings, notes the user wrote) are kept as
  * they are and shown in the prompt too.  Duplicate detection compares
  * entries lowercased with runs of blanks folded to one space.
  */
-#include "memory.h"
+#include "prompt/memory.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -12,26 +12,26 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fsutil.h"
-#include "ws.h"
+#include "base/fs.h"
+#include "base/workspace.h"
 
-const char *const memory_kinds[] = { "user", "feedback", "project", "reference", NULL };
+const char *const prompt_memory_kinds[] = { "user", "feedback", "project", "reference", NULL };
 
 /* Whether kind is one of the four. */
 static int
-memory_kind_ok(const char *kind)
+prompt_memory_kind_ok(const char *kind)
 {
 	size_t i;
 
-	for (i = 0; kind && memory_kinds[i]; i++)
-		if (!strcmp(memory_kinds[i], kind))
+	for (i = 0; kind && prompt_memory_kinds[i]; i++)
+		if (!strcmp(prompt_memory_kinds[i], kind))
 			return 1;
 	return 0;
 }
 
 /* The user's memory dir: $XDG_CONFIG_HOME/hearth/memory or ~/.config/hearth/memory. */
 static void
-memory_user_dir(struct buf *out)
+prompt_memory_user_dir(struct buf *out)
 {
 	const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
 
@@ -43,12 +43,12 @@ memory_user_dir(struct buf *out)
 
 /* Where kind lives: user and feedback with the user, the rest in the project. */
 int
-memory_dir(const char *kind, const char *root, struct buf *out)
+prompt_memory_dir(const char *kind, const char *root, struct buf *out)
 {
-	if (!memory_kind_ok(kind))
+	if (!prompt_memory_kind_ok(kind))
 		return -1;
 	if (!strcmp(kind, "user") || !strcmp(kind, "feedback"))
-		memory_user_dir(out);
+		prompt_memory_user_dir(out);
 	else
 		buf_addf(out, "%s/.hearth/memory", root);
 	return 0;
@@ -56,7 +56,7 @@ memory_dir(const char *kind, const char *root, struct buf *out)
 
 /* Append one file's lines under its kind's heading (once per kind). */
 static void
-memory_load_file(const char *dir, const char *kind, int *headed, struct buf *out,
+prompt_memory_load_file(const char *dir, const char *kind, int *headed, struct buf *out,
 		 struct buf *warnings)
 {
 	struct buf path = BUF_INIT, text = BUF_INIT;
@@ -64,7 +64,7 @@ memory_load_file(const char *dir, const char *kind, int *headed, struct buf *out
 
 	buf_addf(&path, "%s/%s.md", dir, kind);
 	if (access(path.data, F_OK) == 0) {
-		if (buf_read_file(&text, path.data, MEMORY_MAX_FILE * 4, &e) < 0) {
+		if (buf_read_file(&text, path.data, PROMPT_MEMORY_MAX_FILE * 4, &e) < 0) {
 			buf_addf(warnings, "memory: %s\n", e.msg);
 		} else {
 			buf_rtrim(&text);
@@ -82,19 +82,19 @@ memory_load_file(const char *dir, const char *kind, int *headed, struct buf *out
 
 /* Every kind, from the user's dir then the project's. */
 void
-memory_load(const char *root, struct buf *out, struct buf *warnings)
+prompt_memory_load(const char *root, struct buf *out, struct buf *warnings)
 {
 	struct buf user = BUF_INIT, proj = BUF_INIT, body = BUF_INIT;
 	size_t i;
 
-	memory_user_dir(&user);
+	prompt_memory_user_dir(&user);
 	buf_addf(&proj, "%s/.hearth/memory", root);
-	for (i = 0; memory_kinds[i]; i++) {
+	for (i = 0; prompt_memory_kinds[i]; i++) {
 		int headed = 0;
 
-		memory_load_file(user.data, memory_kinds[i], &headed, &body, warnings);
+		prompt_memory_load_file(user.data, prompt_memory_kinds[i], &headed, &body, warnings);
 		if (strcmp(user.data, proj.data))
-			memory_load_file(proj.data, memory_kinds[i], &headed, &body, warnings);
+			prompt_memory_load_file(proj.data, prompt_memory_kinds[i], &headed, &body, warnings);
 	}
 	if (body.len) {
 		buf_adds(out, "\nMemory (notes kept from earlier sessions; the remember tool adds to it):\n");
@@ -107,7 +107,7 @@ memory_load(const char *root, struct buf *out, struct buf *warnings)
 
 /* s lowercased with blank runs folded and ends trimmed, into out. */
 static void
-memory_norm(const char *s, size_t n, struct buf *out)
+prompt_memory_norm(const char *s, size_t n, struct buf *out)
 {
 	size_t i;
 	int space = 0;
@@ -131,18 +131,18 @@ memory_norm(const char *s, size_t n, struct buf *out)
 
 /* Whether file text already holds entry (normalised). */
 static int
-memory_has(const struct buf *text, const char *entry)
+prompt_memory_has(const struct buf *text, const char *entry)
 {
 	struct buf want = BUF_INIT, got = BUF_INIT;
 	const char *p = text->data ? text->data : "";
 	int found = 0;
 
-	memory_norm(entry, strlen(entry), &want);
+	prompt_memory_norm(entry, strlen(entry), &want);
 	while (*p && !found) {
 		size_t n = strcspn(p, "\n");
 
 		if (n >= 2 && p[0] == '-' && p[1] == ' ') {
-			memory_norm(p + 2, n - 2, &got);
+			prompt_memory_norm(p + 2, n - 2, &got);
 			found = !strcmp(got.data, want.data);
 		}
 		p += n + (p[n] == '\n');
@@ -154,7 +154,7 @@ memory_has(const struct buf *text, const char *entry)
 
 /* The text as one line: checks emptiness, control characters and length. */
 static int
-memory_check_text(const char *text, struct buf *line, struct err *e)
+prompt_memory_check_text(const char *text, struct buf *line, struct err *e)
 {
 	const char *p = text;
 
@@ -173,15 +173,15 @@ memory_check_text(const char *text, struct buf *line, struct err *e)
 	buf_rtrim(line);
 	if (!line->len)
 		return err_set(e, "nothing to remember: text is empty");
-	if (line->len > MEMORY_MAX_TEXT)
+	if (line->len > PROMPT_MEMORY_MAX_TEXT)
 		return err_set(e, "the text is %zu bytes; keep one entry under %d bytes (one fact per call)",
-			       line->len, MEMORY_MAX_TEXT);
+			       line->len, PROMPT_MEMORY_MAX_TEXT);
 	return 0;
 }
 
 /* A referenced path must exist (inside the workspace or absolute); URLs are not checked. */
 static int
-memory_check_path(const char *root, const char *path, struct err *e)
+prompt_memory_check_path(const char *root, const char *path, struct err *e)
 {
 	struct buf abs = BUF_INIT;
 	struct err we = ERR_INIT;
@@ -192,7 +192,7 @@ memory_check_path(const char *root, const char *path, struct err *e)
 		return 0;
 	if (strchr(path, '\n'))
 		return err_set(e, "path must be one line");
-	if (ws_resolve(root, 1, path, &abs, &we) < 0 || stat(abs.data, &st) < 0)
+	if (workspace_resolve(root, 1, path, &abs, &we) < 0 || stat(abs.data, &st) < 0)
 		rc = err_set(e, "path %s does not exist: give a path that exists (relative to the workspace root) or leave it out",
 			     path);
 	buf_release(&abs);
@@ -201,37 +201,37 @@ memory_check_path(const char *root, const char *path, struct err *e)
 
 /* Check everything, then append the entry and replace the file atomically. */
 int
-memory_add(const char *root, const char *kind, const char *text, const char *path,
+prompt_memory_add(const char *root, const char *kind, const char *text, const char *path,
 	   struct buf *out, struct err *e)
 {
 	struct buf dir = BUF_INIT, file = BUF_INIT, line = BUF_INIT, body = BUF_INIT;
 	int rc = -1;
 
-	if (!kind || memory_dir(kind, root, &dir) < 0) {
+	if (!kind || prompt_memory_dir(kind, root, &dir) < 0) {
 		err_set(e, "kind \"%s\" is not one of user, feedback, project, reference", kind ? kind : "");
 		goto out;
 	}
-	if (memory_check_text(text ? text : "", &line, e) < 0 ||
-	    (path && *path && memory_check_path(root, path, e) < 0))
+	if (prompt_memory_check_text(text ? text : "", &line, e) < 0 ||
+	    (path && *path && prompt_memory_check_path(root, path, e) < 0))
 		goto out;
 	if (path && *path)
 		buf_addf(&line, " (path: %s)", path);
 	buf_addf(&file, "%s/%s.md", dir.data, kind);
-	if (access(file.data, F_OK) == 0 && buf_read_file(&body, file.data, MEMORY_MAX_FILE * 4, e) < 0)
+	if (access(file.data, F_OK) == 0 && buf_read_file(&body, file.data, PROMPT_MEMORY_MAX_FILE * 4, e) < 0)
 		goto out;
-	if (memory_has(&body, line.data)) {
+	if (prompt_memory_has(&body, line.data)) {
 		err_set(e, "already remembered in %s: nothing to add", file.data);
 		goto out;
 	}
-	if (body.len + line.len + 3 > MEMORY_MAX_FILE) {
+	if (body.len + line.len + 3 > PROMPT_MEMORY_MAX_FILE) {
 		err_set(e, "%s is full (%d bytes): ask the user to tidy it before adding more", file.data,
-			MEMORY_MAX_FILE);
+			PROMPT_MEMORY_MAX_FILE);
 		goto out;
 	}
 	if (body.len && body.data[body.len - 1] != '\n')
 		buf_addch(&body, '\n');
 	buf_addf(&body, "- %s\n", line.data);
-	if (fsutil_mkdirs(dir.data, e) < 0 || fsutil_write_atomic(file.data, body.data, body.len, e) < 0)
+	if (fs_mkdirs(dir.data, e) < 0 || fs_write_atomic(file.data, body.data, body.len, e) < 0)
 		goto out;
 	buf_addf(out, "remembered (%s) in %s; it is part of the prompt from the next session or /reload on",
 		 kind, file.data);

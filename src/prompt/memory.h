@@ -9,40 +9,40 @@
  * The user's dir is $XDG_CONFIG_HOME/hearth/memory (~/.config/... when
  * unset).  Files the user writes by hand in either dir are read too.
  *
- * memory_load puts every entry into the system prompt at session start;
+ * prompt_memory_load puts every entry into the system prompt at session start;
  * the prompt is then frozen (prefix stability) until /reload, so an entry
- * written by memory_add shows up in the next session or after /reload.
+ * written by prompt_memory_add shows up in the next session or after /reload.
  *
- * memory_add checks before it writes: the kind is one of the four, the
- * text is one non-empty line of at most MEMORY_MAX_TEXT bytes, a path
+ * prompt_memory_add checks before it writes: the kind is one of the four, the
+ * text is one non-empty line of at most PROMPT_MEMORY_MAX_TEXT bytes, a path
  * given must exist (URLs are taken as they are), the same entry (case
  * and spacing ignored) is not there yet, and the file stays under
- * MEMORY_MAX_FILE.  The file is replaced atomically (fsutil).
+ * PROMPT_MEMORY_MAX_FILE.  The file is replaced atomically (fs).
  */
-#ifndef HEARTH_MEMORY_H
-#define HEARTH_MEMORY_H
+#ifndef HEARTH_PROMPT_MEMORY_H
+#define HEARTH_PROMPT_MEMORY_H
 
-#include "buf.h"
-#include "err.h"
+#include "base/buf.h"
+#include "base/err.h"
 
-#define MEMORY_MAX_TEXT 500
-#define MEMORY_MAX_FILE (16 * 1024)
+#define PROMPT_MEMORY_MAX_TEXT 500
+#define PROMPT_MEMORY_MAX_FILE (16 * 1024)
 
 /* The kinds in prompt order, NULL-terminated. */
-extern const char *const memory_kinds[];
+extern const char *const prompt_memory_kinds[];
 
 /* The directory kind is stored in (appended to out); -1 for an unknown kind. */
-int memory_dir(const char *kind, const char *root, struct buf *out);
+int prompt_memory_dir(const char *kind, const char *root, struct buf *out);
 /*
  * Append the memory section of the system prompt (nothing when there is
  * no entry).  Unreadable files become lines in warnings.
  */
-void memory_load(const char *root, struct buf *out, struct buf *warnings);
+void prompt_memory_load(const char *root, struct buf *out, struct buf *warnings);
 /*
  * Remember text (and a path, may be NULL) as kind.  0 with a one-line
  * confirmation in out; -1 with e saying what to change.
  */
-int memory_add(const char *root, const char *kind, const char *text, const char *path,
+int prompt_memory_add(const char *root, const char *kind, const char *text, const char *path,
 	       struct buf *out, struct err *e);
 
 #endif

@@ -3,16 +3,16 @@
  * concrete, and pushing from exploring to producing (read what you need,
  * then edit; do not re-read; finish with a summary).
  */
-#include "prompt.h"
+#include "prompt/prompt.h"
 
 #include <stddef.h>
 #include <string.h>
 
-#include "ctxfiles.h"
-#include "gitinfo.h"
-#include "memory.h"
-#include "tool.h"
-#include "toolset.h"
+#include "prompt/context.h"
+#include "repo/info.h"
+#include "prompt/memory.h"
+#include "llm/tool.h"
+#include "llm/toolset.h"
 
 /* With tool_search: which tools must be loaded before they can be called. */
 static void
@@ -67,13 +67,13 @@ prompt_build(struct buf *out, const char *root, const char *date, const struct t
 static void
 prompt_git(struct buf *out, const char *root)
 {
-	struct gitinfo gi = GITINFO_INIT;
+	struct repo_info gi = REPO_INFO_INIT;
 
-	if (gitinfo_read(root, &gi, NULL) == 0 && gi.state != GITINFO_NONE) {
+	if (repo_info_read(root, &gi, NULL) == 0 && gi.state != REPO_INFO_NONE) {
 		buf_addch(out, '\n');
-		gitinfo_prompt(&gi, out);
+		repo_info_prompt(&gi, out);
 	}
-	gitinfo_release(&gi);
+	repo_info_release(&gi);
 }
 
 /* Default prompt plus the context files, frozen for the session (until /reload). */
@@ -85,11 +85,11 @@ prompt_session(struct buf *out, const char *root, const char *date,
 
 	prompt_build(out, root, date, tools, ntools);
 	prompt_git(out, root);
-	if (ctxfiles_load(root, root, &ctx, warnings) > 0) {
+	if (prompt_context_load(root, root, &ctx, warnings) > 0) {
 		buf_adds(out, "\nInstructions from the user and the project (follow them):\n\n");
 		buf_add(out, ctx.data, ctx.len);
 	}
-	memory_load(root, out, warnings);
+	prompt_memory_load(root, out, warnings);
 	buf_release(&ctx);
 }
 

@@ -4,11 +4,11 @@
  * server to re-prefill everything): no clock time, at most the date;
  * tools are described by their schemas, not here.
  */
-#ifndef HEARTH_PROMPT_H
-#define HEARTH_PROMPT_H
+#ifndef HEARTH_PROMPT_PROMPT_H
+#define HEARTH_PROMPT_PROMPT_H
 
-#include "buf.h"
-#include "err.h"
+#include "base/buf.h"
+#include "base/err.h"
 
 struct tool;
 

@@ -1,25 +1,25 @@
 /*
- * repochain: the commit chain of a session (contract in repochain.h).
+ * repo_chain: the commit chain of a session (contract in repo/chain.h).
  *
  * Writing: record makes a commit (parent: the ref's tip, or the tip's
  * parent when amending) and moves the ref to it.  Reading: load walks the
- * first-parent chain from the ref back (at most REPOCHAIN_MAX commits),
+ * first-parent chain from the ref back (at most REPO_CHAIN_MAX commits),
  * then replays the ids oldest first.  Events naming an unknown turn, and
  * a redo that does not match the top of the redo stack, are ignored, so a
  * damaged chain yields fewer turns rather than an error.
  */
-#include "repochain.h"
+#include "repo/chain.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
-#include "xmalloc.h"
+#include "base/buf.h"
+#include "base/xmalloc.h"
 
 /* Append an event commit to the chain (replacing the tip when amend). */
 static int
-record(struct repochain *c, const char *msg, const git_oid *tree_id, int amend,
+record(struct repo_chain *c, const char *msg, const git_oid *tree_id, int amend,
        struct err *e)
 {
 	git_commit *parent = NULL, *pp = NULL;
@@ -42,7 +42,7 @@ record(struct repochain *c, const char *msg, const git_oid *tree_id, int amend,
 	    git_commit_create(&id, c->git, NULL, sig, sig, NULL, msg, tree, (size_t)np,
 			      parents) < 0 ||
 	    git_reference_create(&ref, c->git, c->ref, &id, 1, "hearth checkpoint") < 0)
-		reposnap_gerr(e, "checkpoint: record it");
+		repo_snap_gerr(e, "checkpoint: record it");
 	else
 		rc = 0;
 	git_reference_free(ref);
@@ -55,9 +55,9 @@ record(struct repochain *c, const char *msg, const git_oid *tree_id, int amend,
 
 /* Record the before commit of the last turn (with its scope). */
 static int
-record_before(struct repochain *c, int amend, struct err *e)
+record_before(struct repo_chain *c, int amend, struct err *e)
 {
-	struct repochain_turn *t = &c->turns[c->nturns - 1];
+	struct repo_chain_turn *t = &c->turns[c->nturns - 1];
 	struct buf msg = BUF_INIT;
 	size_t i;
 	int rc;
@@ -74,7 +74,7 @@ record_before(struct repochain *c, int amend, struct err *e)
 
 /* Record a one-line event for turn t. */
 static int
-record_event(struct repochain *c, const char *what, const struct repochain_turn *t,
+record_event(struct repo_chain *c, const char *what, const struct repo_chain_turn *t,
 	     const git_oid *tree, struct err *e)
 {
 	struct buf msg = BUF_INIT;
@@ -88,18 +88,18 @@ record_event(struct repochain *c, const char *what, const struct repochain_turn 
 
 /* Push turn index i on the redo stack. */
 static void
-push_redo(struct repochain *c, size_t i)
+push_redo(struct repo_chain *c, size_t i)
 {
-	c->turns[i].state = REPOCHAIN_UNDONE;
+	c->turns[i].state = REPO_CHAIN_UNDONE;
 	c->redo = xrealloc(c->redo, (c->nredo + 1) * sizeof *c->redo);
 	c->redo[c->nredo++] = i;
 }
 
 /* Replay a "before" commit: a new turn, its scope from the message body. */
 static void
-replay_before(struct repochain *c, git_commit *commit, int no)
+replay_before(struct repo_chain *c, git_commit *commit, int no)
 {
-	struct repochain_turn *t = repochain_last(c);
+	struct repo_chain_turn *t = repo_chain_last(c);
 	const char *body = strstr(git_commit_message(commit), "\n\n");
 
 	if (t && !t->has_after)
@@ -112,7 +112,7 @@ replay_before(struct repochain *c, git_commit *commit, int no)
 	while (body && *(body += strspn(body, "\n"))) {
 		size_t len = strcspn(body, "\n");
 		char *p = xstrndup(body, len);
-		reposnap_scope_add(&t->scope, p);
+		repo_snap_scope_add(&t->scope, p);
 		free(p);
 		body += len;
 	}
@@ -120,7 +120,7 @@ replay_before(struct repochain *c, git_commit *commit, int no)
 
 /* Replay one chain commit into the turn list. */
 static void
-replay(struct repochain *c, git_commit *commit)
+replay(struct repo_chain *c, git_commit *commit)
 {
 	char what[16];
 	int no, i;
@@ -141,14 +141,14 @@ replay(struct repochain *c, git_commit *commit)
 	} else if (!strcmp(what, "undo")) {
 		push_redo(c, (size_t)i);
 	} else if (!strcmp(what, "redo") && c->nredo && c->redo[c->nredo - 1] == (size_t)i) {
-		c->turns[i].state = REPOCHAIN_ACTIVE;
+		c->turns[i].state = REPO_CHAIN_ACTIVE;
 		c->nredo--;
 	}
 }
 
 /* The commit ids of the chain, newest first, into *ids; their number. */
 static size_t
-walk(struct repochain *c, git_oid **ids)
+walk(struct repo_chain *c, git_oid **ids)
 {
 	git_oid id;
 	size_t n = 0, cap = 0;
@@ -157,7 +157,7 @@ walk(struct repochain *c, git_oid **ids)
 	*ids = NULL;
 	if (git_reference_name_to_id(&id, c->git, c->ref) < 0)
 		return 0;
-	while (n < REPOCHAIN_MAX && git_commit_lookup(&commit, c->git, &id) == 0) {
+	while (n < REPO_CHAIN_MAX && git_commit_lookup(&commit, c->git, &id) == 0) {
 		if (n == cap)
 			*ids = xrealloc(*ids, (cap = cap ? cap * 2 : 64) * sizeof **ids);
 		(*ids)[n++] = id;
@@ -171,9 +171,9 @@ walk(struct repochain *c, git_oid **ids)
 	return n;
 }
 
-/* Point c at the session's ref and replay it (see repochain.h). */
+/* Point c at the session's ref and replay it (see repo/chain.h). */
 int
-repochain_load(struct repochain *c, git_repository *git, const char *session,
+repo_chain_load(struct repo_chain *c, git_repository *git, const char *session,
 	       struct err *e)
 {
 	struct buf ref = BUF_INIT;
@@ -188,7 +188,7 @@ repochain_load(struct repochain *c, git_repository *git, const char *session,
 	n = walk(c, &ids);
 	while (n-- > 0) {
 		if (git_commit_lookup(&commit, c->git, &ids[n]) < 0) {
-			rc = reposnap_gerr(e, "open checkpoints: read the chain");
+			rc = repo_snap_gerr(e, "open checkpoints: read the chain");
 			break;
 		}
 		replay(c, commit);
@@ -200,12 +200,12 @@ repochain_load(struct repochain *c, git_repository *git, const char *session,
 
 /* Free the chain. */
 void
-repochain_free(struct repochain *c)
+repo_chain_free(struct repo_chain *c)
 {
 	size_t i;
 
 	for (i = 0; i < c->nturns; i++)
-		reposnap_scope_free(&c->turns[i].scope);
+		repo_snap_scope_free(&c->turns[i].scope);
 	free(c->turns);
 	free(c->redo);
 	free(c->ref);
@@ -213,23 +213,23 @@ repochain_free(struct repochain *c)
 }
 
 /* The last turn. */
-struct repochain_turn *
-repochain_last(struct repochain *c)
+struct repo_chain_turn *
+repo_chain_last(struct repo_chain *c)
 {
 	return c->nturns ? &c->turns[c->nturns - 1] : NULL;
 }
 
-/* Append and record a new turn (see repochain.h). */
+/* Append and record a new turn (see repo/chain.h). */
 int
-repochain_begin(struct repochain *c, struct repochain_turn *t, struct err *e)
+repo_chain_begin(struct repo_chain *c, struct repo_chain_turn *t, struct err *e)
 {
-	struct repochain_turn *prev = repochain_last(c);
+	struct repo_chain_turn *prev = repo_chain_last(c);
 
 	t->no = prev ? prev->no + 1 : 1;
 	c->turns = xrealloc(c->turns, (c->nturns + 1) * sizeof *c->turns);
 	c->turns[c->nturns++] = *t;
 	if (record_before(c, 0, e) < 0) {
-		reposnap_scope_free(&c->turns[--c->nturns].scope);
+		repo_snap_scope_free(&c->turns[--c->nturns].scope);
 		return -1;
 	}
 	if (c->nturns > 1 && !c->turns[c->nturns - 2].has_after) {
@@ -242,14 +242,14 @@ repochain_begin(struct repochain *c, struct repochain_turn *t, struct err *e)
 
 /* Record the last turn's before again, replacing the tip. */
 int
-repochain_rebegin(struct repochain *c, struct err *e)
+repo_chain_rebegin(struct repo_chain *c, struct err *e)
 {
 	return record_before(c, 1, e);
 }
 
 /* Record "after" for t. */
 int
-repochain_end(struct repochain *c, struct repochain_turn *t, const git_oid *tree,
+repo_chain_end(struct repo_chain *c, struct repo_chain_turn *t, const git_oid *tree,
 	      struct err *e)
 {
 	if (record_event(c, "after", t, tree, e) < 0)
@@ -261,7 +261,7 @@ repochain_end(struct repochain *c, struct repochain_turn *t, const git_oid *tree
 
 /* Record "undo" for turns[i]. */
 int
-repochain_undone(struct repochain *c, size_t i, struct err *e)
+repo_chain_undone(struct repo_chain *c, size_t i, struct err *e)
 {
 	if (record_event(c, "undo", &c->turns[i], &c->turns[i].before, e) < 0)
 		return -1;
@@ -271,13 +271,13 @@ repochain_undone(struct repochain *c, size_t i, struct err *e)
 
 /* Record "redo" for the top of the redo stack. */
 int
-repochain_redone(struct repochain *c, struct err *e)
+repo_chain_redone(struct repo_chain *c, struct err *e)
 {
-	struct repochain_turn *t = &c->turns[c->redo[c->nredo - 1]];
+	struct repo_chain_turn *t = &c->turns[c->redo[c->nredo - 1]];
 
 	if (record_event(c, "redo", t, &t->after, e) < 0)
 		return -1;
-	t->state = REPOCHAIN_ACTIVE;
+	t->state = REPO_CHAIN_ACTIVE;
 	c->nredo--;
 	return 0;
 }

@@ -1,10 +1,10 @@
 /*
- * gitcommit: plan and make a commit of chosen paths (contract in
- * gitcommit.h).  The plan's tree is built in a private in-memory index
+ * repo_commit: plan and make a commit of chosen paths (contract in
+ * repo/commit.h).  The plan's tree is built in a private in-memory index
  * seeded from HEAD's tree; the user's index is only written after the
  * commit exists, and only for the plan's paths.
  */
-#include "gitcommit.h"
+#include "repo/commit.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "xmalloc.h"
+#include "base/xmalloc.h"
 
 /* e from libgit2's last error, prefixed by what failed; returns -1. */
 static int
@@ -26,7 +26,7 @@ gerr(struct err *e, const char *what)
 
 /* HEAD's commit and tree (both NULL when the branch is unborn). */
 static int
-head_tree(git_repository *git, struct gitcommit_plan *p, git_tree **tree, struct err *e)
+head_tree(git_repository *git, struct repo_commit_plan *p, git_tree **tree, struct err *e)
 {
 	git_commit *c = NULL;
 	int rc;
@@ -47,7 +47,7 @@ head_tree(git_repository *git, struct gitcommit_plan *p, git_tree **tree, struct
 
 /* Set rel in idx to its disk state (removed when gone); notes what cannot be. */
 static int
-stage_path(git_repository *git, git_index *idx, const char *rel, struct gitcommit_plan *p,
+stage_path(git_repository *git, git_index *idx, const char *rel, struct repo_commit_plan *p,
 	   struct err *e)
 {
 	git_index_entry ent;
@@ -76,24 +76,24 @@ stage_path(git_repository *git, git_index *idx, const char *rel, struct gitcommi
 static int
 diff_line(const git_diff_delta *d, const git_diff_hunk *h, const git_diff_line *l, void *arg)
 {
-	struct gitcommit_plan *p = arg;
+	struct repo_commit_plan *p = arg;
 
 	(void)d;
 	(void)h;
-	if (p->diff.len >= GITCOMMIT_DIFF_MAX)
+	if (p->diff.len >= REPO_COMMIT_DIFF_MAX)
 		return 0;
 	if (l->origin == GIT_DIFF_LINE_CONTEXT || l->origin == GIT_DIFF_LINE_ADDITION ||
 	    l->origin == GIT_DIFF_LINE_DELETION)
 		buf_addch(&p->diff, l->origin);
 	buf_add(&p->diff, l->content, l->content_len);
-	if (p->diff.len >= GITCOMMIT_DIFF_MAX)
+	if (p->diff.len >= REPO_COMMIT_DIFF_MAX)
 		buf_adds(&p->diff, "\n[diff cut here]\n");
 	return 0;
 }
 
 /* The plan's files, stat and diff: HEAD's tree → the new tree. */
 static int
-describe(git_repository *git, git_tree *old, struct gitcommit_plan *p, struct err *e)
+describe(git_repository *git, git_tree *old, struct repo_commit_plan *p, struct err *e)
 {
 	git_tree *new = NULL;
 	git_diff *diff = NULL;
@@ -109,7 +109,7 @@ describe(git_repository *git, git_tree *old, struct gitcommit_plan *p, struct er
 	p->files = xcalloc(n ? n : 1, sizeof *p->files);
 	for (i = 0; i < n; i++) {
 		const git_diff_delta *d = git_diff_get_delta(diff, i);
-		struct gitcommit_file *f = &p->files[p->nfiles++];
+		struct repo_commit_file *f = &p->files[p->nfiles++];
 		git_patch *patch = NULL;
 
 		f->path = xstrdup(d->new_file.path);
@@ -149,7 +149,7 @@ hooks_dir(git_repository *git, struct buf *out)
 
 /* Note the commit hooks the repository has, which libgit2 will not run. */
 static void
-note_hooks(git_repository *git, struct gitcommit_plan *p)
+note_hooks(git_repository *git, struct repo_commit_plan *p)
 {
 	static const char *const names[] = { "pre-commit", "prepare-commit-msg", "commit-msg" };
 	struct buf dir = BUF_INIT, path = BUF_INIT, found = BUF_INIT;
@@ -169,10 +169,10 @@ note_hooks(git_repository *git, struct gitcommit_plan *p)
 	buf_release(&found);
 }
 
-/* Plan a commit of paths (see gitcommit.h). */
+/* Plan a commit of paths (see repo/commit.h). */
 int
-gitcommit_plan(git_repository *git, const char *const *paths, size_t n,
-	       struct gitcommit_plan *p, struct err *e)
+repo_commit_plan(git_repository *git, const char *const *paths, size_t n,
+	       struct repo_commit_plan *p, struct err *e)
 {
 	git_tree *old = NULL;
 	git_index *idx = NULL;
@@ -237,7 +237,7 @@ signature(git_repository *git, const char *who, git_signature **out, struct err 
 
 /* HEAD is where the plan found it. */
 static int
-head_unmoved(git_repository *git, const struct gitcommit_plan *p, struct err *e)
+head_unmoved(git_repository *git, const struct repo_commit_plan *p, struct err *e)
 {
 	git_oid now;
 	int unborn = git_repository_head_unborn(git);
@@ -302,7 +302,7 @@ stage_committed(git_index *idx, git_tree *tree, const char *path)
 
 /* Stage the plan's paths as committed and write the index. */
 static int
-update_index(git_repository *git, git_index *idx, const struct gitcommit_plan *p,
+update_index(git_repository *git, git_index *idx, const struct repo_commit_plan *p,
 	     const git_oid *id, struct err *e)
 {
 	git_tree *tree = NULL;
@@ -326,9 +326,9 @@ update_index(git_repository *git, git_index *idx, const struct gitcommit_plan *p
 	return 0;
 }
 
-/* Make the commit (see gitcommit.h). */
+/* Make the commit (see repo/commit.h). */
 int
-gitcommit_commit(git_repository *git, const struct gitcommit_plan *p, const char *message,
+repo_commit_commit(git_repository *git, const struct repo_commit_plan *p, const char *message,
 		 git_oid *out, struct err *e)
 {
 	git_signature *author = NULL, *committer = NULL;
@@ -371,7 +371,7 @@ gitcommit_commit(git_repository *git, const struct gitcommit_plan *p, const char
 
 /* Free a plan. */
 void
-gitcommit_plan_free(struct gitcommit_plan *p)
+repo_commit_plan_free(struct repo_commit_plan *p)
 {
 	size_t i;
 
@@ -402,7 +402,7 @@ summary_cut(const char *s, size_t n)
 	size_t i, chars = 0, space = 0;
 
 	for (i = 0; i < n; i++) {
-		if (((unsigned char)s[i] & 0xc0) != 0x80 && ++chars > GITCOMMIT_SUMMARY_MAX)
+		if (((unsigned char)s[i] & 0xc0) != 0x80 && ++chars > REPO_COMMIT_SUMMARY_MAX)
 			break;
 		if (s[i] == ' ')
 			space = i;
@@ -446,9 +446,9 @@ drop_controls(struct buf *b)
 	buf_setlen(b, j);
 }
 
-/* Tidy a drafted message (see gitcommit.h). */
+/* Tidy a drafted message (see repo/commit.h). */
 void
-gitcommit_tidy_message(const char *text, struct buf *out)
+repo_commit_tidy_message(const char *text, struct buf *out)
 {
 	const char *s = strstr(text, "</think>") ? strstr(text, "</think>") + 8 : text;
 	struct buf body = BUF_INIT;
@@ -479,7 +479,7 @@ gitcommit_tidy_message(const char *text, struct buf *out)
 		}
 		s += n + (nl != NULL);
 	}
-	if (utf8_chars(out->data, out->len) > GITCOMMIT_SUMMARY_MAX) {
+	if (utf8_chars(out->data, out->len) > REPO_COMMIT_SUMMARY_MAX) {
 		cut = summary_cut(out->data, out->len);
 		skip = cut < out->len && out->data[cut] == ' ' ? cut + 1 : cut;
 		buf_insert(&body, 0, "\n", 1);

@@ -1,5 +1,5 @@
 /*
- * gitcommit: committing a chosen set of working-tree files with libgit2
+ * repo_commit: committing a chosen set of working-tree files with libgit2
  * (what /commit does once it knows the session's files).
  *
  * A plan is computed first and changes nothing the user sees: its tree is
@@ -16,34 +16,34 @@
  * prepare-commit-msg, commit-msg) so the user knows they were not run
  * (docs/git.md says why).  Errors: one lowercase line in e.
  */
-#ifndef HEARTH_GITCOMMIT_H
-#define HEARTH_GITCOMMIT_H
+#ifndef HEARTH_REPO_COMMIT_H
+#define HEARTH_REPO_COMMIT_H
 
 #include <stddef.h>
 
 #include <git2.h>
 
-#include "buf.h"
-#include "err.h"
+#include "base/buf.h"
+#include "base/err.h"
 
-#define GITCOMMIT_DIFF_MAX ((size_t)12000) /* bytes of diff kept in a plan (the model's prompt) */
-#define GITCOMMIT_SUMMARY_MAX 72           /* characters of a message's first line */
+#define REPO_COMMIT_DIFF_MAX ((size_t)12000) /* bytes of diff kept in a plan (the model's prompt) */
+#define REPO_COMMIT_SUMMARY_MAX 72           /* characters of a message's first line */
 
 /* One file the commit changes. */
-struct gitcommit_file {
+struct repo_commit_file {
 	char *path;
 	int status;         /* 'A', 'D', 'M' (content or mode) */
 	int added, removed; /* lines; 0 for binary files */
 };
 
 /* A commit ready to be made; zero-initialised is empty. */
-struct gitcommit_plan {
+struct repo_commit_plan {
 	git_oid tree;   /* the commit's tree */
 	git_oid head;   /* HEAD's commit when planned (zero when unborn) */
 	int unborn;     /* HEAD names a branch with no commit yet */
-	struct gitcommit_file *files;
+	struct repo_commit_file *files;
 	size_t nfiles;  /* 0: the paths do not differ from HEAD */
-	struct buf diff;  /* unified diff HEAD → tree, cut at GITCOMMIT_DIFF_MAX */
+	struct buf diff;  /* unified diff HEAD → tree, cut at REPO_COMMIT_DIFF_MAX */
 	struct buf stat;  /* one " path | +a -r" line per file */
 	struct buf notes; /* paths left out, hooks not run */
 };
@@ -52,10 +52,10 @@ struct gitcommit_plan {
  * Plan a commit of paths (relative to the work tree, '/'-separated) in git.
  * Paths that are directories or submodules are left out with a note.
  * -1 + e when git has no work tree, a merge or rebase is in progress, or
- * libgit2 fails.  Free p with gitcommit_plan_free either way.
+ * libgit2 fails.  Free p with repo_commit_plan_free either way.
  */
-int gitcommit_plan(git_repository *git, const char *const *paths, size_t n,
-		   struct gitcommit_plan *p, struct err *e);
+int repo_commit_plan(git_repository *git, const char *const *paths, size_t n,
+		   struct repo_commit_plan *p, struct err *e);
 /*
  * Commit p with message (cleaned up as git does; must not be empty) as the
  * user's git identity (user.name / user.email, or GIT_AUTHOR_* /
@@ -65,18 +65,18 @@ int gitcommit_plan(git_repository *git, const char *const *paths, size_t n,
  * or HEAD moved since the plan; when only the index update fails the
  * commit stands and e says how to resync the index.
  */
-int gitcommit_commit(git_repository *git, const struct gitcommit_plan *p, const char *message,
+int repo_commit_commit(git_repository *git, const struct repo_commit_plan *p, const char *message,
 		     git_oid *out, struct err *e);
 /* Free what p holds; it is left zeroed. */
-void gitcommit_plan_free(struct gitcommit_plan *p);
+void repo_commit_plan_free(struct repo_commit_plan *p);
 
 /*
  * Clean up a message a model drafted into out: drop a <think> block,
  * code fences, a "Commit message:" label, blank edges and control bytes
  * (tabs and newlines stay), and wrap a
- * first line over GITCOMMIT_SUMMARY_MAX characters at a word (the rest
+ * first line over REPO_COMMIT_SUMMARY_MAX characters at a word (the rest
  * starts the body).  out is empty when nothing is left.
  */
-void gitcommit_tidy_message(const char *text, struct buf *out);
+void repo_commit_tidy_message(const char *text, struct buf *out);
 
 #endif

@@ -1,5 +1,5 @@
 /*
- * gitinfo: branch, upstream and dirty-file summary through libgit2.
+ * repo_info: branch, upstream and dirty-file summary through libgit2.
  *
  * One pass: open (searching upward from root), HEAD, upstream, status.
  * Each step that fails leaves its fields empty rather than failing the
@@ -8,14 +8,14 @@
  * ones in gi->paths.  Rendering escapes control bytes in paths, so a file
  * name with a newline cannot break the prompt or the status line.
  */
-#include "gitinfo.h"
+#include "repo/info.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include <git2.h>
 
-#include "xmalloc.h"
+#include "base/xmalloc.h"
 
 /* Initialise libgit2 once, on first use. */
 static void
@@ -88,7 +88,7 @@ out:
 
 /* Upstream name and ahead/behind counts of the current branch. */
 static void
-read_upstream(git_repository *repo, git_reference *head, struct gitinfo *gi)
+read_upstream(git_repository *repo, git_reference *head, struct repo_info *gi)
 {
 	struct buf name = BUF_INIT, ref = BUF_INIT;
 	const git_oid *a = git_reference_target(head);
@@ -106,7 +106,7 @@ read_upstream(git_repository *repo, git_reference *head, struct gitinfo *gi)
 
 /* State, branch, short sha and upstream from HEAD. */
 static int
-read_head(git_repository *repo, struct gitinfo *gi, struct err *e)
+read_head(git_repository *repo, struct repo_info *gi, struct err *e)
 {
 	git_reference *head = NULL;
 	const git_oid *oid;
@@ -114,7 +114,7 @@ read_head(git_repository *repo, struct gitinfo *gi, struct err *e)
 
 	gi->branch = head_branch(repo);
 	if (git_repository_head_unborn(repo) == 1) {
-		gi->state = GITINFO_UNBORN;
+		gi->state = REPO_INFO_UNBORN;
 		return 0;
 	}
 	rc = git_repository_head(&head, repo);
@@ -126,11 +126,11 @@ read_head(git_repository *repo, struct gitinfo *gi, struct err *e)
 	if (oid)
 		git_oid_tostr(gi->head, 8, oid);
 	if (git_repository_head_detached(repo) == 1) {
-		gi->state = GITINFO_DETACHED;
+		gi->state = REPO_INFO_DETACHED;
 		free(gi->branch);
 		gi->branch = NULL;
 	} else {
-		gi->state = GITINFO_BRANCH;
+		gi->state = REPO_INFO_BRANCH;
 		read_upstream(repo, head, gi);
 	}
 	git_reference_free(head);
@@ -159,7 +159,7 @@ classify(unsigned s)
 
 /* Count one entry of class c. */
 static void
-count(struct gitinfo *gi, char c)
+count(struct repo_info *gi, char c)
 {
 	switch (c) {
 	case 'U': gi->conflicted++; break;
@@ -184,7 +184,7 @@ entry_path(const git_status_entry *s)
 
 /* Count every entry; keep paths, changed ones (pass 0) before untracked (pass 1). */
 static void
-summarise(git_status_list *list, struct gitinfo *gi)
+summarise(git_status_list *list, struct repo_info *gi)
 {
 	size_t i, n = git_status_list_entrycount(list);
 	const git_status_entry *s;
@@ -200,7 +200,7 @@ summarise(git_status_list *list, struct gitinfo *gi)
 				continue;
 			count(gi, c);
 			p = entry_path(s);
-			if (p && gi->npaths < GITINFO_MAX_PATHS) {
+			if (p && gi->npaths < REPO_INFO_MAX_PATHS) {
 				gi->paths[gi->npaths].code = c;
 				gi->paths[gi->npaths++].path = xstrdup(p);
 			}
@@ -209,7 +209,7 @@ summarise(git_status_list *list, struct gitinfo *gi)
 
 /* Status of index and work tree, read only, untracked directories not recursed. */
 static void
-read_status(git_repository *repo, struct gitinfo *gi)
+read_status(git_repository *repo, struct repo_info *gi)
 {
 	git_status_options o;
 	git_status_list *list = NULL;
@@ -224,9 +224,9 @@ read_status(git_repository *repo, struct gitinfo *gi)
 	gi->status_ok = 1;
 }
 
-/* Fill gi for the repository around root (see gitinfo.h). */
+/* Fill gi for the repository around root (see repo/info.h). */
 int
-gitinfo_read(const char *root, struct gitinfo *gi, struct err *e)
+repo_info_read(const char *root, struct repo_info *gi, struct err *e)
 {
 	git_repository *repo = NULL;
 	int rc;
@@ -243,18 +243,18 @@ gitinfo_read(const char *root, struct gitinfo *gi, struct err *e)
 	gi->worktree = git_repository_is_worktree(repo) == 1;
 	rc = read_head(repo, gi, e);
 	if (git_repository_is_bare(repo))
-		gi->state = GITINFO_BARE;
+		gi->state = REPO_INFO_BARE;
 	else if (rc == 0)
 		read_status(repo, gi);
 	git_repository_free(repo);
 	return rc;
 }
 
-/* Free the strings; back to GITINFO_INIT. */
+/* Free the strings; back to REPO_INFO_INIT. */
 void
-gitinfo_release(struct gitinfo *gi)
+repo_info_release(struct repo_info *gi)
 {
-	struct gitinfo empty = GITINFO_INIT;
+	struct repo_info empty = REPO_INFO_INIT;
 	size_t i;
 
 	free(gi->branch);
@@ -274,19 +274,19 @@ add_safe(struct buf *out, const char *s)
 
 /* "on branch main, 2 ahead of origin/main" and the like. */
 static void
-prompt_head(const struct gitinfo *gi, struct buf *out)
+prompt_head(const struct repo_info *gi, struct buf *out)
 {
-	if (gi->state == GITINFO_DETACHED) {
+	if (gi->state == REPO_INFO_DETACHED) {
 		buf_addf(out, "HEAD detached at %s", gi->head);
 		return;
 	}
-	if (gi->state == GITINFO_BARE)
+	if (gi->state == REPO_INFO_BARE)
 		buf_adds(out, "bare repository (no work tree)");
 	if (!gi->branch)
 		return;
-	buf_adds(out, gi->state == GITINFO_BARE ? ", HEAD on branch " : "on branch ");
+	buf_adds(out, gi->state == REPO_INFO_BARE ? ", HEAD on branch " : "on branch ");
 	add_safe(out, gi->branch);
-	if (gi->state == GITINFO_UNBORN)
+	if (gi->state == REPO_INFO_UNBORN)
 		buf_adds(out, ", no commits yet");
 	if (!gi->upstream)
 		return;
@@ -303,7 +303,7 @@ prompt_head(const struct gitinfo *gi, struct buf *out)
 
 /* The kept paths of one group (untracked or not), comma-separated. */
 static void
-prompt_paths(const struct gitinfo *gi, struct buf *out, int untracked, size_t total)
+prompt_paths(const struct repo_info *gi, struct buf *out, int untracked, size_t total)
 {
 	size_t i, shown = 0;
 
@@ -323,18 +323,18 @@ prompt_paths(const struct gitinfo *gi, struct buf *out, int untracked, size_t to
 
 /* Files changed, not counting untracked ones. */
 static size_t
-changed(const struct gitinfo *gi)
+changed(const struct repo_info *gi)
 {
 	return gi->modified + gi->added + gi->deleted + gi->renamed + gi->conflicted;
 }
 
-/* The prompt paragraph (see gitinfo.h). */
+/* The prompt paragraph (see repo/info.h). */
 void
-gitinfo_prompt(const struct gitinfo *gi, struct buf *out)
+repo_info_prompt(const struct repo_info *gi, struct buf *out)
 {
 	size_t c = changed(gi);
 
-	if (gi->state == GITINFO_NONE)
+	if (gi->state == REPO_INFO_NONE)
 		return;
 	buf_adds(out, "Git: ");
 	prompt_head(gi, out);
@@ -353,21 +353,21 @@ gitinfo_prompt(const struct gitinfo *gi, struct buf *out)
 	buf_adds(out, ".\n");
 }
 
-/* The status-line form (see gitinfo.h). */
+/* The status-line form (see repo/info.h). */
 void
-gitinfo_status(const struct gitinfo *gi, struct buf *out)
+repo_info_status(const struct repo_info *gi, struct buf *out)
 {
 	size_t c = changed(gi);
 
-	if (gi->state == GITINFO_NONE)
+	if (gi->state == REPO_INFO_NONE)
 		return;
-	if (gi->state == GITINFO_BARE)
+	if (gi->state == REPO_INFO_BARE)
 		buf_adds(out, "bare");
-	else if (gi->state == GITINFO_DETACHED)
+	else if (gi->state == REPO_INFO_DETACHED)
 		buf_addf(out, "@%s", gi->head);
 	else if (gi->branch)
 		add_safe(out, gi->branch);
-	if (gi->state == GITINFO_UNBORN)
+	if (gi->state == REPO_INFO_UNBORN)
 		buf_adds(out, " \xE2\x88\x85"); /* ∅ */
 	if (gi->ahead)
 		buf_addf(out, " \xE2\x86\x91%zu", gi->ahead); /* ↑ */

@@ -1,9 +1,9 @@
 /*
- * repo: checkpoints and undo over libgit2 (contract in repo.h).
+ * repo: checkpoints and undo over libgit2 (contract in repo/repo.h).
  *
  * A repo ties three parts together: the store and its snapshots
- * (reposnap), the session's turns as a commit chain (repochain) and the
- * restore engine (reporestore).  `open` is set while the last turn was
+ * (repo_snap), the session's turns as a commit chain (repo_chain) and the
+ * restore engine (repo_restore).  `open` is set while the last turn was
  * started by this process and has no after snapshot yet; a turn started
  * by a process that never ended it gets its after snapshot when an undo
  * first needs it (ensure_after).
@@ -12,21 +12,21 @@
  * snapshot of the first turn whose scope has it (a file registered late
  * in the private store is in no earlier snapshot), else the first one.
  */
-#include "repo.h"
+#include "repo/repo.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include <git2.h>
 
-#include "repochain.h"
-#include "reporestore.h"
-#include "reposnap.h"
-#include "xmalloc.h"
+#include "repo/chain.h"
+#include "repo/restore.h"
+#include "repo/snap.h"
+#include "base/xmalloc.h"
 
 struct repo {
-	struct reposnap snap;
-	struct repochain chain;
+	struct repo_snap snap;
+	struct repo_chain chain;
 	int open; /* the last turn was started here and has no after yet */
 };
 
@@ -43,7 +43,7 @@ valid_session(const char *s)
 	return 1;
 }
 
-/* Open the checkpoint store (see repo.h). */
+/* Open the checkpoint store (see repo/repo.h). */
 struct repo *
 repo_open(const char *root, const char *session, const char *state_dir, struct err *e)
 {
@@ -54,8 +54,8 @@ repo_open(const char *root, const char *session, const char *state_dir, struct e
 		return NULL;
 	}
 	r = xcalloc(1, sizeof *r);
-	if (reposnap_open(&r->snap, root, state_dir, e) < 0 ||
-	    repochain_load(&r->chain, r->snap.git, session, e) < 0) {
+	if (repo_snap_open(&r->snap, root, state_dir, e) < 0 ||
+	    repo_chain_load(&r->chain, r->snap.git, session, e) < 0) {
 		repo_close(r);
 		return NULL;
 	}
@@ -68,8 +68,8 @@ repo_close(struct repo *r)
 {
 	if (!r)
 		return;
-	repochain_free(&r->chain);
-	reposnap_close(&r->snap);
+	repo_chain_free(&r->chain);
+	repo_snap_close(&r->snap);
 	free(r);
 }
 
@@ -91,31 +91,31 @@ repo_turns(const struct repo *r)
 int
 repo_turn_end(struct repo *r, struct err *e)
 {
-	struct repochain_turn *t = repochain_last(&r->chain);
+	struct repo_chain_turn *t = repo_chain_last(&r->chain);
 	git_oid tree;
 
 	if (!r->open)
 		return 0;
 	r->open = 0;
-	if (reposnap_tree(&r->snap, &t->scope, NULL, &tree, NULL, e) < 0)
+	if (repo_snap_tree(&r->snap, &t->scope, NULL, &tree, NULL, e) < 0)
 		return -1;
-	return repochain_end(&r->chain, t, &tree, e);
+	return repo_chain_end(&r->chain, t, &tree, e);
 }
 
 /* Start a turn with a snapshot of the working tree. */
 int
 repo_checkpoint(struct repo *r, struct buf *notes, struct err *e)
 {
-	struct repochain_turn t;
+	struct repo_chain_turn t;
 
 	if (repo_turn_end(r, e) < 0)
 		return -1;
 	memset(&t, 0, sizeof t);
-	if (reposnap_tree(&r->snap, NULL, &t.scope, &t.before, notes, e) < 0) {
-		reposnap_scope_free(&t.scope);
+	if (repo_snap_tree(&r->snap, NULL, &t.scope, &t.before, notes, e) < 0) {
+		repo_snap_scope_free(&t.scope);
 		return -1;
 	}
-	if (repochain_begin(&r->chain, &t, e) < 0)
+	if (repo_chain_begin(&r->chain, &t, e) < 0)
 		return -1;
 	r->open = 1;
 	return 0;
@@ -137,12 +137,12 @@ tree_has(const struct repo *r, const git_oid *tree_id, const char *path)
 	return has;
 }
 
-/* Register a file before it changes (see repo.h). */
+/* Register a file before it changes (see repo/repo.h). */
 int
 repo_note_file(struct repo *r, const char *abs, struct err *e)
 {
 	size_t wl = strlen(r->snap.workdir);
-	struct repochain_turn *t;
+	struct repo_chain_turn *t;
 	const char *rel;
 	int ign = 0;
 
@@ -152,28 +152,28 @@ repo_note_file(struct repo *r, const char *abs, struct err *e)
 	if (!r->open && repo_checkpoint(r, NULL, e) < 0)
 		return -1;
 	rel = abs + wl;
-	t = repochain_last(&r->chain);
+	t = repo_chain_last(&r->chain);
 	if (!r->snap.fallback &&
 	    (git_ignore_path_is_ignored(&ign, r->snap.git, rel) < 0 || !ign))
 		return 0;
-	if (tree_has(r, &t->before, rel) || !reposnap_scope_add(&t->scope, rel))
+	if (tree_has(r, &t->before, rel) || !repo_snap_scope_add(&t->scope, rel))
 		return 0;
-	if (reposnap_add(&r->snap, &t->before, rel, &t->scope, e) < 0)
+	if (repo_snap_add(&r->snap, &t->before, rel, &t->scope, e) < 0)
 		return -1;
-	return repochain_rebegin(&r->chain, e);
+	return repo_chain_rebegin(&r->chain, e);
 }
 
 /* Make sure t has an after snapshot (a turn a crashed process never ended). */
 static int
-ensure_after(struct repo *r, struct repochain_turn *t, struct repo_result *res,
+ensure_after(struct repo *r, struct repo_chain_turn *t, struct repo_result *res,
 	     struct err *e)
 {
 	git_oid tree;
 
 	if (t->has_after)
 		return 0;
-	if (reposnap_tree(&r->snap, &t->scope, NULL, &tree, NULL, e) < 0 ||
-	    repochain_end(&r->chain, t, &tree, e) < 0)
+	if (repo_snap_tree(&r->snap, &t->scope, NULL, &tree, NULL, e) < 0 ||
+	    repo_chain_end(&r->chain, t, &tree, e) < 0)
 		return -1;
 	buf_addf(&res->notes, "turn %d was never ended: files changed by hand since cannot be "
 		 "told from the agent's changes\n", t->no);
@@ -189,8 +189,8 @@ pick_turns(struct repo *r, int n, size_t *pick, size_t *np, struct repo_result *
 
 	*np = 0;
 	for (i = r->chain.nturns; i-- > 0 && *np < (size_t)n;) {
-		struct repochain_turn *t = &r->chain.turns[i];
-		if (t->state != REPOCHAIN_ACTIVE)
+		struct repo_chain_turn *t = &r->chain.turns[i];
+		if (t->state != REPO_CHAIN_ACTIVE)
 			continue;
 		if (ensure_after(r, t, res, e) < 0)
 			return -1;
@@ -204,11 +204,11 @@ pick_turns(struct repo *r, int n, size_t *pick, size_t *np, struct repo_result *
 	return 0;
 }
 
-/* Undo the last n turns that changed files (see repo.h). */
+/* Undo the last n turns that changed files (see repo/repo.h). */
 int
 repo_undo(struct repo *r, int n, unsigned flags, struct repo_result *res, struct err *e)
 {
-	struct reporestore rs = { NULL, 0 };
+	struct repo_restore rs = { NULL, 0 };
 	size_t *pick, np = 0, i;
 	int rc;
 
@@ -219,25 +219,25 @@ repo_undo(struct repo *r, int n, unsigned flags, struct repo_result *res, struct
 	pick = xcalloc((size_t)n, sizeof *pick);
 	rc = pick_turns(r, n, pick, &np, res, e);
 	for (i = 0; rc == 0 && i < np; i++) {
-		struct repochain_turn *t = &r->chain.turns[pick[i]];
-		rc = reporestore_collect(&rs, &r->snap, &t->before, &t->after, &t->scope, 1, e);
+		struct repo_chain_turn *t = &r->chain.turns[pick[i]];
+		rc = repo_restore_collect(&rs, &r->snap, &t->before, &t->after, &t->scope, 1, e);
 	}
 	if (rc == 0)
-		rc = reporestore_run(&rs, &r->snap, flags, res, e);
+		rc = repo_restore_run(&rs, &r->snap, flags, res, e);
 	for (i = 0; rc == 0 && !(flags & REPO_DRY_RUN) && i < np; i++)
-		if ((rc = repochain_undone(&r->chain, pick[i], e)) == 0)
+		if ((rc = repo_chain_undone(&r->chain, pick[i], e)) == 0)
 			res->turns++;
-	reporestore_free(&rs);
+	repo_restore_free(&rs);
 	free(pick);
 	return rc;
 }
 
-/* Re-apply the turn undone last (see repo.h). */
+/* Re-apply the turn undone last (see repo/repo.h). */
 int
 repo_redo(struct repo *r, unsigned flags, struct repo_result *res, struct err *e)
 {
-	struct reporestore rs = { NULL, 0 };
-	struct repochain_turn *t;
+	struct repo_restore rs = { NULL, 0 };
+	struct repo_chain_turn *t;
 	int rc;
 
 	if (repo_turn_end(r, e) < 0)
@@ -245,12 +245,12 @@ repo_redo(struct repo *r, unsigned flags, struct repo_result *res, struct err *e
 	if (!r->chain.nredo)
 		return err_set(e, "redo: no undone turn to re-apply");
 	t = &r->chain.turns[r->chain.redo[r->chain.nredo - 1]];
-	rc = reporestore_collect(&rs, &r->snap, &t->before, &t->after, &t->scope, 0, e);
+	rc = repo_restore_collect(&rs, &r->snap, &t->before, &t->after, &t->scope, 0, e);
 	if (rc == 0)
-		rc = reporestore_run(&rs, &r->snap, flags, res, e);
-	if (rc == 0 && !(flags & REPO_DRY_RUN) && (rc = repochain_redone(&r->chain, e)) == 0)
+		rc = repo_restore_run(&rs, &r->snap, flags, res, e);
+	if (rc == 0 && !(flags & REPO_DRY_RUN) && (rc = repo_chain_redone(&r->chain, e)) == 0)
 		res->turns = 1;
-	reporestore_free(&rs);
+	repo_restore_free(&rs);
 	return rc;
 }
 
@@ -261,14 +261,14 @@ baseline(const struct repo *r, const char *path)
 	size_t i;
 
 	for (i = 0; i < r->chain.nturns; i++)
-		if (reposnap_scope_has(&r->chain.turns[i].scope, path))
+		if (repo_snap_scope_has(&r->chain.turns[i].scope, path))
 			return &r->chain.turns[i].before;
 	return &r->chain.turns[0].before;
 }
 
 /* Items for every registered path of the session, gathered into all too. */
 static void
-scope_items(const struct repo *r, struct reposnap_scope *all, struct reporestore *rs)
+scope_items(const struct repo *r, struct repo_snap_scope *all, struct repo_restore *rs)
 {
 	size_t i, j;
 	int fresh;
@@ -276,17 +276,17 @@ scope_items(const struct repo *r, struct reposnap_scope *all, struct reporestore
 	for (i = 0; i < r->chain.nturns; i++)
 		for (j = 0; j < r->chain.turns[i].scope.n; j++) {
 			const char *p = r->chain.turns[i].scope.paths[j];
-			if (p[0] != '/' && reposnap_scope_add(all, p))
-				reporestore_item(rs, p, &fresh);
+			if (p[0] != '/' && repo_snap_scope_add(all, p))
+				repo_restore_item(rs, p, &fresh);
 		}
 }
 
-/* The session diff (see repo.h). */
+/* The session diff (see repo/repo.h). */
 int
 repo_session_diff(struct repo *r, struct repo_result *res, struct err *e)
 {
-	struct reposnap_scope all = { NULL, 0 };
-	struct reporestore rs = { NULL, 0 };
+	struct repo_snap_scope all = { NULL, 0 };
+	struct repo_restore rs = { NULL, 0 };
 	const git_oid *first;
 	git_oid now;
 	size_t i;
@@ -296,17 +296,17 @@ repo_session_diff(struct repo *r, struct repo_result *res, struct err *e)
 		return 0;
 	first = &r->chain.turns[0].before;
 	scope_items(r, &all, &rs);
-	if (!r->snap.fallback && (rc = reposnap_tree(&r->snap, &all, NULL, &now, NULL, e)) == 0)
-		rc = reporestore_collect(&rs, &r->snap, first, &now, &all, 0, e);
+	if (!r->snap.fallback && (rc = repo_snap_tree(&r->snap, &all, NULL, &now, NULL, e)) == 0)
+		rc = repo_restore_collect(&rs, &r->snap, first, &now, &all, 0, e);
 	for (i = 0; rc == 0 && i < rs.n; i++) {
-		struct reporestore_item *it = &rs.v[i];
-		reposnap_tree_side(&r->snap, baseline(r, it->path), it->path, &it->expect);
-		if (reposnap_disk(&r->snap, it->path, &it->cur, NULL) == 0 &&
-		    !reposnap_side_eq(&it->expect, &it->cur))
-			reporestore_diff(&r->snap, it->path, &it->expect, 0, &it->cur, 1, res);
+		struct repo_restore_item *it = &rs.v[i];
+		repo_snap_tree_side(&r->snap, baseline(r, it->path), it->path, &it->expect);
+		if (repo_snap_disk(&r->snap, it->path, &it->cur, NULL) == 0 &&
+		    !repo_snap_side_eq(&it->expect, &it->cur))
+			repo_restore_diff(&r->snap, it->path, &it->expect, 0, &it->cur, 1, res);
 	}
-	reposnap_scope_free(&all);
-	reporestore_free(&rs);
+	repo_snap_scope_free(&all);
+	repo_restore_free(&rs);
 	return rc;
 }
 
@@ -335,30 +335,30 @@ has_file(const struct repo_result *res, const char *path)
 	return 0;
 }
 
-/* The agent's files and the hand-changed ones (see repo.h). */
+/* The agent's files and the hand-changed ones (see repo/repo.h). */
 int
 repo_session_files(struct repo *r, struct repo_result *agent, struct repo_result *hand,
 		   struct err *e)
 {
-	struct reporestore rs = { NULL, 0 };
+	struct repo_restore rs = { NULL, 0 };
 	struct repo_result all = REPO_RESULT_INIT;
 	size_t i;
 	int rc = repo_turn_end(r, e);
 
 	for (i = r->chain.nturns; rc == 0 && i-- > 0;) {
-		struct repochain_turn *t = &r->chain.turns[i];
-		if (t->state == REPOCHAIN_ACTIVE &&
+		struct repo_chain_turn *t = &r->chain.turns[i];
+		if (t->state == REPO_CHAIN_ACTIVE &&
 		    (rc = ensure_after(r, t, &all, e)) == 0)
-			rc = reporestore_collect(&rs, &r->snap, &t->before, &t->after, &t->scope, 1, e);
+			rc = repo_restore_collect(&rs, &r->snap, &t->before, &t->after, &t->scope, 1, e);
 	}
 	for (i = 0; rc == 0 && i < rs.n; i++) {
-		struct reporestore_item *it = &rs.v[i];
-		if (reposnap_side_eq(&it->target, &it->expect))
+		struct repo_restore_item *it = &rs.v[i];
+		if (repo_snap_side_eq(&it->target, &it->expect))
 			continue; /* changed and changed back */
-		if (reposnap_disk(&r->snap, it->path, &it->cur, NULL) < 0)
+		if (repo_snap_disk(&r->snap, it->path, &it->cur, NULL) < 0)
 			it->cur.present = 1; /* unreadable now: not what the agent left */
 		add_file(agent, it->path, !it->target.present ? 'A' : !it->expect.present ? 'D' : 'M')
-			->by_hand = !reposnap_side_eq(&it->cur, &it->expect);
+			->by_hand = !repo_snap_side_eq(&it->cur, &it->expect);
 	}
 	repo_result_release(&all);
 	if (rc == 0 && (rc = repo_session_diff(r, &all, e)) == 0)
@@ -366,7 +366,7 @@ repo_session_files(struct repo *r, struct repo_result *agent, struct repo_result
 			if (!has_file(agent, all.files[i].path))
 				add_file(hand, all.files[i].path, all.files[i].status);
 	repo_result_release(&all);
-	reporestore_free(&rs);
+	repo_restore_free(&rs);
 	return rc;
 }
 

@@ -23,16 +23,16 @@
  *
  * Files over REPO_MAX_FILE, submodules and nested repositories are left
  * out of snapshots and named in the notes.  Restores are byte-exact
- * (no filters) and atomic per file (fsutil_write_atomic), keep the
+ * (no filters) and atomic per file (fs_write_atomic), keep the
  * executable bit of the snapshot, recreate symlinks, remove added files.
  */
-#ifndef HEARTH_REPO_H
-#define HEARTH_REPO_H
+#ifndef HEARTH_REPO_REPO_H
+#define HEARTH_REPO_REPO_H
 
 #include <stddef.h>
 
-#include "buf.h"
-#include "err.h"
+#include "base/buf.h"
+#include "base/err.h"
 
 #define REPO_MAX_FILE ((size_t)64 * 1024 * 1024) /* larger files are not snapshotted */
 #define REPO_DIFF_MAX ((size_t)5 * 1024 * 1024)  /* larger files are not diffed as text */

@@ -1,12 +1,12 @@
 /*
- * reporestore: restores from snapshot trees (contract in reporestore.h).
+ * repo_restore: restores from snapshot trees (contract in repo/restore.h).
  *
- * reporestore_run makes two passes over the items: the first compares
+ * repo_restore_run makes two passes over the items: the first compares
  * each with the disk, fills the result and checks writability; the second
  * (skipped on a dry run or any failure) puts each target on disk.  An
  * item left alone gets cur = target so the second pass skips it.
  */
-#include "reporestore.h"
+#include "repo/restore.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -14,14 +14,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "buf.h"
-#include "diff.h"
-#include "fsutil.h"
-#include "xmalloc.h"
+#include "base/buf.h"
+#include "base/diff.h"
+#include "base/fs.h"
+#include "base/xmalloc.h"
 
-/* The item for a path (see reporestore.h). */
-struct reporestore_item *
-reporestore_item(struct reporestore *rs, const char *path, int *fresh)
+/* The item for a path (see repo/restore.h). */
+struct repo_restore_item *
+repo_restore_item(struct repo_restore *rs, const char *path, int *fresh)
 {
 	size_t i;
 
@@ -39,7 +39,7 @@ reporestore_item(struct reporestore *rs, const char *path, int *fresh)
 
 /* Free a restore. */
 void
-reporestore_free(struct reporestore *rs)
+repo_restore_free(struct repo_restore *rs)
 {
 	while (rs->n-- > 0)
 		free(rs->v[rs->n].path);
@@ -50,7 +50,7 @@ reporestore_free(struct reporestore *rs)
 
 /* A side from one end of a tree diff. */
 static void
-file_side(const git_diff_file *f, struct reposnap_side *side)
+file_side(const git_diff_file *f, struct repo_snap_side *side)
 {
 	memset(side, 0, sizeof *side);
 	side->present = f->mode != 0 && !git_oid_is_zero(&f->id);
@@ -60,7 +60,7 @@ file_side(const git_diff_file *f, struct reposnap_side *side)
 
 /* Whether the scope marks path as left out of its snapshot. */
 static int
-left_out(const struct reposnap_scope *scope, const char *path)
+left_out(const struct repo_snap_scope *scope, const char *path)
 {
 	size_t i;
 
@@ -70,11 +70,11 @@ left_out(const struct reposnap_scope *scope, const char *path)
 	return 0;
 }
 
-/* Add the files two trees differ in (see reporestore.h). */
+/* Add the files two trees differ in (see repo/restore.h). */
 int
-reporestore_collect(struct reporestore *rs, const struct reposnap *s,
+repo_restore_collect(struct repo_restore *rs, const struct repo_snap *s,
 		    const git_oid *before, const git_oid *after,
-		    const struct reposnap_scope *scope, int undo, struct err *e)
+		    const struct repo_snap_scope *scope, int undo, struct err *e)
 {
 	git_diff_options o;
 	git_tree *a = NULL, *b = NULL;
@@ -86,14 +86,14 @@ reporestore_collect(struct reporestore *rs, const struct reposnap *s,
 	o.flags = GIT_DIFF_INCLUDE_TYPECHANGE;
 	if (git_tree_lookup(&a, s->git, before) < 0 || git_tree_lookup(&b, s->git, after) < 0 ||
 	    git_diff_tree_to_tree(&d, s->git, a, b, &o) < 0)
-		rc = reposnap_gerr(e, "undo: compare the snapshots");
+		rc = repo_snap_gerr(e, "undo: compare the snapshots");
 	for (i = 0; rc == 0 && i < git_diff_num_deltas(d); i++) {
 		const git_diff_delta *dd = git_diff_get_delta(d, i);
 		const char *path = dd->new_file.path ? dd->new_file.path : dd->old_file.path;
-		struct reporestore_item *it;
+		struct repo_restore_item *it;
 		if (left_out(scope, path))
 			continue;
-		it = reporestore_item(rs, path, &fresh);
+		it = repo_restore_item(rs, path, &fresh);
 		file_side(undo ? &dd->old_file : &dd->new_file, &it->target);
 		if (fresh)
 			file_side(undo ? &dd->new_file : &dd->old_file, &it->expect);
@@ -106,23 +106,23 @@ reporestore_collect(struct reporestore *rs, const struct reposnap *s,
 
 /* Content of a side: from the object database, or the disk when on_disk. */
 static int
-side_data(const struct reposnap *s, const char *path, const struct reposnap_side *side,
+side_data(const struct repo_snap *s, const char *path, const struct repo_snap_side *side,
 	  int on_disk, struct buf *out)
 {
-	struct reposnap_side tmp;
+	struct repo_snap_side tmp;
 
 	if (!side->present)
 		return 0;
 	if (on_disk)
-		return reposnap_disk(s, path, &tmp, out);
-	return reposnap_side_data(s, side, out);
+		return repo_snap_disk(s, path, &tmp, out);
+	return repo_snap_side_data(s, side, out);
 }
 
-/* Append the diff a -> b of one file to res (see reporestore.h). */
+/* Append the diff a -> b of one file to res (see repo/restore.h). */
 void
-reporestore_diff(const struct reposnap *s, const char *path,
-		 const struct reposnap_side *a, int a_disk,
-		 const struct reposnap_side *b, int b_disk, struct repo_result *res)
+repo_restore_diff(const struct repo_snap *s, const char *path,
+		 const struct repo_snap_side *a, int a_disk,
+		 const struct repo_snap_side *b, int b_disk, struct repo_result *res)
 {
 	struct buf x = BUF_INIT, y = BUF_INIT;
 	struct repo_file *f;
@@ -134,7 +134,7 @@ reporestore_diff(const struct reposnap *s, const char *path,
 	side_data(s, path, a, a_disk, &x);
 	side_data(s, path, b, b_disk, &y);
 	f->binary = x.len > REPO_DIFF_MAX || y.len > REPO_DIFF_MAX ||
-		    fsutil_is_binary(x.data, x.len) || fsutil_is_binary(y.data, y.len);
+		    fs_is_binary(x.data, x.len) || fs_is_binary(y.data, y.len);
 	if (f->binary)
 		buf_addf(&res->diff, "Binary file %s differs (%zu -> %zu bytes)\n", path, x.len,
 			 y.len);
@@ -180,7 +180,7 @@ writable(const char *abs, struct err *e, const char *rel)
 
 /* Remove empty directories above abs, up to the work tree root. */
 static void
-prune_dirs(const struct reposnap *s, struct buf *abs)
+prune_dirs(const struct repo_snap *s, struct buf *abs)
 {
 	size_t wl = strlen(s->workdir);
 	char *slash;
@@ -210,27 +210,27 @@ set_exec(const char *abs, unsigned mode, const char *rel, struct err *e)
 
 /* Put a snapshot side on disk (delete, symlink or atomic write + exec bit). */
 static int
-put_side(const struct reposnap *s, const char *rel, const struct reposnap_side *side,
+put_side(const struct repo_snap *s, const char *rel, const struct repo_snap_side *side,
 	 struct err *e)
 {
 	struct buf abs = BUF_INIT, data = BUF_INIT, dir = BUF_INIT;
 	int rc = 0;
 
-	reposnap_abs(s, rel, &abs);
+	repo_snap_abs(s, rel, &abs);
 	buf_add(&dir, abs.data, (size_t)(strrchr(abs.data, '/') - abs.data));
 	if (!side->present) {
 		if (unlink(abs.data) < 0 && errno != ENOENT)
 			rc = err_errno(e, "remove %s", rel);
 		else
 			prune_dirs(s, &abs);
-	} else if (reposnap_side_data(s, side, &data) < 0) {
-		rc = reposnap_gerr(e, "read the snapshot of the file");
-	} else if (fsutil_mkdirs(dir.data, e) < 0) {
+	} else if (repo_snap_side_data(s, side, &data) < 0) {
+		rc = repo_snap_gerr(e, "read the snapshot of the file");
+	} else if (fs_mkdirs(dir.data, e) < 0) {
 		rc = -1;
 	} else if (side->mode == GIT_FILEMODE_LINK) {
 		if ((unlink(abs.data) < 0 && errno != ENOENT) || symlink(data.data, abs.data) < 0)
 			rc = err_errno(e, "restore the symlink %s", rel);
-	} else if (fsutil_write_atomic(abs.data, data.data, data.len, e) < 0) {
+	} else if (fs_write_atomic(abs.data, data.data, data.len, e) < 0) {
 		rc = -1;
 	} else {
 		rc = set_exec(abs.data, side->mode, rel, e);
@@ -241,21 +241,21 @@ put_side(const struct reposnap *s, const char *rel, const struct reposnap_side *
 
 /* Compare one item with the disk: note a conflict, or diff it (and check writability). */
 static int
-check_item(const struct reposnap *s, struct reporestore_item *it, unsigned flags,
+check_item(const struct repo_snap *s, struct repo_restore_item *it, unsigned flags,
 	   int check, struct repo_result *res, struct err *e)
 {
 	struct buf abs = BUF_INIT;
-	int bad = reposnap_disk(s, it->path, &it->cur, NULL) < 0, rc = 0;
+	int bad = repo_snap_disk(s, it->path, &it->cur, NULL) < 0, rc = 0;
 
-	if (bad || (!reposnap_side_eq(&it->cur, &it->expect) && !(flags & REPO_FORCE))) {
+	if (bad || (!repo_snap_side_eq(&it->cur, &it->expect) && !(flags & REPO_FORCE))) {
 		buf_addf(&res->notes, "%s: %s; left alone%s\n", it->path, bad ?
 			 "not a readable file" : "changed since the agent's edit",
 			 bad ? "" : " (force to restore it anyway)");
 		res->conflicts++;
 		it->cur = it->target; /* nothing to do */
-	} else if (!reposnap_side_eq(&it->cur, &it->target)) {
-		reporestore_diff(s, it->path, &it->cur, 1, &it->target, 0, res);
-		reposnap_abs(s, it->path, &abs);
+	} else if (!repo_snap_side_eq(&it->cur, &it->target)) {
+		repo_restore_diff(s, it->path, &it->cur, 1, &it->target, 0, res);
+		repo_snap_abs(s, it->path, &abs);
 		if (check)
 			rc = writable(abs.data, e, it->path);
 	}
@@ -265,7 +265,7 @@ check_item(const struct reposnap *s, struct reporestore_item *it, unsigned flags
 
 /* Look at each item on disk, fill res, and (unless dry run) restore. */
 int
-reporestore_run(struct reporestore *rs, const struct reposnap *s, unsigned flags,
+repo_restore_run(struct repo_restore *rs, const struct repo_snap *s, unsigned flags,
 		struct repo_result *res, struct err *e)
 {
 	size_t i;
@@ -277,7 +277,7 @@ reporestore_run(struct reporestore *rs, const struct reposnap *s, unsigned flags
 			       e) < 0)
 			rc = -1;
 	for (i = 0; rc == 0 && !(flags & REPO_DRY_RUN) && i < rs->n; i++)
-		if (!reposnap_side_eq(&rs->v[i].cur, &rs->v[i].target))
+		if (!repo_snap_side_eq(&rs->v[i].cur, &rs->v[i].target))
 			rc = put_side(s, rs->v[i].path, &rs->v[i].target, e);
 	return rc;
 }

@@ -1,5 +1,5 @@
 /*
- * reposnap: the store and working-tree snapshots (contract in reposnap.h).
+ * repo_snap: the store and working-tree snapshots (contract in repo/snap.h).
  *
  * A snapshot in a work tree starts from seed_index: the user's index file
  * read with git_index_open (no lock taken; nothing written back), which
@@ -11,7 +11,7 @@
  * from the index and adds untracked files.  snap_path is the one place a
  * disk file becomes an index entry.
  */
-#include "reposnap.h"
+#include "repo/snap.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -21,13 +21,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fsutil.h"
-#include "repo.h"
-#include "xmalloc.h"
+#include "base/fs.h"
+#include "repo/repo.h"
+#include "base/xmalloc.h"
 
-/* Set e from libgit2's last error (see reposnap.h). */
+/* Set e from libgit2's last error (see repo/snap.h). */
 int
-reposnap_gerr(struct err *e, const char *what)
+repo_snap_gerr(struct err *e, const char *what)
 {
 	const git_error *g = git_error_last();
 
@@ -48,7 +48,7 @@ lib_init(void)
 
 /* Open the private store in state_dir/checkpoints.git. */
 static int
-open_private(struct reposnap *s, const char *root, const char *state_dir, struct err *e)
+open_private(struct repo_snap *s, const char *root, const char *state_dir, struct err *e)
 {
 	struct buf p = BUF_INIT;
 	int rc = 0;
@@ -57,12 +57,12 @@ open_private(struct reposnap *s, const char *root, const char *state_dir, struct
 	if (!state_dir || !*state_dir)
 		return err_set(e, "open checkpoints: %s is not in a git work tree and no state "
 			       "directory was given", root);
-	if (fsutil_mkdirs(state_dir, e) < 0)
+	if (fs_mkdirs(state_dir, e) < 0)
 		return -1;
 	buf_addf(&p, "%s/checkpoints.git", state_dir);
 	if (git_repository_open_bare(&s->git, p.data) < 0 &&
 	    git_repository_init(&s->git, p.data, 1) < 0)
-		rc = reposnap_gerr(e, "open checkpoints: create the private store");
+		rc = repo_snap_gerr(e, "open checkpoints: create the private store");
 	buf_reset(&p);
 	buf_addf(&p, "%s/", root);
 	s->workdir = buf_detach(&p, NULL);
@@ -71,7 +71,7 @@ open_private(struct reposnap *s, const char *root, const char *state_dir, struct
 
 /* Use the repository around root when it has a work tree. */
 static int
-open_git(struct reposnap *s, const char *root)
+open_git(struct repo_snap *s, const char *root)
 {
 	char *real;
 
@@ -92,9 +92,9 @@ open_git(struct reposnap *s, const char *root)
 	return -1;
 }
 
-/* Open the store (see reposnap.h). */
+/* Open the store (see repo/snap.h). */
 int
-reposnap_open(struct reposnap *s, const char *root, const char *state_dir, struct err *e)
+repo_snap_open(struct repo_snap *s, const char *root, const char *state_dir, struct err *e)
 {
 	lib_init();
 	if (open_git(s, root) == 0)
@@ -104,18 +104,18 @@ reposnap_open(struct reposnap *s, const char *root, const char *state_dir, struc
 
 /* Free the store. */
 void
-reposnap_close(struct reposnap *s)
+repo_snap_close(struct repo_snap *s)
 {
 	git_repository_free(s->git);
 	free(s->workdir);
 	memset(s, 0, sizeof *s);
 }
 
-/* Add a path to a scope (see reposnap.h). */
+/* Add a path to a scope (see repo/snap.h). */
 int
-reposnap_scope_add(struct reposnap_scope *sc, const char *path)
+repo_snap_scope_add(struct repo_snap_scope *sc, const char *path)
 {
-	if (reposnap_scope_has(sc, path))
+	if (repo_snap_scope_has(sc, path))
 		return 0;
 	sc->paths = xrealloc(sc->paths, (sc->n + 1) * sizeof *sc->paths);
 	sc->paths[sc->n++] = xstrdup(path);
@@ -124,7 +124,7 @@ reposnap_scope_add(struct reposnap_scope *sc, const char *path)
 
 /* Whether a scope has a path. */
 int
-reposnap_scope_has(const struct reposnap_scope *sc, const char *path)
+repo_snap_scope_has(const struct repo_snap_scope *sc, const char *path)
 {
 	size_t i;
 
@@ -136,7 +136,7 @@ reposnap_scope_has(const struct reposnap_scope *sc, const char *path)
 
 /* Free a scope's paths. */
 void
-reposnap_scope_free(struct reposnap_scope *sc)
+repo_snap_scope_free(struct repo_snap_scope *sc)
 {
 	size_t i;
 
@@ -149,16 +149,16 @@ reposnap_scope_free(struct reposnap_scope *sc)
 
 /* Absolute path of a work-tree path. */
 void
-reposnap_abs(const struct reposnap *s, const char *rel, struct buf *out)
+repo_snap_abs(const struct repo_snap *s, const char *rel, struct buf *out)
 {
 	buf_reset(out);
 	buf_adds(out, s->workdir);
 	buf_adds(out, rel);
 }
 
-/* Read the state of a path on disk (see reposnap.h). */
+/* Read the state of a path on disk (see repo/snap.h). */
 int
-reposnap_disk(const struct reposnap *s, const char *rel, struct reposnap_side *side,
+repo_snap_disk(const struct repo_snap *s, const char *rel, struct repo_snap_side *side,
 	      struct buf *data)
 {
 	struct buf p = BUF_INIT, tmp = BUF_INIT;
@@ -170,7 +170,7 @@ reposnap_disk(const struct reposnap *s, const char *rel, struct reposnap_side *s
 	int rc = 0;
 
 	memset(side, 0, sizeof *side);
-	reposnap_abs(s, rel, &p);
+	repo_snap_abs(s, rel, &p);
 	if (lstat(p.data, &st) < 0) {
 		rc = errno == ENOENT || errno == ENOTDIR ? 0 : -1;
 	} else if (S_ISLNK(st.st_mode) && (n = readlink(p.data, link, sizeof link)) >= 0) {
@@ -191,10 +191,10 @@ reposnap_disk(const struct reposnap *s, const char *rel, struct reposnap_side *s
 	return rc;
 }
 
-/* The state of a path in a tree (see reposnap.h). */
+/* The state of a path in a tree (see repo/snap.h). */
 void
-reposnap_tree_side(const struct reposnap *s, const git_oid *tree_id, const char *path,
-		   struct reposnap_side *side)
+repo_snap_tree_side(const struct repo_snap *s, const git_oid *tree_id, const char *path,
+		   struct repo_snap_side *side)
 {
 	git_tree *tree;
 	git_tree_entry *te = NULL;
@@ -214,7 +214,7 @@ reposnap_tree_side(const struct reposnap *s, const git_oid *tree_id, const char 
 
 /* Two file states are the same (content and kind/exec bit). */
 int
-reposnap_side_eq(const struct reposnap_side *a, const struct reposnap_side *b)
+repo_snap_side_eq(const struct repo_snap_side *a, const struct repo_snap_side *b)
 {
 	if (!a->present || !b->present)
 		return a->present == b->present;
@@ -223,7 +223,7 @@ reposnap_side_eq(const struct reposnap_side *a, const struct reposnap_side *b)
 
 /* Content of a side from the object database. */
 int
-reposnap_side_data(const struct reposnap *s, const struct reposnap_side *side,
+repo_snap_side_data(const struct repo_snap *s, const struct repo_snap_side *side,
 		   struct buf *out)
 {
 	git_blob *b;
@@ -239,19 +239,19 @@ reposnap_side_data(const struct reposnap *s, const struct reposnap_side *side,
 
 /* Put path's current disk state into idx (removing it when gone). */
 static void
-snap_path(struct reposnap *s, git_index *idx, const char *rel, struct reposnap_scope *skips,
+snap_path(struct repo_snap *s, git_index *idx, const char *rel, struct repo_snap_scope *skips,
 	  struct buf *notes)
 {
 	struct buf data = BUF_INIT;
 	git_index_entry ent;
-	struct reposnap_side d;
+	struct repo_snap_side d;
 
-	if (reposnap_disk(s, rel, &d, &data) < 0) {
+	if (repo_snap_disk(s, rel, &d, &data) < 0) {
 		git_index_remove(idx, rel, 0);
 		if (skips) {
 			buf_reset(&data);
 			buf_addf(&data, "/%s", rel);
-			reposnap_scope_add(skips, data.data);
+			repo_snap_scope_add(skips, data.data);
 		}
 		if (notes)
 			buf_addf(notes, "%s: not checkpointed (a directory, a nested repository, "
@@ -289,7 +289,7 @@ has_attributes(git_index *idx)
 
 /* Whether a content filter may make index blobs differ from disk bytes. */
 static int
-has_filters(struct reposnap *s, git_index *uidx)
+has_filters(struct repo_snap *s, git_index *uidx)
 {
 	git_config *cfg = NULL;
 	git_buf v = { 0 };
@@ -310,7 +310,7 @@ has_filters(struct reposnap *s, git_index *uidx)
 
 /* The paths of idx whose entries cannot be taken as they are. */
 static void
-entries_to_fix(git_index *idx, int filters, struct reposnap_scope *fix, struct buf *notes)
+entries_to_fix(git_index *idx, int filters, struct repo_snap_scope *fix, struct buf *notes)
 {
 	size_t i, n = git_index_entrycount(idx);
 
@@ -329,17 +329,17 @@ entries_to_fix(git_index *idx, int filters, struct reposnap_scope *fix, struct b
 
 /* A private in-memory copy of the user's index, fixed up (see the top). */
 static int
-seed_index(struct reposnap *s, git_index **idx, struct reposnap_scope *skips,
+seed_index(struct repo_snap *s, git_index **idx, struct repo_snap_scope *skips,
 	   struct buf *notes, struct err *e)
 {
-	struct reposnap_scope fix = { NULL, 0 };
+	struct repo_snap_scope fix = { NULL, 0 };
 	struct buf p = BUF_INIT;
 	size_t i;
 	int rc = 0;
 
 	buf_addf(&p, "%sindex", git_repository_path(s->git));
 	if (git_index_open(idx, p.data) < 0)
-		rc = reposnap_gerr(e, "checkpoint: read the index");
+		rc = repo_snap_gerr(e, "checkpoint: read the index");
 	buf_release(&p);
 	if (rc < 0)
 		return -1;
@@ -352,13 +352,13 @@ seed_index(struct reposnap *s, git_index **idx, struct reposnap_scope *skips,
 		else
 			snap_path(s, *idx, fix.paths[i], skips, notes);
 	}
-	reposnap_scope_free(&fix);
+	repo_snap_scope_free(&fix);
 	return 0;
 }
 
 /* Status of the working tree against the index, untracked files listed one by one. */
 static int
-workdir_status(struct reposnap *s, git_status_list **sl)
+workdir_status(struct repo_snap *s, git_status_list **sl)
 {
 	git_status_options o;
 
@@ -371,14 +371,14 @@ workdir_status(struct reposnap *s, git_status_list **sl)
 
 /* Hash again what status says differs from the index, add untracked files. */
 static int
-apply_status(struct reposnap *s, git_index *idx, struct reposnap_scope *skips,
+apply_status(struct repo_snap *s, git_index *idx, struct repo_snap_scope *skips,
 	     struct buf *notes, struct err *e)
 {
 	git_status_list *sl;
 	size_t i, n;
 
 	if (workdir_status(s, &sl) < 0)
-		return reposnap_gerr(e, "checkpoint: read the working tree status");
+		return repo_snap_gerr(e, "checkpoint: read the working tree status");
 	n = git_status_list_entrycount(sl);
 	for (i = 0; i < n; i++) {
 		const git_status_entry *st = git_status_byindex(sl, i);
@@ -393,7 +393,7 @@ apply_status(struct reposnap *s, git_index *idx, struct reposnap_scope *skips,
 
 /* The user's index file stamp (size, inode, mtime); -1 when it cannot be read. */
 static int
-index_stamp(struct reposnap *s, long long st4[4])
+index_stamp(struct repo_snap *s, long long st4[4])
 {
 	struct buf p = BUF_INIT;
 	struct stat st;
@@ -413,9 +413,9 @@ index_stamp(struct reposnap *s, long long st4[4])
 
 /* Make s->base from the user's index when it needs no fixing; 0, or 1 when it does. */
 static int
-make_base(struct reposnap *s, const long long st4[4])
+make_base(struct repo_snap *s, const long long st4[4])
 {
-	struct reposnap_scope fix = { NULL, 0 };
+	struct repo_snap_scope fix = { NULL, 0 };
 	struct buf p = BUF_INIT;
 	git_index *idx = NULL;
 	int rc = 1;
@@ -429,7 +429,7 @@ make_base(struct reposnap *s, const long long st4[4])
 			rc = 0;
 		}
 	}
-	reposnap_scope_free(&fix);
+	repo_snap_scope_free(&fix);
 	git_index_free(idx);
 	buf_release(&p);
 	return rc;
@@ -437,7 +437,7 @@ make_base(struct reposnap *s, const long long st4[4])
 
 /* The paths status says differ from the index on disk (untracked included) into paths. */
 static int
-status_paths(struct reposnap *s, struct reposnap_scope *paths)
+status_paths(struct repo_snap *s, struct repo_snap_scope *paths)
 {
 	git_status_list *sl;
 	size_t i, n;
@@ -449,7 +449,7 @@ status_paths(struct reposnap *s, struct reposnap_scope *paths)
 		const git_status_entry *st = git_status_byindex(sl, i);
 		const git_diff_delta *d = st->index_to_workdir;
 		if (d && st->status != GIT_STATUS_CURRENT)
-			reposnap_scope_add(paths, d->new_file.path ? d->new_file.path :
+			repo_snap_scope_add(paths, d->new_file.path ? d->new_file.path :
 					   d->old_file.path);
 	}
 	git_status_list_free(sl);
@@ -458,20 +458,20 @@ status_paths(struct reposnap *s, struct reposnap_scope *paths)
 
 /* The update that puts rel's disk state into a tree with base (0: none needed). */
 static int
-disk_update(struct reposnap *s, git_tree *base, const char *rel, git_tree_update *u,
-	    struct reposnap_scope *skips, struct buf *notes)
+disk_update(struct repo_snap *s, git_tree *base, const char *rel, git_tree_update *u,
+	    struct repo_snap_scope *skips, struct buf *notes)
 {
 	struct buf data = BUF_INIT;
-	struct reposnap_side d;
+	struct repo_snap_side d;
 	git_tree_entry *te = NULL;
-	int bad = reposnap_disk(s, rel, &d, &data) < 0, rc = 1;
+	int bad = repo_snap_disk(s, rel, &d, &data) < 0, rc = 1;
 
 	memset(u, 0, sizeof *u);
 	u->path = rel;
 	if (bad && skips) {
 		buf_reset(&data);
 		buf_addf(&data, "/%s", rel);
-		reposnap_scope_add(skips, data.data);
+		repo_snap_scope_add(skips, data.data);
 	}
 	if (bad && notes)
 		buf_addf(notes, "%s: not checkpointed (a directory, a nested repository, "
@@ -496,10 +496,10 @@ disk_update(struct reposnap *s, git_tree *base, const char *rel, git_tree_update
 
 /* The fast snapshot (see the top): 0, or 1 when the index way must be used. */
 static int
-tree_fast(struct reposnap *s, const struct reposnap_scope *scope,
-	  struct reposnap_scope *skips, git_oid *tree, struct buf *notes)
+tree_fast(struct repo_snap *s, const struct repo_snap_scope *scope,
+	  struct repo_snap_scope *skips, git_oid *tree, struct buf *notes)
 {
-	struct reposnap_scope paths = { NULL, 0 };
+	struct repo_snap_scope paths = { NULL, 0 };
 	git_tree_update *u = NULL;
 	git_tree *base = NULL;
 	long long st4[4];
@@ -514,22 +514,22 @@ tree_fast(struct reposnap *s, const struct reposnap_scope *scope,
 		goto out;
 	for (i = 0; scope && i < scope->n; i++)
 		if (scope->paths[i][0] != '/')
-			reposnap_scope_add(&paths, scope->paths[i]);
+			repo_snap_scope_add(&paths, scope->paths[i]);
 	u = xcalloc(paths.n + 1, sizeof *u);
 	for (i = 0; i < paths.n; i++)
 		n += (size_t)disk_update(s, base, paths.paths[i], &u[n], skips, notes);
 	rc = git_tree_create_updated(tree, s->git, base, n, u) == 0 ? 0 : 1;
 out:
 	free(u);
-	reposnap_scope_free(&paths);
+	repo_snap_scope_free(&paths);
 	git_tree_free(base);
 	return rc;
 }
 
 /* Snapshot the working tree plus a scope into a tree object. */
 int
-reposnap_tree(struct reposnap *s, const struct reposnap_scope *scope,
-	      struct reposnap_scope *skips, git_oid *tree, struct buf *notes, struct err *e)
+repo_snap_tree(struct repo_snap *s, const struct repo_snap_scope *scope,
+	      struct repo_snap_scope *skips, git_oid *tree, struct buf *notes, struct err *e)
 {
 	git_index *idx = NULL;
 	size_t i;
@@ -537,23 +537,23 @@ reposnap_tree(struct reposnap *s, const struct reposnap_scope *scope,
 
 	if (!s->fallback) {
 		struct buf fnotes = BUF_INIT;
-		struct reposnap_scope fskips = { NULL, 0 };
+		struct repo_snap_scope fskips = { NULL, 0 };
 
 		rc = tree_fast(s, scope, skips ? &fskips : NULL, tree, notes ? &fnotes : NULL);
 		if (rc == 0) {
 			for (i = 0; i < fskips.n; i++)
-				reposnap_scope_add(skips, fskips.paths[i]);
+				repo_snap_scope_add(skips, fskips.paths[i]);
 			if (notes)
 				buf_add(notes, fnotes.data, fnotes.len);
 		}
-		reposnap_scope_free(&fskips);
+		repo_snap_scope_free(&fskips);
 		buf_release(&fnotes);
 		if (rc == 0)
 			return 0;
 		rc = 0;
 	}
 	if (s->fallback ? git_index_new(&idx) < 0 &&
-			  reposnap_gerr(e, "checkpoint: make an index")
+			  repo_snap_gerr(e, "checkpoint: make an index")
 			: seed_index(s, &idx, skips, notes, e) < 0)
 		return -1;
 	if (!s->fallback && apply_status(s, idx, skips, notes, e) < 0)
@@ -562,29 +562,29 @@ reposnap_tree(struct reposnap *s, const struct reposnap_scope *scope,
 		if (scope->paths[i][0] != '/')
 			snap_path(s, idx, scope->paths[i], skips, notes);
 	if (rc == 0 && git_index_write_tree_to(tree, idx, s->git) < 0)
-		rc = reposnap_gerr(e, "checkpoint: write the snapshot tree");
+		rc = repo_snap_gerr(e, "checkpoint: write the snapshot tree");
 	git_index_free(idx);
 	return rc;
 }
 
-/* Add one path's disk state to a snapshot tree (see reposnap.h). */
+/* Add one path's disk state to a snapshot tree (see repo/snap.h). */
 int
-reposnap_add(struct reposnap *s, git_oid *tree, const char *rel,
-	     struct reposnap_scope *skips, struct err *e)
+repo_snap_add(struct repo_snap *s, git_oid *tree, const char *rel,
+	     struct repo_snap_scope *skips, struct err *e)
 {
 	git_index *idx;
 	git_tree *t = NULL;
 	int rc = 0;
 
 	if (git_index_new(&idx) < 0)
-		return reposnap_gerr(e, "checkpoint: make an index");
+		return repo_snap_gerr(e, "checkpoint: make an index");
 	if (git_tree_lookup(&t, s->git, tree) < 0 || git_index_read_tree(idx, t) < 0)
-		rc = reposnap_gerr(e, "checkpoint: read the snapshot");
+		rc = repo_snap_gerr(e, "checkpoint: read the snapshot");
 	git_tree_free(t);
 	if (rc == 0)
 		snap_path(s, idx, rel, skips, NULL);
 	if (rc == 0 && git_index_write_tree_to(tree, idx, s->git) < 0)
-		rc = reposnap_gerr(e, "checkpoint: write the snapshot tree");
+		rc = repo_snap_gerr(e, "checkpoint: write the snapshot tree");
 	git_index_free(idx);
 	return rc;
 }

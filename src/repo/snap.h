@@ -1,5 +1,5 @@
 /*
- * reposnap: the object store behind repo (repo.h) and snapshots of the
+ * repo_snap: the object store behind repo (repo/repo.h) and snapshots of the
  * working tree as git tree objects.
  *
  * A store is either the git repository around the workspace (the work
@@ -28,18 +28,18 @@
  * A scope is a list of distinct paths (xmalloc'd strings, owned by it).
  * Errors from libgit2 become "<what>: <libgit2 message>".
  */
-#ifndef HEARTH_REPOSNAP_H
-#define HEARTH_REPOSNAP_H
+#ifndef HEARTH_REPO_SNAP_H
+#define HEARTH_REPO_SNAP_H
 
 #include <stddef.h>
 
 #include <git2.h>
 
-#include "buf.h"
-#include "err.h"
+#include "base/buf.h"
+#include "base/err.h"
 
-/* The store: owns git and workdir (reposnap_close frees both). */
-struct reposnap {
+/* The store: owns git and workdir (repo_snap_close frees both). */
+struct repo_snap {
 	git_repository *git;
 	int fallback;  /* 1: the private store, snapshots hold scope paths only */
 	char *workdir; /* absolute, ends with '/' */
@@ -49,56 +49,56 @@ struct reposnap {
 };
 
 /* One file state, in a tree or on disk. */
-struct reposnap_side {
+struct repo_snap_side {
 	int present;   /* 0: no such file (id and mode are zero) */
 	git_oid id;    /* blob id of the content */
 	unsigned mode; /* GIT_FILEMODE_BLOB, _BLOB_EXECUTABLE or _LINK */
 };
 
-/* A set of paths; zero-initialised is empty; free with reposnap_scope_free. */
-struct reposnap_scope {
+/* A set of paths; zero-initialised is empty; free with repo_snap_scope_free. */
+struct repo_snap_scope {
 	char **paths;
 	size_t n;
 };
 
 /* Set e from libgit2's last error, prefixed by what failed; returns -1. */
-int reposnap_gerr(struct err *e, const char *what);
+int repo_snap_gerr(struct err *e, const char *what);
 
 /*
  * Open the store for the workspace root (absolute): the repository around
  * root when it has a work tree, else state_dir/checkpoints.git (created on
  * demand; NULL or "" state_dir is an error).  0 / -1 + e; on -1 s may hold
- * parts: reposnap_close it anyway.  s must be zeroed.
+ * parts: repo_snap_close it anyway.  s must be zeroed.
  */
-int reposnap_open(struct reposnap *s, const char *root, const char *state_dir,
+int repo_snap_open(struct repo_snap *s, const char *root, const char *state_dir,
 		  struct err *e);
 /* Free what s holds; it is left zeroed. */
-void reposnap_close(struct reposnap *s);
+void repo_snap_close(struct repo_snap *s);
 
 /* Add path to sc unless present: 1 when added, 0 when it was there. */
-int reposnap_scope_add(struct reposnap_scope *sc, const char *path);
+int repo_snap_scope_add(struct repo_snap_scope *sc, const char *path);
 /* Whether sc has path. */
-int reposnap_scope_has(const struct reposnap_scope *sc, const char *path);
+int repo_snap_scope_has(const struct repo_snap_scope *sc, const char *path);
 /* Free the paths of sc; it is left empty. */
-void reposnap_scope_free(struct reposnap_scope *sc);
+void repo_snap_scope_free(struct repo_snap_scope *sc);
 
 /* workdir + rel into out (reset first). */
-void reposnap_abs(const struct reposnap *s, const char *rel, struct buf *out);
+void repo_snap_abs(const struct repo_snap *s, const char *rel, struct buf *out);
 /*
  * The state of rel on disk into side, its content appended to data when
  * given.  A missing path is not present (0).  -1 for what cannot be a
  * snapshot entry: a directory, a device, a file over REPO_MAX_FILE, an
  * unreadable file.
  */
-int reposnap_disk(const struct reposnap *s, const char *rel, struct reposnap_side *side,
+int repo_snap_disk(const struct repo_snap *s, const char *rel, struct repo_snap_side *side,
 		  struct buf *data);
 /* The state of path in the tree tree_id (not present when it is not a blob there). */
-void reposnap_tree_side(const struct reposnap *s, const git_oid *tree_id, const char *path,
-			struct reposnap_side *side);
+void repo_snap_tree_side(const struct repo_snap *s, const git_oid *tree_id, const char *path,
+			struct repo_snap_side *side);
 /* Two file states are the same (presence, content and kind/exec bit). */
-int reposnap_side_eq(const struct reposnap_side *a, const struct reposnap_side *b);
+int repo_snap_side_eq(const struct repo_snap_side *a, const struct repo_snap_side *b);
 /* Append the content of a present side from the object database to out; -1 if unreadable. */
-int reposnap_side_data(const struct reposnap *s, const struct reposnap_side *side,
+int repo_snap_side_data(const struct repo_snap *s, const struct repo_snap_side *side,
 		       struct buf *out);
 
 /*
@@ -107,15 +107,15 @@ int reposnap_side_data(const struct reposnap *s, const struct reposnap_side *sid
  * paths go to notes (may be NULL) and, with a '/' prefix, to skips (may
  * be NULL).  0 / -1 + e (the object database is read-only, say).
  */
-int reposnap_tree(struct reposnap *s, const struct reposnap_scope *scope,
-		  struct reposnap_scope *skips, git_oid *tree, struct buf *notes,
+int repo_snap_tree(struct repo_snap *s, const struct repo_snap_scope *scope,
+		  struct repo_snap_scope *skips, git_oid *tree, struct buf *notes,
 		  struct err *e);
 /*
  * Replace *tree by a copy with rel's current disk state added (removed
  * when it is gone; left out, and recorded in skips, when it cannot be
  * snapshotted).  0 / -1 + e.
  */
-int reposnap_add(struct reposnap *s, git_oid *tree, const char *rel,
-		 struct reposnap_scope *skips, struct err *e);
+int repo_snap_add(struct repo_snap *s, git_oid *tree, const char *rel,
+		 struct repo_snap_scope *skips, struct err *e);
 
 #endif

@@ -1,5 +1,5 @@
 /*
- * rmextract: definitions and used names of one file (see rmextract.h).
+ * repomap_extract: definitions and used names of one file (see repomap/extract.h).
  *
  * Data structures:
  *  - `queries`: per language its compiled tags query (reference-only
@@ -10,25 +10,25 @@
  *  - `at`: the sorted start bytes of the file's definition names, which are
  *    not uses (the lexical scan steps through it in order).
  */
-#include "rmextract.h"
+#include "repomap/extract.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include <tree_sitter/api.h>
 
-#include "str.h"
-#include "synbody.h"
-#include "synskel.h"
-#include "xmalloc.h"
+#include "base/str.h"
+#include "code/bodies.h"
+#include "code/skeleton.h"
+#include "base/xmalloc.h"
 
 #define SIG_MAX 100   /* bytes of a signature */
 #define NAME_MAX_LEN 80
 #define NQUERIES 64
-#define RMEXTRACT_VERSION 3u /* of what this file extracts: bump it when that changes */
+#define REPOMAP_EXTRACT_VERSION 3u /* of what this file extracts: bump it when that changes */
 
 static struct {
-	const struct syn_lang *lang;
+	const struct code_lang *lang;
 	TSQuery *q;
 	uint64_t stamp;
 } queries[NQUERIES];
@@ -51,7 +51,7 @@ fnv(uint64_t h, const void *p, size_t len)
 
 /* The entry of lang in `queries` (compiled on first use), or NULL. */
 static int
-query_slot(const struct syn_lang *lang)
+query_slot(const struct code_lang *lang)
 {
 	uint32_t abi;
 	int i;
@@ -62,13 +62,13 @@ query_slot(const struct syn_lang *lang)
 	if (i == NQUERIES || !*lang->tags)
 		return -1;
 	queries[i].lang = lang;
-	queries[i].q = synskel_defs_query(lang, lang->tags);
-	abi = ts_language_version(lang->language()) * 1000u + RMEXTRACT_VERSION;
+	queries[i].q = code_skeleton_defs_query(lang, lang->tags);
+	abi = ts_language_version(lang->language()) * 1000u + REPOMAP_EXTRACT_VERSION;
 	queries[i].stamp = fnv(fnv(fnv(UINT64_C(0xcbf29ce484222325), lang->name,
 				       strlen(lang->name)), &abi, sizeof abi),
 			       lang->tags, strlen(lang->tags));
-	if (!strcmp(lang->name, "c")) { /* a .h file may be read as C++ (syn_lang_for_file) */
-		const struct syn_lang *cpp = syn_lang_by_name("cpp");
+	if (!strcmp(lang->name, "c")) { /* a .h file may be read as C++ (code_lang_for_file) */
+		const struct code_lang *cpp = code_lang_by_name("cpp");
 		abi = ts_language_version(cpp->language());
 		queries[i].stamp = fnv(fnv(queries[i].stamp, &abi, sizeof abi), cpp->tags,
 				       strlen(cpp->tags));
@@ -76,9 +76,9 @@ query_slot(const struct syn_lang *lang)
 	return i;
 }
 
-/* See rmextract.h. */
+/* See repomap/extract.h. */
 int
-rmextract_supported(const struct syn_lang *lang, uint64_t *stamp)
+repomap_extract_supported(const struct code_lang *lang, uint64_t *stamp)
 {
 	int i = query_slot(lang);
 
@@ -117,7 +117,7 @@ cmp_u32(const void *a, const void *b)
 
 /* Add the definition of one match; its name position goes to *at. */
 static void
-add_match_def(struct rmcache_rec *f, TSQuery *q, const TSQueryMatch *m, const char *text,
+add_match_def(struct repomap_store_rec *f, TSQuery *q, const TSQueryMatch *m, const char *text,
 	      size_t len, uint32_t **at, size_t *nat)
 {
 	TSNode name = { { 0 }, 0, 0 };
@@ -152,7 +152,7 @@ add_match_def(struct rmcache_rec *f, TSQuery *q, const TSQueryMatch *m, const ch
 static int
 cmp_def(const void *a, const void *b)
 {
-	const struct rmcache_def *x = a, *y = b;
+	const struct repomap_store_def *x = a, *y = b;
 
 	return x->line < y->line ? -1 : x->line > y->line;
 }
@@ -202,7 +202,7 @@ nameset_add(struct nameset *ns, const char *text, uint32_t s, uint32_t n)
  * digit) other than the definition names at `at` (sorted); keep each once.
  */
 static void
-collect_refs(struct rmcache_rec *f, const char *text, size_t len, const uint32_t *at,
+collect_refs(struct repomap_store_rec *f, const char *text, size_t len, const uint32_t *at,
 	     size_t nat)
 {
 	struct nameset ns = { NULL, NULL, 0, 0 };
@@ -234,7 +234,7 @@ collect_refs(struct rmcache_rec *f, const char *text, size_t len, const uint32_t
 
 /* The definitions of the matches of q under node within [from, to). */
 static void
-defs_in(struct rmcache_rec *r, TSQueryCursor *c, TSQuery *q, TSNode node, uint32_t from,
+defs_in(struct repomap_store_rec *r, TSQueryCursor *c, TSQuery *q, TSNode node, uint32_t from,
 	uint32_t to, const char *text, size_t len, uint32_t **at, size_t *nat)
 {
 	TSQueryMatch m;
@@ -247,7 +247,7 @@ defs_in(struct rmcache_rec *r, TSQueryCursor *c, TSQuery *q, TSNode node, uint32
 
 /* Run the query per top-level node, over a skipped-body function only up to its body. */
 static void
-collect_defs(struct rmcache_rec *r, const struct syn_lang *lang, TSQuery *q, TSNode root,
+collect_defs(struct repomap_store_rec *r, const struct code_lang *lang, TSQuery *q, TSNode root,
 	     const char *text, size_t len, uint32_t **at, size_t *nat)
 {
 	TSQueryCursor *c = ts_query_cursor_new();
@@ -257,7 +257,7 @@ collect_defs(struct rmcache_rec *r, const struct syn_lang *lang, TSQuery *q, TSN
 	if (ts_tree_cursor_goto_first_child(&tc)) {
 		do {
 			TSNode top = ts_tree_cursor_current_node(&tc);
-			if (synbody_find(lang->name, top, SYNBODY_MAP, &from, &to))
+			if (code_bodies_find(lang->name, top, CODE_BODIES_MAP, &from, &to))
 				defs_in(r, c, q, top, ts_node_start_byte(top), from, text, len, at, nat);
 			else
 				defs_in(r, c, q, top, 0, UINT32_MAX, text, len, at, nat);
@@ -267,22 +267,22 @@ collect_defs(struct rmcache_rec *r, const struct syn_lang *lang, TSQuery *q, TSN
 	ts_query_cursor_delete(c);
 }
 
-/* See rmextract.h. */
+/* See repomap/extract.h. */
 void
-rmextract_file(const struct syn_lang *lang, const char *text, size_t len,
-	       struct rmcache_rec *r)
+repomap_extract_file(const struct code_lang *lang, const char *text, size_t len,
+	       struct repomap_store_rec *r)
 {
-	struct syn_tree *t = NULL;
+	struct code_tree *t = NULL;
 	TSNode root;
 	uint32_t *at = NULL;
 	size_t nat = 0;
 	int slot = query_slot(lang);
 
-	if (slot < 0 || !queries[slot].q || synskel_parse(lang, SYNBODY_MAP, text, len, &t, NULL, NULL) < 0) {
+	if (slot < 0 || !queries[slot].q || code_skeleton_parse(lang, CODE_BODIES_MAP, text, len, &t, NULL, NULL) < 0) {
 		r->skipped = 1;
 		return;
 	}
-	root = ts_tree_root_node(syn_tree_ts(t));
+	root = ts_tree_root_node(code_tree_ts(t));
 	collect_defs(r, lang, queries[slot].q, root, text, len, &at, &nat);
 	if (r->ndefs)
 		qsort(r->defs, r->ndefs, sizeof *r->defs, cmp_def);
@@ -290,12 +290,12 @@ rmextract_file(const struct syn_lang *lang, const char *text, size_t len,
 		qsort(at, nat, sizeof *at, cmp_u32);
 	collect_refs(r, text, len, at, nat);
 	free(at);
-	syn_release(t);
+	code_release(t);
 }
 
-/* See rmextract.h. */
+/* See repomap/extract.h. */
 void
-rmextract_free(void)
+repomap_extract_free(void)
 {
 	int i;
 

@@ -1,5 +1,5 @@
 /*
- * rmextract: what repomap needs from one source file — its definitions
+ * repomap_extract: what repomap needs from one source file — its definitions
  * (@definition.* captures of the language's tags query with their @name:
  * line and the trimmed source line, cut at 100 bytes, as signature) and
  * the identifiers it uses (every identifier in its text, comments and
@@ -8,34 +8,34 @@
  * syntax tree; a mention in a comment counts as a use).
  *
  * In C, C++, Go, Rust, Java, Python, JavaScript and TypeScript function
- * bodies are left out of the parse (synskel.h: methods' and callbacks'
+ * bodies are left out of the parse (code/skeleton.h: methods' and callbacks'
  * too) and the query does not enter what is left of them (as the outline
  * tool does for the first five): definitions nested in function bodies
  * are not listed (class bodies are entered, so methods are).  A ".h"
- * header is read as C++ when its text is (syn_lang_for_file).  The tags queries are compiled once per language with the patterns that
+ * header is read as C++ when its text is (code_lang_for_file).  The tags queries are compiled once per language with the patterns that
  * capture no definition disabled (uses come from the lexical
  * scan), and each gets a stamp: a hash of the language's name, grammar
- * ABI version, query text and this module's extraction version, so a disk cache (rmcache) made with another
+ * ABI version, query text and this module's extraction version, so a disk cache (repomap_store) made with another
  * grammar or query is not used.  Not thread-safe.
  */
-#ifndef HEARTH_RMEXTRACT_H
-#define HEARTH_RMEXTRACT_H
+#ifndef HEARTH_REPOMAP_EXTRACT_H
+#define HEARTH_REPOMAP_EXTRACT_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "rmcache.h"
-#include "syn.h"
+#include "repomap/store.h"
+#include "code/code.h"
 
 /* Whether lang has a tags query (compiled on first use); its stamp to *stamp. */
-int rmextract_supported(const struct syn_lang *lang, uint64_t *stamp);
+int repomap_extract_supported(const struct code_lang *lang, uint64_t *stamp);
 /*
  * Parse len bytes of text as lang (supported) and fill r's defs, refs
  * (malloc'd, r's owner frees them) and skipped (1 when it cannot be parsed).
  */
-void rmextract_file(const struct syn_lang *lang, const char *text, size_t len,
-		    struct rmcache_rec *r);
+void repomap_extract_file(const struct code_lang *lang, const char *text, size_t len,
+		    struct repomap_store_rec *r);
 /* Free the compiled queries (for leak checkers). */
-void rmextract_free(void);
+void repomap_extract_free(void);
 
 #endif

@@ -10,26 +10,26 @@
  *    the others are dropped at its end.
  *  - struct smap: string -> size_t, open addressing with linear probing,
  *    keys borrowed (they outlive the map), at most half full.
- *  - `disk`: root's on-disk cache (rmcache), loaded at the first miss of a
+ *  - `disk`: root's on-disk cache (repomap_store), loaded at the first miss of a
  *    build and freed at its end, and only when the memory cache is empty
  *    or held another root (`disk_ok`): later misses are changed files; `dirty` says the build changed the set
  *    of entries or one of them, so the disk cache is rewritten.
- * Extraction itself (parse, tags query, used names) is rmextract's.
+ * Extraction itself (parse, tags query, used names) is repomap_extract's.
  */
-#include "repomap.h"
+#include "repomap/repomap.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
-#include "fsutil.h"
-#include "rmcache.h"
-#include "rmextract.h"
-#include "str.h"
-#include "syn.h"
-#include "work.h"
-#include "xmalloc.h"
+#include "base/fs.h"
+#include "repomap/store.h"
+#include "repomap/extract.h"
+#include "base/str.h"
+#include "code/code.h"
+#include "io/work.h"
+#include "base/xmalloc.h"
 
 #define MINIFIED_MIN 4096   /* bytes: smaller files are never "minified" */
 #define MINIFIED_LINE 300   /* average line length above which a file is */
@@ -40,8 +40,8 @@ struct fentry {
 	off_t size;
 	unsigned gen;
 	int skipped;         /* 1 binary or unparsable, 2 minified or generated */
-	uint64_t stamp;      /* rmextract's, of the file's language */
-	struct rmcache_def *defs;
+	uint64_t stamp;      /* repomap_extract's, of the file's language */
+	struct repomap_store_def *defs;
 	size_t ndefs;
 	char **refs;         /* sorted, unique */
 	size_t nrefs;
@@ -62,7 +62,7 @@ static struct {
 	struct repomap_stats st;
 	const char *root;    /* of the current build */
 	char *last_root;     /* of the previous build */
-	struct rmcache *disk;
+	struct repomap_store *disk;
 	int disk_ok, dirty;
 } cache;
 
@@ -165,7 +165,7 @@ minified(const char *text, size_t len)
 
 /* Move what r yields into f. */
 static void
-fentry_take(struct fentry *f, struct rmcache_rec *r)
+fentry_take(struct fentry *f, struct repomap_store_rec *r)
 {
 	f->skipped = r->skipped;
 	f->defs = r->defs, f->ndefs = r->ndefs;
@@ -176,7 +176,7 @@ fentry_take(struct fentry *f, struct rmcache_rec *r)
 static void
 fentry_fill(struct fentry *f, const struct stat *st, uint64_t stamp)
 {
-	struct rmcache_rec r = { f->abs, 0, 0, 0, 0, NULL, 0, NULL, 0 };
+	struct repomap_store_rec r = { f->abs, 0, 0, 0, 0, NULL, 0, NULL, 0 };
 	struct buf text = BUF_INIT;
 
 	fentry_clear(f);
@@ -185,20 +185,20 @@ fentry_fill(struct fentry *f, const struct stat *st, uint64_t stamp)
 	f->stamp = stamp;
 	cache.dirty = 1;
 	if (!cache.disk && cache.disk_ok)
-		cache.disk = rmcache_load(cache.root);
-	if (rmcache_take(cache.disk, f->abs, f->mtime_ns, f->size, stamp, &r)) {
+		cache.disk = repomap_store_load(cache.root);
+	if (repomap_store_take(cache.disk, f->abs, f->mtime_ns, f->size, stamp, &r)) {
 		cache.st.disk++;
 		fentry_take(f, &r);
 		return;
 	}
 	cache.st.misses++;
-	if (buf_read_file(&text, f->abs, SYN_MAX_BYTES, NULL) < 0 ||
-	    fsutil_is_binary(text.data, text.len < FSUTIL_SNIFF ? text.len : FSUTIL_SNIFF))
+	if (buf_read_file(&text, f->abs, CODE_MAX_BYTES, NULL) < 0 ||
+	    fs_is_binary(text.data, text.len < FS_SNIFF ? text.len : FS_SNIFF))
 		r.skipped = 1;
 	else if (minified(text.data, text.len))
 		r.skipped = 2;
 	else /* by its name, and a .h header by its text (C or C++) */
-		rmextract_file(syn_lang_for_file(f->rel, text.data, text.len), text.data, text.len,
+		repomap_extract_file(code_lang_for_file(f->rel, text.data, text.len), text.data, text.len,
 			       &r);
 	fentry_take(f, &r);
 	buf_release(&text);
@@ -246,16 +246,16 @@ static int
 visit(const char *abs, const char *rel, const struct stat *st, void *arg)
 {
 	struct build *b = arg;
-	const struct syn_lang *lang;
+	const struct code_lang *lang;
 	struct fentry *f;
 	uint64_t stamp;
 
 	if (work_stopping())
 		return b->stopped = 1;
-	if (!S_ISREG(st->st_mode) || !(lang = syn_lang_for_path(rel)) ||
-	    !rmextract_supported(lang, &stamp))
+	if (!S_ISREG(st->st_mode) || !(lang = code_lang_for_path(rel)) ||
+	    !repomap_extract_supported(lang, &stamp))
 		return 0;
-	if ((size_t)st->st_size > SYN_MAX_BYTES) {
+	if ((size_t)st->st_size > CODE_MAX_BYTES) {
 		b->big++;
 		return 0;
 	}
@@ -329,11 +329,11 @@ put_file(struct buf *out, const struct fentry *f)
 {
 	size_t i;
 
-	fsutil_add_utf8(out, f->rel, strlen(f->rel));
+	fs_add_utf8(out, f->rel, strlen(f->rel));
 	buf_adds(out, ":\n");
 	for (i = 0; i < f->ndefs; i++) {
 		buf_addf(out, "  %5u  ", f->defs[i].line);
-		fsutil_add_utf8(out, f->defs[i].sig, strlen(f->defs[i].sig));
+		fs_add_utf8(out, f->defs[i].sig, strlen(f->defs[i].sig));
 		buf_addch(out, '\n');
 	}
 }
@@ -392,7 +392,7 @@ render(struct build *b, size_t budget, struct buf *out)
 	if (b->big || b->binary || b->minified)
 		buf_addf(out, "[skipped: %zu file%s over %zu MB, %zu binary or unparsable, %zu "
 			 "minified or generated]\n", b->big, b->big == 1 ? "" : "s",
-			 SYN_MAX_BYTES >> 20, b->binary, b->minified);
+			 CODE_MAX_BYTES >> 20, b->binary, b->minified);
 }
 
 /* Drop cache entries this build did not see; rebuild the index. */
@@ -417,7 +417,7 @@ prune(void)
 static void
 save(const char *root)
 {
-	struct rmcache_rec *r = xcalloc(cache.n ? cache.n : 1, sizeof *r);
+	struct repomap_store_rec *r = xcalloc(cache.n ? cache.n : 1, sizeof *r);
 	size_t i;
 
 	for (i = 0; i < cache.n; i++) {
@@ -428,16 +428,16 @@ save(const char *root)
 		r[i].defs = f->defs, r[i].ndefs = f->ndefs;
 		r[i].refs = f->refs, r[i].nrefs = f->nrefs;
 	}
-	(void)rmcache_save(root, r, cache.n, NULL); /* optional: a failure costs a reparse */
+	(void)repomap_store_save(root, r, cache.n, NULL); /* optional: a failure costs a reparse */
 	free(r);
 }
 
-/* Walk, rank, render (see repomap.h). */
+/* Walk, rank, render (see repomap/repomap.h). */
 int
 repomap_build(const char *root, size_t tokens, struct buf *out, struct err *e)
 {
 	struct build b = { NULL, 0, 0, 0, 0, 0, 0 };
-	struct fsutil_walk w = { root, visit, &b, 0, 0, 0 };
+	struct fs_walk w = { root, visit, &b, 0, 0, 0 };
 	int rc;
 
 	if (tokens < REPOMAP_MIN_TOKENS)
@@ -451,7 +451,7 @@ repomap_build(const char *root, size_t tokens, struct buf *out, struct err *e)
 	cache.disk_ok = !cache.n || !cache.last_root || strcmp(cache.last_root, root);
 	free(cache.last_root);
 	cache.last_root = xstrdup(root);
-	rc = fsutil_walk(&w, root, e);
+	rc = fs_walk(&w, root, e);
 	if (rc == 0 && b.stopped) /* nothing pruned or saved: the cache stays as it was */
 		rc = err_set(e, "build the repository map: interrupted, hearth is shutting down");
 	if (rc == 0) {
@@ -465,7 +465,7 @@ repomap_build(const char *root, size_t tokens, struct buf *out, struct err *e)
 		if (cache.dirty)
 			save(root);
 	}
-	rmcache_free(cache.disk);
+	repomap_store_free(cache.disk);
 	cache.disk = NULL;
 	cache.root = NULL;
 	free(b.files);
@@ -490,7 +490,7 @@ repomap_cache_free(void)
 		fentry_free(cache.v[i]);
 	free(cache.v);
 	smap_free(&cache.index);
-	rmextract_free();
+	repomap_extract_free();
 	free(cache.last_root);
 	memset(&cache, 0, sizeof cache);
 }

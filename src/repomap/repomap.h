@@ -2,13 +2,13 @@
  * repomap: a ranked map of the definitions across a repository, for the
  * repo_map tool.
  *
- * The files under the root (fsutil_walk: .git and .gitignore'd entries
+ * The files under the root (fs_walk: .git and .gitignore'd entries
  * skipped) whose language has a tags query are parsed with tree-sitter;
  * each gives its definitions (@definition.* captures with their @name:
  * line and the trimmed source line as signature) and the set of
  * identifiers it uses (every identifier in its text that is not one of its
  * own definition names: a lexical scan, which also covers languages whose
- * tags.scm has no @reference captures, such as C; see rmextract.h).  A definition's score is
+ * tags.scm has no @reference captures, such as C; see repomap/extract.h).  A definition's score is
  * the number of OTHER files that use its name; a file's score is the sum
  * over its definitions.  Files are printed most important first, as
  * "path:\n  line  signature" blocks (definitions in line order), until
@@ -20,26 +20,26 @@
  * What a file yields is cached for the life of the process, keyed by the
  * absolute path and validated by (mtime, size); entries of files no longer
  * seen are dropped after each build.  A build that parsed a file or dropped
- * one also writes its entries to the disk cache (rmcache.h), which a later
+ * one also writes its entries to the disk cache (repomap/store.h), which a later
  * process uses for the files unchanged since (a memory miss consults it
  * before parsing).  repomap_cache_free releases the cache
- * and the compiled queries (for leak checkers).  Files over SYN_MAX_BYTES
+ * and the compiled queries (for leak checkers).  Files over CODE_MAX_BYTES
  * (5 MB), binary files and minified or generated ones (over 4 KB with
  * lines averaging over 300 bytes) are skipped and counted.  Not
- * thread-safe: the cache and rmextract's compiled queries are shared
+ * thread-safe: the cache and repomap_extract's compiled queries are shared
  * unlocked, so in hearth every repomap_* call runs on the worker thread
- * (work.h; the repo_map tool), or while no worker job is queued or running
+ * (io/work.h; the repo_map tool), or while no worker job is queued or running
  * (unit tests, the bench, repomap_cache_free after work_shutdown at exit).
  * repomap_build runs nothing on the loop and logs nothing; on the worker
  * it gives up (-1, the cache unpruned and not saved) when work_stopping.
  */
-#ifndef HEARTH_REPOMAP_H
-#define HEARTH_REPOMAP_H
+#ifndef HEARTH_REPOMAP_REPOMAP_H
+#define HEARTH_REPOMAP_REPOMAP_H
 
 #include <stddef.h>
 
-#include "buf.h"
-#include "err.h"
+#include "base/buf.h"
+#include "base/err.h"
 
 #define REPOMAP_DEFAULT_TOKENS 2000
 #define REPOMAP_MIN_TOKENS 100
@@ -50,7 +50,7 @@
 struct repomap_stats {
 	size_t hits;    /* files answered from the cache */
 	size_t misses;  /* files read and parsed */
-	size_t disk;    /* files answered from the disk cache (rmcache.h) */
+	size_t disk;    /* files answered from the disk cache (repomap/store.h) */
 	size_t cached;  /* entries now in the cache */
 };
 

@@ -1,8 +1,8 @@
 /*
- * rmcache: repomap's per-file results on disk (format in rmcache.h).
+ * repomap_store: repomap's per-file results on disk (format in repomap/store.h).
  *
  * Data structures:
- *  - struct rmcache: the whole cache file in `data` (checked: magic,
+ *  - struct repomap_store: the whole cache file in `data` (checked: magic,
  *    version, checksum, every record in bounds) and an open-addressing
  *    table from abs path (a NUL-terminated string inside `data`) to the
  *    offset of its record, at most half full.  Records are decoded only
@@ -10,18 +10,18 @@
  *  - struct rd: a bounds-checked reader over data; any read past the end
  *    sets `bad` and yields zeros.
  */
-#include "rmcache.h"
+#include "repomap/store.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "fsutil.h"
-#include "xmalloc.h"
+#include "base/fs.h"
+#include "base/xmalloc.h"
 
 #define MAGIC "HRMC"
 #define MAX_FILE (256u << 20)
 
-struct rmcache {
+struct repomap_store {
 	struct buf data;
 	const char **key;
 	size_t *off;
@@ -45,9 +45,9 @@ fnv(const void *p, size_t len)
 	return h;
 }
 
-/* Append root's cache file path (see rmcache.h). */
+/* Append root's cache file path (see repomap/store.h). */
 int
-rmcache_path(const char *root, struct buf *out)
+repomap_store_path(const char *root, struct buf *out)
 {
 	const char *xdg = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
 
@@ -106,7 +106,7 @@ rd_str(struct rd *r)
 
 /* Skip (or, with rec, decode into malloc'd copies) one record after its path. */
 static void
-rd_body(struct rd *r, struct rmcache_rec *rec)
+rd_body(struct rd *r, struct repomap_store_rec *rec)
 {
 	uint32_t i, n;
 
@@ -137,7 +137,7 @@ rd_body(struct rd *r, struct rmcache_rec *rec)
 
 /* Index every record; -1 when one is out of bounds. */
 static int
-index_records(struct rmcache *c, struct rd *r, uint32_t count)
+index_records(struct repomap_store *c, struct rd *r, uint32_t count)
 {
 	uint32_t k;
 	size_t i;
@@ -164,24 +164,24 @@ index_records(struct rmcache *c, struct rd *r, uint32_t count)
 
 /* Drop the table and data: an empty cache. */
 static void
-make_empty(struct rmcache *c)
+make_empty(struct repomap_store *c)
 {
 	free(c->key), free(c->off);
 	c->key = NULL, c->off = NULL, c->cap = 0;
 	buf_release(&c->data);
 }
 
-/* Load root's cache (see rmcache.h). */
-struct rmcache *
-rmcache_load(const char *root)
+/* Load root's cache (see repomap/store.h). */
+struct repomap_store *
+repomap_store_load(const char *root)
 {
-	struct rmcache *c = xcalloc(1, sizeof *c);
+	struct repomap_store *c = xcalloc(1, sizeof *c);
 	struct buf path = BUF_INIT;
 	struct rd r;
 	uint64_t sum;
 	uint32_t count;
 
-	if (rmcache_path(root, &path) < 0 || buf_read_file(&c->data, path.data, MAX_FILE, NULL) < 0 ||
+	if (repomap_store_path(root, &path) < 0 || buf_read_file(&c->data, path.data, MAX_FILE, NULL) < 0 ||
 	    c->data.len < 20) {
 		make_empty(c);
 		buf_release(&path);
@@ -197,7 +197,7 @@ rmcache_load(const char *root)
 		return c;
 	}
 	r.p += 4;
-	if (rd_u32(&r) != RMCACHE_VERSION) {
+	if (rd_u32(&r) != REPOMAP_STORE_VERSION) {
 		make_empty(c);
 		return c;
 	}
@@ -207,10 +207,10 @@ rmcache_load(const char *root)
 	return c;
 }
 
-/* Take abs's record when it is current (see rmcache.h). */
+/* Take abs's record when it is current (see repomap/store.h). */
 int
-rmcache_take(struct rmcache *c, const char *abs, long long mtime_ns, long long size,
-	     uint64_t stamp, struct rmcache_rec *rec)
+repomap_store_take(struct repomap_store *c, const char *abs, long long mtime_ns, long long size,
+	     uint64_t stamp, struct repomap_store_rec *rec)
 {
 	struct rd r;
 	size_t i;
@@ -239,7 +239,7 @@ rmcache_take(struct rmcache *c, const char *abs, long long mtime_ns, long long s
 
 /* Free a loaded cache. */
 void
-rmcache_free(struct rmcache *c)
+repomap_store_free(struct repomap_store *c)
 {
 	if (!c)
 		return;
@@ -264,7 +264,7 @@ put_str(struct buf *b, const char *s)
 
 /* Append one record. */
 static void
-put_rec(struct buf *b, const struct rmcache_rec *r)
+put_rec(struct buf *b, const struct repomap_store_rec *r)
 {
 	uint32_t n = (uint32_t)r->ndefs, i;
 	unsigned char sk = r->skipped != 0;
@@ -286,18 +286,18 @@ put_rec(struct buf *b, const struct rmcache_rec *r)
 		put_str(b, r->refs[i]);
 }
 
-/* Write root's cache file (see rmcache.h). */
+/* Write root's cache file (see repomap/store.h). */
 int
-rmcache_save(const char *root, const struct rmcache_rec *recs, size_t n, struct err *e)
+repomap_store_save(const char *root, const struct repomap_store_rec *recs, size_t n, struct err *e)
 {
 	struct buf b = BUF_INIT, path = BUF_INIT;
-	uint32_t v = RMCACHE_VERSION, cnt = (uint32_t)n;
+	uint32_t v = REPOMAP_STORE_VERSION, cnt = (uint32_t)n;
 	uint64_t sum;
 	char *slash;
 	size_t i;
 	int rc = -1;
 
-	if (rmcache_path(root, &path) < 0) {
+	if (repomap_store_path(root, &path) < 0) {
 		buf_release(&path);
 		return err_set(e, "save the repo map cache: neither XDG_STATE_HOME nor HOME is set");
 	}
@@ -310,9 +310,9 @@ rmcache_save(const char *root, const struct rmcache_rec *recs, size_t n, struct 
 	buf_add(&b, &sum, 8);
 	slash = strrchr(path.data, '/');
 	*slash = '\0';
-	if (fsutil_mkdirs(path.data, e) == 0) {
+	if (fs_mkdirs(path.data, e) == 0) {
 		*slash = '/';
-		rc = fsutil_write_atomic(path.data, b.data, b.len, e);
+		rc = fs_write_atomic(path.data, b.data, b.len, e);
 	}
 	buf_release(&b);
 	buf_release(&path);

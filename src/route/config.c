@@ -1,5 +1,5 @@
 /*
- * routecfg: loading the "routing" settings object into a route_policy.
+ * route_config: loading the "routing" settings object into a route_policy.
  *
  * Each key has one small setter that validates its value and either
  * stores it or writes one warning and leaves the old value in force.
@@ -8,9 +8,9 @@
  * default price table live here so the docs (docs/routing.md) have one
  * place to agree with.
  */
-#include "routecfg.h"
+#include "route/config.h"
 
-#include "cfg.h"
+#include "base/cfg.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -18,14 +18,14 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "json.h"
-#include "xmalloc.h"
+#include "base/json.h"
+#include "base/xmalloc.h"
 
-static const char *const routecfg_rule_names[ROUTE_RULE_COUNT] = {
+static const char *const route_config_rule_names[ROUTE_RULE_COUNT] = {
 	"server_down", "tool_failures", "repeated_call", "test_failures", "max_steps", "context",
 };
 
-static const struct route_rule routecfg_rule_defaults[ROUTE_RULE_COUNT] = {
+static const struct route_rule route_config_rule_defaults[ROUTE_RULE_COUNT] = {
 	{ 1, 0, ROUTE_HANDOFF },  /* server_down */
 	{ 1, 3, ROUTE_HANDOFF },  /* tool_failures */
 	{ 1, 3, ROUTE_CONSULT },  /* repeated_call */
@@ -37,7 +37,7 @@ static const struct route_rule routecfg_rule_defaults[ROUTE_RULE_COUNT] = {
 static const struct {
 	const char *text;
 	enum route_mode mode;
-} routecfg_default_patterns[] = {
+} route_config_default_patterns[] = {
 	{ "design", ROUTE_CONSULT },
 	{ "architecture", ROUTE_CONSULT },
 	{ "race condition", ROUTE_CONSULT },
@@ -45,11 +45,11 @@ static const struct {
 	{ "security review", ROUTE_HANDOFF },
 };
 
-static const char *const routecfg_default_privacy[] = {
+static const char *const route_config_default_privacy[] = {
 	".env*", "*.pem", "*.key", "id_*", "secrets/**",
 };
 
-static const char *const routecfg_default_tests[] = {
+static const char *const route_config_default_tests[] = {
 	"make test", "make check", "pytest", "cargo test", "go test", "npm test", "npm run test",
 	"yarn test", "pnpm test", "ctest", "tox", "jest", "vitest", "mvn test", "gradle test",
 	"gradlew test", "rspec", "phpunit", "mix test", "dotnet test", "meson test",
@@ -57,7 +57,7 @@ static const char *const routecfg_default_tests[] = {
 };
 
 /* protocols.md B6; cache_write is the 5-minute write price. */
-static const struct route_price routecfg_default_prices[] = {
+static const struct route_price route_config_default_prices[] = {
 	{ (char *)"claude-opus-5", 5, 25, 6.25, 0.50 },
 	{ (char *)"claude-opus-5-5", 4, 20, 5, 0.40 },
 	{ (char *)"claude-sonnet-5", 2, 10, 2.50, 0.20 },
@@ -69,7 +69,7 @@ static const struct route_price routecfg_default_prices[] = {
 
 /* Free a pattern list. */
 static void
-routecfg_free_patterns(struct route_pattern *v, size_t n)
+route_config_free_patterns(struct route_pattern *v, size_t n)
 {
 	size_t i;
 
@@ -83,7 +83,7 @@ routecfg_free_patterns(struct route_pattern *v, size_t n)
 
 /* Free a string list. */
 static void
-routecfg_free_strings(char **v, size_t n)
+route_config_free_strings(char **v, size_t n)
 {
 	size_t i;
 
@@ -94,7 +94,7 @@ routecfg_free_strings(char **v, size_t n)
 
 /* Add one pattern to a list being built; -1 (and *why) on a bad regex. */
 static int
-routecfg_add_pattern(struct route_pattern **v, size_t *n, const char *text, int is_regex,
+route_config_add_pattern(struct route_pattern **v, size_t *n, const char *text, int is_regex,
 		     enum route_mode mode, char *why, size_t whylen)
 {
 	struct route_pattern *p;
@@ -120,7 +120,7 @@ routecfg_add_pattern(struct route_pattern **v, size_t *n, const char *text, int 
 
 /* A fresh copy of a built-in string list. */
 static char **
-routecfg_copy_strings(const char *const *v, size_t n)
+route_config_copy_strings(const char *const *v, size_t n)
 {
 	char **out = xmalloc(n * sizeof *out);
 	size_t i;
@@ -132,7 +132,7 @@ routecfg_copy_strings(const char *const *v, size_t n)
 
 /* Built-in policy. */
 void
-routecfg_defaults(struct route_policy *p)
+route_config_defaults(struct route_policy *p)
 {
 	size_t i;
 	char why[8];
@@ -140,33 +140,33 @@ routecfg_defaults(struct route_policy *p)
 	memset(p, 0, sizeof *p);
 	p->mode = ROUTE_AUTO;
 	p->context_fraction = 0.9;
-	memcpy(p->rules, routecfg_rule_defaults, sizeof p->rules);
-	for (i = 0; i < N(routecfg_default_patterns); i++)
-		routecfg_add_pattern(&p->patterns, &p->npatterns, routecfg_default_patterns[i].text,
-				     0, routecfg_default_patterns[i].mode, why, sizeof why);
-	p->privacy = routecfg_copy_strings(routecfg_default_privacy, N(routecfg_default_privacy));
-	p->nprivacy = N(routecfg_default_privacy);
-	p->test_commands = routecfg_copy_strings(routecfg_default_tests, N(routecfg_default_tests));
-	p->ntest_commands = N(routecfg_default_tests);
+	memcpy(p->rules, route_config_rule_defaults, sizeof p->rules);
+	for (i = 0; i < N(route_config_default_patterns); i++)
+		route_config_add_pattern(&p->patterns, &p->npatterns, route_config_default_patterns[i].text,
+				     0, route_config_default_patterns[i].mode, why, sizeof why);
+	p->privacy = route_config_copy_strings(route_config_default_privacy, N(route_config_default_privacy));
+	p->nprivacy = N(route_config_default_privacy);
+	p->test_commands = route_config_copy_strings(route_config_default_tests, N(route_config_default_tests));
+	p->ntest_commands = N(route_config_default_tests);
 	p->spend_cap_session_usd = 2.0;
 	p->spend_cap_day_usd = 10.0;
-	p->prices = xmalloc(N(routecfg_default_prices) * sizeof *p->prices);
-	for (i = 0; i < N(routecfg_default_prices); i++) {
-		p->prices[i] = routecfg_default_prices[i];
-		p->prices[i].model = xstrdup(routecfg_default_prices[i].model);
+	p->prices = xmalloc(N(route_config_default_prices) * sizeof *p->prices);
+	for (i = 0; i < N(route_config_default_prices); i++) {
+		p->prices[i] = route_config_default_prices[i];
+		p->prices[i].model = xstrdup(route_config_default_prices[i].model);
 	}
-	p->nprices = N(routecfg_default_prices);
+	p->nprices = N(route_config_default_prices);
 }
 
 /* Free everything. */
 void
-routecfg_release(struct route_policy *p)
+route_config_release(struct route_policy *p)
 {
 	size_t i;
 
-	routecfg_free_patterns(p->patterns, p->npatterns);
-	routecfg_free_strings(p->privacy, p->nprivacy);
-	routecfg_free_strings(p->test_commands, p->ntest_commands);
+	route_config_free_patterns(p->patterns, p->npatterns);
+	route_config_free_strings(p->privacy, p->nprivacy);
+	route_config_free_strings(p->test_commands, p->ntest_commands);
 	for (i = 0; i < p->nprices; i++)
 		free(p->prices[i].model);
 	free(p->prices);
@@ -175,20 +175,20 @@ routecfg_release(struct route_policy *p)
 
 /* Names of the settings' enums. */
 const char *
-routecfg_setting_name(enum route_setting m)
+route_config_setting_name(enum route_setting m)
 {
 	return m == ROUTE_ONLY_LOCAL ? "local" : m == ROUTE_ONLY_CLAUDE ? "claude" : "auto";
 }
 
 const char *
-routecfg_mode_name(enum route_mode m)
+route_config_mode_name(enum route_mode m)
 {
 	return m == ROUTE_CONSULT ? "consult" : "handoff";
 }
 
 /* Parse "auto" / "local" / "claude". */
 static int
-routecfg_parse_setting(const char *s, enum route_setting *out)
+route_config_parse_setting(const char *s, enum route_setting *out)
 {
 	if (!s)
 		return -1;
@@ -205,7 +205,7 @@ routecfg_parse_setting(const char *s, enum route_setting *out)
 
 /* Parse "handoff" / "consult". */
 static int
-routecfg_parse_mode(const cJSON *v, enum route_mode *out)
+route_config_parse_mode(const cJSON *v, enum route_mode *out)
 {
 	if (!cJSON_IsString(v))
 		return -1;
@@ -220,16 +220,16 @@ routecfg_parse_mode(const cJSON *v, enum route_mode *out)
 
 /* Set the mode by name. */
 int
-routecfg_set_mode(struct route_policy *p, const char *name, struct err *e)
+route_config_set_mode(struct route_policy *p, const char *name, struct err *e)
 {
-	if (routecfg_parse_setting(name, &p->mode) < 0)
+	if (route_config_parse_setting(name, &p->mode) < 0)
 		return err_set(e, "unknown route \"%s\": use auto, local or claude", name ? name : "");
 	return 0;
 }
 
 /* A number >= lo (and <= hi when hi > lo) into *out, else a warning. */
 static void
-routecfg_number(const cJSON *v, const char *org, const char *key, double lo, double hi,
+route_config_number(const cJSON *v, const char *org, const char *key, double lo, double hi,
 		double *out, struct buf *w)
 {
 	if (!cJSON_IsNumber(v) || v->valuedouble < lo || (hi > lo && v->valuedouble > hi) ||
@@ -247,7 +247,7 @@ routecfg_number(const cJSON *v, const char *org, const char *key, double lo, dou
 
 /* One pattern entry: a string, or {pattern, regex?, mode?}. */
 static void
-routecfg_pattern_entry(const cJSON *it, const char *org, struct route_pattern **v, size_t *n,
+route_config_pattern_entry(const cJSON *it, const char *org, struct route_pattern **v, size_t *n,
 		       struct buf *w)
 {
 	const char *text = cJSON_IsString(it) ? it->valuestring : json_str(it, "pattern");
@@ -265,17 +265,17 @@ routecfg_pattern_entry(const cJSON *it, const char *org, struct route_pattern **
 	    cJSON_GetObjectItemCaseSensitive(it, "regex"))
 		buf_addf(w, "%s: routing.patterns \"%s\": regex must be true or false; "
 			 "using a substring\n", org, text);
-	if (m && routecfg_parse_mode(m, &mode) < 0)
+	if (m && route_config_parse_mode(m, &mode) < 0)
 		buf_addf(w, "%s: routing.patterns \"%s\": mode must be \"handoff\" or \"consult\"; "
 			 "using consult\n", org, text);
-	if (routecfg_add_pattern(v, n, text, is_regex, mode, why, sizeof why) < 0)
+	if (route_config_add_pattern(v, n, text, is_regex, mode, why, sizeof why) < 0)
 		buf_addf(w, "%s: routing.patterns \"%s\": invalid regex (%s); entry ignored\n", org,
 			 text, why);
 }
 
 /* Replace the pattern list. */
 static void
-routecfg_patterns(struct route_policy *p, const cJSON *v, const char *org, struct buf *w)
+route_config_patterns(struct route_policy *p, const cJSON *v, const char *org, struct buf *w)
 {
 	struct route_pattern *list = NULL;
 	size_t n = 0;
@@ -286,15 +286,15 @@ routecfg_patterns(struct route_policy *p, const cJSON *v, const char *org, struc
 		return;
 	}
 	cJSON_ArrayForEach(it, v)
-		routecfg_pattern_entry(it, org, &list, &n, w);
-	routecfg_free_patterns(p->patterns, p->npatterns);
+		route_config_pattern_entry(it, org, &list, &n, w);
+	route_config_free_patterns(p->patterns, p->npatterns);
 	p->patterns = list;
 	p->npatterns = n;
 }
 
 /* Replace a list of non-empty strings (privacy, test_commands). */
 static void
-routecfg_strings(char ***listp, size_t *np, const cJSON *v, const char *org, const char *key,
+route_config_strings(char ***listp, size_t *np, const cJSON *v, const char *org, const char *key,
 		 struct buf *w)
 {
 	char **list;
@@ -314,14 +314,14 @@ routecfg_strings(char ***listp, size_t *np, const cJSON *v, const char *org, con
 			buf_addf(w, "%s: routing.%s: entries must be non-empty strings; entry "
 				 "ignored\n", org, key);
 	}
-	routecfg_free_strings(*listp, *np);
+	route_config_free_strings(*listp, *np);
 	*listp = list;
 	*np = n;
 }
 
 /* One rule object: enabled, threshold, mode. */
 static void
-routecfg_rule(struct route_rule *r, const char *name, const cJSON *v, const char *org,
+route_config_rule(struct route_rule *r, const char *name, const cJSON *v, const char *org,
 	      struct buf *w)
 {
 	const cJSON *it;
@@ -340,7 +340,7 @@ routecfg_rule(struct route_rule *r, const char *name, const cJSON *v, const char
 			else
 				why = "must be true or false";
 		} else if (strcmp(k, "mode") == 0) {
-			if (routecfg_parse_mode(it, &r->mode) < 0)
+			if (route_config_parse_mode(it, &r->mode) < 0)
 				why = "must be \"handoff\" or \"consult\"";
 		} else if (strcmp(k, "threshold") == 0 && r->threshold > 0) {
 			if (cJSON_IsNumber(it) && it->valuedouble >= 1 && it->valuedouble <= 1000 &&
@@ -358,7 +358,7 @@ routecfg_rule(struct route_rule *r, const char *name, const cJSON *v, const char
 
 /* The rules object. */
 static void
-routecfg_rules(struct route_policy *p, const cJSON *v, const char *org, struct buf *w)
+route_config_rules(struct route_policy *p, const cJSON *v, const char *org, struct buf *w)
 {
 	const cJSON *it;
 	size_t i;
@@ -369,18 +369,18 @@ routecfg_rules(struct route_policy *p, const cJSON *v, const char *org, struct b
 	}
 	cJSON_ArrayForEach(it, v) {
 		for (i = 0; i < ROUTE_RULE_COUNT; i++)
-			if (strcmp(it->string, routecfg_rule_names[i]) == 0)
+			if (strcmp(it->string, route_config_rule_names[i]) == 0)
 				break;
 		if (i == ROUTE_RULE_COUNT)
 			buf_addf(w, "%s: routing.rules: unknown rule \"%s\" ignored\n", org, it->string);
 		else
-			routecfg_rule(&p->rules[i], it->string, it, org, w);
+			route_config_rule(&p->rules[i], it->string, it, org, w);
 	}
 }
 
 /* The price entry for model, added when missing. */
 static struct route_price *
-routecfg_price_slot(struct route_policy *p, const char *model)
+route_config_price_slot(struct route_policy *p, const char *model)
 {
 	size_t i;
 
@@ -395,7 +395,7 @@ routecfg_price_slot(struct route_policy *p, const char *model)
 
 /* Merge the prices table: {model: {input, output, cache_write, cache_read}}. */
 static void
-routecfg_prices(struct route_policy *p, const cJSON *v, const char *org, struct buf *w)
+route_config_prices(struct route_policy *p, const cJSON *v, const char *org, struct buf *w)
 {
 	static const char *const keys[] = { "input", "output", "cache_write", "cache_read" };
 	const cJSON *m;
@@ -412,7 +412,7 @@ routecfg_prices(struct route_policy *p, const cJSON *v, const char *org, struct 
 			buf_addf(w, "%s: routing.prices.%s must be an object; ignored\n", org, m->string);
 			continue;
 		}
-		slot = routecfg_price_slot(p, m->string);
+		slot = route_config_price_slot(p, m->string);
 		tmp = *slot;
 		f[0] = &tmp.input, f[1] = &tmp.output, f[2] = &tmp.cache_write, f[3] = &tmp.cache_read;
 		for (i = 0; i < 4; i++) {
@@ -421,7 +421,7 @@ routecfg_prices(struct route_policy *p, const cJSON *v, const char *org, struct 
 
 			buf_addf(&key, "prices.%s.%s", m->string, keys[i]);
 			if (x)
-				routecfg_number(x, org, key.data, 0, 0, f[i], w);
+				route_config_number(x, org, key.data, 0, 0, f[i], w);
 			buf_release(&key);
 		}
 		*slot = tmp;
@@ -430,7 +430,7 @@ routecfg_prices(struct route_policy *p, const cJSON *v, const char *org, struct 
 
 /* Merge one routing object. */
 void
-routecfg_apply(struct route_policy *p, const cJSON *r, const char *org, struct buf *w)
+route_config_apply(struct route_policy *p, const cJSON *r, const char *org, struct buf *w)
 {
 	const cJSON *it;
 
@@ -443,26 +443,26 @@ routecfg_apply(struct route_policy *p, const cJSON *r, const char *org, struct b
 		const char *k = it->string;
 
 		if (strcmp(k, "mode") == 0) {
-			if (routecfg_parse_setting(cJSON_IsString(it) ? it->valuestring : NULL,
+			if (route_config_parse_setting(cJSON_IsString(it) ? it->valuestring : NULL,
 						   &p->mode) < 0)
 				buf_addf(w, "%s: routing.mode must be \"auto\", \"local\" or "
-					 "\"claude\"; keeping \"%s\"\n", org, routecfg_setting_name(p->mode));
+					 "\"claude\"; keeping \"%s\"\n", org, route_config_setting_name(p->mode));
 		} else if (strcmp(k, "patterns") == 0) {
-			routecfg_patterns(p, it, org, w);
+			route_config_patterns(p, it, org, w);
 		} else if (strcmp(k, "context_fraction") == 0) {
-			routecfg_number(it, org, k, 0.05, 1.0, &p->context_fraction, w);
+			route_config_number(it, org, k, 0.05, 1.0, &p->context_fraction, w);
 		} else if (strcmp(k, "rules") == 0) {
-			routecfg_rules(p, it, org, w);
+			route_config_rules(p, it, org, w);
 		} else if (strcmp(k, "privacy") == 0) {
-			routecfg_strings(&p->privacy, &p->nprivacy, it, org, k, w);
+			route_config_strings(&p->privacy, &p->nprivacy, it, org, k, w);
 		} else if (strcmp(k, "test_commands") == 0) {
-			routecfg_strings(&p->test_commands, &p->ntest_commands, it, org, k, w);
+			route_config_strings(&p->test_commands, &p->ntest_commands, it, org, k, w);
 		} else if (strcmp(k, "spend_cap_session_usd") == 0) {
-			routecfg_number(it, org, k, 0, 0, &p->spend_cap_session_usd, w);
+			route_config_number(it, org, k, 0, 0, &p->spend_cap_session_usd, w);
 		} else if (strcmp(k, "spend_cap_day_usd") == 0) {
-			routecfg_number(it, org, k, 0, 0, &p->spend_cap_day_usd, w);
+			route_config_number(it, org, k, 0, 0, &p->spend_cap_day_usd, w);
 		} else if (strcmp(k, "prices") == 0) {
-			routecfg_prices(p, it, org, w);
+			route_config_prices(p, it, org, w);
 		} else {
 			buf_addf(w, "%s: unknown setting \"routing.%s\" ignored\n", org, k);
 		}
@@ -471,7 +471,7 @@ routecfg_apply(struct route_policy *p, const cJSON *r, const char *org, struct b
 
 /* Merge the routing member of a settings text. */
 int
-routecfg_apply_text(struct route_policy *p, const char *json, size_t len, const char *org,
+route_config_apply_text(struct route_policy *p, const char *json, size_t len, const char *org,
 		    struct buf *w, struct err *e)
 {
 	struct err pe = ERR_INIT;
@@ -488,14 +488,14 @@ routecfg_apply_text(struct route_policy *p, const char *json, size_t len, const 
 	}
 	r = cJSON_GetObjectItemCaseSensitive(root, "routing");
 	if (r)
-		routecfg_apply(p, r, org, w);
+		route_config_apply(p, r, org, w);
 	cJSON_Delete(root);
 	return 0;
 }
 
 /* Merge the routing member of a settings file. */
 int
-routecfg_load_file(struct route_policy *p, const char *path, struct buf *w, struct err *e)
+route_config_load_file(struct route_policy *p, const char *path, struct buf *w, struct err *e)
 {
 	struct buf text = BUF_INIT;
 	struct stat st;
@@ -507,28 +507,28 @@ routecfg_load_file(struct route_policy *p, const char *path, struct buf *w, stru
 		buf_release(&text);
 		return -1;
 	}
-	rc = routecfg_apply_text(p, text.data, text.len, path, w, e);
+	rc = route_config_apply_text(p, text.data, text.len, path, w, e);
 	buf_release(&text);
 	return rc;
 }
 
 /*
- * cfg_each_file adapter for routecfg_load_file.  A file that cannot be
+ * cfg_each_file adapter for route_config_load_file.  A file that cannot be
  * read or parsed is reported by cfg_load already: say it once.
  */
 static int
-routecfg_file(void *arg, const char *path, struct buf *w, struct err *e)
+route_config_file(void *arg, const char *path, struct buf *w, struct err *e)
 {
 	struct err ignored = ERR_INIT;
 
 	(void)e;
-	routecfg_load_file(arg, path, w, &ignored);
+	route_config_load_file(arg, path, w, &ignored);
 	return 0;
 }
 
 /* User then project settings. */
 void
-routecfg_load(struct route_policy *p, const char *cwd, struct buf *w)
+route_config_load(struct route_policy *p, const char *cwd, struct buf *w)
 {
-	cfg_each_file(cwd, routecfg_file, p, w);
+	cfg_each_file(cwd, route_config_file, p, w);
 }

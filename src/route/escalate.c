@@ -1,27 +1,27 @@
 /*
  * escalate: per-turn routing between the local server and Claude (see
- * escalate.h); what happens between the steps of a turn is escstep's.
- * Spend is accounted from the agent's counters per route (escstep).
+ * route/escalate.h); what happens between the steps of a turn is route_step's.
+ * Spend is accounted from the agent's counters per route (route_step).
  */
-#include "escalate.h"
+#include "route/escalate.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "agent.h"
-#include "anthropic.h"
-#include "escstep.h"
-#include "loop.h"
-#include "provider.h"
-#include "redact.h"
-#include "routecfg.h"
-#include "xmalloc.h"
+#include "agent/agent.h"
+#include "anthropic/anthropic.h"
+#include "route/step.h"
+#include "io/loop.h"
+#include "llm/provider.h"
+#include "route/redact.h"
+#include "route/config.h"
+#include "base/xmalloc.h"
 
 /* Policy, keys, spend so far today. */
 void
-escalate_init(struct escalate *x, struct loop *l, struct http *h, const char *cwd,
+route_escalate_init(struct route_escalate *x, struct loop *l, struct http *h, const char *cwd,
 	      const char *state_dir, struct buf *warnings)
 {
 	const char *key = getenv("ANTHROPIC_API_KEY"), *base = getenv("ANTHROPIC_BASE_URL");
@@ -30,10 +30,10 @@ escalate_init(struct escalate *x, struct loop *l, struct http *h, const char *cw
 	memset(x, 0, sizeof *x);
 	x->loop = l;
 	x->http = h;
-	routecfg_defaults(&x->policy);
-	routecfg_load(&x->policy, cwd, warnings);
-	anthcfg_defaults(&x->claude);
-	anthcfg_load(&x->claude, cwd, warnings);
+	route_config_defaults(&x->policy);
+	route_config_load(&x->policy, cwd, warnings);
+	anthropic_config_defaults(&x->claude);
+	anthropic_config_load(&x->claude, cwd, warnings);
 	if (key && *key)
 		x->key = xstrdup(key);
 	else if (x->claude.api_key)
@@ -47,10 +47,10 @@ escalate_init(struct escalate *x, struct loop *l, struct http *h, const char *cw
 
 /* Free. */
 void
-escalate_release(struct escalate *x)
+route_escalate_release(struct route_escalate *x)
 {
-	routecfg_release(&x->policy);
-	anthcfg_release(&x->claude);
+	route_config_release(&x->policy);
+	anthropic_config_release(&x->claude);
 	anthropic_free(x->an);
 	if (x->key) /* do not leave the key in freed memory */
 		memset(x->key, 0, strlen(x->key));
@@ -65,23 +65,23 @@ escalate_release(struct escalate *x)
 
 /* --route / /route. */
 int
-escalate_set_mode(struct escalate *x, const char *mode, struct err *e)
+route_escalate_set_mode(struct route_escalate *x, const char *mode, struct err *e)
 {
-	return routecfg_set_mode(&x->policy, mode, e);
+	return route_config_set_mode(&x->policy, mode, e);
 }
 
 /* What Claude may see: the privacy filter over the conv. */
 static int
-escalate_filter(void *arg, const struct conv *in, struct conv *out)
+route_escalate_filter(void *arg, const struct conv *in, struct conv *out)
 {
-	return redact_conv(arg, in, out) > 0;
+	return route_redact_conv(arg, in, out) > 0;
 }
 
 /* The model check answered: keep a warning when the id is unknown. */
 static void
-escalate_models_done(int rc, int found, const char *msg, void *arg)
+route_escalate_models_done(int rc, int found, const char *msg, void *arg)
 {
-	struct escalate *x = arg;
+	struct route_escalate *x = arg;
 
 	if (rc == 0 && !found && msg && *msg)
 		buf_addf(&x->warning, "%s%s", x->warning.len ? "\n" : "", msg);
@@ -89,7 +89,7 @@ escalate_models_done(int rc, int found, const char *msg, void *arg)
 
 /* The Claude provider, created on first use; its model id checked once. */
 struct provider *
-escalate_claude(struct escalate *x)
+route_escalate_claude(struct route_escalate *x)
 {
 	struct anthropic_opts o;
 
@@ -97,22 +97,22 @@ escalate_claude(struct escalate *x)
 		anthropic_opts_init(&o);
 		o.base_url = x->base_url;
 		o.api_key = x->key;
-		o.model = anthcfg_model(&x->claude);
+		o.model = anthropic_config_model(&x->claude);
 		o.max_tokens = x->claude.max_tokens;
 		o.max_attempts = x->claude.retries + 1;
 		x->an = anthropic_new(x->loop, x->http, &o);
-		anthropic_set_filter(x->an, escalate_filter, &x->policy);
+		anthropic_set_filter(x->an, route_escalate_filter, &x->policy);
 	}
 	if (!x->models_checked && x->key) {
 		x->models_checked = 1;
-		anthropic_check_models(x->an, escalate_models_done, x, NULL);
+		anthropic_check_models(x->an, route_escalate_models_done, x, NULL);
 	}
 	return anthropic_provider(x->an);
 }
 
 /* Settling: the check answered or time is up. */
 static void
-escalate_settle_stop(struct loop *l, long id, void *arg)
+route_escalate_settle_stop(struct loop *l, long id, void *arg)
 {
 	(void)id;
 	(void)arg;
@@ -121,7 +121,7 @@ escalate_settle_stop(struct loop *l, long id, void *arg)
 
 /* Before each poll while settling: stop once the check answered. */
 static void
-escalate_settle_hook(struct loop *l, void *arg)
+route_escalate_settle_hook(struct loop *l, void *arg)
 {
 	if (!anthropic_models_pending(arg))
 		loop_stop(l);
@@ -133,14 +133,14 @@ escalate_settle_hook(struct loop *l, void *arg)
  * is over when this is called).
  */
 void
-escalate_settle(struct escalate *x, int max_ms)
+route_escalate_settle(struct route_escalate *x, int max_ms)
 {
 	long t;
 
 	if (!anthropic_models_pending(x->an))
 		return;
-	loop_set_before_sleep(x->loop, escalate_settle_hook, x->an);
-	t = loop_timer_add(x->loop, (uint64_t)max_ms, escalate_settle_stop, NULL);
+	loop_set_before_sleep(x->loop, route_escalate_settle_hook, x->an);
+	t = loop_timer_add(x->loop, (uint64_t)max_ms, route_escalate_settle_stop, NULL);
 	loop_run(x->loop, NULL);
 	loop_timer_del(x->loop, t);
 	loop_set_before_sleep(x->loop, NULL, NULL);
@@ -148,7 +148,7 @@ escalate_settle(struct escalate *x, int max_ms)
 
 /* Pending warning. */
 int
-escalate_take_warning(struct escalate *x, struct buf *out)
+route_escalate_take_warning(struct route_escalate *x, struct buf *out)
 {
 	if (!x->warning.len)
 		return 0;
@@ -159,17 +159,17 @@ escalate_take_warning(struct escalate *x, struct buf *out)
 
 /* The line the user sees for a decision. */
 static void
-escalate_note(const struct route_decision *d, struct buf *note)
+route_escalate_note(const struct route_decision *d, struct buf *note)
 {
 	if (d->notify && d->blocked_why[0])
 		buf_adds(note, d->blocked_why);
 	else if (d->target == ROUTE_CLAUDE)
-		buf_addf(note, "→ claude (%s): %s", routecfg_mode_name(d->mode), d->reason);
+		buf_addf(note, "→ claude (%s): %s", route_config_mode_name(d->mode), d->reason);
 }
 
 /* A new turn begins: reset what the step hook follows. */
 static void
-escalate_turn_reset(struct escalate *x, struct provider *local, long n_ctx)
+route_escalate_turn_reset(struct route_escalate *x, struct provider *local, long n_ctx)
 {
 	x->local = local;
 	x->n_ctx = n_ctx;
@@ -178,12 +178,12 @@ escalate_turn_reset(struct escalate *x, struct provider *local, long n_ctx)
 	x->turn_use = (struct route_usage){ 0, 0, 0, 0 };
 	x->turn_cost = 0;
 	if (x->consulting)
-		escstep_consult(x, 0, NULL);
+		route_step_consult(x, 0, NULL);
 }
 
 /* Decide this turn's provider. */
 struct provider *
-escalate_turn(struct escalate *x, const char **text, struct provider *local, long n_ctx,
+route_escalate_turn(struct route_escalate *x, const char **text, struct provider *local, long n_ctx,
 	      const struct agent_stats *st, struct buf *note)
 {
 	struct route_signals s;
@@ -196,8 +196,8 @@ escalate_turn(struct escalate *x, const char **text, struct provider *local, lon
 	}
 	x->pending = ROUTE_REQ_NONE;
 	if (st)
-		escstep_account(x, st);
-	escalate_turn_reset(x, local, n_ctx);
+		route_step_account(x, st);
+	route_escalate_turn_reset(x, local, n_ctx);
 	memset(&s, 0, sizeof s);
 	s.task = *text;
 	s.prompt_tokens = x->last_prompt;
@@ -208,16 +208,16 @@ escalate_turn(struct escalate *x, const char **text, struct provider *local, lon
 	s.told = x->told;
 	route_decide(&x->policy, &s, req, &x->last);
 	x->told = x->last.told;
-	escalate_note(&x->last, note);
-	escstep_record(x, &x->last, st ? st->steps : 0);
+	route_escalate_note(&x->last, note);
+	route_step_record(x, &x->last, st ? st->steps : 0);
 	if (st)
 		x->steps_before = st->steps;
 	x->on_claude = x->last.target == ROUTE_CLAUDE;
 	if (!x->on_claude)
 		return local;
-	escalate_claude(x);
+	route_escalate_claude(x);
 	if (x->last.mode == ROUTE_CONSULT) {
-		escstep_consult(x, 1, x->last.reason);
+		route_step_consult(x, 1, x->last.reason);
 		x->turn_consults++;
 	} else {
 		x->handed_off = 1;
@@ -227,27 +227,27 @@ escalate_turn(struct escalate *x, const char **text, struct provider *local, lon
 
 /* Follow the agent's steps. */
 void
-escalate_attach(struct escalate *x, struct agent *a)
+route_escalate_attach(struct route_escalate *x, struct agent *a)
 {
 	const struct agent_stats *st = agent_stats(a);
 
 	x->agent = a;
 	x->window0 = agent_conv(a)->nmsgs;
 	x->cf_base = st->consecutive_tool_failures;
-	escstep_account(x, st); /* usage before this turn is not this turn's */
+	route_step_account(x, st); /* usage before this turn is not this turn's */
 	x->turn_use = (struct route_usage){ 0, 0, 0, 0 };
-	agent_set_step_hook(a, escstep_hook, x);
+	agent_set_step_hook(a, route_step_hook, x);
 }
 
 /* The local server is down before the turn (print mode). */
 struct provider *
-escalate_server_down(struct escalate *x, struct provider *local, struct buf *note)
+route_escalate_server_down(struct route_escalate *x, struct provider *local, struct buf *note)
 {
 	struct route_signals s;
 	struct route_decision d;
 
 	if (x->on_claude && x->consulting) { /* a consult cannot hand back: Claude continues */
-		escstep_consult(x, 0, NULL);
+		route_step_consult(x, 0, NULL);
 		x->last.mode = ROUTE_HANDOFF;
 		x->handed_off = 1;
 		buf_addf(note, "→ claude (handoff): %s (the local server is unreachable, so Claude continues)",
@@ -262,33 +262,33 @@ escalate_server_down(struct escalate *x, struct provider *local, struct buf *not
 	s.told = x->told;
 	route_decide(&x->policy, &s, ROUTE_REQ_NONE, &d);
 	x->told = d.told;
-	escalate_note(&d, note);
+	route_escalate_note(&d, note);
 	if (d.target != ROUTE_CLAUDE)
 		return NULL;
 	x->last = d;
-	escstep_record(x, &d, 0);
-	escalate_turn_reset(x, local, 0);
+	route_step_record(x, &d, 0);
+	route_escalate_turn_reset(x, local, 0);
 	x->on_claude = 1;
 	x->handed_off = 1; /* a consult could not hand back to a server that is down */
 	x->last.mode = ROUTE_HANDOFF;
-	return escalate_claude(x);
+	return route_escalate_claude(x);
 }
 
 /* Spend of this session. */
 double
-escalate_spent(const struct escalate *x)
+route_escalate_spent(const struct route_escalate *x)
 {
 	return x->spent_session;
 }
 
 /* Spend and outcome of the finished turn. */
 void
-escalate_turn_end(struct escalate *x, const struct agent_stats *st, int answered,
+route_escalate_turn_end(struct route_escalate *x, const struct agent_stats *st, int answered,
 		  int files_changed, double wall_s)
 {
 	struct route_outcome o;
 
-	escstep_account(x, st);
+	route_step_account(x, st);
 	memset(&o, 0, sizeof o);
 	o.tokens = x->turn_use;
 	o.target = x->last.target;
@@ -303,28 +303,28 @@ escalate_turn_end(struct escalate *x, const struct agent_stats *st, int answered
 	x->turn_use = (struct route_usage){ 0, 0, 0, 0 };
 	x->turn_cost = 0;
 	if (x->consulting)
-		escstep_consult(x, 0, NULL);
+		route_step_consult(x, 0, NULL);
 }
 
 /* Route an interactive turn and point the agent at the chosen provider. */
 const char *
-escalate_begin(struct escalate *x, struct agent *a, struct provider *local, const char *text,
+route_escalate_begin(struct route_escalate *x, struct agent *a, struct provider *local, const char *text,
 	       long n_ctx, struct buf *note)
 {
 	const char *t = text;
 
-	agent_set_provider(a, escalate_turn(x, &t, local, n_ctx, agent_stats(a), note));
-	escalate_attach(x, a);
+	agent_set_provider(a, route_escalate_turn(x, &t, local, n_ctx, agent_stats(a), note));
+	route_escalate_attach(x, a);
 	x->began_ms = loop_now_ms(x->loop);
 	if (x->warning.len && note->len)
 		buf_addch(note, '\n');
-	escalate_take_warning(x, note);
+	route_escalate_take_warning(x, note);
 	return t;
 }
 
-/* The server_down rule asked without acting on it (see escalate.h). */
+/* The server_down rule asked without acting on it (see route/escalate.h). */
 int
-escalate_down_possible(const struct escalate *x)
+route_escalate_down_possible(const struct route_escalate *x)
 {
 	struct route_signals s;
 	struct route_decision d;
@@ -339,31 +339,31 @@ escalate_down_possible(const struct escalate *x)
 	return d.target == ROUTE_CLAUDE;
 }
 
-/* An interactive turn with the local server down (see escalate.h). */
+/* An interactive turn with the local server down (see route/escalate.h). */
 int
-escalate_begin_down(struct escalate *x, struct agent *a, struct provider *local, struct buf *note)
+route_escalate_begin_down(struct route_escalate *x, struct agent *a, struct provider *local, struct buf *note)
 {
-	struct provider *p = escalate_server_down(x, local, note);
+	struct provider *p = route_escalate_server_down(x, local, note);
 
 	if (!p)
 		return 0;
 	agent_set_provider(a, p);
-	escalate_attach(x, a);
+	route_escalate_attach(x, a);
 	x->began_ms = loop_now_ms(x->loop);
 	return 1;
 }
 
 /* The interactive turn ended. */
 void
-escalate_end(struct escalate *x, struct agent *a, int answered)
+route_escalate_end(struct route_escalate *x, struct agent *a, int answered)
 {
-	escalate_turn_end(x, agent_stats(a), answered, 0,
+	route_escalate_turn_end(x, agent_stats(a), answered, 0,
 			  (double)(loop_now_ms(x->loop) - x->began_ms) / 1000.0);
 }
 
 /* The outcomes table for `hearth stats`. */
 int
-escalate_stats(const char *state_dir, struct buf *out, struct err *e)
+route_escalate_stats(const char *state_dir, struct buf *out, struct err *e)
 {
 	struct buf path = BUF_INIT;
 	int rc;

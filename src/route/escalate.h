@@ -1,6 +1,6 @@
 /*
  * escalate: which model answers a turn — the local llama-server or
- * Claude — decided by the routing policy (route.h) and made visible.
+ * Claude — decided by the routing policy (route/route.h) and made visible.
  *
  * Per turn: a leading "@claude" or a pending /claude asks for Claude;
  * /local and routing mode "local" keep everything on the machine; the
@@ -14,13 +14,13 @@
  * The Anthropic provider is created only when a turn goes to Claude.
  * Borrows loop and http; owns the policy and the provider.
  */
-#ifndef HEARTH_ESCALATE_H
-#define HEARTH_ESCALATE_H
+#ifndef HEARTH_ROUTE_ESCALATE_H
+#define HEARTH_ROUTE_ESCALATE_H
 
-#include "anthcfg.h"
-#include "buf.h"
-#include "err.h"
-#include "route.h"
+#include "anthropic/config.h"
+#include "base/buf.h"
+#include "base/err.h"
+#include "route/route.h"
 
 #include <stdint.h>
 
@@ -31,7 +31,7 @@ struct agent_stats;
 struct anthropic;
 
 /* One routing decision of the session (print-mode json). */
-struct escalate_decision {
+struct route_escalate_decision {
 	int step;                 /* agent steps before it (0 = at the start of the first turn) */
 	enum route_target target;
 	enum route_mode mode;
@@ -39,7 +39,7 @@ struct escalate_decision {
 	int blocked;              /* Claude was wanted but a guard kept it local */
 };
 
-struct escalate {
+struct route_escalate {
 	struct loop *loop;
 	struct http *http;
 	struct route_policy policy;
@@ -52,7 +52,7 @@ struct escalate {
 	struct route_decision last;
 	uint64_t began_ms;
 	int steps_before;
-	/* the running turn, between its steps (escstep) */
+	/* the running turn, between its steps (route_step) */
 	struct agent *agent;      /* borrowed while attached */
 	struct provider *local;
 	int on_claude;            /* the requests since the last accounting went to Claude */
@@ -68,12 +68,12 @@ struct escalate {
 	double route_cost[2];
 	struct route_usage turn_use;
 	double turn_cost;
-	struct escalate_decision *dec;
+	struct route_escalate_decision *dec;
 	size_t ndec, adec;
 	int turn_consults;        /* consults this turn: a second escalation hands off */
 	int models_checked;       /* GET /v1/models was asked (once per session) */
 	struct buf warning;       /* the model check's finding, until shown */
-	struct anthcfg claude;    /* "anthropic" settings */
+	struct anthropic_config claude;    /* "anthropic" settings */
 	/*
 	 * Optional: where step decisions are shown at once (print mode), else
 	 * they go in the hook's note; switched: the provider changed, or a
@@ -84,66 +84,66 @@ struct escalate {
 };
 
 /* Policy from the settings files under cwd; key/base URL from the environment. */
-void escalate_init(struct escalate *x, struct loop *l, struct http *h, const char *cwd,
+void route_escalate_init(struct route_escalate *x, struct loop *l, struct http *h, const char *cwd,
 		   const char *state_dir, struct buf *warnings);
-void escalate_release(struct escalate *x);
+void route_escalate_release(struct route_escalate *x);
 /* --route / /route auto|local|claude. */
-int escalate_set_mode(struct escalate *x, const char *mode, struct err *e);
+int route_escalate_set_mode(struct route_escalate *x, const char *mode, struct err *e);
 /*
  * Choose the provider for a turn.  *text loses a leading "@claude".
  * Returns local or the Claude provider; x->last holds the decision.
  * A line for the user (the route and its reason, or why a rule could not
  * escalate) is appended to note when there is something to say.
  */
-struct provider *escalate_turn(struct escalate *x, const char **text, struct provider *local,
+struct provider *route_escalate_turn(struct route_escalate *x, const char **text, struct provider *local,
 			       long n_ctx, const struct agent_stats *st, struct buf *note);
 /* The turn ended: add its cost to the spend and append the outcome. */
-void escalate_turn_end(struct escalate *x, const struct agent_stats *st, int answered,
+void route_escalate_turn_end(struct route_escalate *x, const struct agent_stats *st, int answered,
 		       int files_changed, double wall_s);
 /*
  * Interactive turns: route the text (a leading @claude removed), switch
- * the agent's provider and remember when the turn began; escalate_end
+ * the agent's provider and remember when the turn began; route_escalate_end
  * records its outcome.  The note says where the turn went, or why not.
  */
 struct agent;
-const char *escalate_begin(struct escalate *x, struct agent *a, struct provider *local,
+const char *route_escalate_begin(struct route_escalate *x, struct agent *a, struct provider *local,
 			   const char *text, long n_ctx, struct buf *note);
-void escalate_end(struct escalate *x, struct agent *a, int answered);
+void route_escalate_end(struct route_escalate *x, struct agent *a, int answered);
 /*
  * An interactive turn while the local server does not answer: the
  * server_down rule decides.  On Claude the agent is pointed at it and the
- * turn is followed as escalate_begin does (return 1); otherwise 0 (the
+ * turn is followed as route_escalate_begin does (return 1); otherwise 0 (the
  * caller waits for the server).  note gets the line for the user.
  */
-int escalate_begin_down(struct escalate *x, struct agent *a, struct provider *local,
+int route_escalate_begin_down(struct route_escalate *x, struct agent *a, struct provider *local,
 			struct buf *note);
 /* Whether the server_down rule would send a turn to Claude now (nothing recorded). */
-int escalate_down_possible(const struct escalate *x);
+int route_escalate_down_possible(const struct route_escalate *x);
 /*
- * Follow the agent's steps for this turn (print mode; escalate_begin does
- * it for the interactive sessions): installs the step hook (escstep) and
+ * Follow the agent's steps for this turn (print mode; route_escalate_begin does
+ * it for the interactive sessions): installs the step hook (route_step) and
  * takes the usage baseline.
  */
-void escalate_attach(struct escalate *x, struct agent *a);
+void route_escalate_attach(struct route_escalate *x, struct agent *a);
 /*
  * The local server did not answer before a turn (print mode): the
  * server_down rule decides; returns Claude or NULL (stay local and fail),
  * with the line for the user in note.
  */
-struct provider *escalate_server_down(struct escalate *x, struct provider *local,
+struct provider *route_escalate_server_down(struct route_escalate *x, struct provider *local,
 				      struct buf *note);
 /* The Claude provider (created on first use, with the settings and the privacy filter). */
-struct provider *escalate_claude(struct escalate *x);
+struct provider *route_escalate_claude(struct route_escalate *x);
 /* Move a pending one-line warning (unknown model id) to out; 1 when there was one. */
-int escalate_take_warning(struct escalate *x, struct buf *out);
+int route_escalate_take_warning(struct route_escalate *x, struct buf *out);
 /*
  * Run the loop until a model check in flight answers, at most max_ms (end
  * of print mode; the loop's before-sleep hook is cleared).
  */
-void escalate_settle(struct escalate *x, int max_ms);
+void route_escalate_settle(struct route_escalate *x, int max_ms);
 /* Spend of this session in USD (status line). */
-double escalate_spent(const struct escalate *x);
+double route_escalate_spent(const struct route_escalate *x);
 /* `hearth stats`: the outcomes table. */
-int escalate_stats(const char *state_dir, struct buf *out, struct err *e);
+int route_escalate_stats(const char *state_dir, struct buf *out, struct err *e);
 
 #endif

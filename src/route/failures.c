@@ -1,17 +1,17 @@
 /*
- * routesig: failure signals from the conv (see routesig.h).  Results are
+ * route_failures: failure signals from the conv (see route/failures.h).  Results are
  * matched to their calls by id; a call without a result yet (the step in
  * flight) counts as a call but not as a test run or a change.
  */
-#include "routesig.h"
+#include "route/failures.h"
 
 #include <cjson/cJSON.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
-#include "json.h"
-#include "xmalloc.h"
+#include "base/buf.h"
+#include "base/json.h"
+#include "base/xmalloc.h"
 
 /* The result block answering call id, in the messages after index mi. */
 static const struct conv_block *
@@ -42,7 +42,7 @@ rs_passed(const char *out)
 
 /* Whether an earlier test run of cmd exists since the last change (index of it or -1). */
 static long
-rs_last_run(const struct routesig *s, const char *cmd)
+rs_last_run(const struct route_failures *s, const char *cmd)
 {
 	size_t i;
 
@@ -54,7 +54,7 @@ rs_last_run(const struct routesig *s, const char *cmd)
 
 /* Drop the calls recorded so far (the repeat window starts over). */
 static void
-rs_forget_calls(struct routesig *s)
+rs_forget_calls(struct route_failures *s)
 {
 	size_t i;
 
@@ -67,7 +67,7 @@ rs_forget_calls(struct routesig *s)
 
 /* Record one call (and its test run or change). */
 static void
-rs_call(struct routesig *s, const struct route_policy *p, const struct conv_block *call,
+rs_call(struct route_failures *s, const struct route_policy *p, const struct conv_block *call,
 	const struct conv_block *res, int *edited_since)
 {
 	struct buf canon = BUF_INIT;
@@ -105,13 +105,13 @@ rs_call(struct routesig *s, const struct route_policy *p, const struct conv_bloc
 
 /* Walk the messages from `from`. */
 void
-routesig_scan(struct routesig *s, const struct route_policy *p, const struct conv *c,
+route_failures_scan(struct route_failures *s, const struct route_policy *p, const struct conv *c,
 	      size_t from)
 {
 	size_t i, j;
 	int edited_since = 0;
 
-	routesig_release(s);
+	route_failures_release(s);
 	for (i = from; i < c->nmsgs; i++) {
 		if (c->msgs[i].role != CONV_ASSISTANT)
 			continue;
@@ -126,7 +126,7 @@ routesig_scan(struct routesig *s, const struct route_policy *p, const struct con
 
 /* Free. */
 void
-routesig_release(struct routesig *s)
+route_failures_release(struct route_failures *s)
 {
 	size_t i;
 

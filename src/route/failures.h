@@ -1,8 +1,8 @@
 /*
- * routesig: the failure signals of a turn, read from the conv (issue 5's
+ * route_failures: the failure signals of a turn, read from the conv (issue 5's
  * step-level routing; docs/routing.md).
  *
- * routesig_scan walks the messages from index `from` (the turn's start,
+ * route_failures_scan walks the messages from index `from` (the turn's start,
  * or the end of the last consult) and collects what route_decide wants:
  * the tool calls (name + canonical arguments, oldest first), the runs of
  * test commands (passed = the bash result ends with "exit code: 0";
@@ -13,19 +13,19 @@
  * loop.  Bash commands that change files some other way are not counted as
  * changes: the max_steps rule then errs toward asking for help.
  *
- * Ownership: a struct routesig owns its arrays and strings (it copies
- * from the conv); routesig_release frees them.  route_signals.calls /
+ * Ownership: a struct route_failures owns its arrays and strings (it copies
+ * from the conv); route_failures_release frees them.  route_signals.calls /
  * tests may point into it until then.
  */
-#ifndef HEARTH_ROUTESIG_H
-#define HEARTH_ROUTESIG_H
+#ifndef HEARTH_ROUTE_FAILURES_H
+#define HEARTH_ROUTE_FAILURES_H
 
 #include <stddef.h>
 
-#include "conv.h"
-#include "route.h"
+#include "llm/conv.h"
+#include "route/route.h"
 
-struct routesig {
+struct route_failures {
 	struct route_call *calls;
 	size_t ncalls, acalls;
 	struct route_test *tests;
@@ -34,9 +34,9 @@ struct routesig {
 };
 
 /* Collect the signals of c's messages from index from on (s is overwritten). */
-void routesig_scan(struct routesig *s, const struct route_policy *p, const struct conv *c,
+void route_failures_scan(struct route_failures *s, const struct route_policy *p, const struct conv *c,
 		   size_t from);
 /* Free what s owns; s is left empty. */
-void routesig_release(struct routesig *s);
+void route_failures_release(struct route_failures *s);
 
 #endif

@@ -1,21 +1,21 @@
 /*
- * redact: the privacy filter over a conv copy (see redact.h).  Calls are
+ * redact: the privacy filter over a conv copy (see route/redact.h).  Calls are
  * looked up by id among the assistant messages seen so far (a result
  * always follows its call), so one pass over the conv suffices.
  */
-#include "redact.h"
+#include "route/redact.h"
 
 #include <cjson/cJSON.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
-#include "json.h"
-#include "xmalloc.h"
+#include "base/buf.h"
+#include "base/json.h"
+#include "base/xmalloc.h"
 
 /* Whether name is one of the tools whose result is a file's contents. */
 static int
-redact_file_tool(const char *name)
+route_redact_file_tool(const char *name)
 {
 	static const char *const tools[] = { "read", "outline", "write", "edit" };
 	size_t i;
@@ -28,7 +28,7 @@ redact_file_tool(const char *name)
 
 /* Whether a shell command names a privacy-listed file. */
 int
-redact_command_private(const struct route_policy *p, const char *cmd)
+route_redact_command_private(const struct route_policy *p, const char *cmd)
 {
 	static const char seps[] = " \t\n\"'`<>|;&()=$";
 	const char *s = cmd;
@@ -52,7 +52,7 @@ redact_command_private(const struct route_policy *p, const char *cmd)
 
 /* The call with this id among the messages before index end. */
 static const struct conv_block *
-redact_find_call(const struct conv *c, size_t end, const char *id)
+route_redact_find_call(const struct conv *c, size_t end, const char *id)
 {
 	size_t i, j;
 
@@ -68,7 +68,7 @@ redact_find_call(const struct conv *c, size_t end, const char *id)
 
 /* A private path argument of a call, or NULL (borrowed from args). */
 static const char *
-redact_private_path(const struct route_policy *p, const cJSON *args)
+route_redact_private_path(const struct route_policy *p, const cJSON *args)
 {
 	const char *path = json_str(args, "path");
 
@@ -77,7 +77,7 @@ redact_private_path(const struct route_policy *p, const cJSON *args)
 
 /* grep output without the lines of private files, one notice instead. */
 static int
-redact_grep(const struct route_policy *p, const char *text, struct buf *out)
+route_redact_grep(const struct route_policy *p, const char *text, struct buf *out)
 {
 	const char *s = text ? text : "";
 	size_t dropped = 0;
@@ -107,19 +107,19 @@ redact_grep(const struct route_policy *p, const char *text, struct buf *out)
 
 /* What Claude sees of a tool result; returns 1 when it differs. */
 static int
-redact_result(const struct route_policy *p, const struct conv_block *call,
+route_redact_result(const struct route_policy *p, const struct conv_block *call,
 	      const struct conv_block *res, struct buf *out)
 {
 	cJSON *args = call ? cJSON_Parse(call->text ? call->text : "") : NULL;
-	const char *path = redact_private_path(p, args), *text = res->text ? res->text : "";
+	const char *path = route_redact_private_path(p, args), *text = res->text ? res->text : "";
 	int changed = 0;
 
-	if (call && path && redact_file_tool(call->name)) {
+	if (call && path && route_redact_file_tool(call->name)) {
 		changed = route_redact(p, path, text, strlen(text), out);
 	} else if (call && call->name && !strcmp(call->name, "grep")) {
-		changed = redact_grep(p, text, out);
+		changed = route_redact_grep(p, text, out);
 	} else if (call && call->name && !strcmp(call->name, "bash") &&
-		   redact_command_private(p, json_str(args, "command"))) {
+		   route_redact_command_private(p, json_str(args, "command"))) {
 		buf_addf(out, "[hearth: the output of this command (%zu bytes) is not shown to Claude: "
 			 "the command names a privacy-listed file (routing.privacy)]", strlen(text));
 		changed = 1;
@@ -132,11 +132,11 @@ redact_result(const struct route_policy *p, const struct conv_block *call,
 
 /* A write/edit call on a private path with its content arguments replaced. */
 static int
-redact_call(const struct route_policy *p, const struct conv_block *call, struct buf *out)
+route_redact_call(const struct route_policy *p, const struct conv_block *call, struct buf *out)
 {
 	static const char *const keys[] = { "content", "old_text", "new_text" };
 	cJSON *args = cJSON_Parse(call->text ? call->text : "");
-	const char *path = redact_private_path(p, args);
+	const char *path = route_redact_private_path(p, args);
 	int changed = 0;
 	size_t i;
 	char *s;
@@ -164,11 +164,11 @@ redact_call(const struct route_policy *p, const struct conv_block *call, struct 
 }
 
 /*
- * A user text with @path attachments (atref: "<file path=\"REL\">\nCONTENT\n</file>")
+ * A user text with @path attachments (front_attach: "<file path=\"REL\">\nCONTENT\n</file>")
  * whose private files' contents are replaced; returns 1 when it differs.
  */
 static int
-redact_text(const struct route_policy *p, const char *text, struct buf *out)
+route_redact_text(const struct route_policy *p, const char *text, struct buf *out)
 {
 	static const char open[] = "<file path=\"", close[] = "\n</file>";
 	const char *s = text ? text : "", *at, *q, *body, *end;
@@ -194,7 +194,7 @@ redact_text(const struct route_policy *p, const char *text, struct buf *out)
 
 /* Copy one block, filtered. */
 static size_t
-redact_block(const struct route_policy *p, const struct conv *in, size_t mi,
+route_redact_block(const struct route_policy *p, const struct conv *in, size_t mi,
 	     const struct conv_block *b, struct conv_msg *m)
 {
 	struct buf t = BUF_INIT;
@@ -202,11 +202,11 @@ redact_block(const struct route_policy *p, const struct conv *in, size_t mi,
 	int changed = 0;
 
 	if (b->kind == CONV_TOOL_RESULT)
-		changed = redact_result(p, redact_find_call(in, mi, b->id), b, &t);
+		changed = route_redact_result(p, route_redact_find_call(in, mi, b->id), b, &t);
 	else if (b->kind == CONV_TOOL_CALL)
-		changed = redact_call(p, b, &t);
+		changed = route_redact_call(p, b, &t);
 	else if (b->kind == CONV_TEXT && in->msgs[mi].role == CONV_USER)
-		changed = redact_text(p, b->text, &t);
+		changed = route_redact_text(p, b->text, &t);
 	nb = conv_add_block(m, b->kind, changed ? t.data : b->text, b->id, b->name);
 	nb->is_error = b->is_error;
 	nb->provider = b->provider ? xstrdup(b->provider) : NULL;
@@ -217,7 +217,7 @@ redact_block(const struct route_policy *p, const struct conv *in, size_t mi,
 
 /* The filtered copy. */
 size_t
-redact_conv(const struct route_policy *p, const struct conv *in, struct conv *out)
+route_redact_conv(const struct route_policy *p, const struct conv *in, struct conv *out)
 {
 	size_t i, j, n = 0;
 
@@ -227,7 +227,7 @@ redact_conv(const struct route_policy *p, const struct conv *in, struct conv *ou
 
 		m->aborted = in->msgs[i].aborted;
 		for (j = 0; j < in->msgs[i].nblocks; j++)
-			n += redact_block(p, in, i, &in->msgs[i].blocks[j], m);
+			n += route_redact_block(p, in, i, &in->msgs[i].blocks[j], m);
 	}
 	return n;
 }

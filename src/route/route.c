@@ -1,13 +1,13 @@
 /*
  * route: the routing decision, costs, the privacy list and the outcomes
- * log (see route.h for the contract, docs/routing.md for the policy).
+ * log (see route/route.h for the contract, docs/routing.md for the policy).
  *
  * Rules are a table of small checkers, one per failure signal, each
  * writing its human reason into a fixed buffer; route_decide runs them in
  * table order and then applies the guards.  The outcomes log is JSONL,
  * one object per finished turn, only ever appended to.
  */
-#include "route.h"
+#include "route/route.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -19,10 +19,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fsutil.h"
-#include "routecfg.h"
-#include "json.h"
-#include "xmalloc.h"
+#include "base/fs.h"
+#include "route/config.h"
+#include "base/json.h"
+#include "base/xmalloc.h"
 
 typedef int (*route_check_fn)(const struct route_policy *p, const struct route_signals *s,
 			      int threshold, char *why, size_t n);
@@ -223,7 +223,7 @@ route_guard(const struct route_policy *p, const struct route_signals *s,
 	return 1;
 }
 
-/* Decide (see route.h). */
+/* Decide (see route/route.h). */
 void
 route_decide(const struct route_policy *p, const struct route_signals *s,
 	     enum route_request req, struct route_decision *d)
@@ -346,7 +346,7 @@ route_find_price(const struct route_policy *p, const char *model)
 	return best;
 }
 
-/* Cost of usage (see route.h). */
+/* Cost of usage (see route/route.h). */
 int
 route_cost_usd(const struct route_policy *p, const char *model, const struct route_usage *u,
 	       double *usd)
@@ -378,11 +378,11 @@ route_privacy_glob(const struct route_policy *p, const char *path)
 	if (!path || !*path)
 		return NULL;
 	for (i = 0; i < p->nprivacy; i++) {
-		if (fsutil_glob_match(p->privacy[i], path))
+		if (fs_glob_match(p->privacy[i], path))
 			return p->privacy[i];
 		for (t = strchr(p->privacy[i], '/') ? strchr(path, '/') : NULL; t;
 		     t = strchr(t + 1, '/'))
-			if (t[1] && fsutil_glob_match(p->privacy[i], t + 1))
+			if (t[1] && fs_glob_match(p->privacy[i], t + 1))
 				return p->privacy[i];
 	}
 	return NULL;
@@ -424,7 +424,7 @@ route_outcome_line(const struct route_outcome *o, struct buf *b)
 	strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", &tm);
 	buf_addf(b, "{\"ts\":\"%s\",\"route\":\"%s\"", ts, route_target_name(o->target));
 	if (o->target == ROUTE_CLAUDE)
-		buf_addf(b, ",\"mode\":\"%s\"", routecfg_mode_name(o->mode));
+		buf_addf(b, ",\"mode\":\"%s\"", route_config_mode_name(o->mode));
 	buf_adds(b, ",\"reason\":");
 	json_add_escaped(b, r, strlen(r));
 	buf_addf(b, ",\"steps\":%d,\"answered\":%s,\"files_changed\":%s,"
@@ -463,7 +463,7 @@ route_outcome_append(const char *path, const struct route_outcome *o, struct err
 
 	if (slash && slash != path) {
 		buf_add(&dir, path, (size_t)(slash - path));
-		rc = fsutil_mkdirs(dir.data, e);
+		rc = fs_mkdirs(dir.data, e);
 		buf_release(&dir);
 		if (rc < 0)
 			return -1;

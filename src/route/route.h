@@ -2,7 +2,7 @@
  * route: the routing policy (issue 5) — local model or Claude, and why.
  *
  * Pure decisions: route_decide looks at a loaded struct route_policy
- * (settings, see routecfg.h and docs/routing.md) and a struct
+ * (settings, see route/config.h and docs/routing.md) and a struct
  * route_signals (what the session observed) and fills a struct
  * route_decision.  Nothing here does I/O except the outcomes log
  * (route_outcome_append, route_stats, route_spent_day).
@@ -17,18 +17,18 @@
  * blocked = 1 and one line in blocked_why.
  *
  * Ownership: the policy owns its strings and compiled regexes
- * (routecfg_release frees them).  Signals, calls and tests are borrowed
+ * (route_config_release frees them).  Signals, calls and tests are borrowed
  * for the duration of the call.  A decision is a plain value.
  */
-#ifndef HEARTH_ROUTE_H
-#define HEARTH_ROUTE_H
+#ifndef HEARTH_ROUTE_ROUTE_H
+#define HEARTH_ROUTE_ROUTE_H
 
 #include <regex.h>
 #include <stddef.h>
 #include <time.h>
 
-#include "buf.h"
-#include "err.h"
+#include "base/buf.h"
+#include "base/err.h"
 
 enum route_target { ROUTE_LOCAL, ROUTE_CLAUDE };
 enum route_mode { ROUTE_HANDOFF, ROUTE_CONSULT };

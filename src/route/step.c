@@ -1,23 +1,23 @@
 /*
- * escstep: step-level routing and per-route accounting (see escstep.h).
+ * route_step: step-level routing and per-route accounting (see route/step.h).
  * The hook never fails: a decision it cannot act on keeps the turn where
  * it is.
  */
-#include "escstep.h"
+#include "route/step.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "anthropic.h"
-#include "provider.h"
-#include "routecfg.h"
-#include "routesig.h"
-#include "xmalloc.h"
+#include "anthropic/anthropic.h"
+#include "llm/provider.h"
+#include "route/config.h"
+#include "route/failures.h"
+#include "base/xmalloc.h"
 
 /* What a consult asks of Claude. */
 void
-escstep_consult_text(const char *reason, struct buf *out)
+route_step_consult_text(const char *reason, struct buf *out)
 {
 	buf_adds(out, "[hearth] You are consulted for one answer");
 	if (reason && *reason)
@@ -30,7 +30,7 @@ escstep_consult_text(const char *reason, struct buf *out)
 
 /* Consult on/off on the Claude provider. */
 void
-escstep_consult(struct escalate *x, int on, const char *reason)
+route_step_consult(struct route_escalate *x, int on, const char *reason)
 {
 	struct buf t = BUF_INIT;
 
@@ -38,14 +38,14 @@ escstep_consult(struct escalate *x, int on, const char *reason)
 	if (!x->an)
 		return;
 	if (on)
-		escstep_consult_text(reason, &t);
+		route_step_consult_text(reason, &t);
 	anthropic_set_consult(x->an, on ? t.data : NULL);
 	buf_release(&t);
 }
 
 /* Usage counters of the agent in route form (input excludes the cached parts). */
 static struct route_usage
-escstep_usage(const struct agent_stats *st)
+route_step_usage(const struct agent_stats *st)
 {
 	struct route_usage u;
 
@@ -58,7 +58,7 @@ escstep_usage(const struct agent_stats *st)
 
 /* Add b to a. */
 static void
-escstep_add(struct route_usage *a, const struct route_usage *b)
+route_step_add(struct route_usage *a, const struct route_usage *b)
 {
 	a->input += b->input;
 	a->output += b->output;
@@ -68,9 +68,9 @@ escstep_add(struct route_usage *a, const struct route_usage *b)
 
 /* Account the usage since the last call to the route that made it. */
 void
-escstep_account(struct escalate *x, const struct agent_stats *st)
+route_step_account(struct route_escalate *x, const struct agent_stats *st)
 {
-	struct route_usage now = escstep_usage(st), d;
+	struct route_usage now = route_step_usage(st), d;
 	int t = x->on_claude ? ROUTE_CLAUDE : ROUTE_LOCAL, nreq = st->requests - x->snap_requests;
 	double usd = 0;
 
@@ -87,8 +87,8 @@ escstep_account(struct escalate *x, const struct agent_stats *st)
 	x->snap_requests = st->requests;
 	if (nreq > 0)
 		x->last_prompt = (d.input + d.cache_read + d.cache_write) / nreq;
-	escstep_add(&x->route_use[t], &d);
-	escstep_add(&x->turn_use, &d);
+	route_step_add(&x->route_use[t], &d);
+	route_step_add(&x->turn_use, &d);
 	if (t == ROUTE_CLAUDE && x->an) {
 		route_cost_usd(&x->policy, anthropic_provider(x->an)->model(x->an), &d, &usd);
 		x->route_cost[t] += usd;
@@ -99,9 +99,9 @@ escstep_account(struct escalate *x, const struct agent_stats *st)
 
 /* Remember a decision. */
 void
-escstep_record(struct escalate *x, const struct route_decision *d, int step)
+route_step_record(struct route_escalate *x, const struct route_decision *d, int step)
 {
-	struct escalate_decision *r;
+	struct route_escalate_decision *r;
 
 	if (x->ndec == x->adec) {
 		x->adec = x->adec ? x->adec * 2 : 4;
@@ -117,12 +117,12 @@ escstep_record(struct escalate *x, const struct route_decision *d, int step)
 
 /* The consult answer is in: back to the local model with a note in the conv. */
 static int
-escstep_after_consult(struct escalate *x, struct agent *a, struct buf *note)
+route_step_after_consult(struct route_escalate *x, struct agent *a, struct buf *note)
 {
 	struct conv *c = agent_conv(a);
 	struct buf t = BUF_INIT;
 
-	escstep_consult(x, 0, NULL);
+	route_step_consult(x, 0, NULL);
 	x->on_claude = 0;
 	agent_set_provider(a, x->local);
 	buf_addf(&t, "[hearth] Claude was consulted (%s) and answered above. Continue the task "
@@ -137,7 +137,7 @@ escstep_after_consult(struct escalate *x, struct agent *a, struct buf *note)
 
 /* On Claude: at a spend cap the rest of the turn goes back to the local model. */
 static int
-escstep_on_claude(struct escalate *x, struct agent *a, enum agent_step_why why,
+route_step_on_claude(struct route_escalate *x, struct agent *a, enum agent_step_why why,
 		  struct buf *note)
 {
 	double cap = x->policy.spend_cap_session_usd, day = x->policy.spend_cap_day_usd;
@@ -149,7 +149,7 @@ escstep_on_claude(struct escalate *x, struct agent *a, enum agent_step_why why,
 	d.target = ROUTE_LOCAL;
 	snprintf(d.reason, sizeof d.reason, "spend cap reached ($%.2f spent)",
 		 x->spent_session < cap ? x->spent_day + x->spent_session : x->spent_session);
-	escstep_record(x, &d, agent_stats(a)->steps);
+	route_step_record(x, &d, agent_stats(a)->steps);
 	x->last = d;
 	x->on_claude = 0;
 	agent_set_provider(a, x->local);
@@ -159,8 +159,8 @@ escstep_on_claude(struct escalate *x, struct agent *a, enum agent_step_why why,
 
 /* The signals of the turn so far, for route_decide. */
 static void
-escstep_signals(struct escalate *x, struct agent *a, enum agent_step_why why,
-		const struct routesig *rs, struct route_signals *s)
+route_step_signals(struct route_escalate *x, struct agent *a, enum agent_step_why why,
+		const struct route_failures *rs, struct route_signals *s)
 {
 	const struct agent_stats *st = agent_stats(a);
 
@@ -184,22 +184,22 @@ escstep_signals(struct escalate *x, struct agent *a, enum agent_step_why why,
 
 /* On the local model: decide, and switch when a rule fires. */
 static int
-escstep_on_local(struct escalate *x, struct agent *a, enum agent_step_why why,
+route_step_on_local(struct route_escalate *x, struct agent *a, enum agent_step_why why,
 		 struct buf *note)
 {
-	struct routesig rs;
+	struct route_failures rs;
 	struct route_signals s;
 	struct route_decision d;
 
 	memset(&rs, 0, sizeof rs);
-	routesig_scan(&rs, &x->policy, agent_conv(a), x->window0);
-	escstep_signals(x, a, why, &rs, &s);
+	route_failures_scan(&rs, &x->policy, agent_conv(a), x->window0);
+	route_step_signals(x, a, why, &rs, &s);
 	route_decide(&x->policy, &s, ROUTE_REQ_NONE, &d);
-	routesig_release(&rs);
+	route_failures_release(&rs);
 	x->told = d.told;
 	if (d.target != ROUTE_CLAUDE) {
 		if (d.blocked)
-			escstep_record(x, &d, agent_stats(a)->steps);
+			route_step_record(x, &d, agent_stats(a)->steps);
 		if (d.notify && d.blocked_why[0])
 			buf_adds(note, d.blocked_why);
 		return 0;
@@ -210,50 +210,50 @@ escstep_on_local(struct escalate *x, struct agent *a, enum agent_step_why why,
 			 ", again after a consult");
 	}
 	x->last = d;
-	escstep_record(x, &d, agent_stats(a)->steps);
-	agent_set_provider(a, escalate_claude(x));
+	route_step_record(x, &d, agent_stats(a)->steps);
+	agent_set_provider(a, route_escalate_claude(x));
 	x->on_claude = 1;
 	if (d.mode == ROUTE_CONSULT) {
-		escstep_consult(x, 1, d.reason);
+		route_step_consult(x, 1, d.reason);
 		x->turn_consults++;
 	} else {
 		x->handed_off = 1;
 	}
-	buf_addf(note, "→ claude (%s): %s", routecfg_mode_name(d.mode), d.reason);
+	buf_addf(note, "→ claude (%s): %s", route_config_mode_name(d.mode), d.reason);
 	return 1;
 }
 
 /* The decision between two steps. */
 static int
-escstep_decide(struct escalate *x, struct agent *a, enum agent_step_why why, struct buf *note)
+route_step_decide(struct route_escalate *x, struct agent *a, enum agent_step_why why, struct buf *note)
 {
 	if (x->consulting)
-		return why == AGENT_STEP_SERVER_DOWN ? 0 : escstep_after_consult(x, a, note);
+		return why == AGENT_STEP_SERVER_DOWN ? 0 : route_step_after_consult(x, a, note);
 	if (x->on_claude)
-		return escstep_on_claude(x, a, why, note);
+		return route_step_on_claude(x, a, why, note);
 	if (why == AGENT_STEP_ANSWERED || x->policy.mode == ROUTE_ONLY_LOCAL)
 		return 0;
-	return escstep_on_local(x, a, why, note);
+	return route_step_on_local(x, a, why, note);
 }
 
 /* The step hook: account, decide, and pass on a pending model-check warning. */
 int
-escstep_hook(void *arg, struct agent *a, enum agent_step_why why, struct buf *note)
+route_step_hook(void *arg, struct agent *a, enum agent_step_why why, struct buf *note)
 {
-	struct escalate *x = arg;
+	struct route_escalate *x = arg;
 	struct buf w = BUF_INIT;
 	struct provider *before = agent_provider(a);
 	int go;
 
-	escstep_account(x, agent_stats(a));
-	go = escstep_decide(x, a, why, note);
+	route_step_account(x, agent_stats(a));
+	go = route_step_decide(x, a, why, note);
 	if (x->announce) { /* print mode: at once, a refusal only when verbose */
 		if (note->len)
 			x->announce(x->announce_arg, note->data, agent_provider(a) != before);
 		buf_reset(note);
-		if (escalate_take_warning(x, &w))
+		if (route_escalate_take_warning(x, &w))
 			x->announce(x->announce_arg, w.data, 1);
-	} else if (escalate_take_warning(x, &w)) {
+	} else if (route_escalate_take_warning(x, &w)) {
 		if (note->len)
 			buf_addch(note, '\n');
 		buf_add(note, w.data, w.len);
@@ -264,7 +264,7 @@ escstep_hook(void *arg, struct agent *a, enum agent_step_why why, struct buf *no
 
 /* One route's usage and cost as json. */
 static cJSON *
-escstep_route_json(const struct route_usage *u, double usd)
+route_step_route_json(const struct route_usage *u, double usd)
 {
 	cJSON *o = cJSON_CreateObject();
 
@@ -278,13 +278,13 @@ escstep_route_json(const struct route_usage *u, double usd)
 
 /* Decisions and per-route usage for print-mode json. */
 cJSON *
-escstep_json(struct escalate *x, const struct agent_stats *st)
+route_step_json(struct route_escalate *x, const struct agent_stats *st)
 {
 	cJSON *o = cJSON_CreateObject(), *arr, *routes;
 	size_t i;
 
 	if (st)
-		escstep_account(x, st);
+		route_step_account(x, st);
 	arr = cJSON_AddArrayToObject(o, "decisions");
 	for (i = 0; i < x->ndec; i++) {
 		cJSON *d = cJSON_CreateObject();
@@ -292,14 +292,14 @@ escstep_json(struct escalate *x, const struct agent_stats *st)
 		cJSON_AddNumberToObject(d, "step", x->dec[i].step);
 		cJSON_AddStringToObject(d, "target", route_target_name(x->dec[i].target));
 		if (x->dec[i].target == ROUTE_CLAUDE)
-			cJSON_AddStringToObject(d, "mode", routecfg_mode_name(x->dec[i].mode));
+			cJSON_AddStringToObject(d, "mode", route_config_mode_name(x->dec[i].mode));
 		cJSON_AddStringToObject(d, "reason", x->dec[i].reason);
 		cJSON_AddBoolToObject(d, "blocked", x->dec[i].blocked);
 		cJSON_AddItemToArray(arr, d);
 	}
 	routes = cJSON_AddObjectToObject(o, "routes");
-	cJSON_AddItemToObject(routes, "local", escstep_route_json(&x->route_use[0], 0));
-	cJSON_AddItemToObject(routes, "claude", escstep_route_json(&x->route_use[1], x->route_cost[1]));
+	cJSON_AddItemToObject(routes, "local", route_step_route_json(&x->route_use[0], 0));
+	cJSON_AddItemToObject(routes, "claude", route_step_route_json(&x->route_use[1], x->route_cost[1]));
 	cJSON_AddNumberToObject(o, "cost_usd", x->route_cost[1]);
 	cJSON_AddNumberToObject(o, "spent_day_usd", x->spent_day + x->spent_session);
 	return o;

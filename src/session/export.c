@@ -1,16 +1,16 @@
 /*
- * sessexport: Markdown and HTML exports of a loaded session.
+ * session_export: Markdown and HTML exports of a loaded session.
  *
  * No state: each exporter appends to the caller's buffer, message by
  * message and block by block.  Every piece of session text that reaches
  * HTML passes through html_esc (which also repairs UTF-8); Markdown text
  * is written as is, with code fences sized to what they hold.
  */
-#include "sessexport.h"
+#include "session/export.h"
 
 #include <string.h>
 
-#include "fsutil.h"
+#include "base/fs.h"
 
 /* Append text in a fence longer than any backtick run inside it. */
 static void
@@ -62,7 +62,7 @@ md_block(struct buf *b, const struct conv_block *k)
 
 /* Markdown of a loaded session. */
 void
-sessexport_md(const struct session_loaded *l, const char *title, struct buf *out)
+session_export_md(const struct session_loaded *l, const char *title, struct buf *out)
 {
 	size_t i, j;
 
@@ -87,7 +87,7 @@ html_esc(struct buf *b, const char *s)
 	struct buf t = BUF_INIT;
 	size_t i;
 
-	fsutil_add_utf8(&t, s ? s : "", s ? strlen(s) : 0);
+	fs_add_utf8(&t, s ? s : "", s ? strlen(s) : 0);
 	for (i = 0; i < t.len; i++) {
 		char c = t.data[i];
 		if (c == '&')
@@ -152,7 +152,7 @@ html_head(const struct session_loaded *l, const char *title, struct buf *out)
 
 /* One self-contained HTML page. */
 void
-sessexport_html(const struct session_loaded *l, const char *title, struct buf *out)
+session_export_html(const struct session_loaded *l, const char *title, struct buf *out)
 {
 	size_t i, j;
 
@@ -171,7 +171,7 @@ sessexport_html(const struct session_loaded *l, const char *title, struct buf *o
 
 /* Load src_path and write its export to out_path. */
 int
-sessexport_file(const char *src_path, const char *out_path, struct buf *warnings,
+session_export_file(const char *src_path, const char *out_path, struct buf *warnings,
 		struct err *e)
 {
 	struct session_loaded l;
@@ -185,10 +185,10 @@ sessexport_file(const char *src_path, const char *out_path, struct buf *warnings
 		return -1;
 	buf_addf(&title, "hearth session %.*s", (int)strcspn(base, "."), base);
 	if (html)
-		sessexport_html(&l, title.data, &out);
+		session_export_html(&l, title.data, &out);
 	else
-		sessexport_md(&l, title.data, &out);
-	rc = fsutil_write_atomic(out_path, out.data, out.len, e);
+		session_export_md(&l, title.data, &out);
+	rc = fs_write_atomic(out_path, out.data, out.len, e);
 	session_loaded_release(&l);
 	buf_release(&out);
 	buf_release(&title);

@@ -1,5 +1,5 @@
 /*
- * sessexport: a session as a document for people (hearth --export, /export).
+ * session_export: a session as a document for people (hearth --export, /export).
  *
  * Markdown: a title, the meta (directory, model, created) when known, then
  * one "## User" / "## Assistant" section per message; reasoning, tool
@@ -8,23 +8,23 @@
  * page (inline CSS, no script and no external resource), every text
  * escaped, invalid UTF-8 replaced by U+FFFD.
  */
-#ifndef HEARTH_SESSEXPORT_H
-#define HEARTH_SESSEXPORT_H
+#ifndef HEARTH_SESSION_EXPORT_H
+#define HEARTH_SESSION_EXPORT_H
 
-#include "buf.h"
-#include "err.h"
-#include "session.h"
+#include "base/buf.h"
+#include "base/err.h"
+#include "session/session.h"
 
 /* Append the Markdown of a loaded session to out. */
-void sessexport_md(const struct session_loaded *l, const char *title, struct buf *out);
+void session_export_md(const struct session_loaded *l, const char *title, struct buf *out);
 /* Append the HTML page of a loaded session to out. */
-void sessexport_html(const struct session_loaded *l, const char *title, struct buf *out);
+void session_export_html(const struct session_loaded *l, const char *title, struct buf *out);
 /*
  * Load src_path (warnings as for session_load; may be NULL) and write its
  * export to out_path atomically, titled "hearth session ID": HTML when
  * out_path ends in ".html" or ".htm", Markdown otherwise.  0 / -1 + e.
  */
-int sessexport_file(const char *src_path, const char *out_path, struct buf *warnings,
+int session_export_file(const char *src_path, const char *out_path, struct buf *warnings,
 		    struct err *e);
 
 #endif

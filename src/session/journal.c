@@ -1,16 +1,16 @@
-/* journal: lazy session writer for a run (see journal.h). */
-#include "journal.h"
+/* journal: lazy session writer for a run (see session/journal.h). */
+#include "session/journal.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "session.h"
-#include "sesslist.h"
-#include "xmalloc.h"
+#include "session/session.h"
+#include "session/list.h"
+#include "base/xmalloc.h"
 
 /* Nothing open yet. */
 void
-journal_init(struct journal *j, const char *root, const char *server)
+session_journal_init(struct session_journal *j, const char *root, const char *server)
 {
 	memset(j, 0, sizeof *j);
 	j->root = xstrdup(root);
@@ -20,7 +20,7 @@ journal_init(struct journal *j, const char *root, const char *server)
 
 /* Close the file and free. */
 void
-journal_release(struct journal *j)
+session_journal_release(struct session_journal *j)
 {
 	session_close(j->s);
 	free(j->root);
@@ -32,7 +32,7 @@ journal_release(struct journal *j)
 
 /* Remember the model for the metadata. */
 void
-journal_set_model(struct journal *j, const char *model)
+session_journal_set_model(struct session_journal *j, const char *model)
 {
 	free(j->model);
 	j->model = xstrdup(model);
@@ -40,7 +40,7 @@ journal_set_model(struct journal *j, const char *model)
 
 /* Move the loaded messages into `into` (their entry ids are not needed here). */
 static void
-journal_take(struct session_loaded *l, struct conv *into)
+session_journal_take(struct session_loaded *l, struct conv *into)
 {
 	size_t i;
 
@@ -53,20 +53,20 @@ journal_take(struct session_loaded *l, struct conv *into)
 
 /* Load an earlier session and keep appending to it. */
 int
-journal_resume(struct journal *j, const char *which, struct conv *into, struct err *e)
+session_journal_resume(struct session_journal *j, const char *which, struct conv *into, struct err *e)
 {
 	struct buf path = BUF_INIT;
 	struct session_loaded loaded;
 	int rc;
 
 	memset(&loaded, 0, sizeof loaded);
-	rc = which ? sesslist_resolve(j->root, which, &path, e) : sesslist_latest(j->root, &path, e);
+	rc = which ? session_list_resolve(j->root, which, &path, e) : session_list_latest(j->root, &path, e);
 	if (rc == 0) {
 		j->s = session_resume(path.data, &loaded, &j->warnings, e);
 		if (!j->s)
 			rc = -1;
 		else
-			journal_take(&loaded, into);
+			session_journal_take(&loaded, into);
 		session_loaded_release(&loaded);
 	}
 	buf_release(&path);
@@ -75,9 +75,9 @@ journal_resume(struct journal *j, const char *which, struct conv *into, struct e
 
 /* Append one message, creating the session with the first one. */
 void
-journal_commit(void *journal, const struct conv_msg *m)
+session_journal_commit(void *journal, const struct conv_msg *m)
 {
-	struct journal *j = journal;
+	struct session_journal *j = journal;
 	struct err e = ERR_INIT;
 
 	if (!j->s && !j->warned) {
@@ -94,14 +94,14 @@ journal_commit(void *journal, const struct conv_msg *m)
 
 /* Id of the open session. */
 const char *
-journal_id(const struct journal *j)
+session_journal_id(const struct session_journal *j)
 {
 	return j->s ? session_id(j->s) : "";
 }
 
 /* Start over with a new session file at the next message. */
 void
-journal_restart(struct journal *j)
+session_journal_restart(struct session_journal *j)
 {
 	session_close(j->s);
 	j->s = NULL;
@@ -110,15 +110,15 @@ journal_restart(struct journal *j)
 
 /* Switch to another open session (/fork). */
 void
-journal_adopt(struct journal *j, struct session *s)
+session_journal_adopt(struct session_journal *j, struct session *s)
 {
-	journal_restart(j);
+	session_journal_restart(j);
 	j->s = s;
 }
 
 /* Path of the open session file. */
 const char *
-journal_path(const struct journal *j)
+session_journal_path(const struct session_journal *j)
 {
 	return j->s ? session_path(j->s) : "";
 }

@@ -1,20 +1,20 @@
 /*
- * sessline: encoding and decoding of one session entry line.
+ * session_line: encoding and decoding of one session entry line.
  *
  * No state: the block kind names below are indexed by enum conv_kind and
  * are the only table.  A decoded entry owns everything it points to; the
  * message's blocks are freed by borrowing a struct conv (which knows how
  * to free blocks), so the block layout stays conv's business.
  */
-#include "sessline.h"
+#include "session/line.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "err.h"
-#include "json.h"
-#include "xmalloc.h"
+#include "base/err.h"
+#include "base/json.h"
+#include "base/xmalloc.h"
 
 static const char *const kinds[] = { "text", "reasoning", "tool_call", "tool_result", "image" };
 
@@ -33,7 +33,7 @@ add_field(struct buf *b, const char *key, const char *v)
 
 /* Start the object of an entry; the payload functions finish it. */
 void
-sessline_add_head(struct buf *b, const char *id, const char *parent, const char *type,
+session_line_add_head(struct buf *b, const char *id, const char *parent, const char *type,
 		  const char *ts)
 {
 	buf_adds(b, "{\"id\":\"");
@@ -48,7 +48,7 @@ sessline_add_head(struct buf *b, const char *id, const char *parent, const char 
 
 /* Message payload: role, aborted, then every block with all its fields. */
 void
-sessline_add_msg(struct buf *b, const struct conv_msg *m)
+session_line_add_msg(struct buf *b, const struct conv_msg *m)
 {
 	size_t i;
 
@@ -71,7 +71,7 @@ sessline_add_msg(struct buf *b, const struct conv_msg *m)
 
 /* Meta payload: the non-NULL fields, without a trailing comma. */
 void
-sessline_add_meta(struct buf *b, const struct session_meta *m)
+session_line_add_meta(struct buf *b, const struct session_meta *m)
 {
 	buf_adds(b, "\"meta\":{");
 	add_field(b, "cwd", m->cwd);
@@ -86,7 +86,7 @@ sessline_add_meta(struct buf *b, const struct session_meta *m)
 
 /* Notice payload: the text for the user. */
 void
-sessline_add_notice(struct buf *b, const char *text)
+session_line_add_notice(struct buf *b, const char *text)
 {
 	buf_adds(b, "\"text\":");
 	json_add_escaped(b, text ? text : "", text ? strlen(text) : 0);
@@ -94,9 +94,9 @@ sessline_add_notice(struct buf *b, const char *text)
 }
 
 /* Append "FILE:N: why"-style warnings. */
-static void warn(const struct sessline_src *src, const char *fmt, ...) ERR_PRINTF(2, 3);
+static void warn(const struct session_line_src *src, const char *fmt, ...) ERR_PRINTF(2, 3);
 static void
-warn(const struct sessline_src *src, const char *fmt, ...)
+warn(const struct session_line_src *src, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -111,7 +111,7 @@ warn(const struct sessline_src *src, const char *fmt, ...)
 
 /* A string member; a present non-string value warns and reads as absent. */
 static char *
-get_str(const struct sessline_src *src, const cJSON *o, const char *key)
+get_str(const struct session_line_src *src, const cJSON *o, const char *key)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
 
@@ -122,7 +122,7 @@ get_str(const struct sessline_src *src, const cJSON *o, const char *key)
 
 /* Decode one block into m; an unknown kind is dropped with a warning. */
 static void
-read_block(const struct sessline_src *src, const cJSON *o, struct conv_msg *m)
+read_block(const struct session_line_src *src, const cJSON *o, struct conv_msg *m)
 {
 	const char *k = json_str(o, "kind");
 	struct conv_block *b;
@@ -149,7 +149,7 @@ read_block(const struct sessline_src *src, const cJSON *o, struct conv_msg *m)
 
 /* Decode a message payload; -1 when it has no valid role. */
 static int
-read_msg(const struct sessline_src *src, const cJSON *o, struct conv_msg *m)
+read_msg(const struct session_line_src *src, const cJSON *o, struct conv_msg *m)
 {
 	const char *role = json_str(o, "role");
 	const cJSON *bl = json_arr(o, "blocks"), *it;
@@ -167,7 +167,7 @@ read_msg(const struct sessline_src *src, const cJSON *o, struct conv_msg *m)
 
 /* Decode a meta payload (a missing object gives all NULL). */
 static void
-read_meta(const struct sessline_src *src, const cJSON *o, struct session_meta *m)
+read_meta(const struct session_line_src *src, const cJSON *o, struct session_meta *m)
 {
 	m->cwd = get_str(src, o, "cwd");
 	m->model = get_str(src, o, "model");
@@ -178,7 +178,7 @@ read_meta(const struct sessline_src *src, const cJSON *o, struct session_meta *m
 
 /* Why a parsed object is not an entry (NULL when it is one; fills x->msg). */
 static const char *
-reject(const struct sessline_src *src, const cJSON *o, struct sessline_entry *x)
+reject(const struct session_line_src *src, const cJSON *o, struct session_line_entry *x)
 {
 	const char *type = json_str(o, "type");
 
@@ -197,8 +197,8 @@ reject(const struct sessline_src *src, const cJSON *o, struct sessline_entry *x)
 
 /* Decode one line into an entry, or skip it with a warning. */
 int
-sessline_decode(const char *line, size_t len, const struct sessline_src *src,
-		struct sessline_entry *x)
+session_line_decode(const char *line, size_t len, const struct session_line_src *src,
+		struct session_line_entry *x)
 {
 	struct err e = ERR_INIT;
 	const char *type, *why;
@@ -220,9 +220,9 @@ sessline_decode(const char *line, size_t len, const struct sessline_src *src,
 		return -1;
 	}
 	type = json_str(o, "type");
-	x->type = !strcmp(type, "message") ? SESSLINE_MSG :
-		  !strcmp(type, "meta") ? SESSLINE_META : SESSLINE_OTHER;
-	if (x->type == SESSLINE_META)
+	x->type = !strcmp(type, "message") ? SESSION_LINE_MSG :
+		  !strcmp(type, "meta") ? SESSION_LINE_META : SESSION_LINE_OTHER;
+	if (x->type == SESSION_LINE_META)
 		read_meta(src, json_obj(o, "meta"), &x->meta);
 	x->id = xstrdup(json_str(o, "id"));
 	x->parent = json_str(o, "parent") ? xstrdup(json_str(o, "parent")) : NULL;
@@ -232,7 +232,7 @@ sessline_decode(const char *line, size_t len, const struct sessline_src *src,
 
 /* Free one entry. */
 void
-sessline_entry_release(struct sessline_entry *x)
+session_line_entry_release(struct session_line_entry *x)
 {
 	struct conv c;
 

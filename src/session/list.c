@@ -1,12 +1,12 @@
 /*
- * sesslist: listing, resolving and forking the sessions of a workspace.
+ * session_list: listing, resolving and forking the sessions of a workspace.
  *
- * A list is a malloc'd array of struct sesslist_info grown one row per
- * file, sorted once at the end.  Fork reads the source with sessread (so
+ * A list is a malloc'd array of struct session_list_info grown one row per
+ * file, sorted once at the end.  Fork reads the source with session_read (so
  * each entry knows its byte range), then copies the branch's lines
  * verbatim through session_append_line into a session_create_bare file.
  */
-#include "sesslist.h"
+#include "session/list.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -16,8 +16,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "sessread.h"
-#include "xmalloc.h"
+#include "session/read.h"
+#include "base/xmalloc.h"
 
 /* First user text of l, one line, cut at 80 bytes on a UTF-8 boundary. */
 static char *
@@ -45,7 +45,7 @@ first_prompt(const struct session_loaded *l)
 static int
 info_cmp(const void *a, const void *b)
 {
-	const struct sesslist_info *x = a, *y = b;
+	const struct session_list_info *x = a, *y = b;
 
 	if (x->mtime != y->mtime)
 		return x->mtime < y->mtime ? 1 : -1;
@@ -54,12 +54,12 @@ info_cmp(const void *a, const void *b)
 
 /* Add one file of the sessions directory to the list (others are ignored). */
 static void
-list_one(const char *dir, const char *name, struct sesslist_info **v, size_t *n)
+list_one(const char *dir, const char *name, struct session_list_info **v, size_t *n)
 {
 	struct session_loaded l;
 	struct stat st;
 	struct buf p = BUF_INIT;
-	struct sesslist_info *x;
+	struct session_list_info *x;
 	size_t len = strlen(name);
 
 	if (len <= 6 || strcmp(name + len - 6, ".jsonl") || name[0] == '.')
@@ -81,7 +81,7 @@ list_one(const char *dir, const char *name, struct sesslist_info **v, size_t *n)
 
 /* The sessions of root, newest first. */
 int
-sesslist_list(const char *root, struct sesslist_info **out, size_t *n, struct err *e)
+session_list_list(const char *root, struct session_list_info **out, size_t *n, struct err *e)
 {
 	struct buf dir = BUF_INIT;
 	struct dirent *de;
@@ -107,7 +107,7 @@ sesslist_list(const char *root, struct sesslist_info **out, size_t *n, struct er
 
 /* Free a list. */
 void
-sesslist_free(struct sesslist_info *v, size_t n)
+session_list_free(struct session_list_info *v, size_t n)
 {
 	size_t i;
 
@@ -118,24 +118,24 @@ sesslist_free(struct sesslist_info *v, size_t n)
 
 /* The newest session of root. */
 int
-sesslist_latest(const char *root, struct buf *path, struct err *e)
+session_list_latest(const char *root, struct buf *path, struct err *e)
 {
-	struct sesslist_info *v;
+	struct session_list_info *v;
 	size_t n;
 
-	if (sesslist_list(root, &v, &n, e) < 0)
+	if (session_list_list(root, &v, &n, e) < 0)
 		return -1;
 	if (n)
 		buf_adds(path, v[0].path);
-	sesslist_free(v, n);
+	session_list_free(v, n);
 	return n ? 0 : err_set(e, "no session to continue in %s; start one with hearth", root);
 }
 
 /* A path, or a unique id prefix among root's sessions. */
 int
-sesslist_resolve(const char *root, const char *arg, struct buf *path, struct err *e)
+session_list_resolve(const char *root, const char *arg, struct buf *path, struct err *e)
 {
-	struct sesslist_info *v;
+	struct session_list_info *v;
 	size_t n, i, hits = 0, len = strlen(arg), at = 0;
 
 	if (strchr(arg, '/')) {
@@ -144,7 +144,7 @@ sesslist_resolve(const char *root, const char *arg, struct buf *path, struct err
 		buf_adds(path, arg);
 		return 0;
 	}
-	if (sesslist_list(root, &v, &n, e) < 0)
+	if (session_list_list(root, &v, &n, e) < 0)
 		return -1;
 	for (i = 0; i < n; i++)
 		if (len && !strncmp(v[i].id, arg, len))
@@ -155,15 +155,15 @@ sesslist_resolve(const char *root, const char *arg, struct buf *path, struct err
 		err_set(e, "no session \"%s\" in %s; hearth -r lists them", arg, root);
 	else
 		err_set(e, "session id \"%s\" is ambiguous (%zu sessions); give more of it", arg, hits);
-	sesslist_free(v, n);
+	session_list_free(v, n);
 	return hits == 1 ? 0 : -1;
 }
 
-#define SESSLIST_COPY_CHUNK (4u << 20) /* entry lines written (and synced) together */
+#define SESSION_LIST_COPY_CHUNK (4u << 20) /* entry lines written (and synced) together */
 
 /* Append the line of entry x from the descriptor src to chunk (verbatim, '\n'-separated). */
 static int
-copy_entry(struct buf *chunk, int src, const struct sessline_entry *x, struct err *e)
+copy_entry(struct buf *chunk, int src, const struct session_line_entry *x, struct err *e)
 {
 	if (chunk->len)
 		buf_addch(chunk, '\n');
@@ -181,7 +181,7 @@ copy_entry(struct buf *chunk, int src, const struct sessline_entry *x, struct er
  * 100 000-entry session takes well under a second, not minutes).
  */
 static int
-copy_branch(struct session *s, struct sessread *r, const size_t *idx, size_t n, struct err *e)
+copy_branch(struct session *s, struct session_read *r, const size_t *idx, size_t n, struct err *e)
 {
 	int fd = open(r->path, O_RDONLY | O_CLOEXEC), rc = 0;
 	struct buf chunk = BUF_INIT;
@@ -191,7 +191,7 @@ copy_branch(struct session *s, struct sessread *r, const size_t *idx, size_t n, 
 		return err_errno(e, "open session %s", r->path);
 	for (i = 0; i < n && rc == 0; i++) {
 		rc = copy_entry(&chunk, fd, &r->v[idx[i]], e);
-		if (rc == 0 && (chunk.len >= SESSLIST_COPY_CHUNK || i + 1 == n)) {
+		if (rc == 0 && (chunk.len >= SESSION_LIST_COPY_CHUNK || i + 1 == n)) {
 			rc = session_append_line(s, chunk.data, chunk.len, r->v[idx[i]].id, e);
 			buf_reset(&chunk);
 		}
@@ -203,13 +203,13 @@ copy_branch(struct session *s, struct sessread *r, const size_t *idx, size_t n, 
 
 /* The fork's meta: the newest one before branch position `at`, plus created and forked_from. */
 static struct session_meta
-fork_meta(const struct sessread *r, const size_t *idx, size_t at, const char *entry_id,
+fork_meta(const struct session_read *r, const size_t *idx, size_t at, const char *entry_id,
 	  struct buf *ff, struct buf *now)
 {
 	struct session_meta m = { 0 };
 	const char *base = strrchr(r->path, '/') ? strrchr(r->path, '/') + 1 : r->path;
 
-	while (at > 0 && r->v[idx[at - 1]].type != SESSLINE_META)
+	while (at > 0 && r->v[idx[at - 1]].type != SESSION_LINE_META)
 		at--;
 	if (at > 0)
 		m = r->v[idx[at - 1]].meta;
@@ -222,7 +222,7 @@ fork_meta(const struct sessread *r, const size_t *idx, size_t at, const char *en
 
 /* Position of entry_id on the branch idx[0..n), or n when absent. */
 static size_t
-branch_find(const struct sessread *r, const size_t *idx, size_t n, const char *entry_id)
+branch_find(const struct session_read *r, const size_t *idx, size_t n, const char *entry_id)
 {
 	size_t i;
 
@@ -233,7 +233,7 @@ branch_find(const struct sessread *r, const size_t *idx, size_t n, const char *e
 
 /* Create the fork file, copy idx[0..n) into it, then its meta (at: the fork point). */
 static struct session *
-fork_write(struct sessread *r, const size_t *idx, size_t at, size_t n, const char *entry_id,
+fork_write(struct session_read *r, const size_t *idx, size_t at, size_t n, const char *entry_id,
 	   const char *root, struct err *e)
 {
 	struct buf ff = BUF_INIT, now = BUF_INIT;
@@ -255,15 +255,15 @@ fork_write(struct sessread *r, const size_t *idx, size_t at, size_t n, const cha
 
 /* A new session from the branch of src_path up to entry_id. */
 struct session *
-sesslist_fork(const char *src_path, const char *entry_id, int inclusive, const char *root,
+session_list_fork(const char *src_path, const char *entry_id, int inclusive, const char *root,
 	      struct err *e)
 {
 	struct session *s = NULL;
-	struct sessread r;
+	struct session_read r;
 	size_t nb = 0, at, *idx = NULL;
 
-	if (sessread_load(&r, src_path, NULL, e) == 0) {
-		idx = sessread_branch(&r, &nb);
+	if (session_read_load(&r, src_path, NULL, e) == 0) {
+		idx = session_read_branch(&r, &nb);
 		at = branch_find(&r, idx, nb, entry_id);
 		if (at == nb)
 			err_set(e, "fork: entry %s is not on the active branch of %s", entry_id,
@@ -272,6 +272,6 @@ sesslist_fork(const char *src_path, const char *entry_id, int inclusive, const c
 			s = fork_write(&r, idx, at, at + (inclusive != 0), entry_id, root, e);
 	}
 	free(idx);
-	sessread_release(&r);
+	session_read_release(&r);
 	return s;
 }

@@ -1,23 +1,23 @@
 /*
- * sesslist: the sessions of a workspace as a list (the picker, -c, -r ID,
+ * session_list: the sessions of a workspace as a list (the picker, -c, -r ID,
  * --export) and forking one of them (/fork).
  *
  * A listed session is any regular "*.jsonl" file (not starting with '.')
  * in session_dir(root) that loads; its id is the file name without
  * ".jsonl".  Listing loads every file, so it costs a read of each.
  */
-#ifndef HEARTH_SESSLIST_H
-#define HEARTH_SESSLIST_H
+#ifndef HEARTH_SESSION_LIST_H
+#define HEARTH_SESSION_LIST_H
 
 #include <stddef.h>
 #include <time.h>
 
-#include "buf.h"
-#include "err.h"
-#include "session.h"
+#include "base/buf.h"
+#include "base/err.h"
+#include "session/session.h"
 
 /* One row of the picker. */
-struct sesslist_info {
+struct session_list_info {
 	char *id;
 	char *path;
 	char *first_prompt; /* first user text, one line, at most 80 bytes + "…"; may be "" */
@@ -27,21 +27,21 @@ struct sesslist_info {
 
 /*
  * The sessions of `root`, most recently written first (ties: newer id
- * first), into a malloc'd *out of *n rows (free with sesslist_free).  A
+ * first), into a malloc'd *out of *n rows (free with session_list_free).  A
  * missing directory gives 0 sessions.  0 / -1 + e.
  */
-int sesslist_list(const char *root, struct sesslist_info **out, size_t *n, struct err *e);
-void sesslist_free(struct sesslist_info *v, size_t n);
+int session_list_list(const char *root, struct session_list_info **out, size_t *n, struct err *e);
+void session_list_free(struct session_list_info *v, size_t n);
 
 /* Append the path of the most recently written session of root (for -c). -1 + e when none. */
-int sesslist_latest(const char *root, struct buf *path, struct err *e);
+int session_list_latest(const char *root, struct buf *path, struct err *e);
 
 /*
  * Append the path of the session `arg` of root (for -r ID, --export): an
  * existing file path (containing '/') is taken as is, otherwise a unique id
  * prefix.  -1 + e when nothing or more than one session matches.
  */
-int sesslist_resolve(const char *root, const char *arg, struct buf *path, struct err *e);
+int session_list_resolve(const char *root, const char *arg, struct buf *path, struct err *e);
 
 /*
  * Fork: a new session of `root` holding the entries of the active branch
@@ -52,7 +52,7 @@ int sesslist_resolve(const char *root, const char *arg, struct buf *path, struct
  * fork point.  The source is never written.  NULL + e when entry_id is not
  * on the active branch or a write fails (the new file is then removed).
  */
-struct session *sesslist_fork(const char *src_path, const char *entry_id, int inclusive,
+struct session *session_list_fork(const char *src_path, const char *entry_id, int inclusive,
 			      const char *root, struct err *e);
 
 #endif

@@ -1,11 +1,11 @@
 /*
- * sessread: read a session file into entries and find its active branch.
+ * session_read: read a session file into entries and find its active branch.
  *
  * struct lines is the line splitter's state: the line being gathered (its
  * start offset and number), whether it is being skipped as too long, and
  * the running file offset.  Entries are appended to r->v as lines end.
  */
-#include "sessread.h"
+#include "session/read.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -14,10 +14,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "json.h"
-#include "xmalloc.h"
+#include "base/json.h"
+#include "base/xmalloc.h"
 
-size_t sessread_line_max = (size_t)64 << 20;
+size_t session_read_line_max = (size_t)64 << 20;
 
 struct lines {
 	struct buf line; /* the current line so far (empty while skipping) */
@@ -29,20 +29,20 @@ struct lines {
 
 /* Decode one complete line and keep it when it is an entry. */
 static void
-add_line(struct sessread *r, struct lines *s, int last)
+add_line(struct session_read *r, struct lines *s, int last)
 {
-	struct sessline_src src = { r->path, s->ln, last, r->warn };
-	struct sessline_entry x;
+	struct session_line_src src = { r->path, s->ln, last, r->warn };
+	struct session_line_entry x;
 	int rc;
 
 	if (s->skipping) {
 		r->skipped++;
 		if (r->warn)
 			buf_addf(r->warn, "%s:%zu: line longer than %zu bytes; skipped\n", r->path,
-				 s->ln, sessread_line_max);
+				 s->ln, session_read_line_max);
 		return;
 	}
-	if ((rc = sessline_decode(s->line.data, s->line.len, &src, &x)) < 0)
+	if ((rc = session_line_decode(s->line.data, s->line.len, &src, &x)) < 0)
 		r->skipped++;
 	if (rc <= 0)
 		return;
@@ -57,14 +57,14 @@ add_line(struct sessread *r, struct lines *s, int last)
 
 /* Split a chunk into lines, handing each complete one to add_line. */
 static void
-split(struct sessread *r, struct lines *s, const char *chunk, size_t n)
+split(struct session_read *r, struct lines *s, const char *chunk, size_t n)
 {
 	size_t i, k;
 
 	for (i = 0; i < n;) {
 		const char *nl = memchr(chunk + i, '\n', n - i);
 		k = nl ? (size_t)(nl - chunk) - i : n - i;
-		if (!s->skipping && s->line.len + k > sessread_line_max) {
+		if (!s->skipping && s->line.len + k > session_read_line_max) {
 			s->skipping = 1;
 			buf_reset(&s->line);
 		}
@@ -84,7 +84,7 @@ split(struct sessread *r, struct lines *s, const char *chunk, size_t n)
 
 /* Read the file line by line; a last line without '\n' is decoded as torn. */
 static int
-read_all(struct sessread *r, int fd, struct err *e)
+read_all(struct session_read *r, int fd, struct err *e)
 {
 	struct lines s = { BUF_INIT, 1, 0, 0, 0 };
 	char chunk[65536];
@@ -107,7 +107,7 @@ read_all(struct sessread *r, int fd, struct err *e)
 
 /* Open a regular file and read it into r. */
 int
-sessread_load(struct sessread *r, const char *path, struct buf *warnings, struct err *e)
+session_read_load(struct session_read *r, const char *path, struct buf *warnings, struct err *e)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK), rc;
 	struct stat st;
@@ -129,7 +129,7 @@ sessread_load(struct sessread *r, const char *path, struct buf *warnings, struct
 
 /* Index of the parent of entry i (searched among earlier entries), or -1. */
 static long
-find_parent(struct sessread *r, size_t i)
+find_parent(struct session_read *r, size_t i)
 {
 	const char *p = r->v[i].parent;
 	size_t j;
@@ -147,7 +147,7 @@ find_parent(struct sessread *r, size_t i)
 
 /* Walk parents from the last entry, then reverse into file order. */
 size_t *
-sessread_branch(struct sessread *r, size_t *n)
+session_read_branch(struct session_read *r, size_t *n)
 {
 	size_t *idx = xcalloc(r->n + 1, sizeof *idx), k = 0, j;
 	long i = (long)r->n - 1;
@@ -167,12 +167,12 @@ sessread_branch(struct sessread *r, size_t *n)
 
 /* Free every entry and the array. */
 void
-sessread_release(struct sessread *r)
+session_read_release(struct session_read *r)
 {
 	size_t i;
 
 	for (i = 0; i < r->n; i++)
-		sessline_entry_release(&r->v[i]);
+		session_line_entry_release(&r->v[i]);
 	free(r->v);
 	memset(r, 0, sizeof *r);
 }

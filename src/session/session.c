@@ -1,13 +1,13 @@
 /*
  * session: where sessions live, the writer, and loading (format and rules
- * in session.h).
+ * in session/session.h).
  *
  * Writer state: struct session holds the open O_APPEND descriptor and the
  * id of the last entry written (the parent of the next one).  Lines are
- * encoded by sessline; loading reads the file with sessread and moves the
+ * encoded by session_line; loading reads the file with session_read and moves the
  * payloads of the active branch into a struct session_loaded.
  */
-#include "session.h"
+#include "session/session.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -20,9 +20,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sessline.h"
-#include "sessread.h"
-#include "xmalloc.h"
+#include "session/line.h"
+#include "session/read.h"
+#include "base/xmalloc.h"
 
 struct session {
 	int fd;
@@ -179,7 +179,7 @@ entry_head(struct session *s, struct buf *b, const char *type)
 	add_rand_hex(&id, 6);
 	memcpy(s->next, id.data, id.len + 1);
 	add_now(&ts, 0);
-	sessline_add_head(b, s->next, s->leaf, type, ts.data);
+	session_line_add_head(b, s->next, s->leaf, type, ts.data);
 	buf_release(&id);
 	buf_release(&ts);
 }
@@ -205,7 +205,7 @@ session_append_msg(struct session *s, const struct conv_msg *m, struct err *e)
 	struct buf b = BUF_INIT;
 
 	entry_head(s, &b, "message");
-	sessline_add_msg(&b, m);
+	session_line_add_msg(&b, m);
 	return entry_write(s, &b, e);
 }
 
@@ -216,7 +216,7 @@ session_append_meta(struct session *s, const struct session_meta *m, struct err 
 	struct buf b = BUF_INIT;
 
 	entry_head(s, &b, "meta");
-	sessline_add_meta(&b, m);
+	session_line_add_meta(&b, m);
 	return entry_write(s, &b, e);
 }
 
@@ -227,7 +227,7 @@ session_append_notice(struct session *s, const char *text, struct err *e)
 	struct buf b = BUF_INIT;
 
 	entry_head(s, &b, "notice");
-	sessline_add_notice(&b, text);
+	session_line_add_notice(&b, text);
 	return entry_write(s, &b, e);
 }
 
@@ -358,18 +358,18 @@ session_create(const char *root, const struct session_meta *meta, struct err *e)
 
 /* Move the payloads of r's active branch into out. */
 static void
-collect(struct sessread *r, struct session_loaded *out)
+collect(struct session_read *r, struct session_loaded *out)
 {
-	size_t nb, i, *idx = sessread_branch(r, &nb);
+	size_t nb, i, *idx = session_read_branch(r, &nb);
 
 	out->ids = xcalloc(nb + 1, sizeof *out->ids);
 	for (i = 0; i < nb; i++) {
-		struct sessline_entry *x = &r->v[idx[i]];
-		if (x->type == SESSLINE_MSG) {
+		struct session_line_entry *x = &r->v[idx[i]];
+		if (x->type == SESSION_LINE_MSG) {
 			out->ids[out->conv.nmsgs] = xstrdup(x->id);
 			*conv_add_msg(&out->conv, x->msg.role) = x->msg;
 			memset(&x->msg, 0, sizeof x->msg);
-		} else if (x->type == SESSLINE_META) {
+		} else if (x->type == SESSION_LINE_META) {
 			session_meta_release(&out->meta);
 			out->meta = x->meta;
 			memset(&x->meta, 0, sizeof x->meta);
@@ -384,8 +384,8 @@ int
 session_load(const char *path, struct session_loaded *out, struct buf *warnings,
 	     struct err *e)
 {
-	struct sessread r;
-	int rc = sessread_load(&r, path, warnings, e);
+	struct session_read r;
+	int rc = session_read_load(&r, path, warnings, e);
 
 	memset(out, 0, sizeof *out);
 	conv_init(&out->conv);
@@ -393,7 +393,7 @@ session_load(const char *path, struct session_loaded *out, struct buf *warnings,
 		collect(&r, out);
 		out->skipped = r.skipped;
 	}
-	sessread_release(&r);
+	session_read_release(&r);
 	return rc;
 }
 

@@ -1,8 +1,8 @@
 /*
  * session: the append-only JSONL session store (issue 7): where sessions
  * live, the writer, and loading a file's active branch.  Neighbours:
- * sessline (one entry line encoded/decoded), sessread (a file read into
- * entries), sesslist (list, latest, resolve, fork), sessexport (Markdown
+ * session_line (one entry line encoded/decoded), session_read (a file read into
+ * entries), session_list (list, latest, resolve, fork), session_export (Markdown
  * and HTML).
  *
  * Where: $XDG_STATE_HOME/hearth/sessions/<project-key>/<session-id>.jsonl
@@ -36,7 +36,7 @@
  * "FILE:N: why; skipped", N counted from 1) are: a line that is not JSON
  * (a torn last line says "incomplete"), a line that is not an entry
  * object, a message without a valid role, a block of unknown kind, and a
- * line longer than sessread_line_max (64 MB).  Wrong-typed fields read as
+ * line longer than session_read_line_max (64 MB).  Wrong-typed fields read as
  * absent (with a warning).  Unknown entry types are kept in the chain and
  * otherwise ignored, silently (a newer hearth may write them).  An entry
  * whose parent is not found (the parent's line was lost) continues from the
@@ -46,14 +46,14 @@
  * (json_add_escaped); valid text round-trips byte for byte.  The system
  * prompt is not stored: it is rebuilt when a session is resumed.
  */
-#ifndef HEARTH_SESSION_H
-#define HEARTH_SESSION_H
+#ifndef HEARTH_SESSION_SESSION_H
+#define HEARTH_SESSION_SESSION_H
 
 #include <stddef.h>
 
-#include "buf.h"
-#include "conv.h"
-#include "err.h"
+#include "base/buf.h"
+#include "llm/conv.h"
+#include "base/err.h"
 
 /* Session metadata; every string may be NULL.  created is an ISO 8601 UTC time. */
 struct session_meta {
@@ -112,7 +112,7 @@ int session_append_meta(struct session *s, const struct session_meta *m, struct 
 int session_append_notice(struct session *s, const char *text, struct err *e);
 
 /*
- * For fork (sesslist): a new session file of `root` with no entry yet
+ * For fork (session_list): a new session file of `root` with no entry yet
  * (session_create without the meta), and appending one entry line
  * line[0..len) verbatim (no '\n' in it; one is added), whose id becomes the
  * leaf once written; line may also hold several entry lines separated by

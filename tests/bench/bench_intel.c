@@ -30,13 +30,13 @@
 
 #include <cjson/cJSON.h>
 
-#include "buf.h"
-#include "err.h"
-#include "repo.h"
-#include "loop.h"
-#include "repomap.h"
-#include "tool.h"
-#include "work.h"
+#include "base/buf.h"
+#include "base/err.h"
+#include "repo/repo.h"
+#include "io/loop.h"
+#include "repomap/repomap.h"
+#include "llm/tool.h"
+#include "io/work.h"
 
 #define NFILES 20000
 #define OUTLINE_LINES 5000

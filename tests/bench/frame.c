@@ -15,11 +15,11 @@
 #include <string.h>
 #include <time.h>
 
-#include "diff.h"
-#include "layout.h"
-#include "srvpanel.h"
-#include "transcript.h"
-#include "tsearch.h"
+#include "base/diff.h"
+#include "ui/view/layout.h"
+#include "ui/view/server_panel.h"
+#include "ui/view/transcript.h"
+#include "ui/view/transcript_search.h"
 
 #define W 120
 #define H 32
@@ -130,7 +130,7 @@ main(void)
 	struct view_server srv;
 	struct view_status st;
 	struct layout lay;
-	struct tsearch ts;
+	struct transcript_search ts;
 	struct grid *g = grid_new(W, H);
 	double t[30], t0;
 	char extra[96];
@@ -140,7 +140,7 @@ main(void)
 	memset(&st, 0, sizeof st);
 	memset(&ts, 0, sizeof ts);
 	snprintf(st.model, sizeof st.model, "bench-model");
-	srvpanel_init(&srv);
+	server_panel_init(&srv);
 	fill(&tv, msgs);
 	layout_compute(&lay, W, H, 1, 1);
 	t0 = now_ms();
@@ -160,13 +160,13 @@ main(void)
 		t[i] = now_ms() - t0;
 	}
 	figure("tui: frame 120x32, PgUp each frame", median(t, n), "ms", "median of 30 (scroll + draw)");
-	tsearch_start(&ts, &tv, lay.transcript);
+	transcript_search_start(&ts, &tv, lay.transcript);
 	buf_adds(&ts.query, "file42.c");
 	t0 = now_ms();
-	tsearch_update(&ts, &tv, lay.transcript.w);
+	transcript_search_update(&ts, &tv, lay.transcript.w);
 	snprintf(extra, sizeof extra, "%zu matching rows", ts.nrows);
 	figure("tui: search over the transcript", now_ms() - t0, "ms", extra);
-	tsearch_release(&ts);
+	transcript_search_release(&ts);
 	transcript_release(&tv);
 	grid_free(g);
 	return 0;

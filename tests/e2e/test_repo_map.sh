@@ -1,6 +1,6 @@
 #!/bin/sh
 # End-to-end: the repo_map tool in `hearth -p` against the mock
-# llama-server.  The map is built on the worker thread (src/work.h) and the
+# llama-server.  The map is built on the worker thread (src/io/work.h) and the
 # call finishes on the loop: the tool result the model gets is the map; a
 # SIGINT while a cold map of 2,000 files is being built ends hearth
 # promptly (the build gives up at shutdown) with status 130 and no

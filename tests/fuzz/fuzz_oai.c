@@ -32,15 +32,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "oai.h"
-#include "sse.h"
+#include "llm/openai.h"
+#include "io/sse.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define NIDX 64
 
 struct state {
-	struct oai_dec dec;
+	struct openai_dec dec;
 	int over;
 	unsigned char begun[NIDX], ended[NIDX];
 };
@@ -90,7 +90,7 @@ on_sse(void *ctx, struct str name, struct str data)
 {
 	struct state *st = ctx;
 
-	return oai_dec_event(&st->dec, name, data, sink, st);
+	return openai_dec_event(&st->dec, name, data, sink, st);
 }
 
 int
@@ -104,29 +104,29 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	/* As an SSE stream, in two chunks. */
 	memset(&st, 0, sizeof st);
-	oai_dec_init(&st.dec);
+	openai_dec_init(&st.dec);
 	sse_init(&p);
 	if (sse_feed(&p, (const char *)data, half, on_sse, &st) == 0)
 		if (sse_feed(&p, (const char *)data + half, size - half, on_sse, &st) == 0)
 			sse_finish(&p, on_sse, &st);
-	oai_dec_finish(&st.dec, sink, &st);
+	openai_dec_finish(&st.dec, sink, &st);
 	if (!st.over)
 		abort();
 	sse_release(&p);
-	oai_dec_release(&st.dec);
+	openai_dec_release(&st.dec);
 
 	/* As one event's data. */
 	memset(&st, 0, sizeof st);
-	oai_dec_init(&st.dec);
-	oai_dec_event(&st.dec, str_make("error", size & 1 ? 5 : 0),
+	openai_dec_init(&st.dec);
+	openai_dec_event(&st.dec, str_make("error", size & 1 ? 5 : 0),
 		      str_make((const char *)data, size), sink, &st);
-	oai_dec_finish(&st.dec, sink, &st);
+	openai_dec_finish(&st.dec, sink, &st);
 	if (!st.over)
 		abort();
-	oai_dec_release(&st.dec);
+	openai_dec_release(&st.dec);
 
 	/* As an HTTP error body. */
-	oai_error_from_body(size ? 400 + data[0] % 200 : 500, (const char *)data, size, &ev, &msg);
+	openai_error_from_body(size ? 400 + data[0] % 200 : 500, (const char *)data, size, &ev, &msg);
 	if (ev.kind != LLM_ERROR || ev.text.p != msg.data || ev.text.len != msg.len ||
 	    memchr(msg.data, '\0', msg.len) != NULL || msg.len == 0)
 		abort();

@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sse.h"
+#include "io/sse.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

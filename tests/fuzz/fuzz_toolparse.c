@@ -24,8 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "json.h"
-#include "toolparse.h"
+#include "base/json.h"
+#include "llm/textcall.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -41,7 +41,7 @@ typing(void *ctx, const char *tool, const char *param)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct toolparse_result r;
+	struct textcall_result r;
 	int rule;
 	size_t i;
 	cJSON *v;
@@ -49,7 +49,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size == 0)
 		return 0;
 	rule = data[0] % 4 - 2; /* -2: no callback; -1, 0, 1 */
-	toolparse_run((const char *)data + 1, size - 1, rule == -2 ? NULL : typing, &rule, &r);
+	textcall_run((const char *)data + 1, size - 1, rule == -2 ? NULL : typing, &rule, &r);
 	for (i = 0; i < r.ncalls; i++) {
 		if (!r.calls[i].name[0])
 			abort();
@@ -60,6 +60,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (r.text.len > size - 1 || r.reasoning.len > size - 1)
 		abort();
-	toolparse_release(&r);
+	textcall_release(&r);
 	return 0;
 }

@@ -27,16 +27,16 @@
 #include <cmocka.h>
 #include <cjson/cJSON.h>
 
-#include "anthropic.h"
-#include "anthropicdec.h"
-#include "anthropicwire.h"
-#include "buf.h"
-#include "conv.h"
-#include "http.h"
-#include "llm.h"
-#include "loop.h"
+#include "anthropic/anthropic.h"
+#include "anthropic/decode.h"
+#include "anthropic/wire.h"
+#include "base/buf.h"
+#include "llm/conv.h"
+#include "io/http.h"
+#include "llm/event.h"
+#include "io/loop.h"
 #include "testutil.h"
-#include "tool.h"
+#include "llm/tool.h"
 
 #define LLAMA_ID "Xq3vT9bLk2PzR8mW4nYc7dHs1fJg6aEu" /* 32 chars, as llama makes them */
 
@@ -46,13 +46,13 @@
 static inline cJSON *
 wire(const struct conv *cv, const char *model, int thinking, double temp, int tools)
 {
-	struct anthropicwire_opts o;
+	struct anthropic_wire_opts o;
 	struct provider_req req = { 0 };
 	struct buf out = BUF_INIT;
 	size_t n;
 	cJSON *j;
 
-	anthropicwire_opts_init(&o, model);
+	anthropic_wire_opts_init(&o, model);
 	o.temperature = temp;
 	req.conv = cv;
 	req.thinking = thinking;
@@ -60,7 +60,7 @@ wire(const struct conv *cv, const char *model, int thinking, double temp, int to
 		req.tools = tool_all(&n);
 		req.ntools = n;
 	}
-	anthropicwire_request(&o, &req, &out);
+	anthropic_wire_request(&o, &req, &out);
 	j = cJSON_Parse(out.data);
 	assert_non_null(j);
 	buf_release(&out);
@@ -162,7 +162,7 @@ rec_sink(void *ctx, const struct llm_event *ev)
 		snprintf(r->type, sizeof r->type, "%s", ev->error.type ? ev->error.type : "");
 		r->last.error.type = NULL;
 		r->last.stop_reason = NULL;
-		buf_addf(&r->log, "%s %s %s\n", llm_kind_name(ev->kind), r->stop, r->msg);
+		buf_addf(&r->log, "%s %s %s\n", llm_event_kind_name(ev->kind), r->stop, r->msg);
 		break;
 	default:
 		break;

@@ -24,16 +24,16 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "buf.h"
-#include "conv.h"
-#include "session.h"
-#include "sessexport.h"
+#include "base/buf.h"
+#include "llm/conv.h"
+#include "session/session.h"
+#include "session/export.h"
 #include "testutil.h"
-#include "xmalloc.h"
-#include "fsutil.h"
-#include "sessline.h"
-#include "sesslist.h"
-#include "sessread.h"
+#include "base/xmalloc.h"
+#include "base/fs.h"
+#include "session/line.h"
+#include "session/list.h"
+#include "session/read.h"
 
 /* the workspace root the sessions are keyed by (need not exist) */
 #define ROOT "/work/some project/app"
@@ -220,7 +220,7 @@ raw_session(const char *text)
 	assert_non_null(s);
 	path = xstrdup(session_path(s));
 	session_close(s);
-	assert_int_equal(fsutil_write_atomic(path, text, strlen(text), &e), 0);
+	assert_int_equal(fs_write_atomic(path, text, strlen(text), &e), 0);
 	buf_release(&d);
 	return path;
 }

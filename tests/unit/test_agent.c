@@ -13,13 +13,13 @@
 
 #include <cmocka.h>
 
-#include "agent.h"
-#include "conv.h"
+#include "agent/agent.h"
+#include "llm/conv.h"
 #include "fakeprov.h"
-#include "loop.h"
-#include "provider.h"
+#include "io/loop.h"
+#include "llm/provider.h"
 #include "testutil.h"
-#include "tool.h"
+#include "llm/tool.h"
 
 struct obs {
 	struct buf shown; /* TEXT the observer was shown live */

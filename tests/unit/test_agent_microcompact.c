@@ -14,24 +14,24 @@
 
 #include <cmocka.h>
 
-#include "cfg.h"
-#include "conv.h"
-#include "llamawire.h"
-#include "microcompact.h"
+#include "base/cfg.h"
+#include "llm/conv.h"
+#include "llama/wire.h"
+#include "agent/microcompact.h"
 
 static void
 test_cutoff(void **state)
 {
 	(void)state;
-	assert_int_equal(microcompact_cutoff(5, 0), 0);
-	assert_int_equal(microcompact_cutoff(0, 3), 0);
-	assert_int_equal(microcompact_cutoff(5, 3), 0);
-	assert_int_equal(microcompact_cutoff(6, 3), 3);
-	assert_int_equal(microcompact_cutoff(8, 3), 3);
-	assert_int_equal(microcompact_cutoff(9, 3), 6);
-	assert_int_equal(microcompact_cutoff(12, 6), 6);
-	assert_int_equal(microcompact_cutoff(17, 6), 6);
-	assert_int_equal(microcompact_cutoff(18, 6), 12);
+	assert_int_equal(agent_microcompact_cutoff(5, 0), 0);
+	assert_int_equal(agent_microcompact_cutoff(0, 3), 0);
+	assert_int_equal(agent_microcompact_cutoff(5, 3), 0);
+	assert_int_equal(agent_microcompact_cutoff(6, 3), 3);
+	assert_int_equal(agent_microcompact_cutoff(8, 3), 3);
+	assert_int_equal(agent_microcompact_cutoff(9, 3), 6);
+	assert_int_equal(agent_microcompact_cutoff(12, 6), 6);
+	assert_int_equal(agent_microcompact_cutoff(17, 6), 6);
+	assert_int_equal(agent_microcompact_cutoff(18, 6), 12);
 }
 
 /* A long numbered read result: lines first..last. */
@@ -54,28 +54,28 @@ test_digests(void **state)
 
 	(void)state;
 	read_result(&r, 10, 60, 300);
-	microcompact_digest("read", "{\"path\":\"src/a.c\",\"offset\":10}", r.data, 0, &d);
-	assert_string_equal(d.data, MICROCOMPACT_MARK "read src/a.c lines 10-60 of 300; read it again if needed]");
+	agent_microcompact_digest("read", "{\"path\":\"src/a.c\",\"offset\":10}", r.data, 0, &d);
+	assert_string_equal(d.data, AGENT_MICROCOMPACT_MARK "read src/a.c lines 10-60 of 300; read it again if needed]");
 	buf_reset(&r);
 	buf_reset(&d);
 	for (i = 0; i < 40; i++)
 		buf_addf(&r, "compiling unit %ld\n", i);
 	buf_adds(&r, "error: x undeclared\nexit code: 2");
-	microcompact_digest("bash", "{\"command\":\"make -j2\\nmake test\"}", r.data, 0, &d);
-	assert_string_equal(d.data, MICROCOMPACT_MARK "bash `make -j2 make test`, 42 lines of output, the last ones:\n"
+	agent_microcompact_digest("bash", "{\"command\":\"make -j2\\nmake test\"}", r.data, 0, &d);
+	assert_string_equal(d.data, AGENT_MICROCOMPACT_MARK "bash `make -j2 make test`, 42 lines of output, the last ones:\n"
 				    "compiling unit 38\ncompiling unit 39\nerror: x undeclared\nexit code: 2]");
 	buf_reset(&r);
 	buf_reset(&d);
 	for (i = 1; i <= 25; i++)
 		buf_addf(&r, "src/f%ld.c:%ld:\tfoo(bar);\n", i, i * 3);
-	microcompact_digest("grep", "{\"pattern\":\"foo\\\\(\",\"path\":\"src\"}", r.data, 0, &d);
-	assert_string_equal(d.data, MICROCOMPACT_MARK "grep \"foo\\(\" in src: 25 matching lines; search again if needed]");
+	agent_microcompact_digest("grep", "{\"pattern\":\"foo\\\\(\",\"path\":\"src\"}", r.data, 0, &d);
+	assert_string_equal(d.data, AGENT_MICROCOMPACT_MARK "grep \"foo\\(\" in src: 25 matching lines; search again if needed]");
 	buf_reset(&d);
-	microcompact_digest("outline", NULL, r.data, 1, &d);
-	assert_string_equal(d.data, MICROCOMPACT_MARK "(error) outline, 25 lines, 588 bytes; run it again if needed]");
+	agent_microcompact_digest("outline", NULL, r.data, 1, &d);
+	assert_string_equal(d.data, AGENT_MICROCOMPACT_MARK "(error) outline, 25 lines, 588 bytes; run it again if needed]");
 	buf_reset(&d);
-	microcompact_digest(NULL, "not json", "", 0, &d); /* bad input: still one line, no crash */
-	assert_string_equal(d.data, MICROCOMPACT_MARK "tool, 0 lines, 0 bytes; run it again if needed]");
+	agent_microcompact_digest(NULL, "not json", "", 0, &d); /* bad input: still one line, no crash */
+	assert_string_equal(d.data, AGENT_MICROCOMPACT_MARK "tool, 0 lines, 0 bytes; run it again if needed]");
 	buf_release(&r);
 	buf_release(&d);
 }
@@ -118,7 +118,7 @@ digested_turns(const struct conv *c)
 
 	for (i = 0; i < c->nmsgs; i++)
 		n += c->msgs[i].role == CONV_USER && c->msgs[i].nblocks == 2 &&
-		     !strncmp(c->msgs[i].blocks[0].text, MICROCOMPACT_MARK, strlen(MICROCOMPACT_MARK));
+		     !strncmp(c->msgs[i].blocks[0].text, AGENT_MICROCOMPACT_MARK, strlen(AGENT_MICROCOMPACT_MARK));
 	return n;
 }
 
@@ -132,7 +132,7 @@ wire(const struct conv *c, struct buf *out)
 	cfg_defaults(&cfg);
 	req.conv = c;
 	buf_reset(out);
-	llamawire_request(&cfg, "m", &req, out);
+	llama_wire_request(&cfg, "m", &req, out);
 	cfg_release(&cfg);
 }
 
@@ -140,7 +140,7 @@ static void
 test_batches_and_stability(void **state)
 {
 	struct conv c, resumed;
-	struct microcompact_stats st = { 0 }, st2 = { 0 };
+	struct agent_microcompact_stats st = { 0 }, st2 = { 0 };
 	struct buf before = BUF_INIT, after = BUF_INIT, why = BUF_INIT;
 	int t, changes = 0;
 
@@ -156,7 +156,7 @@ test_batches_and_stability(void **state)
 		conv_release(&one);
 		wire(&c, &before);
 		buf_reset(&why);
-		n = microcompact_turn(&c, 3, &st, &why);
+		n = agent_microcompact_turn(&c, 3, &st, &why);
 		wire(&c, &after);
 		if (n) {
 			changes++;
@@ -168,9 +168,9 @@ test_batches_and_stability(void **state)
 			assert_string_equal(before.data, after.data); /* the prefix is untouched between batches */
 			assert_int_equal(why.len, 0);
 		}
-		assert_int_equal(digested_turns(&c), microcompact_cutoff(t + 1, 3));
+		assert_int_equal(digested_turns(&c), agent_microcompact_cutoff(t + 1, 3));
 		/* applying again changes nothing: digests are final */
-		assert_int_equal(microcompact_apply(&c, 3, &st2), 0);
+		assert_int_equal(agent_microcompact_apply(&c, 3, &st2), 0);
 	}
 	assert_int_equal(changes, 5); /* turns 6, 9, 12, 15, 18 */
 	assert_int_equal(st.events, 5);
@@ -178,11 +178,11 @@ test_batches_and_stability(void **state)
 	assert_true(st.bytes_after * 5 < st.bytes_before);
 	/* a resumed session (original messages) digests the same at the same turn */
 	build(&resumed, 0, 20);
-	assert_int_equal(microcompact_apply(&resumed, 3, &st2), 15);
+	assert_int_equal(agent_microcompact_apply(&resumed, 3, &st2), 15);
 	wire(&resumed, &before);
 	wire(&c, &after);
 	assert_string_equal(before.data, after.data);
-	assert_int_equal(microcompact_apply(&resumed, 0, &st2), 0); /* off */
+	assert_int_equal(agent_microcompact_apply(&resumed, 0, &st2), 0); /* off */
 	conv_release(&resumed);
 	conv_release(&c);
 	buf_release(&before);

@@ -18,14 +18,14 @@
 
 #include <cmocka.h>
 
-#include "agent.h"
-#include "conv.h"
+#include "agent/agent.h"
+#include "llm/conv.h"
 #include "fakeprov.h"
-#include "loop.h"
-#include "provider.h"
+#include "io/loop.h"
+#include "llm/provider.h"
 #include "testutil.h"
-#include "tool.h"
-#include "xmalloc.h"
+#include "llm/tool.h"
+#include "base/xmalloc.h"
 
 struct env {
 	struct fakeprov_ws ws;

@@ -17,10 +17,10 @@
 #include <cjson/cJSON.h>
 
 #include "anthropic_fixture.h"
-#include "anthropic.h"
-#include "cfg.h"
-#include "conv.h"
-#include "llamawire.h"
+#include "anthropic/anthropic.h"
+#include "base/cfg.h"
+#include "llm/conv.h"
+#include "llama/wire.h"
 
 static void
 test_prov_headers_and_stream(void **state)
@@ -50,7 +50,7 @@ test_prov_headers_and_stream(void **state)
 	assert_int_equal(anthropic_attempts(n->an), 1);
 	{
 		size_t nth;
-		const struct anthropicdec_thinking *th = anthropic_thinking(n->an, &nth);
+		const struct anthropic_decode_thinking *th = anthropic_thinking(n->an, &nth);
 		struct conv cv;
 		struct conv_msg *m;
 
@@ -282,7 +282,7 @@ test_round_trip_local_claude_local(void **state)
 	/* llama side: OpenAI shape with the original ids, no Claude thinking */
 	cfg_defaults(&cfg);
 	req.conv = &cv;
-	llamawire_request(&cfg, "local-tiny", &req, &lb);
+	llama_wire_request(&cfg, "local-tiny", &req, &lb);
 	assert_null(strstr(lb.data, "claude thinks"));
 	assert_null(strstr(lb.data, "SIGNATURE-1"));
 	lm = cJSON_Parse(lb.data);

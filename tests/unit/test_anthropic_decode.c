@@ -16,11 +16,11 @@
 #include <cjson/cJSON.h>
 
 #include "anthropic_fixture.h"
-#include "anthropicdec.h"
-#include "sse.h"
+#include "anthropic/decode.h"
+#include "io/sse.h"
 
 struct feed {
-	struct anthropicdec dec;
+	struct anthropic_decode dec;
 	struct rec *rec;
 };
 
@@ -30,7 +30,7 @@ feed_event(void *ctx, struct str event, struct str data)
 {
 	struct feed *f = ctx;
 
-	return anthropicdec_event(&f->dec, event, data, rec_sink, f->rec);
+	return anthropic_decode_event(&f->dec, event, data, rec_sink, f->rec);
 }
 
 /* Decode bytes split at `split` (0: in one piece); the decoder is left for inspection. */
@@ -41,7 +41,7 @@ decode(struct feed *f, struct rec *r, const char *bytes, size_t n, size_t split)
 
 	rec_init(r);
 	f->rec = r;
-	anthropicdec_init(&f->dec);
+	anthropic_decode_init(&f->dec);
 	sse_init(&sse);
 	if (split && split < n) {
 		if (sse_feed(&sse, bytes, split, feed_event, f) == 0)
@@ -49,7 +49,7 @@ decode(struct feed *f, struct rec *r, const char *bytes, size_t n, size_t split)
 	} else {
 		sse_feed(&sse, bytes, n, feed_event, f);
 	}
-	anthropicdec_finish(&f->dec, rec_sink, r);
+	anthropic_decode_finish(&f->dec, rec_sink, r);
 	sse_release(&sse);
 }
 
@@ -74,7 +74,7 @@ test_dec_llama_fixture_every_split(void **state)
 	assert_int_equal(r.usage.completion_tokens, 12);
 	assert_int_equal(r.after_end, 0);
 	buf_addf(&whole, "%s|%s", r.log.data, r.text.data);
-	anthropicdec_release(&f.dec);
+	anthropic_decode_release(&f.dec);
 	rec_release(&r);
 	for (split = 1; split < fx.len; split++) {
 		struct buf got = BUF_INIT;
@@ -84,7 +84,7 @@ test_dec_llama_fixture_every_split(void **state)
 		assert_string_equal(got.data, whole.data);
 		assert_int_equal(r.after_end, 0);
 		buf_release(&got);
-		anthropicdec_release(&f.dec);
+		anthropic_decode_release(&f.dec);
 		rec_release(&r);
 	}
 	buf_release(&whole);
@@ -97,7 +97,7 @@ test_dec_synthetic_every_split(void **state)
 	size_t n = strlen(synthetic), split, nth;
 	struct feed f;
 	struct rec r;
-	const struct anthropicdec_thinking *th;
+	const struct anthropic_decode_thinking *th;
 
 	(void)state;
 	for (split = 0; split < n; split++) {
@@ -108,12 +108,12 @@ test_dec_synthetic_every_split(void **state)
 		assert_string_equal(r.text.data, "I'll list \xc3\xa9 files.");
 		assert_string_equal(r.args.data, "0:{\"comm0:and\": \"ls -0:la\"}");
 		assert_string_equal(r.log.data, "begin 0 toolu_01T1x bash\nend 0\nusage 3210 3000 200 57\ndone tool_calls \n");
-		th = anthropicdec_thinking(&f.dec, &nth);
+		th = anthropic_decode_thinking(&f.dec, &nth);
 		assert_int_equal(nth, 1);
 		assert_string_equal(th[0].text.data, "Let me think.");
 		assert_string_equal(th[0].signature.data, "EqQBCgIYAhIM1gbcDa9GJwZA2b3h");
 		assert_int_equal(r.after_end, 0);
-		anthropicdec_release(&f.dec);
+		anthropic_decode_release(&f.dec);
 		rec_release(&r);
 	}
 }
@@ -143,7 +143,7 @@ test_dec_llama_style_every_split(void **state)
 	size_t n = strlen(llama_style), split, nth;
 	struct feed f;
 	struct rec r;
-	const struct anthropicdec_thinking *th;
+	const struct anthropic_decode_thinking *th;
 
 	(void)state;
 	for (split = 0; split < n; split++) {
@@ -152,11 +152,11 @@ test_dec_llama_style_every_split(void **state)
 						"usage 12 5 0 9\ndone tool_calls \n");
 		assert_string_equal(r.args.data, "0:{\"path\":0:\"a.c\"}");
 		assert_string_equal(r.text.data, "ok");
-		th = anthropicdec_thinking(&f.dec, &nth);
+		th = anthropic_decode_thinking(&f.dec, &nth);
 		assert_int_equal(nth, 1);
 		assert_string_equal(th[0].text.data, "hm");
 		assert_string_equal(th[0].signature.data, "");
-		anthropicdec_release(&f.dec);
+		anthropic_decode_release(&f.dec);
 		rec_release(&r);
 	}
 }
@@ -168,7 +168,7 @@ decode_str(struct rec *r, const char *s)
 	struct feed f;
 
 	decode(&f, r, s, strlen(s), 0);
-	anthropicdec_release(&f.dec);
+	anthropic_decode_release(&f.dec);
 }
 
 static void
@@ -224,9 +224,9 @@ test_dec_errors_and_ends(void **state)
 	decode_str(&r, "");
 	assert_int_equal(r.last.error.kind, LLM_ERR_DISCONNECTED);
 	rec_release(&r);
-	assert_string_equal(anthropicdec_stop_reason("end_turn"), "stop");
-	assert_string_equal(anthropicdec_stop_reason("max_tokens"), "length");
-	assert_string_equal(anthropicdec_stop_reason("pause_turn"), "pause_turn");
+	assert_string_equal(anthropic_decode_stop_reason("end_turn"), "stop");
+	assert_string_equal(anthropic_decode_stop_reason("max_tokens"), "length");
+	assert_string_equal(anthropic_decode_stop_reason("pause_turn"), "pause_turn");
 }
 
 static void
@@ -235,7 +235,7 @@ check_body(int status, const char *body, const char *want_sub, int retryable, en
 	struct llm_event ev;
 	struct buf msg = BUF_INIT;
 
-	anthropicdec_error_from_body(status, body, body ? strlen(body) : 0, &ev, &msg);
+	anthropic_decode_error_from_body(status, body, body ? strlen(body) : 0, &ev, &msg);
 	assert_int_equal(ev.kind, LLM_ERROR);
 	assert_int_equal(ev.error.kind, kind);
 	assert_int_equal(ev.error.retryable, retryable);
@@ -254,7 +254,7 @@ test_error_bodies(void **state)
 	static const char e401[] = "{\"type\":\"error\",\"error\":{\"type\":\"authentication_error\",\"message\":\"invalid x-api-key\"},\"request_id\":\"req_1\"}";
 
 	(void)state;
-	anthropicdec_error_from_body(401, e401, strlen(e401), &ev, &msg);
+	anthropic_decode_error_from_body(401, e401, strlen(e401), &ev, &msg);
 	assert_string_equal(msg.data, "ANTHROPIC_API_KEY missing or invalid");
 	assert_string_equal(ev.error.type, "authentication_error");
 	assert_int_equal(ev.error.http_status, 401);

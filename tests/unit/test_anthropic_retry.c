@@ -17,7 +17,7 @@
 #include <cjson/cJSON.h>
 
 #include "anthropic_fixture.h"
-#include "anthropic.h"
+#include "anthropic/anthropic.h"
 
 static void
 test_prov_retry_after_429(void **state)

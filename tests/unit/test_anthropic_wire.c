@@ -16,11 +16,11 @@
 #include <cjson/cJSON.h>
 
 #include "anthropic_fixture.h"
-#include "anthropicwire.h"
-#include "cfg.h"
-#include "conv.h"
-#include "llamawire.h"
-#include "tool.h"
+#include "anthropic/wire.h"
+#include "base/cfg.h"
+#include "llm/conv.h"
+#include "llama/wire.h"
+#include "llm/tool.h"
 
 /* Message i of a request body. */
 static cJSON *
@@ -139,20 +139,20 @@ test_wire_id_mapping(void **state)
 	struct buf a = BUF_INIT, b = BUF_INIT, c = BUF_INIT;
 
 	(void)state;
-	anthropicwire_tool_id("toolu_01AbC-d_e", &a);
+	anthropic_wire_tool_id("toolu_01AbC-d_e", &a);
 	assert_string_equal(a.data, "toolu_01AbC-d_e"); /* Claude's own ids are kept */
 	buf_reset(&a);
-	anthropicwire_tool_id("call_0", &a);
-	anthropicwire_tool_id("call_0", &b);
-	anthropicwire_tool_id("call_1", &c);
+	anthropic_wire_tool_id("call_0", &a);
+	anthropic_wire_tool_id("call_0", &b);
+	anthropic_wire_tool_id("call_1", &c);
 	assert_string_equal(a.data, b.data); /* deterministic */
 	assert_string_not_equal(a.data, c.data);
 	assert_true(id_valid(a.data));
 	buf_reset(&a);
-	anthropicwire_tool_id("toolu_bad id/with:chars", &a);
+	anthropic_wire_tool_id("toolu_bad id/with:chars", &a);
 	assert_true(id_valid(a.data));
 	buf_reset(&a);
-	anthropicwire_tool_id(NULL, &a);
+	anthropic_wire_tool_id(NULL, &a);
 	assert_true(id_valid(a.data));
 	buf_release(&a);
 	buf_release(&b);
@@ -313,7 +313,7 @@ test_wire_models_sampling_thinking(void **state)
 {
 	struct conv cv;
 	cJSON *j, *t;
-	struct anthropicwire_caps caps;
+	struct anthropic_wire_caps caps;
 
 	(void)state;
 	conv_init(&cv);
@@ -350,7 +350,7 @@ test_wire_models_sampling_thinking(void **state)
 	j = wire(&cv, "local-tiny", 1, 0.6, 0);
 	assert_string_equal(jstr(cJSON_GetObjectItem(j, "thinking"), "type"), "enabled");
 	cJSON_Delete(j);
-	anthropicwire_caps("claude-unknown-9", &caps);
+	anthropic_wire_caps("claude-unknown-9", &caps);
 	assert_false(caps.sampling);
 	assert_false(caps.manual_thinking);
 	conv_release(&cv);
@@ -360,7 +360,7 @@ static void
 test_wire_deterministic(void **state)
 {
 	struct conv cv;
-	struct anthropicwire_opts o;
+	struct anthropic_wire_opts o;
 	struct provider_req req = { 0 };
 	struct buf a = BUF_INIT, b = BUF_INIT;
 	size_t n;
@@ -368,12 +368,12 @@ test_wire_deterministic(void **state)
 	(void)state;
 	conv_init(&cv);
 	local_turn(&cv);
-	anthropicwire_opts_init(&o, "claude-sonnet-5");
+	anthropic_wire_opts_init(&o, "claude-sonnet-5");
 	req.conv = &cv;
 	req.tools = tool_all(&n);
 	req.ntools = n;
-	anthropicwire_request(&o, &req, &a);
-	anthropicwire_request(&o, &req, &b);
+	anthropic_wire_request(&o, &req, &a);
+	anthropic_wire_request(&o, &req, &b);
 	assert_int_equal(a.len, b.len);
 	assert_memory_equal(a.data, b.data, a.len);
 	buf_release(&a);
@@ -390,30 +390,30 @@ test_models_list(void **state)
 	struct err e = ERR_INIT;
 
 	(void)state;
-	assert_int_equal(anthropicwire_models_has(list, strlen(list), "claude-opus-5", &ids, &e), 1);
+	assert_int_equal(anthropic_wire_models_has(list, strlen(list), "claude-opus-5", &ids, &e), 1);
 	buf_reset(&ids);
-	assert_int_equal(anthropicwire_models_has(list, strlen(list), "claude-haiku-4-5", &ids, &e), 1);
+	assert_int_equal(anthropic_wire_models_has(list, strlen(list), "claude-haiku-4-5", &ids, &e), 1);
 	buf_reset(&ids);
-	assert_int_equal(anthropicwire_models_has(list, strlen(list), "claude-sonnet-5", &ids, &e), 0);
+	assert_int_equal(anthropic_wire_models_has(list, strlen(list), "claude-sonnet-5", &ids, &e), 0);
 	assert_non_null(strstr(ids.data, "claude-opus-5, claude-haiku-4-5-20251001"));
-	assert_int_equal(anthropicwire_models_has("{}", 2, "x", &ids, &e), -1);
-	assert_int_equal(anthropicwire_models_has("nope", 4, "x", &ids, &e), -1);
+	assert_int_equal(anthropic_wire_models_has("{}", 2, "x", &ids, &e), -1);
+	assert_int_equal(anthropic_wire_models_has("nope", 4, "x", &ids, &e), -1);
 	buf_release(&ids);
 }
 
 static void
 test_tiers(void **state)
 {
-	enum anthropicwire_tier t;
+	enum anthropic_wire_tier t;
 
 	(void)state;
-	assert_string_equal(anthropicwire_tier_model(ANTHROPICWIRE_HAIKU), "claude-haiku-4-5");
-	assert_string_equal(anthropicwire_tier_model(ANTHROPICWIRE_SONNET), "claude-sonnet-5");
-	assert_string_equal(anthropicwire_tier_model(ANTHROPICWIRE_OPUS), "claude-opus-5");
-	assert_int_equal(anthropicwire_tier_parse("opus", &t), 0);
-	assert_int_equal(t, ANTHROPICWIRE_OPUS);
-	assert_int_equal(anthropicwire_tier_parse("gpt", &t), -1);
-	assert_int_equal(anthropicwire_tier_parse(NULL, &t), -1);
+	assert_string_equal(anthropic_wire_tier_model(ANTHROPIC_WIRE_HAIKU), "claude-haiku-4-5");
+	assert_string_equal(anthropic_wire_tier_model(ANTHROPIC_WIRE_SONNET), "claude-sonnet-5");
+	assert_string_equal(anthropic_wire_tier_model(ANTHROPIC_WIRE_OPUS), "claude-opus-5");
+	assert_int_equal(anthropic_wire_tier_parse("opus", &t), 0);
+	assert_int_equal(t, ANTHROPIC_WIRE_OPUS);
+	assert_int_equal(anthropic_wire_tier_parse("gpt", &t), -1);
+	assert_int_equal(anthropic_wire_tier_parse(NULL, &t), -1);
 }
 
 /* A tool for the exact-bytes test (one, so the body stays short). */
@@ -431,7 +431,7 @@ static void
 test_wire_exact_bytes(void **state)
 {
 	const struct tool *tools[] = { &echo_tool };
-	struct anthropicwire_opts o;
+	struct anthropic_wire_opts o;
 	struct provider_req req = { 0 };
 	struct buf out = BUF_INIT;
 	struct conv cv;
@@ -445,11 +445,11 @@ test_wire_exact_bytes(void **state)
 	conv_add_block(m, CONV_TOOL_CALL, "{\"s\":\"x\"}", "toolu_1", "echo");
 	m = conv_add_msg(&cv, CONV_USER);
 	conv_add_block(m, CONV_TOOL_RESULT, "x", "toolu_1", "echo");
-	anthropicwire_opts_init(&o, "claude-sonnet-5");
+	anthropic_wire_opts_init(&o, "claude-sonnet-5");
 	req.conv = &cv;
 	req.tools = tools;
 	req.ntools = 1;
-	anthropicwire_request(&o, &req, &out);
+	anthropic_wire_request(&o, &req, &out);
 	assert_string_equal(out.data,
 		"{\"model\":\"claude-sonnet-5\",\"max_tokens\":16000,"
 		"\"system\":[{\"type\":\"text\",\"text\":\"S\",\"cache_control\":{\"type\":\"ephemeral\"}}],"
@@ -462,7 +462,7 @@ test_wire_exact_bytes(void **state)
 	/* a consult: the instruction closes the last user message, tools stay, tool_choice none */
 	buf_reset(&out);
 	o.consult = "PLAN?";
-	anthropicwire_request(&o, &req, &out);
+	anthropic_wire_request(&o, &req, &out);
 	assert_non_null(strstr(out.data, "\"content\":\"x\"},{\"type\":\"text\",\"text\":\"PLAN?\",\"cache_control\":{\"type\":\"ephemeral\"}}]}]"));
 	assert_non_null(strstr(out.data, "\"tool_choice\":{\"type\":\"none\"}"));
 	assert_non_null(strstr(out.data, "\"tools\":[{\"name\":\"echo\""));
@@ -513,7 +513,7 @@ test_wire_round_trip(void **state)
 	/* llama on the same conv: the whole tool history, never Claude's thinking */
 	cfg_defaults(&cfg);
 	req.conv = &cv;
-	llamawire_request(&cfg, "m", &req, &lw);
+	llama_wire_request(&cfg, "m", &req, &lw);
 	assert_null(strstr(lw.data, "claude secret thought"));
 	assert_null(strstr(lw.data, "SIG-RT-1"));
 	assert_non_null(strstr(lw.data, "toolu_01A"));     /* Claude's call and result, in OpenAI form */

@@ -17,7 +17,7 @@
 
 #include <cmocka.h>
 
-#include "extedit.h"
+#include "ui/app/external.h"
 
 static char dir[64], script[128], edlog[128];
 
@@ -71,7 +71,7 @@ test_text_rewritten(void **state)
 	    "[ \"$(stat -c %a \"$f\")\" = 600 ] || exit 9; "
 	    "printf 'new text\\nline 2\\n' >\"$f\"");
 	buf_adds(&out, "unchanged");
-	assert_int_equal(extedit_text(NULL, "old text", 8, &out, &e), 0);
+	assert_int_equal(app_external_text(NULL, "old text", 8, &out, &e), 0);
 	assert_string_equal(out.data, "new text\nline 2");
 	buf_release(&out);
 }
@@ -85,18 +85,18 @@ test_text_errors(void **state)
 	(void)state;
 	buf_adds(&out, "keep");
 	editor_script("exit 4");
-	assert_int_equal(extedit_text(NULL, "x", 1, &out, &e), -1);
+	assert_int_equal(app_external_text(NULL, "x", 1, &out, &e), -1);
 	assert_non_null(strstr(e.msg, "exited with status 4"));
 	assert_string_equal(out.data, "keep");
 	setenv("EDITOR", "/nonexistent/editor-xyz", 1);
-	assert_int_equal(extedit_text(NULL, "x", 1, &out, &e), -1);
+	assert_int_equal(app_external_text(NULL, "x", 1, &out, &e), -1);
 	assert_non_null(strstr(e.msg, "not found; set $VISUAL or $EDITOR"));
 	assert_string_equal(out.data, "keep");
 	setenv("VISUAL", "true", 1);
-	assert_string_equal(extedit_editor(), "true");
+	assert_string_equal(app_external_editor(), "true");
 	unsetenv("VISUAL");
 	unsetenv("EDITOR");
-	assert_string_equal(extedit_editor(), "vi");
+	assert_string_equal(app_external_editor(), "vi");
 	buf_release(&out);
 }
 
@@ -108,15 +108,15 @@ test_target(void **state)
 	long line;
 
 	(void)state;
-	assert_int_equal(extedit_target(" src/x.c:42 ", &p, &line, &e), 0);
+	assert_int_equal(app_external_target(" src/x.c:42 ", &p, &line, &e), 0);
 	assert_string_equal(p.data, "src/x.c");
 	assert_int_equal(line, 42);
-	assert_int_equal(extedit_target("a:b.c", &p, &line, &e), 0);
+	assert_int_equal(app_external_target("a:b.c", &p, &line, &e), 0);
 	assert_string_equal(p.data, "a:b.c");
 	assert_int_equal(line, 0);
-	assert_int_equal(extedit_target("x.c:", &p, &line, &e), 0);
+	assert_int_equal(app_external_target("x.c:", &p, &line, &e), 0);
 	assert_string_equal(p.data, "x.c:");
-	assert_int_equal(extedit_target("   ", &p, &line, &e), -1);
+	assert_int_equal(app_external_target("   ", &p, &line, &e), -1);
 	assert_non_null(strstr(e.msg, "give a file"));
 	buf_release(&p);
 }
@@ -135,24 +135,24 @@ test_open_cmd(void **state)
 	fputs("int x;\n", f);
 	fclose(f);
 	editor_script(":");
-	assert_int_equal(extedit_open_cmd(NULL, dir, NULL, "f.c:7", &out), CMD_DONE);
+	assert_int_equal(app_external_open_cmd(NULL, dir, NULL, "f.c:7", &out), CMD_DONE);
 	assert_non_null(strstr(out.data, "opened f.c:7"));
 	assert_int_equal(buf_read_file(&log, edlog, 4096, &e), 0);
 	snprintf(want, sizeof want, "+7 %s\n", file);
 	assert_string_equal(log.data, want);
 	buf_reset(&out);
-	assert_int_equal(extedit_open_cmd(NULL, dir, "editor", "missing.c", &out), CMD_ERROR);
+	assert_int_equal(app_external_open_cmd(NULL, dir, "editor", "missing.c", &out), CMD_ERROR);
 	assert_non_null(strstr(out.data, "missing.c"));
 	buf_reset(&out);
-	assert_int_equal(extedit_open_cmd(NULL, dir, NULL, ".", &out), CMD_ERROR);
+	assert_int_equal(app_external_open_cmd(NULL, dir, NULL, ".", &out), CMD_ERROR);
 	assert_non_null(strstr(out.data, "is a directory"));
 	buf_reset(&out);
-	assert_int_equal(extedit_open_cmd(NULL, dir, "window", "f.c", &out), CMD_ERROR);
+	assert_int_equal(app_external_open_cmd(NULL, dir, "window", "f.c", &out), CMD_ERROR);
 	assert_non_null(strstr(out.data, "open_in: unknown value"));
 	buf_reset(&out);
 	/* tmux-pane outside tmux: the foreground editor instead */
-	assert_int_equal(extedit_open_cmd(NULL, dir, "tmux-pane", "f.c", &out), CMD_DONE);
-	assert_int_equal(extedit_tmux(dir, file, 1, &e), -1);
+	assert_int_equal(app_external_open_cmd(NULL, dir, "tmux-pane", "f.c", &out), CMD_DONE);
+	assert_int_equal(app_external_tmux(dir, file, 1, &e), -1);
 	assert_non_null(strstr(e.msg, "not running inside tmux"));
 	buf_release(&out);
 	buf_release(&log);

@@ -17,8 +17,8 @@
 
 #include <sys/stat.h>
 
-#include "codehl.h"
-#include "themesel.h"
+#include "ui/view/highlight.h"
+#include "ui/app/themes.h"
 
 static char tmp[64];
 
@@ -76,7 +76,7 @@ test_shipped_match_files(void **state)
 	(void)state;
 	for (i = 0; i < 3; i++) {
 		snprintf(path, sizeof path, "themes/%s.json", names[i]);
-		assert_int_equal(themesel_load(&a, names[i], THEME_DEPTH_TRUE, &e), 0);
+		assert_int_equal(app_themes_load(&a, names[i], THEME_DEPTH_TRUE, &e), 0);
 		assert_int_equal(theme_load(&b, path, THEME_DEPTH_TRUE, &e), 0);
 		assert_string_equal(a.name, names[i]);
 		assert_memory_equal(a.roles, b.roles, sizeof a.roles);
@@ -85,7 +85,7 @@ test_shipped_match_files(void **state)
 		assert_true(a.roles[THEME_STRING].fg != THEME_DEFAULT);
 		assert_true(a.roles[THEME_COMMENT].fg != THEME_DEFAULT);
 	}
-	assert_null(themesel_shipped("nope"));
+	assert_null(app_themes_shipped("nope"));
 }
 
 /* 256- and 8-colour depths map every syntax colour into range. */
@@ -100,10 +100,10 @@ test_depths(void **state)
 
 	(void)state;
 	for (i = 0; i < 4; i++) {
-		assert_int_equal(themesel_load(&t, names[i], THEME_DEPTH_8, &e), 0);
+		assert_int_equal(app_themes_load(&t, names[i], THEME_DEPTH_8, &e), 0);
 		for (r = THEME_KEYWORD; r < THEME_ROLE_COUNT; r++)
 			assert_true(t.roles[r].fg >= THEME_DEFAULT && t.roles[r].fg < 8);
-		assert_int_equal(themesel_load(&t, names[i], THEME_DEPTH_256, &e), 0);
+		assert_int_equal(app_themes_load(&t, names[i], THEME_DEPTH_256, &e), 0);
 		for (r = THEME_KEYWORD; r < THEME_ROLE_COUNT; r++)
 			assert_true(t.roles[r].fg >= THEME_DEFAULT && t.roles[r].fg < 256);
 	}
@@ -117,26 +117,26 @@ test_unknown_and_user(void **state)
 	struct buf l = BUF_INIT;
 
 	(void)state;
-	assert_int_equal(themesel_load(&t, "solarized", THEME_DEPTH_256, &e), -1);
+	assert_int_equal(app_themes_load(&t, "solarized", THEME_DEPTH_256, &e), -1);
 	assert_non_null(strstr(e.msg, "unknown theme 'solarized'"));
 	assert_non_null(strstr(e.msg, "high-contrast"));
 	assert_string_equal(t.name, "default");
 	user_theme("solarized", "{\"name\":\"solarized\",\"roles\":{\"keyword\":{\"fg\":33}}}");
 	user_theme("dark", "{\"name\":\"my-dark\",\"roles\":{}}");
 	user_theme("broken", "{\"roles\":");
-	assert_int_equal(themesel_load(&t, "solarized", THEME_DEPTH_256, &e), 0);
+	assert_int_equal(app_themes_load(&t, "solarized", THEME_DEPTH_256, &e), 0);
 	assert_int_equal(t.roles[THEME_KEYWORD].fg, 33);
-	assert_int_equal(themesel_load(&t, "dark", THEME_DEPTH_256, &e), 0);
+	assert_int_equal(app_themes_load(&t, "dark", THEME_DEPTH_256, &e), 0);
 	assert_string_equal(t.name, "my-dark");
-	assert_int_equal(themesel_load(&t, "broken", THEME_DEPTH_256, &e), -1);
+	assert_int_equal(app_themes_load(&t, "broken", THEME_DEPTH_256, &e), -1);
 	assert_non_null(strstr(e.msg, "broken.json"));
 	assert_string_equal(t.name, "default");
-	assert_int_equal(themesel_load(&t, "themes/light.json", THEME_DEPTH_256, &e), 0);
+	assert_int_equal(app_themes_load(&t, "themes/light.json", THEME_DEPTH_256, &e), 0);
 	assert_string_equal(t.name, "light");
-	assert_int_equal(themesel_load(&t, "/nonexistent/x.json", THEME_DEPTH_256, &e), -1);
-	assert_int_equal(themesel_load(&t, NULL, THEME_DEPTH_256, &e), 0);
+	assert_int_equal(app_themes_load(&t, "/nonexistent/x.json", THEME_DEPTH_256, &e), -1);
+	assert_int_equal(app_themes_load(&t, NULL, THEME_DEPTH_256, &e), 0);
 	assert_string_equal(t.name, "default");
-	themesel_list(&l);
+	app_themes_list(&l);
 	assert_non_null(strstr(l.data, "default, dark, light, high-contrast"));
 	assert_non_null(strstr(l.data, "solarized"));
 	assert_null(strstr(l.data, "dark, dark"));
@@ -154,23 +154,23 @@ test_cmd(void **state)
 
 	(void)state;
 	theme_default(&th, THEME_DEPTH_256);
-	assert_int_equal(themesel_cmd(&th, t, g, "", &out), CMD_DONE);
+	assert_int_equal(app_themes_cmd(&th, t, g, "", &out), CMD_DONE);
 	assert_non_null(strstr(out.data, "theme: default (available: default, dark"));
 	buf_reset(&out);
 	grid_clean(g, -1);
-	assert_int_equal(themesel_cmd(&th, t, g, " light", &out), CMD_DONE);
+	assert_int_equal(app_themes_cmd(&th, t, g, " light", &out), CMD_DONE);
 	assert_string_equal(out.data, "theme: light");
 	assert_string_equal(th.name, "light");
 	assert_int_equal(th.depth, THEME_DEPTH_256);
 	assert_true(grid_dirty(g, 0));
 	buf_reset(&out);
-	assert_int_equal(themesel_cmd(&th, t, g, "nope", &out), CMD_ERROR);
+	assert_int_equal(app_themes_cmd(&th, t, g, "nope", &out), CMD_ERROR);
 	assert_non_null(strstr(out.data, "unknown theme 'nope'"));
 	assert_string_equal(th.name, "light");
 	buf_release(&out);
 	grid_free(g);
 	term_free(t);
-	codehl_reset();
+	highlight_reset();
 }
 
 int

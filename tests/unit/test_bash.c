@@ -22,10 +22,10 @@
 
 #include <cmocka.h>
 
-#include "buf.h"
-#include "loop.h"
+#include "base/buf.h"
+#include "io/loop.h"
 #include "testutil.h"
-#include "tool.h"
+#include "llm/tool.h"
 
 extern const struct tool tool_bash;
 

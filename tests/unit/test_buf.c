@@ -1,4 +1,4 @@
-/* test_buf: strbuf invariants, str views, arena lifetimes. */
+/* test_buf: strbuf invariants, str views. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -8,9 +8,8 @@
 
 #include <cmocka.h>
 
-#include "arena.h"
-#include "buf.h"
-#include "str.h"
+#include "base/buf.h"
+#include "base/str.h"
 #include "testutil.h"
 
 static void
@@ -112,29 +111,6 @@ test_str(void **state)
 	assert_true(str_eq(str_from(NULL), ""));
 }
 
-static void
-test_arena(void **state)
-{
-	struct arena a = ARENA_INIT;
-	char *p, *big;
-	int i;
-
-	(void)state;
-	for (i = 0; i < 1000; i++) {
-		p = arena_strndup(&a, "abcdef", 3);
-		assert_string_equal(p, "abc");
-		assert_int_equal((uintptr_t)p % sizeof(void *), 0);
-	}
-	big = arena_alloc(&a, 100000); /* larger than a block */
-	memset(big, 1, 100000);
-	arena_reset(&a);
-	assert_int_equal(a.used_total, 0);
-	p = arena_alloc(&a, 10);
-	assert_non_null(p);
-	arena_release(&a);
-	assert_null(a.head);
-}
-
 int
 main(void)
 {
@@ -143,7 +119,6 @@ main(void)
 		cmocka_unit_test(test_buf_growth),
 		cmocka_unit_test(test_buf_read_file),
 		cmocka_unit_test(test_str),
-		cmocka_unit_test(test_arena),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -8,7 +8,7 @@
 
 #include <cmocka.h>
 
-#include "cfg.h"
+#include "base/cfg.h"
 #include "testutil.h"
 
 static void

@@ -1,11 +1,11 @@
 /*
  * test_syn: every compiled-in grammar loads with the system libtree-sitter,
  * parses a valid sample cleanly and a broken one with errors, and its
- * embedded queries compile (or fail exactly where syn.c documents it with
- * SYN_NO_HIGHLIGHTS).  Also: path mapping, the size limit, bad input.
+ * embedded queries compile (or fail exactly where code/code.c documents it with
+ * CODE_NO_HIGHLIGHTS).  Also: path mapping, the size limit, bad input.
  *
  * `samples` must name every language in the registry: a grammar added to
- * mk/grammars.mk and syn.c without a sample here fails test_every_lang_has_sample.
+ * mk/grammars.mk and code/code.c without a sample here fails test_every_lang_has_sample.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,7 +17,7 @@
 #include <cmocka.h>
 #include <tree_sitter/api.h>
 
-#include "syn.h"
+#include "code/code.h"
 
 struct sample {
 	const char *lang;
@@ -70,7 +70,7 @@ static void
 test_every_lang_has_sample(void **state)
 {
 	size_t n, i;
-	const struct syn_lang *l = syn_langs(&n);
+	const struct code_lang *l = code_langs(&n);
 
 	(void)state;
 	assert_true(n >= 12);
@@ -79,7 +79,7 @@ test_every_lang_has_sample(void **state)
 			fail_msg("no sample for language %s", l[i].name);
 	}
 	for (i = 0; i < NSAMPLES; i++)
-		assert_non_null(syn_lang_by_name(samples[i].lang));
+		assert_non_null(code_lang_by_name(samples[i].lang));
 }
 
 /* Every grammar has an ABI the system library accepts. */
@@ -87,7 +87,7 @@ static void
 test_grammars_load(void **state)
 {
 	size_t n, i;
-	const struct syn_lang *l = syn_langs(&n);
+	const struct code_lang *l = code_langs(&n);
 
 	(void)state;
 	for (i = 0; i < n; i++) {
@@ -111,21 +111,21 @@ test_valid_samples_parse_clean(void **state)
 
 	(void)state;
 	for (i = 0; i < NSAMPLES; i++) {
-		const struct syn_lang *l = syn_lang_by_name(samples[i].lang);
-		struct syn_tree *t = NULL;
+		const struct code_lang *l = code_lang_by_name(samples[i].lang);
+		struct code_tree *t = NULL;
 		struct err e = ERR_INIT;
-		struct syn_error first;
+		struct code_error first;
 		size_t nerr;
 
-		assert_int_equal(syn_parse(l, samples[i].good, strlen(samples[i].good), &t, &e), 0);
-		assert_ptr_equal(syn_tree_lang(t), l);
-		nerr = syn_errors(t, &first, 1);
+		assert_int_equal(code_parse(l, samples[i].good, strlen(samples[i].good), &t, &e), 0);
+		assert_ptr_equal(code_tree_lang(t), l);
+		nerr = code_errors(t, &first, 1);
 		if (nerr)
 			fail_msg("%s: %zu errors, first %s at %zu:%zu", l->name, nerr, first.what,
 				first.line, first.col);
-		assert_false(ts_node_has_error(ts_tree_root_node(syn_tree_ts(t))));
-		assert_true(ts_node_child_count(ts_tree_root_node(syn_tree_ts(t))) > 0);
-		syn_release(t);
+		assert_false(ts_node_has_error(ts_tree_root_node(code_tree_ts(t))));
+		assert_true(ts_node_child_count(ts_tree_root_node(code_tree_ts(t))) > 0);
+		code_release(t);
 	}
 }
 
@@ -137,26 +137,26 @@ test_broken_samples_count_errors(void **state)
 
 	(void)state;
 	for (i = 0; i < NSAMPLES; i++) {
-		const struct syn_lang *l = syn_lang_by_name(samples[i].lang);
-		struct syn_tree *t = NULL;
+		const struct code_lang *l = code_lang_by_name(samples[i].lang);
+		struct code_tree *t = NULL;
 		struct err e = ERR_INIT;
-		struct syn_error errs[4];
+		struct code_error errs[4];
 		size_t nerr, k;
 
 		if (!samples[i].broken)
 			continue;
 		nbroken++;
-		assert_int_equal(syn_parse(l, samples[i].broken, strlen(samples[i].broken), &t, &e),
+		assert_int_equal(code_parse(l, samples[i].broken, strlen(samples[i].broken), &t, &e),
 			0);
-		nerr = syn_errors(t, errs, 4);
+		nerr = code_errors(t, errs, 4);
 		if (nerr == 0)
 			fail_msg("%s: broken sample parsed without errors", l->name);
-		assert_true(ts_node_has_error(ts_tree_root_node(syn_tree_ts(t))));
+		assert_true(ts_node_has_error(ts_tree_root_node(code_tree_ts(t))));
 		for (k = 0; k < nerr && k < 4; k++)
 			assert_non_null(errs[k].what);
 		/* Counting without storage gives the same number. */
-		assert_int_equal(syn_errors(t, NULL, 0), nerr);
-		syn_release(t);
+		assert_int_equal(code_errors(t, NULL, 0), nerr);
+		code_release(t);
 	}
 	assert_true(nbroken >= 12);
 }
@@ -166,22 +166,22 @@ static void
 test_missing_token_position(void **state)
 {
 	static const char src[] = "int f(void)\n{\n\treturn 0\n}\n";
-	struct syn_tree *t = NULL;
+	struct code_tree *t = NULL;
 	struct err e = ERR_INIT;
-	struct syn_error er;
+	struct code_error er;
 
 	(void)state;
-	assert_int_equal(syn_parse(syn_lang_by_name("c"), src, strlen(src), &t, &e), 0);
-	assert_int_equal(syn_errors(t, &er, 1), 1);
+	assert_int_equal(code_parse(code_lang_by_name("c"), src, strlen(src), &t, &e), 0);
+	assert_int_equal(code_errors(t, &er, 1), 1);
 	assert_int_equal(er.missing, 1);
 	assert_string_equal(er.what, ";");
 	assert_int_equal(er.line, 2);
-	syn_release(t);
+	code_release(t);
 }
 
 /* Compile a query; returns 1 when it compiles, printing why when not. */
 static int
-query_ok(const struct syn_lang *l, const char *kind, const char *src)
+query_ok(const struct code_lang *l, const char *kind, const char *src)
 {
 	uint32_t off = 0;
 	TSQueryError qe = TSQueryErrorNone;
@@ -197,16 +197,16 @@ query_ok(const struct syn_lang *l, const char *kind, const char *src)
 	return 0;
 }
 
-/* Embedded queries compile with libtree-sitter 0.20.7, as syn.c documents. */
+/* Embedded queries compile with libtree-sitter 0.20.7, as code/code.c documents. */
 static void
 test_queries_compile(void **state)
 {
 	size_t n, i, ntags = 0;
-	const struct syn_lang *l = syn_langs(&n);
+	const struct code_lang *l = code_langs(&n);
 
 	(void)state;
 	for (i = 0; i < n; i++) {
-		int want = !(l[i].flags & SYN_NO_HIGHLIGHTS);
+		int want = !(l[i].flags & CODE_NO_HIGHLIGHTS);
 
 		assert_non_null(l[i].highlights);
 		assert_non_null(l[i].tags);
@@ -248,37 +248,37 @@ test_lang_for_path(void **state)
 
 	(void)state;
 	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-		const struct syn_lang *l = syn_lang_for_path(cases[i].path);
+		const struct code_lang *l = code_lang_for_path(cases[i].path);
 		const char *got = l ? l->name : NULL;
 
 		if (!cases[i].lang ? got != NULL : !got || strcmp(got, cases[i].lang) != 0)
 			fail_msg("%s: got %s, want %s", cases[i].path, got ? got : "none",
 				cases[i].lang ? cases[i].lang : "none");
 	}
-	assert_null(syn_lang_for_path(NULL));
-	assert_null(syn_lang_by_name(NULL));
-	assert_null(syn_lang_by_name("cobol"));
-	assert_string_equal(syn_lang_by_name("tsx")->name, "tsx");
+	assert_null(code_lang_for_path(NULL));
+	assert_null(code_lang_by_name(NULL));
+	assert_null(code_lang_by_name("cobol"));
+	assert_string_equal(code_lang_by_name("tsx")->name, "tsx");
 }
 
-/* Text over SYN_MAX_BYTES is refused with a note; at the limit it parses. */
+/* Text over CODE_MAX_BYTES is refused with a note; at the limit it parses. */
 static void
 test_too_big_is_refused(void **state)
 {
-	size_t n = SYN_MAX_BYTES + 1;
+	size_t n = CODE_MAX_BYTES + 1;
 	char *big = malloc(n);
-	struct syn_tree *t = (struct syn_tree *)&n; /* must be reset to NULL */
+	struct code_tree *t = (struct code_tree *)&n; /* must be reset to NULL */
 	struct err e = ERR_INIT;
 
 	(void)state;
 	assert_non_null(big);
 	memset(big, ' ', n);
-	assert_int_equal(syn_parse(syn_lang_by_name("c"), big, n, &t, &e), -1);
+	assert_int_equal(code_parse(code_lang_by_name("c"), big, n, &t, &e), -1);
 	assert_null(t);
 	assert_non_null(strstr(e.msg, "limit"));
 	/* Exactly at the limit is parsed. */
-	assert_int_equal(syn_parse(syn_lang_by_name("json"), big, n - 1, &t, &e), 0);
-	syn_release(t);
+	assert_int_equal(code_parse(code_lang_by_name("json"), big, n - 1, &t, &e), 0);
+	code_release(t);
 	free(big);
 }
 
@@ -287,30 +287,30 @@ static void
 test_bad_input(void **state)
 {
 	static const char junk[] = "\x00\xff\xfe{{\x80\xc3(\"\\\x00]]";
-	struct syn_tree *t = NULL;
+	struct code_tree *t = NULL;
 	struct err e = ERR_INIT;
 	size_t n, i;
-	const struct syn_lang *l = syn_langs(&n);
+	const struct code_lang *l = code_langs(&n);
 
 	(void)state;
-	assert_int_equal(syn_parse(NULL, "x", 1, &t, &e), -1);
+	assert_int_equal(code_parse(NULL, "x", 1, &t, &e), -1);
 	assert_true(err_isset(&e));
 	assert_null(t);
-	assert_int_equal(syn_parse(l, NULL, 3, &t, &e), -1);
+	assert_int_equal(code_parse(l, NULL, 3, &t, &e), -1);
 	/* Empty text and binary junk parse in every grammar without crashing. */
 	for (i = 0; i < n; i++) {
-		assert_int_equal(syn_parse(&l[i], NULL, 0, &t, &e), 0);
+		assert_int_equal(code_parse(&l[i], NULL, 0, &t, &e), 0);
 		/* markdown_inline (only ever injected into markdown) wants some text. */
-		if (syn_errors(t, NULL, 0) != 0 && strcmp(l[i].name, "markdown_inline") != 0)
+		if (code_errors(t, NULL, 0) != 0 && strcmp(l[i].name, "markdown_inline") != 0)
 			fail_msg("%s: empty text has errors", l[i].name);
-		syn_release(t);
-		assert_int_equal(syn_parse(&l[i], junk, sizeof junk - 1, &t, &e), 0);
-		(void)syn_errors(t, NULL, 0);
-		syn_release(t);
+		code_release(t);
+		assert_int_equal(code_parse(&l[i], junk, sizeof junk - 1, &t, &e), 0);
+		(void)code_errors(t, NULL, 0);
+		code_release(t);
 	}
-	assert_int_equal(syn_errors(NULL, NULL, 0), 0);
-	assert_null(syn_tree_ts(NULL));
-	syn_release(NULL);
+	assert_int_equal(code_errors(NULL, NULL, 0), 0);
+	assert_null(code_tree_ts(NULL));
+	code_release(NULL);
 }
 
 /* A deeply nested broken document is walked without recursion. */
@@ -319,9 +319,9 @@ test_deep_nesting(void **state)
 {
 	size_t depth = 20000, i, n = 0;
 	char *s = malloc(depth * 2 + 2);
-	struct syn_tree *t = NULL;
+	struct code_tree *t = NULL;
 	struct err e = ERR_INIT;
-	struct syn_error er;
+	struct code_error er;
 
 	(void)state;
 	assert_non_null(s);
@@ -330,9 +330,9 @@ test_deep_nesting(void **state)
 	s[n++] = '1';
 	for (i = 0; i < depth - 1; i++) /* one bracket short */
 		s[n++] = ']';
-	assert_int_equal(syn_parse(syn_lang_by_name("json"), s, n, &t, &e), 0);
-	assert_true(syn_errors(t, &er, 1) >= 1);
-	syn_release(t);
+	assert_int_equal(code_parse(code_lang_by_name("json"), s, n, &t, &e), 0);
+	assert_true(code_errors(t, &er, 1) >= 1);
+	code_release(t);
 	free(s);
 }
 

@@ -12,8 +12,8 @@
 
 #include <cmocka.h>
 
-#include "syn.h"
-#include "synchk.h"
+#include "code/code.h"
+#include "code/check.h"
 
 static const char good_c[] =
 	"#include <stdio.h>\n"
@@ -35,7 +35,7 @@ test_broken_c_edit(void **state)
 	struct buf note = BUF_INIT;
 
 	(void)state;
-	assert_int_equal(synchk_check("src/a.c", good_c, strlen(good_c), bad, strlen(bad),
+	assert_int_equal(code_check_check("src/a.c", good_c, strlen(good_c), bad, strlen(bad),
 				      &note), 1);
 	assert_non_null(strstr(note.data, "syntax check: 1 new error in src/a.c"));
 	assert_non_null(strstr(note.data, ": line 6: "));
@@ -51,7 +51,7 @@ test_error_node_quoted(void **state)
 	struct buf note = BUF_INIT;
 
 	(void)state;
-	assert_int_equal(synchk_check("x.c", NULL, 0, bad, strlen(bad), &note), 1);
+	assert_int_equal(code_check_check("x.c", NULL, 0, bad, strlen(bad), &note), 1);
 	assert_non_null(strstr(note.data, "line 6: "));
 	buf_release(&note);
 }
@@ -66,13 +66,13 @@ test_already_broken(void **state)
 	struct buf note = BUF_INIT;
 
 	(void)state;
-	assert_int_equal(synchk_check("b.c", old, strlen(old), new_text, strlen(new_text), &note),
+	assert_int_equal(code_check_check("b.c", old, strlen(old), new_text, strlen(new_text), &note),
 			 0);
-	assert_int_equal(synchk_check("b.c", old, strlen(old), fixed, strlen(fixed), &note), 0);
+	assert_int_equal(code_check_check("b.c", old, strlen(old), fixed, strlen(fixed), &note), 0);
 	assert_int_equal(note.len, 0);
 	/* a second error in the broken file is reported, the old one is not named */
 	new_text = "int f(void) { return 1 }\n\nint g(void)\n{\n\treturn 3\n}\n";
-	assert_int_equal(synchk_check("b.c", old, strlen(old), new_text, strlen(new_text), &note),
+	assert_int_equal(code_check_check("b.c", old, strlen(old), new_text, strlen(new_text), &note),
 			 1);
 	assert_non_null(strstr(note.data, "1 new error in b.c: line 5: missing \";\""));
 	assert_null(strstr(note.data, "line 1:"));
@@ -88,18 +88,18 @@ test_langs_and_limits(void **state)
 	char *big;
 
 	(void)state;
-	assert_int_equal(synchk_check("m.py", py_old, strlen(py_old), py_new, strlen(py_new),
+	assert_int_equal(code_check_check("m.py", py_old, strlen(py_old), py_new, strlen(py_new),
 				      &note), 1);
 	assert_non_null(strstr(note.data, "line 1"));
 	buf_reset(&note);
-	assert_int_equal(synchk_check("README", NULL, 0, "((( {{{", 7, &note), 0);
-	assert_int_equal(synchk_check("notes.txt", NULL, 0, "int x(", 6, &note), 0);
+	assert_int_equal(code_check_check("README", NULL, 0, "((( {{{", 7, &note), 0);
+	assert_int_equal(code_check_check("notes.txt", NULL, 0, "int x(", 6, &note), 0);
 	assert_int_equal(note.len, 0);
-	assert_int_equal(synchk_check("ok.c", NULL, 0, good_c, strlen(good_c), &note), 0);
+	assert_int_equal(code_check_check("ok.c", NULL, 0, good_c, strlen(good_c), &note), 0);
 	assert_int_equal(note.len, 0);
-	big = malloc(SYN_MAX_BYTES + 10);
-	memset(big, ' ', SYN_MAX_BYTES + 10);
-	assert_int_equal(synchk_check("big.c", NULL, 0, big, SYN_MAX_BYTES + 10, &note), 0);
+	big = malloc(CODE_MAX_BYTES + 10);
+	memset(big, ' ', CODE_MAX_BYTES + 10);
+	assert_int_equal(code_check_check("big.c", NULL, 0, big, CODE_MAX_BYTES + 10, &note), 0);
 	assert_non_null(strstr(note.data, "skipped"));
 	free(big);
 	buf_release(&note);

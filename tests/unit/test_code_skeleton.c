@@ -16,25 +16,25 @@
 #include <cmocka.h>
 
 #include "skeldump.h"
-#include "syn.h"
-#include "syncpp.h"
-#include "synskel.h"
+#include "code/code.h"
+#include "code/cpp.h"
+#include "code/skeleton.h"
 
 /* The holes of text as "L1-L2 L3-L4" (1-based lines of each hole's start and end byte). */
 static void
 hole_lines(const char *lang, const char *text, struct buf *out)
 {
-	struct synskel_holes h = { NULL, 0, 0 };
+	struct code_skeleton_holes h = { NULL, 0, 0 };
 	size_t k, i, line;
 
 	buf_reset(out);
-	assert_int_equal(synskel_find(lang, text, strlen(text), &h), 0);
+	assert_int_equal(code_skeleton_find(lang, text, strlen(text), &h), 0);
 	for (k = 0; k < 2 * h.n; k++) {
 		for (line = 1, i = 0; i < h.at[k]; i++)
 			line += text[i] == '\n';
 		buf_addf(out, "%s%zu", k == 0 ? "" : k % 2 ? "-" : " ", line);
 	}
-	synskel_holes_release(&h);
+	code_skeleton_holes_release(&h);
 }
 
 /*
@@ -45,25 +45,25 @@ hole_lines(const char *lang, const char *text, struct buf *out)
 static size_t
 same_tree(const char *lang_name, const char *text)
 {
-	const struct syn_lang *lang = syn_lang_by_name(lang_name);
-	struct synskel_holes h = { NULL, 0, 0 };
-	struct syn_tree *whole = NULL, *skel = NULL;
+	const struct code_lang *lang = code_lang_by_name(lang_name);
+	struct code_skeleton_holes h = { NULL, 0, 0 };
+	struct code_tree *whole = NULL, *skel = NULL;
 	struct buf a = BUF_INIT, b = BUF_INIT;
 	size_t n = strlen(text), gone = 0;
 	int python = !strcmp(lang_name, "python");
 
 	assert_non_null(lang);
-	assert_int_equal(syn_parse(lang, text, n, &whole, NULL), 0);
-	assert_int_equal(synskel_parse(lang, SYNBODY_MAP, text, n, &skel, &gone, NULL), 0);
+	assert_int_equal(code_parse(lang, text, n, &whole, NULL), 0);
+	assert_int_equal(code_skeleton_parse(lang, CODE_BODIES_MAP, text, n, &skel, &gone, NULL), 0);
 	if (gone)
-		assert_int_equal(synskel_find(lang_name, text, n, &h), 0);
-	skeldump(ts_tree_root_node(syn_tree_ts(whole)), &h, python, &a);
-	skeldump(ts_tree_root_node(syn_tree_ts(skel)), &h, python, &b);
-	if (!ts_node_has_error(ts_tree_root_node(syn_tree_ts(whole))))
+		assert_int_equal(code_skeleton_find(lang_name, text, n, &h), 0);
+	skeldump(ts_tree_root_node(code_tree_ts(whole)), &h, python, &a);
+	skeldump(ts_tree_root_node(code_tree_ts(skel)), &h, python, &b);
+	if (!ts_node_has_error(ts_tree_root_node(code_tree_ts(whole))))
 		assert_string_equal(a.data, b.data); /* error recovery may differ */
-	synskel_holes_release(&h);
-	syn_release(whole);
-	syn_release(skel);
+	code_skeleton_holes_release(&h);
+	code_release(whole);
+	code_release(skel);
 	buf_release(&a);
 	buf_release(&b);
 	return gone;
@@ -345,16 +345,16 @@ test_misfit(void **state)
 			   "  E(int v) { this.v = v; this.w = v * 2; this.u = v + 1; this.t = v - 1; }\n"
 			   "  int v, w, u, t;\n}\n";
 	const char *py = "def f():\n    x = 1\n    return x\n\ndef g(:\n    pass\n";
-	const struct syn_lang *lang = syn_lang_by_name("python");
-	struct syn_tree *t = NULL;
+	const struct code_lang *lang = code_lang_by_name("python");
+	struct code_tree *t = NULL;
 	size_t gone = 1;
 
 	(void)state;
 	assert_true(same_tree("java", java) > 0);
-	assert_int_equal(synskel_parse(lang, SYNBODY_MAP, py, strlen(py), &t, &gone, NULL), 0);
+	assert_int_equal(code_skeleton_parse(lang, CODE_BODIES_MAP, py, strlen(py), &t, &gone, NULL), 0);
 	assert_int_equal(gone, 0);
-	assert_true(ts_node_has_error(ts_tree_root_node(syn_tree_ts(t))));
-	syn_release(t);
+	assert_true(ts_node_has_error(ts_tree_root_node(code_tree_ts(t))));
+	code_release(t);
 }
 
 /* Only where bodies are skipped for the use; other languages and uses parse whole. */
@@ -363,42 +363,42 @@ test_uses(void **state)
 {
 	const char *py = "def f():\n    x = 1\n    return x\n";
 	const char *sh = "f() { echo '}'; }\n";
-	struct syn_tree *t = NULL;
+	struct code_tree *t = NULL;
 	size_t gone = 1;
 
 	(void)state;
-	assert_int_equal(synskel_parse(syn_lang_by_name("python"), SYNBODY_OUTLINE, py,
+	assert_int_equal(code_skeleton_parse(code_lang_by_name("python"), CODE_BODIES_OUTLINE, py,
 				       strlen(py), &t, &gone, NULL), 0);
 	assert_int_equal(gone, 0);
-	syn_release(t);
+	code_release(t);
 	gone = 1;
-	assert_int_equal(synskel_parse(syn_lang_by_name("bash"), SYNBODY_MAP, sh, strlen(sh), &t,
+	assert_int_equal(code_skeleton_parse(code_lang_by_name("bash"), CODE_BODIES_MAP, sh, strlen(sh), &t,
 				       &gone, NULL), 0);
 	assert_int_equal(gone, 0);
-	syn_release(t);
-	assert_int_equal(synskel_parse(syn_lang_by_name("python"), SYNBODY_MAP, py, strlen(py),
+	code_release(t);
+	assert_int_equal(code_skeleton_parse(code_lang_by_name("python"), CODE_BODIES_MAP, py, strlen(py),
 				       &t, &gone, NULL), 0);
 	assert_int_equal(gone, strlen("    return x\n"));
-	syn_release(t);
-	assert_int_equal(synskel_parse(NULL, SYNBODY_MAP, py, strlen(py), &t, NULL, NULL), -1);
+	code_release(t);
+	assert_int_equal(code_skeleton_parse(NULL, CODE_BODIES_MAP, py, strlen(py), &t, NULL, NULL), -1);
 	assert_null(t);
 }
 
-/* syn_parse_holes refuses holes out of order or past the text. */
+/* code_parse_holes refuses holes out of order or past the text. */
 static void
 test_bad_holes(void **state)
 {
-	const struct syn_lang *c = syn_lang_by_name("c");
+	const struct code_lang *c = code_lang_by_name("c");
 	const char *text = "int a(void) { return 1; }\n";
 	uint32_t backwards[] = { 14, 22, 3, 5 }, past[] = { 14, 100 };
-	struct syn_tree *t = NULL;
+	struct code_tree *t = NULL;
 	struct err e = ERR_INIT;
 
 	(void)state;
-	assert_int_equal(syn_parse_holes(c, text, strlen(text), backwards, 2, &t, &e), -1);
+	assert_int_equal(code_parse_holes(c, text, strlen(text), backwards, 2, &t, &e), -1);
 	assert_null(t);
 	assert_non_null(strstr(e.msg, "out of order"));
-	assert_int_equal(syn_parse_holes(c, text, strlen(text), past, 1, &t, &e), -1);
+	assert_int_equal(code_parse_holes(c, text, strlen(text), past, 1, &t, &e), -1);
 	assert_null(t);
 }
 
@@ -419,7 +419,7 @@ test_mangled(void **state)
 	(void)state;
 	for (s = 0; s < sizeof samples / sizeof samples[0]; s++)
 		for (round = 0; round < 200; round++) {
-			struct syn_tree *t = NULL;
+			struct code_tree *t = NULL;
 			char buf[2048];
 
 			n = strlen(samples[s].text);
@@ -430,26 +430,26 @@ test_mangled(void **state)
 				n = (seed >> 4) % n; /* cut */
 			buf[n] = '\0';
 			n = strlen(buf);
-			assert_int_equal(synskel_parse(syn_lang_by_name(samples[s].lang), SYNBODY_MAP,
+			assert_int_equal(code_skeleton_parse(code_lang_by_name(samples[s].lang), CODE_BODIES_MAP,
 						       buf, n, &t, NULL, NULL), 0);
-			syn_release(t);
+			code_release(t);
 			if (!strchr(buf, '\xff') && !strchr(buf, '\xc3'))
 				same_tree(samples[s].lang, buf);
 		}
 }
 
-/* Whether s is C++ by syncpp. */
+/* Whether s is C++ by code_cpp. */
 static int
 is_cpp(const char *s)
 {
-	return syncpp_is_cpp(s, strlen(s));
+	return code_cpp_is_cpp(s, strlen(s));
 }
 
 /* C++ markers outside comments and literals make a ".h" text C++. */
 static void
 test_cpp_sniff(void **state)
 {
-	const struct syn_lang *c = syn_lang_by_name("c");
+	const struct code_lang *c = code_lang_by_name("c");
 
 	(void)state;
 	assert_true(is_cpp("namespace a {\n}\n"));
@@ -460,14 +460,14 @@ test_cpp_sniff(void **state)
 	assert_false(is_cpp("const char *s = \"std::string\"; // public:\n"));
 	assert_false(is_cpp("struct s { int private_x; };"));
 	assert_false(is_cpp("/* unterminated namespace"));
-	assert_ptr_equal(syn_lang_for_file("a/x.h", "using namespace std;", 20),
-			 syn_lang_by_name("cpp"));
-	assert_ptr_equal(syn_lang_for_file("X.H", "template <class T> T f();", 25),
-			 syn_lang_by_name("cpp"));
-	assert_ptr_equal(syn_lang_for_file("a/x.h", "int x;", 6), c);
-	assert_ptr_equal(syn_lang_for_file("a/x.c", "using namespace std;", 20), c);
-	assert_ptr_equal(syn_lang_for_file("x.go", "namespace x", 11), syn_lang_by_name("go"));
-	assert_null(syn_lang_for_file("Makefile", "namespace x", 11));
+	assert_ptr_equal(code_lang_for_file("a/x.h", "using namespace std;", 20),
+			 code_lang_by_name("cpp"));
+	assert_ptr_equal(code_lang_for_file("X.H", "template <class T> T f();", 25),
+			 code_lang_by_name("cpp"));
+	assert_ptr_equal(code_lang_for_file("a/x.h", "int x;", 6), c);
+	assert_ptr_equal(code_lang_for_file("a/x.c", "using namespace std;", 20), c);
+	assert_ptr_equal(code_lang_for_file("x.go", "namespace x", 11), code_lang_by_name("go"));
+	assert_null(code_lang_for_file("Makefile", "namespace x", 11));
 }
 
 int

@@ -8,7 +8,7 @@
 
 #include <cmocka.h>
 
-#include "compact.h"
+#include "agent/compact.h"
 
 /* n turns of: task, a tool call, its result, an answer. */
 static void
@@ -41,13 +41,13 @@ test_keep_from(void **state)
 
 	(void)state;
 	build(&c, 1);
-	assert_int_equal(compact_keep_from(&c, 1), 0); /* only the last turn: nothing to summarise */
+	assert_int_equal(agent_compact_keep_from(&c, 1), 0); /* only the last turn: nothing to summarise */
 	conv_release(&c);
 	build(&c, 3);
-	assert_int_equal(compact_keep_from(&c, 1), 8);
-	assert_int_equal(compact_keep_from(&c, 2), 4);
-	assert_int_equal(compact_keep_from(&c, 3), 0);
-	assert_int_equal(compact_keep_from(&c, 0), 8); /* at least one turn stays */
+	assert_int_equal(agent_compact_keep_from(&c, 1), 8);
+	assert_int_equal(agent_compact_keep_from(&c, 2), 4);
+	assert_int_equal(agent_compact_keep_from(&c, 3), 0);
+	assert_int_equal(agent_compact_keep_from(&c, 0), 8); /* at least one turn stays */
 	conv_release(&c);
 }
 
@@ -58,12 +58,12 @@ test_rewrite(void **state)
 
 	(void)state;
 	build(&c, 3);
-	compact_rewrite(&c, 8, "## Goal\nship it");
+	agent_compact_rewrite(&c, 8, "## Goal\nship it");
 	assert_int_equal(c.nmsgs, 4);
 	assert_string_equal(c.system, "sys");
 	assert_int_equal(c.msgs[0].role, CONV_USER);
 	assert_int_equal(c.msgs[0].nblocks, 2);
-	assert_string_equal(c.msgs[0].blocks[0].text, COMPACT_MARK "## Goal\nship it");
+	assert_string_equal(c.msgs[0].blocks[0].text, AGENT_COMPACT_MARK "## Goal\nship it");
 	assert_string_equal(c.msgs[0].blocks[1].text, "task 2");
 	/* the kept turn's call and result stay paired */
 	assert_string_equal(c.msgs[1].blocks[0].id, "c2");
@@ -79,17 +79,17 @@ test_due_and_instruction(void **state)
 	struct buf b = BUF_INIT;
 
 	(void)state;
-	assert_false(compact_due(100000, 0, 4096));     /* unknown context: never */
-	assert_false(compact_due(60000, 65536, 4096));
-	assert_true(compact_due(62000, 65536, 4096));
-	assert_false(compact_due(5000, 8192, 4096));     /* the reserve is at most a quarter */
-	assert_true(compact_due(6200, 8192, 4096));
-	compact_instruction("the parser", &b);
+	assert_false(agent_compact_due(100000, 0, 4096));     /* unknown context: never */
+	assert_false(agent_compact_due(60000, 65536, 4096));
+	assert_true(agent_compact_due(62000, 65536, 4096));
+	assert_false(agent_compact_due(5000, 8192, 4096));     /* the reserve is at most a quarter */
+	assert_true(agent_compact_due(6200, 8192, 4096));
+	agent_compact_instruction("the parser", &b);
 	assert_non_null(strstr(b.data, "## Goal\n## Decisions\n## Files touched\n## Open problems\n## Next step"));
 	assert_non_null(strstr(b.data, "Do not call any tool"));
 	assert_non_null(strstr(b.data, "Pay particular attention to: the parser"));
 	buf_reset(&b);
-	compact_instruction(NULL, &b);
+	agent_compact_instruction(NULL, &b);
 	assert_null(strstr(b.data, "attention"));
 	buf_release(&b);
 }

@@ -13,8 +13,8 @@
 
 #include <cmocka.h>
 
-#include "diff.h"
-#include "xmalloc.h"
+#include "base/diff.h"
+#include "base/xmalloc.h"
 
 /* Unified text of a -> b for "f". */
 static char *

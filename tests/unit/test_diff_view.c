@@ -14,11 +14,11 @@
 
 #include <cmocka.h>
 
-#include "buf.h"
-#include "diff.h"
-#include "diffview.h"
+#include "base/buf.h"
+#include "base/diff.h"
+#include "ui/view/diff_view.h"
 #include "testutil.h"
-#include "theme.h"
+#include "ui/term/theme.h"
 
 static const char old_c[] =
 	"#include <stdio.h>\n\nint\nmain(void)\n{\n\tputs(\"hi\");\n\treturn 0;\n}\n"
@@ -28,7 +28,7 @@ static const char new_c[] =
 	"/* a */\n/* b */\n/* c */\n/* d */\n/* e */\nint x = 2;\nint y = 3;\n";
 
 struct fx {
-	struct diffview dv;
+	struct diff_view dv;
 	struct buf t;   /* two_files() */
 	struct grid *g; /* check()'s last grid */
 };
@@ -59,7 +59,7 @@ fx_free(void **state)
 	struct fx *x = *state;
 
 	grid_free(x->g);
-	diffview_close(&x->dv);
+	diff_view_close(&x->dv);
 	buf_release(&x->t);
 	free(x);
 	return 0;
@@ -69,7 +69,7 @@ fx_free(void **state)
 static void
 open_two(struct fx *x, const char *title)
 {
-	assert_int_equal(diffview_open(&x->dv, title, x->t.data, x->t.len), 0);
+	assert_int_equal(diff_view_open(&x->dv, title, x->t.data, x->t.len), 0);
 }
 
 /* Draw x's viewer at w×h into x->g and compare the rows (trailing blanks trimmed) with want. */
@@ -78,8 +78,8 @@ check(struct fx *x, int w, int h, const char *want)
 {
 	grid_free(x->g);
 	x->g = grid_new(w, h);
-	diffview_layout(&x->dv, w);
-	diffview_draw(x->g, (struct grid_rect){ 0, 0, w, h }, &x->dv);
+	diff_view_layout(&x->dv, w);
+	diff_view_draw(x->g, (struct grid_rect){ 0, 0, w, h }, &x->dv);
 	tu_grid_expect(x->g, want);
 	return x->g;
 }
@@ -138,13 +138,13 @@ test_unified_100(void **state)
 	assert_int_equal(style_of(g, 10, "*"), THEME_COMMENT);
 }
 
-/* Press the character key cp (0: Esc) on x's viewer, w columns by 10 rows; diffview_key's result. */
+/* Press the character key cp (0: Esc) on x's viewer, w columns by 10 rows; diff_view_key's result. */
 static int
 press(struct fx *x, int cp, int w)
 {
 	struct keys_event ev = { .kind = cp ? KEYS_CHAR : KEYS_ESC, .cp = (uint32_t)cp };
 
-	return diffview_key(&x->dv, &ev, w, 10);
+	return diff_view_key(&x->dv, &ev, w, 10);
 }
 
 /* 160 columns: side by side, old on the left, new on the right, runs paired. */
@@ -156,7 +156,7 @@ test_side_by_side_160(void **state)
 	struct grid *g;
 
 	open_two(x, "session");
-	assert_int_equal(diffview_key(&x->dv, &n, 160, 12), 1);
+	assert_int_equal(diff_view_key(&x->dv, &n, 160, 12), 1);
 	g = check(x, 160, 12,
 	    " diff · file 1/2 · hunk 1/3 · +5 −2                                                                                               n/p hunk · ]/[ file · q close\n"
 	    "@@ -3,7 +3,7 @@\n"
@@ -172,7 +172,7 @@ test_side_by_side_160(void **state)
 	    "  12   /* d */                                                                 │  12   /* d */\n");
 	assert_int_equal(role_of(g, 5, "h"), THEME_DIFF_DEL_WORD);
 	assert_int_equal(role_of(g, 5, "w"), THEME_DIFF_ADD_WORD);
-	diffview_key(&x->dv, &n, 160, 12);
+	diff_view_key(&x->dv, &n, 160, 12);
 	check(x, 160, 8,
 	    " diff · file 1/2 · hunk 2/3 · +5 −2                                                                                               n/p hunk · ]/[ file · q close\n"
 	    "@@ -11,4 +11,5 @@\n"
@@ -195,7 +195,7 @@ test_narrow_60(void **state)
 
 	buf_reset(&x->t);
 	diff_unified("a.txt", a, strlen(a), b, strlen(b), &x->t, NULL, NULL);
-	assert_int_equal(diffview_open(&x->dv, "x", x->t.data, x->t.len), 0);
+	assert_int_equal(diff_view_open(&x->dv, "x", x->t.data, x->t.len), 0);
 	g = check(x, 60, 7,
 	    " diff · file 1/1 · hunk 1/1 · +1 −1\n"
 	    "▌ a.txt  (+1 −1)\n"
@@ -214,7 +214,7 @@ at(struct fx *x, int file, int hunk)
 {
 	int f, h;
 
-	diffview_where(&x->dv, &f, &h);
+	diff_view_where(&x->dv, &f, &h);
 	assert_int_equal(f, file);
 	if (hunk >= 0)
 		assert_int_equal(h, hunk);
@@ -225,10 +225,10 @@ static void
 test_keys(void **state)
 {
 	struct fx *x = *state;
-	struct diffview *dv = &x->dv;
+	struct diff_view *dv = &x->dv;
 
 	open_two(x, "s");
-	diffview_layout(dv, 100);
+	diff_view_layout(dv, 100);
 	at(x, 0, 0);
 	press(x, ']', 100);
 	at(x, 1, 2);
@@ -236,7 +236,7 @@ test_keys(void **state)
 	at(x, 1, -1);
 	press(x, 'p', 100);
 	at(x, 0, 1);
-	assert_int_equal(dv->rows[dv->top].kind, DIFFVIEW_HUNK);
+	assert_int_equal(dv->rows[dv->top].kind, DIFF_VIEW_HUNK);
 	press(x, '[', 100);
 	assert_int_equal(dv->top, 0);
 	press(x, 'G', 100);
@@ -259,7 +259,7 @@ targets(struct fx *x, const char *want_path, long want_line)
 	const char *path;
 	long line;
 
-	assert_int_equal(diffview_target(&x->dv, &path, &line), 0);
+	assert_int_equal(diff_view_target(&x->dv, &path, &line), 0);
 	if (want_path)
 		assert_string_equal(path, want_path);
 	assert_int_equal(line, want_line);
@@ -275,10 +275,10 @@ test_target(void **state)
 	long line;
 	size_t i;
 
-	assert_int_equal(diffview_target(&x->dv, &path, &line), -1);
+	assert_int_equal(diff_view_target(&x->dv, &path, &line), -1);
 	for (i = 0; i < 2; i++) {
 		open_two(x, "s");
-		diffview_layout(&x->dv, widths[i]);
+		diff_view_layout(&x->dv, widths[i]);
 		targets(x, "hello.c", 3); /* hunk 1: three lines of context before line 6 */
 		press(x, 'n', widths[i]); /* from the file header to hunk 1 */
 		targets(x, NULL, 3);
@@ -286,8 +286,8 @@ test_target(void **state)
 		targets(x, NULL, 11); /* hunk 2: context before line 14 */
 		press(x, ']', widths[i]);
 		targets(x, "NOTES.md", 1);
-		diffview_close(&x->dv);
-		assert_int_equal(diffview_target(&x->dv, &path, &line), -1);
+		diff_view_close(&x->dv);
+		assert_int_equal(diff_view_target(&x->dv, &path, &line), -1);
 	}
 }
 
@@ -296,25 +296,25 @@ static void
 test_bad_input(void **state)
 {
 	struct fx *x = *state;
-	struct diffview *dv = &x->dv;
+	struct diff_view *dv = &x->dv;
 	static const char bare[] = "@@ -1 +1 @@\n-a\n+b\n";
 	static const char broken[] = "--- a/x\n+++ b/x\n@@ -1,5 +1 @@\n-a\n";
 	struct grid *g = grid_new(60, 4);
 	struct buf b = BUF_INIT;
 
-	assert_int_equal(diffview_open(dv, "edit hello.c", bare, strlen(bare)), 0);
-	diffview_layout(dv, 60);
-	diffview_draw(g, (struct grid_rect){ 0, 0, 60, 4 }, dv);
+	assert_int_equal(diff_view_open(dv, "edit hello.c", bare, strlen(bare)), 0);
+	diff_view_layout(dv, 60);
+	diff_view_draw(g, (struct grid_rect){ 0, 0, 60, 4 }, dv);
 	grid_row_text(g, 1, &b);
 	assert_string_equal(b.data, "▌ edit hello.c  (+1 −1)");
-	assert_int_equal(diffview_open(dv, "x", "no diff here\n", 13), -1);
+	assert_int_equal(diff_view_open(dv, "x", "no diff here\n", 13), -1);
 	assert_int_equal(dv->open, 0);
-	assert_int_equal(diffview_open(dv, "x", "", 0), -1);
-	(void)diffview_open(dv, "x", broken, strlen(broken)); /* a hunk cut short: no crash */
-	diffview_layout(dv, 200);
-	diffview_draw(g, (struct grid_rect){ 0, 0, 60, 4 }, dv);
-	diffview_close(dv);
-	diffview_close(dv);
+	assert_int_equal(diff_view_open(dv, "x", "", 0), -1);
+	(void)diff_view_open(dv, "x", broken, strlen(broken)); /* a hunk cut short: no crash */
+	diff_view_layout(dv, 200);
+	diff_view_draw(g, (struct grid_rect){ 0, 0, 60, 4 }, dv);
+	diff_view_close(dv);
+	diff_view_close(dv);
 	buf_release(&b);
 	grid_free(g);
 }

@@ -7,8 +7,8 @@
 
 #include <cmocka.h>
 
-#include "buf.h"
-#include "draw.h"
+#include "base/buf.h"
+#include "ui/term/draw.h"
 #include "testutil.h"
 
 /* Row y of g as text, trailing spaces trimmed. */

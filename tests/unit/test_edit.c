@@ -14,7 +14,7 @@
 #include <cmocka.h>
 #include <dirent.h>
 
-#include "stale.h"
+#include "tools/stale.h"
 #include "tool_fixture.h"
 
 extern const struct tool tool_edit;
@@ -301,7 +301,7 @@ test_stale_guard(void **state)
 	int err;
 	char *o;
 
-	f->env.stale = stale_new();
+	f->env.stale = tool_stale_new();
 	fixture_puts(f, "g.c", "int a;\nint b;\n");
 	o = ed(f, "{\"path\":\"g.c\",\"old_text\":\"a\",\"new_text\":\"c\"}", &err, NULL);
 	assert_true(err);
@@ -323,7 +323,7 @@ test_stale_guard(void **state)
 			    "another process); read it again before editing");
 	free(o);
 	expect_file(f, "g.c", "int c;\nint e;\n");
-	stale_free(f->env.stale);
+	tool_stale_free(f->env.stale);
 	f->env.stale = NULL;
 }
 

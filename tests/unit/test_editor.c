@@ -10,11 +10,11 @@
 
 #include <cmocka.h>
 
-#include "buf.h"
-#include "cmd.h"
-#include "editor.h"
-#include "grid.h"
-#include "keys.h"
+#include "base/buf.h"
+#include "front/cmd.h"
+#include "ui/view/editor.h"
+#include "ui/term/grid.h"
+#include "ui/term/keys.h"
 
 /* One key event. */
 static enum editor_result
@@ -40,7 +40,7 @@ ctrl(struct editor *ed, char c)
 
 /* Feed raw terminal bytes through the real key decoder into the editor. */
 static enum editor_result
-feed(struct editor *ed, const char *bytes, const struct cmdreg *cmds, struct buf *note)
+feed(struct editor *ed, const char *bytes, const struct front_cmd *cmds, struct buf *note)
 {
 	struct keys k;
 	struct keys_event ev;
@@ -420,15 +420,15 @@ test_complete(void **state)
 		{ "undo", "", "u", run_nothing, NULL },
 		{ "undo-all", "", "u", run_nothing, NULL },
 	};
-	struct cmdreg r;
+	struct front_cmd r;
 	struct editor ed;
 	struct buf note = BUF_INIT;
 	size_t i;
 
 	(void)state;
-	cmdreg_init(&r);
+	front_cmd_init(&r);
 	for (i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
-		cmdreg_add(&r, &cmds[i]);
+		front_cmd_add(&r, &cmds[i]);
 	editor_init(&ed);
 	assert_int_equal(feed(&ed, "/q\t", &r, &note), EDITOR_DONE);
 	assert_string_equal(text(&ed), "/quit ");
@@ -450,7 +450,7 @@ test_complete(void **state)
 	assert_string_equal(text(&ed), "say /q");
 	assert_int_equal(feed(&ed, "\x1b[Z", &r, &note), EDITOR_IGNORED); /* Shift-Tab */
 	editor_release(&ed);
-	cmdreg_release(&r);
+	front_cmd_release(&r);
 	buf_release(&note);
 }
 

@@ -17,10 +17,10 @@
 
 #include <cmocka.h>
 
-#include "atcomp.h"
-#include "atref.h"
-#include "editor.h"
-#include "routecfg.h"
+#include "ui/app/complete_path.h"
+#include "front/attach.h"
+#include "ui/view/editor.h"
+#include "route/config.h"
 
 static char root[4096], outside[4200];
 
@@ -70,7 +70,7 @@ setup(void **state)
 	put("src/main.h", "int f(void);", 0, 0);
 	put("src/sub/deep.py", "x = 1\n", 0, 0);
 	put(".env", "SECRET=1\n", 0, 0);
-	put("big.log", NULL, ATREF_FILE_MAX + 1, 'x');
+	put("big.log", NULL, FRONT_ATTACH_FILE_MAX + 1, 'x');
 	{
 		char p[4400];
 		FILE *f;
@@ -104,7 +104,7 @@ test_attach(void **state)
 	struct buf out = BUF_INIT, notes = BUF_INIT;
 
 	(void)state;
-	assert_int_equal(atref_expand(root, 0, "explain @src/main.c and (@src/main.h), "
+	assert_int_equal(front_attach_expand(root, 0, "explain @src/main.c and (@src/main.h), "
 	    "again @src/main.c.", NULL, &out, &notes), 2);
 	assert_non_null(strstr(out.data, "explain @src/main.c and (@src/main.h), again "
 	    "@src/main.c.\n\n<file path=\"src/main.c\">\nint main(void) { return 0; }\n</file>"));
@@ -122,7 +122,7 @@ test_refusals(void **state)
 
 	(void)state;
 	buf_addf(&msg, "@claude look at @big.log @blob.bin @src @nope/x.c @%s @../x a@b.c", outside);
-	assert_int_equal(atref_expand(root, 0, msg.data, NULL, &out, &notes), 0);
+	assert_int_equal(front_attach_expand(root, 0, msg.data, NULL, &out, &notes), 0);
 	assert_string_equal(out.data, msg.data);
 	assert_non_null(strstr(notes.data, "@big.log: 256.0 KB is over the 256 KB attachment limit"));
 	assert_non_null(strstr(notes.data, "@blob.bin: a binary file"));
@@ -134,7 +134,7 @@ test_refusals(void **state)
 	buf_reset(&out);
 	buf_reset(&notes);
 	/* allowed outside by the setting */
-	assert_int_equal(atref_expand(root, 1, msg.data, NULL, &out, &notes), 1);
+	assert_int_equal(front_attach_expand(root, 1, msg.data, NULL, &out, &notes), 1);
 	assert_non_null(strstr(out.data, "outside\n</file>"));
 	buf_release(&out);
 	buf_release(&notes);
@@ -151,15 +151,15 @@ test_redact(void **state)
 	static const char cfg[] = "{\"routing\": {\"privacy\": [\"secrets.txt\"]}}";
 
 	(void)state;
-	routecfg_defaults(&p);
-	routecfg_apply_text(&p, cfg, strlen(cfg), "test", &w, NULL);
-	atref_expand(root, 0, "@secrets.txt", &p, &out, &notes);
+	route_config_defaults(&p);
+	route_config_apply_text(&p, cfg, strlen(cfg), "test", &w, NULL);
+	front_attach_expand(root, 0, "@secrets.txt", &p, &out, &notes);
 	assert_null(strstr(out.data, "hunter2"));
 	assert_non_null(strstr(out.data, "not shown to Claude"));
 	buf_reset(&out);
-	atref_expand(root, 0, "@secrets.txt", NULL, &out, &notes);
+	front_attach_expand(root, 0, "@secrets.txt", NULL, &out, &notes);
 	assert_non_null(strstr(out.data, "hunter2"));
-	routecfg_release(&p);
+	route_config_release(&p);
 	buf_release(&out);
 	buf_release(&notes);
 	buf_release(&w);
@@ -171,18 +171,18 @@ test_complete(void **state)
 	struct buf out = BUF_INIT;
 
 	(void)state;
-	assert_int_equal(atref_complete(root, "", &out), 4);
+	assert_int_equal(front_attach_complete(root, "", &out), 4);
 	assert_string_equal(out.data, "big.log\nblob.bin\nsecrets.txt\nsrc/\n");
 	buf_reset(&out);
-	assert_int_equal(atref_complete(root, "src/ma", &out), 2);
+	assert_int_equal(front_attach_complete(root, "src/ma", &out), 2);
 	assert_string_equal(out.data, "src/main.c\nsrc/main.h\n");
 	buf_reset(&out);
-	assert_int_equal(atref_complete(root, ".", &out), 1);
+	assert_int_equal(front_attach_complete(root, ".", &out), 1);
 	assert_string_equal(out.data, ".env\n");
 	buf_reset(&out);
-	assert_int_equal(atref_complete(root, "node", &out), 0);
-	assert_int_equal(atref_complete(root, "../", &out), 0);
-	assert_int_equal(atref_complete(root, "nope/", &out), 0);
+	assert_int_equal(front_attach_complete(root, "node", &out), 0);
+	assert_int_equal(front_attach_complete(root, "../", &out), 0);
+	assert_int_equal(front_attach_complete(root, "nope/", &out), 0);
 	buf_release(&out);
 }
 

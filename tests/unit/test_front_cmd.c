@@ -8,8 +8,8 @@
 
 #include <cmocka.h>
 
-#include "cmd.h"
-#include "cmdtpl.h"
+#include "front/cmd.h"
+#include "front/cmd_template.h"
 #include "testutil.h"
 
 static enum cmd_result
@@ -33,7 +33,7 @@ run_quit(void *ctx, const struct cmd *self, const char *args, struct buf *out)
 static void
 test_registry(void **state)
 {
-	struct cmdreg r;
+	struct front_cmd r;
 	struct cmd a = { "help", "", "list the commands", run_echo, NULL };
 	struct cmd b = { "quit", "", "leave", run_quit, NULL };
 	struct cmd c = { "model", "[id]", "show or pick the model", run_echo, NULL };
@@ -43,39 +43,39 @@ test_registry(void **state)
 	int calls = 0;
 
 	(void)state;
-	cmdreg_init(&r);
-	assert_int_equal(cmdreg_add(&r, &a), 0);
-	assert_int_equal(cmdreg_add(&r, &b), 0);
-	assert_int_equal(cmdreg_add(&r, &c), 0);
-	assert_int_equal(cmdreg_add(&r, &a), -1);
-	assert_true(cmdreg_parse("/model  qwen 9b", &name, &args));
+	front_cmd_init(&r);
+	assert_int_equal(front_cmd_add(&r, &a), 0);
+	assert_int_equal(front_cmd_add(&r, &b), 0);
+	assert_int_equal(front_cmd_add(&r, &c), 0);
+	assert_int_equal(front_cmd_add(&r, &a), -1);
+	assert_true(front_cmd_parse("/model  qwen 9b", &name, &args));
 	assert_true(str_eq(name, "model"));
 	assert_string_equal(args, "qwen 9b");
-	assert_false(cmdreg_parse("//not a command", &name, &args));
-	assert_false(cmdreg_parse("plain text", &name, &args));
-	assert_false(cmdreg_parse("/", &name, &args));
-	assert_int_equal(cmdreg_run(&r, &calls, "/model x", &out), CMD_DONE);
+	assert_false(front_cmd_parse("//not a command", &name, &args));
+	assert_false(front_cmd_parse("plain text", &name, &args));
+	assert_false(front_cmd_parse("/", &name, &args));
+	assert_int_equal(front_cmd_run(&r, &calls, "/model x", &out), CMD_DONE);
 	assert_string_equal(out.data, "model:x");
 	assert_int_equal(calls, 1);
 	buf_reset(&out);
-	assert_int_equal(cmdreg_run(&r, &calls, "/quit", &out), CMD_QUIT);
-	assert_int_equal(cmdreg_run(&r, &calls, "/mdl", &out), CMD_ERROR);
+	assert_int_equal(front_cmd_run(&r, &calls, "/quit", &out), CMD_QUIT);
+	assert_int_equal(front_cmd_run(&r, &calls, "/mdl", &out), CMD_ERROR);
 	assert_string_equal(out.data, "unknown command /mdl; did you mean /model");
 	buf_reset(&out);
-	assert_int_equal(cmdreg_run(&r, &calls, "/zzz", &out), CMD_ERROR);
+	assert_int_equal(front_cmd_run(&r, &calls, "/zzz", &out), CMD_ERROR);
 	assert_non_null(strstr(out.data, "/help lists"));
 	buf_reset(&out);
-	cmdreg_complete(&r, "", &out);
+	front_cmd_complete(&r, "", &out);
 	assert_string_equal(out.data, "help\nmodel\nquit\n"); /* sorted */
 	buf_reset(&out);
-	cmdreg_complete(&r, "q", &out);
+	front_cmd_complete(&r, "q", &out);
 	assert_string_equal(out.data, "quit\n");
 	buf_reset(&out);
-	cmdreg_help(&r, &out);
+	front_cmd_help(&r, &out);
 	assert_non_null(strstr(out.data, "/model [id]  show or pick the model\n"));
 	assert_non_null(strstr(out.data, "/help        list the commands\n"));
 	buf_release(&out);
-	cmdreg_release(&r);
+	front_cmd_release(&r);
 }
 
 static void
@@ -83,8 +83,8 @@ test_templates_as_commands(void **state)
 {
 	char *dir = tu_tmpdir(), *old = getenv("XDG_CONFIG_HOME") ? strdup(getenv("XDG_CONFIG_HOME")) : NULL;
 	struct buf cfgdir = BUF_INIT, w = BUF_INIT, out = BUF_INIT, cmdline = BUF_INIT;
-	struct ctxfiles_templates t;
-	struct cmdreg r;
+	struct prompt_context_templates t;
+	struct front_cmd r;
 	struct cmd help = { "help", "", "list", run_echo, NULL };
 	int calls = 0;
 
@@ -95,18 +95,18 @@ test_templates_as_commands(void **state)
 	assert_int_equal(system(cmdline.data), 0);
 	tu_write(dir, "cfg/hearth/prompts/review.md", "description: review a file\nReview $1 for $2 bugs.\n");
 	tu_write(dir, ".hearth/prompts/help.md", "shadowed\n");
-	cmdreg_init(&r);
-	cmdreg_add(&r, &help);
-	ctxfiles_templates_load(dir, &t, &w);
-	cmdtpl_add(&r, &t, &w);
+	front_cmd_init(&r);
+	front_cmd_add(&r, &help);
+	prompt_context_templates_load(dir, &t, &w);
+	front_cmd_template_add(&r, &t, &w);
 	assert_non_null(strstr(w.data, "/help is a built-in command"));
-	assert_int_equal(cmdreg_run(&r, &calls, "/review src/a.c memory", &out), CMD_SUBMIT);
+	assert_int_equal(front_cmd_run(&r, &calls, "/review src/a.c memory", &out), CMD_SUBMIT);
 	assert_non_null(strstr(out.data, "Review src/a.c for memory bugs."));
 	buf_reset(&out);
-	cmdreg_help(&r, &out);
+	front_cmd_help(&r, &out);
 	assert_non_null(strstr(out.data, "review a file"));
-	cmdreg_release(&r);
-	ctxfiles_templates_release(&t);
+	front_cmd_release(&r);
+	prompt_context_templates_release(&t);
 	if (old) {
 		setenv("XDG_CONFIG_HOME", old, 1);
 		free(old);

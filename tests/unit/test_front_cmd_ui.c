@@ -11,10 +11,10 @@
 
 #include <cmocka.h>
 
-#include "cmdui.h"
+#include "front/cmd_ui.h"
 
 struct probe {
-	struct cmdui ui;
+	struct front_cmd_ui ui;
 	int changes, cancels;
 	struct buf got;   /* answers, one per line */
 	struct buf shown; /* what the front end took */
@@ -26,7 +26,7 @@ changed(void *arg)
 	struct probe *p = arg;
 
 	p->changes++;
-	cmdui_take(&p->ui, &p->shown);
+	front_cmd_ui_take(&p->ui, &p->shown);
 }
 
 static void
@@ -35,8 +35,8 @@ answer(void *arg, const char *a)
 	struct probe *p = arg;
 
 	buf_addf(&p->got, "[%s]", a);
-	cmdui_show(&p->ui, 0, "got it");
-	cmdui_done(&p->ui);
+	front_cmd_ui_show(&p->ui, 0, "got it");
+	front_cmd_ui_done(&p->ui);
 }
 
 static void
@@ -45,15 +45,15 @@ cancel(void *arg)
 	struct probe *p = arg;
 
 	p->cancels++;
-	cmdui_show(&p->ui, 0, "cancelled");
-	cmdui_done(&p->ui);
+	front_cmd_ui_show(&p->ui, 0, "cancelled");
+	front_cmd_ui_done(&p->ui);
 }
 
 static void
 setup_probe(struct probe *p, int whole)
 {
 	memset(p, 0, sizeof *p);
-	cmdui_init(&p->ui);
+	front_cmd_ui_init(&p->ui);
 	p->ui.interactive = 1;
 	p->ui.whole_text = whole;
 	p->ui.changed = changed;
@@ -65,7 +65,7 @@ setup_probe(struct probe *p, int whole)
 static void
 release_probe(struct probe *p)
 {
-	cmdui_release(&p->ui);
+	front_cmd_ui_release(&p->ui);
 	buf_release(&p->got);
 	buf_release(&p->shown);
 }
@@ -78,17 +78,17 @@ test_ask_answer(void **state)
 
 	(void)state;
 	setup_probe(&p, 0);
-	cmdui_show(&p.ui, 0, "two files");
-	cmdui_ask(&p.ui, "undo? [y/N]", answer, cancel, &p);
-	assert_int_equal(p.ui.state, CMDUI_ASK);
+	front_cmd_ui_show(&p.ui, 0, "two files");
+	front_cmd_ui_ask(&p.ui, "undo? [y/N]", answer, cancel, &p);
+	assert_int_equal(p.ui.state, FRONT_CMD_UI_ASK);
 	assert_string_equal(p.ui.question.data, "undo? [y/N]");
 	assert_string_equal(p.shown.data, "two files");
-	cmdui_answer(&p.ui, "y");
+	front_cmd_ui_answer(&p.ui, "y");
 	assert_string_equal(p.got.data, "[y]");
-	assert_int_equal(p.ui.state, CMDUI_IDLE);
+	assert_int_equal(p.ui.state, FRONT_CMD_UI_IDLE);
 	assert_int_equal(p.changes, 2);
 	assert_non_null(strstr(p.shown.data, "got it"));
-	cmdui_answer(&p.ui, "late"); /* idle: ignored */
+	front_cmd_ui_answer(&p.ui, "late"); /* idle: ignored */
 	assert_string_equal(p.got.data, "[y]");
 	release_probe(&p);
 }
@@ -101,19 +101,19 @@ test_text_answers(void **state)
 
 	(void)state;
 	setup_probe(&p, 0);
-	cmdui_ask_text(&p.ui, "type it", "draft", answer, cancel, &p);
+	front_cmd_ui_ask_text(&p.ui, "type it", "draft", answer, cancel, &p);
 	assert_string_equal(p.ui.prefill.data, "draft");
-	cmdui_answer(&p.ui, "Summary");
-	cmdui_answer(&p.ui, "");
-	cmdui_answer(&p.ui, "Body.");
+	front_cmd_ui_answer(&p.ui, "Summary");
+	front_cmd_ui_answer(&p.ui, "");
+	front_cmd_ui_answer(&p.ui, "Body.");
 	assert_int_equal(p.got.len, 0);
-	cmdui_answer(&p.ui, ".");
+	front_cmd_ui_answer(&p.ui, ".");
 	assert_string_equal(p.got.data, "[Summary\n\nBody.\n]");
 	release_probe(&p);
 
 	setup_probe(&p, 1);
-	cmdui_ask_text(&p.ui, "edit it", "draft", answer, cancel, &p);
-	cmdui_answer(&p.ui, "Whole\n\ntext");
+	front_cmd_ui_ask_text(&p.ui, "edit it", "draft", answer, cancel, &p);
+	front_cmd_ui_answer(&p.ui, "Whole\n\ntext");
 	assert_string_equal(p.got.data, "[Whole\n\ntext]");
 	release_probe(&p);
 }
@@ -126,17 +126,17 @@ test_cancel(void **state)
 
 	(void)state;
 	setup_probe(&p, 0);
-	cmdui_busy(&p.ui, cancel, &p);
-	assert_int_equal(p.ui.state, CMDUI_BUSY);
-	cmdui_cancel(&p.ui);
+	front_cmd_ui_busy(&p.ui, cancel, &p);
+	assert_int_equal(p.ui.state, FRONT_CMD_UI_BUSY);
+	front_cmd_ui_cancel(&p.ui);
 	assert_int_equal(p.cancels, 1);
-	assert_int_equal(p.ui.state, CMDUI_IDLE);
+	assert_int_equal(p.ui.state, FRONT_CMD_UI_IDLE);
 	assert_non_null(strstr(p.shown.data, "cancelled"));
-	cmdui_cancel(&p.ui); /* idle: nothing */
+	front_cmd_ui_cancel(&p.ui); /* idle: nothing */
 	assert_int_equal(p.cancels, 1);
-	cmdui_ask(&p.ui, "q", answer, NULL, &p);
-	cmdui_cancel(&p.ui);
-	assert_int_equal(p.ui.state, CMDUI_IDLE);
+	front_cmd_ui_ask(&p.ui, "q", answer, NULL, &p);
+	front_cmd_ui_cancel(&p.ui);
+	assert_int_equal(p.ui.state, FRONT_CMD_UI_IDLE);
 	release_probe(&p);
 }
 
@@ -144,12 +144,12 @@ static void
 test_yes(void **state)
 {
 	(void)state;
-	assert_int_equal(cmdui_yes("y"), 1);
-	assert_int_equal(cmdui_yes(" YES"), 1);
-	assert_int_equal(cmdui_yes(""), 0);
-	assert_int_equal(cmdui_yes("n"), 0);
-	assert_int_equal(cmdui_yes("No"), 0);
-	assert_int_equal(cmdui_yes("maybe"), -1);
+	assert_int_equal(front_cmd_ui_yes("y"), 1);
+	assert_int_equal(front_cmd_ui_yes(" YES"), 1);
+	assert_int_equal(front_cmd_ui_yes(""), 0);
+	assert_int_equal(front_cmd_ui_yes("n"), 0);
+	assert_int_equal(front_cmd_ui_yes("No"), 0);
+	assert_int_equal(front_cmd_ui_yes("maybe"), -1);
 }
 
 int

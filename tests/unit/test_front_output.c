@@ -16,19 +16,19 @@
 #include <cmocka.h>
 #include <cjson/cJSON.h>
 
-#include "pmode.h"
+#include "front/output.h"
 
 struct out {
 	int p[2], e[2];
-	struct pmode *pm;
+	struct front_output *pm;
 	struct agent_observer obs;
 	struct agent_stats st;
 };
 
 static void
-open_out(struct out *o, enum pmode_format f)
+open_out(struct out *o, enum front_output_format f)
 {
-	struct pmode_opts po = { 0 };
+	struct front_output_opts po = { 0 };
 
 	memset(o, 0, sizeof *o);
 	assert_int_equal(pipe(o->p), 0);
@@ -38,8 +38,8 @@ open_out(struct out *o, enum pmode_format f)
 	po.err_fd = o->e[1];
 	po.session_id = "s1";
 	po.cwd = "/w";
-	o->pm = pmode_new(&po);
-	o->obs = pmode_observer(o->pm);
+	o->pm = front_output_new(&po);
+	o->obs = front_output_observer(o->pm);
 }
 
 /* Close the write ends and read everything written to stdout. */
@@ -56,7 +56,7 @@ drain(struct out *o)
 	b[have] = '\0';
 	close(o->p[0]);
 	close(o->e[0]);
-	pmode_free(o->pm);
+	front_output_free(o->pm);
 	return b;
 }
 
@@ -131,9 +131,9 @@ test_text_mode(void **state)
 	char *s;
 
 	(void)state;
-	open_out(&o, PMODE_TEXT);
+	open_out(&o, FRONT_OUTPUT_TEXT);
 	play(&o, AGENT_END_OK, "");
-	assert_int_equal(pmode_finish(o.pm, &o.st, "m", 12), 0);
+	assert_int_equal(front_output_finish(o.pm, &o.st, "m", 12), 0);
 	s = drain(&o);
 	assert_no_controls(s);
 	assert_non_null(strstr(s, "red ^[[31malert<U+009B> \xef\xbf\xbd\n"));
@@ -147,9 +147,9 @@ test_json_mode(void **state)
 	char *s;
 
 	(void)state;
-	open_out(&o, PMODE_JSON);
+	open_out(&o, FRONT_OUTPUT_JSON);
 	play(&o, AGENT_END_MAX_STEPS, "stopped after 2 steps (--max-steps 2)");
-	assert_int_equal(pmode_finish(o.pm, &o.st, "local-tiny", 12), 1);
+	assert_int_equal(front_output_finish(o.pm, &o.st, "local-tiny", 12), 1);
 	s = drain(&o);
 	assert_no_controls(s);
 	assert_non_null(strchr(s, '\n'));
@@ -181,10 +181,10 @@ test_stream_json_mode(void **state)
 	int n = 0, saw_init = 0, saw_delta = 0, saw_assistant = 0, saw_result = 0, saw_user = 0;
 
 	(void)state;
-	open_out(&o, PMODE_STREAM_JSON);
-	pmode_init(o.pm, "m", NULL, 0);
+	open_out(&o, FRONT_OUTPUT_STREAM_JSON);
+	front_output_init(o.pm, "m", NULL, 0);
 	play(&o, AGENT_END_OK, "");
-	assert_int_equal(pmode_finish(o.pm, &o.st, "m", 12), 0);
+	assert_int_equal(front_output_finish(o.pm, &o.st, "m", 12), 0);
 	s = drain(&o);
 	assert_no_controls(s);
 	for (line = strtok_r(s, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
@@ -212,17 +212,17 @@ test_exit_codes(void **state)
 	struct out o;
 
 	(void)state;
-	open_out(&o, PMODE_TEXT);
-	pmode_fail(o.pm, LLM_ERR_CONNECT, "no llama-server at http://x");
-	assert_int_equal(pmode_finish(o.pm, &o.st, NULL, 1), 3);
+	open_out(&o, FRONT_OUTPUT_TEXT);
+	front_output_fail(o.pm, LLM_ERR_CONNECT, "no llama-server at http://x");
+	assert_int_equal(front_output_finish(o.pm, &o.st, NULL, 1), 3);
 	drain(&o);
-	open_out(&o, PMODE_TEXT);
+	open_out(&o, FRONT_OUTPUT_TEXT);
 	o.obs.on_end(o.obs.arg, AGENT_END_ABORTED, "aborted");
-	assert_int_equal(pmode_finish(o.pm, &o.st, NULL, 1), 130);
+	assert_int_equal(front_output_finish(o.pm, &o.st, NULL, 1), 130);
 	drain(&o);
-	open_out(&o, PMODE_TEXT);
-	pmode_fail(o.pm, LLM_ERR_CONTEXT, "too big");
-	assert_int_equal(pmode_finish(o.pm, &o.st, NULL, 1), 1);
+	open_out(&o, FRONT_OUTPUT_TEXT);
+	front_output_fail(o.pm, LLM_ERR_CONTEXT, "too big");
+	assert_int_equal(front_output_finish(o.pm, &o.st, NULL, 1), 1);
 	drain(&o);
 }
 
@@ -232,13 +232,13 @@ test_closed_stdout(void **state)
 	struct out o;
 
 	(void)state;
-	open_out(&o, PMODE_STREAM_JSON);
+	open_out(&o, FRONT_OUTPUT_STREAM_JSON);
 	close(o.p[0]);
 	o.p[0] = open("/dev/null", 0);
 	signal(SIGPIPE, SIG_IGN);
 	play(&o, AGENT_END_OK, "");
-	assert_true(pmode_stdout_closed(o.pm));
-	pmode_finish(o.pm, &o.st, "m", 1);
+	assert_true(front_output_stdout_closed(o.pm));
+	front_output_finish(o.pm, &o.st, "m", 1);
 	drain(&o);
 }
 

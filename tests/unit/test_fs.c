@@ -12,7 +12,7 @@
 #include <dirent.h>
 #include <git2.h>
 
-#include "fsutil.h"
+#include "base/fs.h"
 #include "tool_fixture.h"
 
 /* Number of entries in dir other than . and .. */
@@ -40,26 +40,26 @@ test_write_atomic(void **state)
 	char *s;
 
 	(void)state;
-	assert_int_equal(fsutil_write_atomic(fixture_path(f, "new.txt"), "abc\n", 4, &e), 0);
+	assert_int_equal(fs_write_atomic(fixture_path(f, "new.txt"), "abc\n", 4, &e), 0);
 	assert_int_equal(stat(fixture_path(f, "new.txt"), &st), 0);
 	assert_int_equal(st.st_mode & 07777, 0644 & ~(mode_t)022);
 	fixture_puts(f, "run.sh", "#!/bin/sh\n");
 	assert_int_equal(chmod(fixture_path(f, "run.sh"), 0751), 0);
-	assert_int_equal(fsutil_write_atomic(fixture_path(f, "run.sh"), "echo\n", 5, &e), 0);
+	assert_int_equal(fs_write_atomic(fixture_path(f, "run.sh"), "echo\n", 5, &e), 0);
 	assert_int_equal(stat(fixture_path(f, "run.sh"), &st), 0);
 	assert_int_equal(st.st_mode & 07777, 0751);
 	s = fixture_slurp(f, "run.sh", &len);
 	assert_string_equal(s, "echo\n");
 	free(s);
-	assert_int_equal(fsutil_write_atomic(fixture_path(f, "empty"), "", 0, &e), 0);
+	assert_int_equal(fs_write_atomic(fixture_path(f, "empty"), "", 0, &e), 0);
 	assert_int_equal(stat(fixture_path(f, "empty"), &st), 0);
 	assert_int_equal(st.st_size, 0);
 	assert_int_equal(count_entries(f->root), 3); /* no temp files left */
 	/* failures: a directory target, a missing parent */
 	fixture_mkdir(f, "d");
-	assert_int_equal(fsutil_write_atomic(fixture_path(f, "d"), "x", 1, &e), -1);
+	assert_int_equal(fs_write_atomic(fixture_path(f, "d"), "x", 1, &e), -1);
 	assert_non_null(strstr(e.msg, "not a regular file"));
-	assert_int_equal(fsutil_write_atomic(fixture_path(f, "nope/x"), "x", 1, &e), -1);
+	assert_int_equal(fs_write_atomic(fixture_path(f, "nope/x"), "x", 1, &e), -1);
 	assert_int_equal(count_entries(f->root), 4);
 	assert_int_equal(count_entries(fixture_path(f, "d")), 0);
 	fixture_free(f);
@@ -73,12 +73,12 @@ test_mkdirs(void **state)
 	struct stat st;
 
 	(void)state;
-	assert_int_equal(fsutil_mkdirs(fixture_path(f, "a/b/c"), &e), 0);
+	assert_int_equal(fs_mkdirs(fixture_path(f, "a/b/c"), &e), 0);
 	assert_int_equal(stat(fixture_path(f, "a/b/c"), &st), 0);
 	assert_true(S_ISDIR(st.st_mode));
-	assert_int_equal(fsutil_mkdirs(fixture_path(f, "a/b/c"), &e), 0);
+	assert_int_equal(fs_mkdirs(fixture_path(f, "a/b/c"), &e), 0);
 	fixture_puts(f, "file", "x");
-	assert_int_equal(fsutil_mkdirs(fixture_path(f, "file/sub"), &e), -1);
+	assert_int_equal(fs_mkdirs(fixture_path(f, "file/sub"), &e), -1);
 	assert_true(err_isset(&e));
 	fixture_free(f);
 }
@@ -105,10 +105,10 @@ static char *
 walk(struct fixture *f, const char *start, int stop_after, size_t max, int *truncated)
 {
 	struct seen s = { BUF_INIT, stop_after, 0 };
-	struct fsutil_walk w = { f->root, record, &s, max, 0, 0 };
+	struct fs_walk w = { f->root, record, &s, max, 0, 0 };
 	struct err e = ERR_INIT;
 
-	assert_int_equal(fsutil_walk(&w, start, &e), 0);
+	assert_int_equal(fs_walk(&w, start, &e), 0);
 	if (truncated)
 		*truncated = w.truncated;
 	return buf_detach(&s.names, NULL);
@@ -179,38 +179,38 @@ static void
 test_glob(void **state)
 {
 	(void)state;
-	assert_true(fsutil_glob_match("*.c", "a.c"));
-	assert_true(fsutil_glob_match("*.c", "src/deep/a.c"));
-	assert_false(fsutil_glob_match("*.c", "a.h"));
-	assert_true(fsutil_glob_match("src/*.c", "src/a.c"));
-	assert_false(fsutil_glob_match("src/*.c", "src/x/a.c"));
-	assert_true(fsutil_glob_match("src/**/*.c", "src/a.c"));
-	assert_true(fsutil_glob_match("src/**/*.c", "src/x/y/a.c"));
-	assert_false(fsutil_glob_match("src/**/*.c", "lib/a.c"));
-	assert_true(fsutil_glob_match("**/*.h", "a.h"));
-	assert_true(fsutil_glob_match("**/*.h", "x/a.h"));
-	assert_true(fsutil_glob_match("src/**", "src/x/y"));
-	assert_true(fsutil_glob_match("**/test/**/*.py", "a/test/b/c.py"));
-	assert_true(fsutil_glob_match("*.{c,h}", "x/a.h"));
-	assert_true(fsutil_glob_match("src/**/*.{c,h}", "src/q/a.c"));
-	assert_false(fsutil_glob_match("*.{c,h}", "a.o"));
-	assert_true(fsutil_glob_match("{Makefile,*.mk}", "mk/x.mk"));
-	assert_true(fsutil_glob_match("a{b,{c,d}}e", "ade"));
-	assert_true(fsutil_glob_match("./src/a.c", "src/a.c"));
-	assert_true(fsutil_glob_match("/src/a.c", "src/a.c"));
-	assert_true(fsutil_glob_match("{x}", "{x}"));
-	assert_false(fsutil_glob_match("{a,b", "a"));
+	assert_true(fs_glob_match("*.c", "a.c"));
+	assert_true(fs_glob_match("*.c", "src/deep/a.c"));
+	assert_false(fs_glob_match("*.c", "a.h"));
+	assert_true(fs_glob_match("src/*.c", "src/a.c"));
+	assert_false(fs_glob_match("src/*.c", "src/x/a.c"));
+	assert_true(fs_glob_match("src/**/*.c", "src/a.c"));
+	assert_true(fs_glob_match("src/**/*.c", "src/x/y/a.c"));
+	assert_false(fs_glob_match("src/**/*.c", "lib/a.c"));
+	assert_true(fs_glob_match("**/*.h", "a.h"));
+	assert_true(fs_glob_match("**/*.h", "x/a.h"));
+	assert_true(fs_glob_match("src/**", "src/x/y"));
+	assert_true(fs_glob_match("**/test/**/*.py", "a/test/b/c.py"));
+	assert_true(fs_glob_match("*.{c,h}", "x/a.h"));
+	assert_true(fs_glob_match("src/**/*.{c,h}", "src/q/a.c"));
+	assert_false(fs_glob_match("*.{c,h}", "a.o"));
+	assert_true(fs_glob_match("{Makefile,*.mk}", "mk/x.mk"));
+	assert_true(fs_glob_match("a{b,{c,d}}e", "ade"));
+	assert_true(fs_glob_match("./src/a.c", "src/a.c"));
+	assert_true(fs_glob_match("/src/a.c", "src/a.c"));
+	assert_true(fs_glob_match("{x}", "{x}"));
+	assert_false(fs_glob_match("{a,b", "a"));
 	/* brace expansion is bounded */
-	assert_false(fsutil_glob_match("{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}", "bbbbbbbb"));
-	assert_true(fsutil_glob_match("{a,b}{a,b}{a,b}", "bba"));
+	assert_false(fs_glob_match("{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}", "bbbbbbbb"));
+	assert_true(fs_glob_match("{a,b}{a,b}{a,b}", "bba"));
 	/* malformed patterns never crash */
-	assert_false(fsutil_glob_match("[", "a"));
-	assert_false(fsutil_glob_match("{", "a"));
-	assert_false(fsutil_glob_match("}{,", "a"));
-	assert_true(fsutil_glob_match("**/**/**", "a/b"));
-	assert_false(fsutil_glob_match("a/\\", "a/b"));
-	assert_false(fsutil_glob_match("", "a"));
-	assert_true(fsutil_glob_match("{,a}b", "b"));
+	assert_false(fs_glob_match("[", "a"));
+	assert_false(fs_glob_match("{", "a"));
+	assert_false(fs_glob_match("}{,", "a"));
+	assert_true(fs_glob_match("**/**/**", "a/b"));
+	assert_false(fs_glob_match("a/\\", "a/b"));
+	assert_false(fs_glob_match("", "a"));
+	assert_true(fs_glob_match("{,a}b", "b"));
 }
 
 static void
@@ -219,17 +219,17 @@ test_utf8(void **state)
 	struct buf b = BUF_INIT;
 
 	(void)state;
-	assert_int_equal(fsutil_utf8_len("a", 1), 1);
-	assert_int_equal(fsutil_utf8_len("\xC3\xA9", 2), 2);
-	assert_int_equal(fsutil_utf8_len("\xE2\x82\xAC", 3), 3);
-	assert_int_equal(fsutil_utf8_len("\xF0\x9F\x98\x80", 4), 4);
-	assert_int_equal(fsutil_utf8_len("\xC0\xAF", 2), 0);     /* overlong */
-	assert_int_equal(fsutil_utf8_len("\xE0\x80\xAF", 3), 0); /* overlong */
-	assert_int_equal(fsutil_utf8_len("\xED\xA0\x80", 3), 0); /* surrogate */
-	assert_int_equal(fsutil_utf8_len("\xF4\x90\x80\x80", 4), 0);
-	assert_int_equal(fsutil_utf8_len("\xE2\x82", 2), 0);     /* truncated */
-	assert_int_equal(fsutil_utf8_len("\x80", 1), 0);
-	fsutil_add_utf8(&b, "a\xFF" "b\xC3\xA9\xE2\x82", 7);
+	assert_int_equal(fs_utf8_len("a", 1), 1);
+	assert_int_equal(fs_utf8_len("\xC3\xA9", 2), 2);
+	assert_int_equal(fs_utf8_len("\xE2\x82\xAC", 3), 3);
+	assert_int_equal(fs_utf8_len("\xF0\x9F\x98\x80", 4), 4);
+	assert_int_equal(fs_utf8_len("\xC0\xAF", 2), 0);     /* overlong */
+	assert_int_equal(fs_utf8_len("\xE0\x80\xAF", 3), 0); /* overlong */
+	assert_int_equal(fs_utf8_len("\xED\xA0\x80", 3), 0); /* surrogate */
+	assert_int_equal(fs_utf8_len("\xF4\x90\x80\x80", 4), 0);
+	assert_int_equal(fs_utf8_len("\xE2\x82", 2), 0);     /* truncated */
+	assert_int_equal(fs_utf8_len("\x80", 1), 0);
+	fs_add_utf8(&b, "a\xFF" "b\xC3\xA9\xE2\x82", 7);
 	assert_string_equal(b.data, "a\xEF\xBF\xBD" "b\xC3\xA9\xEF\xBF\xBD\xEF\xBF\xBD");
 	buf_release(&b);
 }
@@ -237,24 +237,24 @@ test_utf8(void **state)
 static void
 test_binary(void **state)
 {
-	char big[FSUTIL_SNIFF + 10];
+	char big[FS_SNIFF + 10];
 	const char *latin1;
 	size_t i;
 
 	(void)state;
-	assert_false(fsutil_is_binary("hello\n\tworld\r\n", 14));
-	assert_false(fsutil_is_binary("", 0));
-	assert_true(fsutil_is_binary("ab\0cd", 5));
+	assert_false(fs_is_binary("hello\n\tworld\r\n", 14));
+	assert_false(fs_is_binary("", 0));
+	assert_true(fs_is_binary("ab\0cd", 5));
 	latin1 = "caf\xE9 cr\xE8me br\xFBl\xE9\x65 is a French dessert of custard and caramel";
-	assert_false(fsutil_is_binary(latin1, strlen(latin1)));
-	assert_true(fsutil_is_binary("\xFF\xFE\x81\x82\x83x", 6));
-	assert_true(fsutil_is_binary("\x01\x02\x03\x04xy", 6));
+	assert_false(fs_is_binary(latin1, strlen(latin1)));
+	assert_true(fs_is_binary("\xFF\xFE\x81\x82\x83x", 6));
+	assert_true(fs_is_binary("\x01\x02\x03\x04xy", 6));
 	for (i = 0; i < sizeof big; i++)
 		big[i] = 'a';
-	big[FSUTIL_SNIFF + 2] = '\0'; /* beyond the sniff window */
-	assert_false(fsutil_is_binary(big, sizeof big));
-	memcpy(big + FSUTIL_SNIFF - 2, "\xE2\x82", 2); /* cut by the window */
-	assert_false(fsutil_is_binary(big, sizeof big));
+	big[FS_SNIFF + 2] = '\0'; /* beyond the sniff window */
+	assert_false(fs_is_binary(big, sizeof big));
+	memcpy(big + FS_SNIFF - 2, "\xE2\x82", 2); /* cut by the window */
+	assert_false(fs_is_binary(big, sizeof big));
 }
 
 int

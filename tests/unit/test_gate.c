@@ -19,19 +19,19 @@
 
 #include <cmocka.h>
 
-#include "agent.h"
+#include "agent/agent.h"
 #include "fakeprov.h"
-#include "gate.h"
-#include "loop.h"
-#include "provider.h"
+#include "perm/gate.h"
+#include "io/loop.h"
+#include "llm/provider.h"
 #include "testutil.h"
-#include "tool.h"
+#include "llm/tool.h"
 
 struct env {
 	struct fakeprov_ws ws;
 	struct fakeprov fake;
 	struct agent *agent;
-	struct gate *gate;
+	struct perm_gate *gate;
 	/* the front end */
 	int ended, asked, withdrawn, notices;
 	enum agent_end end;
@@ -49,7 +49,7 @@ on_end(void *arg, enum agent_end end, const char *message)
 }
 
 static void
-ui_ask(void *arg, const struct gate_question *q)
+ui_ask(void *arg, const struct perm_gate_question *q)
 {
 	struct env *e = arg;
 
@@ -103,7 +103,7 @@ teardown(void **state)
 	struct env *e = *state;
 
 	agent_free(e->agent);
-	gate_free(e->gate);
+	perm_gate_free(e->gate);
 	fakeprov_ws_release(&e->ws);
 	buf_release(&e->title);
 	buf_release(&e->detail);
@@ -120,7 +120,7 @@ start(struct env *e, const char *settings, int ask)
 {
 	struct agent_observer ob = { 0 };
 	struct agent_opts ao = { 0 };
-	struct gate_ui ui = { e, ask ? ui_ask : NULL, ui_withdraw, ui_notice };
+	struct perm_gate_ui ui = { e, ask ? ui_ask : NULL, ui_withdraw, ui_notice };
 	struct buf w = BUF_INIT;
 	size_t n;
 
@@ -131,14 +131,14 @@ start(struct env *e, const char *settings, int ask)
 		mkdir(path, 0700);
 		tu_write(path, "settings.json", settings);
 	}
-	e->gate = gate_new(e->ws.loop, &e->ws.tenv, &w);
+	e->gate = perm_gate_new(e->ws.loop, &e->ws.tenv, &w);
 	assert_int_equal(w.len, 0);
 	buf_release(&w);
-	gate_set_ui(e->gate, &ui);
+	perm_gate_set_ui(e->gate, &ui);
 	ao.tools = tool_all(&n);
 	ao.ntools = n;
 	ao.max_steps = 10;
-	ao.gate = gate_agent(e->gate);
+	ao.gate = perm_gate_agent(e->gate);
 	ob.arg = e;
 	ob.on_end = on_end;
 	e->agent = agent_new(e->ws.loop, &e->fake.prov, &e->ws.tenv, &ao, &ob);
@@ -173,7 +173,7 @@ turn(struct env *e, const char *task, int want_ask)
 		flag++;
 	}
 	assert_int_equal(e->asked, asked + 1);
-	assert_true(gate_asking(e->gate));
+	assert_true(perm_gate_asking(e->gate));
 }
 
 /* The last tool result text in the conv (and whether it is an error). */
@@ -209,7 +209,7 @@ test_deny(void **state)
 	int err = 0;
 
 	start(e, "{\"permissions\": {\"deny\": [\"bash(touch*)\"]}}", 1);
-	gate_set_yes(e->gate, 1);
+	perm_gate_set_yes(e->gate, 1);
 	script(e, 0, "bash", "{\"command\":\"cd . && touch made\"}", NULL);
 	script(e, 1, NULL, NULL, "done");
 	turn(e, "t", 0);
@@ -236,16 +236,16 @@ test_ask_yes_no_always(void **state)
 	assert_string_equal(e->detail.data, "touch made");
 	assert_string_equal(e->why.data, "a bash command not known to be read-only");
 	assert_string_equal(e->always.data, "bash(touch made:*)");
-	gate_answer(e->gate, GATE_NO);
+	perm_gate_answer(e->gate, PERM_GATE_NO);
 	assert_true(tu_run_until(e->ws.loop, &e->ended, 5000));
 	assert_false(exists(e, "made"));
 	assert_non_null(strstr(last_result(e, &err), "the user declined"));
 	assert_true(err);
-	gate_answer(e->gate, GATE_YES); /* nothing pending: ignored */
+	perm_gate_answer(e->gate, PERM_GATE_YES); /* nothing pending: ignored */
 	/* yes */
 	e->fake.next = 0;
 	turn(e, "t2", 1);
-	gate_answer(e->gate, GATE_YES);
+	perm_gate_answer(e->gate, PERM_GATE_YES);
 	assert_true(tu_run_until(e->ws.loop, &e->ended, 5000));
 	assert_true(exists(e, "made"));
 	last_result(e, &err);
@@ -253,12 +253,12 @@ test_ask_yes_no_always(void **state)
 	/* always: asked once more, then never for this command */
 	e->fake.next = 0;
 	turn(e, "t3", 1);
-	gate_answer(e->gate, GATE_ALWAYS);
+	perm_gate_answer(e->gate, PERM_GATE_ALWAYS);
 	assert_true(tu_run_until(e->ws.loop, &e->ended, 5000));
 	e->fake.next = 0;
 	turn(e, "t4", 0);
 	assert_int_equal(e->asked, 3);
-	assert_int_equal(gate_perm(e->gate)->lists[PERM_LIST_SESSION].n, 1);
+	assert_int_equal(perm_gate_perm(e->gate)->lists[PERM_LIST_SESSION].n, 1);
 }
 
 static void
@@ -274,7 +274,7 @@ test_print_mode(void **state)
 	assert_non_null(strstr(last_result(e, NULL), "needs the user's approval"));
 	assert_non_null(strstr(e->notice.data, "print mode cannot ask; rerun with --yes"));
 	assert_non_null(strstr(e->notice.data, "\"bash(touch made:*)\""));
-	gate_set_yes(e->gate, 1);
+	perm_gate_set_yes(e->gate, 1);
 	e->fake.next = 0;
 	turn(e, "t", 0);
 	assert_true(exists(e, "made"));
@@ -293,8 +293,8 @@ test_abort_while_asking(void **state)
 	assert_true(e->ended);
 	assert_int_equal(e->end, AGENT_END_ABORTED);
 	assert_int_equal(e->withdrawn, 1);
-	assert_false(gate_asking(e->gate));
-	gate_answer(e->gate, GATE_YES); /* too late: ignored */
+	assert_false(perm_gate_asking(e->gate));
+	perm_gate_answer(e->gate, PERM_GATE_YES); /* too late: ignored */
 	loop_run_once(e->ws.loop, 10, NULL);
 	assert_false(exists(e, "made"));
 	assert_non_null(strstr(last_result(e, NULL), "[not run: the user aborted the turn]"));
@@ -320,7 +320,7 @@ test_edit_shows_diff(void **state)
 	ev = tu_read(e->ws.dir, "f.txt");
 	assert_string_equal(ev, "alpha\nbeta\n");
 	free(ev);
-	gate_answer(e->gate, GATE_YES);
+	perm_gate_answer(e->gate, PERM_GATE_YES);
 	assert_true(tu_run_until(e->ws.loop, &e->ended, 5000));
 	assert_int_equal(e->end, AGENT_END_OK);
 }
@@ -339,7 +339,7 @@ test_hooks_around_calls(void **state)
 	script(e, 2, NULL, NULL, "done");
 	turn(e, "t", 0);
 	assert_int_equal(e->end, AGENT_END_OK);
-	gate_drain(e->gate);
+	perm_gate_drain(e->gate);
 	assert_non_null(strstr(e->notice.data, "a pre_tool hook blocked read: not that file"));
 	ev = tu_read(e->ws.dir, "end.json");
 	assert_non_null(strstr(ev, "\"end\":\"ok\""));

@@ -7,8 +7,8 @@
 
 #include <cmocka.h>
 
-#include "buf.h"
-#include "grid.h"
+#include "base/buf.h"
+#include "ui/term/grid.h"
 #include "testutil.h"
 
 /* Row y as text (padding cells contribute nothing), trailing spaces kept. */

@@ -14,19 +14,19 @@
 
 #include <cmocka.h>
 
-#include "buf.h"
-#include "codehl.h"
-#include "markdown.h"
-#include "term.h"
+#include "base/buf.h"
+#include "ui/view/highlight.h"
+#include "ui/view/markdown.h"
+#include "ui/term/term.h"
 #include "testutil.h"
-#include "theme.h"
-#include "transcript.h"
+#include "ui/term/theme.h"
+#include "ui/view/transcript.h"
 
 static int
 teardown(void **state)
 {
 	(void)state;
-	codehl_reset();
+	highlight_reset();
 	return 0;
 }
 
@@ -147,30 +147,30 @@ test_unknown_and_open(void **state)
 	transcript_release(&tv);
 }
 
-/* codehl_line cuts with an ellipsis and keeps the roles of what it shows. */
+/* highlight_line cuts with an ellipsis and keeps the roles of what it shows. */
 static void
 test_line_cut(void **state)
 {
 	static const char s[] = "\treturn 12345;";
 	struct grid *g = grid_new(12, 1);
-	const uint16_t *roles = codehl_roles(syn_lang_by_name("c"), s, strlen(s));
+	const uint16_t *roles = highlight_roles(code_lang_by_name("c"), s, strlen(s));
 	int w;
 
 	(void)state;
 	assert_non_null(roles);
-	assert_ptr_equal(codehl_roles(syn_lang_by_name("c"), s, strlen(s)), roles); /* cached */
-	w = codehl_line(g, 0, 0, 12, s, strlen(s), roles, THEME_TEXT);
+	assert_ptr_equal(highlight_roles(code_lang_by_name("c"), s, strlen(s)), roles); /* cached */
+	w = highlight_line(g, 0, 0, 12, s, strlen(s), roles, THEME_TEXT);
 	assert_int_equal(w, 12);
 	assert_int_equal(grid_at(g, 8, 0)->style, THEME_KEYWORD);
 	assert_string_equal(grid_at(g, 11, 0)->text, "…");
-	assert_null(codehl_roles(NULL, s, strlen(s)));
-	assert_null(codehl_roles(syn_lang_by_name("c"), s, 0));
+	assert_null(highlight_roles(NULL, s, strlen(s)));
+	assert_null(highlight_roles(code_lang_by_name("c"), s, 0));
 	{
-		size_t big = SYN_HL_MAX_BYTES + 1;
+		size_t big = CODE_HL_MAX_BYTES + 1;
 		char *t = malloc(big);
 		memset(t, ' ', big);
 		memcpy(t, "int x;", 6);
-		assert_null(codehl_roles(syn_lang_by_name("c"), t, big));
+		assert_null(highlight_roles(code_lang_by_name("c"), t, big));
 		free(t);
 	}
 	grid_free(g);

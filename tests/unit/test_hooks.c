@@ -23,10 +23,10 @@
 
 #include <cmocka.h>
 
-#include "buf.h"
-#include "hooks.h"
-#include "json.h"
-#include "loop.h"
+#include "base/buf.h"
+#include "perm/hooks.h"
+#include "base/json.h"
+#include "io/loop.h"
 #include "testutil.h"
 
 static char dir[64];
@@ -63,7 +63,7 @@ teardown(void **state)
 }
 
 static void
-on_done(void *arg, const struct hooks_result *r)
+on_done(void *arg, const struct perm_hooks_result *r)
 {
 	struct got *g = arg;
 
@@ -92,15 +92,15 @@ got_release(struct got *g)
 }
 
 /* Hooks from a settings JSON text (no warnings expected). */
-static struct hooks *
+static struct perm_hooks *
 hooks_from(const char *json)
 {
-	struct hooks *h = hooks_new(L, dir);
+	struct perm_hooks *h = perm_hooks_new(L, dir);
 	struct buf w = BUF_INIT;
 	cJSON *o = json_parse(json, strlen(json), NULL);
 
 	assert_non_null(o);
-	hooks_load_json(h, o, "test", &w);
+	perm_hooks_load_json(h, o, "test", &w);
 	if (w.len)
 		fail_msg("warnings: %s", w.data);
 	cJSON_Delete(o);
@@ -110,17 +110,17 @@ hooks_from(const char *json)
 
 /* Run event ev for tool and pump until done (cap ms); returns the elapsed ms. */
 static uint64_t
-run(struct hooks *h, enum hooks_event ev, const char *tool, const char *json, struct got *g,
+run(struct perm_hooks *h, enum perm_hooks_event ev, const char *tool, const char *json, struct got *g,
     uint64_t cap)
 {
-	struct hooks_call c = { ev, tool, "sess-1", json };
+	struct perm_hooks_call c = { ev, tool, "sess-1", json };
 	uint64_t t0 = tu_now_ms();
 
-	hooks_run(h, &c, on_done, g);
+	perm_hooks_run(h, &c, on_done, g);
 	while (!g->calls && tu_now_ms() - t0 < cap)
 		loop_run_once(L, 50, NULL);
 	assert_int_equal(g->calls, 1);
-	assert_false(hooks_busy(h));
+	assert_false(perm_hooks_busy(h));
 	return tu_now_ms() - t0;
 }
 
@@ -146,59 +146,59 @@ slurp(const char *name)
 static void
 test_block(void **state)
 {
-	struct hooks *h = hooks_from(
+	struct perm_hooks *h = hooks_from(
 		"{\"pre_tool\": [\"echo fine; echo 'no pushing here' >&2; exit 2\","
 		" \"touch second-ran\"]}");
 	struct got g;
 
 	(void)state;
 	got_init(&g);
-	run(h, HOOKS_PRE_TOOL, "bash", "{}", &g, 5000);
+	run(h, PERM_HOOKS_PRE_TOOL, "bash", "{}", &g, 5000);
 	assert_int_equal(g.blocked, 1);
 	assert_string_equal(g.reason.data, "no pushing here");
 	assert_string_equal(g.output.data, "fine\n");
 	assert_int_equal(g.problems.len, 0);
 	assert_string_equal(slurp("second-ran"), "");
-	assert_int_equal(hooks_count(h, HOOKS_PRE_TOOL, "x"), 2);
+	assert_int_equal(perm_hooks_count(h, PERM_HOOKS_PRE_TOOL, "x"), 2);
 	got_release(&g);
-	hooks_free(h);
+	perm_hooks_free(h);
 }
 
 static void
 test_failures_do_not_block(void **state)
 {
-	struct hooks *h = hooks_from(
+	struct perm_hooks *h = hooks_from(
 		"{\"pre_tool\": [\"echo 'first line' >&2; echo more >&2; exit 1\", \"exit 2\","
 		" \"no-such-command-hearth\"], \"post_tool\": [\"exit 2\"]}");
 	struct got g;
 
 	(void)state;
 	got_init(&g);
-	run(h, HOOKS_POST_TOOL, "bash", "{}", &g, 5000);
+	run(h, PERM_HOOKS_POST_TOOL, "bash", "{}", &g, 5000);
 	assert_int_equal(g.blocked, 0); /* exit 2 blocks only pre_tool */
 	assert_non_null(strstr(g.problems.data, "hook \"exit 2\" (post_tool) exited with status 2"));
 	got_release(&g);
 	got_init(&g);
-	run(h, HOOKS_PRE_TOOL, "bash", "{}", &g, 5000);
+	run(h, PERM_HOOKS_PRE_TOOL, "bash", "{}", &g, 5000);
 	assert_int_equal(g.blocked, 1);
 	assert_string_equal(g.reason.data, "blocked by the hook \"exit 2\"");
 	assert_non_null(strstr(g.problems.data, "exited with status 1: first line"));
 	assert_string_equal(g.problems.data + g.problems.len - strlen("status 1: first line"),
 			    "status 1: first line"); /* the first line of stderr only */
 	got_release(&g);
-	hooks_free(h);
+	perm_hooks_free(h);
 	h = hooks_from("{\"turn_end\": [\"no-such-command-hearth\"]}");
 	got_init(&g);
-	run(h, HOOKS_TURN_END, NULL, "{}", &g, 5000);
+	run(h, PERM_HOOKS_TURN_END, NULL, "{}", &g, 5000);
 	assert_non_null(strstr(g.problems.data, "exited with status 127"));
 	got_release(&g);
-	hooks_free(h);
+	perm_hooks_free(h);
 }
 
 static void
 test_event_env_cwd(void **state)
 {
-	struct hooks *h = hooks_from(
+	struct perm_hooks *h = hooks_from(
 		"{\"post_tool\": [{\"command\": \"cat >event.json; pwd >cwd.txt;"
 		" echo \\\"$HEARTH_EVENT|$HEARTH_TOOL|$HEARTH_SESSION_ID|$HEARTH_PROJECT_DIR\\\" >env.txt\","
 		" \"matcher\": \"ba*\"}]}");
@@ -207,7 +207,7 @@ test_event_env_cwd(void **state)
 
 	(void)state;
 	got_init(&g);
-	run(h, HOOKS_POST_TOOL, "bash", "{\"event\":\"post_tool\",\"x\":\"\\u00e9\"}", &g, 5000);
+	run(h, PERM_HOOKS_POST_TOOL, "bash", "{\"event\":\"post_tool\",\"x\":\"\\u00e9\"}", &g, 5000);
 	assert_string_equal(slurp("event.json"), "{\"event\":\"post_tool\",\"x\":\"\\u00e9\"}");
 	assert_non_null(realpath(dir, real));
 	snprintf(want, sizeof want, "%s\n", real);
@@ -217,16 +217,16 @@ test_event_env_cwd(void **state)
 	got_release(&g);
 	/* the matcher: not for another tool (done at once, nothing runs) */
 	got_init(&g);
-	assert_int_equal(hooks_count(h, HOOKS_POST_TOOL, "edit"), 0);
-	assert_int_equal(hooks_count(h, HOOKS_POST_TOOL, "Bash"), 1);
+	assert_int_equal(perm_hooks_count(h, PERM_HOOKS_POST_TOOL, "edit"), 0);
+	assert_int_equal(perm_hooks_count(h, PERM_HOOKS_POST_TOOL, "Bash"), 1);
 	{
-		struct hooks_call c = { HOOKS_POST_TOOL, "edit", NULL, "{}" };
+		struct perm_hooks_call c = { PERM_HOOKS_POST_TOOL, "edit", NULL, "{}" };
 
-		assert_null(hooks_run(h, &c, on_done, &g));
+		assert_null(perm_hooks_run(h, &c, on_done, &g));
 		assert_int_equal(g.calls, 1);
 	}
 	got_release(&g);
-	hooks_free(h);
+	perm_hooks_free(h);
 }
 
 /* Whether pid is gone (or a zombie, which we then reap). */
@@ -255,7 +255,7 @@ gone(pid_t pid)
 static void
 test_hang_killed(void **state)
 {
-	struct hooks *h = hooks_from(
+	struct perm_hooks *h = hooks_from(
 		"{\"pre_tool\": [{\"command\": \"sleep 100 & echo $! >bg.pid; trap '' TERM; wait\","
 		" \"timeout\": 1}]}");
 	struct got g;
@@ -265,7 +265,7 @@ test_hang_killed(void **state)
 
 	(void)state;
 	got_init(&g);
-	ms = run(h, HOOKS_PRE_TOOL, "bash", "{}", &g, 10000);
+	ms = run(h, PERM_HOOKS_PRE_TOOL, "bash", "{}", &g, 10000);
 	assert_true(ms >= 900 && ms < 6000); /* 1 s timeout + at most the 2 s kill grace */
 	assert_int_equal(g.blocked, 0);
 	assert_non_null(strstr(g.problems.data, "timed out after 1 s and was killed"));
@@ -275,7 +275,7 @@ test_hang_killed(void **state)
 		usleep(50000);
 	assert_true(gone(bg));
 	got_release(&g);
-	hooks_free(h);
+	perm_hooks_free(h);
 }
 
 static void
@@ -289,29 +289,29 @@ test_flood_cut(void **state)
 
 	(void)state;
 	for (i = 0; i < 2; i++) {
-		struct hooks *h = hooks_from(cmds[i]);
+		struct perm_hooks *h = hooks_from(cmds[i]);
 		struct got g;
 		uint64_t ms;
 
 		got_init(&g);
-		ms = run(h, HOOKS_PRE_TOOL, "bash", "{}", &g, 10000);
+		ms = run(h, PERM_HOOKS_PRE_TOOL, "bash", "{}", &g, 10000);
 		assert_true(ms < 5000); /* not the 30 s timeout */
 		assert_int_equal(g.blocked, 0);
 		assert_non_null(strstr(g.problems.data, "wrote more than 1048576 bytes and was killed"));
-		assert_true(g.output.len <= HOOKS_KEEP);
+		assert_true(g.output.len <= PERM_HOOKS_KEEP);
 		got_release(&g);
-		hooks_free(h);
+		perm_hooks_free(h);
 	}
 }
 
 static void
 test_cancel_and_free(void **state)
 {
-	struct hooks *h = hooks_from("{\"pre_tool\": [\"echo $$ >sh.pid; exec sleep 100\"],"
+	struct perm_hooks *h = hooks_from("{\"pre_tool\": [\"echo $$ >sh.pid; exec sleep 100\"],"
 				     " \"turn_end\": [\"exec sleep 100\"]}");
-	struct hooks_call c = { HOOKS_PRE_TOOL, "bash", NULL, "{}" };
-	struct hooks_call t = { HOOKS_TURN_END, NULL, NULL, "{}" };
-	struct hooks_run *r;
+	struct perm_hooks_call c = { PERM_HOOKS_PRE_TOOL, "bash", NULL, "{}" };
+	struct perm_hooks_call t = { PERM_HOOKS_TURN_END, NULL, NULL, "{}" };
+	struct perm_hooks_run *r;
 	struct got g;
 	uint64_t t0 = tu_now_ms();
 	pid_t pid = 0;
@@ -319,20 +319,20 @@ test_cancel_and_free(void **state)
 
 	(void)state;
 	got_init(&g);
-	r = hooks_run(h, &c, on_done, &g);
+	r = perm_hooks_run(h, &c, on_done, &g);
 	assert_non_null(r);
-	assert_non_null(hooks_run(h, &t, NULL, NULL));
+	assert_non_null(perm_hooks_run(h, &t, NULL, NULL));
 	while (!(pid = (pid_t)atoi(slurp("sh.pid"))) && tu_now_ms() - t0 < 5000)
 		loop_run_once(L, 50, NULL);
 	assert_true(pid > 0);
-	hooks_cancel(r);
-	assert_true(hooks_busy(h)); /* the turn_end one still runs */
+	perm_hooks_cancel(r);
+	assert_true(perm_hooks_busy(h)); /* the turn_end one still runs */
 	for (i = 0; i < 40 && !gone(pid); i++) {
 		loop_run_once(L, 50, NULL);
 	}
 	assert_true(gone(pid));
 	assert_int_equal(g.calls, 0);
-	hooks_free(h); /* kills the turn_end hook */
+	perm_hooks_free(h); /* kills the turn_end hook */
 	got_release(&g);
 }
 
@@ -343,14 +343,14 @@ test_settings(void **state)
 		"{\"pre_tool\": [{\"matcher\": \"bash\"}, {\"command\": \"x\", \"timeout\": 0},"
 		" {\"command\": \"ok\", \"timeout\": 5}, 7],"
 		" \"on_save\": [], \"turn_end\": \"echo\"}";
-	struct hooks *h = hooks_new(L, dir);
+	struct perm_hooks *h = perm_hooks_new(L, dir);
 	struct buf w = BUF_INIT;
 	cJSON *o = json_parse(text, strlen(text), NULL);
 
 	(void)state;
-	hooks_load_json(h, o, "s.json", &w);
-	assert_int_equal(hooks_count(h, HOOKS_PRE_TOOL, "bash"), 1);
-	assert_int_equal(hooks_count(h, HOOKS_TURN_END, NULL), 0);
+	perm_hooks_load_json(h, o, "s.json", &w);
+	assert_int_equal(perm_hooks_count(h, PERM_HOOKS_PRE_TOOL, "bash"), 1);
+	assert_int_equal(perm_hooks_count(h, PERM_HOOKS_TURN_END, NULL), 0);
 	assert_non_null(strstr(w.data, "s.json: hooks.pre_tool: each hook needs a \"command\" string"));
 	assert_non_null(strstr(w.data, "\"timeout\" 1-3600 seconds"));
 	assert_non_null(strstr(w.data, "unknown hook event \"on_save\""));
@@ -358,11 +358,11 @@ test_settings(void **state)
 	cJSON_Delete(o);
 	buf_reset(&w);
 	o = json_parse("[1]", 3, NULL);
-	hooks_load_json(h, o, "s.json", &w);
+	perm_hooks_load_json(h, o, "s.json", &w);
 	assert_non_null(strstr(w.data, "\"hooks\" must be an object"));
 	cJSON_Delete(o);
 	buf_release(&w);
-	hooks_free(h);
+	perm_hooks_free(h);
 }
 
 int

@@ -7,9 +7,9 @@
  */
 #include "sess_fixture.h"
 
-#include "cfg.h"
-#include "mcpcfg.h"
-#include "sesslist.h"
+#include "base/cfg.h"
+#include "mcp/config.h"
+#include "session/list.h"
 
 /* Elapsed wall-clock milliseconds since t0. */
 static long
@@ -130,7 +130,7 @@ test_100k_entries(void **state)
 {
 	struct buf text = BUF_INIT, w = BUF_INIT, latest = BUF_INIT;
 	struct session_loaded l;
-	struct sesslist_info *v = NULL;
+	struct session_list_info *v = NULL;
 	struct err e = ERR_INIT;
 	struct timespec t0;
 	struct session *f;
@@ -156,15 +156,15 @@ test_100k_entries(void **state)
 	if (w.len)
 		fail_msg("%s", w.data);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	assert_int_equal(sesslist_list(ROOT, &v, &n, &e), 0);
+	assert_int_equal(session_list_list(ROOT, &v, &n, &e), 0);
 	print_message("list %ld ms\n", ms_since(&t0));
 	assert_int_equal(n, 1);
 	assert_string_equal(v[0].first_prompt, "t0");
-	sesslist_free(v, n);
-	assert_int_equal(sesslist_latest(ROOT, &latest, &e), 0);
+	session_list_free(v, n);
+	assert_int_equal(session_list_latest(ROOT, &latest, &e), 0);
 	print_message("latest %ld ms\n", ms_since(&t0));
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	f = sesslist_fork(path, l.ids[50000], 0, ROOT, &e);
+	f = session_list_fork(path, l.ids[50000], 0, ROOT, &e);
 	assert_non_null(f);
 	fork_ms = ms_since(&t0);
 	print_message("fork at 50k in %ld ms\n", fork_ms);
@@ -188,7 +188,7 @@ static void
 test_fifo_and_dir(void **state)
 {
 	struct buf dir = BUF_INIT, p = BUF_INIT, latest = BUF_INIT;
-	struct sesslist_info *v = NULL;
+	struct session_list_info *v = NULL;
 	struct err e = ERR_INIT;
 	char *good = numbered(2);
 	size_t n = 0;
@@ -200,10 +200,10 @@ test_fifo_and_dir(void **state)
 	buf_reset(&p);
 	buf_addf(&p, "%s/zzzz-dir.jsonl", dir.data);
 	assert_int_equal(mkdir(p.data, 0700), 0);
-	assert_int_equal(sesslist_list(ROOT, &v, &n, &e), 0);
+	assert_int_equal(session_list_list(ROOT, &v, &n, &e), 0);
 	assert_int_equal(n, 1);
-	sesslist_free(v, n);
-	assert_int_equal(sesslist_latest(ROOT, &latest, &e), 0);
+	session_list_free(v, n);
+	assert_int_equal(session_list_latest(ROOT, &latest, &e), 0);
 	assert_string_equal(latest.data, good);
 	free(good);
 	buf_release(&dir);
@@ -282,19 +282,19 @@ test_mcp_json(void **state)
 {
 	struct buf w = BUF_INIT, p = BUF_INIT;
 	struct err e = ERR_INIT;
-	struct mcpcfg c = { 0 };
+	struct mcp_config c = { 0 };
 
 	(void)state;
 	buf_addf(&p, "%s/.mcp.json", tmp);
 	assert_int_equal(mkfifo(p.data, 0600), 0);
-	assert_int_equal(mcpcfg_load_file(&c, p.data, &w, &e), -1);
+	assert_int_equal(mcp_config_load_file(&c, p.data, &w, &e), -1);
 	assert_non_null(strstr(e.msg, "not a regular file"));
 	unlink(p.data);
 	tu_write(tmp, ".mcp.json", "{\"mcpServers\":{\"a\":{\"command\":\"x\",\"args\":[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]}}}");
-	assert_int_equal(mcpcfg_load_file(&c, p.data, &w, &e), 0);
+	assert_int_equal(mcp_config_load_file(&c, p.data, &w, &e), 0);
 	assert_int_equal(c.n, 0);
 	assert_non_null(strstr(w.data, "array of strings"));
-	mcpcfg_release(&c);
+	mcp_config_release(&c);
 	buf_release(&w);
 	buf_release(&p);
 }

@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "json.h"
+#include "base/json.h"
 
 /* Parse a C string, asserting success. */
 static cJSON *

@@ -8,8 +8,8 @@
 
 #include <cmocka.h>
 
-#include "buf.h"
-#include "keys.h"
+#include "base/buf.h"
+#include "ui/term/keys.h"
 
 /* Drain events from k into out as names separated by spaces. */
 static void

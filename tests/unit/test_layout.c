@@ -9,12 +9,12 @@
 
 #include <cmocka.h>
 
-#include "buf.h"
-#include "layout.h"
-#include "srvpanel.h"
-#include "term.h"
-#include "theme.h"
-#include "transcript.h"
+#include "base/buf.h"
+#include "ui/view/layout.h"
+#include "ui/view/server_panel.h"
+#include "ui/term/term.h"
+#include "ui/term/theme.h"
+#include "ui/view/transcript.h"
 #include "testutil.h"
 
 struct scene {
@@ -31,7 +31,7 @@ feed(struct scene *sc, struct llm_event *ev, enum llm_kind k, const char *t)
 	ev->text.p = t;
 	ev->text.len = strlen(t);
 	transcript_on_event(&sc->tv, ev);
-	srvpanel_on_event(&sc->srv, ev);
+	server_panel_on_event(&sc->srv, ev);
 }
 
 /* A finished tool call into the transcript. */
@@ -74,7 +74,7 @@ scene_init(struct scene *sc)
 
 	memset(sc, 0, sizeof(*sc));
 	transcript_init(&sc->tv);
-	srvpanel_init(&sc->srv);
+	server_panel_init(&sc->srv);
 	snprintf(sc->st.cwd, sizeof(sc->st.cwd), "~/src/shop");
 	snprintf(sc->st.branch, sizeof(sc->st.branch), "main");
 	sc->st.dirty = 3;
@@ -84,7 +84,7 @@ scene_init(struct scene *sc)
 	sc->st.turns = 3;
 	sc->st.elapsed_s = 42;
 	sc->st.busy = 1;
-	srvpanel_set_info(&sc->srv, "127.0.0.1:8080", &info);
+	server_panel_set_info(&sc->srv, "127.0.0.1:8080", &info);
 	transcript_add_user(&sc->tv, "fix the off-by-one in cart_total and run the tests", 50);
 	tool(sc, "c1", "read", "{\"path\":\"src/cart.c\"}", NULL, 0);
 	tool(sc, "c2", "edit", "{\"path\":\"src/cart.c\"}",
@@ -110,7 +110,7 @@ scene_init(struct scene *sc)
 	ev.cache.prompt_n = 16000;
 	feed(sc, &ev, LLM_CACHE, "");
 	feed(sc, &ev, LLM_DONE, "");
-	srvpanel_set_slots(&sc->srv, sl, 2, 1, 1000);
+	server_panel_set_slots(&sc->srv, sl, 2, 1, 1000);
 	ev.progress.total = 19900;
 	ev.progress.cache = 16000;
 	ev.progress.processed = 18400;

@@ -15,14 +15,14 @@
 #include <cmocka.h>
 #include <cjson/cJSON.h>
 
-#include "cfg.h"
-#include "conv.h"
-#include "http.h"
-#include "json.h"
-#include "llama.h"
-#include "loop.h"
+#include "base/cfg.h"
+#include "llm/conv.h"
+#include "io/http.h"
+#include "base/json.h"
+#include "llama/llama.h"
+#include "io/loop.h"
 #include "testutil.h"
-#include "tool.h"
+#include "llm/tool.h"
 
 /* ---- wire format ------------------------------------------------------ */
 
@@ -41,7 +41,7 @@ build(const struct conv *cv, int with_tools)
 		req.tools = tool_all(&n);
 		req.ntools = n;
 	}
-	llamawire_request(&cfg, "local-tiny", &req, &out);
+	llama_wire_request(&cfg, "local-tiny", &req, &out);
 	j = cJSON_Parse(out.data);
 	assert_non_null(j);
 	buf_release(&out);
@@ -208,17 +208,17 @@ test_parse_discovery_fixtures(void **state)
 
 	(void)state;
 	tu_fixture("props.json", &b);
-	assert_int_equal(llamawire_props(b.data, b.len, &info, NULL), 0);
+	assert_int_equal(llama_wire_props(b.data, b.len, &info, NULL), 0);
 	assert_int_equal(info.n_ctx, 8192);
 	assert_int_equal(info.total_slots, 2);
 	assert_non_null(info.build_info);
 	buf_reset(&b);
 	tu_fixture("v1_models.json", &b);
-	assert_int_equal(llamawire_models(b.data, b.len, &info, NULL), 0);
+	assert_int_equal(llama_wire_models(b.data, b.len, &info, NULL), 0);
 	assert_string_equal(info.model_id, "local-tiny");
 	buf_reset(&b);
 	tu_fixture("slots_idle.json", &b);
-	assert_int_equal(llamawire_slots(b.data, b.len, &slots, &n, NULL), 0);
+	assert_int_equal(llama_wire_slots(b.data, b.len, &slots, &n, NULL), 0);
 	assert_int_equal(n, 2);
 	assert_int_equal(slots[1].id, 1);
 	assert_int_equal(slots[1].n_ctx, 8192);
@@ -227,17 +227,17 @@ test_parse_discovery_fixtures(void **state)
 	free(slots);
 	buf_reset(&b);
 	tu_fixture("slots_processing.json", &b);
-	assert_int_equal(llamawire_slots(b.data, b.len, &slots, &n, NULL), 0);
+	assert_int_equal(llama_wire_slots(b.data, b.len, &slots, &n, NULL), 0);
 	assert_true(slots[0].is_processing);
 	assert_int_equal(slots[0].n_prompt_tokens, 4096);
 	assert_int_equal(slots[0].id_task, 0);
 	free(slots);
 	/* hostile input: not JSON, wrong shapes */
-	assert_int_equal(llamawire_slots("{\"x\":1}", 7, &slots, &n, NULL), -1);
-	assert_int_equal(llamawire_props("nope", 4, &info, NULL), -1);
-	assert_int_equal(llamawire_props("[1,2]", 5, &info, NULL), 0);
-	assert_int_equal(llamawire_models("{\"data\":7}", 10, &info, NULL), -1);
-	llamawire_info_release(&info);
+	assert_int_equal(llama_wire_slots("{\"x\":1}", 7, &slots, &n, NULL), -1);
+	assert_int_equal(llama_wire_props("nope", 4, &info, NULL), -1);
+	assert_int_equal(llama_wire_props("[1,2]", 5, &info, NULL), 0);
+	assert_int_equal(llama_wire_models("{\"data\":7}", 10, &info, NULL), -1);
+	llama_wire_info_release(&info);
 	buf_release(&b);
 }
 

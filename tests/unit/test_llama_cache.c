@@ -7,33 +7,33 @@
 
 #include <cmocka.h>
 
-#include "cachewatch.h"
-#include "llamadisco.h"
+#include "llama/cache.h"
+#include "llama/disco.h"
 
-static struct cachewatch_report
-step(struct cachewatch *cw, const char *const *msgs, size_t n, int slot, const char *server,
+static struct llama_cache_report
+step(struct llama_cache *cw, const char *const *msgs, size_t n, int slot, const char *server,
      long cache_n, long prompt_n)
 {
 	struct llm_timings t;
-	struct cachewatch_report r;
+	struct llama_cache_report r;
 
 	memset(&t, 0, sizeof t);
 	t.cache_n = cache_n;
 	t.prompt_n = prompt_n;
-	cachewatch_request(cw, msgs, n, slot, server, 8192);
-	cachewatch_timings(cw, &t, &r);
+	llama_cache_request(cw, msgs, n, slot, server, 8192);
+	llama_cache_timings(cw, &t, &r);
 	return r;
 }
 
 static void
 test_stable_prefix_no_break(void **state)
 {
-	struct cachewatch cw;
+	struct llama_cache cw;
 	const char *m[] = { "sys", "user1", "asst1", "tool1", "asst2" };
-	struct cachewatch_report r;
+	struct llama_cache_report r;
 
 	(void)state;
-	cachewatch_init(&cw);
+	llama_cache_init(&cw);
 	r = step(&cw, m, 2, 0, "b1|m", 0, 1000);
 	assert_false(r.is_break);
 	assert_true(r.reuse == 0);
@@ -43,37 +43,37 @@ test_stable_prefix_no_break(void **state)
 	assert_true(r.expected > 0.89 && r.expected < 0.90);
 	r = step(&cw, m, 5, 0, "b1|m", 1100, 40); /* generated tokens re-rendered: fine */
 	assert_false(r.is_break);
-	assert_true(cachewatch_session_reuse(&cw) > 0.64 && cachewatch_session_reuse(&cw) < 0.65); /* 2100 of 3260 */
-	cachewatch_release(&cw);
+	assert_true(llama_cache_session_reuse(&cw) > 0.64 && llama_cache_session_reuse(&cw) < 0.65); /* 2100 of 3260 */
+	llama_cache_release(&cw);
 }
 
 static void
 test_prefix_change_named(void **state)
 {
-	struct cachewatch cw;
+	struct llama_cache cw;
 	const char *a[] = { "sys", "user1", "asst1" };
 	const char *b[] = { "sys", "user1 EDITED", "asst1", "tool" };
-	struct cachewatch_report r;
+	struct llama_cache_report r;
 
 	(void)state;
-	cachewatch_init(&cw);
+	llama_cache_init(&cw);
 	step(&cw, a, 3, 0, "b1|m", 0, 1000);
 	r = step(&cw, b, 4, 0, "b1|m", 10, 1100);
 	assert_true(r.is_break);
 	assert_string_equal(r.cause, "the prompt prefix changed at message 1");
-	cachewatch_release(&cw);
+	llama_cache_release(&cw);
 }
 
 static void
 test_other_causes(void **state)
 {
-	struct cachewatch cw;
+	struct llama_cache cw;
 	const char *a[] = { "sys", "user1" };
 	const char *b[] = { "sys", "user1", "asst", "tool" };
-	struct cachewatch_report r;
+	struct llama_cache_report r;
 
 	(void)state;
-	cachewatch_init(&cw);
+	llama_cache_init(&cw);
 	step(&cw, a, 2, 0, "b1|m", 0, 1000);
 	r = step(&cw, b, 4, 1, "b1|m", 0, 1100);
 	assert_true(r.is_break);
@@ -88,25 +88,25 @@ test_other_causes(void **state)
 	assert_true(r.is_break);
 	assert_non_null(strstr(r.cause, "context was truncated"));
 	assert_int_equal(cw.breaks, 4);
-	cachewatch_release(&cw);
+	llama_cache_release(&cw);
 }
 
 static void
 test_failed_request_keeps_baseline(void **state)
 {
-	struct cachewatch cw;
+	struct llama_cache cw;
 	const char *a[] = { "sys", "user1" };
 	const char *b[] = { "sys", "XX" };
 	const char *c[] = { "sys", "user1", "asst" };
-	struct cachewatch_report r;
+	struct llama_cache_report r;
 
 	(void)state;
-	cachewatch_init(&cw);
+	llama_cache_init(&cw);
 	step(&cw, a, 2, 0, "s", 0, 500);
-	cachewatch_request(&cw, b, 2, 0, "s", 8192); /* no timings: it failed */
+	llama_cache_request(&cw, b, 2, 0, "s", 8192); /* no timings: it failed */
 	r = step(&cw, c, 3, 0, "s", 500, 50);
 	assert_false(r.is_break);
-	cachewatch_release(&cw);
+	llama_cache_release(&cw);
 }
 
 static void
@@ -123,32 +123,32 @@ test_slot_choice(void **state)
 	s[1].n_prompt_tokens = 9000; /* someone's warm cache */
 	s[2].id = 2;
 	s[2].id_task = -1;           /* never used */
-	assert_int_equal(llamadisco_choose_slot(-1, s, 3), 2);
-	assert_int_equal(llamadisco_choose_slot(1, s, 3), 1);
+	assert_int_equal(llama_disco_choose_slot(-1, s, 3), 2);
+	assert_int_equal(llama_disco_choose_slot(1, s, 3), 1);
 	s[2].is_processing = 1;
-	assert_int_equal(llamadisco_choose_slot(-1, s, 3), 1);
+	assert_int_equal(llama_disco_choose_slot(-1, s, 3), 1);
 	s[1].is_processing = 1;
-	assert_int_equal(llamadisco_choose_slot(-1, s, 3), -1);
-	assert_int_equal(llamadisco_choose_slot(-1, NULL, 0), -1);
+	assert_int_equal(llama_disco_choose_slot(-1, s, 3), -1);
+	assert_int_equal(llama_disco_choose_slot(-1, NULL, 0), -1);
 }
 
 static void
 test_planned_break(void **state)
 {
-	struct cachewatch cw;
+	struct llama_cache cw;
 	const char *m[] = { "sys", "user1", "asst1", "tool1", "asst2" };
 	const char *d[] = { "sys", "user1", "asst1", "digest1", "asst2", "user2" };
-	struct cachewatch_report r;
+	struct llama_cache_report r;
 
 	(void)state;
-	cachewatch_init(&cw);
+	llama_cache_init(&cw);
 	step(&cw, m, 5, 0, "b1|m", 0, 2000);
-	cachewatch_request(&cw, d, 6, 0, "b1|m", 8192);
-	cachewatch_plan(&cw, "MicroCompact: 1 old tool result digested");
+	llama_cache_request(&cw, d, 6, 0, "b1|m", 8192);
+	llama_cache_plan(&cw, "MicroCompact: 1 old tool result digested");
 	{
 		struct llm_timings t = { .cache_n = 300, .prompt_n = 500 };
 
-		cachewatch_timings(&cw, &t, &r);
+		llama_cache_timings(&cw, &t, &r);
 	}
 	assert_true(r.is_break);
 	assert_true(r.planned);
@@ -159,16 +159,16 @@ test_planned_break(void **state)
 	assert_false(r.planned);
 	assert_non_null(strstr(r.cause, "dropped"));
 	/* a plan with no shortfall reports nothing and is forgotten */
-	cachewatch_request(&cw, d, 6, 0, "b1|m", 8192);
-	cachewatch_plan(&cw, "x");
+	llama_cache_request(&cw, d, 6, 0, "b1|m", 8192);
+	llama_cache_plan(&cw, "x");
 	{
 		struct llm_timings t = { .cache_n = 905, .prompt_n = 10 };
 
-		cachewatch_timings(&cw, &t, &r);
+		llama_cache_timings(&cw, &t, &r);
 	}
 	assert_false(r.is_break);
 	assert_null(cw.planned);
-	cachewatch_release(&cw);
+	llama_cache_release(&cw);
 }
 
 int

@@ -7,7 +7,7 @@
 
 #include <cmocka.h>
 
-#include "slotsave.h"
+#include "llama/slotfile.h"
 
 static void
 test_filename(void **state)
@@ -15,10 +15,10 @@ test_filename(void **state)
 	struct buf b = BUF_INIT;
 
 	(void)state;
-	slotsave_filename("20261122-024134-926-db0be8ae", &b);
+	llama_slotfile_filename("20261122-024134-926-db0be8ae", &b);
 	assert_string_equal(b.data, "hearth-20261122-024134-926-db0be8ae.bin");
 	b.len = 0;
-	slotsave_filename("../../etc/passwd x\xc3\xa9", &b);
+	llama_slotfile_filename("../../etc/passwd x\xc3\xa9", &b);
 	assert_string_equal(b.data, "hearth-etcpasswdx.bin");
 	buf_release(&b);
 }
@@ -26,22 +26,22 @@ test_filename(void **state)
 static void
 test_parse_ok(void **state)
 {
-	struct slotsave_result r;
+	struct llama_slotfile_result r;
 	const char *save = "{\"id_slot\":0,\"filename\":\"a.bin\",\"n_saved\":1745,\"n_written\":14309796,"
 			   "\"timings\":{\"save_ms\":49.865}}";
 	const char *restore = "{\"id_slot\":1,\"filename\":\"a.bin\",\"n_restored\":20123,\"n_read\":9,"
 			      "\"timings\":{\"restore_ms\":850.5}}";
 
 	(void)state;
-	slotsave_parse(0, 200, save, strlen(save), &r);
+	llama_slotfile_parse(0, 200, save, strlen(save), &r);
 	assert_true(r.ok);
 	assert_false(r.unsupported);
 	assert_int_equal(r.n_tokens, 1745);
 	assert_true(r.ms > 49.8 && r.ms < 49.9);
-	slotsave_parse(1, 200, restore, strlen(restore), &r);
+	llama_slotfile_parse(1, 200, restore, strlen(restore), &r);
 	assert_true(r.ok);
 	assert_int_equal(r.n_tokens, 20123);
-	slotsave_parse(1, 200, "", 0, &r); /* an odd but successful answer */
+	llama_slotfile_parse(1, 200, "", 0, &r); /* an odd but successful answer */
 	assert_true(r.ok);
 	assert_int_equal(r.n_tokens, 0);
 }
@@ -49,30 +49,30 @@ test_parse_ok(void **state)
 static void
 test_parse_failures(void **state)
 {
-	struct slotsave_result r;
+	struct llama_slotfile_result r;
 	const char *e501 = "{\"error\":{\"code\":501,\"message\":\"This server does not support slots action. "
 			   "Start it with `--slot-save-path`\",\"type\":\"not_supported_error\"}}";
 	const char *e400 = "{\"error\":{\"code\":400,\"message\":\"failed to restore slot\"}}";
 
 	(void)state;
-	slotsave_parse(0, 501, e501, strlen(e501), &r);
+	llama_slotfile_parse(0, 501, e501, strlen(e501), &r);
 	assert_false(r.ok);
 	assert_true(r.unsupported);
 	assert_non_null(strstr(r.msg, "--slot-save-path DIR"));
-	slotsave_parse(1, 501, e501, strlen(e501), &r);
+	llama_slotfile_parse(1, 501, e501, strlen(e501), &r);
 	assert_true(r.unsupported);
 	/* a 400 to a restore is a missing or foreign file, not a lack of support */
-	slotsave_parse(1, 400, e400, strlen(e400), &r);
+	llama_slotfile_parse(1, 400, e400, strlen(e400), &r);
 	assert_false(r.ok);
 	assert_false(r.unsupported);
 	assert_non_null(strstr(r.msg, "slot restore failed (HTTP 400: failed to restore slot)"));
 	/* a 400 to a save means this server cannot save (bad slot, names refused) */
-	slotsave_parse(0, 400, e400, strlen(e400), &r);
+	llama_slotfile_parse(0, 400, e400, strlen(e400), &r);
 	assert_true(r.unsupported);
-	slotsave_parse(0, 404, "not json", 8, &r);
+	llama_slotfile_parse(0, 404, "not json", 8, &r);
 	assert_true(r.unsupported);
 	assert_non_null(strstr(r.msg, "no message"));
-	slotsave_parse(1, 0, NULL, 0, &r);
+	llama_slotfile_parse(1, 0, NULL, 0, &r);
 	assert_false(r.ok);
 	assert_false(r.unsupported);
 	assert_string_equal(r.msg, "no answer from llama-server");

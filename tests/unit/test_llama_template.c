@@ -1,7 +1,7 @@
 /*
  * test_tplprobe: reading the three /apply-template renderings (strings as
  * a real llama-server with the Qwen3.5 template returned them), and the
- * wire form llamawire writes with the prefix found.
+ * wire form llama_wire writes with the prefix found.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,10 +13,10 @@
 #include <cmocka.h>
 #include <cjson/cJSON.h>
 
-#include "cfg.h"
-#include "conv.h"
-#include "llamawire.h"
-#include "tplprobe.h"
+#include "base/cfg.h"
+#include "llm/conv.h"
+#include "llama/wire.h"
+#include "llama/template.h"
 
 #define T "<think>\n\n</think>\n\n"
 #define P1 "<|im_start|>user\nhearth-probe-u1<|im_end|>\n<|im_start|>assistant\n" T
@@ -31,10 +31,10 @@ test_qwen35_template(void **state)
 	char *c;
 
 	(void)state;
-	c = tplprobe_candidate(P1, P2);
+	c = llama_template_candidate(P1, P2);
 	assert_non_null(c);
 	assert_string_equal(c, T);
-	assert_true(tplprobe_confirm(P1, P3));
+	assert_true(llama_template_confirm(P1, P3));
 	free(c);
 }
 
@@ -49,13 +49,13 @@ test_templates_that_need_nothing_or_cannot_be_fixed(void **state)
 	const char *p2b = "<|im_start|>user\nhearth-probe-u1<|im_end|>\n<|im_start|>assistant\n[a]hearth-probe-a1";
 
 	(void)state;
-	assert_null(tplprobe_candidate(p1, p2));
-	assert_null(tplprobe_candidate(P1, p2b));
-	assert_null(tplprobe_candidate("", ""));
-	assert_null(tplprobe_candidate("garbage", "other"));
+	assert_null(llama_template_candidate(p1, p2));
+	assert_null(llama_template_candidate(P1, p2b));
+	assert_null(llama_template_candidate("", ""));
+	assert_null(llama_template_candidate("garbage", "other"));
 	/* P3 that still splits the content (reasoning_content ignored) */
-	assert_false(tplprobe_confirm(P1, P2));
-	assert_false(tplprobe_confirm(P1, ""));
+	assert_false(llama_template_confirm(P1, P2));
+	assert_false(llama_template_confirm(P1, ""));
 }
 
 static void
@@ -65,14 +65,14 @@ test_probe_bodies(void **state)
 	cJSON *j, *m;
 
 	(void)state;
-	tplprobe_body(1, NULL, &b);
+	llama_template_body(1, NULL, &b);
 	j = cJSON_Parse(b.data);
 	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(j, "messages")), 1);
 	assert_true(cJSON_IsFalse(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "chat_template_kwargs"),
 						      "enable_thinking")));
 	cJSON_Delete(j);
 	b.len = 0;
-	tplprobe_body(3, T, &b);
+	llama_template_body(3, T, &b);
 	j = cJSON_Parse(b.data);
 	m = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "messages"), 1);
 	assert_string_equal(cJSON_GetObjectItem(m, "content")->valuestring, T "hearth-probe-a1");
@@ -106,7 +106,7 @@ test_wire_form(void **state)
 	m = conv_add_msg(&cv, CONV_USER);
 	conv_add_block(m, CONV_TOOL_RESULT, "a.c", "c1", "ls");
 	req.conv = &cv;
-	llamawire_request_gen(&cfg, "m", &req, T, &out);
+	llama_wire_request_gen(&cfg, "m", &req, T, &out);
 	j = cJSON_Parse(out.data);
 	msgs = cJSON_GetObjectItem(j, "messages");
 	assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(msgs, 1), "content")->valuestring,
@@ -120,7 +120,7 @@ test_wire_form(void **state)
 	cJSON_Delete(j);
 	/* without the probe's prefix: only the old reasoning goes */
 	out.len = 0;
-	llamawire_request(&cfg, "m", &req, &out);
+	llama_wire_request(&cfg, "m", &req, &out);
 	assert_null(strstr(out.data, "old thoughts"));
 	assert_null(strstr(out.data, "<think>"));
 	assert_non_null(strstr(out.data, "\"content\":\"answer one\"}"));

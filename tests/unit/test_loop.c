@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "loop.h"
+#include "io/loop.h"
 
 static uint64_t fake_now;
 

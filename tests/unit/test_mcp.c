@@ -17,13 +17,13 @@
 
 #include <cmocka.h>
 
-#include "json.h"
-#include "loop.h"
-#include "mcp.h"
-#include "mcpcfg.h"
+#include "base/json.h"
+#include "io/loop.h"
+#include "mcp/mcp.h"
+#include "mcp/config.h"
 #include "testutil.h"
-#include "tool.h"
-#include "toolset.h"
+#include "llm/tool.h"
+#include "llm/toolset.h"
 
 #ifndef MCP_DEMO
 #define MCP_DEMO "build/mcp-demo"
@@ -58,7 +58,7 @@ on_report(void *arg, const char *line)
 static void
 fx_start(struct fx *f, const char *argv0, const char *a1, const char *a2, int timeout_s)
 {
-	struct mcpcfg c = { 0 };
+	struct mcp_config c = { 0 };
 	char **argv = calloc(5, sizeof *argv);
 	int n = 0;
 
@@ -83,7 +83,7 @@ fx_start(struct fx *f, const char *argv0, const char *a1, const char *a2, int ti
 	f->mcp = mcp_new(f->loop, f->dir, timeout_s);
 	mcp_set_report(f->mcp, on_report, f);
 	mcp_start(f->mcp, &c);
-	mcpcfg_release(&c);
+	mcp_config_release(&c);
 }
 
 /* Run until no server is starting (10 s cap). */

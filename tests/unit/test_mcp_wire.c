@@ -1,7 +1,7 @@
 /*
  * test_mcpwire: the MCP wire codec and the .mcp.json reader with hostile
  * input: split and oversized lines, non-JSON, wrong shapes and types,
- * huge tool results; and mcpcfg's merging, expansion and warnings.
+ * huge tool results; and mcp_config's merging, expansion and warnings.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,26 +13,26 @@
 
 #include <cmocka.h>
 
-#include "json.h"
-#include "mcpcfg.h"
-#include "mcpwire.h"
+#include "base/json.h"
+#include "mcp/config.h"
+#include "mcp/wire.h"
 #include "testutil.h"
 
 /* Lines come out whole however the bytes are split; CR is dropped. */
 static void
 test_lines_split(void **state)
 {
-	struct mcpwire_lines lr;
+	struct mcp_wire_lines lr;
 	struct err e = ERR_INIT;
 	const char *line, *in = "{\"a\":1}\r\n\n{\"b\":2}\npartial";
 	size_t len, i;
 	int got = 0;
 
 	(void)state;
-	mcpwire_lines_init(&lr);
+	mcp_wire_lines_init(&lr);
 	for (i = 0; in[i]; i++) {
-		mcpwire_lines_add(&lr, in + i, 1);
-		while (mcpwire_lines_next(&lr, &line, &len, &e) == 1) {
+		mcp_wire_lines_add(&lr, in + i, 1);
+		while (mcp_wire_lines_next(&lr, &line, &len, &e) == 1) {
 			if (got == 0)
 				assert_true(len == 7 && !memcmp(line, "{\"a\":1}", 7));
 			if (got == 1)
@@ -43,15 +43,15 @@ test_lines_split(void **state)
 		}
 	}
 	assert_int_equal(got, 3);
-	assert_int_equal(mcpwire_lines_next(&lr, &line, &len, &e), 0);
-	mcpwire_lines_release(&lr);
+	assert_int_equal(mcp_wire_lines_next(&lr, &line, &len, &e), 0);
+	mcp_wire_lines_release(&lr);
 }
 
 /* A line over the limit without a newline is an error, not unbounded memory. */
 static void
 test_lines_too_long(void **state)
 {
-	struct mcpwire_lines lr;
+	struct mcp_wire_lines lr;
 	struct err e = ERR_INIT;
 	char *chunk = malloc(1 << 20);
 	const char *line;
@@ -60,23 +60,23 @@ test_lines_too_long(void **state)
 
 	(void)state;
 	memset(chunk, 'x', 1 << 20);
-	mcpwire_lines_init(&lr);
+	mcp_wire_lines_init(&lr);
 	for (i = 0; i < 18 && rc == 0; i++) {
-		mcpwire_lines_add(&lr, chunk, 1 << 20);
-		rc = mcpwire_lines_next(&lr, &line, &len, &e);
+		mcp_wire_lines_add(&lr, chunk, 1 << 20);
+		rc = mcp_wire_lines_next(&lr, &line, &len, &e);
 	}
 	assert_int_equal(rc, -1);
 	assert_non_null(strstr(e.msg, "longer than 16 MB"));
-	mcpwire_lines_release(&lr);
+	mcp_wire_lines_release(&lr);
 	free(chunk);
 }
 
 /* Parse one string; rc and message. */
 static int
-parse(const char *s, struct mcpwire_msg *m, struct err *e)
+parse(const char *s, struct mcp_wire_msg *m, struct err *e)
 {
 	err_clear(e);
-	return mcpwire_parse(s, strlen(s), m, e);
+	return mcp_wire_parse(s, strlen(s), m, e);
 }
 
 /* Every kind of message, and each malformed one with its reason. */
@@ -97,7 +97,7 @@ test_parse(void **state)
 		{ "{\"jsonrpc\":\"2.0\",\"method\":7}", "method" },
 		{ "{\"jsonrpc\":\"2.0\",\"method\":\"x\",\"id\":[1]}", "id" },
 	};
-	struct mcpwire_msg m;
+	struct mcp_wire_msg m;
 	struct err e = ERR_INIT;
 	size_t i;
 
@@ -108,24 +108,24 @@ test_parse(void **state)
 		assert_null(m.root);
 	}
 	assert_int_equal(parse("{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{\"x\":1}}", &m, &e), 0);
-	assert_int_equal(m.kind, MCPWIRE_RESULT);
+	assert_int_equal(m.kind, MCP_WIRE_RESULT);
 	assert_int_equal(m.id, 7);
-	mcpwire_msg_free(&m);
+	mcp_wire_msg_free(&m);
 	assert_int_equal(parse("{\"jsonrpc\":\"2.0\",\"id\":\"s\",\"result\":null}", &m, &e), 0);
 	assert_int_equal(m.id, -1); /* not one of ours */
-	mcpwire_msg_free(&m);
+	mcp_wire_msg_free(&m);
 	assert_int_equal(parse("{\"jsonrpc\":\"2.0\",\"id\":2,\"error\":{\"code\":-32601}}", &m, &e), 0);
-	assert_int_equal(m.kind, MCPWIRE_ERROR);
+	assert_int_equal(m.kind, MCP_WIRE_ERROR);
 	assert_int_equal(m.err_code, -32601);
 	assert_string_equal(m.err_message, "(no message)");
-	mcpwire_msg_free(&m);
+	mcp_wire_msg_free(&m);
 	assert_int_equal(parse("{\"jsonrpc\":\"2.0\",\"id\":\"p\",\"method\":\"ping\"}", &m, &e), 0);
-	assert_int_equal(m.kind, MCPWIRE_REQUEST);
-	mcpwire_msg_free(&m);
+	assert_int_equal(m.kind, MCP_WIRE_REQUEST);
+	mcp_wire_msg_free(&m);
 	assert_int_equal(parse("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\"}",
 			       &m, &e), 0);
-	assert_int_equal(m.kind, MCPWIRE_NOTIFICATION);
-	mcpwire_msg_free(&m);
+	assert_int_equal(m.kind, MCP_WIRE_NOTIFICATION);
+	mcp_wire_msg_free(&m);
 }
 
 /* Builders give one line each, with no raw newline inside. */
@@ -137,16 +137,16 @@ test_builders(void **state)
 
 	(void)state;
 	json_init();
-	mcpwire_request(&b, 1, "initialize", mcpwire_init_params("hearth", "0.1"));
-	assert_non_null(strstr(b.data, "\"protocolVersion\":\"" MCPWIRE_PROTOCOL "\""));
+	mcp_wire_request(&b, 1, "initialize", mcp_wire_init_params("hearth", "0.1"));
+	assert_non_null(strstr(b.data, "\"protocolVersion\":\"" MCP_WIRE_PROTOCOL "\""));
 	assert_non_null(strstr(b.data, "\"clientInfo\":{\"name\":\"hearth\""));
 	assert_int_equal(strchr(b.data, '\n') - b.data, (long)b.len - 1);
 	buf_reset(&b);
-	mcpwire_notify(&b, "notifications/cancelled", mcpwire_cancel_params(5, "a\nb"));
+	mcp_wire_notify(&b, "notifications/cancelled", mcp_wire_cancel_params(5, "a\nb"));
 	assert_string_equal(b.data, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":5,\"reason\":\"a\\nb\"}}\n");
 	buf_reset(&b);
 	id = cJSON_CreateString("x");
-	mcpwire_reply_error(&b, id, -32601, "method not found");
+	mcp_wire_reply_error(&b, id, -32601, "method not found");
 	assert_string_equal(b.data, "{\"jsonrpc\":\"2.0\",\"id\":\"x\",\"error\":{\"code\":-32601,\"message\":\"method not found\"}}\n");
 	cJSON_Delete(id);
 	buf_release(&b);
@@ -161,7 +161,7 @@ test_tools(void **state)
 			   "{\"name\":\"noschema\"},{\"name\":\"arr\",\"inputSchema\":{\"type\":\"array\"}},"
 			   "\"junk\",{\"name\":\"d\",\"description\":\"hi\",\"annotations\":{\"readOnlyHint\":true},\"inputSchema\":{\"type\":\"object\",\"properties\":{}}}],"
 			   "\"nextCursor\":\"c2\"}";
-	struct mcpwire_tool *v = NULL;
+	struct mcp_wire_tool *v = NULL;
 	struct buf w = BUF_INIT;
 	struct err e = ERR_INIT;
 	char *cursor;
@@ -169,7 +169,7 @@ test_tools(void **state)
 	cJSON *r = json_parse(page, strlen(page), &e);
 
 	(void)state;
-	assert_int_equal(mcpwire_tools(r, &v, &n, &cursor, &w, &e), 0);
+	assert_int_equal(mcp_wire_tools(r, &v, &n, &cursor, &w, &e), 0);
 	assert_int_equal(n, 2);
 	assert_string_equal(v[0].name, "ok");
 	assert_string_equal(v[0].description, "");
@@ -181,10 +181,10 @@ test_tools(void **state)
 	free(cursor);
 	cJSON_Delete(r);
 	r = json_parse("{\"tools\":{}}", 12, &e);
-	assert_int_equal(mcpwire_tools(r, &v, &n, &cursor, &w, &e), -1);
+	assert_int_equal(mcp_wire_tools(r, &v, &n, &cursor, &w, &e), -1);
 	assert_non_null(strstr(e.msg, "tools"));
 	cJSON_Delete(r);
-	mcpwire_tools_free(v, n);
+	mcp_wire_tools_free(v, n);
 	buf_release(&w);
 }
 
@@ -201,14 +201,14 @@ test_call_text(void **state)
 	size_t i;
 
 	(void)state;
-	assert_int_equal(mcpwire_call_text(r, &out, &is_error, &e), 0);
+	assert_int_equal(mcp_wire_call_text(r, &out, &is_error, &e), 0);
 	assert_int_equal(is_error, 1);
 	assert_string_equal(out.data, "one\n[image image/png, 0 KB]\n[resource file:///x]\n[text content]\n[unknown content]");
 	cJSON_Delete(r);
 	buf_reset(&out);
-	assert_int_equal(mcpwire_call_text(NULL, &out, &is_error, &e), -1);
+	assert_int_equal(mcp_wire_call_text(NULL, &out, &is_error, &e), -1);
 	r = json_parse("{}", 2, &e);
-	assert_int_equal(mcpwire_call_text(r, &out, &is_error, &e), 0);
+	assert_int_equal(mcp_wire_call_text(r, &out, &is_error, &e), 0);
 	assert_string_equal(out.data, "(no output)");
 	cJSON_Delete(r);
 	buf_reset(&out);
@@ -220,8 +220,8 @@ test_call_text(void **state)
 	cJSON_AddStringToObject(t, "type", "text");
 	cJSON_AddStringToObject(t, "text", big.data);
 	cJSON_AddItemToArray(c, t);
-	assert_int_equal(mcpwire_call_text(o, &out, &is_error, &e), 0);
-	assert_true(out.len < MCPWIRE_MAX_OUTPUT + 100);
+	assert_int_equal(mcp_wire_call_text(o, &out, &is_error, &e), 0);
+	assert_true(out.len < MCP_WIRE_MAX_OUTPUT + 100);
 	assert_non_null(strstr(out.data, "[output truncated: 102400 of 600000 bytes shown]"));
 	assert_int_equal(json_utf8_len(out.data + 102398, 2), 2); /* no cut sequence */
 	cJSON_Delete(o);
@@ -234,7 +234,7 @@ static void
 test_cfg_file(void **state)
 {
 	char *dir = tu_tmpdir(), path[512];
-	struct mcpcfg c = { 0 };
+	struct mcp_config c = { 0 };
 	struct buf w = BUF_INIT;
 	struct err e = ERR_INIT;
 
@@ -247,7 +247,7 @@ test_cfg_file(void **state)
 		 "\"web\":{\"type\":\"http\",\"url\":\"http://x\"},\"off\":{\"command\":\"x\",\"disabled\":true},"
 		 "\"str\":\"x\"}}");
 	snprintf(path, sizeof path, "%s/a.json", dir);
-	assert_int_equal(mcpcfg_load_file(&c, path, &w, &e), 0);
+	assert_int_equal(mcp_config_load_file(&c, path, &w, &e), 0);
 	assert_int_equal(c.n, 1);
 	assert_string_equal(c.v[0].argv[0], "ex/bin");
 	assert_string_equal(c.v[0].argv[2], "dflt");
@@ -262,20 +262,20 @@ test_cfg_file(void **state)
 	assert_non_null(strstr(w.data, "\"str\""));
 	tu_write(dir, "b.json", "{\"mcpServers\":{\"good\":{\"command\":\"other\"}}}");
 	snprintf(path, sizeof path, "%s/b.json", dir);
-	assert_int_equal(mcpcfg_load_file(&c, path, &w, &e), 0);
+	assert_int_equal(mcp_config_load_file(&c, path, &w, &e), 0);
 	assert_int_equal(c.n, 1);
 	assert_string_equal(c.v[0].argv[0], "other");
 	tu_write(dir, "c.json", "{\"mcpServers\":{\n\"x\": }");
 	snprintf(path, sizeof path, "%s/c.json", dir);
-	assert_int_equal(mcpcfg_load_file(&c, path, &w, &e), -1);
+	assert_int_equal(mcp_config_load_file(&c, path, &w, &e), -1);
 	assert_non_null(strstr(e.msg, "line 2"));
 	assert_int_equal(c.n, 1);
 	tu_write(dir, "d.json", "[1,2]");
 	snprintf(path, sizeof path, "%s/d.json", dir);
-	assert_int_equal(mcpcfg_load_file(&c, path, &w, &e), 0);
+	assert_int_equal(mcp_config_load_file(&c, path, &w, &e), 0);
 	snprintf(path, sizeof path, "%s/missing.json", dir);
-	assert_int_equal(mcpcfg_load_file(&c, path, &w, &e), 0);
-	mcpcfg_release(&c);
+	assert_int_equal(mcp_config_load_file(&c, path, &w, &e), 0);
+	mcp_config_release(&c);
 	buf_release(&w);
 	tu_rmrf(dir);
 	free(dir);

@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "memory.h"
+#include "prompt/memory.h"
 #include "testutil.h"
 
 struct fx {
@@ -51,27 +51,27 @@ teardown(void **state)
 	return 0;
 }
 
-/* memory_add that must succeed. */
+/* prompt_memory_add that must succeed. */
 static void
 add_ok(struct fx *f, const char *kind, const char *text, const char *path)
 {
 	struct buf out = BUF_INIT;
 	struct err e = ERR_INIT;
 
-	if (memory_add(f->root.data, kind, text, path, &out, &e) < 0)
+	if (prompt_memory_add(f->root.data, kind, text, path, &out, &e) < 0)
 		fail_msg("memory_add %s: %s", kind, e.msg);
 	assert_non_null(strstr(out.data, "remembered"));
 	buf_release(&out);
 }
 
-/* memory_add that must fail with why in the message, leaving files as they were. */
+/* prompt_memory_add that must fail with why in the message, leaving files as they were. */
 static void
 add_fails(struct fx *f, const char *kind, const char *text, const char *path, const char *why)
 {
 	struct buf out = BUF_INIT;
 	struct err e = ERR_INIT;
 
-	assert_int_equal(memory_add(f->root.data, kind, text, path, &out, &e), -1);
+	assert_int_equal(prompt_memory_add(f->root.data, kind, text, path, &out, &e), -1);
 	if (!strstr(e.msg, why))
 		fail_msg("want \"%s\" in \"%s\"", why, e.msg);
 	assert_int_equal(out.len, 0);
@@ -101,7 +101,7 @@ test_kinds_go_to_their_dirs_and_load(void **state)
 	t = tu_read(path.data, "reference.md");
 	assert_string_equal(t, "- Entry point (path: main.c)\n");
 	free(t);
-	memory_load(f->root.data, &p, &w);
+	prompt_memory_load(f->root.data, &p, &w);
 	assert_int_equal(w.len, 0);
 	assert_non_null(strstr(p.data, "### user\n- Prefers short answers\n"));
 	assert_non_null(strstr(p.data, "### project\n- Tests live in tests/unit\n"));
@@ -118,7 +118,7 @@ test_nothing_remembered_adds_nothing(void **state)
 	struct fx *f = *state;
 	struct buf p = BUF_INIT, w = BUF_INIT;
 
-	memory_load(f->root.data, &p, &w);
+	prompt_memory_load(f->root.data, &p, &w);
 	assert_int_equal(p.len, 0);
 	assert_int_equal(w.len, 0);
 	buf_release(&p);
@@ -129,7 +129,7 @@ static void
 test_checks_before_writing(void **state)
 {
 	struct fx *f = *state;
-	char big[MEMORY_MAX_TEXT + 10];
+	char big[PROMPT_MEMORY_MAX_TEXT + 10];
 
 	memset(big, 'x', sizeof big - 1);
 	big[sizeof big - 1] = '\0';
@@ -162,7 +162,7 @@ test_hand_written_file_kept(void **state)
 	t = tu_read(dir.data, "project.md");
 	assert_string_equal(t, "# notes\n- Builds with make\n- Lint with make lint\n");
 	free(t);
-	memory_load(f->root.data, &p, &w);
+	prompt_memory_load(f->root.data, &p, &w);
 	assert_non_null(strstr(p.data, "# notes\n- Builds with make\n- Lint with make lint\n"));
 	buf_release(&dir);
 	buf_release(&p);

@@ -17,14 +17,14 @@
 
 #include <cmocka.h>
 
-#include "json.h"
-#include "oai.h"
-#include "sse.h"
-#include "toolparse.h"
+#include "base/json.h"
+#include "llm/openai.h"
+#include "io/sse.h"
+#include "llm/textcall.h"
 
 struct pipe {
 	struct sse sse;
-	struct oai_dec dec;
+	struct openai_dec dec;
 	struct buf out;  /* canonical events */
 	struct buf text; /* concatenated TEXT */
 	struct buf args[4]; /* concatenated ARGS per index < 4 */
@@ -40,7 +40,7 @@ sink(void *ctx, const struct llm_event *ev)
 	const struct llm_error *e = &ev->error;
 	enum llm_kind k = ev->kind;
 
-	buf_adds(o, llm_kind_name(k));
+	buf_adds(o, llm_event_kind_name(k));
 	if (k == LLM_TEXT)
 		buf_add(&p->text, ev->text.p, ev->text.len);
 	if (k == LLM_TOOL_CALL_ARGS && ev->index >= 0 && ev->index < 4)
@@ -77,7 +77,7 @@ on_sse(void *ctx, struct str name, struct str data)
 {
 	struct pipe *p = ctx;
 
-	return oai_dec_event(&p->dec, name, data, sink, p);
+	return openai_dec_event(&p->dec, name, data, sink, p);
 }
 
 /* A fresh SSE parser, decoder and logs. */
@@ -87,7 +87,7 @@ pipe_init(struct pipe *p)
 	int i;
 
 	sse_init(&p->sse);
-	oai_dec_init(&p->dec);
+	openai_dec_init(&p->dec);
 	buf_init(&p->out, 0);
 	buf_init(&p->text, 0);
 	for (i = 0; i < 4; i++)
@@ -101,7 +101,7 @@ pipe_release(struct pipe *p)
 	int i;
 
 	sse_release(&p->sse);
-	oai_dec_release(&p->dec);
+	openai_dec_release(&p->dec);
 	buf_release(&p->out);
 	buf_release(&p->text);
 	for (i = 0; i < 4; i++)
@@ -130,7 +130,7 @@ decode(struct pipe *p, const char *s, size_t n, size_t k)
 		feed(p, s + k, n - k);
 	}
 	assert_in_range(sse_finish(&p->sse, on_sse, p), 0, 1);
-	oai_dec_finish(&p->dec, sink, p);
+	openai_dec_finish(&p->dec, sink, p);
 }
 
 /* Every split of s[0..n), and one-byte chunks, decode like the whole in *w. */
@@ -272,7 +272,7 @@ static void
 test_fixture_toolcall_in_content(void **state)
 {
 	struct pipe p;
-	struct toolparse_result r;
+	struct textcall_result r;
 
 	(void)state;
 	fixture(&p, "chat_stream_toolcall_in_content.sse");
@@ -280,12 +280,12 @@ test_fixture_toolcall_in_content(void **state)
 					 "{\"path\": \"main.c\"}}\n</tool_call>");
 	assert_non_null(strstr(p.out.data, "\ntimings 12/54/49 "));
 	assert_non_null(strstr(p.out.data, "\nusage 66/49/12\ndone stop\n"));
-	toolparse_run(p.text.data, p.text.len, NULL, NULL, &r);
+	textcall_run(p.text.data, p.text.len, NULL, NULL, &r);
 	assert_int_equal(r.ncalls, 1);
 	assert_string_equal(r.calls[0].name, "read");
 	assert_string_equal(r.calls[0].args_json, "{\"path\":\"main.c\"}");
 	assert_string_equal(r.text.data, "");
-	toolparse_release(&r);
+	textcall_release(&r);
 	pipe_release(&p);
 }
 
@@ -393,12 +393,12 @@ test_nameless_and_limits(void **state)
 	expect(TC("{\"index\":-1,\"function\":{\"name\":\"x\"}}") DONE,
 	       "error kind=7 http=0 retry=0 type=(null) ctx=0/0 \"malformed chunk from the "
 	       "server: tool call index out of range\"\n");
-	for (i = 0; i <= OAI_MAX_CALLS; i++)
+	for (i = 0; i <= OPENAI_MAX_CALLS; i++)
 		buf_addf(&s, TC("{\"index\":%d,\"function\":{\"name\":\"n\"}}"), i);
 	synth(&p, s.data);
 	assert_true(ends(p.out.data, "\nerror kind=7 http=0 retry=0 type=(null) ctx=0/0 "
 				     "\"malformed chunk from the server: too many tool calls\"\n"));
-	assert_int_equal(count_lines(p.out.data, "tool_call_begin"), OAI_MAX_CALLS);
+	assert_int_equal(count_lines(p.out.data, "tool_call_begin"), OPENAI_MAX_CALLS);
 	pipe_release(&p);
 	buf_release(&s);
 }
@@ -500,7 +500,7 @@ body_fixture(const char *name, struct llm_event *ev, struct buf *msg)
 	http = strstr(f.data, "\nHTTP ");
 	assert_non_null(http);
 	body = (size_t)(http - f.data);
-	oai_error_from_body(atoi(http + 6), f.data, body, ev, msg);
+	openai_error_from_body(atoi(http + 6), f.data, body, ev, msg);
 	buf_release(&f);
 }
 
@@ -544,7 +544,7 @@ test_error_bodies(void **state)
 	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		const char *b = cases[i].body;
 
-		oai_error_from_body(cases[i].status, b, b ? strlen(b) : 0, &ev, &msg);
+		openai_error_from_body(cases[i].status, b, b ? strlen(b) : 0, &ev, &msg);
 		assert_int_equal(ev.kind, LLM_ERROR);
 		assert_int_equal(ev.error.http_status, cases[i].status);
 		assert_int_equal(ev.error.kind, cases[i].kind);
@@ -573,7 +573,7 @@ test_error_bodies(void **state)
 	assert_string_equal(ev.error.type, "server_error");
 	assert_true(str_startswith(ev.text, "[json.exception.parse_error.101] parse error at line 1"));
 	memset(longb, 'z', sizeof longb);
-	oai_error_from_body(500, longb, sizeof longb, &ev, &msg);
+	openai_error_from_body(500, longb, sizeof longb, &ev, &msg);
 	assert_int_equal(ev.text.len, 200);
 	buf_release(&msg);
 }

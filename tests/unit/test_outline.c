@@ -14,8 +14,8 @@
 
 #include <cmocka.h>
 
-#include "syn.h"
-#include "tool.h"
+#include "code/code.h"
+#include "llm/tool.h"
 #include "tool_fixture.h"
 
 extern const struct tool tool_outline;
@@ -105,7 +105,7 @@ test_c(void **state)
 }
 
 /*
- * A C++ header named ".h" is outlined as C++ (syn_lang_for_file), with
+ * A C++ header named ".h" is outlined as C++ (code_lang_for_file), with
  * the bodies of its methods left out of the parse and its line ranges
  * still those of the whole file.
  */
@@ -265,9 +265,9 @@ test_bad_input(void **state)
 	o = outline(f, "x.c", NULL, &err);
 	assert_non_null(strstr(o, "binary"));
 	free(o);
-	big = malloc(SYN_MAX_BYTES + 1);
-	memset(big, '\n', SYN_MAX_BYTES + 1);
-	fixture_write(f, "big.c", big, SYN_MAX_BYTES + 1);
+	big = malloc(CODE_MAX_BYTES + 1);
+	memset(big, '\n', CODE_MAX_BYTES + 1);
+	fixture_write(f, "big.c", big, CODE_MAX_BYTES + 1);
 	free(big);
 	o = outline(f, "big.c", NULL, &err);
 	assert_non_null(strstr(o, "over the 5 MB limit"));

@@ -16,9 +16,9 @@
 
 #include <cmocka.h>
 
-#include "json.h"
-#include "perm.h"
-#include "tool.h"
+#include "base/json.h"
+#include "perm/perm.h"
+#include "llm/tool.h"
 
 static char root[4096];
 
@@ -346,7 +346,7 @@ test_tool_names_and_flags(void **state)
 
 	(void)state;
 	perm_init(&p);
-	/* the tool.h contract: TOOL_NEEDS_APPROVAL alone asks in mode ask only */
+	/* the llm/tool.h contract: TOOL_NEEDS_APPROVAL alone asks in mode ask only */
 	assert_int_equal(mcp(&p, &why), PERM_ALLOW);
 	p.mode = PERM_ASK;
 	assert_int_equal(mcp(&p, &why), PERM_QUESTION);

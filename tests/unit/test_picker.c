@@ -14,17 +14,17 @@
 
 #include <cmocka.h>
 
-#include "grid.h"
-#include "keys.h"
-#include "picker.h"
-#include "term.h"
+#include "ui/term/grid.h"
+#include "ui/term/keys.h"
+#include "ui/app/picker.h"
+#include "ui/term/term.h"
 
 #define NOW 1000000000
 
 static char id_a[] = "20261122-010000-000-aaaaaaaa", id_b[] = "20261121-010000-000-bbbbbbbb";
 static char id_c[] = "20261120-010000-000-cccccccc", path[] = "/p/x";
 static char pr_a[] = "Fix the parser crash", pr_b[] = "Write docs for MCP", pr_c[] = "";
-static struct sesslist_info rows[] = {
+static struct session_list_info rows[] = {
 	{ id_a, path, pr_a, NOW - 30, 4 },
 	{ id_b, path, pr_b, NOW - 7200, 12 },
 	{ id_c, path, pr_c, NOW - 3 * 86400, 1 },
@@ -47,7 +47,7 @@ key(enum keys_kind kind, const char *ch)
 
 /* Type a string as characters. */
 static void
-type(struct picker *p, const char *s)
+type(struct app_picker *p, const char *s)
 {
 	char c[2] = { 0, 0 };
 	struct keys_event ev;
@@ -55,7 +55,7 @@ type(struct picker *p, const char *s)
 	for (; *s; s++) {
 		c[0] = *s;
 		ev = key(KEYS_CHAR, c);
-		assert_int_equal(picker_key(p, &ev), PICKER_NONE);
+		assert_int_equal(app_picker_key(p, &ev), APP_PICKER_NONE);
 	}
 }
 
@@ -75,7 +75,7 @@ screen(struct grid *g, struct buf *out)
 static void
 test_view_and_keys(void **state)
 {
-	struct picker p;
+	struct app_picker p;
 	struct grid *g = grid_new(70, 10);
 	struct buf s = BUF_INIT;
 	struct keys_event ev;
@@ -83,8 +83,8 @@ test_view_and_keys(void **state)
 
 	(void)state;
 	setlocale(LC_CTYPE, "C.UTF-8");
-	picker_init(&p, rows, 3, "/p");
-	picker_draw(&p, g, NOW, &cx, &cy);
+	app_picker_init(&p, rows, 3, "/p");
+	app_picker_draw(&p, g, NOW, &cx, &cy);
 	screen(g, &s);
 	assert_non_null(strstr(s.data, "Resume a session · /p · 3 of 3"));
 	assert_non_null(strstr(s.data, "› Fix the parser crash"));
@@ -95,48 +95,48 @@ test_view_and_keys(void **state)
 	assert_true(strstr(s.data, "Fix the") < strstr(s.data, "Write docs"));
 	assert_int_equal(cy, 1);
 	ev = key(KEYS_DOWN, NULL);
-	picker_key(&p, &ev);
-	picker_key(&p, &ev);
-	picker_key(&p, &ev); /* clamped at the last row */
-	assert_string_equal(picker_selected(&p)->id, rows[2].id);
+	app_picker_key(&p, &ev);
+	app_picker_key(&p, &ev);
+	app_picker_key(&p, &ev); /* clamped at the last row */
+	assert_string_equal(app_picker_selected(&p)->id, rows[2].id);
 	ev = key(KEYS_UP, NULL);
-	picker_key(&p, &ev);
-	assert_string_equal(picker_selected(&p)->id, rows[1].id);
+	app_picker_key(&p, &ev);
+	assert_string_equal(app_picker_selected(&p)->id, rows[1].id);
 	/* search: words, case folded, prompt or id */
 	type(&p, "PARSER crash");
 	assert_int_equal(p.nshown, 1);
-	assert_string_equal(picker_selected(&p)->id, rows[0].id);
-	picker_draw(&p, g, NOW, &cx, &cy);
+	assert_string_equal(app_picker_selected(&p)->id, rows[0].id);
+	app_picker_draw(&p, g, NOW, &cx, &cy);
 	screen(g, &s);
 	assert_non_null(strstr(s.data, "search: PARSER crash"));
 	assert_non_null(strstr(s.data, "1 of 3"));
 	assert_int_equal(cx, 20);
 	type(&p, "x");
 	assert_int_equal(p.nshown, 0);
-	assert_null(picker_selected(&p));
+	assert_null(app_picker_selected(&p));
 	ev = key(KEYS_ENTER, NULL);
-	assert_int_equal(picker_key(&p, &ev), PICKER_NONE); /* nothing to resume */
-	picker_draw(&p, g, NOW, &cx, &cy);
+	assert_int_equal(app_picker_key(&p, &ev), APP_PICKER_NONE); /* nothing to resume */
+	app_picker_draw(&p, g, NOW, &cx, &cy);
 	screen(g, &s);
 	assert_non_null(strstr(s.data, "no session matches"));
 	ev = key(KEYS_CHAR, "u");
 	ev.mods = KEYS_MOD_CTRL;
-	picker_key(&p, &ev);
+	app_picker_key(&p, &ev);
 	type(&p, "cccc");
-	assert_string_equal(picker_selected(&p)->id, rows[2].id);
+	assert_string_equal(app_picker_selected(&p)->id, rows[2].id);
 	ev = key(KEYS_BACKSPACE, NULL);
-	picker_key(&p, &ev);
+	app_picker_key(&p, &ev);
 	assert_int_equal(p.nshown, 1);
 	ev = key(KEYS_ENTER, NULL);
-	assert_int_equal(picker_key(&p, &ev), PICKER_CHOSEN);
+	assert_int_equal(app_picker_key(&p, &ev), APP_PICKER_CHOSEN);
 	ev = key(KEYS_ESC, NULL);
-	assert_int_equal(picker_key(&p, &ev), PICKER_CANCEL);
+	assert_int_equal(app_picker_key(&p, &ev), APP_PICKER_CANCEL);
 	/* a window too small says so instead of drawing garbage */
 	grid_resize(g, 8, 3);
-	picker_draw(&p, g, NOW, &cx, &cy);
+	app_picker_draw(&p, g, NOW, &cx, &cy);
 	screen(g, &s);
 	assert_non_null(strstr(s.data, "window"));
-	picker_release(&p);
+	app_picker_release(&p);
 	grid_free(g);
 	buf_release(&s);
 }
@@ -145,33 +145,33 @@ test_view_and_keys(void **state)
 static void
 test_scroll(void **state)
 {
-	struct sesslist_info many[40];
+	struct session_list_info many[40];
 	char ids[40][32], prompts[40][32];
 	struct grid *g = grid_new(60, 8);
 	struct buf s = BUF_INIT;
 	struct keys_event ev = key(KEYS_PGDN, NULL);
-	struct picker p;
+	struct app_picker p;
 	int i, cx, cy;
 
 	(void)state;
 	for (i = 0; i < 40; i++) {
 		snprintf(ids[i], sizeof ids[i], "id%02d", i);
 		snprintf(prompts[i], sizeof prompts[i], "prompt number %02d", i);
-		many[i] = (struct sesslist_info){ ids[i], ids[i], prompts[i], NOW, 2 };
+		many[i] = (struct session_list_info){ ids[i], ids[i], prompts[i], NOW, 2 };
 	}
-	picker_init(&p, many, 40, "/p");
-	picker_key(&p, &ev);
-	picker_key(&p, &ev);
-	picker_draw(&p, g, NOW, &cx, &cy);
+	app_picker_init(&p, many, 40, "/p");
+	app_picker_key(&p, &ev);
+	app_picker_key(&p, &ev);
+	app_picker_draw(&p, g, NOW, &cx, &cy);
 	screen(g, &s);
 	assert_non_null(strstr(s.data, "› prompt number 20"));
 	ev = key(KEYS_END, NULL);
-	picker_key(&p, &ev);
-	picker_draw(&p, g, NOW, &cx, &cy);
+	app_picker_key(&p, &ev);
+	app_picker_draw(&p, g, NOW, &cx, &cy);
 	screen(g, &s);
 	assert_non_null(strstr(s.data, "› prompt number 39"));
 	assert_null(strstr(s.data, "prompt number 20"));
-	picker_release(&p);
+	app_picker_release(&p);
 	grid_free(g);
 	buf_release(&s);
 }
@@ -187,7 +187,7 @@ test_run(void **state)
 
 	(void)state;
 	term_text_type(t, "docs\x1b[B\r", 8);
-	assert_int_equal(picker_run(t, rows, 3, "/p", chosen, sizeof chosen, &e), 1);
+	assert_int_equal(app_picker_run(t, rows, 3, "/p", chosen, sizeof chosen, &e), 1);
 	assert_string_equal(chosen, rows[1].id);
 	term_text_dump(t, &s, 0);
 	assert_non_null(strstr(s.data, "Resume a session")); /* it drew before the keys came */
@@ -195,7 +195,7 @@ test_run(void **state)
 	t = term_text_new(80, 12);
 	chosen[0] = '\0';
 	term_text_type(t, "\x1b", 1);
-	assert_int_equal(picker_run(t, rows, 3, "/p", chosen, sizeof chosen, &e), 0);
+	assert_int_equal(app_picker_run(t, rows, 3, "/p", chosen, sizeof chosen, &e), 0);
 	assert_string_equal(chosen, "");
 	term_free(t);
 	buf_release(&s);

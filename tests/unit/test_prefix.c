@@ -21,14 +21,14 @@
 #include <cmocka.h>
 #include <cjson/cJSON.h>
 
-#include "agent.h"
-#include "cfg.h"
+#include "agent/agent.h"
+#include "base/cfg.h"
 #include "fakeprov.h"
-#include "llamawire.h"
-#include "loop.h"
-#include "provider.h"
+#include "llama/wire.h"
+#include "io/loop.h"
+#include "llm/provider.h"
 #include "testutil.h"
-#include "tool.h"
+#include "llm/tool.h"
 
 #define TURNS 20
 #define MAX_REQ 128
@@ -54,7 +54,7 @@ record(void *arg, const struct provider_req *req)
 	struct buf body = BUF_INIT;
 	cJSON *j;
 
-	llamawire_request_gen(&s->cfg, "m", req, s->gen_prefix, &body);
+	llama_wire_request_gen(&s->cfg, "m", req, s->gen_prefix, &body);
 	j = cJSON_Parse(body.data);
 	assert_non_null(j);
 	assert_true(s->nreq < MAX_REQ);

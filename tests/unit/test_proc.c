@@ -23,12 +23,12 @@
 
 #include <cmocka.h>
 
-#include "buf.h"
-#include "loop.h"
-#include "proc.h"
+#include "base/buf.h"
+#include "io/loop.h"
+#include "io/proc.h"
 #include "testutil.h"
 
-struct run {
+struct front_run {
 	struct proc *p;
 	struct buf out;
 	int exits;
@@ -42,7 +42,7 @@ struct run {
 static void
 on_output(struct proc *p, const char *d, size_t n, void *arg)
 {
-	struct run *r = arg;
+	struct front_run *r = arg;
 
 	buf_add(&r->out, d, n);
 	if (r->kill_on_output)
@@ -53,7 +53,7 @@ on_output(struct proc *p, const char *d, size_t n, void *arg)
 static void
 on_exit_cb(struct proc *p, void *arg)
 {
-	struct run *r = arg;
+	struct front_run *r = arg;
 
 	r->exits++;
 	r->status = proc_status(p);
@@ -78,7 +78,7 @@ pump(struct loop *l, const int *flag, int want, int cap_ms)
 
 /* Spawn `sh -c script` into r (asserting success). */
 static void
-spawn_sh(struct loop *l, struct run *r, const char *script, uint64_t timeout_ms)
+spawn_sh(struct loop *l, struct front_run *r, const char *script, uint64_t timeout_ms)
 {
 	const char *argv[] = { "/bin/sh", "-c", script, NULL };
 	struct proc_spec s = { argv, NULL, NULL, timeout_ms, on_output, on_exit_cb, r, 0, 0, 0 };
@@ -125,7 +125,7 @@ teardown(void **state)
 
 /* Release a run's proc and output. */
 static void
-finish(struct run *r)
+finish(struct front_run *r)
 {
 	proc_free(r->p);
 	buf_release(&r->out);
@@ -134,7 +134,7 @@ finish(struct run *r)
 static void
 test_output_and_exit(void **state)
 {
-	struct run r = { 0 };
+	struct front_run r = { 0 };
 
 	spawn_sh(*state, &r, "printf 'hello\\nworld\\n'; exit 3", 0);
 	assert_true(proc_running(r.p));
@@ -154,7 +154,7 @@ test_output_and_exit(void **state)
 static void
 test_signal_status(void **state)
 {
-	struct run r = { 0 };
+	struct front_run r = { 0 };
 
 	spawn_sh(*state, &r, "kill -9 $$", 0);
 	pump(*state, &r.exits, 1, 5000);
@@ -166,7 +166,7 @@ test_signal_status(void **state)
 static void
 test_stderr_merged(void **state)
 {
-	struct run r = { 0 };
+	struct front_run r = { 0 };
 
 	spawn_sh(*state, &r, "echo one; echo two >&2; echo three", 0);
 	pump(*state, &r.exits, 1, 5000);
@@ -177,7 +177,7 @@ test_stderr_merged(void **state)
 static void
 test_stdin_devnull(void **state)
 {
-	struct run r = { 0 };
+	struct front_run r = { 0 };
 	int saved = dup(0), fds[2];
 	uint64_t ms;
 
@@ -200,7 +200,7 @@ test_stdin_devnull(void **state)
 static void
 test_timeout_kills_group(void **state)
 {
-	struct run r = { 0 };
+	struct front_run r = { 0 };
 	pid_t pgid;
 
 	spawn_sh(*state, &r, "sleep 100 & sleep 100; wait", 300);
@@ -217,7 +217,7 @@ test_timeout_kills_group(void **state)
 static void
 test_grandchild_holds_pipe(void **state)
 {
-	struct run r = { 0 };
+	struct front_run r = { 0 };
 	uint64_t ms;
 	pid_t pgid;
 
@@ -237,7 +237,7 @@ test_grandchild_holds_pipe(void **state)
 static void
 test_kill(void **state)
 {
-	struct run r = { 0 };
+	struct front_run r = { 0 };
 
 	spawn_sh(*state, &r, "echo go; exec sleep 100", 0);
 	proc_kill(r.p);
@@ -255,7 +255,7 @@ test_kill(void **state)
 static void
 test_kill_escalates(void **state)
 {
-	struct run r = { 0 };
+	struct front_run r = { 0 };
 
 	/* ignored signals stay ignored across exec, so sleep ignores TERM too */
 	spawn_sh(*state, &r, "trap '' TERM; echo ready; sleep 100", 0);
@@ -272,7 +272,7 @@ test_kill_escalates(void **state)
 static void
 test_kill_from_output(void **state)
 {
-	struct run r = { 0 };
+	struct front_run r = { 0 };
 
 	r.kill_on_output = 1;
 	spawn_sh(*state, &r, "echo x; exec sleep 100", 0);
@@ -285,7 +285,7 @@ test_kill_from_output(void **state)
 static void
 test_free_running(void **state)
 {
-	struct run r = { 0 };
+	struct front_run r = { 0 };
 	int st, zero = 0;
 	pid_t pid;
 
@@ -304,7 +304,7 @@ test_free_running(void **state)
 static void
 test_order_eof_first(void **state)
 {
-	struct run r = { 0 };
+	struct front_run r = { 0 };
 
 	spawn_sh(*state, &r, "echo x; exec >/dev/null 2>&1; sleep 0.3; exit 4", 0);
 	pump(*state, &r.exits, 1, 5000);
@@ -320,7 +320,7 @@ test_order_eof_first(void **state)
 static void
 test_order_exit_first(void **state)
 {
-	struct run r = { 0 };
+	struct front_run r = { 0 };
 	uint64_t t0 = tu_now_ms();
 	int seen_reaped_running = 0;
 
@@ -343,7 +343,7 @@ test_order_exit_first(void **state)
 static void
 test_many(void **state)
 {
-	struct run r[24];
+	struct front_run r[24];
 	char script[64];
 	int i, done = 0;
 
@@ -369,7 +369,7 @@ test_many(void **state)
 static void
 test_large_output(void **state)
 {
-	struct run r = { 0 };
+	struct front_run r = { 0 };
 	size_t i, nonzero = 0;
 
 	spawn_sh(*state, &r, "head -c 5000000 /dev/zero", 0);
@@ -416,7 +416,7 @@ test_env_cwd_fds(void **state)
 			       "echo \"$HEARTH_T/${HOME-unset}\"; pwd;"
 			       "[ -e /proc/self/fd/100 ] && echo leaked || echo clean",
 			       NULL };
-	struct run r = { 0 };
+	struct front_run r = { 0 };
 	struct proc_spec s = { argv, tmpl, env, 5000, on_output, on_exit_cb, &r, 0, 0, 0 };
 	struct err e = ERR_INIT;
 	char *real;
@@ -439,7 +439,7 @@ test_env_cwd_fds(void **state)
 static void
 test_other_children_untouched(void **state)
 {
-	struct run r = { 0 };
+	struct front_run r = { 0 };
 	pid_t mine = fork();
 	int st = 0;
 

@@ -19,9 +19,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "buf.h"
-#include "ctxfiles.h"
-#include "fsutil.h"
+#include "base/buf.h"
+#include "prompt/context.h"
+#include "base/fs.h"
 #include "testutil.h"
 
 static char *tmp;
@@ -42,7 +42,7 @@ mk(const char *rel)
 {
 	struct err e = ERR_INIT;
 
-	assert_int_equal(fsutil_mkdirs(at(rel), &e), 0);
+	assert_int_equal(fs_mkdirs(at(rel), &e), 0);
 }
 
 /* Write tmp/rel. */
@@ -83,15 +83,15 @@ test_config_dir(void **state)
 	struct err e = ERR_INIT;
 
 	(void)state;
-	assert_int_equal(ctxfiles_config_dir(&b, &e), 0);
+	assert_int_equal(prompt_context_config_dir(&b, &e), 0);
 	assert_string_equal(b.data, at("cfg/hearth"));
 	unsetenv("XDG_CONFIG_HOME");
 	buf_reset(&b);
-	assert_int_equal(ctxfiles_config_dir(&b, &e), 0);
+	assert_int_equal(prompt_context_config_dir(&b, &e), 0);
 	assert_string_equal(b.data, at(".config/hearth"));
 	unsetenv("HOME");
 	buf_reset(&b);
-	assert_int_equal(ctxfiles_config_dir(&b, &e), -1);
+	assert_int_equal(prompt_context_config_dir(&b, &e), -1);
 	assert_non_null(strstr(e.msg, "HOME"));
 	buf_release(&b);
 }
@@ -105,19 +105,19 @@ test_repo_root(void **state)
 	mk("ws/a/b");
 	buf_adds(&ws, at("ws"));
 	/* no .git anywhere: the workspace root, or cwd when outside it */
-	ctxfiles_repo_root(ws.data, at("ws/a/b"), &b);
+	prompt_context_repo_root(ws.data, at("ws/a/b"), &b);
 	assert_string_equal(b.data, ws.data);
 	buf_reset(&b);
-	ctxfiles_repo_root(ws.data, at("elsewhere"), &b);
+	prompt_context_repo_root(ws.data, at("elsewhere"), &b);
 	assert_string_equal(b.data, at("elsewhere"));
 	/* .git as a directory, then as a file (worktrees, submodules) */
 	mk("ws/a/.git");
 	buf_reset(&b);
-	ctxfiles_repo_root(ws.data, at("ws/a/b"), &b);
+	prompt_context_repo_root(ws.data, at("ws/a/b"), &b);
 	assert_string_equal(b.data, at("ws/a"));
 	put("ws/a/b/.git", "gitdir: /x\n");
 	buf_reset(&b);
-	ctxfiles_repo_root(ws.data, at("ws/a/b"), &b);
+	prompt_context_repo_root(ws.data, at("ws/a/b"), &b);
 	assert_string_equal(b.data, at("ws/a/b"));
 	buf_release(&b);
 	buf_release(&ws);
@@ -139,7 +139,7 @@ test_load_order_and_choice(void **state)
 	put("ws/a/CLAUDE.md", "a claude (not used)");
 	put("ws/a/b/c/AGENTS.md", "c \xff bad utf8");
 	buf_adds(&ws, at("ws"));
-	n = ctxfiles_load(ws.data, at("ws/a/b/c"), &out, &w);
+	n = prompt_context_load(ws.data, at("ws/a/b/c"), &out, &w);
 	assert_int_equal(n, 4);
 	assert_int_equal(w.len, 0);
 	buf_addf(&want, "# Context from %s\n\nuser rules\n", at("cfg/hearth/AGENTS.md"));
@@ -150,7 +150,7 @@ test_load_order_and_choice(void **state)
 	assert_string_equal(out.data, want.data);
 	/* cwd is the repository root itself; nothing anywhere */
 	buf_reset(&out);
-	assert_int_equal(ctxfiles_load(ws.data, ws.data, &out, &w), 2);
+	assert_int_equal(prompt_context_load(ws.data, ws.data, &out, &w), 2);
 	assert_null(strstr(out.data, "a agents"));
 	buf_release(&out);
 	buf_release(&w);
@@ -177,20 +177,20 @@ test_duplicates_and_unreadable(void **state)
 		assert_int_equal(symlink(target, at("cfg/hearth")), 0);
 	}
 	buf_adds(&ws, at("ws"));
-	assert_int_equal(ctxfiles_load(ws.data, at("ws/sub"), &out, &w), 1);
+	assert_int_equal(prompt_context_load(ws.data, at("ws/sub"), &out, &w), 1);
 	assert_non_null(strstr(out.data, "once"));
 	assert_null(strstr(strstr(out.data, "once") + 1, "once"));
 	assert_non_null(strstr(w.data, "context file: read"));
 	assert_non_null(strstr(w.data, "sub/AGENTS.md: not a regular file"));
 	buf_reset(&w);
 	buf_reset(&out);
-	assert_int_equal(ctxfiles_load(ws.data, at("ws/sub/f"), &out, &w), 1);
+	assert_int_equal(prompt_context_load(ws.data, at("ws/sub/f"), &out, &w), 1);
 	assert_non_null(strstr(w.data, "sub/f/AGENTS.md: not a regular file"));
 	/* no config dir at all (no HOME): still the project files */
 	unsetenv("XDG_CONFIG_HOME");
 	unsetenv("HOME");
 	buf_reset(&out);
-	assert_int_equal(ctxfiles_load(ws.data, ws.data, &out, NULL), 1);
+	assert_int_equal(prompt_context_load(ws.data, ws.data, &out, NULL), 1);
 	buf_release(&out);
 	buf_release(&w);
 	buf_release(&ws);
@@ -212,22 +212,22 @@ test_cap(void **state)
 	put("ws/AGENTS.md", big.data);
 	put("ws/a/AGENTS.md", "LATER-CONTENT");
 	buf_adds(&ws, at("ws"));
-	assert_int_equal(ctxfiles_load(ws.data, at("ws/a"), &out, NULL), 1);
+	assert_int_equal(prompt_context_load(ws.data, at("ws/a"), &out, NULL), 1);
 	note = strstr(out.data, "\n[context files cut at 65536 bytes: the rest of ");
 	assert_non_null(note);
 	assert_non_null(strstr(note, at("ws/AGENTS.md")));
-	assert_true((size_t)(note - out.data) <= CTXFILES_MAX);
-	assert_true((size_t)(note - out.data) > CTXFILES_MAX - 4);
+	assert_true((size_t)(note - out.data) <= PROMPT_CONTEXT_MAX);
+	assert_true((size_t)(note - out.data) > PROMPT_CONTEXT_MAX - 4);
 	assert_null(strstr(out.data, "LATER-CONTENT"));
 	for (i = 0; i < out.len; i += k) {
-		k = fsutil_utf8_len(out.data + i, out.len - i);
+		k = fs_utf8_len(out.data + i, out.len - i);
 		assert_true(k > 0);
 	}
 	/* exactly at the limit is not cut */
 	buf_reset(&out);
 	buf_setlen(&big, 1000);
 	put("ws/AGENTS.md", big.data);
-	assert_int_equal(ctxfiles_load(ws.data, ws.data, &out, NULL), 1);
+	assert_int_equal(prompt_context_load(ws.data, ws.data, &out, NULL), 1);
 	assert_null(strstr(out.data, "[context files cut"));
 	buf_release(&out);
 	buf_release(&big);
@@ -237,8 +237,8 @@ test_cap(void **state)
 static void
 test_templates(void **state)
 {
-	struct ctxfiles_templates t;
-	const struct ctxfiles_template *x;
+	struct prompt_context_templates t;
+	const struct prompt_context_template *x;
 	struct buf w = BUF_INIT, ws = BUF_INIT;
 
 	(void)state;
@@ -256,7 +256,7 @@ test_templates(void **state)
 	assert_int_equal(mkfifo(at("ws/.hearth/prompts/fifo.md"), 0600), 0); /* would block */
 	mk("ws/.hearth/prompts/dir.md");
 	buf_adds(&ws, at("ws"));
-	ctxfiles_templates_load(ws.data, &t, &w);
+	prompt_context_templates_load(ws.data, &t, &w);
 	assert_int_equal(t.n, 4);
 	assert_string_equal(t.v[0].name, "explain");
 	assert_string_equal(t.v[1].name, "open");
@@ -268,24 +268,24 @@ test_templates(void **state)
 	assert_string_equal(t.v[1].body, "---\nnot closed\n");
 	assert_string_equal(t.v[2].description, "");
 	assert_string_equal(t.v[2].body, "no description here\n");
-	x = ctxfiles_template_find(&t, "review");
+	x = prompt_context_template_find(&t, "review");
 	assert_non_null(x);
 	assert_string_equal(x->description, "project review");
 	assert_string_equal(x->body, "Review $@\n");
 	assert_string_equal(x->path, at("ws/.hearth/prompts/review.md"));
-	assert_null(ctxfiles_template_find(&t, "notes"));
-	assert_null(ctxfiles_template_find(&t, "bad name"));
+	assert_null(prompt_context_template_find(&t, "notes"));
+	assert_null(prompt_context_template_find(&t, "bad name"));
 	assert_non_null(strstr(w.data, "bad name.md: the name is not a usable command"));
 	assert_non_null(strstr(w.data, "fifo.md: not a regular file"));
 	assert_non_null(strstr(w.data, "dir.md: not a regular file"));
-	ctxfiles_templates_release(&t);
+	prompt_context_templates_release(&t);
 	/* no directories at all */
 	unsetenv("XDG_CONFIG_HOME");
 	buf_reset(&w);
-	ctxfiles_templates_load(at("nowhere"), &t, &w);
+	prompt_context_templates_load(at("nowhere"), &t, &w);
 	assert_int_equal(t.n, 0);
 	assert_int_equal(w.len, 0);
-	ctxfiles_templates_release(&t);
+	prompt_context_templates_release(&t);
 	buf_release(&w);
 	buf_release(&ws);
 }
@@ -296,7 +296,7 @@ check_expand(const char *body, const char *args, const char *want)
 {
 	struct buf b = BUF_INIT;
 
-	ctxfiles_expand(body, args, &b);
+	prompt_context_expand(body, args, &b);
 	assert_string_equal(b.data, want);
 	buf_release(&b);
 }

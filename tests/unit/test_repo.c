@@ -17,8 +17,8 @@
 
 #include <cmocka.h>
 
-#include "buf.h"
-#include "repo.h"
+#include "base/buf.h"
+#include "repo/repo.h"
 #include "testutil.h"
 
 struct t {

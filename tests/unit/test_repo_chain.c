@@ -15,8 +15,8 @@
 
 #include <cmocka.h>
 
-#include "repochain.h"
-#include "reposnap.h"
+#include "repo/chain.h"
+#include "repo/snap.h"
 #include "testutil.h"
 
 #define REF "refs/hearth/checkpoints/s1"
@@ -24,7 +24,7 @@
 struct t {
 	char *dir;         /* temp dir: w/ (work tree), state/ */
 	char w[TU_PATH], state[TU_PATH];
-	struct reposnap s; /* the private store */
+	struct repo_snap s; /* the private store */
 	git_oid t0, t1, t2; /* trees: empty, a = "1", a = "2" */
 };
 
@@ -32,13 +32,13 @@ struct t {
 static void
 tree_with(struct t *t, const char *content, git_oid *tree)
 {
-	struct reposnap_scope sc = { NULL, 0 };
+	struct repo_snap_scope sc = { NULL, 0 };
 	struct err e = ERR_INIT;
 
 	tu_write(t->w, "a", content);
-	reposnap_scope_add(&sc, "a");
-	assert_int_equal(reposnap_tree(&t->s, &sc, NULL, tree, NULL, &e), 0);
-	reposnap_scope_free(&sc);
+	repo_snap_scope_add(&sc, "a");
+	assert_int_equal(repo_snap_tree(&t->s, &sc, NULL, tree, NULL, &e), 0);
+	repo_snap_scope_free(&sc);
 }
 
 static struct t *
@@ -48,9 +48,9 @@ setup(void)
 	struct err e = ERR_INIT;
 
 	t->dir = tu_worktree(t->w, t->state);
-	if (reposnap_open(&t->s, t->w, t->state, &e) < 0)
-		fail_msg("reposnap_open: %s", e.msg);
-	assert_int_equal(reposnap_tree(&t->s, NULL, NULL, &t->t0, NULL, &e), 0);
+	if (repo_snap_open(&t->s, t->w, t->state, &e) < 0)
+		fail_msg("repo_snap_open: %s", e.msg);
+	assert_int_equal(repo_snap_tree(&t->s, NULL, NULL, &t->t0, NULL, &e), 0);
 	tree_with(t, "1", &t->t1);
 	tree_with(t, "2", &t->t2);
 	return t;
@@ -59,7 +59,7 @@ setup(void)
 static void
 teardown(struct t *t)
 {
-	reposnap_close(&t->s);
+	repo_snap_close(&t->s);
 	tu_rmrf(t->dir);
 	free(t->dir);
 	free(t);
@@ -67,27 +67,27 @@ teardown(struct t *t)
 
 /* Load the session s1 into c (zeroed first). */
 static void
-load(struct t *t, struct repochain *c)
+load(struct t *t, struct repo_chain *c)
 {
 	struct err e = ERR_INIT;
 
 	memset(c, 0, sizeof *c);
-	if (repochain_load(c, t->s.git, "s1", &e) < 0)
-		fail_msg("repochain_load: %s", e.msg);
+	if (repo_chain_load(c, t->s.git, "s1", &e) < 0)
+		fail_msg("repo_chain_load: %s", e.msg);
 }
 
 /* Begin a turn with the given before tree and scope paths (NULL-terminated). */
 static int
-begin(struct repochain *c, const git_oid *before, const char *const *paths)
+begin(struct repo_chain *c, const git_oid *before, const char *const *paths)
 {
-	struct repochain_turn tn;
+	struct repo_chain_turn tn;
 	struct err e = ERR_INIT;
 
 	memset(&tn, 0, sizeof tn);
 	tn.before = *before;
 	for (; paths && *paths; paths++)
-		reposnap_scope_add(&tn.scope, *paths);
-	return repochain_begin(c, &tn, &e);
+		repo_snap_scope_add(&tn.scope, *paths);
+	return repo_chain_begin(c, &tn, &e);
 }
 
 /* Append a commit with message msg (on tree) to the chain by hand. */
@@ -120,22 +120,22 @@ test_events_read_back(void **state)
 {
 	const char *const scope[] = { "a", "/big", NULL };
 	struct t *t = setup();
-	struct repochain c, d;
+	struct repo_chain c, d;
 	struct err e = ERR_INIT;
 
 	(void)state;
 	load(t, &c);
 	assert_int_equal(c.nturns, 0);
-	assert_null(repochain_last(&c));
+	assert_null(repo_chain_last(&c));
 	assert_int_equal(begin(&c, &t->t0, scope), 0);
 	assert_int_equal(begin(&c, &t->t1, NULL), 0);
-	assert_int_equal(repochain_last(&c)->no, 2);
+	assert_int_equal(repo_chain_last(&c)->no, 2);
 	assert_true(c.turns[0].has_after); /* the next turn's before */
 	assert_true(git_oid_equal(&c.turns[0].after, &t->t1));
 	assert_false(c.turns[1].has_after);
-	assert_int_equal(repochain_end(&c, &c.turns[1], &t->t2, &e), 0);
-	assert_int_equal(repochain_undone(&c, 1, &e), 0);
-	repochain_free(&c);
+	assert_int_equal(repo_chain_end(&c, &c.turns[1], &t->t2, &e), 0);
+	assert_int_equal(repo_chain_undone(&c, 1, &e), 0);
+	repo_chain_free(&c);
 
 	load(t, &d);
 	assert_int_equal(d.nturns, 2);
@@ -146,24 +146,24 @@ test_events_read_back(void **state)
 	assert_true(git_oid_equal(&d.turns[0].before, &t->t0));
 	assert_true(git_oid_equal(&d.turns[0].after, &t->t1));
 	assert_true(git_oid_equal(&d.turns[1].after, &t->t2));
-	assert_int_equal(d.turns[0].state, REPOCHAIN_ACTIVE);
-	assert_int_equal(d.turns[1].state, REPOCHAIN_UNDONE);
+	assert_int_equal(d.turns[0].state, REPO_CHAIN_ACTIVE);
+	assert_int_equal(d.turns[1].state, REPO_CHAIN_UNDONE);
 	assert_int_equal(d.nredo, 1);
 	assert_int_equal(d.redo[0], 1);
-	assert_int_equal(repochain_redone(&d, &e), 0);
-	repochain_free(&d);
+	assert_int_equal(repo_chain_redone(&d, &e), 0);
+	repo_chain_free(&d);
 
 	load(t, &c);
-	assert_int_equal(c.turns[1].state, REPOCHAIN_ACTIVE);
+	assert_int_equal(c.turns[1].state, REPO_CHAIN_ACTIVE);
 	assert_int_equal(c.nredo, 0);
-	assert_int_equal(repochain_undone(&c, 1, &e), 0);
+	assert_int_equal(repo_chain_undone(&c, 1, &e), 0);
 	assert_int_equal(begin(&c, &t->t1, NULL), 0); /* a new turn empties the redo stack */
 	assert_int_equal(c.nredo, 0);
-	repochain_free(&c);
+	repo_chain_free(&c);
 	load(t, &d);
 	assert_int_equal(d.nturns, 3);
 	assert_int_equal(d.nredo, 0);
-	repochain_free(&d);
+	repo_chain_free(&d);
 	teardown(t);
 }
 
@@ -171,7 +171,7 @@ static void
 test_rebegin_replaces_tip(void **state)
 {
 	struct t *t = setup();
-	struct repochain c;
+	struct repo_chain c;
 	struct err e = ERR_INIT;
 	git_commit *tip;
 	git_oid id;
@@ -180,9 +180,9 @@ test_rebegin_replaces_tip(void **state)
 	load(t, &c);
 	assert_int_equal(begin(&c, &t->t0, NULL), 0);
 	c.turns[0].before = t->t1;
-	reposnap_scope_add(&c.turns[0].scope, "x");
-	assert_int_equal(repochain_rebegin(&c, &e), 0);
-	repochain_free(&c);
+	repo_snap_scope_add(&c.turns[0].scope, "x");
+	assert_int_equal(repo_chain_rebegin(&c, &e), 0);
+	repo_chain_free(&c);
 	assert_int_equal(git_reference_name_to_id(&id, t->s.git, REF), 0);
 	assert_int_equal(git_commit_lookup(&tip, t->s.git, &id), 0);
 	assert_int_equal(git_commit_parentcount(tip), 0); /* replaced, not appended */
@@ -192,7 +192,7 @@ test_rebegin_replaces_tip(void **state)
 	assert_true(git_oid_equal(&c.turns[0].before, &t->t1));
 	assert_int_equal(c.turns[0].scope.n, 1);
 	assert_string_equal(c.turns[0].scope.paths[0], "x");
-	repochain_free(&c);
+	repo_chain_free(&c);
 	teardown(t);
 }
 
@@ -200,7 +200,7 @@ static void
 test_failed_write_changes_nothing(void **state)
 {
 	struct t *t = setup();
-	struct repochain c;
+	struct repo_chain c;
 	struct err e = ERR_INIT;
 	git_oid bogus;
 
@@ -208,19 +208,19 @@ test_failed_write_changes_nothing(void **state)
 	memset(&bogus, 0x5a, sizeof bogus);
 	load(t, &c);
 	assert_int_equal(begin(&c, &t->t0, NULL), 0);
-	assert_int_equal(repochain_end(&c, &c.turns[0], &t->t1, &e), 0);
-	assert_int_equal(repochain_undone(&c, 0, &e), 0);
+	assert_int_equal(repo_chain_end(&c, &c.turns[0], &t->t1, &e), 0);
+	assert_int_equal(repo_chain_undone(&c, 0, &e), 0);
 	assert_int_equal(begin(&c, &bogus, (const char *const[]){ "p", NULL }), -1);
 	assert_int_equal(c.nturns, 1);
 	assert_int_equal(c.nredo, 1);
-	assert_int_equal(repochain_end(&c, &c.turns[0], &bogus, &e), -1);
+	assert_int_equal(repo_chain_end(&c, &c.turns[0], &bogus, &e), -1);
 	assert_non_null(strstr(e.msg, "checkpoint: record it"));
 	assert_true(git_oid_equal(&c.turns[0].after, &t->t1));
-	repochain_free(&c);
+	repo_chain_free(&c);
 	load(t, &c);
 	assert_int_equal(c.nturns, 1);
 	assert_int_equal(c.nredo, 1);
-	repochain_free(&c);
+	repo_chain_free(&c);
 	teardown(t);
 }
 
@@ -228,7 +228,7 @@ static void
 test_damaged_chain(void **state)
 {
 	struct t *t = setup();
-	struct repochain c;
+	struct repo_chain c;
 	git_reference *ref;
 
 	(void)state;
@@ -240,19 +240,19 @@ test_damaged_chain(void **state)
 	raw_event(t, "hearth before 2\n\n\n\nx\n\ny", &t->t2);
 	load(t, &c);
 	assert_int_equal(c.nturns, 2);
-	assert_int_equal(c.turns[0].state, REPOCHAIN_ACTIVE);
+	assert_int_equal(c.turns[0].state, REPO_CHAIN_ACTIVE);
 	assert_int_equal(c.nredo, 0);
 	assert_true(git_oid_equal(&c.turns[0].after, &t->t2));
 	assert_int_equal(c.turns[1].scope.n, 2);
 	assert_string_equal(c.turns[1].scope.paths[0], "x");
 	assert_string_equal(c.turns[1].scope.paths[1], "y");
-	repochain_free(&c);
+	repo_chain_free(&c);
 	/* the ref names a tree, not a commit: an empty chain */
 	assert_int_equal(git_reference_create(&ref, t->s.git, REF, &t->t0, 1, "test"), 0);
 	git_reference_free(ref);
 	load(t, &c);
 	assert_int_equal(c.nturns, 0);
-	repochain_free(&c);
+	repo_chain_free(&c);
 	teardown(t);
 }
 

@@ -17,9 +17,9 @@
 #include <cmocka.h>
 #include <git2.h>
 
-#include "buf.h"
-#include "gitcommit.h"
-#include "repo.h"
+#include "base/buf.h"
+#include "repo/commit.h"
+#include "repo/repo.h"
 #include "testutil.h"
 
 struct t {
@@ -91,7 +91,7 @@ turn(struct t *t, const char *cmd)
 
 /* The agent's files into a plan; returns the plan's file count. */
 static size_t
-plan(struct t *t, struct gitcommit_plan *p, struct repo_result *hand)
+plan(struct t *t, struct repo_commit_plan *p, struct repo_result *hand)
 {
 	struct repo_result agent = REPO_RESULT_INIT;
 	const char *paths[16];
@@ -103,7 +103,7 @@ plan(struct t *t, struct gitcommit_plan *p, struct repo_result *hand)
 	assert_true(agent.nfiles <= 16);
 	for (i = 0; i < agent.nfiles; i++)
 		paths[i] = agent.files[i].path;
-	if (gitcommit_plan(repo_git(t->r), paths, agent.nfiles, p, &e) < 0)
+	if (repo_commit_plan(repo_git(t->r), paths, agent.nfiles, p, &e) < 0)
 		fail_msg("plan: %s", e.msg);
 	repo_result_release(&agent);
 	return p->nfiles;
@@ -111,9 +111,9 @@ plan(struct t *t, struct gitcommit_plan *p, struct repo_result *hand)
 
 /* Commit p with msg; returns 0 / -1 with the error in e. */
 static int
-commit(struct t *t, struct gitcommit_plan *p, const char *msg, struct err *e)
+commit(struct t *t, struct repo_commit_plan *p, const char *msg, struct err *e)
 {
-	return gitcommit_commit(repo_git(t->r), p, msg, NULL, e);
+	return repo_commit_commit(repo_git(t->r), p, msg, NULL, e);
 }
 
 /* Only the session's files are committed; the hand edit and the staged change stay out. */
@@ -121,7 +121,7 @@ static void
 test_commit_session_files_only(void **state)
 {
 	struct t *t = setup(1, 1);
-	struct gitcommit_plan p;
+	struct repo_commit_plan p;
 	struct repo_result hand = REPO_RESULT_INIT;
 	struct err e = ERR_INIT;
 
@@ -139,7 +139,7 @@ test_commit_session_files_only(void **state)
 	       "Add new.txt\nAnn Author\nann@example.com\n\na.txt\nnew.txt\n");
 	out_is(t, "git status --porcelain", " M b.txt\nM  c.txt\n");
 	out_is(t, "git log --format=%B -1", "Add new.txt\n\nAnd extend a.\n\n");
-	gitcommit_plan_free(&p);
+	repo_commit_plan_free(&p);
 	repo_result_release(&hand);
 	teardown(t);
 }
@@ -173,7 +173,7 @@ static void
 test_no_identity(void **state)
 {
 	struct t *t = setup(0, 1);
-	struct gitcommit_plan p;
+	struct repo_commit_plan p;
 	struct repo_result hand = REPO_RESULT_INIT;
 	struct err e = ERR_INIT;
 	char *head = out(t, "git rev-parse HEAD; md5sum .git/index");
@@ -187,7 +187,7 @@ test_no_identity(void **state)
 	assert_null(strchr(e.msg, '\n'));
 	out_is(t, "git rev-parse HEAD; md5sum .git/index", head);
 	free(head);
-	gitcommit_plan_free(&p);
+	repo_commit_plan_free(&p);
 	repo_result_release(&hand);
 	teardown(t);
 }
@@ -197,19 +197,19 @@ static void
 test_empty_change_set(void **state)
 {
 	struct t *t = setup(1, 1);
-	struct gitcommit_plan p;
+	struct repo_commit_plan p;
 	struct repo_result hand = REPO_RESULT_INIT, res = REPO_RESULT_INIT;
 	struct err e = ERR_INIT;
 
 	(void)state;
 	assert_int_equal(plan(t, &p, &hand), 0);
-	gitcommit_plan_free(&p);
+	repo_commit_plan_free(&p);
 	turn(t, "echo agent >> a.txt");
 	assert_int_equal(repo_undo(t->r, 1, 0, &res, &e), 0);
 	assert_int_equal(plan(t, &p, &hand), 0);
 	assert_int_equal(commit(t, &p, "msg", &e), -1);
 	assert_non_null(strstr(e.msg, "nothing to commit"));
-	gitcommit_plan_free(&p);
+	repo_commit_plan_free(&p);
 	repo_result_release(&res);
 	repo_result_release(&hand);
 	teardown(t);
@@ -220,7 +220,7 @@ static void
 test_unborn_locked_moved(void **state)
 {
 	struct t *t = setup(1, 0);
-	struct gitcommit_plan p;
+	struct repo_commit_plan p;
 	struct repo_result hand = REPO_RESULT_INIT;
 	struct err e = ERR_INIT;
 
@@ -235,13 +235,13 @@ test_unborn_locked_moved(void **state)
 	assert_int_equal(commit(t, &p, "first", &e), 0);
 	out_is(t, "git log --format=%s --name-only", "first\n\nagent.txt\n");
 	out_is(t, "git status --porcelain", "?? a.txt\n?? b.txt\n?? c.txt\n");
-	gitcommit_plan_free(&p);
+	repo_commit_plan_free(&p);
 	turn(t, "echo more >> agent.txt");
 	assert_int_equal(plan(t, &p, &hand), 1);
 	assert_int_equal(sh(t, "git add a.txt && git commit -qm other"), 0);
 	assert_int_equal(commit(t, &p, "second", &e), -1);
 	assert_non_null(strstr(e.msg, "HEAD moved"));
-	gitcommit_plan_free(&p);
+	repo_commit_plan_free(&p);
 	repo_result_release(&hand);
 	teardown(t);
 }
@@ -251,7 +251,7 @@ static void
 test_detached_and_worktree(void **state)
 {
 	struct t *t = setup(1, 1);
-	struct gitcommit_plan p;
+	struct repo_commit_plan p;
 	struct repo_result hand = REPO_RESULT_INIT;
 	struct err e = ERR_INIT;
 	struct repo *main_repo;
@@ -263,7 +263,7 @@ test_detached_and_worktree(void **state)
 	assert_int_equal(commit(t, &p, "on a detached head", &e), 0);
 	out_is(t, "git log -1 --format=%s HEAD", "on a detached head\n");
 	out_is(t, "git rev-parse --abbrev-ref HEAD", "HEAD\n");
-	gitcommit_plan_free(&p);
+	repo_commit_plan_free(&p);
 	/* a linked worktree: the session's repo is opened there */
 	assert_int_equal(sh(t, "git worktree add -q -b side ../wt2"), 0);
 	main_repo = t->r;
@@ -275,7 +275,7 @@ test_detached_and_worktree(void **state)
 	assert_int_equal(commit(t, &p, "on the side", &e), 0);
 	out_is(t, "git log -1 --format=%s side", "on the side\n");
 	out_is(t, "git status --porcelain", "");
-	gitcommit_plan_free(&p);
+	repo_commit_plan_free(&p);
 	repo_close(main_repo);
 	repo_result_release(&hand);
 	teardown(t);
@@ -286,7 +286,7 @@ static void
 test_hooks_noted(void **state)
 {
 	struct t *t = setup(1, 1);
-	struct gitcommit_plan p;
+	struct repo_commit_plan p;
 	struct repo_result hand = REPO_RESULT_INIT;
 
 	(void)state;
@@ -296,7 +296,7 @@ test_hooks_noted(void **state)
 	assert_int_equal(plan(t, &p, &hand), 1);
 	assert_non_null(strstr(p.notes.data, "hooks not run"));
 	assert_non_null(strstr(p.notes.data, "pre-commit"));
-	gitcommit_plan_free(&p);
+	repo_commit_plan_free(&p);
 	repo_result_release(&hand);
 	teardown(t);
 }
@@ -308,19 +308,19 @@ test_tidy_message(void **state)
 	struct buf b = BUF_INIT;
 
 	(void)state;
-	gitcommit_tidy_message("<think>hmm</think>\n\n```\nFix the parser\n\nIt crashed.\n```\n", &b);
+	repo_commit_tidy_message("<think>hmm</think>\n\n```\nFix the parser\n\nIt crashed.\n```\n", &b);
 	assert_string_equal(b.data, "Fix the parser\n\nIt crashed.");
-	gitcommit_tidy_message("Commit message: Add a flag  \nBody line\n", &b);
+	repo_commit_tidy_message("Commit message: Add a flag  \nBody line\n", &b);
 	assert_string_equal(b.data, "Add a flag\n\nBody line");
-	gitcommit_tidy_message("Commit message:\n\nAdd it\n", &b);
+	repo_commit_tidy_message("Commit message:\n\nAdd it\n", &b);
 	assert_string_equal(b.data, "Add it");
-	gitcommit_tidy_message("Make the checkpoint code reuse the index stat data so that large "
+	repo_commit_tidy_message("Make the checkpoint code reuse the index stat data so that large "
 			       "repositories are fast\n\nMore.", &b);
 	assert_string_equal(b.data, "Make the checkpoint code reuse the index stat data so that "
 			    "large\n\nrepositories are fast\n\nMore.");
-	gitcommit_tidy_message("Fix \x1b[31mred\x1b[0m\tnow\r\n", &b);
+	repo_commit_tidy_message("Fix \x1b[31mred\x1b[0m\tnow\r\n", &b);
 	assert_string_equal(b.data, "Fix [31mred[0m\tnow");
-	gitcommit_tidy_message("  \n```\n```\n", &b);
+	repo_commit_tidy_message("  \n```\n```\n", &b);
 	assert_int_equal(b.len, 0);
 	buf_release(&b);
 }

@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "gitinfo.h"
+#include "repo/info.h"
 #include "tool_fixture.h"
 
 /* Run a shell command in dir (quiet); assert it succeeded. */
@@ -48,18 +48,18 @@ sh_out(const char *dir, const char *cmd, char *out, size_t n)
 static void
 render(const char *dir, char *prompt, char *status, size_t n)
 {
-	struct gitinfo gi = GITINFO_INIT;
+	struct repo_info gi = REPO_INFO_INIT;
 	struct err e = ERR_INIT;
 	struct buf p = BUF_INIT, s = BUF_INIT;
 
-	assert_int_equal(gitinfo_read(dir, &gi, &e), 0);
-	gitinfo_prompt(&gi, &p);
-	gitinfo_status(&gi, &s);
+	assert_int_equal(repo_info_read(dir, &gi, &e), 0);
+	repo_info_prompt(&gi, &p);
+	repo_info_status(&gi, &s);
 	snprintf(prompt, n, "%s", p.len ? p.data : "");
 	snprintf(status, n, "%s", s.len ? s.data : "");
 	buf_release(&p);
 	buf_release(&s);
-	gitinfo_release(&gi);
+	repo_info_release(&gi);
 }
 
 /* A repo "w" with one commit (a.c, c.c), in f's root; returns its path. */
@@ -159,7 +159,7 @@ static void
 test_many_paths(void **state)
 {
 	struct fixture *f = fixture_new();
-	struct gitinfo gi = GITINFO_INIT;
+	struct repo_info gi = REPO_INFO_INIT;
 	struct err e = ERR_INIT;
 	struct buf p = BUF_INIT;
 	const char *dir = make_repo(f, "w");
@@ -168,16 +168,16 @@ test_many_paths(void **state)
 	sh(dir, "for i in 01 02 03 04 05 06 07 08 09 10 11 12; do echo $i > m$i; done; "
 	   "git add m*; git commit -qm m; for i in 01 02 03 04 05 06 07 08 09 10 11 12; do "
 	   "echo x >> m$i; done; echo u > 'new\nline'");
-	assert_int_equal(gitinfo_read(dir, &gi, &e), 0);
+	assert_int_equal(repo_info_read(dir, &gi, &e), 0);
 	assert_int_equal(gi.modified, 12);
 	assert_int_equal(gi.untracked, 1);
-	assert_int_equal(gi.npaths, GITINFO_MAX_PATHS);
-	gitinfo_prompt(&gi, &p);
+	assert_int_equal(gi.npaths, REPO_INFO_MAX_PATHS);
+	repo_info_prompt(&gi, &p);
 	assert_non_null(strstr(p.data, "12 files changed (M m01, M m02,"));
 	assert_non_null(strstr(p.data, "M m10, ...), 1 untracked."));
 	assert_null(strchr(p.data, '\n') + 1 < p.data + p.len ? strchr(p.data, '\n') + 1 : NULL);
 	buf_release(&p);
-	gitinfo_release(&gi);
+	repo_info_release(&gi);
 	fixture_free(f);
 }
 
@@ -253,7 +253,7 @@ static void
 test_broken_head(void **state)
 {
 	struct fixture *f = fixture_new();
-	struct gitinfo gi = GITINFO_INIT;
+	struct repo_info gi = REPO_INFO_INIT;
 	struct err e = ERR_INIT;
 	struct buf p = BUF_INIT;
 	const char *w = make_repo(f, "w");
@@ -261,13 +261,13 @@ test_broken_head(void **state)
 
 	(void)state;
 	sh(w, "echo 0123456789012345678901234567890123456789 > .git/HEAD");
-	rc = gitinfo_read(w, &gi, &e);
+	rc = repo_info_read(w, &gi, &e);
 	if (rc < 0)
 		assert_non_null(strstr(e.msg, "git: "));
-	gitinfo_prompt(&gi, &p);
-	gitinfo_status(&gi, &p);
+	repo_info_prompt(&gi, &p);
+	repo_info_status(&gi, &p);
 	buf_release(&p);
-	gitinfo_release(&gi);
+	repo_info_release(&gi);
 	fixture_free(f);
 }
 

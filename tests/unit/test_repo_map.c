@@ -16,9 +16,9 @@
 #include <cmocka.h>
 #include <git2.h>
 
-#include "repomap.h"
-#include "rmcache.h"
-#include "syn.h"
+#include "repomap/repomap.h"
+#include "repomap/store.h"
+#include "code/code.h"
 #include "tool_fixture.h"
 
 extern const struct tool tool_repo_map;
@@ -147,7 +147,7 @@ test_gitignore_binary_big(void **state)
 	struct fixture *f = *state;
 	git_repository *repo = NULL;
 	char *m, *huge;
-	size_t n = SYN_MAX_BYTES + 10;
+	size_t n = CODE_MAX_BYTES + 10;
 
 	git_libgit2_init();
 	assert_int_equal(git_repository_init(&repo, f->root, 0), 0);
@@ -216,7 +216,7 @@ disk_path(struct fixture *f)
 {
 	struct buf p = BUF_INIT;
 
-	assert_int_equal(rmcache_path(f->root, &p), 0);
+	assert_int_equal(repomap_store_path(f->root, &p), 0);
 	return buf_detach(&p, NULL);
 }
 
@@ -275,7 +275,7 @@ test_disk_stale(void **state)
 static void
 forge(struct buf *b, int how)
 {
-	uint32_t v = RMCACHE_VERSION, n = how == 3 ? 100000 : 1;
+	uint32_t v = REPOMAP_STORE_VERSION, n = how == 3 ? 100000 : 1;
 	uint16_t len = how == 4 ? 60000 : 5;
 	uint64_t h = UINT64_C(0xcbf29ce484222325);
 	size_t i;

@@ -1,6 +1,6 @@
 /*
  * test_repo_map_async: the repo_map tool through a real loop — start()
- * returns before the map is done (built on the worker thread, work.h), the
+ * returns before the map is done (built on the worker thread, io/work.h), the
  * loop finishes the call with the same text as a build in place; a cancel
  * while the map is being built ends the call at once and drops the result
  * when the worker is done (the job's memory already freed: ASan and
@@ -17,10 +17,10 @@
 #include <pthread.h>
 #include <time.h>
 
-#include "loop.h"
-#include "repomap.h"
+#include "io/loop.h"
+#include "repomap/repomap.h"
 #include "tool_fixture.h"
-#include "work.h"
+#include "io/work.h"
 
 #define NFILES 60
 #define NFUNCS 20

@@ -18,17 +18,17 @@
 
 #include <cmocka.h>
 
-#include "buf.h"
-#include "repo.h"
-#include "reporestore.h"
-#include "reposnap.h"
+#include "base/buf.h"
+#include "repo/repo.h"
+#include "repo/restore.h"
+#include "repo/snap.h"
 #include "testutil.h"
 
 struct t {
 	char *dir;                   /* temp dir: w/ (work tree), state/ */
 	char w[TU_PATH], state[TU_PATH];
-	struct reposnap s;           /* the private store */
-	struct reposnap_scope scope; /* what snap() records */
+	struct repo_snap s;           /* the private store */
+	struct repo_snap_scope scope; /* what snap() records */
 	git_oid before, after;       /* set by the setup: before and after an "agent turn" */
 };
 
@@ -48,8 +48,8 @@ snap(struct t *t, git_oid *tree)
 {
 	struct err e = ERR_INIT;
 
-	if (reposnap_tree(&t->s, &t->scope, NULL, tree, NULL, &e) < 0)
-		fail_msg("reposnap_tree: %s", e.msg);
+	if (repo_snap_tree(&t->s, &t->scope, NULL, tree, NULL, &e) < 0)
+		fail_msg("repo_snap_tree: %s", e.msg);
 }
 
 /*
@@ -63,12 +63,12 @@ setup(void)
 	struct err e = ERR_INIT;
 
 	t->dir = tu_worktree(t->w, t->state);
-	if (reposnap_open(&t->s, t->w, t->state, &e) < 0)
-		fail_msg("reposnap_open: %s", e.msg);
-	reposnap_scope_add(&t->scope, "a");
-	reposnap_scope_add(&t->scope, "sub/b");
-	reposnap_scope_add(&t->scope, "run");
-	reposnap_scope_add(&t->scope, "link");
+	if (repo_snap_open(&t->s, t->w, t->state, &e) < 0)
+		fail_msg("repo_snap_open: %s", e.msg);
+	repo_snap_scope_add(&t->scope, "a");
+	repo_snap_scope_add(&t->scope, "sub/b");
+	repo_snap_scope_add(&t->scope, "run");
+	repo_snap_scope_add(&t->scope, "link");
 	sh(t, "printf 'one\\n' > a && printf '#!/bin/sh\\n' > run && chmod 755 run && "
 	   "ln -s a link");
 	snap(t, &t->before);
@@ -81,8 +81,8 @@ setup(void)
 static void
 teardown(struct t *t)
 {
-	reposnap_scope_free(&t->scope);
-	reposnap_close(&t->s);
+	repo_snap_scope_free(&t->scope);
+	repo_snap_close(&t->s);
 	tu_rmrf(t->dir);
 	free(t->dir);
 	free(t);
@@ -92,14 +92,14 @@ teardown(struct t *t)
 static int
 restore(struct t *t, int undo, unsigned flags, struct repo_result *res, struct err *e)
 {
-	struct reporestore rs = { NULL, 0 };
+	struct repo_restore rs = { NULL, 0 };
 	int rc;
 
-	assert_int_equal(reporestore_collect(&rs, &t->s, &t->before, &t->after, &t->scope, undo,
+	assert_int_equal(repo_restore_collect(&rs, &t->s, &t->before, &t->after, &t->scope, undo,
 					     e), 0);
 	assert_int_equal(rs.n, 4);
-	rc = reporestore_run(&rs, &t->s, flags, res, e);
-	reporestore_free(&rs);
+	rc = repo_restore_run(&rs, &t->s, flags, res, e);
+	repo_restore_free(&rs);
 	assert_int_equal(rs.n, 0);
 	return rc;
 }
@@ -225,30 +225,30 @@ static void
 test_binary_diff(void **state)
 {
 	struct t *t = setup();
-	struct reposnap_side x, y;
+	struct repo_snap_side x, y;
 	struct repo_result res = REPO_RESULT_INIT;
-	struct reporestore rs = { NULL, 0 };
-	struct reporestore_item *it;
+	struct repo_restore rs = { NULL, 0 };
+	struct repo_restore_item *it;
 	int fresh;
 
 	(void)state;
 	sh(t, "printf 'a\\000b' > bin");
-	assert_int_equal(reposnap_disk(&t->s, "bin", &y, NULL), 0);
+	assert_int_equal(repo_snap_disk(&t->s, "bin", &y, NULL), 0);
 	memset(&x, 0, sizeof x);
-	reporestore_diff(&t->s, "bin", &x, 0, &y, 1, &res);
+	repo_restore_diff(&t->s, "bin", &x, 0, &y, 1, &res);
 	assert_int_equal(res.nfiles, 1);
 	assert_int_equal(res.files[0].status, 'A');
 	assert_true(res.files[0].binary);
 	assert_non_null(strstr(res.diff.data, "Binary file bin differs (0 -> 3 bytes)"));
-	it = reporestore_item(&rs, "p", &fresh);
+	it = repo_restore_item(&rs, "p", &fresh);
 	assert_ptr_equal(it, &rs.v[0]);
 	assert_string_equal(it->path, "p");
 	assert_false(it->target.present);
 	assert_true(fresh);
-	reporestore_item(&rs, "p", &fresh);
+	repo_restore_item(&rs, "p", &fresh);
 	assert_false(fresh);
 	assert_int_equal(rs.n, 1);
-	reporestore_free(&rs);
+	repo_restore_free(&rs);
 	repo_result_release(&res);
 	teardown(t);
 }

@@ -16,15 +16,15 @@
 
 #include <cmocka.h>
 
-#include "buf.h"
-#include "repo.h"
-#include "reposnap.h"
+#include "base/buf.h"
+#include "repo/repo.h"
+#include "repo/snap.h"
 #include "testutil.h"
 
 struct t {
 	char *dir;         /* temp dir: w/ (work tree), state/ */
 	char w[TU_PATH], state[TU_PATH];
-	struct reposnap s; /* opened on w */
+	struct repo_snap s; /* opened on w */
 };
 
 /* A fresh temp dir with files created by a shell snippet, the store opened on it. */
@@ -38,15 +38,15 @@ setup(const char *init)
 	t->dir = tu_worktree(t->w, t->state);
 	snprintf(cmd, sizeof cmd, "cd '%s' && (%s) >/dev/null 2>&1", t->w, init);
 	assert_int_equal(system(cmd), 0);
-	if (reposnap_open(&t->s, t->w, t->state, &e) < 0)
-		fail_msg("reposnap_open: %s", e.msg);
+	if (repo_snap_open(&t->s, t->w, t->state, &e) < 0)
+		fail_msg("repo_snap_open: %s", e.msg);
 	return t;
 }
 
 static void
 teardown(struct t *t)
 {
-	reposnap_close(&t->s);
+	repo_snap_close(&t->s);
 	tu_rmrf(t->dir);
 	free(t->dir);
 	free(t);
@@ -56,45 +56,45 @@ teardown(struct t *t)
 static void
 tree_content(struct t *t, const git_oid *tree, const char *path, struct buf *out)
 {
-	struct reposnap_side side;
+	struct repo_snap_side side;
 
-	reposnap_tree_side(&t->s, tree, path, &side);
+	repo_snap_tree_side(&t->s, tree, path, &side);
 	assert_true(side.present);
 	buf_reset(out);
-	assert_int_equal(reposnap_side_data(&t->s, &side, out), 0);
+	assert_int_equal(repo_snap_side_data(&t->s, &side, out), 0);
 }
 
 static void
 test_scope(void **state)
 {
-	struct reposnap_scope sc = { NULL, 0 };
+	struct repo_snap_scope sc = { NULL, 0 };
 
 	(void)state;
-	assert_int_equal(reposnap_scope_add(&sc, "a/b"), 1);
-	assert_int_equal(reposnap_scope_add(&sc, "c"), 1);
-	assert_int_equal(reposnap_scope_add(&sc, "a/b"), 0);
+	assert_int_equal(repo_snap_scope_add(&sc, "a/b"), 1);
+	assert_int_equal(repo_snap_scope_add(&sc, "c"), 1);
+	assert_int_equal(repo_snap_scope_add(&sc, "a/b"), 0);
 	assert_int_equal(sc.n, 2);
-	assert_true(reposnap_scope_has(&sc, "c"));
-	assert_false(reposnap_scope_has(&sc, "a"));
-	reposnap_scope_free(&sc);
+	assert_true(repo_snap_scope_has(&sc, "c"));
+	assert_false(repo_snap_scope_has(&sc, "a"));
+	repo_snap_scope_free(&sc);
 	assert_int_equal(sc.n, 0);
 	assert_null(sc.paths);
-	assert_false(reposnap_scope_has(&sc, "c"));
+	assert_false(repo_snap_scope_has(&sc, "c"));
 }
 
 static void
 test_open_needs_state(void **state)
 {
-	struct reposnap s;
+	struct repo_snap s;
 	struct err e = ERR_INIT;
 	char *dir = tu_tmpdir();
 
 	(void)state;
 	memset(&s, 0, sizeof s);
-	assert_int_equal(reposnap_open(&s, dir, NULL, &e), -1);
+	assert_int_equal(repo_snap_open(&s, dir, NULL, &e), -1);
 	assert_non_null(strstr(e.msg, "no state directory"));
 	assert_true(s.fallback);
-	reposnap_close(&s);
+	repo_snap_close(&s);
 	assert_null(s.git);
 	tu_rmrf(dir);
 	free(dir);
@@ -105,31 +105,31 @@ test_disk_sides(void **state)
 {
 	struct t *t = setup("printf 'hi\\n' > f && printf 'hi\\n' > x && chmod +x x && "
 			    "ln -s f l && mkdir d");
-	struct reposnap_side f, x, l, d, none;
+	struct repo_snap_side f, x, l, d, none;
 	struct buf data = BUF_INIT;
 
 	(void)state;
 	assert_true(t->s.fallback);
 	assert_int_equal(t->s.workdir[strlen(t->s.workdir) - 1], '/');
-	assert_int_equal(reposnap_disk(&t->s, "f", &f, &data), 0);
+	assert_int_equal(repo_snap_disk(&t->s, "f", &f, &data), 0);
 	assert_true(f.present);
 	assert_int_equal(f.mode, GIT_FILEMODE_BLOB);
 	assert_int_equal(data.len, 3);
-	assert_int_equal(reposnap_disk(&t->s, "x", &x, NULL), 0);
+	assert_int_equal(repo_snap_disk(&t->s, "x", &x, NULL), 0);
 	assert_int_equal(x.mode, GIT_FILEMODE_BLOB_EXECUTABLE);
 	assert_true(git_oid_equal(&f.id, &x.id));
-	assert_false(reposnap_side_eq(&f, &x)); /* same bytes, exec bit differs */
+	assert_false(repo_snap_side_eq(&f, &x)); /* same bytes, exec bit differs */
 	buf_reset(&data);
-	assert_int_equal(reposnap_disk(&t->s, "l", &l, &data), 0);
+	assert_int_equal(repo_snap_disk(&t->s, "l", &l, &data), 0);
 	assert_int_equal(l.mode, GIT_FILEMODE_LINK);
 	assert_int_equal(data.len, 1);
 	assert_memory_equal(data.data, "f", 1);
-	assert_int_equal(reposnap_disk(&t->s, "missing", &none, NULL), 0);
+	assert_int_equal(repo_snap_disk(&t->s, "missing", &none, NULL), 0);
 	assert_false(none.present);
-	assert_int_equal(reposnap_disk(&t->s, "f/under-a-file", &none, NULL), 0);
+	assert_int_equal(repo_snap_disk(&t->s, "f/under-a-file", &none, NULL), 0);
 	assert_false(none.present);
-	assert_int_equal(reposnap_disk(&t->s, "d", &d, NULL), -1);
-	assert_true(reposnap_side_eq(&none, &d)); /* both absent */
+	assert_int_equal(repo_snap_disk(&t->s, "d", &d, NULL), -1);
+	assert_true(repo_snap_side_eq(&none, &d)); /* both absent */
 	buf_release(&data);
 	teardown(t);
 }
@@ -138,42 +138,42 @@ static void
 test_private_tree(void **state)
 {
 	struct t *t = setup("printf 'one\\n' > a && mkdir -p sub d && printf 'two\\n' > sub/b");
-	struct reposnap_scope scope = { NULL, 0 }, skips = { NULL, 0 };
-	struct reposnap_side side, disk;
+	struct repo_snap_scope scope = { NULL, 0 }, skips = { NULL, 0 };
+	struct repo_snap_side side, disk;
 	struct buf notes = BUF_INIT, data = BUF_INIT;
 	struct err e = ERR_INIT;
 	git_oid tree;
 
 	(void)state;
 	assert_true(t->s.fallback);
-	reposnap_scope_add(&scope, "a");
-	reposnap_scope_add(&scope, "sub/b");
-	reposnap_scope_add(&scope, "d");
-	reposnap_scope_add(&scope, "gone");
-	reposnap_scope_add(&scope, "/a-left-out-path");
-	assert_int_equal(reposnap_tree(&t->s, &scope, &skips, &tree, &notes, &e), 0);
+	repo_snap_scope_add(&scope, "a");
+	repo_snap_scope_add(&scope, "sub/b");
+	repo_snap_scope_add(&scope, "d");
+	repo_snap_scope_add(&scope, "gone");
+	repo_snap_scope_add(&scope, "/a-left-out-path");
+	assert_int_equal(repo_snap_tree(&t->s, &scope, &skips, &tree, &notes, &e), 0);
 	tree_content(t, &tree, "a", &data);
 	assert_int_equal(data.len, 4);
 	assert_memory_equal(data.data, "one\n", 4);
 	tree_content(t, &tree, "sub/b", &data);
 	assert_memory_equal(data.data, "two\n", 4);
-	reposnap_tree_side(&t->s, &tree, "d", &side);
+	repo_snap_tree_side(&t->s, &tree, "d", &side);
 	assert_false(side.present);
-	reposnap_tree_side(&t->s, &tree, "gone", &side);
+	repo_snap_tree_side(&t->s, &tree, "gone", &side);
 	assert_false(side.present);
 	assert_int_equal(skips.n, 1);
 	assert_string_equal(skips.paths[0], "/d");
 	assert_non_null(strstr(notes.data, "d: not checkpointed"));
-	/* reposnap_add: a's new content replaces the old one, sub/b stays */
+	/* repo_snap_add: a's new content replaces the old one, sub/b stays */
 	tu_write(t->w, "a", "three\n");
-	assert_int_equal(reposnap_add(&t->s, &tree, "a", NULL, &e), 0);
-	reposnap_tree_side(&t->s, &tree, "a", &side);
-	assert_int_equal(reposnap_disk(&t->s, "a", &disk, NULL), 0);
-	assert_true(reposnap_side_eq(&side, &disk));
+	assert_int_equal(repo_snap_add(&t->s, &tree, "a", NULL, &e), 0);
+	repo_snap_tree_side(&t->s, &tree, "a", &side);
+	assert_int_equal(repo_snap_disk(&t->s, "a", &disk, NULL), 0);
+	assert_true(repo_snap_side_eq(&side, &disk));
 	tree_content(t, &tree, "sub/b", &data);
 	assert_memory_equal(data.data, "two\n", 4);
-	reposnap_scope_free(&scope);
-	reposnap_scope_free(&skips);
+	repo_snap_scope_free(&scope);
+	repo_snap_scope_free(&skips);
 	buf_release(&notes);
 	buf_release(&data);
 	teardown(t);
@@ -188,8 +188,8 @@ test_git_tree(void **state)
 			    "git add . && git commit -qm init && printf 'v2\\n' > changed && "
 			    "mkdir -p new && printf 'n\\n' > new/file && printf 'i\\n' > x");
 	struct buf before = BUF_INIT, after = BUF_INIT, data = BUF_INIT;
-	struct reposnap_scope scope = { NULL, 0 };
-	struct reposnap_side side;
+	struct repo_snap_scope scope = { NULL, 0 };
+	struct repo_snap_side side;
 	struct err e = ERR_INIT;
 	char idx[8192];
 	git_oid tree;
@@ -198,23 +198,23 @@ test_git_tree(void **state)
 	assert_false(t->s.fallback);
 	snprintf(idx, sizeof idx, "%s/.git/index", t->w);
 	assert_int_equal(buf_read_file(&before, idx, 1 << 20, &e), 0);
-	assert_int_equal(reposnap_tree(&t->s, NULL, NULL, &tree, NULL, &e), 0);
+	assert_int_equal(repo_snap_tree(&t->s, NULL, NULL, &tree, NULL, &e), 0);
 	tree_content(t, &tree, "kept", &data);
 	assert_memory_equal(data.data, "v1\n", 3);
 	tree_content(t, &tree, "changed", &data);
 	assert_memory_equal(data.data, "v2\n", 3);
 	tree_content(t, &tree, "new/file", &data);
 	assert_memory_equal(data.data, "n\n", 2);
-	reposnap_tree_side(&t->s, &tree, "x", &side);
+	repo_snap_tree_side(&t->s, &tree, "x", &side);
 	assert_false(side.present); /* ignored, and not in the scope */
-	reposnap_scope_add(&scope, "x");
-	assert_int_equal(reposnap_tree(&t->s, &scope, NULL, &tree, NULL, &e), 0);
+	repo_snap_scope_add(&scope, "x");
+	assert_int_equal(repo_snap_tree(&t->s, &scope, NULL, &tree, NULL, &e), 0);
 	tree_content(t, &tree, "x", &data);
 	assert_memory_equal(data.data, "i\n", 2);
 	assert_int_equal(buf_read_file(&after, idx, 1 << 20, &e), 0);
 	assert_int_equal(before.len, after.len);
 	assert_memory_equal(before.data, after.data, before.len);
-	reposnap_scope_free(&scope);
+	repo_snap_scope_free(&scope);
 	buf_release(&before), buf_release(&after), buf_release(&data);
 	teardown(t);
 }

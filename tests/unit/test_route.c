@@ -11,9 +11,9 @@
 
 #include <cmocka.h>
 
-#include "cfg.h"
-#include "route.h"
-#include "routecfg.h"
+#include "base/cfg.h"
+#include "route/route.h"
+#include "route/config.h"
 #include "testutil.h"
 
 /* Count lines in s. */
@@ -47,9 +47,9 @@ decide(const struct route_signals *s, enum route_request req, struct route_decis
 {
 	struct route_policy p;
 
-	routecfg_defaults(&p);
+	route_config_defaults(&p);
 	route_decide(&p, s, req, d);
-	routecfg_release(&p);
+	route_config_release(&p);
 }
 
 static void
@@ -228,8 +228,8 @@ test_regex_pattern(void **state)
 				 "\"regex\":true}]}}";
 
 	(void)state;
-	routecfg_defaults(&p);
-	assert_int_equal(routecfg_apply_text(&p, js, strlen(js), "t.json", &w, &e), 0);
+	route_config_defaults(&p);
+	assert_int_equal(route_config_apply_text(&p, js, strlen(js), "t.json", &w, &e), 0);
 	assert_int_equal(p.npatterns, 1);
 	assert_non_null(strstr(w.data, "t.json: routing.patterns \"(\": invalid regex"));
 	s.task = "a DEAD-LOCK in main";
@@ -240,7 +240,7 @@ test_regex_pattern(void **state)
 	s.task = "design a thing"; /* the default list was replaced */
 	route_decide(&p, &s, ROUTE_REQ_NONE, &d);
 	assert_int_equal(d.target, ROUTE_LOCAL);
-	routecfg_release(&p);
+	route_config_release(&p);
 	buf_release(&w);
 }
 
@@ -262,8 +262,8 @@ test_explicit(void **state)
 	decide(&s, ROUTE_REQ_LOCAL, &d);
 	assert_int_equal(d.target, ROUTE_LOCAL);
 	assert_string_equal(d.reason, "requested with /local");
-	routecfg_defaults(&p);
-	assert_int_equal(routecfg_set_mode(&p, "claude", NULL), 0); /* --route claude */
+	route_config_defaults(&p);
+	assert_int_equal(route_config_set_mode(&p, "claude", NULL), 0); /* --route claude */
 	s.consecutive_tool_failures = 0;
 	route_decide(&p, &s, ROUTE_REQ_NONE, &d);
 	assert_int_equal(d.target, ROUTE_CLAUDE);
@@ -271,11 +271,11 @@ test_explicit(void **state)
 	{
 		struct err e = ERR_INIT;
 
-		assert_int_equal(routecfg_set_mode(&p, "cloud", &e), -1);
+		assert_int_equal(route_config_set_mode(&p, "cloud", &e), -1);
 		assert_string_equal(e.msg, "unknown route \"cloud\": use auto, local or claude");
 		assert_int_equal(p.mode, ROUTE_ONLY_CLAUDE);
 	}
-	routecfg_release(&p);
+	route_config_release(&p);
 }
 
 static void
@@ -286,8 +286,8 @@ test_guard_local_mode(void **state)
 	struct route_policy p;
 
 	(void)state;
-	routecfg_defaults(&p);
-	routecfg_set_mode(&p, "local", NULL);
+	route_config_defaults(&p);
+	route_config_set_mode(&p, "local", NULL);
 	s.consecutive_tool_failures = 3;
 	route_decide(&p, &s, ROUTE_REQ_NONE, &d);
 	assert_int_equal(d.target, ROUTE_LOCAL);
@@ -300,7 +300,7 @@ test_guard_local_mode(void **state)
 	assert_int_equal(d.target, ROUTE_LOCAL);
 	assert_int_equal(d.blocked, 1);
 	assert_int_equal(d.notify, 0);
-	routecfg_release(&p);
+	route_config_release(&p);
 }
 
 static void
@@ -394,7 +394,7 @@ test_is_test_command(void **state)
 	static const char js[] = "{\"routing\":{\"test_commands\":[\"./run-tests.sh\",\"\",3]}}";
 
 	(void)state;
-	routecfg_defaults(&p);
+	route_config_defaults(&p);
 	assert_true(route_is_test_command(&p, "make test"));
 	assert_true(route_is_test_command(&p, "cd x && python3 -m pytest -q tests/"));
 	assert_true(route_is_test_command(&p, "cargo test --lib"));
@@ -402,11 +402,11 @@ test_is_test_command(void **state)
 	assert_false(route_is_test_command(&p, "ls tests"));
 	assert_false(route_is_test_command(&p, "cat pytest.ini"));
 	assert_false(route_is_test_command(&p, NULL));
-	assert_int_equal(routecfg_apply_text(&p, js, strlen(js), NULL, &w, NULL), 0);
+	assert_int_equal(route_config_apply_text(&p, js, strlen(js), NULL, &w, NULL), 0);
 	assert_int_equal(lines(w.data), 2);
 	assert_true(route_is_test_command(&p, "./run-tests.sh -v"));
 	assert_false(route_is_test_command(&p, "make test"));
-	routecfg_release(&p);
+	route_config_release(&p);
 	buf_release(&w);
 }
 
@@ -425,14 +425,14 @@ test_privacy(void **state)
 	size_t i;
 
 	(void)state;
-	routecfg_defaults(&p);
+	route_config_defaults(&p);
 	for (i = 0; i < sizeof yes / sizeof yes[0]; i++)
 		if (!route_privacy_match(&p, yes[i]))
 			fail_msg("%s should be private", yes[i]);
 	for (i = 0; i < sizeof no / sizeof no[0]; i++)
 		if (route_privacy_match(&p, no[i]))
 			fail_msg("%s should not be private", no[i] ? no[i] : "(null)");
-	routecfg_release(&p);
+	route_config_release(&p);
 }
 
 static void
@@ -442,7 +442,7 @@ test_redact(void **state)
 	struct buf out = BUF_INIT;
 
 	(void)state;
-	routecfg_defaults(&p);
+	route_config_defaults(&p);
 	assert_int_equal(route_redact(&p, "config/.env", "TOKEN=abc\n", 10, &out), 1);
 	assert_null(strstr(out.data, "TOKEN"));
 	assert_string_equal(out.data, "[hearth: the contents of config/.env (10 bytes) are not "
@@ -451,7 +451,7 @@ test_redact(void **state)
 	buf_reset(&out);
 	assert_int_equal(route_redact(&p, "src/a.c", "int x;\n", 7, &out), 0);
 	assert_string_equal(out.data, "int x;\n");
-	routecfg_release(&p);
+	route_config_release(&p);
 	buf_release(&out);
 }
 
@@ -463,7 +463,7 @@ test_cost(void **state)
 	double usd = -1;
 
 	(void)state;
-	routecfg_defaults(&p);
+	route_config_defaults(&p);
 	/* sonnet 5: 10000*2 + 2000*10 + 4000*2.5 + 50000*0.2 = 60000 -> $0.06 */
 	assert_int_equal(route_cost_usd(&p, "claude-sonnet-5", &u, &usd), 0);
 	assert_true(fabs(usd - 0.06) < 1e-12);
@@ -477,7 +477,7 @@ test_cost(void **state)
 	assert_int_equal(route_cost_usd(&p, "claude-unknown-9", &u, &usd), -1);
 	assert_true(fabs(usd - 0.30) < 1e-12);
 	assert_int_equal(route_cost_usd(&p, "claude-sonnet-50", &u, &usd), -1);
-	routecfg_release(&p);
+	route_config_release(&p);
 }
 
 static void
@@ -498,8 +498,8 @@ test_settings_valid(void **state)
 	double usd;
 
 	(void)state;
-	routecfg_defaults(&p);
-	assert_int_equal(routecfg_apply_text(&p, js, strlen(js), NULL, &w, &e), 0);
+	route_config_defaults(&p);
+	assert_int_equal(route_config_apply_text(&p, js, strlen(js), NULL, &w, &e), 0);
 	assert_string_equal(w.data, "");
 	assert_int_equal(p.mode, ROUTE_ONLY_LOCAL);
 	assert_true(p.context_fraction == 0.5);
@@ -520,7 +520,7 @@ test_settings_valid(void **state)
 	u.output = 0, u.cache_read = 1000000; /* other fields of a merged price stay */
 	route_cost_usd(&p, "claude-sonnet-5", &u, &usd);
 	assert_true(usd == 0.2);
-	routecfg_release(&p);
+	route_config_release(&p);
 	buf_release(&w);
 }
 
@@ -539,8 +539,8 @@ test_settings_invalid(void **state)
 		"\"prices\":{\"m\":{\"input\":-2,\"output\":\"x\"},\"n\":3},\"colour\":1}}";
 
 	(void)state;
-	routecfg_defaults(&p);
-	assert_int_equal(routecfg_apply_text(&p, js, strlen(js), "s.json", &w, &e), 0);
+	route_config_defaults(&p);
+	assert_int_equal(route_config_apply_text(&p, js, strlen(js), "s.json", &w, &e), 0);
 	assert_int_equal(p.mode, ROUTE_AUTO);
 	assert_true(p.context_fraction == 0.9);
 	assert_int_equal(p.rules[ROUTE_RULE_TOOL_FAILURES].threshold, 3);
@@ -568,12 +568,12 @@ test_settings_invalid(void **state)
 	assert_non_null(strstr(w.data, "unknown setting \"routing.colour\" ignored"));
 	assert_int_equal(lines(w.data), 18);
 	buf_reset(&w);
-	assert_int_equal(routecfg_apply_text(&p, "{\"routing\":[1]}", 15, NULL, &w, &e), 0);
+	assert_int_equal(route_config_apply_text(&p, "{\"routing\":[1]}", 15, NULL, &w, &e), 0);
 	assert_string_equal(w.data, "settings: routing must be an object; ignored\n");
-	assert_int_equal(routecfg_apply_text(&p, "{\"routing\":", 11, "b.json", &w, &e), -1);
+	assert_int_equal(route_config_apply_text(&p, "{\"routing\":", 11, "b.json", &w, &e), -1);
 	assert_non_null(strstr(e.msg, "b.json: invalid JSON"));
 	assert_int_equal(p.nprivacy, 5);
-	routecfg_release(&p);
+	route_config_release(&p);
 	buf_release(&w);
 }
 
@@ -603,8 +603,8 @@ test_load_files(void **state)
 	tu_write(dir, "cfg/hearth/settings.json",
 		 "{\"routing\":{\"mode\":\"local\",\"spend_cap_day_usd\":1}}");
 	tu_write(dir, ".hearth/settings.json", "{\"routing\":{\"mode\":\"claude\"}}");
-	routecfg_defaults(&p);
-	routecfg_load(&p, dir, &w);
+	route_config_defaults(&p);
+	route_config_load(&p, dir, &w);
 	assert_string_equal(w.data, "");
 	assert_int_equal(p.mode, ROUTE_ONLY_CLAUDE);     /* project wins */
 	assert_true(p.spend_cap_day_usd == 1.0);         /* user value kept */
@@ -615,14 +615,14 @@ test_load_files(void **state)
 
 		cfg_defaults(&c);
 		cfg_load(&c, dir, &w);
-		routecfg_load(&p, dir, &w);
+		route_config_load(&p, dir, &w);
 		first = strstr(w.data, ".hearth/settings.json: invalid JSON");
 		assert_non_null(first);
 		assert_null(strstr(first + 30, "invalid JSON"));
 		cfg_release(&c);
 	}
 	assert_int_equal(p.mode, ROUTE_ONLY_LOCAL);
-	routecfg_release(&p);
+	route_config_release(&p);
 	if (old)
 		setenv("XDG_CONFIG_HOME", old, 1);
 	else

@@ -1,8 +1,8 @@
 /*
  * test_escstep: step-level routing without I/O — the failure signals read
- * from a conv (routesig) for each rule, as route_decide sees them; the
+ * from a conv (route_failures) for each rule, as route_decide sees them; the
  * privacy filter over what Claude is sent (redact); the "anthropic"
- * settings (anthcfg); the consult text and the per-route accounting.
+ * settings (anthropic_config); the consult text and the per-route accounting.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,14 +14,14 @@
 
 #include <cmocka.h>
 
-#include "agent.h"
-#include "anthcfg.h"
-#include "conv.h"
-#include "escalate.h"
-#include "escstep.h"
-#include "redact.h"
-#include "routecfg.h"
-#include "routesig.h"
+#include "agent/agent.h"
+#include "anthropic/config.h"
+#include "llm/conv.h"
+#include "route/escalate.h"
+#include "route/step.h"
+#include "route/redact.h"
+#include "route/config.h"
+#include "route/failures.h"
 #include "testutil.h"
 
 /* Append an assistant call and its result. */
@@ -41,11 +41,11 @@ static void
 decide(const struct route_policy *p, const struct conv *c, int fails, int max_steps,
        struct route_decision *d)
 {
-	struct routesig rs;
+	struct route_failures rs;
 	struct route_signals s;
 
 	memset(&rs, 0, sizeof rs);
-	routesig_scan(&rs, p, c, 0);
+	route_failures_scan(&rs, p, c, 0);
 	memset(&s, 0, sizeof s);
 	s.calls = rs.calls;
 	s.ncalls = rs.ncalls;
@@ -56,7 +56,7 @@ decide(const struct route_policy *p, const struct conv *c, int fails, int max_st
 	s.consecutive_tool_failures = fails;
 	s.have_key = 1;
 	route_decide(p, &s, ROUTE_REQ_NONE, d);
-	routesig_release(&rs);
+	route_failures_release(&rs);
 }
 
 static void
@@ -67,7 +67,7 @@ test_rule_repeated_call(void **state)
 	struct route_decision d;
 
 	(void)state;
-	routecfg_defaults(&p);
+	route_config_defaults(&p);
 	conv_init(&c);
 	conv_add_user_text(&c, "task");
 	add_call(&c, "a", "read", "{\"path\":\"x.c\",\"limit\":5}", "1\tx", 0);
@@ -81,7 +81,7 @@ test_rule_repeated_call(void **state)
 	assert_int_equal(d.mode, ROUTE_CONSULT);
 	assert_string_equal(d.reason, "the same read call repeated 3 times (a loop)");
 	conv_release(&c);
-	routecfg_release(&p);
+	route_config_release(&p);
 }
 
 static void
@@ -93,7 +93,7 @@ test_rule_test_failures(void **state)
 	int i;
 
 	(void)state;
-	routecfg_defaults(&p);
+	route_config_defaults(&p);
 	conv_init(&c);
 	conv_add_user_text(&c, "fix the tests");
 	add_call(&c, "t0", "bash", "{\"command\":\"make test\"}", "FAIL\nexit code: 2", 0);
@@ -116,7 +116,7 @@ test_rule_test_failures(void **state)
 	decide(&p, &c, 0, 0, &d);
 	assert_int_equal(d.target, ROUTE_LOCAL);
 	conv_release(&c);
-	routecfg_release(&p);
+	route_config_release(&p);
 }
 
 static void
@@ -127,7 +127,7 @@ test_rule_max_steps_and_failures(void **state)
 	struct route_decision d;
 
 	(void)state;
-	routecfg_defaults(&p);
+	route_config_defaults(&p);
 	conv_init(&c);
 	conv_add_user_text(&c, "look around");
 	add_call(&c, "a", "ls", "{}", "x.c", 0);
@@ -144,7 +144,7 @@ test_rule_max_steps_and_failures(void **state)
 	assert_int_equal(d.target, ROUTE_CLAUDE);
 	assert_string_equal(d.reason, "3 failed tool calls in a row");
 	conv_release(&c);
-	routecfg_release(&p);
+	route_config_release(&p);
 }
 
 /* The text of block b of message m of c. */
@@ -161,7 +161,7 @@ test_redact(void **state)
 	struct conv c, out, again;
 
 	(void)state;
-	routecfg_defaults(&p);
+	route_config_defaults(&p);
 	conv_init(&c);
 	conv_init(&out);
 	conv_init(&again);
@@ -173,7 +173,7 @@ test_redact(void **state)
 		 "config/.env:1:TOKEN=SECRET2\nsrc/a.c:3:TOKEN here", 0);
 	add_call(&c, "b", "bash", "{\"command\":\"cat secrets/db.txt | head\"}", "SECRET3", 0);
 	add_call(&c, "w", "write", "{\"path\":\"id_rsa\",\"content\":\"SECRET4\"}", "wrote 7 bytes", 0);
-	assert_int_equal(redact_conv(&p, &c, &out), 5);
+	assert_int_equal(route_redact_conv(&p, &c, &out), 5);
 	assert_string_equal(out.system, "sys");
 	assert_non_null(strstr(text_at(&out, 2, 0), "the contents of config/.env (15 bytes) are not shown to Claude"));
 	assert_string_equal(text_at(&out, 4, 0), "1\tint a;");
@@ -185,10 +185,10 @@ test_redact(void **state)
 	assert_non_null(strstr(text_at(&out, 9, 0), "\"path\":\"id_rsa\""));
 	assert_non_null(strstr(text_at(&out, 10, 0), "not shown to Claude"));  /* its result */
 	/* deterministic (prompt cache) and the original is untouched */
-	redact_conv(&p, &c, &again);
+	route_redact_conv(&p, &c, &again);
 	assert_string_equal(text_at(&again, 2, 0), text_at(&out, 2, 0));
 	assert_string_equal(text_at(&c, 2, 0), "1\tTOKEN=SECRET1");
-	assert_true(redact_command_private(&p, "cat ./.env.local"));
+	assert_true(route_redact_command_private(&p, "cat ./.env.local"));
 	{	/* @path attachments in a user message */
 		struct conv a, ao;
 
@@ -196,7 +196,7 @@ test_redact(void **state)
 		conv_init(&ao);
 		conv_add_user_text(&a, "see @a.c @.env\n\n<file path=\"a.c\">\nint a;\n</file>\n\n"
 				   "<file path=\".env\">\nK=SECRET5\n</file>");
-		assert_int_equal(redact_conv(&p, &a, &ao), 1);
+		assert_int_equal(route_redact_conv(&p, &a, &ao), 1);
 		assert_null(strstr(text_at(&ao, 0, 0), "SECRET5"));
 		assert_non_null(strstr(text_at(&ao, 0, 0), "<file path=\"a.c\">\nint a;\n</file>"));
 		assert_non_null(strstr(text_at(&ao, 0, 0), "<file path=\".env\">\n[hearth: the contents of .env (9 bytes) are not shown to Claude"));
@@ -204,29 +204,29 @@ test_redact(void **state)
 		conv_release(&a);
 		conv_release(&ao);
 	}
-	assert_false(redact_command_private(&p, "cat README.md"));
+	assert_false(route_redact_command_private(&p, "cat README.md"));
 	conv_release(&c);
 	conv_release(&out);
 	conv_release(&again);
-	routecfg_release(&p);
+	route_config_release(&p);
 }
 
 static void
 test_anthcfg(void **state)
 {
-	struct anthcfg c;
+	struct anthropic_config c;
 	struct buf w = BUF_INIT;
 	cJSON *o;
 
 	(void)state;
-	anthcfg_defaults(&c);
-	assert_string_equal(anthcfg_model(&c), "claude-sonnet-5");
+	anthropic_config_defaults(&c);
+	assert_string_equal(anthropic_config_model(&c), "claude-sonnet-5");
 	assert_int_equal(c.max_tokens, 16000);
 	assert_int_equal(c.retries, 3);
 	o = cJSON_Parse("{\"tier\":\"opus\",\"models\":{\"opus\":\"claude-opus-5-5\",\"big\":\"x\",\"haiku\":7},"
 			"\"max_tokens\":2000000,\"retries\":5,\"api_key\":\"sk-x\"}");
-	anthcfg_apply(&c, o, "P", 0, &w);
-	assert_string_equal(anthcfg_model(&c), "claude-opus-5-5");
+	anthropic_config_apply(&c, o, "P", 0, &w);
+	assert_string_equal(anthropic_config_model(&c), "claude-opus-5-5");
 	assert_int_equal(c.max_tokens, 16000);
 	assert_int_equal(c.retries, 5);
 	assert_null(c.api_key);                                 /* not from a project file */
@@ -234,22 +234,22 @@ test_anthcfg(void **state)
 	assert_non_null(strstr(w.data, "P: anthropic.models.haiku must be a model id string; keeping claude-haiku-4-5"));
 	assert_non_null(strstr(w.data, "P: anthropic.max_tokens must be an integer from 1024 to 128000; keeping 16000"));
 	assert_non_null(strstr(w.data, "only read from the user settings file"));
-	anthcfg_apply(&c, o, "U", 1, &w);
+	anthropic_config_apply(&c, o, "U", 1, &w);
 	assert_string_equal(c.api_key, "sk-x");
 	cJSON_Delete(o);
 	buf_reset(&w);
 	o = cJSON_Parse("{\"tier\":\"giant\"}");
-	anthcfg_apply(&c, o, "P", 0, &w);
+	anthropic_config_apply(&c, o, "P", 0, &w);
 	assert_string_equal(w.data, "P: anthropic.tier must be \"haiku\", \"sonnet\" or \"opus\"; keeping opus\n");
 	cJSON_Delete(o);
-	anthcfg_release(&c);
+	anthropic_config_release(&c);
 	buf_release(&w);
 }
 
 static void
 test_accounting_json(void **state)
 {
-	struct escalate x;
+	struct route_escalate x;
 	struct agent_stats st;
 	struct route_decision d;
 	struct buf t = BUF_INIT;
@@ -259,24 +259,24 @@ test_accounting_json(void **state)
 	(void)state;
 	memset(&x, 0, sizeof x);
 	memset(&st, 0, sizeof st);
-	routecfg_defaults(&x.policy);
+	route_config_defaults(&x.policy);
 	st.requests = 2;
 	st.prompt_tokens = 1000;
 	st.cached_tokens = 600;
 	st.completion_tokens = 50;
-	escstep_account(&x, &st);                       /* local */
+	route_step_account(&x, &st);                       /* local */
 	memset(&d, 0, sizeof d);
 	d.target = ROUTE_CLAUDE;
 	d.mode = ROUTE_HANDOFF;
 	snprintf(d.reason, sizeof d.reason, "3 failed tool calls in a row");
-	escstep_record(&x, &d, 4);
+	route_step_record(&x, &d, 4);
 	x.on_claude = 1;
 	st.requests = 3;
 	st.prompt_tokens = 1500;                        /* +500: 300 new, 100 written, 100 read */
 	st.cache_write_tokens = 100;
 	st.cached_tokens = 700;
 	st.completion_tokens = 80;
-	j = escstep_json(&x, &st);
+	j = route_step_json(&x, &st);
 	s = cJSON_PrintUnformatted(j);
 	assert_non_null(strstr(s, "\"decisions\":[{\"step\":4,\"target\":\"claude\",\"mode\":\"handoff\",\"reason\":\"3 failed tool calls in a row\",\"blocked\":false}]"));
 	assert_non_null(strstr(s, "\"local\":{\"input_tokens\":400,\"output_tokens\":50,\"cache_read_input_tokens\":600,\"cache_creation_input_tokens\":0"));
@@ -284,12 +284,12 @@ test_accounting_json(void **state)
 	assert_int_equal(x.last_prompt, 500);
 	cJSON_free(s);
 	cJSON_Delete(j);
-	escstep_consult_text("task mentions \"design\"", &t);
+	route_step_consult_text("task mentions \"design\"", &t);
 	assert_non_null(strstr(t.data, "You are consulted for one answer (task mentions \"design\")"));
 	assert_non_null(strstr(t.data, "Do not call tools"));
 	buf_release(&t);
 	free(x.dec);
-	routecfg_release(&x.policy);
+	route_config_release(&x.policy);
 }
 
 int

@@ -7,7 +7,7 @@
 
 #include <cmocka.h>
 
-#include "sanitize.h"
+#include "base/sanitize.h"
 
 static void
 check_term(const char *in, size_t n, const char *want)

@@ -10,10 +10,10 @@
 
 #include <cmocka.h>
 
-#include "buf.h"
-#include "srvpanel.h"
+#include "base/buf.h"
+#include "ui/view/server_panel.h"
 #include "testutil.h"
-#include "theme.h"
+#include "ui/term/theme.h"
 
 /* Draw s into a fresh w×h grid and compare; the grid is returned for role checks. */
 static struct grid *
@@ -22,7 +22,7 @@ check(const struct view_server *s, int w, int h, const char *want)
 	struct grid *g = grid_new(w, h);
 	struct grid_rect r = { 0, 0, w, h };
 
-	srvpanel_draw(g, r, s);
+	server_panel_draw(g, r, s);
 	tu_grid_expect(g, want);
 	return g;
 }
@@ -32,7 +32,7 @@ static void
 feed(struct view_server *s, struct llm_event *ev, enum llm_kind k)
 {
 	ev->kind = k;
-	srvpanel_on_event(s, ev);
+	server_panel_on_event(s, ev);
 }
 
 /* Two slots, ours (1) part-way through a prompt with 16k cached. */
@@ -47,9 +47,9 @@ script_prefill(struct view_server *s)
 	};
 	struct llm_event ev;
 
-	srvpanel_init(s);
-	srvpanel_set_info(s, "127.0.0.1:8080", &info);
-	srvpanel_set_slots(s, sl, 2, 1, 1000);
+	server_panel_init(s);
+	server_panel_set_info(s, "127.0.0.1:8080", &info);
+	server_panel_set_slots(s, sl, 2, 1, 1000);
 	memset(&ev, 0, sizeof(ev));
 	ev.progress.total = 19900;
 	ev.progress.cache = 16000;
@@ -112,9 +112,9 @@ test_decode_and_last_turn(void **state)
 	memset(&ev, 0, sizeof(ev));
 	feed(&s, &ev, LLM_TEXT);
 	assert_false(s.prefill);
-	srvpanel_set_slots(&s, &sl, 1, 1, 2000);
+	server_panel_set_slots(&s, &sl, 1, 1, 2000);
 	sl.n_decoded = 171;
-	srvpanel_set_slots(&s, &sl, 1, 1, 3000);
+	server_panel_set_slots(&s, &sl, 1, 1, 3000);
 	assert_int_equal(s.slots[0].state, VIEW_SLOT_DECODING);
 	assert_true(s.decode_tps > 70.9 && s.decode_tps < 71.1);
 	ev.timings.cache_n = 16000;
@@ -154,7 +154,7 @@ test_decode_and_last_turn(void **state)
 	ev.cache.reuse = 0.1;
 	feed(&s, &ev, LLM_CACHE);
 	g = grid_new(30, 10);
-	srvpanel_draw(g, (struct grid_rect){ 0, 0, 30, 10 }, &s);
+	server_panel_draw(g, (struct grid_rect){ 0, 0, 30, 10 }, &s);
 	assert_int_equal(grid_at(g, 1, 6)->style, THEME_WARNING);
 	assert_string_equal(grid_at(g, 7, 6)->text, "1");
 	grid_free(g);
@@ -169,8 +169,8 @@ test_no_slots_and_reconnect(void **state)
 
 	(void)state;
 	script_prefill(&s);
-	srvpanel_no_slots(&s);
-	srvpanel_reconnecting(&s, 4);
+	server_panel_no_slots(&s);
+	server_panel_reconnecting(&s, 4);
 	g = check(&s, 30, 9,
 	    "llama-server 127.0.0.1:8080\n"
 	    "b7120 · 2 slots · ctx 65.5k\n"
@@ -183,10 +183,10 @@ test_no_slots_and_reconnect(void **state)
 	    " cached 16.0k\n");
 	assert_int_equal(grid_at(g, 0, 2)->style, THEME_WARNING);
 	grid_free(g);
-	srvpanel_reconnecting(&s, -1);
+	server_panel_reconnecting(&s, -1);
 	assert_false(s.reconnecting);
-	srvpanel_reconnecting(&s, 2);
-	srvpanel_set_slots(&s, NULL, 0, -1, 5);
+	server_panel_reconnecting(&s, 2);
+	server_panel_set_slots(&s, NULL, 0, -1, 5);
 	assert_false(s.reconnecting);
 	assert_false(s.slots_disabled);
 }
@@ -201,30 +201,30 @@ test_numbers(void **state)
 	char s[16];
 
 	(void)state;
-	assert_int_equal(srvpanel_rate(&p, &tps, &eta), -1);
+	assert_int_equal(server_panel_rate(&p, &tps, &eta), -1);
 	p.processed = 250;
 	p.time_ms = 500;
-	assert_int_equal(srvpanel_rate(&p, &tps, &eta), 0);
+	assert_int_equal(server_panel_rate(&p, &tps, &eta), 0);
 	assert_true(tps == 500.0 && eta == 1.5);
 	p.cache = 250;
-	assert_int_equal(srvpanel_rate(&p, &tps, &eta), -1);
-	srvpanel_count(s, sizeof(s), 950);
+	assert_int_equal(server_panel_rate(&p, &tps, &eta), -1);
+	server_panel_count(s, sizeof(s), 950);
 	assert_string_equal(s, "950");
-	srvpanel_count(s, sizeof(s), 1500);
+	server_panel_count(s, sizeof(s), 1500);
 	assert_string_equal(s, "1.5k");
-	srvpanel_count(s, sizeof(s), 65536);
+	server_panel_count(s, sizeof(s), 65536);
 	assert_string_equal(s, "65.5k");
-	srvpanel_count(s, sizeof(s), 1234567);
+	server_panel_count(s, sizeof(s), 1234567);
 	assert_string_equal(s, "1.2M");
 	/* a tiny non-zero part still gets a cell; an empty bar is all EMPTY */
 	p.total = 1000;
 	p.cache = 1;
 	p.processed = 2;
-	srvpanel_bar(g, 0, 0, 10, &p);
+	server_panel_bar(g, 0, 0, 10, &p);
 	assert_int_equal(grid_at(g, 0, 0)->style, THEME_PROGRESS_CACHED);
 	assert_int_equal(grid_at(g, 1, 0)->style, THEME_PROGRESS_EMPTY);
 	p.total = 0;
-	srvpanel_bar(g, 0, 0, 10, &p);
+	server_panel_bar(g, 0, 0, 10, &p);
 	assert_int_equal(grid_at(g, 0, 0)->style, THEME_PROGRESS_EMPTY);
 	assert_string_equal(grid_at(g, 0, 0)->text, "░");
 	grid_free(g);
@@ -244,10 +244,10 @@ test_bad_input(void **state)
 	memset(many, 0, sizeof(many));
 	for (i = 0; i < 40; i++)
 		many[i].id = i;
-	srvpanel_init(&s);
-	srvpanel_set_info(&s, NULL, &info);
-	srvpanel_set_info(&s, "host:1", NULL);
-	srvpanel_set_slots(&s, many, 40, 39, 0);
+	server_panel_init(&s);
+	server_panel_set_info(&s, NULL, &info);
+	server_panel_set_info(&s, "host:1", NULL);
+	server_panel_set_slots(&s, many, 40, 39, 0);
 	assert_int_equal(s.nslots, VIEW_SLOTS_MAX);
 	g = check(&s, 20, 4, "llama-server host:1\n^[[2Jevil · 1 slot …\n\nslot 0  idle       …\n");
 	/* absurd numbers are clamped, not overflowed */
@@ -274,17 +274,17 @@ test_bad_input(void **state)
 		ev.cache.reuse = 0.0 / 0.0 + ev.timings.prompt_per_second;
 		feed(&s, &ev, LLM_CACHE);
 		assert_true(s.last_reuse >= 0 && s.last_reuse <= 1);
-		srvpanel_set_slots(&s, &huge, 1, 0, 1);
+		server_panel_set_slots(&s, &huge, 1, 0, 1);
 		huge.n_prompt_tokens = 1;
-		srvpanel_set_slots(&s, &huge, 1, 0, 2);
+		server_panel_set_slots(&s, &huge, 1, 0, 2);
 		assert_true(s.session_in > 0 && s.ctx_used > 0 && s.slots[0].tokens > 0);
-		srvpanel_draw(g, (struct grid_rect){ 0, 0, 20, 4 }, &s);
+		server_panel_draw(g, (struct grid_rect){ 0, 0, 20, 4 }, &s);
 		grid_free(g);
 		g = grid_new(30, 20);
-		srvpanel_draw(g, (struct grid_rect){ 0, 0, 30, 20 }, &s);
+		server_panel_draw(g, (struct grid_rect){ 0, 0, 30, 20 }, &s);
 	}
-	srvpanel_draw(g, (struct grid_rect){ 0, 0, 0, 4 }, &s);
-	srvpanel_draw(g, (struct grid_rect){ 5, 5, 3, 3 }, &s);
+	server_panel_draw(g, (struct grid_rect){ 0, 0, 0, 4 }, &s);
+	server_panel_draw(g, (struct grid_rect){ 5, 5, 3, 3 }, &s);
 	grid_free(g);
 }
 

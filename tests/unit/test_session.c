@@ -23,11 +23,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "buf.h"
-#include "conv.h"
-#include "session.h"
+#include "base/buf.h"
+#include "llm/conv.h"
+#include "session/session.h"
 #include "testutil.h"
-#include "xmalloc.h"
+#include "base/xmalloc.h"
 #include "sess_fixture.h"
 
 

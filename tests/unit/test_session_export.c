@@ -14,12 +14,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
-#include "conv.h"
-#include "session.h"
-#include "sessexport.h"
+#include "base/buf.h"
+#include "llm/conv.h"
+#include "session/session.h"
+#include "session/export.h"
 #include "testutil.h"
-#include "xmalloc.h"
+#include "base/xmalloc.h"
 #include "sess_fixture.h"
 
 
@@ -44,7 +44,7 @@ test_export(void **state)
 	path = write_conv(&c, ROOT);
 	conv_release(&c);
 	assert_int_equal(session_load(path, &l, NULL, NULL), 0);
-	sessexport_md(&l, "t", &md);
+	session_export_md(&l, "t", &md);
 	assert_non_null(strstr(md.data, "# t\n"));
 	assert_non_null(strstr(md.data, "## User\n\nfix the \"bug\""));
 	assert_non_null(strstr(md.data, "**Tool call** `read`:\n\n```json\n{\"path\":\"main.c\"}\n```\n"));
@@ -53,9 +53,9 @@ test_export(void **state)
 	assert_non_null(strstr(md.data, "## Assistant (interrupted)"));
 	assert_non_null(strstr(md.data, "*Thinking:*"));
 	session_loaded_release(&l);
-	/* HTML via sessexport_file: escaped, no external resources */
+	/* HTML via session_export_file: escaped, no external resources */
 	buf_addf(&out, "%s/out.html", tmp);
-	assert_int_equal(sessexport_file(path, out.data, NULL, &e), 0);
+	assert_int_equal(session_export_file(path, out.data, NULL, &e), 0);
 	html = slurp(out.data);
 	assert_true(!strncmp(html, "<!DOCTYPE html>", 15));
 	assert_non_null(strstr(html, "<style>"));
@@ -69,13 +69,13 @@ test_export(void **state)
 	free(html);
 	buf_reset(&out);
 	buf_addf(&out, "%s/out.md", tmp);
-	assert_int_equal(sessexport_file(path, out.data, NULL, &e), 0);
+	assert_int_equal(session_export_file(path, out.data, NULL, &e), 0);
 	html = slurp(out.data);
 	assert_non_null(strstr(html, "## Assistant"));
 	free(html);
 	buf_reset(&out);
 	buf_addf(&out, "%s/no/dir/out.md", tmp);
-	assert_int_equal(sessexport_file(path, out.data, NULL, &e), -1);
+	assert_int_equal(session_export_file(path, out.data, NULL, &e), -1);
 	free(path);
 	buf_release(&md);
 	buf_release(&out);

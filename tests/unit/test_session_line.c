@@ -15,13 +15,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
-#include "conv.h"
-#include "fsutil.h"
-#include "session.h"
-#include "sessline.h"
+#include "base/buf.h"
+#include "llm/conv.h"
+#include "base/fs.h"
+#include "session/session.h"
+#include "session/line.h"
 #include "testutil.h"
-#include "xmalloc.h"
+#include "base/xmalloc.h"
 #include "sess_fixture.h"
 
 
@@ -35,16 +35,16 @@
 
 
 /* Decode b (one line ending in '\n') without warnings; returns the entry. */
-static struct sessline_entry
+static struct session_line_entry
 decode_ok(const struct buf *b)
 {
 	struct buf w = BUF_INIT;
-	struct sessline_src src = { "f", 1, 0, &w };
-	struct sessline_entry x;
+	struct session_line_src src = { "f", 1, 0, &w };
+	struct session_line_entry x;
 
 	assert_true(b->len > 2 && b->data[b->len - 1] == '\n');
 	assert_ptr_equal(strchr(b->data, '\n'), b->data + b->len - 1); /* one line */
-	assert_int_equal(sessline_decode(b->data, b->len - 1, &src, &x), 1);
+	assert_int_equal(session_line_decode(b->data, b->len - 1, &src, &x), 1);
 	assert_int_equal(w.len, 0);
 	buf_release(&w);
 	return x;
@@ -53,7 +53,7 @@ decode_ok(const struct buf *b)
 static void
 test_encode_decode_msgs(void **state)
 {
-	struct sessline_entry x;
+	struct session_line_entry x;
 	struct buf b = BUF_INIT;
 	struct conv c, d;
 	size_t i;
@@ -63,15 +63,15 @@ test_encode_decode_msgs(void **state)
 	conv_init(&d);
 	for (i = 0; i < c.nmsgs; i++) {
 		buf_reset(&b);
-		sessline_add_head(&b, "e1", i ? "p\"q" : NULL, "message", "2026-01-01T00:00:00.000Z");
-		sessline_add_msg(&b, &c.msgs[i]);
+		session_line_add_head(&b, "e1", i ? "p\"q" : NULL, "message", "2026-01-01T00:00:00.000Z");
+		session_line_add_msg(&b, &c.msgs[i]);
 		x = decode_ok(&b);
-		assert_int_equal(x.type, SESSLINE_MSG);
+		assert_int_equal(x.type, SESSION_LINE_MSG);
 		assert_string_equal(x.id, "e1");
 		assert_str_same(x.parent, i ? "p\"q" : NULL);
 		*conv_add_msg(&d, x.msg.role) = x.msg;
 		memset(&x.msg, 0, sizeof x.msg);
-		sessline_entry_release(&x);
+		session_line_entry_release(&x);
 	}
 	assert_conv_same(&c, &d);
 	conv_release(&c);
@@ -84,35 +84,35 @@ test_encode_decode_meta_notice(void **state)
 {
 	char model[] = "m", created[] = "2026", ff[] = "s e";
 	struct session_meta meta = { NULL, model, NULL, created, ff }, none = { 0 };
-	struct sessline_entry x;
+	struct session_line_entry x;
 	struct buf b = BUF_INIT;
 
 	(void)state;
-	sessline_add_head(&b, "e2", "e1", "meta", "t");
-	sessline_add_meta(&b, &meta);
+	session_line_add_head(&b, "e2", "e1", "meta", "t");
+	session_line_add_meta(&b, &meta);
 	assert_null(strstr(b.data, ",}"));
 	x = decode_ok(&b);
-	assert_int_equal(x.type, SESSLINE_META);
+	assert_int_equal(x.type, SESSION_LINE_META);
 	assert_null(x.meta.cwd);
 	assert_string_equal(x.meta.model, "m");
 	assert_string_equal(x.meta.created, "2026");
 	assert_string_equal(x.meta.forked_from, "s e");
-	sessline_entry_release(&x);
+	session_line_entry_release(&x);
 	buf_reset(&b);
-	sessline_add_head(&b, "e3", NULL, "meta", "t");
-	sessline_add_meta(&b, &none);
+	session_line_add_head(&b, "e3", NULL, "meta", "t");
+	session_line_add_meta(&b, &none);
 	assert_non_null(strstr(b.data, "\"meta\":{}}\n"));
 	x = decode_ok(&b);
 	assert_null(x.meta.model);
-	sessline_entry_release(&x);
+	session_line_entry_release(&x);
 	buf_reset(&b);
-	sessline_add_head(&b, "e4", "e3", "notice", "t");
-	sessline_add_notice(&b, NULL);
+	session_line_add_head(&b, "e4", "e3", "notice", "t");
+	session_line_add_notice(&b, NULL);
 	assert_non_null(strstr(b.data, "\"text\":\"\"}\n"));
 	x = decode_ok(&b);
-	assert_int_equal(x.type, SESSLINE_OTHER);
+	assert_int_equal(x.type, SESSION_LINE_OTHER);
 	assert_string_equal(x.parent, "e3");
-	sessline_entry_release(&x);
+	session_line_entry_release(&x);
 	buf_release(&b);
 }
 
@@ -120,22 +120,22 @@ static void
 test_decode_blank_and_torn(void **state)
 {
 	struct buf w = BUF_INIT;
-	struct sessline_src src = { "f", 4, 0, &w };
-	struct sessline_entry x;
+	struct session_line_src src = { "f", 4, 0, &w };
+	struct session_line_entry x;
 	const char torn[] = "{\"id\":\"a\",\"type\":\"mess";
 
 	(void)state;
-	assert_int_equal(sessline_decode(" \t\r", 3, &src, &x), 0);
-	assert_int_equal(sessline_decode("", 0, &src, &x), 0);
+	assert_int_equal(session_line_decode(" \t\r", 3, &src, &x), 0);
+	assert_int_equal(session_line_decode("", 0, &src, &x), 0);
 	assert_int_equal(w.len, 0);
-	assert_int_equal(sessline_decode(torn, strlen(torn), &src, &x), -1);
+	assert_int_equal(session_line_decode(torn, strlen(torn), &src, &x), -1);
 	assert_non_null(strstr(w.data, "f:4: invalid JSON"));
 	buf_reset(&w);
 	src.last = 1;
-	assert_int_equal(sessline_decode(torn, strlen(torn), &src, &x), -1);
+	assert_int_equal(session_line_decode(torn, strlen(torn), &src, &x), -1);
 	assert_string_equal(w.data, "f:4: incomplete last line (cut off mid-write?); skipped\n");
 	src.warn = NULL; /* no warning buffer: still skipped, no crash */
-	assert_int_equal(sessline_decode("[1]", 3, &src, &x), -1);
+	assert_int_equal(session_line_decode("[1]", 3, &src, &x), -1);
 	buf_release(&w);
 }
 

@@ -19,13 +19,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "buf.h"
-#include "conv.h"
-#include "fsutil.h"
-#include "session.h"
-#include "sesslist.h"
+#include "base/buf.h"
+#include "llm/conv.h"
+#include "base/fs.h"
+#include "session/session.h"
+#include "session/list.h"
 #include "testutil.h"
-#include "xmalloc.h"
+#include "base/xmalloc.h"
 #include "sess_fixture.h"
 
 
@@ -55,7 +55,7 @@ test_fork(void **state)
 
 	(void)state;
 	assert_int_equal(session_load(path, &l, NULL, NULL), 0);
-	s = sesslist_fork(path, l.ids[2], 0, ROOT, &e); /* before m2 */
+	s = session_list_fork(path, l.ids[2], 0, ROOT, &e); /* before m2 */
 	assert_non_null(s);
 	fpath = xstrdup(session_path(s));
 	assert_string_not_equal(fpath, path);
@@ -75,7 +75,7 @@ test_fork(void **state)
 	session_loaded_release(&f);
 	free(fpath);
 	/* inclusive */
-	s = sesslist_fork(path, l.ids[2], 1, ROOT, &e);
+	s = session_list_fork(path, l.ids[2], 1, ROOT, &e);
 	assert_non_null(s);
 	assert_int_equal(session_load(session_path(s), &f, NULL, NULL), 0);
 	session_close(s);
@@ -83,7 +83,7 @@ test_fork(void **state)
 	assert_msg(&f, 2, 2);
 	session_loaded_release(&f);
 	/* not on the branch */
-	assert_null(sesslist_fork(path, "nope", 0, ROOT, &e));
+	assert_null(session_list_fork(path, "nope", 0, ROOT, &e));
 	assert_non_null(strstr(e.msg, "not on the active branch"));
 	after = slurp(path);
 	assert_string_equal(before, after); /* the source is untouched */
@@ -96,7 +96,7 @@ test_fork(void **state)
 static void
 test_list_latest_resolve(void **state)
 {
-	struct sesslist_info *v;
+	struct session_list_info *v;
 	struct buf p = BUF_INIT, longp = BUF_INIT;
 	struct err e = ERR_INIT;
 	struct conv c;
@@ -119,7 +119,7 @@ test_list_latest_resolve(void **state)
 	set_mtime(b, now - 10);
 	set_mtime(d, now - 50);
 	free(write_conv(&c, "/another/project")); /* not listed */
-	assert_int_equal(sesslist_list(ROOT, &v, &n, &e), 0);
+	assert_int_equal(session_list_list(ROOT, &v, &n, &e), 0);
 	assert_int_equal(n, 3);
 	assert_string_equal(v[0].path, b);
 	assert_string_equal(v[1].path, d);
@@ -134,10 +134,10 @@ test_list_latest_resolve(void **state)
 	assert_non_null(strstr(v[2].first_prompt, "\xe2\x80\xa6"));
 	assert_null(strchr(v[2].first_prompt, '\t'));
 	/* latest, then resolve by prefix */
-	assert_int_equal(sesslist_latest(ROOT, &p, &e), 0);
+	assert_int_equal(session_list_latest(ROOT, &p, &e), 0);
 	assert_string_equal(p.data, b);
 	buf_reset(&p);
-	assert_int_equal(sesslist_resolve(ROOT, v[1].id, &p, &e), 0);
+	assert_int_equal(session_list_resolve(ROOT, v[1].id, &p, &e), 0);
 	assert_string_equal(p.data, d);
 	buf_reset(&p);
 	{
@@ -146,17 +146,17 @@ test_list_latest_resolve(void **state)
 		memcpy(pre, v[1].id, k);
 		pre[k] = '\0';
 		/* 5 random hex digits from the end still single out one session */
-		assert_int_equal(sesslist_resolve(ROOT, pre, &p, &e), 0);
+		assert_int_equal(session_list_resolve(ROOT, pre, &p, &e), 0);
 		assert_string_equal(p.data, d);
 	}
 	buf_reset(&p);
-	assert_int_equal(sesslist_resolve(ROOT, "2", &p, &e), -1);
+	assert_int_equal(session_list_resolve(ROOT, "2", &p, &e), -1);
 	assert_non_null(strstr(e.msg, "ambiguous (3 sessions)"));
-	assert_int_equal(sesslist_resolve(ROOT, "zzz", &p, &e), -1);
+	assert_int_equal(session_list_resolve(ROOT, "zzz", &p, &e), -1);
 	assert_non_null(strstr(e.msg, "no session \"zzz\""));
-	assert_int_equal(sesslist_resolve(ROOT, a, &p, &e), 0); /* a path */
+	assert_int_equal(session_list_resolve(ROOT, a, &p, &e), 0); /* a path */
 	assert_string_equal(p.data, a);
-	sesslist_free(v, n);
+	session_list_free(v, n);
 	free(a), free(b), free(d);
 	buf_release(&p);
 	buf_release(&longp);
@@ -165,34 +165,34 @@ test_list_latest_resolve(void **state)
 static void
 test_empty_and_odd_entries(void **state)
 {
-	struct sesslist_info *v;
+	struct session_list_info *v;
 	struct buf p = BUF_INIT, d = BUF_INIT;
 	struct err e = ERR_INIT;
 	size_t n = 9;
 	char *path;
 
 	(void)state;
-	assert_int_equal(sesslist_list(ROOT, &v, &n, &e), 0); /* no directory yet */
+	assert_int_equal(session_list_list(ROOT, &v, &n, &e), 0); /* no directory yet */
 	assert_int_equal(n, 0);
-	sesslist_free(v, n);
-	assert_int_equal(sesslist_latest(ROOT, &p, &e), -1);
+	session_list_free(v, n);
+	assert_int_equal(session_list_latest(ROOT, &p, &e), -1);
 	assert_non_null(strstr(e.msg, "no session"));
-	assert_int_equal(sesslist_resolve(ROOT, "/dev/null/x", &p, &e), -1);
+	assert_int_equal(session_list_resolve(ROOT, "/dev/null/x", &p, &e), -1);
 	/* only regular, visible *.jsonl files are listed */
 	path = numbered(1);
 	assert_int_equal(session_dir(ROOT, &d, &e), 0);
 	buf_addf(&p, "%s/.hidden.jsonl", d.data);
-	assert_int_equal(fsutil_write_atomic(p.data, "", 0, &e), 0);
+	assert_int_equal(fs_write_atomic(p.data, "", 0, &e), 0);
 	buf_reset(&p);
 	buf_addf(&p, "%s/notes.txt", d.data);
-	assert_int_equal(fsutil_write_atomic(p.data, "", 0, &e), 0);
+	assert_int_equal(fs_write_atomic(p.data, "", 0, &e), 0);
 	buf_reset(&p);
 	buf_addf(&p, "%s/dir.jsonl", d.data);
 	assert_int_equal(mkdir(p.data, 0700), 0);
-	assert_int_equal(sesslist_list(ROOT, &v, &n, &e), 0);
+	assert_int_equal(session_list_list(ROOT, &v, &n, &e), 0);
 	assert_int_equal(n, 1);
 	assert_string_equal(v[0].path, path);
-	sesslist_free(v, n);
+	session_list_free(v, n);
 	free(path);
 	buf_release(&p);
 	buf_release(&d);

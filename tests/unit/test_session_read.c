@@ -2,7 +2,7 @@
  * test_sessread: reading a session file.  A corrupt middle line, garbage
  * between entries, huge lines (skipped without being held whole), blank
  * files, the branch tree, byte ranges of entries and a lost parent.  HOME
- * and XDG_STATE_HOME point at a temp dir; sessread_line_max is lowered and
+ * and XDG_STATE_HOME point at a temp dir; session_read_line_max is lowered and
  * restored.
  */
 #include <setjmp.h>
@@ -17,13 +17,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "buf.h"
-#include "conv.h"
-#include "fsutil.h"
-#include "session.h"
-#include "sessread.h"
+#include "base/buf.h"
+#include "llm/conv.h"
+#include "base/fs.h"
+#include "session/session.h"
+#include "session/read.h"
 #include "testutil.h"
-#include "xmalloc.h"
+#include "base/xmalloc.h"
 #include "sess_fixture.h"
 
 
@@ -33,7 +33,7 @@ static int
 setup_reads(void **state)
 {
 	setup(state);
-	sessread_line_max = (size_t)64 << 20;
+	session_read_line_max = (size_t)64 << 20;
 	return 0;
 }
 
@@ -58,7 +58,7 @@ replace_line(const char *path, size_t ln, const char *with)
 	buf_add(&b, s, (size_t)(p - s));
 	buf_adds(&b, with);
 	buf_adds(&b, end);
-	assert_int_equal(fsutil_write_atomic(path, b.data, b.len, &e), 0);
+	assert_int_equal(fs_write_atomic(path, b.data, b.len, &e), 0);
 	free(s);
 	buf_release(&b);
 }
@@ -138,7 +138,7 @@ test_huge_lines(void **state)
 	size_t i;
 
 	(void)state;
-	sessread_line_max = 1000;
+	session_read_line_max = 1000;
 	buf_adds(&big, "{\"id\":\"big\",\"type\":\"notice\",\"text\":\"");
 	for (i = 0; i < 200000; i++)
 		buf_addch(&big, 'x');
@@ -157,7 +157,7 @@ test_huge_lines(void **state)
 	assert_msg(&l, 1, 2);
 	session_loaded_release(&l);
 	/* under the default cap the same line is fine */
-	sessread_line_max = (size_t)64 << 20;
+	session_read_line_max = (size_t)64 << 20;
 	buf_reset(&w);
 	assert_int_equal(session_load(path, &l, &w, NULL), 0);
 	assert_int_equal(l.skipped, 1);
@@ -199,33 +199,33 @@ test_ranges_and_lost_parent(void **state)
 		"\n"
 		"{\"id\":\"b\",\"parent\":\"a\",\"type\":\"notice\",\"text\":\"2\"}\r\n"
 		"{\"id\":\"c\",\"parent\":\"gone\",\"type\":\"notice\",\"text\":\"3\"}";
-	struct sessread r;
+	struct session_read r;
 	struct buf w = BUF_INIT;
 	struct err e = ERR_INIT;
 	size_t n, i, *idx;
 	char *path = raw_session(text);
 
 	(void)state;
-	assert_int_equal(sessread_load(&r, path, &w, &e), 0);
+	assert_int_equal(session_read_load(&r, path, &w, &e), 0);
 	assert_int_equal(r.n, 3);
 	assert_int_equal(r.skipped, 0);
 	for (i = 0; i < r.n; i++) {
-		const struct sessline_entry *x = &r.v[i];
+		const struct session_line_entry *x = &r.v[i];
 		assert_true((size_t)x->off + x->len <= strlen(text));
 		assert_memory_equal(text + x->off, "{\"id\":\"", 7);
 		assert_true(text[x->off + (off_t)x->len] == '\n' || !text[x->off + (off_t)x->len]);
 	}
 	assert_int_equal(r.v[1].len, strcspn(text + r.v[1].off, "\n")); /* '\r' kept */
-	idx = sessread_branch(&r, &n);
+	idx = session_read_branch(&r, &n);
 	assert_int_equal(n, 3); /* c continues from b */
 	for (i = 0; i < n; i++)
 		assert_int_equal(idx[i], i);
 	assert_non_null(strstr(w.data, ": entry c: parent gone not found"));
 	free(idx);
-	sessread_release(&r);
-	assert_int_equal(sessread_load(&r, "/nonexistent/x.jsonl", &w, &e), -1);
+	session_read_release(&r);
+	assert_int_equal(session_read_load(&r, "/nonexistent/x.jsonl", &w, &e), -1);
 	assert_int_equal(r.n, 0);
-	sessread_release(&r);
+	session_read_release(&r);
 	free(path);
 	buf_release(&w);
 }

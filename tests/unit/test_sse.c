@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "sse.h"
+#include "io/sse.h"
 
 struct log {
 	struct buf out; /* canonical text of the events */

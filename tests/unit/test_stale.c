@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "stale.h"
+#include "tools/stale.h"
 #include "tool_fixture.h"
 
 extern const struct tool tool_read, tool_edit, tool_write;
@@ -23,7 +23,7 @@ setup(void **state)
 {
 	struct fixture *f = fixture_new();
 
-	f->env.stale = stale_new();
+	f->env.stale = tool_stale_new();
 	*state = f;
 	return 0;
 }
@@ -33,7 +33,7 @@ teardown(void **state)
 {
 	struct fixture *f = *state;
 
-	stale_free(f->env.stale);
+	tool_stale_free(f->env.stale);
 	fixture_free(f);
 	return 0;
 }
@@ -72,7 +72,7 @@ run(struct fixture *f, const struct tool *t, const char *json, int want_err, con
 static void
 test_table(void **state)
 {
-	struct stale *s = stale_new();
+	struct tool_stale *s = tool_stale_new();
 	struct err e = ERR_INIT;
 	struct stat st;
 	char p[64];
@@ -82,37 +82,37 @@ test_table(void **state)
 	memset(&st, 0, sizeof st);
 	for (i = 0; i < 500; i++) {
 		snprintf(p, sizeof p, "/no/such/%d", i);
-		stale_seen(s, p, &st, (uint64_t)i);
+		tool_stale_seen(s, p, &st, (uint64_t)i);
 	}
-	stale_seen(s, "/no/such/7", &st, 9); /* update, not a new record */
-	assert_int_equal(stale_count(s), 500);
-	stale_forget(s, "/no/such/7");
-	stale_forget(s, "/no/such/7");
-	stale_forget(s, "/never");
-	assert_int_equal(stale_count(s), 499);
+	tool_stale_seen(s, "/no/such/7", &st, 9); /* update, not a new record */
+	assert_int_equal(tool_stale_count(s), 500);
+	tool_stale_forget(s, "/no/such/7");
+	tool_stale_forget(s, "/no/such/7");
+	tool_stale_forget(s, "/never");
+	assert_int_equal(tool_stale_count(s), 499);
 	/* a missing file is never stale (write may create it) */
-	assert_int_equal(stale_check(s, "/no/such/1", "x", "editing", &e), 0);
+	assert_int_equal(tool_stale_check(s, "/no/such/1", "x", "editing", &e), 0);
 	/* NULL table: no guard, no crash */
-	assert_int_equal(stale_check(NULL, "/etc/passwd", "x", "editing", &e), 0);
-	stale_seen(NULL, "/x", &st, 1);
-	stale_wrote(NULL, "/x", "a", 1);
-	stale_forget(NULL, "/x");
-	assert_int_equal(stale_count(NULL), 0);
-	stale_free(s);
-	stale_free(NULL);
+	assert_int_equal(tool_stale_check(NULL, "/etc/passwd", "x", "editing", &e), 0);
+	tool_stale_seen(NULL, "/x", &st, 1);
+	tool_stale_wrote(NULL, "/x", "a", 1);
+	tool_stale_forget(NULL, "/x");
+	assert_int_equal(tool_stale_count(NULL), 0);
+	tool_stale_free(s);
+	tool_stale_free(NULL);
 }
 
 /* Chunked hashing equals one-shot hashing; different bytes differ. */
 static void
 test_hash(void **state)
 {
-	uint64_t a = stale_hash(STALE_HASH_INIT, "hello world", 11);
-	uint64_t b = stale_hash(stale_hash(STALE_HASH_INIT, "hello ", 6), "world", 5);
+	uint64_t a = tool_stale_hash(TOOL_STALE_HASH_INIT, "hello world", 11);
+	uint64_t b = tool_stale_hash(tool_stale_hash(TOOL_STALE_HASH_INIT, "hello ", 6), "world", 5);
 
 	(void)state;
 	assert_true(a == b);
-	assert_true(a != stale_hash(STALE_HASH_INIT, "hello worle", 11));
-	assert_true(stale_hash(STALE_HASH_INIT, "", 0) == STALE_HASH_INIT);
+	assert_true(a != tool_stale_hash(TOOL_STALE_HASH_INIT, "hello worle", 11));
+	assert_true(tool_stale_hash(TOOL_STALE_HASH_INIT, "", 0) == TOOL_STALE_HASH_INIT);
 }
 
 /* Edit before any read is refused; after a read it works; edits in a row work. */
@@ -213,7 +213,7 @@ static void
 test_no_guard(void **state)
 {
 	struct fixture *f = *state;
-	struct stale *s = f->env.stale;
+	struct tool_stale *s = f->env.stale;
 
 	f->env.stale = NULL;
 	fixture_puts(f, "c.txt", "a\n");

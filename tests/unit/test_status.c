@@ -9,11 +9,11 @@
 
 #include <cmocka.h>
 
-#include "buf.h"
-#include "srvpanel.h"
-#include "status.h"
+#include "base/buf.h"
+#include "ui/view/server_panel.h"
+#include "ui/view/status.h"
 #include "testutil.h"
-#include "theme.h"
+#include "ui/term/theme.h"
 
 /* Row y of g, trailing spaces trimmed (caller frees). */
 static char *
@@ -47,10 +47,10 @@ script(struct view_status *st, struct view_server *srv)
 	st->dirty = 3;
 	snprintf(st->model, sizeof(st->model), "qwen3.6-35b-a3b");
 	snprintf(st->route, sizeof(st->route), "local");
-	srvpanel_init(srv);
+	server_panel_init(srv);
 	srv->n_ctx = 65536;
 	srv->ctx_used = 18400;
-	srvpanel_set_slots(srv, &sl, 1, 1, 0);
+	server_panel_set_slots(srv, &sl, 1, 1, 0);
 }
 
 /* The long form at 120 columns and the short one at 60. */
@@ -158,7 +158,7 @@ test_server_line(void **state)
 	ev.progress.cache = 1000;
 	ev.progress.processed = 2400;
 	ev.progress.time_ms = 1000;
-	srvpanel_on_event(&srv, &ev);
+	server_panel_on_event(&srv, &ev);
 	status_draw_server(g, r, &srv);
 	check_row(g, " slot1 PREFILL ██████░░░░ 61% ETA 2s                98.7%⚡");
 	for (x = 15; x < 25; x++)
@@ -166,11 +166,11 @@ test_server_line(void **state)
 		    x < 21 ? THEME_PROGRESS_NEW : THEME_PROGRESS_EMPTY);
 	assert_int_equal(grid_at(g, 1, 0)->style, THEME_SLOT_PREFILL);
 	ev.kind = LLM_TEXT;
-	srvpanel_on_event(&srv, &ev);
+	server_panel_on_event(&srv, &ev);
 	srv.decode_tps = 71.4;
 	status_draw_server(g, r, &srv);
 	check_row(g, " slot1 decode 71 tok/s                              98.7%⚡");
-	srvpanel_reconnecting(&srv, 3);
+	server_panel_reconnecting(&srv, 3);
 	status_draw_server(g, r, &srv);
 	check_row(g, " reconnecting in 3s                                 98.7%⚡");
 	assert_int_equal(grid_at(g, 1, 0)->style, THEME_WARNING);

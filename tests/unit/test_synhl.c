@@ -1,5 +1,5 @@
 /*
- * test_synhl: syn_highlight — kinds of well-known tokens in several
+ * test_synhl: code_highlight — kinds of well-known tokens in several
  * languages, predicates (#match? on constants), fence info strings,
  * unknown languages, the size cut-off and bad input.
  */
@@ -12,11 +12,11 @@
 
 #include <cmocka.h>
 
-#include "syn.h"
+#include "code/code.h"
 
-/* Kind of the byte where `needle` starts in text (SYN_PLAIN when uncovered). */
-static enum syn_kind
-kind_at(const struct syn_hl *h, const char *text, const char *needle)
+/* Kind of the byte where `needle` starts in text (CODE_PLAIN when uncovered). */
+static enum code_kind
+kind_at(const struct code_hl *h, const char *text, const char *needle)
 {
 	const char *p = strstr(text, needle);
 	size_t at, i;
@@ -26,23 +26,23 @@ kind_at(const struct syn_hl *h, const char *text, const char *needle)
 	for (i = 0; i < h->n; i++)
 		if (h->spans[i].start <= at && at < h->spans[i].end)
 			return h->spans[i].kind;
-	return SYN_PLAIN;
+	return CODE_PLAIN;
 }
 
 /* Highlight text as language `name`, checking the result's invariants. */
 static void
-hl(const char *name, const char *text, struct syn_hl *h)
+hl(const char *name, const char *text, struct code_hl *h)
 {
 	struct err e = ERR_INIT;
 	size_t i;
 
-	assert_int_equal(syn_highlight(syn_lang_by_name(name), text, strlen(text), h, &e), 0);
+	assert_int_equal(code_highlight(code_lang_by_name(name), text, strlen(text), h, &e), 0);
 	assert_int_equal(h->cut, 0);
 	assert_int_equal(h->done, strlen(text));
 	for (i = 0; i < h->n; i++) {
 		assert_true(h->spans[i].start < h->spans[i].end);
 		assert_true(h->spans[i].end <= strlen(text));
-		assert_int_not_equal(h->spans[i].kind, SYN_PLAIN);
+		assert_int_not_equal(h->spans[i].kind, CODE_PLAIN);
 		assert_non_null(h->spans[i].capture);
 		if (i)
 			assert_true(h->spans[i - 1].end <= h->spans[i].start);
@@ -53,38 +53,38 @@ static void
 test_c(void **state)
 {
 	const char *t = "/* hi */\nstatic int\nmain(void)\n{\n\treturn puts(\"x\") + 42;\n}\n";
-	struct syn_hl h;
+	struct code_hl h;
 
 	(void)state;
 	hl("c", t, &h);
-	assert_int_equal(kind_at(&h, t, "/* hi"), SYN_COMMENT);
-	assert_int_equal(kind_at(&h, t, "static"), SYN_KEYWORD);
-	assert_int_equal(kind_at(&h, t, "return"), SYN_KEYWORD);
-	assert_int_equal(kind_at(&h, t, "int"), SYN_TYPE);
-	assert_int_equal(kind_at(&h, t, "\"x\""), SYN_STRING);
-	assert_int_equal(kind_at(&h, t, "42"), SYN_NUMBER);
-	assert_int_equal(kind_at(&h, t, "puts"), SYN_FUNCTION);
-	assert_int_equal(kind_at(&h, t, "main"), SYN_FUNCTION);
-	assert_int_equal(kind_at(&h, t, "\n{"), SYN_PLAIN);
-	syn_hl_release(&h);
+	assert_int_equal(kind_at(&h, t, "/* hi"), CODE_COMMENT);
+	assert_int_equal(kind_at(&h, t, "static"), CODE_KEYWORD);
+	assert_int_equal(kind_at(&h, t, "return"), CODE_KEYWORD);
+	assert_int_equal(kind_at(&h, t, "int"), CODE_TYPE);
+	assert_int_equal(kind_at(&h, t, "\"x\""), CODE_STRING);
+	assert_int_equal(kind_at(&h, t, "42"), CODE_NUMBER);
+	assert_int_equal(kind_at(&h, t, "puts"), CODE_FUNCTION);
+	assert_int_equal(kind_at(&h, t, "main"), CODE_FUNCTION);
+	assert_int_equal(kind_at(&h, t, "\n{"), CODE_PLAIN);
+	code_hl_release(&h);
 }
 
 static void
 test_python(void **state)
 {
 	const char *t = "# note\ndef area(r):\n    return 3.14 * r * r  # pi\nMAX_SIZE = 'big'\n";
-	struct syn_hl h;
+	struct code_hl h;
 
 	(void)state;
 	hl("python", t, &h);
-	assert_int_equal(kind_at(&h, t, "# note"), SYN_COMMENT);
-	assert_int_equal(kind_at(&h, t, "def"), SYN_KEYWORD);
-	assert_int_equal(kind_at(&h, t, "area"), SYN_FUNCTION);
-	assert_int_equal(kind_at(&h, t, "3.14"), SYN_NUMBER);
-	assert_int_equal(kind_at(&h, t, "'big'"), SYN_STRING);
+	assert_int_equal(kind_at(&h, t, "# note"), CODE_COMMENT);
+	assert_int_equal(kind_at(&h, t, "def"), CODE_KEYWORD);
+	assert_int_equal(kind_at(&h, t, "area"), CODE_FUNCTION);
+	assert_int_equal(kind_at(&h, t, "3.14"), CODE_NUMBER);
+	assert_int_equal(kind_at(&h, t, "'big'"), CODE_STRING);
 	/* (identifier) @constant (#match? @constant "^[A-Z][A-Z_]*$") */
-	assert_int_equal(kind_at(&h, t, "MAX_SIZE"), SYN_CONSTANT);
-	syn_hl_release(&h);
+	assert_int_equal(kind_at(&h, t, "MAX_SIZE"), CODE_CONSTANT);
+	code_hl_release(&h);
 }
 
 static void
@@ -94,74 +94,74 @@ test_more_langs(void **state)
 	const char *rs = "fn add(a: i32) -> i32 { a + 1 }\n";
 	const char *js = "const f = (x) => x + 1; // c\n";
 	const char *json = "{\"a\": [1, true, null]}\n";
-	struct syn_hl h;
+	struct code_hl h;
 
 	(void)state;
 	hl("go", go, &h);
-	assert_int_equal(kind_at(&h, go, "func"), SYN_KEYWORD);
-	assert_int_equal(kind_at(&h, go, "\"s\""), SYN_STRING);
-	syn_hl_release(&h);
+	assert_int_equal(kind_at(&h, go, "func"), CODE_KEYWORD);
+	assert_int_equal(kind_at(&h, go, "\"s\""), CODE_STRING);
+	code_hl_release(&h);
 	hl("rust", rs, &h);
-	assert_int_equal(kind_at(&h, rs, "fn"), SYN_KEYWORD);
-	assert_int_equal(kind_at(&h, rs, "add"), SYN_FUNCTION);
-	assert_int_equal(kind_at(&h, rs, "i32"), SYN_TYPE);
-	syn_hl_release(&h);
+	assert_int_equal(kind_at(&h, rs, "fn"), CODE_KEYWORD);
+	assert_int_equal(kind_at(&h, rs, "add"), CODE_FUNCTION);
+	assert_int_equal(kind_at(&h, rs, "i32"), CODE_TYPE);
+	code_hl_release(&h);
 	hl("javascript", js, &h);
-	assert_int_equal(kind_at(&h, js, "const"), SYN_KEYWORD);
-	assert_int_equal(kind_at(&h, js, "// c"), SYN_COMMENT);
-	syn_hl_release(&h);
+	assert_int_equal(kind_at(&h, js, "const"), CODE_KEYWORD);
+	assert_int_equal(kind_at(&h, js, "// c"), CODE_COMMENT);
+	code_hl_release(&h);
 	hl("json", json, &h);
-	assert_int_equal(kind_at(&h, json, "1,"), SYN_NUMBER);
-	assert_int_equal(kind_at(&h, json, "true"), SYN_CONSTANT);
-	syn_hl_release(&h);
+	assert_int_equal(kind_at(&h, json, "1,"), CODE_NUMBER);
+	assert_int_equal(kind_at(&h, json, "true"), CODE_CONSTANT);
+	code_hl_release(&h);
 }
 
 static void
 test_fence_info(void **state)
 {
 	(void)state;
-	assert_string_equal(syn_lang_for_fence("c")->name, "c");
-	assert_string_equal(syn_lang_for_fence("py")->name, "python");
-	assert_string_equal(syn_lang_for_fence("Python title=x")->name, "python");
-	assert_string_equal(syn_lang_for_fence("{.rust}")->name, "rust");
-	assert_string_equal(syn_lang_for_fence("shell")->name, "bash");
-	assert_string_equal(syn_lang_for_fence("sh")->name, "bash");
-	assert_string_equal(syn_lang_for_fence("ts")->name, "typescript");
-	assert_string_equal(syn_lang_for_fence("c++")->name, "cpp");
-	assert_string_equal(syn_lang_for_fence("src/main.go")->name, "go");
-	assert_null(syn_lang_for_fence(""));
-	assert_null(syn_lang_for_fence(NULL));
-	assert_null(syn_lang_for_fence("klingon"));
-	assert_null(syn_lang_for_fence("text"));
-	assert_string_equal(syn_kind_name(SYN_KEYWORD), "keyword");
-	assert_string_equal(syn_kind_name((enum syn_kind)99), "plain");
-	assert_int_equal(syn_kind_of_capture("function.method"), SYN_FUNCTION);
-	assert_int_equal(syn_kind_of_capture("property"), SYN_VARIABLE);
-	assert_int_equal(syn_kind_of_capture("nonsense"), SYN_PLAIN);
+	assert_string_equal(code_lang_for_fence("c")->name, "c");
+	assert_string_equal(code_lang_for_fence("py")->name, "python");
+	assert_string_equal(code_lang_for_fence("Python title=x")->name, "python");
+	assert_string_equal(code_lang_for_fence("{.rust}")->name, "rust");
+	assert_string_equal(code_lang_for_fence("shell")->name, "bash");
+	assert_string_equal(code_lang_for_fence("sh")->name, "bash");
+	assert_string_equal(code_lang_for_fence("ts")->name, "typescript");
+	assert_string_equal(code_lang_for_fence("c++")->name, "cpp");
+	assert_string_equal(code_lang_for_fence("src/main.go")->name, "go");
+	assert_null(code_lang_for_fence(""));
+	assert_null(code_lang_for_fence(NULL));
+	assert_null(code_lang_for_fence("klingon"));
+	assert_null(code_lang_for_fence("text"));
+	assert_string_equal(code_kind_name(CODE_KEYWORD), "keyword");
+	assert_string_equal(code_kind_name((enum code_kind)99), "plain");
+	assert_int_equal(code_kind_of_capture("function.method"), CODE_FUNCTION);
+	assert_int_equal(code_kind_of_capture("property"), CODE_VARIABLE);
+	assert_int_equal(code_kind_of_capture("nonsense"), CODE_PLAIN);
 }
 
 static void
 test_unknown_lang(void **state)
 {
-	struct syn_hl h;
+	struct code_hl h;
 	struct err e = ERR_INIT;
 
 	(void)state;
-	assert_int_equal(syn_highlight(NULL, "int x;", 6, &h, &e), -1);
+	assert_int_equal(code_highlight(NULL, "int x;", 6, &h, &e), -1);
 	assert_non_null(strstr(e.msg, "no language"));
 	assert_int_equal(h.n, 0);
 	assert_null(h.spans);
-	syn_hl_release(&h);
+	code_hl_release(&h);
 }
 
-/* Over SYN_HL_MAX_BYTES: highlighted up to a line end, the rest left plain, in bounded time. */
+/* Over CODE_HL_MAX_BYTES: highlighted up to a line end, the rest left plain, in bounded time. */
 static void
 test_huge_cut(void **state)
 {
 	const char *line = "int v = 1; /* c */\n";
-	size_t ll = strlen(line), n = SYN_HL_MAX_BYTES * 3, i;
+	size_t ll = strlen(line), n = CODE_HL_MAX_BYTES * 3, i;
 	char *t = malloc(n + 1);
-	struct syn_hl h;
+	struct code_hl h;
 	struct err e = ERR_INIT;
 
 	(void)state;
@@ -169,19 +169,19 @@ test_huge_cut(void **state)
 		memcpy(t + i, line, ll);
 	memset(t + i, 'x', n - i);
 	t[n] = '\0';
-	assert_int_equal(syn_highlight(syn_lang_by_name("c"), t, n, &h, &e), 0);
+	assert_int_equal(code_highlight(code_lang_by_name("c"), t, n, &h, &e), 0);
 	assert_int_equal(h.cut, 1);
-	assert_true(h.done <= SYN_HL_MAX_BYTES);
+	assert_true(h.done <= CODE_HL_MAX_BYTES);
 	assert_true(h.done == 0 || t[h.done - 1] == '\n');
 	for (i = 0; i < h.n; i++)
 		assert_true(h.spans[i].end <= h.done);
-	syn_hl_release(&h);
+	code_hl_release(&h);
 	/* (spans over the cut part depend on the machine's speed: the time bound
 	 * may stop the parse under valgrind; a small prefix always highlights) */
-	assert_int_equal(syn_highlight(syn_lang_by_name("c"), t, 1000, &h, &e), 0);
+	assert_int_equal(code_highlight(code_lang_by_name("c"), t, 1000, &h, &e), 0);
 	assert_int_equal(h.cut, 0);
 	assert_true(h.n > 0);
-	syn_hl_release(&h);
+	code_hl_release(&h);
 	free(t);
 }
 
@@ -190,7 +190,7 @@ static void
 test_bad_input(void **state)
 {
 	static const char junk[] = "int \xff\xfe x = \"\x00\x1b[2J\"; \xc3( return 0; }}}";
-	struct syn_hl h;
+	struct code_hl h;
 	struct err e = ERR_INIT;
 	size_t i, n = sizeof junk - 1;
 	size_t k;
@@ -198,17 +198,17 @@ test_bad_input(void **state)
 	(void)state;
 	for (k = 0; k < 17; k++) {
 		size_t nl;
-		const struct syn_lang *l = syn_langs(&nl) + k;
+		const struct code_lang *l = code_langs(&nl) + k;
 		assert_true(k < nl);
-		assert_int_equal(syn_highlight(l, junk, n, &h, &e), 0);
+		assert_int_equal(code_highlight(l, junk, n, &h, &e), 0);
 		for (i = 0; i < h.n; i++)
 			assert_true(h.spans[i].end <= n);
-		syn_hl_release(&h);
+		code_hl_release(&h);
 	}
-	assert_int_equal(syn_highlight(syn_lang_by_name("c"), NULL, 10, &h, &e), 0);
+	assert_int_equal(code_highlight(code_lang_by_name("c"), NULL, 10, &h, &e), 0);
 	assert_int_equal(h.n, 0);
-	syn_hl_release(&h);
-	syn_hl_release(NULL);
+	code_hl_release(&h);
+	code_hl_release(NULL);
 }
 
 int

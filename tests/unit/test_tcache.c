@@ -10,7 +10,7 @@
 #include <cmocka.h>
 
 #include "testutil.h"
-#include "transcript.h"
+#include "ui/view/transcript.h"
 
 /* Feed one event. */
 static void

@@ -7,9 +7,9 @@
 
 #include <cmocka.h>
 
-#include "buf.h"
-#include "draw.h"
-#include "term.h"
+#include "base/buf.h"
+#include "ui/term/draw.h"
+#include "ui/term/term.h"
 #include "testutil.h"
 
 /* A tiny screen: a status bar, a box holding a wrapped answer, an input line. */

@@ -12,16 +12,16 @@
 
 #include <cmocka.h>
 
-#include "json.h"
-#include "toolparse.h"
+#include "base/json.h"
+#include "llm/textcall.h"
 
 /* Run on a C string; "name args|name args|..." of the calls into *calls. */
 static void
-run_opt(const char *in, toolparse_type_fn fn, struct toolparse_result *r, struct buf *calls)
+run_opt(const char *in, textcall_type_fn fn, struct textcall_result *r, struct buf *calls)
 {
 	size_t i;
 
-	toolparse_run(in, strlen(in), fn, NULL, r);
+	textcall_run(in, strlen(in), fn, NULL, r);
 	buf_reset(calls);
 	for (i = 0; i < r->ncalls; i++)
 		buf_addf(calls, "%s%s %s", i ? "|" : "", r->calls[i].name, r->calls[i].args_json);
@@ -29,10 +29,10 @@ run_opt(const char *in, toolparse_type_fn fn, struct toolparse_result *r, struct
 
 /* Assert calls, visible text and reasoning for one input. */
 static void
-check_fn(const char *in, toolparse_type_fn fn, const char *calls, const char *text,
+check_fn(const char *in, textcall_type_fn fn, const char *calls, const char *text,
 	 const char *reasoning)
 {
-	struct toolparse_result r;
+	struct textcall_result r;
 	struct buf c = BUF_INIT;
 
 	run_opt(in, fn, &r, &c);
@@ -41,7 +41,7 @@ check_fn(const char *in, toolparse_type_fn fn, const char *calls, const char *te
 		fail_msg("input [%s]\ncalls [%s] want [%s]\ntext [%s] want [%s]\n"
 			 "reasoning [%s] want [%s]", in, c.data, calls, r.text.data, text,
 			 r.reasoning.data, reasoning);
-	toolparse_release(&r);
+	textcall_release(&r);
 	buf_release(&c);
 }
 
@@ -235,11 +235,11 @@ test_visible_text(void **state)
 static void
 invariants(const char *in, size_t n)
 {
-	struct toolparse_result r, r2;
+	struct textcall_result r, r2;
 	size_t i;
 	cJSON *v;
 
-	toolparse_run(in, n, NULL, NULL, &r);
+	textcall_run(in, n, NULL, NULL, &r);
 	for (i = 0; i < r.ncalls; i++) {
 		assert_true(strlen(r.calls[i].name) > 0);
 		v = json_parse(r.calls[i].args_json, strlen(r.calls[i].args_json), NULL);
@@ -251,12 +251,12 @@ invariants(const char *in, size_t n)
 		assert_true(r.text.data[0] != '\n');
 	}
 	assert_true(r.text.len <= n);
-	toolparse_run(in, n, NULL, NULL, &r2);
+	textcall_run(in, n, NULL, NULL, &r2);
 	assert_int_equal(r.ncalls, r2.ncalls);
 	assert_int_equal(r.text.len, r2.text.len);
 	assert_memory_equal(r.text.data, r2.text.data, r.text.len);
-	toolparse_release(&r);
-	toolparse_release(&r2);
+	textcall_release(&r);
+	textcall_release(&r2);
 }
 
 static void
@@ -323,12 +323,12 @@ test_adversarial(void **state)
 		buf_adds(&b, "ab\\n");
 	buf_adds(&b, "\"}}</tool_call>");
 	{
-		struct toolparse_result r;
+		struct textcall_result r;
 
-		toolparse_run(b.data, b.len, NULL, NULL, &r);
+		textcall_run(b.data, b.len, NULL, NULL, &r);
 		assert_int_equal(r.ncalls, 1);
 		assert_int_equal(strlen(r.calls[0].args_json), 200000 * 4 + 8);
-		toolparse_release(&r);
+		textcall_release(&r);
 	}
 	buf_release(&b);
 }

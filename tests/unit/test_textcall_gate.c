@@ -7,20 +7,20 @@
 
 #include <cmocka.h>
 
-#include "textgate.h"
+#include "llm/textcall_gate.h"
 
 /* Shown text for `in` fed as two pieces split at k (k == n: one piece). */
 static void
 shown(const char *in, size_t k, struct buf *out)
 {
-	struct textgate g;
+	struct textcall_gate g;
 	size_t n = strlen(in);
 
-	textgate_init(&g);
-	textgate_feed(&g, in, k, out);
-	textgate_feed(&g, in + k, n - k, out);
-	textgate_flush(&g, out);
-	textgate_release(&g);
+	textcall_gate_init(&g);
+	textcall_gate_feed(&g, in, k, out);
+	textcall_gate_feed(&g, in + k, n - k, out);
+	textcall_gate_flush(&g, out);
+	textcall_gate_release(&g);
 }
 
 /* Every two-way split and one-byte feeding give `want`. */
@@ -29,7 +29,7 @@ check(const char *in, const char *want)
 {
 	size_t n = strlen(in), k;
 	struct buf out = BUF_INIT;
-	struct textgate g;
+	struct textcall_gate g;
 
 	for (k = 0; k <= n; k++) {
 		buf_reset(&out);
@@ -38,11 +38,11 @@ check(const char *in, const char *want)
 			fail_msg("split at %zu of \"%s\": shown \"%s\", want \"%s\"", k, in, out.data, want);
 	}
 	buf_reset(&out);
-	textgate_init(&g);
+	textcall_gate_init(&g);
 	for (k = 0; k < n; k++)
-		textgate_feed(&g, in + k, 1, &out);
-	textgate_flush(&g, &out);
-	textgate_release(&g);
+		textcall_gate_feed(&g, in + k, 1, &out);
+	textcall_gate_flush(&g, &out);
+	textcall_gate_release(&g);
 	assert_string_equal(out.data, want);
 	buf_release(&out);
 }
@@ -71,22 +71,22 @@ test_markup_is_withheld(void **state)
 static void
 test_live_not_delayed(void **state)
 {
-	struct textgate g;
+	struct textcall_gate g;
 	struct buf out = BUF_INIT;
 
 	(void)state;
-	textgate_init(&g);
-	textgate_feed(&g, "Hello <", 7, &out);
+	textcall_gate_init(&g);
+	textcall_gate_feed(&g, "Hello <", 7, &out);
 	assert_string_equal(out.data, "Hello "); /* only the '<' waits */
-	textgate_feed(&g, "b> world", 8, &out);
+	textcall_gate_feed(&g, "b> world", 8, &out);
 	assert_string_equal(out.data, "Hello <b> world");
-	textgate_reset(&g);
+	textcall_gate_reset(&g);
 	buf_reset(&out);
-	textgate_feed(&g, "{", 1, &out);
+	textcall_gate_feed(&g, "{", 1, &out);
 	assert_string_equal(out.data, ""); /* could be a bare JSON tool call */
-	textgate_feed(&g, "\"x\"", 3, &out);
+	textcall_gate_feed(&g, "\"x\"", 3, &out);
 	assert_string_equal(out.data, "{\"x\"");
-	textgate_release(&g);
+	textcall_gate_release(&g);
 	buf_release(&out);
 }
 

@@ -10,10 +10,10 @@
 
 #include <cmocka.h>
 
-#include "buf.h"
-#include "json.h"
+#include "base/buf.h"
+#include "base/json.h"
 #include "testutil.h"
-#include "theme.h"
+#include "ui/term/theme.h"
 
 static const enum theme_depth depths[] = { THEME_DEPTH_NONE, THEME_DEPTH_8, THEME_DEPTH_256,
 	THEME_DEPTH_TRUE };

@@ -6,37 +6,37 @@
 
 #include <cmocka.h>
 
-#include "shellro.h"
+#include "tools/bash_readonly.h"
 
 static void
 test_read_only(void **state)
 {
 	(void)state;
-	assert_true(shellro_is_read_only("ls -la src"));
-	assert_true(shellro_is_read_only("grep -rn foo src | head -20"));
-	assert_true(shellro_is_read_only("git status --short && git diff HEAD~1"));
-	assert_true(shellro_is_read_only("cat a.c; wc -l a.c"));
-	assert_true(shellro_is_read_only("find . -name '*.c'"));
+	assert_true(tool_bash_readonly_is_read_only("ls -la src"));
+	assert_true(tool_bash_readonly_is_read_only("grep -rn foo src | head -20"));
+	assert_true(tool_bash_readonly_is_read_only("git status --short && git diff HEAD~1"));
+	assert_true(tool_bash_readonly_is_read_only("cat a.c; wc -l a.c"));
+	assert_true(tool_bash_readonly_is_read_only("find . -name '*.c'"));
 }
 
 static void
 test_changing(void **state)
 {
 	(void)state;
-	assert_false(shellro_is_read_only("make test"));
-	assert_false(shellro_is_read_only("rm -rf build"));
-	assert_false(shellro_is_read_only("echo hi > f.txt"));
-	assert_false(shellro_is_read_only("cat a | tee b"));
-	assert_false(shellro_is_read_only("git commit -am x"));
-	assert_false(shellro_is_read_only("git checkout ."));
-	assert_false(shellro_is_read_only("ls; rm x"));
-	assert_false(shellro_is_read_only("find . -name '*.o' -delete"));
-	assert_false(shellro_is_read_only("find . -exec rm {} +"));
-	assert_false(shellro_is_read_only("echo $(rm x)"));
-	assert_false(shellro_is_read_only("echo `rm x`"));
-	assert_false(shellro_is_read_only("sort -o out in"));
-	assert_false(shellro_is_read_only(NULL));
-	assert_true(shellro_is_read_only("")); /* nothing runs */
+	assert_false(tool_bash_readonly_is_read_only("make test"));
+	assert_false(tool_bash_readonly_is_read_only("rm -rf build"));
+	assert_false(tool_bash_readonly_is_read_only("echo hi > f.txt"));
+	assert_false(tool_bash_readonly_is_read_only("cat a | tee b"));
+	assert_false(tool_bash_readonly_is_read_only("git commit -am x"));
+	assert_false(tool_bash_readonly_is_read_only("git checkout ."));
+	assert_false(tool_bash_readonly_is_read_only("ls; rm x"));
+	assert_false(tool_bash_readonly_is_read_only("find . -name '*.o' -delete"));
+	assert_false(tool_bash_readonly_is_read_only("find . -exec rm {} +"));
+	assert_false(tool_bash_readonly_is_read_only("echo $(rm x)"));
+	assert_false(tool_bash_readonly_is_read_only("echo `rm x`"));
+	assert_false(tool_bash_readonly_is_read_only("sort -o out in"));
+	assert_false(tool_bash_readonly_is_read_only(NULL));
+	assert_true(tool_bash_readonly_is_read_only("")); /* nothing runs */
 }
 
 int

@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "stale.h"
+#include "tools/stale.h"
 #include "tool_fixture.h"
 
 extern const struct tool tool_read, tool_write, tool_ls;
@@ -510,7 +510,7 @@ test_write_stale(void **state)
 	int err;
 	char *o;
 
-	f->env.stale = stale_new();
+	f->env.stale = tool_stale_new();
 	fixture_puts(f, "s.txt", "user text\n");
 	o = fixture_out(f, &tool_write, "{\"path\":\"s.txt\",\"content\":\"x\"}", &err);
 	assert_true(err);
@@ -518,7 +518,7 @@ test_write_stale(void **state)
 			    "you work from its current content)");
 	free(o);
 	free(fixture_out(f, &tool_read, "{\"path\":\"s.txt\",\"limit\":1}", &err));
-	assert_int_equal(stale_count(f->env.stale), 1);
+	assert_int_equal(tool_stale_count(f->env.stale), 1);
 	fixture_puts(f, "s.txt", "user text 2\n");
 	o = fixture_out(f, &tool_write, "{\"path\":\"s.txt\",\"content\":\"x\"}", &err);
 	assert_true(err);
@@ -534,7 +534,7 @@ test_write_stale(void **state)
 	o = fixture_out(f, &tool_write, "{\"path\":\"s.txt\",\"content\":\"y\"}", &err);
 	assert_false(err); /* its own write is known */
 	free(o);
-	stale_free(f->env.stale);
+	tool_stale_free(f->env.stale);
 	f->env.stale = NULL;
 }
 

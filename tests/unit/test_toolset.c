@@ -11,11 +11,11 @@
 
 #include <cmocka.h>
 
-#include "agent.h"
-#include "conv.h"
-#include "cutoff.h"
-#include "tool.h"
-#include "toolset.h"
+#include "agent/agent.h"
+#include "llm/conv.h"
+#include "agent/cutoff.h"
+#include "llm/tool.h"
+#include "llm/toolset.h"
 
 /* Names of the offered tools, comma-separated. */
 static void
@@ -216,29 +216,29 @@ call(struct agent_call *c, const char *name, const char *args)
 static void
 test_cutoff_counts_look_only_steps(void **state)
 {
-	struct cutoff cut = { 3, 0, 0, 0 };
+	struct agent_cutoff cut = { 3, 0, 0, 0 };
 	struct agent_call c[2];
 	struct buf note = BUF_INIT, why = BUF_INIT;
 
 	(void)state;
 	call(&c[0], "read", "{\"path\":\"a\"}");
 	call(&c[1], "bash", "{\"command\":\"cat a | grep x\"}");
-	assert_int_equal(cutoff_after_step(&cut, c, 2, &note), 0);
-	assert_int_equal(cutoff_after_step(&cut, c, 1, &note), 0);
-	assert_false(cutoff_refuses(&cut, tool_find("read"), &why));
-	assert_int_equal(cutoff_after_step(&cut, c, 2, &note), 1);
+	assert_int_equal(agent_cutoff_after_step(&cut, c, 2, &note), 0);
+	assert_int_equal(agent_cutoff_after_step(&cut, c, 1, &note), 0);
+	assert_false(agent_cutoff_refuses(&cut, tool_find("read"), &why));
+	assert_int_equal(agent_cutoff_after_step(&cut, c, 2, &note), 1);
 	assert_non_null(strstr(note.data, "edit, write and bash"));
-	assert_true(cutoff_refuses(&cut, tool_find("grep"), &why));
+	assert_true(agent_cutoff_refuses(&cut, tool_find("grep"), &why));
 	assert_non_null(strstr(why.data, "grep is not available"));
-	assert_false(cutoff_refuses(&cut, tool_find("edit"), &why));
-	assert_false(cutoff_refuses(&cut, tool_find("bash"), &why));
+	assert_false(agent_cutoff_refuses(&cut, tool_find("edit"), &why));
+	assert_false(agent_cutoff_refuses(&cut, tool_find("bash"), &why));
 	buf_reset(&note);
-	assert_int_equal(cutoff_after_step(&cut, c, 1, &note), 0); /* engages once */
+	assert_int_equal(agent_cutoff_after_step(&cut, c, 1, &note), 0); /* engages once */
 	assert_int_equal(note.len, 0);
 	assert_int_equal(cut.engaged, 1);
 	buf_release(&c[1].args);
 	call(&c[1], "bash", "{\"command\":\"make\"}"); /* may change files: produces */
-	assert_int_equal(cutoff_after_step(&cut, &c[1], 1, &note), 0);
+	assert_int_equal(agent_cutoff_after_step(&cut, &c[1], 1, &note), 0);
 	assert_int_equal(cut.streak, 0);
 	assert_false(cut.active);
 	buf_release(&c[0].args);
@@ -250,7 +250,7 @@ test_cutoff_counts_look_only_steps(void **state)
 static void
 test_cutoff_off_and_reset(void **state)
 {
-	struct cutoff cut = { 0, 0, 0, 0 };
+	struct agent_cutoff cut = { 0, 0, 0, 0 };
 	struct agent_call c;
 	struct buf note = BUF_INIT;
 	int i;
@@ -258,11 +258,11 @@ test_cutoff_off_and_reset(void **state)
 	(void)state;
 	call(&c, "read", "{}");
 	for (i = 0; i < 20; i++)
-		assert_int_equal(cutoff_after_step(&cut, &c, 1, &note), 0);
+		assert_int_equal(agent_cutoff_after_step(&cut, &c, 1, &note), 0);
 	cut.limit = 2;
-	cutoff_after_step(&cut, &c, 1, &note);
-	assert_int_equal(cutoff_after_step(&cut, &c, 1, &note), 1);
-	cutoff_reset(&cut);
+	agent_cutoff_after_step(&cut, &c, 1, &note);
+	assert_int_equal(agent_cutoff_after_step(&cut, &c, 1, &note), 1);
+	agent_cutoff_reset(&cut);
 	assert_false(cut.active);
 	assert_int_equal(cut.streak, 0);
 	buf_release(&c.args);

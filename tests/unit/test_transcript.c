@@ -9,10 +9,10 @@
 
 #include <cmocka.h>
 
-#include "buf.h"
-#include "markdown.h"
-#include "theme.h"
-#include "transcript.h"
+#include "base/buf.h"
+#include "ui/view/markdown.h"
+#include "ui/term/theme.h"
+#include "ui/view/transcript.h"
 #include "testutil.h"
 
 /* Draw tv into a fresh w×h grid and compare with want. */

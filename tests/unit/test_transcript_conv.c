@@ -9,11 +9,11 @@
 
 #include <cmocka.h>
 
-#include "buf.h"
-#include "conv.h"
+#include "base/buf.h"
+#include "llm/conv.h"
 #include "testutil.h"
-#include "transcript.h"
-#include "tvconv.h"
+#include "ui/view/transcript.h"
+#include "ui/view/transcript_conv.h"
 
 static const char edit_result[] =
 	"edited hello.c: replaced 1 occurrence (+1 -1 lines)\n"
@@ -58,7 +58,7 @@ test_items(void **state)
 	(void)state;
 	make_conv(&c);
 	transcript_init(&tv);
-	tvconv_load(&tv, &c);
+	transcript_conv_load(&tv, &c);
 	assert_int_equal(tv.n, 7);
 	assert_int_equal(tv.items[0].kind, VIEW_USER);
 	assert_int_equal(tv.items[1].kind, VIEW_REASONING);
@@ -96,7 +96,7 @@ test_drawn(void **state)
 	(void)state;
 	make_conv(&c);
 	transcript_init(&tv);
-	tvconv_load(&tv, &c);
+	transcript_conv_load(&tv, &c);
 	transcript_draw(g, (struct grid_rect){ 0, 0, 100, 30 }, &tv);
 	for (y = 0; y < g->h; y++) {
 		grid_row_text(g, y, &b);
@@ -121,12 +121,12 @@ test_result_diff(void **state)
 	struct buf b = BUF_INIT;
 
 	(void)state;
-	tvconv_result_diff("read 3 lines", &b);
+	transcript_conv_result_diff("read 3 lines", &b);
 	assert_int_equal(b.len, 0);
-	tvconv_result_diff("@@ -1 +1 @@\n-a\n+b", &b);
+	transcript_conv_result_diff("@@ -1 +1 @@\n-a\n+b", &b);
 	assert_string_equal(b.data, "@@ -1 +1 @@\n-a\n+b");
 	buf_reset(&b);
-	tvconv_result_diff(edit_result, &b);
+	transcript_conv_result_diff(edit_result, &b);
 	assert_true(!strncmp(b.data, "--- a/hello.c\n", 14));
 	assert_true(b.len > 10 && !strcmp(b.data + b.len - 3, " }\n"));
 	buf_release(&b);
@@ -143,14 +143,14 @@ test_partial(void **state)
 	(void)state;
 	conv_init(&c);
 	transcript_init(&tv);
-	tvconv_load(&tv, &c);
+	transcript_conv_load(&tv, &c);
 	assert_int_equal(tv.n, 0);
 	m = conv_add_msg(&c, CONV_ASSISTANT);
 	conv_add_block(m, CONV_TOOL_CALL, NULL, NULL, NULL);
 	conv_add_block(m, CONV_TOOL_CALL, "not json", "x", "write");
 	m = conv_add_msg(&c, CONV_USER);
 	conv_add_block(m, CONV_TOOL_RESULT, "created y", "x", "write");
-	tvconv_load(&tv, &c);
+	transcript_conv_load(&tv, &c);
 	assert_int_equal(tv.n, 2);
 	assert_int_equal(tv.items[0].status, VIEW_TOOL_RUNNING);
 	assert_int_equal(tv.items[1].diff.len, 0);

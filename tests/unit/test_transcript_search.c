@@ -9,11 +9,11 @@
 
 #include <cmocka.h>
 
-#include "buf.h"
+#include "base/buf.h"
 #include "testutil.h"
-#include "theme.h"
-#include "transcript.h"
-#include "tsearch.h"
+#include "ui/term/theme.h"
+#include "ui/view/transcript.h"
+#include "ui/view/transcript_search.h"
 
 static const struct grid_rect R = { 0, 0, 60, 10 };
 
@@ -47,7 +47,7 @@ fill(struct view_transcript *tv)
 
 /* Send one key. */
 static int
-key(struct tsearch *ts, struct view_transcript *tv, enum keys_kind k, uint32_t cp)
+key(struct transcript_search *ts, struct view_transcript *tv, enum keys_kind k, uint32_t cp)
 {
 	struct keys_event ev;
 
@@ -55,12 +55,12 @@ key(struct tsearch *ts, struct view_transcript *tv, enum keys_kind k, uint32_t c
 	ev.kind = k;
 	ev.cp = cp;
 	ev.utf8[0] = (char)cp;
-	return tsearch_key(ts, tv, &ev, R);
+	return transcript_search_key(ts, tv, &ev, R);
 }
 
 /* Type s into the prompt. */
 static void
-type(struct tsearch *ts, struct view_transcript *tv, const char *s)
+type(struct transcript_search *ts, struct view_transcript *tv, const char *s)
 {
 	for (; *s; s++)
 		assert_int_equal(key(ts, tv, KEYS_CHAR, (uint32_t)*s), 1);
@@ -80,7 +80,7 @@ static void
 test_incremental(void **state)
 {
 	struct view_transcript tv;
-	struct tsearch ts;
+	struct transcript_search ts;
 	long first;
 
 	(void)state;
@@ -88,7 +88,7 @@ test_incremental(void **state)
 	memset(&ts, 0, sizeof ts);
 	tv.follow = 0;
 	tv.scroll = 0;
-	tsearch_start(&ts, &tv, R);
+	transcript_search_start(&ts, &tv, R);
 	type(&ts, &tv, "need");
 	assert_int_equal(ts.nrows, 3);            /* smart case: "Needle" matches too */
 	assert_int_equal(ts.cur, 0);
@@ -120,10 +120,10 @@ test_incremental(void **state)
 	assert_int_equal(key(&ts, &tv, KEYS_ESC, 0), 1);
 	assert_int_equal(ts.active, 0);
 	assert_int_equal(key(&ts, &tv, KEYS_CHAR, 'n'), 0);
-	tsearch_start(&ts, &tv, R);
+	transcript_search_start(&ts, &tv, R);
 	type(&ts, &tv, "Needle");
 	assert_int_equal(ts.nrows, 1);
-	tsearch_release(&ts);
+	transcript_search_release(&ts);
 	transcript_release(&tv);
 }
 
@@ -132,20 +132,20 @@ static void
 test_origin(void **state)
 {
 	struct view_transcript tv;
-	struct tsearch ts;
+	struct transcript_search ts;
 
 	(void)state;
 	fill(&tv);
 	memset(&ts, 0, sizeof ts);
 	tv.follow = 0;
 	tv.scroll = transcript_rows(&tv, R.w) / 2;  /* past answer 5 */
-	tsearch_start(&ts, &tv, R);
+	transcript_search_start(&ts, &tv, R);
 	type(&ts, &tv, "needle");
 	assert_int_equal(ts.cur, 1);
 	assert_int_equal(ts.wrapped, 0);
-	tsearch_stop(&ts);
+	transcript_search_stop(&ts);
 	tv.follow = 1;
-	tsearch_start(&ts, &tv, R);
+	transcript_search_start(&ts, &tv, R);
 	type(&ts, &tv, "needle");
 	assert_int_equal(ts.cur, 0);
 	assert_int_equal(ts.wrapped, 1);
@@ -154,12 +154,12 @@ test_origin(void **state)
 	key(&ts, &tv, KEYS_ENTER, 0);
 	assert_int_equal(key(&ts, &tv, KEYS_CHAR, 'x'), 0);
 	assert_int_equal(ts.active, 0);
-	tsearch_start(&ts, &tv, R);
+	transcript_search_start(&ts, &tv, R);
 	type(&ts, &tv, "q");
 	key(&ts, &tv, KEYS_ENTER, 0);
 	assert_int_equal(key(&ts, &tv, KEYS_END, 0), 0);
 	assert_int_equal(ts.active, 0);
-	tsearch_release(&ts);
+	transcript_search_release(&ts);
 	transcript_release(&tv);
 }
 
@@ -168,7 +168,7 @@ static void
 test_highlight_and_prompt(void **state)
 {
 	struct view_transcript tv;
-	struct tsearch ts;
+	struct transcript_search ts;
 	struct grid *g = grid_new(R.w, R.h + 1);
 	struct buf b = BUF_INIT;
 	int y, x, cx = -1, cur = 0, other = 0;
@@ -179,10 +179,10 @@ test_highlight_and_prompt(void **state)
 	memset(&ts, 0, sizeof ts);
 	tv.follow = 0;
 	tv.scroll = 0;
-	tsearch_start(&ts, &tv, R);
+	transcript_search_start(&ts, &tv, R);
 	type(&ts, &tv, "needle");
 	transcript_draw(g, R, &tv);
-	tsearch_highlight(g, R, &ts, &tv);
+	transcript_search_highlight(g, R, &ts, &tv);
 	for (y = 0; y < R.h; y++)
 		for (x = 0; x < R.w; x++) {
 			c = grid_at(g, x, y);
@@ -192,13 +192,13 @@ test_highlight_and_prompt(void **state)
 		}
 	assert_int_equal(cur, 6);
 	assert_int_equal(other, 0);
-	tsearch_draw_prompt(g, 0, R.h, R.w, &ts, &cx);
+	transcript_search_draw_prompt(g, 0, R.h, R.w, &ts, &cx);
 	grid_row_text(g, R.h, &b);
 	assert_string_equal(b.data, "/needle  1/3 · Enter done, ↑/↓ prev/next · Esc leaves");
 	assert_int_equal(cx, 7);
 	buf_release(&b);
 	grid_free(g);
-	tsearch_release(&ts);
+	transcript_search_release(&ts);
 	transcript_release(&tv);
 }
 
@@ -207,20 +207,20 @@ static void
 test_empty(void **state)
 {
 	struct view_transcript tv;
-	struct tsearch ts;
+	struct transcript_search ts;
 	struct grid_rect z = { 0, 0, 0, 0 };
 
 	(void)state;
 	transcript_init(&tv);
 	memset(&ts, 0, sizeof ts);
-	tsearch_start(&ts, &tv, R);
+	transcript_search_start(&ts, &tv, R);
 	assert_int_equal(key(&ts, &tv, KEYS_BACKSPACE, 0), 1);
 	type(&ts, &tv, "a");
 	assert_int_equal(ts.nrows, 0);
-	tsearch_jump(&ts, &tv, 1, z);
-	tsearch_update(&ts, &tv, 0);
+	transcript_search_jump(&ts, &tv, 1, z);
+	transcript_search_update(&ts, &tv, 0);
 	assert_int_equal(ts.nrows, 0);
-	tsearch_release(&ts);
+	transcript_search_release(&ts);
 	transcript_release(&tv);
 }
 

@@ -19,8 +19,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "loop.h"
-#include "work.h"
+#include "io/loop.h"
+#include "io/work.h"
 
 #define MANY 500
 

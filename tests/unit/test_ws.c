@@ -10,7 +10,7 @@
 #include <cmocka.h>
 
 #include "tool_fixture.h"
-#include "ws.h"
+#include "base/workspace.h"
 
 /* Resolve and return 0/-1; the result or message lands in *res. */
 static int
@@ -18,7 +18,7 @@ resolve(struct fixture *f, int outside, const char *path, char *res, size_t n)
 {
 	struct buf out = BUF_INIT;
 	struct err e = ERR_INIT;
-	int rc = ws_resolve(f->root, outside, path, &out, &e);
+	int rc = workspace_resolve(f->root, outside, path, &out, &e);
 
 	snprintf(res, n, "%s", rc == 0 ? out.data : e.msg);
 	buf_release(&out);
@@ -156,18 +156,18 @@ static void
 test_rel_and_inside(void **state)
 {
 	(void)state;
-	assert_string_equal(ws_rel("/w/r", "/w/r"), ".");
-	assert_string_equal(ws_rel("/w/r", "/w/r/a/b"), "a/b");
-	assert_string_equal(ws_rel("/w/r/", "/w/r/a"), "a");
-	assert_string_equal(ws_rel("/w/r", "/w/rx/a"), "/w/rx/a");
-	assert_string_equal(ws_rel("/w/r", "/etc"), "/etc");
-	assert_string_equal(ws_rel("/", "/etc/x"), "etc/x");
-	assert_string_equal(ws_rel("/", "/"), ".");
-	assert_true(ws_inside("/w/r", "/w/r"));
-	assert_true(ws_inside("/w/r", "/w/r/x"));
-	assert_false(ws_inside("/w/r", "/w/rx"));
-	assert_false(ws_inside("/w/r", "/w"));
-	assert_true(ws_inside("/", "/anything"));
+	assert_string_equal(workspace_rel("/w/r", "/w/r"), ".");
+	assert_string_equal(workspace_rel("/w/r", "/w/r/a/b"), "a/b");
+	assert_string_equal(workspace_rel("/w/r/", "/w/r/a"), "a");
+	assert_string_equal(workspace_rel("/w/r", "/w/rx/a"), "/w/rx/a");
+	assert_string_equal(workspace_rel("/w/r", "/etc"), "/etc");
+	assert_string_equal(workspace_rel("/", "/etc/x"), "etc/x");
+	assert_string_equal(workspace_rel("/", "/"), ".");
+	assert_true(workspace_inside("/w/r", "/w/r"));
+	assert_true(workspace_inside("/w/r", "/w/r/x"));
+	assert_false(workspace_inside("/w/r", "/w/rx"));
+	assert_false(workspace_inside("/w/r", "/w"));
+	assert_true(workspace_inside("/", "/anything"));
 }
 
 int

@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "tool.h"
+#include "llm/tool.h"
 
 struct fixture {
 	char root[PATH_MAX];

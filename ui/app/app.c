@@ -1,6 +1,6 @@
 /*
- * app: the full-screen session (see app.h) — its lifetime, the frame,
- * discovery and signals.  The parts (appstate.h lists them) share one
+ * app: the full-screen session (see ui/app/app.h) — its lifetime, the frame,
+ * discovery and signals.  The parts (ui/app/state.h lists them) share one
  * struct app.
  *
  * States: PROBING (discovery in flight or waiting 2 s to retry; the
@@ -10,11 +10,11 @@
  * before-sleep hook when `dirty` is set, so a burst of events costs one
  * frame, and the grid only blits rows that changed.
  *
- * Timers: the Esc timer (keys.h rule), the discovery retry, the /slots
+ * Timers: the Esc timer (ui/term/keys.h rule), the discovery retry, the /slots
  * poll (one pending timer or one request in flight, never both), and the
  * Ctrl-C hint expiry.  Idle with a server there is only the 5 s poll.
  */
-#include "app.h"
+#include "ui/app/app.h"
 
 #include <locale.h>
 #include <signal.h>
@@ -22,23 +22,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "appcmd.h"
-#include "appkeys.h"
-#include "apppoll.h"
-#include "appstate.h"
-#include "appturn.h"
-#include "cfg.h"
-#include "codehl.h"
-#include "diffview.h"
-#include "draw.h"
-#include "gate.h"
-#include "llama.h"
-#include "loop.h"
-#include "mcp.h"
-#include "srvpanel.h"
-#include "themesel.h"
-#include "transcript.h"
-#include "tsearch.h"
+#include "ui/app/cmd.h"
+#include "ui/app/keys.h"
+#include "ui/app/poll.h"
+#include "ui/app/state.h"
+#include "ui/app/turn.h"
+#include "base/cfg.h"
+#include "ui/view/highlight.h"
+#include "ui/view/diff_view.h"
+#include "ui/term/draw.h"
+#include "perm/gate.h"
+#include "llama/llama.h"
+#include "io/loop.h"
+#include "mcp/mcp.h"
+#include "ui/view/server_panel.h"
+#include "ui/app/themes.h"
+#include "ui/view/transcript.h"
+#include "ui/view/transcript_search.h"
 
 /* ---- drawing ------------------------------------------------------- */
 
@@ -47,7 +47,7 @@ static void
 app_first_run_text(struct app *a, const char *why)
 {
 	buf_setlen(&a->first_run_text, 0);
-	repl_first_run_text(a->d->cfg->server_url, why, "Ctrl-C twice quits", &a->first_run_text);
+	front_line_first_run_text(a->d->cfg->server_url, why, "Ctrl-C twice quits", &a->first_run_text);
 }
 
 /* The Ctrl-C hint over the help line (or the rule in compact layouts). */
@@ -71,8 +71,8 @@ app_draw_search(struct app *a, int *cx, int *cy)
 
 	if (!a->search.active)
 		return;
-	tsearch_highlight(a->grid, a->lay.transcript, &a->search, &a->tv);
-	tsearch_draw_prompt(a->grid, 0, y, a->lay.w, &a->search, &x);
+	transcript_search_highlight(a->grid, a->lay.transcript, &a->search, &a->tv);
+	transcript_search_draw_prompt(a->grid, 0, y, a->lay.w, &a->search, &x);
 	if (x >= 0) {
 		*cx = x;
 		*cy = y;
@@ -107,14 +107,14 @@ app_frame_now(struct app *a, struct loop *l)
 	return 1;
 }
 
-/* After the first frame: the slow start-up reads (appstate_boot). */
+/* After the first frame: the slow start-up reads (app_state_boot). */
 static void
 app_boot_timer(struct loop *l, long id, void *arg)
 {
 	(void)l;
 	(void)id;
 	((struct app *)arg)->boot_timer = 0;
-	appstate_boot(arg);
+	app_state_boot(arg);
 }
 
 /* Redraw when something changed (the loop's before-sleep hook), at most one frame per APP_FRAME_MS. */
@@ -135,8 +135,8 @@ app_render(struct loop *l, void *arg)
 	a->tv.now_ms = loop_now_ms(l);
 	a->st.elapsed_s = (long)((a->tv.now_ms - a->t0_ms) / 1000);
 	if (a->dv.open && !a->lay.too_small) {
-		diffview_layout(&a->dv, w);
-		diffview_draw(a->grid, (struct grid_rect){ 0, 0, w, h }, &a->dv);
+		diff_view_layout(&a->dv, w);
+		diff_view_draw(a->grid, (struct grid_rect){ 0, 0, w, h }, &a->dv);
 	} else {
 		layout_draw(a->grid, &a->lay, &a->tv, &a->srv, &a->st);
 	}
@@ -153,7 +153,7 @@ app_render(struct loop *l, void *arg)
 	}
 	term_cursor(a->term, cx, cy);
 	if (term_present(a->term, a->grid) < 0)
-		appstate_quit(a);
+		app_state_quit(a);
 	else if (!a->booted && !a->boot_timer)
 		a->boot_timer = loop_timer_add(l, 1, app_boot_timer, a);
 }
@@ -201,18 +201,18 @@ app_on_probe(struct llama *lm, int rc, enum llm_err_kind kind, const char *msg, 
 	}
 	a->state = AS_READY;
 	a->server_down = 0;
-	srvpanel_set_info(&a->srv, app_host(a), info);
+	server_panel_set_info(&a->srv, app_host(a), info);
 	snprintf(a->st.model, sizeof a->st.model, "%s", info->model_id ? info->model_id : "?");
 	snprintf(line, sizeof line, "hearth %s · %s · %s · ctx %ld per slot · %d slot%s · %s",
 	    HEARTH_VERSION, a->d->cfg->server_url, a->st.model, info->n_ctx, info->total_slots,
 	    info->total_slots == 1 ? "" : "s", a->d->env->root);
-	appstate_notice(a, THEME_DIM, line);
-	appstate_notice(a, THEME_DIM, "type a task; /help lists the commands and keys");
-	apppoll_in(a, 0);
+	app_state_notice(a, THEME_DIM, line);
+	app_state_notice(a, THEME_DIM, "type a task; /help lists the commands and keys");
+	app_poll_in(a, 0);
 	if (a->queued.len) {
 		char *next = buf_detach(&a->queued, NULL);
 
-		appturn_send(a, next);
+		app_turn_send(a, next);
 		free(next);
 	}
 }
@@ -221,7 +221,7 @@ app_on_probe(struct llama *lm, int rc, enum llm_err_kind kind, const char *msg, 
 static void
 app_on_loading(void *arg)
 {
-	appstate_notice(arg, THEME_DIM, "llama-server is loading the model; waiting");
+	app_state_notice(arg, THEME_DIM, "llama-server is loading the model; waiting");
 }
 
 static void
@@ -250,9 +250,9 @@ app_on_signal(struct loop *l, int signo, void *arg)
 {
 	(void)l;
 	if (signo == SIGINT)
-		appkeys_ctrl_c(arg);
+		app_keys_ctrl_c(arg);
 	else
-		appstate_quit(arg);
+		app_state_quit(arg);
 	((struct app *)arg)->dirty = 1;
 }
 
@@ -267,8 +267,8 @@ app_views(struct app *a)
 	size_t hl = home ? strlen(home) : 0;
 
 	transcript_init(&a->tv);
-	srvpanel_init(&a->srv);
-	srvpanel_set_info(&a->srv, app_host(a), NULL);
+	server_panel_init(&a->srv);
+	server_panel_set_info(&a->srv, app_host(a), NULL);
 	if (hl > 1 && !strncmp(root, home, hl) && (root[hl] == '/' || !root[hl]))
 		snprintf(a->st.cwd, sizeof a->st.cwd, "~%s", root + hl);
 	else
@@ -292,15 +292,15 @@ app_term(struct app *a)
 	loop_signal(l, SIGTERM, app_on_signal, a, NULL);
 	loop_signal(l, SIGHUP, app_on_signal, a, NULL);
 	loop_signal(l, SIGINT, app_on_signal, a, NULL);
-	if (themesel_load(&a->th, a->d->cfg->theme, theme_depth_env(), &e) < 0)
-		appstate_notice(a, THEME_WARNING, e.msg);
-	codehl_set_theme(&a->th);
+	if (app_themes_load(&a->th, a->d->cfg->theme, theme_depth_env(), &e) < 0)
+		app_state_notice(a, THEME_WARNING, e.msg);
+	highlight_set_theme(&a->th);
 	if (!(a->term = term_curses_new(&a->th, &o, &e))) {
 		fprintf(stderr, "hearth: %s\n", e.msg);
 		return -1;
 	}
 	a->grid = grid_new(0, 0);
-	loop_watch(l, term_input_fd(a->term), LOOP_READ, appkeys_on_input, a);
+	loop_watch(l, term_input_fd(a->term), LOOP_READ, app_keys_on_input, a);
 	loop_set_before_sleep(l, app_render, a);
 	return 0;
 }
@@ -309,7 +309,7 @@ app_term(struct app *a)
 static void
 app_on_mcp(void *arg, const char *line)
 {
-	appstate_notice(arg, THEME_WARNING, line);
+	app_state_notice(arg, THEME_WARNING, line);
 }
 
 /* Undo app_term and free what app_run made. */
@@ -335,22 +335,22 @@ app_release(struct app *a)
 	loop_signal(l, SIGINT, NULL, NULL, NULL);
 	agent_free(a->agent);
 	if (a->d->gate)
-		gate_set_ui(a->d->gate, NULL);
+		perm_gate_set_ui(a->d->gate, NULL);
 	approve_release(&a->ap);
 	grid_free(a->grid);
 	keys_release(&a->keys);
 	editor_release(&a->ed);
 	transcript_release(&a->tv);
-	sesscmd_release(&a->cmds);
-	diffview_close(&a->dv);
-	tsearch_release(&a->search);
+	front_commands_release(&a->cmds);
+	diff_view_close(&a->dv);
+	transcript_search_release(&a->search);
 	buf_release(&a->queued);
 	buf_release(&a->first_run_text);
-	codehl_set_theme(NULL);
+	highlight_set_theme(NULL);
 }
 
 int
-app_run(const struct repl_deps *d)
+app_run(const struct front_line_deps *d)
 {
 	struct app a;
 	int rc = 0;
@@ -366,9 +366,9 @@ app_run(const struct repl_deps *d)
 	if (app_term(&a) < 0) { /* nothing of d used yet: the caller can fall back */
 		rc = 1;
 	} else {
-		appturn_agent(&a);
+		app_turn_agent(&a);
 		mcp_set_report(d->mcp, app_on_mcp, &a);
-		appcmd_init(&a);
+		app_cmd_init(&a);
 		app_probe(&a);
 		loop_run(d->loop, NULL);
 	}

@@ -1,7 +1,7 @@
 /*
  * app: the full-screen interactive session (`hearth` on a terminal).
  *
- * The same engine and dependencies as the line-mode session (repl.h):
+ * The same engine and dependencies as the line-mode session (front/line.h):
  * discovery with a first-run screen and retries while no server answers,
  * one agent whose messages go to the journal and whose changes go through
  * the checkpoint hooks, the command registry (/help /quit /clear /new
@@ -22,16 +22,16 @@
  * before-sleep hook are set while app_run runs and reset (default
  * disposition, no hook) when it returns.
  */
-#ifndef HEARTH_APP_H
-#define HEARTH_APP_H
+#ifndef HEARTH_UI_APP_APP_H
+#define HEARTH_UI_APP_APP_H
 
-#include "repl.h"
+#include "front/line.h"
 
 /*
  * Run the session until the user quits: 0, or 1 when the terminal could
  * not be taken over (the reason is printed on stderr; d is untouched, so
- * the caller may fall back to repl_run with it).
+ * the caller may fall back to front_line_run with it).
  */
-int app_run(const struct repl_deps *d);
+int app_run(const struct front_line_deps *d);
 
 #endif

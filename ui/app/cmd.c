@@ -1,24 +1,24 @@
 /*
- * appcmd: the full screen's command registry (see appcmd.h).  Handlers get
+ * app_cmd: the full screen's command registry (see ui/app/cmd.h).  Handlers get
  * the struct app as their context.
  */
-#include "appcmd.h"
+#include "ui/app/cmd.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cfg.h"
-#include "checkpoint.h"
-#include "extedit.h"
-#include "repo.h"
-#include "themesel.h"
-#include "transcript.h"
-#include "tvconv.h"
+#include "base/cfg.h"
+#include "front/checkpoint.h"
+#include "ui/app/external.h"
+#include "repo/repo.h"
+#include "ui/app/themes.h"
+#include "ui/view/transcript.h"
+#include "ui/view/transcript_conv.h"
 
 /* /slots: show or hide the server panel. */
 static enum cmd_result
-appcmd_slots(void *ctx, const struct cmd *self, const char *args, struct buf *out)
+app_cmd_slots(void *ctx, const struct cmd *self, const char *args, struct buf *out)
 {
 	struct app *a = ctx;
 
@@ -31,36 +31,36 @@ appcmd_slots(void *ctx, const struct cmd *self, const char *args, struct buf *ou
 
 /* /diff: the session's changes in the diff viewer. */
 static enum cmd_result
-appcmd_diff(void *ctx, const struct cmd *self, const char *args, struct buf *out)
+app_cmd_diff(void *ctx, const struct cmd *self, const char *args, struct buf *out)
 {
 	struct app *a = ctx;
 	struct repo_result res = REPO_RESULT_INIT;
 
 	(void)self;
 	(void)args;
-	if (!a->d->checkpoint || checkpoint_changes(a->d->checkpoint, &res) < 0)
+	if (!a->d->checkpoint || front_checkpoint_changes(a->d->checkpoint, &res) < 0)
 		buf_adds(out, "no changes in this session yet");
-	else if (diffview_open(&a->dv, "session", res.diff.data ? res.diff.data : "", res.diff.len) < 0)
+	else if (diff_view_open(&a->dv, "session", res.diff.data ? res.diff.data : "", res.diff.len) < 0)
 		buf_adds(out, res.nfiles ? "the session changed only binary or large files (no text diff)"
 		    : "no changes in this session");
 	repo_result_release(&res);
 	return CMD_DONE;
 }
 
-/* Route the registry's /diff (checkpoint.c prints it) to the viewer. */
+/* Route the registry's /diff (front/checkpoint.c prints it) to the viewer. */
 static void
-appcmd_take_diff(struct app *a)
+app_cmd_take_diff(struct app *a)
 {
 	size_t i;
 
 	for (i = 0; i < a->cmds.reg.n; i++)
 		if (!strcmp(a->cmds.reg.v[i].name, "diff"))
-			a->cmds.reg.v[i].run = appcmd_diff;
+			a->cmds.reg.v[i].run = app_cmd_diff;
 }
 
 /* Ctrl-T: the diff viewer on the selected edit. */
 void
-appcmd_tool_diff(struct app *a)
+app_cmd_tool_diff(struct app *a)
 {
 	struct view_transcript head = a->tv;
 	struct grid_rect r = a->lay.transcript;
@@ -78,26 +78,26 @@ appcmd_tool_diff(struct app *a)
 		if (transcript_rows(&head, r.w) >= top + r.h)
 			continue;
 		snprintf(title, sizeof title, "%s %s", it->name, it->args ? it->args : "");
-		if (diffview_open(&a->dv, title, it->diff.data, it->diff.len) == 0)
+		if (diff_view_open(&a->dv, title, it->diff.data, it->diff.len) == 0)
 			return;
 	}
-	appstate_notice(a, THEME_DIM, "no edit with a diff on the screen (Ctrl-T opens the last one shown)");
+	app_state_notice(a, THEME_DIM, "no edit with a diff on the screen (Ctrl-T opens the last one shown)");
 }
 
 /* /theme [NAME]: list the themes or switch to one. */
 static enum cmd_result
-appcmd_theme(void *ctx, const struct cmd *self, const char *args, struct buf *out)
+app_cmd_theme(void *ctx, const struct cmd *self, const char *args, struct buf *out)
 {
 	struct app *a = ctx;
 
 	(void)self;
 	a->dirty = 1;
-	return themesel_cmd(&a->th, a->term, a->grid, args, out);
+	return app_themes_cmd(&a->th, a->term, a->grid, args, out);
 }
 
 /* /open FILE[:LINE]: the file in the user's editor (or a tmux pane). */
 static enum cmd_result
-appcmd_open(void *ctx, const struct cmd *self, const char *args, struct buf *out)
+app_cmd_open(void *ctx, const struct cmd *self, const char *args, struct buf *out)
 {
 	struct app *a = ctx;
 	enum cmd_result rc;
@@ -109,7 +109,7 @@ appcmd_open(void *ctx, const struct cmd *self, const char *args, struct buf *out
 		    "opens files beside a running turn)");
 		return CMD_ERROR;
 	}
-	rc = extedit_open_cmd(a->term, a->d->env->root, a->d->cfg->open_in, args, out);
+	rc = app_external_open_cmd(a->term, a->d->env->root, a->d->cfg->open_in, args, out);
 	grid_touch(a->grid);
 	a->dirty = 1;
 	return rc;
@@ -117,35 +117,35 @@ appcmd_open(void *ctx, const struct cmd *self, const char *args, struct buf *out
 
 /* e in the diff viewer: /open on the file and line at the top of the viewer. */
 void
-appcmd_open_diff_place(struct app *a)
+app_cmd_open_diff_place(struct app *a)
 {
 	struct buf args = BUF_INIT, out = BUF_INIT;
 	const char *path;
 	long line;
 
-	if (diffview_target(&a->dv, &path, &line) < 0)
+	if (diff_view_target(&a->dv, &path, &line) < 0)
 		return;
 	buf_addf(&args, "%s:%ld", path, line);
-	if (appcmd_open(a, NULL, args.data, &out) == CMD_ERROR || out.len)
-		appstate_notice(a, THEME_DIM, out.data ? out.data : "");
+	if (app_cmd_open(a, NULL, args.data, &out) == CMD_ERROR || out.len)
+		app_state_notice(a, THEME_DIM, out.data ? out.data : "");
 	buf_release(&args);
 	buf_release(&out);
 }
 
 /* Ctrl-G: the prompt in the user's editor. */
 void
-appcmd_edit_prompt(struct app *a)
+app_cmd_edit_prompt(struct app *a)
 {
 	struct buf text = BUF_INIT, out = BUF_INIT;
 	struct err e = ERR_INIT;
 
 	if (a->busy) {
-		appstate_notice(a, THEME_WARNING, "Ctrl-G: not while a turn runs (Esc stops it)");
+		app_state_notice(a, THEME_WARNING, "Ctrl-G: not while a turn runs (Esc stops it)");
 		return;
 	}
 	editor_text(&a->ed, &text);
-	if (extedit_text(a->term, text.data ? text.data : "", text.len, &out, &e) < 0) {
-		appstate_notice(a, THEME_ERROR, e.msg);
+	if (app_external_text(a->term, text.data ? text.data : "", text.len, &out, &e) < 0) {
+		app_state_notice(a, THEME_ERROR, e.msg);
 	} else {
 		editor_clear(&a->ed);
 		editor_insert(&a->ed, out.data ? out.data : "", out.len);
@@ -157,7 +157,7 @@ appcmd_edit_prompt(struct app *a)
 
 /* /clear and /new: the transcript view starts over too. */
 static void
-appcmd_on_clear(void *arg)
+app_cmd_on_clear(void *arg)
 {
 	struct app *a = arg;
 
@@ -167,17 +167,17 @@ appcmd_on_clear(void *arg)
 
 /* A pending command moved on: its text, its question (a text to edit goes in the editor). */
 static void
-appcmd_changed(void *arg)
+app_cmd_changed(void *arg)
 {
 	struct app *a = arg;
 	struct buf text = BUF_INIT;
-	int error = cmdui_take(&a->cmds.ui, &text);
+	int error = front_cmd_ui_take(&a->cmds.ui, &text);
 
 	buf_rtrim(&text);
 	if (text.len)
-		appstate_notice(a, error ? THEME_ERROR : THEME_TEXT, text.data);
-	if (a->cmds.ui.state == CMDUI_ASK) {
-		appstate_notice(a, THEME_ACCENT, a->cmds.ui.question.data);
+		app_state_notice(a, error ? THEME_ERROR : THEME_TEXT, text.data);
+	if (a->cmds.ui.state == FRONT_CMD_UI_ASK) {
+		app_state_notice(a, THEME_ACCENT, a->cmds.ui.question.data);
 		if (a->cmds.ui.text) {
 			editor_clear(&a->ed);
 			editor_insert(&a->ed, a->cmds.ui.prefill.data, a->cmds.ui.prefill.len);
@@ -189,59 +189,59 @@ appcmd_changed(void *arg)
 
 /* Enter while a command waits: the answer to its question. */
 int
-appcmd_answer(struct app *a, const char *text)
+app_cmd_answer(struct app *a, const char *text)
 {
-	if (a->cmds.ui.state == CMDUI_IDLE)
+	if (a->cmds.ui.state == FRONT_CMD_UI_IDLE)
 		return 0;
-	if (a->cmds.ui.state == CMDUI_ASK)
-		cmdui_answer(&a->cmds.ui, text);
+	if (a->cmds.ui.state == FRONT_CMD_UI_ASK)
+		front_cmd_ui_answer(&a->cmds.ui, text);
 	else
-		appstate_notice(a, THEME_DIM, "a command is running; Esc stops it");
+		app_state_notice(a, THEME_DIM, "a command is running; Esc stops it");
 	return 1;
 }
 
 /* /fork: the kept messages are drawn, the message forked from goes back into the editor. */
 static void
-appcmd_on_fork(void *arg, const char *text)
+app_cmd_on_fork(void *arg, const char *text)
 {
 	struct app *a = arg;
 
-	tvconv_load(&a->tv, agent_conv(a->agent));
+	transcript_conv_load(&a->tv, agent_conv(a->agent));
 	editor_clear(&a->ed);
 	editor_insert(&a->ed, text, strlen(text));
 }
 
 /* The shared session commands, plus /slots, /theme and /open. */
 void
-appcmd_init(struct app *a)
+app_cmd_init(struct app *a)
 {
-	static const struct cmd slots = { "slots", "", "show or hide the server panel", appcmd_slots, NULL };
+	static const struct cmd slots = { "slots", "", "show or hide the server panel", app_cmd_slots, NULL };
 	static const struct cmd theme = { "theme", "[NAME]", "list the colour themes or switch to one",
-		appcmd_theme, NULL };
+		app_cmd_theme, NULL };
 	static const struct cmd open_cmd = { "open", "FILE[:LINE]",
-		"open a file in $EDITOR (a tmux pane with open_in: tmux-pane)", appcmd_open, NULL };
+		"open a file in $EDITOR (a tmux pane with open_in: tmux-pane)", app_cmd_open, NULL };
 	struct buf warnings = BUF_INIT;
 
-	sesscmd_init(&a->cmds, a->agent, a->d,
+	front_commands_init(&a->cmds, a->agent, a->d,
 		     "Enter sends · Alt-Enter newline · Esc stops a turn · Ctrl-C twice or Ctrl-D quits · "
 		     "PgUp/PgDn scroll, End follows · Ctrl-O expands the last tool call · "
 		     "Ctrl-T shows the edit on screen in the diff viewer (n/p hunks, q closes) · "
 		     "Ctrl-F (or / when scrolled back) searches the transcript (n/N, Esc leaves) · "
 		     "Tab completes commands and @file references · Ctrl-G edits the prompt in $EDITOR",
 		     &warnings);
-	a->cmds.on_clear = appcmd_on_clear;
-	a->cmds.on_fork = appcmd_on_fork;
+	a->cmds.on_clear = app_cmd_on_clear;
+	a->cmds.on_fork = app_cmd_on_fork;
 	a->cmds.arg = a;
-	a->cmds.ui.changed = appcmd_changed;
+	a->cmds.ui.changed = app_cmd_changed;
 	a->cmds.ui.arg = a;
 	a->cmds.ui.whole_text = 1;
-	cmdreg_add(&a->cmds.reg, &slots);
-	cmdreg_add(&a->cmds.reg, &theme);
-	cmdreg_add(&a->cmds.reg, &open_cmd);
-	appcmd_take_diff(a);
+	front_cmd_add(&a->cmds.reg, &slots);
+	front_cmd_add(&a->cmds.reg, &theme);
+	front_cmd_add(&a->cmds.reg, &open_cmd);
+	app_cmd_take_diff(a);
 	if (warnings.len) {
 		buf_rtrim(&warnings);
-		appstate_notice(a, THEME_WARNING, warnings.data);
+		app_state_notice(a, THEME_WARNING, warnings.data);
 	}
 	buf_release(&warnings);
 }

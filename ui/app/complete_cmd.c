@@ -1,18 +1,18 @@
 /*
- * cmdcomp: /command completion in the editor (see cmdcomp.h).
+ * app_complete_cmd: /command completion in the editor (see ui/app/complete_cmd.h).
  *
- * The candidates are cmdreg_complete's lines (names without the '/');
+ * The candidates are front_cmd_complete's lines (names without the '/');
  * their longest common prefix is computed byte-wise.  The whole text is
  * replaced (editor_set) only when the completion reaches at least as far
  * as what was typed.
  */
-#include "cmdcomp.h"
+#include "ui/app/complete_cmd.h"
 
 #include <string.h>
 
 /* Tab: complete "/prefix" from the registry (several: their common prefix, and a list). */
 enum editor_result
-cmdcomp_tab(struct editor *ed, const struct cmdreg *cmds, struct buf *notice)
+app_complete_cmd_tab(struct editor *ed, const struct front_cmd *cmds, struct buf *notice)
 {
 	struct buf list = BUF_INIT, line = BUF_INIT;
 	size_t common, n = 0, len;
@@ -21,7 +21,7 @@ cmdcomp_tab(struct editor *ed, const struct cmdreg *cmds, struct buf *notice)
 	if (!cmds || !ed->text.len || ed->text.data[0] != '/' || ed->cur != ed->text.len ||
 	    strpbrk(ed->text.data, " \t\n"))
 		return EDITOR_DONE;
-	cmdreg_complete(cmds, ed->text.data + 1, &list);
+	front_cmd_complete(cmds, ed->text.data + 1, &list);
 	common = strcspn(list.data, "\n");
 	for (p = list.data; *p; p += len + (p[len] == '\n'), n++) {
 		len = strcspn(p, "\n");

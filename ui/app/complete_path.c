@@ -1,17 +1,17 @@
 /*
- * atcomp: @path completion in the editor (see atcomp.h).
+ * app_complete_path: @path completion in the editor (see ui/app/complete_path.h).
  *
  * Works only by inserting at the cursor (editor_insert): completion never
  * removes what was typed, so it needs nothing of the editor's internals
- * beyond its text and cursor.  The candidates are atref_complete's lines;
+ * beyond its text and cursor.  The candidates are front_attach_complete's lines;
  * their longest common prefix is computed byte-wise and cut back to a
  * UTF-8 character boundary.
  */
-#include "atcomp.h"
+#include "ui/app/complete_path.h"
 
 #include <string.h>
 
-#include "atref.h"
+#include "front/attach.h"
 
 /* Length of the common prefix of the lines of list. */
 static size_t
@@ -37,17 +37,17 @@ list_notice(const char *list, size_t n, struct buf *notice)
 	const char *p = list;
 	size_t i, len;
 
-	for (i = 0; *p && i < ATCOMP_LIST; i++, p += len + (p[len] == '\n')) {
+	for (i = 0; *p && i < APP_COMPLETE_PATH_LIST; i++, p += len + (p[len] == '\n')) {
 		len = strcspn(p, "\n");
 		buf_addf(notice, "%s@%.*s", i ? "  " : "", (int)len, p);
 	}
-	if (n > ATCOMP_LIST)
-		buf_addf(notice, "  … %zu more", n - ATCOMP_LIST);
+	if (n > APP_COMPLETE_PATH_LIST)
+		buf_addf(notice, "  … %zu more", n - APP_COMPLETE_PATH_LIST);
 }
 
 /* Tab after an @word. */
 enum editor_result
-atcomp_tab(struct editor *ed, struct buf *notice)
+app_complete_path_tab(struct editor *ed, struct buf *notice)
 {
 	struct buf prefix = BUF_INIT, list = BUF_INIT;
 	size_t s = ed->cur, n, common;
@@ -60,7 +60,7 @@ atcomp_tab(struct editor *ed, struct buf *notice)
 	if (s == ed->cur || ed->text.data[s] != '@')
 		return EDITOR_IGNORED;
 	buf_add(&prefix, ed->text.data + s + 1, ed->cur - s - 1);
-	n = atref_complete(ed->complete_root, prefix.data ? prefix.data : "", &list);
+	n = front_attach_complete(ed->complete_root, prefix.data ? prefix.data : "", &list);
 	if (n) {
 		common = common_prefix(list.data);
 		if (common > prefix.len)

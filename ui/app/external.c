@@ -1,5 +1,5 @@
 /*
- * extedit: running the user's editor (see extedit.h).
+ * app_external: running the user's editor (see ui/app/external.h).
  *
  * run_fg() is the one place that forks: the child restores default
  * signal dispositions and an empty mask, gets a blocking stdin, and execs
@@ -8,9 +8,9 @@
  * The tmux pane command is one shell string (tmux runs it through the
  * shell of its server), built with every argument single-quoted.
  */
-#include "extedit.h"
+#include "ui/app/external.h"
 
-#include "ws.h"
+#include "base/workspace.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -25,7 +25,7 @@
 
 /* The editor command. */
 const char *
-extedit_editor(void)
+app_external_editor(void)
 {
 	const char *v = getenv("VISUAL");
 
@@ -80,7 +80,7 @@ run_wait(const char *const *argv, struct err *e)
 	if (pid < 0)
 		return err_errno(e, "start the editor");
 	if (WIFSIGNALED(st))
-		return err_set(e, "editor '%s' was killed by signal %d", extedit_editor(),
+		return err_set(e, "editor '%s' was killed by signal %d", app_external_editor(),
 		    WTERMSIG(st));
 	return WEXITSTATUS(st);
 }
@@ -95,7 +95,7 @@ run_editor(struct term *t, const char *file, long line, struct err *e)
 	int rc;
 	struct err re = ERR_INIT;
 
-	snprintf(cmd, sizeof cmd, "%s \"$@\"", extedit_editor());
+	snprintf(cmd, sizeof cmd, "%s \"$@\"", app_external_editor());
 	snprintf(plus, sizeof plus, "+%ld", line);
 	argv[k++] = "/bin/sh";
 	argv[k++] = "-c";
@@ -113,10 +113,10 @@ run_editor(struct term *t, const char *file, long line, struct err *e)
 		return -1;
 	}
 	if (rc == 127)
-		return err_set(e, "editor '%s' not found; set $VISUAL or $EDITOR", extedit_editor());
+		return err_set(e, "editor '%s' not found; set $VISUAL or $EDITOR", app_external_editor());
 	if (rc > 0)
 		return err_set(e, "editor '%s' exited with status %d; nothing changed",
-		    extedit_editor(), rc);
+		    app_external_editor(), rc);
 	return rc < 0 ? -1 : 0;
 }
 
@@ -140,7 +140,7 @@ write_all(int fd, const char *s, size_t n)
 
 /* Edit text through a temporary file. */
 int
-extedit_text(struct term *t, const char *text, size_t n, struct buf *out, struct err *e)
+app_external_text(struct term *t, const char *text, size_t n, struct buf *out, struct err *e)
 {
 	const char *dir = getenv("TMPDIR");
 	char path[1024];
@@ -158,7 +158,7 @@ extedit_text(struct term *t, const char *text, size_t n, struct buf *out, struct
 		return -1;
 	}
 	rc = run_editor(t, path, 0, e);
-	if (rc == 0 && buf_read_file(&b, path, EXTEDIT_MAX_BYTES, e) < 0)
+	if (rc == 0 && buf_read_file(&b, path, APP_EXTERNAL_MAX_BYTES, e) < 0)
 		rc = -1;
 	unlink(path);
 	if (rc < 0) {
@@ -175,7 +175,7 @@ extedit_text(struct term *t, const char *text, size_t n, struct buf *out, struct
 
 /* Open a file in the foreground editor. */
 int
-extedit_file(struct term *t, const char *path, long line, struct err *e)
+app_external_file(struct term *t, const char *path, long line, struct err *e)
 {
 	return run_editor(t, path, line, e);
 }
@@ -196,7 +196,7 @@ sq(struct buf *b, const char *s)
 
 /* Open a file in a new tmux pane. */
 int
-extedit_tmux(const char *dir, const char *path, long line, struct err *e)
+app_external_tmux(const char *dir, const char *path, long line, struct err *e)
 {
 	struct buf cmd = BUF_INIT;
 	char plus[32];
@@ -205,7 +205,7 @@ extedit_tmux(const char *dir, const char *path, long line, struct err *e)
 
 	if (!getenv("TMUX") || !*getenv("TMUX"))
 		return err_set(e, "open in a tmux pane: not running inside tmux ($TMUX is unset)");
-	buf_addf(&cmd, "%s", extedit_editor());
+	buf_addf(&cmd, "%s", app_external_editor());
 	if (line > 0) {
 		snprintf(plus, sizeof plus, "+%ld", line);
 		buf_addch(&cmd, ' ');
@@ -229,7 +229,7 @@ extedit_tmux(const char *dir, const char *path, long line, struct err *e)
 
 /* Parse "FILE[:LINE]". */
 int
-extedit_target(const char *args, struct buf *path, long *line, struct err *e)
+app_external_target(const char *args, struct buf *path, long *line, struct err *e)
 {
 	size_t n, c;
 
@@ -254,7 +254,7 @@ extedit_target(const char *args, struct buf *path, long *line, struct err *e)
 
 /* /open FILE[:LINE]. */
 enum cmd_result
-extedit_open_cmd(struct term *t, const char *root, const char *open_in, const char *args,
+app_external_open_cmd(struct term *t, const char *root, const char *open_in, const char *args,
     struct buf *out)
 {
 	struct buf name = BUF_INIT, abs = BUF_INIT;
@@ -266,20 +266,20 @@ extedit_open_cmd(struct term *t, const char *root, const char *open_in, const ch
 	if (open_in && *open_in && !pane && strcmp(open_in, "editor"))
 		err_set(&e, "setting open_in: unknown value \"%s\"; use \"editor\" or \"tmux-pane\"",
 		    open_in);
-	else if (extedit_target(args, &name, &line, &e) == 0 &&
-	    ws_resolve(root, 1, name.data, &abs, &e) == 0) {
+	else if (app_external_target(args, &name, &line, &e) == 0 &&
+	    workspace_resolve(root, 1, name.data, &abs, &e) == 0) {
 		if (stat(abs.data, &st) < 0)
 			err_errno(&e, "/open %s", name.data);
 		else if (S_ISDIR(st.st_mode))
 			err_set(&e, "/open %s: is a directory; give a file", name.data);
 		else if (pane && getenv("TMUX") && *getenv("TMUX"))
-			rc = extedit_tmux(root, abs.data, line, &e);
+			rc = app_external_tmux(root, abs.data, line, &e);
 		else
-			rc = extedit_file(t, abs.data, line, &e);
+			rc = app_external_file(t, abs.data, line, &e);
 	}
 	if (rc == 0)
 		buf_addf(out, "opened %s%s%.0ld in %s", name.data, line ? ":" : "", line,
-		    pane && getenv("TMUX") ? "a tmux pane" : extedit_editor());
+		    pane && getenv("TMUX") ? "a tmux pane" : app_external_editor());
 	else
 		buf_adds(out, e.msg);
 	buf_release(&name);

@@ -1,5 +1,5 @@
 /*
- * extedit: the user's own editor — Ctrl-G (edit the prompt) and /open
+ * app_external: the user's own editor — Ctrl-G (edit the prompt) and /open
  * (a file at a line), run in the foreground with the terminal, or in a
  * new tmux pane beside hearth.
  *
@@ -21,35 +21,35 @@
  * (exit 127 from the shell), or exited non-zero, or the file could not be
  * written/read; the prompt is then left as it was.
  */
-#ifndef HEARTH_EXTEDIT_H
-#define HEARTH_EXTEDIT_H
+#ifndef HEARTH_UI_APP_EXTERNAL_H
+#define HEARTH_UI_APP_EXTERNAL_H
 
 #include <stddef.h>
 
-#include "buf.h"
-#include "cmd.h"
-#include "err.h"
-#include "term.h"
+#include "base/buf.h"
+#include "front/cmd.h"
+#include "base/err.h"
+#include "ui/term/term.h"
 
-#define EXTEDIT_MAX_BYTES ((size_t)16 * 1024 * 1024)
+#define APP_EXTERNAL_MAX_BYTES ((size_t)16 * 1024 * 1024)
 
 /* The editor command ($VISUAL, $EDITOR, "vi"); never NULL. */
-const char *extedit_editor(void);
+const char *app_external_editor(void);
 /*
  * Edit text[0..n) in the editor through a new 0600 temporary file (in
  * $TMPDIR or /tmp, removed afterwards).  0 with the edited text in out
  * (reset first; one trailing newline, which editors add, removed), or -1
  * + e with out untouched.
  */
-int extedit_text(struct term *t, const char *text, size_t n, struct buf *out, struct err *e);
+int app_external_text(struct term *t, const char *text, size_t n, struct buf *out, struct err *e);
 /* Open path (line > 0: at that line) in the editor in the foreground; 0 or -1 + e. */
-int extedit_file(struct term *t, const char *path, long line, struct err *e);
+int app_external_file(struct term *t, const char *path, long line, struct err *e);
 /*
  * Open path at line in the editor in a new tmux pane (`tmux split-window
  * -h -c dir`), without waiting for the editor; 0 or -1 + e (tmux failed,
  * or $TMUX unset).
  */
-int extedit_tmux(const char *dir, const char *path, long line, struct err *e);
+int app_external_tmux(const char *dir, const char *path, long line, struct err *e);
 
 /*
  * Split "FILE[:LINE]" (args of /open; blanks around are ignored) into the
@@ -57,7 +57,7 @@ int extedit_tmux(const char *dir, const char *path, long line, struct err *e);
  * trailing ":N" is a line only when N is all digits, so "a:b.c" is a
  * file.  -1 + e when no file is given.
  */
-int extedit_target(const char *args, struct buf *path, long *line, struct err *e);
+int app_external_target(const char *args, struct buf *path, long *line, struct err *e);
 /*
  * The /open command: resolve FILE against root (relative names; "~/"
  * and absolute names as given), refuse a missing file or a directory, and
@@ -65,7 +65,7 @@ int extedit_target(const char *args, struct buf *path, long *line, struct err *e
  * t; "tmux-pane" in a new tmux pane when $TMUX is set (the foreground
  * editor otherwise).  out gets the one line to show.
  */
-enum cmd_result extedit_open_cmd(struct term *t, const char *root, const char *open_in,
+enum cmd_result app_external_open_cmd(struct term *t, const char *root, const char *open_in,
     const char *args, struct buf *out);
 
 #endif

@@ -1,17 +1,17 @@
 /*
- * appkeys: key dispatch (see appkeys.h).  Screen keys are consumed before
+ * app_keys: key dispatch (see ui/app/keys.h).  Screen keys are consumed before
  * the editor sees them; End both follows the stream and reaches the editor.
  */
-#include "appkeys.h"
+#include "ui/app/keys.h"
 
-#include "appcmd.h"
-#include "appturn.h"
-#include "gate.h"
-#include "transcript.h"
+#include "ui/app/cmd.h"
+#include "ui/app/turn.h"
+#include "perm/gate.h"
+#include "ui/view/transcript.h"
 
 /* The Ctrl-C hint expired. */
 static void
-appkeys_hint_done(struct loop *l, long id, void *arg)
+app_keys_hint_done(struct loop *l, long id, void *arg)
 {
 	struct app *a = arg;
 
@@ -23,56 +23,56 @@ appkeys_hint_done(struct loop *l, long id, void *arg)
 
 /* Ctrl-C: the second within 2 s quits; the first shows a hint. */
 void
-appkeys_ctrl_c(struct app *a)
+app_keys_ctrl_c(struct app *a)
 {
 	uint64_t now = loop_now_ms(a->d->loop);
 
 	if (a->ctrlc_ms && now - a->ctrlc_ms < APP_CTRLC_MS) {
-		appstate_quit(a);
+		app_state_quit(a);
 		return;
 	}
 	a->ctrlc_ms = now;
 	if (a->hint_timer)
 		loop_timer_del(a->d->loop, a->hint_timer);
-	a->hint_timer = loop_timer_add(a->d->loop, APP_CTRLC_MS, appkeys_hint_done, a);
+	a->hint_timer = loop_timer_add(a->d->loop, APP_CTRLC_MS, app_keys_hint_done, a);
 }
 
 /* Keys the screen handles before the editor; 1 when consumed. */
 static int
-appkeys_screen(struct app *a, const struct keys_event *ev)
+app_keys_screen(struct app *a, const struct keys_event *ev)
 {
 	struct grid_rect r = a->lay.transcript;
 	long page = r.h > 2 ? r.h - 2 : 1;
 
 	if (ev->kind == KEYS_CHAR && (ev->mods & KEYS_MOD_CTRL)) {
 		switch (ev->cp) {
-		case 'c': appkeys_ctrl_c(a); return 1;
+		case 'c': app_keys_ctrl_c(a); return 1;
 		case 'd':
 			if (editor_empty(&a->ed))
-				appstate_quit(a);
+				app_state_quit(a);
 			return 1;
 		case 'o': transcript_toggle_last(&a->tv); return 1;
-		case 'g': appcmd_edit_prompt(a); return 1;
-		case 't': appcmd_tool_diff(a); return 1;
-		case 'f': tsearch_start(&a->search, &a->tv, a->lay.transcript); return 1;
+		case 'g': app_cmd_edit_prompt(a); return 1;
+		case 't': app_cmd_tool_diff(a); return 1;
+		case 'f': transcript_search_start(&a->search, &a->tv, a->lay.transcript); return 1;
 		case 'l': grid_touch(a->grid); return 1;
 		default: return 0;
 		}
 	}
 	if (ev->kind == KEYS_CHAR && !ev->mods && ev->cp == '/' && !a->tv.follow &&
 	    editor_empty(&a->ed)) { /* reading back: `/` searches (a command otherwise) */
-		tsearch_start(&a->search, &a->tv, r);
+		transcript_search_start(&a->search, &a->tv, r);
 		return 1;
 	}
 	switch (ev->kind) {
 	case KEYS_ESC:
-		if (a->cmds.ui.state != CMDUI_IDLE) {
-			cmdui_cancel(&a->cmds.ui);
+		if (a->cmds.ui.state != FRONT_CMD_UI_IDLE) {
+			front_cmd_ui_cancel(&a->cmds.ui);
 			return 1;
 		}
 		if (a->queued.len) { /* before the abort, whose on_end would send it */
 			buf_setlen(&a->queued, 0);
-			appstate_notice(a, THEME_DIM, "queued message dropped");
+			app_state_notice(a, THEME_DIM, "queued message dropped");
 		}
 		if (a->busy)
 			agent_abort(a->agent);
@@ -88,7 +88,7 @@ appkeys_screen(struct app *a, const struct keys_event *ev)
 
 /* One key event. */
 static void
-appkeys_key(struct app *a, const struct keys_event *ev)
+app_keys_key(struct app *a, const struct keys_event *ev)
 {
 	struct buf note = BUF_INIT, text = BUF_INIT;
 	int ans;
@@ -96,29 +96,29 @@ appkeys_key(struct app *a, const struct keys_event *ev)
 	a->dirty = 1;
 	if (a->dv.open) { /* the viewer takes every key but Ctrl-C */
 		if (ev->kind == KEYS_CHAR && (ev->mods & KEYS_MOD_CTRL) && ev->cp == 'c')
-			appkeys_ctrl_c(a);
+			app_keys_ctrl_c(a);
 		else if (ev->kind == KEYS_CHAR && !ev->mods && ev->cp == 'e')
-			appcmd_open_diff_place(a);
+			app_cmd_open_diff_place(a);
 		else
-			diffview_key(&a->dv, ev, a->grid->w, a->grid->h);
+			diff_view_key(&a->dv, ev, a->grid->w, a->grid->h);
 		return;
 	}
 	if ((ans = approve_key(&a->ap, ev)) != APPROVE_PASS) {
 		if (ans >= 0)
-			gate_answer(a->d->gate, (enum gate_answer)ans);
+			perm_gate_answer(a->d->gate, (enum perm_gate_answer)ans);
 		return;
 	}
-	if (a->search.active && tsearch_key(&a->search, &a->tv, ev, a->lay.transcript))
+	if (a->search.active && transcript_search_key(&a->search, &a->tv, ev, a->lay.transcript))
 		return;
-	if (appkeys_screen(a, ev))
+	if (app_keys_screen(a, ev))
 		return;
 	switch (editor_key(&a->ed, ev, &a->cmds.reg, &note)) {
 	case EDITOR_SUBMIT:
 		editor_take(&a->ed, &text);
-		appturn_submit(a, text.data);
+		app_turn_submit(a, text.data);
 		break;
 	case EDITOR_NOTICE:
-		appstate_notice(a, THEME_DIM, note.data);
+		app_state_notice(a, THEME_DIM, note.data);
 		break;
 	default:
 		break;
@@ -129,17 +129,17 @@ appkeys_key(struct app *a, const struct keys_event *ev)
 
 /* Drain decoded events. */
 static void
-appkeys_drain(struct app *a)
+app_keys_drain(struct app *a)
 {
 	struct keys_event ev;
 
 	while (a->state != AS_QUIT && keys_next(&a->keys, &ev))
-		appkeys_key(a, &ev);
+		app_keys_key(a, &ev);
 }
 
 /* The Esc timer fired: the held ESC was a key on its own. */
 static void
-appkeys_esc_fire(struct loop *l, long id, void *arg)
+app_keys_esc_fire(struct loop *l, long id, void *arg)
 {
 	struct app *a = arg;
 	struct keys_event ev;
@@ -148,13 +148,13 @@ appkeys_esc_fire(struct loop *l, long id, void *arg)
 	(void)id;
 	a->esc_timer = 0;
 	if (keys_flush(&a->keys, &ev))
-		appkeys_key(a, &ev);
-	appkeys_drain(a);
+		app_keys_key(a, &ev);
+	app_keys_drain(a);
 }
 
 /* The terminal is readable. */
 void
-appkeys_on_input(struct loop *l, int fd, int events, void *arg)
+app_keys_on_input(struct loop *l, int fd, int events, void *arg)
 {
 	struct app *a = arg;
 	struct err e = ERR_INIT;
@@ -162,14 +162,14 @@ appkeys_on_input(struct loop *l, int fd, int events, void *arg)
 	(void)fd;
 	(void)events;
 	if (term_read_keys(a->term, &a->keys, &e) < 0) {
-		appstate_quit(a);
+		app_state_quit(a);
 		return;
 	}
 	if (a->esc_timer) {
 		loop_timer_del(l, a->esc_timer);
 		a->esc_timer = 0;
 	}
-	appkeys_drain(a);
+	app_keys_drain(a);
 	if (a->state != AS_QUIT && keys_waiting(&a->keys))
-		a->esc_timer = loop_timer_add(l, APP_ESC_MS, appkeys_esc_fire, a);
+		a->esc_timer = loop_timer_add(l, APP_ESC_MS, app_keys_esc_fire, a);
 }

@@ -1,12 +1,12 @@
 /*
- * picker: the full-screen session picker (see picker.h).
+ * picker: the full-screen session picker (see ui/app/picker.h).
  *
  * `shown` is recomputed from scratch on every change of the query (a few
  * hundred sessions at most; each test is a case-folded substring search),
  * and `sel` is clamped to it; `top` follows `sel` when drawing so the
  * selected row is always on screen.
  */
-#include "picker.h"
+#include "ui/app/picker.h"
 
 #include <ctype.h>
 #include <limits.h>
@@ -17,20 +17,20 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "draw.h"
-#include "loop.h"
-#include "term.h"
-#include "theme.h"
-#include "sesscli.h"
-#include "xmalloc.h"
+#include "front/cli.h"
+#include "ui/term/draw.h"
+#include "io/loop.h"
+#include "ui/term/term.h"
+#include "ui/term/theme.h"
+#include "front/sessions.h"
+#include "base/xmalloc.h"
 
-#define PICKER_HINT "↑↓ move · Enter resume · Esc cancel · type to search"
-#define PICKER_ESC_MS 30
+#define APP_PICKER_HINT "↑↓ move · Enter resume · Esc cancel · type to search"
+#define APP_PICKER_ESC_MS 30
 
-/* picker_run's state on its loop. */
+/* app_picker_run's state on its loop. */
 struct prun {
-	struct picker p;
+	struct app_picker p;
 	struct term *t;
 	struct grid *g;
 	struct keys k;
@@ -59,7 +59,7 @@ has_word(const char *s, const char *word, size_t n)
 
 /* Whether row r matches every word of the query. */
 static int
-matches(const struct sesslist_info *r, const char *q)
+matches(const struct session_list_info *r, const char *q)
 {
 	while (*q) {
 		size_t n;
@@ -75,7 +75,7 @@ matches(const struct sesslist_info *r, const char *q)
 
 /* Recompute the rows that match and keep the selection in range. */
 static void
-refilter(struct picker *p)
+refilter(struct app_picker *p)
 {
 	size_t i;
 
@@ -89,7 +89,7 @@ refilter(struct picker *p)
 
 /* All rows shown, the first selected. */
 void
-picker_init(struct picker *p, const struct sesslist_info *v, size_t n, const char *root)
+app_picker_init(struct app_picker *p, const struct session_list_info *v, size_t n, const char *root)
 {
 	memset(p, 0, sizeof *p);
 	p->v = v;
@@ -102,7 +102,7 @@ picker_init(struct picker *p, const struct sesslist_info *v, size_t n, const cha
 
 /* Free the query and the index. */
 void
-picker_release(struct picker *p)
+app_picker_release(struct app_picker *p)
 {
 	buf_release(&p->query);
 	free(p->shown);
@@ -111,7 +111,7 @@ picker_release(struct picker *p)
 
 /* Drop the last UTF-8 character of the query. */
 static void
-query_backspace(struct picker *p)
+query_backspace(struct app_picker *p)
 {
 	size_t n = p->query.len;
 
@@ -125,7 +125,7 @@ query_backspace(struct picker *p)
 
 /* Move the selection by d rows, clamped. */
 static void
-move(struct picker *p, long d)
+move(struct app_picker *p, long d)
 {
 	long s = (long)p->sel + d;
 
@@ -139,14 +139,14 @@ move(struct picker *p, long d)
 }
 
 /* One key. */
-enum picker_result
-picker_key(struct picker *p, const struct keys_event *ev)
+enum app_picker_result
+app_picker_key(struct app_picker *p, const struct keys_event *ev)
 {
 	switch (ev->kind) {
 	case KEYS_ESC:
-		return PICKER_CANCEL;
+		return APP_PICKER_CANCEL;
 	case KEYS_ENTER:
-		return p->nshown ? PICKER_CHOSEN : PICKER_NONE;
+		return p->nshown ? APP_PICKER_CHOSEN : APP_PICKER_NONE;
 	case KEYS_UP: move(p, -1); break;
 	case KEYS_DOWN: move(p, 1); break;
 	case KEYS_PGUP: move(p, -10); break;
@@ -157,7 +157,7 @@ picker_key(struct picker *p, const struct keys_event *ev)
 	case KEYS_CHAR:
 		if (ev->mods & KEYS_MOD_CTRL) {
 			if (ev->cp == 'c' || ev->cp == 'd')
-				return PICKER_CANCEL;
+				return APP_PICKER_CANCEL;
 			if (ev->cp == 'u') {
 				buf_reset(&p->query);
 				refilter(p);
@@ -177,19 +177,19 @@ picker_key(struct picker *p, const struct keys_event *ev)
 	default:
 		break;
 	}
-	return PICKER_NONE;
+	return APP_PICKER_NONE;
 }
 
 /* The selected row. */
-const struct sesslist_info *
-picker_selected(const struct picker *p)
+const struct session_list_info *
+app_picker_selected(const struct app_picker *p)
 {
 	return p->nshown ? &p->v[p->shown[p->sel]] : NULL;
 }
 
 /* A short age. */
 void
-picker_age(struct buf *out, time_t then, time_t now)
+app_picker_age(struct buf *out, time_t then, time_t now)
 {
 	long s = (long)(now - then);
 
@@ -207,7 +207,7 @@ picker_age(struct buf *out, time_t then, time_t now)
 
 /* One session row at y: prompt on the left, size and age on the right. */
 static void
-draw_row(struct grid *g, int y, const struct sesslist_info *r, int selected, time_t now)
+draw_row(struct grid *g, int y, const struct session_list_info *r, int selected, time_t now)
 {
 	struct buf right = BUF_INIT;
 	uint16_t st = selected ? THEME_SELECTION : THEME_TEXT;
@@ -215,7 +215,7 @@ draw_row(struct grid *g, int y, const struct sesslist_info *r, int selected, tim
 	int rw;
 
 	buf_addf(&right, "%zu msg%s · ", r->nmsgs, r->nmsgs == 1 ? "" : "s");
-	picker_age(&right, r->mtime, now);
+	app_picker_age(&right, r->mtime, now);
 	rw = draw_width(right.data, right.len);
 	draw_fill(g, (struct grid_rect){ 0, y, g->w, 1 }, " ", st);
 	draw_text(g, 0, y, 2, selected ? "› " : "  ", selected ? 4 : 2, selected ? THEME_ACCENT : st);
@@ -230,7 +230,7 @@ draw_row(struct grid *g, int y, const struct sesslist_info *r, int selected, tim
 
 /* The whole screen. */
 void
-picker_draw(struct picker *p, struct grid *g, time_t now, int *cx, int *cy)
+app_picker_draw(struct app_picker *p, struct grid *g, time_t now, int *cx, int *cy)
 {
 	struct buf line = BUF_INIT;
 	int rows = g->h - 4, y;
@@ -257,7 +257,7 @@ picker_draw(struct picker *p, struct grid *g, time_t now, int *cx, int *cy)
 		draw_row(g, 2 + y, &p->v[p->shown[i]], i == p->sel, now);
 	if (!p->nshown)
 		draw_text(g, 2, 2, g->w - 2, "no session matches", 18, THEME_DIM);
-	draw_trunc(g, 0, g->h - 1, g->w, PICKER_HINT, strlen(PICKER_HINT), THEME_DIM);
+	draw_trunc(g, 0, g->h - 1, g->w, APP_PICKER_HINT, strlen(APP_PICKER_HINT), THEME_DIM);
 	buf_release(&line);
 }
 
@@ -265,12 +265,12 @@ picker_draw(struct picker *p, struct grid *g, time_t now, int *cx, int *cy)
 static void
 prun_key(struct prun *r, const struct keys_event *ev)
 {
-	enum picker_result res = picker_key(&r->p, ev);
+	enum app_picker_result res = app_picker_key(&r->p, ev);
 
-	if (res == PICKER_NONE)
+	if (res == APP_PICKER_NONE)
 		return;
-	if (res == PICKER_CHOSEN) {
-		snprintf(r->chosen, r->size, "%s", picker_selected(&r->p)->id);
+	if (res == APP_PICKER_CHOSEN) {
+		snprintf(r->chosen, r->size, "%s", app_picker_selected(&r->p)->id);
 		r->result = 1;
 	}
 	loop_stop(r->l);
@@ -311,7 +311,7 @@ prun_input(struct loop *l, int fd, int events, void *arg)
 		prun_key(r, &ev);
 	if (r->esc_timer)
 		loop_timer_del(l, r->esc_timer);
-	r->esc_timer = keys_waiting(&r->k) ? loop_timer_add(l, PICKER_ESC_MS, prun_esc, r) : 0;
+	r->esc_timer = keys_waiting(&r->k) ? loop_timer_add(l, APP_PICKER_ESC_MS, prun_esc, r) : 0;
 }
 
 /* Before each sleep: draw and present. */
@@ -324,7 +324,7 @@ prun_render(struct loop *l, void *arg)
 	term_size(r->t, &w, &h);
 	if (w != r->g->w || h != r->g->h)
 		grid_resize(r->g, w, h);
-	picker_draw(&r->p, r->g, time(NULL), &cx, &cy);
+	app_picker_draw(&r->p, r->g, time(NULL), &cx, &cy);
 	term_cursor(r->t, cx, cy);
 	if (term_present(r->t, r->g) < 0) {
 		err_set(r->e, "the terminal went away");
@@ -344,7 +344,7 @@ prun_winch(struct loop *l, int signo, void *arg)
 
 /* Run the picker on t with its own loop. */
 int
-picker_run(struct term *t, const struct sesslist_info *v, size_t n, const char *root,
+app_picker_run(struct term *t, const struct session_list_info *v, size_t n, const char *root,
 	   char *chosen, size_t size, struct err *e)
 {
 	struct prun r;
@@ -358,14 +358,14 @@ picker_run(struct term *t, const struct sesslist_info *v, size_t n, const char *
 	r.e = e;
 	r.g = grid_new(0, 0);
 	keys_init(&r.k);
-	picker_init(&r.p, v, n, root);
+	app_picker_init(&r.p, v, n, root);
 	loop_signal(r.l, SIGWINCH, prun_winch, &r, NULL);
 	loop_watch(r.l, term_input_fd(t), LOOP_READ, prun_input, &r);
 	loop_set_before_sleep(r.l, prun_render, &r);
 	if (loop_run(r.l, e) < 0)
 		r.result = -1;
 	loop_free(r.l);
-	picker_release(&r.p);
+	app_picker_release(&r.p);
 	keys_release(&r.k);
 	grid_free(r.g);
 	return r.result;
@@ -373,10 +373,10 @@ picker_run(struct term *t, const struct sesslist_info *v, size_t n, const char *
 
 /* hearth -r on a terminal. */
 int
-picker_main(struct cli *o, char *chosen, size_t size)
+app_picker_main(struct front_cli *o, char *chosen, size_t size)
 {
 	struct term_curses_opts opts = { 0, 1 };
-	struct sesslist_info *v = NULL;
+	struct session_list_info *v = NULL;
 	struct err e = ERR_INIT;
 	char root[PATH_MAX];
 	struct theme th;
@@ -384,17 +384,17 @@ picker_main(struct cli *o, char *chosen, size_t size)
 	size_t n = 0;
 	int rc;
 
-	if (sesscli_sessions(o, root, &v, &n) < 0)
+	if (front_sessions_sessions(o, root, &v, &n) < 0)
 		return 1;
 	setlocale(LC_CTYPE, "");
 	theme_default(&th, theme_depth_env());
 	if (!(t = term_curses_new(&th, &opts, &e))) {
-		sesslist_free(v, n);
-		return sesscli_pick(o, chosen, size); /* no full screen: the numbered list */
+		session_list_free(v, n);
+		return front_sessions_pick(o, chosen, size); /* no full screen: the numbered list */
 	}
-	rc = picker_run(t, v, n, root, chosen, size, &e);
+	rc = app_picker_run(t, v, n, root, chosen, size, &e);
 	term_free(t);
-	sesslist_free(v, n);
+	session_list_free(v, n);
 	if (rc < 0) {
 		fprintf(stderr, "hearth: %s\n", e.msg);
 		return 1;

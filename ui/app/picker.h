@@ -5,30 +5,30 @@
  * folded), Up/Down/PgUp/PgDn/Home/End move, Enter resumes the selected
  * one, Esc (or Ctrl-C) cancels.
  *
- * The state (struct picker) and its view (picker_draw) are pure: tests
- * drive them with key events and read the grid.  picker_run puts them on
- * a terminal (term.h) with its own small loop; picker_main is what main
+ * The state (struct app_picker) and its view (app_picker_draw) are pure: tests
+ * drive them with key events and read the grid.  app_picker_run puts them on
+ * a terminal (ui/term/term.h) with its own small loop; app_picker_main is what main
  * calls for `hearth -r` on a terminal.
  *
- * Ownership: the picker borrows the rows (sesslist_info) for its life.
+ * Ownership: the picker borrows the rows (session_list_info) for its life.
  */
-#ifndef HEARTH_PICKER_H
-#define HEARTH_PICKER_H
+#ifndef HEARTH_UI_APP_PICKER_H
+#define HEARTH_UI_APP_PICKER_H
 
 #include <stddef.h>
 #include <time.h>
 
-#include "buf.h"
-#include "err.h"
-#include "grid.h"
-#include "keys.h"
-#include "sesslist.h"
+#include "base/buf.h"
+#include "base/err.h"
+#include "ui/term/grid.h"
+#include "ui/term/keys.h"
+#include "session/list.h"
 
 struct term;
-struct cli;
+struct front_cli;
 
-struct picker {
-	const struct sesslist_info *v;
+struct app_picker {
+	const struct session_list_info *v;
 	size_t n;
 	const char *root;   /* shown in the title */
 	struct buf query;
@@ -38,24 +38,24 @@ struct picker {
 	size_t top;         /* first shown row on screen */
 };
 
-enum picker_result { PICKER_NONE, PICKER_CHOSEN, PICKER_CANCEL };
+enum app_picker_result { APP_PICKER_NONE, APP_PICKER_CHOSEN, APP_PICKER_CANCEL };
 
-void picker_init(struct picker *p, const struct sesslist_info *v, size_t n, const char *root);
-void picker_release(struct picker *p);
+void app_picker_init(struct app_picker *p, const struct session_list_info *v, size_t n, const char *root);
+void app_picker_release(struct app_picker *p);
 /* Apply one key. */
-enum picker_result picker_key(struct picker *p, const struct keys_event *ev);
+enum app_picker_result app_picker_key(struct app_picker *p, const struct keys_event *ev);
 /* The selected row, or NULL when nothing matches. */
-const struct sesslist_info *picker_selected(const struct picker *p);
+const struct session_list_info *app_picker_selected(const struct app_picker *p);
 /* Draw the whole picker into g (ages relative to now); *cx, *cy: where the cursor goes. */
-void picker_draw(struct picker *p, struct grid *g, time_t now, int *cx, int *cy);
+void app_picker_draw(struct app_picker *p, struct grid *g, time_t now, int *cx, int *cy);
 /* "just now", "5m ago", "3h ago", "2d ago", "6w ago" (appended to out). */
-void picker_age(struct buf *out, time_t then, time_t now);
+void app_picker_age(struct buf *out, time_t then, time_t now);
 
 /*
  * Run the picker on terminal t until Enter or Esc: 1 with the chosen id
  * in chosen, 0 when cancelled, -1 + e when the terminal went away.
  */
-int picker_run(struct term *t, const struct sesslist_info *v, size_t n, const char *root,
+int app_picker_run(struct term *t, const struct session_list_info *v, size_t n, const char *root,
 	       char *chosen, size_t size, struct err *e);
 
 /*
@@ -63,6 +63,6 @@ int picker_run(struct term *t, const struct sesslist_info *v, size_t n, const ch
  * the picker full screen.  -1 to go on (o->resume_id = chosen), else an
  * exit code (1: no sessions or an error, 130: cancelled).
  */
-int picker_main(struct cli *o, char *chosen, size_t size);
+int app_picker_main(struct front_cli *o, char *chosen, size_t size);
 
 #endif

@@ -1,29 +1,29 @@
 /*
- * apppoll: the /slots poll (see apppoll.h).  State lives in struct app:
+ * app_poll: the /slots poll (see ui/app/poll.h).  State lives in struct app:
  * poll_timer (pending timer id or 0), poll_inflight, poll_backoff (s).
  */
-#include "apppoll.h"
+#include "ui/app/poll.h"
 
-#include "llama.h"
-#include "loop.h"
-#include "srvpanel.h"
+#include "llama/llama.h"
+#include "io/loop.h"
+#include "ui/view/server_panel.h"
 
-static void apppoll_fire(struct loop *l, long id, void *arg);
+static void app_poll_fire(struct loop *l, long id, void *arg);
 
 /* Schedule the next poll in ms (replacing a pending one; none while one is in flight). */
 void
-apppoll_in(struct app *a, uint64_t ms)
+app_poll_in(struct app *a, uint64_t ms)
 {
 	if (a->poll_inflight || a->state == AS_QUIT)
 		return;
 	if (a->poll_timer)
 		loop_timer_del(a->d->loop, a->poll_timer);
-	a->poll_timer = loop_timer_add(a->d->loop, ms, apppoll_fire, a);
+	a->poll_timer = loop_timer_add(a->d->loop, ms, app_poll_fire, a);
 }
 
 /* GET /slots answered (or failed). */
 static void
-apppoll_on_slots(int status, const struct llama_slot *slots, size_t n, const struct err *e,
+app_poll_on_slots(int status, const struct llama_slot *slots, size_t n, const struct err *e,
     void *arg)
 {
 	struct app *a = arg;
@@ -35,25 +35,25 @@ apppoll_on_slots(int status, const struct llama_slot *slots, size_t n, const str
 	a->dirty = 1;
 	if (status == 200) {
 		a->poll_backoff = 0;
-		srvpanel_set_slots(&a->srv, slots, n, llama_slot(a->d->llama), loop_now_ms(a->d->loop));
+		server_panel_set_slots(&a->srv, slots, n, llama_slot(a->d->llama), loop_now_ms(a->d->loop));
 	} else if (status == 501) {
 		a->poll_backoff = 0;
-		srvpanel_no_slots(&a->srv);
-		srvpanel_reconnecting(&a->srv, -1);
+		server_panel_no_slots(&a->srv);
+		server_panel_reconnecting(&a->srv, -1);
 	} else {
 		a->poll_backoff = a->poll_backoff ? a->poll_backoff * 2 : 1;
 		if (a->poll_backoff > 30)
 			a->poll_backoff = 30;
-		srvpanel_reconnecting(&a->srv, a->poll_backoff);
-		apppoll_in(a, (uint64_t)a->poll_backoff * 1000);
+		server_panel_reconnecting(&a->srv, a->poll_backoff);
+		app_poll_in(a, (uint64_t)a->poll_backoff * 1000);
 		return;
 	}
-	apppoll_in(a, a->busy ? APP_POLL_BUSY_MS : APP_POLL_IDLE_MS);
+	app_poll_in(a, a->busy ? APP_POLL_BUSY_MS : APP_POLL_IDLE_MS);
 }
 
 /* The poll timer fired: one request, unless one is already out. */
 static void
-apppoll_fire(struct loop *l, long id, void *arg)
+app_poll_fire(struct loop *l, long id, void *arg)
 {
 	struct app *a = arg;
 
@@ -63,5 +63,5 @@ apppoll_fire(struct loop *l, long id, void *arg)
 	if (a->poll_inflight || a->state != AS_READY)
 		return;
 	a->poll_inflight = 1;
-	llama_get_slots(a->d->llama, apppoll_on_slots, a);
+	llama_get_slots(a->d->llama, app_poll_on_slots, a);
 }

@@ -1,19 +1,19 @@
 /*
- * appstate: the helpers every part of the full-screen session uses (see
- * appstate.h for the shared struct and its invariants).
+ * app_state: the helpers every part of the full-screen session uses (see
+ * ui/app/state.h for the shared struct and its invariants).
  */
-#include "appstate.h"
+#include "ui/app/state.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#include "gitinfo.h"
-#include "loop.h"
-#include "transcript.h"
+#include "repo/info.h"
+#include "io/loop.h"
+#include "ui/view/transcript.h"
 
 /* Add a notice line to the transcript. */
 void
-appstate_notice(struct app *a, uint16_t role, const char *s)
+app_state_notice(struct app *a, uint16_t role, const char *s)
 {
 	transcript_add_notice(&a->tv, role, s, strlen(s));
 	a->dirty = 1;
@@ -21,7 +21,7 @@ appstate_notice(struct app *a, uint16_t role, const char *s)
 
 /* Leave the session at the end of this loop pass. */
 void
-appstate_quit(struct app *a)
+app_state_quit(struct app *a)
 {
 	a->state = AS_QUIT;
 	loop_stop(a->d->loop);
@@ -29,20 +29,20 @@ appstate_quit(struct app *a)
 
 /* Git branch and changed-file count for the status line. */
 void
-appstate_git(struct app *a)
+app_state_git(struct app *a)
 {
-	struct gitinfo gi = GITINFO_INIT;
+	struct repo_info gi = REPO_INFO_INIT;
 	struct err e = ERR_INIT;
 
-	gitinfo_read(a->d->env->root, &gi, &e);
+	repo_info_read(a->d->env->root, &gi, &e);
 	snprintf(a->st.branch, sizeof a->st.branch, "%s", gi.branch ? gi.branch : "");
 	a->st.dirty = (int)(gi.modified + gi.added + gi.deleted + gi.renamed + gi.untracked);
-	gitinfo_release(&gi);
+	repo_info_release(&gi);
 }
 
-/* The session prompt and the git summary, once (see appstate.h). */
+/* The session prompt and the git summary, once (see ui/app/state.h). */
 void
-appstate_boot(struct app *a)
+app_state_boot(struct app *a)
 {
 	struct buf w = BUF_INIT;
 
@@ -53,8 +53,8 @@ appstate_boot(struct app *a)
 		conv_set_system(agent_conv(a->agent), a->d->prompt(a->d->prompt_arg, &w));
 	buf_rtrim(&w);
 	if (w.len)
-		appstate_notice(a, THEME_WARNING, w.data);
+		app_state_notice(a, THEME_WARNING, w.data);
 	buf_release(&w);
-	appstate_git(a);
+	app_state_git(a);
 	a->dirty = 1;
 }

@@ -1,9 +1,9 @@
 /*
- * appstate: the state of the full-screen session shared by its parts.
+ * app_state: the state of the full-screen session shared by its parts.
  *
- * app.c owns the lifetime (setup, the frame, discovery, signals, release);
- * appkeys.c the key dispatch, appturn.c the agent's observer and the
- * sending of turns, apppoll.c the GET /slots poll, appcmd.c the commands
+ * ui/app/app.c owns the lifetime (setup, the frame, discovery, signals, release);
+ * ui/app/keys.c the key dispatch, ui/app/turn.c the agent's observer and the
+ * sending of turns, ui/app/poll.c the GET /slots poll, ui/app/cmd.c the commands
  * the full screen adds to the shared ones.  They all work on one
  * struct app, which lives on app_run's stack for the whole session.
  *
@@ -14,25 +14,25 @@
  * poll_timer / poll_inflight is set; `queued` holds the text typed while
  * a turn ran (or before the server answered), sent when it ends.
  */
-#ifndef HEARTH_APPSTATE_H
-#define HEARTH_APPSTATE_H
+#ifndef HEARTH_UI_APP_STATE_H
+#define HEARTH_UI_APP_STATE_H
 
 #include <stdint.h>
 
-#include "agent.h"
-#include "approve.h"
-#include "buf.h"
-#include "diffview.h"
-#include "editor.h"
-#include "grid.h"
-#include "keys.h"
-#include "layout.h"
-#include "repl.h"
-#include "sesscmd.h"
-#include "tsearch.h"
-#include "term.h"
-#include "theme.h"
-#include "view.h"
+#include "agent/agent.h"
+#include "ui/view/approve.h"
+#include "base/buf.h"
+#include "ui/view/diff_view.h"
+#include "ui/view/editor.h"
+#include "ui/term/grid.h"
+#include "ui/term/keys.h"
+#include "ui/view/layout.h"
+#include "front/line.h"
+#include "front/commands.h"
+#include "ui/view/transcript_search.h"
+#include "ui/term/term.h"
+#include "ui/term/theme.h"
+#include "ui/view/view.h"
 
 enum app_state { AS_PROBING, AS_READY, AS_QUIT };
 
@@ -44,7 +44,7 @@ enum app_state { AS_PROBING, AS_READY, AS_QUIT };
 #define APP_FRAME_MS 16 /* at most one frame per 16 ms (a stream of deltas costs ~60 frames/s) */
 
 struct app {
-	const struct repl_deps *d;
+	const struct front_line_deps *d;
 	struct agent *agent;
 	struct term *term;
 	struct grid *grid;
@@ -54,16 +54,16 @@ struct app {
 	struct view_server srv;
 	struct view_status st;
 	struct layout lay;
-	struct sesscmd cmds;
-	struct tsearch search; /* `/` search in the transcript */
-	struct diffview dv;  /* the full-screen diff viewer, over everything when open */
-	struct approve ap;   /* the gate's question, while one waits (gate.h) */
+	struct front_commands cmds;
+	struct transcript_search search; /* `/` search in the transcript */
+	struct diff_view dv;  /* the full-screen diff viewer, over everything when open */
+	struct approve ap;   /* the gate's question, while one waits (perm/gate.h) */
 	enum app_state state;
 	int busy, dirty, panel_on, first_run;
 	int talked;        /* a turn was sent: the first-run screen no longer covers the transcript */
 	int server_down;   /* the last discovery failed: a message may go to Claude (server_down rule) */
 	long esc_timer, retry_timer, poll_timer, hint_timer, frame_timer;
-	long boot_timer;     /* the slow start-up work, 1 ms after the first frame (appstate_boot) */
+	long boot_timer;     /* the slow start-up work, 1 ms after the first frame (app_state_boot) */
 	int booted;
 	int poll_inflight, poll_backoff;
 	uint64_t t0_ms, ctrlc_ms, frame_ms; /* frame_ms: when the last frame was drawn */
@@ -73,17 +73,17 @@ struct app {
 };
 
 /* Add a notice line (drawn in theme role `role`) to the transcript. */
-void appstate_notice(struct app *a, uint16_t role, const char *s);
+void app_state_notice(struct app *a, uint16_t role, const char *s);
 /* Leave the session at the end of this loop pass. */
-void appstate_quit(struct app *a);
+void app_state_quit(struct app *a);
 /* Refresh the git branch and changed-file count of the status line. */
-void appstate_git(struct app *a);
+void app_state_git(struct app *a);
 /*
  * Parallel bootstrap: read the session prompt (git status, context files,
- * memory: repl_deps.prompt) into the agent and the status line's git
+ * memory: front_line_deps.prompt) into the agent and the status line's git
  * summary, once; after the first frame while discovery is on the wire,
  * and before any turn.
  */
-void appstate_boot(struct app *a);
+void app_state_boot(struct app *a);
 
 #endif

@@ -1,14 +1,14 @@
 /*
- * themesel: theme lookup by name (see themesel.h).
+ * app_themes: theme lookup by name (see ui/app/themes.h).
  *
  * `shipped` is the table of compiled-in themes: name → JSON text; the
- * built-in "default" comes from theme.c (theme_default).  The user
+ * built-in "default" comes from ui/term/theme.c (theme_default).  The user
  * directory is read with opendir for the list and probed with access(2)
  * for a load; file errors are theme_load's one-line messages.
  */
-#include "themesel.h"
+#include "ui/app/themes.h"
 
-#include "codehl.h"
+#include "ui/view/highlight.h"
 
 #include <dirent.h>
 #include <stdio.h>
@@ -106,7 +106,7 @@ static const struct {
 
 /* The compiled-in text of a shipped theme. */
 const char *
-themesel_shipped(const char *name)
+app_themes_shipped(const char *name)
 {
 	size_t i;
 
@@ -139,7 +139,7 @@ plain_name(const char *name)
 
 /* Load a theme by name or path. */
 int
-themesel_load(struct theme *t, const char *name, enum theme_depth depth, struct err *e)
+app_themes_load(struct theme *t, const char *name, enum theme_depth depth, struct err *e)
 {
 	char dir[1024], path[1200];
 	const char *json;
@@ -158,9 +158,9 @@ themesel_load(struct theme *t, const char *name, enum theme_depth depth, struct 
 		if (access(path, F_OK) == 0)
 			return theme_load(t, path, depth, e);
 	}
-	if ((json = themesel_shipped(name)) != NULL)
+	if ((json = app_themes_shipped(name)) != NULL)
 		return theme_parse(t, name, json, strlen(json), depth, e);
-	themesel_list(&names);
+	app_themes_list(&names);
 	err_set(e, "unknown theme '%s' (available: %s); using the built-in theme", name,
 	    names.data);
 	buf_release(&names);
@@ -186,7 +186,7 @@ listed(const struct buf *out, const char *name, size_t n)
 
 /* List the names: default, the shipped ones, then the user's files. */
 void
-themesel_list(struct buf *out)
+app_themes_list(struct buf *out)
 {
 	char dir[1024];
 	struct dirent *de;
@@ -211,7 +211,7 @@ themesel_list(struct buf *out)
 
 /* /theme [NAME]: list or switch. */
 enum cmd_result
-themesel_cmd(struct theme *th, struct term *term, struct grid *g, const char *args,
+app_themes_cmd(struct theme *th, struct term *term, struct grid *g, const char *args,
     struct buf *out)
 {
 	struct theme nt;
@@ -224,12 +224,12 @@ themesel_cmd(struct theme *th, struct term *term, struct grid *g, const char *ar
 	n = strcspn(args, " \t\n");
 	if (!n) {
 		buf_addf(out, "theme: %s (available: ", th->name);
-		themesel_list(out);
+		app_themes_list(out);
 		buf_adds(out, "; /theme NAME switches)");
 		return CMD_DONE;
 	}
 	snprintf(name, sizeof name, "%.*s", (int)(n < THEME_NAME_MAX ? n : THEME_NAME_MAX), args);
-	if (themesel_load(&nt, name, th->depth, &e) < 0) {
+	if (app_themes_load(&nt, name, th->depth, &e) < 0) {
 		buf_adds(out, e.msg);
 		return CMD_ERROR;
 	}
@@ -238,7 +238,7 @@ themesel_cmd(struct theme *th, struct term *term, struct grid *g, const char *ar
 		term_set_theme(term, th);
 	if (g)
 		grid_touch(g);
-	codehl_set_theme(th);
+	highlight_set_theme(th);
 	buf_addf(out, "theme: %s", th->name);
 	return CMD_DONE;
 }

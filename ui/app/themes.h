@@ -1,5 +1,5 @@
 /*
- * themesel: choosing a theme by name (`--theme NAME`, the `theme`
+ * app_themes: choosing a theme by name (`--theme NAME`, the `theme`
  * setting, `/theme NAME`) and listing the choices.
  *
  * A name is looked up in order: a path (it contains '/' or ends in
@@ -9,35 +9,35 @@
  * "high-contrast" (the same texts as the files in themes/, which test_themesel
  * checks).  So a user can override a shipped theme by name.
  *
- * Nothing here keeps state: a struct theme is a value (theme.h).
+ * Nothing here keeps state: a struct theme is a value (ui/term/theme.h).
  */
-#ifndef HEARTH_THEMESEL_H
-#define HEARTH_THEMESEL_H
+#ifndef HEARTH_UI_APP_THEMES_H
+#define HEARTH_UI_APP_THEMES_H
 
-#include "buf.h"
-#include "cmd.h"
-#include "err.h"
-#include "grid.h"
-#include "term.h"
-#include "theme.h"
+#include "base/buf.h"
+#include "front/cmd.h"
+#include "base/err.h"
+#include "ui/term/grid.h"
+#include "ui/term/term.h"
+#include "ui/term/theme.h"
 
 /*
  * Load theme `name` (NULL or "" means "default") for depth into *t.  0 on
  * success; -1 + e (one line: unknown name with the list of names, or the
  * file's problem) with *t the built-in theme.
  */
-int themesel_load(struct theme *t, const char *name, enum theme_depth depth, struct err *e);
+int app_themes_load(struct theme *t, const char *name, enum theme_depth depth, struct err *e);
 /* Append the available names, comma-separated, shipped ones first. */
-void themesel_list(struct buf *out);
+void app_themes_list(struct buf *out);
 /*
  * The /theme command's work: with no name, list the names (the current one
  * marked); with a name, load it at th's depth and, on success, make it
  * current (*th replaced, the terminal restyled, every row repainted, the
  * code colours' capture map updated).  A failed load keeps *th.
  */
-enum cmd_result themesel_cmd(struct theme *th, struct term *term, struct grid *g,
+enum cmd_result app_themes_cmd(struct theme *th, struct term *term, struct grid *g,
     const char *args, struct buf *out);
 /* The compiled-in text of shipped theme `name` (NULL when not one), for tests. */
-const char *themesel_shipped(const char *name);
+const char *app_themes_shipped(const char *name);
 
 #endif

@@ -1,10 +1,10 @@
 /*
- * term_curses: the real terminal through ncursesw (see term.h).
+ * term_curses: the real terminal through ncursesw (see ui/term/term.h).
  *
  * The only file that includes curses.  It uses curses for what curses is
  * good at — terminfo, the alternate screen, and sending the minimum of
  * bytes for a changed screen (wnoutrefresh/doupdate) — and nothing else:
- * input is read as raw bytes from fd 0 and decoded by keys.c (so paste,
+ * input is read as raw bytes from fd 0 and decoded by ui/term/keys.c (so paste,
  * mouse and Alt keys work the same everywhere and can be tested), and the
  * screen content comes only from the grid, whose cells are already safe.
  *
@@ -32,8 +32,8 @@
 #include <unistd.h>
 #include <wchar.h>
 
-#include "term.h"
-#include "xmalloc.h"
+#include "ui/term/term.h"
+#include "base/xmalloc.h"
 
 #define MODES_OFF "\x1b[?2004l\x1b[?1006l\x1b[?1000l"
 #define CRASH_RESTORE MODES_OFF "\x1b[0m\x1b[?25h\x1b[?1049l\r\n"

@@ -1,5 +1,5 @@
 /*
- * draw: sanitised text into the grid (see draw.h).
+ * draw: sanitised text into the grid (see ui/term/draw.h).
  *
  * Text is read through a unit iterator (struct src): each step yields one
  * display unit — a printable character with its width, a space, a tab, a
@@ -10,7 +10,7 @@
  * is a small value: copying it saves a position (used to look ahead over a
  * word before placing it).
  */
-#include "draw.h"
+#include "ui/term/draw.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -14,17 +14,17 @@
  *                             ^J in the one-row functions
  * An escape sequence is therefore shown as text ("^[[2J"), never acted on.
  *
- * Widths are wcwidth(3) columns (setlocale is the caller's job, grid.h).
+ * Widths are wcwidth(3) columns (setlocale is the caller's job, ui/term/grid.h).
  * All drawing is clipped to the grid; nothing here fails or allocates
  * beyond a small per-call scratch.
  */
-#ifndef HEARTH_DRAW_H
-#define HEARTH_DRAW_H
+#ifndef HEARTH_UI_TERM_DRAW_H
+#define HEARTH_UI_TERM_DRAW_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "grid.h"
+#include "ui/term/grid.h"
 
 /*
  * Word-wrap n bytes of s to r.w columns and draw the rows numbered

@@ -1,5 +1,5 @@
 /*
- * grid: cells, wide-character padding and dirty rows (see grid.h).
+ * grid: cells, wide-character padding and dirty rows (see ui/term/grid.h).
  *
  * Every write goes through cell_set(), which marks the row as possibly
  * changed when the value differs; the wide character invariants (lead +
@@ -9,14 +9,14 @@
  * frame is not dirty: dirty[] is 0 (same as front), 1 (written since:
  * compare with front) or 2 (forced: resize, grid_touch).
  */
-#include "grid.h"
+#include "ui/term/grid.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <wchar.h>
 
-#include "sanitize.h"
-#include "xmalloc.h"
+#include "base/sanitize.h"
+#include "base/xmalloc.h"
 
 #define REPLACEMENT "\xef\xbf\xbd"
 

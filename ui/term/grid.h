@@ -4,7 +4,7 @@
  * A grid is w×h cells in row-major order.  A cell holds one grapheme as
  * NUL-terminated UTF-8 (a base character plus the combining marks that
  * follow it, at most GRID_CELL_BYTES bytes; marks beyond that are
- * dropped), its display width and a style id (a theme role, theme.h).
+ * dropped), its display width and a style id (a theme role, ui/term/theme.h).
  *
  * Invariants, kept by every function here whatever the caller passes:
  * - a cell of width 2 at x is followed by a padding cell at x+1 (width 0,
@@ -25,13 +25,13 @@
  *
  * Lifetime: grid_new()/grid_free(); allocation failure is fatal.
  */
-#ifndef HEARTH_GRID_H
-#define HEARTH_GRID_H
+#ifndef HEARTH_UI_TERM_GRID_H
+#define HEARTH_UI_TERM_GRID_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "buf.h"
+#include "base/buf.h"
 
 #define GRID_CELL_BYTES 15
 
@@ -90,7 +90,7 @@ void grid_attach(struct grid *g, int x, int y, const char *s, size_t n);
  * Put n bytes of UTF-8 at (x, y) on one row, clipping at the right edge
  * and at x + maxw (maxw < 0: no limit).  Widths come from wcwidth;
  * combining marks attach to the previous cell; control bytes and invalid
- * UTF-8 become U+FFFD (use draw.h for text from the model: it shows
+ * UTF-8 become U+FFFD (use ui/term/draw.h for text from the model: it shows
  * escapes visibly instead).  Returns the column after the last cell
  * written.
  */

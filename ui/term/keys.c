@@ -1,5 +1,5 @@
 /*
- * keys: terminal input bytes → key events (see keys.h).
+ * keys: terminal input bytes → key events (see ui/term/keys.h).
  *
  * State: `in` holds fed bytes, `pos` the first one not yet decoded.  Each
  * decode step looks at in[pos..] and either consumes a whole event, or
@@ -10,13 +10,13 @@
  * they come (only a possible partial end marker stays in `in`), so memory
  * is one copy of the paste.
  */
-#include "keys.h"
+#include "ui/term/keys.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "grid.h"
+#include "ui/term/grid.h"
 
 #define ESC 0x1b
 #define CSI_MAX 64

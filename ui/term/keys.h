@@ -31,13 +31,13 @@
  * Lifetime: keys_init()/keys_release().  A KEYS_PASTE event's bytes
  * belong to the decoder and stay valid until the next keys_* call.
  */
-#ifndef HEARTH_KEYS_H
-#define HEARTH_KEYS_H
+#ifndef HEARTH_UI_TERM_KEYS_H
+#define HEARTH_UI_TERM_KEYS_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "buf.h"
+#include "base/buf.h"
 
 enum keys_kind {
 	KEYS_NONE = 0,

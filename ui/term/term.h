@@ -1,8 +1,8 @@
 /*
  * term: the interface between the grid and a terminal (design.md §7).
  *
- * Two backends implement it: term_curses.c (the real terminal through
- * ncursesw; the only file that includes curses) and term_text.c (a
+ * Two backends implement it: ui/term/curses.c (the real terminal through
+ * ncursesw; the only file that includes curses) and ui/term/text.c (a
  * headless screen for snapshot tests).  Views never see a backend: they
  * draw into a struct grid; the UI loop calls term_present() once per pass
  * (from the loop's before-sleep hook), which blits the dirty rows and
@@ -10,7 +10,7 @@
  *
  * Input: term_input_fd() is watched for LOOP_READ on the event loop;
  * when it is readable, term_read_keys() does one read(2) and feeds the
- * bytes to a keys decoder (keys.h), which the caller then drains with
+ * bytes to a keys decoder (ui/term/keys.h), which the caller then drains with
  * keys_next() (and the Esc timer rule described there).  A return of -1
  * means the terminal is gone (EOF/EIO): the caller shuts down.
  *
@@ -29,16 +29,16 @@
  * wrappers below are what callers use.  Names avoid curses' own
  * (refresh, clear, move, timeout, scroll…).
  */
-#ifndef HEARTH_TERM_H
-#define HEARTH_TERM_H
+#ifndef HEARTH_UI_TERM_TERM_H
+#define HEARTH_UI_TERM_TERM_H
 
 #include <stddef.h>
 
-#include "buf.h"
-#include "err.h"
-#include "grid.h"
-#include "keys.h"
-#include "theme.h"
+#include "base/buf.h"
+#include "base/err.h"
+#include "ui/term/grid.h"
+#include "ui/term/keys.h"
+#include "ui/term/theme.h"
 
 struct term;
 

@@ -1,5 +1,5 @@
 /*
- * term_text: the headless backend for snapshot tests (see term.h).
+ * term_text: the headless backend for snapshot tests (see ui/term/term.h).
  *
  * The "terminal" is a second grid (`screen`) that present() copies the
  * dirty rows of the caller's grid into, exactly as the curses backend
@@ -8,7 +8,7 @@
  * non-blocking pipe the test writes into (term_text_type), so a UI loop
  * can watch term_input_fd() as it watches the tty.
  */
-#include "term.h"
+#include "ui/term/term.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -16,7 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "xmalloc.h"
+#include "base/xmalloc.h"
 
 struct term_text {
 	struct term base; /* first: a struct term * is a struct term_text * */

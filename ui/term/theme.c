@@ -1,5 +1,5 @@
 /*
- * theme: loading and resolving themes (see theme.h, docs/themes.md).
+ * theme: loading and resolving themes (see ui/term/theme.h, docs/themes.md).
  *
  * Loading goes in two passes.  Parsing fills a table of `struct spec`,
  * one per role, holding colours as written (THEME_DEFAULT, an index
@@ -10,15 +10,15 @@
  * goes through the very same parser, so both can never disagree on
  * meaning; test_theme checks the texts give the same styles.
  */
-#include "theme.h"
+#include "ui/term/theme.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
-#include "json.h"
-#include "log.h"
+#include "base/buf.h"
+#include "base/json.h"
+#include "base/log.h"
 
 #define THEME_FILE_MAX (1 << 20)
 

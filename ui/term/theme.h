@@ -21,13 +21,13 @@
  *
  * Lifetime: a struct theme is a plain value (no allocation); copy freely.
  */
-#ifndef HEARTH_THEME_H
-#define HEARTH_THEME_H
+#ifndef HEARTH_UI_TERM_THEME_H
+#define HEARTH_UI_TERM_THEME_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "err.h"
+#include "base/err.h"
 
 enum theme_role {
 	THEME_TEXT = 0, THEME_DIM, THEME_ACCENT, THEME_BORDER, THEME_SELECTION,
@@ -107,7 +107,7 @@ void theme_default(struct theme *t, enum theme_depth depth);
  * file, invalid JSON, a value of the wrong type) -1, *t holds the built-in
  * theme, and e has one line starting "path:line:column: " for a syntax
  * error or "path: " otherwise, ending with "; using the built-in theme".
- * Unknown role names are logged (log.h) and ignored.
+ * Unknown role names are logged (base/log.h) and ignored.
  */
 int theme_load(struct theme *t, const char *path, enum theme_depth depth, struct err *e);
 /* Parse a theme from n bytes of JSON; `path` is only used in messages. */

@@ -1,15 +1,15 @@
 /*
- * approve: the approval box (see approve.h).  The detail is kept as one
+ * approve: the approval box (see ui/view/approve.h).  The detail is kept as one
  * text; its lines are counted at show time and cut to the box width when
  * drawn (no wrapping, so a diff keeps its columns).  `scroll` is clamped
  * when drawing, where the box height is known.
  */
-#include "approve.h"
+#include "ui/view/approve.h"
 
 #include <string.h>
 
-#include "draw.h"
-#include "theme.h"
+#include "ui/term/draw.h"
+#include "ui/term/theme.h"
 
 void
 approve_init(struct approve *ap)
@@ -32,7 +32,7 @@ approve_release(struct approve *ap)
 
 /* Copy the question and show it. */
 void
-approve_show(struct approve *ap, const struct gate_question *q)
+approve_show(struct approve *ap, const struct perm_gate_question *q)
 {
 	const char *p;
 	char *c;
@@ -75,13 +75,13 @@ approve_key(struct approve *ap, const struct keys_event *ev)
 		if (ev->cp == 'y' || ev->cp == 'Y' || ev->cp == 'n' || ev->cp == 'N' ||
 		    ev->cp == 'a' || ev->cp == 'A') {
 			ap->on = 0;
-			return ev->cp == 'y' || ev->cp == 'Y' ? GATE_YES :
-			       ev->cp == 'a' || ev->cp == 'A' ? GATE_ALWAYS : GATE_NO;
+			return ev->cp == 'y' || ev->cp == 'Y' ? PERM_GATE_YES :
+			       ev->cp == 'a' || ev->cp == 'A' ? PERM_GATE_ALWAYS : PERM_GATE_NO;
 		}
 		return APPROVE_KEEP;
 	case KEYS_ESC:
 		ap->on = 0;
-		return GATE_NO;
+		return PERM_GATE_NO;
 	case KEYS_UP: case KEYS_WHEEL_UP: ap->scroll -= 1; return APPROVE_KEEP;
 	case KEYS_DOWN: case KEYS_WHEEL_DOWN: ap->scroll += 1; return APPROVE_KEEP;
 	case KEYS_PGUP: ap->scroll -= 10; return APPROVE_KEEP;

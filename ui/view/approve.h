@@ -1,5 +1,5 @@
 /*
- * approve: the full screen's approval question (gate.h).  While shown it
+ * approve: the full screen's approval question (perm/gate.h).  While shown it
  * covers the bottom of the transcript area with a box: what the call is,
  * why it asks, the command or the diff it would make (scrollable), and the
  * keys — y yes, n or Esc no, a always (the session rule is shown).
@@ -7,13 +7,13 @@
  * approve_show copies the question; the view owns its strings until the
  * next show or approve_release.
  */
-#ifndef HEARTH_APPROVE_H
-#define HEARTH_APPROVE_H
+#ifndef HEARTH_UI_VIEW_APPROVE_H
+#define HEARTH_UI_VIEW_APPROVE_H
 
-#include "buf.h"
-#include "gate.h"
-#include "grid.h"
-#include "keys.h"
+#include "base/buf.h"
+#include "perm/gate.h"
+#include "ui/term/grid.h"
+#include "ui/term/keys.h"
 
 enum { APPROVE_PASS = -2, APPROVE_KEEP = -1 }; /* approve_key: not ours / consumed */
 
@@ -28,10 +28,10 @@ struct approve {
 void approve_init(struct approve *ap);
 void approve_release(struct approve *ap);
 /* Show question q (copied). */
-void approve_show(struct approve *ap, const struct gate_question *q);
+void approve_show(struct approve *ap, const struct perm_gate_question *q);
 void approve_hide(struct approve *ap);
 /*
- * A key while shown: GATE_YES / GATE_NO / GATE_ALWAYS when answered (the
+ * A key while shown: PERM_GATE_YES / PERM_GATE_NO / PERM_GATE_ALWAYS when answered (the
  * view hides itself), APPROVE_KEEP when consumed (scrolling, other
  * letters), APPROVE_PASS for keys the screen keeps (Ctrl-C, resize...).
  */

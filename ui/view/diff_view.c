@@ -1,5 +1,5 @@
 /*
- * diffview: the full-screen diff viewer (see diffview.h).
+ * diff_view: the full-screen diff viewer (see ui/view/diff_view.h).
  *
  * Opening splits the text into files at each "--- " line followed by a
  * "+++ " line and parses each part with diff_parse (the texts stay in the
@@ -9,22 +9,22 @@
  * rows top.. onto the rect below the title bar; nothing is wrapped (a
  * long line is cut at its column's edge).
  */
-#include "diffview.h"
+#include "ui/view/diff_view.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "draw.h"
-#include "markdown.h"
-#include "theme.h"
-#include "xmalloc.h"
+#include "ui/term/draw.h"
+#include "ui/view/markdown.h"
+#include "ui/term/theme.h"
+#include "base/xmalloc.h"
 
 /* Append a row. */
 static void
-dv_row(struct diffview *dv, enum diffview_row_kind k, int file, int hunk, long a, long b)
+dv_row(struct diff_view *dv, enum diff_view_row_kind k, int file, int hunk, long a, long b)
 {
-	struct diffview_row *r;
+	struct diff_view_row *r;
 
 	if (dv->nrows == dv->cap) {
 		dv->cap = dv->cap ? dv->cap * 2 : 64;
@@ -54,9 +54,9 @@ dv_path(const char *minus, const char *plus)
 
 /* Add a file part [s, e) of the text (headers included). */
 static void
-dv_add_file(struct diffview *dv, const char *s, const char *e, char *path)
+dv_add_file(struct diff_view *dv, const char *s, const char *e, char *path)
 {
-	struct diffview_file *f;
+	struct diff_view_file *f;
 	struct err er = ERR_INIT;
 
 	dv->files = xrealloc(dv->files, (dv->nfiles + 1) * sizeof *dv->files);
@@ -64,13 +64,13 @@ dv_add_file(struct diffview *dv, const char *s, const char *e, char *path)
 	memset(f, 0, sizeof *f);
 	f->path = path;
 	(void)diff_parse(&f->d, s, (size_t)(e - s), &er); /* keeps the hunks read so far */
-	codehl_lines_init(&f->hl, &f->d, path);
+	highlight_lines_init(&f->hl, &f->d, path);
 	dv->nhunks += (int)f->d.nhunks;
 }
 
 /* Split the text into files (see the top of the file). */
 static void
-dv_split(struct diffview *dv, const char *title)
+dv_split(struct diff_view *dv, const char *title)
 {
 	const char *t = dv->text, *p, *nl, *start = t;
 	char *path = NULL;
@@ -91,7 +91,7 @@ dv_split(struct diffview *dv, const char *title)
 
 /* Drop files without hunks (a header with nothing under it). */
 static void
-dv_prune(struct diffview *dv)
+dv_prune(struct diff_view *dv)
 {
 	size_t i, n = 0;
 
@@ -101,7 +101,7 @@ dv_prune(struct diffview *dv)
 		} else {
 			free(dv->files[i].path);
 			diff_release(&dv->files[i].d);
-		codehl_lines_release(&dv->files[i].hl);
+		highlight_lines_release(&dv->files[i].hl);
 		}
 	}
 	dv->nfiles = n;
@@ -109,15 +109,15 @@ dv_prune(struct diffview *dv)
 
 /* Open the viewer on a copy of text. */
 int
-diffview_open(struct diffview *dv, const char *title, const char *text, size_t len)
+diff_view_open(struct diff_view *dv, const char *title, const char *text, size_t len)
 {
-	diffview_close(dv);
+	diff_view_close(dv);
 	dv->text = xstrndup(text, len);
 	snprintf(dv->title, sizeof dv->title, "%s", title ? title : "diff");
 	dv_split(dv, dv->title);
 	dv_prune(dv);
 	if (!dv->nfiles) {
-		diffview_close(dv);
+		diff_view_close(dv);
 		return -1;
 	}
 	dv->open = 1;
@@ -127,14 +127,14 @@ diffview_open(struct diffview *dv, const char *title, const char *text, size_t l
 
 /* Close and free. */
 void
-diffview_close(struct diffview *dv)
+diff_view_close(struct diff_view *dv)
 {
 	size_t i;
 
 	for (i = 0; i < dv->nfiles; i++) {
 		free(dv->files[i].path);
 		diff_release(&dv->files[i].d);
-		codehl_lines_release(&dv->files[i].hl);
+		highlight_lines_release(&dv->files[i].hl);
 	}
 	free(dv->files);
 	free(dv->rows);
@@ -167,14 +167,14 @@ dv_partner(const struct diff *d, size_t first, size_t end, size_t k)
 
 /* Rows of one hunk, side by side. */
 static void
-dv_hunk_sbs(struct diffview *dv, int f, int h, size_t first, size_t end)
+dv_hunk_sbs(struct diff_view *dv, int f, int h, size_t first, size_t end)
 {
 	const struct diff_line *l = dv->files[f].d.lines;
 	size_t k = first, e, g, i;
 
 	while (k < end) {
 		if (l[k].kind == DIFF_CTX) {
-			dv_row(dv, DIFFVIEW_LINE, f, h, (long)k, (long)k);
+			dv_row(dv, DIFF_VIEW_LINE, f, h, (long)k, (long)k);
 			k++;
 			continue;
 		}
@@ -183,7 +183,7 @@ dv_hunk_sbs(struct diffview *dv, int f, int h, size_t first, size_t end)
 		for (g = e; g < end && l[g].kind == DIFF_ADD; g++)
 			;
 		for (i = 0; i < e - k || i < g - e; i++)
-			dv_row(dv, DIFFVIEW_LINE, f, h, i < e - k ? (long)(k + i) : -1,
+			dv_row(dv, DIFF_VIEW_LINE, f, h, i < e - k ? (long)(k + i) : -1,
 			    i < g - e ? (long)(e + i) : -1);
 		k = g;
 	}
@@ -191,9 +191,9 @@ dv_hunk_sbs(struct diffview *dv, int f, int h, size_t first, size_t end)
 
 /* Lay out the rows for a screen w columns wide. */
 void
-diffview_layout(struct diffview *dv, int w)
+diff_view_layout(struct diff_view *dv, int w)
 {
-	int sbs = w >= DIFFVIEW_SBS_MIN, hn = 0;
+	int sbs = w >= DIFF_VIEW_SBS_MIN, hn = 0;
 	size_t f, h, k, first, end;
 	const struct diff *d;
 
@@ -203,17 +203,17 @@ diffview_layout(struct diffview *dv, int w)
 	dv->nrows = 0;
 	for (f = 0; f < dv->nfiles; f++) {
 		d = &dv->files[f].d;
-		dv_row(dv, DIFFVIEW_FILE, (int)f, hn, -1, -1);
+		dv_row(dv, DIFF_VIEW_FILE, (int)f, hn, -1, -1);
 		for (h = 0; h < d->nhunks; h++, hn++) {
 			first = d->hunks[h].first;
 			end = first + d->hunks[h].count;
-			dv_row(dv, DIFFVIEW_HUNK, (int)f, hn, (long)h, -1);
+			dv_row(dv, DIFF_VIEW_HUNK, (int)f, hn, (long)h, -1);
 			if (sbs) {
 				dv_hunk_sbs(dv, (int)f, hn, first, end);
 				continue;
 			}
 			for (k = first; k < end; k++)
-				dv_row(dv, DIFFVIEW_LINE, (int)f, hn, (long)k, dv_partner(d, first, end, k));
+				dv_row(dv, DIFF_VIEW_LINE, (int)f, hn, (long)k, dv_partner(d, first, end, k));
 		}
 	}
 	if (dv->top >= (long)dv->nrows)
@@ -222,7 +222,7 @@ diffview_layout(struct diffview *dv, int w)
 
 /* The file and hunk of the row at the top. */
 void
-diffview_where(const struct diffview *dv, int *file, int *hunk)
+diff_view_where(const struct diff_view *dv, int *file, int *hunk)
 {
 	*file = *hunk = -1;
 	if (!dv->open || !dv->nrows)
@@ -231,11 +231,11 @@ diffview_where(const struct diffview *dv, int *file, int *hunk)
 	*hunk = dv->rows[dv->top].hunk;
 }
 
-/* The file and line to open for the top row (see diffview.h). */
+/* The file and line to open for the top row (see ui/view/diff_view.h). */
 int
-diffview_target(const struct diffview *dv, const char **path, long *line)
+diff_view_target(const struct diff_view *dv, const char **path, long *line)
 {
-	const struct diffview_file *f;
+	const struct diff_view_file *f;
 	size_t i;
 
 	if (!dv->open || !dv->nrows)
@@ -244,10 +244,10 @@ diffview_target(const struct diffview *dv, const char **path, long *line)
 	*path = f->path;
 	*line = 1;
 	for (i = (size_t)dv->top; i < dv->nrows && dv->rows[i].file == dv->rows[dv->top].file; i++) {
-		const struct diffview_row *r = &dv->rows[i];
+		const struct diff_view_row *r = &dv->rows[i];
 		long k = r->b >= 0 && f->d.lines[r->b].new_no ? r->b : r->a;
 
-		if (r->kind == DIFFVIEW_LINE && k >= 0 && f->d.lines[k].new_no) {
+		if (r->kind == DIFF_VIEW_LINE && k >= 0 && f->d.lines[k].new_no) {
 			*line = f->d.lines[k].new_no;
 			break;
 		}
@@ -257,7 +257,7 @@ diffview_target(const struct diffview *dv, const char **path, long *line)
 
 /* The next (dir > 0) or previous row of kind k from top; top when none. */
 static long
-dv_seek(const struct diffview *dv, enum diffview_row_kind k, int dir)
+dv_seek(const struct diff_view *dv, enum diff_view_row_kind k, int dir)
 {
 	long i;
 
@@ -269,7 +269,7 @@ dv_seek(const struct diffview *dv, enum diffview_row_kind k, int dir)
 
 /* Scroll by delta rows in a body of h rows (not past the last page, unless already there). */
 static void
-dv_scroll(struct diffview *dv, long delta, int h)
+dv_scroll(struct diff_view *dv, long delta, int h)
 {
 	long maxtop = (long)dv->nrows > h ? (long)dv->nrows - h : 0, t = dv->top + delta;
 
@@ -278,27 +278,27 @@ dv_scroll(struct diffview *dv, long delta, int h)
 	dv->top = t < 0 ? 0 : t;
 }
 
-/* One key (see diffview.h). */
+/* One key (see ui/view/diff_view.h). */
 int
-diffview_key(struct diffview *dv, const struct keys_event *ev, int w, int h)
+diff_view_key(struct diff_view *dv, const struct keys_event *ev, int w, int h)
 {
 	long page = h > 3 ? h - 3 : 1;
 	uint32_t c = ev->kind == KEYS_CHAR && !(ev->mods & (KEYS_MOD_CTRL | KEYS_MOD_ALT)) ? ev->cp : 0;
 
 	if (!dv->open)
 		return 0;
-	diffview_layout(dv, w);
+	diff_view_layout(dv, w);
 	h = h > 1 ? h - 1 : 1;
 	if (ev->kind == KEYS_ESC || c == 'q')
-		diffview_close(dv);
+		diff_view_close(dv);
 	else if (c == 'n')
-		dv->top = dv_seek(dv, DIFFVIEW_HUNK, 1);
+		dv->top = dv_seek(dv, DIFF_VIEW_HUNK, 1);
 	else if (c == 'p' || c == 'N')
-		dv->top = dv_seek(dv, DIFFVIEW_HUNK, -1);
+		dv->top = dv_seek(dv, DIFF_VIEW_HUNK, -1);
 	else if (c == ']' || (ev->kind == KEYS_TAB && !ev->mods))
-		dv->top = dv_seek(dv, DIFFVIEW_FILE, 1);
+		dv->top = dv_seek(dv, DIFF_VIEW_FILE, 1);
 	else if (c == '[' || (ev->kind == KEYS_TAB && (ev->mods & KEYS_MOD_SHIFT)))
-		dv->top = dv_seek(dv, DIFFVIEW_FILE, -1);
+		dv->top = dv_seek(dv, DIFF_VIEW_FILE, -1);
 	else if (c == 'j' || ev->kind == KEYS_DOWN || ev->kind == KEYS_WHEEL_DOWN)
 		dv_scroll(dv, ev->kind == KEYS_WHEEL_DOWN ? 3 : 1, h);
 	else if (c == 'k' || ev->kind == KEYS_UP || ev->kind == KEYS_WHEEL_UP)
@@ -348,12 +348,12 @@ dv_line(struct grid *g, int x, int y, int w, const struct diff_line *l,
 		markdown_diff_span(l->text, l->len, partner->text, partner->len, &pre, &suf);
 	cx = x + draw_text(g, x, y, w, num, strlen(num), THEME_LINE_NO);
 	cx += draw_text(g, cx, y, x + w - cx, sign, 2, role);
-	codehl_diff_text(g, cx, y, x + w - cx, l->text, l->len, syn, pre, suf, role, wrole);
+	highlight_diff_text(g, cx, y, x + w - cx, l->text, l->len, syn, pre, suf, role, wrole);
 }
 
 /* Width of the line-number column for the widest number in the view. */
 static int
-dv_numw(const struct diffview *dv)
+dv_numw(const struct diff_view *dv)
 {
 	size_t f, h;
 	int max = 9, w = 1;
@@ -376,14 +376,14 @@ dv_numw(const struct diffview *dv)
 
 /* A file or hunk header row. */
 static void
-dv_header(struct grid *g, struct grid_rect r, int y, const struct diffview *dv,
-    const struct diffview_row *row)
+dv_header(struct grid *g, struct grid_rect r, int y, const struct diff_view *dv,
+    const struct diff_view_row *row)
 {
-	const struct diffview_file *f = &dv->files[row->file];
+	const struct diff_view_file *f = &dv->files[row->file];
 	const struct diff_hunk *h;
 	char s[160];
 
-	if (row->kind == DIFFVIEW_FILE) {
+	if (row->kind == DIFF_VIEW_FILE) {
 		snprintf(s, sizeof s, "  (+%d −%d)", f->d.added, f->d.removed);
 		grid_clear_rect(g, (struct grid_rect){ r.x, y, r.w, 1 }, THEME_ACCENT);
 		r.x += draw_text(g, r.x, y, r.w, "▌ ", strlen("▌ "), THEME_ACCENT);
@@ -399,7 +399,7 @@ dv_header(struct grid *g, struct grid_rect r, int y, const struct diffview *dv,
 
 /* The title bar: where the top row is, the counts, the keys. */
 static void
-dv_title(struct grid *g, struct grid_rect r, const struct diffview *dv)
+dv_title(struct grid *g, struct grid_rect r, const struct diff_view *dv)
 {
 	char s[256];
 	int f, h, add = 0, del = 0, n;
@@ -409,7 +409,7 @@ dv_title(struct grid *g, struct grid_rect r, const struct diffview *dv)
 		add += dv->files[i].d.added;
 		del += dv->files[i].d.removed;
 	}
-	diffview_where(dv, &f, &h);
+	diff_view_where(dv, &f, &h);
 	grid_clear_rect(g, (struct grid_rect){ r.x, r.y, r.w, 1 }, THEME_STATUS_BG);
 	n = snprintf(s, sizeof s, " diff · file %d/%zu · hunk %d/%d · +%d −%d", f + 1, dv->nfiles,
 	    h + 1, dv->nhunks, add, del);
@@ -422,9 +422,9 @@ dv_title(struct grid *g, struct grid_rect r, const struct diffview *dv)
 
 /* Draw into r. */
 void
-diffview_draw(struct grid *g, struct grid_rect r, const struct diffview *dv)
+diff_view_draw(struct grid *g, struct grid_rect r, const struct diff_view *dv)
 {
-	const struct diffview_row *row;
+	const struct diff_view_row *row;
 	const struct diff_line *l;
 	const uint16_t *const *hl;
 	int y, numw = dv_numw(dv), half = (r.w - 1) / 2;
@@ -438,7 +438,7 @@ diffview_draw(struct grid *g, struct grid_rect r, const struct diffview *dv)
 		row = &dv->rows[i];
 		l = dv->files[row->file].d.lines;
 		hl = dv->files[row->file].hl.line;
-		if (row->kind != DIFFVIEW_LINE)
+		if (row->kind != DIFF_VIEW_LINE)
 			dv_header(g, r, r.y + y, dv, row);
 		else if (!dv->sbs)
 			dv_line(g, r.x, r.y + y, r.w, &l[row->a], row->b >= 0 ? &l[row->b] : NULL,

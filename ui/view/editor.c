@@ -1,5 +1,5 @@
 /*
- * editor: the input editor (see editor.h for the contract).
+ * editor: the input editor (see ui/view/editor.h for the contract).
  *
  * Data: `text` holds valid UTF-8 at all times; `cur` is a byte offset on
  * a character boundary that is never between a base character and its
@@ -10,17 +10,17 @@
  * measuring, drawing and the cursor: a 2-column gutter ("› " on the first
  * row), then display units wrapped by character.
  */
-#include "editor.h"
+#include "ui/view/editor.h"
 
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "atcomp.h"
-#include "cmdcomp.h"
-#include "theme.h"
-#include "xmalloc.h"
+#include "ui/app/complete_path.h"
+#include "ui/app/complete_cmd.h"
+#include "ui/term/theme.h"
+#include "base/xmalloc.h"
 
 #define ED_PUA 0xe000u
 #define ED_GUTTER 2
@@ -500,7 +500,7 @@ ed_ctrl(struct editor *ed, uint32_t c)
 }
 
 enum editor_result
-editor_key(struct editor *ed, const struct keys_event *ev, const struct cmdreg *cmds,
+editor_key(struct editor *ed, const struct keys_event *ev, const struct front_cmd *cmds,
     struct buf *notice)
 {
 	enum editor_result r;
@@ -528,8 +528,8 @@ editor_key(struct editor *ed, const struct keys_event *ev, const struct cmdreg *
 	case KEYS_UP: ed_up(ed); return EDITOR_DONE;
 	case KEYS_DOWN: ed_down(ed); return EDITOR_DONE;
 	case KEYS_TAB:
-		r = ev->mods & KEYS_MOD_SHIFT ? EDITOR_IGNORED : atcomp_tab(ed, notice);
-		return r != EDITOR_IGNORED || ev->mods & KEYS_MOD_SHIFT ? r : cmdcomp_tab(ed, cmds, notice);
+		r = ev->mods & KEYS_MOD_SHIFT ? EDITOR_IGNORED : app_complete_path_tab(ed, notice);
+		return r != EDITOR_IGNORED || ev->mods & KEYS_MOD_SHIFT ? r : app_complete_cmd_tab(ed, cmds, notice);
 	default: return EDITOR_IGNORED;
 	}
 }

@@ -20,21 +20,21 @@
  * to the start of the line), Ctrl-W (kill the word before the cursor),
  * Ctrl-Y (yank the one-entry kill ring), Alt-Enter (newline), Enter
  * (submit), Up/Down (previous line / history when on the first / last
- * line), Tab (complete an @path file reference, atcomp.h, or a slash
+ * line), Tab (complete an @path file reference, ui/app/complete_path.h, or a slash
  * command).  Every other key is left to the
  * caller (EDITOR_IGNORED).
  *
  * Lifetime: editor_init()/editor_release(); allocation failure is fatal.
  */
-#ifndef HEARTH_EDITOR_H
-#define HEARTH_EDITOR_H
+#ifndef HEARTH_UI_VIEW_EDITOR_H
+#define HEARTH_UI_VIEW_EDITOR_H
 
 #include <stddef.h>
 
-#include "buf.h"
-#include "cmd.h"
-#include "grid.h"
-#include "keys.h"
+#include "base/buf.h"
+#include "front/cmd.h"
+#include "ui/term/grid.h"
+#include "ui/term/keys.h"
 
 #define EDITOR_PASTE_FOLD 10
 #define EDITOR_HISTORY_MAX 500
@@ -73,7 +73,7 @@ void editor_release(struct editor *ed);
  * list of candidates when several commands match.
  */
 enum editor_result editor_key(struct editor *ed, const struct keys_event *ev,
-    const struct cmdreg *cmds, struct buf *notice);
+    const struct front_cmd *cmds, struct buf *notice);
 /* Insert n bytes of typed text at the cursor. */
 void editor_insert(struct editor *ed, const char *s, size_t n);
 /* Insert a paste: folded into a marker above EDITOR_PASTE_FOLD lines. */

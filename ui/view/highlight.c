@@ -1,48 +1,48 @@
 /*
- * codehl: cached syntax roles and coloured code rows (see codehl.h).
+ * highlight: cached syntax roles and coloured code rows (see ui/view/highlight.h).
  *
- * Cache: `cache[]` holds up to CODEHL_CACHE entries, each a copy of the
+ * Cache: `cache[]` holds up to HIGHLIGHT_CACHE entries, each a copy of the
  * text it was computed from (so a hit is a length compare plus memcmp,
  * never a stale colouring of different bytes), the language and a role
  * per byte; `next` is the slot the next miss replaces (round robin).  A
  * text that is plain is cached too (roles NULL), so an unknown language
  * costs one lookup per frame, not a parse.
  */
-#include "codehl.h"
+#include "ui/view/highlight.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "draw.h"
-#include "xmalloc.h"
+#include "ui/term/draw.h"
+#include "base/xmalloc.h"
 
 struct entry {
-	const struct syn_lang *lang;
+	const struct code_lang *lang;
 	char *text;
 	size_t n;
 	uint16_t *roles; /* NULL: plain */
 	int used;
 };
 
-static struct entry cache[CODEHL_CACHE];
+static struct entry cache[HIGHLIGHT_CACHE];
 static size_t next;
 static const struct theme *theme;
 
 /* Use the theme's capture map. */
 void
-codehl_set_theme(const struct theme *th)
+highlight_set_theme(const struct theme *th)
 {
 	theme = th;
-	codehl_reset(); /* roles depend on the map */
+	highlight_reset(); /* roles depend on the map */
 }
 
 /* Free every cached entry. */
 void
-codehl_reset(void)
+highlight_reset(void)
 {
 	size_t i;
 
-	for (i = 0; i < CODEHL_CACHE; i++) {
+	for (i = 0; i < HIGHLIGHT_CACHE; i++) {
 		free(cache[i].text);
 		free(cache[i].roles);
 		memset(&cache[i], 0, sizeof cache[i]);
@@ -52,7 +52,7 @@ codehl_reset(void)
 
 /* Role of one span: the theme's capture map, else syn's kind. */
 static uint16_t
-span_role(const struct syn_span *sp)
+span_role(const struct code_span *sp)
 {
 	int r;
 
@@ -61,21 +61,21 @@ span_role(const struct syn_span *sp)
 		if (r != THEME_TEXT)
 			return (uint16_t)r;
 	}
-	return (uint16_t)(THEME_KEYWORD + (int)sp->kind - SYN_KEYWORD);
+	return (uint16_t)(THEME_KEYWORD + (int)sp->kind - CODE_KEYWORD);
 }
 
 /* Highlight text into a new role array; NULL when plain. */
 static uint16_t *
-compute(const struct syn_lang *lang, const char *text, size_t n)
+compute(const struct code_lang *lang, const char *text, size_t n)
 {
-	struct syn_hl h;
+	struct code_hl h;
 	struct err e = ERR_INIT;
 	uint16_t *roles = NULL;
 	size_t i, j;
 
-	if (!lang || syn_highlight(lang, text, n, &h, &e) < 0 || h.n == 0) {
+	if (!lang || code_highlight(lang, text, n, &h, &e) < 0 || h.n == 0) {
 		if (lang)
-			syn_hl_release(&h);
+			code_hl_release(&h);
 		return NULL;
 	}
 	roles = xmalloc((n ? n : 1) * sizeof *roles);
@@ -84,26 +84,26 @@ compute(const struct syn_lang *lang, const char *text, size_t n)
 	for (i = 0; i < h.n; i++)
 		for (j = h.spans[i].start; j < h.spans[i].end && j < n; j++)
 			roles[j] = span_role(&h.spans[i]);
-	syn_hl_release(&h);
+	code_hl_release(&h);
 	return roles;
 }
 
 /* Cached per-byte roles of a text. */
 const uint16_t *
-codehl_roles(const struct syn_lang *lang, const char *text, size_t n)
+highlight_roles(const struct code_lang *lang, const char *text, size_t n)
 {
 	struct entry *e;
 	size_t i;
 
-	if (!lang || !text || !n || n > SYN_HL_MAX_BYTES)
+	if (!lang || !text || !n || n > CODE_HL_MAX_BYTES)
 		return NULL; /* huge texts stay plain: no copy, no parse per frame */
-	for (i = 0; i < CODEHL_CACHE; i++) {
+	for (i = 0; i < HIGHLIGHT_CACHE; i++) {
 		e = &cache[i];
 		if (e->used && e->lang == lang && e->n == n && !memcmp(e->text, text, n))
 			return e->roles;
 	}
 	e = &cache[next];
-	next = (next + 1) % CODEHL_CACHE;
+	next = (next + 1) % HIGHLIGHT_CACHE;
 	free(e->text);
 	free(e->roles);
 	e->lang = lang;
@@ -117,7 +117,7 @@ codehl_roles(const struct syn_lang *lang, const char *text, size_t n)
 
 /* Draw a code line in runs of one role each. */
 int
-codehl_line(struct grid *g, int x, int y, int w, const char *s, size_t n,
+highlight_line(struct grid *g, int x, int y, int w, const char *s, size_t n,
     const uint16_t *roles, uint16_t base)
 {
 	struct buf e = BUF_INIT;
@@ -192,10 +192,10 @@ body_line(const char *const *ls, const size_t *ln, size_t k, char *sign)
 
 /* Rebuild both sides of the diff and highlight them. */
 void
-codehl_diff_init(struct codehl_diff *d, const char *const *ls, const size_t *ln, size_t nl)
+highlight_diff_init(struct highlight_diff *d, const char *const *ls, const size_t *ln, size_t nl)
 {
 	struct buf side[2] = { BUF_INIT, BUF_INIT };
-	const struct syn_lang *lang;
+	const struct code_lang *lang;
 	const uint16_t *r;
 	char path[512], sign;
 	size_t k;
@@ -205,7 +205,7 @@ codehl_diff_init(struct codehl_diff *d, const char *const *ls, const size_t *ln,
 	d->nlines = nl;
 	d->off = xmalloc((nl ? nl : 1) * sizeof *d->off);
 	diff_path(ls, ln, nl, path, sizeof path);
-	lang = syn_lang_for_path(path);
+	lang = code_lang_for_path(path);
 	for (k = 0; k < nl; k++) {
 		d->off[k] = (size_t)-1;
 		if (!lang || !body_line(ls, ln, k, &sign))
@@ -219,7 +219,7 @@ codehl_diff_init(struct codehl_diff *d, const char *const *ls, const size_t *ln,
 			buf_addch(&side[1], '\n');
 	}
 	for (s = 0; s < 2; s++) {
-		if ((r = codehl_roles(lang, side[s].data, side[s].len)) != NULL) {
+		if ((r = highlight_roles(lang, side[s].data, side[s].len)) != NULL) {
 			d->side[s] = xmalloc(side[s].len * sizeof *r);
 			memcpy(d->side[s], r, side[s].len * sizeof *r);
 		}
@@ -229,7 +229,7 @@ codehl_diff_init(struct codehl_diff *d, const char *const *ls, const size_t *ln,
 
 /* Roles of line k's text, from the side it belongs to. */
 const uint16_t *
-codehl_diff_line(const struct codehl_diff *d, const char *const *ls, const size_t *ln,
+highlight_diff_line(const struct highlight_diff *d, const char *const *ls, const size_t *ln,
     size_t k)
 {
 	const uint16_t *side;
@@ -242,7 +242,7 @@ codehl_diff_line(const struct codehl_diff *d, const char *const *ls, const size_
 
 /* Free the sides. */
 void
-codehl_diff_release(struct codehl_diff *d)
+highlight_diff_release(struct highlight_diff *d)
 {
 	free(d->off);
 	free(d->side[0]);
@@ -252,9 +252,9 @@ codehl_diff_release(struct codehl_diff *d)
 
 /* Build both sides of a parsed diff and highlight them. */
 void
-codehl_lines_init(struct codehl_lines *h, const struct diff *d, const char *path)
+highlight_lines_init(struct highlight_lines *h, const struct diff *d, const char *path)
 {
-	const struct syn_lang *lang = syn_lang_for_path(path);
+	const struct code_lang *lang = code_lang_for_path(path);
 	struct buf side[2] = { BUF_INIT, BUF_INIT };
 	size_t *off, k;
 	int s;
@@ -275,7 +275,7 @@ codehl_lines_init(struct codehl_lines *h, const struct diff *d, const char *path
 		}
 	}
 	for (s = 0; s < 2; s++)
-		if (side[s].len <= SYN_HL_MAX_BYTES)
+		if (side[s].len <= CODE_HL_MAX_BYTES)
 			h->side[s] = compute(lang, side[s].data, side[s].len);
 	h->n = d->nlines;
 	h->line = xcalloc(d->nlines, sizeof *h->line);
@@ -290,7 +290,7 @@ codehl_lines_init(struct codehl_lines *h, const struct diff *d, const char *path
 
 /* Free the sides. */
 void
-codehl_lines_release(struct codehl_lines *h)
+highlight_lines_release(struct highlight_lines *h)
 {
 	free(h->line);
 	free(h->side[0]);
@@ -338,7 +338,7 @@ put_mixed(struct grid *g, int x, int y, int w, const struct buf *e, const uint16
 
 /* A diff line's text in three segments, syntax mixed over each. */
 int
-codehl_diff_text(struct grid *g, int x, int y, int w, const char *s, size_t n,
+highlight_diff_text(struct grid *g, int x, int y, int w, const char *s, size_t n,
     const uint16_t *syn, size_t pre, size_t suf, uint16_t role, uint16_t wrole)
 {
 	struct buf e = BUF_INIT;

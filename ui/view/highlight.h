@@ -1,58 +1,58 @@
 /*
- * codehl: syntax colours for the views — fenced code blocks and the rows
- * of a diff — on top of syn_highlight (syn.h).
+ * highlight: syntax colours for the views — fenced code blocks and the rows
+ * of a diff — on top of code_highlight (code/code.h).
  *
  * Roles: a span's capture maps to a theme role through the theme set with
- * codehl_set_theme (its "captures" table, theme.h), or through syn's own
+ * highlight_set_theme (its "captures" table, ui/term/theme.h), or through syn's own
  * kind table when none is set.  A diff row combines them with its +/-
- * background through THEME_MIX (theme.h).
+ * background through THEME_MIX (ui/term/theme.h).
  *
  * Views are redrawn from their state every frame, so highlighting results
- * are cached: the last CODEHL_CACHE texts (keyed by language and the bytes
+ * are cached: the last HIGHLIGHT_CACHE texts (keyed by language and the bytes
  * themselves) keep their per-byte roles.  A text that cannot be
- * highlighted (unknown language, empty query, over SYN_HL_MAX_BYTES) is
- * drawn plain; a text cut by syn_highlight's time bound is coloured up to
+ * highlighted (unknown language, empty query, over CODE_HL_MAX_BYTES) is
+ * drawn plain; a text cut by code_highlight's time bound is coloured up to
  * the cut.
  *
- * Lifetime: the cache lives until codehl_reset() (the UI calls it when it
- * ends; tests call it to start clean).  Pointers returned by codehl_roles
- * are valid until the next codehl_* call.
+ * Lifetime: the cache lives until highlight_reset() (the UI calls it when it
+ * ends; tests call it to start clean).  Pointers returned by highlight_roles
+ * are valid until the next highlight_* call.
  */
-#ifndef HEARTH_CODEHL_H
-#define HEARTH_CODEHL_H
+#ifndef HEARTH_UI_VIEW_HIGHLIGHT_H
+#define HEARTH_UI_VIEW_HIGHLIGHT_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "buf.h"
-#include "diff.h"
-#include "grid.h"
-#include "syn.h"
-#include "theme.h"
+#include "base/buf.h"
+#include "base/diff.h"
+#include "ui/term/grid.h"
+#include "code/code.h"
+#include "ui/term/theme.h"
 
-#define CODEHL_CACHE 16
+#define HIGHLIGHT_CACHE 16
 
 /* Use th's captures map from now on (NULL: syn's kinds); th is borrowed. */
-void codehl_set_theme(const struct theme *th);
+void highlight_set_theme(const struct theme *th);
 /* Free the cache. */
-void codehl_reset(void);
+void highlight_reset(void);
 
 /*
  * One role per byte of text[0..n) as lang (THEME_TEXT where plain), or
  * NULL when the whole text is plain (lang NULL or not highlightable).
  */
-const uint16_t *codehl_roles(const struct syn_lang *lang, const char *text, size_t n);
+const uint16_t *highlight_roles(const struct code_lang *lang, const char *text, size_t n);
 
 /*
  * Draw one line of code at (x, y) in at most w columns ("…" when cut):
  * tabs expanded to 8-column stops, byte i in roles[i] (roles NULL: all in
  * base; a THEME_TEXT entry also takes base).  Returns the columns drawn.
  */
-int codehl_line(struct grid *g, int x, int y, int w, const char *s, size_t n,
+int highlight_line(struct grid *g, int x, int y, int w, const char *s, size_t n,
     const uint16_t *roles, uint16_t base);
 
 /* Syntax roles of the two sides of a unified diff (old: '-' and context, new: '+' and context). */
-struct codehl_diff {
+struct highlight_diff {
 	size_t *off;       /* per diff line: offset of its text in its side (SIZE_MAX: none) */
 	uint16_t *side[2]; /* per byte of each side (NULL: plain); 0 old, 1 new */
 	size_t nlines;
@@ -63,14 +63,14 @@ struct codehl_diff {
  * with their +/-/space sign) in the language of its "+++ " file name.
  * Never fails: an unknown language leaves both sides plain.
  */
-void codehl_diff_init(struct codehl_diff *d, const char *const *ls, const size_t *ln, size_t nl);
+void highlight_diff_init(struct highlight_diff *d, const char *const *ls, const size_t *ln, size_t nl);
 /* Roles of line k's text (after the sign), or NULL when plain. */
-const uint16_t *codehl_diff_line(const struct codehl_diff *d, const char *const *ls,
+const uint16_t *highlight_diff_line(const struct highlight_diff *d, const char *const *ls,
     const size_t *ln, size_t k);
-void codehl_diff_release(struct codehl_diff *d);
+void highlight_diff_release(struct highlight_diff *d);
 
-/* Syntax roles of the lines of a parsed diff (diff.h), for the diff viewer. */
-struct codehl_lines {
+/* Syntax roles of the lines of a parsed diff (base/diff.h), for the diff viewer. */
+struct highlight_lines {
 	const uint16_t **line; /* per d->lines[k]: roles of its text, or NULL (plain) */
 	uint16_t *side[2];     /* owned: old and new side */
 	size_t n;
@@ -81,8 +81,8 @@ struct codehl_lines {
  * and added lines) in the language of path, once (not through the cache:
  * the viewer keeps the result while it is open).  Never fails.
  */
-void codehl_lines_init(struct codehl_lines *h, const struct diff *d, const char *path);
-void codehl_lines_release(struct codehl_lines *h);
+void highlight_lines_init(struct highlight_lines *h, const struct diff *d, const char *path);
+void highlight_lines_release(struct highlight_lines *h);
 
 /*
  * Draw a diff line's text s[0..n) at (x, y) in at most w columns: tabs to
@@ -90,7 +90,7 @@ void codehl_lines_release(struct codehl_lines *h);
  * span between in wrole, with syntax roles syn (NULL: none) mixed over
  * them (THEME_MIX; plain on THEME_TEXT lines).  Returns the columns drawn.
  */
-int codehl_diff_text(struct grid *g, int x, int y, int w, const char *s, size_t n,
+int highlight_diff_text(struct grid *g, int x, int y, int w, const char *s, size_t n,
     const uint16_t *syn, size_t pre, size_t suf, uint16_t role, uint16_t wrole);
 
 #endif

@@ -7,12 +7,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "draw.h"
-#include "layout.h"
-#include "srvpanel.h"
-#include "status.h"
-#include "theme.h"
-#include "transcript.h"
+#include "ui/term/draw.h"
+#include "ui/view/layout.h"
+#include "ui/view/server_panel.h"
+#include "ui/view/status.h"
+#include "ui/term/theme.h"
+#include "ui/view/transcript.h"
 
 /* A rect (negative sizes become 0). */
 static struct grid_rect
@@ -119,7 +119,7 @@ layout_draw(struct grid *g, const struct layout *l, const struct view_transcript
 	status_draw(g, l->status, st, srv);
 	transcript_draw(g, l->transcript, tv);
 	if (l->wide) {
-		srvpanel_draw(g, l->panel, srv);
+		server_panel_draw(g, l->panel, srv);
 		status_draw_help(g, l->help, st);
 	} else {
 		status_draw_server(g, l->server_line, srv);

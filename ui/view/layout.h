@@ -15,11 +15,11 @@
  * Every rect is inside the terminal and has w, h >= 0; an unused one
  * (the panel in compact mode, the help row) is all zero.
  */
-#ifndef HEARTH_LAYOUT_H
-#define HEARTH_LAYOUT_H
+#ifndef HEARTH_UI_VIEW_LAYOUT_H
+#define HEARTH_UI_VIEW_LAYOUT_H
 
-#include "grid.h"
-#include "view.h"
+#include "ui/term/grid.h"
+#include "ui/view/view.h"
 
 #define LAYOUT_MIN_W 60
 #define LAYOUT_MIN_H 15

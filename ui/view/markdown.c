@@ -11,11 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
-#include "codehl.h"
-#include "draw.h"
-#include "markdown.h"
-#include "xmalloc.h"
+#include "base/buf.h"
+#include "ui/view/highlight.h"
+#include "ui/term/draw.h"
+#include "ui/view/markdown.h"
+#include "base/xmalloc.h"
 
 struct spans {
 	struct buf text;
@@ -232,7 +232,7 @@ lay_words(struct layout_pos *p, const struct spans *sp)
 	return p->row + 1;
 }
 
-/* Word-wrap one line of inline markdown into r; see markdown.h. */
+/* Word-wrap one line of inline markdown into r; see ui/view/markdown.h. */
 int
 markdown_wrap(struct grid *g, struct grid_rect r, int skip, const char *s, size_t n,
     uint16_t base)
@@ -260,7 +260,7 @@ struct drow {
 	struct grid *g;
 	struct grid_rect r;
 	int skip, row;
-	const struct codehl_diff *hl; /* syntax of the sides; NULL when measuring */
+	const struct highlight_diff *hl; /* syntax of the sides; NULL when measuring */
 };
 
 /* Screen row of the cursor's row, or -1 when it is not shown. */
@@ -323,7 +323,7 @@ markdown_diff_counts(const char *s, size_t n, long *add, long *del)
 	}
 }
 
-/* Length of a fenced block's body (see markdown.h). */
+/* Length of a fenced block's body (see ui/view/markdown.h). */
 size_t
 markdown_fence_body(const char *s, size_t n)
 {
@@ -346,16 +346,16 @@ void
 markdown_code_line(struct grid *g, int x, int y, int w, const char *lang,
     const char *block, size_t bn, const char *line, size_t ln)
 {
-	const struct syn_lang *l = syn_lang_for_fence(lang);
+	const struct code_lang *l = code_lang_for_fence(lang);
 	const uint16_t *roles = NULL;
 
 	if (!block || line < block || line + ln > block + bn) {
 		block = line;
 		bn = ln;
 	}
-	if (l && (roles = codehl_roles(l, block, bn)) != NULL)
+	if (l && (roles = highlight_roles(l, block, bn)) != NULL)
 		roles += line - block;
-	codehl_line(g, x, y, w, line, ln, roles, MARKDOWN_CODE_BLOCK);
+	highlight_line(g, x, y, w, line, ln, roles, MARKDOWN_CODE_BLOCK);
 }
 
 /* Whether c is part of a word (for widening a changed span to whole tokens). */
@@ -476,7 +476,7 @@ diff_row(struct drow *p, const char **ls, const size_t *ln, size_t nl, size_t k,
 	const char *t = ln[k] ? ls[k] + 1 : "";
 	size_t tn = ln[k] ? ln[k] - 1 : 0, pre = tn, suf = 0, a, b;
 	long pk = diff_pair(ls, ln, nl, k);
-	const uint16_t *syn = p->hl ? codehl_diff_line(p->hl, ls, ln, k) : NULL;
+	const uint16_t *syn = p->hl ? highlight_diff_line(p->hl, ls, ln, k) : NULL;
 	uint16_t *er = syn ? xmalloc((tn * 4 + 1) * sizeof *er) : NULL;
 	struct buf e = BUF_INIT;
 	int y = vis(p), x, col = 0;
@@ -525,7 +525,7 @@ diff_lines(const char *d, size_t dn, const char ***ls, size_t **ln)
 	return n;
 }
 
-/* Draw a unified diff into r (see markdown.h). */
+/* Draw a unified diff into r (see ui/view/markdown.h). */
 int
 markdown_diff(struct grid *g, struct grid_rect r, int skip, const char *s, size_t n, int fold)
 {
@@ -534,10 +534,10 @@ markdown_diff(struct grid *g, struct grid_rect r, int skip, const char *s, size_
 	size_t *ln, nl = diff_lines(s, n, &ls, &ln), k;
 	long o = 0, nw = 0, more = 0, shown = 0;
 	char msg[48];
-	struct codehl_diff hl;
+	struct highlight_diff hl;
 
 	if (g) {
-		codehl_diff_init(&hl, ls, ln, nl);
+		highlight_diff_init(&hl, ls, ln, nl);
 		p.hl = &hl;
 	}
 
@@ -569,13 +569,13 @@ markdown_diff(struct grid *g, struct grid_rect r, int skip, const char *s, size_
 		dline(&p, msg, THEME_DIM);
 	}
 	if (g)
-		codehl_diff_release(&hl);
+		highlight_diff_release(&hl);
 	free(ls);
 	free(ln);
 	return p.row;
 }
 
-/* The changed span of one line of a -/+ pair, for the diff viewer (see markdown.h). */
+/* The changed span of one line of a -/+ pair, for the diff viewer (see ui/view/markdown.h). */
 void
 markdown_diff_span(const char *a, size_t an, const char *b, size_t bn, size_t *pre, size_t *suf)
 {

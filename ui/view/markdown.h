@@ -8,23 +8,23 @@
  * items, ``` fences and the code lines between them, everything else a
  * paragraph line.  Inline level (markdown_wrap): **bold**, *italic* and
  * `code` spans are drawn in their own roles with the markers removed; an
- * unclosed marker is shown as written.  Text is sanitised by draw.h.
+ * unclosed marker is shown as written.  Text is sanitised by ui/term/draw.h.
  *
  * The theme has no markdown roles yet, so spans borrow existing ones
- * (MARKDOWN_* below).  Fenced code is coloured by syntax (codehl.h) in the
+ * (MARKDOWN_* below).  Fenced code is coloured by syntax (ui/view/highlight.h) in the
  * language of the fence's info string, the whole block highlighted at
  * once so multi-line comments and strings come out right; unknown
  * languages are drawn in MARKDOWN_CODE_BLOCK.  Diff rows get the syntax
  * colours of their file's language over their +/- backgrounds.
  */
-#ifndef HEARTH_MARKDOWN_H
-#define HEARTH_MARKDOWN_H
+#ifndef HEARTH_UI_VIEW_MARKDOWN_H
+#define HEARTH_UI_VIEW_MARKDOWN_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "grid.h"
-#include "theme.h"
+#include "ui/term/grid.h"
+#include "ui/term/theme.h"
 
 #define MARKDOWN_BOLD THEME_ACCENT
 #define MARKDOWN_ITALIC THEME_REASONING

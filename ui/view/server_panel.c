@@ -1,17 +1,17 @@
 /*
- * srvpanel: server state updates and the panel drawing.
+ * server_panel: server state updates and the panel drawing.
  *
  * Drawing uses a row cursor (struct prow) that writes one row at a time
  * at r.y + row and stops writing once r.h rows are used, so a short
  * terminal just loses the bottom sections.  Every string goes through
- * draw.h (a build string or model id from the server is not trusted).
+ * ui/term/draw.h (a build string or model id from the server is not trusted).
  */
 #include <stdio.h>
 #include <string.h>
 
-#include "draw.h"
-#include "srvpanel.h"
-#include "theme.h"
+#include "ui/term/draw.h"
+#include "ui/view/server_panel.h"
+#include "ui/term/theme.h"
 
 struct prow {
 	struct grid *g;
@@ -35,7 +35,7 @@ num(double v, double max)
 
 /* An empty server state. */
 void
-srvpanel_init(struct view_server *s)
+server_panel_init(struct view_server *s)
 {
 	memset(s, 0, sizeof(*s));
 }
@@ -49,7 +49,7 @@ copy(char *dst, size_t n, const char *src)
 
 /* Server address and discovery results. */
 void
-srvpanel_set_info(struct view_server *s, const char *url, const struct llama_info *info)
+server_panel_set_info(struct view_server *s, const char *url, const struct llama_info *info)
 {
 	const char *dash;
 
@@ -77,7 +77,7 @@ set_last(struct view_server *s, long cache_n, long prompt_n)
 
 /* Feed a stream event. */
 void
-srvpanel_on_event(struct view_server *s, const struct llm_event *ev)
+server_panel_on_event(struct view_server *s, const struct llm_event *ev)
 {
 	switch (ev->kind) {
 	case LLM_PROGRESS:
@@ -143,7 +143,7 @@ track_decode(struct view_server *s, const struct llama_slot *l, uint64_t now_ms)
 
 /* A GET /slots answer. */
 void
-srvpanel_set_slots(struct view_server *s, const struct llama_slot *sl, size_t n, int our_id,
+server_panel_set_slots(struct view_server *s, const struct llama_slot *sl, size_t n, int our_id,
     uint64_t now_ms)
 {
 	size_t i;
@@ -169,7 +169,7 @@ srvpanel_set_slots(struct view_server *s, const struct llama_slot *sl, size_t n,
 
 /* GET /slots answered 501. */
 void
-srvpanel_no_slots(struct view_server *s)
+server_panel_no_slots(struct view_server *s)
 {
 	s->slots_disabled = 1;
 	s->nslots = 0;
@@ -177,7 +177,7 @@ srvpanel_no_slots(struct view_server *s)
 
 /* The server is gone (backoff_s >= 0) or back (< 0). */
 void
-srvpanel_reconnecting(struct view_server *s, int backoff_s)
+server_panel_reconnecting(struct view_server *s, int backoff_s)
 {
 	s->reconnecting = backoff_s >= 0;
 	s->backoff_s = backoff_s;
@@ -185,7 +185,7 @@ srvpanel_reconnecting(struct view_server *s, int backoff_s)
 
 /* A token count as people read it. */
 void
-srvpanel_count(char *dst, size_t n, long v)
+server_panel_count(char *dst, size_t n, long v)
 {
 	if (v >= 999950)
 		snprintf(dst, n, "%.1fM", (double)v / 1e6);
@@ -197,7 +197,7 @@ srvpanel_count(char *dst, size_t n, long v)
 
 /* Prefill speed and time left; -1 when not known yet. */
 int
-srvpanel_rate(const struct llm_progress *p, double *tps, double *eta_s)
+server_panel_rate(const struct llm_progress *p, double *tps, double *eta_s)
 {
 	long done = p->processed - p->cache;
 
@@ -223,7 +223,7 @@ cells(long part, long total, int w)
 
 /* The prefill bar. */
 void
-srvpanel_bar(struct grid *g, int x, int y, int w, const struct llm_progress *p)
+server_panel_bar(struct grid *g, int x, int y, int w, const struct llm_progress *p)
 {
 	int c = cells(p->cache, p->total, w);
 	int d = cells(p->processed, p->total, w);
@@ -255,7 +255,7 @@ draw_head(struct prow *p, const struct view_server *s)
 
 	snprintf(line, sizeof(line), "llama-server %s", s->url);
 	row(p, 0, line, THEME_ACCENT);
-	srvpanel_count(ctx, sizeof(ctx), s->n_ctx);
+	server_panel_count(ctx, sizeof(ctx), s->n_ctx);
 	snprintf(line, sizeof(line), "%s%s%d slot%s · ctx %s", s->build, *s->build ? " · " : "",
 	    s->total_slots, s->total_slots == 1 ? "" : "s", ctx);
 	row(p, 0, line, THEME_DIM);
@@ -294,7 +294,7 @@ draw_slots(struct prow *p, const struct view_server *s)
 		snprintf(line, sizeof(line), "slot %d  ", s->slots[i].id);
 		seg(p, &x, line, THEME_TEXT);
 		seg(p, &x, names[s->slots[i].state], roles[s->slots[i].state]);
-		srvpanel_count(tok, sizeof(tok), s->slots[i].tokens);
+		server_panel_count(tok, sizeof(tok), s->slots[i].tokens);
 		snprintf(line, sizeof(line), " %6s", tok);
 		seg(p, &x, line, THEME_TEXT);
 		if (s->slots[i].is_ours)
@@ -315,19 +315,19 @@ draw_flight(struct prow *p, const struct view_server *s)
 
 	if (s->prefill) {
 		if (p->row < p->r.h && p->r.w > 7) {
-			srvpanel_bar(p->g, p->r.x + 1, p->r.y + p->row, p->r.w - 7, g);
+			server_panel_bar(p->g, p->r.x + 1, p->r.y + p->row, p->r.w - 7, g);
 			snprintf(line, sizeof(line), "%4d%%", pct);
 			draw_text(p->g, p->r.x + p->r.w - 5, p->r.y + p->row, 5, line, strlen(line),
 			    THEME_TEXT);
 		}
 		p->row++;
-		srvpanel_count(a, sizeof(a), g->cache);
+		server_panel_count(a, sizeof(a), g->cache);
 		snprintf(line, sizeof(line), "cached %s", a);
 		row(p, 1, line, THEME_PROGRESS_CACHED);
-		srvpanel_count(a, sizeof(a), g->processed - g->cache);
-		srvpanel_count(b, sizeof(b), g->total - g->cache);
-		if (srvpanel_rate(g, &tps, &eta) == 0) {
-			srvpanel_count(c, sizeof(c), (long)tps);
+		server_panel_count(a, sizeof(a), g->processed - g->cache);
+		server_panel_count(b, sizeof(b), g->total - g->cache);
+		if (server_panel_rate(g, &tps, &eta) == 0) {
+			server_panel_count(c, sizeof(c), (long)tps);
 			snprintf(line, sizeof(line), "%s/%s new · %s tok/s", a, b, c);
 			row(p, 1, line, THEME_TEXT);
 			snprintf(line, sizeof(line), "ETA %.1fs", eta);
@@ -353,27 +353,27 @@ draw_totals(struct prow *p, const struct view_server *s)
 
 	if (s->have_last) {
 		row(p, 0, "last turn", THEME_DIM);
-		srvpanel_count(a, sizeof(a), s->last_cache_n);
-		srvpanel_count(b, sizeof(b), s->last_cache_n + s->last_prompt_n);
+		server_panel_count(a, sizeof(a), s->last_cache_n);
+		server_panel_count(b, sizeof(b), s->last_cache_n + s->last_prompt_n);
 		snprintf(line, sizeof(line), "cache %.1f%% (%s/%s)", s->last_reuse * 100.0, a, b);
 		row(p, 1, line, s->last_break ? THEME_WARNING : THEME_TEXT);
 		snprintf(line, sizeof(line), "decode %.0f tok/s", s->last_decode_tps);
 		row(p, 1, line, THEME_TEXT);
-		srvpanel_count(a, sizeof(a), (long)s->last_prefill_tps);
+		server_panel_count(a, sizeof(a), (long)s->last_prefill_tps);
 		snprintf(line, sizeof(line), "prefill %s tok/s", a);
 		row(p, 1, line, THEME_TEXT);
 		p->row++;
 	}
 	row(p, 0, "session", THEME_DIM);
-	srvpanel_count(a, sizeof(a), s->session_in);
-	srvpanel_count(b, sizeof(b), s->session_out);
+	server_panel_count(a, sizeof(a), s->session_in);
+	server_panel_count(b, sizeof(b), s->session_out);
 	snprintf(line, sizeof(line), "in %s · out %s", a, b);
 	row(p, 1, line, THEME_TEXT);
 }
 
 /* Draw the panel into r. */
 void
-srvpanel_draw(struct grid *g, struct grid_rect r, const struct view_server *s)
+server_panel_draw(struct grid *g, struct grid_rect r, const struct view_server *s)
 {
 	struct prow p = { g, r, 0 };
 

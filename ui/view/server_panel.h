@@ -1,44 +1,44 @@
 /*
- * srvpanel: what the local llama-server is doing — model updates and the
+ * server_panel: what the local llama-server is doing — model updates and the
  * right-hand panel (screens.md).
  *
- * State is struct view_server (view.h), fed by the lead from: discovery
- * (srvpanel_set_info), every stream event (srvpanel_on_event), each
- * GET /slots answer (srvpanel_set_slots) or its 501 (srvpanel_no_slots),
- * and the connection state (srvpanel_reconnecting).  Nothing here does I/O
+ * State is struct view_server (ui/view/view.h), fed by the lead from: discovery
+ * (server_panel_set_info), every stream event (server_panel_on_event), each
+ * GET /slots answer (server_panel_set_slots) or its 501 (server_panel_no_slots),
+ * and the connection state (server_panel_reconnecting).  Nothing here does I/O
  * or reads a clock: times come in as arguments.
  *
  * The panel, top to bottom: "llama-server URL", "BUILD · N slots · ctx
  * 65.5k", "reconnecting in Ns" (THEME_WARNING) while the server is gone,
  * one row per slot "slot 1  PREFILL  16.2k ◀ you" (THEME_SLOT_* roles) or
  * "slots endpoint disabled (--no-slots)"; while a prompt is processed the
- * progress bar (srvpanel_bar), "cached 16.0k", "2.4k/3.9k new · 1.5k
+ * progress bar (server_panel_bar), "cached 16.0k", "2.4k/3.9k new · 1.5k
  * tok/s", "ETA 1.0s"; while decoding "decoding 71 tok/s"; "last turn" with
  * cache reuse, decode and prefill speeds; "session" with tokens in/out.
  * Rows that do not fit the rect are dropped from the bottom.
  */
-#ifndef HEARTH_SRVPANEL_H
-#define HEARTH_SRVPANEL_H
+#ifndef HEARTH_UI_VIEW_SERVER_PANEL_H
+#define HEARTH_UI_VIEW_SERVER_PANEL_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "grid.h"
-#include "llamawire.h"
-#include "llm.h"
-#include "view.h"
+#include "ui/term/grid.h"
+#include "llama/wire.h"
+#include "llm/event.h"
+#include "ui/view/view.h"
 
 /* An empty server state (no slots known, nothing in flight). */
-void srvpanel_init(struct view_server *s);
+void server_panel_init(struct view_server *s);
 /* Server address ("127.0.0.1:8080") and what discovery found (info may be NULL). */
-void srvpanel_set_info(struct view_server *s, const char *url, const struct llama_info *info);
+void server_panel_set_info(struct view_server *s, const char *url, const struct llama_info *info);
 /*
  * Feed a stream event: PROGRESS starts/updates the prefill bar; TEXT,
  * REASONING and TOOL_CALL_* mean decoding; TIMINGS and CACHE fill "last
  * turn"; USAGE adds to the session totals and sets ctx_used; DONE and
  * ERROR end the request.  Call it once per event (USAGE is summed).
  */
-void srvpanel_on_event(struct view_server *s, const struct llm_event *ev);
+void server_panel_on_event(struct view_server *s, const struct llm_event *ev);
 /*
  * A GET /slots answer at now_ms: copies up to VIEW_SLOTS_MAX slots, marks
  * our_id (-1: unknown) as ours, derives each state (processing with
@@ -46,29 +46,29 @@ void srvpanel_on_event(struct view_server *s, const struct llm_event *ev);
  * live decode tok/s from our slot's n_decoded since the previous answer.
  * Clears slots_disabled and reconnecting.
  */
-void srvpanel_set_slots(struct view_server *s, const struct llama_slot *sl, size_t n,
+void server_panel_set_slots(struct view_server *s, const struct llama_slot *sl, size_t n,
     int our_id, uint64_t now_ms);
 /* GET /slots answered 501: the panel says so (the progress bar stays). */
-void srvpanel_no_slots(struct view_server *s);
+void server_panel_no_slots(struct view_server *s);
 /* The server is gone and the next try is in backoff_s seconds; < 0: it is back. */
-void srvpanel_reconnecting(struct view_server *s, int backoff_s);
+void server_panel_reconnecting(struct view_server *s, int backoff_s);
 
 /* Draw the panel into r. */
-void srvpanel_draw(struct grid *g, struct grid_rect r, const struct view_server *s);
+void server_panel_draw(struct grid *g, struct grid_rect r, const struct view_server *s);
 /*
  * The prefill bar, w cells at (x, y): cached part "█" in
  * THEME_PROGRESS_CACHED, newly processed part "█" in THEME_PROGRESS_NEW,
  * the rest "░" in THEME_PROGRESS_EMPTY.  Cells are rounded down, except
  * that a non-zero part gets at least one cell.
  */
-void srvpanel_bar(struct grid *g, int x, int y, int w, const struct llm_progress *p);
+void server_panel_bar(struct grid *g, int x, int y, int w, const struct llm_progress *p);
 /*
  * Prefill speed and time left from a progress report: tokens computed
  * (processed - cache) per second of time_ms, and the remaining tokens at
  * that rate.  0 when known, -1 when not yet (no time or nothing computed).
  */
-int srvpanel_rate(const struct llm_progress *p, double *tps, double *eta_s);
+int server_panel_rate(const struct llm_progress *p, double *tps, double *eta_s);
 /* A token count as people read it: 950, 1.5k, 65.5k, 1.2M. */
-void srvpanel_count(char *dst, size_t n, long v);
+void server_panel_count(char *dst, size_t n, long v);
 
 #endif

@@ -8,11 +8,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "buf.h"
-#include "draw.h"
-#include "srvpanel.h"
-#include "status.h"
-#include "theme.h"
+#include "base/buf.h"
+#include "ui/term/draw.h"
+#include "ui/view/server_panel.h"
+#include "ui/view/status.h"
+#include "ui/term/theme.h"
 
 /* The role for `used` of n_ctx tokens. */
 uint16_t
@@ -94,8 +94,8 @@ status_draw(struct grid *g, struct grid_rect r, const struct view_status *st,
 	else if (st->spend_usd > 0)
 		buf_adds(&l, " <$0.01");
 	if (wide) {
-		srvpanel_count(used, sizeof(used), srv->ctx_used);
-		srvpanel_count(max, sizeof(max), srv->n_ctx);
+		server_panel_count(used, sizeof(used), srv->ctx_used);
+		server_panel_count(max, sizeof(max), srv->n_ctx);
 		buf_addf(&rt, "ctx %s/%s %ld%% ", used, max, pct);
 	} else {
 		buf_addf(&rt, " · ctx %ld%% ", pct);
@@ -129,13 +129,13 @@ fold_prefill(struct grid *g, struct grid_rect r, const struct view_server *srv, 
 	snprintf(s, sizeof(s), slot >= 0 ? " slot%d PREFILL " : " PREFILL ", slot);
 	x += draw_text(g, r.x + x, r.y, r.w - x, s, strlen(s), THEME_SLOT_PREFILL);
 	if (r.w - x >= 10) {
-		srvpanel_bar(g, r.x + x, r.y, 10, p);
+		server_panel_bar(g, r.x + x, r.y, 10, p);
 		x += 10;
 	}
 	snprintf(s, sizeof(s), " %ld%%", p->total <= 0 ? 0 : p->processed >= p->total ? 100 :
 	    p->processed * 100 / p->total);
 	x += draw_text(g, r.x + x, r.y, r.w - x, s, strlen(s), THEME_STATUS_FG);
-	if (srvpanel_rate(p, &tps, &eta) == 0) {
+	if (server_panel_rate(p, &tps, &eta) == 0) {
 		snprintf(s, sizeof(s), " ETA %lds", (long)(eta + 0.999));
 		x += draw_text(g, r.x + x, r.y, r.w - x, s, strlen(s), THEME_STATUS_FG);
 	}
@@ -165,8 +165,8 @@ status_draw_server(struct grid *g, struct grid_rect r, const struct view_server 
 		if (srv->decode_tps > 0)
 			buf_addf(&l, " %.0f tok/s", srv->decode_tps);
 	} else {
-		srvpanel_count(a, sizeof(a), srv->session_in);
-		srvpanel_count(b, sizeof(b), srv->session_out);
+		server_panel_count(a, sizeof(a), srv->session_in);
+		server_panel_count(b, sizeof(b), srv->session_out);
 		buf_addf(&l, " idle · in %s · out %s", a, b);
 	}
 	r.x += x;

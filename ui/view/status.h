@@ -15,13 +15,13 @@
  * mode, turn count and elapsed time on the right.
  * All three clear their rect first and draw only its first row.
  */
-#ifndef HEARTH_STATUS_H
-#define HEARTH_STATUS_H
+#ifndef HEARTH_UI_VIEW_STATUS_H
+#define HEARTH_UI_VIEW_STATUS_H
 
 #include <stdint.h>
 
-#include "grid.h"
-#include "view.h"
+#include "ui/term/grid.h"
+#include "ui/view/view.h"
 
 /* Width from which the top line takes its long form. */
 #define STATUS_WIDE 100

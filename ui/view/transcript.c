@@ -8,7 +8,7 @@
  * draw_wrap's skip for a block cut by the top edge.  With g == NULL the
  * same pass only counts rows (transcript_rows), so drawing and scrolling
  * agree by construction.  Each item caches its row count for a width
- * (view.h), so a frame lays out only the items it shows plus one cheap
+ * (ui/view/view.h), so a frame lays out only the items it shows plus one cheap
  * pass over the rest (make bench prints the frame time).
  */
 #include <stdio.h>
@@ -17,11 +17,11 @@
 
 #include <cjson/cJSON.h>
 
-#include "draw.h"
-#include "markdown.h"
-#include "theme.h"
-#include "transcript.h"
-#include "xmalloc.h"
+#include "ui/term/draw.h"
+#include "ui/view/markdown.h"
+#include "ui/term/theme.h"
+#include "ui/view/transcript.h"
+#include "base/xmalloc.h"
 
 struct tpos {
 	struct grid *g; /* NULL: measure only */
@@ -263,7 +263,7 @@ lay_item(struct tpos *p, const struct view_transcript *tv, const struct view_ite
 	}
 }
 
-/* What an item's row count depends on besides the width (see view.h's cache). */
+/* What an item's row count depends on besides the width (see ui/view/view.h's cache). */
 static unsigned long
 cache_key(const struct view_transcript *tv, const struct view_item *it)
 {
@@ -452,7 +452,7 @@ cache_notice(struct view_transcript *tv, const struct llm_cache *c)
 	buf_release(&b);
 }
 
-/* Feed a stream event (see transcript.h). */
+/* Feed a stream event (see ui/view/transcript.h). */
 void
 transcript_on_event(struct view_transcript *tv, const struct llm_event *ev)
 {

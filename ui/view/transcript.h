@@ -1,7 +1,7 @@
 /*
  * transcript: the conversation view — its model updates and its drawing.
  *
- * State is struct view_transcript (view.h).  The update functions copy
+ * State is struct view_transcript (ui/view/view.h).  The update functions copy
  * what they keep (event strings are borrowed).  transcript_draw is a pure
  * function of the state and a rect: items are laid out top to bottom,
  * wrapped to the rect's width; in follow mode the bottom of the content is
@@ -9,25 +9,25 @@
  *
  * What an item looks like:
  *   user       "› text" (THEME_USER), wrapped with a hanging indent
- *   assistant  markdown (markdown.h); "[aborted]" after a stopped answer
+ *   assistant  markdown (ui/view/markdown.h); "[aborted]" after a stopped answer
  *   reasoning  one dimmed line "∴ first line … (N lines)" unless expanded
  *   tool       "● name args      +a −d  1.2s ✓" then its diff (at most
  *              TRANSCRIPT_DIFF_FOLDED rows unless expanded: line numbers,
  *              +/- roles, word-level highlight of a -/+ pair's changed
  *              span); when expanded, its output under "│ "
  *   notice     "→ text" in the notice's role
- * Everything goes through draw.h / markdown.h, which sanitise.
+ * Everything goes through ui/term/draw.h / ui/view/markdown.h, which sanitise.
  */
-#ifndef HEARTH_TRANSCRIPT_H
-#define HEARTH_TRANSCRIPT_H
+#ifndef HEARTH_UI_VIEW_TRANSCRIPT_H
+#define HEARTH_UI_VIEW_TRANSCRIPT_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "agent.h"
-#include "grid.h"
-#include "llm.h"
-#include "view.h"
+#include "agent/agent.h"
+#include "ui/term/grid.h"
+#include "llm/event.h"
+#include "ui/view/view.h"
 
 #define TRANSCRIPT_DIFF_FOLDED 12
 

@@ -1,29 +1,29 @@
 /*
- * tvconv: a conv replayed into the transcript view (see tvconv.h).  Each
+ * transcript_conv: a conv replayed into the transcript view (see ui/view/transcript_conv.h).  Each
  * block goes through the same update functions a live turn uses
  * (transcript_on_event, transcript_tool_start / _done), with a stack
  * struct agent_call standing in for the call, so the items look the same.
  */
-#include "tvconv.h"
+#include "ui/view/transcript_conv.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include <cjson/cJSON.h>
 
-#include "diff.h"
-#include "transcript.h"
+#include "base/diff.h"
+#include "ui/view/transcript.h"
 
 /* Whether a line (at s, up to '\n') can belong to a unified diff body. */
 static int
-tvconv_diff_line(const char *s)
+transcript_conv_diff_line(const char *s)
 {
 	return *s == ' ' || *s == '+' || *s == '-' || *s == '@' || *s == '\\';
 }
 
 /* The unified diff inside a tool result text. */
 void
-tvconv_result_diff(const char *text, struct buf *out)
+transcript_conv_result_diff(const char *text, struct buf *out)
 {
 	const char *p = text, *start = NULL, *end = NULL, *nl;
 
@@ -31,7 +31,7 @@ tvconv_result_diff(const char *text, struct buf *out)
 		nl = strchr(p, '\n');
 		if (!start && (!strncmp(p, "--- ", 4) || !strncmp(p, "@@ ", 3)))
 			start = p;
-		if (start && !tvconv_diff_line(p))
+		if (start && !transcript_conv_diff_line(p))
 			break;
 		if (start)
 			end = nl ? nl + 1 : p + strlen(p);
@@ -42,7 +42,7 @@ tvconv_result_diff(const char *text, struct buf *out)
 
 /* Feed a text or reasoning block as one stream event. */
 static void
-tvconv_text(struct view_transcript *tv, enum llm_kind k, const char *s)
+transcript_conv_text(struct view_transcript *tv, enum llm_kind k, const char *s)
 {
 	struct llm_event ev;
 
@@ -55,7 +55,7 @@ tvconv_text(struct view_transcript *tv, enum llm_kind k, const char *s)
 
 /* Close the open item (the end of a message), aborted when it was. */
 static void
-tvconv_close(struct view_transcript *tv, int aborted)
+transcript_conv_close(struct view_transcript *tv, int aborted)
 {
 	struct llm_event ev;
 
@@ -67,7 +67,7 @@ tvconv_close(struct view_transcript *tv, int aborted)
 
 /* The TOOL_RESULT block of call id in the messages after index i, or NULL. */
 static const struct conv_block *
-tvconv_result(const struct conv *c, size_t i, const char *id)
+transcript_conv_result(const struct conv *c, size_t i, const char *id)
 {
 	size_t j, k;
 
@@ -81,7 +81,7 @@ tvconv_result(const struct conv *c, size_t i, const char *id)
 
 /* A created file's diff: its whole `content` argument added. */
 static char *
-tvconv_write_diff(const struct conv_block *call, const struct conv_block *res)
+transcript_conv_write_diff(const struct conv_block *call, const struct conv_block *res)
 {
 	cJSON *root, *path, *content;
 	struct buf d = BUF_INIT;
@@ -101,9 +101,9 @@ tvconv_write_diff(const struct conv_block *call, const struct conv_block *res)
 
 /* One tool call block and its result (if the session has it). */
 static void
-tvconv_call(struct view_transcript *tv, const struct conv *c, size_t i, const struct conv_block *b)
+transcript_conv_call(struct view_transcript *tv, const struct conv *c, size_t i, const struct conv_block *b)
 {
-	const struct conv_block *res = tvconv_result(c, i, b->id);
+	const struct conv_block *res = transcript_conv_result(c, i, b->id);
 	static char unknown[] = "?";
 	struct agent_call call;
 	struct buf d = BUF_INIT;
@@ -119,9 +119,9 @@ tvconv_call(struct view_transcript *tv, const struct conv *c, size_t i, const st
 		buf_adds(&call.job.out, res->text ? res->text : "");
 		call.job.is_error = res->is_error;
 		if (!res->is_error && !strcmp(call.name, "write"))
-			call.job.diff = tvconv_write_diff(b, res);
+			call.job.diff = transcript_conv_write_diff(b, res);
 		else if (!res->is_error && res->text)
-			tvconv_result_diff(res->text, &d);
+			transcript_conv_result_diff(res->text, &d);
 		if (d.len)
 			call.job.diff = buf_detach(&d, NULL);
 		transcript_tool_done(tv, &call);
@@ -134,7 +134,7 @@ tvconv_call(struct view_transcript *tv, const struct conv *c, size_t i, const st
 
 /* Append the messages of c to tv. */
 void
-tvconv_load(struct view_transcript *tv, const struct conv *c)
+transcript_conv_load(struct view_transcript *tv, const struct conv *c)
 {
 	const struct conv_block *b;
 	size_t i, k;
@@ -147,13 +147,13 @@ tvconv_load(struct view_transcript *tv, const struct conv *c)
 			if (c->msgs[i].role == CONV_USER && b->kind == CONV_TEXT)
 				transcript_add_user(tv, b->text, strlen(b->text));
 			else if (b->kind == CONV_TEXT)
-				tvconv_text(tv, LLM_TEXT, b->text);
+				transcript_conv_text(tv, LLM_TEXT, b->text);
 			else if (b->kind == CONV_REASONING)
-				tvconv_text(tv, LLM_REASONING, b->text);
+				transcript_conv_text(tv, LLM_REASONING, b->text);
 			else if (b->kind == CONV_TOOL_CALL)
-				tvconv_call(tv, c, i, b);
+				transcript_conv_call(tv, c, i, b);
 		}
 		if (c->msgs[i].role == CONV_ASSISTANT)
-			tvconv_close(tv, c->msgs[i].aborted);
+			transcript_conv_close(tv, c->msgs[i].aborted);
 	}
 }

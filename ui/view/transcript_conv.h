@@ -1,5 +1,5 @@
 /*
- * tvconv: a conversation (conv.h) drawn as transcript items, for resumed
+ * transcript_conv: a conversation (llm/conv.h) drawn as transcript items, for resumed
  * sessions (`hearth -c`, `-r ID`): the earlier messages appear as they did
  * when they were made.
  *
@@ -15,18 +15,18 @@
  *
  * Ownership: c is only read; tv copies what it keeps.
  */
-#ifndef HEARTH_TVCONV_H
-#define HEARTH_TVCONV_H
+#ifndef HEARTH_UI_VIEW_TRANSCRIPT_CONV_H
+#define HEARTH_UI_VIEW_TRANSCRIPT_CONV_H
 
-#include "conv.h"
-#include "view.h"
+#include "llm/conv.h"
+#include "ui/view/view.h"
 
 /* Append the messages of c to tv (follow mode is kept). */
-void tvconv_load(struct view_transcript *tv, const struct conv *c);
+void transcript_conv_load(struct view_transcript *tv, const struct conv *c);
 /*
  * The unified diff inside a tool result text (from its first "--- " or
  * "@@ " line to its last diff line), appended to out; nothing when none.
  */
-void tvconv_result_diff(const char *text, struct buf *out);
+void transcript_conv_result_diff(const char *text, struct buf *out);
 
 #endif

@@ -1,5 +1,5 @@
 /*
- * tsearch: `/` search in the transcript (see tsearch.h).
+ * transcript_search: `/` search in the transcript (see ui/view/transcript_search.h).
  *
  * Finding matches: each item is laid out alone (an item's rows do not
  * depend on the items around it), which gives every item's first content
@@ -9,19 +9,19 @@
  * seen.  The cost of a search is one layout pass plus drawing the items
  * that contain the query.
  */
-#include "tsearch.h"
+#include "ui/view/transcript_search.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "draw.h"
-#include "theme.h"
-#include "transcript.h"
-#include "xmalloc.h"
+#include "ui/term/draw.h"
+#include "ui/term/theme.h"
+#include "ui/view/transcript.h"
+#include "base/xmalloc.h"
 
 /* Whether matching ignores case: the query has no capital (smart case). */
 static int
-ts_fold(const struct tsearch *ts)
+ts_fold(const struct transcript_search *ts)
 {
 	size_t i;
 
@@ -58,7 +58,7 @@ ts_find(const char *s, size_t n, size_t from, const char *q, size_t qn, int fold
  * matched cells with `style` unless style < 0.  Returns the matches.
  */
 static int
-ts_row(struct grid *g, int y, int x0, int w, const struct tsearch *ts, int fold, int style)
+ts_row(struct grid *g, int y, int x0, int w, const struct transcript_search *ts, int fold, int style)
 {
 	struct buf s = BUF_INIT;
 	int *xs = xmalloc(((size_t)w * GRID_CELL_BYTES + 1) * sizeof *xs), x, found = 0;
@@ -94,7 +94,7 @@ ts_row(struct grid *g, int y, int x0, int w, const struct tsearch *ts, int fold,
 
 /* Whether the raw text of an item contains the query. */
 static int
-ts_item_has(const struct view_item *it, const struct tsearch *ts, int fold)
+ts_item_has(const struct view_item *it, const struct transcript_search *ts, int fold)
 {
 	const char *q = ts->query.data;
 	size_t qn = ts->query.len;
@@ -107,7 +107,7 @@ ts_item_has(const struct view_item *it, const struct tsearch *ts, int fold)
 
 /* Append a matching row. */
 static void
-ts_push(struct tsearch *ts, long row)
+ts_push(struct transcript_search *ts, long row)
 {
 	if (ts->nrows == ts->cap) {
 		ts->cap = ts->cap ? ts->cap * 2 : 32;
@@ -118,7 +118,7 @@ ts_push(struct tsearch *ts, long row)
 
 /* Recompute the matching rows at width w. */
 void
-tsearch_update(struct tsearch *ts, const struct view_transcript *tv, int w)
+transcript_search_update(struct transcript_search *ts, const struct view_transcript *tv, int w)
 {
 	struct view_transcript one = *tv;
 	struct grid *g = NULL;
@@ -161,7 +161,7 @@ ts_top(const struct view_transcript *tv, struct grid_rect r)
 
 /* Scroll the current match into view (a third from the top) when it is not shown. */
 static void
-ts_show(const struct tsearch *ts, struct view_transcript *tv, struct grid_rect r)
+ts_show(const struct transcript_search *ts, struct view_transcript *tv, struct grid_rect r)
 {
 	long row = ts->rows[ts->cur], top = ts_top(tv, r);
 
@@ -177,14 +177,14 @@ ts_show(const struct tsearch *ts, struct view_transcript *tv, struct grid_rect r
  * from the row of the current match.
  */
 void
-tsearch_jump(struct tsearch *ts, struct view_transcript *tv, int dir, struct grid_rect r)
+transcript_search_jump(struct transcript_search *ts, struct view_transcript *tv, int dir, struct grid_rect r)
 {
 	long from = ts->cur >= 0 && ts->cur < (long)ts->nrows ? ts->rows[ts->cur] : -1, i;
 	int on = 0;
 
 	if (ts->width != r.w)
 		from = -1; /* rows at another width say nothing about this one */
-	tsearch_update(ts, tv, r.w);
+	transcript_search_update(ts, tv, r.w);
 	ts->wrapped = 0;
 	if (!ts->nrows)
 		return;
@@ -207,7 +207,7 @@ tsearch_jump(struct tsearch *ts, struct view_transcript *tv, int dir, struct gri
 
 /* Start a search in the prompt phase. */
 void
-tsearch_start(struct tsearch *ts, const struct view_transcript *tv, struct grid_rect r)
+transcript_search_start(struct transcript_search *ts, const struct view_transcript *tv, struct grid_rect r)
 {
 	ts->active = ts->editing = 1;
 	ts->origin = ts_top(tv, r);
@@ -219,7 +219,7 @@ tsearch_start(struct tsearch *ts, const struct view_transcript *tv, struct grid_
 
 /* Leave the search. */
 void
-tsearch_stop(struct tsearch *ts)
+transcript_search_stop(struct transcript_search *ts)
 {
 	ts->active = ts->editing = 0;
 	ts->nrows = 0;
@@ -227,7 +227,7 @@ tsearch_stop(struct tsearch *ts)
 }
 
 void
-tsearch_release(struct tsearch *ts)
+transcript_search_release(struct transcript_search *ts)
 {
 	buf_release(&ts->query);
 	free(ts->rows);
@@ -236,15 +236,15 @@ tsearch_release(struct tsearch *ts)
 
 /* The query changed: search again from the origin. */
 static void
-ts_changed(struct tsearch *ts, struct view_transcript *tv, struct grid_rect r)
+ts_changed(struct transcript_search *ts, struct view_transcript *tv, struct grid_rect r)
 {
 	ts->cur = -1;
-	tsearch_jump(ts, tv, 1, r);
+	transcript_search_jump(ts, tv, 1, r);
 }
 
 /* A key in the prompt phase. */
 static int
-ts_edit_key(struct tsearch *ts, struct view_transcript *tv, const struct keys_event *ev,
+ts_edit_key(struct transcript_search *ts, struct view_transcript *tv, const struct keys_event *ev,
     struct grid_rect r)
 {
 	size_t n = ts->query.len;
@@ -262,18 +262,18 @@ ts_edit_key(struct tsearch *ts, struct view_transcript *tv, const struct keys_ev
 	} else if (ev->kind == KEYS_ENTER) {
 		ts->editing = 0;
 	} else if (ev->kind == KEYS_DOWN) {
-		tsearch_jump(ts, tv, 1, r);
+		transcript_search_jump(ts, tv, 1, r);
 	} else if (ev->kind == KEYS_UP) {
-		tsearch_jump(ts, tv, -1, r);
+		transcript_search_jump(ts, tv, -1, r);
 	} else {
 		return 0;
 	}
 	return 1;
 }
 
-/* One key while active (see tsearch.h). */
+/* One key while active (see ui/view/transcript_search.h). */
 int
-tsearch_key(struct tsearch *ts, struct view_transcript *tv, const struct keys_event *ev,
+transcript_search_key(struct transcript_search *ts, struct view_transcript *tv, const struct keys_event *ev,
     struct grid_rect r)
 {
 	uint32_t c = ev->kind == KEYS_CHAR && !(ev->mods & (KEYS_MOD_CTRL | KEYS_MOD_ALT)) ? ev->cp : 0;
@@ -281,19 +281,19 @@ tsearch_key(struct tsearch *ts, struct view_transcript *tv, const struct keys_ev
 	if (!ts->active)
 		return 0;
 	if (ev->kind == KEYS_ESC) {
-		tsearch_stop(ts);
+		transcript_search_stop(ts);
 		return 1;
 	}
 	if (ts->editing)
 		return ts_edit_key(ts, tv, ev, r);
 	if (c == 'n' || (ev->kind == KEYS_ENTER && !(ev->mods & KEYS_MOD_ALT)) || ev->kind == KEYS_DOWN)
-		tsearch_jump(ts, tv, 1, r);
+		transcript_search_jump(ts, tv, 1, r);
 	else if (c == 'N' || (ev->kind == KEYS_ENTER && (ev->mods & KEYS_MOD_ALT)) || ev->kind == KEYS_UP)
-		tsearch_jump(ts, tv, -1, r);
+		transcript_search_jump(ts, tv, -1, r);
 	else if (c == '/')
 		ts->editing = 1;
 	else if (c || ev->kind == KEYS_END || ev->kind == KEYS_PASTE || ev->kind == KEYS_BACKSPACE) {
-		tsearch_stop(ts);
+		transcript_search_stop(ts);
 		return 0;
 	} else
 		return 0;
@@ -302,7 +302,7 @@ tsearch_key(struct tsearch *ts, struct view_transcript *tv, const struct keys_ev
 
 /* Restyle the matches drawn in r. */
 void
-tsearch_highlight(struct grid *g, struct grid_rect r, const struct tsearch *ts,
+transcript_search_highlight(struct grid *g, struct grid_rect r, const struct transcript_search *ts,
     const struct view_transcript *tv)
 {
 	long top, cur;
@@ -319,7 +319,7 @@ tsearch_highlight(struct grid *g, struct grid_rect r, const struct tsearch *ts,
 
 /* The prompt line. */
 void
-tsearch_draw_prompt(struct grid *g, int x, int y, int w, const struct tsearch *ts, int *cx)
+transcript_search_draw_prompt(struct grid *g, int x, int y, int w, const struct transcript_search *ts, int *cx)
 {
 	struct buf b = BUF_INIT;
 	int qx;

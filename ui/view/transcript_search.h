@@ -1,5 +1,5 @@
 /*
- * tsearch: `/` search in the transcript.
+ * transcript_search: `/` search in the transcript.
  *
  * A search has a prompt phase (typed characters edit the query; every
  * change searches again and jumps to the first match at or below where
@@ -16,22 +16,22 @@
  * current one's row in THEME_STATUS_BG.
  *
  * State: rows[0..nrows) ascending content rows that hold a match at width
- * `width`; cur indexes rows (-1: none).  Computed by tsearch_update; the
+ * `width`; cur indexes rows (-1: none).  Computed by transcript_search_update; the
  * caller redraws.  The query is raw text (drawn sanitised).
  *
- * Lifetime: zero-initialise; tsearch_release frees (and leaves it off).
+ * Lifetime: zero-initialise; transcript_search_release frees (and leaves it off).
  */
-#ifndef HEARTH_TSEARCH_H
-#define HEARTH_TSEARCH_H
+#ifndef HEARTH_UI_VIEW_TRANSCRIPT_SEARCH_H
+#define HEARTH_UI_VIEW_TRANSCRIPT_SEARCH_H
 
 #include <stddef.h>
 
-#include "buf.h"
-#include "grid.h"
-#include "keys.h"
-#include "view.h"
+#include "base/buf.h"
+#include "ui/term/grid.h"
+#include "ui/term/keys.h"
+#include "ui/view/view.h"
 
-struct tsearch {
+struct transcript_search {
 	int active;        /* the search is on */
 	int editing;       /* prompt phase: keys edit the query */
 	struct buf query;
@@ -44,25 +44,25 @@ struct tsearch {
 };
 
 /* Start a search in the prompt phase (the view's top row is the origin). */
-void tsearch_start(struct tsearch *ts, const struct view_transcript *tv, struct grid_rect r);
+void transcript_search_start(struct transcript_search *ts, const struct view_transcript *tv, struct grid_rect r);
 /* Leave the search (matches forgotten, query kept for the next one). */
-void tsearch_stop(struct tsearch *ts);
-void tsearch_release(struct tsearch *ts);
+void transcript_search_stop(struct transcript_search *ts);
+void transcript_search_release(struct transcript_search *ts);
 /*
  * One key while active, the transcript shown in r: 1 when consumed, 0
  * when the caller should handle it (the search may have been left: check
  * ts->active).  Jumps scroll tv.
  */
-int tsearch_key(struct tsearch *ts, struct view_transcript *tv, const struct keys_event *ev,
+int transcript_search_key(struct transcript_search *ts, struct view_transcript *tv, const struct keys_event *ev,
     struct grid_rect r);
 /* Recompute the matching rows for the current query at width w. */
-void tsearch_update(struct tsearch *ts, const struct view_transcript *tv, int w);
+void transcript_search_update(struct transcript_search *ts, const struct view_transcript *tv, int w);
 /* Go to the next (dir 1) or previous (dir -1) match and scroll it into view. */
-void tsearch_jump(struct tsearch *ts, struct view_transcript *tv, int dir, struct grid_rect r);
+void transcript_search_jump(struct transcript_search *ts, struct view_transcript *tv, int dir, struct grid_rect r);
 /* Restyle the matches drawn in r (after transcript_draw into the same r). */
-void tsearch_highlight(struct grid *g, struct grid_rect r, const struct tsearch *ts,
+void transcript_search_highlight(struct grid *g, struct grid_rect r, const struct transcript_search *ts,
     const struct view_transcript *tv);
 /* The prompt line "/query  2/7 · …" at (x, y), w wide; *cx gets the cursor column. */
-void tsearch_draw_prompt(struct grid *g, int x, int y, int w, const struct tsearch *ts, int *cx);
+void transcript_search_draw_prompt(struct grid *g, int x, int y, int w, const struct transcript_search *ts, int *cx);
 
 #endif

@@ -3,10 +3,10 @@
  *
  * The lead's wiring fills it from agent callbacks and llm events through
  * the update functions of the module that owns each part:
- *   struct view_transcript  transcript.h (transcript_on_event, _tool_start…)
- *   struct view_server      srvpanel.h   (srvpanel_on_event, _set_slots…)
- *   struct view_status      status.h     (plain fields, set directly)
- * Views (transcript_draw, srvpanel_draw, status_draw) are pure functions
+ *   struct view_transcript  ui/view/transcript.h (transcript_on_event, _tool_start…)
+ *   struct view_server      ui/view/server_panel.h   (server_panel_on_event, _set_slots…)
+ *   struct view_status      ui/view/status.h     (plain fields, set directly)
+ * Views (transcript_draw, server_panel_draw, status_draw) are pure functions
  * of this state and a grid rect: they never change it except for the
  * transcript's scroll clamp.
  *
@@ -18,17 +18,17 @@
  *   open >= 0;
  * - view_server.slots[0..nslots), nslots <= VIEW_SLOTS_MAX.
  *
- * Lifetime: zero-initialise with transcript_init / srvpanel_init; release
+ * Lifetime: zero-initialise with transcript_init / server_panel_init; release
  * the transcript with transcript_release (the others hold no heap).
  */
-#ifndef HEARTH_VIEW_H
-#define HEARTH_VIEW_H
+#ifndef HEARTH_UI_VIEW_VIEW_H
+#define HEARTH_UI_VIEW_VIEW_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "buf.h"
-#include "llm.h"
+#include "base/buf.h"
+#include "llm/event.h"
 
 enum view_item_kind {
 	VIEW_USER,      /* text: what the person sent */
@@ -52,7 +52,7 @@ struct view_item {
 	int expanded;      /* tool output / reasoning shown in full */
 	uint16_t role;     /* VIEW_NOTICE: theme role of the line */
 	int aborted;       /* VIEW_ASSISTANT: the turn was stopped */
-	/* layout cache, transcript.c's own (written even through a const
+	/* layout cache, ui/view/transcript.c's own (written even through a const
 	 * transcript; invisible to everyone else): the item's rows at width
 	 * cache_w while its cache_key (lengths and flags) is unchanged */
 	long cache_rows;

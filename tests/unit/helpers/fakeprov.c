@@ -9,9 +9,9 @@
 
 #include <cmocka.h>
 
-#include "buf.h"
-#include "conv.h"
-#include "loop.h"
+#include "base/buf.h"
+#include "llm/conv.h"
+#include "io/loop.h"
 #include "testutil.h"
 
 /* Timer callback: deliver the step this request plays. */

@@ -24,9 +24,9 @@
 
 #include <stddef.h>
 
-#include "llm.h"
-#include "provider.h"
-#include "tool.h"
+#include "llm/event.h"
+#include "llm/provider.h"
+#include "llm/tool.h"
 
 #define FAKEPROV_MAX_EV 16
 #define FAKEPROV_MAX_STEPS 8

@@ -1,6 +1,6 @@
 /*
  * skeldump: a tree as text for comparing a definitions-only parse
- * (synskel) with a whole one: every node as "(type start-end" and its
+ * (code_skeleton) with a whole one: every node as "(type start-end" and its
  * children, except that the bodies left out are not entered (their
  * children differ by design).  For Python, whose kept bodies end early,
  * no end offsets and no entering any function's body block.  Header-only,
@@ -13,12 +13,12 @@
 
 #include <tree_sitter/api.h>
 
-#include "buf.h"
-#include "synskel.h"
+#include "base/buf.h"
+#include "code/skeleton.h"
 
 /* Whether node is a body that h left out (Python: any function's body block). */
 static int
-skeldump_is_hole_body(TSNode node, const struct synskel_holes *h, int python)
+skeldump_is_hole_body(TSNode node, const struct code_skeleton_holes *h, int python)
 {
 	uint32_t s = ts_node_start_byte(node), e = ts_node_end_byte(node);
 	size_t k;
@@ -36,7 +36,7 @@ skeldump_is_hole_body(TSNode node, const struct synskel_holes *h, int python)
 
 /* Append node's subtree to out (see the top). */
 static void
-skeldump(TSNode node, const struct synskel_holes *h, int python, struct buf *out)
+skeldump(TSNode node, const struct code_skeleton_holes *h, int python, struct buf *out)
 {
 	uint32_t i, n = ts_node_child_count(node);
 

@@ -15,9 +15,9 @@
 
 #include <cmocka.h>
 
-#include "grid.h"
-#include "loop.h"
-#include "xmalloc.h"
+#include "ui/term/grid.h"
+#include "io/loop.h"
+#include "base/xmalloc.h"
 
 /* UTF-8 for wide-character drawing (see testutil.h). */
 int
