@@ -1,4 +1,4 @@
-/* tool_bash_readonly: read-only shell command recognition (see tools/bash_readonly.h). */
+/* tools/bash_readonly: read-only shell command recognition (see tools/bash_readonly.h). */
 #include "tools/bash_readonly.h"
 
 #include <string.h>

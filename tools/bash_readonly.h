@@ -1,5 +1,5 @@
 /*
- * tool_bash_readonly: is a shell command known not to change files?  Used to skip
+ * tools/bash_readonly: is a shell command known not to change files?  Used to skip
  * the checkpoint before a bash call that only looks (ls, grep, git
  * status…).  Conservative: anything not recognised, any output
  * redirection, command substitution or unknown git subcommand counts as

@@ -1,5 +1,5 @@
 /*
- * stale: per-path records of what the agent last saw of a file.
+ * tools/stale: per-path records of what the agent last saw of a file.
  *
  * The table is a chained hash table keyed by the absolute path (FNV-1a of
  * the path bytes); buckets double when the records outnumber them, so a

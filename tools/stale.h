@@ -1,5 +1,5 @@
 /*
- * stale: the stale-write guard.  Remembers, per absolute path, what the
+ * tools/stale: the stale-write guard.  Remembers, per absolute path, what the
  * agent last saw of a file (size, mtime in ns, inode and a 64-bit FNV-1a
  * hash of the content) when it read it (read, whole or partial) or wrote it
  * (edit, write).  edit and write ask tool_stale_check before changing a file and

@@ -1,5 +1,5 @@
 /*
- * agentint: the turn loop's state, shared by its parts.  PRIVATE to the
+ * agent/agent-int: the turn loop's state, shared by its parts.  PRIVATE to the
  * agent*.c files: nothing else includes it (the public contract is agent/agent.h).
  *
  * agent/agent.c owns the lifetime (new, free), the turn (submit, steps, end,

@@ -1,5 +1,5 @@
 /*
- * agent: the turn loop's lifetime, the turn and the step.
+ * agent/agent: the turn loop's lifetime, the turn and the step.
  *
  * The state machine and struct agent are described in agent/agent-int.h, which
  * also names the other parts (agent/stream.c, agent/tools.c,

@@ -1,5 +1,5 @@
 /*
- * agent: the turn loop (design.md §2, §4).
+ * agent/agent: the turn loop (design.md §2, §4).
  *
  * A turn: the user's text is appended to the conv; then steps repeat —
  * stream a model request built from system prompt + conv + tool schemas,

@@ -1,5 +1,5 @@
 /*
- * compact: the summary request and the rewrite (agent/compact.h).
+ * agent/compact: the summary request and the rewrite (agent/compact.h).
  *
  * Data: a run holds a copy of the conversation plus the instruction (the
  * request's conv), the text streamed so far and a zero-delay timer that

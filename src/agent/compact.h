@@ -1,5 +1,5 @@
 /*
- * compact: when the conversation no longer fits, the local model writes a
+ * agent/compact: when the conversation no longer fits, the local model writes a
  * structured summary of it (goal, decisions, files touched, open
  * problems, next step); the summary replaces the older turns and the
  * recent turns stay verbatim (issue 6, docs/cache.md).

@@ -1,5 +1,5 @@
 /*
- * agent_compact: compaction before a turn and /compact (private part of the
+ * agent/compact_run: compaction before a turn and /compact (private part of the
  * agent, see agent/agent-int.h).
  *
  * Before a turn's text is added, the conversation is summarised when

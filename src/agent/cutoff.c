@@ -1,5 +1,5 @@
 /*
- * cutoff: counting read-only steps and refusing non-producing calls
+ * agent/cutoff: counting read-only steps and refusing non-producing calls
  * once the limit is reached (see agent/cutoff.h).  A step produces when one of
  * its calls is to a tool that may change files and is not a bash command
  * known to be read-only (tool_bash_readonly); such a step, even a failed edit, ends

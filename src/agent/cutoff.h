@@ -1,5 +1,5 @@
 /*
- * cutoff: the explore→produce cutoff (issue 6).  A small model left
+ * agent/cutoff: the explore→produce cutoff (issue 6).  A small model left
  * alone keeps reading.  After `limit` steps in a row whose tool calls
  * only looked (read, grep, find, ls, outline, repo_map, tool_search, a
  * read-only bash command) with no change and no answer, the next steps

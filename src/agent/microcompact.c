@@ -1,5 +1,5 @@
 /*
- * agent_microcompact: digests of old tool results, in batches (agent/microcompact.h).
+ * agent/microcompact: digests of old tool results, in batches (agent/microcompact.h).
  *
  * Data: none kept; the conv is the state (a digested result is
  * recognised by its mark).  The tool call a result answers is found by

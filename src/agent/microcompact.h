@@ -1,5 +1,5 @@
 /*
- * agent_microcompact: old tool results become short, fixed digests
+ * agent/microcompact: old tool results become short, fixed digests
  * (issue 6; the decision is in docs/cache.md).
  *
  * A tool result belongs to the user turn it was made in (turn t = the

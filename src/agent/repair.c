@@ -1,4 +1,4 @@
-/* agent_repair: recover and check tool calls (see agent/repair.h). */
+/* agent/repair: recover and check tool calls (see agent/repair.h). */
 #include "agent/repair.h"
 
 #include <string.h>

@@ -1,5 +1,5 @@
 /*
- * agent_repair: tool calls from imperfect local models — what the agent does
+ * agent/repair: tool calls from imperfect local models — what the agent does
  * between "the model asked for something" and "a tool runs".
  *
  * Recovery: tool calls written as text (textcall) with each argument

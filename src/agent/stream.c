@@ -1,5 +1,5 @@
 /*
- * agent_stream: the provider's events during a step (private part of the
+ * agent/stream: the provider's events during a step (private part of the
  * agent, see agent/agent-int.h).
  *
  * The sink accumulates the step's text, reasoning and tool calls and

@@ -1,5 +1,5 @@
 /*
- * agent_tools: running a step's tool calls (private part of the agent, see
+ * agent/tools: running a step's tool calls (private part of the agent, see
  * agent/agent-int.h).
  *
  * Calls run in order; a synchronous tool finishes inside its start(), so

@@ -1,5 +1,5 @@
 /*
- * anthropic: Anthropic Messages API provider (contract in anthropic/anthropic.h).
+ * anthropic/anthropic: Anthropic Messages API provider (contract in anthropic/anthropic.h).
  *
  * Data: struct anthropic holds the copied options, the request body of
  * the logical request in flight (kept so a retry sends the same bytes),

@@ -1,5 +1,5 @@
 /*
- * anthropic: the Anthropic Messages API provider (protocols.md part B),
+ * anthropic/anthropic: the Anthropic Messages API provider (protocols.md part B),
  * which also talks to llama-server's own /v1/messages (A7).
  *
  * POST {base_url}/v1/messages with x-api-key, anthropic-version

@@ -1,5 +1,5 @@
 /*
- * anthropic_config: the "anthropic" settings (see anthropic/config.h).  Loading goes
+ * anthropic/config: the "anthropic" settings (see anthropic/config.h).  Loading goes
  * through cfg_each_file like every settings reader; a file that cannot
  * be read or parsed is reported once, by cfg_load, not here.
  */

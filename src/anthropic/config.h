@@ -1,5 +1,5 @@
 /*
- * anthropic_config: the "anthropic" object of the settings files — which Claude
+ * anthropic/config: the "anthropic" object of the settings files — which Claude
  * model answers escalated turns and how requests are made
  * (docs/configuration.md):
  *

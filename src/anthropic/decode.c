@@ -1,5 +1,5 @@
 /*
- * anthropic_decode: Anthropic stream decoder and error classification
+ * anthropic/decode: Anthropic stream decoder and error classification
  * (contract in anthropic/decode.h).
  *
  * Per stream: one struct anthropic_decode_block per wire block index (its

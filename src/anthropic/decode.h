@@ -1,5 +1,5 @@
 /*
- * anthropic_decode: decoder of Anthropic Messages streams (protocols.md B4,
+ * anthropic/decode: decoder of Anthropic Messages streams (protocols.md B4,
  * and llama-server's /v1/messages, A7) into llm events, and the
  * classification of HTTP error answers (B5).  Pure: no I/O, no clock.
  *

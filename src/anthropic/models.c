@@ -1,5 +1,5 @@
 /*
- * anthropic_models: the model-id check (see anthropic/models.h).  The
+ * anthropic/models: the model-id check (see anthropic/models.h).  The
  * struct lives from start until the fetch answers or is cancelled.
  */
 #include "anthropic/models.h"

@@ -1,5 +1,5 @@
 /*
- * anthropic_models: GET {base}/v1/models — is the configured model id
+ * anthropic/models: GET {base}/v1/models — is the configured model id
  * offered to this API key?  (protocols.md B; used once per session by
  * the router, through anthropic_check_models.)
  *

@@ -1,5 +1,5 @@
 /*
- * anthropic_wire: Anthropic Messages request body, stream decoder and
+ * anthropic/wire: Anthropic Messages request body, stream decoder and
  * error classification (contract in anthropic/wire.h).  Pure: no I/O.
  *
  * The request is built as a cJSON tree (insertion order is kept, so the

@@ -1,5 +1,5 @@
 /*
- * anthropic_wire: the Anthropic Messages API wire format without I/O
+ * anthropic/wire: the Anthropic Messages API wire format without I/O
  * (protocols.md B2-B6, and llama-server's /v1/messages, A7).
  *
  * Request: anthropic_wire_request builds the body from a conv

@@ -1,4 +1,4 @@
-/* buf: growable NUL-terminated byte strings (see base/buf.h for invariants). */
+/* base/buf: growable NUL-terminated byte strings (see base/buf.h for invariants). */
 #include "base/buf.h"
 
 #include <errno.h>

@@ -1,5 +1,5 @@
 /*
- * buf: a growable byte string, after git's strbuf.
+ * base/buf: a growable byte string, after git's strbuf.
  *
  * Invariants: `data` is never NULL and data[len] is always '\0', so a buf
  * can be handed to any C-string API at any time.  An initialised buf with

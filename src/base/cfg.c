@@ -1,5 +1,5 @@
 /*
- * cfg: settings files.  A table maps each JSON key to a field, its type
+ * base/cfg: settings files.  A table maps each JSON key to a field, its type
  * and its place in struct cfg, so loading, warnings and docs agree.
  * Later files override earlier ones key by key.
  */

@@ -1,5 +1,5 @@
 /*
- * cfg: settings.  Defaults, then $XDG_CONFIG_HOME/hearth/settings.json,
+ * base/cfg: settings.  Defaults, then $XDG_CONFIG_HOME/hearth/settings.json,
  * then ./.hearth/settings.json (project wins), then environment and
  * command-line flags (applied by main).  A missing file is fine; invalid
  * JSON is reported as file:line:column and the defaults stay in force.

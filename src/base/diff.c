@@ -1,5 +1,5 @@
 /*
- * diff: Myers' greedy O(ND) diff over lines, hunks and unified text.
+ * base/diff: Myers' greedy O(ND) diff over lines, hunks and unified text.
  *
  * Texts are split into `struct tline` (pointer, length including the
  * newline, hash).  After the common prefix and suffix are trimmed, the

@@ -1,5 +1,5 @@
 /*
- * diff: line-based unified diffs of two in-memory texts.
+ * base/diff: line-based unified diffs of two in-memory texts.
  *
  * diff_compute finds a shortest edit script (Myers' O(ND) algorithm after
  * trimming the common prefix and suffix) and keeps only the hunks: changed

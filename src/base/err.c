@@ -1,4 +1,4 @@
-/* err: one-line error messages and the single fatal exit path. */
+/* base/err: one-line error messages and the single fatal exit path. */
 #include "base/err.h"
 
 #include <errno.h>

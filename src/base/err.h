@@ -1,5 +1,5 @@
 /*
- * err: how fallible functions report failure (design.md §6).
+ * base/err: how fallible functions report failure (design.md §6).
  *
  * A fallible function returns 0 / -1 (or NULL) and fills the caller's
  * struct err with one line in git's style: lowercase, what failed, then why

@@ -1,5 +1,5 @@
 /*
- * fs: atomic replace, ignore-aware tree walk, globbing and text
+ * base/fs: atomic replace, ignore-aware tree walk, globbing and text
  * sniffing for the model tools (see base/fs.h).
  *
  * The walk keeps one path buffer that grows and shrinks as it descends;

@@ -1,5 +1,5 @@
 /*
- * fs: file-system helpers shared by the model tools.
+ * base/fs: file-system helpers shared by the model tools.
  *
  *  - fs_write_atomic: the one place files are replaced (temp file in the
  *    same directory, fsync, rename), so a crash never leaves half a file.

@@ -1,5 +1,5 @@
 /*
- * json: cJSON hooks, a parse wrapper that says where the syntax error is,
+ * base/json: cJSON hooks, a parse wrapper that says where the syntax error is,
  * typed getters and a deterministic string escaper.
  *
  * The only state is `hooked`, set once the xmalloc hooks are installed.

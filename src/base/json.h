@@ -1,5 +1,5 @@
 /*
- * json: helpers around cJSON (design.md §6).
+ * base/json: helpers around cJSON (design.md §6).
  *
  * cJSON allocates through xmalloc once json_init() has run (json_parse and
  * json_print run it themselves), so out of memory is fatal and never a

@@ -1,4 +1,4 @@
-/* log: append-only debug log with key redaction. */
+/* base/log: append-only debug log with key redaction. */
 #include "base/log.h"
 
 #include <fcntl.h>

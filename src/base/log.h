@@ -1,5 +1,5 @@
 /*
- * log: a debug log written to a file, never to stderr (stderr belongs to
+ * base/log: a debug log written to a file, never to stderr (stderr belongs to
  * the user in -p mode and to curses in the TUI).  Off unless log_open() was
  * called (HEARTH_LOG=path or --log).  Secrets: callers never pass API keys;
  * log_redact() masks anything that looks like one as a second guard.

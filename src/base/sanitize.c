@@ -1,4 +1,4 @@
-/* sanitize: terminal- and JSON-safe text (see base/sanitize.h). */
+/* base/sanitize: terminal- and JSON-safe text (see base/sanitize.h). */
 #include "base/sanitize.h"
 
 #include <stdio.h>

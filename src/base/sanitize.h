@@ -1,5 +1,5 @@
 /*
- * sanitize: make text from the model or tools safe for where it goes.
+ * base/sanitize: make text from the model or tools safe for where it goes.
  * Nothing from a model ever reaches a terminal raw (design.md §7): control
  * bytes and C1 codes become visible escapes, invalid UTF-8 becomes U+FFFD.
  */

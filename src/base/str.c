@@ -1,4 +1,4 @@
-/* str: helpers on borrowed (pointer, length) views. */
+/* base/str: helpers on borrowed (pointer, length) views. */
 #include "base/str.h"
 
 #include <string.h>

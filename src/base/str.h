@@ -1,5 +1,5 @@
 /*
- * str: a non-owning (pointer, length) view for parsing without copies.
+ * base/str: a non-owning (pointer, length) view for parsing without copies.
  * A str never owns its bytes and is valid only while the bytes it points
  * into are; it need not be NUL-terminated.
  */

@@ -1,5 +1,5 @@
 /*
- * ws: workspace path resolution (see base/workspace.h).
+ * base/workspace: workspace path resolution (see base/workspace.h).
  *
  * Resolution works on a joined absolute path.  We peel trailing
  * components off until realpath(3) succeeds on the remaining prefix; the

@@ -1,5 +1,5 @@
 /*
- * ws: workspace paths.  Every path a model tool receives goes through
+ * base/workspace: workspace paths.  Every path a model tool receives goes through
  * workspace_resolve, which turns it into an absolute, canonical path and refuses
  * anything outside the workspace root (unless the settings allow it).
  *

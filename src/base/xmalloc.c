@@ -1,4 +1,4 @@
-/* xmalloc: OOM-checked allocation; every failure goes through fatal(). */
+/* base/xmalloc: OOM-checked allocation; every failure goes through fatal(). */
 #include "base/xmalloc.h"
 
 #include <stdint.h>

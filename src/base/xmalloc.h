@@ -1,5 +1,5 @@
 /*
- * xmalloc: allocators that never return NULL.  Out of memory is one of the
+ * base/xmalloc: allocators that never return NULL.  Out of memory is one of the
  * two fatal conditions (design.md §6): the caller never checks, and fatal()
  * restores the terminal before exiting.
  */

@@ -1,5 +1,5 @@
 /*
- * code_bodies: the function bodies definitions queries skip (see code/bodies.h).
+ * code/bodies: the function bodies definitions queries skip (see code/bodies.h).
  * A static table; entries with map_only set are skipped by the repository
  * map but not by the outline.
  */

@@ -1,5 +1,5 @@
 /*
- * code_bodies: which function bodies a definitions query may skip.
+ * code/bodies: which function bodies a definitions query may skip.
  *
  * The outline tool and the repository map both run their tags query per
  * top-level node and, over a function definition, only up to its body:

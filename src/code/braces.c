@@ -1,5 +1,5 @@
 /*
- * code_braces: function bodies of brace languages by a lexical prescan (see
+ * code/braces: function bodies of brace languages by a lexical prescan (see
  * code/braces.h for the rules).
  *
  * Data structures (the lexical layer, struct code_lexer, is code_lexer's):

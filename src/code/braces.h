@@ -1,5 +1,5 @@
 /*
- * code_braces: the function bodies of a brace language, found by a lexical
+ * code/braces: the function bodies of a brace language, found by a lexical
  * prescan (for code_skeleton; see code/skeleton.h for why and how they are checked).
  *
  * Families: C, C++, Java, Go, Rust, and JavaScript/TypeScript/TSX.  The

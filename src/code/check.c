@@ -1,5 +1,5 @@
 /*
- * code_check: compare the syntax errors of a file before and after a change.
+ * code/check: compare the syntax errors of a file before and after a change.
  *
  * Both texts are parsed (code_parse) and their ERROR/MISSING nodes listed
  * (at most CODE_CHECK_SCAN each).  When the new text has more, the note names

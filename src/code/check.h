@@ -1,5 +1,5 @@
 /*
- * code_check: the syntax check run after an edit or write.  A change is judged
+ * code/check: the syntax check run after an edit or write.  A change is judged
  * against the file before it: text that was already broken does not make
  * the check complain, only errors the change adds do.
  */

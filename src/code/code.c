@@ -1,5 +1,5 @@
 /*
- * syn: language registry and parse wrapper over tree-sitter.
+ * code/code: language registry and parse wrapper over tree-sitter.
  *
  * Data: `langs`, a static table with one row per grammar compiled into
  * build/grammars/libgrammars.a (mk/grammars.mk; the two lists must agree,

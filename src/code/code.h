@@ -1,5 +1,5 @@
 /*
- * syn: the tree-sitter language registry and a thin parsing wrapper.
+ * code/code: the tree-sitter language registry and a thin parsing wrapper.
  *
  * Every grammar hearth knows is compiled in (mk/grammars.mk builds them from
  * pinned npm packages) together with its highlights and tags queries, so

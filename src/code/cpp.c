@@ -1,5 +1,5 @@
 /*
- * code_cpp: whether C text is C++ (see code/cpp.h).  One pass over the words,
+ * code/cpp: whether C text is C++ (see code/cpp.h).  One pass over the words,
  * comments and string or character literals stepped over, so a comment
  * saying "namespace" does not count.
  */

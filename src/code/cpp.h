@@ -1,5 +1,5 @@
 /*
- * code_cpp: tell C++ text from C, for ".h" headers, which both languages
+ * code/cpp: tell C++ text from C, for ".h" headers, which both languages
  * use.  A marker only C++ has — "namespace x", "template <", "std::", an
  * access label (public: private: protected:), constexpr, nullptr —
  * outside comments and literals makes the text C++.  C parsed with the C++

@@ -1,5 +1,5 @@
 /*
- * code_lexer: comments, literals and brace matching for the brace-language
+ * code/lexer: comments, literals and brace matching for the brace-language
  * prescan (see code/lexer.h).
  */
 #include "code/lexer.h"

@@ -1,5 +1,5 @@
 /*
- * code_lexer: the lexical layer of code_braces's prescan (see code/braces.h): it
+ * code/lexer: the lexical layer of code_braces's prescan (see code/braces.h): it
  * steps over what cannot hold a code brace — comments, strings (raw,
  * text-block and template forms), character literals, regular expressions
  * and C preprocessor lines — and matches braces.

@@ -1,5 +1,5 @@
 /*
- * code_predicate: evaluating query text predicates (see code/predicate.h).
+ * code/predicate: evaluating query text predicates (see code/predicate.h).
  *
  * A predicate is a run of steps [string name][args...][DONE]; an argument
  * is a capture id or a string id.  Node text is compared in place

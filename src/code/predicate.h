@@ -1,5 +1,5 @@
 /*
- * code_predicate: the text predicates of tree-sitter queries, which the library
+ * code/predicate: the text predicates of tree-sitter queries, which the library
  * leaves to its caller (#eq? #not-eq? #match? #not-match? #any-of?
  * #not-any-of?; any other predicate, such as #set! or #is-not?, passes).
  *

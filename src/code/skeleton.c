@@ -1,5 +1,5 @@
 /*
- * code_skeleton: definitions-only parses with function bodies left out (see
+ * code/skeleton: definitions-only parses with function bodies left out (see
  * code/skeleton.h).  Brace languages are scanned by code_braces; Python is scanned
  * here, by logical lines.
  *

@@ -1,5 +1,5 @@
 /*
- * code_skeleton: parse a file for its definitions only, leaving the interiors of
+ * code/skeleton: parse a file for its definitions only, leaving the interiors of
  * function bodies out of the parse.
  *
  * The outline tool and the repository map never look inside a function

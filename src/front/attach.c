@@ -1,5 +1,5 @@
 /*
- * front_attach: @path references (see front/attach.h).
+ * front/attach: @path references (see front/attach.h).
  *
  * Expansion scans the message once for reference tokens; each candidate
  * path is resolved (workspace_resolve), checked (a regular file, size, binary

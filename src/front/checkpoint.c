@@ -1,5 +1,5 @@
 /*
- * checkpoint: lazy repo + agent hooks + undo commands (see front/checkpoint.h).
+ * front/checkpoint: lazy repo + agent hooks + undo commands (see front/checkpoint.h).
  * Command handlers find the checkpoint through cmd.data, so the front
  * end's own context pointer stays whatever it is.
  */

@@ -1,5 +1,5 @@
 /*
- * checkpoint: the session's undo history, between the agent and src/repo.
+ * front/checkpoint: the session's undo history, between the agent and src/repo.
  *
  * Opens the repository lazily, under the session's id (the journal's), so
  * a run that changes nothing never touches git.  Before the first change

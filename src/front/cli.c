@@ -1,4 +1,4 @@
-/* cli: command-line parsing (see front/cli.h). */
+/* front/cli: command-line parsing (see front/cli.h). */
 #include "front/cli.h"
 
 #include <errno.h>

@@ -1,5 +1,5 @@
 /*
- * cli: the command line.  Parsing only: nothing here touches the network,
+ * front/cli: the command line.  Parsing only: nothing here touches the network,
  * the settings files or the terminal, so `hearth --version` stays cheap.
  * Exit codes (front_cli_parse and the usage error): 0 for --help/--version, 2
  * for a usage error; -1 means "run".

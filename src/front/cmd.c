@@ -1,4 +1,4 @@
-/* cmd: slash-command registry (see front/cmd.h).  A sorted array; a handful of entries. */
+/* front/cmd: slash-command registry (see front/cmd.h).  A sorted array; a handful of entries. */
 #include "front/cmd.h"
 
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /*
- * cmd: the one registry of slash commands (`/help`, `/quit`, prompt
+ * front/cmd: the one registry of slash commands (`/help`, `/quit`, prompt
  * templates, and what later features add), shared by the line-mode
  * session, the full-screen UI and print mode.
  *

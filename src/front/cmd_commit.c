@@ -1,5 +1,5 @@
 /*
- * front_cmd_commit: /commit (see front/cmd_commit.h).  State lives in struct front_cmd_commit
+ * front/cmd_commit: /commit (see front/cmd_commit.h).  State lives in struct front_cmd_commit
  * between the steps: `plan` (have_plan) from the handler until the end,
  * `drafting` while a model request is in flight (prov is its provider),
  * `text` the draft as it streams, `msg` the message to commit.  `pending`

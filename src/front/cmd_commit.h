@@ -1,5 +1,5 @@
 /*
- * front_cmd_commit: `/commit [--yes] [message]` — commit exactly the files this
+ * front/cmd_commit: `/commit [--yes] [message]` — commit exactly the files this
  * session's agent changed (from the checkpoint record; never `git add -A`)
  * with a message the model drafts, after the user confirms.
  *

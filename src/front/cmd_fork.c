@@ -1,5 +1,5 @@
 /*
- * front_cmd_fork: /fork (see front/cmd_fork.h).
+ * front/cmd_fork: /fork (see front/cmd_fork.h).
  *
  * The session file is the truth: the user messages are read from the
  * active branch of the journal's file (session_load), so the entry ids

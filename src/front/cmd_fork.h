@@ -1,5 +1,5 @@
 /*
- * front_cmd_fork: /fork in the interactive sessions — a new session started
+ * front/cmd_fork: /fork in the interactive sessions — a new session started
  * from an earlier user message of this one.
  *
  * `/fork` lists the user messages of the session (the ones the user

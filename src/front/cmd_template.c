@@ -1,4 +1,4 @@
-/* front_cmd_template: prompt templates registered as slash commands (see front/cmd_template.h). */
+/* front/cmd_template: prompt templates registered as slash commands (see front/cmd_template.h). */
 #include "front/cmd_template.h"
 
 /* Expand the template with the command's arguments and submit it. */

@@ -1,5 +1,5 @@
 /*
- * front_cmd_template: prompt templates as slash commands.  Each template
+ * front/cmd_template: prompt templates as slash commands.  Each template
  * (prompt_context_templates_load: *.md in the config dir's prompts/ and
  * .hearth/prompts/) becomes `/name args`, which expands $1 $2 $@ and
  * submits the result as the user's message.  A template whose name a

@@ -1,4 +1,4 @@
-/* front_cmd_ui: pending commands between a command and its front end (see front/cmd_ui.h). */
+/* front/cmd_ui: pending commands between a command and its front end (see front/cmd_ui.h). */
 #include "front/cmd_ui.h"
 
 #include <stdarg.h>

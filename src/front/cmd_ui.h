@@ -1,5 +1,5 @@
 /*
- * front_cmd_ui: how a slash command that does not finish at once (it asks the
+ * front/cmd_ui: how a slash command that does not finish at once (it asks the
  * user something, or waits on the model) talks to the front end.
  *
  * A handler that goes on after it returns answers CMD_PENDING (front/cmd.h)

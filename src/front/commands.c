@@ -1,4 +1,4 @@
-/* front_commands: shared interactive slash commands (see front/commands.h). */
+/* front/commands: shared interactive slash commands (see front/commands.h). */
 #include "front/commands.h"
 
 #include <string.h>

@@ -1,5 +1,5 @@
 /*
- * front_commands: the slash commands every interactive front end offers (the
+ * front/commands: the slash commands every interactive front end offers (the
  * line session and the full screen): /help /quit /exit /clear /new /model
  * /export /reload /fork, the checkpoint commands (/undo /redo /diff) and the
  * prompt templates.  The handlers find their state through cmd.data, so

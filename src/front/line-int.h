@@ -1,5 +1,5 @@
 /*
- * replint: the line session's state, shared by its parts.  PRIVATE to
+ * front/line-int: the line session's state, shared by its parts.  PRIVATE to
  * front/line.c and front/line_view.c: nothing else includes it (the public contract is
  * front/line.h).
  *

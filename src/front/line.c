@@ -1,5 +1,5 @@
 /*
- * repl: line-mode session.
+ * front/line: line-mode session.
  *
  * States: PROBING (discovery in flight, or waiting to retry it) → PROMPT
  * (stdin watched for a line) → TURN (stdin not watched; the agent runs)

@@ -1,5 +1,5 @@
 /*
- * repl: the line-mode interactive session (`hearth` on a terminal until
+ * front/line: the line-mode interactive session (`hearth` on a terminal until
  * the full-screen UI lands, and whenever stdout is not a terminal).
  *
  * Reads a line from stdin through the loop, runs it as an agent turn and

@@ -1,5 +1,5 @@
 /*
- * front_line_view: the line session's agent observer (private part of repl, see
+ * front/line_view: the line session's agent observer (private part of repl, see
  * front/line-int.h): streamed text, notices, tool calls and the end of a turn,
  * written to the output fd.
  *

@@ -1,5 +1,5 @@
 /*
- * front_output: print-mode observer.
+ * front/output: print-mode observer.
  *
  * Data: the answer (text of the newest assistant message), a cJSON array
  * of tool call records for the json result, how the turn ended, and the

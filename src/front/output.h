@@ -1,5 +1,5 @@
 /*
- * front_output: print mode output (`hearth -p`).  An agent observer that writes
+ * front/output: print mode output (`hearth -p`).  An agent observer that writes
  * the answer to stdout as text, one JSON object, or Claude-Code-shaped
  * stream-json lines, and progress to stderr when verbose.  stdout never
  * carries a terminal escape byte in any mode.  A closed stdout (EPIPE) is

@@ -1,5 +1,5 @@
 /*
- * front_output_json: the JSON pieces of print mode's output (pure; see front/output_json.h).
+ * front/output_json: the JSON pieces of print mode's output (pure; see front/output_json.h).
  */
 #include "front/output_json.h"
 

@@ -1,5 +1,5 @@
 /*
- * front_output_json: the JSON pieces of print mode's output (front_output), pure.
+ * front/output_json: the JSON pieces of print mode's output (front_output), pure.
  *
  * Every string that goes into a cJSON value passes sanitize_utf8 first, so
  * the lines front_output prints are valid UTF-8; the stderr summary of a call

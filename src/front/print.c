@@ -1,4 +1,4 @@
-/* front_print: print mode (see front/print.h). */
+/* front/print: print mode (see front/print.h). */
 #include "front/print.h"
 
 #include <errno.h>

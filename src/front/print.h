@@ -1,5 +1,5 @@
 /*
- * front_print: `hearth -p` — route the task, discover the server, run one
+ * front/print: `hearth -p` — route the task, discover the server, run one
  * agent turn, print text / json / stream-json, exit with a code a script
  * can act on (0 done, 1 failed, 2 usage, 3 no server, 130 interrupted).
  * A task that is a slash command (a prompt template, /undo, /diff, /help)

@@ -1,5 +1,5 @@
 /*
- * run: setting up and tearing down one run (see front/run.h).  Order matters in
+ * front/run: setting up and tearing down one run (see front/run.h).  Order matters in
  * front_run_release: the agent first (its turn-end hook still uses the
  * checkpoint), then the providers, the http client and the loop.
  */

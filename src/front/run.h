@@ -1,5 +1,5 @@
 /*
- * run: what one hearth run owns and how it is set up and torn down —
+ * front/run: what one hearth run owns and how it is set up and torn down —
  * settings, workspace, tools and prompt (front_run_setup), then the loop, http,
  * llama provider, print-mode output and routing (front_run_start), the session
  * journal and its checkpoints.  Print mode (front_print) and the interactive

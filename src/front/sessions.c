@@ -1,4 +1,4 @@
-/* front_sessions: --export and the -r picker (see front/sessions.h). */
+/* front/sessions: --export and the -r picker (see front/sessions.h). */
 #include "front/sessions.h"
 
 #include <errno.h>

@@ -1,5 +1,5 @@
 /*
- * front_sessions: the session commands of the command line that need no server:
+ * front/sessions: the session commands of the command line that need no server:
  * `--export SESSION FILE` and the `-r` picker (without an id).
  */
 #ifndef HEARTH_FRONT_SESSIONS_H

@@ -1,5 +1,5 @@
 /*
- * http: libcurl multi driven by the loop.
+ * io/http: libcurl multi driven by the loop.
  *
  * Data: one CURLM per client; each request owns its easy handle, header
  * list, a small buf of response headers and (for http_fetch) the body.

@@ -1,5 +1,5 @@
 /*
- * http: HTTP requests driven by libcurl's multi interface inside our loop
+ * io/http: HTTP requests driven by libcurl's multi interface inside our loop
  * (design.md §5; curl's ephiperfifo.c pattern).  No threads, no blocking:
  * curl's socket callback becomes loop fd watches, its timer callback one
  * loop timer.

@@ -1,5 +1,5 @@
 /*
- * loop: poll(2) event loop.
+ * io/loop: poll(2) event loop.
  *
  * Data: an array of fd watches (compacted lazily: removed entries get
  * fd = -1 and are swept after dispatch so callbacks can unwatch safely),

@@ -1,5 +1,5 @@
 /*
- * loop: the one event loop (design.md §5), after redis ae.c.
+ * io/loop: the one event loop (design.md §5), after redis ae.c.
  *
  * poll(2) over registered fds, one-shot timers on a monotonic millisecond
  * clock, signals delivered through a self-pipe, and a before-sleep hook

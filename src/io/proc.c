@@ -1,5 +1,5 @@
 /*
- * proc: child processes on the loop, after tmux job.c.
+ * io/proc: child processes on the loop, after tmux job.c.
  *
  * Data: every proc whose child has not been reaped is on one static list
  * (proc_live); the SIGCHLD handler walks it with waitpid(pid, WNOHANG) so

@@ -1,5 +1,5 @@
 /*
- * proc: child processes on the event loop (design.md §5, after tmux job.c).
+ * io/proc: child processes on the event loop (design.md §5, after tmux job.c).
  *
  * A proc is one child started with fork+exec in a new session (so it is
  * the leader of its own process group, pgid == pid, and has no controlling

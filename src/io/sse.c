@@ -1,5 +1,5 @@
 /*
- * sse: incremental Server-Sent Events parsing (contract in io/sse.h).
+ * io/sse: incremental Server-Sent Events parsing (contract in io/sse.h).
  *
  * State between feeds: `line` holds the bytes of a line not yet ended
  * (complete lines inside one chunk are parsed in place, without a copy);

@@ -1,5 +1,5 @@
 /*
- * sse: an incremental Server-Sent Events parser (pure; no I/O).
+ * io/sse: an incremental Server-Sent Events parser (pure; no I/O).
  *
  * Feed bytes as they arrive, split anywhere (mid-line, mid-CRLF,
  * mid-UTF-8); each complete event (at a blank line) is delivered to the

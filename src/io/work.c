@@ -1,5 +1,5 @@
 /*
- * work: one worker thread, a job queue and a result pipe (see io/work.h).
+ * io/work: one worker thread, a job queue and a result pipe (see io/work.h).
  *
  * Data: the module state `w`.  Under w.mu (shared with the worker):
  *  - todo: jobs queued, not started (FIFO, head first);

@@ -1,5 +1,5 @@
 /*
- * work: the one worker thread of design.md §5, for CPU work that would
+ * io/work: the one worker thread of design.md §5, for CPU work that would
  * stall the event loop (the repository map's tree-sitter parse: 1-2 s on a
  * cold 2,000-file tree).
  *

@@ -1,5 +1,5 @@
 /*
- * llama_cache: cache-reuse accounting and cache-break causes (see the
+ * llama/cache: cache-reuse accounting and cache-break causes (see the
  * header).  The message lists are small arrays of owned strings; the
  * `next` set becomes the baseline once the request's timings arrive, so
  * a request that failed (no timings) leaves the previous baseline alone.

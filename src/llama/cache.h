@@ -1,5 +1,5 @@
 /*
- * llama_cache: is the server's KV cache being reused the way it should be,
+ * llama/cache: is the server's KV cache being reused the way it should be,
  * and if not, why (issue: keep the KV cache warm).
  *
  * Before each request the caller reports the request's messages (one

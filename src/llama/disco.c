@@ -1,5 +1,5 @@
 /*
- * llama_disco: llama-server discovery and slot choice.
+ * llama/disco: llama-server discovery and slot choice.
  *
  * Data: one probe at a time (struct llama_disco_probe) counting the parts
  * still outstanding (/props, /v1/models, /slots after /health); the first

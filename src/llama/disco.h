@@ -1,5 +1,5 @@
 /*
- * llama_disco: what a llama-server is and how it is doing — discovery
+ * llama/disco: what a llama-server is and how it is doing — discovery
  * (GET /health, /props, /v1/models, /slots) and slot choice.
  *
  * Discovery polls /health while the server answers 503 "Loading model"

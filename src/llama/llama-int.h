@@ -1,5 +1,5 @@
 /*
- * llamaint: the llama provider's state, shared by its parts.  PRIVATE to
+ * llama/llama-int: the llama provider's state, shared by its parts.  PRIVATE to
  * llama/llama.c and llama/slots.c: nothing else includes it (the public contract
  * is llama/llama.h).
  *

@@ -1,5 +1,5 @@
 /*
- * llama: llama-server provider.
+ * llama/llama: llama-server provider.
  *
  * The structs live in llama/llama-int.h (private); the slot a request is pinned
  * to is chosen in llama/slots.c.

@@ -1,5 +1,5 @@
 /*
- * llama: the llama-server provider (protocols.md part A).
+ * llama/llama: the llama-server provider (protocols.md part A).
  *
  * Discovery (GET /health, /props, /v1/models), live server state
  * (GET /slots) and the streaming chat request (POST /v1/chat/completions

@@ -1,5 +1,5 @@
 /*
- * serve: the managed llama-server (see llama/serve.h).  The child is a proc;
+ * llama/serve: the managed llama-server (see llama/serve.h).  The child is a proc;
  * its output goes to a log file and the last line is kept for error
  * messages.  Waiting for the port is a 100 ms timer that tries a
  * connect() to 127.0.0.1:port (loopback: answered at once) while the

@@ -1,5 +1,5 @@
 /*
- * serve: a llama-server that hearth starts and stops itself (issue 6,
+ * llama/serve: a llama-server that hearth starts and stops itself (issue 6,
  * "managed server"): `hearth --serve MODEL.gguf` or the serve.model
  * setting.
  *

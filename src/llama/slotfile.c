@@ -1,5 +1,5 @@
 /*
- * llama_slotfile: POST /slots/{id}?action=save|restore and the support state.
+ * llama/slotfile: POST /slots/{id}?action=save|restore and the support state.
  *
  * Data: struct llama_slotfile holds the support verdict (unknown until the
  * first answer) and at most one request in flight (req non-NULL).

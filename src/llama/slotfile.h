@@ -1,5 +1,5 @@
 /*
- * llama_slotfile: llama-server slot save/restore (POST /slots/{id}?action=…),
+ * llama/slotfile: llama-server slot save/restore (POST /slots/{id}?action=…),
  * so a resumed session costs a file read instead of a full prefill.
  *
  * The server only offers the actions when started with --slot-save-path;

@@ -1,5 +1,5 @@
 /*
- * llama_slots: which llama-server slot the chat requests go to (private part
+ * llama/slots: which llama-server slot the chat requests go to (private part
  * of the llama provider, see llama/llama-int.h).
  *
  * Learning: after an unpinned request, /slots is asked (at most 3 times)

@@ -1,5 +1,5 @@
 /*
- * llama_template: three POST /apply-template calls (P1 and P2 together, then
+ * llama/template: three POST /apply-template calls (P1 and P2 together, then
  * P3) and the pure comparison of their prompts (see llama/template.h).
  *
  * Data: struct llama_template holds the requests in flight and P1/P2's prompts

@@ -1,5 +1,5 @@
 /*
- * llama_template: does the server's chat template render an earlier assistant
+ * llama/template: does the server's chat template render an earlier assistant
  * turn differently from the way the model generated it?  (docs/cache.md)
  *
  * Qwen3.5/3.6 templates (and other Qwen3-family ones) start every

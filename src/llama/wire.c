@@ -1,5 +1,5 @@
 /*
- * llama_wire: the llama-server wire format, pure (no I/O) so it can be
+ * llama/wire: the llama-server wire format, pure (no I/O) so it can be
  * tested byte for byte against the recorded fixtures.
  *
  * The chat request is built from the conv deterministically: the same

@@ -1,5 +1,5 @@
 /*
- * llama_wire: llama-server request and response formats without I/O
+ * llama/wire: llama-server request and response formats without I/O
  * (protocols.md A2-A4).  Parsers tolerate missing fields and wrong types
  * (they leave defaults) and fail only on input that is not JSON.
  */

@@ -1,4 +1,4 @@
-/* conv: provider-neutral transcript storage (see llm/conv.h). */
+/* llm/conv: provider-neutral transcript storage (see llm/conv.h). */
 #include "llm/conv.h"
 
 #include <stdlib.h>

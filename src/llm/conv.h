@@ -1,5 +1,5 @@
 /*
- * conv: the provider-neutral transcript (design.md §4).
+ * llm/conv: the provider-neutral transcript (design.md §4).
  *
  * A conv is a system prompt plus an append-only array of messages; each
  * message has a role and an array of content blocks.  Tool results live

@@ -1,4 +1,4 @@
-/* llm: names of event kinds. */
+/* llm/event: names of event kinds. */
 #include "llm/event.h"
 
 /* Stable lowercase names (used in logs and tests). */

@@ -1,5 +1,5 @@
 /*
- * llm: the events every provider emits (design.md §4).  The agent and the
+ * llm/event: the events every provider emits (design.md §4).  The agent and the
  * UI only ever see these; wire JSON stays inside the provider.
  *
  * Strings in an event are borrowed: valid only during the sink call.

@@ -1,5 +1,5 @@
 /*
- * openai: chat.completion.chunk stream decoder (contract in llm/openai.h).
+ * llm/openai: chat.completion.chunk stream decoder (contract in llm/openai.h).
  *
  * Per stream the decoder keeps the tool calls seen so far (a short array
  * in order of first appearance, looked up by the wire `index`), the last

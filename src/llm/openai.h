@@ -1,5 +1,5 @@
 /*
- * openai: decoder of OpenAI-shaped `chat.completion.chunk` streams as
+ * llm/openai: decoder of OpenAI-shaped `chat.completion.chunk` streams as
  * llama-server sends them (protocols.md A4-A6), turning each SSE event's
  * data into llm events (llm/event.h).  Pure: no I/O, no clock.
  *

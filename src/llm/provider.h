@@ -1,5 +1,5 @@
 /*
- * provider: the interface every model backend implements (design.md §4).
+ * llm/provider: the interface every model backend implements (design.md §4).
  *
  * start() builds the request from the conv deterministically (same conv
  * and options → same bytes, which keeps the server's KV cache warm) and

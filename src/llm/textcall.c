@@ -1,5 +1,5 @@
 /*
- * textcall: tool calls recovered from answer text (contract in
+ * llm/textcall: tool calls recovered from answer text (contract in
  * llm/textcall.h).
  *
  * One left-to-right scan over the text.  `finder`s cache the next

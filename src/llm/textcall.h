@@ -1,5 +1,5 @@
 /*
- * textcall: recover tool calls that arrived as plain answer text, when
+ * llm/textcall: recover tool calls that arrived as plain answer text, when
  * the server did not parse them (protocols.md A5; design.md §1.3).  Pure.
  *
  * Recognised, anywhere in the text unless noted:

@@ -1,5 +1,5 @@
 /*
- * textcall_gate: live-display filter for tool-call markup (see llm/textcall_gate.h).
+ * llm/textcall_gate: live-display filter for tool-call markup (see llm/textcall_gate.h).
  * Invariant: `held` is empty, or is a proper prefix of a marker, or
  * (before anything was shown) a leading run that may become `{"name"`.
  */

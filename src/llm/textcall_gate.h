@@ -1,5 +1,5 @@
 /*
- * textcall_gate: decides which streamed answer text can be shown live.
+ * llm/textcall_gate: decides which streamed answer text can be shown live.
  *
  * Small models often write tool calls as text (`<tool_call>…`,
  * `<function=…>`, or a bare `{"name": …}` answer).  The agent recovers

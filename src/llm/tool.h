@@ -1,5 +1,5 @@
 /*
- * tool: the contract between the agent and each model tool (design.md §4).
+ * llm/tool: the contract between the agent and each model tool (design.md §4).
  *
  * A tool is a const table entry.  The agent validates the model's
  * arguments against schema_json (tool_validate) before start(); start()

@@ -1,5 +1,5 @@
 /*
- * toolset: offered and deferred tools (see llm/toolset.h).  Both lists are
+ * llm/toolset: offered and deferred tools (see llm/toolset.h).  Both lists are
  * small fixed arrays; a found tool is removed from `deferred` (order of
  * the rest kept) and appended to `offered`.
  */

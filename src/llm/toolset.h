@@ -1,5 +1,5 @@
 /*
- * toolset: which tool schemas the model is offered (deferred tools).
+ * llm/toolset: which tool schemas the model is offered (deferred tools).
  *
  * Small models do worse with many tools, and every schema costs prompt
  * tokens.  So only the core tools (read, write, edit, bash, grep, find,

@@ -1,5 +1,5 @@
 /*
- * mcp_config: the MCP server list from mcp.json files (see mcp/config.h).
+ * mcp/config: the MCP server list from mcp.json files (see mcp/config.h).
  *
  * Entries live in a fixed array (at most MCP_CONFIG_MAX_SERVERS); a later
  * file's entry of the same name frees and replaces the earlier one in

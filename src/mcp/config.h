@@ -1,5 +1,5 @@
 /*
- * mcp_config: which MCP servers to start, from the `.mcp.json` shape other
+ * mcp/config: which MCP servers to start, from the `.mcp.json` shape other
  * agents use:
  *
  *   {"mcpServers": {"NAME": {"command": "...", "args": ["..."],

@@ -1,5 +1,5 @@
 /*
- * mcp: MCP servers on the loop (see mcp/mcp.h).
+ * mcp/mcp: MCP servers on the loop (see mcp/mcp.h).
  *
  * Data: struct mcp owns an array of servers (fixed once started) and a
  * list of every tool struct ever made (`tools`, freed only by mcp_free).

@@ -1,5 +1,5 @@
 /*
- * mcp_proto: the client's side of each MCP exchange (see mcp/proto.h).
+ * mcp/proto: the client's side of each MCP exchange (see mcp/proto.h).
  * Requests are matched to their pend by id; an answer to an id we no
  * longer wait for (a cancelled call) is dropped.  A listing collects its
  * pages in s->listing and installs the tools once the last page is in.

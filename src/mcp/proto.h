@@ -1,5 +1,5 @@
 /*
- * mcp_proto: what the MCP client does with each message from a server —
+ * mcp/proto: what the MCP client does with each message from a server —
  * the initialize handshake, tools/list pages (nextCursor, at most
  * MCP_PROTO_MAX_PAGES), tools/call answers, ping, and
  * notifications/tools/list_changed (list again; once more after a listing

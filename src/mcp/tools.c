@@ -1,5 +1,5 @@
 /*
- * mcp_tools: MCP tools in the registry (see mcp/tools.h).
+ * mcp/tools: MCP tools in the registry (see mcp/tools.h).
  *
  * Names: "mcp__" + server + "__" + tool, each character outside
  * [A-Za-z0-9_-] replaced by '_' and the whole cut at 64 characters (the

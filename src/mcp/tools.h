@@ -1,5 +1,5 @@
 /*
- * mcp_tools: the tools of MCP servers as tool-registry entries, and the
+ * mcp/tools: the tools of MCP servers as tool-registry entries, and the
  * server state mcp/mcp.c and mcp/tools.c share (internal to the two; other
  * modules use mcp/mcp.h).
  *

@@ -1,5 +1,5 @@
 /*
- * mcp_wire: MCP's newline-delimited JSON-RPC 2.0, pure (see mcp/wire.h).
+ * mcp/wire: MCP's newline-delimited JSON-RPC 2.0, pure (see mcp/wire.h).
  *
  * The line reader keeps received bytes in one buf; `pos` is the start of
  * the first line not yet handed out and `scan` how far past pos we have

@@ -1,5 +1,5 @@
 /*
- * mcp_wire: the Model Context Protocol wire format over stdio, pure (no
+ * mcp/wire: the Model Context Protocol wire format over stdio, pure (no
  * I/O): newline-delimited JSON-RPC 2.0 messages.
  *
  * Framing: mcp_wire_lines collects bytes and hands out complete lines

@@ -1,5 +1,5 @@
 /*
- * gate: permissions, hooks and the question, per tool call (see perm/gate.h).
+ * perm/gate: permissions, hooks and the question, per tool call (see perm/gate.h).
  *
  * At most one call is pending at a time (the agent runs calls one after
  * another): `pend` holds its agent, tool, a copy of its arguments, the

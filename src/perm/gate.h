@@ -1,5 +1,5 @@
 /*
- * gate: between the agent and each tool call — permissions (perm) and
+ * perm/gate: between the agent and each tool call — permissions (perm) and
  * hooks (hooks), plus the question to the user.  One per run.
  *
  * For each call (agent_gate.pre_tool): a deny rule refuses at once; then

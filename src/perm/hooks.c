@@ -1,5 +1,5 @@
 /*
- * hooks: running user commands at agent events (see perm/hooks.h).
+ * perm/hooks: running user commands at agent events (see perm/hooks.h).
  *
  * Entries are kept per event in settings order.  A run walks the entries
  * of its event that match its tool, one proc at a time: the event JSON is

@@ -1,5 +1,5 @@
 /*
- * hooks: user commands run at agent events (docs/permissions.md, "Hooks").
+ * perm/hooks: user commands run at agent events (docs/permissions.md, "Hooks").
  *
  * Settings: "hooks": {"pre_tool": [{"command": "...", "matcher": "bash",
  * "timeout": 30}, ...], "post_tool": [...], "turn_end": [...],

@@ -1,5 +1,5 @@
 /*
- * perm: approval modes and rules (see perm/perm.h).
+ * perm/perm: approval modes and rules (see perm/perm.h).
  *
  * Each rule list is a growable array of parsed rules.  A call is reduced
  * to its subject: for bash the normalised simple commands (perm_segments,

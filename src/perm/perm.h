@@ -1,5 +1,5 @@
 /*
- * perm: may a tool call run without asking?  Approval modes and rules
+ * perm/perm: may a tool call run without asking?  Approval modes and rules
  * (docs/permissions.md).
  *
  * Modes: ask (every change asks), auto-edit (the default: edits and

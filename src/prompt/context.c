@@ -1,5 +1,5 @@
 /*
- * prompt_context: context files and prompt templates (rules in prompt/context.h).
+ * prompt/context: context files and prompt templates (rules in prompt/context.h).
  *
  * Context files are gathered into a struct join: the output buffer, the
  * byte budget left under PROMPT_CONTEXT_MAX, and the real paths already taken

@@ -1,5 +1,5 @@
 /*
- * prompt_context: context files and prompt templates (issue 7).
+ * prompt/context: context files and prompt templates (issue 7).
  *
  * Context files.  In each directory of a list, AGENTS.md is read, or
  * CLAUDE.md when that directory has no AGENTS.md.  The list is: the user

@@ -1,5 +1,5 @@
 /*
- * memory: the memory files (see prompt/memory.h).  Entries are lines starting
+ * prompt/memory: the memory files (see prompt/memory.h).  Entries are lines starting
  * with "- "; other lines (headings, notes the user wrote) are kept as
  * they are and shown in the prompt too.  Duplicate detection compares
  * entries lowercased with runs of blanks folded to one space.

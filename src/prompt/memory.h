@@ -1,5 +1,5 @@
 /*
- * memory: what hearth remembers between sessions (issue 6).
+ * prompt/memory: what hearth remembers between sessions (issue 6).
  *
  * Four kinds, one Markdown file each, one entry a line ("- text"):
  *   user       who the user is, how they like to work   user's config dir

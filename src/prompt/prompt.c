@@ -1,5 +1,5 @@
 /*
- * prompt: default system prompt.  Written for 9B–35B local models: short,
+ * prompt/prompt: default system prompt.  Written for 9B–35B local models: short,
  * concrete, and pushing from exploring to producing (read what you need,
  * then edit; do not re-read; finish with a summary).
  */

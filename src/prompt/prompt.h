@@ -1,5 +1,5 @@
 /*
- * prompt: the system prompt.  Built once per session and never changed
+ * prompt/prompt: the system prompt.  Built once per session and never changed
  * afterwards (the first bytes of every request; a change forces the
  * server to re-prefill everything): no clock time, at most the date;
  * tools are described by their schemas, not here.

@@ -1,5 +1,5 @@
 /*
- * repo_chain: the commit chain of a session (contract in repo/chain.h).
+ * repo/chain: the commit chain of a session (contract in repo/chain.h).
  *
  * Writing: record makes a commit (parent: the ref's tip, or the tip's
  * parent when amending) and moves the ref to it.  Reading: load walks the

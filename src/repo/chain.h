@@ -1,5 +1,5 @@
 /*
- * repo_chain: a session's turns as a chain of commits under the private
+ * repo/chain: a session's turns as a chain of commits under the private
  * ref refs/hearth/checkpoints/<session> (the event log behind repo/repo.h).
  *
  * Each commit records one event, named by the first line of its message:

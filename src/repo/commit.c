@@ -1,5 +1,5 @@
 /*
- * repo_commit: plan and make a commit of chosen paths (contract in
+ * repo/commit: plan and make a commit of chosen paths (contract in
  * repo/commit.h).  The plan's tree is built in a private in-memory index
  * seeded from HEAD's tree; the user's index is only written after the
  * commit exists, and only for the plan's paths.

@@ -1,5 +1,5 @@
 /*
- * repo_commit: committing a chosen set of working-tree files with libgit2
+ * repo/commit: committing a chosen set of working-tree files with libgit2
  * (what /commit does once it knows the session's files).
  *
  * A plan is computed first and changes nothing the user sees: its tree is

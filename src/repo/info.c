@@ -1,5 +1,5 @@
 /*
- * repo_info: branch, upstream and dirty-file summary through libgit2.
+ * repo/info: branch, upstream and dirty-file summary through libgit2.
  *
  * One pass: open (searching upward from root), HEAD, upstream, status.
  * Each step that fails leaves its fields empty rather than failing the

@@ -1,5 +1,5 @@
 /*
- * repo_info: a one-shot summary of the git repository around a workspace,
+ * repo/info: a one-shot summary of the git repository around a workspace,
  * for the system prompt (computed once at session start, so the prompt
  * prefix stays stable) and the status line (refreshed after each turn).
  *

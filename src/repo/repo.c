@@ -1,5 +1,5 @@
 /*
- * repo: checkpoints and undo over libgit2 (contract in repo/repo.h).
+ * repo/repo: checkpoints and undo over libgit2 (contract in repo/repo.h).
  *
  * A repo ties three parts together: the store and its snapshots
  * (repo_snap), the session's turns as a commit chain (repo_chain) and the

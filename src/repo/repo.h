@@ -1,5 +1,5 @@
 /*
- * repo: checkpoints of the working tree, undo/redo of agent turns, and the
+ * repo/repo: checkpoints of the working tree, undo/redo of agent turns, and the
  * session diff, through libgit2.
  *
  * A session keeps a chain of commits under the private ref

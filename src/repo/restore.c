@@ -1,5 +1,5 @@
 /*
- * repo_restore: restores from snapshot trees (contract in repo/restore.h).
+ * repo/restore: restores from snapshot trees (contract in repo/restore.h).
  *
  * repo_restore_run makes two passes over the items: the first compares
  * each with the disk, fills the result and checks writability; the second

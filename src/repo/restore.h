@@ -1,5 +1,5 @@
 /*
- * repo_restore: computing and applying a restore of files from snapshot
+ * repo/restore: computing and applying a restore of files from snapshot
  * trees to the working tree (the undo/redo engine behind repo/repo.h).
  *
  * A restore is a list of items, one per path: `target` is the state the

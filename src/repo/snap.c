@@ -1,5 +1,5 @@
 /*
- * repo_snap: the store and working-tree snapshots (contract in repo/snap.h).
+ * repo/snap: the store and working-tree snapshots (contract in repo/snap.h).
  *
  * A snapshot in a work tree starts from seed_index: the user's index file
  * read with git_index_open (no lock taken; nothing written back), which

@@ -1,5 +1,5 @@
 /*
- * repo_snap: the object store behind repo (repo/repo.h) and snapshots of the
+ * repo/snap: the object store behind repo (repo/repo.h) and snapshots of the
  * working tree as git tree objects.
  *
  * A store is either the git repository around the workspace (the work

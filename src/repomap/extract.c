@@ -1,5 +1,5 @@
 /*
- * repomap_extract: definitions and used names of one file (see repomap/extract.h).
+ * repomap/extract: definitions and used names of one file (see repomap/extract.h).
  *
  * Data structures:
  *  - `queries`: per language its compiled tags query (reference-only

@@ -1,5 +1,5 @@
 /*
- * repomap_extract: what repomap needs from one source file — its definitions
+ * repomap/extract: what repomap needs from one source file — its definitions
  * (@definition.* captures of the language's tags query with their @name:
  * line and the trimmed source line, cut at 100 bytes, as signature) and
  * the identifiers it uses (every identifier in its text, comments and

@@ -1,5 +1,5 @@
 /*
- * repomap: per-file symbol extraction (cached), ranking, rendering.
+ * repomap/repomap: per-file symbol extraction (cached), ranking, rendering.
  *
  * Data structures:
  *  - struct fentry: what one file yields — its definitions (name, line,

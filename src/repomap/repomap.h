@@ -1,5 +1,5 @@
 /*
- * repomap: a ranked map of the definitions across a repository, for the
+ * repomap/repomap: a ranked map of the definitions across a repository, for the
  * repo_map tool.
  *
  * The files under the root (fs_walk: .git and .gitignore'd entries

@@ -1,5 +1,5 @@
 /*
- * repomap_store: repomap's per-file results on disk (format in repomap/store.h).
+ * repomap/store: repomap's per-file results on disk (format in repomap/store.h).
  *
  * Data structures:
  *  - struct repomap_store: the whole cache file in `data` (checked: magic,

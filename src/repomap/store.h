@@ -1,5 +1,5 @@
 /*
- * repomap_store: the on-disk cache of what repomap extracts from each file, so a
+ * repomap/store: the on-disk cache of what repomap extracts from each file, so a
  * new process maps an unchanged repository without parsing it again.
  *
  * Where: $XDG_STATE_HOME/hearth/repomap/<16 hex digits of the root's

@@ -1,5 +1,5 @@
 /*
- * route_config: loading the "routing" settings object into a route_policy.
+ * route/config: loading the "routing" settings object into a route_policy.
  *
  * Each key has one small setter that validates its value and either
  * stores it or writes one warning and leaves the old value in force.

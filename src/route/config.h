@@ -1,5 +1,5 @@
 /*
- * route_config: the "routing" object of the settings files (docs/routing.md).
+ * route/config: the "routing" object of the settings files (docs/routing.md).
  *
  * route_config_defaults fills a struct route_policy (route/route.h) with the
  * built-in values; route_config_apply merges one "routing" JSON object over

@@ -1,5 +1,5 @@
 /*
- * escalate: per-turn routing between the local server and Claude (see
+ * route/escalate: per-turn routing between the local server and Claude (see
  * route/escalate.h); what happens between the steps of a turn is route_step's.
  * Spend is accounted from the agent's counters per route (route_step).
  */

@@ -1,5 +1,5 @@
 /*
- * escalate: which model answers a turn — the local llama-server or
+ * route/escalate: which model answers a turn — the local llama-server or
  * Claude — decided by the routing policy (route/route.h) and made visible.
  *
  * Per turn: a leading "@claude" or a pending /claude asks for Claude;

@@ -1,5 +1,5 @@
 /*
- * route_failures: failure signals from the conv (see route/failures.h).  Results are
+ * route/failures: failure signals from the conv (see route/failures.h).  Results are
  * matched to their calls by id; a call without a result yet (the step in
  * flight) counts as a call but not as a test run or a change.
  */

@@ -1,5 +1,5 @@
 /*
- * route_failures: the failure signals of a turn, read from the conv (issue 5's
+ * route/failures: the failure signals of a turn, read from the conv (issue 5's
  * step-level routing; docs/routing.md).
  *
  * route_failures_scan walks the messages from index `from` (the turn's start,

@@ -1,5 +1,5 @@
 /*
- * redact: the privacy filter over a conv copy (see route/redact.h).  Calls are
+ * route/redact: the privacy filter over a conv copy (see route/redact.h).  Calls are
  * looked up by id among the assistant messages seen so far (a result
  * always follows its call), so one pass over the conv suffices.
  */

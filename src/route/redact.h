@@ -1,5 +1,5 @@
 /*
- * redact: what Claude may see of a conversation (routing.privacy,
+ * route/redact: what Claude may see of a conversation (routing.privacy,
  * docs/routing.md).
  *
  * route_redact_conv copies a conv and replaces, in the copy, every piece of a

@@ -1,5 +1,5 @@
 /*
- * route: the routing decision, costs, the privacy list and the outcomes
+ * route/route: the routing decision, costs, the privacy list and the outcomes
  * log (see route/route.h for the contract, docs/routing.md for the policy).
  *
  * Rules are a table of small checkers, one per failure signal, each

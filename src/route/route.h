@@ -1,5 +1,5 @@
 /*
- * route: the routing policy (issue 5) — local model or Claude, and why.
+ * route/route: the routing policy (issue 5) — local model or Claude, and why.
  *
  * Pure decisions: route_decide looks at a loaded struct route_policy
  * (settings, see route/config.h and docs/routing.md) and a struct

@@ -1,5 +1,5 @@
 /*
- * route_step: step-level routing and per-route accounting (see route/step.h).
+ * route/step: step-level routing and per-route accounting (see route/step.h).
  * The hook never fails: a decision it cannot act on keeps the turn where
  * it is.
  */

@@ -1,5 +1,5 @@
 /*
- * route_step: routing between the steps of a turn (issue 5), the part of
+ * route/step: routing between the steps of a turn (issue 5), the part of
  * escalate that follows a running turn.
  *
  * route_step_hook is the agent's step hook (agent_set_step_hook, arg = the

@@ -1,5 +1,5 @@
 /*
- * session_export: Markdown and HTML exports of a loaded session.
+ * session/export: Markdown and HTML exports of a loaded session.
  *
  * No state: each exporter appends to the caller's buffer, message by
  * message and block by block.  Every piece of session text that reaches

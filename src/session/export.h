@@ -1,5 +1,5 @@
 /*
- * session_export: a session as a document for people (hearth --export, /export).
+ * session/export: a session as a document for people (hearth --export, /export).
  *
  * Markdown: a title, the meta (directory, model, created) when known, then
  * one "## User" / "## Assistant" section per message; reasoning, tool

@@ -1,4 +1,4 @@
-/* journal: lazy session writer for a run (see session/journal.h). */
+/* session/journal: lazy session writer for a run (see session/journal.h). */
 #include "session/journal.h"
 
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /*
- * journal: this run's session file.  The agent reports each complete
+ * session/journal: this run's session file.  The agent reports each complete
  * message once (agent_observer.on_commit); the journal appends it to the
  * session's JSONL (session/session.h), creating the file lazily with the first
  * message so a run that did nothing leaves no empty session behind.

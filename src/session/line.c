@@ -1,5 +1,5 @@
 /*
- * session_line: encoding and decoding of one session entry line.
+ * session/line: encoding and decoding of one session entry line.
  *
  * No state: the block kind names below are indexed by enum conv_kind and
  * are the only table.  A decoded entry owns everything it points to; the

@@ -1,5 +1,5 @@
 /*
- * session_line: one line of a session file, encoded and decoded (the entry
+ * session/line: one line of a session file, encoded and decoded (the entry
  * format is described in session/session.h).
  *
  * Encoding: session_line_add_head starts the JSON object of an entry (id,

@@ -1,5 +1,5 @@
 /*
- * session_list: listing, resolving and forking the sessions of a workspace.
+ * session/list: listing, resolving and forking the sessions of a workspace.
  *
  * A list is a malloc'd array of struct session_list_info grown one row per
  * file, sorted once at the end.  Fork reads the source with session_read (so

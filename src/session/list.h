@@ -1,5 +1,5 @@
 /*
- * session_list: the sessions of a workspace as a list (the picker, -c, -r ID,
+ * session/list: the sessions of a workspace as a list (the picker, -c, -r ID,
  * --export) and forking one of them (/fork).
  *
  * A listed session is any regular "*.jsonl" file (not starting with '.')

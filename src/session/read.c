@@ -1,5 +1,5 @@
 /*
- * session_read: read a session file into entries and find its active branch.
+ * session/read: read a session file into entries and find its active branch.
  *
  * struct lines is the line splitter's state: the line being gathered (its
  * start offset and number), whether it is being skipped as too long, and

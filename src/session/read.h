@@ -1,5 +1,5 @@
 /*
- * session_read: a session file read into its entries, and its active branch
+ * session/read: a session file read into its entries, and its active branch
  * (the reader rules are in session/session.h).
  *
  * Lines are read in 64 KB chunks; a line longer than session_read_line_max is

@@ -1,5 +1,5 @@
 /*
- * session: where sessions live, the writer, and loading (format and rules
+ * session/session: where sessions live, the writer, and loading (format and rules
  * in session/session.h).
  *
  * Writer state: struct session holds the open O_APPEND descriptor and the

@@ -1,5 +1,5 @@
 /*
- * session: the append-only JSONL session store (issue 7): where sessions
+ * session/session: the append-only JSONL session store (issue 7): where sessions
  * live, the writer, and loading a file's active branch.  Neighbours:
  * session_line (one entry line encoded/decoded), session_read (a file read into
  * entries), session_list (list, latest, resolve, fork), session_export (Markdown

@@ -1,5 +1,5 @@
 /*
- * app: the full-screen session (see ui/app/app.h) — its lifetime, the frame,
+ * ui/app/app: the full-screen session (see ui/app/app.h) — its lifetime, the frame,
  * discovery and signals.  The parts (ui/app/state.h lists them) share one
  * struct app.
  *

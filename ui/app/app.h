@@ -1,5 +1,5 @@
 /*
- * app: the full-screen interactive session (`hearth` on a terminal).
+ * ui/app/app: the full-screen interactive session (`hearth` on a terminal).
  *
  * The same engine and dependencies as the line-mode session (front/line.h):
  * discovery with a first-run screen and retries while no server answers,

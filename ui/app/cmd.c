@@ -1,5 +1,5 @@
 /*
- * app_cmd: the full screen's command registry (see ui/app/cmd.h).  Handlers get
+ * ui/app/cmd: the full screen's command registry (see ui/app/cmd.h).  Handlers get
  * the struct app as their context.
  */
 #include "ui/app/cmd.h"

@@ -1,5 +1,5 @@
 /*
- * app_cmd: the commands of the full-screen session — the shared session
+ * ui/app/cmd: the commands of the full-screen session — the shared session
  * commands (front/commands.h) plus those only the full screen has (/slots,
  * /theme, /open), the full screen's form of /diff (the diff viewer), and
  * Ctrl-G (the prompt in $EDITOR).

@@ -1,5 +1,5 @@
 /*
- * app_complete_cmd: /command completion in the editor (see ui/app/complete_cmd.h).
+ * ui/app/complete_cmd: /command completion in the editor (see ui/app/complete_cmd.h).
  *
  * The candidates are front_cmd_complete's lines (names without the '/');
  * their longest common prefix is computed byte-wise.  The whole text is

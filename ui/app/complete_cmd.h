@@ -1,5 +1,5 @@
 /*
- * app_complete_cmd: Tab completion of `/command` names in the input editor.
+ * ui/app/complete_cmd: Tab completion of `/command` names in the input editor.
  *
  * When the whole text is "/prefix" (no blank in it) and the cursor is at
  * its end, Tab completes from the command registry: one match becomes

@@ -1,5 +1,5 @@
 /*
- * app_complete_path: @path completion in the editor (see ui/app/complete_path.h).
+ * ui/app/complete_path: @path completion in the editor (see ui/app/complete_path.h).
  *
  * Works only by inserting at the cursor (editor_insert): completion never
  * removes what was typed, so it needs nothing of the editor's internals

@@ -1,5 +1,5 @@
 /*
- * app_complete_path: Tab completion of `@path` file references in the input editor
+ * ui/app/complete_path: Tab completion of `@path` file references in the input editor
  * (the paths come from front_attach_complete, so the same skipping and
  * workspace confinement apply).
  *

@@ -1,5 +1,5 @@
 /*
- * app_external: running the user's editor (see ui/app/external.h).
+ * ui/app/external: running the user's editor (see ui/app/external.h).
  *
  * run_fg() is the one place that forks: the child restores default
  * signal dispositions and an empty mask, gets a blocking stdin, and execs

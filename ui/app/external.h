@@ -1,5 +1,5 @@
 /*
- * app_external: the user's own editor — Ctrl-G (edit the prompt) and /open
+ * ui/app/external: the user's own editor — Ctrl-G (edit the prompt) and /open
  * (a file at a line), run in the foreground with the terminal, or in a
  * new tmux pane beside hearth.
  *

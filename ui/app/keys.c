@@ -1,5 +1,5 @@
 /*
- * app_keys: key dispatch (see ui/app/keys.h).  Screen keys are consumed before
+ * ui/app/keys: key dispatch (see ui/app/keys.h).  Screen keys are consumed before
  * the editor sees them; End both follows the stream and reaches the editor.
  */
 #include "ui/app/keys.h"

@@ -1,5 +1,5 @@
 /*
- * app_keys: key dispatch of the full-screen session.
+ * ui/app/keys: key dispatch of the full-screen session.
  *
  * The terminal fd is read into a->keys; each decoded event goes first to
  * the diff viewer when it is open, then to the search when it is on, then

@@ -1,5 +1,5 @@
 /*
- * picker: the full-screen session picker (see ui/app/picker.h).
+ * ui/app/picker: the full-screen session picker (see ui/app/picker.h).
  *
  * `shown` is recomputed from scratch on every change of the query (a few
  * hundred sessions at most; each test is a case-folded substring search),

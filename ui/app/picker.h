@@ -1,5 +1,5 @@
 /*
- * picker: the full-screen `-r` session picker — this directory's
+ * ui/app/picker: the full-screen `-r` session picker — this directory's
  * sessions newest first, each with its first prompt, size and age;
  * typing filters (every word must appear in the prompt or the id, case
  * folded), Up/Down/PgUp/PgDn/Home/End move, Enter resumes the selected

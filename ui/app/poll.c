@@ -1,5 +1,5 @@
 /*
- * app_poll: the /slots poll (see ui/app/poll.h).  State lives in struct app:
+ * ui/app/poll: the /slots poll (see ui/app/poll.h).  State lives in struct app:
  * poll_timer (pending timer id or 0), poll_inflight, poll_backoff (s).
  */
 #include "ui/app/poll.h"

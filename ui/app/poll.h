@@ -1,5 +1,5 @@
 /*
- * app_poll: the full-screen session's GET /slots poll for the server panel.
+ * ui/app/poll: the full-screen session's GET /slots poll for the server panel.
  *
  * Every APP_POLL_BUSY_MS while a turn runs, every APP_POLL_IDLE_MS when
  * idle; never two at once (one pending timer or one request in flight);

@@ -1,5 +1,5 @@
 /*
- * app_state: the helpers every part of the full-screen session uses (see
+ * ui/app/state: the helpers every part of the full-screen session uses (see
  * ui/app/state.h for the shared struct and its invariants).
  */
 #include "ui/app/state.h"

@@ -1,5 +1,5 @@
 /*
- * app_state: the state of the full-screen session shared by its parts.
+ * ui/app/state: the state of the full-screen session shared by its parts.
  *
  * ui/app/app.c owns the lifetime (setup, the frame, discovery, signals, release);
  * ui/app/keys.c the key dispatch, ui/app/turn.c the agent's observer and the

@@ -1,5 +1,5 @@
 /*
- * app_themes: theme lookup by name (see ui/app/themes.h).
+ * ui/app/themes: theme lookup by name (see ui/app/themes.h).
  *
  * `shipped` is the table of compiled-in themes: name → JSON text; the
  * built-in "default" comes from ui/term/theme.c (theme_default).  The user

@@ -1,5 +1,5 @@
 /*
- * app_themes: choosing a theme by name (`--theme NAME`, the `theme`
+ * ui/app/themes: choosing a theme by name (`--theme NAME`, the `theme`
  * setting, `/theme NAME`) and listing the choices.
  *
  * A name is looked up in order: a path (it contains '/' or ends in

@@ -1,5 +1,5 @@
 /*
- * app_turn: the agent's observer and the sending of turns (see ui/app/turn.h).
+ * ui/app/turn: the agent's observer and the sending of turns (see ui/app/turn.h).
  * Every callback only updates the views and sets a->dirty; the frame is
  * drawn once per loop pass by ui/app/app.c.
  */

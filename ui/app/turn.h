@@ -1,5 +1,5 @@
 /*
- * app_turn: turns in the full-screen session — the agent, its observer
+ * ui/app/turn: turns in the full-screen session — the agent, its observer
  * (stream events into the transcript and the server panel, tool calls,
  * the end of a turn), and sending what the person typed.
  *

@@ -1,5 +1,5 @@
 /*
- * term_curses: the real terminal through ncursesw (see ui/term/term.h).
+ * ui/term/curses: the real terminal through ncursesw (see ui/term/term.h).
  *
  * The only file that includes curses.  It uses curses for what curses is
  * good at — terminfo, the alternate screen, and sending the minimum of

@@ -1,5 +1,5 @@
 /*
- * draw: sanitised text into the grid (see ui/term/draw.h).
+ * ui/term/draw: sanitised text into the grid (see ui/term/draw.h).
  *
  * Text is read through a unit iterator (struct src): each step yields one
  * display unit — a printable character with its width, a space, a tab, a

@@ -1,5 +1,5 @@
 /*
- * draw: text into the grid — sanitising, wrapping, truncating, boxes.
+ * ui/term/draw: text into the grid — sanitising, wrapping, truncating, boxes.
  *
  * Every function here takes raw bytes (model output, tool output, file
  * names) and sanitises them on entry (design.md §7), so nothing from the

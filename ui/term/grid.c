@@ -1,5 +1,5 @@
 /*
- * grid: cells, wide-character padding and dirty rows (see ui/term/grid.h).
+ * ui/term/grid: cells, wide-character padding and dirty rows (see ui/term/grid.h).
  *
  * Every write goes through cell_set(), which marks the row as possibly
  * changed when the value differs; the wide character invariants (lead +

@@ -1,5 +1,5 @@
 /*
- * grid: the in-memory screen every view draws into (design.md §7).
+ * ui/term/grid: the in-memory screen every view draws into (design.md §7).
  *
  * A grid is w×h cells in row-major order.  A cell holds one grapheme as
  * NUL-terminated UTF-8 (a base character plus the combining marks that

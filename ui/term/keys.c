@@ -1,5 +1,5 @@
 /*
- * keys: terminal input bytes → key events (see ui/term/keys.h).
+ * ui/term/keys: terminal input bytes → key events (see ui/term/keys.h).
  *
  * State: `in` holds fed bytes, `pos` the first one not yet decoded.  Each
  * decode step looks at in[pos..] and either consumes a whole event, or

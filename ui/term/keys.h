@@ -1,5 +1,5 @@
 /*
- * keys: a pure decoder from terminal input bytes to key events.
+ * ui/term/keys: a pure decoder from terminal input bytes to key events.
  *
  * Bytes are fed as they arrive (keys_feed), split anywhere: a sequence cut
  * between two reads is held until the rest arrives.  keys_next() returns

@@ -1,5 +1,5 @@
 /*
- * term: the interface between the grid and a terminal (design.md §7).
+ * ui/term/term: the interface between the grid and a terminal (design.md §7).
  *
  * Two backends implement it: ui/term/curses.c (the real terminal through
  * ncursesw; the only file that includes curses) and ui/term/text.c (a

@@ -1,5 +1,5 @@
 /*
- * term_text: the headless backend for snapshot tests (see ui/term/term.h).
+ * ui/term/text: the headless backend for snapshot tests (see ui/term/term.h).
  *
  * The "terminal" is a second grid (`screen`) that present() copies the
  * dirty rows of the caller's grid into, exactly as the curses backend

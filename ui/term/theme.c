@@ -1,5 +1,5 @@
 /*
- * theme: loading and resolving themes (see ui/term/theme.h, docs/themes.md).
+ * ui/term/theme: loading and resolving themes (see ui/term/theme.h, docs/themes.md).
  *
  * Loading goes in two passes.  Parsing fills a table of `struct spec`,
  * one per role, holding colours as written (THEME_DEFAULT, an index

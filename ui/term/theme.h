@@ -1,5 +1,5 @@
 /*
- * theme: semantic roles → colours and attributes (docs/themes.md).
+ * ui/term/theme: semantic roles → colours and attributes (docs/themes.md).
  *
  * Views never name colours: a cell's style id is a role (enum
  * theme_role), and the theme says how each role looks on this terminal.

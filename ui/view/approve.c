@@ -1,5 +1,5 @@
 /*
- * approve: the approval box (see ui/view/approve.h).  The detail is kept as one
+ * ui/view/approve: the approval box (see ui/view/approve.h).  The detail is kept as one
  * text; its lines are counted at show time and cut to the box width when
  * drawn (no wrapping, so a diff keeps its columns).  `scroll` is clamped
  * when drawing, where the box height is known.

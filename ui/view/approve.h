@@ -1,5 +1,5 @@
 /*
- * approve: the full screen's approval question (perm/gate.h).  While shown it
+ * ui/view/approve: the full screen's approval question (perm/gate.h).  While shown it
  * covers the bottom of the transcript area with a box: what the call is,
  * why it asks, the command or the diff it would make (scrollable), and the
  * keys — y yes, n or Esc no, a always (the session rule is shown).

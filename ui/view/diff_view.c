@@ -1,5 +1,5 @@
 /*
- * diff_view: the full-screen diff viewer (see ui/view/diff_view.h).
+ * ui/view/diff_view: the full-screen diff viewer (see ui/view/diff_view.h).
  *
  * Opening splits the text into files at each "--- " line followed by a
  * "+++ " line and parses each part with diff_parse (the texts stay in the

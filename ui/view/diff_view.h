@@ -1,5 +1,5 @@
 /*
- * diff_view: the full-screen diff viewer (`/diff`, Ctrl-T on an edit).
+ * ui/view/diff_view: the full-screen diff viewer (`/diff`, Ctrl-T on an edit).
  *
  * It shows one unified diff text (one file or several, as diff_format and
  * the session diff write them: each file starts with "--- " + "+++ "

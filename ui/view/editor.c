@@ -1,5 +1,5 @@
 /*
- * editor: the input editor (see ui/view/editor.h for the contract).
+ * ui/view/editor: the input editor (see ui/view/editor.h for the contract).
  *
  * Data: `text` holds valid UTF-8 at all times; `cur` is a byte offset on
  * a character boundary that is never between a base character and its

@@ -1,5 +1,5 @@
 /*
- * editor: the input editor of the full-screen UI — a multi-line buffer
+ * ui/view/editor: the input editor of the full-screen UI — a multi-line buffer
  * with a cursor, emacs keys, history, bracketed paste and slash-command
  * completion.  Pure: it reads no fd and no clock; tests drive it with key
  * events and read back the text and the drawn cells.

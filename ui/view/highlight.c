@@ -1,5 +1,5 @@
 /*
- * highlight: cached syntax roles and coloured code rows (see ui/view/highlight.h).
+ * ui/view/highlight: cached syntax roles and coloured code rows (see ui/view/highlight.h).
  *
  * Cache: `cache[]` holds up to HIGHLIGHT_CACHE entries, each a copy of the
  * text it was computed from (so a hit is a length compare plus memcmp,

@@ -1,5 +1,5 @@
 /*
- * highlight: syntax colours for the views — fenced code blocks and the rows
+ * ui/view/highlight: syntax colours for the views — fenced code blocks and the rows
  * of a diff — on top of code_highlight (code/code.h).
  *
  * Roles: a span's capture maps to a theme role through the theme set with

@@ -1,5 +1,5 @@
 /*
- * layout: rect arithmetic for the two screen forms, and the frame.
+ * ui/view/layout: rect arithmetic for the two screen forms, and the frame.
  *
  * All rects are derived from (w, h, panel_on, input_rows) alone, so a
  * resize is just layout_compute + a full redraw.

@@ -1,5 +1,5 @@
 /*
- * layout: where each view goes for a terminal size (screens.md).
+ * ui/view/layout: where each view goes for a terminal size (screens.md).
  *
  * Wide (w >= LAYOUT_PANEL_MIN and the panel on):
  *   row 0        status line

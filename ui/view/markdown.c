@@ -1,5 +1,5 @@
 /*
- * markdown: block classification and inline-styled word wrap.
+ * ui/view/markdown: block classification and inline-styled word wrap.
  *
  * markdown_wrap first strips the span markers into a scratch copy with a
  * role per byte (struct spans), then lays words out row by row; each run

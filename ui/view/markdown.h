@@ -1,5 +1,5 @@
 /*
- * markdown: the basics of an assistant answer, line by line, into the grid.
+ * ui/view/markdown: the basics of an assistant answer, line by line, into the grid.
  *
  * Also the diff rows shown under an edit (markdown_diff), as a ```diff
  * fence would be.

@@ -1,5 +1,5 @@
 /*
- * server_panel: server state updates and the panel drawing.
+ * ui/view/server_panel: server state updates and the panel drawing.
  *
  * Drawing uses a row cursor (struct prow) that writes one row at a time
  * at r.y + row and stops writing once r.h rows are used, so a short

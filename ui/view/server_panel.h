@@ -1,5 +1,5 @@
 /*
- * server_panel: what the local llama-server is doing — model updates and the
+ * ui/view/server_panel: what the local llama-server is doing — model updates and the
  * right-hand panel (screens.md).
  *
  * State is struct view_server (ui/view/view.h), fed by the lead from: discovery

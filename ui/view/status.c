@@ -1,5 +1,5 @@
 /*
- * status: top line, folded server line and help line.
+ * ui/view/status: top line, folded server line and help line.
  *
  * Each line is built as a left part and a right part (struct buf); the
  * right part is drawn flush right and the left part is cut with "…" to

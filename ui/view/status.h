@@ -1,5 +1,5 @@
 /*
- * status: the one-row lines around the transcript (screens.md).
+ * ui/view/status: the one-row lines around the transcript (screens.md).
  *
  * status_draw — the top line.  At 100 columns or more:
  *   " hearth · ~/src/shop (main ✚3) · MODEL · local      slot 1 · ctx 18.4k/65.5k 28%"

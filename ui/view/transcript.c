@@ -1,5 +1,5 @@
 /*
- * transcript: model updates and layout of the conversation view.
+ * ui/view/transcript: model updates and layout of the conversation view.
  *
  * Layout is one pass over the items with a cursor (struct tpos): `row` is
  * the content row about to be laid out, `top` the first content row the

@@ -1,5 +1,5 @@
 /*
- * transcript: the conversation view — its model updates and its drawing.
+ * ui/view/transcript: the conversation view — its model updates and its drawing.
  *
  * State is struct view_transcript (ui/view/view.h).  The update functions copy
  * what they keep (event strings are borrowed).  transcript_draw is a pure

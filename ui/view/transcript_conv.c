@@ -1,5 +1,5 @@
 /*
- * transcript_conv: a conv replayed into the transcript view (see ui/view/transcript_conv.h).  Each
+ * ui/view/transcript_conv: a conv replayed into the transcript view (see ui/view/transcript_conv.h).  Each
  * block goes through the same update functions a live turn uses
  * (transcript_on_event, transcript_tool_start / _done), with a stack
  * struct agent_call standing in for the call, so the items look the same.

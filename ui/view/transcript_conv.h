@@ -1,5 +1,5 @@
 /*
- * transcript_conv: a conversation (llm/conv.h) drawn as transcript items, for resumed
+ * ui/view/transcript_conv: a conversation (llm/conv.h) drawn as transcript items, for resumed
  * sessions (`hearth -c`, `-r ID`): the earlier messages appear as they did
  * when they were made.
  *

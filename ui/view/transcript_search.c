@@ -1,5 +1,5 @@
 /*
- * transcript_search: `/` search in the transcript (see ui/view/transcript_search.h).
+ * ui/view/transcript_search: `/` search in the transcript (see ui/view/transcript_search.h).
  *
  * Finding matches: each item is laid out alone (an item's rows do not
  * depend on the items around it), which gives every item's first content

@@ -1,5 +1,5 @@
 /*
- * transcript_search: `/` search in the transcript.
+ * ui/view/transcript_search: `/` search in the transcript.
  *
  * A search has a prompt phase (typed characters edit the query; every
  * change searches again and jumps to the first match at or below where

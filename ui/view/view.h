@@ -1,5 +1,5 @@
 /*
- * view: the UI-side model the full-screen views draw from.
+ * ui/view/view: the UI-side model the full-screen views draw from.
  *
  * The lead's wiring fills it from agent callbacks and llm events through
  * the update functions of the module that owns each part:
