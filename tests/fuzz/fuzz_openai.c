@@ -1,5 +1,5 @@
 /*
- * fuzz_oai: libFuzzer harness for the chat.completion.chunk decoder, fed
+ * fuzz_openai: libFuzzer harness for the chat.completion.chunk decoder, fed
  * through the SSE parser, and for the HTTP error classifier.  Checks the
  * event grammar the agent relies on: exactly one terminal event (DONE or
  * ERROR) and nothing after it; per call index BEGIN before any ARGS, one

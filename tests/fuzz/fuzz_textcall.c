@@ -1,5 +1,5 @@
 /*
- * fuzz_toolparse: libFuzzer harness for tool-call recovery.  Any bytes:
+ * fuzz_textcall: libFuzzer harness for tool-call recovery.  Any bytes:
  * no crash, no leak, and every recovered call has a non-empty name and
  * arguments that parse as a JSON object; the visible text is no longer
  * than the input.  The first byte picks the parameter typing rule.
