@@ -2,7 +2,8 @@
  * main: the modes.  Start-up stays lazy so `hearth --version` costs little
  * more than the dynamic loader: arguments are parsed first, and the loop,
  * curl, the settings files and the tools are only touched once a run needs
- * them (front/run.c).  Print mode lives in front/print.c, the sessions in front/line.c.
+ * them (front/run.c).  Print mode lives in front/print.c, the sessions in
+ * front/line.c and ui/app; all three run their turns through front/turn.c.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -45,29 +46,13 @@ static int
 run_interactive(struct front_cli *o)
 {
 	struct front_run r;
-	struct front_line_deps d = { 0 };
+	struct front_session d;
 	int code;
 
 	if ((code = front_run_open(&r, o)) >= 0)
 		return code;
 	loop_set_before_sleep(r.loop, NULL, NULL);
-	d.loop = r.loop;
-	d.llama = r.llama;
-	d.cfg = &r.cfg;
-	d.env = &r.env;
-	d.tools = r.tools;
-	d.ntools = r.ntools;
-	d.system = "";
-	d.prompt = front_run_prompt_text;
-	d.prompt_arg = &r;
-	d.in_fd = STDIN_FILENO;
-	d.out_fd = STDOUT_FILENO;
-	d.journal = &r.journal;
-	d.gate = r.gate;
-	d.resumed = &r.resumed;
-	d.checkpoint = &r.cp;
-	d.esc = &r.esc;
-	d.mcp = r.mcp;
+	front_run_session(&r, &d);
 	code = 1;
 	if (o->tui || (!o->line && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO)))
 		code = app_run(&d); /* 1: the terminal could not be taken over, d untouched */

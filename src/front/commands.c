@@ -15,7 +15,7 @@
 #include "session/journal.h"
 #include "llama/llama.h"
 #include "prompt/prompt.h"
-#include "front/line.h"
+#include "front/session.h"
 #include "session/export.h"
 #include "llm/tool.h"
 
@@ -232,7 +232,7 @@ sc_busy(void *arg)
 
 /* /commit on this session's checkpoint and agent. */
 static void
-sc_commit(struct front_commands *sc, const struct front_line_deps *d)
+sc_commit(struct front_commands *sc, const struct front_session *d)
 {
 	sc->commit.cp = d->checkpoint;
 	sc->commit.ui = &sc->ui;
@@ -279,7 +279,7 @@ sc_fork(void *ctx, const struct cmd *self, const char *args, struct buf *out)
 
 /* Built-ins, checkpoint commands, then the prompt templates. */
 void
-front_commands_init(struct front_commands *sc, struct agent *agent, const struct front_line_deps *d,
+front_commands_init(struct front_commands *sc, struct agent *agent, const struct front_session *d,
 	     const char *intro, struct buf *warnings)
 {
 	const struct cmd builtins[] = {

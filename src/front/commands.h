@@ -22,13 +22,13 @@
 #include "prompt/context.h"
 
 struct agent;
-struct front_line_deps;
+struct front_session;
 
 struct front_commands {
 	struct front_cmd reg;
 	struct prompt_context_templates templates;
 	struct agent *agent;
-	const struct front_line_deps *d;
+	const struct front_session *d;
 	const char *intro;             /* first line of /help: the front end's keys */
 	void (*on_clear)(void *arg);   /* after /clear, /new or /fork; may be NULL */
 	void (*on_fork)(void *arg, const char *text); /* /fork: the message to edit; may be NULL */
@@ -38,7 +38,7 @@ struct front_commands {
 };
 
 /* Fill reg with the shared commands; template warnings appended. */
-void front_commands_init(struct front_commands *sc, struct agent *agent, const struct front_line_deps *d,
+void front_commands_init(struct front_commands *sc, struct agent *agent, const struct front_session *d,
 		  const char *intro, struct buf *warnings);
 void front_commands_release(struct front_commands *sc);
 

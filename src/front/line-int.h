@@ -4,9 +4,9 @@
  * front/line.h).
  *
  * front/line.c owns the session (discovery, stdin, commands, the gate's
- * questions, the prompt); front/line_view.c the agent observer that writes the
- * turn's output.  Both work on one struct front_line, which lives on front_line_run's
- * stack for the whole session.
+ * questions, the prompt); front/line_view.c the view of the turn controller
+ * (front/turn.h) that writes the turn's output.  Both work on one struct
+ * front_line, which lives on front_line_run's stack for the whole session.
  *
  * Invariants: at_line_start says whether the last byte written ended a
  * line; ncarry <= 3 (an incomplete UTF-8 sequence held back).
@@ -20,12 +20,13 @@
 #include "base/buf.h"
 #include "front/line.h"
 #include "front/commands.h"
+#include "front/turn.h"
 
 enum front_line_state { RS_PROBING, RS_PROMPT, RS_TURN, RS_CMD, RS_QUIT };
 
 struct front_line {
-	const struct front_line_deps *d;
-	struct agent *agent;
+	const struct front_session *d;
+	struct front_turn turn; /* the agent and its turns */
 	enum front_line_state state;
 	struct buf line;
 	char carry[4];
@@ -52,7 +53,7 @@ void front_line_prompt(struct front_line *r);
 /* front/line_view.c */
 /* Streamed text: hold back an incomplete UTF-8 tail until the next delta. */
 void front_line_view_text(struct front_line *r, const char *s, size_t n);
-/* The agent observer (arg: the repl): stream events. */
+/* The turn controller's view (arg: the line session): stream events. */
 void front_line_view_on_event(void *arg, const struct llm_event *ev);
 /* A tool call starts. */
 void front_line_view_on_tool_start(void *arg, const struct agent_call *c);
@@ -60,7 +61,11 @@ void front_line_view_on_tool_start(void *arg, const struct agent_call *c);
 void front_line_view_on_tool_done(void *arg, const struct agent_call *c);
 /* A one-line notice (also the gate's and the MCP servers' reports). */
 void front_line_view_on_notice(void *arg, const char *line);
-/* The turn ended: tell the router, report a failure, prompt again. */
+/* The controller's own lines: routing, attachments, a turn that did not start. */
+void front_line_view_say(void *arg, enum front_turn_say kind, const char *text);
+/* A resumed session's messages: its line. */
+void front_line_view_on_resumed(void *arg, const struct conv *msgs, const char *line);
+/* The turn ended (the router has recorded it): report a failure, prompt again. */
 void front_line_view_on_end(void *arg, enum agent_end end, const char *message);
 
 #endif

@@ -20,10 +20,7 @@
 #include <unistd.h>
 
 #include "agent/agent.h"
-#include "front/attach.h"
 #include "base/cfg.h"
-#include "front/checkpoint.h"
-#include "session/journal.h"
 #include "llama/llama.h"
 #include "io/loop.h"
 #include "mcp/mcp.h"
@@ -32,6 +29,7 @@
 #include "base/sanitize.h"
 #include "base/xmalloc.h"
 #include "front/commands.h"
+#include "front/turn.h"
 
 /* Write bytes to the output fd (best effort). */
 void
@@ -72,7 +70,7 @@ front_line_commands(struct front_line *r)
 {
 	struct buf warnings = BUF_INIT;
 
-	front_commands_init(&r->cmds, r->agent, r->d,
+	front_commands_init(&r->cmds, r->turn.agent, r->d,
 		     "Type a task and press Enter. Ctrl-C stops a running turn; Ctrl-D or /quit leaves.",
 		     &warnings);
 	r->cmds.ui.changed = front_line_cmd_changed;
@@ -84,8 +82,7 @@ front_line_commands(struct front_line *r)
 	buf_release(&warnings);
 }
 
-/* Send text to the model as the user's message. */
-/* The session prompt, read once while discovery runs and before any turn (front_line_deps.prompt). */
+/* The session prompt, read once while discovery runs and before any turn (front_session.prompt). */
 static void
 front_line_boot(struct front_line *r)
 {
@@ -94,51 +91,31 @@ front_line_boot(struct front_line *r)
 	if (r->booted || !r->d->prompt)
 		return;
 	r->booted = 1;
-	conv_set_system(agent_conv(r->agent), r->d->prompt(r->d->prompt_arg, &w));
+	conv_set_system(agent_conv(r->turn.agent), r->d->prompt(r->d->prompt_arg, &w));
 	buf_rtrim(&w);
 	if (w.len)
 		front_line_say(r, w.data);
 	buf_release(&w);
 }
 
+/* Send text to the model as the user's message (front/turn.h). */
 static void
 front_line_send(struct front_line *r, const char *text)
 {
-	struct err e = ERR_INIT;
-	struct buf msg = BUF_INIT, notes = BUF_INIT;
-
 	front_line_boot(r);
 	r->state = RS_TURN;
 	loop_unwatch(r->d->loop, r->d->in_fd);
-	if (r->d->esc && r->server_down) {
-		struct buf note = BUF_INIT;
-
-		route_escalate_begin_down(r->d->esc, r->agent, llama_provider(r->d->llama), &note);
-		if (note.len)
-			front_line_say(r, note.data);
-		buf_release(&note);
-	} else if (r->d->esc) {
-		struct buf note = BUF_INIT;
-
-		text = route_escalate_begin(r->d->esc, r->agent, llama_provider(r->d->llama), text,
-				      llama_info(r->d->llama)->n_ctx, &note);
-		if (note.len)
-			front_line_say(r, note.data);
-		buf_release(&note);
-	}
-	front_attach_expand(r->d->env->root, r->d->env->allow_outside, text,
-	    r->d->esc && agent_provider(r->agent) != llama_provider(r->d->llama) ?
-	    &r->d->esc->policy : NULL, &msg, &notes);
-	if (notes.len) {
-		buf_rtrim(&notes);
-		front_line_say(r, notes.data);
-	}
-	if (agent_submit(r->agent, msg.data, &e) < 0) {
-		front_line_say(r, e.msg);
+	switch (front_turn_send(&r->turn, text, r->server_down)) {
+	case FRONT_TURN_WAIT: /* Claude may not take it: the local server gets it anyway */
+		if (front_turn_submit(&r->turn, text) == FRONT_TURN_STARTED)
+			break;
+		/* fall through */
+	case FRONT_TURN_FAILED:
 		front_line_prompt(r);
+		break;
+	case FRONT_TURN_STARTED:
+		break;
 	}
-	buf_release(&msg);
-	buf_release(&notes);
 }
 
 /* A whole line arrived: a command, or a task. */
@@ -342,8 +319,8 @@ front_line_on_sigint(struct loop *l, int signo, void *arg)
 		front_cmd_ui_cancel(&r->cmds.ui);
 		return;
 	}
-	if (r->state == RS_TURN && r->agent) {
-		agent_abort(r->agent);
+	if (r->state == RS_TURN && r->turn.agent) {
+		agent_abort(r->turn.agent);
 		return;
 	}
 	r->state = RS_QUIT;
@@ -449,55 +426,29 @@ front_line_probe(struct front_line *r)
 
 /* Run the session. */
 int
-front_line_run(const struct front_line_deps *d)
+front_line_run(const struct front_session *d)
 {
 	struct front_line r;
-	struct agent_observer obs = { 0 };
-	struct agent_opts ao = { 0 };
+	struct front_turn_view v = { 0 };
 
 	memset(&r, 0, sizeof r);
 	r.d = d;
 	r.at_line_start = 1;
 	buf_init(&r.line, 0);
-	obs.arg = &r;
-	obs.on_event = front_line_view_on_event;
-	obs.on_tool_start = front_line_view_on_tool_start;
-	obs.on_tool_done = front_line_view_on_tool_done;
-	obs.on_notice = front_line_view_on_notice;
-	obs.on_end = front_line_view_on_end;
-	ao.max_steps = d->cfg->max_steps;
-	ao.thinking = d->cfg->thinking;
-	ao.agent_microcompact_keep = d->cfg->agent_microcompact_keep;
-	ao.context_reserve = d->cfg->context_reserve;
-	ao.cfg = d->cfg;
-	ao.tools = d->tools;
-	ao.ntools = d->ntools;
-	if (d->checkpoint) {
-		ao.hooks.arg = d->checkpoint;
-		ao.hooks.before_change = front_checkpoint_before_change;
-		ao.hooks.turn_end = front_checkpoint_turn_end;
-	}
-	if (d->journal) {
-		obs.on_commit = session_journal_commit;
-		obs.commit_arg = d->journal;
-	}
+	v.arg = &r;
+	v.on_event = front_line_view_on_event;
+	v.on_tool_start = front_line_view_on_tool_start;
+	v.on_tool_done = front_line_view_on_tool_done;
+	v.on_notice = front_line_view_on_notice;
+	v.on_end = front_line_view_on_end;
+	v.say = front_line_view_say;
+	v.on_resumed = front_line_view_on_resumed;
 	if (d->gate) {
 		struct perm_gate_ui ui = { &r, front_line_ask, front_line_withdraw, front_line_view_on_notice };
 
-		ao.gate = perm_gate_agent(d->gate);
 		perm_gate_set_ui(d->gate, &ui);
 	}
-	r.agent = agent_new(d->loop, llama_provider(d->llama), d->env, &ao, &obs);
-	conv_set_system(agent_conv(r.agent), d->system);
-	if (d->resumed && d->resumed->nmsgs) {
-		char line[96];
-
-		snprintf(line, sizeof line, "resumed session %s (%zu messages)",
-			 d->journal ? session_journal_id(d->journal) : "", d->resumed->nmsgs);
-		conv_move_msgs(agent_conv(r.agent), d->resumed);
-		agent_mark_committed(r.agent);
-		front_line_say(&r, line);
-	}
+	front_turn_init(&r.turn, d, NULL, &v);
 	front_line_commands(&r);
 	mcp_set_report(d->mcp, front_line_view_on_notice, &r);
 	loop_signal(d->loop, SIGINT, front_line_on_sigint, &r, NULL);
@@ -510,7 +461,7 @@ front_line_run(const struct front_line_deps *d)
 		loop_timer_del(d->loop, r.retry_timer);
 	loop_unwatch(d->loop, d->in_fd);
 	mcp_set_report(d->mcp, NULL, NULL);
-	agent_free(r.agent);
+	front_turn_release(&r.turn);
 	if (d->gate)
 		perm_gate_set_ui(d->gate, NULL);
 	front_commands_release(&r.cmds);

@@ -1,7 +1,7 @@
 /*
- * front/line_view: the line session's agent observer (private part of repl, see
- * front/line-int.h): streamed text, notices, tool calls and the end of a turn,
- * written to the output fd.
+ * front/line_view: the line session's view of the turn controller (private
+ * part of front/line, see front/line-int.h): streamed text, notices, tool calls,
+ * the controller's lines and the end of a turn, written to the output fd.
  *
  * Streamed text is written as it arrives; a UTF-8 sequence cut between
  * two deltas is held back (`carry`, at most 3 bytes) so it is not mistaken
@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "route/escalate.h"
 #include "base/sanitize.h"
 
 /* Streamed text: hold back an incomplete UTF-8 tail until the next delta. */
@@ -111,6 +110,22 @@ front_line_view_on_notice(void *arg, const char *line)
 	buf_release(&b);
 }
 
+/* The controller's own lines (routing, attachments, a refused submit): as they are. */
+void
+front_line_view_say(void *arg, enum front_turn_say kind, const char *text)
+{
+	(void)kind;
+	front_line_say(arg, text);
+}
+
+/* A resumed session: its line. */
+void
+front_line_view_on_resumed(void *arg, const struct conv *msgs, const char *line)
+{
+	(void)msgs;
+	front_line_say(arg, line);
+}
+
 /* Observer: the turn ended. */
 void
 front_line_view_on_end(void *arg, enum agent_end end, const char *message)
@@ -118,8 +133,6 @@ front_line_view_on_end(void *arg, enum agent_end end, const char *message)
 	struct front_line *r = arg;
 
 	r->ncarry = 0;
-	if (r->d->esc)
-		route_escalate_end(r->d->esc, r->agent, end == AGENT_END_OK);
 	if (end != AGENT_END_OK) {
 		struct buf b = BUF_INIT;
 

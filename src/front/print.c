@@ -11,7 +11,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "front/attach.h"
 #include "front/cmd_template.h"
 #include "front/cmd_ui.h"
 #include "front/cmd_commit.h"
@@ -50,52 +49,55 @@ announce(void *arg, const char *line, int switched)
 		front_output_note(arg, line);
 }
 
-/* Create the agent on provider p and submit the (routed) task. */
+/* The controller's own lines: attachments (refusals are errors), a turn that did not start. */
+static void
+print_say(void *arg, enum front_turn_say kind, const char *text)
+{
+	struct buf b = BUF_INIT;
+	char *line;
+
+	if (kind == FRONT_TURN_SAY_ERROR) {
+		front_output_fail(arg, LLM_ERR_OTHER, text);
+		return;
+	}
+	if (kind != FRONT_TURN_SAY_ATTACH) {
+		front_output_error(arg, text);
+		return;
+	}
+	buf_adds(&b, text);
+	for (line = strtok(b.data, "\n"); line; line = strtok(NULL, "\n"))
+		(strncmp(line, "attached ", 9) ? front_output_error : front_output_note)(arg, line);
+	buf_release(&b);
+}
+
+/* Create the turn controller on provider p (routed already) and submit the task. */
 static void
 start_turn(struct front_run *r, struct provider *p, const char *task)
 {
 	struct agent_observer obs = front_output_observer(r->pm);
-	struct agent_opts ao = { 0 };
-	struct err e = ERR_INIT;
-	struct buf msg = BUF_INIT, notes = BUF_INIT;
-	char *line;
-	int rc;
+	struct front_turn_view v = { 0 };
 
 	front_run_prompt(r);
-	ao.max_steps = r->cfg.max_steps;
-	ao.thinking = r->cfg.thinking;
-	ao.agent_microcompact_keep = r->cfg.agent_microcompact_keep;
-	ao.context_reserve = r->cfg.context_reserve;
-	ao.cfg = &r->cfg;
-	ao.tools = r->tools;
-	ao.ntools = r->ntools;
-	ao.hooks.arg = &r->cp;
-	ao.hooks.before_change = front_checkpoint_before_change;
-	ao.hooks.turn_end = front_checkpoint_turn_end;
-	ao.gate = perm_gate_agent(r->gate);
-	obs.on_commit = session_journal_commit;
-	obs.commit_arg = &r->journal;
+	front_run_session(r, &r->session);
+	r->session.system = r->system.data;
+	r->session.prompt = NULL;
+	v.arg = obs.arg;
+	v.on_event = obs.on_event;
+	v.on_message = obs.on_message;
+	v.on_tool_start = obs.on_tool_start;
+	v.on_tool_done = obs.on_tool_done;
+	v.on_notice = obs.on_notice;
+	v.on_end = obs.on_end;
+	v.say = print_say;
 	session_journal_set_model(&r->journal, p->model(p->self));
-	r->agent = agent_new(r->loop, p, &r->env, &ao, &obs);
-	conv_set_system(agent_conv(r->agent), r->system.data);
-	conv_move_msgs(agent_conv(r->agent), &r->resumed);
-	agent_mark_committed(r->agent);
-	route_escalate_attach(&r->esc, r->agent);
+	front_turn_init(&r->turn, &r->session, p, &v);
+	route_escalate_attach(&r->esc, r->turn.agent);
 	r->esc.announce = announce;
 	r->esc.announce_arg = r->pm;
 	if (r->o->think)
-		agent_think_next(r->agent);
-	front_attach_expand(r->env.root, r->env.allow_outside, task, p != llama_provider(r->llama) ?
-	    &r->esc.policy : NULL, &msg, &notes);
-	for (line = notes.len ? strtok(notes.data, "\n") : NULL; line; line = strtok(NULL, "\n"))
-		(strncmp(line, "attached ", 9) ? front_output_error : front_output_note)(r->pm, line);
-	rc = agent_submit(r->agent, msg.data, &e);
-	buf_release(&msg);
-	buf_release(&notes);
-	if (rc < 0) {
-		front_output_fail(r->pm, LLM_ERR_OTHER, e.msg);
+		agent_think_next(r->turn.agent);
+	if (front_turn_submit(&r->turn, task) != FRONT_TURN_STARTED)
 		loop_stop(r->loop);
-	}
 	/* the task was committed, so the session exists and has its id */
 	snprintf(r->session_id, sizeof r->session_id, "%s", session_journal_id(&r->journal));
 	front_output_init(r->pm, p->model(p->self), r->tools, r->ntools);
@@ -324,7 +326,7 @@ report_routing(struct front_run *r)
 {
 	struct buf w = BUF_INIT;
 
-	front_output_routing(r->pm, route_step_json(&r->esc, r->agent ? agent_stats(r->agent) : NULL));
+	front_output_routing(r->pm, route_step_json(&r->esc, r->turn.agent ? agent_stats(r->turn.agent) : NULL));
 	if (!r->interrupted && !front_output_stdout_closed(r->pm))
 		route_escalate_settle(&r->esc, 2000);
 	if (route_escalate_take_warning(&r->esc, &w))
@@ -373,19 +375,19 @@ front_print_main(struct front_cli *o)
 		front_output_fail(r.pm, LLM_ERR_OTHER, e.msg);
 	if (r.interrupted && !front_output_ended(r.pm))
 		front_output_fail(r.pm, LLM_ERR_ABORTED, "interrupted");
-	if (front_output_stdout_closed(r.pm) && r.agent && agent_busy(r.agent))
-		agent_abort(r.agent);
+	if (front_output_stdout_closed(r.pm) && r.turn.agent && agent_busy(r.turn.agent))
+		agent_abort(r.turn.agent);
 	nchanged = report_changes(&r);
-	prov = r.agent ? agent_provider(r.agent) : llama_provider(r.llama);
+	prov = r.turn.agent ? agent_provider(r.turn.agent) : llama_provider(r.llama);
 	report_routing(&r);
-	code = front_output_finish(r.pm, r.agent ? agent_stats(r.agent) : &(struct agent_stats){ 0 },
+	code = front_output_finish(r.pm, r.turn.agent ? agent_stats(r.turn.agent) : &(struct agent_stats){ 0 },
 			    prov->model(prov->self), loop_now_ms(r.loop) - r.t0);
 	if (r.interrupted)
 		code = 130;
 	else if (front_output_stdout_closed(r.pm) && code == 130)
 		code = 1; /* the reader went away mid-run: not an interrupt, not a success */
-	if (r.agent)
-		route_escalate_turn_end(&r.esc, agent_stats(r.agent), code == 0, nchanged > 0,
+	if (r.turn.agent)
+		route_escalate_turn_end(&r.esc, agent_stats(r.turn.agent), code == 0, nchanged > 0,
 				  (double)(loop_now_ms(r.loop) - r.t0) / 1000.0);
 	front_run_release(&r);
 	return code;

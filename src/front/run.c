@@ -136,8 +136,8 @@ on_interrupt(struct loop *l, int signo, void *arg)
 
 	(void)signo;
 	r->interrupted = 1;
-	if (r->agent && agent_busy(r->agent))
-		agent_abort(r->agent);
+	if (r->turn.agent && agent_busy(r->turn.agent))
+		agent_abort(r->turn.agent);
 	loop_stop(l);
 }
 
@@ -162,6 +162,30 @@ front_run_tool_listing(struct front_run *r, const struct tool **list)
 	if (r->ntools)
 		toolset_sync(&r->toolset, x, nx);
 	return toolset_listing(&r->toolset, list, 2 * TOOLSET_MAX);
+}
+
+/* What a session runs on (see front/run.h). */
+void
+front_run_session(struct front_run *r, struct front_session *s)
+{
+	memset(s, 0, sizeof *s);
+	s->loop = r->loop;
+	s->llama = r->llama;
+	s->cfg = &r->cfg;
+	s->env = &r->env;
+	s->tools = r->tools;
+	s->ntools = r->ntools;
+	s->system = "";
+	s->prompt = front_run_prompt_text;
+	s->prompt_arg = r;
+	s->in_fd = STDIN_FILENO;
+	s->out_fd = STDOUT_FILENO;
+	s->journal = &r->journal;
+	s->gate = r->gate;
+	s->resumed = &r->resumed;
+	s->checkpoint = &r->cp;
+	s->esc = &r->esc;
+	s->mcp = r->mcp;
 }
 
 /* The session prompt (git status, context files, memory), built once. */
@@ -399,7 +423,7 @@ front_run_start(struct front_run *r)
 void
 front_run_release(struct front_run *r)
 {
-	agent_free(r->agent);
+	front_turn_release(&r->turn);
 	mcp_free(r->mcp);
 	if (r->loop) /* the front end's stop hook has done its job: the save runs the loop once more */
 		loop_set_before_sleep(r->loop, NULL, NULL);

@@ -3,7 +3,7 @@
  * settings, workspace, tools and prompt (front_run_setup), then the loop, http,
  * llama provider, print-mode output and routing (front_run_start), the session
  * journal and its checkpoints.  Print mode (front_print) and the interactive
- * sessions (repl, app) start from a front_run_open'ed struct front_run.
+ * sessions (front/line, ui/app) start from a front_run_open'ed struct front_run.
  */
 #ifndef HEARTH_FRONT_RUN_H
 #define HEARTH_FRONT_RUN_H
@@ -15,6 +15,8 @@
 #include "base/cfg.h"
 #include "front/checkpoint.h"
 #include "front/cli.h"
+#include "front/session.h"
+#include "front/turn.h"
 #include "llm/conv.h"
 #include "route/escalate.h"
 #include "session/journal.h"
@@ -27,7 +29,6 @@ struct loop;
 struct perm_gate;
 struct http;
 struct llama;
-struct agent;
 struct front_output;
 struct llama_serve;
 
@@ -37,7 +38,8 @@ struct front_run {
 	struct loop *loop;
 	struct http *http;
 	struct llama *llama;
-	struct agent *agent;
+	struct front_turn turn;    /* print mode's agent and its one turn (front/turn.h) */
+	struct front_session session; /* what turn runs on (front_run_session) */
 	struct front_output *pm;
 	struct tool_env env;
 	const struct tool *tools[FRONT_RUN_MAX_TOOLS];
@@ -63,7 +65,7 @@ struct front_run {
 
 /* Set up a run from the command line; -1 when ready, else the exit code (all released). */
 int front_run_open(struct front_run *r, struct front_cli *o);
-/* Free everything front_run_open made (and the agent, when one was created). */
+/* Free everything front_run_open made (and print mode's agent, when one was created). */
 void front_run_release(struct front_run *r);
 /* Print mode: report MCP problems through fn and wait until every server has started or failed. */
 void front_run_wait_mcp(struct front_run *r, void (*fn)(void *arg, const char *line), void *arg);
@@ -73,8 +75,15 @@ void front_run_wait_mcp(struct front_run *r, void (*fn)(void *arg, const char *l
  * read while the server answers discovery); warnings go to stderr.
  */
 void front_run_prompt(struct front_run *r);
-/* The same for the sessions (front_line_deps.prompt): run is a struct front_run; warnings appended. */
+/* The same for the sessions (front_session.prompt): run is a struct front_run; warnings appended. */
 const char *front_run_prompt_text(void *run, struct buf *warnings);
+/*
+ * What a session runs on, from r (front/session.h): r's loop, providers,
+ * tools, journal, gate, checkpoints, router and MCP servers (borrowed: r
+ * outlives s), stdin/stdout, an empty system prompt and front_run_prompt_text
+ * to build it.
+ */
+void front_run_session(struct front_run *r, struct front_session *s);
 /* $XDG_STATE_HOME/hearth (or ~/.local/state/hearth), appended to out. */
 void front_run_state_dir(struct buf *out);
 

@@ -27,6 +27,7 @@
 #include "ui/app/poll.h"
 #include "ui/app/state.h"
 #include "ui/app/turn.h"
+#include "front/line.h"
 #include "base/cfg.h"
 #include "ui/view/highlight.h"
 #include "ui/view/diff_view.h"
@@ -333,7 +334,7 @@ app_release(struct app *a)
 	loop_signal(l, SIGTERM, NULL, NULL, NULL);
 	loop_signal(l, SIGHUP, NULL, NULL, NULL);
 	loop_signal(l, SIGINT, NULL, NULL, NULL);
-	agent_free(a->agent);
+	front_turn_release(&a->turn);
 	if (a->d->gate)
 		perm_gate_set_ui(a->d->gate, NULL);
 	approve_release(&a->ap);
@@ -350,7 +351,7 @@ app_release(struct app *a)
 }
 
 int
-app_run(const struct front_line_deps *d)
+app_run(const struct front_session *d)
 {
 	struct app a;
 	int rc = 0;

@@ -1,7 +1,8 @@
 /*
  * ui/app/app: the full-screen interactive session (`hearth` on a terminal).
  *
- * The same engine and dependencies as the line-mode session (front/line.h):
+ * The same engine and contract as the line-mode session (front/session.h,
+ * turns through the controller front/turn.h):
  * discovery with a first-run screen and retries while no server answers,
  * one agent whose messages go to the journal and whose changes go through
  * the checkpoint hooks, the command registry (/help /quit /clear /new
@@ -25,13 +26,13 @@
 #ifndef HEARTH_UI_APP_APP_H
 #define HEARTH_UI_APP_APP_H
 
-#include "front/line.h"
+#include "front/session.h"
 
 /*
  * Run the session until the user quits: 0, or 1 when the terminal could
  * not be taken over (the reason is printed on stderr; d is untouched, so
  * the caller may fall back to front_line_run with it).
  */
-int app_run(const struct front_line_deps *d);
+int app_run(const struct front_session *d);
 
 #endif

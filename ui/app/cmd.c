@@ -206,7 +206,7 @@ app_cmd_on_fork(void *arg, const char *text)
 {
 	struct app *a = arg;
 
-	transcript_conv_load(&a->tv, agent_conv(a->agent));
+	transcript_conv_load(&a->tv, agent_conv(a->turn.agent));
 	editor_clear(&a->ed);
 	editor_insert(&a->ed, text, strlen(text));
 }
@@ -222,7 +222,7 @@ app_cmd_init(struct app *a)
 		"open a file in $EDITOR (a tmux pane with open_in: tmux-pane)", app_cmd_open, NULL };
 	struct buf warnings = BUF_INIT;
 
-	front_commands_init(&a->cmds, a->agent, a->d,
+	front_commands_init(&a->cmds, a->turn.agent, a->d,
 		     "Enter sends · Alt-Enter newline · Esc stops a turn · Ctrl-C twice or Ctrl-D quits · "
 		     "PgUp/PgDn scroll, End follows · Ctrl-O expands the last tool call · "
 		     "Ctrl-T shows the edit on screen in the diff viewer (n/p hunks, q closes) · "

@@ -10,7 +10,7 @@
 #include "ui/app/state.h"
 
 /*
- * Fill a->cmds (a->agent must exist); warnings about templates become a
+ * Fill a->cmds (a->turn.agent must exist); warnings about templates become a
  * notice.  /diff opens the session's changes in the diff viewer instead of
  * printing them.
  */

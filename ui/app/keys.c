@@ -75,7 +75,7 @@ app_keys_screen(struct app *a, const struct keys_event *ev)
 			app_state_notice(a, THEME_DIM, "queued message dropped");
 		}
 		if (a->busy)
-			agent_abort(a->agent);
+			agent_abort(a->turn.agent);
 		return 1;
 	case KEYS_PGUP: transcript_scroll(&a->tv, -page, r.w, r.h); return 1;
 	case KEYS_PGDN: transcript_scroll(&a->tv, page, r.w, r.h); return 1;

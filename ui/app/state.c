@@ -50,7 +50,7 @@ app_state_boot(struct app *a)
 		return;
 	a->booted = 1;
 	if (a->d->prompt)
-		conv_set_system(agent_conv(a->agent), a->d->prompt(a->d->prompt_arg, &w));
+		conv_set_system(agent_conv(a->turn.agent), a->d->prompt(a->d->prompt_arg, &w));
 	buf_rtrim(&w);
 	if (w.len)
 		app_state_notice(a, THEME_WARNING, w.data);

@@ -2,7 +2,7 @@
  * ui/app/state: the state of the full-screen session shared by its parts.
  *
  * ui/app/app.c owns the lifetime (setup, the frame, discovery, signals, release);
- * ui/app/keys.c the key dispatch, ui/app/turn.c the agent's observer and the
+ * ui/app/keys.c the key dispatch, ui/app/turn.c the view of the turn controller and the
  * sending of turns, ui/app/poll.c the GET /slots poll, ui/app/cmd.c the commands
  * the full screen adds to the shared ones.  They all work on one
  * struct app, which lives on app_run's stack for the whole session.
@@ -27,7 +27,8 @@
 #include "ui/term/grid.h"
 #include "ui/term/keys.h"
 #include "ui/view/layout.h"
-#include "front/line.h"
+#include "front/session.h"
+#include "front/turn.h"
 #include "front/commands.h"
 #include "ui/view/transcript_search.h"
 #include "ui/term/term.h"
@@ -44,8 +45,8 @@ enum app_state { AS_PROBING, AS_READY, AS_QUIT };
 #define APP_FRAME_MS 16 /* at most one frame per 16 ms (a stream of deltas costs ~60 frames/s) */
 
 struct app {
-	const struct front_line_deps *d;
-	struct agent *agent;
+	const struct front_session *d;
+	struct front_turn turn; /* the agent and its turns (front/turn.h) */
 	struct term *term;
 	struct grid *grid;
 	struct keys keys;
@@ -80,7 +81,7 @@ void app_state_quit(struct app *a);
 void app_state_git(struct app *a);
 /*
  * Parallel bootstrap: read the session prompt (git status, context files,
- * memory: front_line_deps.prompt) into the agent and the status line's git
+ * memory: front_session.prompt) into the agent and the status line's git
  * summary, once; after the first frame while discovery is on the wire,
  * and before any turn.
  */

@@ -1,5 +1,5 @@
 /*
- * ui/app/turn: the agent's observer and the sending of turns (see ui/app/turn.h).
+ * ui/app/turn: the view of the turn controller and the sending of turns (see ui/app/turn.h).
  * Every callback only updates the views and sets a->dirty; the frame is
  * drawn once per loop pass by ui/app/app.c.
  */
@@ -11,13 +11,10 @@
 
 #include "ui/app/cmd.h"
 #include "ui/app/poll.h"
-#include "front/attach.h"
+#include "front/turn.h"
 #include "base/cfg.h"
-#include "front/checkpoint.h"
 #include "route/escalate.h"
 #include "perm/gate.h"
-#include "session/journal.h"
-#include "llama/llama.h"
 #include "ui/view/server_panel.h"
 #include "ui/view/transcript.h"
 #include "ui/view/transcript_conv.h"
@@ -66,7 +63,7 @@ app_turn_on_notice(void *arg, const char *line)
 	}
 }
 
-/* The turn ended: report, ring, send what was queued. */
+/* The turn ended (the router has recorded it): report, ring, send what was queued. */
 static void
 app_turn_on_end(void *arg, enum agent_end end, const char *message)
 {
@@ -75,10 +72,8 @@ app_turn_on_end(void *arg, enum agent_end end, const char *message)
 
 	a->busy = a->st.busy = 0;
 	a->st.turns++;
-	if (a->d->esc) {
-		route_escalate_end(a->d->esc, a->agent, end == AGENT_END_OK);
+	if (a->d->esc) /* the controller has recorded the turn */
 		a->st.spend_usd = route_escalate_spent(a->d->esc);
-	}
 	if (end != AGENT_END_OK && end != AGENT_END_ABORTED && message && *message)
 		app_state_notice(a, THEME_ERROR, message);
 	if (getenv("TMUX") && a->term)
@@ -92,41 +87,48 @@ app_turn_on_end(void *arg, enum agent_end end, const char *message)
 	}
 }
 
-static void app_turn_start(struct app *a, const char *text);
-
-/*
- * A message while the local server does not answer: Claude takes the turn
- * when the server_down rule allows it, otherwise it waits in the queue.
- */
+/* The controller's own lines: routing stands out, attachments are dim, a refused turn an error. */
 static void
-app_turn_send_down(struct app *a, const char *text)
+app_turn_say(void *arg, enum front_turn_say kind, const char *text)
 {
-	struct buf note = BUF_INIT;
-	int claude;
-
-	app_state_boot(a);
-	claude = route_escalate_begin_down(a->d->esc, a->agent, llama_provider(a->d->llama), &note);
-	if (note.len)
-		app_state_notice(a, THEME_ACCENT, note.data);
-	buf_release(&note);
-	if (!claude) {
-		buf_adds(&a->queued, text);
-		app_state_notice(a, THEME_DIM, "queued: sent when the server answers");
-		return;
-	}
-	snprintf(a->st.route, sizeof a->st.route, "claude");
-	app_turn_start(a, text);
+	app_state_notice(arg, kind == FRONT_TURN_SAY_ROUTE ? THEME_ACCENT
+	    : kind == FRONT_TURN_SAY_ATTACH ? THEME_DIM : THEME_ERROR, text);
 }
 
-/* Start a turn with text as the user's message (queue it when not possible now). */
+/* The turn goes ahead: the user's message in the transcript, which now shows. */
+static void
+app_turn_on_user(void *arg, const char *text)
+{
+	struct app *a = arg;
+
+	a->talked = 1;
+	a->first_run = 0; /* from now on the transcript shows, also while the server is away */
+	transcript_add_user(&a->tv, text, strlen(text));
+	transcript_follow(&a->tv);
+}
+
+/* A resumed session: its messages in the transcript, and its line. */
+static void
+app_turn_on_resumed(void *arg, const struct conv *msgs, const char *line)
+{
+	struct app *a = arg;
+
+	transcript_conv_load(&a->tv, msgs);
+	app_state_notice(a, THEME_DIM, line);
+}
+
+/*
+ * Start a turn with text as the user's message (queue it when not possible
+ * now).  While the local server does not answer, Claude takes the turn
+ * when the server_down rule allows it, otherwise it waits in the queue.
+ */
 void
 app_turn_send(struct app *a, const char *text)
 {
-	if (!a->busy && a->state != AS_READY && a->server_down && a->d->esc && !a->queued.len) {
-		app_turn_send_down(a, text);
-		return;
-	}
-	if (a->busy || a->state != AS_READY) {
+	int down = !a->busy && a->state != AS_READY && a->server_down && a->d->esc && !a->queued.len;
+	enum front_turn_rc rc;
+
+	if (!down && (a->busy || a->state != AS_READY)) {
 		if (a->queued.len)
 			buf_adds(&a->queued, "\n\n");
 		buf_adds(&a->queued, text);
@@ -135,46 +137,17 @@ app_turn_send(struct app *a, const char *text)
 		return;
 	}
 	app_state_boot(a);
-	if (a->d->esc) {
-		struct buf note = BUF_INIT;
-
-		text = route_escalate_begin(a->d->esc, a->agent, llama_provider(a->d->llama), text,
-				      llama_info(a->d->llama)->n_ctx, &note);
-		if (note.len)
-			app_state_notice(a, THEME_ACCENT, note.data);
-		snprintf(a->st.route, sizeof a->st.route, "%s",
-			 a->d->esc->last.target == ROUTE_CLAUDE ? "claude" : "local");
-		buf_release(&note);
-	}
-	app_turn_start(a, text);
-}
-
-/* Show text as the user's message, attach its @paths and submit it on the agent's provider. */
-static void
-app_turn_start(struct app *a, const char *text)
-{
-	struct err e = ERR_INIT;
-	struct buf msg = BUF_INIT, notes = BUF_INIT;
-	int rc;
-
-	a->talked = 1;
-	a->first_run = 0; /* from now on the transcript shows, also while the server is away */
-	transcript_add_user(&a->tv, text, strlen(text));
-	transcript_follow(&a->tv);
-	front_attach_expand(a->d->env->root, a->d->env->allow_outside, text,
-	    a->d->esc && agent_provider(a->agent) != llama_provider(a->d->llama) ?
-	    &a->d->esc->policy : NULL, &msg, &notes);
-	if (notes.len) {
-		buf_rtrim(&notes);
-		app_state_notice(a, THEME_DIM, notes.data);
-	}
-	rc = agent_submit(a->agent, msg.data, &e);
-	buf_release(&msg);
-	buf_release(&notes);
-	if (rc < 0) {
-		app_state_notice(a, THEME_ERROR, e.msg);
+	rc = front_turn_send(&a->turn, text, down);
+	if (rc == FRONT_TURN_WAIT) {
+		buf_adds(&a->queued, text);
+		app_state_notice(a, THEME_DIM, "queued: sent when the server answers");
 		return;
 	}
+	if (a->d->esc)
+		snprintf(a->st.route, sizeof a->st.route, "%s",
+			 a->d->esc->last.target == ROUTE_CLAUDE ? "claude" : "local");
+	if (rc != FRONT_TURN_STARTED)
+		return;
 	a->busy = a->st.busy = 1;
 	a->dirty = 1;
 	app_poll_in(a, APP_POLL_BUSY_MS);
@@ -234,51 +207,25 @@ app_turn_gate_notice(void *arg, const char *line)
 	app_state_notice(arg, THEME_WARNING, line);
 }
 
-/* The agent, wired like the line-mode session's. */
+/* The turn controller and its agent, with the full screen as its view. */
 void
 app_turn_agent(struct app *a)
 {
-	const struct front_line_deps *d = a->d;
-	struct agent_observer obs = { 0 };
-	struct agent_opts ao = { 0 };
-	char line[96];
+	struct front_turn_view v = { 0 };
 
-	obs.arg = a;
-	obs.on_event = app_turn_on_event;
-	obs.on_tool_start = app_turn_on_tool_start;
-	obs.on_tool_done = app_turn_on_tool_done;
-	obs.on_notice = app_turn_on_notice;
-	obs.on_end = app_turn_on_end;
-	if (d->journal) {
-		obs.on_commit = session_journal_commit;
-		obs.commit_arg = d->journal;
-	}
-	ao.max_steps = d->cfg->max_steps;
-	ao.thinking = d->cfg->thinking;
-	ao.agent_microcompact_keep = d->cfg->agent_microcompact_keep;
-	ao.context_reserve = d->cfg->context_reserve;
-	ao.cfg = d->cfg;
-	ao.tools = d->tools;
-	ao.ntools = d->ntools;
-	if (d->checkpoint) {
-		ao.hooks.arg = d->checkpoint;
-		ao.hooks.before_change = front_checkpoint_before_change;
-		ao.hooks.turn_end = front_checkpoint_turn_end;
-	}
-	if (d->gate) {
+	v.arg = a;
+	v.on_event = app_turn_on_event;
+	v.on_tool_start = app_turn_on_tool_start;
+	v.on_tool_done = app_turn_on_tool_done;
+	v.on_notice = app_turn_on_notice;
+	v.on_end = app_turn_on_end;
+	v.say = app_turn_say;
+	v.on_user = app_turn_on_user;
+	v.on_resumed = app_turn_on_resumed;
+	if (a->d->gate) {
 		struct perm_gate_ui ui = { a, app_turn_ask, app_turn_withdraw, app_turn_gate_notice };
 
-		ao.gate = perm_gate_agent(d->gate);
-		perm_gate_set_ui(d->gate, &ui);
+		perm_gate_set_ui(a->d->gate, &ui);
 	}
-	a->agent = agent_new(d->loop, llama_provider(d->llama), d->env, &ao, &obs);
-	conv_set_system(agent_conv(a->agent), d->system);
-	if (d->resumed && d->resumed->nmsgs) {
-		snprintf(line, sizeof line, "resumed session %s (%zu messages)",
-		    d->journal ? session_journal_id(d->journal) : "", d->resumed->nmsgs);
-		transcript_conv_load(&a->tv, d->resumed);
-		conv_move_msgs(agent_conv(a->agent), d->resumed);
-		agent_mark_committed(a->agent);
-		app_state_notice(a, THEME_DIM, line);
-	}
+	front_turn_init(&a->turn, a->d, NULL, &v);
 }

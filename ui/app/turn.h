@@ -1,7 +1,8 @@
 /*
- * ui/app/turn: turns in the full-screen session — the agent, its observer
- * (stream events into the transcript and the server panel, tool calls,
- * the end of a turn), and sending what the person typed.
+ * ui/app/turn: turns in the full-screen session — the full screen's view
+ * of the turn controller (front/turn.h: stream events into the transcript
+ * and the server panel, tool calls, the controller's lines, the end of a
+ * turn), and sending what the person typed.
  *
  * A message typed while a turn runs (or before the server answered) is
  * queued in a->queued and sent when the turn ends (or discovery succeeds).
@@ -12,9 +13,9 @@
 #include "ui/app/state.h"
 
 /*
- * Make a->agent, wired like the line-mode session's (journal, checkpoint
- * hooks); a resumed session's messages are drawn into the transcript
- * (ui/view/transcript_conv.h) and moved into it.
+ * Make a->turn and its agent (front_turn_init) with this view and the
+ * gate's questions; a resumed session's messages are drawn into the
+ * transcript (ui/view/transcript_conv.h) as they move into the agent.
  */
 void app_turn_agent(struct app *a);
 /* Start a turn with text as the user's message (queue it when not possible now). */
