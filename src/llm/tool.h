@@ -9,6 +9,14 @@
  * callback (bash).  cancel() asks a running job to stop; it must still end
  * with tool_job_done (is_error set, the output so far kept).
  *
+ * Besides running, a tool answers for its own calls (the members after
+ * cancel, like a tmux command-table entry): the change a call would make
+ * (preview, by the code that makes it), the files it names (paths),
+ * whether it only reads (read_only), the digest of an old result (digest)
+ * and its one-line header (describe); its flags say the rest (a shell
+ * tool, a discovery tool, what its result quotes).  The core asks these
+ * and never compares a tool's name (mk/lint.sh section 4).
+ *
  * Results are text for the model: job->out.  Errors are data: set
  * job->is_error and write one line that says what went wrong and what to
  * do next ("old_text not found in src/a.c; closest lines: ...").  Tools
@@ -120,9 +128,10 @@ enum { TOOL_PREVIEW_NONE = -1, TOOL_PREVIEW_TEXT = 0, TOOL_PREVIEW_DIFF = 1 };
  * tool_paths: t->paths; default 0.
  * tool_is_read_only: t->read_only; default the TOOL_READ_ONLY flag.
  * tool_digest: t->digest; default "NAME, N lines, M bytes; run it again if needed".
- * tool_describe: t->describe; default (also for t NULL, an unknown tool) the first string among "path",
- * "command", "pattern", "file", "query", "url", else args' JSON cut to 60
- * bytes (an MCP tool gets this).
+ * tool_describe: t->describe; default (also for t NULL, an unknown tool)
+ * the first string among "path", "command", "pattern", "file", "query",
+ * "url", else args' JSON cut to 60 bytes (an MCP tool gets this).
+ * Every out is the caller's buffer, appended to.
  * tool_command: the shell command of a TOOL_SHELL call, borrowed from args; NULL otherwise.
  */
 int tool_preview(const struct tool *t, const cJSON *args, const struct tool_env *env, struct buf *out);
