@@ -91,6 +91,31 @@ if [ -s "$tmp" ]; then
 	bad=1
 fi
 
+# 4. Tool knowledge stays with the tool (llm/tool.h): no file in src/ or
+# ui/ compares a name with a built-in tool's name (strcmp, strncmp, str_eq,
+# perm_tool_matches, or "name" == a tool-name literal), nor keeps a table
+# of tool names ("read", "write", ...); ask the tool instead (its flags,
+# preview, paths, read_only, digest, describe).  The names are taken from
+# the tools/ table entries (.name = "..."), so a new tool is covered.
+# src/code/ is exempt from the table rule: its "bash" is a language.
+tool_names=$(sed -n 's/^[[:space:]]*[.]name = "\([a-z_]*\)",.*/\1/p' $(files '*.c' tools) /dev/null |
+	sort -u | paste -sd'|' -)
+if [ -n "$tool_names" ]; then
+	# shellcheck disable=SC2046
+	grep -HnE "(strn?cmp|str_eq|strcasecmp|perm_tool_matches)[[:space:]]*\\([^;]*\"($tool_names)\"|\"($tool_names)\"[[:space:]]*[!=]=" \
+		$(files '*.[ch]' src ui) /dev/null >"$tmp"
+	# shellcheck disable=SC2046
+	grep -HnE "\"($tool_names)\"[[:space:]]*,[[:space:]]*\"($tool_names)\"" \
+		$(files '*.[ch]' src ui | grep -v '^src/code/') /dev/null >>"$tmp"
+	if [ -s "$tmp" ]; then
+		sed "s/^\([^:]*:[0-9]*\):[[:space:]]*\(.*\)/lint: \1: a tool's name compared or listed outside tools\/ (give the tool a member or flag in llm\/tool.h): \2/" \
+			"$tmp"
+		bad=1
+	fi
+else
+	violation "mk/lint.sh: no tool names found in tools/*.c (.name = \"...\")"
+fi
+
 if [ "$bad" -ne 0 ]; then
 	echo "lint: FAILED"
 	exit 1

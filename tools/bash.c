@@ -28,7 +28,9 @@
 
 #include "io/loop.h"
 #include "io/proc.h"
+#include "base/json.h"
 #include "base/sanitize.h"
+#include "tools/bash_readonly.h"
 #include "llm/tool.h"
 #include "base/xmalloc.h"
 
@@ -344,6 +346,60 @@ bash_cancel(struct tool_job *job)
 	tool_job_done(job);
 }
 
+#define BASH_DIGEST_TAIL 3
+
+/* Start of the last n lines of text[0..len). */
+static const char *
+bash_tail(const char *text, size_t len, int n)
+{
+	const char *p = text + len;
+
+	while (p > text) {
+		if (p[-1] == '\n' && p != text + len && --n == 0)
+			break;
+		p--;
+	}
+	return p;
+}
+
+/* bash: the command, how it ended (the last line) and the output lines before it. */
+static void
+bash_digest(const cJSON *args, const char *text, struct buf *out)
+{
+	const char *cmd = json_str(args, "command");
+	size_t len = strlen(text);
+	const char *tail;
+
+	while (len > 0 && text[len - 1] == '\n')
+		len--;
+	tail = bash_tail(text, len, BASH_DIGEST_TAIL + 1);
+	buf_adds(out, "bash `");
+	tool_add_short(out, cmd ? cmd : "?", TOOL_DIGEST_ARG_MAX);
+	buf_addf(out, "`, %ld lines of output, the last ones:\n", tool_count_lines(text));
+	buf_add(out, tail, (size_t)(text + len - tail));
+	buf_adds(out, "]");
+}
+
+/* preview: the command itself. */
+static int
+bash_preview(const cJSON *args, const struct tool_env *env, struct buf *out)
+{
+	const char *cmd = json_str(args, "command");
+
+	(void)env;
+	if (!cmd)
+		return TOOL_PREVIEW_NONE;
+	buf_adds(out, cmd);
+	return TOOL_PREVIEW_TEXT;
+}
+
+/* read_only: a command made only of known read-only programs (tools/bash_readonly). */
+static int
+bash_read_only(const cJSON *args)
+{
+	return tool_bash_readonly_is_read_only(json_str(args, "command"));
+}
+
 const struct tool tool_bash = {
 	.name = "bash",
 	.description =
@@ -364,7 +420,10 @@ const struct tool tool_bash = {
 		"\"timeout\":{\"type\":\"integer\",\"description\":\"Seconds before the "
 		"command is killed (default 120, at most 600)\"}},"
 		"\"required\":[\"command\"]}",
-	.flags = TOOL_MUTATES | TOOL_NEEDS_APPROVAL,
+	.flags = TOOL_MUTATES | TOOL_NEEDS_APPROVAL | TOOL_SHELL | TOOL_CORE,
 	.start = bash_start,
 	.cancel = bash_cancel,
+	.preview = bash_preview,
+	.read_only = bash_read_only,
+	.digest = bash_digest,
 };

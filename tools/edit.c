@@ -45,14 +45,33 @@
 #define EDIT_SIMILAR 0.5     /* least Dice score worth quoting */
 #define EDIT_QUOTE_MAX 40    /* lines quoted in a candidate region */
 
-/* The file and what the model asked. */
+/*
+ * The call and the change it makes: edit_plan fills it from the arguments,
+ * then edit_start writes body and edit_preview shows it -- one computation.
+ */
 struct edit {
-	const char *rel;
+	struct buf abs;   /* the file, resolved */
+	const char *rel;  /* as shown (in abs or the workspace root) */
 	struct buf raw;   /* file content without the BOM */
 	int bom;
 	const char *old_text, *new_text;
 	int replace_all;
+	struct buf body;  /* the new content, without the BOM */
+	size_t count;     /* occurrences replaced */
+	struct buf note;  /* what the syntax check says of body ("" = nothing) */
+	int worse;        /* body adds syntax errors */
 };
+
+#define EDIT_INIT { BUF_INIT, NULL, BUF_INIT, 0, NULL, NULL, 0, BUF_INIT, 0, BUF_INIT, 0 }
+
+static void
+edit_release(struct edit *ed)
+{
+	buf_release(&ed->abs);
+	buf_release(&ed->raw);
+	buf_release(&ed->body);
+	buf_release(&ed->note);
+}
 
 /* Append s with every CRLF turned into LF. */
 static void
@@ -307,7 +326,7 @@ explain_missing(struct buf *out, const struct edit *ed, const struct buf *lf_fil
 
 /* The file text with the BOM and final replacement, written atomically. */
 static int
-commit(struct tool_job *job, const char *abs, const struct edit *ed, const struct buf *body)
+commit(struct tool_job *job, const struct edit *ed)
 {
 	struct buf all = BUF_INIT;
 	struct err e = ERR_INIT;
@@ -315,61 +334,60 @@ commit(struct tool_job *job, const char *abs, const struct edit *ed, const struc
 
 	if (ed->bom)
 		buf_adds(&all, "\xEF\xBB\xBF");
-	buf_add(&all, body->data, body->len);
+	buf_add(&all, ed->body.data, ed->body.len);
 	if (job->env->repo) /* so /undo can restore it, in git or not */
-		repo_note_file(job->env->repo, abs, NULL);
-	rc = fs_write_atomic(abs, all.data, all.len, &e);
+		repo_note_file(job->env->repo, ed->abs.data, NULL);
+	rc = fs_write_atomic(ed->abs.data, all.data, all.len, &e);
 	if (rc < 0)
 		tool_job_fail(job, "%s", e.msg);
 	else
-		tool_stale_wrote(job->env->stale, abs, all.data, all.len);
+		tool_stale_wrote(job->env->stale, ed->abs.data, all.data, all.len);
 	buf_release(&all);
 	return rc;
 }
 
-/* Report success with the LF diff of the change and the syntax note, if any. */
+/* The diff of the change, on the LF forms (line ends are never noise). */
 static void
-report(struct tool_job *job, const struct edit *ed, const struct buf *body, size_t count,
-       const struct buf *note)
+edit_diff(const struct edit *ed, struct buf *d, int *added, int *removed)
 {
-	struct buf a = BUF_INIT, b = BUF_INIT, d = BUF_INIT;
-	int added = 0, removed = 0;
+	struct buf a = BUF_INIT, b = BUF_INIT;
 
 	to_lf(&a, ed->raw.data, ed->raw.len);
-	to_lf(&b, body->data, body->len);
-	diff_unified(ed->rel, a.data, a.len, b.data, b.len, &d, &added, &removed);
-	buf_addf(&job->out, "edited %s: replaced %zu occurrence%s (+%d -%d lines)\n", ed->rel,
-		 count, count == 1 ? "" : "s", added, removed);
-	buf_add(&job->out, d.data, d.len);
-	job->diff = buf_detach(&d, NULL);
-	if (note->len)
-		buf_addf(&job->out, "%s%s\n", job->out.len && job->out.data[job->out.len - 1] ==
-			 '\n' ? "" : "\n", note->data);
+	to_lf(&b, ed->body.data, ed->body.len);
+	diff_unified(ed->rel, a.data, a.len, b.data, b.len, d, added, removed);
 	buf_release(&a);
 	buf_release(&b);
+}
+
+/* Report success with the LF diff of the change and the syntax note, if any. */
+static void
+report(struct tool_job *job, const struct edit *ed)
+{
+	struct buf d = BUF_INIT;
+	int added = 0, removed = 0;
+
+	edit_diff(ed, &d, &added, &removed);
+	buf_addf(&job->out, "edited %s: replaced %zu occurrence%s (+%d -%d lines)\n", ed->rel,
+		 ed->count, ed->count == 1 ? "" : "s", added, removed);
+	buf_add(&job->out, d.data, d.len);
+	job->diff = buf_detach(&d, NULL);
+	if (ed->note.len)
+		buf_addf(&job->out, "%s%s\n", job->out.len && job->out.data[job->out.len - 1] ==
+			 '\n' ? "" : "\n", ed->note.data);
 	tool_job_done(job);
 }
 
-/* Syntax-check the new body; refuse it (reject mode) or write it and report. */
+/* The refusal of a change that adds syntax errors (reject mode). */
 static void
-write_checked(struct tool_job *job, const char *abs, const struct edit *ed,
-	      const struct buf *body, size_t count)
+edit_rejected(const struct edit *ed, struct buf *why)
 {
-	struct buf note = BUF_INIT;
-	int worse = code_check_check(ed->rel, ed->raw.data, ed->raw.len, body->data, body->len,
-				 &note);
-
-	if (worse && job->env->syntax_reject)
-		tool_job_fail(job, "%s\n%s not changed: the edit would add syntax errors; fix "
-			      "new_text and try again", note.data, ed->rel);
-	else if (commit(job, abs, ed, body) == 0)
-		report(job, ed, body, count, &note);
-	buf_release(&note);
+	buf_addf(why, "%s\n%s not changed: the edit would add syntax errors; fix new_text and "
+		 "try again", ed->note.data, ed->rel);
 }
 
 /* Refuse an ambiguous old_text, naming where it occurs. */
 static void
-fail_ambiguous(struct tool_job *job, const struct edit *ed, size_t count, const long *lines)
+fail_ambiguous(struct buf *why, const struct edit *ed, size_t count, const long *lines)
 {
 	struct buf l = BUF_INIT;
 	size_t i;
@@ -378,27 +396,26 @@ fail_ambiguous(struct tool_job *job, const struct edit *ed, size_t count, const 
 		buf_addf(&l, "%s%ld", i ? ", " : "", lines[i]);
 	if (count > EDIT_SHOW_MATCHES)
 		buf_adds(&l, ", ...");
-	tool_job_fail(job, "old_text matches %zu times in %s (lines %s); add more surrounding "
-		      "lines to old_text to make it unique, or set replace_all=true to replace "
-		      "every occurrence", count, ed->rel, l.data);
+	buf_addf(why, "old_text matches %zu times in %s (lines %s); add more surrounding "
+		 "lines to old_text to make it unique, or set replace_all=true to replace "
+		 "every occurrence", count, ed->rel, l.data);
 	buf_release(&l);
 }
 
-/* Find, check uniqueness, replace, write, report. */
-static void
-apply(struct tool_job *job, const char *abs, struct edit *ed)
+/* Find, check uniqueness, replace into ed->body, syntax-check; -1 with why set. */
+static int
+compute(struct edit *ed, struct buf *why)
 {
 	struct buf lf_old = BUF_INIT, lf_new = BUF_INIT, o = BUF_INIT, n = BUF_INIT;
-	struct buf body = BUF_INIT, lf_file = BUF_INIT;
+	struct buf lf_file = BUF_INIT;
 	long lines[EDIT_SHOW_MATCHES];
 	size_t count = 0;
-	int crlf = has_crlf(&ed->raw);
+	int crlf = has_crlf(&ed->raw), rc = -1;
 
 	to_lf(&lf_old, ed->old_text, strlen(ed->old_text));
 	to_lf(&lf_new, ed->new_text, strlen(ed->new_text));
 	if (lf_old.len == lf_new.len && !memcmp(lf_old.data, lf_new.data, lf_old.len)) {
-		tool_job_fail(job, "old_text and new_text differ only in line ends; nothing to "
-			      "change");
+		buf_adds(why, "old_text and new_text differ only in line ends; nothing to change");
 		goto out;
 	}
 	if (crlf) {
@@ -414,41 +431,44 @@ apply(struct tool_job *job, const char *abs, struct edit *ed)
 	}
 	if (count == 0) {
 		to_lf(&lf_file, ed->raw.data, ed->raw.len);
-		explain_missing(&job->out, ed, &lf_file, &lf_old);
-		job->is_error = 1;
-		tool_job_done(job);
+		explain_missing(why, ed, &lf_file, &lf_old);
 	} else if (count > 1 && !ed->replace_all) {
-		fail_ambiguous(job, ed, count, lines);
+		fail_ambiguous(why, ed, count, lines);
 	} else {
-		replace(&body, &ed->raw, &o, &n, ed->replace_all);
-		write_checked(job, abs, ed, &body, ed->replace_all ? count : 1);
+		replace(&ed->body, &ed->raw, &o, &n, ed->replace_all);
+		ed->count = ed->replace_all ? count : 1;
+		ed->worse = code_check_check(ed->rel, ed->raw.data, ed->raw.len, ed->body.data,
+					     ed->body.len, &ed->note);
+		rc = 0;
 	}
 out:
 	buf_release(&lf_old), buf_release(&lf_new), buf_release(&o), buf_release(&n);
-	buf_release(&body), buf_release(&lf_file);
+	buf_release(&lf_file);
+	return rc;
 }
 
-/* Read the file into ed (BOM set aside); -1 after failing the job. */
+/* Read the file into ed (BOM set aside); -1 with why set. */
 static int
-load(struct tool_job *job, const char *abs, struct edit *ed)
+load(struct edit *ed, struct buf *why)
 {
+	const char *abs = ed->abs.data;
 	struct err e = ERR_INIT;
 	struct stat st;
 
 	if (stat(abs, &st) < 0) {
-		tool_job_fail(job, "%s does not exist; use write to create a file", ed->rel);
+		buf_addf(why, "%s does not exist; use write to create a file", ed->rel);
 		return -1;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		tool_job_fail(job, "%s is not a regular file; only files can be edited", ed->rel);
+		buf_addf(why, "%s is not a regular file; only files can be edited", ed->rel);
 		return -1;
 	}
 	if (buf_read_file(&ed->raw, abs, EDIT_MAX_FILE, &e) < 0) {
-		tool_job_fail(job, "%s", e.msg);
+		buf_adds(why, e.msg);
 		return -1;
 	}
 	if (fs_is_binary(ed->raw.data, ed->raw.len)) {
-		tool_job_fail(job, "%s is a binary file; edit works on text files only", ed->rel);
+		buf_addf(why, "%s is a binary file; edit works on text files only", ed->rel);
 		return -1;
 	}
 	ed->bom = ed->raw.len >= 3 && !memcmp(ed->raw.data, "\xEF\xBB\xBF", 3);
@@ -457,49 +477,85 @@ load(struct tool_job *job, const char *abs, struct edit *ed)
 	return 0;
 }
 
-/* Name the file for messages, read it, make the change. */
-static void
-load_and_apply(struct tool_job *job, const char *abs, struct edit *ed)
-{
-	struct err e = ERR_INIT;
-
-	ed->rel = workspace_rel(job->env->root, abs);
-	if (tool_stale_check(job->env->stale, abs, ed->rel, "editing", &e) < 0)
-		tool_job_fail(job, "%s", e.msg);
-	else if (load(job, abs, ed) == 0)
-		apply(job, abs, ed);
-}
-
-/* Entry point: argument checks, then load and apply. */
-static void
-edit_start(struct tool_job *job, const cJSON *args)
+/*
+ * Everything the call would do, short of writing: check the arguments,
+ * resolve the path, the stale-write guard, read the file, compute the new
+ * content.  0 with ed filled; -1 with why set to the line for the model.
+ */
+static int
+edit_plan(const cJSON *args, const struct tool_env *env, struct edit *ed, struct buf *why)
 {
 	const cJSON *path = cJSON_GetObjectItemCaseSensitive(args, "path");
 	const cJSON *o = cJSON_GetObjectItemCaseSensitive(args, "old_text");
 	const cJSON *n = cJSON_GetObjectItemCaseSensitive(args, "new_text");
-	struct edit ed = { NULL, BUF_INIT, 0, NULL, NULL, 0 };
-	struct buf abs = BUF_INIT;
 	struct err e = ERR_INIT;
 
 	if (!cJSON_IsString(path) || !cJSON_IsString(o) || !cJSON_IsString(n)) {
-		tool_job_fail(job, "edit needs \"path\", \"old_text\" and \"new_text\" (strings)");
-		return;
+		buf_adds(why, "edit needs \"path\", \"old_text\" and \"new_text\" (strings)");
+		return -1;
 	}
-	ed.old_text = o->valuestring;
-	ed.new_text = n->valuestring;
-	ed.replace_all = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(args, "replace_all"));
-	if (!*ed.old_text)
-		tool_job_fail(job, "old_text is empty; quote the exact text to replace (to create "
-			      "a file, use write)");
-	else if (!strcmp(ed.old_text, ed.new_text))
-		tool_job_fail(job, "old_text and new_text are identical; nothing to change");
-	else if (workspace_resolve(job->env->root, job->env->allow_outside, path->valuestring, &abs,
-			    &e) < 0)
-		tool_job_fail(job, "%s", e.msg);
-	else
-		load_and_apply(job, abs.data, &ed);
-	buf_release(&ed.raw);
-	buf_release(&abs);
+	ed->old_text = o->valuestring;
+	ed->new_text = n->valuestring;
+	ed->replace_all = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(args, "replace_all"));
+	if (!*ed->old_text) {
+		buf_adds(why, "old_text is empty; quote the exact text to replace (to create a "
+			 "file, use write)");
+		return -1;
+	}
+	if (!strcmp(ed->old_text, ed->new_text)) {
+		buf_adds(why, "old_text and new_text are identical; nothing to change");
+		return -1;
+	}
+	if (workspace_resolve(env->root, env->allow_outside, path->valuestring, &ed->abs, &e) < 0) {
+		buf_adds(why, e.msg);
+		return -1;
+	}
+	ed->rel = workspace_rel(env->root, ed->abs.data);
+	if (tool_stale_check(env->stale, ed->abs.data, ed->rel, "editing", &e) < 0) {
+		buf_adds(why, e.msg);
+		return -1;
+	}
+	return load(ed, why) < 0 ? -1 : compute(ed, why);
+}
+
+/* Entry point: plan the change, then refuse it (reject mode) or write it and report. */
+static void
+edit_start(struct tool_job *job, const cJSON *args)
+{
+	struct edit ed = EDIT_INIT;
+	struct buf why = BUF_INIT;
+
+	if (edit_plan(args, job->env, &ed, &why) < 0) {
+		tool_job_fail(job, "%s", why.data);
+	} else if (ed.worse && job->env->syntax_reject) {
+		edit_rejected(&ed, &why);
+		tool_job_fail(job, "%s", why.data);
+	} else if (commit(job, &ed) == 0) {
+		report(job, &ed);
+	}
+	buf_release(&why);
+	edit_release(&ed);
+}
+
+/* preview: the diff edit_start would write (same plan), or why it would not. */
+static int
+edit_preview(const cJSON *args, const struct tool_env *env, struct buf *out)
+{
+	struct edit ed = EDIT_INIT;
+	int rc = TOOL_PREVIEW_DIFF;
+
+	if (!env) {
+		rc = TOOL_PREVIEW_NONE;
+	} else if (edit_plan(args, env, &ed, out) < 0) {
+		rc = TOOL_PREVIEW_NONE;
+	} else if (ed.worse && env->syntax_reject) {
+		edit_rejected(&ed, out);
+		rc = TOOL_PREVIEW_NONE;
+	} else {
+		edit_diff(&ed, out, NULL, NULL);
+	}
+	edit_release(&ed);
+	return rc;
 }
 
 const struct tool tool_edit = {
@@ -520,7 +576,9 @@ const struct tool tool_edit = {
 		"occurrence (default false)\"}},"
 		"\"required\":[\"path\",\"old_text\",\"new_text\"],"
 		"\"additionalProperties\":false}",
-	.flags = TOOL_MUTATES | TOOL_NEEDS_APPROVAL,
+	.flags = TOOL_MUTATES | TOOL_NEEDS_APPROVAL | TOOL_SHOWS_FILE | TOOL_EDITS | TOOL_CORE,
 	.start = edit_start,
 	.cancel = NULL,
+	.preview = edit_preview,
+	.paths = tool_path_arg,
 };

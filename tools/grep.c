@@ -16,6 +16,7 @@
 #include <strings.h>
 
 #include "base/fs.h"
+#include "base/json.h"
 #include "llm/tool.h"
 #include "base/workspace.h"
 
@@ -276,6 +277,29 @@ grep_start(struct tool_job *job, const cJSON *args)
 	buf_release(&abs);
 }
 
+/* grep: pattern, where, and how many matching lines ("file:line:" rows). */
+static void
+grep_digest(const cJSON *args, const char *text, struct buf *out)
+{
+	const char *pat = json_str(args, "pattern"), *path = json_str(args, "path"), *p = text;
+	long hits = 0;
+
+	while (*p) {
+		const char *nl = strchr(p, '\n'), *c1 = strchr(p, ':');
+
+		if (c1 && (!nl || c1 < nl) && c1[1] >= '0' && c1[1] <= '9')
+			hits++;
+		if (!nl)
+			break;
+		p = nl + 1;
+	}
+	buf_adds(out, "grep \"");
+	tool_add_short(out, pat ? pat : "?", TOOL_DIGEST_ARG_MAX);
+	buf_adds(out, "\" in ");
+	tool_add_short(out, path ? path : ".", TOOL_DIGEST_ARG_MAX);
+	buf_addf(out, ": %ld matching lines; search again if needed]", hits);
+}
+
 const struct tool tool_grep = {
 	.name = "grep",
 	.description =
@@ -297,7 +321,9 @@ const struct tool tool_grep = {
 		"\"literal\":{\"type\":\"boolean\",\"description\":\"Treat pattern as a fixed "
 		"string (default false)\"}},"
 		"\"required\":[\"pattern\"],\"additionalProperties\":false}",
-	.flags = TOOL_READ_ONLY,
+	.flags = TOOL_READ_ONLY | TOOL_SHOWS_MATCHES | TOOL_CORE,
 	.start = grep_start,
 	.cancel = NULL,
+	.paths = tool_path_arg,
+	.digest = grep_digest,
 };

@@ -157,7 +157,8 @@ const struct tool tool_ls = {
 		"\"path\":{\"type\":\"string\",\"description\":\"Directory or file (default: "
 		"workspace root)\"}},"
 		"\"additionalProperties\":false}",
-	.flags = TOOL_READ_ONLY,
+	.flags = TOOL_READ_ONLY | TOOL_CORE,
 	.start = ls_start,
 	.cancel = NULL,
+	.paths = tool_path_arg,
 };

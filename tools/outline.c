@@ -493,7 +493,8 @@ const struct tool tool_outline = {
 		"\"path\":{\"type\":\"string\",\"description\":\"File path, relative to the "
 		"workspace root or absolute\"}},"
 		"\"required\":[\"path\"],\"additionalProperties\":false}",
-	.flags = TOOL_READ_ONLY,
+	.flags = TOOL_READ_ONLY | TOOL_SHOWS_FILE,
 	.start = outline_start,
 	.cancel = NULL,
+	.paths = tool_path_arg,
 };

@@ -11,12 +11,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/fs.h"
+#include "base/json.h"
 #include "tools/stale.h"
 #include "llm/tool.h"
 #include "base/workspace.h"
@@ -282,6 +284,39 @@ read_start(struct tool_job *job, const cJSON *args)
 	buf_release(&abs);
 }
 
+/* read: the numbered lines shown ("%6ld\t..."): first and last number. */
+static void
+read_digest(const cJSON *args, const char *text, struct buf *out)
+{
+	const char *path = json_str(args, "path"), *p = text;
+	long first = -1, last = -1, total = 0;
+	const char *of = strstr(text, "[showing lines ");
+
+	while (*p) {
+		char *end;
+		long no = strtol(p, &end, 10);
+
+		if (end != p && *end == '\t') {
+			if (first < 0)
+				first = no;
+			last = no;
+		}
+		p = strchr(p, '\n');
+		if (!p)
+			break;
+		p++;
+	}
+	if (of && sscanf(of, "[showing lines %*d-%*d of %ld", &total) != 1)
+		total = 0;
+	buf_adds(out, "read ");
+	tool_add_short(out, path ? path : "?", TOOL_DIGEST_ARG_MAX);
+	if (first >= 0)
+		buf_addf(out, " lines %ld-%ld", first, last);
+	if (total > 0)
+		buf_addf(out, " of %ld", total);
+	buf_adds(out, "; read it again if needed]");
+}
+
 const struct tool tool_read = {
 	.name = "read",
 	.description =
@@ -298,7 +333,9 @@ const struct tool tool_read = {
 		"\"limit\":{\"type\":\"integer\",\"description\":\"Number of lines to show "
 		"(default and maximum 2000)\"}},"
 		"\"required\":[\"path\"],\"additionalProperties\":false}",
-	.flags = TOOL_READ_ONLY,
+	.flags = TOOL_READ_ONLY | TOOL_SHOWS_FILE | TOOL_CORE,
 	.start = read_start,
 	.cancel = NULL,
+	.paths = tool_path_arg,
+	.digest = read_digest,
 };

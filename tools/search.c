@@ -37,7 +37,7 @@ const struct tool tool_search = {
 		"{\"type\":\"object\",\"properties\":{"
 		"\"query\":{\"type\":\"string\",\"description\":\"A tool name or keyword; * loads every tool\"}},"
 		"\"required\":[\"query\"],\"additionalProperties\":false}",
-	.flags = TOOL_READ_ONLY,
+	.flags = TOOL_READ_ONLY | TOOL_DISCOVERY,
 	.start = search_start,
 	.cancel = NULL,
 };

@@ -22,6 +22,7 @@
 
 #include "base/diff.h"
 #include "base/fs.h"
+#include "base/json.h"
 #include "repo/repo.h"
 #include "tools/stale.h"
 #include "code/check.h"
@@ -58,121 +59,194 @@ make_parent(const char *abs, struct err *e)
 }
 
 /*
- * Old content for the diff: *exists says whether there is a file; *diffable
- * whether old holds its text.  -1 when the target cannot be written at all.
+ * The call and what it would do: write_plan fills it from the arguments,
+ * then write_start writes content and write_preview shows the diff -- one
+ * computation.
  */
+struct wplan {
+	struct buf abs;
+	const char *rel;
+	const char *content;
+	size_t len;
+	struct buf old;   /* the file's text when diffable */
+	int exists;       /* there is a file */
+	int diffable;     /* old holds its text */
+	int same;         /* it already has this content: nothing to write */
+	struct buf note;  /* the syntax check's note */
+	int worse;        /* content adds syntax errors */
+};
+
+#define WPLAN_INIT { BUF_INIT, NULL, NULL, 0, BUF_INIT, 0, 0, 0, BUF_INIT, 0 }
+
+static void
+wplan_release(struct wplan *w)
+{
+	buf_release(&w->abs);
+	buf_release(&w->old);
+	buf_release(&w->note);
+}
+
+/* Old content for the diff; -1 with why set when the target cannot be written at all. */
 static int
-load_old(struct tool_job *job, const char *abs, const char *rel, struct buf *old,
-	 int *exists, int *diffable)
+load_old(struct wplan *w, struct buf *why)
 {
 	struct stat st;
 	struct err e = ERR_INIT;
 
-	*exists = stat(abs, &st) == 0;
-	*diffable = 1;
-	if (!*exists)
+	w->exists = stat(w->abs.data, &st) == 0;
+	w->diffable = 1;
+	if (!w->exists)
 		return 0;
 	if (S_ISDIR(st.st_mode)) {
-		tool_job_fail(job, "%s is a directory; give a file path", rel);
+		buf_addf(why, "%s is a directory; give a file path", w->rel);
 		return -1;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		tool_job_fail(job, "%s is not a regular file; not written", rel);
+		buf_addf(why, "%s is not a regular file; not written", w->rel);
 		return -1;
 	}
 	if ((uintmax_t)st.st_size > WRITE_DIFF_MAX ||
-	    buf_read_file(old, abs, WRITE_DIFF_MAX, &e) < 0 ||
-	    fs_is_binary(old->data, old->len))
-		*diffable = 0;
+	    buf_read_file(&w->old, w->abs.data, WRITE_DIFF_MAX, &e) < 0 ||
+	    fs_is_binary(w->old.data, w->old.len))
+		w->diffable = 0;
 	return 0;
+}
+
+/*
+ * Everything the call would do, short of writing: the arguments, the path,
+ * the old file, the stale-write guard and the syntax check.  0 with w
+ * filled; -1 with why set to the line for the model.
+ */
+static int
+write_plan(const cJSON *args, const struct tool_env *env, struct wplan *w, struct buf *why)
+{
+	const cJSON *path = cJSON_GetObjectItemCaseSensitive(args, "path");
+	const cJSON *content = cJSON_GetObjectItemCaseSensitive(args, "content");
+	struct err e = ERR_INIT;
+
+	if (!cJSON_IsString(path) || !cJSON_IsString(content)) {
+		buf_adds(why, "write needs \"path\" (string) and \"content\" (string)");
+		return -1;
+	}
+	if (!*path->valuestring) {
+		buf_adds(why, "path is empty; give the file to write");
+		return -1;
+	}
+	if (workspace_resolve(env->root, env->allow_outside, path->valuestring, &w->abs, &e) < 0) {
+		buf_adds(why, e.msg);
+		return -1;
+	}
+	w->rel = workspace_rel(env->root, w->abs.data);
+	w->content = content->valuestring;
+	w->len = strlen(w->content);
+	if (load_old(w, why) < 0)
+		return -1;
+	if (w->exists && w->diffable && w->old.len == w->len && memcmp(w->old.data, w->content, w->len) == 0) {
+		w->same = 1;
+		return 0;
+	}
+	if (w->exists && tool_stale_check(env->stale, w->abs.data, w->rel, "overwriting", &e) < 0) {
+		buf_adds(why, e.msg);
+		return -1;
+	}
+	w->worse = code_check_check(w->rel, w->exists && w->diffable ? w->old.data : NULL, w->old.len,
+				    w->content, w->len, &w->note);
+	if (w->worse && env->syntax_reject) {
+		buf_addf(why, "%s\n%s not written: the content has syntax errors the old file did not; "
+			 "fix them and try again", w->note.data, w->rel);
+		return -1;
+	}
+	return 0;
+}
+
+/* The diff of the change (nothing when the old file is not text). */
+static void
+write_diff(const struct wplan *w, struct buf *d, int *added, int *removed)
+{
+	if (w->diffable)
+		diff_unified(w->rel, w->old.data, w->old.len, w->content, w->len, d, added, removed);
 }
 
 /* Report the write and attach the diff. */
 static void
-report(struct tool_job *job, const char *rel, const struct buf *old, const char *content,
-       size_t len, int exists, int diffable, const struct buf *note)
+report(struct tool_job *job, const struct wplan *w)
 {
 	struct buf d = BUF_INIT;
 	int added = 0, removed = 0;
 
-	if (diffable)
-		diff_unified(rel, old->data, old->len, content, len, &d, &added, &removed);
+	write_diff(w, &d, &added, &removed);
 	if (d.len)
 		job->diff = buf_detach(&d, NULL);
 	buf_release(&d);
-	buf_addf(&job->out, "%s %s (%zu lines, %zu bytes)", exists ? "overwrote" : "created", rel,
-		 count_lines(content, len), len);
-	if (exists && diffable)
+	buf_addf(&job->out, "%s %s (%zu lines, %zu bytes)", w->exists ? "overwrote" : "created", w->rel,
+		 count_lines(w->content, w->len), w->len);
+	if (w->exists && w->diffable)
 		buf_addf(&job->out, "; +%d -%d lines", added, removed);
-	if (note->len)
-		buf_addf(&job->out, "\n%s", note->data);
+	if (w->note.len)
+		buf_addf(&job->out, "\n%s", w->note.data);
 	tool_job_done(job);
 }
 
-/* Resolve, load the old text, write atomically, report. */
-static void
-write_file(struct tool_job *job, const char *abs, const char *content)
-{
-	const char *rel = workspace_rel(job->env->root, abs);
-	struct buf old = BUF_INIT, note = BUF_INIT;
-	struct err e = ERR_INIT;
-	size_t len = strlen(content);
-	int exists, diffable, worse;
-
-	if (load_old(job, abs, rel, &old, &exists, &diffable) < 0)
-		goto out;
-	if (exists && diffable && old.len == len && memcmp(old.data, content, len) == 0) {
-		buf_addf(&job->out, "%s already has this content (%zu lines); nothing written",
-			 rel, count_lines(content, len));
-		tool_stale_wrote(job->env->stale, abs, content, len);
-		tool_job_done(job);
-		goto out;
-	}
-	if (exists && tool_stale_check(job->env->stale, abs, rel, "overwriting", &e) < 0) {
-		tool_job_fail(job, "%s", e.msg);
-		goto out;
-	}
-	worse = code_check_check(rel, exists && diffable ? old.data : NULL, old.len, content, len,
-			     &note);
-	if (worse && job->env->syntax_reject) {
-		tool_job_fail(job, "%s\n%s not written: the content has syntax errors the old "
-			      "file did not; fix them and try again", note.data, rel);
-		goto out;
-	}
-	if (job->env->repo) /* so /undo can restore it, in git or not */
-		repo_note_file(job->env->repo, abs, NULL);
-	if (make_parent(abs, &e) < 0 || fs_write_atomic(abs, content, len, &e) < 0) {
-		tool_job_fail(job, "%s", e.msg);
-		goto out;
-	}
-	tool_stale_wrote(job->env->stale, abs, content, len);
-	report(job, rel, &old, content, len, exists, diffable, &note);
-out:
-	buf_release(&old);
-	buf_release(&note);
-}
-
-/* Entry point. */
+/* Entry point: plan, then write atomically and report. */
 static void
 write_start(struct tool_job *job, const cJSON *args)
 {
-	const cJSON *path = cJSON_GetObjectItemCaseSensitive(args, "path");
-	const cJSON *content = cJSON_GetObjectItemCaseSensitive(args, "content");
-	struct buf abs = BUF_INIT;
+	struct wplan w = WPLAN_INIT;
+	struct buf why = BUF_INIT;
 	struct err e = ERR_INIT;
 
-	if (!cJSON_IsString(path) || !cJSON_IsString(content)) {
-		tool_job_fail(job, "write needs \"path\" (string) and \"content\" (string)");
-		return;
+	if (write_plan(args, job->env, &w, &why) < 0) {
+		tool_job_fail(job, "%s", why.data);
+	} else if (w.same) {
+		buf_addf(&job->out, "%s already has this content (%zu lines); nothing written",
+			 w.rel, count_lines(w.content, w.len));
+		tool_stale_wrote(job->env->stale, w.abs.data, w.content, w.len);
+		tool_job_done(job);
+	} else {
+		if (job->env->repo) /* so /undo can restore it, in git or not */
+			repo_note_file(job->env->repo, w.abs.data, NULL);
+		if (make_parent(w.abs.data, &e) < 0 || fs_write_atomic(w.abs.data, w.content, w.len, &e) < 0) {
+			tool_job_fail(job, "%s", e.msg);
+		} else {
+			tool_stale_wrote(job->env->stale, w.abs.data, w.content, w.len);
+			report(job, &w);
+		}
 	}
-	if (!*path->valuestring)
-		tool_job_fail(job, "path is empty; give the file to write");
-	else if (workspace_resolve(job->env->root, job->env->allow_outside, path->valuestring, &abs,
-			    &e) < 0)
-		tool_job_fail(job, "%s", e.msg);
-	else
-		write_file(job, abs.data, content->valuestring);
-	buf_release(&abs);
+	buf_release(&why);
+	wplan_release(&w);
+}
+
+/*
+ * preview: the diff write_start would make (same plan), or why it would
+ * not.  Without env: the content as a new file (what a reloaded session shows).
+ */
+static int
+write_preview(const cJSON *args, const struct tool_env *env, struct buf *out)
+{
+	struct wplan w = WPLAN_INIT;
+	const char *path = json_str(args, "path"), *content = json_str(args, "content");
+	int rc = TOOL_PREVIEW_DIFF;
+
+	if (!env) {
+		if (!path || !content)
+			return TOOL_PREVIEW_NONE;
+		diff_unified(path, "", 0, content, strlen(content), out, NULL, NULL);
+		return TOOL_PREVIEW_DIFF;
+	}
+	if (write_plan(args, env, &w, out) < 0) {
+		rc = TOOL_PREVIEW_NONE;
+	} else if (w.same) {
+		buf_addf(out, "%s already has this content; nothing to write", w.rel);
+		rc = TOOL_PREVIEW_TEXT;
+	} else if (!w.diffable) {
+		buf_addf(out, "overwrite %s (%zu lines, %zu bytes); the old file is not text", w.rel,
+			 count_lines(w.content, w.len), w.len);
+		rc = TOOL_PREVIEW_TEXT;
+	} else {
+		write_diff(&w, out, NULL, NULL);
+	}
+	wplan_release(&w);
+	return rc;
 }
 
 const struct tool tool_write = {
@@ -188,7 +262,9 @@ const struct tool tool_write = {
 		"\"content\":{\"type\":\"string\",\"description\":\"The complete new content "
 		"of the file\"}},"
 		"\"required\":[\"path\",\"content\"],\"additionalProperties\":false}",
-	.flags = TOOL_MUTATES | TOOL_NEEDS_APPROVAL,
+	.flags = TOOL_MUTATES | TOOL_NEEDS_APPROVAL | TOOL_SHOWS_FILE | TOOL_EDITS | TOOL_CORE,
 	.start = write_start,
+	.preview = write_preview,
+	.paths = tool_path_arg,
 	.cancel = NULL,
 };

@@ -11,7 +11,6 @@
 #include <string.h>
 
 #include "base/json.h"
-#include "tools/bash_readonly.h"
 #include "llm/tool.h"
 
 /* A new turn starts exploring afresh. */
@@ -38,10 +37,8 @@ agent_cutoff_call_produces(const struct agent_call *c)
 
 	if (!agent_cutoff_is_producing(c->tool))
 		return 0;
-	if (strcmp(c->tool->name, "bash"))
-		return 1;
 	args = cJSON_ParseWithLength(c->args.data ? c->args.data : "", c->args.len);
-	ro = tool_bash_readonly_is_read_only(json_str(args, "command"));
+	ro = tool_is_read_only(c->tool, args);
 	cJSON_Delete(args);
 	return !ro;
 }

@@ -13,10 +13,11 @@
  * function of the conversation, so a resumed session digests exactly what
  * the original run had digested at the same turn.
  *
- * Digests (never longer than the result they replace; small results stay):
+ * Digests (never longer than the result they replace; small results stay)
+ * are the tool's own (struct tool.digest, llm/tool.h):
  *   read: path and line range;  bash: command, how it ended, last lines;
  *   grep: pattern, path and the number of matching lines;
- *   other tools: name, lines and bytes.
+ *   other tools (and unknown names): name, lines and bytes.
  * A digest starts with AGENT_MICROCOMPACT_MARK and is never digested again.
  */
 #ifndef HEARTH_AGENT_MICROCOMPACT_H

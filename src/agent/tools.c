@@ -17,7 +17,6 @@
 
 #include "base/json.h"
 #include "io/loop.h"
-#include "tools/bash_readonly.h"
 #include "llm/toolset.h"
 #include "base/xmalloc.h"
 
@@ -66,7 +65,7 @@ agent_maybe_checkpoint(struct agent *a, const struct tool *t, const cJSON *args)
 
 	if (a->changed || !a->opts.hooks.before_change || !(t->flags & TOOL_MUTATES))
 		return;
-	if (!strcmp(t->name, "bash") && tool_bash_readonly_is_read_only(json_str(args, "command")))
+	if (tool_is_read_only(t, args))
 		return;
 	a->changed = 1;
 	a->opts.hooks.before_change(a->opts.hooks.arg, &note);

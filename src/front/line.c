@@ -234,6 +234,17 @@ front_line_on_stdin(struct loop *l, int fd, int events, void *arg)
 	front_line_drain(r);
 }
 
+/* Whether the title already shows the whole detail ("NAME: DETAIL", or the same text). */
+static int
+front_line_title_says(const char *title, const char *detail)
+{
+	size_t tl = strlen(title), dl = strlen(detail);
+
+	if (!strcmp(title, detail))
+		return 1;
+	return tl >= dl + 2 && !strcmp(title + tl - dl, detail) && !strncmp(title + tl - dl - 2, ": ", 2);
+}
+
 /* The gate asks: show the call and read y / n / a from stdin. */
 static void
 front_line_ask(void *arg, const struct perm_gate_question *q)
@@ -243,7 +254,7 @@ front_line_ask(void *arg, const struct perm_gate_question *q)
 
 	buf_addf(&b, "? allow %s\n  (%s)", q->title, q->why);
 	front_line_say(r, b.data);
-	if (*q->detail && strcmp(q->detail, q->title + (strncmp(q->title, "bash: ", 6) ? 0 : 6)))
+	if (*q->detail && !front_line_title_says(q->title, q->detail))
 		front_line_say(r, q->detail);
 	buf_reset(&b);
 	buf_addf(&b, "y = yes, n = no, a = always (%s) [y/N/a] ", q->always);

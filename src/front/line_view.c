@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "base/sanitize.h"
+#include "front/output_json.h"
 
 /* Streamed text: hold back an incomplete UTF-8 tail until the next delta. */
 void
@@ -76,8 +77,8 @@ front_line_view_on_tool_start(void *arg, const struct agent_call *c)
 	struct front_line *r = arg;
 	struct buf b = BUF_INIT;
 
-	buf_addf(&b, "● %s %.*s", c->name, (int)(c->args.len > 100 ? 100 : c->args.len),
-		 c->args.data);
+	buf_adds(&b, "● ");
+	front_output_json_call_summary(c, &b); /* "read src/a.c": the tool's describe() */
 	front_line_say(r, b.data);
 	buf_release(&b);
 }

@@ -7,6 +7,7 @@
 
 #include "base/json.h"
 #include "base/sanitize.h"
+#include "llm/tool.h"
 
 /* Add a sanitised UTF-8 string member. */
 void
@@ -51,22 +52,19 @@ front_output_json_input(const char *args, size_t n)
 void
 front_output_json_call_summary(const struct agent_call *c, struct buf *out)
 {
-	cJSON *v = json_parse(c->args.data, c->args.len, NULL), *it;
+	cJSON *v = json_parse(c->args.data, c->args.len, NULL);
+	struct buf d = BUF_INIT;
 
 	buf_adds(out, c->name);
 	if (cJSON_IsObject(v))
-		cJSON_ArrayForEach(it, v) {
-			if (cJSON_IsString(it)) {
-				size_t n = strlen(it->valuestring);
-				const char *nl = strchr(it->valuestring, '\n');
+		tool_describe(c->tool ? c->tool : tool_find(c->name), v, &d);
+	if (d.len) {
+		size_t n = strcspn(d.data, "\n");
 
-				if (nl)
-					n = (size_t)(nl - it->valuestring);
-				buf_addch(out, ' ');
-				sanitize_term(out, it->valuestring, n > 80 ? 80 : n);
-				break;
-			}
-		}
+		buf_addch(out, ' ');
+		sanitize_term(out, d.data, n > 80 ? 80 : n);
+	}
+	buf_release(&d);
 	cJSON_Delete(v);
 }
 

@@ -26,7 +26,7 @@ void front_output_json_add_str(cJSON *o, const char *key, const char *s, size_t 
 cJSON *front_output_json_obj(const char *type, const char *subtype);
 /* Tool arguments as a JSON value: parsed, or the raw text as a string when not JSON. */
 cJSON *front_output_json_input(const char *args, size_t n);
-/* Append to out the call's name and its first string argument (first line, 80 bytes at most). */
+/* Append to out the call's name and its header (struct tool.describe: first line, 80 bytes at most). */
 void front_output_json_call_summary(const struct agent_call *c, struct buf *out);
 /* Add o.agent_microcompact: events, digested, bytes before/after, and ratio (null when nothing). */
 void front_output_json_microcompact(cJSON *o, const struct agent_microcompact_stats *mc);

@@ -9,6 +9,14 @@
  * callback (bash).  cancel() asks a running job to stop; it must still end
  * with tool_job_done (is_error set, the output so far kept).
  *
+ * Besides running, a tool answers for its own calls (the members after
+ * cancel, like a tmux command-table entry): the change a call would make
+ * (preview, by the code that makes it), the files it names (paths),
+ * whether it only reads (read_only), the digest of an old result (digest)
+ * and its one-line header (describe); its flags say the rest (a shell
+ * tool, a discovery tool, what its result quotes).  The core asks these
+ * and never compares a tool's name (mk/lint.sh section 4).
+ *
  * Results are text for the model: job->out.  Errors are data: set
  * job->is_error and write one line that says what went wrong and what to
  * do next ("old_text not found in src/a.c; closest lines: ...").  Tools
@@ -31,8 +39,18 @@ struct toolset;
 enum {
 	TOOL_READ_ONLY = 1,      /* safe to run in parallel with other read-only calls */
 	TOOL_MUTATES = 2,        /* changes files: checkpoint before, diff after */
-	TOOL_NEEDS_APPROVAL = 4  /* ask in "ask" approval mode */
+	TOOL_NEEDS_APPROVAL = 4, /* ask in "ask" approval mode */
+	TOOL_SHELL = 8,          /* args "command" is a shell command line (tool_command):
+				  * permission rules match its segments */
+	TOOL_DISCOVERY = 16,     /* finds and loads deferred tools (tool_search): its calls
+				  * are replayed on resume, the prompt lists what it can load */
+	TOOL_SHOWS_FILE = 32,    /* the result quotes the file paths() names (privacy) */
+	TOOL_SHOWS_MATCHES = 64, /* the result is "file:line:text" rows (privacy) */
+	TOOL_EDITS = 128,        /* a successful call changed the files paths() names */
+	TOOL_CORE = 256          /* offered up front, never deferred behind tool_search */
 };
+
+#define TOOL_DIGEST_ARG_MAX 160 /* bytes of an argument quoted in a digest */
 
 /* What a tool may use: the loop, the workspace, limits from settings. */
 struct tool_env {
@@ -67,6 +85,14 @@ struct tool_job {
 	int finished;
 };
 
+/*
+ * A tool's entry: what it is and what it knows about its own calls.
+ * Every member after cancel is optional (NULL: the default named with the
+ * tool_* function that calls it, below).  All of them take the call's
+ * parsed arguments, which may be anything the model sent (not validated):
+ * a member must cope with missing or mistyped fields.  They never draw,
+ * print or change anything.
+ */
 struct tool {
 	const char *name;
 	const char *description;
@@ -74,7 +100,53 @@ struct tool {
 	unsigned flags;
 	void (*start)(struct tool_job *job, const cJSON *args);
 	void (*cancel)(struct tool_job *job); /* NULL for synchronous tools */
+	/*
+	 * Append to out what the call would do, computed by the same code
+	 * that does it: the unified diff of a file change (returns
+	 * TOOL_PREVIEW_DIFF), the command (TOOL_PREVIEW_TEXT), or nothing
+	 * when the call would fail (TOOL_PREVIEW_NONE; out may hold the
+	 * reason).  env may be NULL (no workspace, e.g. a saved session
+	 * reloaded): then a tool previews what it can from args alone.
+	 */
+	int (*preview)(const cJSON *args, const struct tool_env *env, struct buf *out);
+	/* Store up to max path arguments the call names (borrowed from args) in v; the count. */
+	size_t (*paths)(const cJSON *args, const char **v, size_t max);
+	/* Whether this call only reads (may run without approval, changes nothing). */
+	int (*read_only)(const cJSON *args);
+	/* Append the MicroCompact digest of an old result (text) of this call:
+	 * a short paragraph ending in "]" (it follows the agent's opening mark). */
+	void (*digest)(const cJSON *args, const char *text, struct buf *out);
+	/* Append the one-line header of this call for transcripts ("src/a.c", "make test"). */
+	void (*describe)(const cJSON *args, struct buf *out);
 };
+
+enum { TOOL_PREVIEW_NONE = -1, TOOL_PREVIEW_TEXT = 0, TOOL_PREVIEW_DIFF = 1 };
+
+/*
+ * The contract with its defaults (t non-NULL; args may be NULL).
+ * tool_preview: t->preview; default TOOL_PREVIEW_NONE.
+ * tool_paths: t->paths; default 0.
+ * tool_is_read_only: t->read_only; default the TOOL_READ_ONLY flag.
+ * tool_digest: t->digest; default "NAME, N lines, M bytes; run it again if needed".
+ * tool_describe: t->describe; default (also for t NULL, an unknown tool)
+ * the first string among "path", "command", "pattern", "file", "query",
+ * "url", else args' JSON cut to 60 bytes (an MCP tool gets this).
+ * Every out is the caller's buffer, appended to.
+ * tool_command: the shell command of a TOOL_SHELL call, borrowed from args; NULL otherwise.
+ */
+int tool_preview(const struct tool *t, const cJSON *args, const struct tool_env *env, struct buf *out);
+size_t tool_paths(const struct tool *t, const cJSON *args, const char **v, size_t max);
+int tool_is_read_only(const struct tool *t, const cJSON *args);
+void tool_digest(const struct tool *t, const cJSON *args, const char *text, struct buf *out);
+void tool_describe(const struct tool *t, const cJSON *args, struct buf *out);
+const char *tool_command(const struct tool *t, const cJSON *args);
+
+/* Helpers for members: the lines of text (a last one without newline counts);
+ * s on one line (newlines and tabs become spaces) cut to max bytes with "…". */
+long tool_count_lines(const char *text);
+void tool_add_short(struct buf *out, const char *s, size_t max);
+/* paths for tools whose one path argument is "path" (read, write, edit, ...). */
+size_t tool_path_arg(const cJSON *args, const char **v, size_t max);
 
 /* Prepare a job (out empty); release with tool_job_release. */
 void tool_job_init(struct tool_job *job, const struct tool *t, const struct tool_env *env,

@@ -14,18 +14,11 @@
 #include "base/json.h"
 #include "llm/tool.h"
 
-const char *const toolset_core[] = { "read", "write", "edit", "bash", "grep", "find", "ls", "remember", NULL };
-
-/* Whether name is one of the core tools. */
+/* Whether t is a core tool (TOOL_CORE: offered up front). */
 int
-toolset_is_core(const char *name)
+toolset_is_core(const struct tool *t)
 {
-	size_t i;
-
-	for (i = 0; toolset_core[i]; i++)
-		if (!strcmp(toolset_core[i], name))
-			return 1;
-	return 0;
+	return (t->flags & TOOL_CORE) != 0;
 }
 
 /* Bytes of the schema entry as the wire sends it, in tokens (about 4 bytes each). */
@@ -46,7 +39,7 @@ toolset_deferrable_tokens(const struct tool *const *enabled, size_t n, const str
 	size_t i, ndefer = 0;
 
 	for (i = 0; i < n; i++)
-		if (!toolset_is_core(enabled[i]->name) && enabled[i] != search) {
+		if (!toolset_is_core(enabled[i]) && enabled[i] != search) {
 			tok += toolset_schema_tokens(enabled[i]);
 			ndefer++;
 		}
@@ -72,10 +65,10 @@ toolset_init(struct toolset *ts, const struct tool *const *enabled, size_t n, in
 
 	memset(ts, 0, sizeof *ts);
 	for (i = 0; i < n; i++)
-		if (!toolset_is_core(enabled[i]->name))
+		if (!toolset_is_core(enabled[i]))
 			ndefer++;
 	for (i = 0; i < n && ts->noffered < TOOLSET_MAX - 1; i++) {
-		if (defer && ndefer && !toolset_is_core(enabled[i]->name)) {
+		if (defer && ndefer && !toolset_is_core(enabled[i])) {
 			ts->deferred[ts->ndeferred++] = enabled[i];
 			ts->saved_tokens += toolset_schema_tokens(enabled[i]);
 		} else {
@@ -134,7 +127,7 @@ toolset_auto_switch(struct toolset *ts)
 	if (tok < ts->auto_min)
 		return;
 	for (i = 0; i < ts->noffered; i++) {
-		if (toolset_is_core(ts->offered[i]->name))
+		if (toolset_is_core(ts->offered[i]))
 			ts->offered[k++] = ts->offered[i];
 		else if (ts->ndeferred < TOOLSET_MAX)
 			ts->deferred[ts->ndeferred++] = ts->offered[i];
@@ -271,6 +264,22 @@ toolset_search(struct toolset *ts, const char *query, struct buf *out)
 	return 0;
 }
 
+/* Whether the tool called `name` among ts's is a discovery tool (tool_search). */
+static int
+toolset_discovers(const struct toolset *ts, const char *name)
+{
+	size_t i;
+
+	if (!name)
+		return 0;
+	if (ts->search && !strcmp(ts->search->name, name))
+		return (ts->search->flags & TOOL_DISCOVERY) != 0;
+	for (i = 0; i < ts->noffered; i++)
+		if (!strcmp(ts->offered[i]->name, name))
+			return (ts->offered[i]->flags & TOOL_DISCOVERY) != 0;
+	return 0;
+}
+
 /* Replay the queries of every tool_search call in c, in order. */
 void
 toolset_replay(struct toolset *ts, const struct conv *c)
@@ -284,7 +293,7 @@ toolset_replay(struct toolset *ts, const struct conv *c)
 			cJSON *args;
 			const char *q;
 
-			if (b->kind != CONV_TOOL_CALL || !b->name || strcmp(b->name, "tool_search"))
+			if (b->kind != CONV_TOOL_CALL || !toolset_discovers(ts, b->name))
 				continue;
 			args = cJSON_Parse(b->text ? b->text : "");
 			if ((q = json_str(args, "query")) != NULL && *q)

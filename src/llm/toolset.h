@@ -46,10 +46,8 @@ struct toolset {
 	const struct tool *search; /* tool_search, for toolset_auto */
 };
 
-/* The core tools' names, NULL-terminated (offered up front). */
-extern const char *const toolset_core[];
-/* Whether name is a core tool. */
-int toolset_is_core(const char *name);
+/* Whether t is a core tool (flag TOOL_CORE: offered up front, never deferred). */
+int toolset_is_core(const struct tool *t);
 /*
  * Split the enabled tools (fixed order) into offered and deferred; with
  * defer = 0, or when nothing would be deferred, everything is offered and

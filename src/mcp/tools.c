@@ -124,6 +124,9 @@ make_tool(struct mcp_server *s, const struct mcp_wire_tool *w)
 	t->t.flags = w->read_only ? TOOL_READ_ONLY : TOOL_MUTATES | TOOL_NEEDS_APPROVAL;
 	t->t.start = mcp_tools_start;
 	t->t.cancel = mcp_tools_cancel;
+	/* a "path" argument is held to the workspace like a built-in tool's; the
+	 * other members keep their defaults (arguments as JSON, no preview) */
+	t->t.paths = tool_path_arg;
 	t->next = s->m->tools;
 	s->m->tools = t;
 	return t;

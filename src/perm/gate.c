@@ -15,15 +15,12 @@
 #include <unistd.h>
 
 #include "base/cfg.h"
-#include "base/diff.h"
 #include "perm/hooks.h"
 #include "session/journal.h"
 #include "base/json.h"
 #include "io/loop.h"
-#include "base/workspace.h"
 #include "base/xmalloc.h"
 
-#define PERM_GATE_MAX_FILE (4u << 20)     /* files read for a diff preview */
 #define PERM_GATE_MAX_OUTPUT (64u << 10)  /* tool output given to post_tool hooks */
 
 struct perm_gate_pending {
@@ -34,6 +31,8 @@ struct perm_gate_pending {
 	struct buf why, title, detail, always;
 	struct perm_hooks_run *run;
 	int asking;
+	int described; /* title and detail hold the call's description and preview */
+	int is_diff;   /* detail is a unified diff */
 };
 
 struct perm_gate {
@@ -110,6 +109,8 @@ perm_gate_clear(struct perm_gate *g)
 	p->args = NULL;
 	p->agent = NULL;
 	p->asking = 0;
+	p->described = 0;
+	p->is_diff = 0;
 	buf_reset(&p->why);
 	buf_reset(&p->title);
 	buf_reset(&p->detail);
@@ -236,65 +237,39 @@ perm_gate_notified(void *arg, const struct perm_hooks_result *r)
 	perm_gate_problems(arg, r);
 }
 
-/* Append the file's text (up to PERM_GATE_MAX_FILE) to out; 0 when it could not be read. */
-static int
-perm_gate_read(const char *abs, struct buf *out)
-{
-	struct err e = ERR_INIT;
-
-	return access(abs, F_OK) == 0 && buf_read_file(out, abs, PERM_GATE_MAX_FILE, &e) == 0;
-}
-
-/* The diff an edit or write would make, for the question. */
-static void
-perm_gate_preview(struct perm_gate *g, const char *name, const cJSON *args, struct buf *out)
-{
-	const char *path = json_str(args, "path"), *content = json_str(args, "content");
-	const char *old = json_str(args, "old_text"), *new = json_str(args, "new_text");
-	struct buf abs = BUF_INIT, cur = BUF_INIT, next = BUF_INIT;
-	struct err e = ERR_INIT;
-	const char *at;
-
-	if (!path || workspace_resolve(g->env->root, 1, path, &abs, &e) < 0)
-		goto out;
-	perm_gate_read(abs.data, &cur);
-	if (!strcmp(name, "write") && content) {
-		diff_unified(workspace_rel(g->env->root, abs.data), cur.data, cur.len, content, strlen(content),
-			     out, NULL, NULL);
-	} else if (!strcmp(name, "edit") && old && new && *old && (at = strstr(cur.data, old)) != NULL) {
-		buf_add(&next, cur.data, (size_t)(at - cur.data));
-		buf_adds(&next, new);
-		buf_adds(&next, at + strlen(old));
-		diff_unified(workspace_rel(g->env->root, abs.data), cur.data, cur.len, next.data, next.len,
-			     out, NULL, NULL);
-	} else if (old && new) {
-		diff_unified(path, old, strlen(old), new, strlen(new), out, NULL, NULL);
-	}
-out:
-	buf_release(&abs);
-	buf_release(&cur);
-	buf_release(&next);
-}
-
-/* The question's title and detail for the pending call. */
+/*
+ * The question's title and detail for the pending call: the detail is
+ * the tool's own preview (the diff its code would write, the command),
+ * else the arguments as JSON after why no preview could be made.
+ */
 static void
 perm_gate_describe(struct perm_gate *g)
 {
 	struct perm_gate_pending *p = &g->pend;
-	const char *cmd = json_str(p->args, "command"), *path = json_str(p->args, "path");
+	const char *cmd = tool_command(p->tool, p->args), *path = NULL;
+	int kind;
 
-	if (!strcmp(p->tool->name, "bash") && cmd) {
+	if (p->described)
+		return;
+	p->described = 1;
+	buf_reset(&p->title);
+	buf_reset(&p->detail);
+	if (cmd) {
 		const char *nl = strchr(cmd, '\n');
 
-		buf_addf(&p->title, "bash: %.*s%s", nl ? (int)(nl - cmd) : (int)strlen(cmd), cmd, nl ? " …" : "");
-		buf_adds(&p->detail, cmd);
-		return;
+		buf_addf(&p->title, "%s: %.*s%s", p->tool->name, nl ? (int)(nl - cmd) : (int)strlen(cmd), cmd,
+			 nl ? " …" : "");
+	} else {
+		tool_paths(p->tool, p->args, &path, 1);
+		buf_addf(&p->title, "%s%s%s", p->tool->name, path ? " " : "", path ? path : "");
 	}
-	buf_addf(&p->title, "%s%s%s", p->tool->name, path ? " " : "", path ? path : "");
-	perm_gate_preview(g, p->tool->name, p->args, &p->detail);
-	if (!p->detail.len) {
+	kind = tool_preview(p->tool, p->args, g->env, &p->detail);
+	p->is_diff = kind == TOOL_PREVIEW_DIFF;
+	if (kind == TOOL_PREVIEW_NONE) {
 		char *s = json_print(p->args);
 
+		if (p->detail.len)
+			buf_adds(&p->detail, "\n");
 		buf_adds(&p->detail, s);
 		free(s);
 	}
@@ -327,6 +302,9 @@ perm_gate_refuse_unasked(struct perm_gate *g)
 	perm_always_rules(&g->perm, p->tool, p->args, g->env->root, &p->always);
 	buf_addf(&note, "refused %s: it needs approval (%s) and print mode cannot ask; rerun with --yes or --approval yolo, or allow it in settings: \"permissions\": {\"allow\": [\"%s\"]}",
 		 p->title.data, p->why.data, p->always.len ? p->always.data : p->tool->name);
+	if (p->detail.len)
+		buf_addf(&note, "\nthe call would have %s:\n%s", p->is_diff ? "made this change" : "run",
+			 p->detail.data);
 	perm_gate_notice(g, note.data);
 	buf_addf(&model, "Not run: this call needs the user's approval (%s) and none can be given in this non-interactive run. Do not retry it; finish what you can without it and tell the user what you wanted to run.",
 		 p->why.data);
@@ -353,6 +331,7 @@ perm_gate_decide(struct perm_gate *g)
 	}
 	perm_always_rules(&g->perm, p->tool, p->args, g->env->root, &p->always);
 	q.tool = p->tool->name;
+	q.is_diff = p->is_diff;
 	q.title = p->title.data;
 	q.detail = p->detail.data;
 	q.why = p->why.data;
@@ -412,6 +391,10 @@ perm_gate_pre_tool(void *arg, struct agent *a, const struct agent_call *c, const
 	o = perm_gate_event(g, PERM_HOOKS_PRE_TOOL);
 	cJSON_AddStringToObject(o, "tool_name", c->name);
 	cJSON_AddItemToObject(o, "tool_input", cJSON_Duplicate(args, 1));
+	if (perm_hooks_count(g->hooks, PERM_HOOKS_PRE_TOOL, c->name)) {
+		perm_gate_describe(g);
+		cJSON_AddStringToObject(o, "tool_preview", p->detail.data ? p->detail.data : "");
+	}
 	p->run = perm_gate_hooks(g, PERM_HOOKS_PRE_TOOL, c->name, o, perm_gate_hooks_done, g);
 }
 

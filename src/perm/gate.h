@@ -37,7 +37,10 @@ struct perm_gate;
 struct perm_gate_question {
 	const char *tool;   /* tool name */
 	const char *title;  /* one line: "bash: make test", "edit src/a.c" */
-	const char *detail; /* the command, or the diff the call would make ("" = none) */
+	const char *detail; /* the tool's preview (struct tool.preview): the command, or the
+			     * diff the call would make, computed by the code that makes it;
+			     * else why there is none and the arguments as JSON */
+	int is_diff;        /* detail is a unified diff */
 	const char *why;    /* why it asks */
 	const char *always; /* the session rules "always" adds, one per line */
 };

@@ -401,16 +401,16 @@ perm_find(const struct perm_rules *l, const struct perm_subject *s)
 	return NULL;
 }
 
-/* Whether one bash segment is allowed by the allow or session rules. */
+/* Whether one segment of a shell tool's command is allowed by the allow or session rules. */
 static int
-perm_seg_allowed(const struct perm *p, const char *seg)
+perm_seg_allowed(const struct perm *p, const char *tool, const char *seg)
 {
 	const struct perm_rules *ls[2] = { &p->lists[PERM_LIST_ALLOW], &p->lists[PERM_LIST_SESSION] };
 	size_t i, j;
 
 	for (i = 0; i < 2; i++)
 		for (j = 0; j < ls[i]->n; j++)
-			if (perm_tool_matches(ls[i]->v[j].tool, "bash") &&
+			if (perm_tool_matches(ls[i]->v[j].tool, tool) &&
 			    (!ls[i]->v[j].pattern || perm_rule_seg(&ls[i]->v[j], seg, 1)))
 				return 1;
 	return 0;
@@ -428,7 +428,7 @@ perm_allowed(const struct perm *p, const struct perm_subject *s)
 	if (!s->nsegs)
 		return 0;
 	for (i = 0; i < s->nsegs; i++, seg += strlen(seg) + 1)
-		if (!perm_seg_allowed(p, seg) && !tool_bash_readonly_is_read_only(seg))
+		if (!perm_seg_allowed(p, s->tool, seg) && !tool_bash_readonly_is_read_only(seg))
 			return 0;
 	return 1;
 }
@@ -437,21 +437,21 @@ perm_allowed(const struct perm *p, const struct perm_subject *s)
 static void
 perm_subject(struct perm_subject *s, const struct tool *t, const cJSON *args, const char *root)
 {
-	const char *path = json_str(args, "path");
+	const char *path = NULL;
 	struct err e = ERR_INIT;
 
 	memset(s, 0, sizeof *s);
 	buf_init(&s->segs, 0);
 	buf_init(&s->abs, 0);
 	s->tool = t->name;
-	if (!strcmp(t->name, "bash")) {
-		s->command = json_str(args, "command");
+	if (t->flags & TOOL_SHELL) {
+		s->command = tool_command(t, args);
 		if (!s->command)
 			s->command = "";
 		s->nsegs = perm_segments(s->command, &s->segs);
 		return;
 	}
-	if (!path && !cJSON_GetObjectItemCaseSensitive(args, "path"))
+	if (!tool_paths(t, args, &path, 1))
 		return;
 	s->has_path = 1;
 	if (workspace_resolve(root, 1, path, &s->abs, &e) < 0) {
@@ -537,9 +537,9 @@ perm_check(const struct perm *p, const struct tool *t, const cJSON *args, const 
 	return v;
 }
 
-/* The "always" rule of one bash segment: "bash(w1 w2:*)", or the exact command. */
+/* The "always" rule of one shell segment: "bash(w1 w2:*)", or the exact command. */
 static void
-perm_always_seg(const char *seg, struct buf *out)
+perm_always_seg(const char *tool, const char *seg, struct buf *out)
 {
 	const char *sp = strchr(seg, ' '), *sp2;
 	size_t n = strlen(seg);
@@ -549,10 +549,10 @@ perm_always_seg(const char *seg, struct buf *out)
 	if (sp && sp[1] != '-' && !strpbrk(seg, "'\"$*?")) {
 		sp2 = strchr(sp + 1, ' ');
 		n = sp2 ? (size_t)(sp2 - seg) : n;
-		buf_addf(out, "bash(%.*s:*)", (int)n, seg);
+		buf_addf(out, "%s(%.*s:*)", tool, (int)n, seg);
 		return;
 	}
-	buf_addf(out, "bash(%s)", seg);
+	buf_addf(out, "%s(%s)", tool, seg);
 }
 
 /* Session rules for an "always" answer (see perm/perm.h). */
@@ -567,8 +567,8 @@ perm_always_rules(const struct perm *p, const struct tool *t, const cJSON *args,
 	perm_subject(&s, t, args, root);
 	if (s.command) {
 		for (i = 0, seg = s.segs.data; i < s.nsegs; i++, seg += strlen(seg) + 1)
-			if (!perm_seg_allowed(p, seg) && !tool_bash_readonly_is_read_only(seg))
-				perm_always_seg(seg, out);
+			if (!perm_seg_allowed(p, t->name, seg) && !tool_bash_readonly_is_read_only(seg))
+				perm_always_seg(t->name, seg, out);
 	} else if (s.has_path && s.outside) {
 		const char *slash = strrchr(s.abs.data, '/');
 

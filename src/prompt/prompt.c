@@ -20,12 +20,12 @@ prompt_deferred(struct buf *out, const struct tool *const *tools, size_t ntools)
 {
 	size_t i, n = 0;
 
-	for (i = 0; i < ntools && strcmp(tools[i]->name, "tool_search"); i++)
+	for (i = 0; i < ntools && !(tools[i]->flags & TOOL_DISCOVERY); i++)
 		;
 	if (i == ntools)
 		return;
 	for (i = 0; i < ntools; i++) {
-		if (toolset_is_core(tools[i]->name) || !strcmp(tools[i]->name, "tool_search"))
+		if (toolset_is_core(tools[i]) || (tools[i]->flags & TOOL_DISCOVERY))
 			continue;
 		buf_addf(out, "%s%s", n++ ? ", " : "Not loaded yet (call tool_search with the name first): ",
 			 tools[i]->name);

@@ -12,6 +12,7 @@
 #include "base/buf.h"
 #include "base/json.h"
 #include "base/xmalloc.h"
+#include "llm/tool.h"
 
 /* The result block answering call id, in the messages after index mi. */
 static const struct conv_block *
@@ -72,7 +73,8 @@ rs_call(struct route_failures *s, const struct route_policy *p, const struct con
 {
 	struct buf canon = BUF_INIT;
 	cJSON *args = cJSON_Parse(call->text ? call->text : "");
-	const char *cmd = json_str(args, "command");
+	const struct tool *t = call->name ? tool_find(call->name) : NULL;
+	const char *cmd = t ? tool_command(t, args) : NULL;
 
 	route_canon_args(call->text ? call->text : "", &canon);
 	if (s->ncalls == s->acalls) {
@@ -81,13 +83,12 @@ rs_call(struct route_failures *s, const struct route_policy *p, const struct con
 	}
 	s->calls[s->ncalls].name = xstrdup(call->name ? call->name : "");
 	s->calls[s->ncalls++].args = buf_detach(&canon, NULL);
-	if (res && !res->is_error && call->name &&
-	    (!strcmp(call->name, "write") || !strcmp(call->name, "edit"))) {
+	if (res && !res->is_error && t && (t->flags & TOOL_EDITS)) {
 		s->files_changed = 1;
 		*edited_since = 1;
 		rs_forget_calls(s); /* progress: a call repeated across a change is no loop */
 	}
-	if (res && call->name && !strcmp(call->name, "bash") && cmd &&
+	if (res && cmd &&
 	    route_is_test_command(p, cmd)) {
 		long prev = rs_last_run(s, cmd);
 

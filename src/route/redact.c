@@ -12,18 +12,13 @@
 #include "base/buf.h"
 #include "base/json.h"
 #include "base/xmalloc.h"
+#include "llm/tool.h"
 
-/* Whether name is one of the tools whose result is a file's contents. */
-static int
-route_redact_file_tool(const char *name)
+/* The tool a call block names (NULL: unknown, or no call). */
+static const struct tool *
+route_redact_tool(const struct conv_block *call)
 {
-	static const char *const tools[] = { "read", "outline", "write", "edit" };
-	size_t i;
-
-	for (i = 0; name && i < sizeof tools / sizeof tools[0]; i++)
-		if (!strcmp(name, tools[i]))
-			return 1;
-	return 0;
+	return call && call->name ? tool_find(call->name) : NULL;
 }
 
 /* Whether a shell command names a privacy-listed file. */
@@ -66,13 +61,17 @@ route_redact_find_call(const struct conv *c, size_t end, const char *id)
 	return NULL;
 }
 
-/* A private path argument of a call, or NULL (borrowed from args). */
+/* A private path the call names (struct tool.paths), or NULL (borrowed from args). */
 static const char *
-route_redact_private_path(const struct route_policy *p, const cJSON *args)
+route_redact_private_path(const struct route_policy *p, const struct tool *t, const cJSON *args)
 {
-	const char *path = json_str(args, "path");
+	const char *v[8];
+	size_t i, n = t ? tool_paths(t, args, v, sizeof v / sizeof v[0]) : 0;
 
-	return path && route_privacy_match(p, path) ? path : NULL;
+	for (i = 0; i < n; i++)
+		if (route_privacy_match(p, v[i]))
+			return v[i];
+	return NULL;
 }
 
 /* grep output without the lines of private files, one notice instead. */
@@ -110,16 +109,16 @@ static int
 route_redact_result(const struct route_policy *p, const struct conv_block *call,
 	      const struct conv_block *res, struct buf *out)
 {
+	const struct tool *t = route_redact_tool(call);
 	cJSON *args = call ? cJSON_Parse(call->text ? call->text : "") : NULL;
-	const char *path = route_redact_private_path(p, args), *text = res->text ? res->text : "";
+	const char *path = route_redact_private_path(p, t, args), *text = res->text ? res->text : "";
 	int changed = 0;
 
-	if (call && path && route_redact_file_tool(call->name)) {
+	if (path && (t->flags & TOOL_SHOWS_FILE)) {
 		changed = route_redact(p, path, text, strlen(text), out);
-	} else if (call && call->name && !strcmp(call->name, "grep")) {
+	} else if (t && (t->flags & TOOL_SHOWS_MATCHES)) {
 		changed = route_redact_grep(p, text, out);
-	} else if (call && call->name && !strcmp(call->name, "bash") &&
-		   route_redact_command_private(p, json_str(args, "command"))) {
+	} else if (t && tool_command(t, args) && route_redact_command_private(p, tool_command(t, args))) {
 		buf_addf(out, "[hearth: the output of this command (%zu bytes) is not shown to Claude: "
 			 "the command names a privacy-listed file (routing.privacy)]", strlen(text));
 		changed = 1;
@@ -130,29 +129,33 @@ route_redact_result(const struct route_policy *p, const struct conv_block *call,
 	return changed;
 }
 
-/* A write/edit call on a private path with its content arguments replaced. */
+/*
+ * A call that edits a private file (TOOL_EDITS: write, edit) with its
+ * content arguments -- every string argument but the paths -- replaced.
+ */
 static int
 route_redact_call(const struct route_policy *p, const struct conv_block *call, struct buf *out)
 {
-	static const char *const keys[] = { "content", "old_text", "new_text" };
-	cJSON *args = cJSON_Parse(call->text ? call->text : "");
-	const char *path = route_redact_private_path(p, args);
+	const struct tool *t = route_redact_tool(call);
+	cJSON *args = cJSON_Parse(call->text ? call->text : ""), *it;
+	const char *path = route_redact_private_path(p, t, args), *v[8];
+	size_t n = t ? tool_paths(t, args, v, sizeof v / sizeof v[0]) : 0, i;
 	int changed = 0;
-	size_t i;
 	char *s;
 
-	if (!path || !call->name || (strcmp(call->name, "write") && strcmp(call->name, "edit"))) {
+	if (!path || !(t->flags & TOOL_EDITS)) {
 		cJSON_Delete(args);
 		return 0;
 	}
-	for (i = 0; i < sizeof keys / sizeof keys[0]; i++) {
-		const char *v = json_str(args, keys[i]);
+	for (it = args->child; it; it = it->next) {
 		struct buf note = BUF_INIT;
 
-		if (!v)
+		for (i = 0; i < n && v[i] != it->valuestring; i++)
+			;
+		if (!cJSON_IsString(it) || i < n)
 			continue;
-		route_redact(p, path, v, strlen(v), &note);
-		cJSON_ReplaceItemInObjectCaseSensitive(args, keys[i], cJSON_CreateString(note.data));
+		route_redact(p, path, it->valuestring, strlen(it->valuestring), &note);
+		cJSON_SetValuestring(it, note.data);
 		buf_release(&note);
 		changed = 1;
 	}

@@ -3,6 +3,9 @@
 #   - a bash call that changes files is refused without --yes (the model is
 #     told why, stderr says how to allow it) and runs with --yes, with
 #     --approval yolo and with an allow rule;
+#   - an edit refused in mode ask shows on stderr the change it would have
+#     made, computed by the edit tool: every occurrence for replace_all, the
+#     hunk where it lands in a CRLF file;
 #   - a deny rule refuses even with --yes;
 #   - the shipped extensions/hooks/block-git-push.sh blocks `git push` (the
 #     model sees the hook's reason) and lets other commands run;
@@ -43,6 +46,31 @@ check "print: stderr says it was refused and how to allow it" \
 	sh -c "grep -q 'refused bash' '$ERR' && grep -q -- '--yes' '$ERR' && grep -qF 'bash(touch made.txt:*)' '$ERR'"
 check "print: the model is told it needs approval" tool_result "needs the user's approval"
 mock_stop
+
+# ---- print mode: the refusal shows the change that would have landed -------
+cat >"$E2E_TMP/preview.json" <<'EOS'
+{"turns": [
+  {"tool_calls": [{"name": "read", "arguments": {"path": "twice.txt"}}]},
+  {"tool_calls": [{"name": "edit", "arguments": {"path": "twice.txt", "old_text": "red", "new_text": "blue", "replace_all": true}}]},
+  {"tool_calls": [{"name": "read", "arguments": {"path": "dos.txt"}}]},
+  {"tool_calls": [{"name": "edit", "arguments": {"path": "dos.txt", "old_text": "three\nfour", "new_text": "THREE\nFOUR"}}]},
+  {"text": "Could not edit."}
+]}
+EOS
+printf 'red top\nmid\nred bottom\n' >"$REPO/twice.txt"
+printf 'one\r\ntwo\r\nthree\r\nfour\r\nfive\r\nsix\r\n' >"$REPO/dos.txt"
+mock_start "$E2E_TMP/preview.json"
+hearth_run preview -p --approval ask --server "$MOCK_URL" --cwd "$REPO" "recolor"
+check_rc "print preview: a refused edit does not fail the run" 0
+check "print preview: the files were not changed" \
+	sh -c "grep -q 'red bottom' '$REPO/twice.txt' && grep -q three '$REPO/dos.txt'"
+check "print preview: stderr names the refused edit" grep -q 'refused edit twice.txt' "$ERR"
+check "print preview: replace_all shows both occurrences changed" \
+	sh -c "grep -qx -- '+blue top' '$ERR' && grep -qx -- '+blue bottom' '$ERR'"
+check "print preview: the CRLF edit shows the hunk where it lands" \
+	sh -c "grep -qx -- '@@ -1,6 +1,6 @@' '$ERR' && grep -qx -- '+FOUR' '$ERR'"
+mock_stop
+rm -f "$REPO/twice.txt" "$REPO/dos.txt"
 
 mock_start bash_touch
 hearth_run yes -p --yes --server "$MOCK_URL" --cwd "$REPO" "make a file"

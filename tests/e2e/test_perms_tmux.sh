@@ -5,6 +5,10 @@
 #   does not ask again for the same command this session; /approval shows
 #   and sets the mode; an edit in mode ask shows the diff before it runs.
 #   line session: the same question as text, answered with y.
+#   the change asked about is the one that lands (the edit tool's own
+#   preview): an edit with replace_all shows every occurrence changed, an
+#   edit in a CRLF file shows the hunk where it lands, in the full-screen
+#   box and in the line session; after y the file holds exactly that.
 # shellcheck source=tests/e2e/lib.sh
 . "$(dirname "$0")/lib.sh"
 
@@ -83,6 +87,77 @@ cleanup_tmux
 mock_stop
 rm -f "$REPO/made.txt"
 git -C "$REPO" checkout -q hello.c
+
+# ---- the preview is what lands: replace_all and a CRLF file -------------------
+# twice.txt has "red" twice; dos.txt has CRLF line ends.  Each is read, then
+# edited in mode ask; the box must show the change the edit tool will make.
+cat >"$E2E_TMP/preview.json" <<'EOS'
+{"turns": [
+  {"tool_calls": [{"name": "read", "arguments": {"path": "twice.txt"}}]},
+  {"tool_calls": [{"name": "edit", "arguments": {"path": "twice.txt", "old_text": "red", "new_text": "blue", "replace_all": true}}]},
+  {"text": "Both reds are blue."},
+  {"tool_calls": [{"name": "read", "arguments": {"path": "dos.txt"}}]},
+  {"tool_calls": [{"name": "edit", "arguments": {"path": "dos.txt", "old_text": "three\nfour", "new_text": "THREE\nFOUR"}}]},
+  {"text": "Dos edited."}
+]}
+EOS
+preview_files() {
+	printf 'red top\nmid\nred bottom\n' >"$REPO/twice.txt"
+	printf 'one\r\ntwo\r\nthree\r\nfour\r\nfive\r\nsix\r\n' >"$REPO/dos.txt"
+}
+preview_files
+mock_start "$E2E_TMP/preview.json"
+$T new-session -d -s s -x 120 -y 40 \
+	"cd '$REPO' && HOME='$E2E_TMP/home' '$HEARTH_BIN' --tui --approval ask --server '$MOCK_URL'; echo HEARTH_EXITED rc=\$?; sleep 30"
+screen pv_ready "type a task"
+$T send-keys -t s "recolor" Enter
+screen pv_all_box "allow edit twice.txt \\?"
+screen pv_all_top '\+blue top'
+screen pv_all_bottom '\+blue bottom'
+check "tui: replace_all: not written before the answer" grep -q 'red bottom' "$REPO/twice.txt"
+$T send-keys -t s y
+screen pv_all_done "Both reds are blue\\."
+check "tui: replace_all: y wrote both occurrences" \
+	sh -c "test \"\$(cat '$REPO/twice.txt')\" = \"\$(printf 'blue top\nmid\nblue bottom')\""
+$T send-keys -t s "fix dos" Enter
+screen pv_crlf_box "allow edit dos.txt \\?"
+screen pv_crlf_hunk '@@ -1,6 \+1,6 @@'
+screen pv_crlf_new '\+FOUR'
+$T send-keys -t s y
+screen pv_crlf_done "Dos edited\\."
+check "tui: CRLF: y wrote the hunk shown, line ends kept" \
+	sh -c "printf 'one\r\ntwo\r\nTHREE\r\nFOUR\r\nfive\r\nsix\r\n' | cmp -s - '$REPO/dos.txt'"
+$T send-keys -t s C-c C-c
+screen pv_quit "HEARTH_EXITED rc=0"
+cleanup_tmux
+mock_stop
+
+# the same in the line session
+preview_files
+mock_start "$E2E_TMP/preview.json"
+$T new-session -d -s s -x 120 -y 40 \
+	"cd '$REPO' && HOME='$E2E_TMP/home' '$HEARTH_BIN' --line --approval ask --server '$MOCK_URL'"
+screen lpv_ready "type a task"
+$T send-keys -t s "recolor" Enter
+screen lpv_all_ask '\\? allow edit twice.txt'
+screen lpv_all_top '^\+blue top'
+screen lpv_all_bottom '^\+blue bottom'
+$T send-keys -t s y Enter
+screen lpv_all_done "Both reds are blue\\."
+check "line: replace_all: y wrote both occurrences" \
+	sh -c "test \"\$(cat '$REPO/twice.txt')\" = \"\$(printf 'blue top\nmid\nblue bottom')\""
+$T send-keys -t s "fix dos" Enter
+screen lpv_crlf_ask '\\? allow edit dos.txt'
+screen lpv_crlf_hunk '^@@ -1,6 \+1,6 @@'
+$T send-keys -t s y Enter
+screen lpv_crlf_done "Dos edited\\."
+check "line: CRLF: y wrote the hunk shown, line ends kept" \
+	sh -c "printf 'one\r\ntwo\r\nTHREE\r\nFOUR\r\nfive\r\nsix\r\n' | cmp -s - '$REPO/dos.txt'"
+$T send-keys -t s C-d
+sleep 0.5
+cleanup_tmux
+mock_stop
+rm -f "$REPO/twice.txt" "$REPO/dos.txt"
 
 # ---- line session ------------------------------------------------------------
 mock_start bash_touch

@@ -430,7 +430,7 @@ test_table_entry(void **state)
 	assert_non_null(cJSON_GetObjectItem(cJSON_GetObjectItem(schema, "properties"), "timeout"));
 	cJSON_Delete(schema);
 	assert_string_equal(tool_bash.name, "bash");
-	assert_int_equal(tool_bash.flags, TOOL_MUTATES | TOOL_NEEDS_APPROVAL);
+	assert_int_equal(tool_bash.flags, TOOL_MUTATES | TOOL_NEEDS_APPROVAL | TOOL_SHELL | TOOL_CORE);
 	assert_non_null(tool_bash.cancel);
 	assert_non_null(strstr(tool_bash.description, "workspace root"));
 }

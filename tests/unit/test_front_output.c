@@ -17,6 +17,8 @@
 #include <cjson/cJSON.h>
 
 #include "front/output.h"
+#include "front/output_json.h"
+#include "llm/tool.h"
 
 struct out {
 	int p[2], e[2];
@@ -242,6 +244,35 @@ test_closed_stdout(void **state)
 	drain(&o);
 }
 
+/* The "● read src/a.c" header of a call: the tool's describe(), first line, sanitised. */
+static void
+summary_is(const char *name, const char *args, const char *want)
+{
+	struct agent_call c;
+	struct buf out = BUF_INIT;
+
+	memset(&c, 0, sizeof c);
+	c.name = (char *)name;
+	buf_init(&c.args, 0);
+	buf_adds(&c.args, args);
+	c.tool = tool_find(name);
+	front_output_json_call_summary(&c, &out);
+	assert_string_equal(out.data, want);
+	buf_release(&out);
+	buf_release(&c.args);
+}
+
+static void
+test_call_summary(void **state)
+{
+	(void)state;
+	summary_is("read", "{\"offset\":3,\"path\":\"src/a.c\"}", "read src/a.c");
+	summary_is("bash", "{\"timeout\":5,\"command\":\"make -j2\\nmake test\"}", "bash make -j2");
+	summary_is("grep", "{\"pattern\":\"foo\",\"path\":\"src\"}", "grep src");
+	summary_is("mcp__gone__x", "{\"n\":1,\"url\":\"http://e\\u001b[31m\"}", "mcp__gone__x http://e^[[31m");
+	summary_is("edit", "not json", "edit");
+}
+
 int
 main(void)
 {
@@ -251,6 +282,7 @@ main(void)
 		cmocka_unit_test(test_stream_json_mode),
 		cmocka_unit_test(test_exit_codes),
 		cmocka_unit_test(test_closed_stdout),
+		cmocka_unit_test(test_call_summary),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -6,6 +6,10 @@
  * from the test, as a person would.  Covers deny rules, questions answered
  * yes / no / always, print mode without and with --yes, aborting while a
  * question waits, the diff shown for an edit, and hooks around calls.
+ * The diff asked about is the one that lands: an edit with replace_all and
+ * one in a CRLF file are asked about with exactly the diff their result
+ * reports after "yes" (the tool's own preview, not a copy of edit), in
+ * the question, in the print-mode refusal and in the pre_tool hook's event.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -33,7 +37,7 @@ struct env {
 	struct agent *agent;
 	struct perm_gate *gate;
 	/* the front end */
-	int ended, asked, withdrawn, notices;
+	int ended, asked, withdrawn, notices, is_diff;
 	enum agent_end end;
 	struct buf title, detail, always, why, notice;
 };
@@ -62,6 +66,7 @@ ui_ask(void *arg, const struct perm_gate_question *q)
 	buf_adds(&e->detail, q->detail);
 	buf_adds(&e->always, q->always);
 	buf_adds(&e->why, q->why);
+	e->is_diff = q->is_diff;
 }
 
 static void
@@ -325,6 +330,94 @@ test_edit_shows_diff(void **state)
 	assert_int_equal(e->end, AGENT_END_OK);
 }
 
+/* The diff part of the last result (after its first line "edited ...: replaced ..."). */
+static const char *
+result_diff(struct env *e)
+{
+	const char *r = last_result(e, NULL), *nl = strchr(r, '\n');
+
+	assert_non_null(strstr(r, "edited "));
+	assert_non_null(nl);
+	return nl + 1;
+}
+
+/* Ask about edit args on file f.txt holding `before`; answer yes; the question's diff is the result's. */
+static void
+edit_asked_as_landed(struct env *e, const char *before, const char *args, const char *after)
+{
+	char *got;
+
+	tu_write(e->ws.dir, "f.txt", before);
+	start(e, "{\"approval\": \"ask\"}", 1);
+	script(e, 0, "read", "{\"path\":\"f.txt\"}", NULL);
+	script(e, 1, "edit", args, NULL);
+	script(e, 2, NULL, NULL, "done");
+	turn(e, "t", 1);
+	assert_string_equal(e->title.data, "edit f.txt");
+	assert_true(e->is_diff);
+	got = tu_read(e->ws.dir, "f.txt");
+	assert_string_equal(got, before); /* nothing written before the answer */
+	free(got);
+	perm_gate_answer(e->gate, PERM_GATE_YES);
+	assert_true(tu_run_until(e->ws.loop, &e->ended, 5000));
+	assert_int_equal(e->end, AGENT_END_OK);
+	got = tu_read(e->ws.dir, "f.txt");
+	assert_string_equal(got, after);
+	free(got);
+	assert_string_equal(e->detail.data, result_diff(e));
+}
+
+static void
+test_edit_replace_all_asks_what_lands(void **state)
+{
+	struct env *e = *state;
+
+	edit_asked_as_landed(e, "red top\nmid\nred bottom\n",
+			     "{\"path\":\"f.txt\",\"old_text\":\"red\",\"new_text\":\"blue\",\"replace_all\":true}",
+			     "blue top\nmid\nblue bottom\n");
+	assert_non_null(strstr(e->detail.data, "\n-red top\n+blue top\n"));
+	assert_non_null(strstr(e->detail.data, "\n-red bottom\n+blue bottom\n"));
+}
+
+static void
+test_edit_crlf_asks_what_lands(void **state)
+{
+	struct env *e = *state;
+
+	edit_asked_as_landed(e, "one\r\ntwo\r\nthree\r\nfour\r\nfive\r\nsix\r\n",
+			     "{\"path\":\"f.txt\",\"old_text\":\"three\\nfour\",\"new_text\":\"THREE\\nFOUR\"}",
+			     "one\r\ntwo\r\nTHREE\r\nFOUR\r\nfive\r\nsix\r\n");
+	assert_non_null(strstr(e->detail.data, "@@ -1,6 +1,6 @@\n one\n two\n-three\n-four\n+THREE\n+FOUR\n five\n"));
+	assert_null(strchr(e->detail.data, '\r'));
+}
+
+/* Print mode: the refusal shows the change the call would have made; the pre_tool hook gets it too. */
+static void
+test_print_mode_shows_the_change(void **state)
+{
+	struct env *e = *state;
+	char *got;
+
+	tu_write(e->ws.dir, "f.txt", "red top\nmid\nred bottom\n");
+	start(e, "{\"approval\": \"ask\", \"hooks\": {\"pre_tool\": [\"cat > pre.json\"]}}", 0);
+	script(e, 0, "read", "{\"path\":\"f.txt\"}", NULL);
+	script(e, 1, "edit", "{\"path\":\"f.txt\",\"old_text\":\"red\",\"new_text\":\"blue\",\"replace_all\":true}", NULL);
+	script(e, 2, NULL, NULL, "done");
+	turn(e, "t", 0);
+	got = tu_read(e->ws.dir, "f.txt");
+	assert_string_equal(got, "red top\nmid\nred bottom\n");
+	free(got);
+	assert_non_null(strstr(e->notice.data, "refused edit f.txt: it needs approval"));
+	assert_non_null(strstr(e->notice.data, "the call would have made this change:\n--- a/f.txt\n"));
+	assert_non_null(strstr(e->notice.data, "\n-red top\n+blue top\n"));
+	assert_non_null(strstr(e->notice.data, "\n-red bottom\n+blue bottom\n"));
+	perm_gate_drain(e->gate);
+	got = tu_read(e->ws.dir, "pre.json");
+	assert_non_null(strstr(got, "\"tool_preview\":\"--- a/f.txt\\n"));
+	assert_non_null(strstr(got, "-red bottom\\n+blue bottom\\n"));
+	free(got);
+}
+
 static void
 test_hooks_around_calls(void **state)
 {
@@ -366,6 +459,9 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_print_mode, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_abort_while_asking, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_edit_shows_diff, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_edit_replace_all_asks_what_lands, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_edit_crlf_asks_what_lands, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_print_mode_shows_the_change, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hooks_around_calls, setup, teardown),
 	};
 

@@ -322,7 +322,8 @@ test_always(void **state)
 
 /* A tool that only needs approval (as MCP tools are flagged), with no path. */
 static const struct tool mcp_echo = {
-	"mcp__demo__echo", "echo", "{\"type\":\"object\"}", TOOL_NEEDS_APPROVAL, NULL, NULL
+	.name = "mcp__demo__echo", .description = "echo", .schema_json = "{\"type\":\"object\"}",
+	.flags = TOOL_NEEDS_APPROVAL,
 };
 
 static enum perm_verdict

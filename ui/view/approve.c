@@ -48,7 +48,7 @@ approve_show(struct approve *ap, const struct perm_gate_question *q)
 	buf_adds(&ap->always, q->always);
 	for (c = ap->always.data; (c = strchr(c, '\n')) != NULL;)
 		*c = ' ';
-	ap->is_diff = strcmp(q->tool, "bash") != 0 && !strncmp(ap->detail.data, "--- ", 4);
+	ap->is_diff = q->is_diff;
 	ap->nlines = ap->detail.len ? 1 : 0;
 	for (p = ap->detail.data; (p = strchr(p, '\n')) != NULL; p++)
 		ap->nlines++;

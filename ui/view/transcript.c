@@ -22,6 +22,7 @@
 #include "ui/term/theme.h"
 #include "ui/view/transcript.h"
 #include "base/xmalloc.h"
+#include "llm/tool.h"
 
 struct tpos {
 	struct grid *g; /* NULL: measure only */
@@ -492,21 +493,20 @@ transcript_on_event(struct view_transcript *tv, const struct llm_event *ev)
 	buf_release(&b);
 }
 
-/* Short arguments of a call: its main string argument, else the JSON cut short. */
+/* Short arguments of a call: the tool's describe(), else the JSON cut short. */
 static char *
-short_args(const char *json, size_t n)
+short_args(const char *name, const char *json, size_t n)
 {
-	static const char *const keys[] = { "path", "command", "pattern", "file", "query", "url" };
-	cJSON *root = cJSON_ParseWithLength(json, n), *v;
+	cJSON *root = cJSON_ParseWithLength(json, n);
+	struct buf d = BUF_INIT;
 	char *out = NULL;
-	size_t i;
 
-	for (i = 0; root && !out && i < sizeof(keys) / sizeof(keys[0]); i++) {
-		v = cJSON_GetObjectItemCaseSensitive(root, keys[i]);
-		if (cJSON_IsString(v))
-			out = xstrdup(v->valuestring);
-	}
+	if (root)
+		tool_describe(name ? tool_find(name) : NULL, root, &d);
 	cJSON_Delete(root);
+	if (d.len)
+		out = buf_detach(&d, NULL);
+	buf_release(&d);
 	if (!out) {
 		out = xmalloc((n > 60 ? 60 : n) + 1);
 		memcpy(out, json, n > 60 ? 60 : n);
@@ -522,7 +522,7 @@ transcript_tool_start(struct view_transcript *tv, const struct agent_call *c)
 	struct view_item *it = push(tv, VIEW_TOOL);
 
 	it->name = xstrdup(c->name ? c->name : "?");
-	it->args = short_args(c->args.data, c->args.len);
+	it->args = short_args(c->name, c->args.data, c->args.len);
 	it->call_id = c->id ? xstrdup(c->id) : NULL;
 	it->t_start_ms = c->t_start_ms;
 }

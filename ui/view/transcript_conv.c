@@ -13,6 +13,7 @@
 
 #include "base/diff.h"
 #include "ui/view/transcript.h"
+#include "llm/tool.h"
 
 /* Whether a line (at s, up to '\n') can belong to a unified diff body. */
 static int
@@ -79,22 +80,22 @@ transcript_conv_result(const struct conv *c, size_t i, const char *id)
 	return NULL;
 }
 
-/* A created file's diff: its whole `content` argument added. */
+/*
+ * A created file's diff: the tool's preview without a workspace (write:
+ * its whole content added), when the result says it created the file.
+ */
 static char *
-transcript_conv_write_diff(const struct conv_block *call, const struct conv_block *res)
+transcript_conv_created_diff(const struct conv_block *call, const struct conv_block *res)
 {
-	cJSON *root, *path, *content;
+	const struct tool *t = call->name ? tool_find(call->name) : NULL;
 	struct buf d = BUF_INIT;
-	int add = 0, del = 0;
+	cJSON *root;
 
-	if (!res->text || strncmp(res->text, "created ", 8) || !call->text)
+	if (!t || !(t->flags & TOOL_EDITS) || !res->text || strncmp(res->text, "created ", 8) || !call->text)
 		return NULL;
 	root = cJSON_Parse(call->text);
-	path = cJSON_GetObjectItemCaseSensitive(root, "path");
-	content = cJSON_GetObjectItemCaseSensitive(root, "content");
-	if (cJSON_IsString(path) && cJSON_IsString(content))
-		diff_unified(path->valuestring, "", 0, content->valuestring,
-		    strlen(content->valuestring), &d, &add, &del);
+	if (tool_preview(t, root, NULL, &d) != TOOL_PREVIEW_DIFF)
+		buf_reset(&d);
 	cJSON_Delete(root);
 	return d.len ? buf_detach(&d, NULL) : (buf_release(&d), NULL);
 }
@@ -118,9 +119,9 @@ transcript_conv_call(struct view_transcript *tv, const struct conv *c, size_t i,
 	if (res) {
 		buf_adds(&call.job.out, res->text ? res->text : "");
 		call.job.is_error = res->is_error;
-		if (!res->is_error && !strcmp(call.name, "write"))
-			call.job.diff = transcript_conv_write_diff(b, res);
-		else if (!res->is_error && res->text)
+		if (!res->is_error)
+			call.job.diff = transcript_conv_created_diff(b, res);
+		if (!res->is_error && !call.job.diff && res->text)
 			transcript_conv_result_diff(res->text, &d);
 		if (d.len)
 			call.job.diff = buf_detach(&d, NULL);
