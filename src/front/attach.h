@@ -1,7 +1,7 @@
 /*
  * front/attach: `@path` file references in a user's message — completion of the
  * path while typing, and attaching the files' contents when it is sent.
- * Shared by the full screen (ui/app_complete_path for Tab), the line session and
+ * Shared by the full screen (ui/app/complete for Tab), the line session and
  * print mode (`hearth -p "explain @src/x.c"`).
  *
  * A reference is '@' at the start of the message or after a blank or '(',

@@ -360,7 +360,6 @@ app_run(const struct front_line_deps *d)
 	approve_init(&a.ap);
 	keys_init(&a.keys);
 	editor_init(&a.ed);
-	a.ed.complete_root = d->env->root;
 	app_views(&a);
 	a.t0_ms = loop_now_ms(d->loop);
 	if (app_term(&a) < 0) { /* nothing of d used yet: the caller can fall back */
