@@ -107,7 +107,8 @@ app_keys_key(struct app *a, const struct keys_event *ev)
 	}
 	if ((ans = approve_key(&a->ap, ev)) != APPROVE_PASS) {
 		if (ans >= 0)
-			perm_gate_answer(a->d->gate, (enum perm_gate_answer)ans);
+			perm_gate_answer(a->d->gate, ans == APPROVE_YES ? PERM_GATE_YES :
+			    ans == APPROVE_ALWAYS ? PERM_GATE_ALWAYS : PERM_GATE_NO);
 		return;
 	}
 	if (a->search.active && transcript_search_key(&a->search, &a->tv, ev, a->lay.transcript))

@@ -212,8 +212,9 @@ static void
 app_turn_ask(void *arg, const struct perm_gate_question *q)
 {
 	struct app *a = arg;
+	const struct approve_question aq = { q->tool, q->title, q->detail, q->why, q->always };
 
-	approve_show(&a->ap, q);
+	approve_show(&a->ap, &aq);
 	if (getenv("TMUX") && a->term)
 		term_bell(a->term);
 	a->dirty = 1;
