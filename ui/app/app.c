@@ -186,6 +186,7 @@ app_on_probe(struct llama *lm, int rc, enum llm_err_kind kind, const char *msg, 
 {
 	struct app *a = arg;
 	const struct llama_info *info = llama_info(lm);
+	struct server_panel_info pi;
 	char line[512];
 
 	(void)kind;
@@ -201,7 +202,11 @@ app_on_probe(struct llama *lm, int rc, enum llm_err_kind kind, const char *msg, 
 	}
 	a->state = AS_READY;
 	a->server_down = 0;
-	server_panel_set_info(&a->srv, app_host(a), info);
+	pi.model = info->model_id;
+	pi.build = info->build_info;
+	pi.n_ctx = info->n_ctx;
+	pi.total_slots = info->total_slots;
+	server_panel_set_info(&a->srv, app_host(a), &pi);
 	snprintf(a->st.model, sizeof a->st.model, "%s", info->model_id ? info->model_id : "?");
 	snprintf(line, sizeof line, "hearth %s · %s · %s · ctx %ld per slot · %d slot%s · %s",
 	    HEARTH_VERSION, a->d->cfg->server_url, a->st.model, info->n_ctx, info->total_slots,

@@ -27,6 +27,8 @@ app_poll_on_slots(int status, const struct llama_slot *slots, size_t n, const st
     void *arg)
 {
 	struct app *a = arg;
+	struct server_panel_slot v[VIEW_SLOTS_MAX];
+	size_t i;
 
 	(void)e;
 	a->poll_inflight = 0;
@@ -35,7 +37,15 @@ app_poll_on_slots(int status, const struct llama_slot *slots, size_t n, const st
 	a->dirty = 1;
 	if (status == 200) {
 		a->poll_backoff = 0;
-		server_panel_set_slots(&a->srv, slots, n, llama_slot(a->d->llama), loop_now_ms(a->d->loop));
+		for (i = 0; i < n && i < VIEW_SLOTS_MAX; i++) {
+			v[i].id = slots[i].id;
+			v[i].n_ctx = slots[i].n_ctx;
+			v[i].is_processing = slots[i].is_processing;
+			v[i].n_prompt_tokens = slots[i].n_prompt_tokens;
+			v[i].n_prompt_tokens_processed = slots[i].n_prompt_tokens_processed;
+			v[i].n_decoded = slots[i].n_decoded;
+		}
+		server_panel_set_slots(&a->srv, v, i, llama_slot(a->d->llama), loop_now_ms(a->d->loop));
 	} else if (status == 501) {
 		a->poll_backoff = 0;
 		server_panel_no_slots(&a->srv);
