@@ -34,7 +34,7 @@
  * The message to send for msg: msg itself, then for each attached file a
  * block "<file path=\"REL\">\nCONTENT\n</file>" after a blank line.  When
  * redact is given (the turn goes to Claude), private files (the routing
- * privacy globs) are replaced by route_redact's notice.  notices gets one
+ * privacy globs) are replaced by route_privacy_redact's notice.  notices gets one
  * line per file attached ("attached src/x.c (1.2 KB)") or refused.
  * Returns the number of files attached.
  */

@@ -1,17 +1,62 @@
 /*
- * route/redact: the privacy filter over a conv copy (see route/redact.h).  Calls are
- * looked up by id among the assistant messages seen so far (a result
- * always follows its call), so one pass over the conv suffices.
+ * route/privacy: the privacy globs and the filter over a conv copy (see
+ * route/privacy.h).  Calls are looked up by id among the assistant
+ * messages seen so far (a result always follows its call), so one pass
+ * over the conv suffices.
  */
-#include "route/redact.h"
+#include "route/privacy.h"
 
 #include <cjson/cJSON.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/buf.h"
+#include "base/fs.h"
 #include "base/json.h"
 #include "base/xmalloc.h"
+
+/* The privacy glob covering path, or NULL. */
+static const char *
+route_privacy_glob(const struct route_policy *p, const char *path)
+{
+	const char *t;
+	size_t i;
+
+	if (!path || !*path)
+		return NULL;
+	for (i = 0; i < p->nprivacy; i++) {
+		if (fs_glob_match(p->privacy[i], path))
+			return p->privacy[i];
+		for (t = strchr(p->privacy[i], '/') ? strchr(path, '/') : NULL; t;
+		     t = strchr(t + 1, '/'))
+			if (t[1] && fs_glob_match(p->privacy[i], t + 1))
+				return p->privacy[i];
+	}
+	return NULL;
+}
+
+/* Whether path is private. */
+int
+route_privacy_match(const struct route_policy *p, const char *path)
+{
+	return route_privacy_glob(p, path) != NULL;
+}
+
+/* Content or its notice. */
+int
+route_privacy_redact(const struct route_policy *p, const char *path, const char *content, size_t len,
+	     struct buf *out)
+{
+	const char *g = route_privacy_glob(p, path);
+
+	if (!g) {
+		buf_add(out, content ? content : "", content ? len : 0);
+		return 0;
+	}
+	buf_addf(out, "[hearth: the contents of %s (%zu bytes) are not shown to Claude: "
+		 "it matches the privacy glob \"%s\" (routing.privacy)]", path, len, g);
+	return 1;
+}
 
 /* Whether name is one of the tools whose result is a file's contents. */
 static int
@@ -28,7 +73,7 @@ route_redact_file_tool(const char *name)
 
 /* Whether a shell command names a privacy-listed file. */
 int
-route_redact_command_private(const struct route_policy *p, const char *cmd)
+route_privacy_command(const struct route_policy *p, const char *cmd)
 {
 	static const char seps[] = " \t\n\"'`<>|;&()=$";
 	const char *s = cmd;
@@ -115,11 +160,11 @@ route_redact_result(const struct route_policy *p, const struct conv_block *call,
 	int changed = 0;
 
 	if (call && path && route_redact_file_tool(call->name)) {
-		changed = route_redact(p, path, text, strlen(text), out);
+		changed = route_privacy_redact(p, path, text, strlen(text), out);
 	} else if (call && call->name && !strcmp(call->name, "grep")) {
 		changed = route_redact_grep(p, text, out);
 	} else if (call && call->name && !strcmp(call->name, "bash") &&
-		   route_redact_command_private(p, json_str(args, "command"))) {
+		   route_privacy_command(p, json_str(args, "command"))) {
 		buf_addf(out, "[hearth: the output of this command (%zu bytes) is not shown to Claude: "
 			 "the command names a privacy-listed file (routing.privacy)]", strlen(text));
 		changed = 1;
@@ -151,7 +196,7 @@ route_redact_call(const struct route_policy *p, const struct conv_block *call, s
 
 		if (!v)
 			continue;
-		route_redact(p, path, v, strlen(v), &note);
+		route_privacy_redact(p, path, v, strlen(v), &note);
 		cJSON_ReplaceItemInObjectCaseSensitive(args, keys[i], cJSON_CreateString(note.data));
 		buf_release(&note);
 		changed = 1;
@@ -185,7 +230,7 @@ route_redact_text(const struct route_policy *p, const char *text, struct buf *ou
 		path[(size_t)(q - at) - (sizeof open - 1)] = '\0';
 		body += 3;
 		buf_add(out, s, (size_t)(body - s));
-		changed |= route_redact(p, path, body, (size_t)(end - body), out);
+		changed |= route_privacy_redact(p, path, body, (size_t)(end - body), out);
 		s = end;
 	}
 	buf_adds(out, s);
@@ -217,7 +262,7 @@ route_redact_block(const struct route_policy *p, const struct conv *in, size_t m
 
 /* The filtered copy. */
 size_t
-route_redact_conv(const struct route_policy *p, const struct conv *in, struct conv *out)
+route_privacy_conv(const struct route_policy *p, const struct conv *in, struct conv *out)
 {
 	size_t i, j, n = 0;
 

@@ -1,9 +1,9 @@
 /*
- * route/redact: what Claude may see of a conversation (routing.privacy,
- * docs/routing.md).
+ * route/privacy: what Claude may see (routing.privacy, docs/routing.md) —
+ * the privacy globs of the policy, and the filter over a conversation.
  *
- * route_redact_conv copies a conv and replaces, in the copy, every piece of a
- * privacy-listed file's contents by a one-line notice (route_redact):
+ * route_privacy_conv copies a conv and replaces, in the copy, every piece of a
+ * privacy-listed file's contents by a one-line notice (route_privacy_redact):
  *   - the results of read, outline, write and edit calls on such a path;
  *   - the content / old_text / new_text arguments of write and edit
  *     calls on such a path (the call stays valid JSON);
@@ -20,18 +20,35 @@
  * Ownership: out must be an initialised empty conv; the caller releases
  * it.  The policy and in are borrowed.
  */
-#ifndef HEARTH_ROUTE_REDACT_H
-#define HEARTH_ROUTE_REDACT_H
+#ifndef HEARTH_ROUTE_PRIVACY_H
+#define HEARTH_ROUTE_PRIVACY_H
 
 #include <stddef.h>
 
+#include "base/buf.h"
 #include "llm/conv.h"
 #include "route/route.h"
 
+/*
+ * Whether path (relative to the workspace, '/'-separated) is covered by
+ * the privacy globs.  Patterns without '/' match the basename; patterns
+ * with '/' match the path or any tail of it starting after a '/', so
+ * the default secrets glob also covers "a/b/secrets/x".
+ */
+int route_privacy_match(const struct route_policy *p, const char *path);
+
+/*
+ * What Claude sees of a file: when path is private, a one-line notice
+ * replaces content (returns 1); otherwise content is appended as is
+ * (returns 0).  Appends to out.
+ */
+int route_privacy_redact(const struct route_policy *p, const char *path, const char *content,
+			 size_t len, struct buf *out);
+
 /* Copy in into out with private contents replaced; returns how many blocks were changed. */
-size_t route_redact_conv(const struct route_policy *p, const struct conv *in, struct conv *out);
+size_t route_privacy_conv(const struct route_policy *p, const struct conv *in, struct conv *out);
 
 /* Whether a shell command names a privacy-listed file (one of its words matches). */
-int route_redact_command_private(const struct route_policy *p, const char *cmd);
+int route_privacy_command(const struct route_policy *p, const char *cmd);
 
 #endif
