@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "ui/app/cmd.h"
-#include "ui/app/poll.h"
 #include "front/attach.h"
 #include "base/cfg.h"
 #include "front/checkpoint.h"
