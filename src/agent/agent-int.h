@@ -7,7 +7,8 @@
  * (the sink, the text gate, recovery of calls written as text, and the
  * error / retry / parse-failure policy); agent/tools.c running a step's
  * tool calls (checks, the gate, the explore cutoff, the checkpoint before
- * the first change); agent/compact_run.c compaction before a turn and /compact.
+ * the first change).  Compaction before a turn and /compact are in agent.c
+ * (the summary request itself is agent/compact.c, which needs no agent).
  *
  * States: IDLE → STREAMING (a provider request is in flight; the step's
  * text, reasoning and tool calls accumulate) → TOOLS (calls run one after
@@ -105,8 +106,6 @@ void agent_commit_message(struct agent *a, int aborted, int notify);
 void agent_commit_assistant(struct agent *a, int aborted);
 /* Start one model request (a step), unless the step budget is spent. */
 void agent_start_step(struct agent *a);
-/* The turn proper: the user's text, then the first step. */
-void agent_begin_turn(struct agent *a, const char *text);
 
 /* agent/stream.c */
 /* The provider sink (ctx is the agent): accumulate the step and forward to the observer. */
@@ -121,9 +120,5 @@ void agent_tools_run(struct agent *a);
  * call, and append every call's result (unrun ones say so) as an aborted
  * user message.  The caller ends the turn. */
 void agent_tools_abort(struct agent *a);
-
-/* agent/compact_run.c */
-/* Before a turn: compact when asked to or when the next request would not fit; 1 if started. */
-int agent_compact_first(struct agent *a, const char *text);
 
 #endif

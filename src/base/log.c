@@ -38,13 +38,6 @@ log_close(void)
 	log_fp = NULL;
 }
 
-/* Whether log_msg writes anywhere. */
-int
-log_enabled(void)
-{
-	return log_fp != NULL;
-}
-
 /* Mask "sk-ant-..." style keys and x-api-key header values in place. */
 static void
 log_redact(struct buf *b)

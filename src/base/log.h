@@ -13,8 +13,6 @@
 int log_open(const char *path, struct err *e);
 /* Flush and close; safe when never opened. */
 void log_close(void);
-/* Whether logging is on (so callers can skip expensive formatting). */
-int log_enabled(void);
 /* One timestamped line; secrets matching known key shapes are masked. */
 void log_msg(const char *fmt, ...) ERR_PRINTF(1, 2);
 

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 
 #include "base/fs.h"
+#include "route/privacy.h"
 #include "base/workspace.h"
 #include "base/xmalloc.h"
 
@@ -126,7 +127,7 @@ attach(struct ctx *c, const char *name, const char *abs)
 	} else {
 		buf_addf(c->out, "\n\n<file path=\"%s\">\n", rel);
 		if (c->redact)
-			route_redact(c->redact, rel, body.data, body.len, c->out);
+			route_privacy_redact(c->redact, rel, body.data, body.len, c->out);
 		else
 			buf_add(c->out, body.data ? body.data : "", body.len);
 		if (body.len && body.data[body.len - 1] != '\n')

@@ -1,7 +1,7 @@
 /*
  * front/attach: `@path` file references in a user's message — completion of the
  * path while typing, and attaching the files' contents when it is sent.
- * Shared by the full screen (ui/app_complete_path for Tab), the line session and
+ * Shared by the full screen (ui/app/complete for Tab), the line session and
  * print mode (`hearth -p "explain @src/x.c"`).
  *
  * A reference is '@' at the start of the message or after a blank or '(',
@@ -34,7 +34,7 @@
  * The message to send for msg: msg itself, then for each attached file a
  * block "<file path=\"REL\">\nCONTENT\n</file>" after a blank line.  When
  * redact is given (the turn goes to Claude), private files (the routing
- * privacy globs) are replaced by route_redact's notice.  notices gets one
+ * privacy globs) are replaced by route_privacy_redact's notice.  notices gets one
  * line per file attached ("attached src/x.c (1.2 KB)") or refused.
  * Returns the number of files attached.
  */

@@ -10,7 +10,7 @@
 #define EXIT_USAGE FRONT_CLI_EXIT_USAGE
 
 /* Print usage to f. */
-void
+static void
 front_cli_usage(FILE *f)
 {
 	fputs("usage: hearth [options]                 interactive session\n"

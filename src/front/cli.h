@@ -40,8 +40,6 @@ struct front_cli {
 
 /* Parse argv into o (o->task collects the positional words); -1 or an exit code. */
 int front_cli_parse(int argc, char **argv, struct front_cli *o);
-/* The --help text. */
-void front_cli_usage(FILE *f);
 /* "hearth: <message> (see hearth --help)" on stderr; returns FRONT_CLI_EXIT_USAGE. */
 int front_cli_usage_error(const char *fmt, ...) ERR_PRINTF(1, 2);
 

@@ -13,6 +13,8 @@ front_cmd_init(struct front_cmd *r)
 	memset(r, 0, sizeof *r);
 }
 
+static const struct cmd *front_cmd_find(const struct front_cmd *r, const char *name, size_t len);
+
 /* Free the array (the strings are borrowed). */
 void
 front_cmd_release(struct front_cmd *r)
@@ -41,7 +43,7 @@ front_cmd_add(struct front_cmd *r, const struct cmd *c)
 }
 
 /* Exact lookup by a (name, len) view. */
-const struct cmd *
+static const struct cmd *
 front_cmd_find(const struct front_cmd *r, const char *name, size_t len)
 {
 	size_t i;

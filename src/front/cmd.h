@@ -43,7 +43,6 @@ void front_cmd_init(struct front_cmd *r);
 void front_cmd_release(struct front_cmd *r);
 /* Add a command (copied; strings borrowed, must outlive r); -1 if the name is taken. */
 int front_cmd_add(struct front_cmd *r, const struct cmd *c);
-const struct cmd *front_cmd_find(const struct front_cmd *r, const char *name, size_t len);
 /*
  * Split "/name args" into the name and the rest (leading blanks skipped).
  * Returns 0 when line is not a slash command (does not start with '/',

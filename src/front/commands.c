@@ -54,6 +54,36 @@ sc_compact(void *ctx, const struct cmd *self, const char *args, struct buf *out)
 	return CMD_SUBMIT; /* an empty turn: the compaction alone */
 }
 
+/* /approval [ask|auto-edit|yolo]: show or set the gate's mode, and list its rules. */
+static enum cmd_result
+sc_approval(void *ctx, const struct cmd *self, const char *args, struct buf *out)
+{
+	static const char *const names[] = { "allow", "ask", "deny", "allowed this session" };
+	struct front_commands *sc = sc_of(self);
+	const struct perm *p = perm_gate_perm(sc->d->gate);
+	struct buf mode = BUF_INIT;
+	struct err e = ERR_INIT;
+	size_t i, j;
+
+	(void)ctx;
+	buf_adds(&mode, args ? args : "");
+	buf_rtrim(&mode);
+	if (mode.len && perm_gate_set_mode(sc->d->gate, mode.data, &e) < 0) {
+		buf_addf(out, "/approval: %s", e.msg);
+		buf_release(&mode);
+		return CMD_ERROR;
+	}
+	buf_release(&mode);
+	buf_addf(out, "approval: %s%s", perm_mode_name(p->mode),
+		 p->mode == PERM_ASK ? " (every change asks)" :
+		 p->mode == PERM_YOLO ? " (nothing asks; deny rules still refuse)" :
+		 " (edits inside the workspace run; other changes ask)");
+	for (i = 0; i < sizeof names / sizeof names[0]; i++)
+		for (j = 0; j < p->lists[i].n; j++)
+			buf_addf(out, "\n  %s %s", names[i], p->lists[i].v[j].text);
+	return CMD_DONE;
+}
+
 /* /quit, /exit */
 static enum cmd_result
 sc_quit(void *ctx, const struct cmd *self, const char *args, struct buf *out)
@@ -323,8 +353,12 @@ front_commands_init(struct front_commands *sc, struct agent *agent, const struct
 		for (i = 0; i < sizeof routing / sizeof routing[0]; i++)
 			front_cmd_add(&sc->reg, &routing[i]);
 	}
-	if (d->gate)
-		perm_gate_commands(&sc->reg, d->gate);
+	if (d->gate) {
+		const struct cmd approval = { "approval", "[ask|auto-edit|yolo]",
+					      "show or set when tool calls ask first", sc_approval, sc };
+
+		front_cmd_add(&sc->reg, &approval);
+	}
 	prompt_context_templates_load(d->env->root, &sc->templates, warnings);
 	front_cmd_template_add(&sc->reg, &sc->templates, warnings);
 }

@@ -391,13 +391,6 @@ http_header(struct http_req *r, const char *name)
 	return NULL;
 }
 
-/* Body bytes so far. */
-size_t
-http_received(struct http_req *r)
-{
-	return r->received;
-}
-
 /* http_fetch: collect the body (bounded to 16 MB). */
 static int
 http_fetch_data(struct http_req *r, const char *data, size_t n, void *arg)

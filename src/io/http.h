@@ -60,8 +60,6 @@ void http_cancel(struct http_req *r);
 int http_status(struct http_req *r);
 /* The value of a response header (case-insensitive), or NULL. */
 const char *http_header(struct http_req *r, const char *name);
-/* Bytes of body received so far. */
-size_t http_received(struct http_req *r);
 
 /*
  * Convenience for small JSON endpoints: the whole body is collected into

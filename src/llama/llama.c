@@ -490,13 +490,6 @@ llama_slot(const struct llama *lm)
 	return lm->disco.slot;
 }
 
-/* Whole-session cache reuse so far (-1 before any answer). */
-double
-llama_session_reuse(const struct llama *lm)
-{
-	return llama_cache_session_reuse(&lm->cw);
-}
-
 /* ---- messages -------------------------------------------------------- */
 
 /* Turn an error event into one line that says what to do. */

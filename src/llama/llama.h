@@ -71,8 +71,6 @@ void llama_set_session(struct llama *lm, const char *(*session_id)(void *arg), v
 void llama_save_slot(struct llama *lm, long timeout_ms);
 /* The slot requests are pinned to: chosen at discovery (-1: any). */
 int llama_slot(const struct llama *lm);
-/* Whole-session cache reuse so far, 0..1 (-1 before any answer). */
-double llama_session_reuse(const struct llama *lm);
 
 /* The one-line, actionable message for an error event (appended to out). */
 void llama_describe_error(const char *base_url, const struct llm_event *ev, struct buf *out);

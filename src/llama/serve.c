@@ -291,13 +291,6 @@ llama_serve_stop(struct llama_serve *s)
 	free(s);
 }
 
-/* The child's pid (0 when none). */
-int
-llama_serve_pid(const struct llama_serve *s)
-{
-	return s && s->proc ? (int)proc_pid(s->proc) : 0;
-}
-
 /* A server that died after it listened: say so with its words. */
 int
 llama_serve_exited(const struct llama_serve *s, struct buf *why)

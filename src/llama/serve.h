@@ -53,7 +53,5 @@ void llama_serve_stop(struct llama_serve *s);
  * the model, crashed); why gets one line with its last output.
  */
 int llama_serve_exited(const struct llama_serve *s, struct buf *why);
-/* The server's process id (its process group), for tests and logs. */
-int llama_serve_pid(const struct llama_serve *s);
 
 #endif

@@ -18,6 +18,9 @@
 #include "llama/disco.h"
 #include "io/loop.h"
 
+static int llama_slotfile_start(struct llama_slotfile *s, int restore, int slot, const char *session_id,
+				llama_slotfile_fn done, void *arg);
+
 /* Keep only the characters llama-server's file name check accepts everywhere. */
 void
 llama_slotfile_filename(const char *session_id, struct buf *out)
@@ -270,15 +273,12 @@ llama_slotfile_flush(struct llama_slotfile *s, long timeout_ms)
 	llama_slotfile_release(s);
 }
 
-/* Whether an action is in flight. */
-int
-llama_slotfile_busy(const struct llama_slotfile *s)
-{
-	return s->req != NULL;
-}
-
-/* Start a save or restore. */
-int
+/*
+ * Start "save" or "restore" (restore != 0) of slot for session_id; done is
+ * called once from the loop.  -1 when the server is known not to support
+ * it, an action is in flight, or session_id/slot are unusable (no callback).
+ */
+static int
 llama_slotfile_start(struct llama_slotfile *s, int restore, int slot, const char *session_id,
 	       llama_slotfile_fn done, void *arg)
 {

@@ -77,14 +77,6 @@ void llama_slotfile_init(struct llama_slotfile *s, struct loop *l, struct http *
 		   const int *slot);
 /* Cancel an action in flight and the timers (no callbacks). */
 void llama_slotfile_release(struct llama_slotfile *s);
-/*
- * Start "save" or "restore" (restore != 0) of slot for session_id; done is
- * called once from the loop.  -1 when the server is known not to support
- * it, an action is in flight, or session_id/slot are unusable (no callback).
- */
-int llama_slotfile_start(struct llama_slotfile *s, int restore, int slot, const char *session_id,
-		   llama_slotfile_fn done, void *arg);
-int llama_slotfile_busy(const struct llama_slotfile *s);
 /* Name the session (id_fn may return "" until it exists); resumed: restore first. */
 void llama_slotfile_session(struct llama_slotfile *s, llama_slotfile_id_fn id_fn, void *arg, int resumed);
 /*

@@ -114,17 +114,6 @@ conv_pop(struct conv *c)
 		conv_msg_release(&c->msgs[--c->nmsgs]);
 }
 
-/* How many tool calls an assistant message carries. */
-size_t
-conv_msg_tool_calls(const struct conv_msg *m)
-{
-	size_t i, n = 0;
-
-	for (i = 0; i < m->nblocks; i++)
-		n += m->blocks[i].kind == CONV_TOOL_CALL;
-	return n;
-}
-
 /* Join the visible text of a message. */
 void
 conv_msg_text(const struct conv_msg *m, struct buf *out)

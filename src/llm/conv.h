@@ -66,8 +66,6 @@ void conv_add_user_text(struct conv *c, const char *text);
 void conv_move_msgs(struct conv *dst, struct conv *src);
 /* Drop the trailing message (used only for a turn that produced nothing). */
 void conv_pop(struct conv *c);
-/* Count of TOOL_CALL blocks in m. */
-size_t conv_msg_tool_calls(const struct conv_msg *m);
 /* Concatenated TEXT blocks of m (appended to out). */
 void conv_msg_text(const struct conv_msg *m, struct buf *out);
 /* Whether m starts a user turn: a user message with text (not only tool results). */

@@ -25,7 +25,6 @@
 
 #include "agent/agent.h"
 #include "base/buf.h"
-#include "front/cmd.h"
 #include "base/err.h"
 #include "perm/perm.h"
 #include "llm/tool.h"
@@ -83,9 +82,7 @@ void perm_gate_session_start(struct perm_gate *g, const char *mode, int resumed)
  * Replaces the loop's before-sleep hook and leaves none.
  */
 void perm_gate_drain(struct perm_gate *g);
-/* Register /approval [mode] (g must outlive reg). */
-void perm_gate_commands(struct front_cmd *reg, struct perm_gate *g);
-/* The perm state (for tests and /approval). */
+/* The perm state: its mode and rules (for /approval, front/commands.c, and tests). */
 struct perm *perm_gate_perm(struct perm_gate *g);
 
 #endif

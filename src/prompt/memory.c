@@ -15,7 +15,8 @@
 #include "base/fs.h"
 #include "base/workspace.h"
 
-const char *const prompt_memory_kinds[] = { "user", "feedback", "project", "reference", NULL };
+/* The kinds in prompt order, NULL-terminated. */
+static const char *const prompt_memory_kinds[] = { "user", "feedback", "project", "reference", NULL };
 
 /* Whether kind is one of the four. */
 static int
@@ -42,7 +43,7 @@ prompt_memory_user_dir(struct buf *out)
 }
 
 /* Where kind lives: user and feedback with the user, the rest in the project. */
-int
+static int
 prompt_memory_dir(const char *kind, const char *root, struct buf *out)
 {
 	if (!prompt_memory_kind_ok(kind))

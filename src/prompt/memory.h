@@ -28,11 +28,6 @@
 #define PROMPT_MEMORY_MAX_TEXT 500
 #define PROMPT_MEMORY_MAX_FILE (16 * 1024)
 
-/* The kinds in prompt order, NULL-terminated. */
-extern const char *const prompt_memory_kinds[];
-
-/* The directory kind is stored in (appended to out); -1 for an unknown kind. */
-int prompt_memory_dir(const char *kind, const char *root, struct buf *out);
 /*
  * Append the memory section of the system prompt (nothing when there is
  * no entry).  Unreadable files become lines in warnings.

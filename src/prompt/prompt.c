@@ -35,7 +35,7 @@ prompt_deferred(struct buf *out, const struct tool *const *tools, size_t ntools)
 }
 
 /* The default prompt. */
-void
+static void
 prompt_build(struct buf *out, const char *root, const char *date, const struct tool *const *tools,
 	     size_t ntools)
 {

@@ -12,9 +12,6 @@
 
 struct tool;
 
-/* Append the default system prompt for workspace root (date as YYYY-MM-DD). */
-void prompt_build(struct buf *out, const char *root, const char *date,
-		  const struct tool *const *tools, size_t ntools);
 /*
  * The session's prompt: prompt_build plus the context files (AGENTS.md /
  * CLAUDE.md from the config dir and the repository down to root).

@@ -174,7 +174,7 @@ route_config_release(struct route_policy *p)
 }
 
 /* Names of the settings' enums. */
-const char *
+static const char *
 route_config_setting_name(enum route_setting m)
 {
 	return m == ROUTE_ONLY_LOCAL ? "local" : m == ROUTE_ONLY_CLAUDE ? "claude" : "auto";
@@ -428,8 +428,12 @@ route_config_prices(struct route_policy *p, const cJSON *v, const char *org, str
 	}
 }
 
-/* Merge one routing object. */
-void
+/*
+ * Merge a "routing" object into p.  origin names the source in warnings
+ * (a file path; NULL = "settings").  A routing value that is not an
+ * object is one warning.
+ */
+static void
 route_config_apply(struct route_policy *p, const cJSON *r, const char *org, struct buf *w)
 {
 	const cJSON *it;
@@ -494,7 +498,7 @@ route_config_apply_text(struct route_policy *p, const char *json, size_t len, co
 }
 
 /* Merge the routing member of a settings file. */
-int
+static int
 route_config_load_file(struct route_policy *p, const char *path, struct buf *w, struct err *e)
 {
 	struct buf text = BUF_INIT;

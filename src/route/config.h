@@ -26,25 +26,13 @@ void route_config_defaults(struct route_policy *p);
 /* Free what p owns; p is left zeroed (call route_config_defaults to reuse). */
 void route_config_release(struct route_policy *p);
 /*
- * Merge a "routing" object into p.  origin names the source in warnings
- * (a file path; NULL = "settings").  A routing value that is not an
- * object is one warning.
- */
-void route_config_apply(struct route_policy *p, const cJSON *routing, const char *origin,
-		    struct buf *warnings);
-/*
  * Merge the "routing" member of the settings JSON text (a whole settings
  * object).  No member: nothing happens.  Invalid JSON: -1 + e, p unchanged.
  */
 int route_config_apply_text(struct route_policy *p, const char *json, size_t len,
 			const char *origin, struct buf *warnings, struct err *e);
-/* Same, reading a settings file; a missing file is 0. */
-int route_config_load_file(struct route_policy *p, const char *path, struct buf *warnings,
-		       struct err *e);
 /* User settings then the project's (the same files as cfg_load). */
 void route_config_load(struct route_policy *p, const char *cwd, struct buf *warnings);
-/* "auto", "local", "claude" and "handoff", "consult": the settings' names. */
-const char *route_config_setting_name(enum route_setting m);
 const char *route_config_mode_name(enum route_mode m);
 /* Set the mode from "auto" / "local" / "claude" (--route, /route).  0 / -1 + e. */
 int route_config_set_mode(struct route_policy *p, const char *name, struct err *e);

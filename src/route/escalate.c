@@ -13,9 +13,10 @@
 #include "agent/agent.h"
 #include "anthropic/anthropic.h"
 #include "route/step.h"
+#include "route/outcomes.h"
 #include "io/loop.h"
 #include "llm/provider.h"
-#include "route/redact.h"
+#include "route/privacy.h"
 #include "route/config.h"
 #include "base/xmalloc.h"
 
@@ -42,7 +43,7 @@ route_escalate_init(struct route_escalate *x, struct loop *l, struct http *h, co
 	buf_addf(&path, "%s/routes.jsonl", state_dir);
 	x->log_path = buf_detach(&path, NULL);
 	buf_init(&x->warning, 0);
-	route_spent_day(x->log_path, time(NULL), &x->spent_day, NULL);
+	route_outcomes_spent_day(x->log_path, time(NULL), &x->spent_day, NULL);
 }
 
 /* Free. */
@@ -74,7 +75,7 @@ route_escalate_set_mode(struct route_escalate *x, const char *mode, struct err *
 static int
 route_escalate_filter(void *arg, const struct conv *in, struct conv *out)
 {
-	return route_redact_conv(arg, in, out) > 0;
+	return route_privacy_conv(arg, in, out) > 0;
 }
 
 /* The model check answered: keep a warning when the id is unknown. */
@@ -286,7 +287,7 @@ void
 route_escalate_turn_end(struct route_escalate *x, const struct agent_stats *st, int answered,
 		  int files_changed, double wall_s)
 {
-	struct route_outcome o;
+	struct route_outcomes_turn o;
 
 	route_step_account(x, st);
 	memset(&o, 0, sizeof o);
@@ -299,7 +300,7 @@ route_escalate_turn_end(struct route_escalate *x, const struct agent_stats *st, 
 	o.files_changed = files_changed;
 	o.cost_usd = x->turn_cost;
 	o.wall_s = wall_s;
-	route_outcome_append(x->log_path, &o, NULL);
+	route_outcomes_append(x->log_path, &o, NULL);
 	x->turn_use = (struct route_usage){ 0, 0, 0, 0 };
 	x->turn_cost = 0;
 	if (x->consulting)
@@ -369,7 +370,7 @@ route_escalate_stats(const char *state_dir, struct buf *out, struct err *e)
 	int rc;
 
 	buf_addf(&path, "%s/routes.jsonl", state_dir);
-	rc = route_stats(path.data, out, e);
+	rc = route_outcomes_stats(path.data, out, e);
 	buf_release(&path);
 	return rc;
 }

@@ -20,6 +20,7 @@
 #include "anthropic/config.h"
 #include "base/buf.h"
 #include "base/err.h"
+#include "route/cost.h"
 #include "route/route.h"
 
 #include <stdint.h>

@@ -4,8 +4,9 @@
  * Pure decisions: route_decide looks at a loaded struct route_policy
  * (settings, see route/config.h and docs/routing.md) and a struct
  * route_signals (what the session observed) and fills a struct
- * route_decision.  Nothing here does I/O except the outcomes log
- * (route_outcome_append, route_stats, route_spent_day).
+ * route_decision.  Nothing here does I/O.  The same policy also holds
+ * the prices (route/cost.h) and the privacy globs (route/privacy.h); the
+ * outcomes log is route/outcomes.h.
  *
  * Order of a decision: an explicit /local wins; an explicit /claude or
  * @claude, or routing mode "claude", asks for Claude (handoff); in mode
@@ -25,10 +26,8 @@
 
 #include <regex.h>
 #include <stddef.h>
-#include <time.h>
 
 #include "base/buf.h"
-#include "base/err.h"
 
 enum route_target { ROUTE_LOCAL, ROUTE_CLAUDE };
 enum route_mode { ROUTE_HANDOFF, ROUTE_CONSULT };
@@ -165,72 +164,7 @@ void route_canon_args(const char *json, struct buf *out);
  */
 int route_is_test_command(const struct route_policy *p, const char *cmd);
 
-/* Token usage of one request or a whole turn. */
-struct route_usage {
-	long input, output, cache_write, cache_read;
-};
 
-/*
- * Cost in USD of usage on model (exact id, else the longest price id
- * that prefixes it up to a '-' or '@', so "claude-haiku-4-5" prices
- * "claude-haiku-4-5-20251001").  Returns 0, or -1 when the model has no
- * price: then *usd uses the highest price of each kind in the table, so
- * spend caps still hold (0 when the table is empty).
- */
-int route_cost_usd(const struct route_policy *p, const char *model,
-		   const struct route_usage *u, double *usd);
-
-/*
- * Whether path (relative to the workspace, '/'-separated) is covered by
- * the privacy globs.  Patterns without '/' match the basename; patterns
- * with '/' match the path or any tail of it starting after a '/', so
- * the default secrets glob also covers "a/b/secrets/x".
- */
-int route_privacy_match(const struct route_policy *p, const char *path);
-
-/*
- * What Claude sees of a file: when path is private, a one-line notice
- * replaces content (returns 1); otherwise content is appended as is
- * (returns 0).  Appends to out.
- */
-int route_redact(const struct route_policy *p, const char *path, const char *content,
-		 size_t len, struct buf *out);
-
-/* One finished turn, for the outcomes log. */
-struct route_outcome {
-	enum route_target target;
-	enum route_mode mode;
-	const char *reason;    /* NULL or "" for a default local turn */
-	int steps;
-	int answered;          /* the turn ended with an answer (AGENT_END_OK) */
-	int files_changed;
-	struct route_usage tokens;
-	double cost_usd;
-	double wall_s;
-	time_t ts;             /* 0 = now */
-};
-
-/*
- * Append o as one JSON line to path (created 0600, parent directories
- * made), with O_APPEND and fsync.  0 / -1 + e; the file is never
- * truncated or rewritten.
- */
-int route_outcome_append(const char *path, const struct route_outcome *o, struct err *e);
-
-/*
- * A summary table of the outcomes log: turns, tokens, cost and wall time
- * per route, and what escalations bought (answered, files changed).
- * Unreadable lines are skipped and counted.  A missing file is a short
- * note, not an error.  0 / -1 + e when the file cannot be read.
- */
-int route_stats(const char *path, struct buf *out, struct err *e);
-
-/*
- * What the log records as spent (cost_usd summed) on the UTC calendar day
- * of `now`, for route_signals.spent_day_usd.  A missing log is 0 spent.
- * 0 / -1 + e (then *usd = 0).
- */
-int route_spent_day(const char *path, time_t now, double *usd, struct err *e);
 
 /* "local" or "claude". */
 const char *route_target_name(enum route_target t);

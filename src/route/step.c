@@ -13,6 +13,7 @@
 #include "llm/provider.h"
 #include "route/config.h"
 #include "route/failures.h"
+#include "route/cost.h"
 #include "base/xmalloc.h"
 
 /* What a consult asks of Claude. */

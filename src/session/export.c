@@ -151,7 +151,7 @@ html_head(const struct session_loaded *l, const char *title, struct buf *out)
 }
 
 /* One self-contained HTML page. */
-void
+static void
 session_export_html(const struct session_loaded *l, const char *title, struct buf *out)
 {
 	size_t i, j;

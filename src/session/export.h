@@ -17,8 +17,6 @@
 
 /* Append the Markdown of a loaded session to out. */
 void session_export_md(const struct session_loaded *l, const char *title, struct buf *out);
-/* Append the HTML page of a loaded session to out. */
-void session_export_html(const struct session_loaded *l, const char *title, struct buf *out);
 /*
  * Load src_path (warnings as for session_load; may be NULL) and write its
  * export to out_path atomically, titled "hearth session ID": HTML when

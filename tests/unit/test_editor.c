@@ -1,4 +1,4 @@
-/* test_editor: the input editor — every editing key, history, kill/yank, pastes, widths, Tab. */
+/* test_editor: the input editor — every editing key, history, kill/yank, pastes, widths; Tab (ui/app/complete). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -13,6 +13,7 @@
 #include "base/buf.h"
 #include "front/cmd.h"
 #include "ui/view/editor.h"
+#include "ui/app/complete.h"
 #include "ui/term/grid.h"
 #include "ui/term/keys.h"
 
@@ -28,7 +29,7 @@ key(struct editor *ed, enum keys_kind kind, unsigned mods, uint32_t cp)
 	ev.cp = cp;
 	if (kind == KEYS_CHAR && cp < 0x80)
 		ev.utf8[0] = (char)cp;
-	return editor_key(ed, &ev, NULL, NULL);
+	return editor_key(ed, &ev);
 }
 
 /* Ctrl-letter. */
@@ -38,7 +39,10 @@ ctrl(struct editor *ed, char c)
 	return key(ed, KEYS_CHAR, KEYS_MOD_CTRL, (uint32_t)c);
 }
 
-/* Feed raw terminal bytes through the real key decoder into the editor. */
+/*
+ * Feed raw terminal bytes through the real key decoder into the editor,
+ * Tab (without Shift) to the completion as the full screen does (ui/app/keys.c).
+ */
 static enum editor_result
 feed(struct editor *ed, const char *bytes, const struct front_cmd *cmds, struct buf *note)
 {
@@ -49,7 +53,8 @@ feed(struct editor *ed, const char *bytes, const struct front_cmd *cmds, struct 
 	keys_init(&k);
 	keys_feed(&k, bytes, strlen(bytes));
 	while (keys_next(&k, &ev) || (keys_waiting(&k) && keys_flush(&k, &ev)))
-		last = editor_key(ed, &ev, cmds, note);
+		last = ev.kind == KEYS_TAB && !(ev.mods & KEYS_MOD_SHIFT) ?
+		    app_complete_tab(ed, NULL, cmds, note) : editor_key(ed, &ev);
 	keys_release(&k);
 	return last;
 }
@@ -449,6 +454,9 @@ test_complete(void **state)
 	assert_int_equal(feed(&ed, "\t", &r, &note), EDITOR_DONE);
 	assert_string_equal(text(&ed), "say /q");
 	assert_int_equal(feed(&ed, "\x1b[Z", &r, &note), EDITOR_IGNORED); /* Shift-Tab */
+	editor_set(&ed, "/q");
+	assert_int_equal(key(&ed, KEYS_TAB, 0, 0), EDITOR_IGNORED); /* the editor leaves Tab to its caller */
+	assert_string_equal(text(&ed), "/q");
 	editor_release(&ed);
 	front_cmd_release(&r);
 	buf_release(&note);

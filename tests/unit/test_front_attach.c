@@ -17,7 +17,7 @@
 
 #include <cmocka.h>
 
-#include "ui/app/complete_path.h"
+#include "ui/app/complete.h"
 #include "front/attach.h"
 #include "ui/view/editor.h"
 #include "route/config.h"
@@ -191,37 +191,32 @@ static void
 test_editor_tab(void **state)
 {
 	struct editor ed;
-	struct keys_event tab;
 	struct buf note = BUF_INIT, text = BUF_INIT;
 
 	(void)state;
-	memset(&tab, 0, sizeof tab);
-	tab.kind = KEYS_TAB;
 	editor_init(&ed);
-	ed.complete_root = root;
 	editor_insert(&ed, "see @sr", 7);
-	assert_int_equal(editor_key(&ed, &tab, NULL, &note), EDITOR_DONE);
+	assert_int_equal(app_complete_tab(&ed, root, NULL, &note), EDITOR_DONE);
 	editor_text(&ed, &text);
 	assert_string_equal(text.data, "see @src/");
 	editor_insert(&ed, "s", 1);
-	assert_int_equal(editor_key(&ed, &tab, NULL, &note), EDITOR_DONE);
-	assert_int_equal(editor_key(&ed, &tab, NULL, &note), EDITOR_DONE);
+	assert_int_equal(app_complete_tab(&ed, root, NULL, &note), EDITOR_DONE);
+	assert_int_equal(app_complete_tab(&ed, root, NULL, &note), EDITOR_DONE);
 	buf_reset(&text);
 	editor_text(&ed, &text);
 	assert_string_equal(text.data, "see @src/sub/deep.py ");
 	editor_clear(&ed);
 	editor_insert(&ed, "@src/m", 6);
-	assert_int_equal(editor_key(&ed, &tab, NULL, &note), EDITOR_NOTICE);
+	assert_int_equal(app_complete_tab(&ed, root, NULL, &note), EDITOR_NOTICE);
 	assert_string_equal(note.data, "@src/main.c  @src/main.h");
 	buf_reset(&text);
 	editor_text(&ed, &text);
 	assert_string_equal(text.data, "@src/main.");
 	editor_clear(&ed);
 	editor_insert(&ed, "no at", 5);
-	assert_int_equal(editor_key(&ed, &tab, NULL, NULL), EDITOR_DONE);
-	ed.complete_root = NULL;
+	assert_int_equal(app_complete_tab(&ed, root, NULL, NULL), EDITOR_DONE);
 	editor_insert(&ed, " @sr", 4);
-	assert_int_equal(editor_key(&ed, &tab, NULL, NULL), EDITOR_DONE);
+	assert_int_equal(app_complete_tab(&ed, NULL, NULL, NULL), EDITOR_DONE);
 	buf_reset(&text);
 	editor_text(&ed, &text);
 	assert_string_equal(text.data, "no at @sr");

@@ -64,11 +64,10 @@ tool(struct scene *sc, const char *id, const char *name, const char *args, const
 static void
 scene_init(struct scene *sc)
 {
-	struct llama_info info = { (char *)(uintptr_t)"qwen3.6-35b-a3b", 65536, 0, 2,
-		(char *)(uintptr_t)"b7120-8e5f3b1" };
-	struct llama_slot sl[2] = {
-		{ 0, 65536, 0, 5, 12000, 12000, 0, 100, 0 },
-		{ 1, 65536, 1, 7, 19900, 18400, 16000, 0, 0 },
+	struct server_panel_info info = { "qwen3.6-35b-a3b", "b7120-8e5f3b1", 65536, 2 };
+	struct server_panel_slot sl[2] = {
+		{ 0, 65536, 0, 12000, 12000, 100 },
+		{ 1, 65536, 1, 19900, 18400, 0 },
 	};
 	struct llm_event ev;
 

@@ -14,6 +14,9 @@
 #include "base/cfg.h"
 #include "route/route.h"
 #include "route/config.h"
+#include "route/cost.h"
+#include "route/outcomes.h"
+#include "route/privacy.h"
 #include "testutil.h"
 
 /* Count lines in s. */
@@ -443,13 +446,13 @@ test_redact(void **state)
 
 	(void)state;
 	route_config_defaults(&p);
-	assert_int_equal(route_redact(&p, "config/.env", "TOKEN=abc\n", 10, &out), 1);
+	assert_int_equal(route_privacy_redact(&p, "config/.env", "TOKEN=abc\n", 10, &out), 1);
 	assert_null(strstr(out.data, "TOKEN"));
 	assert_string_equal(out.data, "[hearth: the contents of config/.env (10 bytes) are not "
 			    "shown to Claude: it matches the privacy glob \".env*\" "
 			    "(routing.privacy)]");
 	buf_reset(&out);
-	assert_int_equal(route_redact(&p, "src/a.c", "int x;\n", 7, &out), 0);
+	assert_int_equal(route_privacy_redact(&p, "src/a.c", "int x;\n", 7, &out), 0);
 	assert_string_equal(out.data, "int x;\n");
 	route_config_release(&p);
 	buf_release(&out);
@@ -640,13 +643,13 @@ test_outcomes(void **state)
 	char *dir = tu_tmpdir();
 	struct buf path = BUF_INIT, out = BUF_INIT;
 	struct err e = ERR_INIT;
-	struct route_outcome o;
+	struct route_outcomes_turn o;
 	char *text;
 	struct stat st;
 
 	(void)state;
 	buf_addf(&path, "%s/state/hearth/routes.jsonl", dir);
-	assert_int_equal(route_stats(path.data, &out, &e), 0);
+	assert_int_equal(route_outcomes_stats(path.data, &out, &e), 0);
 	assert_non_null(strstr(out.data, "no routed turns recorded yet"));
 	memset(&o, 0, sizeof o);
 	o.target = ROUTE_LOCAL;
@@ -656,7 +659,7 @@ test_outcomes(void **state)
 	o.tokens.output = 200;
 	o.wall_s = 3.5;
 	o.ts = 1790000000;
-	assert_int_equal(route_outcome_append(path.data, &o, &e), 0);
+	assert_int_equal(route_outcomes_append(path.data, &o, &e), 0);
 	o.target = ROUTE_CLAUDE;
 	o.mode = ROUTE_CONSULT;
 	o.reason = "task mentions \"design\"";
@@ -664,13 +667,13 @@ test_outcomes(void **state)
 	o.tokens.cache_read = 500;
 	o.cost_usd = 0.0125;
 	o.files_changed = 0;
-	assert_int_equal(route_outcome_append(path.data, &o, &e), 0);
+	assert_int_equal(route_outcomes_append(path.data, &o, &e), 0);
 	o.mode = ROUTE_HANDOFF;
 	o.reason = "3 failed tool calls in a row";
 	o.files_changed = 1;
 	o.answered = 0;
 	o.cost_usd = 0.5;
-	assert_int_equal(route_outcome_append(path.data, &o, &e), 0);
+	assert_int_equal(route_outcomes_append(path.data, &o, &e), 0);
 	assert_int_equal(stat(path.data, &st), 0);
 	assert_int_equal(st.st_mode & 0777, 0600);
 	text = tu_read(dir, "state/hearth/routes.jsonl");
@@ -690,8 +693,8 @@ test_outcomes(void **state)
 	}
 	o.target = ROUTE_LOCAL;
 	o.cost_usd = 0;
-	assert_int_equal(route_outcome_append(path.data, &o, &e), 0);
-	assert_int_equal(route_stats(path.data, &out, &e), 0);
+	assert_int_equal(route_outcomes_append(path.data, &o, &e), 0);
+	assert_int_equal(route_outcomes_stats(path.data, &out, &e), 0);
 	assert_non_null(strstr(out.data, "route            turns  answered  changed"));
 	assert_non_null(strstr(out.data, "\nlocal                2         1        1        "
 			       "2500         400     0.0000       7.0\n"));
@@ -705,13 +708,13 @@ test_outcomes(void **state)
 	{
 		double usd = -1;
 
-		assert_int_equal(route_spent_day(path.data, 1790000000 + 3600, &usd, &e), 0);
+		assert_int_equal(route_outcomes_spent_day(path.data, 1790000000 + 3600, &usd, &e), 0);
 		assert_true(fabs(usd - 0.5125) < 1e-9);
-		assert_int_equal(route_spent_day(path.data, 1790000000 + 86400, &usd, &e), 0);
+		assert_int_equal(route_outcomes_spent_day(path.data, 1790000000 + 86400, &usd, &e), 0);
 		assert_true(usd == 0);
 		buf_addch(&path, 'x'); /* no log yet: nothing spent */
 		usd = -1;
-		assert_int_equal(route_spent_day(path.data, 1790000000, &usd, &e), 0);
+		assert_int_equal(route_outcomes_spent_day(path.data, 1790000000, &usd, &e), 0);
 		assert_true(usd == 0);
 	}
 	buf_release(&path);
@@ -737,12 +740,12 @@ test_stats_hostile(void **state)
 	assert_non_null(f);
 	assert_int_equal(fwrite(bad, 1, sizeof bad - 1, f), sizeof bad - 1);
 	fclose(f);
-	assert_int_equal(route_stats(path.data, &out, &e), 0);
+	assert_int_equal(route_outcomes_stats(path.data, &out, &e), 0);
 	assert_non_null(strstr(out.data, "\nclaude handoff       1         0        0           "
 			       "0           0     0.0000       0.0\n"));
 	assert_non_null(strstr(out.data, "skipped 4 unreadable lines\n"));
 	buf_reset(&out);
-	assert_int_equal(route_stats(dir, &out, &e), -1); /* a directory */
+	assert_int_equal(route_outcomes_stats(dir, &out, &e), -1); /* a directory */
 	assert_true(err_isset(&e));
 	buf_release(&path);
 	buf_release(&out);
@@ -756,13 +759,13 @@ test_outcome_append_fails(void **state)
 	char *dir = tu_tmpdir();
 	struct buf path = BUF_INIT;
 	struct err e = ERR_INIT;
-	struct route_outcome o;
+	struct route_outcomes_turn o;
 
 	(void)state;
 	memset(&o, 0, sizeof o);
 	tu_write(dir, "file", "x");
 	buf_addf(&path, "%s/file/routes.jsonl", dir); /* parent is a file */
-	assert_int_equal(route_outcome_append(path.data, &o, &e), -1);
+	assert_int_equal(route_outcomes_append(path.data, &o, &e), -1);
 	assert_true(err_isset(&e));
 	buf_release(&path);
 	tu_rmrf(dir);

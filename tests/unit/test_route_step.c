@@ -19,7 +19,7 @@
 #include "llm/conv.h"
 #include "route/escalate.h"
 #include "route/step.h"
-#include "route/redact.h"
+#include "route/privacy.h"
 #include "route/config.h"
 #include "route/failures.h"
 #include "testutil.h"
@@ -173,7 +173,7 @@ test_redact(void **state)
 		 "config/.env:1:TOKEN=SECRET2\nsrc/a.c:3:TOKEN here", 0);
 	add_call(&c, "b", "bash", "{\"command\":\"cat secrets/db.txt | head\"}", "SECRET3", 0);
 	add_call(&c, "w", "write", "{\"path\":\"id_rsa\",\"content\":\"SECRET4\"}", "wrote 7 bytes", 0);
-	assert_int_equal(route_redact_conv(&p, &c, &out), 5);
+	assert_int_equal(route_privacy_conv(&p, &c, &out), 5);
 	assert_string_equal(out.system, "sys");
 	assert_non_null(strstr(text_at(&out, 2, 0), "the contents of config/.env (15 bytes) are not shown to Claude"));
 	assert_string_equal(text_at(&out, 4, 0), "1\tint a;");
@@ -185,10 +185,10 @@ test_redact(void **state)
 	assert_non_null(strstr(text_at(&out, 9, 0), "\"path\":\"id_rsa\""));
 	assert_non_null(strstr(text_at(&out, 10, 0), "not shown to Claude"));  /* its result */
 	/* deterministic (prompt cache) and the original is untouched */
-	route_redact_conv(&p, &c, &again);
+	route_privacy_conv(&p, &c, &again);
 	assert_string_equal(text_at(&again, 2, 0), text_at(&out, 2, 0));
 	assert_string_equal(text_at(&c, 2, 0), "1\tTOKEN=SECRET1");
-	assert_true(route_redact_command_private(&p, "cat ./.env.local"));
+	assert_true(route_privacy_command(&p, "cat ./.env.local"));
 	{	/* @path attachments in a user message */
 		struct conv a, ao;
 
@@ -196,7 +196,7 @@ test_redact(void **state)
 		conv_init(&ao);
 		conv_add_user_text(&a, "see @a.c @.env\n\n<file path=\"a.c\">\nint a;\n</file>\n\n"
 				   "<file path=\".env\">\nK=SECRET5\n</file>");
-		assert_int_equal(route_redact_conv(&p, &a, &ao), 1);
+		assert_int_equal(route_privacy_conv(&p, &a, &ao), 1);
 		assert_null(strstr(text_at(&ao, 0, 0), "SECRET5"));
 		assert_non_null(strstr(text_at(&ao, 0, 0), "<file path=\"a.c\">\nint a;\n</file>"));
 		assert_non_null(strstr(text_at(&ao, 0, 0), "<file path=\".env\">\n[hearth: the contents of .env (9 bytes) are not shown to Claude"));
@@ -204,7 +204,7 @@ test_redact(void **state)
 		conv_release(&a);
 		conv_release(&ao);
 	}
-	assert_false(route_redact_command_private(&p, "cat README.md"));
+	assert_false(route_privacy_command(&p, "cat README.md"));
 	conv_release(&c);
 	conv_release(&out);
 	conv_release(&again);

@@ -39,11 +39,10 @@ feed(struct view_server *s, struct llm_event *ev, enum llm_kind k)
 static void
 script_prefill(struct view_server *s)
 {
-	struct llama_info info = { (char *)(uintptr_t)"qwen3.6-35b-a3b", 65536, 0, 2,
-		(char *)(uintptr_t)"b7120-8e5f3b1" };
-	struct llama_slot sl[2] = {
-		{ 0, 65536, 0, 5, 12000, 12000, 0, 100, 0 },
-		{ 1, 65536, 1, 7, 19900, 18400, 16000, 0, 0 },
+	struct server_panel_info info = { "qwen3.6-35b-a3b", "b7120-8e5f3b1", 65536, 2 };
+	struct server_panel_slot sl[2] = {
+		{ 0, 65536, 0, 12000, 12000, 100 },
+		{ 1, 65536, 1, 19900, 18400, 0 },
 	};
 	struct llm_event ev;
 
@@ -103,7 +102,7 @@ static void
 test_decode_and_last_turn(void **state)
 {
 	struct view_server s;
-	struct llama_slot sl = { 1, 65536, 1, 7, 16200, 16200, 16000, 100, 0 };
+	struct server_panel_slot sl = { 1, 65536, 1, 16200, 16200, 100 };
 	struct llm_event ev;
 	struct grid *g;
 
@@ -235,8 +234,8 @@ static void
 test_bad_input(void **state)
 {
 	struct view_server s;
-	struct llama_info info = { NULL, 0, 0, 1, (char *)(uintptr_t)"\x1b[2Jevil" };
-	struct llama_slot many[40];
+	struct server_panel_info info = { NULL, "\x1b[2Jevil", 0, 1 };
+	struct server_panel_slot many[40];
 	struct grid *g;
 	int i;
 
@@ -253,7 +252,7 @@ test_bad_input(void **state)
 	/* absurd numbers are clamped, not overflowed */
 	{
 		struct llm_event ev;
-		struct llama_slot huge = { 0, -5, 1, 1, LONG_MAX, LONG_MAX, -1, LONG_MAX, 0 };
+		struct server_panel_slot huge = { 0, -5, 1, LONG_MAX, LONG_MAX, LONG_MAX };
 
 		memset(&ev, 0, sizeof(ev));
 		ev.progress.total = 1;

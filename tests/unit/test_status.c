@@ -39,7 +39,7 @@ check_row(const struct grid *g, const char *want)
 static void
 script(struct view_status *st, struct view_server *srv)
 {
-	struct llama_slot sl = { 1, 65536, 0, 7, 18000, 18000, 0, 400, 0 };
+	struct server_panel_slot sl = { 1, 65536, 0, 18000, 18000, 400 };
 
 	memset(st, 0, sizeof(*st));
 	snprintf(st->cwd, sizeof(st->cwd), "~/src/shop");

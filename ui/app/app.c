@@ -1,6 +1,7 @@
 /*
  * ui/app/app: the full-screen session (see ui/app/app.h) — its lifetime, the frame,
- * discovery and signals.  The parts (ui/app/state.h lists them) share one
+ * discovery, the /slots poll, signals, and the helpers every part uses
+ * (ui/app/state.h).  The parts (ui/app/state.h lists them) share one
  * struct app.
  *
  * States: PROBING (discovery in flight or waiting 2 s to retry; the
@@ -24,7 +25,6 @@
 
 #include "ui/app/cmd.h"
 #include "ui/app/keys.h"
-#include "ui/app/poll.h"
 #include "ui/app/state.h"
 #include "ui/app/turn.h"
 #include "front/line.h"
@@ -40,6 +40,57 @@
 #include "ui/app/themes.h"
 #include "ui/view/transcript.h"
 #include "ui/view/transcript_search.h"
+#include "repo/info.h"
+
+/* ---- helpers every part uses (ui/app/state.h) ----------------------- */
+
+/* Add a notice line to the transcript. */
+void
+app_state_notice(struct app *a, uint16_t role, const char *s)
+{
+	transcript_add_notice(&a->tv, role, s, strlen(s));
+	a->dirty = 1;
+}
+
+/* Leave the session at the end of this loop pass. */
+void
+app_state_quit(struct app *a)
+{
+	a->state = AS_QUIT;
+	loop_stop(a->d->loop);
+}
+
+/* Git branch and changed-file count for the status line. */
+void
+app_state_git(struct app *a)
+{
+	struct repo_info gi = REPO_INFO_INIT;
+	struct err e = ERR_INIT;
+
+	repo_info_read(a->d->env->root, &gi, &e);
+	snprintf(a->st.branch, sizeof a->st.branch, "%s", gi.branch ? gi.branch : "");
+	a->st.dirty = (int)(gi.modified + gi.added + gi.deleted + gi.renamed + gi.untracked);
+	repo_info_release(&gi);
+}
+
+/* The session prompt and the git summary, once (see ui/app/state.h). */
+void
+app_state_boot(struct app *a)
+{
+	struct buf w = BUF_INIT;
+
+	if (a->booted)
+		return;
+	a->booted = 1;
+	if (a->d->prompt)
+		conv_set_system(agent_conv(a->turn.agent), a->d->prompt(a->d->prompt_arg, &w));
+	buf_rtrim(&w);
+	if (w.len)
+		app_state_notice(a, THEME_WARNING, w.data);
+	buf_release(&w);
+	app_state_git(a);
+	a->dirty = 1;
+}
 
 /* ---- drawing ------------------------------------------------------- */
 
@@ -187,6 +238,7 @@ app_on_probe(struct llama *lm, int rc, enum llm_err_kind kind, const char *msg, 
 {
 	struct app *a = arg;
 	const struct llama_info *info = llama_info(lm);
+	struct server_panel_info pi;
 	char line[512];
 
 	(void)kind;
@@ -202,7 +254,11 @@ app_on_probe(struct llama *lm, int rc, enum llm_err_kind kind, const char *msg, 
 	}
 	a->state = AS_READY;
 	a->server_down = 0;
-	server_panel_set_info(&a->srv, app_host(a), info);
+	pi.model = info->model_id;
+	pi.build = info->build_info;
+	pi.n_ctx = info->n_ctx;
+	pi.total_slots = info->total_slots;
+	server_panel_set_info(&a->srv, app_host(a), &pi);
 	snprintf(a->st.model, sizeof a->st.model, "%s", info->model_id ? info->model_id : "?");
 	snprintf(line, sizeof line, "hearth %s · %s · %s · ctx %ld per slot · %d slot%s · %s",
 	    HEARTH_VERSION, a->d->cfg->server_url, a->st.model, info->n_ctx, info->total_slots,
@@ -230,6 +286,76 @@ app_probe(struct app *a)
 {
 	a->state = AS_PROBING;
 	llama_probe(a->d->llama, 300000, app_on_loading, app_on_probe, a);
+}
+
+/* ---- the GET /slots poll (app_poll_in, ui/app/state.h) --------------- */
+
+static void app_poll_fire(struct loop *l, long id, void *arg);
+
+/* Schedule the next poll in ms (replacing a pending one; none while one is in flight). */
+void
+app_poll_in(struct app *a, uint64_t ms)
+{
+	if (a->poll_inflight || a->state == AS_QUIT)
+		return;
+	if (a->poll_timer)
+		loop_timer_del(a->d->loop, a->poll_timer);
+	a->poll_timer = loop_timer_add(a->d->loop, ms, app_poll_fire, a);
+}
+
+/* GET /slots answered (or failed). */
+static void
+app_poll_on_slots(int status, const struct llama_slot *slots, size_t n, const struct err *e,
+    void *arg)
+{
+	struct app *a = arg;
+	struct server_panel_slot v[VIEW_SLOTS_MAX];
+	size_t i;
+
+	(void)e;
+	a->poll_inflight = 0;
+	if (a->state == AS_QUIT)
+		return;
+	a->dirty = 1;
+	if (status == 200) {
+		a->poll_backoff = 0;
+		for (i = 0; i < n && i < VIEW_SLOTS_MAX; i++) {
+			v[i].id = slots[i].id;
+			v[i].n_ctx = slots[i].n_ctx;
+			v[i].is_processing = slots[i].is_processing;
+			v[i].n_prompt_tokens = slots[i].n_prompt_tokens;
+			v[i].n_prompt_tokens_processed = slots[i].n_prompt_tokens_processed;
+			v[i].n_decoded = slots[i].n_decoded;
+		}
+		server_panel_set_slots(&a->srv, v, i, llama_slot(a->d->llama), loop_now_ms(a->d->loop));
+	} else if (status == 501) {
+		a->poll_backoff = 0;
+		server_panel_no_slots(&a->srv);
+		server_panel_reconnecting(&a->srv, -1);
+	} else {
+		a->poll_backoff = a->poll_backoff ? a->poll_backoff * 2 : 1;
+		if (a->poll_backoff > 30)
+			a->poll_backoff = 30;
+		server_panel_reconnecting(&a->srv, a->poll_backoff);
+		app_poll_in(a, (uint64_t)a->poll_backoff * 1000);
+		return;
+	}
+	app_poll_in(a, a->busy ? APP_POLL_BUSY_MS : APP_POLL_IDLE_MS);
+}
+
+/* The poll timer fired: one request, unless one is already out. */
+static void
+app_poll_fire(struct loop *l, long id, void *arg)
+{
+	struct app *a = arg;
+
+	(void)l;
+	(void)id;
+	a->poll_timer = 0;
+	if (a->poll_inflight || a->state != AS_READY)
+		return;
+	a->poll_inflight = 1;
+	llama_get_slots(a->d->llama, app_poll_on_slots, a);
 }
 
 /* SIGWINCH: re-read the size and redraw everything. */
@@ -361,7 +487,6 @@ app_run(const struct front_session *d)
 	approve_init(&a.ap);
 	keys_init(&a.keys);
 	editor_init(&a.ed);
-	a.ed.complete_root = d->env->root;
 	app_views(&a);
 	a.t0_ms = loop_now_ms(d->loop);
 	if (app_term(&a) < 0) { /* nothing of d used yet: the caller can fall back */

@@ -174,7 +174,7 @@ app_external_text(struct term *t, const char *text, size_t n, struct buf *out, s
 }
 
 /* Open a file in the foreground editor. */
-int
+static int
 app_external_file(struct term *t, const char *path, long line, struct err *e)
 {
 	return run_editor(t, path, line, e);

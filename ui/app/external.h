@@ -42,8 +42,6 @@ const char *app_external_editor(void);
  * + e with out untouched.
  */
 int app_external_text(struct term *t, const char *text, size_t n, struct buf *out, struct err *e);
-/* Open path (line > 0: at that line) in the editor in the foreground; 0 or -1 + e. */
-int app_external_file(struct term *t, const char *path, long line, struct err *e);
 /*
  * Open path at line in the editor in a new tmux pane (`tmux split-window
  * -h -c dir`), without waiting for the editor; 0 or -1 + e (tmux failed,

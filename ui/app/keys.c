@@ -5,6 +5,7 @@
 #include "ui/app/keys.h"
 
 #include "ui/app/cmd.h"
+#include "ui/app/complete.h"
 #include "ui/app/turn.h"
 #include "perm/gate.h"
 #include "ui/view/transcript.h"
@@ -91,6 +92,7 @@ static void
 app_keys_key(struct app *a, const struct keys_event *ev)
 {
 	struct buf note = BUF_INIT, text = BUF_INIT;
+	enum editor_result r;
 	int ans;
 
 	a->dirty = 1;
@@ -105,14 +107,19 @@ app_keys_key(struct app *a, const struct keys_event *ev)
 	}
 	if ((ans = approve_key(&a->ap, ev)) != APPROVE_PASS) {
 		if (ans >= 0)
-			perm_gate_answer(a->d->gate, (enum perm_gate_answer)ans);
+			perm_gate_answer(a->d->gate, ans == APPROVE_YES ? PERM_GATE_YES :
+			    ans == APPROVE_ALWAYS ? PERM_GATE_ALWAYS : PERM_GATE_NO);
 		return;
 	}
 	if (a->search.active && transcript_search_key(&a->search, &a->tv, ev, a->lay.transcript))
 		return;
 	if (app_keys_screen(a, ev))
 		return;
-	switch (editor_key(&a->ed, ev, &a->cmds.reg, &note)) {
+	if (ev->kind == KEYS_TAB && !(ev->mods & KEYS_MOD_SHIFT))
+		r = app_complete_tab(&a->ed, a->d->env->root, &a->cmds.reg, &note);
+	else
+		r = editor_key(&a->ed, ev);
+	switch (r) {
 	case EDITOR_SUBMIT:
 		editor_take(&a->ed, &text);
 		app_turn_submit(a, text.data);

@@ -188,7 +188,7 @@ app_picker_selected(const struct app_picker *p)
 }
 
 /* A short age. */
-void
+static void
 app_picker_age(struct buf *out, time_t then, time_t now)
 {
 	long s = (long)(now - then);

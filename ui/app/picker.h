@@ -48,8 +48,6 @@ enum app_picker_result app_picker_key(struct app_picker *p, const struct keys_ev
 const struct session_list_info *app_picker_selected(const struct app_picker *p);
 /* Draw the whole picker into g (ages relative to now); *cx, *cy: where the cursor goes. */
 void app_picker_draw(struct app_picker *p, struct grid *g, time_t now, int *cx, int *cy);
-/* "just now", "5m ago", "3h ago", "2d ago", "6w ago" (appended to out). */
-void app_picker_age(struct buf *out, time_t then, time_t now);
 
 /*
  * Run the picker on terminal t until Enter or Esc: 1 with the chosen id

@@ -1,10 +1,11 @@
 /*
  * ui/app/state: the state of the full-screen session shared by its parts.
  *
- * ui/app/app.c owns the lifetime (setup, the frame, discovery, signals, release);
- * ui/app/keys.c the key dispatch, ui/app/turn.c the view of the turn controller and the
- * sending of turns, ui/app/poll.c the GET /slots poll, ui/app/cmd.c the commands
- * the full screen adds to the shared ones.  They all work on one
+ * ui/app/app.c owns the lifetime (setup, the frame, discovery, the GET /slots
+ * poll, signals, release) and the helpers below; ui/app/keys.c the key
+ * dispatch, ui/app/turn.c the view of the turn controller and the sending
+ * of turns, ui/app/cmd.c the commands the full screen adds to the shared
+ * ones.  They all work on one
  * struct app, which lives on app_run's stack for the whole session.
  *
  * Invariants: `dirty` set means a frame is drawn in a before-sleep hook
@@ -86,5 +87,16 @@ void app_state_git(struct app *a);
  * and before any turn.
  */
 void app_state_boot(struct app *a);
+
+/*
+ * The GET /slots poll for the server panel (ui/app/app.c).
+ * Every APP_POLL_BUSY_MS while a turn runs, every APP_POLL_IDLE_MS when
+ * idle; never two at once (one pending timer or one request in flight);
+ * when the server is gone, backoff doubling up to 30 s, shown in the panel
+ * as "reconnecting".  A 501 (slots disabled) is shown once and polled at
+ * the idle pace.
+ */
+/* Poll in ms (replacing a pending timer; nothing while a request is out or after quit). */
+void app_poll_in(struct app *a, uint64_t ms);
 
 #endif

@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "ui/app/cmd.h"
-#include "ui/app/poll.h"
 #include "front/turn.h"
 #include "base/cfg.h"
 #include "route/escalate.h"
@@ -185,8 +184,12 @@ static void
 app_turn_ask(void *arg, const struct perm_gate_question *q)
 {
 	struct app *a = arg;
+	const struct approve_question aq = {
+		.tool = q->tool, .title = q->title, .detail = q->detail, .why = q->why,
+		.always = q->always, .is_diff = q->is_diff,
+	};
 
-	approve_show(&a->ap, q);
+	approve_show(&a->ap, &aq);
 	if (getenv("TMUX") && a->term)
 		term_bell(a->term);
 	a->dirty = 1;

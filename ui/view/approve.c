@@ -32,7 +32,7 @@ approve_release(struct approve *ap)
 
 /* Copy the question and show it. */
 void
-approve_show(struct approve *ap, const struct perm_gate_question *q)
+approve_show(struct approve *ap, const struct approve_question *q)
 {
 	const char *p;
 	char *c;
@@ -75,13 +75,13 @@ approve_key(struct approve *ap, const struct keys_event *ev)
 		if (ev->cp == 'y' || ev->cp == 'Y' || ev->cp == 'n' || ev->cp == 'N' ||
 		    ev->cp == 'a' || ev->cp == 'A') {
 			ap->on = 0;
-			return ev->cp == 'y' || ev->cp == 'Y' ? PERM_GATE_YES :
-			       ev->cp == 'a' || ev->cp == 'A' ? PERM_GATE_ALWAYS : PERM_GATE_NO;
+			return ev->cp == 'y' || ev->cp == 'Y' ? APPROVE_YES :
+			       ev->cp == 'a' || ev->cp == 'A' ? APPROVE_ALWAYS : APPROVE_NO;
 		}
 		return APPROVE_KEEP;
 	case KEYS_ESC:
 		ap->on = 0;
-		return PERM_GATE_NO;
+		return APPROVE_NO;
 	case KEYS_UP: case KEYS_WHEEL_UP: ap->scroll -= 1; return APPROVE_KEEP;
 	case KEYS_DOWN: case KEYS_WHEEL_DOWN: ap->scroll += 1; return APPROVE_KEEP;
 	case KEYS_PGUP: ap->scroll -= 10; return APPROVE_KEEP;

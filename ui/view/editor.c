@@ -17,8 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ui/app/complete_path.h"
-#include "ui/app/complete_cmd.h"
 #include "ui/term/theme.h"
 #include "base/xmalloc.h"
 
@@ -500,11 +498,8 @@ ed_ctrl(struct editor *ed, uint32_t c)
 }
 
 enum editor_result
-editor_key(struct editor *ed, const struct keys_event *ev, const struct front_cmd *cmds,
-    struct buf *notice)
+editor_key(struct editor *ed, const struct keys_event *ev)
 {
-	enum editor_result r;
-
 	switch (ev->kind) {
 	case KEYS_CHAR:
 		if (ev->mods & KEYS_MOD_CTRL)
@@ -527,9 +522,6 @@ editor_key(struct editor *ed, const struct keys_event *ev, const struct front_cm
 	case KEYS_END: ed->cur = ed_eol(ed, ed->cur); return EDITOR_DONE;
 	case KEYS_UP: ed_up(ed); return EDITOR_DONE;
 	case KEYS_DOWN: ed_down(ed); return EDITOR_DONE;
-	case KEYS_TAB:
-		r = ev->mods & KEYS_MOD_SHIFT ? EDITOR_IGNORED : app_complete_path_tab(ed, notice);
-		return r != EDITOR_IGNORED || ev->mods & KEYS_MOD_SHIFT ? r : app_complete_cmd_tab(ed, cmds, notice);
 	default: return EDITOR_IGNORED;
 	}
 }

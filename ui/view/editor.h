@@ -1,7 +1,6 @@
 /*
  * ui/view/editor: the input editor of the full-screen UI — a multi-line buffer
- * with a cursor, emacs keys, history, bracketed paste and slash-command
- * completion.  Pure: it reads no fd and no clock; tests drive it with key
+ * with a cursor, emacs keys, history and bracketed paste.  Pure: it reads no fd and no clock; tests drive it with key
  * events and read back the text and the drawn cells.
  *
  * The buffer is always valid UTF-8 (invalid input bytes are stored as
@@ -20,9 +19,9 @@
  * to the start of the line), Ctrl-W (kill the word before the cursor),
  * Ctrl-Y (yank the one-entry kill ring), Alt-Enter (newline), Enter
  * (submit), Up/Down (previous line / history when on the first / last
- * line), Tab (complete an @path file reference, ui/app/complete_path.h, or a slash
- * command).  Every other key is left to the
- * caller (EDITOR_IGNORED).
+ * line).  Every other key is left to the caller (EDITOR_IGNORED) — Tab
+ * too: completion needs the workspace and the command registry, which the
+ * caller has (ui/app/complete.h); it edits through editor_insert/editor_set.
  *
  * Lifetime: editor_init()/editor_release(); allocation failure is fatal.
  */
@@ -32,7 +31,6 @@
 #include <stddef.h>
 
 #include "base/buf.h"
-#include "front/cmd.h"
 #include "ui/term/grid.h"
 #include "ui/term/keys.h"
 
@@ -56,24 +54,19 @@ struct editor {
 	size_t nhist;
 	long hidx;         /* entry shown, -1: the draft */
 	struct buf draft;  /* what was being typed before walking the history */
-	const char *complete_root; /* workspace root for @path completion (NULL: none); borrowed */
 };
 
 enum editor_result {
 	EDITOR_IGNORED = 0, /* not an editing key: the caller handles it */
 	EDITOR_DONE,        /* handled (the buffer or cursor may have changed) */
 	EDITOR_SUBMIT,      /* Enter: take the text with editor_take */
-	EDITOR_NOTICE       /* handled; notice holds a line to show (completions) */
+	EDITOR_NOTICE       /* handled; notice holds a line to show (the caller's completion) */
 };
 
 void editor_init(struct editor *ed);
 void editor_release(struct editor *ed);
-/*
- * Apply one key.  cmds (may be NULL) is used by Tab; notice receives the
- * list of candidates when several commands match.
- */
-enum editor_result editor_key(struct editor *ed, const struct keys_event *ev,
-    const struct front_cmd *cmds, struct buf *notice);
+/* Apply one key. */
+enum editor_result editor_key(struct editor *ed, const struct keys_event *ev);
 /* Insert n bytes of typed text at the cursor. */
 void editor_insert(struct editor *ed, const char *s, size_t n);
 /* Insert a paste: folded into a marker above EDITOR_PASTE_FOLD lines. */

@@ -75,7 +75,7 @@ layout_compute(struct layout *l, int w, int h, int panel_on, int input_rows)
 }
 
 /* Draw the box and rules of l. */
-void
+static void
 layout_draw_frame(struct grid *g, const struct layout *l)
 {
 	struct grid_rect box = { 0, 1, l->w, l->h - 2 };
@@ -92,7 +92,7 @@ layout_draw_frame(struct grid *g, const struct layout *l)
 }
 
 /* Clear g and centre a "window too small" notice. */
-void
+static void
 layout_draw_too_small(struct grid *g)
 {
 	char s[64];

@@ -47,10 +47,6 @@ struct layout {
  * least 3 rows).
  */
 void layout_compute(struct layout *l, int w, int h, int panel_on, int input_rows);
-/* Draw the box and rules of l (not the views). */
-void layout_draw_frame(struct grid *g, const struct layout *l);
-/* Clear g and centre a "window too small" notice with the minimum size. */
-void layout_draw_too_small(struct grid *g);
 /*
  * One frame: frame, status, transcript, panel or folded line, help line;
  * the input rect is cleared and left to the editor.  Draws the notice

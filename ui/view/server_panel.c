@@ -49,15 +49,15 @@ copy(char *dst, size_t n, const char *src)
 
 /* Server address and discovery results. */
 void
-server_panel_set_info(struct view_server *s, const char *url, const struct llama_info *info)
+server_panel_set_info(struct view_server *s, const char *url, const struct server_panel_info *info)
 {
 	const char *dash;
 
 	copy(s->url, sizeof(s->url), url);
 	if (!info)
 		return;
-	copy(s->model, sizeof(s->model), info->model_id);
-	copy(s->build, sizeof(s->build), info->build_info);
+	copy(s->model, sizeof(s->model), info->model);
+	copy(s->build, sizeof(s->build), info->build);
 	dash = strchr(s->build, '-');
 	if (dash)
 		s->build[dash - s->build] = '\0';
@@ -119,7 +119,7 @@ server_panel_on_event(struct view_server *s, const struct llm_event *ev)
 
 /* The state of one slot from its /slots fields. */
 static enum view_slot_state
-slot_state(const struct llama_slot *l)
+slot_state(const struct server_panel_slot *l)
 {
 	if (!l->is_processing)
 		return VIEW_SLOT_IDLE;
@@ -130,7 +130,7 @@ slot_state(const struct llama_slot *l)
 
 /* Live decode speed from our slot's n_decoded growth. */
 static void
-track_decode(struct view_server *s, const struct llama_slot *l, uint64_t now_ms)
+track_decode(struct view_server *s, const struct server_panel_slot *l, uint64_t now_ms)
 {
 	long n = tok(l->n_decoded);
 
@@ -143,7 +143,7 @@ track_decode(struct view_server *s, const struct llama_slot *l, uint64_t now_ms)
 
 /* A GET /slots answer. */
 void
-server_panel_set_slots(struct view_server *s, const struct llama_slot *sl, size_t n, int our_id,
+server_panel_set_slots(struct view_server *s, const struct server_panel_slot *sl, size_t n, int our_id,
     uint64_t now_ms)
 {
 	size_t i;

@@ -24,14 +24,31 @@
 #include <stdint.h>
 
 #include "ui/term/grid.h"
-#include "llama/wire.h"
 #include "llm/event.h"
 #include "ui/view/view.h"
+
+/* What discovery found, as the panel shows it (ui/app copies it from llama/wire.h's llama_info). */
+struct server_panel_info {
+	const char *model;  /* model id, NULL if unknown */
+	const char *build;  /* "b<number>-<commit>", NULL if unknown */
+	long n_ctx;         /* per-slot context */
+	int total_slots;
+};
+
+/* The fields of one GET /slots entry the panel reads (ui/app copies them from llama_slot). */
+struct server_panel_slot {
+	int id;
+	long n_ctx;
+	int is_processing;
+	long n_prompt_tokens;
+	long n_prompt_tokens_processed;
+	long n_decoded;
+};
 
 /* An empty server state (no slots known, nothing in flight). */
 void server_panel_init(struct view_server *s);
 /* Server address ("127.0.0.1:8080") and what discovery found (info may be NULL). */
-void server_panel_set_info(struct view_server *s, const char *url, const struct llama_info *info);
+void server_panel_set_info(struct view_server *s, const char *url, const struct server_panel_info *info);
 /*
  * Feed a stream event: PROGRESS starts/updates the prefill bar; TEXT,
  * REASONING and TOOL_CALL_* mean decoding; TIMINGS and CACHE fill "last
@@ -46,7 +63,7 @@ void server_panel_on_event(struct view_server *s, const struct llm_event *ev);
  * live decode tok/s from our slot's n_decoded since the previous answer.
  * Clears slots_disabled and reconnecting.
  */
-void server_panel_set_slots(struct view_server *s, const struct llama_slot *sl, size_t n,
+void server_panel_set_slots(struct view_server *s, const struct server_panel_slot *sl, size_t n,
     int our_id, uint64_t now_ms);
 /* GET /slots answered 501: the panel says so (the progress bar stays). */
 void server_panel_no_slots(struct view_server *s);

@@ -1,29 +1,74 @@
 /*
- * route/redact: the privacy filter over a conv copy (see route/redact.h).  Calls are
- * looked up by id among the assistant messages seen so far (a result
- * always follows its call), so one pass over the conv suffices.
+ * route/privacy: the privacy globs and the filter over a conv copy (see
+ * route/privacy.h).  Calls are looked up by id among the assistant
+ * messages seen so far (a result always follows its call), so one pass
+ * over the conv suffices.
  */
-#include "route/redact.h"
+#include "route/privacy.h"
 
 #include <cjson/cJSON.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/buf.h"
+#include "base/fs.h"
 #include "base/json.h"
 #include "base/xmalloc.h"
 #include "llm/tool.h"
 
+/* The privacy glob covering path, or NULL. */
+static const char *
+route_privacy_glob(const struct route_policy *p, const char *path)
+{
+	const char *t;
+	size_t i;
+
+	if (!path || !*path)
+		return NULL;
+	for (i = 0; i < p->nprivacy; i++) {
+		if (fs_glob_match(p->privacy[i], path))
+			return p->privacy[i];
+		for (t = strchr(p->privacy[i], '/') ? strchr(path, '/') : NULL; t;
+		     t = strchr(t + 1, '/'))
+			if (t[1] && fs_glob_match(p->privacy[i], t + 1))
+				return p->privacy[i];
+	}
+	return NULL;
+}
+
+/* Whether path is private. */
+int
+route_privacy_match(const struct route_policy *p, const char *path)
+{
+	return route_privacy_glob(p, path) != NULL;
+}
+
+/* Content or its notice. */
+int
+route_privacy_redact(const struct route_policy *p, const char *path, const char *content, size_t len,
+	     struct buf *out)
+{
+	const char *g = route_privacy_glob(p, path);
+
+	if (!g) {
+		buf_add(out, content ? content : "", content ? len : 0);
+		return 0;
+	}
+	buf_addf(out, "[hearth: the contents of %s (%zu bytes) are not shown to Claude: "
+		 "it matches the privacy glob \"%s\" (routing.privacy)]", path, len, g);
+	return 1;
+}
+
 /* The tool a call block names (NULL: unknown, or no call). */
 static const struct tool *
-route_redact_tool(const struct conv_block *call)
+route_privacy_tool(const struct conv_block *call)
 {
 	return call && call->name ? tool_find(call->name) : NULL;
 }
 
 /* Whether a shell command names a privacy-listed file. */
 int
-route_redact_command_private(const struct route_policy *p, const char *cmd)
+route_privacy_command(const struct route_policy *p, const char *cmd)
 {
 	static const char seps[] = " \t\n\"'`<>|;&()=$";
 	const char *s = cmd;
@@ -47,7 +92,7 @@ route_redact_command_private(const struct route_policy *p, const char *cmd)
 
 /* The call with this id among the messages before index end. */
 static const struct conv_block *
-route_redact_find_call(const struct conv *c, size_t end, const char *id)
+route_privacy_find_call(const struct conv *c, size_t end, const char *id)
 {
 	size_t i, j;
 
@@ -63,7 +108,7 @@ route_redact_find_call(const struct conv *c, size_t end, const char *id)
 
 /* A private path the call names (struct tool.paths), or NULL (borrowed from args). */
 static const char *
-route_redact_private_path(const struct route_policy *p, const struct tool *t, const cJSON *args)
+route_privacy_private_path(const struct route_policy *p, const struct tool *t, const cJSON *args)
 {
 	const char *v[8];
 	size_t i, n = t ? tool_paths(t, args, v, sizeof v / sizeof v[0]) : 0;
@@ -76,7 +121,7 @@ route_redact_private_path(const struct route_policy *p, const struct tool *t, co
 
 /* grep output without the lines of private files, one notice instead. */
 static int
-route_redact_grep(const struct route_policy *p, const char *text, struct buf *out)
+route_privacy_grep(const struct route_policy *p, const char *text, struct buf *out)
 {
 	const char *s = text ? text : "";
 	size_t dropped = 0;
@@ -106,19 +151,19 @@ route_redact_grep(const struct route_policy *p, const char *text, struct buf *ou
 
 /* What Claude sees of a tool result; returns 1 when it differs. */
 static int
-route_redact_result(const struct route_policy *p, const struct conv_block *call,
+route_privacy_result(const struct route_policy *p, const struct conv_block *call,
 	      const struct conv_block *res, struct buf *out)
 {
-	const struct tool *t = route_redact_tool(call);
+	const struct tool *t = route_privacy_tool(call);
 	cJSON *args = call ? cJSON_Parse(call->text ? call->text : "") : NULL;
-	const char *path = route_redact_private_path(p, t, args), *text = res->text ? res->text : "";
+	const char *path = route_privacy_private_path(p, t, args), *text = res->text ? res->text : "";
 	int changed = 0;
 
 	if (path && (t->flags & TOOL_SHOWS_FILE)) {
-		changed = route_redact(p, path, text, strlen(text), out);
+		changed = route_privacy_redact(p, path, text, strlen(text), out);
 	} else if (t && (t->flags & TOOL_SHOWS_MATCHES)) {
-		changed = route_redact_grep(p, text, out);
-	} else if (t && tool_command(t, args) && route_redact_command_private(p, tool_command(t, args))) {
+		changed = route_privacy_grep(p, text, out);
+	} else if (t && tool_command(t, args) && route_privacy_command(p, tool_command(t, args))) {
 		buf_addf(out, "[hearth: the output of this command (%zu bytes) is not shown to Claude: "
 			 "the command names a privacy-listed file (routing.privacy)]", strlen(text));
 		changed = 1;
@@ -134,11 +179,11 @@ route_redact_result(const struct route_policy *p, const struct conv_block *call,
  * content arguments -- every string argument but the paths -- replaced.
  */
 static int
-route_redact_call(const struct route_policy *p, const struct conv_block *call, struct buf *out)
+route_privacy_call(const struct route_policy *p, const struct conv_block *call, struct buf *out)
 {
-	const struct tool *t = route_redact_tool(call);
+	const struct tool *t = route_privacy_tool(call);
 	cJSON *args = cJSON_Parse(call->text ? call->text : ""), *it;
-	const char *path = route_redact_private_path(p, t, args), *v[8];
+	const char *path = route_privacy_private_path(p, t, args), *v[8];
 	size_t n = t ? tool_paths(t, args, v, sizeof v / sizeof v[0]) : 0, i;
 	int changed = 0;
 	char *s;
@@ -154,7 +199,7 @@ route_redact_call(const struct route_policy *p, const struct conv_block *call, s
 			;
 		if (!cJSON_IsString(it) || i < n)
 			continue;
-		route_redact(p, path, it->valuestring, strlen(it->valuestring), &note);
+		route_privacy_redact(p, path, it->valuestring, strlen(it->valuestring), &note);
 		cJSON_SetValuestring(it, note.data);
 		buf_release(&note);
 		changed = 1;
@@ -171,7 +216,7 @@ route_redact_call(const struct route_policy *p, const struct conv_block *call, s
  * whose private files' contents are replaced; returns 1 when it differs.
  */
 static int
-route_redact_text(const struct route_policy *p, const char *text, struct buf *out)
+route_privacy_text(const struct route_policy *p, const char *text, struct buf *out)
 {
 	static const char open[] = "<file path=\"", close[] = "\n</file>";
 	const char *s = text ? text : "", *at, *q, *body, *end;
@@ -188,7 +233,7 @@ route_redact_text(const struct route_policy *p, const char *text, struct buf *ou
 		path[(size_t)(q - at) - (sizeof open - 1)] = '\0';
 		body += 3;
 		buf_add(out, s, (size_t)(body - s));
-		changed |= route_redact(p, path, body, (size_t)(end - body), out);
+		changed |= route_privacy_redact(p, path, body, (size_t)(end - body), out);
 		s = end;
 	}
 	buf_adds(out, s);
@@ -197,7 +242,7 @@ route_redact_text(const struct route_policy *p, const char *text, struct buf *ou
 
 /* Copy one block, filtered. */
 static size_t
-route_redact_block(const struct route_policy *p, const struct conv *in, size_t mi,
+route_privacy_block(const struct route_policy *p, const struct conv *in, size_t mi,
 	     const struct conv_block *b, struct conv_msg *m)
 {
 	struct buf t = BUF_INIT;
@@ -205,11 +250,11 @@ route_redact_block(const struct route_policy *p, const struct conv *in, size_t m
 	int changed = 0;
 
 	if (b->kind == CONV_TOOL_RESULT)
-		changed = route_redact_result(p, route_redact_find_call(in, mi, b->id), b, &t);
+		changed = route_privacy_result(p, route_privacy_find_call(in, mi, b->id), b, &t);
 	else if (b->kind == CONV_TOOL_CALL)
-		changed = route_redact_call(p, b, &t);
+		changed = route_privacy_call(p, b, &t);
 	else if (b->kind == CONV_TEXT && in->msgs[mi].role == CONV_USER)
-		changed = route_redact_text(p, b->text, &t);
+		changed = route_privacy_text(p, b->text, &t);
 	nb = conv_add_block(m, b->kind, changed ? t.data : b->text, b->id, b->name);
 	nb->is_error = b->is_error;
 	nb->provider = b->provider ? xstrdup(b->provider) : NULL;
@@ -220,7 +265,7 @@ route_redact_block(const struct route_policy *p, const struct conv *in, size_t m
 
 /* The filtered copy. */
 size_t
-route_redact_conv(const struct route_policy *p, const struct conv *in, struct conv *out)
+route_privacy_conv(const struct route_policy *p, const struct conv *in, struct conv *out)
 {
 	size_t i, j, n = 0;
 
@@ -230,7 +275,7 @@ route_redact_conv(const struct route_policy *p, const struct conv *in, struct co
 
 		m->aborted = in->msgs[i].aborted;
 		for (j = 0; j < in->msgs[i].nblocks; j++)
-			n += route_redact_block(p, in, i, &in->msgs[i].blocks[j], m);
+			n += route_privacy_block(p, in, i, &in->msgs[i].blocks[j], m);
 	}
 	return n;
 }
