@@ -22,7 +22,7 @@ agent_cutoff_reset(struct agent_cutoff *c)
 }
 
 /* edit, write, bash: the tools that may change files. */
-int
+static int
 agent_cutoff_is_producing(const struct tool *t)
 {
 	return t && (t->flags & TOOL_MUTATES);

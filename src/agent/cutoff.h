@@ -34,8 +34,6 @@ struct agent_cutoff {
 
 /* A new turn: streak and restriction cleared (engaged is kept). */
 void agent_cutoff_reset(struct agent_cutoff *c);
-/* Whether t may change files (the producing tools: edit, write, bash). */
-int agent_cutoff_is_producing(const struct tool *t);
 /*
  * Count the step whose calls just ran.  Returns 1 when the cutoff
  * engages now, with the note for the model in note; else 0.

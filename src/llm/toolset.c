@@ -22,7 +22,7 @@ toolset_is_core(const struct tool *t)
 }
 
 /* Bytes of the schema entry as the wire sends it, in tokens (about 4 bytes each). */
-long
+static long
 toolset_schema_tokens(const struct tool *t)
 {
 	/* {"type":"function","function":{"name":"","description":"","parameters":}} */

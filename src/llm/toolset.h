@@ -74,8 +74,6 @@ void toolset_sync(struct toolset *ts, const struct tool *const *extra, size_t n)
  * first request offers the same tools as the last one did.
  */
 void toolset_replay(struct toolset *ts, const struct conv *c);
-/* Estimated tokens of one tool's schema as sent (about 4 bytes a token). */
-long toolset_schema_tokens(const struct tool *t);
 /*
  * Whether to defer: mode 1 yes, 0 no, -1 ("auto") only when the schemas
  * deferral would keep out of the prompt (the non-core tools' minus

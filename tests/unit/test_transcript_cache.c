@@ -1,4 +1,4 @@
-/* test_tcache: the transcript's per-item row cache never disagrees with a fresh layout. */
+/* test_transcript_cache: the transcript's per-item row cache never disagrees with a fresh layout. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>

@@ -1,5 +1,5 @@
 /*
- * test_synhl: code_highlight — kinds of well-known tokens in several
+ * test_code_highlight: code_highlight — kinds of well-known tokens in several
  * languages, predicates (#match? on constants), fence info strings,
  * unknown languages, the size cut-off and bad input.
  */
