@@ -158,6 +158,11 @@ void tool_job_done(struct tool_job *job);
 /* Finish with an error line (printf-style); convenience for tools. */
 void tool_job_fail(struct tool_job *job, const char *fmt, ...) ERR_PRINTF(2, 3);
 
+/*
+ * The registry: declared with the contract so the core can look a tool up
+ * by the name a conversation stores without including tools/; defined in
+ * tools/registry.c, which holds the built-in list.
+ */
 /* Look up a tool by name (NULL when unknown). */
 const struct tool *tool_find(const char *name);
 /* All built-in tools in their fixed order (the order is part of the prompt prefix). */
