@@ -14,15 +14,15 @@
 #include <string.h>
 
 #include "base/json.h"
-#include "tools/bash_readonly.h"
 #include "base/workspace.h"
 #include "base/xmalloc.h"
 
 /* What a call touches, as the rules see it. */
 struct perm_subject {
+	const struct tool *t;
 	const char *tool;
-	const char *command;    /* bash: the command line */
-	struct buf segs;        /* bash: NUL-separated simple commands */
+	const char *command;    /* a shell tool's command line (TOOL_SHELL) */
+	struct buf segs;        /* shell tools: NUL-separated simple commands */
 	size_t nsegs;
 	struct buf abs;         /* path tools: canonical absolute path ("" = none) */
 	const char *rel;        /* relative to root when inside, else abs */
@@ -401,6 +401,26 @@ perm_find(const struct perm_rules *l, const struct perm_subject *s)
 	return NULL;
 }
 
+/*
+ * Whether the shell tool t would call cmd read-only: the tool answers
+ * (its read_only member) for a call whose command is cmd, so what counts
+ * as read-only stays in the tool's file.
+ */
+static int
+perm_command_read_only(const struct tool *t, const char *cmd)
+{
+	cJSON *args = cJSON_CreateObject();
+	int ro;
+
+	if (!args || !cJSON_AddStringToObject(args, "command", cmd)) {
+		cJSON_Delete(args);
+		return 0;
+	}
+	ro = tool_is_read_only(t, args);
+	cJSON_Delete(args);
+	return ro;
+}
+
 /* Whether one segment of a shell tool's command is allowed by the allow or session rules. */
 static int
 perm_seg_allowed(const struct perm *p, const char *tool, const char *seg)
@@ -428,7 +448,7 @@ perm_allowed(const struct perm *p, const struct perm_subject *s)
 	if (!s->nsegs)
 		return 0;
 	for (i = 0; i < s->nsegs; i++, seg += strlen(seg) + 1)
-		if (!perm_seg_allowed(p, s->tool, seg) && !tool_bash_readonly_is_read_only(seg))
+		if (!perm_seg_allowed(p, s->tool, seg) && !perm_command_read_only(s->t, seg))
 			return 0;
 	return 1;
 }
@@ -443,6 +463,7 @@ perm_subject(struct perm_subject *s, const struct tool *t, const cJSON *args, co
 	memset(s, 0, sizeof *s);
 	buf_init(&s->segs, 0);
 	buf_init(&s->abs, 0);
+	s->t = t;
 	s->tool = t->name;
 	if (t->flags & TOOL_SHELL) {
 		s->command = tool_command(t, args);
@@ -472,17 +493,17 @@ perm_subject_release(struct perm_subject *s)
 	buf_release(&s->abs);
 }
 
-/* Read-only bash: the whole line and each unwrapped simple command (env rm … is not). */
+/* A read-only shell call: the whole line and each unwrapped simple command (env rm … is not). */
 static int
 perm_read_only(const struct perm_subject *s)
 {
 	const char *seg = s->segs.data;
 	size_t i;
 
-	if (!s->nsegs || !tool_bash_readonly_is_read_only(s->command))
+	if (!s->nsegs || !perm_command_read_only(s->t, s->command))
 		return 0;
 	for (i = 0; i < s->nsegs; i++, seg += strlen(seg) + 1)
-		if (!tool_bash_readonly_is_read_only(seg))
+		if (!perm_command_read_only(s->t, seg))
 			return 0;
 	return 1;
 }
@@ -567,7 +588,7 @@ perm_always_rules(const struct perm *p, const struct tool *t, const cJSON *args,
 	perm_subject(&s, t, args, root);
 	if (s.command) {
 		for (i = 0, seg = s.segs.data; i < s.nsegs; i++, seg += strlen(seg) + 1)
-			if (!perm_seg_allowed(p, t->name, seg) && !tool_bash_readonly_is_read_only(seg))
+			if (!perm_seg_allowed(p, t->name, seg) && !perm_command_read_only(t, seg))
 				perm_always_seg(t->name, seg, out);
 	} else if (s.has_path && s.outside) {
 		const char *slash = strrchr(s.abs.data, '/');
