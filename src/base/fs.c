@@ -39,18 +39,21 @@ current_umask(void)
 	return m;
 }
 
-/* write(2) all of len bytes, retrying short writes and EINTR. */
-static int
-write_all(int fd, const char *p, size_t len)
+int
+fs_write_all(int fd, const void *data, size_t len)
 {
+	const char *p = data;
 	ssize_t n;
 
 	while (len) {
 		n = write(fd, p, len);
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0)
+		if (n <= 0) {
+			if (n == 0)
+				errno = EIO;
 			return -1;
+		}
 		p += n;
 		len -= (size_t)n;
 	}
@@ -112,7 +115,7 @@ fs_write_atomic(const char *path, const void *data, size_t len, struct err *e)
 		return -1;
 	}
 	fcntl(fd, F_SETFD, FD_CLOEXEC);
-	if (write_all(fd, data, len) < 0 || fchmod(fd, mode) < 0 || fsync(fd) < 0)
+	if (fs_write_all(fd, data, len) < 0 || fchmod(fd, mode) < 0 || fsync(fd) < 0)
 		err_errno(e, "write %s", path);
 	else
 		rc = 0;

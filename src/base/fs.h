@@ -22,6 +22,13 @@
 #define FS_SNIFF 8192
 
 /*
+ * write(2) all len bytes to fd, retrying EINTR and short writes.  0, or -1
+ * with errno set (EIO when write made no progress); what was written
+ * before a failure stays written.
+ */
+int fs_write_all(int fd, const void *data, size_t len);
+
+/*
  * Replace (or create) `path` with len bytes: write "DIR/.NAME.hearth-XXXXXX",
  * fsync, chmod to the old file's mode (new files: 0644 minus umask), rename
  * over path, fsync the directory.  On failure the temp file is removed and

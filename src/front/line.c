@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "agent/agent.h"
+#include "base/fs.h"
 #include "base/cfg.h"
 #include "llama/llama.h"
 #include "io/loop.h"
@@ -35,16 +36,7 @@
 void
 front_line_out(struct front_line *r, const char *s, size_t n)
 {
-	while (n) {
-		ssize_t w = write(r->d->out_fd, s, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return;
-		s += w;
-		n -= (size_t)w;
-	}
+	(void)fs_write_all(r->d->out_fd, s, n); /* a closed terminal: nothing to tell */
 }
 
 /* Write a sanitised line, starting on a fresh line. */

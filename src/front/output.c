@@ -11,12 +11,12 @@
 #include "front/output.h"
 
 #include <cjson/cJSON.h>
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "base/fs.h"
 #include "base/json.h"
 #include "front/output_json.h"
 #include "base/sanitize.h"
@@ -44,19 +44,10 @@ struct front_output {
 static void
 pm_write(struct front_output *pm, int fd, const char *s, size_t n)
 {
-	while (n && !(fd == pm->o.out_fd && pm->stdout_closed)) {
-		ssize_t w = write(fd, s, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0) {
-			if (fd == pm->o.out_fd)
-				pm->stdout_closed = 1;
-			return;
-		}
-		s += w;
-		n -= (size_t)w;
-	}
+	if (fd == pm->o.out_fd && pm->stdout_closed)
+		return;
+	if (fs_write_all(fd, s, n) < 0 && fd == pm->o.out_fd)
+		pm->stdout_closed = 1;
 }
 
 /* Print a JSON value as one line on stdout and free it. */

@@ -24,6 +24,7 @@
 #include "io/loop.h"
 #include "perm/perm.h"
 #include "io/proc.h"
+#include "base/fs.h"
 #include "base/xmalloc.h"
 
 struct perm_hooks_entry {
@@ -295,25 +296,14 @@ perm_hooks_stdin(const char *json)
 {
 	const char *tmp = getenv("TMPDIR");
 	char path[4096];
-	size_t n = strlen(json), off = 0;
+	size_t n = strlen(json);
 	int fd;
 
 	snprintf(path, sizeof path, "%s/hearth-hook.XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	if ((fd = mkstemp(path)) < 0)
 		return -1;
 	unlink(path);
-	while (off < n) {
-		ssize_t w = write(fd, json + off, n - off);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			close(fd);
-			return -1;
-		}
-		off += (size_t)w;
-	}
-	if (lseek(fd, 0, SEEK_SET) < 0) {
+	if (fs_write_all(fd, json, n) < 0 || lseek(fd, 0, SEEK_SET) < 0) {
 		close(fd);
 		return -1;
 	}

@@ -38,23 +38,6 @@ route_outcomes_line(const struct route_outcomes_turn *o, struct buf *b)
 		 o->tokens.cache_write, o->tokens.cache_read, o->cost_usd, o->wall_s);
 }
 
-/* Write all n bytes. */
-static int
-route_outcomes_write_all(int fd, const char *p, size_t n)
-{
-	ssize_t w;
-
-	while (n) {
-		w = write(fd, p, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		p += w, n -= (size_t)w;
-	}
-	return 0;
-}
-
 /* Append one outcome line. */
 int
 route_outcomes_append(const char *path, const struct route_outcomes_turn *o, struct err *e)
@@ -81,7 +64,7 @@ route_outcomes_append(const char *path, const struct route_outcomes_turn *o, str
 	if (last != '\n')
 		buf_addch(&line, '\n');
 	route_outcomes_line(o, &line);
-	if (route_outcomes_write_all(fd, line.data, line.len) < 0 || fsync(fd) < 0)
+	if (fs_write_all(fd, line.data, line.len) < 0 || fsync(fd) < 0)
 		rc = err_errno(e, "write %s", path);
 	close(fd);
 	buf_release(&line);

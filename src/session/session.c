@@ -22,6 +22,7 @@
 
 #include "session/line.h"
 #include "session/read.h"
+#include "base/fs.h"
 #include "base/xmalloc.h"
 
 struct session {
@@ -155,16 +156,8 @@ mkdirs_private(const char *dir, struct err *e)
 static int
 write_line(struct session *s, const struct buf *b, struct err *e)
 {
-	size_t done = 0;
-
-	while (done < b->len) {
-		ssize_t w = write(s->fd, b->data + done, b->len - done);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return err_errno(e, "write session %s", s->path);
-		done += (size_t)w;
-	}
+	if (fs_write_all(s->fd, b->data, b->len) < 0)
+		return err_errno(e, "write session %s", s->path);
 	if (fdatasync(s->fd) < 0)
 		return err_errno(e, "sync session %s", s->path);
 	return 0;
