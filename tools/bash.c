@@ -28,6 +28,7 @@
 
 #include "io/loop.h"
 #include "io/proc.h"
+#include "io/sandbox.h"
 #include "base/json.h"
 #include "base/sanitize.h"
 #include "tools/bash_readonly.h"
@@ -49,6 +50,8 @@ struct bash_run {
 	uint64_t saved;      /* bytes in the save file */
 	char save_err[256];  /* why the full output is not (all) saved; "" = fine */
 	int timeout_s;
+	struct sandbox_cmd sc; /* the command as the sandbox wraps it (io/sandbox) */
+	struct sandbox_strv env;
 };
 
 /* Environment for commands that must never wait for a person. */
@@ -268,6 +271,8 @@ bash_run_free(struct bash_run *r)
 		close(r->save_fd);
 	free(r->save_path);
 	buf_release(&r->mem);
+	sandbox_cmd_release(&r->sc);
+	sandbox_strv_release(&r->env);
 	free(r);
 }
 
@@ -279,6 +284,8 @@ bash_exit(struct proc *p, void *arg)
 	struct tool_job *job = r->job;
 
 	bash_render_output(r, &job->out);
+	sandbox_after(job->env->sandbox, &r->sc, &job->out);
+	sandbox_hint(job->env->sandbox, r->mem.data, r->mem.len, &job->out);
 	bash_render_footer(r, &job->out);
 	job->is_error = proc_timed_out(p);
 	job->priv = NULL;
@@ -305,9 +312,10 @@ bash_start(struct tool_job *job, const cJSON *args)
 {
 	const cJSON *cmd = cJSON_GetObjectItemCaseSensitive(args, "command");
 	const char *argv[] = { "/bin/sh", "-c", NULL, NULL };
-	struct proc_spec spec = { argv, job->env->root, bash_env, 0, bash_output, bash_exit, NULL, 0, 0, 0 };
+	struct proc_spec spec = { argv, job->env->root, bash_env, 0, bash_output, bash_exit, NULL, 0, 0, 1, NULL, NULL };
 	struct err e = ERR_INIT;
 	struct bash_run *r;
+	size_t i;
 
 	if (!cJSON_IsString(cmd) || !cmd->valuestring[strspn(cmd->valuestring, " \t\r\n")]) {
 		tool_job_fail(job, "missing required field \"command\" (a non-empty shell command)");
@@ -319,6 +327,20 @@ bash_start(struct tool_job *job, const cJSON *args)
 	r->timeout_s = bash_timeout(job->env, args);
 	buf_init(&r->mem, 0);
 	argv[2] = cmd->valuestring;
+	r->sc.ruleset_fd = -1;
+	if (sandbox_wrap(job->env->sandbox, argv, &r->sc, &e) < 0) {
+		bash_run_free(r);
+		tool_job_fail(job, "could not start the command: %s", e.msg);
+		return;
+	}
+	for (i = 0; bash_env[i]; i++)
+		sandbox_strv_add(&r->env, bash_env[i]);
+	for (i = 0; i < r->sc.env.n; i++)
+		sandbox_strv_add(&r->env, r->sc.env.v[i]);
+	spec.argv = (const char *const *)r->sc.argv.v;
+	spec.env = (const char *const *)r->env.v;
+	spec.pre_exec = r->sc.pre_exec;
+	spec.pre_exec_arg = r->sc.pre_exec_arg;
 	spec.timeout_ms = (uint64_t)r->timeout_s * 1000u;
 	spec.arg = r;
 	job->priv = r;
@@ -339,6 +361,9 @@ bash_cancel(struct tool_job *job)
 	if (!r || job->finished)
 		return;
 	bash_render_output(r, &job->out);
+	proc_free(r->proc); /* kills the whole group (and bwrap's sandbox with it) */
+	r->proc = NULL;
+	sandbox_after(job->env->sandbox, &r->sc, &job->out);
 	buf_adds(&job->out, "[aborted]");
 	job->is_error = 1;
 	job->priv = NULL;
@@ -412,7 +437,10 @@ const struct tool tool_bash = {
 		"50 KB and the full output is saved to a file you can open with the read "
 		"tool. A non-zero exit code is reported, not an error. A background job "
 		"(cmd &) must redirect its output (cmd > file 2>&1 &) or it is killed when "
-		"the command ends. Prefer read, grep, find and edit for files.",
+		"the command ends. Depending on the user's settings the command runs in a "
+		"sandbox: then only the workspace and $TMPDIR are writable, the network is "
+		"off, and no process outlives the command. Prefer read, grep, find and edit "
+		"for files.",
 	.schema_json =
 		"{\"type\":\"object\",\"properties\":{"
 		"\"command\":{\"type\":\"string\",\"description\":\"Shell command line, run "

@@ -57,6 +57,8 @@ static const struct cfg_key cfg_keys[] = {
 	K("serve.ctx", CFG_INT, serve_ctx),
 	K("theme", CFG_STR, theme),
 	K("open_in", CFG_STR, open_in),
+	K("sandbox", CFG_STR, sandbox),
+	K("sandbox_network", CFG_BOOL, sandbox_network),
 };
 #undef K
 

@@ -41,6 +41,8 @@ struct cfg {
 	char *serve_binary;      /* "serve.binary": the llama-server to start ("llama-server" from PATH) */
 	int serve_ctx;           /* "serve.ctx": context size for the managed server (0 = the model's) */
 	char *theme;             /* full-screen colour theme name or file (NULL: "default") */
+	char *sandbox;           /* "workspace-write" (NULL: the default), "read-only" or "off": bash's sandbox */
+	int sandbox_network;     /* 0: bash commands in the sandbox have no network */
 	char *open_in;           /* /open: "editor" (suspend and run $EDITOR) or "tmux-pane" (NULL: editor) */
 };
 

@@ -27,6 +27,8 @@ front_cli_usage(FILE *f)
 	      "                              (a task starting with @claude goes to Claude)\n"
 	      "      --approval MODE         ask | auto-edit (default) | yolo: which tool calls\n"
 	      "                              ask first; print mode refuses those unless -y/--yes\n"
+	      "      --sandbox MODE          workspace-write (default) | read-only | off: where\n"
+	      "                              bash commands may write (docs/permissions.md)\n"
 	      "  hearth stats                what escalations to Claude cost and bought\n"
 	      "      --server URL            llama-server base URL (env HEARTH_SERVER;\n"
 	      "                              default http://127.0.0.1:8080)\n"
@@ -108,7 +110,7 @@ front_cli_looks_like_id(const char *w)
 }
 
 /* --approval (numbered apart from the list above). */
-enum { OPT_APPROVAL = 512 };
+enum { OPT_APPROVAL = 512, OPT_SANDBOX };
 
 /* getopt_long over argv into o; -1 to continue or an exit code. */
 int
@@ -134,6 +136,7 @@ front_cli_parse(int argc, char **argv, struct front_cli *o)
 		{ "continue", no_argument, NULL, 'c' },
 		{ "resume", no_argument, NULL, 'r' },
 		{ "approval", required_argument, NULL, OPT_APPROVAL },
+		{ "sandbox", required_argument, NULL, OPT_SANDBOX },
 		{ "export", required_argument, NULL, OPT_EXPORT },
 		{ "route", required_argument, NULL, OPT_ROUTE },
 		{ "tui", no_argument, NULL, OPT_TUI },
@@ -184,6 +187,11 @@ front_cli_parse(int argc, char **argv, struct front_cli *o)
 			if (strcmp(optarg, "ask") && strcmp(optarg, "auto-edit") && strcmp(optarg, "yolo"))
 				return front_cli_usage_error("--approval takes ask, auto-edit or yolo, got \"%s\"", optarg);
 			o->approval = optarg;
+			break;
+		case OPT_SANDBOX:
+			if (strcmp(optarg, "workspace-write") && strcmp(optarg, "read-only") && strcmp(optarg, "off"))
+				return front_cli_usage_error("--sandbox takes workspace-write, read-only or off, got \"%s\"", optarg);
+			o->sandbox = optarg;
 			break;
 		case OPT_EXPORT: o->export_session = optarg; break;
 		case OPT_TUI: o->tui = 1; break;

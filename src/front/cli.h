@@ -27,6 +27,7 @@ struct front_cli {
 	int cont;                 /* -c: the latest session */
 	int resume;               /* -r [ID] */
 	const char *approval;     /* --approval ask|auto-edit|yolo */
+	const char *sandbox;      /* --sandbox workspace-write|read-only|off */
 	const char *resume_id;
 	const char *export_session, *export_file;
 	const char *route;        /* --route auto|local|claude */

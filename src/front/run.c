@@ -27,6 +27,7 @@
 #include "llama/serve.h"
 #include "tools/stale.h"
 #include "io/work.h"
+#include "io/sandbox.h"
 #include "base/xmalloc.h"
 
 
@@ -219,6 +220,34 @@ front_run_prompt(struct front_run *r)
 	buf_release(&warnings);
 }
 
+/*
+ * bash's sandbox from the settings ("sandbox", "sandbox_network") and
+ * --sandbox; its probe starts now, on its own thread.  HEARTH_SANDBOX_MECHANISM
+ * (landlock or none) leaves better mechanisms out, for tests.  -1, or a usage exit code.
+ */
+static int
+start_sandbox(struct front_run *r)
+{
+	struct sandbox_spec spec = { 0 };
+	const char *mode = r->o->sandbox ? r->o->sandbox : r->cfg.sandbox, *mech = getenv("HEARTH_SANDBOX_MECHANISM");
+
+	spec.mode = SANDBOX_WORKSPACE_WRITE;
+	if (mode && sandbox_mode_parse(mode, &spec.mode) < 0) {
+		fprintf(stderr, "hearth: setting \"sandbox\" must be \"workspace-write\", \"read-only\" or \"off\", "
+				"got \"%s\"; using workspace-write\n", mode);
+		spec.mode = SANDBOX_WORKSPACE_WRITE;
+	}
+	spec.network = r->cfg.sandbox_network;
+	spec.root = r->root;
+	spec.state_dir = r->state_dir.data;
+	spec.no_bwrap = mech && (!strcmp(mech, "landlock") || !strcmp(mech, "none"));
+	spec.no_landlock = mech && !strcmp(mech, "none");
+	r->sandbox = sandbox_new(&spec);
+	sandbox_probe_start(r->sandbox);
+	r->env.sandbox = r->sandbox;
+	return -1;
+}
+
 /* Workspace, settings, tools and prompt: everything a run needs before the loop. */
 static int
 front_run_setup(struct front_run *r)
@@ -277,7 +306,7 @@ front_run_setup(struct front_run *r)
 	r->env.bash_timeout_s = r->cfg.bash_timeout_s;
 	r->env.syntax_reject = r->cfg.syntax_reject;
 	r->env.stale = tool_stale_new();
-	return -1;
+	return start_sandbox(r);
 }
 
 /* Permissions and hooks from the settings, --approval and --yes on top. */
@@ -446,6 +475,9 @@ front_run_release(struct front_run *r)
 	tool_stale_free(r->env.stale);
 	r->env.stale = NULL;
 	repomap_cache_free();
+	sandbox_free(r->sandbox); /* after the agent: no command runs any more */
+	r->sandbox = NULL;
+	r->env.sandbox = NULL;
 	cfg_release(&r->cfg);
 	buf_release(&r->system);
 	buf_release(&r->state_dir);

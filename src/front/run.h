@@ -60,6 +60,7 @@ struct front_run {
 	struct mcp *mcp;          /* MCP servers (none with --no-tools) */
 	struct llama_serve *serve;      /* the llama-server hearth started (--serve), or NULL */
 	char serve_model[PATH_MAX]; /* --serve's model, absolute (resolved before --cwd) */
+	struct sandbox *sandbox;  /* bash's sandbox (io/sandbox.h), probed from the start */
 	int prompt_pending;       /* system not built yet (print mode: front_run_prompt) */
 };
 

@@ -394,7 +394,8 @@ proc_child(int out_w, int fail_w, const struct proc_spec *spec, char **envp, int
 		_exit(127);
 	if (out_w < 0 || nul < 0 || err_w < 0 || setsid() < 0 || dup2(nul, 0) < 0 ||
 	    dup2(out_w, 1) < 0 || dup2(err_w, 2) < 0 || dup2(rep, 3) < 0 || fcntl(3, F_SETFD, FD_CLOEXEC) < 0 ||
-	    (spec->die_with_parent && proc_arm_parent_death(parent) < 0))
+	    (spec->die_with_parent && proc_arm_parent_death(parent) < 0) ||
+	    (spec->pre_exec && spec->pre_exec(spec->pre_exec_arg) < 0))
 		goto fail;
 	rep = 3;
 #ifdef SYS_close_range

@@ -59,6 +59,11 @@ struct proc_spec {
 				   * the caller closes its copy after the spawn); 0 = /dev/null */
 	int stderr_fd;            /* > 0: the child's stderr instead of the output pipe */
 	int die_with_parent;      /* Linux: SIGTERM the child if hearth dies, even by SIGKILL (proc_arm_parent_death in io/proc.c) */
+	/* In the child after its fds and session are set up, before the other fds are
+	 * closed and before chdir and exec: e.g. entering a landlock ruleset
+	 * (io/sandbox).  Must be async-signal-safe; -1 (errno set) fails the spawn.  NULL = none. */
+	int (*pre_exec)(void *arg);
+	void *pre_exec_arg;
 };
 
 /*

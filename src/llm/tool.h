@@ -33,6 +33,7 @@
 
 struct loop;
 struct repo;
+struct sandbox;
 struct tool_stale;
 struct toolset;
 
@@ -68,6 +69,8 @@ struct tool_env {
 				* owned by the caller; NULL = no guard */
 	struct toolset *toolset; /* offered/deferred tools (tool_search adds to it);
 				  * NULL = every enabled tool is offered */
+	struct sandbox *sandbox; /* what shell commands run in (io/sandbox.h); borrowed;
+				  * NULL = none */
 };
 
 struct tool_job;

@@ -19,6 +19,7 @@
 #include "session/journal.h"
 #include "base/json.h"
 #include "io/loop.h"
+#include "io/sandbox.h"
 #include "base/xmalloc.h"
 
 #define PERM_GATE_MAX_OUTPUT (64u << 10)  /* tool output given to post_tool hooks */
@@ -45,6 +46,7 @@ struct perm_gate {
 	const struct session_journal *journal;
 	struct perm_gate_pending pend;
 	int active; /* pend is in use */
+	int said_sandbox; /* the notice that no sandbox works was given */
 };
 
 /* Settings file adapter: "approval", "permissions", "hooks" (invalid JSON: cfg reports it). */
@@ -88,6 +90,7 @@ perm_gate_new(struct loop *l, const struct tool_env *env, struct buf *warnings)
 	g->loop = l;
 	g->env = env;
 	perm_init(&g->perm);
+	g->perm.sandbox = env->sandbox;
 	g->hooks = perm_hooks_new(l, env->root);
 	buf_init(&g->pend.why, 0);
 	buf_init(&g->pend.title, 0);
@@ -375,6 +378,15 @@ perm_gate_pre_tool(void *arg, struct agent *a, const struct agent_call *c, const
 	p->agent = a;
 	p->tool = c->tool;
 	p->args = cJSON_Duplicate(args, 1);
+	if ((c->tool->flags & TOOL_SHELL) && !g->said_sandbox && *sandbox_why_none(g->env->sandbox)) {
+		struct buf note = BUF_INIT;
+
+		g->said_sandbox = 1;
+		buf_addf(&note, "sandbox: none works here (%s); bash commands that are not read-only ask "
+				"(docs/permissions.md, \"Sandbox\")", sandbox_why_none(g->env->sandbox));
+		perm_gate_notice(g, note.data);
+		buf_release(&note);
+	}
 	p->verdict = perm_check(&g->perm, c->tool, args, g->env->root, &p->why);
 	if (p->verdict == PERM_DENY) {
 		struct buf note = BUF_INIT, model = BUF_INIT;

@@ -15,6 +15,7 @@
 
 #include "base/json.h"
 #include "base/workspace.h"
+#include "io/sandbox.h"
 #include "base/xmalloc.h"
 
 /* What a call touches, as the rules see it. */
@@ -518,7 +519,12 @@ perm_by_mode(const struct perm *p, const struct tool *t, const struct perm_subje
 	if (s->command) {
 		if (perm_read_only(s))
 			return PERM_ALLOW;
+		if (p->mode == PERM_AUTO_EDIT && sandbox_confines(p->sandbox))
+			return PERM_ALLOW; /* the sandbox confines what it can write */
 		buf_adds(why, "a bash command not known to be read-only");
+		if (p->mode == PERM_AUTO_EDIT && p->sandbox && sandbox_mode(p->sandbox) != SANDBOX_OFF)
+			buf_addf(why, ", and the sandbox (%s) does not confine it",
+				 sandbox_kind_name(sandbox_kind(p->sandbox)));
 		return PERM_QUESTION;
 	}
 	if (!(t->flags & TOOL_MUTATES) && (p->mode != PERM_ASK || !(t->flags & TOOL_NEEDS_APPROVAL)))

@@ -3,8 +3,9 @@
  * (docs/permissions.md).
  *
  * Modes: ask (every change asks), auto-edit (the default: edits and
- * writes inside the workspace run; bash commands not known to be
- * read-only and writes outside the workspace ask; other tools, MCP ones
+ * writes inside the workspace run; bash commands run when the sandbox
+ * confines them (io/sandbox.h), else those not known to be read-only
+ * ask; writes outside the workspace ask; other tools, MCP ones
  * included, run), yolo (nothing asks).  Read-only tools never ask; in mode
  * ask every tool flagged TOOL_MUTATES or TOOL_NEEDS_APPROVAL asks.
  *
@@ -39,6 +40,8 @@
 #include "base/err.h"
 #include "llm/tool.h"
 
+struct sandbox;
+
 enum perm_mode { PERM_ASK, PERM_AUTO_EDIT, PERM_YOLO };
 enum perm_verdict { PERM_ALLOW, PERM_QUESTION, PERM_DENY };
 enum perm_list { PERM_LIST_ALLOW, PERM_LIST_ASK, PERM_LIST_DENY, PERM_LIST_SESSION };
@@ -58,6 +61,9 @@ struct perm_rules {
 struct perm {
 	enum perm_mode mode;
 	struct perm_rules lists[4]; /* indexed by enum perm_list */
+	struct sandbox *sandbox;    /* where shell commands run (borrowed, NULL = none): in
+				     * auto-edit a confining sandbox (sandbox_confines) lets
+				     * them run without asking */
 };
 
 void perm_init(struct perm *p);
