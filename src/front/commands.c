@@ -8,6 +8,7 @@
 #include "front/checkpoint.h"
 #include "front/cmd_template.h"
 #include "perm/gate.h"
+#include "io/sandbox.h"
 #include "llm/conv.h"
 #include "route/escalate.h"
 #include "front/cmd_fork.h"
@@ -78,6 +79,10 @@ sc_approval(void *ctx, const struct cmd *self, const char *args, struct buf *out
 		 p->mode == PERM_ASK ? " (every change asks)" :
 		 p->mode == PERM_YOLO ? " (nothing asks; deny rules still refuse)" :
 		 " (edits inside the workspace run; other changes ask)");
+	buf_adds(out, "\nsandbox: ");
+	sandbox_describe(p->sandbox, out);
+	buf_adds(out, sandbox_confines(p->sandbox) ? (p->mode == PERM_AUTO_EDIT ? " (bash runs without asking, confined)" : "")
+		      : " (bash commands that are not read-only ask)");
 	for (i = 0; i < sizeof names / sizeof names[0]; i++)
 		for (j = 0; j < p->lists[i].n; j++)
 			buf_addf(out, "\n  %s %s", names[i], p->lists[i].v[j].text);

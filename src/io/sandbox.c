@@ -19,6 +19,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,6 +44,7 @@ struct sandbox {
 	char *root, *state_dir, *bwrap;
 	pthread_t probe;
 	int probing, probed;
+	atomic_int probe_ended;         /* set by the probe thread as its last act */
 	enum sandbox_kind kind;         /* the probe's answer */
 	int landlock_abi;
 	char why[256];                  /* why neither works */
@@ -471,17 +473,20 @@ sandbox_probe_run(void *arg)
 	sb->landlock_abi = sandbox_landlock_abi();
 	if (!sb->spec.no_bwrap && sandbox_probe_bwrap(sb) == 0) {
 		sb->kind = SANDBOX_BWRAP;
+		atomic_store(&sb->probe_ended, 1);
 		return NULL;
 	}
 	snprintf(bw, sizeof bw, "%.150s", sb->spec.no_bwrap ? "bwrap not used" : sb->why);
 	if (!sb->spec.no_landlock && sb->landlock_abi > 0) {
 		sb->kind = SANDBOX_LANDLOCK;
 		snprintf(sb->why, sizeof sb->why, "%.150s; landlock ABI %d", bw, sb->landlock_abi);
+		atomic_store(&sb->probe_ended, 1);
 		return NULL;
 	}
 	sb->kind = SANDBOX_NONE;
 	snprintf(sb->why, sizeof sb->why, "%.150s; landlock: %s", bw,
 		 sb->spec.no_landlock ? "not used" : "not in this kernel");
+	atomic_store(&sb->probe_ended, 1);
 	return NULL;
 }
 
@@ -511,6 +516,17 @@ sandbox_kind(struct sandbox *sb)
 		sb->probed = 1;
 	}
 	return sb->kind;
+}
+
+int
+sandbox_probed(struct sandbox *sb)
+{
+	if (!sb || sb->spec.mode == SANDBOX_OFF || sb->probed)
+		return 1;
+	if (!sb->probing || !atomic_load(&sb->probe_ended))
+		return 0;
+	sandbox_kind(sb); /* joins the thread, which has ended */
+	return 1;
 }
 
 enum sandbox_mode

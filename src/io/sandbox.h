@@ -99,6 +99,8 @@ void sandbox_probe_start(struct sandbox *sb);
 /* The mechanism commands run under (waits for the probe); NONE when the mode is off. */
 enum sandbox_kind sandbox_kind(struct sandbox *sb);
 enum sandbox_mode sandbox_mode(const struct sandbox *sb);
+/* Whether the probe has ended (or is not needed), so sandbox_kind will not wait.  Never waits. */
+int sandbox_probed(struct sandbox *sb);
 /*
  * Whether a command's writes are confined so that it may run without
  * asking: bwrap in either mode, or landlock in read-only mode.  0 for NULL.

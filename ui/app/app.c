@@ -89,6 +89,7 @@ app_state_boot(struct app *a)
 		app_state_notice(a, THEME_WARNING, w.data);
 	buf_release(&w);
 	app_state_git(a);
+	app_turn_sandbox(a);
 	a->dirty = 1;
 }
 
@@ -317,6 +318,8 @@ app_poll_on_slots(int status, const struct llama_slot *slots, size_t n, const st
 	if (a->state == AS_QUIT)
 		return;
 	a->dirty = 1;
+	if (!a->st.sandbox[0])
+		app_turn_sandbox(a); /* the probe may have ended after the boot */
 	if (status == 200) {
 		a->poll_backoff = 0;
 		for (i = 0; i < n && i < VIEW_SLOTS_MAX; i++) {

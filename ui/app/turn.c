@@ -14,6 +14,7 @@
 #include "base/cfg.h"
 #include "route/escalate.h"
 #include "perm/gate.h"
+#include "io/sandbox.h"
 #include "ui/view/server_panel.h"
 #include "ui/view/transcript.h"
 #include "ui/view/transcript_conv.h"
@@ -47,6 +48,20 @@ app_turn_on_tool_done(void *arg, const struct agent_call *c)
 
 	transcript_tool_done(&a->tv, c);
 	a->dirty = 1;
+}
+
+/* The status line's sandbox: known once the probe has ended (it has by the first turn). */
+void
+app_turn_sandbox(struct app *a)
+{
+	struct buf d = BUF_INIT;
+	struct sandbox *sb = a->d->env ? a->d->env->sandbox : NULL;
+
+	if (!sb || !sandbox_probed(sb))
+		return;
+	sandbox_describe(sb, &d);
+	snprintf(a->st.sandbox, sizeof a->st.sandbox, "%s", d.data);
+	buf_release(&d);
 }
 
 /* A notice from the agent (retry, recovery...). */
@@ -148,6 +163,7 @@ app_turn_send(struct app *a, const char *text)
 	if (rc != FRONT_TURN_STARTED)
 		return;
 	a->busy = a->st.busy = 1;
+	app_turn_sandbox(a);
 	a->dirty = 1;
 	app_poll_in(a, APP_POLL_BUSY_MS);
 }

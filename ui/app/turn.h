@@ -22,5 +22,7 @@ void app_turn_agent(struct app *a);
 void app_turn_send(struct app *a, const char *text);
 /* Enter in the editor: a slash command, or a message ("//x" sends "/x"). */
 void app_turn_submit(struct app *a, const char *text);
+/* Copy the sandbox's description into the status line once its probe has ended (never waits). */
+void app_turn_sandbox(struct app *a);
 
 #endif

@@ -189,6 +189,8 @@ status_draw_help(struct grid *g, struct grid_rect r, const struct view_status *s
 	r.h = 1;
 	grid_clear_rect(g, r, THEME_DIM);
 	buf_addf(&l, " %sctrl-o expand · ctrl-g editor · /help", st->busy ? "esc stop · " : "");
+	if (*st->sandbox)
+		buf_addf(&rt, "sandbox: %s · ", st->sandbox);
 	if (*st->route_mode)
 		buf_addf(&rt, "route: %s · ", st->route_mode);
 	buf_addf(&rt, "%d turn%s · %ld:%02ld ", st->turns, st->turns == 1 ? "" : "s",

@@ -123,6 +123,7 @@ struct view_status {
 	int turns;
 	long elapsed_s;
 	int busy;           /* a turn is running (help line says "esc stop") */
+	char sandbox[48];   /* bash's sandbox: "workspace-write (bwrap)", "none: asking", "off" ("" hides it) */
 };
 
 #endif

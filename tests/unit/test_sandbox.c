@@ -1,0 +1,443 @@
+/*
+ * test_sandbox: io/sandbox's policy — the bwrap command line built from a
+ * spec (what is bound read-only, writable, hidden, pinned; the network
+ * flag), what happens after a command (placeholders and created protected
+ * files removed), the hint given once, and perm's use of it: in auto-edit a
+ * confining sandbox lets a writing bash command run, deny and ask rules
+ * still win, mode ask still asks, no mechanism asks.  The perm part needs
+ * a working bwrap: where it cannot run the test fails unless
+ * HEARTH_TEST_NO_BWRAP=1.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "base/buf.h"
+#include "io/sandbox.h"
+#include "llm/tool.h"
+#include "perm/perm.h"
+
+static char base[64];
+
+static void
+mk(const char *rel, int dir)
+{
+	char p[256];
+	FILE *f;
+
+	snprintf(p, sizeof p, "%s/%s", base, rel);
+	if (dir) {
+		assert_int_equal(mkdir(p, 0755), 0);
+		return;
+	}
+	f = fopen(p, "w");
+	assert_non_null(f);
+	fclose(f);
+}
+
+static int
+setup(void **state)
+{
+	(void)state;
+	snprintf(base, sizeof base, "/tmp/test_sandbox.XXXXXX");
+	if (!mkdtemp(base))
+		return -1;
+	mk("ws", 1);
+	mk("home", 1);
+	mk("home/.ssh", 1);
+	mk("home/.netrc", 0);
+	mk("sb", 1);
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	char cmd[128];
+
+	(void)state;
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", base);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+/* Index of the first place where the words w... follow each other in v, or -1. */
+static long
+seq(const struct sandbox_strv *v, const char *a, const char *b, const char *c)
+{
+	size_t i;
+
+	for (i = 0; i < v->n; i++)
+		if (!strcmp(v->v[i], a) && (!b || (i + 1 < v->n && !strcmp(v->v[i + 1], b))) &&
+		    (!c || (i + 2 < v->n && !strcmp(v->v[i + 2], c))))
+			return (long)i;
+	return -1;
+}
+
+static int
+has(const struct sandbox_strv *v, const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < v->n; i++)
+		if (!strcmp(v->v[i], s))
+			return 1;
+	return 0;
+}
+
+static char *
+P(const char *rel)
+{
+	static char bufs[8][256];
+	static int k;
+
+	k = (k + 1) % 8;
+	snprintf(bufs[k], sizeof bufs[k], "%s/%s", base, rel);
+	return bufs[k];
+}
+
+/* A repository workspace: .git pinned, config and hooks read-only, .hearth a placeholder, .mcp.json watched. */
+static void
+test_bwrap_argv_repo(void **state)
+{
+	const char *cmd[] = { "/bin/sh", "-c", "x", NULL };
+	const char *hide[] = { P("home/.ssh"), P("home/.netrc"), P("home/.aws"), base, NULL };
+	struct sandbox_spec spec = { 0 };
+	struct sandbox_strv argv = { 0 }, made = { 0 }, absent = { 0 };
+	const char *protect[] = { ".git/config", ".git/hooks/", ".hearth/", ".mcp.json", NULL };
+	const char *pin[] = { ".git", NULL };
+	char ws[256], sb[256], cfg[300], hooks[300], hearth[300], mcp[300], gitd[300], empty[300], emptyd[300];
+	long i_root, i_ws, i_pin, i_cfg;
+
+	(void)state;
+	mk("ws/.git", 1);
+	mk("ws/.git/config", 0);
+	mk("ws/.git/hooks", 1);
+	snprintf(ws, sizeof ws, "%s/ws", base);
+	snprintf(sb, sizeof sb, "%s/sb", base);
+	snprintf(cfg, sizeof cfg, "%s/.git/config", ws);
+	snprintf(hooks, sizeof hooks, "%s/.git/hooks", ws);
+	snprintf(hearth, sizeof hearth, "%s/.hearth", ws);
+	snprintf(mcp, sizeof mcp, "%s/.mcp.json", ws);
+	snprintf(gitd, sizeof gitd, "%s/.git", ws);
+	snprintf(empty, sizeof empty, "%s/empty", sb);
+	snprintf(emptyd, sizeof emptyd, "%s/emptydir", sb);
+	spec.mode = SANDBOX_WORKSPACE_WRITE;
+	spec.root = ws;
+	spec.hide = hide;
+	spec.protect = protect;
+	spec.pin = pin;
+	sandbox_bwrap_argv(&spec, sb, cmd, &argv, &made, &absent);
+
+	assert_string_equal(argv.v[0], "bwrap");
+	assert_null(argv.v[argv.n]);
+	assert_true(seq(&argv, "--die-with-parent", NULL, NULL) >= 0);
+	assert_true(seq(&argv, "--new-session", NULL, NULL) >= 0);
+	assert_true(seq(&argv, "--unshare-all", NULL, NULL) >= 0);
+	assert_true(seq(&argv, "--share-net", NULL, NULL) < 0);
+	assert_true(seq(&argv, "--cap-drop", "ALL", NULL) >= 0);
+	assert_true(seq(&argv, "--dev", "/dev", NULL) >= 0);
+	assert_true(seq(&argv, "--proc", "/proc", NULL) >= 0);
+	i_root = seq(&argv, "--ro-bind", "/", "/");
+	i_ws = seq(&argv, "--bind", ws, ws);
+	i_pin = seq(&argv, "--bind", gitd, gitd);
+	i_cfg = seq(&argv, "--ro-bind", cfg, cfg);
+	assert_true(i_root >= 0 && i_ws > i_root && i_pin > i_ws && i_cfg > i_pin);
+	assert_true(seq(&argv, "--ro-bind", hooks, hooks) > i_pin);
+	assert_true(seq(&argv, "--ro-bind", emptyd, hearth) > i_ws);
+	assert_true(seq(&argv, "--tmpfs", P("home/.ssh"), NULL) > i_root);
+	assert_true(seq(&argv, "--remount-ro", P("home/.ssh"), NULL) > i_root);
+	assert_true(seq(&argv, "--ro-bind", empty, P("home/.netrc")) > i_root);
+	assert_false(has(&argv, P("home/.aws")));             /* missing: nothing to hide */
+	assert_true(seq(&argv, "--tmpfs", base, NULL) < 0);    /* an ancestor of the workspace is never hidden */
+	{
+		char tmpsrc[300];
+
+		snprintf(tmpsrc, sizeof tmpsrc, "%s/tmp", sb);
+		assert_true(seq(&argv, "--bind", tmpsrc, "/tmp") > i_root);
+	}
+	assert_true(seq(&argv, "--", "/bin/sh", "-c") == (long)argv.n - 4);
+	assert_int_equal(made.n, 1);
+	assert_string_equal(made.v[0], hearth);
+	assert_int_equal(absent.n, 1);
+	assert_string_equal(absent.v[0], mcp);
+	sandbox_strv_release(&argv);
+	sandbox_strv_release(&made);
+	sandbox_strv_release(&absent);
+
+	/* network on; read-only: the workspace bound read-only, nothing else to protect */
+	spec.network = 1;
+	spec.mode = SANDBOX_READ_ONLY;
+	sandbox_bwrap_argv(&spec, sb, cmd, &argv, &made, &absent);
+	assert_true(seq(&argv, "--share-net", NULL, NULL) >= 0);
+	assert_true(seq(&argv, "--ro-bind", ws, ws) >= 0);
+	assert_true(seq(&argv, "--bind", ws, ws) < 0);
+	assert_true(seq(&argv, "--ro-bind", emptyd, hearth) < 0);
+	assert_int_equal(made.n + absent.n, 0);
+	sandbox_strv_release(&argv);
+	sandbox_strv_release(&made);
+	sandbox_strv_release(&absent);
+}
+
+/* No repository: a .git the command makes is removed after it; nothing is created under a missing .git. */
+static void
+test_bwrap_argv_no_repo(void **state)
+{
+	const char *cmd[] = { "true", NULL };
+	struct sandbox_spec spec = { 0 };
+	struct sandbox_strv argv = { 0 }, made = { 0 }, absent = { 0 };
+	char ws[256];
+	size_t i;
+
+	(void)state;
+	snprintf(ws, sizeof ws, "%s/ws", base);
+	spec.mode = SANDBOX_WORKSPACE_WRITE;
+	spec.root = ws;
+	{
+		struct sandbox *sb = sandbox_new(&spec); /* the defaults */
+		(void)sb;
+		sandbox_free(sb);
+	}
+	{
+		static const char *const protect[] = { ".git/config", ".git/hooks/", ".hearth/", ".mcp.json", NULL };
+		static const char *const pin[] = { ".git", NULL };
+		static const char *const none[] = { NULL };
+
+		spec.protect = protect;
+		spec.pin = pin;
+		spec.hide = none;
+	}
+	sandbox_bwrap_argv(&spec, "/nonexistent-sb", cmd, &argv, &made, &absent);
+	for (i = 0; i < argv.n; i++)
+		assert_null(strstr(argv.v[i], "/.git/"));
+	assert_int_equal(absent.n, 2);
+	assert_true(has(&absent, P("ws/.git")));
+	assert_true(has(&absent, P("ws/.mcp.json")));
+	assert_int_equal(made.n, 1);
+	sandbox_strv_release(&argv);
+	sandbox_strv_release(&made);
+	sandbox_strv_release(&absent);
+}
+
+static void
+test_modes(void **state)
+{
+	enum sandbox_mode m;
+
+	(void)state;
+	assert_int_equal(sandbox_mode_parse("workspace-write", &m), 0);
+	assert_int_equal(m, SANDBOX_WORKSPACE_WRITE);
+	assert_int_equal(sandbox_mode_parse("read-only", &m), 0);
+	assert_int_equal(m, SANDBOX_READ_ONLY);
+	assert_int_equal(sandbox_mode_parse("off", &m), 0);
+	assert_int_equal(m, SANDBOX_OFF);
+	assert_int_equal(sandbox_mode_parse("on", &m), -1);
+	assert_int_equal(sandbox_mode_parse(NULL, &m), -1);
+	assert_string_equal(sandbox_mode_name(SANDBOX_READ_ONLY), "read-only");
+}
+
+/* Whether bwrap is expected to work; a failure to run it fails the test unless declared. */
+static int
+bwrap_expected(void)
+{
+	const char *no = getenv("HEARTH_TEST_NO_BWRAP");
+
+	return !(no && !strcmp(no, "1"));
+}
+
+static enum perm_verdict
+check_cmd(struct perm *p, const char *cmd)
+{
+	cJSON *args = cJSON_CreateObject();
+	struct buf why = BUF_INIT;
+	enum perm_verdict v;
+
+	cJSON_AddStringToObject(args, "command", cmd);
+	v = perm_check(p, tool_find("bash"), args, P("ws"), &why);
+	buf_release(&why);
+	cJSON_Delete(args);
+	return v;
+}
+
+/* perm: auto-edit runs a writing command in a confining sandbox; rules and mode ask still apply. */
+static void
+test_perm_with_sandbox(void **state)
+{
+	struct sandbox_spec spec = { 0 };
+	struct sandbox *sb;
+	struct perm p;
+	struct err e = ERR_INIT;
+	struct buf d = BUF_INIT;
+
+	(void)state;
+	spec.mode = SANDBOX_WORKSPACE_WRITE;
+	spec.root = P("ws");
+	sb = sandbox_new(&spec);
+	sandbox_probe_start(sb);
+	perm_init(&p);
+	p.sandbox = sb;
+	if (sandbox_kind(sb) != SANDBOX_BWRAP) {
+		if (bwrap_expected())
+			fail_msg("bwrap does not work here (%s); set HEARTH_TEST_NO_BWRAP=1 on a machine that cannot run it",
+				 sandbox_why_none(sb));
+		sandbox_free(sb);
+		perm_release(&p);
+		return;
+	}
+	assert_true(sandbox_confines(sb));
+	sandbox_describe(sb, &d);
+	assert_string_equal(d.data, "workspace-write (bwrap)");
+	assert_int_equal(check_cmd(&p, "touch made.txt && rm -rf build"), PERM_ALLOW);
+	assert_int_equal(perm_add_rule(&p, PERM_LIST_DENY, "bash(rm -rf*)", &e), 0);
+	assert_int_equal(perm_add_rule(&p, PERM_LIST_ASK, "bash(git push*)", &e), 0);
+	assert_int_equal(check_cmd(&p, "touch made.txt && rm -rf build"), PERM_DENY);
+	assert_int_equal(check_cmd(&p, "git push origin"), PERM_QUESTION);
+	p.mode = PERM_ASK;
+	assert_int_equal(check_cmd(&p, "touch made.txt"), PERM_QUESTION);
+	p.mode = PERM_YOLO;
+	assert_int_equal(check_cmd(&p, "touch made.txt"), PERM_ALLOW);
+	p.mode = PERM_AUTO_EDIT;
+	p.sandbox = NULL;
+	assert_int_equal(check_cmd(&p, "touch made.txt"), PERM_QUESTION);
+	perm_release(&p);
+	sandbox_free(sb);
+	buf_release(&d);
+}
+
+/* No mechanism (both left out): asks, says why; mode off: describes "off" and does not confine. */
+static void
+test_perm_without_sandbox(void **state)
+{
+	struct sandbox_spec spec = { 0 };
+	struct sandbox *sb;
+	struct perm p;
+	struct buf d = BUF_INIT;
+
+	(void)state;
+	spec.mode = SANDBOX_WORKSPACE_WRITE;
+	spec.root = P("ws");
+	spec.no_bwrap = spec.no_landlock = 1;
+	sb = sandbox_new(&spec);
+	perm_init(&p);
+	p.sandbox = sb;
+	assert_int_equal(sandbox_kind(sb), SANDBOX_NONE);
+	assert_false(sandbox_confines(sb));
+	assert_true(strlen(sandbox_why_none(sb)) > 0);
+	sandbox_describe(sb, &d);
+	assert_string_equal(d.data, "none: asking");
+	assert_int_equal(check_cmd(&p, "touch made.txt"), PERM_QUESTION);
+	assert_int_equal(check_cmd(&p, "ls -la"), PERM_ALLOW);
+	sandbox_free(sb);
+
+	spec.mode = SANDBOX_OFF;
+	spec.no_bwrap = spec.no_landlock = 0;
+	sb = sandbox_new(&spec);
+	p.sandbox = sb;
+	buf_reset(&d);
+	sandbox_describe(sb, &d);
+	assert_string_equal(d.data, "off");
+	assert_string_equal(sandbox_why_none(sb), "");
+	assert_int_equal(check_cmd(&p, "touch made.txt"), PERM_QUESTION);
+	sandbox_free(sb);
+
+	/* landlock confines only in read-only mode: the protected paths are writable under it */
+	spec.mode = SANDBOX_WORKSPACE_WRITE;
+	spec.no_bwrap = 1;
+	sb = sandbox_new(&spec);
+	p.sandbox = sb;
+	if (sandbox_kind(sb) == SANDBOX_LANDLOCK) {
+		assert_false(sandbox_confines(sb));
+		assert_int_equal(check_cmd(&p, "touch made.txt"), PERM_QUESTION);
+	}
+	sandbox_free(sb);
+	spec.mode = SANDBOX_READ_ONLY;
+	sb = sandbox_new(&spec);
+	p.sandbox = sb;
+	if (sandbox_kind(sb) == SANDBOX_LANDLOCK)
+		assert_int_equal(check_cmd(&p, "touch made.txt"), PERM_ALLOW);
+	sandbox_free(sb);
+	perm_release(&p);
+	buf_release(&d);
+}
+
+/* After a command: a placeholder dir goes, a protected file the command made goes (and is reported). */
+static void
+test_after(void **state)
+{
+	struct sandbox_cmd c;
+	struct buf notes = BUF_INIT;
+	struct stat st;
+
+	(void)state;
+	memset(&c, 0, sizeof c);
+	c.ruleset_fd = -1;
+	mk("ws/.hearth", 1);
+	mk("ws/.mcp.json", 0);
+	sandbox_strv_add(&c.made, P("ws/.hearth"));
+	sandbox_strv_add(&c.absent, P("ws/.mcp.json"));
+	sandbox_strv_add(&c.absent, P("ws/.never"));
+	sandbox_after(NULL, &c, &notes);
+	assert_int_equal(lstat(P("ws/.hearth"), &st), -1);
+	assert_int_equal(lstat(P("ws/.mcp.json"), &st), -1);
+	assert_non_null(strstr(notes.data, ".mcp.json"));
+	assert_null(strstr(notes.data, ".never"));
+	/* a placeholder that is not empty any more (it never is: it was a read-only mount) stays */
+	mk("ws/.hearth", 1);
+	mk("ws/.hearth/keep", 0);
+	sandbox_after(NULL, &c, &notes);
+	assert_int_equal(lstat(P("ws/.hearth/keep"), &st), 0);
+	sandbox_cmd_release(&c);
+	buf_release(&notes);
+}
+
+/* The hint: once, only when the output shows a refused write. */
+static void
+test_hint_once(void **state)
+{
+	struct sandbox_spec spec = { 0 };
+	struct sandbox *sb;
+	struct buf out = BUF_INIT;
+	const char *ro = "sh: 1: cannot create .git/config: Read-only file system\n";
+
+	(void)state;
+	spec.mode = SANDBOX_WORKSPACE_WRITE;
+	spec.root = P("ws");
+	sb = sandbox_new(&spec);
+	if (sandbox_kind(sb) != SANDBOX_BWRAP) {
+		if (bwrap_expected())
+			fail_msg("bwrap does not work here (%s)", sandbox_why_none(sb));
+		sandbox_free(sb);
+		return;
+	}
+	assert_int_equal(sandbox_hint(sb, "all fine\n", 9, &out), 0);
+	assert_int_equal(sandbox_hint(sb, ro, strlen(ro), &out), 1);
+	assert_non_null(strstr(out.data, "only the workspace"));
+	assert_non_null(strstr(out.data, "\"sandbox\" setting"));
+	assert_int_equal(sandbox_hint(sb, ro, strlen(ro), &out), 0);
+	sandbox_free(sb);
+	buf_release(&out);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_bwrap_argv_repo, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bwrap_argv_no_repo, setup, teardown),
+		cmocka_unit_test(test_modes),
+		cmocka_unit_test_setup_teardown(test_perm_with_sandbox, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_perm_without_sandbox, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_after, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_hint_once, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
