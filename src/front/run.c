@@ -230,6 +230,7 @@ start_sandbox(struct front_run *r)
 {
 	struct sandbox_spec spec = { 0 };
 	const char *mode = r->o->sandbox ? r->o->sandbox : r->cfg.sandbox, *mech = getenv("HEARTH_SANDBOX_MECHANISM");
+	size_t i;
 
 	spec.mode = SANDBOX_WORKSPACE_WRITE;
 	if (mode && sandbox_mode_parse(mode, &spec.mode) < 0) {
@@ -243,7 +244,9 @@ start_sandbox(struct front_run *r)
 	spec.no_bwrap = mech && (!strcmp(mech, "landlock") || !strcmp(mech, "none"));
 	spec.no_landlock = mech && !strcmp(mech, "none");
 	r->sandbox = sandbox_new(&spec);
-	sandbox_probe_start(r->sandbox);
+	for (i = 0; i < r->ntools; i++)
+		if (r->tools[i]->flags & TOOL_SHELL) /* without a shell tool the probe waits until asked */
+			sandbox_probe_start(r->sandbox);
 	r->env.sandbox = r->sandbox;
 	return -1;
 }

@@ -49,7 +49,8 @@ struct sandbox {
 	int landlock_abi;
 	char why[256];                  /* why neither works */
 	char *dir;                      /* the sandbox's own dir; NULL until made */
-	int hinted;
+	int hinted, hinted_net;
+	int grant_net;                  /* network for the next wrapped command */
 };
 
 void
@@ -342,7 +343,7 @@ sandbox_bwrap_argv(const struct sandbox_spec *spec, const char *sbdir, const cha
 	for (i = 0; spec->hide && spec->hide[i]; i++) {
 		const char *h = spec->hide[i];
 
-		if (!*h || lstat(h, &st) < 0 || sandbox_covers(h, root))
+		if (!*h || stat(h, &st) < 0 || sandbox_covers(h, root)) /* a link: what it points to */
 			continue;
 		if (S_ISDIR(st.st_mode)) {
 			sandbox_arg3(argv, "--tmpfs", h, NULL);
@@ -541,6 +542,13 @@ sandbox_network(const struct sandbox *sb)
 	return sb && sb->spec.network;
 }
 
+void
+sandbox_grant_network(struct sandbox *sb, int on)
+{
+	if (sb)
+		sb->grant_net = on;
+}
+
 int
 sandbox_confines(struct sandbox *sb)
 {
@@ -651,7 +659,7 @@ sandbox_ll_rule(int rfd, const char *path, uint64_t rights)
 
 /* The ruleset: writes only beneath the workspace (workspace-write), tmp and the extra dirs. */
 static int
-sandbox_ll_ruleset(struct sandbox *sb, struct err *e)
+sandbox_ll_ruleset(struct sandbox *sb, int grant_net, struct err *e)
 {
 	static const char *const devs[] = { "/dev/null", "/dev/zero", "/dev/full", NULL };
 	struct sandbox_ll_attr attr;
@@ -671,12 +679,12 @@ sandbox_ll_ruleset(struct sandbox *sb, struct err *e)
 	attr.handled_access_fs = w;
 	if (abi >= 4) {
 		sz = offsetof(struct sandbox_ll_attr, scoped);
-		if (!sb->spec.network)
+		if (!sb->spec.network && !grant_net)
 			attr.handled_access_net = SANDBOX_LL_NET_BIND | SANDBOX_LL_NET_CONNECT;
 	}
 	if (abi >= 6) { /* no signals to processes outside (hearth); no abstract sockets without network */
 		sz = sizeof attr;
-		attr.scoped = SANDBOX_LL_SCOPE_SIGNAL | (sb->spec.network ? 0 : SANDBOX_LL_SCOPE_UNIX);
+		attr.scoped = SANDBOX_LL_SCOPE_SIGNAL | (sb->spec.network || grant_net ? 0 : SANDBOX_LL_SCOPE_UNIX);
 	}
 	fd = (int)syscall(SYS_landlock_create_ruleset, &attr, sz, 0);
 	if (fd < 0)
@@ -720,12 +728,19 @@ sandbox_wrap(struct sandbox *sb, const char *const *cmd, struct sandbox_cmd *c, 
 	struct buf t = BUF_INIT;
 	size_t i;
 
+	struct sandbox_spec spec;
+	int grant = sb && sb->grant_net;
+
 	memset(c, 0, sizeof *c);
 	c->ruleset_fd = -1;
+	if (sb)
+		sb->grant_net = 0; /* one command only */
 	if (k != SANDBOX_NONE && sandbox_dir(sb, e) < 0)
 		return -1;
 	if (k == SANDBOX_BWRAP) {
-		sandbox_bwrap_argv(&sb->spec, sb->dir, cmd, &c->argv, &c->made, &c->absent);
+		spec = sb->spec;
+		spec.network |= grant;
+		sandbox_bwrap_argv(&spec, sb->dir, cmd, &c->argv, &c->made, &c->absent);
 		sandbox_strv_add(&c->env, "TMPDIR=/tmp");
 		return 0;
 	}
@@ -734,7 +749,7 @@ sandbox_wrap(struct sandbox *sb, const char *const *cmd, struct sandbox_cmd *c, 
 	if (k == SANDBOX_NONE)
 		return 0;
 #if defined(__linux__) && defined(SYS_landlock_create_ruleset)
-	if ((c->ruleset_fd = sandbox_ll_ruleset(sb, e)) < 0) {
+	if ((c->ruleset_fd = sandbox_ll_ruleset(sb, grant, e)) < 0) {
 		sandbox_cmd_release(c);
 		return -1;
 	}
@@ -794,6 +809,19 @@ sandbox_hint(struct sandbox *sb, const char *output, size_t n, struct buf *out)
 	enum sandbox_kind k = sandbox_kind(sb);
 	const char *needle = k == SANDBOX_BWRAP ? "Read-only file system" : "Permission denied";
 
+	static const char *const net[] = { "Could not resolve host", "Temporary failure in name resolution",
+					   "Network is unreachable", "Name or service not known", NULL };
+	size_t i;
+
+	for (i = 0; k != SANDBOX_NONE && !sb->hinted_net && !sb->spec.network && output && net[i]; i++)
+		if (memmem(output, n, net[i], strlen(net[i]))) {
+			sb->hinted_net = 1;
+			buf_adds(out, "[sandbox: the network is off for commands that run without asking. The user "
+				      "can approve the command (an allow rule in the settings, e.g. "
+				      "\"permissions\": {\"allow\": [\"bash(npm install:*)\"]}, or yes to a question) "
+				      "which turns the network on for it, or set \"sandbox_network\": true.]\n");
+			return 1;
+		}
 	if (k == SANDBOX_NONE || sb->hinted || !output || !memmem(output, n, needle, strlen(needle)))
 		return 0;
 	sb->hinted = 1;

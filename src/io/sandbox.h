@@ -106,8 +106,14 @@ int sandbox_probed(struct sandbox *sb);
  * asking: bwrap in either mode, or landlock in read-only mode.  0 for NULL.
  */
 int sandbox_confines(struct sandbox *sb);
-/* Whether the network is on inside the sandbox. */
+/* Whether the network is on inside the sandbox (the setting). */
 int sandbox_network(const struct sandbox *sb);
+/*
+ * Network for the next wrapped command only (1), or withdraw that (0):
+ * the gate grants it to a command the user approved or an allow rule
+ * covers; sandbox_wrap consumes it.  NULL ok.
+ */
+void sandbox_grant_network(struct sandbox *sb, int on);
 /*
  * One line for the status line and /approval: "workspace-write (bwrap)",
  * "read-only (landlock)", "off", "none: asking" (appended to out).

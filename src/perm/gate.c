@@ -34,6 +34,7 @@ struct perm_gate_pending {
 	int asking;
 	int described; /* title and detail hold the call's description and preview */
 	int is_diff;   /* detail is a unified diff */
+	int approved;  /* the user said yes (or --yes did) or an allow rule covers the call */
 };
 
 struct perm_gate {
@@ -112,6 +113,7 @@ perm_gate_clear(struct perm_gate *g)
 	p->args = NULL;
 	p->agent = NULL;
 	p->asking = 0;
+	p->approved = 0;
 	p->described = 0;
 	p->is_diff = 0;
 	buf_reset(&p->why);
@@ -289,6 +291,9 @@ perm_gate_finish(struct perm_gate *g, int allow, const char *reason)
 	struct agent *a = g->pend.agent;
 	struct buf r = BUF_INIT;
 
+	if (allow && (g->pend.tool->flags & TOOL_SHELL) && g->pend.approved)
+		sandbox_grant_network(g->env->sandbox, 1); /* the user's yes or an allow rule: network too */
+
 	buf_adds(&r, reason ? reason : "");
 	perm_gate_clear(g);
 	agent_gate_done(a, allow, r.data);
@@ -324,6 +329,8 @@ perm_gate_decide(struct perm_gate *g)
 	struct perm_gate_question q;
 
 	if (p->verdict == PERM_ALLOW || g->yes) {
+		p->approved = p->verdict != PERM_ALLOW ||
+			      perm_allowed_by_rule(&g->perm, p->tool, p->args, g->env->root);
 		perm_gate_finish(g, 1, NULL);
 		return;
 	}
@@ -374,6 +381,7 @@ perm_gate_pre_tool(void *arg, struct agent *a, const struct agent_call *c, const
 	cJSON *o;
 
 	perm_gate_clear(g);
+	sandbox_grant_network(g->env->sandbox, 0); /* a grant never outlives its call */
 	g->active = 1;
 	p->agent = a;
 	p->tool = c->tool;
@@ -497,6 +505,7 @@ perm_gate_answer(struct perm_gate *g, enum perm_gate_answer ans)
 			buf_release(&one);
 		}
 	}
+	p->approved = 1;
 	perm_gate_finish(g, 1, NULL);
 }
 

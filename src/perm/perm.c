@@ -539,6 +539,27 @@ perm_by_mode(const struct perm *p, const struct tool *t, const struct perm_subje
 	return PERM_QUESTION;
 }
 
+/* Allow/session rules alone (see perm/perm.h). */
+int
+perm_allowed_by_rule(const struct perm *p, const struct tool *t, const cJSON *args, const char *root)
+{
+	struct perm_subject s;
+	const char *seg;
+	size_t i;
+	int ok;
+
+	perm_subject(&s, t, args, root);
+	if (!s.command) {
+		ok = perm_find(&p->lists[PERM_LIST_ALLOW], &s) || perm_find(&p->lists[PERM_LIST_SESSION], &s);
+	} else {
+		ok = s.nsegs > 0;
+		for (i = 0, seg = s.segs.data; ok && i < s.nsegs; i++, seg += strlen(seg) + 1)
+			ok = perm_seg_allowed(p, s.tool, seg);
+	}
+	perm_subject_release(&s);
+	return ok;
+}
+
 /* Deny > ask > allow/session > mode. */
 enum perm_verdict
 perm_check(const struct perm *p, const struct tool *t, const cJSON *args, const char *root,

@@ -85,6 +85,12 @@ void perm_load_json(struct perm *p, const cJSON *obj, const char *where, struct 
 enum perm_verdict perm_check(const struct perm *p, const struct tool *t, const cJSON *args,
 			     const char *root, struct buf *why);
 /*
+ * Whether allow or session rules alone cover the call (for a shell tool:
+ * every simple command; read-only-ness does not count).  deny and ask
+ * rules are not consulted: use it after perm_check allowed the call.
+ */
+int perm_allowed_by_rule(const struct perm *p, const struct tool *t, const cJSON *args, const char *root);
+/*
  * The session rules an "always" answer adds for this call (one or more,
  * separated by "\n"), e.g. "bash(make test:*)"; empty when every part is
  * already allowed.

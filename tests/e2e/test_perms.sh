@@ -1,5 +1,7 @@
 #!/bin/sh
 # End-to-end: approval in print mode and the hooks around tool calls.
+# (Runs whose point is that bash asks use --sandbox off: inside the
+# sandbox auto-edit runs them; tests/e2e/test_sandbox.sh covers that.)
 #   - a bash call that changes files is refused without --yes (the model is
 #     told why, stderr says how to allow it) and runs with --yes, with
 #     --approval yolo and with an allow rule;
@@ -39,7 +41,7 @@ need(ARGS[0] in c, "tool result %r lacks %r" % (c[:300], ARGS[0]))' "$1"
 
 # ---- print mode: ask = refuse unless --yes --------------------------------
 mock_start bash_touch
-hearth_run refused -p --server "$MOCK_URL" --cwd "$REPO" "make a file"
+hearth_run refused -p --sandbox off --server "$MOCK_URL" --cwd "$REPO" "make a file"
 check_rc "print: a refused call does not fail the run" 0
 check "print: the file was not made" test ! -e "$REPO/made.txt"
 check "print: stderr says it was refused and how to allow it" \
@@ -88,7 +90,7 @@ mock_stop
 
 settings '{"permissions": {"allow": ["bash(touch made.txt)"]}}'
 mock_start bash_touch
-hearth_run allow -p --server "$MOCK_URL" --cwd "$REPO" "make a file"
+hearth_run allow -p --sandbox off --server "$MOCK_URL" --cwd "$REPO" "make a file"
 check "print: an allow rule lets the command run without --yes" test -e "$REPO/made.txt"
 check "print: the permission keys are known settings" sh -c "! grep -q 'unknown setting' '$ERR'"
 rm -f "$REPO/made.txt"
@@ -97,7 +99,7 @@ mock_stop
 # wrong values: one warning each, the defaults stay (the call is refused as usual)
 settings '{"approval": "sometimes", "permissions": {"deny": ["bash(git push"], "allow": "x"}, "hooks": {"pre_tool": [{"timeout": 5}]}}'
 mock_start bash_touch
-hearth_run badsettings -p --server "$MOCK_URL" --cwd "$REPO" "make a file"
+hearth_run badsettings -p --sandbox off --server "$MOCK_URL" --cwd "$REPO" "make a file"
 check_rc "bad settings: the run goes on" 0
 check "bad settings: approval named" grep -q 'setting "approval" must be "ask", "auto-edit" or "yolo"' "$ERR"
 check "bad settings: the malformed rule named" grep -qF 'rule "bash(git push": a pattern ends with' "$ERR"

@@ -43,7 +43,7 @@ EOS
 # ---- full screen ------------------------------------------------------------
 mock_start "$E2E_TMP/ask.json"
 $T new-session -d -s s -x 120 -y 40 \
-	"cd '$REPO' && HOME='$E2E_TMP/home' '$HEARTH_BIN' --tui --server '$MOCK_URL'; echo HEARTH_EXITED rc=\$?; sleep 30"
+	"cd '$REPO' && HOME='$E2E_TMP/home' '$HEARTH_BIN' --tui --sandbox off --server '$MOCK_URL'; echo HEARTH_EXITED rc=\$?; sleep 30"
 screen ready "type a task"
 $T send-keys -t s "make a file" Enter
 screen box "allow bash: touch made.txt && echo made \\?"
@@ -161,7 +161,7 @@ rm -f "$REPO/twice.txt" "$REPO/dos.txt"
 
 # ---- line session ------------------------------------------------------------
 mock_start bash_touch
-$T new-session -d -s s -x 120 -y 30 "cd '$REPO' && HOME='$E2E_TMP/home' '$HEARTH_BIN' --line --server '$MOCK_URL'"
+$T new-session -d -s s -x 120 -y 30 "cd '$REPO' && HOME='$E2E_TMP/home' '$HEARTH_BIN' --line --sandbox off --server '$MOCK_URL'"
 screen line_ready "type a task"
 $T send-keys -t s "make a file" Enter
 screen line_ask '\? allow bash: touch made.txt && echo made'

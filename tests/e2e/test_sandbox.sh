@@ -20,6 +20,9 @@
 #     for an approved command; no mechanism: bash asks and says so once.
 # A machine where bwrap cannot run fails this test unless
 # HEARTH_TEST_NO_BWRAP=1 says it cannot (then the bwrap parts are skipped).
+# HEARTH_SANDBOX_CONTROL=1 (by hand, never in CI: the probes then really
+# write outside, /etc included when run as root) runs the probes with
+# --sandbox off --yes and expects escapes, to show the probes work.
 # shellcheck source=tests/e2e/lib.sh
 . "$(dirname "$0")/lib.sh"
 
@@ -74,6 +77,9 @@ n=50
 while [ ! -s "$E2E_TMP/listen.port" ] && [ $n -gt 0 ]; do sleep 0.1; n=$((n - 1)); done
 LPORT=$(cat "$E2E_TMP/listen.port")
 
+CONTROL=${HEARTH_SANDBOX_CONTROL:-0}
+CONTROL_SKIP=""
+[ "$CONTROL" = 1 ] && CONTROL_SKIP="true || "
 # The probes: one shell command per line.  None may land anything outside.
 cat >"$E2E_TMP/probes.txt" <<EOF
 echo PWNED > ../outside/p01
@@ -97,7 +103,7 @@ rm -rf .git/hooks
 mkdir -p .hearth; echo '{"approval": "yolo"}' > .hearth/settings.json
 echo '{"mcpServers": {"x": {"command": "sh"}}}' > .mcp.json
 mv .git .git2 && mkdir .git && echo evil > .git/config
-mount -o remount,rw / ; umount ~/.ssh; echo PWNED > $OUTSIDE/p22
+${CONTROL_SKIP}mount -o remount,rw / ; umount ~/.ssh; echo PWNED > $OUTSIDE/p22
 python3 -c "import os; os.close(os.open('$OUTSIDE/p23', os.O_CREAT | os.O_WRONLY))"
 cp /bin/true ../outside/p24
 tar -cf ../outside/p25.tar hello.c
@@ -121,11 +127,11 @@ nohup sh -c 'sleep 2; echo PWNED > $WS/late34' > /dev/null 2>&1 &
 EOF
 NPROBES=$(wc -l <"$E2E_TMP/probes.txt")
 
-python3 - "$E2E_TMP/probes.txt" "$E2E_TMP/probes.json" <<'EOF'
+python3 - "$E2E_TMP/probes.txt" "$E2E_TMP/probes.json" "$$" <<'EOF'
 import json, sys
 turns = [{"tool_calls": [{"name": "bash", "arguments": {"command": l.rstrip("\n")}}]}
          for l in open(sys.argv[1]) if l.strip()]
-turns.append({"tool_calls": [{"name": "bash", "arguments": {"command": "echo ok > inside.txt && echo tmp > /tmp/t$$ && cat /tmp/t$$"}}]})
+turns.append({"tool_calls": [{"name": "bash", "arguments": {"command": "echo ok > inside.txt && echo tmp > /tmp/t%s && cat /tmp/t%s" % (sys.argv[3], sys.argv[3])}}]})
 turns.append({"text": "Probed."})
 json.dump({"turns": turns}, open(sys.argv[2], "w"))
 EOF
@@ -145,7 +151,11 @@ for l in open(sys.argv[1]):
 if [ $BWRAP_OK = 1 ]; then
 	# ---- the probes, auto-edit print mode, no --yes -------------------------
 	mock_start "$E2E_TMP/probes.json"
-	HEARTH_TIMEOUT=120 hearth_run probes -p --max-steps 100 --server "$MOCK_URL" --cwd "$WS" "probe"
+	if [ "$CONTROL" = 1 ]; then
+		HEARTH_TIMEOUT=120 hearth_run probes -p --max-steps 100 --sandbox off --yes --server "$MOCK_URL" --cwd "$WS" "probe"
+	else
+		HEARTH_TIMEOUT=120 hearth_run probes -p --max-steps 100 --server "$MOCK_URL" --cwd "$WS" "probe"
+	fi
 	check_rc "probes: the run ends normally" 0
 	results >"$E2E_TMP/results.txt"
 	check "probes: every command ran without asking (none refused)" \
@@ -177,6 +187,12 @@ if [ $BWRAP_OK = 1 ]; then
 	grep -q 'NET_CONNECTED' "$E2E_TMP/results.txt" && echo "network: connected" >>"$E2E_TMP/escaped.txt"
 	escaped=$(wc -l <"$E2E_TMP/escaped.txt")
 	printf '# escape probes: %d tried, %d escaped\n' "$NPROBES" "$escaped"
+	if [ "$CONTROL" = 1 ]; then
+		cat "$E2E_TMP/escaped.txt"
+		rm -f "/etc/hearth-probe-$$" "/var/tmp/hearth-probe-$$" "/dev/shm/hearth-probe-$$" "$HOSTTMP"
+		check "control: without the sandbox the probes escape" test "$escaped" -gt 0
+		e2e_finish
+	fi
 	check "probes: 0 of $NPROBES escaped" sh -c "cat '$E2E_TMP/escaped.txt'; [ $escaped -eq 0 ]"
 	check "probes: the model is told once why a write failed and what is writable" \
 		sh -c "[ \$(grep -c 'A write refused by the sandbox' '$E2E_TMP/results.txt') -eq 1 ]"
@@ -203,6 +219,26 @@ EOF
 	n=50
 	while [ $n -gt 0 ] && pgrep -f "^sleep $MARK\$" >/dev/null; do sleep 0.1; n=$((n - 1)); done
 	check "sigkill: no process of the command survives hearth's SIGKILL" sh -c "! pgrep -af '^sleep $MARK\$'"
+	mock_stop
+
+	# ---- the network: on for a command an allow rule covers, off otherwise ----
+	cat >"$E2E_TMP/net.json" <<EOF
+{"turns": [
+ {"tool_calls": [{"name": "bash", "arguments": {"command": "curl -s -m 2 http://127.0.0.1:$LPORT/allowed"}}]},
+ {"tool_calls": [{"name": "bash", "arguments": {"command": "python3 -c \\"import socket; socket.create_connection(('127.0.0.1', $LPORT), 2); print('NET_CONNECTED')\\""}}]},
+ {"text": "done"}]}
+EOF
+	mock_start "$E2E_TMP/net.json"
+	printf '{"permissions": {"allow": ["bash(curl:*)"]}}\n' >"$H/.config/hearth/settings.json"
+	: >"$LISTEN_LOG"
+	hearth_run net -p --server "$MOCK_URL" --cwd "$WS" "net"
+	results >"$E2E_TMP/net.txt"
+	check "network: a command an allow rule covers may connect (once)" \
+		sh -c "cat '$E2E_TMP/net.txt'; [ \$(grep -c CONNECTED '$LISTEN_LOG') -eq 1 ]"
+	check "network: the next command, run without asking, may not" \
+		sh -c "grep -q 'Traceback' '$E2E_TMP/net.txt' && ! grep -q NET_CONNECTED '$E2E_TMP/net.txt'"
+	printf '{}\n' >"$H/.config/hearth/settings.json"
+	: >"$LISTEN_LOG"
 	mock_stop
 
 	# ---- mode ask still asks; --sandbox off restores the old behaviour ------
@@ -244,7 +280,17 @@ EOF
 	if grep -q 'landlock' "$E2E_TMP/ll.txt" 2>/dev/null || [ -e "$WS/inside_ll.txt" ]; then
 		check "landlock: an approved command writes in the workspace and \$TMPDIR, not outside" \
 			sh -c "test -e '$WS/inside_ll.txt' && test ! -e '$OUTSIDE/ll1' && test ! -e '$OUTSIDE/ll2' && grep -q '^\"t' '$E2E_TMP/ll.txt' || grep -q 't\\\\n' '$E2E_TMP/ll.txt'"
-		check "landlock: TCP is off" sh -c "cat '$E2E_TMP/ll.txt' '$LISTEN_LOG'; ! grep -q NET_CONNECTED '$E2E_TMP/ll.txt' && [ ! -s '$LISTEN_LOG' ]"
+		check "landlock: an approved (--yes) command gets the network" grep -q NET_CONNECTED "$E2E_TMP/ll.txt"
+	fi
+	mock_stop
+	: >"$LISTEN_LOG"
+	rm -f "$WS/inside_ll.txt"
+	mock_start "$E2E_TMP/ll.json"
+	HEARTH_SANDBOX_MECHANISM=landlock hearth_run ll3 -p --sandbox read-only --server "$MOCK_URL" --cwd "$WS" "ll"
+	results >"$E2E_TMP/ll3.txt"
+	if grep -q 'landlock' "$E2E_TMP/ll3.txt" 2>/dev/null; then
+		check "landlock read-only: runs without asking, nothing written, TCP off" \
+			sh -c "cat '$E2E_TMP/ll3.txt' '$LISTEN_LOG'; ! grep -q 'refused bash' '$ERR' && test ! -e '$WS/inside_ll.txt' && ! grep -q NET_CONNECTED '$E2E_TMP/ll3.txt' && [ ! -s '$LISTEN_LOG' ]"
 	fi
 	mock_stop
 fi

@@ -109,7 +109,7 @@ static void
 test_bwrap_argv_repo(void **state)
 {
 	const char *cmd[] = { "/bin/sh", "-c", "x", NULL };
-	const char *hide[] = { P("home/.ssh"), P("home/.netrc"), P("home/.aws"), base, NULL };
+	const char *hide[] = { P("home/.ssh"), P("home/.netrc"), P("home/.aws"), base, P("home/.kube"), NULL };
 	struct sandbox_spec spec = { 0 };
 	struct sandbox_strv argv = { 0 }, made = { 0 }, absent = { 0 };
 	const char *protect[] = { ".git/config", ".git/hooks/", ".hearth/", ".mcp.json", NULL };
@@ -121,6 +121,7 @@ test_bwrap_argv_repo(void **state)
 	mk("ws/.git", 1);
 	mk("ws/.git/config", 0);
 	mk("ws/.git/hooks", 1);
+	assert_int_equal(symlink(P("home/.ssh"), P("home/.kube")), 0); /* a link to a directory */
 	snprintf(ws, sizeof ws, "%s/ws", base);
 	snprintf(sb, sizeof sb, "%s/sb", base);
 	snprintf(cfg, sizeof cfg, "%s/.git/config", ws);
@@ -157,6 +158,7 @@ test_bwrap_argv_repo(void **state)
 	assert_true(seq(&argv, "--remount-ro", P("home/.ssh"), NULL) > i_root);
 	assert_true(seq(&argv, "--ro-bind", empty, P("home/.netrc")) > i_root);
 	assert_false(has(&argv, P("home/.aws")));             /* missing: nothing to hide */
+	assert_true(seq(&argv, "--tmpfs", P("home/.kube"), NULL) > i_root); /* covered as what it points to */
 	assert_true(seq(&argv, "--tmpfs", base, NULL) < 0);    /* an ancestor of the workspace is never hidden */
 	{
 		char tmpsrc[300];
@@ -426,6 +428,69 @@ test_hint_once(void **state)
 	buf_release(&out);
 }
 
+/* The network for one approved command: the grant goes into that wrap only. */
+static void
+test_grant_network(void **state)
+{
+	const char *cmd[] = { "true", NULL };
+	struct sandbox_spec spec = { 0 };
+	struct sandbox_cmd c;
+	struct sandbox *sb;
+	struct err e = ERR_INIT;
+	size_t i;
+	int net;
+
+	(void)state;
+	spec.mode = SANDBOX_WORKSPACE_WRITE;
+	spec.root = P("ws");
+	sb = sandbox_new(&spec);
+	if (sandbox_kind(sb) != SANDBOX_BWRAP) {
+		if (bwrap_expected())
+			fail_msg("bwrap does not work here (%s)", sandbox_why_none(sb));
+		sandbox_free(sb);
+		return;
+	}
+	sandbox_grant_network(sb, 1);
+	assert_int_equal(sandbox_wrap(sb, cmd, &c, &e), 0);
+	for (i = 0, net = 0; i < c.argv.n; i++)
+		net |= !strcmp(c.argv.v[i], "--share-net");
+	assert_true(net);
+	sandbox_cmd_release(&c);
+	assert_int_equal(sandbox_wrap(sb, cmd, &c, &e), 0);
+	for (i = 0, net = 0; i < c.argv.n; i++)
+		net |= !strcmp(c.argv.v[i], "--share-net");
+	assert_false(net);
+	sandbox_cmd_release(&c);
+	sandbox_grant_network(sb, 1);
+	sandbox_grant_network(sb, 0); /* withdrawn (the gate does this at every call) */
+	assert_int_equal(sandbox_wrap(sb, cmd, &c, &e), 0);
+	for (i = 0, net = 0; i < c.argv.n; i++)
+		net |= !strcmp(c.argv.v[i], "--share-net");
+	assert_false(net);
+	sandbox_cmd_release(&c);
+	sandbox_free(sb);
+}
+
+/* Allowed by a rule, not by being read-only: what earns an approved command its network. */
+static void
+test_allowed_by_rule(void **state)
+{
+	struct perm p;
+	struct err e = ERR_INIT;
+	cJSON *args = cJSON_CreateObject();
+
+	(void)state;
+	perm_init(&p);
+	cJSON_AddStringToObject(args, "command", "npm install && ls");
+	assert_false(perm_allowed_by_rule(&p, tool_find("bash"), args, P("ws")));
+	assert_int_equal(perm_add_rule(&p, PERM_LIST_ALLOW, "bash(npm install:*)", &e), 0);
+	assert_false(perm_allowed_by_rule(&p, tool_find("bash"), args, P("ws"))); /* ls: read-only, not a rule */
+	assert_int_equal(perm_add_rule(&p, PERM_LIST_SESSION, "bash(ls)", &e), 0);
+	assert_true(perm_allowed_by_rule(&p, tool_find("bash"), args, P("ws")));
+	cJSON_Delete(args);
+	perm_release(&p);
+}
+
 int
 main(void)
 {
@@ -437,6 +502,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_perm_without_sandbox, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_after, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hint_once, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_grant_network, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_allowed_by_rule, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
