@@ -71,6 +71,7 @@ screen not_asked "Fourth turn over."
 check "tui: after a, the same command ran without asking" test -e "$REPO/made.txt"
 $T send-keys -t s "/approval" Enter
 screen approval_show "approval: auto-edit"
+screen approval_sandbox "sandbox: off \\(bash commands that are not read-only ask\\)"
 screen approval_rule "allowed this session bash\\(touch made.txt:\\*\\)"
 $T send-keys -t s "/approval ask" Enter
 screen approval_set "approval: ask \\(every change asks\\)"
@@ -110,6 +111,7 @@ mock_start "$E2E_TMP/preview.json"
 $T new-session -d -s s -x 120 -y 40 \
 	"cd '$REPO' && HOME='$E2E_TMP/home' '$HEARTH_BIN' --tui --approval ask --server '$MOCK_URL'; echo HEARTH_EXITED rc=\$?; sleep 30"
 screen pv_ready "type a task"
+screen pv_status_sandbox "sandbox: workspace-write \\(bwrap\\)" # the help line, once the probe ended
 $T send-keys -t s "recolor" Enter
 screen pv_all_box "allow edit twice.txt \\?"
 screen pv_all_top '\+blue top'
