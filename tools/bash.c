@@ -4,6 +4,11 @@
  * Runs `/bin/sh -c command` through proc (own session and process group,
  * stdin /dev/null, stdout+stderr merged, in the workspace root) and
  * finishes the job from the proc's exit callback, so the UI stays live.
+ * With env->sandbox the command runs as sandbox_wrap says (bwrap around
+ * it, or landlock entered through proc's pre_exec hook, TMPDIR private);
+ * after it, sandbox_after removes what the sandbox left or the command
+ * made in a protected place, and sandbox_hint tells the model once what
+ * is writable when its output shows a write the sandbox refused.
  *
  * Output: a bash_run keeps everything in `mem` while the total is at most
  * BASH_KEEP bytes.  Past that it opens a save file under state_dir, writes
