@@ -270,14 +270,19 @@ perm_add_segment(struct buf *out, struct buf *raw, const char *p, const char *en
 			buf_addch(out, ' ');
 		buf_add(out, w, n);
 	}
-	if (out->len == start)
-		return 0;
+	while (p0 < e0 && isspace((unsigned char)*p0))
+		p0++;
+	while (e0 > p0 && isspace((unsigned char)e0[-1]))
+		e0--;
+	if (out->len == start) {
+		/* only wrappers or assignments ("env", "FOO=1"): nothing for the
+		 * rules, but with raw it is a command that runs, kept as written */
+		if (!raw || p0 == e0)
+			return 0;
+		buf_add(out, p0, (size_t)(e0 - p0));
+	}
 	buf_addch(out, '\0');
 	if (raw) {
-		while (p0 < e0 && isspace((unsigned char)*p0))
-			p0++;
-		while (e0 > p0 && isspace((unsigned char)e0[-1]))
-			e0--;
 		buf_add(raw, p0, (size_t)(e0 - p0));
 		buf_addch(raw, '\0');
 	}
