@@ -24,7 +24,11 @@ struct perm_subject {
 	const char *tool;
 	const char *command;    /* a shell tool's command line (TOOL_SHELL) */
 	struct buf segs;        /* shell tools: NUL-separated simple commands */
+	struct buf raw;         /* the same commands as written (assignments and
+				 * wrappers kept): what read-only-ness is asked of */
 	size_t nsegs;
+	int subst;              /* the line was split at ( ) ` or $( : its parts are
+				 * not commands that run as written */
 	struct buf abs;         /* path tools: canonical absolute path ("" = none) */
 	const char *rel;        /* relative to root when inside, else abs */
 	int has_path, outside;
@@ -218,10 +222,15 @@ perm_is_wrapper(const char *w, size_t n)
 	return 0;
 }
 
-/* Append segment [p, end) normalised: blanks collapsed, wrappers and assignments dropped. */
+/*
+ * Append segment [p, end) normalised: blanks collapsed, wrappers and
+ * assignments dropped; when it is not empty and raw is non-NULL, append
+ * the segment as written (trimmed) to raw too.
+ */
 static int
-perm_add_segment(struct buf *out, const char *p, const char *end)
+perm_add_segment(struct buf *out, struct buf *raw, const char *p, const char *end)
 {
+	const char *p0 = p, *e0 = end;
 	size_t start = out->len;
 	int lead = 1, skip_arg = 0;
 
@@ -262,27 +271,46 @@ perm_add_segment(struct buf *out, const char *p, const char *end)
 			buf_addch(out, ' ');
 		buf_add(out, w, n);
 	}
-	if (out->len == start)
-		return 0;
+	while (p0 < e0 && isspace((unsigned char)*p0))
+		p0++;
+	while (e0 > p0 && isspace((unsigned char)e0[-1]))
+		e0--;
+	if (out->len == start) {
+		/* only wrappers or assignments ("env", "FOO=1"): nothing for the
+		 * rules, but with raw it is a command that runs, kept as written */
+		if (!raw || p0 == e0)
+			return 0;
+		buf_add(out, p0, (size_t)(e0 - p0));
+	}
 	buf_addch(out, '\0');
+	if (raw) {
+		buf_add(raw, p0, (size_t)(e0 - p0));
+		buf_addch(raw, '\0');
+	}
 	return 1;
 }
 
-/* Split a command line into normalised simple commands (see perm/perm.h). */
-size_t
-perm_segments(const char *cmd, struct buf *out)
+/*
+ * Split a command line into normalised simple commands in out, and (when
+ * raw is non-NULL) as written in raw; *subst when a split was at ( ) ` $( .
+ */
+static size_t
+perm_split(const char *cmd, struct buf *out, struct buf *raw, int *subst)
 {
 	const char *p = cmd, *start = cmd;
 	char quote = 0;
 	size_t n = 0;
 
 	buf_reset(out);
+	if (raw)
+		buf_reset(raw);
+	*subst = 0;
 	for (;; p++) {
 		char c = *p;
 		int sep = 0;
 
 		if (c == '\0') {
-			n += (size_t)perm_add_segment(out, start, p);
+			n += (size_t)perm_add_segment(out, raw, start, p);
 			return n;
 		}
 		if (quote == '\'') {
@@ -309,10 +337,21 @@ perm_segments(const char *cmd, struct buf *out)
 			sep = c == ';' || c == '|' || c == '\n' || c == '(' || c == ')' || c == '`';
 		}
 		if (sep) {
-			n += (size_t)perm_add_segment(out, start, p);
+			if (strchr("()`", *p)) /* *p: '(' of a quoted $( too */
+				*subst = 1;
+			n += (size_t)perm_add_segment(out, raw, start, p);
 			start = p + 1;
 		}
 	}
+}
+
+/* Split a command line into normalised simple commands (see perm/perm.h). */
+size_t
+perm_segments(const char *cmd, struct buf *out)
+{
+	int subst;
+
+	return perm_split(cmd, out, NULL, &subst);
 }
 
 /* Whether a command writes output to a file ('>' other than >&N and >/dev/null). */
@@ -441,15 +480,18 @@ perm_seg_allowed(const struct perm *p, const char *tool, const char *seg)
 static int
 perm_allowed(const struct perm *p, const struct perm_subject *s)
 {
-	const char *seg = s->segs.data;
+	const char *seg = s->segs.data, *raw = s->raw.data;
 	size_t i;
 
 	if (!s->command)
 		return perm_find(&p->lists[PERM_LIST_ALLOW], s) || perm_find(&p->lists[PERM_LIST_SESSION], s);
 	if (!s->nsegs)
 		return 0;
-	for (i = 0; i < s->nsegs; i++, seg += strlen(seg) + 1)
-		if (!perm_seg_allowed(p, s->tool, seg) && !perm_command_read_only(s->t, seg))
+	/* a segment not covered by a rule must be read-only as written, and only
+	 * when the line's segments are the commands that run (no substitution) */
+	for (i = 0; i < s->nsegs; i++, seg += strlen(seg) + 1, raw += strlen(raw) + 1)
+		if (!perm_seg_allowed(p, s->tool, seg) &&
+		    (s->subst || !perm_command_read_only(s->t, raw)))
 			return 0;
 	return 1;
 }
@@ -463,6 +505,7 @@ perm_subject(struct perm_subject *s, const struct tool *t, const cJSON *args, co
 
 	memset(s, 0, sizeof *s);
 	buf_init(&s->segs, 0);
+	buf_init(&s->raw, 0);
 	buf_init(&s->abs, 0);
 	s->t = t;
 	s->tool = t->name;
@@ -470,7 +513,7 @@ perm_subject(struct perm_subject *s, const struct tool *t, const cJSON *args, co
 		s->command = tool_command(t, args);
 		if (!s->command)
 			s->command = "";
-		s->nsegs = perm_segments(s->command, &s->segs);
+		s->nsegs = perm_split(s->command, &s->segs, &s->raw, &s->subst);
 		return;
 	}
 	if (!tool_paths(t, args, &path, 1))
@@ -491,22 +534,18 @@ static void
 perm_subject_release(struct perm_subject *s)
 {
 	buf_release(&s->segs);
+	buf_release(&s->raw);
 	buf_release(&s->abs);
 }
 
-/* A read-only shell call: the whole line and each unwrapped simple command (env rm … is not). */
+/*
+ * A read-only shell call: the tool's answer for the whole line as written
+ * (the bash tool parses the line itself: tools/bash_readonly.h).
+ */
 static int
 perm_read_only(const struct perm_subject *s)
 {
-	const char *seg = s->segs.data;
-	size_t i;
-
-	if (!s->nsegs || !perm_command_read_only(s->t, s->command))
-		return 0;
-	for (i = 0; i < s->nsegs; i++, seg += strlen(seg) + 1)
-		if (!perm_command_read_only(s->t, seg))
-			return 0;
-	return 1;
+	return s->nsegs && perm_command_read_only(s->t, s->command);
 }
 
 /* The mode's answer when no rule decided. */
@@ -614,8 +653,12 @@ perm_always_rules(const struct perm *p, const struct tool *t, const cJSON *args,
 
 	perm_subject(&s, t, args, root);
 	if (s.command) {
-		for (i = 0, seg = s.segs.data; i < s.nsegs; i++, seg += strlen(seg) + 1)
-			if (!perm_seg_allowed(p, t->name, seg) && !perm_command_read_only(t, seg))
+		const char *raw = s.raw.data;
+
+		for (i = 0, seg = s.segs.data; i < s.nsegs;
+		     i++, seg += strlen(seg) + 1, raw += strlen(raw) + 1)
+			if (!perm_seg_allowed(p, t->name, seg) &&
+			    (s.subst || !perm_command_read_only(t, raw)))
 				perm_always_seg(t->name, seg, out);
 	} else if (s.has_path && s.outside) {
 		const char *slash = strrchr(s.abs.data, '/');

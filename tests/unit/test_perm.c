@@ -168,6 +168,14 @@ test_modes(void **state)
 	assert_int_equal(bash(&p, "ls > out.txt", &why), PERM_QUESTION);
 	assert_int_equal(bash(&p, "env rm -rf src", &why), PERM_QUESTION);
 	assert_int_equal(bash(&p, "echo $(rm -rf src)", &why), PERM_QUESTION);
+	/* issue 13: each simple command is judged as written, wrappers,
+	 * assignments and substitutions included */
+	assert_int_equal(bash(&p, "ls; env", &why), PERM_QUESTION);
+	assert_int_equal(bash(&p, "ls && FOO=1", &why), PERM_QUESTION);
+	assert_int_equal(bash(&p, "GIT_EXTERNAL_DIFF=./x git diff", &why), PERM_QUESTION);
+	assert_int_equal(bash(&p, "env LD_PRELOAD=./x.so ls", &why), PERM_QUESTION);
+	assert_int_equal(bash(&p, "rg $(cat opts) foo", &why), PERM_QUESTION);
+	assert_int_equal(bash(&p, "ls `cat opts`", &why), PERM_QUESTION);
 	/* ask: edits inside ask too; reads and read-only bash still run */
 	p.mode = PERM_ASK;
 	assert_int_equal(decide(&p, "edit", "{\"path\":\"src/a.c\",\"old_text\":\"a\",\"new_text\":\"b\"}", &why), PERM_QUESTION);
@@ -219,6 +227,10 @@ test_precedence(void **state)
 	assert_int_equal(bash(&p, "make test && make install", &why), PERM_QUESTION);
 	assert_int_equal(bash(&p, "make test > /etc/motd", &why), PERM_QUESTION);
 	assert_int_equal(bash(&p, "make test >/dev/null", &why), PERM_ALLOW);
+	assert_int_equal(bash(&p, "make test && git status", &why), PERM_ALLOW);
+	assert_int_equal(bash(&p, "make test && FOO=1 git diff", &why), PERM_QUESTION);
+	assert_int_equal(bash(&p, "make test; env", &why), PERM_QUESTION);
+	assert_int_equal(bash(&p, "make test $(cat opts)", &why), PERM_QUESTION);
 	/* ":*" is "this, or this and more words" */
 	assert_int_equal(bash(&p, "npm run", &why), PERM_ALLOW);
 	assert_int_equal(bash(&p, "npm run build", &why), PERM_ALLOW);

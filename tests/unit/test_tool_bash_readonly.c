@@ -1,42 +1,333 @@
-/* test_shellro: which bash commands skip the checkpoint (conservatively few). */
+/*
+ * test_tool_bash_readonly: the strict allowlist of read-only bash commands,
+ * both ways: what an agent runs every day stays read-only, what an attacker
+ * steering the model tries (issue 13's probes and more) is not.  Runs in a
+ * temporary workspace with a git repository, a symlink out of it, and
+ * repositories whose config or hooks would make git run a program.
+ */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
+#include "base/buf.h"
 #include "tools/bash_readonly.h"
+
+static char ws[256];
+
+static void
+put(const char *rel, const char *text)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof path, "%s/%s", ws, rel);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void
+dir(const char *rel)
+{
+	char path[512];
+
+	snprintf(path, sizeof path, "%s/%s", ws, rel);
+	assert_int_equal(mkdir(path, 0755), 0);
+}
+
+static int
+setup(void **state)
+{
+	char path[512];
+
+	(void)state;
+	snprintf(ws, sizeof ws, "%s/hearth-ro-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	assert_non_null(mkdtemp(ws));
+	dir("src");
+	put("src/a.c", "int main(void) { return 0; }\n");
+	put("a.txt", "one\ntwo\n");
+	put("-rf", "");               /* a file whose name is an option */
+	dir("globs");
+	put("globs/x.txt", "x\n");
+	dir(".git");
+	put(".git/HEAD", "ref: refs/heads/main\n");
+	put(".git/config", "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n"
+			   "\tbare = false\n\tlogallrefupdates = true\n"
+			   "[remote \"origin\"]\n\turl = https://example.com/r.git\n"
+			   "\tfetch = +refs/heads/*:refs/remotes/origin/*\n"
+			   "[branch \"main\"]\n\tremote = origin\n\tmerge = refs/heads/main\n"
+			   "[user]\n\tname = \"A ; B\" # comment\n");
+	dir(".git/hooks");
+	put(".git/hooks/pre-commit.sample", "#!/bin/sh\n");
+	snprintf(path, sizeof path, "%s/outside", ws);
+	assert_int_equal(symlink("/etc/passwd", path), 0);
+	snprintf(path, sizeof path, "%s/env", ws);
+	assert_int_equal(symlink("/proc/self/environ", path), 0);
+	snprintf(path, sizeof path, "%s/globs/bad", ws);
+	assert_int_equal(symlink("/etc/hostname", path), 0);
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	char cmd[600];
+
+	(void)state;
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", ws);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+/* Check one command; on a wrong verdict print it and the reason. */
+static int
+verdict(const char *root, const char *cmd, int want)
+{
+	struct buf why = BUF_INIT;
+	int got = tool_bash_readonly_check(cmd, root, &why), rc;
+
+	if (got != want)
+		print_error("%s: expected %s, got %s (%s)\n", cmd, want ? "read-only" : "asks",
+			    got ? "read-only" : "asks", why.data);
+	if (!got && !why.len)
+		print_error("%s: no reason given\n", cmd);
+	rc = got == want && (got || why.len) ? 0 : 1;
+	buf_release(&why);
+	return rc;
+}
 
 static void
 test_read_only(void **state)
 {
+	static const char *const ok[] = {
+		"ls -la", "ls -la src", "ls", "ls -1 src/", "ls --color=never -lh src",
+		"grep -rn foo src", "grep -rn \"/api/\" src", "grep -n -e x -e y a.txt",
+		"grep -rn --include='*.c' main .", "grep -c one a.txt", "grep -3 one a.txt",
+		"egrep 'a|b' a.txt", "git log --oneline -5", "git log --oneline -n 5",
+		"git status", "git status --short", "git status -sb", "git diff", "git diff --stat HEAD~1",
+		"git diff --cached -- src/a.c", "git show HEAD:src/a.c", "git show --stat HEAD",
+		"git blame -L 1,5 src/a.c", "git branch", "git branch -a", "git branch --list 'f*'",
+		"git rev-parse --show-toplevel", "git rev-parse --abbrev-ref HEAD", "git ls-files",
+		"git ls-files -m", "git grep -n foo", "git grep -n foo -- src", "git log -p -3 -- src/a.c",
+		"git log --format='%h %s' main..HEAD", "git tag", "git tag -l 'v*'", "git remote -v",
+		"git stash list", "git describe --tags --always", "git --no-pager log -1",
+		"cat a | head", "cat a.txt | head -20", "cat a.txt", "head -n 5 a.txt", "tail -20 a.txt",
+		"find . -name '*.c'", "find src -type f -name \\*.c -print",
+		"find . -maxdepth 2 \\( -name a -o -name b \\) -print", "wc -l", "wc -l src/a.c",
+		"wc -l src/*.c", "rg foo", "rg -n foo src", "rg --files", "rg -t c main",
+		"rg -e x -e y src", "sort a.txt", "sort -u a.txt | uniq -c", "uniq a.txt",
+		"cut -d: -f1 a.txt", "tr a-z A-Z", "echo hi", "echo $", "printf '%s\\n' x", "pwd",
+		"diff -u a.txt src/a.c", "cmp a.txt a.txt", "xxd a.txt", "xxd -l 16 a.txt",
+		"od -c a.txt", "sed -n '1,20p' a.txt", "sed -n '/one/,/two/p' a.txt",
+		"sed 's/one/ONE/g' a.txt", "sed -n '/^[a-z]/p' a.txt", "sed -e 's/a/b/' -e '2q' a.txt",
+		"awk '{print $1}' a.txt", "awk -F: '{ n++ } END { print n }' a.txt",
+		"stat a.txt", "file src/a.c", "du -sh src", "tree -L 2", "which git",
+		"md5sum a.txt", "basename src/a.c", "realpath src", "date", "uname -a",
+		"ls 2>/dev/null", "ls >/dev/null 2>&1", "grep x a.txt 2>&1 | head -5",
+		"ls; pwd", "ls && git status", "ls || true", "ls # just looking",
+		"wc -l < a.txt", "head -5 -- a.txt", "cat /dev/null", "test -f a.txt",
+		"[ -f a.txt ]", "cat \"$\"", "git log --oneline | head -3", "",
+	};
+	size_t i;
+	int bad = 0;
+
 	(void)state;
-	assert_true(tool_bash_readonly_is_read_only("ls -la src"));
-	assert_true(tool_bash_readonly_is_read_only("grep -rn foo src | head -20"));
-	assert_true(tool_bash_readonly_is_read_only("git status --short && git diff HEAD~1"));
-	assert_true(tool_bash_readonly_is_read_only("cat a.c; wc -l a.c"));
-	assert_true(tool_bash_readonly_is_read_only("find . -name '*.c'"));
+	for (i = 0; i < sizeof ok / sizeof ok[0]; i++)
+		bad += verdict(ws, ok[i], 1);
+	assert_int_equal(bad, 0);
 }
 
 static void
-test_changing(void **state)
+test_asks(void **state)
 {
+	static const char *const no[] = {
+		/* issue 13: programs */
+		"rg --pre=./x foo", "rg --pre sh foo a.txt", "rg --pre-glob '*' --pre sh foo",
+		"git grep -O'touch /tmp/x' foo", "git grep --open-files-in-pager=vi foo",
+		"sort --compress-program=./x a.txt", "sort --compress-prog=./x a.txt",
+		"GIT_EXTERNAL_DIFF=./x git diff", "FOO=1 ls", "LD_PRELOAD=/tmp/x.so ls",
+		"PATH=.:$PATH ls", "BASH_ENV=./x ls", "env ls", "env", "printenv", "set", "export",
+		"declare -p", "ls; env", "ls && printenv HOME",
+		/* issue 13: writes */
+		"uniq /dev/null ../f", "xxd /dev/null ../f", "uniq a.txt out.txt", "xxd a.txt F",
+		"sort -r -o F a.txt", "sort -o F", "sort --output=F a.txt", "find . -fls F",
+		"find . -fprint F", "find . -fprintf F '%p'", "find . -exec rm {} +",
+		"find . -execdir sh -c x \\;", "find . -delete", "find . -ok rm {} \\;",
+		"find -L . -name x", "find . -follow", "xxd -r a.txt", "tree -o out.txt",
+		/* issue 13: secrets */
+		"cat /proc/self/environ", "cat /proc/1/environ", "cat env", "cat /proc/self/mem",
+		"head -c 100 /proc/self/environ", "cat /pro?/self/environ", "cat /etc/passwd",
+		"cat outside", "cat ../x", "cat ~/.ssh/id_rsa", "cat ~root/.bashrc",
+		"grep -r x /home", "cat globs/*", "echo $ANTHROPIC_API_KEY", "echo \"$HOME\"",
+		"echo ${HOME}", "cat src/../../x", "ls ..", "ls /", "wc -l /etc/shadow",
+		/* shell */
+		"echo `id`", "echo $(id)", "echo \"$(id)\"", "cat <(id)", "ls > out.txt",
+		"ls >> out.txt", "ls >| out.txt", "ls &> out.txt", "ls 2> err.txt", "ls >&out.txt",
+		"cat <<EOF\nx\nEOF", "cat <<< x", "ls &", "(ls)", "{ ls; }", "ls |& cat",
+		"ls <> f", "echo {a,b}", "cat {a.txt,/etc/passwd}", "echo {1..3}", "l\\s; rm x",
+		"'ls'", "*", "./ls", "/bin/ls", "ls; rm -rf x", "cat a.txt | sh", "cat a | tee b",
+		"cat a.txt | xargs rm", "ls\nrm x", "echo $'\\x41'", "alias ls=rm", "unterminated '",
+		/* options that run programs */
+		"tar --to-command=sh -xf a.tar", "tar -I ./x -cf a.tar .", "less a.txt", "more a.txt",
+		"man ls", "awk 'BEGIN{system(\"id\")}'", "awk '{print > \"out\"}' a.txt",
+		"awk '{print | \"sh\"}' a.txt", "awk 'BEGIN{while ((\"id\" | getline l) > 0) print l}'",
+		"awk 'BEGIN{print ENVIRON[\"HOME\"]}'", "awk -f prog.awk a.txt",
+		"awk 'BEGIN{ARGV[1]=\"/etc/passwd\";ARGC=2}{print}'", "sed -i 's/a/b/' a.txt",
+		"sed 'w out' a.txt", "sed -n 's/a/b/w out' a.txt", "sed 's/a/id/e' a.txt", "sed e a.txt",
+		"sed '1e id' a.txt", "sed 'r /etc/passwd' a.txt", "sed -f s.sed a.txt",
+		"sed -n 's/[/]w x/p' a.txt", "xargs rm", "vim a.txt", "ed a.txt", "perl -e 1",
+		"python3 -c 1", "sh -c ls", "bash -c ls", "timeout 5 ls", "nice ls", "command ls",
+		"exec ls", "eval ls", ". ./x", "source x", "git -c core.pager=sh log",
+		"git -c core.fsmonitor=./x status", "git --exec-path=. status", "git -C /tmp status",
+		"git --git-dir=/tmp/x status", "git --work-tree=/ status", "git --config-env=a=b log",
+		"git -p log", "git --paginate log", "git diff --ext-diff", "git diff --textconv",
+		"git diff --output=/tmp/x", "git log --output=x", "git diff --no-index /etc/passwd a.txt",
+		"git diff /etc/passwd a.txt", "git show --show-signature", "git commit -m x",
+		"git checkout .", "git branch newbranch", "git tag v1", "git stash", "git stash drop",
+		"git reflog expire --all", "git config core.pager sh", "git config --list",
+		"git help log", "git difftool", "git submodule status", "git fetch", "git push",
+		"git log --ou=x", "git grep --no-index foo /etc", "rg -L foo", "rg -z foo",
+		"rg --follow foo", "rg --hostname-bin=./x foo", "grep -R foo .",
+		"grep --dereference-recursive foo .", "grep -3f /etc/passwd a.txt",
+		"ls -L outside", "du -L .", "diff -r src /tmp", "file -C -m x", "date -f /etc/passwd",
+		"date -s 2020-01-01", "hostname x", "sha256sum -c list", "tail -f a.txt",
+		"rg foo *", "grep foo *", "cat -- *", "cat ./*",
+		"ls -w 80 *", "head -n *",
+	};
+	size_t i;
+	int bad = 0;
+
 	(void)state;
-	assert_false(tool_bash_readonly_is_read_only("make test"));
-	assert_false(tool_bash_readonly_is_read_only("rm -rf build"));
-	assert_false(tool_bash_readonly_is_read_only("echo hi > f.txt"));
-	assert_false(tool_bash_readonly_is_read_only("cat a | tee b"));
-	assert_false(tool_bash_readonly_is_read_only("git commit -am x"));
-	assert_false(tool_bash_readonly_is_read_only("git checkout ."));
-	assert_false(tool_bash_readonly_is_read_only("ls; rm x"));
-	assert_false(tool_bash_readonly_is_read_only("find . -name '*.o' -delete"));
-	assert_false(tool_bash_readonly_is_read_only("find . -exec rm {} +"));
-	assert_false(tool_bash_readonly_is_read_only("echo $(rm x)"));
-	assert_false(tool_bash_readonly_is_read_only("echo `rm x`"));
-	assert_false(tool_bash_readonly_is_read_only("sort -o out in"));
+	for (i = 0; i < sizeof no / sizeof no[0]; i++)
+		bad += verdict(ws, no[i], 0);
+	assert_int_equal(bad, 0);
+}
+
+/* A repository at sub/ with config text cfg (NULL: none) and extra files; git status there. */
+static int
+git_verdict(const char *name, const char *cfg, const char *extra, const char *extra_text,
+	    int want)
+{
+	char root[512], rel[256];
+	int rc;
+
+	snprintf(rel, sizeof rel, "%s", name);
+	dir(rel);
+	snprintf(rel, sizeof rel, "%s/.git", name);
+	dir(rel);
+	snprintf(rel, sizeof rel, "%s/.git/HEAD", name);
+	put(rel, "ref: refs/heads/main\n");
+	if (cfg) {
+		snprintf(rel, sizeof rel, "%s/.git/config", name);
+		put(rel, cfg);
+	}
+	if (extra) {
+		snprintf(rel, sizeof rel, "%s/%s", name, extra);
+		if (extra_text)
+			put(rel, extra_text);
+		else
+			dir(rel);
+	}
+	snprintf(root, sizeof root, "%s/%s", ws, name);
+	rc = verdict(root, "git status", want);
+	rc += verdict(root, "git log --oneline -3", want);
+	rc += verdict(root, "ls", 1); /* only git is affected */
+	return rc;
+}
+
+static void
+test_git_config(void **state)
+{
+	int bad = 0;
+
+	(void)state;
+	bad += git_verdict("r1", "[core]\n\tbare = false\n", NULL, NULL, 1);
+	bad += git_verdict("r2", "[core]\n\tfsmonitor = ./x\n", NULL, NULL, 0);
+	bad += git_verdict("r3", "[core] fsmonitor = ./x\n", NULL, NULL, 0);
+	bad += git_verdict("r4", "[Core]\n\tFsMonitor = ./x\n", NULL, NULL, 0);
+	bad += git_verdict("r5", "[core]\n\tpager = sh\n", NULL, NULL, 0);
+	bad += git_verdict("r6", "[diff]\n\texternal = ./x\n", NULL, NULL, 0);
+	bad += git_verdict("r7", "[diff \"x\"]\n\ttextconv = ./x\n", NULL, NULL, 0);
+	bad += git_verdict("r8", "[filter \"x\"]\n\tclean = ./x\n", NULL, NULL, 0);
+	bad += git_verdict("r9", "[alias]\n\tst = !./x\n", NULL, NULL, 0);
+	bad += git_verdict("r10", "[include]\n\tpath = ../evil\n", NULL, NULL, 0);
+	bad += git_verdict("r11", "[core]\n\thooksPath = .\n", NULL, NULL, 0);
+	bad += git_verdict("r12", "[core]\n\tbare = false \\\n\n fsmonitor = ./x\n", NULL, NULL, 0);
+	bad += git_verdict("r13", "[core.x]\n\tfoo = 1\n", NULL, NULL, 0);
+	bad += git_verdict("r14", "[gpg]\n\tprogram = ./x\n", NULL, NULL, 0);
+	bad += git_verdict("r15", "[user]\n\tname = a \" \n", NULL, NULL, 0);
+	bad += git_verdict("r16", "[core]\n\tbare = false\n", ".git/hooks", NULL, 1);
+	bad += git_verdict("r17", "[core]\n\tbare = false\n", ".gitmodules", "", 0);
+	bad += git_verdict("r18", "[core]\n\tbare = false\n", ".git/config.worktree",
+			   "[core]\n\tfsmonitor = ./x\n", 0);
+	bad += git_verdict("r19", "[trace2]\n\teventTarget = /tmp/x\n", NULL, NULL, 0);
+	bad += git_verdict("r20", "[core]\n\tbare = false\n", ".git/modules", NULL, 0);
+	assert_int_equal(bad, 0);
+}
+
+static void
+test_git_layouts(void **state)
+{
+	char root[512], path[512];
+	int bad = 0;
+
+	(void)state;
+	/* a post-index-change hook runs on git status */
+	bad += git_verdict("h1", "[core]\n\tbare = false\n", ".git/hooks", NULL, 1);
+	put("h1/.git/hooks/post-index-change", "#!/bin/sh\n");
+	snprintf(root, sizeof root, "%s/h1", ws);
+	bad += verdict(root, "git status", 0);
+	/* .git as a file pointing to a git directory with a bad config */
+	dir("g1");
+	dir("g1/real");
+	put("g1/real/HEAD", "ref: refs/heads/main\n");
+	put("g1/real/config", "[core]\n\tfsmonitor = ./x\n");
+	dir("g1/wt");
+	put("g1/wt/.git", "gitdir: ../real\n");
+	snprintf(root, sizeof root, "%s/g1/wt", ws);
+	bad += verdict(root, "git status", 0);
+	/* no .git, but the workspace looks like a bare repository with a config */
+	dir("b1");
+	put("b1/HEAD", "ref: refs/heads/main\n");
+	put("b1/config", "[core]\n\tfsmonitor = ./x\n");
+	snprintf(root, sizeof root, "%s/b1", ws);
+	bad += verdict(root, "git status", 0);
+	/* .git a symlink: not followed, asks */
+	dir("s1");
+	snprintf(path, sizeof path, "%s/s1/.git", ws);
+	assert_int_equal(symlink("/tmp", path), 0);
+	snprintf(root, sizeof root, "%s/s1", ws);
+	bad += verdict(root, "git status", 0);
+	assert_int_equal(bad, 0);
+}
+
+static void
+test_path_env(void **state)
+{
+	const char *old = getenv("PATH");
+	char *save = old ? strdup(old) : NULL;
+
+	(void)state;
+	setenv("PATH", ".:/usr/bin:/bin", 1);
+	assert_int_equal(verdict(ws, "ls", 0), 0);
+	setenv("PATH", "/usr/bin::/bin", 1);
+	assert_int_equal(verdict(ws, "ls", 0), 0);
+	setenv("PATH", "/usr/bin:/bin", 1);
+	assert_int_equal(verdict(ws, "ls", 1), 0);
+	if (save)
+		setenv("PATH", save, 1);
+	free(save);
+	save = NULL;
 	assert_false(tool_bash_readonly_is_read_only(NULL));
-	assert_true(tool_bash_readonly_is_read_only("")); /* nothing runs */
+	assert_false(tool_bash_readonly_check("ls", "relative", NULL));
 }
 
 int
@@ -44,7 +335,10 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_read_only),
-		cmocka_unit_test(test_changing),
+		cmocka_unit_test(test_asks),
+		cmocka_unit_test(test_git_config),
+		cmocka_unit_test(test_git_layouts),
+		cmocka_unit_test(test_path_env),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, setup, teardown);
 }
