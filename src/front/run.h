@@ -61,6 +61,7 @@ struct front_run {
 	struct llama_serve *serve;      /* the llama-server hearth started (--serve), or NULL */
 	char serve_model[PATH_MAX]; /* --serve's model, absolute (resolved before --cwd) */
 	int prompt_pending;       /* system not built yet (print mode: front_run_prompt) */
+	int trusted;              /* the project's hooks, MCP servers, wider settings apply (front/trust.h) */
 };
 
 /* Set up a run from the command line; -1 when ready, else the exit code (all released). */
