@@ -59,8 +59,10 @@ perm_gate_untrusted(struct perm_gate *g, const cJSON *root, const char *path, st
 	const cJSON *v;
 	enum perm_mode m;
 
-	if ((v = cJSON_GetObjectItemCaseSensitive(root, "approval")) != NULL && cJSON_IsString(v) &&
-	    perm_mode_parse(v->valuestring, &m) == 0 && m < g->perm.mode)
+	if ((v = cJSON_GetObjectItemCaseSensitive(root, "approval")) != NULL &&
+	    (!cJSON_IsString(v) || perm_mode_parse(v->valuestring, &m) < 0))
+		buf_addf(warnings, "%s: setting \"approval\" must be \"ask\", \"auto-edit\" or \"yolo\"; ignored\n", path);
+	else if (v && m < g->perm.mode)
 		g->perm.mode = m;
 	if ((v = cJSON_GetObjectItemCaseSensitive(root, "permissions")) != NULL && cJSON_IsObject(v)) {
 		cJSON *narrow = cJSON_Duplicate(v, 1);
