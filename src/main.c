@@ -24,6 +24,7 @@
 
 #include "front/print.h"
 #include "front/run.h"
+#include "front/trust.h"
 
 /* Read the task from stdin (bounded) when it is not a terminal. */
 static int
@@ -109,6 +110,10 @@ main(int argc, char **argv)
 	}
 	if (o.stats) {
 		code = print_stats();
+		goto out;
+	}
+	if (o.trust) {
+		code = front_trust_main(&o);
 		goto out;
 	}
 	if (o.resume && !o.resume_id && (code = !o.print && !o.line && isatty(STDIN_FILENO) &&

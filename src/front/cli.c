@@ -30,6 +30,9 @@ front_cli_usage(FILE *f)
 	      "      --sandbox MODE          workspace-write (default) | read-only | off: where\n"
 	      "                              bash commands may write (docs/permissions.md)\n"
 	      "  hearth stats                what escalations to Claude cost and bought\n"
+	      "  hearth trust                trust this project's hooks, MCP servers and wider\n"
+	      "                              settings (shows them; asked again when they change)\n"
+	      "  hearth untrust              forget that trust\n"
 	      "      --server URL            llama-server base URL (env HEARTH_SERVER;\n"
 	      "                              default http://127.0.0.1:8080)\n"
 	      "      --model ID              model id to request\n"
@@ -216,6 +219,10 @@ front_cli_parse(int argc, char **argv, struct front_cli *o)
 		o->resume_id = argv[optind++];
 	if (!o->print && optind < argc && strcmp(argv[optind], "stats") == 0 && optind + 1 == argc) {
 		o->stats = 1;
+		optind++;
+	}
+	if (!o->print && optind + 1 == argc && (!strcmp(argv[optind], "trust") || !strcmp(argv[optind], "untrust"))) {
+		o->trust = !strcmp(argv[optind], "trust") ? 1 : -1;
 		optind++;
 	}
 	if (o->export_session) {

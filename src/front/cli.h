@@ -33,6 +33,7 @@ struct front_cli {
 	const char *route;        /* --route auto|local|claude */
 	const char *theme;        /* --theme NAME|FILE */
 	int stats;                /* `hearth stats` */
+	int trust;                /* `hearth trust`: 1; `hearth untrust`: -1 (front/trust.h) */
 	int tui, line;            /* force the full screen / the line session */
 	int yes;                  /* -y, --yes: print mode confirms what a command asks */
 	enum front_output_format format;

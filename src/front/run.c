@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "perm/gate.h"
+#include "front/trust.h"
 #include "io/http.h"
 #include "base/json.h"
 #include "llama/llama.h"
@@ -127,6 +128,51 @@ load_settings(struct front_run *r)
 		r->cfg.max_steps = r->o->max_steps;
 	if (r->o->thinking >= 0)
 		r->cfg.thinking = r->o->thinking;
+}
+
+/* The user's settings alone: cfg_each_file with the project's file skipped. */
+struct front_run_user {
+	struct cfg *cfg;
+	const char *project;
+};
+
+static int
+front_run_user_file(void *arg, const char *path, struct buf *warnings, struct err *e)
+{
+	struct front_run_user *u = arg;
+
+	return strcmp(path, u->project) ? cfg_load_file(u->cfg, path, warnings, e) : 0;
+}
+
+/*
+ * Trust on first use (front/trust.h): untrusted, the project's settings
+ * keep what only narrows rights (the gate and start_mcp leave the rest
+ * out); here its allow_outside_workspace and serve.binary fall back to
+ * the user's.
+ */
+static void
+decide_trust(struct front_run *r)
+{
+	struct buf state = BUF_INIT, warnings = BUF_INIT, proj = BUF_INIT;
+	struct cfg user;
+	struct front_run_user u = { &user, NULL };
+	int can_ask = !r->o->print && isatty(STDIN_FILENO) && isatty(STDERR_FILENO);
+
+	front_run_state_dir(&state);
+	r->trusted = front_trust_decide(r->root, state.data, r->o->yes, can_ask, stdin, stderr);
+	buf_release(&state);
+	if (r->trusted)
+		return;
+	cfg_defaults(&user);
+	buf_addf(&proj, "%s/.hearth/settings.json", r->root);
+	u.project = proj.data;
+	cfg_each_file(r->root, front_run_user_file, &u, &warnings);
+	buf_release(&proj);
+	r->cfg.allow_outside_workspace = user.allow_outside_workspace;
+	free(r->cfg.serve_binary);
+	r->cfg.serve_binary = user.serve_binary ? xstrdup(user.serve_binary) : NULL;
+	cfg_release(&user);
+	buf_release(&warnings);
 }
 
 /* SIGINT/SIGTERM/SIGHUP: abort the turn (tools killed) and stop. */
@@ -268,6 +314,7 @@ front_run_setup(struct front_run *r)
 		return 1;
 	}
 	load_settings(r);
+	decide_trust(r);
 	if (select_tools(r) < 0)
 		return FRONT_CLI_EXIT_USAGE;
 	/* an explicit --tools list is offered as it is */
@@ -318,7 +365,7 @@ start_gate(struct front_run *r)
 {
 	struct buf warnings = BUF_INIT;
 
-	r->gate = perm_gate_new(r->loop, &r->env, &warnings);
+	r->gate = perm_gate_new(r->loop, &r->env, r->trusted, &warnings);
 	if (r->o->approval)
 		perm_gate_set_mode(r->gate, r->o->approval, NULL);
 	perm_gate_set_yes(r->gate, r->o->yes);
@@ -356,7 +403,10 @@ start_mcp(struct front_run *r)
 
 	if (r->o->no_tools)
 		return;
-	mcp_config_load(&c, r->root, &warnings);
+	if (r->trusted)
+		mcp_config_load(&c, r->root, &warnings);
+	else
+		mcp_config_load_user(&c, &warnings); /* front/trust.h */
 	if (warnings.len) {
 		buf_rtrim(&warnings);
 		fprintf(stderr, "hearth: %s\n", warnings.data);

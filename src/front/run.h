@@ -62,6 +62,7 @@ struct front_run {
 	char serve_model[PATH_MAX]; /* --serve's model, absolute (resolved before --cwd) */
 	struct sandbox *sandbox;  /* bash's sandbox (io/sandbox.h), probed from the start */
 	int prompt_pending;       /* system not built yet (print mode: front_run_prompt) */
+	int trusted;              /* the project's hooks, MCP servers, wider settings apply (front/trust.h) */
 };
 
 /* Set up a run from the command line; -1 when ready, else the exit code (all released). */

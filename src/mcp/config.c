@@ -236,9 +236,9 @@ mcp_config_load_file(struct mcp_config *c, const char *path, struct buf *warning
 	return 0;
 }
 
-/* User file, then project file. */
+/* The user file alone. */
 void
-mcp_config_load(struct mcp_config *c, const char *root, struct buf *warnings)
+mcp_config_load_user(struct mcp_config *c, struct buf *warnings)
 {
 	struct buf path = BUF_INIT;
 	struct err e = ERR_INIT;
@@ -248,7 +248,17 @@ mcp_config_load(struct mcp_config *c, const char *root, struct buf *warnings)
 		if (mcp_config_load_file(c, path.data, warnings, &e) < 0)
 			buf_addf(warnings, "%s\n", e.msg);
 	}
-	buf_reset(&path);
+	buf_release(&path);
+}
+
+/* User file, then project file. */
+void
+mcp_config_load(struct mcp_config *c, const char *root, struct buf *warnings)
+{
+	struct buf path = BUF_INIT;
+	struct err e = ERR_INIT;
+
+	mcp_config_load_user(c, warnings);
 	buf_addf(&path, "%s/.mcp.json", root);
 	if (mcp_config_load_file(c, path.data, warnings, &e) < 0)
 		buf_addf(warnings, "%s\n", e.msg);

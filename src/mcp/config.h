@@ -43,6 +43,8 @@ struct mcp_config {
 int mcp_config_load_file(struct mcp_config *c, const char *path, struct buf *warnings, struct err *e);
 /* Load the user file, then <root>/.mcp.json; problems become lines in warnings. */
 void mcp_config_load(struct mcp_config *c, const char *root, struct buf *warnings);
+/* Load the user file alone (a project whose .mcp.json is not trusted, perm/trust.h). */
+void mcp_config_load_user(struct mcp_config *c, struct buf *warnings);
 /* Free everything; c is left empty. */
 void mcp_config_release(struct mcp_config *c);
 

@@ -44,11 +44,46 @@ struct perm_gate {
 	struct perm_hooks *hooks;
 	struct perm_gate_ui ui;
 	int yes;
+	int trusted; /* the project's settings may widen rights (perm/trust.h) */
 	const struct session_journal *journal;
 	struct perm_gate_pending pend;
 	int active; /* pend is in use */
 	int said_sandbox; /* the notice that no sandbox works was given */
 };
+
+/*
+ * An untrusted project file's part that only narrows rights: deny and
+ * ask rules, an approval no more permissive than the current one; its
+ * allow rules and hooks are left out (perm/trust.h).
+ */
+static void
+perm_gate_untrusted(struct perm_gate *g, const cJSON *root, const char *path, struct buf *warnings)
+{
+	const cJSON *v;
+	enum perm_mode m;
+
+	if ((v = cJSON_GetObjectItemCaseSensitive(root, "approval")) != NULL &&
+	    (!cJSON_IsString(v) || perm_mode_parse(v->valuestring, &m) < 0))
+		buf_addf(warnings, "%s: setting \"approval\" must be \"ask\", \"auto-edit\" or \"yolo\"; ignored\n", path);
+	else if (v && m < g->perm.mode)
+		g->perm.mode = m;
+	if ((v = cJSON_GetObjectItemCaseSensitive(root, "permissions")) != NULL && cJSON_IsObject(v)) {
+		cJSON *narrow = cJSON_Duplicate(v, 1);
+
+		cJSON_DeleteItemFromObjectCaseSensitive(narrow, "allow");
+		perm_load_json(&g->perm, narrow, path, warnings);
+		cJSON_Delete(narrow);
+	}
+}
+
+/* Whether path is the project's settings file. */
+static int
+perm_gate_is_project(const struct perm_gate *g, const char *path)
+{
+	size_t n = strlen(g->env->root);
+
+	return !strncmp(path, g->env->root, n) && !strcmp(path + n, "/.hearth/settings.json");
+}
 
 /* Settings file adapter: "approval", "permissions", "hooks" (invalid JSON: cfg reports it). */
 static int
@@ -71,6 +106,11 @@ perm_gate_file(void *arg, const char *path, struct buf *warnings, struct err *e)
 		cJSON_Delete(root);
 		return 0;
 	}
+	if (!g->trusted && perm_gate_is_project(g, path)) {
+		perm_gate_untrusted(g, root, path, warnings);
+		cJSON_Delete(root);
+		return 0;
+	}
 	if ((v = cJSON_GetObjectItemCaseSensitive(root, "approval")) != NULL &&
 	    (!cJSON_IsString(v) || perm_mode_parse(v->valuestring, &g->perm.mode) < 0))
 		buf_addf(warnings, "%s: setting \"approval\" must be \"ask\", \"auto-edit\" or \"yolo\"; ignored\n", path);
@@ -84,11 +124,12 @@ perm_gate_file(void *arg, const char *path, struct buf *warnings, struct err *e)
 
 /* A gate with the settings' rules and hooks. */
 struct perm_gate *
-perm_gate_new(struct loop *l, const struct tool_env *env, struct buf *warnings)
+perm_gate_new(struct loop *l, const struct tool_env *env, int trusted, struct buf *warnings)
 {
 	struct perm_gate *g = xcalloc(1, sizeof *g);
 
 	g->loop = l;
+	g->trusted = trusted;
 	g->env = env;
 	perm_init(&g->perm);
 	g->perm.sandbox = env->sandbox;

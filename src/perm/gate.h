@@ -57,8 +57,14 @@ struct perm_gate_ui {
 	void (*notice)(void *arg, const char *line);
 };
 
-/* A gate for workspace env->root with the settings files' rules and hooks (warnings appended). */
-struct perm_gate *perm_gate_new(struct loop *l, const struct tool_env *env, struct buf *warnings);
+/*
+ * A gate for workspace env->root with the settings files' rules and hooks
+ * (warnings appended).  trusted 0: of the project's settings file only
+ * what narrows rights applies (deny and ask rules, a stricter approval);
+ * its allow rules, hooks and a more permissive approval need the user's
+ * trust (perm/trust.h).
+ */
+struct perm_gate *perm_gate_new(struct loop *l, const struct tool_env *env, int trusted, struct buf *warnings);
 void perm_gate_free(struct perm_gate *g);
 /* Who answers questions (a copy is kept); NULL: nobody (print mode). */
 void perm_gate_set_ui(struct perm_gate *g, const struct perm_gate_ui *ui);

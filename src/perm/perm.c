@@ -17,6 +17,9 @@
 #include "base/workspace.h"
 #include "io/sandbox.h"
 #include "base/xmalloc.h"
+#include "perm/protect.h"
+
+#define PERM_MAX_PATHS 8 /* path arguments of one call checked for protected paths */
 
 /* What a call touches, as the rules see it. */
 struct perm_subject {
@@ -32,6 +35,9 @@ struct perm_subject {
 	struct buf abs;         /* path tools: canonical absolute path ("" = none) */
 	const char *rel;        /* relative to root when inside, else abs */
 	int has_path, outside;
+	enum perm_protect_kind protect; /* a change to a protected path (perm/protect.h) */
+	struct buf pabs;        /* that path, absolute */
+	const char *prel;       /* and relative to root when inside */
 };
 
 /* Empty rule lists, mode auto-edit. */
@@ -496,6 +502,44 @@ perm_allowed(const struct perm *p, const struct perm_subject *s)
 	return 1;
 }
 
+/* Note in s the first protected path among candidate string p. */
+static void
+perm_protect_one(struct perm_subject *s, const char *root, const char *p)
+{
+	if (s->protect || !p || !*p)
+		return;
+	s->protect = perm_protect_path(root, p, &s->pabs);
+	if (s->protect)
+		s->prel = workspace_rel(root, s->pabs.data);
+}
+
+/*
+ * Whether a changing call touches a protected path: the paths the tool
+ * names, and for a tool whose writes hearth does not make itself (no
+ * TOOL_EDITS: an MCP server's) also every string argument and every
+ * string in an array argument, since its file arguments have any name.
+ */
+static void
+perm_subject_protect(struct perm_subject *s, const struct tool *t, const cJSON *args, const char *root)
+{
+	const char *v[PERM_MAX_PATHS];
+	const cJSON *it, *el;
+	size_t i, n = tool_paths(t, args, v, PERM_MAX_PATHS);
+
+	for (i = 0; i < n; i++)
+		perm_protect_one(s, root, v[i]);
+	if ((t->flags & TOOL_EDITS) || !cJSON_IsObject(args))
+		return;
+	cJSON_ArrayForEach(it, args) {
+		if (cJSON_IsString(it))
+			perm_protect_one(s, root, it->valuestring);
+		else if (cJSON_IsArray(it))
+			cJSON_ArrayForEach(el, it)
+				if (cJSON_IsString(el))
+					perm_protect_one(s, root, el->valuestring);
+	}
+}
+
 /* Reduce a call to its subject. */
 static void
 perm_subject(struct perm_subject *s, const struct tool *t, const cJSON *args, const char *root)
@@ -507,6 +551,7 @@ perm_subject(struct perm_subject *s, const struct tool *t, const cJSON *args, co
 	buf_init(&s->segs, 0);
 	buf_init(&s->raw, 0);
 	buf_init(&s->abs, 0);
+	buf_init(&s->pabs, 0);
 	s->t = t;
 	s->tool = t->name;
 	if (t->flags & TOOL_SHELL) {
@@ -516,6 +561,8 @@ perm_subject(struct perm_subject *s, const struct tool *t, const cJSON *args, co
 		s->nsegs = perm_split(s->command, &s->segs, &s->raw, &s->subst);
 		return;
 	}
+	if (t->flags & TOOL_MUTATES)
+		perm_subject_protect(s, t, args, root);
 	if (!tool_paths(t, args, &path, 1))
 		return;
 	s->has_path = 1;
@@ -536,6 +583,29 @@ perm_subject_release(struct perm_subject *s)
 	buf_release(&s->segs);
 	buf_release(&s->raw);
 	buf_release(&s->abs);
+	buf_release(&s->pabs);
+}
+
+/*
+ * Whether an allow or session rule covers the protected path of s: only a
+ * rule whose pattern names it (perm_protect_named), never a bare tool
+ * name or a broad glob.
+ */
+static int
+perm_protect_allowed(const struct perm *p, const struct perm_subject *s)
+{
+	const struct perm_rules *ls[2] = { &p->lists[PERM_LIST_ALLOW], &p->lists[PERM_LIST_SESSION] };
+	size_t i, j;
+
+	for (i = 0; i < 2; i++)
+		for (j = 0; j < ls[i]->n; j++) {
+			const struct perm_rule *r = &ls[i]->v[j];
+
+			if (perm_tool_matches(r->tool, s->tool) && perm_protect_named(s->protect, r->pattern) &&
+			    (perm_rule_str(r, s->prel) || perm_rule_str(r, s->pabs.data)))
+				return 1;
+		}
+	return 0;
 }
 
 /*
@@ -615,6 +685,10 @@ perm_check(const struct perm *p, const struct tool *t, const cJSON *args, const 
 	} else if ((r = perm_find(&p->lists[PERM_LIST_ASK], &s)) != NULL) {
 		buf_addf(why, "the rule \"%s\" in permissions.ask", r->text);
 		v = PERM_QUESTION;
+	} else if (s.protect && p->mode != PERM_YOLO) {
+		v = perm_protect_allowed(p, &s) ? PERM_ALLOW : PERM_QUESTION;
+		if (v == PERM_QUESTION)
+			buf_addf(why, "a change to %s, a protected path: %s", s.prel, perm_protect_why(s.protect));
 	} else if (perm_allowed(p, &s)) {
 		v = PERM_ALLOW;
 	} else {
@@ -652,7 +726,9 @@ perm_always_rules(const struct perm *p, const struct tool *t, const cJSON *args,
 	size_t i;
 
 	perm_subject(&s, t, args, root);
-	if (s.command) {
+	if (s.protect) {
+		buf_addf(out, "%s(%s)", t->name, s.prel); /* exactly this path (perm_protect_named) */
+	} else if (s.command) {
 		const char *raw = s.raw.data;
 
 		for (i = 0, seg = s.segs.data; i < s.nsegs;

@@ -20,8 +20,12 @@
  * blanks collapsed); for tools with a "path" argument against the path
  * relative to the workspace (inside it) and the absolute path.
  *
- * Precedence: deny (refuse, never ask) > ask > allow and the session's
- * "always" answers > the mode.  A bash call is allowed by rules only when
+ * Precedence: deny (refuse, never ask) > ask > protected paths > allow
+ * and the session's "always" answers > the mode.  A change to a protected
+ * path (perm/protect.h: .git, .hearth, .mcp.json, hearth's config and
+ * state) asks in every mode but yolo; only an allow or session rule whose
+ * pattern names it (contains ".git", ".hearth", ...) covers it, never a
+ * bare "write" or a glob such as "write(*)".  A bash call is allowed by rules only when
  * every one of its simple commands is covered (by a rule, or read-only);
  * an allow pattern without '>' does not cover a command that redirects
  * output to a file.  These rules guard against a model's mistakes; they

@@ -302,6 +302,12 @@ hearth_run() {
 	RC=$?
 }
 
+# trust_project DIR: trust DIR's hooks, MCP servers and wider settings as they are now
+# (`hearth trust`; a later change to them needs it again).
+trust_project() {
+	"$HEARTH_BIN" --cwd "$1" trust >/dev/null
+}
+
 # hearth_run_stdin NAME INPUT [ARGS...]: the same with INPUT (plus a newline) on stdin.
 hearth_run_stdin() {
 	OUT=$E2E_TMP/$1.out

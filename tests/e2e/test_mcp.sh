@@ -19,8 +19,10 @@ export DEMO
 # ---- a project .mcp.json: tools offered, a call answered ------------------
 printf '{"mcpServers": {"demo": {"command": "%s", "args": ["--page-size=2"], "env": {"X": "1"}}}}\n' \
 	"$DEMO" >"$REPO/.mcp.json"
+trust_project "$REPO"
 mkdir -p "$REPO/.hearth"
 printf '{"defer_tools": false}\n' >"$REPO/.hearth/settings.json"
+trust_project "$REPO"
 mock_start mcp_add
 hearth_run add -p --server "$MOCK_URL" --cwd "$REPO" "Add 2 and 40."
 check_rc "mcp: exit status 0" 0
@@ -63,6 +65,7 @@ printf '{"defer_tools": false}\n' >"$REPO/.hearth/settings.json"
 
 # ---- a server that dies mid-call ------------------------------------------
 printf '{"mcpServers": {"demo": {"command": "%s", "args": ["--fail=crash"]}}}\n' "$DEMO" >"$REPO/.mcp.json"
+trust_project "$REPO"
 mock_start mcp_add
 hearth_run crash -p --server "$MOCK_URL" --cwd "$REPO" "Add 2 and 40."
 check_rc "mcp crash: the run still completes" 0
@@ -74,12 +77,14 @@ mock_stop
 
 # ---- a server that cannot start; an invalid .mcp.json ----------------------
 printf '{"mcpServers": {"gone": {"command": "/nonexistent/mcp"}}}\n' >"$REPO/.mcp.json"
+trust_project "$REPO"
 mock_start plain
 hearth_run nostart -p --server "$MOCK_URL" --cwd "$REPO" "Hello."
 check_rc "mcp missing command: the run completes" 0
 check "mcp missing command: reported" grep -q "mcp server gone: run /nonexistent/mcp: No such file or directory" "$ERR"
 mock_stop
 printf '{"mcpServers": {\n  "demo": }\n' >"$REPO/.mcp.json"
+trust_project "$REPO"
 mock_start plain
 hearth_run badjson -p --server "$MOCK_URL" --cwd "$REPO" "Hello."
 check_rc "invalid .mcp.json: the run completes" 0
@@ -89,6 +94,7 @@ mock_stop
 # ---- the line session: /mcp, and a report when a server fails ---------------
 printf '{"mcpServers": {"demo": {"command": "%s"}, "bad": {"command": "%s", "args": ["--fail=init"]}}}\n' \
 	"$DEMO" "$DEMO" >"$REPO/.mcp.json"
+trust_project "$REPO"
 mock_start plain
 # the second /mcp comes after the failing server has had time to answer (slow under ASan)
 { printf '/mcp\n'; sleep 2; printf '/mcp\n'; } |

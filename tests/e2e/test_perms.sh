@@ -26,6 +26,7 @@ HOOK=$E2E_ROOT/extensions/hooks/block-git-push.sh
 settings() {
 	mkdir -p "$REPO/.hearth"
 	printf '%s\n' "$1" >"$REPO/.hearth/settings.json"
+	trust_project "$REPO"
 }
 
 # tool_result TEXT: the last tool result sent to the model contains TEXT

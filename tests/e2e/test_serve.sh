@@ -142,6 +142,7 @@ RMODEL=$E2E_ROOT/../shared/models/hybrid-random-qwen35.gguf
 if [ -n "${HEARTH_TEST_LLAMA_SERVER:-}" ] && [ -x "$REAL" ] && [ -f "$RMODEL" ]; then
 	mkdir -p "$REPO/.hearth"
 	printf '{"serve": {"binary": "%s", "ctx": 4096}, "max_tokens": 16}\n' "$REAL" >"$REPO/.hearth/settings.json"
+	trust_project "$REPO"
 	(cd "$REPO" && HEARTH_TIMEOUT=120 hearth_run real -p --no-tools --serve "$RMODEL" "hi" && echo "$RC" >"$E2E_TMP/rc")
 	RC=$(cat "$E2E_TMP/rc" 2>/dev/null || echo missing)
 	OUT=$E2E_TMP/real.out ERR=$E2E_TMP/real.err

@@ -136,7 +136,7 @@ start(struct env *e, const char *settings, int ask)
 		mkdir(path, 0700);
 		tu_write(path, "settings.json", settings);
 	}
-	e->gate = perm_gate_new(e->ws.loop, &e->ws.tenv, &w);
+	e->gate = perm_gate_new(e->ws.loop, &e->ws.tenv, 1, &w);
 	assert_int_equal(w.len, 0);
 	buf_release(&w);
 	perm_gate_set_ui(e->gate, &ui);
