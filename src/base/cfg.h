@@ -42,6 +42,7 @@ struct cfg {
 	int serve_ctx;           /* "serve.ctx": context size for the managed server (0 = the model's) */
 	char *theme;             /* full-screen colour theme name or file (NULL: "default") */
 	char *open_in;           /* /open: "editor" (suspend and run $EDITOR) or "tmux-pane" (NULL: editor) */
+	char **env_passthrough;  /* "env_passthrough": names or globs children also get (base/env.h); NULL-terminated or NULL */
 };
 
 /* Fill c with the built-in defaults. */

@@ -17,7 +17,9 @@
 
 #include "perm/gate.h"
 #include "io/http.h"
+#include "base/env.h"
 #include "base/json.h"
+#include "base/secret.h"
 #include "llama/llama.h"
 #include "io/loop.h"
 #include "mcp/mcp.h"
@@ -101,6 +103,14 @@ load_settings(struct front_run *r)
 
 	cfg_defaults(&r->cfg);
 	cfg_load(&r->cfg, r->root, &warnings);
+	{ /* what children see (base/env.h) and what tool results never show (base/secret.h) */
+		size_t n = 0;
+
+		while (r->cfg.env_passthrough && r->cfg.env_passthrough[n])
+			n++;
+		env_set_passthrough((const char *const *)r->cfg.env_passthrough, n, &warnings);
+		secret_capture(NULL);
+	}
 	if (warnings.len) {
 		buf_rtrim(&warnings);
 		fprintf(stderr, "hearth: %s\n", warnings.data);
@@ -447,6 +457,8 @@ front_run_release(struct front_run *r)
 	r->env.stale = NULL;
 	repomap_cache_free();
 	cfg_release(&r->cfg);
+	env_clear_passthrough();
+	secret_reset();
 	buf_release(&r->system);
 	buf_release(&r->state_dir);
 }

@@ -18,6 +18,7 @@
 #include "llm/provider.h"
 #include "route/privacy.h"
 #include "route/config.h"
+#include "base/secret.h"
 #include "base/xmalloc.h"
 
 /* Policy, keys, spend so far today. */
@@ -39,6 +40,7 @@ route_escalate_init(struct route_escalate *x, struct loop *l, struct http *h, co
 		x->key = xstrdup(key);
 	else if (x->claude.api_key)
 		x->key = xstrdup(x->claude.api_key);
+	secret_add("anthropic.api_key", x->claude.api_key); /* masked in tool results (base/secret.h) */
 	x->base_url = base && *base ? xstrdup(base) : NULL;
 	buf_addf(&path, "%s/routes.jsonl", state_dir);
 	x->log_path = buf_detach(&path, NULL);
