@@ -146,3 +146,27 @@ env_build(const char *const *from, const char *const *add, enum env_base base)
 	v[m] = NULL;
 	return v;
 }
+
+/* Forget our own secrets. */
+size_t
+env_scrub_secrets(void)
+{
+	size_t n = 0, i = 0;
+
+	while (environ && environ[i]) {
+		char *eq = strchr(environ[i], '=');
+		char *name;
+
+		if (!eq || !env_name_is_secret(environ[i])) {
+			i++;
+			continue;
+		}
+		name = xstrndup(environ[i], (size_t)(eq - environ[i]));
+		memset(eq + 1, 0, strlen(eq + 1));
+		if (unsetenv(name) < 0)
+			i++; /* cannot happen for a valid name; do not loop on it */
+		free(name);
+		n++;
+	}
+	return n;
+}

@@ -57,4 +57,15 @@ int env_name_passes(const char *name, enum env_base base);
  */
 char **env_build(const char *const *from, const char *const *add, enum env_base base);
 
+/*
+ * Remove the secret-named variables from our own environment, their
+ * values overwritten with NUL bytes first: the block the kernel shows as
+ * /proc/PID/environ is the original one, so a child reading
+ * /proc/$PPID/environ would otherwise still find them.  Call it once
+ * everything that reads them (the Anthropic key, .mcp.json's ${VAR}) has
+ * copied what it needs; getenv returns NULL for them afterwards.
+ * Returns how many were removed.  Not thread-safe (setenv's rules).
+ */
+size_t env_scrub_secrets(void);
+
 #endif

@@ -418,6 +418,7 @@ front_run_start(struct front_run *r)
 	start_gate(r);
 	start_routing(r);
 	start_mcp(r);
+	env_scrub_secrets(); /* copied by now (key, ${VAR}); gone from /proc/$PPID/environ */
 	po.format = r->o->format;
 	po.err_is_tty = isatty(STDERR_FILENO);
 	po.verbose = r->o->verbose || po.err_is_tty;

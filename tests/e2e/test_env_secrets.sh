@@ -32,7 +32,7 @@ printf '{"mcpServers": {"envdump": {"command": "/bin/sh", "args": ["-c", "env > 
 mock_start env_leak
 ANTHROPIC_API_KEY=$KEY FOO_TOKEN=$FOO DB_PASSWORD=$PW AWS_SECRET_ACCESS_KEY=aws-secret-value-1 \
 	GITHUB_TOKEN=ghp_probe_value_123 MYAPP_MODE=dev-mode OTHER_VAR=other-value EDITOR=vi DISPLAY=:7 \
-	hearth_run leak -p --route local --server "$MOCK_URL" --cwd "$REPO" "Look around."
+	hearth_run leak -p --yes --route local --server "$MOCK_URL" --cwd "$REPO" "Look around."
 check_rc "exit status 0" 0
 check "the bash result reached the model" pycheck '
 res = [m for m in CHAT[1]["messages"] if m["role"] == "tool"]
@@ -53,6 +53,11 @@ check "the key in a file the model cats is masked" pycheck '
 res = [m for m in CHAT[1]["messages"] if m["role"] == "tool"][-1]["content"]
 need("the key is [redacted ANTHROPIC_API_KEY] here" in res, res[-400:])
 need("the token [redacted FOO_TOKEN]" in res, res[-400:])'
+check "hearth scrubbed its own environment: /proc/\$PPID/environ has the names, not the values" pycheck '
+res = [m for m in CHAT[1]["messages"] if m["role"] == "tool"][-1]["content"]
+ppid = res.split("==")[4]
+need("FOO_TOKEN=" in ppid and "GITHUB_TOKEN=" in ppid, "section %r" % ppid)
+need("redacted" not in ppid, "a value was still there (masked only): %r" % ppid)'
 check "no secret value in any request the mock received" pycheck '
 raw = open(sys.argv[1], encoding="utf-8").read()
 for v in (os.environ["KEY"], os.environ["FOO"], os.environ["PW"], "aws-secret-value-1", "ghp_probe_value_123"):

@@ -192,6 +192,19 @@ test_secret_mask(void **state)
 	assert_int_equal(secret_count(), 0);
 }
 
+static void
+test_scrub_own_environment(void **state)
+{
+	(void)state;
+	assert_int_equal(setenv("ZZ_PROBE_TOKEN", "probe-token-value", 1), 0);
+	assert_int_equal(setenv("ZZ_PLAIN", "plain-value", 1), 0);
+	assert_true(env_scrub_secrets() >= 1);
+	assert_null(getenv("ZZ_PROBE_TOKEN"));
+	assert_string_equal(getenv("ZZ_PLAIN"), "plain-value");
+	assert_int_equal(env_scrub_secrets(), 0);
+	unsetenv("ZZ_PLAIN");
+}
+
 int
 main(void)
 {
@@ -201,6 +214,7 @@ main(void)
 		cmocka_unit_test(test_passthrough_and_deny),
 		cmocka_unit_test(test_user_base_and_add),
 		cmocka_unit_test(test_secret_mask),
+		cmocka_unit_test(test_scrub_own_environment),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
