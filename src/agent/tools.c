@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "base/json.h"
+#include "base/secret.h"
 #include "io/loop.h"
 #include "llm/toolset.h"
 #include "base/xmalloc.h"
@@ -38,6 +39,19 @@ agent_tools_refresh(struct agent *a)
 		toolset_sync(a->env->toolset, x, nx);
 }
 
+/*
+ * The one door a tool result passes before it goes anywhere (the
+ * observer and the screen, the conv and so the session file, every
+ * request, exports): the secrets hearth holds are masked here
+ * (base/secret.h), for built-in and MCP tools alike.
+ */
+static void
+agent_mask_result(struct tool_job *job)
+{
+	secret_mask(&job->out);
+	secret_mask_str(&job->diff);
+}
+
 /* Tool finished (possibly inside its own start()). */
 static void
 agent_tool_done(struct tool_job *job, void *arg)
@@ -45,7 +59,7 @@ agent_tool_done(struct tool_job *job, void *arg)
 	struct agent *a = arg;
 	struct agent_call *c = &a->calls[a->next_call];
 
-	(void)job;
+	agent_mask_result(job);
 	c->finished = 1;
 	c->t_end_ms = loop_now_ms(a->loop);
 	if (a->obs.on_tool_done)
@@ -215,6 +229,7 @@ agent_tools_abort(struct agent *a)
 		if (c->started && !c->finished && c->tool && c->tool->cancel)
 			c->tool->cancel(&c->job);
 		if (!c->finished) {
+			agent_mask_result(&c->job);
 			if (!c->started)
 				buf_adds(&c->job.out, "[not run: the user aborted the turn]");
 			c->job.is_error = 1;

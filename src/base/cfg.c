@@ -17,7 +17,7 @@
 #include "base/json.h"
 #include "base/xmalloc.h"
 
-enum cfg_type { CFG_STR, CFG_INT, CFG_DBL, CFG_BOOL, CFG_WARN_REJECT, CFG_AUTO_BOOL };
+enum cfg_type { CFG_STR, CFG_INT, CFG_DBL, CFG_BOOL, CFG_WARN_REJECT, CFG_AUTO_BOOL, CFG_LIST };
 
 struct cfg_key {
 	const char *name;
@@ -59,6 +59,7 @@ static const struct cfg_key cfg_keys[] = {
 	K("open_in", CFG_STR, open_in),
 	K("sandbox", CFG_STR, sandbox),
 	K("sandbox_network", CFG_BOOL, sandbox_network),
+	K("env_passthrough", CFG_LIST, env_passthrough),
 };
 #undef K
 
@@ -90,6 +91,17 @@ cfg_defaults(struct cfg *c)
 	c->defer_tools_min_tokens = 2000;
 }
 
+/* Free a NULL-terminated list of strings (NULL ok). */
+static void
+cfg_list_free(char **v)
+{
+	char **p;
+
+	for (p = v; p && *p; p++)
+		free(*p);
+	free(v);
+}
+
 /* Free the string fields. */
 void
 cfg_release(struct cfg *c)
@@ -97,7 +109,12 @@ cfg_release(struct cfg *c)
 	size_t i;
 
 	for (i = 0; i < sizeof cfg_keys / sizeof cfg_keys[0]; i++)
-		if (cfg_keys[i].type == CFG_STR) {
+		if (cfg_keys[i].type == CFG_LIST) {
+			char ***p = (char ***)(void *)((char *)c + cfg_keys[i].off);
+
+			cfg_list_free(*p);
+			*p = NULL;
+		} else if (cfg_keys[i].type == CFG_STR) {
 			char **p = (char **)((char *)c + cfg_keys[i].off);
 
 			free(*p);
@@ -139,6 +156,26 @@ cfg_set(struct cfg *c, const struct cfg_key *k, const cJSON *v)
 			return -1;
 		*(int *)field = strcmp(v->valuestring, "reject") == 0;
 		return 0;
+	case CFG_LIST: { /* an array of strings; replaces the earlier list */
+		const cJSON *it;
+		char **list;
+		size_t n = 0;
+
+		if (!cJSON_IsArray(v))
+			return -1;
+		cJSON_ArrayForEach(it, v) {
+			if (!cJSON_IsString(it) || !it->valuestring[0])
+				return -1;
+			n++;
+		}
+		list = xcalloc(n + 1, sizeof *list);
+		n = 0;
+		cJSON_ArrayForEach(it, v)
+			list[n++] = xstrdup(it->valuestring);
+		cfg_list_free(*(char ***)field);
+		*(char ***)field = list;
+		return 0;
+	}
 	case CFG_AUTO_BOOL: /* true 1, false 0, "auto" -1 */
 		if (cJSON_IsString(v) && !strcmp(v->valuestring, "auto"))
 			*(int *)field = -1;
@@ -158,6 +195,7 @@ cfg_type_name(enum cfg_type t)
 	return t == CFG_STR ? "a string" : t == CFG_INT ? "an integer" :
 	       t == CFG_DBL ? "a number" : t == CFG_WARN_REJECT ? "\"warn\" or \"reject\"" :
 	       t == CFG_AUTO_BOOL ? "\"auto\", true or false" :
+	       t == CFG_LIST ? "a list of non-empty strings" :
 	       "true or false";
 }
 

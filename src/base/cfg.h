@@ -44,6 +44,7 @@ struct cfg {
 	char *sandbox;           /* "workspace-write" (NULL: the default), "read-only" or "off": bash's sandbox */
 	int sandbox_network;     /* 0: bash commands in the sandbox have no network */
 	char *open_in;           /* /open: "editor" (suspend and run $EDITOR) or "tmux-pane" (NULL: editor) */
+	char **env_passthrough;  /* "env_passthrough": names or globs children also get (base/env.h); NULL-terminated or NULL */
 };
 
 /* Fill c with the built-in defaults. */

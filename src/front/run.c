@@ -18,7 +18,9 @@
 #include "perm/gate.h"
 #include "front/trust.h"
 #include "io/http.h"
+#include "base/env.h"
 #include "base/json.h"
+#include "base/secret.h"
 #include "llama/llama.h"
 #include "io/loop.h"
 #include "mcp/mcp.h"
@@ -103,6 +105,14 @@ load_settings(struct front_run *r)
 
 	cfg_defaults(&r->cfg);
 	cfg_load(&r->cfg, r->root, &warnings);
+	{ /* what children see (base/env.h) and what tool results never show (base/secret.h) */
+		size_t n = 0;
+
+		while (r->cfg.env_passthrough && r->cfg.env_passthrough[n])
+			n++;
+		env_set_passthrough((const char *const *)r->cfg.env_passthrough, n, &warnings);
+		secret_capture(NULL);
+	}
 	if (warnings.len) {
 		buf_rtrim(&warnings);
 		fprintf(stderr, "hearth: %s\n", warnings.data);
@@ -490,6 +500,7 @@ front_run_start(struct front_run *r)
 	start_gate(r);
 	start_routing(r);
 	start_mcp(r);
+	env_scrub_secrets(); /* copied by now (key, ${VAR}); gone from /proc/$PPID/environ */
 	po.format = r->o->format;
 	po.err_is_tty = isatty(STDERR_FILENO);
 	po.verbose = r->o->verbose || po.err_is_tty;
@@ -532,6 +543,8 @@ front_run_release(struct front_run *r)
 	r->sandbox = NULL;
 	r->env.sandbox = NULL;
 	cfg_release(&r->cfg);
+	env_clear_passthrough();
+	secret_reset();
 	buf_release(&r->system);
 	buf_release(&r->state_dir);
 }

@@ -34,6 +34,7 @@
 #endif
 
 #include "io/loop.h"
+#include "base/env.h"
 #include "base/xmalloc.h"
 
 #define PROC_READ_BUDGET (256 * 1024) /* bytes read per readiness, so timers still fire */
@@ -409,48 +410,13 @@ proc_child(int out_w, int fail_w, const struct proc_spec *spec, char **envp, int
 	if (spec->cwd && chdir(spec->cwd) < 0)
 		goto fail;
 	f.stage = PROC_STAGE_EXEC;
-	if (envp)
-		environ = envp;
+	environ = envp;
 	execvp(spec->argv[0], (char *const *)spec->argv);
 fail:
 	f.err = errno;
 	(void)!write(rep, &f, sizeof f);
 	free(envp); /* only so leak checkers that follow the fork stay quiet */
 	_exit(127);
-}
-
-/* The environment for the child: ours with spec->env applied; NULL if none. */
-static char **
-proc_envp(const char *const *add)
-{
-	size_t n = 0, k = 0, i, j;
-	char **v;
-
-	if (!add)
-		return NULL;
-	while (environ[n])
-		n++;
-	while (add[k])
-		k++;
-	v = xcalloc(n + k + 1, sizeof *v);
-	memcpy(v, environ, n * sizeof *v);
-	for (j = 0; j < k; j++) {
-		const char *eq = strchr(add[j], '=');
-		size_t name = eq ? (size_t)(eq - add[j]) : strlen(add[j]);
-
-		for (i = 0; i < n; i++)
-			if (!strncmp(v[i], add[j], name) && v[i][name] == '=')
-				break;
-		if (!eq) { /* "NAME" alone unsets NAME */
-			if (i < n)
-				memmove(&v[i], &v[i + 1], (n-- - i) * sizeof *v);
-			continue;
-		}
-		v[i] = (char *)add[j];
-		if (i == n)
-			n++;
-	}
-	return v;
 }
 
 /* Make fd close-on-exec, and non-blocking when asked. */
@@ -505,7 +471,7 @@ static pid_t
 proc_fork(const struct proc_spec *spec, int out[2], int fail[2], struct err *e)
 {
 	long maxfd = sysconf(_SC_OPEN_MAX);
-	char **envp = proc_envp(spec->env);
+	char **envp = env_build(NULL, spec->env, spec->env_user ? ENV_USER : ENV_CLEAN);
 	struct proc_fail f;
 	sigset_t all, old;
 	ssize_t n;

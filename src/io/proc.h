@@ -9,6 +9,10 @@
  * waitpid reported the child's exit, in either order; then on_exit runs
  * exactly once.
  *
+ * Environment: never hearth's own.  The child gets base/env.h's policy
+ * (env_build): by default the clean allowlist, never a secret-named
+ * variable; spec->env is applied on top.
+ *
  * Killing: proc_kill (or the timeout) sends SIGTERM to the whole group and
  * SIGKILL to the group PROC_KILL_GRACE_MS later if the child has not
  * exited.  When the child has exited but something it left behind (a
@@ -50,7 +54,8 @@ typedef void (*proc_exit_fn)(struct proc *p, void *arg);
 struct proc_spec {
 	const char *const *argv;  /* argv[0] is looked up in PATH; NULL-terminated */
 	const char *cwd;          /* working directory; NULL = ours */
-	const char *const *env;   /* "NAME=value" set in the child; NULL-terminated; NULL = none */
+	const char *const *env;   /* "NAME=value" set (or "NAME" unset) in the child, applied after
+				   * the policy; NULL-terminated; NULL = none */
 	uint64_t timeout_ms;      /* 0 = no timeout */
 	proc_output_fn on_output; /* may be NULL (output is discarded) */
 	proc_exit_fn on_exit;     /* may be NULL */
@@ -64,6 +69,9 @@ struct proc_spec {
 	 * (io/sandbox).  Must be async-signal-safe; -1 (errno set) fails the spawn.  NULL = none. */
 	int (*pre_exec)(void *arg);
 	void *pre_exec_arg;
+	int env_user;             /* 0: the clean environment of base/env.h (ENV_CLEAN: allowlist +
+				   * env_passthrough); 1: ENV_USER (ours without secrets), only for
+				   * programs the user runs or hearth's own llama-server */
 };
 
 /*

@@ -211,6 +211,7 @@ llama_serve_spawn(struct llama_serve *s, const struct llama_serve_opts *o, struc
 		spec.on_exit = llama_serve_exit;
 		spec.arg = s;
 		spec.die_with_parent = 1; /* no orphaned server holding the GPU if hearth is killed */
+		spec.env_user = 1; /* hearth's own server: our environment (CUDA_*, GGML_*...) without secrets */
 		s->proc = proc_spawn(s->loop, &spec, e);
 	}
 	rc = s->proc ? 0 : -1;

@@ -24,6 +24,7 @@
 #include "io/loop.h"
 #include "perm/perm.h"
 #include "io/proc.h"
+#include "base/secret.h"
 #include "base/fs.h"
 #include "base/xmalloc.h"
 
@@ -400,6 +401,9 @@ perm_hooks_next(struct perm_hooks_run *r)
 			return 1;
 	}
 	buf_rtrim(&r->res.problems);
+	secret_mask(&r->res.reason); /* what hooks print goes to the screen and the model */
+	secret_mask(&r->res.problems);
+	secret_mask(&r->res.output);
 	if (r->done)
 		r->done(r->arg, &r->res);
 	perm_hooks_run_free(r);

@@ -17,7 +17,10 @@
 #include "io/loop.h"
 #include "llm/provider.h"
 #include "route/privacy.h"
+#include "route/privlines.h"
+#include "io/work.h"
 #include "route/config.h"
+#include "base/secret.h"
 #include "base/xmalloc.h"
 
 /* Policy, keys, spend so far today. */
@@ -39,11 +42,88 @@ route_escalate_init(struct route_escalate *x, struct loop *l, struct http *h, co
 		x->key = xstrdup(key);
 	else if (x->claude.api_key)
 		x->key = xstrdup(x->claude.api_key);
+	secret_add("anthropic.api_key", x->claude.api_key); /* masked in tool results (base/secret.h) */
 	x->base_url = base && *base ? xstrdup(base) : NULL;
 	buf_addf(&path, "%s/routes.jsonl", state_dir);
 	x->log_path = buf_detach(&path, NULL);
+	x->root = xstrdup(cwd);
 	buf_init(&x->warning, 0);
 	route_outcomes_spent_day(x->log_path, time(NULL), &x->spent_day, NULL);
+	route_escalate_rescan(x);
+}
+
+/* One scan of the private lines, owned by the job (x NULL once the escalation is released). */
+struct route_escalate_scan {
+	struct route_escalate *x;
+	char *root;
+	char **globs;
+	size_t n;
+	struct route_privlines *res;
+};
+
+/* On the worker: the walk (touches only the job). */
+static void
+route_escalate_scan_run(void *arg)
+{
+	struct route_escalate_scan *j = arg;
+
+	j->res = route_privlines_build(j->root, (const char *const *)j->globs, j->n, NULL);
+}
+
+/* On the loop: adopt the set; scan again when asked meanwhile. */
+static void
+route_escalate_scan_done(void *arg, int ran)
+{
+	struct route_escalate_scan *j = arg;
+	struct route_escalate *x = j->x;
+	size_t i;
+
+	if (x && ran) {
+		route_privlines_free(x->plines);
+		x->plines = j->res;
+		j->res = NULL;
+	}
+	route_privlines_free(j->res);
+	for (i = 0; i < j->n; i++)
+		free(j->globs[i]);
+	free(j->globs);
+	free(j->root);
+	free(j);
+	if (x) {
+		x->pscan = NULL;
+		if (x->prescan && ran) {
+			x->prescan = 0;
+			route_escalate_rescan(x);
+		}
+	}
+}
+
+/* Start a scan (or ask for one after the running one). */
+void
+route_escalate_rescan(struct route_escalate *x)
+{
+	struct route_escalate_scan *j;
+	struct err e = ERR_INIT;
+	size_t i;
+
+	if (!x->root || !x->policy.nprivacy || !x->key)
+		return;
+	if (x->pscan) {
+		x->prescan = 1;
+		return;
+	}
+	j = xcalloc(1, sizeof *j);
+	j->x = x;
+	j->root = xstrdup(x->root);
+	j->n = x->policy.nprivacy;
+	j->globs = xcalloc(j->n, sizeof *j->globs);
+	for (i = 0; i < j->n; i++)
+		j->globs[i] = xstrdup(x->policy.privacy[i]);
+	x->pscan = j;
+	if (work_submit(x->loop, route_escalate_scan_run, route_escalate_scan_done, j, &e) < 0) {
+		route_escalate_scan_run(j); /* no worker: in place, once */
+		route_escalate_scan_done(j, 1);
+	}
 }
 
 /* Free. */
@@ -60,6 +140,10 @@ route_escalate_release(struct route_escalate *x)
 	free(x->model);
 	free(x->log_path);
 	free(x->dec);
+	if (x->pscan)
+		x->pscan->x = NULL; /* its done() frees it */
+	route_privlines_free(x->plines);
+	free(x->root);
 	buf_release(&x->warning);
 	memset(x, 0, sizeof *x);
 }
@@ -71,11 +155,17 @@ route_escalate_set_mode(struct route_escalate *x, const char *mode, struct err *
 	return route_config_set_mode(&x->policy, mode, e);
 }
 
-/* What Claude may see: the privacy filter over the conv. */
+/*
+ * What Claude may see: the privacy filter over the conv (calls that name
+ * a private file), then the private lines wherever they show up.
+ */
 static int
 route_escalate_filter(void *arg, const struct conv *in, struct conv *out)
 {
-	return route_privacy_conv(arg, in, out) > 0;
+	struct route_escalate *x = arg;
+	size_t n = route_privacy_conv(&x->policy, in, out);
+
+	return n + route_privlines_conv(x->plines, out) > 0;
 }
 
 /* The model check answered: keep a warning when the id is unknown. */
@@ -102,7 +192,7 @@ route_escalate_claude(struct route_escalate *x)
 		o.max_tokens = x->claude.max_tokens;
 		o.max_attempts = x->claude.retries + 1;
 		x->an = anthropic_new(x->loop, x->http, &o);
-		anthropic_set_filter(x->an, route_escalate_filter, &x->policy);
+		anthropic_set_filter(x->an, route_escalate_filter, x);
 	}
 	if (!x->models_checked && x->key) {
 		x->models_checked = 1;
@@ -196,6 +286,7 @@ route_escalate_turn(struct route_escalate *x, const char **text, struct provider
 		req = ROUTE_REQ_AT_CLAUDE;
 	}
 	x->pending = ROUTE_REQ_NONE;
+	route_escalate_rescan(x); /* files may have changed since the last turn */
 	if (st)
 		route_step_account(x, st);
 	route_escalate_turn_reset(x, local, n_ctx);

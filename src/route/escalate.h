@@ -30,6 +30,8 @@ struct http;
 struct provider;
 struct agent_stats;
 struct anthropic;
+struct route_privlines;
+struct route_escalate_scan;
 
 /* One routing decision of the session (print-mode json). */
 struct route_escalate_decision {
@@ -75,6 +77,11 @@ struct route_escalate {
 	int models_checked;       /* GET /v1/models was asked (once per session) */
 	struct buf warning;       /* the model check's finding, until shown */
 	struct anthropic_config claude;    /* "anthropic" settings */
+	/* privacy by content (route/privlines.h): the newest set, and the scan on the io/work thread */
+	char *root;
+	struct route_privlines *plines;
+	struct route_escalate_scan *pscan; /* in flight, or NULL */
+	int prescan;              /* files may have changed since pscan started: scan again after it */
 	/*
 	 * Optional: where step decisions are shown at once (print mode), else
 	 * they go in the hook's note; switched: the provider changed, or a
@@ -133,6 +140,13 @@ void route_escalate_attach(struct route_escalate *x, struct agent *a);
  */
 struct provider *route_escalate_server_down(struct route_escalate *x, struct provider *local,
 				      struct buf *note);
+/*
+ * Re-read the lines of the privacy-listed files on the io/work thread
+ * (route/privlines.h) unless nothing can go to Claude (no key); requests
+ * use the newest set that is ready.  Called at the start, at each turn's
+ * start and after every step (files may have changed).
+ */
+void route_escalate_rescan(struct route_escalate *x);
 /* The Claude provider (created on first use, with the settings and the privacy filter). */
 struct provider *route_escalate_claude(struct route_escalate *x);
 /* Move a pending one-line warning (unknown model id) to out; 1 when there was one. */

@@ -47,10 +47,11 @@ test_project_overrides_user(void **state)
 		buf_release(&cmd);
 	}
 	tu_write(dir, "cfg/hearth/settings.json",
-		 "{\"server\":\"http://user:1\",\"temperature\":0.2,\"max_steps\":7}");
+		 "{\"server\":\"http://user:1\",\"temperature\":0.2,\"max_steps\":7,"
+		 "\"env_passthrough\":[\"MYAPP_*\",\"CARGO_HOME\"]}");
 	tu_write(dir, ".hearth/settings.json",
 		 "{\"server\":\"http://project:2\",\"top_k\":5,\"bogus\":1,\"max_steps\":\"many\","
-		 "\"syntax_check\":\"reject\"}");
+		 "\"syntax_check\":\"reject\",\"env_passthrough\":[\"X\",3]}");
 	cfg_defaults(&c);
 	cfg_load(&c, dir, &w);
 	assert_string_equal(c.server_url, "http://project:2");
@@ -60,6 +61,12 @@ test_project_overrides_user(void **state)
 	assert_int_equal(c.syntax_reject, 1);
 	assert_non_null(strstr(w.data, "unknown setting \"bogus\""));
 	assert_non_null(strstr(w.data, "\"max_steps\" must be an integer"));
+	/* a list: the user's stays when the project's is not a list of strings */
+	assert_non_null(c.env_passthrough);
+	assert_string_equal(c.env_passthrough[0], "MYAPP_*");
+	assert_string_equal(c.env_passthrough[1], "CARGO_HOME");
+	assert_null(c.env_passthrough[2]);
+	assert_non_null(strstr(w.data, "\"env_passthrough\" must be a list of non-empty strings"));
 	cfg_release(&c);
 	if (old) {
 		setenv("XDG_CONFIG_HOME", old, 1);

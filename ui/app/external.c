@@ -1,7 +1,8 @@
 /*
  * ui/app/external: running the user's editor (see ui/app/external.h).
  *
- * run_fg() is the one place that forks: the child restores default
+ * run_wait() is the one place that forks: the child gets base/env.h's
+ * ENV_USER environment (ours without secrets), restores default
  * signal dispositions and an empty mask, gets a blocking stdin, and execs
  * /bin/sh -c 'CMD "$@"' sh ARGS...; the parent waits, retrying on EINTR,
  * with SIGINT/SIGQUIT ignored around the wait and restored afterwards.
@@ -10,6 +11,7 @@
  */
 #include "ui/app/external.h"
 
+#include "base/env.h"
 #include "base/workspace.h"
 
 #include <errno.h>
@@ -34,9 +36,9 @@ app_external_editor(void)
 	return v && *v ? v : "vi";
 }
 
-/* In the child: default signals, empty mask, blocking stdin; then exec. */
+/* In the child: default signals, empty mask, blocking stdin; then exec with envp. */
 static void
-child_exec(const char *const *argv)
+child_exec(const char *const *argv, char **envp)
 {
 	static const int sigs[] = { SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGWINCH, SIGPIPE, SIGTSTP,
 		SIGCHLD };
@@ -50,7 +52,7 @@ child_exec(const char *const *argv)
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	if (fl >= 0)
 		fcntl(STDIN_FILENO, F_SETFL, fl & ~O_NONBLOCK);
-	execv("/bin/sh", (char *const *)(uintptr_t)argv);
+	execve("/bin/sh", (char *const *)(uintptr_t)argv, envp);
 	_exit(127);
 }
 
@@ -61,6 +63,7 @@ run_wait(const char *const *argv, struct err *e)
 	struct sigaction ign, old_int, old_quit;
 	pid_t pid, w;
 	int st = 0, fl = fcntl(STDIN_FILENO, F_GETFL); /* the child shares stdin's flags */
+	char **envp = env_build(NULL, NULL, ENV_USER); /* the user's editor: all but secrets (base/env.h) */
 
 	memset(&ign, 0, sizeof ign);
 	ign.sa_handler = SIG_IGN;
@@ -69,7 +72,8 @@ run_wait(const char *const *argv, struct err *e)
 	sigaction(SIGQUIT, &ign, &old_quit);
 	pid = fork();
 	if (pid == 0)
-		child_exec(argv);
+		child_exec(argv, envp);
+	free(envp);
 	if (pid > 0)
 		while ((w = waitpid(pid, &st, 0)) < 0 && errno == EINTR)
 			;
