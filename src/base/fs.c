@@ -459,6 +459,20 @@ fs_write_beneath(const char *root, const char *abs, const void *data, size_t len
 	return rc;
 }
 
+int
+fs_read_beneath(const char *root, const char *abs, struct buf *b, size_t max, struct err *e)
+{
+	int fd = workspace_open(root, abs, O_RDONLY | O_NONBLOCK | O_CLOEXEC, 0, e), rc, saved;
+
+	if (fd < 0)
+		return -1;
+	rc = buf_read_fd(b, fd, workspace_rel(root, abs), max, e);
+	saved = errno;
+	close(fd);
+	errno = saved;
+	return rc;
+}
+
 /* Create dir and its missing parents. */
 int
 fs_mkdirs(const char *dir, struct err *e)

@@ -60,6 +60,13 @@ int fs_write_beneath(const char *root, const char *abs, const void *data, size_t
 		     unsigned flags, struct err *e);
 
 /*
+ * buf_read_file for a tool's path: abs opened beneath root (see
+ * workspace_open in base/workspace.h), appended to b, bounded by max.
+ * 0 / -1 + e (errno kept: ENOENT, EXDEV for a symlink that leads out, ...).
+ */
+int fs_read_beneath(const char *root, const char *abs, struct buf *b, size_t max, struct err *e);
+
+/*
  * The temp-file journal, so a run killed mid-write (kill -9) leaves no
  * ".NAME.hearth-PID-XXXXXX" behind for good.  fs_temps_start, once at start
  * before any write: removes the temp files recorded by runs in
