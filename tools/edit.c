@@ -25,10 +25,13 @@
  * or wrote it; a successful edit updates the record, so edits in a row work.
  */
 #include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "base/diff.h"
 #include "base/fs.h"
@@ -337,7 +340,7 @@ commit(struct tool_job *job, const struct edit *ed)
 	buf_add(&all, ed->body.data, ed->body.len);
 	if (job->env->repo) /* so /undo can restore it, in git or not */
 		repo_note_file(job->env->repo, ed->abs.data, NULL);
-	rc = fs_write_atomic(ed->abs.data, all.data, all.len, &e);
+	rc = fs_write_beneath(job->env->root, ed->abs.data, all.data, all.len, 0, &e);
 	if (rc < 0)
 		tool_job_fail(job, "%s", e.msg);
 	else
@@ -447,23 +450,29 @@ out:
 	return rc;
 }
 
-/* Read the file into ed (BOM set aside); -1 with why set. */
+/* Read the file (opened beneath the workspace) into ed (BOM set aside); -1 with why set. */
 static int
-load(struct edit *ed, struct buf *why)
+load(struct edit *ed, const char *root, struct buf *why)
 {
-	const char *abs = ed->abs.data;
 	struct err e = ERR_INIT;
 	struct stat st;
+	int fd = workspace_open(root, ed->abs.data, O_RDONLY | O_NONBLOCK | O_CLOEXEC, 0, &e), rc;
 
-	if (stat(abs, &st) < 0) {
-		buf_addf(why, "%s does not exist; use write to create a file", ed->rel);
+	if (fd < 0) {
+		if (errno == ENOENT || errno == ENOTDIR)
+			buf_addf(why, "%s does not exist; use write to create a file", ed->rel);
+		else
+			buf_adds(why, e.msg);
 		return -1;
 	}
-	if (!S_ISREG(st.st_mode)) {
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
 		buf_addf(why, "%s is not a regular file; only files can be edited", ed->rel);
 		return -1;
 	}
-	if (buf_read_file(&ed->raw, abs, EDIT_MAX_FILE, &e) < 0) {
+	rc = buf_read_fd(&ed->raw, fd, ed->rel, EDIT_MAX_FILE, &e);
+	close(fd);
+	if (rc < 0) {
 		buf_adds(why, e.msg);
 		return -1;
 	}
@@ -515,7 +524,7 @@ edit_plan(const cJSON *args, const struct tool_env *env, struct edit *ed, struct
 		buf_adds(why, e.msg);
 		return -1;
 	}
-	return load(ed, why) < 0 ? -1 : compute(ed, why);
+	return load(ed, env->root, why) < 0 ? -1 : compute(ed, why);
 }
 
 /* Entry point: plan the change, then refuse it (reject mode) or write it and report. */

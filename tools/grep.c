@@ -159,7 +159,7 @@ visit(const char *abs, const char *rel, const struct stat *st, void *arg)
 		return 0;
 	}
 	buf_reset(&g->text);
-	if (buf_read_file(&g->text, abs, GREP_MAX_FILE, &e) < 0 ||
+	if (fs_read_beneath(g->job->env->root, abs, &g->text, GREP_MAX_FILE, &e) < 0 ||
 	    fs_is_binary(g->text.data, g->text.len) ||
 	    memchr(g->text.data, '\0', g->text.len))
 		return 0;

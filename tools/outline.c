@@ -454,7 +454,7 @@ outline_file(struct tool_job *job, const char *abs)
 		buf_addf(&job->out, "no outline for %s: %jd bytes is over the %zu MB limit; use "
 			 "grep to find symbols", rel, (intmax_t)st.st_size, CODE_MAX_BYTES >> 20);
 		tool_job_done(job);
-	} else if (buf_read_file(&text, abs, CODE_MAX_BYTES, &e) < 0)
+	} else if (fs_read_beneath(job->env->root, abs, &text, CODE_MAX_BYTES, &e) < 0)
 		tool_job_fail(job, "%s", e.msg);
 	else if (fs_is_binary(text.data, text.len)) {
 		buf_addf(&job->out, "no outline for %s: it is a binary file", rel);

@@ -210,18 +210,20 @@ add_note(struct buf *out, const struct window *w, const char *rel, long asked_li
 
 /* Open, check, stream, annotate. */
 static void
-show_file(struct tool_job *job, const char *abs, const char *rel, long offset, long limit)
+show_file(struct tool_job *job, const char *root, const char *abs, const char *rel, long offset,
+	  long limit)
 {
 	struct reader *r;
 	struct window w = { offset, limit > READ_MAX_LINES ? READ_MAX_LINES : limit, 0, 0, 0 };
 	struct stat st;
-	int fd = open(abs, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	struct err e = ERR_INIT;
+	int fd = workspace_open(root, abs, O_RDONLY | O_NONBLOCK | O_CLOEXEC, 0, &e);
 
 	if (fd < 0) {
-		if (errno == ENOENT)
+		if (errno == ENOENT || errno == ENOTDIR)
 			tool_job_fail(job, "%s does not exist; use find or ls to locate the file", rel);
 		else
-			tool_job_fail(job, "read %s: %s", rel, strerror(errno));
+			tool_job_fail(job, "%s", e.msg);
 		return;
 	}
 	if (fstat(fd, &st) < 0 || precheck(job, fd, rel, &st) < 0) {
@@ -279,8 +281,10 @@ read_start(struct tool_job *job, const cJSON *args)
 		limit = READ_MAX_LINES;
 	if (read_resolve(job->env, path->valuestring, &abs, &e) < 0)
 		tool_job_fail(job, "%s", e.msg);
-	else
-		show_file(job, abs.data, workspace_rel(job->env->root, abs.data), offset, limit);
+	else /* opened beneath the root it was resolved under (bash's saved outputs: the state dir) */
+		show_file(job, !workspace_inside(job->env->root, abs.data) && job->env->state_dir &&
+			  workspace_inside(job->env->state_dir, abs.data) ? job->env->state_dir
+			  : job->env->root, abs.data, workspace_rel(job->env->root, abs.data), offset, limit);
 	buf_release(&abs);
 }
 

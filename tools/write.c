@@ -4,7 +4,7 @@
  * The old content (if any, and if it is text under WRITE_DIFF_MAX bytes) is
  * read first so the change can be shown as a unified diff (job->diff); a new
  * file is diffed against the empty text.  The file is replaced through
- * fs_write_atomic, keeping the old mode; identical content is not
+ * fs_write_beneath (beneath the workspace, race-free), keeping the old mode; identical content is not
  * rewritten.  The syntax check (code_check) compares the new content with the
  * old: added parse errors are noted in the result, or with
  * env->syntax_reject the write is refused.
@@ -15,10 +15,12 @@
  * is updated after each write.  Identical content passes (nothing is lost).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "base/diff.h"
 #include "base/fs.h"
@@ -40,22 +42,6 @@ count_lines(const char *s, size_t n)
 	for (i = 0; i < n; i++)
 		c += s[i] == '\n';
 	return c + (n && s[n - 1] != '\n');
-}
-
-/* Create the parent directory of abs when missing. */
-static int
-make_parent(const char *abs, struct err *e)
-{
-	const char *slash = strrchr(abs, '/');
-	struct buf dir = BUF_INIT;
-	int rc;
-
-	if (!slash || slash == abs)
-		return 0;
-	buf_add(&dir, abs, (size_t)(slash - abs));
-	rc = fs_mkdirs(dir.data, e);
-	buf_release(&dir);
-	return rc;
 }
 
 /*
@@ -86,29 +72,45 @@ wplan_release(struct wplan *w)
 	buf_release(&w->note);
 }
 
-/* Old content for the diff; -1 with why set when the target cannot be written at all. */
+/*
+ * Old content for the diff, read through an fd opened beneath the
+ * workspace; -1 with why set when the target cannot be written at all.
+ */
 static int
-load_old(struct wplan *w, struct buf *why)
+load_old(struct wplan *w, const char *root, struct buf *why)
 {
 	struct stat st;
 	struct err e = ERR_INIT;
+	int fd = workspace_open(root, w->abs.data, O_RDONLY | O_NONBLOCK | O_CLOEXEC, 0, &e);
 
-	w->exists = stat(w->abs.data, &st) == 0;
 	w->diffable = 1;
-	if (!w->exists)
+	if (fd < 0 && (errno == ENOENT || errno == ENOTDIR))
 		return 0;
-	if (S_ISDIR(st.st_mode)) {
-		buf_addf(why, "%s is a directory; give a file path", w->rel);
+	if (fd < 0 && errno != EACCES) {
+		buf_adds(why, e.msg);
 		return -1;
 	}
-	if (!S_ISREG(st.st_mode)) {
-		buf_addf(why, "%s is not a regular file; not written", w->rel);
+	w->exists = 1;
+	if (fd < 0) { /* unreadable: not diffable, still replaceable */
+		w->diffable = 0;
+		return 0;
+	}
+	if (fstat(fd, &st) < 0) {
+		close(fd);
+		buf_addf(why, "write %s: %s", w->rel, strerror(errno));
+		return -1;
+	}
+	if (S_ISDIR(st.st_mode) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		buf_addf(why, S_ISDIR(st.st_mode) ? "%s is a directory; give a file path"
+			 : "%s is not a regular file; not written", w->rel);
 		return -1;
 	}
 	if ((uintmax_t)st.st_size > WRITE_DIFF_MAX ||
-	    buf_read_file(&w->old, w->abs.data, WRITE_DIFF_MAX, &e) < 0 ||
+	    buf_read_fd(&w->old, fd, w->rel, WRITE_DIFF_MAX, &e) < 0 ||
 	    fs_is_binary(w->old.data, w->old.len))
 		w->diffable = 0;
+	close(fd);
 	return 0;
 }
 
@@ -139,7 +141,7 @@ write_plan(const cJSON *args, const struct tool_env *env, struct wplan *w, struc
 	w->rel = workspace_rel(env->root, w->abs.data);
 	w->content = content->valuestring;
 	w->len = strlen(w->content);
-	if (load_old(w, why) < 0)
+	if (load_old(w, env->root, why) < 0)
 		return -1;
 	if (w->exists && w->diffable && w->old.len == w->len && memcmp(w->old.data, w->content, w->len) == 0) {
 		w->same = 1;
@@ -205,7 +207,7 @@ write_start(struct tool_job *job, const cJSON *args)
 	} else {
 		if (job->env->repo) /* so /undo can restore it, in git or not */
 			repo_note_file(job->env->repo, w.abs.data, NULL);
-		if (make_parent(w.abs.data, &e) < 0 || fs_write_atomic(w.abs.data, w.content, w.len, &e) < 0) {
+		if (fs_write_beneath(job->env->root, w.abs.data, w.content, w.len, FS_MKDIRS, &e) < 0) {
 			tool_job_fail(job, "%s", e.msg);
 		} else {
 			tool_stale_wrote(job->env->stale, w.abs.data, w.content, w.len);

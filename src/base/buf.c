@@ -181,41 +181,41 @@ buf_rtrim(struct buf *b)
 int
 buf_read_file(struct buf *b, const char *path, size_t max, struct err *e)
 {
+	int fd = open(path, O_RDONLY | O_CLOEXEC), rc;
+
+	if (fd < 0)
+		return err_errno(e, "open %s", path);
+	rc = buf_read_fd(b, fd, path, max, e);
+	close(fd);
+	return rc;
+}
+
+/* buf_read_file's loop on an fd the caller opened (beneath the workspace, say). */
+int
+buf_read_fd(struct buf *b, int fd, const char *path, size_t max, struct err *e)
+{
 	struct stat st;
 	char chunk[65536];
 	size_t total = 0;
 	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
-	if (fd < 0)
-		return err_errno(e, "open %s", path);
-	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-		close(fd);
+	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode))
 		return err_set(e, "read %s: is a directory", path);
-	}
-	if (max && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (uintmax_t)st.st_size > max) {
-		close(fd);
+	if (max && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (uintmax_t)st.st_size > max)
 		return err_set(e, "read %s: file is %jd bytes, over the %zu byte limit",
 			       path, (intmax_t)st.st_size, max);
-	}
 	for (;;) {
 		n = read(fd, chunk, sizeof chunk);
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0) {
-			err_errno(e, "read %s", path);
-			close(fd);
-			return -1;
-		}
+		if (n < 0)
+			return err_errno(e, "read %s", path);
 		if (n == 0)
 			break;
 		total += (size_t)n;
-		if (max && total > max) {
-			close(fd);
+		if (max && total > max)
 			return err_set(e, "read %s: over the %zu byte limit", path, max);
-		}
 		buf_add(b, chunk, (size_t)n);
 	}
-	close(fd);
 	return 0;
 }

@@ -59,4 +59,10 @@ void buf_rtrim(struct buf *b);
  */
 int buf_read_file(struct buf *b, const char *path, size_t max, struct err *e);
 
+/*
+ * buf_read_file on an open fd (read from its offset to the end; the caller
+ * keeps and closes fd); `path` only names it in e.  0 / -1 + e.
+ */
+int buf_read_fd(struct buf *b, int fd, const char *path, size_t max, struct err *e);
+
 #endif

@@ -16,9 +16,12 @@
 #include <fnmatch.h>
 #include <limits.h>
 #include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <git2.h>
@@ -60,74 +63,413 @@ fs_write_all(int fd, const void *data, size_t len)
 	return 0;
 }
 
-/* fsync the directory holding path so the rename itself is durable. */
-static void
-sync_parent(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-	char *dir = slash && slash != path ? xstrndup(path, (size_t)(slash - path)) : xstrdup("/");
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+/* Temp-file journal ----------------------------------------------------- */
 
-	if (fd >= 0) {
-		fsync(fd);
-		close(fd);
+/*
+ * One file per run, STATE/temps/PID-START (START: the process's start time
+ * in clock ticks, from /proc/self/stat, so a reused pid is told apart).
+ * Records are op ('+' before a temp file is made, '-' after it is renamed
+ * or removed), then root, directory and name, each NUL-terminated (root ""
+ * for a write that is not confined).  Appends are single write(2)s on an
+ * O_APPEND fd, under the mutex; when no temp file is outstanding and the
+ * file passed TEMPS_TRIM bytes, it is truncated.
+ */
+#define TEMPS_TRIM (64u << 10)
+#define TEMPS_READ_MAX (1u << 20)
+#define TEMPS_SWEEP_MAX 16
+
+static pthread_mutex_t temps_mu = PTHREAD_MUTEX_INITIALIZER;
+static int temps_fd = -1;
+static char *temps_path;
+static size_t temps_open; /* temp files between '+' and '-' */
+
+/* Start time of pid in clock ticks since boot, 0 when unknown. */
+static unsigned long long
+proc_start(long pid)
+{
+	char path[64], line[1024], *p;
+	unsigned long long t = 0;
+	FILE *f;
+	int i;
+
+	snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+	if (!(f = fopen(path, "re")))
+		return 0;
+	if (fgets(line, sizeof line, f) && (p = strrchr(line, ')')) != NULL) {
+		for (i = 0, p++; i < 19 && p; i++) /* ") S ppid ..." : field 22 is starttime */
+			p = strchr(p + 1, ' ');
+		if (p)
+			t = strtoull(p + 1, NULL, 10);
 	}
-	free(dir);
+	fclose(f);
+	return t;
 }
 
-/* Mode the replacement gets: the old file's, or 0644 minus umask. */
+/* Append one record; n-th call with op '+' counts a temp as outstanding. */
+static void
+temps_note(char op, const char *root, const char *dir, const char *name)
+{
+	struct buf r = BUF_INIT;
+	struct stat st;
+
+	pthread_mutex_lock(&temps_mu);
+	if (temps_fd >= 0) {
+		buf_addch(&r, op);
+		buf_add(&r, root, strlen(root) + 1);
+		buf_add(&r, dir, strlen(dir) + 1);
+		buf_add(&r, name, strlen(name) + 1);
+		if (op == '+')
+			temps_open++;
+		else if (temps_open)
+			temps_open--;
+		if (temps_open == 0 && fstat(temps_fd, &st) == 0 && (size_t)st.st_size > TEMPS_TRIM) {
+			if (ftruncate(temps_fd, 0) < 0)
+				(void)0; /* a longer journal is harmless */
+		} else if (fs_write_all(temps_fd, r.data, r.len) < 0) {
+			(void)0; /* best effort: the sweep then misses this one temp file */
+		}
+	}
+	pthread_mutex_unlock(&temps_mu);
+	buf_release(&r);
+}
+
+/* Whether name is one of pid's temp files: ".NAME.hearth-PID-XXXXXX". */
 static int
-target_mode(const char *path, mode_t *mode, struct err *e)
+temp_name_of(const char *name, long pid)
+{
+	char tag[40];
+	const char *p;
+	size_t tl;
+
+	snprintf(tag, sizeof tag, ".hearth-%ld-", pid);
+	tl = strlen(tag);
+	if (name[0] != '.' || strchr(name, '/'))
+		return 0;
+	for (p = strstr(name, tag); p; p = strstr(p + 1, tag))
+		if (strlen(p + tl) == 6)
+			return 1;
+	return 0;
+}
+
+/* Remove one recorded temp file of a dead run, beneath its root. */
+static int
+sweep_one(const char *root, const char *dir, const char *name, long pid)
+{
+	struct stat st;
+	int dfd, rc = 0;
+
+	if (!temp_name_of(name, pid) || dir[0] != '/')
+		return 0;
+	dfd = workspace_opendir(*root ? root : "/", dir, 0, NULL);
+	if (dfd < 0)
+		return 0;
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+	    unlinkat(dfd, name, 0) == 0)
+		rc = 1;
+	close(dfd);
+	return rc;
+}
+
+/* Replay one dead run's journal: remove its temp files that were never dropped. */
+static size_t
+sweep_journal(const char *path, long pid)
+{
+	struct buf j = BUF_INIT;
+	struct err e = ERR_INIT;
+	const char *f[3];
+	size_t i = 0, k, removed = 0, n, rn;
+	char **live = NULL;
+	size_t nlive = 0;
+
+	if (buf_read_file(&j, path, TEMPS_READ_MAX, &e) < 0) {
+		buf_release(&j);
+		return 0;
+	}
+	while (i < j.len) {
+		char op = j.data[i++];
+
+		for (k = 0; k < 3 && i < j.len; k++) {
+			f[k] = j.data + i;
+			n = strnlen(f[k], j.len - i);
+			if (i + n >= j.len)
+				break;
+			i += n + 1;
+		}
+		if (k < 3)
+			break; /* a torn last record */
+		/* key: dir NUL name, kept until its '-' comes */
+		for (rn = 0; rn < nlive; rn++)
+			if (!strcmp(live[rn], f[1]) && !strcmp(live[rn] + strlen(live[rn]) + 1, f[2]))
+				break;
+		if (op == '-' && rn < nlive) {
+			free(live[rn]);
+			live[rn] = live[--nlive];
+		} else if (op == '+' && rn == nlive) {
+			size_t a = strlen(f[0]) + 1, b = strlen(f[1]) + 1, c = strlen(f[2]) + 1;
+
+			live = xrealloc(live, (nlive + 1) * sizeof *live);
+			live[nlive] = xmalloc(a + b + c);
+			memcpy(live[nlive], f[1], b);
+			memcpy(live[nlive] + b, f[2], c);
+			memcpy(live[nlive] + b + c, f[0], a);
+			nlive++;
+		}
+	}
+	for (rn = 0; rn < nlive; rn++) {
+		const char *d = live[rn], *nm = d + strlen(d) + 1, *rt = nm + strlen(nm) + 1;
+
+		removed += (size_t)sweep_one(rt, d, nm, pid);
+		free(live[rn]);
+	}
+	free(live);
+	buf_release(&j);
+	return removed;
+}
+
+/* Whether the run that wrote journal PID-START is gone. */
+static int
+run_is_dead(long pid, unsigned long long start)
+{
+	unsigned long long now;
+
+	if (pid == (long)getpid())
+		return 0;
+	if (kill((pid_t)pid, 0) < 0 && errno == ESRCH)
+		return 1;
+	now = proc_start(pid);
+	return start && now && now != start; /* the pid was reused */
+}
+
+int
+fs_temps_start(const char *state_dir, size_t *removed, struct err *e)
+{
+	struct buf dir = BUF_INIT, p = BUF_INIT;
+	struct dirent *de;
+	size_t seen = 0;
+	long pid;
+	unsigned long long start;
+	char tail;
+	DIR *d;
+	int fd, rc = 0;
+
+	if (removed)
+		*removed = 0;
+	buf_addf(&dir, "%s/temps", state_dir);
+	if (fs_mkdirs(dir.data, e) < 0) {
+		buf_release(&dir);
+		return -1;
+	}
+	if ((d = opendir(dir.data)) != NULL) {
+		while ((de = readdir(d)) != NULL && seen < TEMPS_SWEEP_MAX) {
+			if (sscanf(de->d_name, "%ld-%llu%c", &pid, &start, &tail) != 2 || pid <= 0 ||
+			    !run_is_dead(pid, start))
+				continue;
+			seen++;
+			buf_reset(&p);
+			buf_addf(&p, "%s/%s", dir.data, de->d_name);
+			if (removed)
+				*removed += sweep_journal(p.data, pid);
+			else
+				sweep_journal(p.data, pid);
+			unlink(p.data);
+		}
+		closedir(d);
+	}
+	buf_reset(&p);
+	buf_addf(&p, "%s/%ld-%llu", dir.data, (long)getpid(), proc_start((long)getpid()));
+	fd = open(p.data, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0) {
+		rc = err_errno(e, "temp-file journal %s", p.data);
+	} else {
+		pthread_mutex_lock(&temps_mu);
+		if (temps_fd >= 0)
+			close(temps_fd);
+		free(temps_path);
+		temps_fd = fd;
+		temps_path = buf_detach(&p, NULL);
+		temps_open = 0;
+		pthread_mutex_unlock(&temps_mu);
+	}
+	buf_release(&p);
+	buf_release(&dir);
+	return rc;
+}
+
+void
+fs_temps_stop(void)
+{
+	pthread_mutex_lock(&temps_mu);
+	if (temps_fd >= 0) {
+		close(temps_fd);
+		if (temps_open == 0)
+			unlink(temps_path);
+	}
+	temps_fd = -1;
+	free(temps_path);
+	temps_path = NULL;
+	temps_open = 0;
+	pthread_mutex_unlock(&temps_mu);
+}
+
+/* Atomic replace ---------------------------------------------------------- */
+
+/* Six characters for a temp name: pid, time and a counter, mixed (splitmix64). */
+static void
+temp_suffix(char out[7])
+{
+	static const char abc[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+	static atomic_ullong counter;
+	struct timespec ts;
+	unsigned long long z;
+	int i;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	z = atomic_fetch_add(&counter, 1) + 0x9E3779B97F4A7C15ull * (unsigned long long)getpid() +
+	    (unsigned long long)ts.tv_nsec + ((unsigned long long)ts.tv_sec << 32);
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+	z ^= z >> 31;
+	for (i = 0; i < 6; i++, z /= 62)
+		out[i] = abc[z % 62];
+	out[6] = '\0';
+}
+
+/*
+ * Mode the replacement of name in dfd gets: the old file's, or 0644 minus
+ * umask (also when name is a symlink: the link itself is replaced).
+ */
+static int
+target_mode(int dfd, const char *name, const char *shown, mode_t *mode, struct err *e)
 {
 	struct stat st;
 
-	if (stat(path, &st) == 0) {
-		if (!S_ISREG(st.st_mode))
-			return err_set(e, "write %s: not a regular file", path);
-		*mode = st.st_mode & 07777;
-		return 0;
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		if (S_ISREG(st.st_mode)) {
+			*mode = st.st_mode & 07777;
+			return 0;
+		}
+		if (!S_ISLNK(st.st_mode))
+			return err_set(e, "write %s: not a regular file; give a file path", shown);
+	} else if (errno != ENOENT) {
+		return err_errno(e, "stat %s", shown);
 	}
-	if (errno != ENOENT)
-		return err_errno(e, "stat %s", path);
 	*mode = 0644 & ~current_umask();
 	return 0;
 }
 
-/* Temp file, fsync, rename: the only way tools replace a file. */
-int
-fs_write_atomic(const char *path, const void *data, size_t len, struct err *e)
+/*
+ * Replace name in the directory dfd (whose path is dir, beneath root; root
+ * "" when not confined): temp file made with openat in dfd, fsync, renameat
+ * within dfd, fsync dfd.  Every step names dfd, so nothing can redirect it.
+ */
+static int
+write_in_dir(int dfd, const char *root, const char *dir, const char *name, const char *shown,
+	     const void *data, size_t len, struct err *e)
 {
-	struct buf tmp = BUF_INIT;
-	const char *slash = strrchr(path, '/');
-	const char *base = slash ? slash + 1 : path;
+	char tmp[NAME_MAX + 1], sfx[7];
 	mode_t mode = 0644;
-	int fd, rc = -1;
+	int fd = -1, rc = -1, tries;
 
-	if (target_mode(path, &mode, e) < 0)
+	if (target_mode(dfd, name, shown, &mode, e) < 0)
 		return -1;
-	if (slash)
-		buf_add(&tmp, path, (size_t)(base - path));
-	buf_addf(&tmp, ".%.200s.hearth-XXXXXX", base);
-	fd = mkstemp(tmp.data);
-	if (fd < 0) {
-		err_errno(e, "write %s: create temporary file", path);
-		buf_release(&tmp);
-		return -1;
+	for (tries = 0; tries < 100 && fd < 0; tries++) {
+		temp_suffix(sfx);
+		snprintf(tmp, sizeof tmp, ".%.200s.hearth-%ld-%s", name, (long)getpid(), sfx);
+		temps_note('+', root, dir, tmp);
+		fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd < 0) {
+			int saved = errno;
+
+			temps_note('-', root, dir, tmp);
+			errno = saved;
+			if (errno != EEXIST)
+				break;
+		}
 	}
-	fcntl(fd, F_SETFD, FD_CLOEXEC);
+	if (fd < 0)
+		return err_errno(e, "write %s: create a temporary file", shown);
 	if (fs_write_all(fd, data, len) < 0 || fchmod(fd, mode) < 0 || fsync(fd) < 0)
-		err_errno(e, "write %s", path);
+		err_errno(e, "write %s", shown);
 	else
 		rc = 0;
 	if (close(fd) < 0 && rc == 0)
-		rc = err_errno(e, "write %s", path);
-	if (rc == 0 && rename(tmp.data, path) < 0)
-		rc = err_errno(e, "write %s: rename into place", path);
+		rc = err_errno(e, "write %s", shown);
+	if (rc == 0 && renameat(dfd, tmp, dfd, name) < 0)
+		rc = err_errno(e, "write %s: rename into place", shown);
 	if (rc < 0)
-		unlink(tmp.data);
+		unlinkat(dfd, tmp, 0);
 	else
-		sync_parent(path);
-	buf_release(&tmp);
+		fsync(dfd);
+	temps_note('-', root, dir, tmp);
+	return rc;
+}
+
+/* Split abs at its last '/' into dir (reset first) and the returned base name. */
+static const char *
+split_path(const char *abs, struct buf *dir)
+{
+	const char *slash = strrchr(abs, '/');
+
+	buf_reset(dir);
+	if (!slash) {
+		buf_adds(dir, ".");
+		return abs;
+	}
+	if (slash == abs)
+		buf_adds(dir, "/");
+	else
+		buf_add(dir, abs, (size_t)(slash - abs));
+	return slash + 1;
+}
+
+int
+fs_write_atomic(const char *path, const void *data, size_t len, struct err *e)
+{
+	struct buf dir = BUF_INIT;
+	const char *base = split_path(path, &dir);
+	int dfd = open(dir.data, O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc;
+
+	if (dfd < 0) {
+		rc = err_errno(e, "write %s: open the directory", path);
+	} else {
+		rc = write_in_dir(dfd, "", dir.data, base, path, data, len, e);
+		close(dfd);
+	}
+	buf_release(&dir);
+	return rc;
+}
+
+int
+fs_write_beneath(const char *root, const char *abs, const void *data, size_t len, unsigned flags,
+		 struct err *e)
+{
+	struct buf dir = BUF_INIT;
+	const char *base = split_path(abs, &dir);
+	const char *shown = workspace_rel(root, abs);
+	int dfd, rc = -1;
+
+	if (abs[0] != '/' || !*base || !strcmp(base, ".") || !strcmp(base, "..")) {
+		rc = err_set(e, "write %s: not a file path; give the path of a file", abs);
+	} else if ((dfd = workspace_opendir(root, dir.data, !!(flags & FS_MKDIRS), e)) >= 0) {
+		rc = write_in_dir(dfd, workspace_inside(root, abs) ? root : "", dir.data, base, shown,
+				  data, len, e);
+		close(dfd);
+	}
+	buf_release(&dir);
+	return rc;
+}
+
+int
+fs_read_beneath(const char *root, const char *abs, struct buf *b, size_t max, struct err *e)
+{
+	int fd = workspace_open(root, abs, O_RDONLY | O_NONBLOCK | O_CLOEXEC, 0, e), rc, saved;
+
+	if (fd < 0)
+		return -1;
+	rc = buf_read_fd(b, fd, workspace_rel(root, abs), max, e);
+	saved = errno;
+	close(fd);
+	errno = saved;
 	return rc;
 }
 

@@ -1,8 +1,11 @@
 /*
  * base/fs: file-system helpers shared by the model tools.
  *
- *  - fs_write_atomic: the one place files are replaced (temp file in the
- *    same directory, fsync, rename), so a crash never leaves half a file.
+ *  - fs_write_atomic / fs_write_beneath: the one place files are replaced
+ *    (temp file in the same directory fd, fsync, renameat), so a crash
+ *    never leaves half a file; fs_write_beneath confines the write to the
+ *    workspace race-free; the temp-file journal (fs_temps_start) removes
+ *    what a killed run left.
  *  - fs_walk: a sorted, depth-first tree walk that skips .git and, inside
  *    a git work tree, whatever .gitignore ignores (through libgit2).
  *  - fs_glob_match: fnmatch with "**" segments and {a,b} alternatives.
@@ -29,12 +32,56 @@
 int fs_write_all(int fd, const void *data, size_t len);
 
 /*
- * Replace (or create) `path` with len bytes: write "DIR/.NAME.hearth-XXXXXX",
- * fsync, chmod to the old file's mode (new files: 0644 minus umask), rename
- * over path, fsync the directory.  On failure the temp file is removed and
- * the old file is untouched.  The parent directory must exist.  0 / -1 + e.
+ * Replace (or create) `path` with len bytes: write "DIR/.NAME.hearth-PID-XXXXXX"
+ * (made with openat in DIR's fd), fsync, chmod to the old file's mode (new
+ * files: 0644 minus umask), renameat over NAME in the same fd, fsync the
+ * directory.  On failure the temp file is removed and the old file is
+ * untouched.  The parent directory must exist.  A symlink at `path` is
+ * replaced, not written through.  For hearth's own files (state dir,
+ * exports); paths in the workspace go through fs_write_beneath.  0 / -1 + e.
  */
 int fs_write_atomic(const char *path, const void *data, size_t len, struct err *e);
+
+/* fs_write_beneath flags. */
+#define FS_MKDIRS 1u /* create the missing parent directories (mkdirat on the walked fds) */
+
+/*
+ * fs_write_atomic for a tool's path: `abs` (a workspace_resolve result) is
+ * written with its parent directory opened beneath `root` (canonical,
+ * absolute; see workspace_opendir in base/workspace.h), so the check that
+ * it is inside the workspace and the write are one operation: a directory
+ * swapped for a symlink that leads out makes it fail with the one-line
+ * "... leads outside the workspace ...; use the path it points to" error
+ * (e->code EXDEV), and nothing is written anywhere.  abs outside root
+ * (allow_outside_workspace) is written as fs_write_atomic would.
+ * Errors in e name abs relative to root.  0 / -1 + e.
+ */
+int fs_write_beneath(const char *root, const char *abs, const void *data, size_t len,
+		     unsigned flags, struct err *e);
+
+/*
+ * buf_read_file for a tool's path: abs opened beneath root (see
+ * workspace_open in base/workspace.h), appended to b, bounded by max.
+ * 0 / -1 + e (errno kept: ENOENT, EXDEV for a symlink that leads out, ...).
+ */
+int fs_read_beneath(const char *root, const char *abs, struct buf *b, size_t max, struct err *e);
+
+/*
+ * The temp-file journal, so a run killed mid-write (kill -9) leaves no
+ * ".NAME.hearth-PID-XXXXXX" behind for good.  fs_temps_start, once at start
+ * before any write: removes the temp files recorded by runs in
+ * STATE_DIR/temps whose process is gone (at most 16 journals of up to
+ * 1 MiB per start, no tree walk; each removal beneath the root it was
+ * made under, only a regular file with that run's temp name), sets
+ * *removed (may be NULL) to how many, and opens this run's journal.  From
+ * then on every fs_write_* temp file is recorded before it is made and
+ * dropped after its rename (no fsync: a kill loses nothing, a power cut
+ * may).  Thread-safe.  -1 + e when the journal cannot be made (writes
+ * then work unrecorded).  fs_temps_stop closes it and removes the file
+ * (kept when a write is under way on another thread).
+ */
+int fs_temps_start(const char *state_dir, size_t *removed, struct err *e);
+void fs_temps_stop(void);
 
 /* mkdir -p for `dir` (mode 0777 minus umask).  0 / -1 + e. */
 int fs_mkdirs(const char *dir, struct err *e);

@@ -19,7 +19,9 @@
 #include "front/trust.h"
 #include "io/http.h"
 #include "base/env.h"
+#include "base/fs.h"
 #include "base/json.h"
+#include "base/log.h"
 #include "base/secret.h"
 #include "llama/llama.h"
 #include "io/loop.h"
@@ -307,6 +309,22 @@ start_sandbox(struct front_run *r)
 	return -1;
 }
 
+/*
+ * Remove the temp files a killed run left (base/fs.h: a bounded replay of
+ * small journals, no tree walk) and start this run's journal.
+ */
+static void
+clean_temps(const char *state_dir)
+{
+	struct err e = ERR_INIT;
+	size_t removed = 0;
+
+	if (fs_temps_start(state_dir, &removed, &e) < 0)
+		log_msg("temp-file journal off: %s", e.msg);
+	if (removed)
+		log_msg("removed %zu temporary file(s) left by a killed run", removed);
+}
+
 /* Workspace, settings, tools and prompt: everything a run needs before the loop. */
 static int
 front_run_setup(struct front_run *r)
@@ -360,6 +378,7 @@ front_run_setup(struct front_run *r)
 	}
 	buf_init(&r->state_dir, 0);
 	front_run_state_dir(&r->state_dir);
+	clean_temps(r->state_dir.data);
 	r->env.root = r->root;
 	r->env.allow_outside = r->cfg.allow_outside_workspace;
 	r->env.state_dir = r->state_dir.data;
@@ -547,6 +566,7 @@ front_run_release(struct front_run *r)
 	secret_reset();
 	buf_release(&r->system);
 	buf_release(&r->state_dir);
+	fs_temps_stop();
 }
 
 /* Set up a run; -1 when ready, else the exit code (everything already released). */

@@ -9,6 +9,7 @@
 #include "repo/restore.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -17,6 +18,7 @@
 #include "base/buf.h"
 #include "base/diff.h"
 #include "base/fs.h"
+#include "base/workspace.h"
 #include "base/xmalloc.h"
 
 /* The item for a path (see repo/restore.h). */
@@ -178,63 +180,93 @@ writable(const char *abs, struct err *e, const char *rel)
 	return rc;
 }
 
-/* Remove empty directories above abs, up to the work tree root. */
+/* Remove empty directories above abs, up to the work tree root (each beneath it). */
 static void
 prune_dirs(const struct repo_snap *s, struct buf *abs)
 {
 	size_t wl = strlen(s->workdir);
 	char *slash;
+	int dfd;
 
 	while ((slash = strrchr(abs->data, '/')) != NULL && (size_t)(slash - abs->data) >= wl) {
 		buf_setlen(abs, (size_t)(slash - abs->data));
-		if (rmdir(abs->data) < 0)
+		slash = strrchr(abs->data, '/');
+		if (!slash || (size_t)(slash - abs->data) + 1 < wl)
 			break;
+		*slash = '\0';
+		dfd = workspace_opendir(s->workdir, abs->data, 0, NULL);
+		*slash = '/';
+		if (dfd < 0)
+			break;
+		if (unlinkat(dfd, slash + 1, AT_REMOVEDIR) < 0) {
+			close(dfd);
+			break;
+		}
+		close(dfd);
 	}
 }
 
-/* Give the file abs the executable bit of mode (a git file mode), when it differs. */
+/* Give name in dfd the executable bit of mode (a git file mode), when it differs. */
 static int
-set_exec(const char *abs, unsigned mode, const char *rel, struct err *e)
+set_exec(int dfd, const char *name, unsigned mode, const char *rel, struct err *e)
 {
 	struct stat st;
 	int exec = mode == GIT_FILEMODE_BLOB_EXECUTABLE;
 	mode_t m;
 
-	if (stat(abs, &st) < 0 || !!(st.st_mode & 0111) == exec)
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode) ||
+	    !!(st.st_mode & 0111) == exec)
 		return 0;
 	m = exec ? st.st_mode | ((st.st_mode & 0444) >> 2) : st.st_mode & ~(mode_t)0111;
-	if (chmod(abs, m & 07777) < 0)
+	if (fchmodat(dfd, name, m & 07777, AT_SYMLINK_NOFOLLOW) < 0)
 		return err_errno(e, "set the mode of %s", rel);
 	return 0;
 }
 
-/* Put a snapshot side on disk (delete, symlink or atomic write + exec bit). */
+/*
+ * Put a snapshot side on disk (delete, symlink or atomic write + exec bit),
+ * every step on the parent directory opened beneath the work tree, so a
+ * directory swapped for a symlink cannot send an undo outside it.
+ */
 static int
 put_side(const struct repo_snap *s, const char *rel, const struct repo_snap_side *side,
 	 struct err *e)
 {
 	struct buf abs = BUF_INIT, data = BUF_INIT, dir = BUF_INIT;
-	int rc = 0;
+	const char *name;
+	int rc = 0, dfd = -1;
 
 	repo_snap_abs(s, rel, &abs);
-	buf_add(&dir, abs.data, (size_t)(strrchr(abs.data, '/') - abs.data));
+	name = strrchr(abs.data, '/') + 1;
+	buf_add(&dir, abs.data, (size_t)(name - 1 - abs.data));
 	if (!side->present) {
-		if (unlink(abs.data) < 0 && errno != ENOENT)
+		dfd = workspace_opendir(s->workdir, dir.data, 0, e);
+		if (dfd < 0) {
+			rc = errno == ENOENT ? (err_clear(e), 0) : -1;
+		} else if (unlinkat(dfd, name, 0) < 0 && errno != ENOENT) {
 			rc = err_errno(e, "remove %s", rel);
-		else
+		} else {
+			close(dfd);
+			dfd = -1;
 			prune_dirs(s, &abs);
+		}
 	} else if (repo_snap_side_data(s, side, &data) < 0) {
 		rc = repo_snap_gerr(e, "read the snapshot of the file");
-	} else if (fs_mkdirs(dir.data, e) < 0) {
-		rc = -1;
 	} else if (side->mode == GIT_FILEMODE_LINK) {
-		if ((unlink(abs.data) < 0 && errno != ENOENT) || symlink(data.data, abs.data) < 0)
+		if ((dfd = workspace_opendir(s->workdir, dir.data, 1, e)) < 0)
+			rc = -1;
+		else if ((unlinkat(dfd, name, 0) < 0 && errno != ENOENT) ||
+			 symlinkat(data.data, dfd, name) < 0)
 			rc = err_errno(e, "restore the symlink %s", rel);
-	} else if (fs_write_atomic(abs.data, data.data, data.len, e) < 0) {
+	} else if (fs_write_beneath(s->workdir, abs.data, data.data, data.len, FS_MKDIRS, e) < 0) {
+		rc = -1;
+	} else if ((dfd = workspace_opendir(s->workdir, dir.data, 0, e)) < 0) {
 		rc = -1;
 	} else {
-		rc = set_exec(abs.data, side->mode, rel, e);
+		rc = set_exec(dfd, name, side->mode, rel, e);
 	}
+	if (dfd >= 0)
+		close(dfd);
 	buf_release(&abs), buf_release(&data), buf_release(&dir);
 	return rc;
 }

@@ -1,0 +1,532 @@
+/*
+ * test_beneath: race-free confinement (base/workspace.h beneath-open,
+ * base/fs.h fs_write_beneath) and the temp-file journal.
+ *
+ *  - what beneath-open follows and refuses, with openat2 and with the
+ *    component walk (forced, as on a kernel without openat2);
+ *  - the race: a racer thread swaps a workspace directory with a symlink to
+ *    a directory outside (renameat2 RENAME_EXCHANGE, as fast as it can)
+ *    while 1,000 writes go through the write tool (resolve, check, write:
+ *    the real path) and 1,000 through fs_write_beneath with the walk, and
+ *    1,000 reads through the read path: nothing lands outside, no outside
+ *    byte is read;
+ *  - kill -9 mid-write: a child writing a large file is killed while its
+ *    temp file exists; the next fs_temps_start removes it and the old file
+ *    is intact.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+#include <dirent.h>
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "base/fs.h"
+#include "base/workspace.h"
+#include "testutil.h"
+#include "tool_fixture.h"
+
+#ifndef RENAME_EXCHANGE
+#define RENAME_EXCHANGE (1 << 1)
+#endif
+
+#define RACE_N 1000
+
+extern const struct tool tool_write;
+extern const struct tool tool_read;
+
+/* Entries in dir other than . and .. (recursively for directories). */
+static int
+count_tree(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	char p[PATH_MAX * 2];
+	struct stat st;
+	int n = 0;
+
+	if (!d)
+		return 0;
+	while ((de = readdir(d)) != NULL) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		n++;
+		snprintf(p, sizeof p, "%s/%s", dir, de->d_name);
+		if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
+			n += count_tree(p);
+	}
+	closedir(d);
+	return n;
+}
+
+/* A directory under base (/tmp, or /dev/shm where the race wants no fsync cost). */
+static char *
+temp_dir_in(const char *base)
+{
+	char tmpl[64];
+	char *real;
+
+	snprintf(tmpl, sizeof tmpl, "%s/hearth-outside-XXXXXX", base);
+	assert_non_null(mkdtemp(tmpl));
+	real = realpath(tmpl, NULL);
+	assert_non_null(real);
+	return real;
+}
+
+/* An outside directory next to the workspace; caller frees and removes. */
+static char *
+outside_dir(void)
+{
+	return temp_dir_in("/tmp");
+}
+
+/*
+ * The race's workspace and outside directory on tmpfs when there is one:
+ * a thousand fsyncs on a busy disk take tens of seconds, on tmpfs nothing,
+ * and the race is in the path resolution, not in the file system.
+ */
+static const char *
+race_base(void)
+{
+	return access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
+}
+
+/* Read fd whole into a static buffer. */
+static const char *
+slurp_fd(int fd)
+{
+	static char b[256];
+	ssize_t n = read(fd, b, sizeof b - 1);
+
+	b[n > 0 ? n : 0] = '\0';
+	return b;
+}
+
+/* What beneath-open follows and what it refuses, in one mode. */
+static void
+check_rules(struct fixture *f, const char *out)
+{
+	char link[PATH_MAX * 2];
+	int rootfd = open(f->root, O_RDONLY | O_DIRECTORY), fd;
+	struct err e = ERR_INIT;
+
+	assert_true(rootfd >= 0);
+	/* plain, nested, "." and ".." that stay inside */
+	fd = workspace_openat(rootfd, f->root, "d/in.txt", O_RDONLY, 0);
+	assert_true(fd >= 0);
+	assert_string_equal(slurp_fd(fd), "inside\n");
+	close(fd);
+	fd = workspace_openat(rootfd, f->root, "./d/../d/in.txt", O_RDONLY, 0);
+	assert_true(fd >= 0);
+	close(fd);
+	/* ".." out of the root, an absolute path */
+	assert_int_equal(workspace_openat(rootfd, f->root, "../x", O_RDONLY, 0), -1);
+	assert_int_equal(errno, EXDEV);
+	assert_int_equal(workspace_openat(rootfd, f->root, "d/../../x", O_RDONLY, 0), -1);
+	assert_int_equal(errno, EXDEV);
+	/* a relative symlink inside that stays inside: followed */
+	fd = workspace_openat(rootfd, f->root, "rel_in/in.txt", O_RDONLY, 0);
+	assert_true(fd >= 0);
+	assert_string_equal(slurp_fd(fd), "inside\n");
+	close(fd);
+	fd = workspace_openat(rootfd, f->root, "file_link", O_RDONLY, 0);
+	assert_true(fd >= 0);
+	assert_string_equal(slurp_fd(fd), "inside\n");
+	close(fd);
+	/* an absolute symlink to a path inside: followed (the walk resolves it) */
+	fd = workspace_openat(rootfd, f->root, "abs_in/in.txt", O_RDONLY, 0);
+	assert_true(fd >= 0);
+	assert_string_equal(slurp_fd(fd), "inside\n");
+	close(fd);
+	/* symlinks that lead out, absolute or relative, as directory or file */
+	assert_int_equal(workspace_openat(rootfd, f->root, "abs_out/secret", O_RDONLY, 0), -1);
+	assert_int_equal(errno, EXDEV);
+	assert_int_equal(workspace_openat(rootfd, f->root, "rel_out/secret", O_RDONLY, 0), -1);
+	assert_int_equal(errno, EXDEV);
+	assert_int_equal(workspace_openat(rootfd, f->root, "secret_link", O_RDONLY, 0), -1);
+	assert_int_equal(errno, EXDEV);
+	assert_int_equal(workspace_openat(rootfd, f->root, "abs_out/new", O_WRONLY | O_CREAT, 0644),
+			 -1);
+	assert_int_equal(errno, EXDEV);
+	/* without a root path, an absolute link is refused even when it points inside */
+	assert_int_equal(workspace_openat(rootfd, NULL, "abs_in/in.txt", O_RDONLY, 0), -1);
+	assert_int_equal(errno, EXDEV);
+	/* O_NOFOLLOW on a last-component link; magic links never */
+	assert_int_equal(workspace_openat(rootfd, f->root, "file_link", O_RDONLY | O_NOFOLLOW, 0), -1);
+	assert_int_equal(errno, ELOOP);
+	assert_int_equal(workspace_openat(rootfd, f->root, "magic", O_RDONLY, 0), -1);
+	assert_true(errno == EXDEV || errno == ELOOP);
+	/* a loop */
+	assert_int_equal(workspace_openat(rootfd, f->root, "loop1/x", O_RDONLY, 0), -1);
+	assert_int_equal(errno, ELOOP);
+	/* mkdir -p beneath, and not through a link that leads out */
+	fd = workspace_opendirat(rootfd, f->root, "new/a/b", 1);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(access(fixture_path(f, "new/a/b"), F_OK), 0);
+	assert_int_equal(workspace_opendirat(rootfd, f->root, "abs_out/made", 1), -1);
+	assert_int_equal(errno, EXDEV);
+	snprintf(link, sizeof link, "%s/made", out);
+	assert_int_equal(access(link, F_OK), -1);
+	/* the tools' entry point: one line that says what to do */
+	snprintf(link, sizeof link, "%s/abs_out/secret", f->root);
+	assert_int_equal(workspace_open(f->root, link, O_RDONLY, 0, &e), -1);
+	assert_int_equal(e.code, EXDEV);
+	assert_non_null(strstr(e.msg, "abs_out/secret: a symlink on the way leads outside the workspace"));
+	assert_non_null(strstr(e.msg, "use the path it points to"));
+	assert_null(strchr(e.msg, '\n'));
+	err_clear(&e);
+	snprintf(link, sizeof link, "%s/d/written", f->root);
+	assert_int_equal(fs_write_beneath(f->root, link, "w\n", 2, 0, &e), 0);
+	snprintf(link, sizeof link, "%s/abs_out/written", f->root);
+	assert_int_equal(fs_write_beneath(f->root, link, "w\n", 2, FS_MKDIRS, &e), -1);
+	assert_non_null(strstr(e.msg, "leads outside the workspace"));
+	/* outside the root (allow_outside_workspace): written as asked, symlinks as usual */
+	snprintf(link, sizeof link, "%s/allowed", out);
+	assert_int_equal(fs_write_beneath(f->root, link, "ok\n", 3, 0, &e), 0);
+	assert_int_equal(unlink(link), 0);
+	close(rootfd);
+	assert_int_equal(count_tree(out), 1); /* only the secret */
+}
+
+static void
+test_rules(void **state)
+{
+	struct fixture *f = fixture_new();
+	char *out = outside_dir(), p[PATH_MAX * 2];
+	int walk;
+
+	(void)state;
+	fixture_mkdir(f, "d");
+	fixture_puts(f, "d/in.txt", "inside\n");
+	tu_write(out, "secret", "SECRET\n");
+	assert_int_equal(symlink("d", fixture_path(f, "rel_in")), 0);
+	assert_int_equal(symlink("d/in.txt", fixture_path(f, "file_link")), 0);
+	snprintf(p, sizeof p, "%s/d", f->root);
+	assert_int_equal(symlink(p, fixture_path(f, "abs_in")), 0);
+	assert_int_equal(symlink(out, fixture_path(f, "abs_out")), 0);
+	snprintf(p, sizeof p, "../%s", strrchr(out, '/') + 1);
+	assert_int_equal(symlink(p, fixture_path(f, "rel_out")), 0);
+	snprintf(p, sizeof p, "%s/secret", out);
+	assert_int_equal(symlink(p, fixture_path(f, "secret_link")), 0);
+	assert_int_equal(symlink("/proc/self/root", fixture_path(f, "magic")), 0);
+	assert_int_equal(symlink("loop2", fixture_path(f, "loop1")), 0);
+	assert_int_equal(symlink("loop1", fixture_path(f, "loop2")), 0);
+	for (walk = 0; walk < 2; walk++) {
+		workspace_beneath_force_walk(walk);
+		check_rules(f, out);
+		fixture_rmrf(fixture_path(f, "new"));
+	}
+	workspace_beneath_force_walk(0);
+	fixture_rmrf(out);
+	free(out);
+	fixture_free(f);
+}
+
+/* The racer: swap ws/d (a directory) with a symlink to outside, until told to stop. */
+struct racer {
+	const char *root;
+	atomic_int stop;
+	long swaps;
+};
+
+static void *
+race(void *arg)
+{
+	struct racer *r = arg;
+	int fd = open(r->root, O_RDONLY | O_DIRECTORY);
+
+	struct timespec pause = { 0, 0 };
+	unsigned seed = 12345;
+
+	while (!atomic_load(&r->stop)) {
+		/* alternately with the absolute and the relative link */
+		const char *other = (r->swaps / 2) % 2 ? "rel_out" : "abs_out";
+
+		if (syscall(SYS_renameat2, fd, "d", fd, other, RENAME_EXCHANGE) == 0)
+			r->swaps++;
+		/* 0.2-1.5 ms in each state, at random: checks pass about half the time, and
+		 * a swap falls between a passed check and its write now and then */
+		pause.tv_nsec = 200000 + (long)(rand_r(&seed) % 1300) * 1000;
+		nanosleep(&pause, NULL);
+	}
+	/* put the directory back under its name */
+	if (r->swaps % 2)
+		syscall(SYS_renameat2, fd, "d", fd, (r->swaps / 2) % 2 ? "rel_out" : "abs_out",
+			RENAME_EXCHANGE);
+	close(fd);
+	return NULL;
+}
+
+struct race_counts {
+	int written;       /* landed inside */
+	int refused_check; /* refused by the check (workspace_resolve) */
+	int refused;       /* passed the check, refused by beneath-open: the race caught */
+	int read_inside, leaked;
+};
+
+/* The check refused: the racer has d as a link right now; wait a little and try again. */
+static void
+check_refused(struct race_counts *c)
+{
+	struct timespec t = { 0, 100000 };
+
+	c->refused_check++;
+	nanosleep(&t, NULL);
+}
+
+/*
+ * While the racer swaps: RACE_N writes that pass the check through the
+ * write tool (resolve, plan, write: the tool's own path), RACE_N through
+ * workspace_resolve + fs_write_beneath with the walk forced (a call the
+ * check refuses is retried, not counted), and RACE_N reads through the read
+ * tool that pass the check.  Each batch stops after RACE_MS whatever it reached.
+ */
+#define RACE_MS 4000
+
+static void
+race_batch(struct fixture *f, struct race_counts *c)
+{
+	char json[256], p[PATH_MAX * 2];
+	struct tool_job job;
+	struct err e = ERR_INIT;
+	struct buf abs = BUF_INIT;
+	uint64_t t0 = tu_now_ms();
+	int i = 0, n = 0;
+
+	while (n < RACE_N && tu_now_ms() - t0 < RACE_MS) {
+		snprintf(json, sizeof json, "{\"path\":\"d/t%d/f%d.c\",\"content\":\"int f%d(void) "
+			 "{ return %d; }\\n\"}", i % 7, i, i, i);
+		i++;
+		fixture_run(f, &tool_write, json, &job);
+		if (job.is_error && strstr(job.out.data, "is outside the workspace")) {
+			check_refused(c); /* the check saw the link */
+		} else {
+			n++;
+			if (job.is_error) /* the check passed, then beneath-open saw the link */
+				c->refused++;
+			else
+				c->written++;
+		}
+		tool_job_release(&job);
+	}
+	workspace_beneath_force_walk(1);
+	for (n = 0, t0 = tu_now_ms(); n < RACE_N && tu_now_ms() - t0 < RACE_MS;) {
+		snprintf(p, sizeof p, "d/w%d.txt", i++);
+		err_clear(&e);
+		if (workspace_resolve(f->root, 0, p, &abs, &e) < 0) {
+			check_refused(c);
+			continue;
+		}
+		n++;
+		if (fs_write_beneath(f->root, abs.data, "y\n", 2, FS_MKDIRS, &e) < 0)
+			c->refused++;
+		else
+			c->written++;
+	}
+	workspace_beneath_force_walk(0);
+	for (n = 0, t0 = tu_now_ms(); n < RACE_N && tu_now_ms() - t0 < RACE_MS;) {
+		fixture_run(f, &tool_read, "{\"path\":\"d/secret\"}", &job);
+		if (strstr(job.out.data, "SECRET"))
+			c->leaked++;
+		else if (!job.is_error)
+			c->read_inside++;
+		if (job.is_error && strstr(job.out.data, "is outside the workspace"))
+			check_refused(c);
+		else
+			n++;
+		tool_job_release(&job);
+	}
+	buf_release(&abs);
+}
+
+static void
+test_race(void **state)
+{
+	struct fixture *f = calloc(1, sizeof *f);
+	char *ws = temp_dir_in(race_base()), *out = temp_dir_in(race_base()), p[PATH_MAX * 2];
+	struct racer r = { NULL, 0, 0 };
+	struct race_counts c = { 0, 0, 0, 0, 0 };
+	pthread_t th;
+	uint64_t t0 = tu_now_ms();
+
+	(void)state;
+	assert_non_null(f);
+	snprintf(f->root, sizeof f->root, "%s", ws);
+	free(ws);
+	f->env.root = f->root;
+	fixture_mkdir(f, "d");
+	fixture_puts(f, "d/secret", "inside\n");
+	tu_write(out, "secret", "SECRET\n");
+	assert_int_equal(symlink(out, fixture_path(f, "abs_out")), 0);
+	snprintf(p, sizeof p, "../%s", strrchr(out, '/') + 1);
+	assert_int_equal(symlink(p, fixture_path(f, "rel_out")), 0);
+	r.root = f->root;
+	assert_int_equal(pthread_create(&th, NULL, race, &r), 0);
+	race_batch(f, &c);
+	atomic_store(&r.stop, 1);
+	pthread_join(th, NULL);
+	print_message("race: %ld swaps; of %d writes that passed the check %d landed inside and %d "
+		      "were refused by beneath-open (%d more refused by the check); %d reads inside, "
+		      "%d outside; %d entries outside besides the secret; %llu ms\n", r.swaps,
+		      c.written + c.refused, c.written, c.refused, c.refused_check, c.read_inside,
+		      c.leaked, count_tree(out) - 1,
+		      (unsigned long long)(tu_now_ms() - t0));
+	assert_true(r.swaps > 0);
+	assert_true(c.refused > 0); /* swaps did fall between a passed check and its write */
+	assert_true(c.written + c.refused >= RACE_N); /* enough racing writes in the time cap */
+	assert_int_equal(c.leaked, 0);
+	assert_int_equal(count_tree(out), 1); /* the secret, nothing written or made there */
+	fixture_rmrf(out);
+	free(out);
+	fixture_free(f);
+}
+
+/* Whether dir holds a temp file of fs_write_*; its name into name. */
+static int
+find_temp(const char *dir, char *name, size_t n)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int found = 0;
+
+	if (!d)
+		return 0;
+	while (!found && (de = readdir(d)) != NULL)
+		if (strstr(de->d_name, ".hearth-")) {
+			snprintf(name, n, "%s", de->d_name);
+			found = 1;
+		}
+	closedir(d);
+	return found;
+}
+
+/* A child that starts a journal and writes root/rel (32 MiB) beneath root, over and over. */
+static pid_t
+start_writer(const char *state_dir, const char *root, const char *rel)
+{
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		size_t len = 32u << 20;
+		char *data = malloc(len), p[PATH_MAX * 2];
+		struct err e = ERR_INIT;
+
+		if (!data || fs_temps_start(state_dir, NULL, &e) < 0)
+			_exit(2);
+		memset(data, 'z', len);
+		snprintf(p, sizeof p, "%s/%s", root, rel);
+		for (;;)
+			if (fs_write_beneath(root, p, data, len, 0, &e) < 0)
+				_exit(3);
+	}
+	return pid;
+}
+
+static void
+test_kill9_temp_swept(void **state)
+{
+	struct fixture *f = fixture_new();
+	char *st = outside_dir(), name[NAME_MAX + 1] = "", *s;
+	struct err e = ERR_INIT;
+	size_t removed = 99, len;
+	pid_t pid;
+	int status, tries, caught = 0;
+	uint64_t t0;
+
+	(void)state;
+	fixture_puts(f, "big.bin", "original\n");
+	for (tries = 0; tries < 5 && !caught; tries++) {
+		pid = start_writer(st, f->root, "big.bin");
+		t0 = tu_now_ms();
+		while (!(caught = find_temp(f->root, name, sizeof name)) && tu_now_ms() - t0 < 5000)
+			;
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+		assert_true(WIFSIGNALED(status));
+		caught = find_temp(f->root, name, sizeof name); /* still there after the kill */
+	}
+	assert_true(caught);
+	print_message("killed pid %d with %s in the work tree\n", (int)pid, name);
+	assert_non_null(strstr(name, ".big.bin.hearth-"));
+	/* the next start removes it; the file is either the original or a whole write */
+	assert_int_equal(fs_temps_start(st, &removed, &e), 0);
+	assert_true(removed >= 1);
+	assert_int_equal(find_temp(f->root, name, sizeof name), 0);
+	s = fixture_slurp(f, "big.bin", &len);
+	assert_non_null(s);
+	assert_true((len == 9 && !strcmp(s, "original\n")) || (len == 32u << 20 && s[len - 1] == 'z'));
+	free(s);
+	/* a live run's journal is left alone, a clean stop leaves no journal */
+	fs_temps_stop();
+	assert_int_equal(count_tree(st), 1); /* the temps dir, empty */
+	fixture_rmrf(st);
+	free(st);
+	fixture_free(f);
+}
+
+/* A recorded temp whose directory became a symlink that leads out is not followed by the sweep. */
+static void
+test_sweep_stays_beneath(void **state)
+{
+	struct fixture *f = fixture_new();
+	char *st = outside_dir(), *out = outside_dir(), p[PATH_MAX * 2], name[NAME_MAX + 1];
+	struct err e = ERR_INIT;
+	size_t removed = 0;
+	pid_t pid;
+	int status;
+	uint64_t t0;
+
+	(void)state;
+	fixture_mkdir(f, "d");
+	snprintf(p, sizeof p, "%s/d", f->root);
+	pid = start_writer(st, f->root, "d/big.bin");
+	t0 = tu_now_ms();
+	while (!find_temp(p, name, sizeof name) && tu_now_ms() - t0 < 5000)
+		;
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	if (!find_temp(p, name, sizeof name)) {
+		print_message("the writer finished between polls; skipped\n");
+	} else {
+		/* move the temp outside and put a symlink where its directory was */
+		char from[PATH_MAX * 3], to[PATH_MAX * 3];
+
+		snprintf(from, sizeof from, "%s/%s", p, name);
+		snprintf(to, sizeof to, "%s/%s", out, name);
+		assert_int_equal(rename(from, to), 0);
+		fixture_rmrf(p);
+		assert_int_equal(symlink(out, p), 0);
+		assert_int_equal(fs_temps_start(st, &removed, &e), 0);
+		assert_int_equal(removed, 0);
+		assert_int_equal(access(to, F_OK), 0); /* outside: untouched */
+		fs_temps_stop();
+	}
+	fixture_rmrf(st);
+	fixture_rmrf(out);
+	free(st);
+	free(out);
+	fixture_free(f);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_rules),
+		cmocka_unit_test(test_race),
+		cmocka_unit_test(test_kill9_temp_swept),
+		cmocka_unit_test(test_sweep_stays_beneath),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
