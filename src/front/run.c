@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/fs.h"
 #include "perm/gate.h"
 #include "io/http.h"
 #include "base/json.h"
@@ -271,6 +272,13 @@ front_run_setup(struct front_run *r)
 	}
 	buf_init(&r->state_dir, 0);
 	front_run_state_dir(&r->state_dir);
+	{
+		struct err se = ERR_INIT;
+
+		/* sessions, slot files, snapshots and logs of conversations live here: the owner's only */
+		if (fs_mkdirs_private(r->state_dir.data, &se) < 0)
+			fprintf(stderr, "hearth: %s\n", se.msg);
+	}
 	r->env.root = r->root;
 	r->env.allow_outside = r->cfg.allow_outside_workspace;
 	r->env.state_dir = r->state_dir.data;
