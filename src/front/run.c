@@ -314,6 +314,7 @@ start_routing(struct front_run *r)
 	struct buf warnings = BUF_INIT;
 
 	route_escalate_init(&r->esc, r->loop, r->http, r->root, r->state_dir.data, &warnings);
+	r->esc.idle_timeout_ms = r->cfg.stream_idle_timeout_s > 0 ? r->cfg.stream_idle_timeout_s * 1000L : 0;
 	if (r->o->route)
 		route_escalate_set_mode(&r->esc, r->o->route, NULL);
 	if (warnings.len) {
