@@ -447,17 +447,17 @@ llama_probe_done(int rc, enum llm_err_kind kind, const char *msg, void *arg)
 
 /* The model is loading: tell the llama-level caller. */
 static void
-llama_probe_loading(void *arg)
+llama_probe_loading(void *arg, long left_ms)
 {
 	struct llama *lm = arg;
 
 	if (lm->probe_loading)
-		lm->probe_loading(lm->probe_arg);
+		lm->probe_loading(lm->probe_arg, left_ms);
 }
 
 /* Start discovery (see llama_disco_probe). */
 void
-llama_probe(struct llama *lm, long wait_ms, void (*on_loading)(void *arg), llama_probe_fn done,
+llama_probe(struct llama *lm, long wait_ms, llama_loading_fn on_loading, llama_probe_fn done,
 	    void *arg)
 {
 	lm->probe_done = done;
@@ -520,7 +520,7 @@ llama_describe_error(const char *base_url, const struct llm_event *ev, struct bu
 			 er->n_prompt_tokens, er->n_ctx);
 		break;
 	case LLM_ERR_LOADING:
-		buf_addf(out, "llama-server at %s is still loading the model; wait for it and try again",
+		buf_addf(out, "llama-server at %s is still loading the model; wait until its log says it is listening and try again (the wait is the loading_wait setting)",
 			 base_url);
 		break;
 	case LLM_ERR_DISCONNECTED:
@@ -531,6 +531,11 @@ llama_describe_error(const char *base_url, const struct llm_event *ev, struct bu
 		if (str_find(ev->text, "--jinja", 7) >= 0) {
 			buf_addf(out, "llama-server at %s was started without --jinja, which tools need: restart it with --jinja",
 				 base_url);
+			break;
+		}
+		if (er->http_status >= 500 && er->kind == LLM_ERR_HTTP) {
+			buf_addf(out, "llama-server at %s answered HTTP %d (%.*s): it is not serving requests; check its log, or the proxy in front of it, and restart it if this persists",
+				 base_url, er->http_status, (int)ev->text.len, ev->text.p);
 			break;
 		}
 		buf_addf(out, "llama-server: %.*s", (int)ev->text.len, ev->text.p);

@@ -123,6 +123,7 @@ struct view_status {
 	int turns;
 	long elapsed_s;
 	int busy;           /* a turn is running (help line says "esc stop") */
+	char wait[128];     /* a countdown while the server loads its model ("" hides it) */
 };
 
 #endif
