@@ -184,6 +184,27 @@ check_rc "loading then ready: exit status 0" 0
 check "loading then ready: the answer" contains "$OUT" "Ready now."
 mock_stop
 
+# mid-turn: /health is fine, the chat request answers "Loading model" (the server restarted)
+python3 -c 'import json
+L = {"http_error": 503, "body": {"error": {"message": "Loading model", "type": "unavailable_error", "code": 503}}}
+json.dump({"turns": [L, L, L, {"text": "Ready now."}]}, open("'"$E2E_TMP"'/midload.json", "w"))
+json.dump({"turns": [L] * 40}, open("'"$E2E_TMP"'/midload_forever.json", "w"))'
+settings '{"loading_wait": 30}'
+mock_start "$E2E_TMP/midload.json"
+hearth_run midload -p --server "$MOCK_URL" --cwd "$REPO" "hello"
+check_rc "loading mid-turn: exit status 0" 0
+check "loading mid-turn: the answer after the wait" contains "$OUT" "Ready now."
+check "loading mid-turn: a countdown on stderr without --verbose" contains "$ERR" "is loading the model · 0:"
+mock_stop
+settings '{"loading_wait": 2}'
+mock_start "$E2E_TMP/midload_forever.json"
+T0=$(date +%s)
+hearth_run midload_forever -p --server "$MOCK_URL" --cwd "$REPO" "hello"
+T1=$(date +%s)
+check "loading mid-turn for ever: the run ends (took $((T1 - T0)) s, loading_wait 2)" test "$RC" = 1 -a $((T1 - T0)) -lt 15
+check "loading mid-turn for ever: the error says what to do" contains "$ERR" "the wait is the loading_wait setting"
+mock_stop
+
 settings '{}'
 cat >"$E2E_TMP/down.json" <<'EOF'
 {"turns": [{"http_error": 503, "body": "Service Unavailable"}, {"http_error": 503, "body": "Service Unavailable"},
