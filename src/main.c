@@ -17,6 +17,7 @@
 
 #include "base/log.h"
 #include "io/loop.h"
+#include "io/proc.h"
 #include "front/line.h"
 #include "ui/app/app.h"
 #include "ui/app/picker.h"
@@ -115,6 +116,13 @@ main(int argc, char **argv)
 	if (o.trust) {
 		code = front_trust_main(&o);
 		goto out;
+	}
+	{
+		struct err e = ERR_INIT;
+
+		/* before any thread: the guardian is forked (children die with hearth, even by SIGKILL) */
+		if (proc_guard_start(&e) < 0)
+			fprintf(stderr, "hearth: %s (children may outlive a killed hearth)\n", e.msg);
 	}
 	if (o.resume && !o.resume_id && (code = !o.print && !o.line && isatty(STDIN_FILENO) &&
 	    isatty(STDOUT_FILENO) ? app_picker_main(&o, chosen, sizeof chosen)

@@ -65,7 +65,8 @@ struct agent {
 	cJSON *gate_args;  /* the current call's arguments while the gate decides */
 	int gate_wait;     /* pre_tool asked, no answer yet */
 	long timer;
-	long loading_waited_ms;
+	uint64_t loading_since_ms; /* the turn's first "Loading model" answer (0: none yet) */
+	int waiting;               /* on_wait was told a wait that is not over */
 	unsigned long call_seq;
 	struct buf err_msg;
 	struct textcall_gate gate;   /* what of the streamed text may be shown live */
@@ -94,6 +95,8 @@ struct agent {
 /* agent/agent.c */
 /* Tell the observer a one-line notice. */
 void agent_notice(struct agent *a, const char *line);
+/* Tell the observer a wait (agent/stream.c's loading wait) is over; no-op when none is on. */
+void agent_wait_over(struct agent *a);
 /* Ask the step hook; 1 = go on with another step. */
 int agent_hook(struct agent *a, enum agent_step_why why);
 /* End the turn (back to IDLE) and report to the gate and the observer. */

@@ -35,8 +35,10 @@ agent_new(struct loop *l, struct provider *p, const struct tool_env *env,
 	a->opts = *o;
 	if (a->opts.max_steps <= 0)
 		a->opts.max_steps = 40;
-	if (a->opts.loading_wait_s <= 0)
+	if (a->opts.loading_wait_s == 0)
 		a->opts.loading_wait_s = 300;
+	else if (a->opts.loading_wait_s < 0)
+		a->opts.loading_wait_s = 0;
 	a->tools.v = a->opts.tools;
 	a->tools.n = a->opts.ntools;
 	a->cut.limit = o->cfg ? o->cfg->explore_cutoff : 0;
@@ -204,6 +206,7 @@ agent_hook(struct agent *a, enum agent_step_why why)
 void
 agent_end(struct agent *a, enum agent_end end, const char *message)
 {
+	agent_wait_over(a);
 	if (a->timer)
 		loop_timer_del(a->loop, a->timer);
 	a->timer = 0;
@@ -417,7 +420,7 @@ agent_begin_turn(struct agent *a, const char *text)
 	a->parse_retried = 0;
 	a->retries = 0;
 	a->parse_fail_streak = 0;
-	a->loading_waited_ms = 0;
+	a->loading_since_ms = 0;
 	agent_clear_step(a);
 	agent_start_step(a);
 }

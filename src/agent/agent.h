@@ -83,6 +83,12 @@ struct agent_observer {
 	/* A one-line notice: retrying, recovered a tool call from text, ... */
 	void (*on_notice)(void *arg, const char *line);
 	/*
+	 * A passing status while the agent waits for the server: once a second
+	 * while a loading model is waited out ("llama-server is loading the
+	 * model · 4:58 left"), then NULL when the wait is over (any way).
+	 */
+	void (*on_wait)(void *arg, const char *line);
+	/*
 	 * A message is complete and will not change (user task, assistant
 	 * message, tool results, notes): each message exactly once, in
 	 * order, for journaling.  Also called for messages the caller put in
@@ -130,7 +136,7 @@ struct agent_opts {
 	const struct tool *const *tools; /* enabled tools in fixed order */
 	size_t ntools;
 	struct agent_gate gate;          /* permissions and hooks per call (all optional) */
-	int loading_wait_s;              /* how long to wait on 503 loading (default 300) */
+	int loading_wait_s;              /* seconds a "Loading model" 503 is waited out (0: 300; < 0: not at all) */
 	int agent_microcompact_keep;           /* tool results of the last N turns stay verbatim (0: off) */
 	long context_reserve;            /* compact when a request would leave less than this (tokens; 0: 4096) */
 	struct agent_hooks hooks;

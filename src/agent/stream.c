@@ -8,7 +8,8 @@
  * the tools (recovering calls written as text first).  Errors: a server-side
  * tool-call parse error is recovered from the text, else retried once,
  * else reported to the model (AGENT_MAX_PARSE_STREAK in a row end the
- * turn); a loading server is waited for; a retryable error before any
+ * turn); a loading server is waited for (loading_wait_s, counted down
+ * through the observer's on_wait); a retryable error before any
  * output is retried AGENT_MAX_RETRIES times with backoff; anything else
  * ends the turn.
  */
@@ -213,6 +214,52 @@ agent_fail_timer(struct loop *l, long id, void *arg)
 	agent_end(a, AGENT_END_ERROR, a->err_msg.data);
 }
 
+/* Tell the observer a wait is over. */
+void
+agent_wait_over(struct agent *a)
+{
+	if (!a->waiting)
+		return;
+	a->waiting = 0;
+	if (a->obs.on_wait)
+		a->obs.on_wait(a->obs.arg, NULL);
+}
+
+/*
+ * llama-server answered "Loading model": ask again in a second, counting
+ * down from loading_wait_s after the turn's first such answer (by the
+ * clock, however long each request took).  0 once the time is up.
+ */
+static int
+agent_wait_loading(struct agent *a)
+{
+	uint64_t now = loop_now_ms(a->loop), limit = (uint64_t)a->opts.loading_wait_s * 1000u, gone;
+	char line[128];
+	long left;
+
+	if (!a->loading_since_ms) {
+		a->loading_since_ms = now ? now : 1;
+		snprintf(line, sizeof line, "llama-server is loading the model; waiting up to %d:%02d (loading_wait)",
+			 a->opts.loading_wait_s / 60, a->opts.loading_wait_s % 60);
+		if (limit)
+			agent_notice(a, line);
+	}
+	gone = now - a->loading_since_ms;
+	if (gone >= limit) {
+		agent_wait_over(a);
+		return 0;
+	}
+	left = (long)((limit - gone + 999) / 1000);
+	snprintf(line, sizeof line, "llama-server is loading the model · %ld:%02ld left", left / 60, left % 60);
+	a->waiting = 1;
+	if (a->obs.on_wait)
+		a->obs.on_wait(a->obs.arg, line);
+	if (a->timer)
+		loop_timer_del(a->loop, a->timer);
+	a->timer = loop_timer_add(a->loop, 1000, agent_retry_timer, a);
+	return 1;
+}
+
 /* A stream error: recover, retry, or end the turn. */
 static void
 agent_on_error(struct agent *a, const struct llm_event *ev)
@@ -232,16 +279,8 @@ agent_on_error(struct agent *a, const struct llm_event *ev)
 		}
 		return;
 	}
-	if (ev->error.kind == LLM_ERR_LOADING &&
-	    a->loading_waited_ms < a->opts.loading_wait_s * 1000L) {
-		if (!a->loading_waited_ms)
-			agent_notice(a, "llama-server is loading the model; waiting");
-		a->loading_waited_ms += 1000;
-		if (a->timer)
-			loop_timer_del(a->loop, a->timer);
-		a->timer = loop_timer_add(a->loop, 1000, agent_retry_timer, a);
+	if (ev->error.kind == LLM_ERR_LOADING && agent_wait_loading(a))
 		return;
-	}
 	a->prov->describe_error(a->prov->self, ev, &a->err_msg);
 	if (ev->error.retryable && a->retries < AGENT_MAX_RETRIES && !a->text.len &&
 	    !a->reasoning.len && !a->ncalls) {
@@ -296,6 +335,8 @@ agent_stream_sink(void *ctx, const struct llm_event *ev)
 
 	if (a->state != ST_STREAMING)
 		return;
+	if (ev->kind != LLM_ERROR)
+		agent_wait_over(a); /* the server answers again */
 	agent_forward(a, ev);
 	switch (ev->kind) {
 	case LLM_TEXT:

@@ -277,6 +277,18 @@ an_touch(struct an_call *c)
 	c->idle_timer = loop_timer_add(an->loop, (uint64_t)an->o.idle_timeout_ms, an_on_idle, c);
 }
 
+/* The response's headers are in: the idle timer restarts from here. */
+static void
+an_on_headers(struct http_req *r, int status, void *arg)
+{
+	struct an_call *c = arg;
+
+	(void)r;
+	(void)status;
+	if (!c->dead && !c->ended)
+		an_touch(c);
+}
+
 /* Body bytes: SSE for 200, an error document otherwise. */
 static int
 an_on_data(struct http_req *r, const char *data, size_t n, void *arg)
@@ -347,7 +359,7 @@ an_on_done(struct http_req *r, int status, enum http_fail fail, const struct err
 static void
 an_send(struct anthropic *an)
 {
-	static const struct http_cb cb = { an_on_data, an_on_done };
+	static const struct http_cb cb = { an_on_data, an_on_done, an_on_headers };
 	const char *headers[] = { "content-type: application/json", "accept: text/event-stream",
 				  "anthropic-version: " ANTHROPIC_VERSION, an->keyhdr, NULL };
 	struct an_call *c = xcalloc(1, sizeof *c);

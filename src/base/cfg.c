@@ -41,6 +41,7 @@ static const struct cfg_key cfg_keys[] = {
 	K("id_slot", CFG_INT, id_slot),
 	K("request_timeout", CFG_INT, request_timeout_s),
 	K("stream_idle_timeout", CFG_INT, stream_idle_timeout_s),
+	K("loading_wait", CFG_INT, loading_wait_s),
 	K("slot_wait", CFG_INT, slot_wait_s),
 	K("slot_save", CFG_BOOL, slot_save),
 	K("slot_save_idle", CFG_INT, slot_save_idle_s),
@@ -79,6 +80,7 @@ cfg_defaults(struct cfg *c)
 	c->bash_timeout_s = 120;
 	c->id_slot = -1;
 	c->stream_idle_timeout_s = 120;
+	c->loading_wait_s = 300;
 	c->slot_wait_s = 15;
 	c->mcp_timeout_s = 60;
 	c->slot_save = 1;

@@ -25,7 +25,8 @@ struct cfg {
 	int bash_timeout_s;      /* 120 */
 	int id_slot;             /* -1 = any */
 	int request_timeout_s;   /* 0 = none (queued requests are silent) */
-	int stream_idle_timeout_s; /* 120: silence after the stream started means a stuck server */
+	int stream_idle_timeout_s; /* 120: silence after the response headers means a stuck server */
+	int loading_wait_s;      /* 300: how long a "Loading model" 503 is waited out (countdown shown) */
 	int syntax_reject;       /* "syntax_check": "reject" refuses edits that add syntax errors; "warn" (default) notes them */
 	int slot_wait_s;         /* 15: a pinned request silent this long checks whether its slot is taken */
 	int mcp_timeout_s;       /* 60: an MCP request unanswered this long drops the server */

@@ -473,9 +473,9 @@ fs_read_beneath(const char *root, const char *abs, struct buf *b, size_t max, st
 	return rc;
 }
 
-/* Create dir and its missing parents. */
-int
-fs_mkdirs(const char *dir, struct err *e)
+/* Create dir and its missing parents with mode (minus umask). */
+static int
+mkdirs_mode(const char *dir, mode_t mode, struct err *e)
 {
 	char *p = xstrdup(dir);
 	struct stat st;
@@ -487,7 +487,7 @@ fs_mkdirs(const char *dir, struct err *e)
 			continue;
 		c = *s;
 		*s = '\0';
-		if (mkdir(p, 0777) < 0 && errno != EEXIST)
+		if (mkdir(p, mode) < 0 && errno != EEXIST)
 			rc = err_errno(e, "create directory %s", p);
 		else if (stat(p, &st) < 0 || !S_ISDIR(st.st_mode))
 			rc = err_set(e, "create directory %s: a file with that name exists", p);
@@ -496,6 +496,45 @@ fs_mkdirs(const char *dir, struct err *e)
 			break;
 	}
 	free(p);
+	return rc;
+}
+
+/* Create dir and its missing parents. */
+int
+fs_mkdirs(const char *dir, struct err *e)
+{
+	return mkdirs_mode(dir, 0777, e);
+}
+
+/* mkdir -p, new directories 0700; an existing last component open to others is closed to them. */
+int
+fs_mkdirs_private(const char *dir, struct err *e)
+{
+	struct stat st;
+	int rc = mkdirs_mode(dir, 0700, e);
+
+	if (rc == 0 && stat(dir, &st) == 0 && (st.st_mode & 077) && chmod(dir, st.st_mode & 0700) < 0)
+		rc = err_errno(e, "make %s private (mode 0700)", dir);
+	return rc;
+}
+
+/* fs_write_atomic for a file only its owner may read (mode 0600, even when it existed). */
+int
+fs_write_private(const char *path, const void *data, size_t len, struct err *e)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	int made = fd >= 0, rc;
+	struct stat st;
+
+	if (fd >= 0)
+		close(fd); /* an empty 0600 file: the replacement takes its mode */
+	else if (errno == EEXIST && lstat(path, &st) == 0 && S_ISREG(st.st_mode) && chmod(path, 0600) < 0)
+		return err_errno(e, "write %s: make it private (mode 0600)", path);
+	rc = fs_write_atomic(path, data, len, e);
+	if (rc < 0 && made)
+		unlink(path);
+	else if (rc == 0 && chmod(path, 0600) < 0) /* it was a symlink: now a file of the link's mode */
+		rc = err_errno(e, "write %s: make it private (mode 0600)", path);
 	return rc;
 }
 

@@ -85,6 +85,15 @@ void fs_temps_stop(void);
 
 /* mkdir -p for `dir` (mode 0777 minus umask).  0 / -1 + e. */
 int fs_mkdirs(const char *dir, struct err *e);
+/*
+ * Private variants, for what holds conversation content (exports, the
+ * state directory): fs_mkdirs_private creates missing directories 0700
+ * and takes group and other access away from dir itself when it exists;
+ * fs_write_private is fs_write_atomic with the file left 0600 (also when
+ * it existed with another mode).  0 / -1 + e.
+ */
+int fs_mkdirs_private(const char *dir, struct err *e);
+int fs_write_private(const char *path, const void *data, size_t len, struct err *e);
 
 /*
  * Visit callback: abs and rel (relative to the walk's root, or abs when

@@ -71,18 +71,88 @@ parse_error(const char *s, size_t n, size_t pos, struct err *e)
 		err_set(e, "invalid JSON at line %zu, column %zu: near '%s'", line, col, near);
 }
 
+/* The value of the 4 hex digits at s, or -1. */
+static long
+hex4(const char *s)
+{
+	long v = 0;
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		char c = s[i];
+
+		v <<= 4;
+		if (c >= '0' && c <= '9')
+			v |= c - '0';
+		else if (c >= 'a' && c <= 'f')
+			v |= c - 'a' + 10;
+		else if (c >= 'A' && c <= 'F')
+			v |= c - 'A' + 10;
+		else
+			return -1;
+	}
+	return v;
+}
+
+/*
+ * A copy of s in which every \u escape of a lone surrogate (a high one not
+ * followed by a \u escape of a low one, or a low one on its own) reads
+ * \ufffd, which cJSON accepts (it refuses the whole document otherwise);
+ * NULL when s has none.  The replacement has the same length, so byte
+ * positions (and parse errors) stay where they were.
+ */
+static char *
+json_fix_surrogates(const char *s, size_t n)
+{
+	char *fixed = NULL;
+	size_t i = 0;
+
+	while (i + 1 < n) {
+		long hi, lo = -1;
+
+		if (s[i] != '\\') {
+			i++;
+			continue;
+		}
+		if (s[i + 1] != 'u' || i + 6 > n || (hi = hex4(s + i + 2)) < 0xd800 || hi > 0xdfff) {
+			i += 2; /* another escape (or not a surrogate): skip it whole, so \\u stays */
+			continue;
+		}
+		if (hi <= 0xdbff && i + 12 <= n && s[i + 6] == '\\' && s[i + 7] == 'u')
+			lo = hex4(s + i + 8);
+		if (lo >= 0xdc00 && lo <= 0xdfff) {
+			i += 12; /* a proper pair */
+			continue;
+		}
+		if (!fixed) {
+			fixed = xmalloc(n);
+			memcpy(fixed, s, n);
+		}
+		memcpy(fixed + i + 2, "fffd", 4);
+		i += 6;
+	}
+	return fixed;
+}
+
 /* Parse one complete value occupying all of s (modulo whitespace). */
 cJSON *
 json_parse(const char *s, size_t n, struct err *e)
 {
 	const char *end = NULL;
+	char *fixed;
 	cJSON *v;
 	size_t pos;
 
 	json_init();
 	if (!s)
 		s = "";
-	v = n ? cJSON_ParseWithLengthOpts(s, n, &end, 0) : NULL;
+	fixed = json_fix_surrogates(s, n);
+	v = n ? cJSON_ParseWithLengthOpts(fixed ? fixed : s, n, &end, 0) : NULL;
+	if (fixed) { /* report positions against s */
+		if (end)
+			end = s + (end - fixed);
+		free(fixed);
+	}
 	if (!v) {
 		pos = end && end >= s ? (size_t)(end - s) : 0;
 		parse_error(s, n, pos, e);

@@ -31,7 +31,9 @@ void json_init(void);
  * allowed, anything else after it is an error).  Returns a tree to free
  * with cJSON_Delete, or NULL with e set to
  * "invalid JSON at line L, column C: near '...'" (lines and columns count
- * from 1, columns in bytes).
+ * from 1, columns in bytes).  A \u escape of a lone surrogate (a high one
+ * without its low one, or a low one alone) reads as U+FFFD instead of
+ * failing the whole document, as cJSON would.
  */
 cJSON *json_parse(const char *s, size_t n, struct err *e);
 

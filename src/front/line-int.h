@@ -40,6 +40,7 @@ struct front_line {
 	int draining; /* inside front_line_drain */
 	int booted;   /* the session prompt is in the agent (front_line_boot) */
 	int server_down; /* discovery failed and Claude may take turns meanwhile (server_down rule) */
+	int wait_lines;  /* countdown lines of the wait going on (one in 30 is shown) */
 };
 
 /* front/line.c */
@@ -57,6 +58,8 @@ void front_line_view_text(struct front_line *r, const char *s, size_t n);
 void front_line_view_on_event(void *arg, const struct llm_event *ev);
 /* A tool call starts. */
 void front_line_view_on_tool_start(void *arg, const struct agent_call *c);
+/* A countdown (a loading model): the first line and one in 30 after it; NULL: over. */
+void front_line_view_on_wait(void *arg, const char *line);
 /* A tool call finished: its first line, and its diff. */
 void front_line_view_on_tool_done(void *arg, const struct agent_call *c);
 /* A one-line notice (also the gate's and the MCP servers' reports). */

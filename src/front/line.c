@@ -333,11 +333,15 @@ front_line_on_sigint(struct loop *l, int signo, void *arg)
 
 static void front_line_probe(struct front_line *r);
 
-/* The server answers 503: say so once (a managed server is loading its model). */
+/* The server answers 503 "Loading model" (a managed server is loading its model): a countdown. */
 static void
-front_line_on_loading(void *arg)
+front_line_on_loading(void *arg, long left_ms)
 {
-	front_line_say(arg, "llama-server is loading the model; waiting");
+	char line[128];
+	long left = (left_ms + 999) / 1000;
+
+	snprintf(line, sizeof line, "llama-server is loading the model · %ld:%02ld left", left / 60, left % 60);
+	front_line_view_on_wait(arg, line);
 }
 
 static void front_line_on_probe(struct llama *lm, int rc, enum llm_err_kind kind, const char *msg,
@@ -353,7 +357,7 @@ front_line_retry(struct loop *l, long id, void *arg)
 
 	r->retry_timer = 0;
 	if (r->server_down && r->state != RS_PROBING) /* at the prompt or in a Claude turn */
-		llama_probe(r->d->llama, 300000, front_line_on_loading, front_line_on_probe, r);
+		llama_probe(r->d->llama, r->d->cfg->loading_wait_s * 1000L, front_line_on_loading, front_line_on_probe, r);
 	else
 		front_line_probe(r);
 }
@@ -397,6 +401,7 @@ front_line_on_probe(struct llama *lm, int rc, enum llm_err_kind kind, const char
 	(void)kind;
 	if (r->state == RS_QUIT)
 		return;
+	front_line_view_on_wait(r, NULL);
 	if (rc < 0) {
 		if (!r->told_first_run++)
 			front_line_first_run(r, msg);
@@ -424,7 +429,7 @@ static void
 front_line_probe(struct front_line *r)
 {
 	r->state = RS_PROBING;
-	llama_probe(r->d->llama, 300000, front_line_on_loading, front_line_on_probe, r);
+	llama_probe(r->d->llama, r->d->cfg->loading_wait_s * 1000L, front_line_on_loading, front_line_on_probe, r);
 }
 
 /* Run the session. */
@@ -443,6 +448,7 @@ front_line_run(const struct front_session *d)
 	v.on_tool_start = front_line_view_on_tool_start;
 	v.on_tool_done = front_line_view_on_tool_done;
 	v.on_notice = front_line_view_on_notice;
+	v.on_wait = front_line_view_on_wait;
 	v.on_end = front_line_view_on_end;
 	v.say = front_line_view_say;
 	v.on_resumed = front_line_view_on_resumed;

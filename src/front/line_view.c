@@ -100,7 +100,19 @@ front_line_view_on_tool_done(void *arg, const struct agent_call *c)
 		front_line_say(r, c->job.diff);
 }
 
-/* Observer: notices. */
+/* Observer: a countdown, shown every 30th line. */
+void
+front_line_view_on_wait(void *arg, const char *line)
+{
+	struct front_line *r = arg;
+
+	if (!line)
+		r->wait_lines = 0;
+	else if (r->wait_lines++ % 30 == 0)
+		front_line_view_on_notice(r, line);
+}
+
+/* A notice: "· line". */
 void
 front_line_view_on_notice(void *arg, const char *line)
 {

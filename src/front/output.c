@@ -37,6 +37,7 @@ struct front_output {
 	int had_err;
 	int stdout_closed;
 	int progress_shown;
+	int wait_calls;   /* countdown lines since the wait began (front_output_wait) */
 	struct buf scratch;
 };
 
@@ -325,6 +326,39 @@ pm_on_tool_done(void *arg, const struct agent_call *c)
 	pm_emit(pm, o);
 }
 
+/* A countdown on stderr, verbose or not: in place on a terminal, else every 30th line. */
+void
+front_output_wait(struct front_output *pm, const char *line)
+{
+	struct buf b = BUF_INIT;
+
+	if (!line) {
+		if (pm->wait_calls && pm->o.err_is_tty && pm->progress_shown) {
+			pm_write(pm, pm->o.err_fd, "\n", 1);
+			pm->progress_shown = 0;
+		}
+		pm->wait_calls = 0;
+		return;
+	}
+	if (pm->o.err_is_tty) {
+		buf_adds(&b, "\rhearth: ");
+		sanitize_term(&b, line, strlen(line));
+		buf_adds(&b, "\x1b[K"); /* the line may have got shorter */
+		pm_write(pm, pm->o.err_fd, b.data, b.len);
+		pm->progress_shown = 1;
+	} else if (pm->wait_calls % 30 == 0) {
+		front_output_error(pm, line);
+	}
+	pm->wait_calls++;
+	buf_release(&b);
+}
+
+static void
+pm_on_wait(void *arg, const char *line)
+{
+	front_output_wait(arg, line);
+}
+
 /* Notices go to stderr when verbose. */
 static void
 pm_on_notice(void *arg, const char *line)
@@ -356,6 +390,7 @@ front_output_observer(struct front_output *pm)
 	obs.on_tool_start = pm_on_tool_start;
 	obs.on_tool_done = pm_on_tool_done;
 	obs.on_notice = pm_on_notice;
+	obs.on_wait = pm_on_wait;
 	obs.on_end = pm_on_end;
 	return obs;
 }

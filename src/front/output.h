@@ -45,6 +45,9 @@ int front_output_finish(struct front_output *pm, const struct agent_stats *st, c
 void front_output_file_changed(struct front_output *pm, const char *path, int status, int added, int removed);
 /* The route of the turn (json result: "route": {target, reason}). */
 void front_output_route(struct front_output *pm, const char *target, const char *reason);
+/* A countdown line (a loading model): on stderr even without --verbose, rewritten in
+ * place on a terminal, else one line in 30; NULL ends it. */
+void front_output_wait(struct front_output *pm, const char *line);
 /* Whether the turn ended, and how. */
 int front_output_ended(const struct front_output *pm);
 /* End the run without an agent turn (discovery failed): kind decides the exit code. */

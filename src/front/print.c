@@ -25,15 +25,17 @@
 #include "front/run.h"
 #include "llama/serve.h"
 
-/* Discovery said the model is loading. */
+/* Discovery said the model is loading: a countdown on stderr (front_output_wait). */
 static void
-on_loading(void *arg)
+on_loading(void *arg, long left_ms)
 {
 	struct front_run *r = arg;
 	struct buf b = BUF_INIT;
+	long left = (left_ms + 999) / 1000;
 
-	buf_addf(&b, "llama-server at %s is loading the model; waiting", r->cfg.server_url);
-	front_output_note(r->pm, b.data);
+	buf_addf(&b, "llama-server at %s is loading the model · %ld:%02ld left (loading_wait)", r->cfg.server_url,
+		 left / 60, left % 60);
+	front_output_wait(r->pm, b.data);
 	buf_release(&b);
 }
 
@@ -87,6 +89,7 @@ start_turn(struct front_run *r, struct provider *p, const char *task)
 	v.on_tool_start = obs.on_tool_start;
 	v.on_tool_done = obs.on_tool_done;
 	v.on_notice = obs.on_notice;
+	v.on_wait = obs.on_wait;
 	v.on_end = obs.on_end;
 	v.say = print_say;
 	session_journal_set_model(&r->journal, p->model(p->self));
@@ -124,6 +127,7 @@ on_probe(struct llama *lm, int rc, enum llm_err_kind kind, const char *msg, void
 	struct front_run *r = arg;
 	const struct llama_info *info = llama_info(lm);
 
+	front_output_wait(r->pm, NULL);
 	if (rc < 0) {
 		struct buf note = BUF_INIT, why = BUF_INIT;
 		struct provider *p = route_escalate_server_down(&r->esc, llama_provider(lm), &note);
@@ -365,7 +369,7 @@ front_print_main(struct front_cli *o)
 	if (prov != llama_provider(r.llama) && r.esc.last.mode == ROUTE_HANDOFF)
 		start_turn(&r, prov, r.task); /* Claude: the local server is not needed */
 	else
-		llama_probe(r.llama, 300000, on_loading, on_probe, &r);
+		llama_probe(r.llama, r.cfg.loading_wait_s * 1000L, on_loading, on_probe, &r);
 	/* parallel bootstrap: a few passes (connect, send) put discovery on the wire, then the
 	 * prompt is gathered while the server answers */
 	for (int i = 0; i < 3; i++)

@@ -378,6 +378,13 @@ front_run_setup(struct front_run *r)
 	}
 	buf_init(&r->state_dir, 0);
 	front_run_state_dir(&r->state_dir);
+	{
+		struct err se = ERR_INIT;
+
+		/* sessions, slot files, snapshots and logs of conversations live here: the owner's only */
+		if (fs_mkdirs_private(r->state_dir.data, &se) < 0)
+			fprintf(stderr, "hearth: %s\n", se.msg);
+	}
 	clean_temps(r->state_dir.data);
 	r->env.root = r->root;
 	r->env.allow_outside = r->cfg.allow_outside_workspace;
@@ -414,6 +421,7 @@ start_routing(struct front_run *r)
 	struct buf warnings = BUF_INIT;
 
 	route_escalate_init(&r->esc, r->loop, r->http, r->root, r->state_dir.data, &warnings);
+	r->esc.idle_timeout_ms = r->cfg.stream_idle_timeout_s > 0 ? r->cfg.stream_idle_timeout_s * 1000L : 0;
 	if (r->o->route)
 		route_escalate_set_mode(&r->esc, r->o->route, NULL);
 	if (warnings.len) {

@@ -61,6 +61,15 @@ front_turn_on_notice(void *arg, const char *line)
 		t->v.on_notice(t->v.arg, line);
 }
 
+static void
+front_turn_on_wait(void *arg, const char *line)
+{
+	struct front_turn *t = arg;
+
+	if (t->v.on_wait)
+		t->v.on_wait(t->v.arg, line);
+}
+
 /* The turn ended: the router records a routed turn, then the view hears it. */
 static void
 front_turn_on_end(void *arg, enum agent_end end, const char *message)
@@ -100,12 +109,14 @@ front_turn_init(struct front_turn *t, const struct front_session *s, struct prov
 	obs.on_tool_start = front_turn_on_tool_start;
 	obs.on_tool_done = front_turn_on_tool_done;
 	obs.on_notice = front_turn_on_notice;
+	obs.on_wait = front_turn_on_wait;
 	obs.on_end = front_turn_on_end;
 	if (s->journal) {
 		obs.on_commit = session_journal_commit;
 		obs.commit_arg = s->journal;
 	}
 	ao.max_steps = s->cfg->max_steps;
+	ao.loading_wait_s = s->cfg->loading_wait_s > 0 ? s->cfg->loading_wait_s : -1;
 	ao.thinking = s->cfg->thinking;
 	ao.agent_microcompact_keep = s->cfg->agent_microcompact_keep;
 	ao.context_reserve = s->cfg->context_reserve;

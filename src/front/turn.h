@@ -56,6 +56,7 @@ struct front_turn_view {
 	void (*on_tool_start)(void *arg, const struct agent_call *c);
 	void (*on_tool_done)(void *arg, const struct agent_call *c);
 	void (*on_notice)(void *arg, const char *line);
+	void (*on_wait)(void *arg, const char *line); /* a countdown each second; NULL: over */
 	void (*on_end)(void *arg, enum agent_end end, const char *message);
 	/* A line (or block of lines) of the controller's own. */
 	void (*say)(void *arg, enum front_turn_say kind, const char *text);

@@ -224,6 +224,13 @@ http_header_cb(char *data, size_t size, size_t nmemb, void *userp)
 	if (n >= 5 && memcmp(data, "HTTP/", 5) == 0)
 		buf_reset(&r->resp_headers);
 	buf_add(&r->resp_headers, data, n);
+	if (((n == 2 && data[0] == '\r') || n == 1) && data[n - 1] == '\n' && r->cb.on_headers &&
+	    !r->cancelled) { /* the blank line that ends a header block */
+		long code = 0;
+
+		if (curl_easy_getinfo(r->easy, CURLINFO_RESPONSE_CODE, &code) == CURLE_OK && code >= 200)
+			r->cb.on_headers(r, (int)code, r->arg);
+	}
 	return n;
 }
 
@@ -416,7 +423,7 @@ struct http_req *
 http_fetch(struct http *h, const struct http_opts *o, http_fetch_fn done, void *arg,
 	   struct err *e)
 {
-	static const struct http_cb cb = { http_fetch_data, http_fetch_finish };
+	static const struct http_cb cb = { http_fetch_data, http_fetch_finish, NULL };
 	struct http_req *r = http_start(h, o, &cb, NULL, e);
 
 	if (r) {

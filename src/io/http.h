@@ -45,6 +45,9 @@ struct http_cb {
 	/* End of the request: status 0 when no response; fail says why. */
 	void (*on_done)(struct http_req *r, int status, enum http_fail fail, const struct err *e,
 			void *arg);
+	/* Optional (may be NULL): the final response's headers are complete (status >= 200),
+	 * before any body byte; a stream's idle timer starts here.  Must not cancel r. */
+	void (*on_headers)(struct http_req *r, int status, void *arg);
 };
 
 /* A client bound to loop l.  curl is initialised on first use. */

@@ -17,6 +17,19 @@
  * in the child; the child resets every disposition before unblocking.
  * The child reports a failed chdir or exec through a close-on-exec pipe,
  * so proc_spawn fails synchronously and a returned proc is always running.
+ *
+ * The guardian (proc_guard_start): a process forked before any thread,
+ * in its own session, holding one end of a socket pair whose other end
+ * only hearth has (close-on-exec, and closed in children before exec).
+ * Each child sends its own session id over it between setsid and exec (so
+ * no instant exists in which the child runs unregistered); hearth sends
+ * the id negated when it frees the proc (a hint: the guardian forgets a
+ * session once nothing is left in it, and checks that every 2 s too).
+ * When the socket reads EOF, hearth is gone (exit, crash or SIGKILL): the
+ * guardian SIGTERMs every registered group, gives them PROC_KILL_GRACE_MS,
+ * SIGKILLs what is left, on Linux also every process still in one of
+ * those sessions (a background job that took its own process group), and
+ * exits.
  */
 #include "io/proc.h"
 
@@ -26,6 +39,10 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <poll.h>
+#include <stdio.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -66,10 +83,12 @@ struct proc_fail {
 enum { PROC_STAGE_SETUP, PROC_STAGE_CHDIR, PROC_STAGE_EXEC };
 
 static struct proc *proc_live;
+static int proc_guard_fd = -1; /* our end of the guardian's socket; -1: no guardian */
 static pid_t proc_orphan[PROC_ORPHANS];
 static int proc_norphan;
 
 static void proc_complete(struct proc *p);
+static void proc_guard_tell(int32_t v);
 
 /* Put p on the live list. */
 static void
@@ -340,6 +359,7 @@ proc_free(struct proc *p)
 		if (!p->reaped)
 			proc_abandon_child(p->pid);
 	}
+	proc_guard_tell(-(int32_t)p->pid);
 	proc_unlink(p);
 	proc_stop_timers(p);
 	proc_close_pipe(p);
@@ -398,6 +418,7 @@ proc_child(int out_w, int fail_w, const struct proc_spec *spec, char **envp, int
 	    (spec->die_with_parent && proc_arm_parent_death(parent) < 0) ||
 	    (spec->pre_exec && spec->pre_exec(spec->pre_exec_arg) < 0))
 		goto fail;
+	proc_guard_tell((int32_t)getpid()); /* before exec: never a moment unregistered */
 	rep = 3;
 #ifdef SYS_close_range
 	if (syscall(SYS_close_range, 4u, ~0u, 0u) < 0)
@@ -428,6 +449,216 @@ proc_fd_flags(int fd, int nonblock)
 	if (fcntl(fd, F_SETFD, FD_CLOEXEC) < 0 || fl < 0)
 		return -1;
 	return nonblock ? fcntl(fd, F_SETFL, fl | O_NONBLOCK) : 0;
+}
+
+/* ---- the guardian ------------------------------------------------------ */
+
+#define PROC_GUARD_PRUNE_MS 2000
+
+/*
+ * Whether a live process is still in session (or process group) sid: on
+ * Linux any process but a zombie whose /proc/PID/stat names sid as its
+ * session or group (each sent signo unless 0), elsewhere the group by
+ * kill(0).  1 when one was found.
+ */
+static int
+proc_guard_scan(pid_t sid, int signo)
+{
+	int found = kill(-sid, 0) == 0 || errno == EPERM;
+#ifdef __linux__
+	DIR *d;
+	struct dirent *de;
+
+	if (!(d = opendir("/proc")))
+		return found;
+	found = 0; /* /proc tells zombies (dead, waiting for a parent that may be slow to reap) apart */
+	while ((de = readdir(d)) != NULL) {
+		char path[64], line[512], *rp, state;
+		long pid = strtol(de->d_name, &rp, 10), pgrp, sess;
+		FILE *f;
+		size_t n;
+
+		if (pid <= 0 || *rp)
+			continue;
+		snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+		if (!(f = fopen(path, "r")))
+			continue;
+		n = fread(line, 1, sizeof line - 1, f);
+		fclose(f);
+		line[n] = '\0';
+		/* "pid (comm) state ppid pgrp session ...": comm may hold anything, so from the last ')' */
+		if (!(rp = strrchr(line, ')')) || sscanf(rp + 1, " %c %*d %ld %ld", &state, &pgrp, &sess) != 3)
+			continue;
+		if ((sess != sid && pgrp != sid) || state == 'Z' || state == 'X')
+			continue;
+		found = 1;
+		if (signo)
+			(void)kill((pid_t)pid, signo);
+	}
+	closedir(d);
+#endif
+	return found;
+}
+
+/* Forget the sessions with nothing left in them. */
+static size_t
+proc_guard_prune(pid_t *set, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n)
+		if (!proc_guard_scan(set[i], 0))
+			set[i] = set[--n];
+		else
+			i++;
+	return n;
+}
+
+/* hearth is gone: end every registered session, gracefully first. */
+static void
+proc_guard_end_all(pid_t *set, size_t n)
+{
+	size_t i;
+	int waited, pass;
+
+	for (i = 0; i < n; i++) {
+		(void)kill(-set[i], SIGTERM);
+		(void)kill(-set[i], SIGCONT);
+	}
+	for (waited = 0; waited < PROC_KILL_GRACE_MS && (n = proc_guard_prune(set, n)) > 0; waited += 50)
+		(void)poll(NULL, 0, 50);
+	for (pass = 0; pass < 3 && n; pass++) { /* again: something may have forked meanwhile */
+		for (i = 0; i < n; i++) {
+			(void)kill(-set[i], SIGKILL);
+			(void)proc_guard_scan(set[i], SIGKILL);
+		}
+		(void)poll(NULL, 0, 20);
+		n = proc_guard_prune(set, n);
+	}
+}
+
+/* The guardian's life: collect session ids until EOF, then end them.  Never returns. */
+static void
+proc_guard_main(int fd)
+{
+	struct sigaction sa;
+	pid_t *set = NULL;
+	size_t n = 0, cap = 0;
+	int s, nul;
+
+	memset(&sa, 0, sizeof sa);
+	sigemptyset(&sa.sa_mask);
+	for (s = 1; s < 65; s++) {
+		sa.sa_handler = s == SIGCHLD ? SIG_DFL : SIG_IGN; /* outlive any signal but SIGKILL */
+		(void)sigaction(s, &sa, NULL);
+	}
+	(void)setsid(); /* off hearth's terminal: Ctrl-C, Ctrl-Z and hang-ups are hearth's */
+	if ((nul = open("/dev/null", O_RDWR)) >= 0) {
+		/* nothing of hearth's stdio stays open here: a pipe reading hearth's output ends with hearth */
+		(void)dup2(nul, 0);
+		(void)dup2(nul, 1);
+		(void)dup2(nul, 2);
+	}
+	if (fd != 3) {
+		(void)dup2(fd, 3);
+		fd = 3;
+	}
+#ifdef SYS_close_range
+	if (syscall(SYS_close_range, 4u, ~0u, 0u) < 0)
+#endif
+		for (s = 4; s < 1024; s++)
+			(void)close(s);
+	(void)!chdir("/");
+#ifdef __linux__
+	(void)prctl(PR_SET_NAME, "hearth-guard");
+#endif
+	{
+		sigset_t none;
+
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+	}
+	for (;;) {
+		struct pollfd pfd = { fd, POLLIN, 0 };
+		int32_t v;
+		ssize_t k;
+
+		if (poll(&pfd, 1, n ? PROC_GUARD_PRUNE_MS : -1) == 0) {
+			n = proc_guard_prune(set, n);
+			continue;
+		}
+		k = recv(fd, &v, sizeof v, 0);
+		if (k < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (k <= 0)
+			break; /* EOF: hearth is gone */
+		if (k != (ssize_t)sizeof v || v == 0)
+			continue;
+		if (v < 0) {
+			n = proc_guard_prune(set, n);
+			continue;
+		}
+		if (n == cap) {
+			n = proc_guard_prune(set, n);
+			if (n == cap) {
+				cap = cap ? cap * 2 : 16;
+				set = realloc(set, cap * sizeof *set);
+				if (!set)
+					break; /* out of memory: end what we know of now */
+			}
+		}
+		set[n++] = (pid_t)v;
+	}
+	if (set)
+		proc_guard_end_all(set, n);
+	_exit(0);
+}
+
+/* Start the guardian (once); see io/proc.h. */
+int
+proc_guard_start(struct err *e)
+{
+	int sv[2], type = SOCK_STREAM;
+	pid_t pid;
+
+	if (proc_guard_fd >= 0)
+		return 0;
+#ifdef SOCK_SEQPACKET
+	type = SOCK_SEQPACKET; /* message boundaries: the children's ids never interleave */
+#endif
+	if (socketpair(AF_UNIX, type, 0, sv) < 0 && (type == SOCK_STREAM ||
+	    socketpair(AF_UNIX, SOCK_STREAM, 0, sv) < 0))
+		return err_errno(e, "start the child guardian: socketpair");
+	if (proc_fd_flags(sv[0], 0) < 0 || proc_fd_flags(sv[1], 0) < 0) {
+		err_errno(e, "start the child guardian: set up its socket");
+		close(sv[0]);
+		close(sv[1]);
+		return -1;
+	}
+	pid = fork();
+	if (pid == 0) {
+		close(sv[0]);
+		proc_guard_main(sv[1]);
+	}
+	close(sv[1]);
+	if (pid < 0) {
+		close(sv[0]);
+		return err_errno(e, "start the child guardian: fork");
+	}
+	/* above the fds a child's set-up dup2s onto (0-3), whatever hearth's stdio was */
+	proc_guard_fd = fcntl(sv[0], F_DUPFD_CLOEXEC, 10);
+	close(sv[0]);
+	if (proc_guard_fd < 0)
+		return err_errno(e, "start the child guardian: move its socket");
+	return 0;
+}
+
+/* Tell the guardian something about session id v (async-signal-safe: also used in the child). */
+static void
+proc_guard_tell(int32_t v)
+{
+	if (proc_guard_fd >= 0)
+		(void)send(proc_guard_fd, &v, sizeof v, MSG_DONTWAIT | MSG_NOSIGNAL);
 }
 
 /* The output pipe (read end non-blocking) and the exec-failure pipe. */

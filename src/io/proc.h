@@ -21,6 +21,17 @@
  * completes (proc_lingered() tells).  A completed proc that was killed
  * gets a final SIGKILL to its group, so nothing of it survives.
  *
+ * Dying with hearth: every child sends its session id (== pid == pgid)
+ * to the guardian (proc_guard_start) before it execs.  When hearth ends,
+ * by exit, crash or SIGKILL, the guardian SIGTERMs every session still
+ * alive, SIGKILLs what is left PROC_KILL_GRACE_MS later (on Linux also
+ * each process that moved to its own process group inside the session,
+ * e.g. a job of `set -m`), and exits.  So a completed proc's backgrounded
+ * leftovers (`server >/dev/null &`) live until hearth ends, no longer.
+ * Only a process that calls setsid itself escapes it (a sandbox with its
+ * own pid namespace does not let it).  Without a guardian (not started,
+ * as in tests) children are on their own as before.
+ *
  * SIGCHLD: proc installs its own handler on each loop it spawns on (so
  * nothing else may take SIGCHLD on that loop); the handler only waits for
  * the pids of live procs (waitpid(pid, WNOHANG)), never for other children
@@ -63,7 +74,8 @@ struct proc_spec {
 	int stdin_fd;             /* > 0: the child's stdin (a pipe's read end, close-on-exec;
 				   * the caller closes its copy after the spawn); 0 = /dev/null */
 	int stderr_fd;            /* > 0: the child's stderr instead of the output pipe */
-	int die_with_parent;      /* Linux: SIGTERM the child if hearth dies, even by SIGKILL (proc_arm_parent_death in io/proc.c) */
+	int die_with_parent;      /* Linux: also SIGTERM the child itself at once if hearth dies, even by
+				   * SIGKILL (PR_SET_PDEATHSIG; the guardian ends its session either way) */
 	/* In the child after its fds and session are set up, before the other fds are
 	 * closed and before chdir and exec: e.g. entering a landlock ruleset
 	 * (io/sandbox).  Must be async-signal-safe; -1 (errno set) fails the spawn.  NULL = none. */
@@ -73,6 +85,17 @@ struct proc_spec {
 				   * env_passthrough); 1: ENV_USER (ours without secrets), only for
 				   * programs the user runs or hearth's own llama-server */
 };
+
+/*
+ * Start the guardian, a small process that outlives hearth only to end
+ * the sessions of hearth's children (see "Dying with hearth" above).
+ * Call once, early, while the process has one thread (it forks); later
+ * calls do nothing.  The guardian leaves hearth's session and terminal,
+ * keeps none of hearth's fds but its socket, ignores every signal but
+ * SIGKILL and exits when hearth has gone.  -1 + e when it cannot be
+ * started (children then run without it).
+ */
+int proc_guard_start(struct err *e);
 
 /*
  * Start a child.  NULL + e when the pipe, fork, chdir or exec fails (the

@@ -17,12 +17,14 @@
 #include "llama/template.h"
 #include "base/xmalloc.h"
 
+#define DISCO_503_TRIES 3 /* another 503 on /health: asked this often (1 s, 2 s apart) */
+
 struct llama_disco_probe {
 	llama_disco_fn done;
-	void (*on_loading)(void *arg);
+	llama_loading_fn on_loading;
 	void *arg;
 	uint64_t deadline;
-	int told_loading;
+	int other_503;      /* 503s that were not "Loading model" */
 	int pending;
 	int failed;
 	enum llm_err_kind kind;
@@ -238,10 +240,14 @@ disco_on_health(int status, enum http_fail fail, const struct err *e, const stru
 	struct llama_disco *d = arg;
 	struct llama_disco_probe *p = d->probe;
 
-	(void)body;
-	if (status == 503 && loop_now_ms(d->loop) < p->deadline) {
-		if (!p->told_loading++ && p->on_loading)
-			p->on_loading(p->arg);
+	if (status == 503 && !(body && body->len && strstr(body->data, "Loading model")) &&
+	    ++p->other_503 < DISCO_503_TRIES) {
+		d->probe_timer = loop_timer_add(d->loop, 1000u << (p->other_503 - 1), disco_retry, d);
+		return;
+	}
+	if (status == 503 && !p->other_503 && loop_now_ms(d->loop) < p->deadline) {
+		if (p->on_loading)
+			p->on_loading(p->arg, (long)(p->deadline - loop_now_ms(d->loop)));
 		d->probe_timer = loop_timer_add(d->loop, 500, disco_retry, d);
 		return;
 	}
@@ -249,9 +255,13 @@ disco_on_health(int status, enum http_fail fail, const struct err *e, const stru
 		disco_details(d);
 		return;
 	}
-	if (status == 503) {
+	if (status == 503 && p->other_503) {
+		p->kind = LLM_ERR_HTTP;
+		buf_addf(&p->msg, "llama-server at %s answered GET /health with HTTP 503 %d times (not \"Loading model\"): it is not serving requests; check its log, or the proxy in front of it, and restart it",
+			 d->cfg->server_url, p->other_503);
+	} else if (status == 503) {
 		p->kind = LLM_ERR_LOADING;
-		buf_addf(&p->msg, "llama-server at %s is still loading the model; wait and try again",
+		buf_addf(&p->msg, "llama-server at %s was still loading the model after the wait (loading_wait); wait until its log says it is listening and try again",
 			 d->cfg->server_url);
 	} else if (!status && fail == HTTP_FAIL_CONNECT) {
 		p->kind = LLM_ERR_CONNECT;
@@ -286,7 +296,7 @@ disco_health(struct llama_disco *d)
 
 /* Start discovery. */
 void
-llama_disco_probe(struct llama_disco *d, long wait_ms, void (*on_loading)(void *arg),
+llama_disco_probe(struct llama_disco *d, long wait_ms, llama_loading_fn on_loading,
 		 llama_disco_fn done, void *arg)
 {
 	struct llama_disco_probe *p = xcalloc(1, sizeof *p);

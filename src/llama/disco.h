@@ -40,6 +40,8 @@ struct llama_disco {
 };
 
 /* done: rc 0 ok, -1 with the error kind and one line that says what to do. */
+/* The model is loading: called at each poll of /health with the time left to wait. */
+typedef void (*llama_loading_fn)(void *arg, long left_ms);
 typedef void (*llama_disco_fn)(int rc, enum llm_err_kind kind, const char *msg, void *arg);
 /* /slots answer: status 501 means the server runs with --no-slots. */
 typedef void (*llama_slots_fn)(int status, const struct llama_slot *slots, size_t n,
@@ -48,8 +50,12 @@ typedef void (*llama_slots_fn)(int status, const struct llama_slot *slots, size_
 void llama_disco_init(struct llama_disco *d, struct loop *l, struct http *h, const struct cfg *cfg);
 /* Cancel a running probe (no callback) and free the info. */
 void llama_disco_release(struct llama_disco *d);
-/* Discovery, waiting up to wait_ms for a loading model. */
-void llama_disco_probe(struct llama_disco *d, long wait_ms, void (*on_loading)(void *arg),
+/*
+ * Discovery, waiting up to wait_ms for a loading model (503 "Loading
+ * model"); another 503 on /health is asked DISCO_503_TRIES times, then
+ * fails with what to do.
+ */
+void llama_disco_probe(struct llama_disco *d, long wait_ms, llama_loading_fn on_loading,
 		      llama_disco_fn done, void *arg);
 /* GET /slots once. */
 void llama_disco_slots(struct llama_disco *d, llama_slots_fn done, void *arg);

@@ -70,7 +70,7 @@ struct llama {
 	long learn_tokens;          /* the prompt size that identifies our slot */
 	int slot_gave_up;           /* our pinned slot was taken: stay unpinned */
 	llama_probe_fn probe_done;
-	void (*probe_loading)(void *arg);
+	llama_loading_fn probe_loading;
 	void *probe_arg;
 };
 

@@ -119,7 +119,7 @@ llama_on_sse(void *ctx, struct str event, struct str data)
 
 static void llama_cancel(void *self);
 
-/* No byte for stream_idle_timeout seconds after the stream started: give up on it. */
+/* No byte for stream_idle_timeout seconds since the headers or the last byte: give up on it. */
 static void
 llama_on_idle(struct loop *l, long id, void *arg)
 {
@@ -130,8 +130,8 @@ llama_on_idle(struct loop *l, long id, void *arg)
 	(void)l;
 	(void)id;
 	c->idle_timer = 0;
-	snprintf(msg, sizeof msg, "no data for %d s in the middle of the answer; the server may be stuck",
-		 lm->cfg->stream_idle_timeout_s);
+	snprintf(msg, sizeof msg, "no data for %d s %s; the server may be stuck (stream_idle_timeout)",
+		 lm->cfg->stream_idle_timeout_s, c->got_bytes ? "in the middle of the answer" : "after the response headers");
 	llama_fail(c, LLM_ERR_DISCONNECTED, 0, msg);
 	llama_cancel(lm);
 }
@@ -148,6 +148,18 @@ llama_touch(struct llama_call *c)
 		loop_timer_del(lm->loop, c->idle_timer);
 	c->idle_timer = loop_timer_add(lm->loop, (uint64_t)lm->cfg->stream_idle_timeout_s * 1000u,
 				       llama_on_idle, c);
+}
+
+/* The response's headers are in: from now on silence counts (the server may stall before any byte). */
+static void
+llama_on_headers(struct http_req *r, int status, void *arg)
+{
+	struct llama_call *c = arg;
+
+	(void)r;
+	(void)status;
+	if (!c->dead && !c->ended)
+		llama_touch(c);
 }
 
 /* Body bytes: SSE for 200, an error document otherwise. */
@@ -226,7 +238,7 @@ llama_on_done(struct http_req *r, int status, enum http_fail fail, const struct 
 int
 llama_send(struct llama_call *c, struct err *e)
 {
-	static const struct http_cb cb = { llama_on_data, llama_on_done };
+	static const struct http_cb cb = { llama_on_data, llama_on_done, llama_on_headers };
 	static const char *const headers[] = { "Content-Type: application/json",
 					       "Accept: text/event-stream", NULL };
 	struct llama *lm = c->lm;
@@ -435,17 +447,17 @@ llama_probe_done(int rc, enum llm_err_kind kind, const char *msg, void *arg)
 
 /* The model is loading: tell the llama-level caller. */
 static void
-llama_probe_loading(void *arg)
+llama_probe_loading(void *arg, long left_ms)
 {
 	struct llama *lm = arg;
 
 	if (lm->probe_loading)
-		lm->probe_loading(lm->probe_arg);
+		lm->probe_loading(lm->probe_arg, left_ms);
 }
 
 /* Start discovery (see llama_disco_probe). */
 void
-llama_probe(struct llama *lm, long wait_ms, void (*on_loading)(void *arg), llama_probe_fn done,
+llama_probe(struct llama *lm, long wait_ms, llama_loading_fn on_loading, llama_probe_fn done,
 	    void *arg)
 {
 	lm->probe_done = done;
@@ -508,7 +520,7 @@ llama_describe_error(const char *base_url, const struct llm_event *ev, struct bu
 			 er->n_prompt_tokens, er->n_ctx);
 		break;
 	case LLM_ERR_LOADING:
-		buf_addf(out, "llama-server at %s is still loading the model; wait for it and try again",
+		buf_addf(out, "llama-server at %s is still loading the model; wait until its log says it is listening and try again (the wait is the loading_wait setting)",
 			 base_url);
 		break;
 	case LLM_ERR_DISCONNECTED:
@@ -519,6 +531,11 @@ llama_describe_error(const char *base_url, const struct llm_event *ev, struct bu
 		if (str_find(ev->text, "--jinja", 7) >= 0) {
 			buf_addf(out, "llama-server at %s was started without --jinja, which tools need: restart it with --jinja",
 				 base_url);
+			break;
+		}
+		if (er->http_status >= 500 && er->kind == LLM_ERR_HTTP) {
+			buf_addf(out, "llama-server at %s answered HTTP %d (%.*s): it is not serving requests; check its log, or the proxy in front of it, and restart it if this persists",
+				 base_url, er->http_status, (int)ev->text.len, ev->text.p);
 			break;
 		}
 		buf_addf(out, "llama-server: %.*s", (int)ev->text.len, ev->text.p);

@@ -41,14 +41,14 @@ const struct llama_info *llama_info(const struct llama *lm);
 
 /*
  * Discovery.  Polls /health while the server answers 503 "Loading model"
- * (on_loading is called once, then every poll is silent) for at most
+ * (on_loading is called at each poll with the time left) for at most
  * wait_ms, then fetches /props and /v1/models.  done gets 0 or -1 with
  * the error kind (LLM_ERR_CONNECT when nothing listens, LLM_ERR_LOADING
  * when it never finished loading) and a one-line message.
  */
 typedef void (*llama_probe_fn)(struct llama *lm, int rc, enum llm_err_kind kind, const char *msg,
 			       void *arg);
-void llama_probe(struct llama *lm, long wait_ms, void (*on_loading)(void *arg), llama_probe_fn done,
+void llama_probe(struct llama *lm, long wait_ms, llama_loading_fn on_loading, llama_probe_fn done,
 		 void *arg);
 
 /* GET /slots; status 501 means the server runs with --no-slots. */

@@ -195,9 +195,9 @@ llama_serve_spawn(struct llama_serve *s, const struct llama_serve_opts *o, struc
 	buf_addf(&slots, "%s/slots", o->state_dir);
 	buf_addf(&logp, "%s/llama-server.log", o->state_dir);
 	llama_serve_alias(o->model, &alias);
-	if (fs_mkdirs(slots.data, e) < 0)
+	if (fs_mkdirs_private(slots.data, e) < 0) /* slot files hold the prompts' cache */
 		goto out;
-	s->log_fd = open(logp.data, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	s->log_fd = open(logp.data, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	{
 		const char *argv[] = { bin.data, "-m", o->model, "--host", "127.0.0.1", "--port", port.data,
 				       "-ngl", "99", "-fa", "on", "--cache-type-k", "q8_0",

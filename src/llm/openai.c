@@ -137,7 +137,7 @@ classify(const cJSON *err, int status, int in_stream, struct llm_event *ev)
 		ev->error.kind = LLM_ERR_CONTEXT;
 		json_long(err, "n_prompt_tokens", &ev->error.n_prompt_tokens);
 		json_long(err, "n_ctx", &ev->error.n_ctx);
-	} else if (strstr(m, "Loading model") || (!in_stream && status == 503)) {
+	} else if (strstr(m, "Loading model")) { /* llama-server's answer while it loads: waited out */
 		ev->error.kind = LLM_ERR_LOADING;
 		ev->error.retryable = 1;
 	} else {

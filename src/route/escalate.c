@@ -191,6 +191,7 @@ route_escalate_claude(struct route_escalate *x)
 		o.model = anthropic_config_model(&x->claude);
 		o.max_tokens = x->claude.max_tokens;
 		o.max_attempts = x->claude.retries + 1;
+		o.idle_timeout_ms = x->idle_timeout_ms;
 		x->an = anthropic_new(x->loop, x->http, &o);
 		anthropic_set_filter(x->an, route_escalate_filter, x);
 	}

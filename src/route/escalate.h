@@ -73,6 +73,7 @@ struct route_escalate {
 	double turn_cost;
 	struct route_escalate_decision *dec;
 	size_t ndec, adec;
+	long idle_timeout_ms;     /* stream_idle_timeout for Claude's streams; 0: the provider's default */
 	int turn_consults;        /* consults this turn: a second escalation hands off */
 	int models_checked;       /* GET /v1/models was asked (once per session) */
 	struct buf warning;       /* the model check's finding, until shown */

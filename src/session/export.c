@@ -188,7 +188,7 @@ session_export_file(const char *src_path, const char *out_path, struct buf *warn
 		session_export_html(&l, title.data, &out);
 	else
 		session_export_md(&l, title.data, &out);
-	rc = fs_write_atomic(out_path, out.data, out.len, e);
+	rc = fs_write_private(out_path, out.data, out.len, e); /* the conversation: the owner's only */
 	session_loaded_release(&l);
 	buf_release(&out);
 	buf_release(&title);

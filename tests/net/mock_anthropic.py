@@ -23,6 +23,7 @@ A TURN is one of
     {"stream_error": "overloaded_error", "text"?}  HTTP 200, then an error event
     {"http_error": 429, "retry_after": 1}        also 529, 500, 401, 413, 400 ...
     {"http_error": 400, "message": "..."}
+    {"hang": true}                               the stream's headers, then silence
 and any turn may add "chunk_bytes" (write N bytes at a time; 1 = one-byte
 writes), "delay_ms" (between writes), "drop_after_bytes" (close the
 connection after N body bytes), "json_split" (list of piece sizes for the
@@ -250,6 +251,27 @@ class Handler(BaseHTTPRequestHandler):
                 pass
         return sent, bool(drop and sent >= drop)
 
+    def send_headers_and_hang(self, seq):
+        """The stream's headers, then silence until the client goes away (or 60 s)."""
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream")
+        self.send_header("request-id", "req_mock%04d" % seq)
+        self.send_header("connection", "close")
+        self.end_headers()
+        self.wfile.flush()
+        self.close_connection = True
+        end = time.time() + 60
+        while time.time() < end and not self.state.stop_event.is_set():
+            try:
+                self.connection.settimeout(0.1)
+                if self.connection.recv(4096) == b"":
+                    break
+            except socket.timeout:
+                continue
+            except OSError:
+                break
+        return 0, False
+
     def do_GET(self):
         self.handle_any("GET")
 
@@ -282,6 +304,8 @@ class Handler(BaseHTTPRequestHandler):
             if status != 200:
                 extra = {"retry-after": turn["retry_after"]} if "retry_after" in turn else None
                 res = self.send_raw(status, error_body(status, turn), extra=extra, seq=seq, turn=turn)
+            elif turn.get("hang"):
+                res = self.send_headers_and_hang(seq)
             else:
                 stream = build_stream(turn, seq, st.scenario.get("ping", True))
                 res = self.send_raw(200, stream, ctype="text/event-stream", seq=seq, turn=turn)

@@ -38,7 +38,7 @@ and any turn may add "chunk_bytes" (write the body N bytes at a time),
 "delay_ms" (sleep between writes), "drop_after_bytes" (abort the
 connection after N body bytes: no terminating chunk, no [DONE]), "hang"
 (headers and the first progress chunk, then silence until the client
-goes away or the mock stops), "piece_size" (characters per content
+goes away or the mock stops; "hang": "headers": the headers alone), "piece_size" (characters per content
 delta), "repeat" (the text repeated N times).
 
 Streams use HTTP/1.1 chunked transfer encoding, one chunk per write, on a
@@ -552,7 +552,7 @@ class Handler(BaseHTTPRequestHandler):
     def stream(self, events, turn):
         self.start_stream()
         if turn.get("hang"):
-            if events:
+            if events and turn.get("hang") != "headers":
                 self.raw_chunk(events[0])
             self.hang()
             return

@@ -223,6 +223,49 @@ test_print(void **state)
 	assert_null(json_print(NULL));
 }
 
+/* A lone surrogate escape reads as U+FFFD (EF BF BD); pairs and escaped backslashes are kept. */
+static void
+test_lone_surrogate(void **state)
+{
+	static const struct {
+		const char *in, *want;
+	} cases[] = {
+		{ "\"a\\ud800b\"", "a\xef\xbf\xbd" "b" },                 /* high, then a plain char */
+		{ "\"\\ud800\"", "\xef\xbf\xbd" },                         /* high at the end */
+		{ "\"\\udc00x\"", "\xef\xbf\xbdx" },                       /* low alone */
+		{ "\"\\ud800\\u0041\"", "\xef\xbf\xbd" "A" },              /* high, then not a low */
+		{ "\"\\ud800\\ud800\\udc00\"", "\xef\xbf\xbd\xf0\x90\x80\x80" }, /* lone high, then a pair */
+		{ "\"\\uD83D\\uDE00\"", "\xf0\x9f\x98\x80" },              /* a pair, upper case */
+		{ "\"\\\\ud800\"", "\\ud800" },                            /* an escaped backslash: text */
+		{ "\"\\udbff\\n\"", "\xef\xbf\xbd\n" },                    /* high, then another escape */
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		cJSON *v = parse_ok(cases[i].in);
+
+		assert_true(cJSON_IsString(v));
+		assert_string_equal(v->valuestring, cases[i].want);
+		cJSON_Delete(v);
+	}
+}
+
+/* A stream chunk with a lone surrogate keeps the rest of the answer. */
+static void
+test_lone_surrogate_in_object(void **state)
+{
+	const char *s = "{\"choices\":[{\"delta\":{\"content\":\"x\\udfffy\"}}],\"n\":1}";
+	cJSON *v = parse_ok(s);
+	const cJSON *d = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(v, "choices"), 0), "delta");
+
+	(void)state;
+	assert_string_equal(json_str(d, "content"), "x\xef\xbf\xbdy");
+	cJSON_Delete(v);
+	/* a truncated escape is still an error, at the same place */
+	parse_fails("\"\\ud80", 6, "invalid JSON at line 1, column 2: near '\\ud80'");
+}
+
 int
 main(void)
 {
@@ -234,6 +277,8 @@ main(void)
 		cmocka_unit_test(test_escape_roundtrip),
 		cmocka_unit_test(test_utf8_len),
 		cmocka_unit_test(test_print),
+		cmocka_unit_test(test_lone_surrogate),
+		cmocka_unit_test(test_lone_surrogate_in_object),
 	};
 
 	json_init();

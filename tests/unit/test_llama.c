@@ -491,9 +491,12 @@ struct probe_rec {
 };
 
 static void
-probe_loading(void *arg)
+probe_loading(void *arg, long left_ms)
 {
-	((struct probe_rec *)arg)->loading++;
+	struct probe_rec *p = arg;
+
+	assert_true(left_ms > 0 && left_ms <= 10000);
+	p->loading++;
 }
 
 static void
@@ -544,6 +547,34 @@ test_probe_waits_for_loading(void **state)
 	assert_string_equal(llama_info(n->lm)->model_id, "local-tiny");
 	assert_int_equal(llama_info(n->lm)->n_ctx, 8192);
 	assert_string_equal(llama_provider(n->lm)->model(n->lm), "local-tiny");
+}
+
+/* A 503 that is not "Loading model" (a proxy, a broken server): asked 3 times, then what to do. */
+static void
+test_probe_other_503(void **state)
+{
+	struct net *n = *state;
+	struct tu_resp r[3];
+	struct probe_rec p = { 0 };
+	static const char down[] =
+		"HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\n"
+		"Service Unavailable";
+	int i;
+
+	memset(r, 0, sizeof r);
+	for (i = 0; i < 3; i++) {
+		r[i].raw = down;
+		r[i].path = "/health";
+	}
+	tu_server_start(&n->srv, r, 3);
+	net_connect(n, n->srv.port);
+	llama_probe(n->lm, 300000, probe_loading, probe_done, &p);
+	assert_true(tu_run_until(n->loop, &p.done, 8000));
+	assert_int_equal(p.rc, -1);
+	assert_int_equal(p.loading, 0);
+	assert_int_equal(p.kind, LLM_ERR_HTTP);
+	assert_non_null(strstr(p.msg, "HTTP 503 3 times"));
+	assert_non_null(strstr(p.msg, "restart it"));
 }
 
 static void
@@ -751,6 +782,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_dropped_mid_stream, net_setup, net_teardown),
 		cmocka_unit_test_setup_teardown(test_connection_refused, net_setup, net_teardown),
 		cmocka_unit_test_setup_teardown(test_probe_waits_for_loading, net_setup, net_teardown),
+		cmocka_unit_test_setup_teardown(test_probe_other_503, net_setup, net_teardown),
 		cmocka_unit_test_setup_teardown(test_probe_no_server, net_setup, net_teardown),
 		cmocka_unit_test_setup_teardown(test_cancel_mid_stream, net_setup, net_teardown),
 		cmocka_unit_test_setup_teardown(test_get_slots, net_setup, net_teardown),

@@ -526,8 +526,11 @@ test_error_bodies(void **state)
 		  NULL, LLM_ERR_HTTP, 1 },
 		{ 500, "", "HTTP 500 with an empty body", NULL, LLM_ERR_HTTP, 1 },
 		{ 500, NULL, "HTTP 500 with an empty body", NULL, LLM_ERR_HTTP, 1 },
+		/* a 503 that is not llama-server loading its model is an HTTP error, retried as usual */
 		{ 503, "  Service \x01Unavailable \xff\xc3\xa9\n second line", "Service ?Unavailable ?\xc3\xa9",
-		  NULL, LLM_ERR_LOADING, 1 },
+		  NULL, LLM_ERR_HTTP, 1 },
+		{ 503, "{\"error\":{\"code\":503,\"message\":\"no slot available\",\"type\":\"unavailable_error\"}}",
+		  "no slot available", "unavailable_error", LLM_ERR_HTTP, 1 },
 		{ 429, "{\"error\":\"slow down\"}", "slow down", NULL, LLM_ERR_HTTP, 1 },
 		{ 401, "{\"code\":401,\"message\":\"Invalid API Key\",\"type\":\"authentication_error\"}",
 		  "Invalid API Key", "authentication_error", LLM_ERR_HTTP, 0 },

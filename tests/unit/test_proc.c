@@ -453,6 +453,81 @@ test_other_children_untouched(void **state)
 	finish(&r);
 }
 
+/* Whether pid is a live process (a zombie is dead, waiting to be reaped). */
+static int
+alive_not_zombie(long pid)
+{
+	char path[64], line[512], *rp;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+	if (!(f = fopen(path, "r")))
+		return kill((pid_t)pid, 0) == 0;
+	n = fread(line, 1, sizeof line - 1, f);
+	fclose(f);
+	line[n] = '\0';
+	rp = strrchr(line, ')');
+	return rp && rp[1] == ' ' && rp[2] != 'Z' && rp[2] != 'X';
+}
+
+/*
+ * The guardian: a stand-in for hearth (a forked child) starts it, spawns
+ * `sh -c 'sleep 1000 & ...; wait'` and is SIGKILLed; the backgrounded sleep,
+ * a grandchild no PR_SET_PDEATHSIG reaches, must be gone within 5 s.
+ */
+static void
+test_guard_ends_children_of_killed_parent(void **state)
+{
+	int pfd[2], st;
+	pid_t fake;
+	long sleeper;
+	char buf[32];
+	ssize_t n;
+	int i;
+
+	(void)state;
+	assert_int_equal(pipe(pfd), 0);
+	fake = fork();
+	assert_true(fake >= 0);
+	if (fake == 0) {
+		const char *argv[] = { "/bin/sh", "-c", "sleep 1000 & echo $! >&2; wait", NULL };
+		struct proc_spec spec;
+		struct err e = ERR_INIT;
+		struct loop *l;
+
+		close(pfd[0]);
+		if (proc_guard_start(&e) < 0 || !(l = loop_new(&e)))
+			_exit(2);
+		memset(&spec, 0, sizeof spec);
+		spec.argv = argv;
+		spec.stderr_fd = pfd[1];
+		if (!proc_spawn(l, &spec, &e))
+			_exit(3);
+		close(pfd[1]);
+		for (i = 0; i < 600; i++) /* at most a minute, then give up on the test */
+			loop_run_once(l, 100, NULL);
+		_exit(4);
+	}
+	close(pfd[1]);
+	n = read(pfd[0], buf, sizeof buf - 1);
+	close(pfd[0]);
+	assert_true(n > 0);
+	buf[n] = '\0';
+	sleeper = atol(buf);
+	assert_true(sleeper > 0);
+	assert_true(alive_not_zombie(sleeper));
+	kill(fake, SIGKILL);
+	while (waitpid(fake, &st, 0) < 0 && errno == EINTR)
+		;
+	for (i = 0; i < 50 && alive_not_zombie(sleeper); i++)
+		usleep(100 * 1000);
+	if (alive_not_zombie(sleeper)) {
+		kill((pid_t)sleeper, SIGKILL);
+		fail_msg("the backgrounded sleep %ld outlived its SIGKILLed parent by 5 s", sleeper);
+	}
+}
+
 int
 main(void)
 {
@@ -474,6 +549,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_spawn_failures, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_env_cwd_fds, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_other_children_untouched, setup, teardown),
+		cmocka_unit_test(test_guard_ends_children_of_killed_parent),
 	};
 	int rc;
 

@@ -246,6 +246,7 @@ app_on_probe(struct llama *lm, int rc, enum llm_err_kind kind, const char *msg, 
 	if (a->state == AS_QUIT)
 		return;
 	a->dirty = 1;
+	a->st.wait[0] = '\0'; /* the loading countdown, if any, is over */
 	if (rc < 0) {
 		a->first_run = !a->talked;
 		a->server_down = 1;
@@ -275,18 +276,26 @@ app_on_probe(struct llama *lm, int rc, enum llm_err_kind kind, const char *msg, 
 	}
 }
 
-/* The server answers 503: say so once (a managed server is loading its model). */
+/* The server answers 503 "Loading model" (a managed server is loading its model): a
+ * notice once, and the countdown in the status lines. */
 static void
-app_on_loading(void *arg)
+app_on_loading(void *arg, long left_ms)
 {
-	app_state_notice(arg, THEME_DIM, "llama-server is loading the model; waiting");
+	struct app *a = arg;
+	long left = (left_ms + 999) / 1000;
+
+	if (!*a->st.wait)
+		app_state_notice(a, THEME_DIM, "llama-server is loading the model; waiting");
+	snprintf(a->st.wait, sizeof a->st.wait, "llama-server is loading the model · %ld:%02ld left",
+		 left / 60, left % 60);
+	a->dirty = 1;
 }
 
 static void
 app_probe(struct app *a)
 {
 	a->state = AS_PROBING;
-	llama_probe(a->d->llama, 300000, app_on_loading, app_on_probe, a);
+	llama_probe(a->d->llama, a->d->cfg->loading_wait_s * 1000L, app_on_loading, app_on_probe, a);
 }
 
 /* ---- the GET /slots poll (app_poll_in, ui/app/state.h) --------------- */

@@ -64,6 +64,16 @@ app_turn_sandbox(struct app *a)
 	buf_release(&d);
 }
 
+/* The agent waits for a loading model: the countdown in the status lines (NULL: over). */
+static void
+app_turn_on_wait(void *arg, const char *line)
+{
+	struct app *a = arg;
+
+	snprintf(a->st.wait, sizeof a->st.wait, "%s", line ? line : "");
+	a->dirty = 1;
+}
+
 /* A notice from the agent (retry, recovery...). */
 static void
 app_turn_on_notice(void *arg, const char *line)
@@ -237,6 +247,7 @@ app_turn_agent(struct app *a)
 	v.on_tool_start = app_turn_on_tool_start;
 	v.on_tool_done = app_turn_on_tool_done;
 	v.on_notice = app_turn_on_notice;
+	v.on_wait = app_turn_on_wait;
 	v.on_end = app_turn_on_end;
 	v.say = app_turn_say;
 	v.on_user = app_turn_on_user;

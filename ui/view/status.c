@@ -93,6 +93,8 @@ status_draw(struct grid *g, struct grid_rect r, const struct view_status *st,
 		buf_addf(&l, " $%.2f", st->spend_usd);
 	else if (st->spend_usd > 0)
 		buf_adds(&l, " <$0.01");
+	if (*st->wait)
+		buf_addf(&l, " · %s", st->wait);
 	if (wide) {
 		server_panel_count(used, sizeof(used), srv->ctx_used);
 		server_panel_count(max, sizeof(max), srv->n_ctx);
@@ -188,14 +190,17 @@ status_draw_help(struct grid *g, struct grid_rect r, const struct view_status *s
 		return;
 	r.h = 1;
 	grid_clear_rect(g, r, THEME_DIM);
-	buf_addf(&l, " %sctrl-o expand · ctrl-g editor · /help", st->busy ? "esc stop · " : "");
+	if (*st->wait)
+		buf_addf(&l, " %s%s", st->busy ? "esc stop · " : "", st->wait);
+	else
+		buf_addf(&l, " %sctrl-o expand · ctrl-g editor · /help", st->busy ? "esc stop · " : "");
 	if (*st->sandbox)
 		buf_addf(&rt, "sandbox: %s · ", st->sandbox);
 	if (*st->route_mode)
 		buf_addf(&rt, "route: %s · ", st->route_mode);
 	buf_addf(&rt, "%d turn%s · %ld:%02ld ", st->turns, st->turns == 1 ? "" : "s",
 	    st->elapsed_s / 60, st->elapsed_s % 60);
-	two_parts(g, r, &l, THEME_DIM, &rt, THEME_DIM);
+	two_parts(g, r, &l, *st->wait ? THEME_WARNING : THEME_DIM, &rt, THEME_DIM);
 	buf_release(&l);
 	buf_release(&rt);
 }

@@ -13,6 +13,8 @@
  * when the server is gone.
  * status_draw_help — the bottom hint line of wide layouts, with the route
  * mode, turn count and elapsed time on the right.
+ * While st->wait is set (a loading model's countdown) the top line shows
+ * it after the route and the help line shows it instead of the hints.
  * All three clear their rect first and draw only its first row.
  */
 #ifndef HEARTH_UI_VIEW_STATUS_H

@@ -124,6 +124,7 @@ struct view_status {
 	long elapsed_s;
 	int busy;           /* a turn is running (help line says "esc stop") */
 	char sandbox[48];   /* bash's sandbox: "workspace-write (bwrap)", "none: asking", "off" ("" hides it) */
+	char wait[128];     /* a countdown while the server loads its model ("" hides it) */
 };
 
 #endif
