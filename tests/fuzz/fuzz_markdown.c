@@ -35,7 +35,7 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define ROWS 6
-#define MAX_INPUT 8192
+#define MAX_INPUT 4096
 
 /* Every cell of g holds valid UTF-8 within its bounds. */
 static void

@@ -50,9 +50,9 @@ llamawire)
 	put '{"id_slot":0,"filename":"s.bin","n_saved":1745,"n_written":14309796,"timings":{"save_ms":49.865}}'
 	;;
 mcpwire)
-	put '{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{"listChanged":true}},"serverInfo":{"name":"demo","version":"1"}}}\n{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"echo","description":"Echo","inputSchema":{"type":"object","properties":{"text":{"type":"string"}}},"annotations":{"readOnlyHint":true}}],"nextCursor":"p2"}}\n{"jsonrpc":"2.0","id":3,"result":{"tools":[]}}\n{"jsonrpc":"2.0","id":4,"result":{"content":[{"type":"text","text":"hi"},{"type":"image","data":"AA==","mimeType":"image/png"}],"isError":false}}\n'
-	put '{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18"}}\n{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}\n{"jsonrpc":"2.0","id":"a","method":"ping"}\n{"jsonrpc":"2.0","id":7,"method":"sampling/createMessage","params":{}}\n{"jsonrpc":"2.0","id":2,"error":{"code":-32601,"message":"no"}}\n'
-	put '{"jsonrpc":"2.0","id":1,"error":{"code":-32000,"message":"refused"}}\r\n'
+	put '\x3f{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{"listChanged":true}},"serverInfo":{"name":"demo","version":"1"}}}\n{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"echo","description":"Echo","inputSchema":{"type":"object","properties":{"text":{"type":"string"}}},"annotations":{"readOnlyHint":true}}],"nextCursor":"p2"}}\n{"jsonrpc":"2.0","id":3,"result":{"tools":[]}}\n{"jsonrpc":"2.0","id":4,"result":{"content":[{"type":"text","text":"hi"},{"type":"image","data":"AA==","mimeType":"image/png"}],"isError":false}}\n'
+	put '\x3f{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18"}}\n{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}\n{"jsonrpc":"2.0","id":"a","method":"ping"}\n{"jsonrpc":"2.0","id":7,"method":"sampling/createMessage","params":{}}\n{"jsonrpc":"2.0","id":2,"error":{"code":-32601,"message":"no"}}\n'
+	put '\x3f{"jsonrpc":"2.0","id":1,"error":{"code":-32000,"message":"refused"}}\r\n'
 	;;
 session)
 	put '{"id":"87c110eea2d2","parent":null,"type":"meta","ts":"2026-11-25T13:52:44.678Z","meta":{"cwd":"/w","model":"m","server":"http://127.0.0.1:8080","provider":"llama","created":"2026-11-25T13:52:44.678Z","forked_from":"x"}}\n{"id":"4ed117c32799","parent":"87c110eea2d2","type":"message","ts":"2026-11-25T13:52:44.678Z","message":{"role":"user","aborted":false,"blocks":[{"text":"hi","kind":"text"},{"kind":"image","key":"k","value":"v"}]}}\n{"id":"9494fbd4ea76","parent":"4ed117c32799","type":"message","ts":"2026-11-25T13:52:44.680Z","message":{"role":"assistant","aborted":false,"blocks":[{"text":"hm","kind":"reasoning","signature":"c2ln"},{"kind":"tool_call","id":"c1","name":"read","args":"{\\"path\\":\\"a\\"}"}]}}\n{"id":"a1","parent":"9494fbd4ea76","type":"message","ts":"2026-11-25T13:52:44.690Z","message":{"role":"user","blocks":[{"kind":"tool_result","id":"c1","name":"read","text":"1\\tx","is_error":false}]}}\n{"id":"b2","parent":"4ed117c32799","type":"notice","ts":"2026-11-25T13:52:44.700Z","text":"forked"}\n'
@@ -76,8 +76,8 @@ sanitize)
 	cp "$fix"/*.sse "$fix"/*.txt "$dir"/ 2>/dev/null || true
 	put 'ok\x1b[31mred\x1b]0;title\x07\xc2\x9b2J\xed\xa0\x80\xf4\x90\x80\x80\xe0\x80\x80\xff\x00tab\tend\n'
 	;;
-markdown)
-	for f in README.md docs/*.md; do cp "$f" "$dir/$(echo "$f" | tr / _)"; done
+markdown) # the first byte picks the width
+	for f in README.md docs/*.md; do { printf '\x4f'; cat "$f"; } >"$dir/$(echo "$f" | tr / _)"; done
 	put '\x28# Title\n- item **bold** and `code`\n  1. nested _em_\n```c\nint main(void) { return 0; }\n```\n@@ -1,2 +1,2 @@\n-old line\n+new line\n context\n'
 	;;
 edit)
