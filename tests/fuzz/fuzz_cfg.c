@@ -1,7 +1,10 @@
 /*
  * fuzz_cfg: libFuzzer harness for the settings loader (base/cfg.c,
  * cfg_load_file on an in-memory file).  The same text is loaded twice on
- * top of the defaults, as the user's and the project's files are.
+ * top of the defaults, as the user's and the project's files are; its
+ * "anthropic" group goes to the provider's own reader
+ * (anthropic/config.c, anthropic_config_apply) as that file's loader
+ * hands it over.
  * Checks: a failure says why; warnings are whole lines; every string
  * setting is NULL or NUL-terminated text (the server URL never NULL);
  * everything frees cleanly.
@@ -22,13 +25,19 @@
  * dict: "\"think_word\""
  * dict: "\"approval\""
  * dict: "\"routing\""
+ * dict: "\"anthropic\":{\"tier\":\"opus\",\"max_tokens\":"
+ * dict: "\"retries\""
+ * dict: "\"models\":{\"haiku\":"
+ * dict: "\"api_key\""
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "anthropic/config.h"
 #include "base/cfg.h"
+#include "base/json.h"
 #include "fuzz_util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -67,5 +76,21 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	buf_release(&warnings);
 	cfg_release(&c);
 	close(fd);
+
+	/* The "anthropic" group, as anthropic_config_load hands it over. */
+	{
+		struct anthropic_config ac;
+		cJSON *root = json_parse((const char *)data, size, NULL);
+		const cJSON *o = cJSON_IsObject(root) ? cJSON_GetObjectItemCaseSensitive(root, "anthropic") : NULL;
+
+		anthropic_config_defaults(&ac);
+		if (o)
+			anthropic_config_apply(&ac, o, "fuzz.json", 1, &warnings);
+		FUZZ_CHECK(anthropic_config_model(&ac) != NULL);
+		FUZZ_CHECK(ac.max_tokens > 0 && ac.retries >= 0);
+		anthropic_config_release(&ac);
+		cJSON_Delete(root);
+		buf_release(&warnings);
+	}
 	return 0;
 }

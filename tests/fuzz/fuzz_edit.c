@@ -53,9 +53,8 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 		abort();
 	atexit(cleanup);
 	real = realpath(root, NULL); /* the tool wants the canonical root */
-	if (!real || strlen(real) >= sizeof root)
+	if (!real || snprintf(root, sizeof root, "%s", real) >= (int)sizeof root)
 		abort();
-	strcpy(root, real);
 	free(real);
 	return 0;
 }
