@@ -52,8 +52,9 @@ anthropic_config_int(const cJSON *o, const char *key, int lo, int hi, int *dst, 
 
 	if (!v)
 		return;
-	if (cJSON_IsNumber(v) && v->valuedouble == (double)(int)v->valuedouble &&
-	    v->valueint >= lo && v->valueint <= hi)
+	/* the range first: converting a double int cannot hold is undefined */
+	if (cJSON_IsNumber(v) && v->valuedouble >= lo && v->valuedouble <= hi &&
+	    v->valuedouble == (double)(int)v->valuedouble)
 		*dst = v->valueint;
 	else
 		buf_addf(w, "%s: anthropic.%s must be an integer from %d to %d; keeping %d\n", org,

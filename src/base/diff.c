@@ -33,7 +33,7 @@ struct script {
 	size_t n, cap;
 };
 
-/* Split text into lines; the last may lack '\n'. */
+/* Split text into lines; the last may lack '\n'.  Never NULL, even for no lines. */
 static struct tline *
 split_lines(const char *s, size_t n, int *count)
 {
@@ -57,6 +57,8 @@ split_lines(const char *s, size_t n, int *count)
 		v[c++].hash = h;
 		i = j;
 	}
+	if (!v) /* never NULL: edit_script offsets it by the common prefix even when empty */
+		v = xcalloc(1, sizeof *v);
 	*count = c;
 	return v;
 }

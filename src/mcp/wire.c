@@ -76,8 +76,9 @@ mcp_wire_lines_next(struct mcp_wire_lines *lr, const char **line, size_t *len, s
 static long
 msg_id(const cJSON *id)
 {
-	if (!cJSON_IsNumber(id) || id->valuedouble != (double)(long)id->valuedouble ||
-	    id->valuedouble < 0 || id->valuedouble > 1e15)
+	/* the range first: converting a double long cannot hold is undefined */
+	if (!cJSON_IsNumber(id) || !(id->valuedouble >= 0 && id->valuedouble <= 1e15) ||
+	    id->valuedouble != (double)(long)id->valuedouble)
 		return -1;
 	return (long)id->valuedouble;
 }

@@ -71,6 +71,29 @@ test_exact_unique(void **state)
 	expect_file(f, "a.c", "int main(void)\n{\n\tputs(\"hi\");\n\treturn 1;\n}\n");
 }
 
+/*
+ * Found by tests/fuzz/fuzz_edit: an edit that empties the file gave the
+ * diff an empty side, whose line array was NULL and was then offset by
+ * the common prefix (NULL + 0: undefined, reported by clang's UBSan).
+ */
+static void
+test_edit_to_empty(void **state)
+{
+	struct fixture *f = *state;
+	char *o, *d;
+	int err;
+
+	fixture_puts(f, "e.txt", " ");
+	o = ed(f, "{\"path\":\"e.txt\",\"old_text\":\" \",\"new_text\":\"\",\"replace_all\":true}",
+	       &err, &d);
+	assert_false(err);
+	assert_non_null(d);
+	assert_non_null(strstr(d, "@@ -1,1 +0,0 @@\n- \n"));
+	free(d);
+	free(o);
+	expect_file(f, "e.txt", "");
+}
+
 static void
 test_ambiguous_and_replace_all(void **state)
 {
@@ -340,6 +363,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_mode_and_no_temp, fixture_setup, fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_syntax_check, fixture_setup, fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_stale_guard, fixture_setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_edit_to_empty, fixture_setup, fixture_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -128,6 +128,38 @@ test_parse(void **state)
 	mcp_wire_msg_free(&m);
 }
 
+/*
+ * Found by tests/fuzz/fuzz_mcpwire: an id too large for a long was
+ * converted before its range was checked (undefined; clang's UBSan
+ * reports it).  Such ids, negative ones and fractions are not ours: -1.
+ */
+static void
+test_parse_huge_id(void **state)
+{
+	static const char *const ids[] = {
+		"1777777777777777777777777777777777777777777777777777777777777777777777777",
+		"-1e300", "1e16", "2.5", "-3",
+	};
+	struct mcp_wire_msg m;
+	struct err e = ERR_INIT;
+	char line[256];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof ids / sizeof ids[0]; i++) {
+		snprintf(line, sizeof line,
+			 "{\"jsonrpc\":\"2.0\",\"id\":%s,\"error\":{\"code\":-32000,\"message\":\"refused\"}}",
+			 ids[i]);
+		assert_int_equal(parse(line, &m, &e), 0);
+		assert_int_equal(m.kind, MCP_WIRE_ERROR);
+		assert_int_equal(m.id, -1);
+		mcp_wire_msg_free(&m);
+	}
+	assert_int_equal(parse("{\"jsonrpc\":\"2.0\",\"id\":1000000000000000,\"result\":{}}", &m, &e), 0);
+	assert_int_equal(m.id, 1000000000000000L);
+	mcp_wire_msg_free(&m);
+}
+
 /* Builders give one line each, with no raw newline inside. */
 static void
 test_builders(void **state)
@@ -288,6 +320,7 @@ main(void)
 		cmocka_unit_test(test_lines_split),
 		cmocka_unit_test(test_lines_too_long),
 		cmocka_unit_test(test_parse),
+		cmocka_unit_test(test_parse_huge_id),
 		cmocka_unit_test(test_builders),
 		cmocka_unit_test(test_tools),
 		cmocka_unit_test(test_call_text),

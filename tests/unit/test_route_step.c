@@ -246,6 +246,38 @@ test_anthcfg(void **state)
 	buf_release(&w);
 }
 
+/*
+ * Found with tests/fuzz/fuzz_cfg: a number int cannot hold (1e300) was
+ * converted before its range was checked (undefined; clang's UBSan
+ * reports it).  It is out of range like any other: a warning, the value kept.
+ */
+static void
+test_anthcfg_huge_numbers(void **state)
+{
+	static const char *const in[] = {
+		"{\"max_tokens\":1e300}", "{\"max_tokens\":-1e300}", "{\"retries\":3e9}",
+		"{\"retries\":2.5}",
+	};
+	struct anthropic_config c;
+	struct buf w = BUF_INIT;
+	size_t i;
+
+	(void)state;
+	anthropic_config_defaults(&c);
+	for (i = 0; i < sizeof in / sizeof in[0]; i++) {
+		cJSON *o = cJSON_Parse(in[i]);
+
+		buf_reset(&w);
+		anthropic_config_apply(&c, o, "U", 1, &w);
+		assert_non_null(strstr(w.data, "must be an integer from"));
+		cJSON_Delete(o);
+	}
+	assert_int_equal(c.max_tokens, 16000);
+	assert_int_equal(c.retries, 3);
+	anthropic_config_release(&c);
+	buf_release(&w);
+}
+
 static void
 test_accounting_json(void **state)
 {
@@ -301,6 +333,7 @@ main(void)
 		cmocka_unit_test(test_rule_max_steps_and_failures),
 		cmocka_unit_test(test_redact),
 		cmocka_unit_test(test_anthcfg),
+		cmocka_unit_test(test_anthcfg_huge_numbers),
 		cmocka_unit_test(test_accounting_json),
 	};
 
