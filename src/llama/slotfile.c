@@ -202,6 +202,17 @@ llama_slotfile_before_request(struct llama_slotfile *s, llama_slotfile_cont_fn c
 	return 1;
 }
 
+/* A prime is about to change the slot. */
+void
+llama_slotfile_before_prime(struct llama_slotfile *s)
+{
+	if (s->idle_timer)
+		loop_timer_del(s->loop, s->idle_timer);
+	s->idle_timer = 0;
+	s->busy_request = 1;
+	s->dirty = 1;
+}
+
 /* An idle or exit save ended: the slot is on disk unless it failed. */
 static void
 llama_slotfile_on_save(const struct llama_slotfile_result *r, void *arg)
