@@ -216,6 +216,7 @@ llama_on_done(struct http_req *r, int status, enum http_fail fail, const struct 
 		llama_emit(c, &ev);
 		buf_release(&msg);
 	} else if (!c->ended) {
+		llama_cache_server_lost(&lm->cw);
 		llama_fail(c, fail == HTTP_FAIL_CONNECT ? LLM_ERR_CONNECT : LLM_ERR_DISCONNECTED,
 			   fail != HTTP_FAIL_CONNECT, e ? e->msg : "request failed");
 	}

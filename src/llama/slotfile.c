@@ -173,6 +173,10 @@ llama_slotfile_on_restore(const struct llama_slotfile_result *r, void *arg)
 		snprintf(s->notice, sizeof s->notice,
 			 "restored the session's cache into slot %d from %s: %ld tokens in %.0f ms",
 			 *s->slot, name.data, r->n_tokens, r->ms);
+	} else if (strstr(r->msg, "invalid slot save file") || strstr(r->msg, "No such file")) {
+		snprintf(s->notice, sizeof s->notice,
+			 "no saved cache for this session on the server (%s was never saved, or was deleted); the first request prefills the whole conversation",
+			 name.data);
 	} else {
 		snprintf(s->notice, sizeof s->notice,
 			 "could not restore the session's cache (%.180s); the first request prefills the whole conversation",
