@@ -5,6 +5,7 @@
 #   make asan       the whole test suite under ASan+UBSan (build-asan/)
 #   make valgrind   every unit test under valgrind --leak-check=full
 #   make bench      start-up, RSS and per-turn figures (prints; fails nothing)
+#   make bench-real the 3x3 warm-cache scenario on a real llama-server (HEARTH_BENCH_SERVER)
 #   make install    PREFIX=/usr/local: binary, themes, man page
 #   make bootstrap  install missing Debian packages (root) or print the apt-get line
 #   make lint       headers compile alone; layering rules hold
@@ -51,7 +52,7 @@ UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 TEST_HELPERS := $(wildcard tests/unit/helpers/*.c)
 
-.PHONY: all test unit asan valgrind bench install uninstall bootstrap lint clean distclean grammars
+.PHONY: all test unit asan valgrind bench bench-real install uninstall bootstrap lint clean distclean grammars
 
 EXT_BIN  := $(BUILD)/mcp-demo
 
@@ -103,6 +104,10 @@ bench: $(BIN) $(BUILD)/bench/frame $(BUILD)/bench/bench_intel $(BUILD)/bench/ske
 		BENCH_INTEL=$(abspath $(BUILD)/bench/bench_intel) \
 		BENCH_SKEL=$(abspath $(BUILD)/bench/skelcheck) FIXTURES=$(FIXTURES) sh tests/bench.sh
 	@HEARTH_BIN=$(abspath $(BIN)) FIXTURES=$(FIXTURES) sh tests/bench_cache.sh
+
+# the warm-cache scenario on a real llama-server (not in CI): HEARTH_BENCH_SERVER=path/to/llama-server
+bench-real: $(BIN)
+	@HEARTH_BIN=$(abspath $(BIN)) sh tests/bench_real.sh
 
 $(BUILD)/bench/%: tests/bench/%.c $(LIB) $(GRAMMAR_OBJS)
 	@mkdir -p $(dir $@)

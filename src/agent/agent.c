@@ -202,6 +202,36 @@ agent_hook(struct agent *a, enum agent_step_why why)
 	return go;
 }
 
+/*
+ * The turn ended on an answer (the last message is the assistant's, without
+ * tool calls): let the provider warm its cache for the next turn.
+ */
+static void
+agent_prime(struct agent *a)
+{
+	struct provider_req req = { 0 };
+	const struct conv_msg *m;
+	size_t i;
+
+	if (!a->prov || !a->prov->prime || !a->conv.nmsgs)
+		return;
+	m = &a->conv.msgs[a->conv.nmsgs - 1];
+	if (m->role != CONV_ASSISTANT || m->aborted)
+		return;
+	for (i = 0; i < m->nblocks; i++)
+		if (m->blocks[i].kind == CONV_TOOL_CALL)
+			return;
+	req.conv = &a->conv;
+	req.tools = a->tools.v;
+	req.ntools = a->tools.n;
+	if (a->env && a->env->toolset) {
+		req.tools = a->env->toolset->offered;
+		req.ntools = a->env->toolset->noffered;
+	}
+	req.thinking = a->opts.thinking;
+	a->prov->prime(a->prov->self, &req);
+}
+
 /* End the turn and report. */
 void
 agent_end(struct agent *a, enum agent_end end, const char *message)
@@ -213,6 +243,8 @@ agent_end(struct agent *a, enum agent_end end, const char *message)
 	a->state = ST_IDLE;
 	agent_clear_step(a);
 	agent_sync(a);
+	if (end == AGENT_END_OK || end == AGENT_END_ERROR)
+		agent_prime(a);
 	if (a->changed && a->opts.hooks.turn_end)
 		a->opts.hooks.turn_end(a->opts.hooks.arg);
 	a->changed = 0;

@@ -45,6 +45,7 @@ static const struct cfg_key cfg_keys[] = {
 	K("slot_wait", CFG_INT, slot_wait_s),
 	K("slot_save", CFG_BOOL, slot_save),
 	K("slot_save_idle", CFG_INT, slot_save_idle_s),
+	K("cache_prime", CFG_BOOL, cache_prime),
 	K("microcompact_keep", CFG_INT, agent_microcompact_keep),
 	K("context_reserve", CFG_INT, context_reserve),
 	K("syntax_check", CFG_WARN_REJECT, syntax_reject),
@@ -85,6 +86,7 @@ cfg_defaults(struct cfg *c)
 	c->mcp_timeout_s = 60;
 	c->slot_save = 1;
 	c->slot_save_idle_s = 60;
+	c->cache_prime = 1;
 	c->agent_microcompact_keep = 6;
 	c->context_reserve = 4096;
 	c->think_word = xstrdup("ultrathink");

@@ -32,6 +32,7 @@ struct cfg {
 	int mcp_timeout_s;       /* 60: an MCP request unanswered this long drops the server */
 	int slot_save;           /* 1: save the session's slot on exit and after idle, restore on resume */
 	int slot_save_idle_s;    /* 60: idle seconds after an answer before the slot is saved (0: only on exit) */
+	int cache_prime;         /* 1: after an answer, end the slot where the next turn begins (llama/prime.c) */
 	int agent_microcompact_keep;   /* 6: tool results of the last N turns stay verbatim (0: off) */
 	int context_reserve;     /* 4096: compact when a request would leave fewer tokens of n_ctx */
 	char *think_word;        /* "ultrathink": a task with this word thinks for its turn ("" = never) */

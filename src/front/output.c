@@ -31,6 +31,7 @@ struct front_output {
 	cJSON *route;
 	cJSON *routing;   /* decisions, per-route usage and cost (route_step_json) */
 	int ended;
+	int length_stop;  /* the last answer stopped at the token limit (finish_reason length) */
 	enum agent_end end;
 	struct buf end_msg;
 	enum llm_err_kind last_err;
@@ -202,6 +203,8 @@ pm_on_event(void *arg, const struct llm_event *ev)
 		pm->last_err = ev->error.kind;
 		pm->had_err = 1;
 	}
+	if (ev->kind == LLM_DONE)
+		pm->length_stop = ev->stop_reason && !strcmp(ev->stop_reason, "length");
 	if (ev->kind == LLM_CACHE || ev->kind == LLM_NOTICE) {
 		pm_server_note(pm, ev);
 		return;
@@ -490,7 +493,8 @@ front_output_finish(struct front_output *pm, const struct agent_stats *st, const
 
 	if (code && code != 130 && pm->end_msg.len)
 		front_output_error(pm, pm->end_msg.data);
-	if (pm->o.format == FRONT_OUTPUT_TEXT && code == 0) {
+	/* a length stop still prints what was answered (the note on stderr says it is cut off) */
+	if (pm->o.format == FRONT_OUTPUT_TEXT && (code == 0 || (code == 1 && pm->length_stop))) {
 		struct buf b = BUF_INIT;
 
 		sanitize_term(&b, pm->answer.data, pm->answer.len);

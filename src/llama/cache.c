@@ -71,6 +71,20 @@ llama_cache_plan(struct llama_cache *cw, const char *why)
 	cw->planned = xstrdup(why);
 }
 
+/* A slot restore put n tokens in the slot. */
+void
+llama_cache_restored(struct llama_cache *cw, long n)
+{
+	cw->restored = n;
+}
+
+/* The server went away: its cache is gone. */
+void
+llama_cache_server_lost(struct llama_cache *cw)
+{
+	cw->server_lost = 1;
+}
+
 /* Index of the first previous message not sent again unchanged, or -1. */
 static long
 cw_first_change(const struct llama_cache *cw)
@@ -92,6 +106,8 @@ cw_explain(struct llama_cache *cw, long total)
 	buf_reset(&cw->cause);
 	if (cw->server && strcmp(cw->server, cw->next_server) != 0)
 		buf_adds(&cw->cause, "the server restarted or the model changed");
+	else if (cw->server_lost)
+		buf_adds(&cw->cause, "the server restarted (the connection was lost): its cache is empty");
 	else if (changed >= 0)
 		buf_addf(&cw->cause, "the prompt prefix changed at message %ld", changed);
 	else if (cw->slot != -2 && cw->slot != cw->next_slot)
@@ -115,7 +131,25 @@ llama_cache_timings(struct llama_cache *cw, const struct llm_timings *t,
 	out->prompt_n = t->prompt_n;
 	out->cause = "";
 	out->reuse = total > 0 ? (double)t->cache_n / (double)total : 0;
-	if (cw->requests > 0 && total > 0) {
+	if (cw->restored > 0 && total > 0) {
+		/* the slot file's tokens should all be reused: they are the prompt's beginning */
+		long keep = cw->restored < total ? cw->restored : total;
+
+		out->expected = (double)keep / (double)total;
+		if (out->reuse + LLAMA_CACHE_SLACK < out->expected) {
+			out->is_break = 1;
+			cw->breaks++;
+			buf_reset(&cw->cause);
+			if (cw->planned)
+				buf_addf(&cw->cause, "expected: %s", cw->planned);
+			else
+				buf_addf(&cw->cause,
+					 "the restored slot did not match the prompt: %ld tokens restored from the slot file, %ld reused",
+					 cw->restored, t->cache_n);
+			out->planned = cw->planned != NULL;
+			out->cause = cw->cause.data;
+		}
+	} else if (cw->requests > 0 && total > 0) {
 		/* what was in the slot after the last request, if it is all sent again */
 		long keep = cw->prev_prompt < total ? cw->prev_prompt : total;
 
@@ -135,6 +169,8 @@ llama_cache_timings(struct llama_cache *cw, const struct llm_timings *t,
 	}
 	free(cw->planned);
 	cw->planned = NULL;
+	cw->restored = 0;
+	cw->server_lost = 0;
 	cw->cached_total += t->cache_n;
 	cw->prompt_total += total;
 	/* this request is the new baseline */

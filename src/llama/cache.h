@@ -12,7 +12,10 @@
  * points is a cache break, reported with its likely cause:
  *   - the prefix changed (at which message),
  *   - the slot changed,
- *   - the server restarted or the model changed (build or model differ),
+ *   - the server restarted or the model changed (build or model differ, or
+ *     the connection was lost in between),
+ *   - a restored slot file did not match the prompt (a total miss after a
+ *     restore),
  *   - the context was truncated (the prompt no longer fits n_ctx),
  *   - otherwise the server dropped it (another client took the slot, or
  *     a hybrid/recurrent model rolled back to a context checkpoint).
@@ -42,6 +45,8 @@ struct llama_cache {
 	long cached_total, prompt_total;
 	struct buf cause;           /* of the last break */
 	char *planned;              /* the next request changes the prefix on purpose: why */
+	long restored;              /* tokens a slot restore put in the slot before this request (0: none) */
+	int server_lost;            /* the server went away and came back: its cache is empty */
 };
 
 struct llama_cache_report {
@@ -66,6 +71,16 @@ void llama_cache_request(struct llama_cache *cw, const char *const *msgs, size_t
  * compaction): a shortfall is reported as a planned break with this cause.
  */
 void llama_cache_plan(struct llama_cache *cw, const char *why);
+/*
+ * A slot file put n tokens in the slot: the next request should reuse them
+ * (a shortfall is a break: "the restored slot did not match the prompt").
+ */
+void llama_cache_restored(struct llama_cache *cw, long n);
+/*
+ * The connection to the server failed (it stopped or restarted): the next
+ * shortfall is blamed on the restart, not on another client.
+ */
+void llama_cache_server_lost(struct llama_cache *cw);
 /* Its timings arrived: fill the report and make this request the baseline. */
 void llama_cache_timings(struct llama_cache *cw, const struct llm_timings *t,
 			struct llama_cache_report *out);

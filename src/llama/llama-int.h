@@ -69,6 +69,13 @@ struct llama {
 	long learn_timer;
 	long learn_tokens;          /* the prompt size that identifies our slot */
 	int slot_gave_up;           /* our pinned slot was taken: stay unpinned */
+	struct http_req *prime_req; /* llama/prime.c: the prime in flight */
+	long prime_timer;
+	char *prime_text;           /* the rendered prompt up to the next user message */
+	int priming;                /* a prime is running: a new chat request is held */
+	int prime_off;              /* the server lacks /apply-template or /completion */
+	int prime_wait;             /* exit is waiting for the prime */
+	int primes;                 /* primes that succeeded */
 	llama_probe_fn probe_done;
 	llama_loading_fn probe_loading;
 	void *probe_arg;
@@ -83,6 +90,17 @@ void llama_fail(struct llama_call *c, enum llm_err_kind kind, int retryable, con
 int llama_send(struct llama_call *c, struct err *e);
 /* Release a call's parser state and the call. */
 void llama_call_free(struct llama_call *c);
+
+/* Arm the pinned-slot wait timer of a call just sent. */
+void llama_arm_wait(struct llama_call *c);
+
+/* llama/prime.c */
+/* provider.prime (self: the llama). */
+void llama_prime(void *self, const struct provider_req *req);
+/* Exit: wait up to timeout_ms for a prime in flight. */
+void llama_prime_wait(struct llama *lm, long timeout_ms);
+/* Cancel a prime in flight and free its state (no callbacks). */
+void llama_prime_release(struct llama *lm);
 
 /* llama/slots.c */
 /* Timer (arg: the llama): ask /slots which slot served the last request, and pin to it. */

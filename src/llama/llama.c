@@ -228,6 +228,7 @@ llama_on_done(struct http_req *r, int status, enum http_fail fail, const struct 
 		llama_emit(c, &ev);
 		buf_release(&msg);
 	} else if (!c->ended) {
+		llama_cache_server_lost(&lm->cw);
 		llama_fail(c, fail == HTTP_FAIL_CONNECT ? LLM_ERR_CONNECT : LLM_ERR_DISCONNECTED,
 			   fail != HTTP_FAIL_CONNECT, e ? e->msg : "request failed");
 	}
@@ -321,14 +322,29 @@ llama_start(void *self, const struct provider_req *req, llm_sink_fn sink, void *
 		lm->call = c;
 		return 0;
 	}
+	if (lm->priming) { /* the prime ends where this request begins: send it after */
+		c->held = 1;
+		lm->call = c;
+		return 0;
+	}
 	if (llama_send(c, e) < 0) {
 		llama_call_free(c);
 		return -1;
 	}
-	if (pinned.id_slot >= 0 && lm->cfg->slot_wait_s > 0)
-		c->wait_timer = loop_timer_add(lm->loop, (uint64_t)lm->cfg->slot_wait_s * 1000u, llama_slots_on_wait, c);
+	llama_arm_wait(c);
 	lm->call = c;
 	return 0;
+}
+
+/* Arm the pinned-slot wait timer of a call just sent. */
+void
+llama_arm_wait(struct llama_call *c)
+{
+	struct llama *lm = c->lm;
+
+	if (lm->disco.slot >= 0 && lm->cfg->slot_wait_s > 0)
+		c->wait_timer = loop_timer_add(lm->loop, (uint64_t)lm->cfg->slot_wait_s * 1000u,
+					       llama_slots_on_wait, c);
 }
 
 /* provider.cancel: drop the stream; no more events. */
@@ -398,6 +414,7 @@ llama_new(struct loop *l, struct http *h, const struct cfg *cfg)
 	lm->prov.model = llama_model;
 	lm->prov.describe_error = llama_describe;
 	lm->prov.n_ctx = llama_n_ctx;
+	lm->prov.prime = llama_prime;
 	llama_disco_init(&lm->disco, l, h, cfg);
 	llama_cache_init(&lm->cw);
 	llama_slotfile_init(&lm->ss, l, h, cfg, &lm->disco.slot);
@@ -414,6 +431,7 @@ llama_free(struct llama *lm)
 	llama_sweep(lm);
 	if (lm->learn_timer)
 		loop_timer_del(lm->loop, lm->learn_timer);
+	llama_prime_release(lm);
 	llama_slotfile_release(&lm->ss);
 	llama_disco_release(&lm->disco);
 	llama_cache_release(&lm->cw);
@@ -491,8 +509,10 @@ llama_set_session(struct llama *lm, const char *(*session_id)(void *arg), void *
 void
 llama_save_slot(struct llama *lm, long timeout_ms)
 {
-	if (lm)
-		llama_slotfile_flush(&lm->ss, timeout_ms);
+	if (!lm)
+		return;
+	llama_prime_wait(lm, timeout_ms);
+	llama_slotfile_flush(&lm->ss, timeout_ms);
 }
 
 /* The slot requests are pinned to (-1: any). */

@@ -173,6 +173,10 @@ llama_slotfile_on_restore(const struct llama_slotfile_result *r, void *arg)
 		snprintf(s->notice, sizeof s->notice,
 			 "restored the session's cache into slot %d from %s: %ld tokens in %.0f ms",
 			 *s->slot, name.data, r->n_tokens, r->ms);
+	} else if (strstr(r->msg, "invalid slot save file") || strstr(r->msg, "No such file")) {
+		snprintf(s->notice, sizeof s->notice,
+			 "no saved cache for this session on the server (%s was never saved, or was deleted); the first request prefills the whole conversation",
+			 name.data);
 	} else {
 		snprintf(s->notice, sizeof s->notice,
 			 "could not restore the session's cache (%.180s); the first request prefills the whole conversation",
@@ -200,6 +204,17 @@ llama_slotfile_before_request(struct llama_slotfile *s, llama_slotfile_cont_fn c
 	s->cont = cont;
 	s->cont_arg = arg;
 	return 1;
+}
+
+/* A prime is about to change the slot. */
+void
+llama_slotfile_before_prime(struct llama_slotfile *s)
+{
+	if (s->idle_timer)
+		loop_timer_del(s->loop, s->idle_timer);
+	s->idle_timer = 0;
+	s->busy_request = 1;
+	s->dirty = 1;
 }
 
 /* An idle or exit save ended: the slot is on disk unless it failed. */

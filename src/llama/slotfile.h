@@ -85,6 +85,8 @@ void llama_slotfile_session(struct llama_slotfile *s, llama_slotfile_id_fn id_fn
  * once it ended (success or not); 0 to go on at once.
  */
 int llama_slotfile_before_request(struct llama_slotfile *s, llama_slotfile_cont_fn cont, void *arg);
+/* A prime (llama/prime.c) is about to change the slot: like a request, without a restore. */
+void llama_slotfile_before_prime(struct llama_slotfile *s);
 /* The request ended (any way): the slot changed; schedule the idle save. */
 void llama_slotfile_request_end(struct llama_slotfile *s);
 /* Exit: save a changed slot now, running the loop up to timeout_ms for it. */

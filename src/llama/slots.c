@@ -64,6 +64,8 @@ llama_slots_after_restore(void *arg, const char *notice)
 	if (!c || !c->held)
 		return;
 	c->held = 0;
+	if (lm->ss.restored)
+		llama_cache_restored(&lm->cw, lm->ss.restored_tokens);
 	if (lm->ss.support == LLAMA_SLOTFILE_NO && lm->cfg->id_slot < 0) { /* let the server find a warm slot */
 		cJSON *root = cJSON_Parse(c->body);
 

@@ -48,6 +48,13 @@ struct provider {
 	void (*add_reasoning)(void *self, struct conv_msg *m);
 	/* The context window in tokens, 0 when unknown (optional: may be NULL). */
 	long (*n_ctx)(void *self);
+	/*
+	 * Optional: the turn ended with an answer; req->conv is the conversation
+	 * the next turn will continue.  The provider may warm its cache for the
+	 * next request (llama: the prompt up to the next user message's text,
+	 * docs/cache.md).  No events; the next start() waits for it if needed.
+	 */
+	void (*prime)(void *self, const struct provider_req *req);
 };
 
 #endif

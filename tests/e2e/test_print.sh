@@ -194,6 +194,17 @@ need(re.search(r"connection|closed|dropped|incomplete|interrupted|truncated|ende
 need("UNEXPECTED" not in OUT_TEXT, "a later retry answered: %r" % OUT_TEXT[:200])'
 mock_stop
 
+# ---- a length stop prints the partial answer (issue 14 item 5) ---------------
+printf '{"turns": [{"text": "The first half of a long answer", "finish_reason": "length"}]}\n' >"$E2E_TMP/length.json"
+mock_start "$E2E_TMP/length.json"
+hearth_run length -p --server "$MOCK_URL" --cwd "$E2E_TMP/repo2" "Write a long answer."
+check_rc "length stop: exit status 1" 1
+check "length stop: stdout has the partial answer" same_text "$OUT" "The first half of a long answer"
+check "length stop: stderr says it was cut off at the token limit" pycheck '
+lines = [l for l in ERR_TEXT.split("\n") if l.strip()]
+need(len(lines) == 1 and "token limit" in lines[0], "stderr: %r" % lines)'
+mock_stop
+
 # ---- one byte per chunk gives the same result -----------------------------
 mock_start one_byte
 hearth_run one_byte -p --server "$MOCK_URL" --cwd "$E2E_TMP/repo2" "Read hello.c slowly."

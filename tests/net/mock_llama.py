@@ -23,7 +23,10 @@ gives "slot_save_path": DIR; the saved file holds the simulated cache).
 POST /apply-template and a cache simulated on the rendered prompt (the
 Qwen3.5 template, see mock_template.py) when the scenario says
 "template": "qwen35"; "hybrid": true adds the rollback of hybrid models
-(a divergence inside the slot resumes from the end of an earlier prompt).
+(a divergence inside the slot resumes from the end of an earlier prompt);
+"gen_drift": true makes the generated text in the slot differ from how
+the template renders it later (a real tokenizer's boundaries).  POST
+/completion (text prompt, nothing generated) updates the slot the same way.
 
 Scenario: {"loading_for_requests": N, "slots": true|false, "n_ctx": N,
 "turns": [TURN...]}.  A TURN is one of
@@ -257,7 +260,10 @@ class State:
         with self.lock:
             r = self.rslots.get(slot)
             if r is not None:
-                r["text"] += mock_template.generated(content, calls)
+                # "gen_drift": the generated tokens do not re-tokenize as the
+                # template renders them later (a real tokenizer's boundaries)
+                r["text"] += ("\u2063" if self.scenario.get("gen_drift") else "") + \
+                    mock_template.generated(content, calls)
 
     def prefix_cache(self, body):
         """(total, cache) prompt tokens, from a rough template estimate and
@@ -645,6 +651,8 @@ class Handler(BaseHTTPRequestHandler):
             et = kw.get("enable_thinking", True) if isinstance(kw, dict) else True
             self.send_json(200, {"prompt": mock_template.render(
                 b.get("messages") or [], b.get("tools") or [], et)})
+        elif m == "POST" and path == "/completion" and st.scenario.get("template"):
+            self.completion(body)
         elif m == "POST" and path.startswith("/slots/"):
             self.slot_action(path, body)
         else:
@@ -685,6 +693,8 @@ class Handler(BaseHTTPRequestHandler):
             with open(fpath, "w", encoding="utf-8") as f:
                 f.write(data)
             n = 8 + tok_estimate(cur[0]) + sum(4 + tok_estimate(m) for m in cur[1])
+            if rtext:
+                n = tok_estimate(rtext)
             self.send_json(200, {"id_slot": slot, "filename": name, "n_saved": n,
                                  "n_written": len(data), "timings": {"save_ms": 1.5}})
         elif action == "restore":
@@ -702,6 +712,8 @@ class Handler(BaseHTTPRequestHandler):
                 # a restored slot has no context checkpoints (as in llama-server)
                 st.rslots[slot] = {"text": data.get("text", ""), "ckpt": []}
             n = 8 + tok_estimate(data.get("tools", "")) + sum(4 + tok_estimate(m) for m in data.get("msgs", []))
+            if data.get("text"):  # template mode: the rendered text the slot held
+                n = tok_estimate(data["text"])
             self.send_json(200, {"id_slot": slot, "filename": name, "n_restored": n,
                                  "n_read": os.path.getsize(fpath), "timings": {"restore_ms": 2.5}})
         elif action == "erase":
@@ -711,6 +723,32 @@ class Handler(BaseHTTPRequestHandler):
         else:
             self.send_json(400, {"error": {"code": 400, "type": "invalid_request_error",
                                            "message": "Invalid action"}})
+
+    def completion(self, body):
+        """Template mode: POST /completion with a text prompt, generating
+        nothing (n_predict 0): the slot's simulated cache ends at the prompt."""
+        st = self.state
+        b = body if isinstance(body, dict) else {}
+        prompt = b.get("prompt") if isinstance(b.get("prompt"), str) else ""
+        slot = b.get("id_slot")
+        slot = slot % st.n_slots if isinstance(slot, int) and slot >= 0 else 0
+        with st.lock:
+            prev = st.rslots.get(slot)
+            keep = 0
+            if prev is not None and b.get("cache_prompt", True) is not False:
+                n = mock_template.common_prefix(prev["text"], prompt)
+                if n >= len(prev["text"]) or not st.scenario.get("hybrid"):
+                    keep = n
+                else:
+                    keep = max([c for c in prev["ckpt"] if c <= n], default=0)
+            ckpt = [c for c in prev["ckpt"] if c <= keep] if prev else []
+            st.rslots[slot] = {"text": prompt, "ckpt": ckpt + [len(prompt)]}
+        total = max(1, tok_estimate(prompt))
+        cache = min(tok_estimate(prompt[:keep]), total - 1)
+        timings = {"cache_n": cache, "prompt_n": total - cache, "predicted_n": 0}
+        self.rec.update(kind="completion", final={"timings": timings, "slot": slot})
+        self.send_json(200, {"content": "", "id_slot": slot, "tokens_evaluated": total,
+                             "stop": True, "stop_type": "limit", "timings": timings})
 
     def send_metrics(self):
         try:

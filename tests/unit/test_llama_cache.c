@@ -91,6 +91,51 @@ test_other_causes(void **state)
 	llama_cache_release(&cw);
 }
 
+/* A restore that put tokens in the slot, then a total miss: a break naming the restore. */
+static void
+test_restore_miss_is_break(void **state)
+{
+	struct llama_cache cw;
+	const char *m[] = { "sys", "user1", "asst1", "user2" };
+	struct llama_cache_report r;
+
+	(void)state;
+	llama_cache_init(&cw);
+	llama_cache_restored(&cw, 2427);
+	r = step(&cw, m, 4, 0, "b1|m", 0, 2483);
+	assert_true(r.is_break);
+	assert_false(r.planned);
+	assert_string_equal(r.cause, "the restored slot did not match the prompt: 2427 tokens restored from the slot file, 0 reused");
+	/* a restore that paid: no break; the flag does not outlive the request */
+	llama_cache_restored(&cw, 2427);
+	r = step(&cw, m, 4, 0, "b1|m", 2427, 56);
+	assert_false(r.is_break);
+	r = step(&cw, m, 4, 0, "b1|m", 2483, 30);
+	assert_false(r.is_break);
+	llama_cache_release(&cw);
+}
+
+/* The connection was lost in between: a total miss is blamed on the restart. */
+static void
+test_server_lost_is_restart(void **state)
+{
+	struct llama_cache cw;
+	const char *m[] = { "sys", "user1", "asst1", "user2" };
+	struct llama_cache_report r;
+
+	(void)state;
+	llama_cache_init(&cw);
+	step(&cw, m, 2, 0, "b1|m", 0, 1000);
+	llama_cache_server_lost(&cw);
+	r = step(&cw, m, 4, 0, "b1|m", 0, 1100);
+	assert_true(r.is_break);
+	assert_string_equal(r.cause, "the server restarted (the connection was lost): its cache is empty");
+	r = step(&cw, m, 4, 0, "b1|m", 0, 1200); /* later ones: back to the usual explanation */
+	assert_true(r.is_break);
+	assert_true(strstr(r.cause, "dropped") != NULL);
+	llama_cache_release(&cw);
+}
+
 static void
 test_failed_request_keeps_baseline(void **state)
 {
@@ -179,6 +224,8 @@ main(void)
 		cmocka_unit_test(test_prefix_change_named),
 		cmocka_unit_test(test_other_causes),
 		cmocka_unit_test(test_failed_request_keeps_baseline),
+		cmocka_unit_test(test_restore_miss_is_break),
+		cmocka_unit_test(test_server_lost_is_restart),
 		cmocka_unit_test(test_slot_choice),
 		cmocka_unit_test(test_planned_break),
 	};
