@@ -317,7 +317,7 @@ bash_start(struct tool_job *job, const cJSON *args)
 {
 	const cJSON *cmd = cJSON_GetObjectItemCaseSensitive(args, "command");
 	const char *argv[] = { "/bin/sh", "-c", NULL, NULL };
-	struct proc_spec spec = { argv, job->env->root, bash_env, 0, bash_output, bash_exit, NULL, 0, 0, 1, NULL, NULL };
+	struct proc_spec spec = { argv, job->env->root, bash_env, 0, bash_output, bash_exit, NULL, 0, 0, 1, NULL, NULL, 0 };
 	struct err e = ERR_INIT;
 	struct bash_run *r;
 	size_t i;

@@ -81,7 +81,7 @@ static void
 spawn_sh(struct loop *l, struct front_run *r, const char *script, uint64_t timeout_ms)
 {
 	const char *argv[] = { "/bin/sh", "-c", script, NULL };
-	struct proc_spec s = { argv, NULL, NULL, timeout_ms, on_output, on_exit_cb, r, 0, 0, 0, NULL, NULL };
+	struct proc_spec s = { argv, NULL, NULL, timeout_ms, on_output, on_exit_cb, r, 0, 0, 0, NULL, NULL, 0 };
 	struct err e = ERR_INIT;
 
 	buf_init(&r->out, 0);
@@ -388,7 +388,7 @@ test_spawn_failures(void **state)
 	const char *bad[] = { "/nonexistent/hearth-no-such-cmd", NULL };
 	const char *sh[] = { "/bin/sh", "-c", "true", NULL };
 	const char *empty[] = { NULL };
-	struct proc_spec s = { bad, NULL, NULL, 0, NULL, NULL, NULL, 0, 0, 0, NULL, NULL };
+	struct proc_spec s = { bad, NULL, NULL, 0, NULL, NULL, NULL, 0, 0, 0, NULL, NULL, 0 };
 	struct err e = ERR_INIT;
 	int fds = count_fds();
 
@@ -417,7 +417,7 @@ test_env_cwd_fds(void **state)
 			       "[ -e /proc/self/fd/100 ] && echo leaked || echo clean",
 			       NULL };
 	struct front_run r = { 0 };
-	struct proc_spec s = { argv, tmpl, env, 5000, on_output, on_exit_cb, &r, 0, 0, 0, NULL, NULL };
+	struct proc_spec s = { argv, tmpl, env, 5000, on_output, on_exit_cb, &r, 0, 0, 0, NULL, NULL, 0 };
 	struct err e = ERR_INIT;
 	char *real;
 
