@@ -64,7 +64,7 @@ python3 -c '
 import socket, sys
 s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(16)
 print(s.getsockname()[1], flush=True)
-s.settimeout(120)
+s.settimeout(900)  # the trap kills it; a short accept timeout would close it on a slow machine
 while True:
     try:
         c, _ = s.accept()
