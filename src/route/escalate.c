@@ -287,7 +287,8 @@ route_escalate_turn(struct route_escalate *x, const char **text, struct provider
 		req = ROUTE_REQ_AT_CLAUDE;
 	}
 	x->pending = ROUTE_REQ_NONE;
-	route_escalate_rescan(x); /* files may have changed since the last turn */
+	if (x->policy.mode != ROUTE_ONLY_LOCAL) /* files may have changed since the last turn */
+		route_escalate_rescan(x);
 	if (st)
 		route_step_account(x, st);
 	route_escalate_turn_reset(x, local, n_ctx);

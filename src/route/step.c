@@ -246,7 +246,8 @@ route_step_hook(void *arg, struct agent *a, enum agent_step_why why, struct buf 
 	struct provider *before = agent_provider(a);
 	int go;
 
-	route_escalate_rescan(x); /* the step's tools may have changed private files */
+	if (x->policy.mode != ROUTE_ONLY_LOCAL) /* the step's tools may have changed private files */
+		route_escalate_rescan(x);
 	route_step_account(x, agent_stats(a));
 	go = route_step_decide(x, a, why, note);
 	if (x->announce) { /* print mode: at once, a refusal only when verbose */
