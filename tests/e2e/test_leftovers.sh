@@ -61,7 +61,7 @@ kill9_case() {
 		</dev/null >"$E2E_TMP/$_name.out" 2>"$E2E_TMP/$_name.err" &
 	_hp=$!
 	track_pid "$_hp"
-	_n=100
+	_n=300 # a loaded machine can take seconds to start hearth
 	while [ ! -s "$E2E_TMP/$_name.pid" ] && [ "$_n" -gt 0 ]; do
 		sleep 0.1
 		_n=$((_n - 1))
@@ -72,6 +72,7 @@ kill9_case() {
 	if [ -z "$_sp" ] || [ -z "$_h" ]; then
 		not_ok "$_name: the command started (pid file, hearth running)"
 		diag_file stderr "$E2E_TMP/$_name.err"
+		diag_file "mock log" "$MOCK_LOG"
 		mock_stop
 		return
 	fi
@@ -105,6 +106,7 @@ if [ -n "$LEFT" ] && gone_within "$LEFT" 50; then
 	ok "left behind: the leftover sleep ended with hearth"
 else
 	not_ok "left behind: the leftover sleep (${LEFT:-no pid}) outlived hearth"
+	diag_run
 	[ -n "$LEFT" ] && kill -KILL "$LEFT" 2>/dev/null
 fi
 mock_stop

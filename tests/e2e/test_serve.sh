@@ -62,7 +62,7 @@ check "serve: the server is stopped when hearth exits" wait_gone "$(cat "$E2E_TM
 RC=$?
 OUT=$E2E_TMP/load.out ERR=$E2E_TMP/load.out
 check_rc "serve, line session: exit status 0" 0
-check "serve, line session: the model load is shown" contains "$OUT" "llama-server is loading the model; waiting"
+check "serve, line session: the model load is shown" contains "$OUT" "llama-server is loading the model · "
 check "serve, line session: then the answer" contains "$OUT" "Ready now."
 check "serve, line session: the server is stopped on exit" wait_gone "$(cat "$E2E_TMP/server.pid")" 50
 
