@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "prompt/context.h"
-#include "llm/conv.h"
 #include "repo/info.h"
 #include "prompt/memory.h"
 #include "llm/tool.h"
@@ -45,6 +44,7 @@ prompt_build(struct buf *out, const char *root, const char *date, const struct t
 	buf_adds(out,
 		 "You are hearth, a coding agent working in a software project on the user's machine.\n"
 		 "You act through tools; the user sees every tool call and every file change.\n\n");
+	buf_addf(out, "Workspace root: %s\nToday's date: %s\n", root, date);
 	if (ntools) {
 		buf_adds(out, "Tools:");
 		for (i = 0; i < ntools; i++)
@@ -61,9 +61,6 @@ prompt_build(struct buf *out, const char *root, const char *date, const struct t
 		 "- Run builds and tests with bash to check your work; read errors and fix them.\n"
 		 "- Call tools with arguments that are a JSON object matching the tool's schema.\n"
 		 "- When the task is done, stop calling tools and answer briefly: what you changed and how you checked it.\n");
-	/* what differs between sessions comes last, after the mark (llm/conv.h) */
-	buf_adds(out, CONV_SESSION_MARK);
-	buf_addf(out, "Workspace root: %s\nToday's date: %s\n", root, date);
 }
 
 /* Branch, upstream and dirty files, read once: the prompt must not change mid-session. */
