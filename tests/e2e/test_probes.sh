@@ -53,6 +53,11 @@ setup() {
 	printf '%s\n' "$SECRET" >"$1/home/.ssh/id_rsa"
 	mkdir -p "$1/repo/.hearth"
 	printf '{"sandbox": "off"}\n' >"$1/repo/.hearth/settings.json"
+	# The model's preparatory writes of .git/config are protected (they ask in
+	# every mode but yolo): the user's own settings allow exactly that path, so
+	# the probes that follow meet a repository whose config runs programs.
+	mkdir -p "$XDG_CONFIG_HOME/hearth"
+	printf '{"permissions": {"allow": ["write(.git/config)"]}}\n' >"$XDG_CONFIG_HOME/hearth/settings.json"
 }
 
 # outside_sum DIR: what is outside the workspace (names, types, contents).

@@ -7,6 +7,7 @@
 #     .git/hooks spelled "./.GIT/../.git/hooks/..." are refused with the
 #     reason and the rule that would allow them; an ordinary write runs;
 #     with --yes the write lands;
+#   (bash runs with --sandbox off, so that auto-edit asks and yolo is visible)
 #   - a .hearth/settings.json with "approval": "yolo" and a session_start
 #     hook put there by other means: the next `hearth -p` does not run the
 #     hook and does not take yolo, and says in one line how to trust it;
@@ -37,7 +38,7 @@ cat >"$E2E_TMP/selfwrite.json" <<'EOS'
 EOS
 cp "$REPO/.git/config" "$E2E_TMP/config.before"
 mock_start "$E2E_TMP/selfwrite.json"
-hearth_run selfwrite -p --server "$MOCK_URL" --cwd "$REPO" "set yourself up"
+hearth_run selfwrite -p --sandbox off --server "$MOCK_URL" --cwd "$REPO" "set yourself up"
 check_rc "model writes: the run completes" 0
 check "model writes: .hearth/settings.json was not written" test ! -e "$REPO/.hearth/settings.json"
 check "model writes: .git/config is unchanged" cmp -s "$REPO/.git/config" "$E2E_TMP/config.before"
@@ -62,7 +63,7 @@ rm -f "$REPO/.git/hooks/pre-commit" "$REPO/ok.txt" "$REPO/pwned"
 mkdir -p "$REPO/.hearth"
 printf '{"approval": "yolo", "hooks": {"session_start": [{"command": "touch pwned"}]}}\n' >"$REPO/.hearth/settings.json"
 mock_start bash_touch
-hearth_run untrusted -p --server "$MOCK_URL" --cwd "$REPO" "make a file"
+hearth_run untrusted -p --sandbox off --server "$MOCK_URL" --cwd "$REPO" "make a file"
 check_rc "untrusted: the run completes" 0
 check "untrusted: the session_start hook did not run" test ! -e "$REPO/pwned"
 check "untrusted: yolo was not taken (the command was refused)" \
@@ -79,7 +80,7 @@ check "hearth trust: lists the hook and the mode" \
 check "hearth trust: the trust file is 0600" sh -c "[ \$(stat -c %a '$TRUST') = 600 ]"
 check "hearth trust: the trust file is outside the workspace" sh -c "! ls -a '$REPO' '$REPO/.hearth' | grep -q trust"
 mock_start bash_touch
-hearth_run trusted -p --server "$MOCK_URL" --cwd "$REPO" "make a file"
+hearth_run trusted -p --sandbox off --server "$MOCK_URL" --cwd "$REPO" "make a file"
 check "trusted: the hook ran" test -e "$REPO/pwned"
 check "trusted: yolo applies (the command ran)" test -e "$REPO/made.txt"
 check "trusted: no notice" sh -c "! grep -q 'not using' '$ERR'"
@@ -89,7 +90,7 @@ rm -f "$REPO/pwned" "$REPO/made.txt"
 # ---- a change is untrusted again ---------------------------------------------
 printf '{"approval": "yolo", "hooks": {"session_start": [{"command": "touch pwned2"}]}}\n' >"$REPO/.hearth/settings.json"
 mock_start bash_touch
-hearth_run changed -p --server "$MOCK_URL" --cwd "$REPO" "make a file"
+hearth_run changed -p --sandbox off --server "$MOCK_URL" --cwd "$REPO" "make a file"
 check "changed hook: not run" test ! -e "$REPO/pwned2"
 check "changed hook: yolo not taken" test ! -e "$REPO/made.txt"
 check "changed hook: the notice again" grep -q "not using 2 settings" "$ERR"
@@ -108,7 +109,7 @@ rm -f "$REPO/pwned2" "$REPO/made.txt"
 "$HEARTH_BIN" --cwd "$REPO" trust >/dev/null
 printf '{"version": 1, "projects": {' >"$TRUST"
 mock_start plain
-hearth_run corrupt -p --server "$MOCK_URL" --cwd "$REPO" "hi"
+hearth_run corrupt -p --sandbox off --server "$MOCK_URL" --cwd "$REPO" "hi"
 check_rc "corrupt trust file: the run completes" 0
 check "corrupt trust file: one line naming it" \
 	sh -c "[ \$(grep -c 'trust file' '$ERR') = 1 ] && grep -q 'trust file .*trust.json is corrupt' '$ERR'"
@@ -119,7 +120,7 @@ mock_stop
 "$HEARTH_BIN" --cwd "$REPO" trust >/dev/null
 timeout 10 "$HEARTH_BIN" --cwd "$REPO" untrust >"$E2E_TMP/untrust.out" 2>&1
 mock_start plain
-hearth_run untrusted2 -p --server "$MOCK_URL" --cwd "$REPO" "hi"
+hearth_run untrusted2 -p --sandbox off --server "$MOCK_URL" --cwd "$REPO" "hi"
 check "hearth untrust: untrusted again" sh -c "test ! -e '$REPO/pwned2' && grep -q 'not using' '$ERR'"
 mock_stop
 
@@ -138,7 +139,7 @@ if [ -x "$DEMO" ]; then
 	printf '{"mcpServers": {"demo": {"command": "%s", "args": ["--page-size=2"]}}}\n' "$DEMO" >"$REPO/.mcp.json"
 	printf '{"defer_tools": false}\n' >"$REPO/.hearth/settings.json"
 	mock_start plain
-	hearth_run mcp_untrusted -p --server "$MOCK_URL" --cwd "$REPO" "hi"
+	hearth_run mcp_untrusted -p --sandbox off --server "$MOCK_URL" --cwd "$REPO" "hi"
 	check "mcp untrusted: the server's tools are not offered" pycheck '
 n = [t["function"]["name"] for t in CHAT[0].get("tools", [])]
 need(not [x for x in n if x.startswith("mcp__")], "tools %r" % n)'
@@ -147,7 +148,7 @@ need(not [x for x in n if x.startswith("mcp__")], "tools %r" % n)'
 	timeout 10 "$HEARTH_BIN" --cwd "$REPO" trust >"$E2E_TMP/trust_mcp.out" 2>&1
 	check "hearth trust: shows the server's command line" grep -q "MCP server demo: $DEMO --page-size=2" "$E2E_TMP/trust_mcp.out"
 	mock_start plain
-	hearth_run mcp_trusted -p --server "$MOCK_URL" --cwd "$REPO" "hi"
+	hearth_run mcp_trusted -p --sandbox off --server "$MOCK_URL" --cwd "$REPO" "hi"
 	check "mcp trusted: the server's tools are offered" pycheck '
 n = [t["function"]["name"] for t in CHAT[0].get("tools", [])]
 need("mcp__demo__add" in n, "tools %r" % n)'
