@@ -29,10 +29,12 @@ printf '{"hooks": {"pre_tool": [{"command": "env > %s/hook.env"}]}, "env_passthr
 printf '{"mcpServers": {"envdump": {"command": "/bin/sh", "args": ["-c", "env > %s/mcp.env; exec %s"], "env": {"MCP_OWN_TOKEN": "explicit-0k-value"}}}}\n' \
 	"$E2E_TMP" "$DEMO" >"$XDG_CONFIG_HOME/hearth/mcp.json"
 
+# --sandbox off: in the sandbox bash has its own /proc and PID namespace, so
+# $PPID is not hearth; without it the check below reads hearth's own environ.
 mock_start env_leak
 ANTHROPIC_API_KEY=$KEY FOO_TOKEN=$FOO DB_PASSWORD=$PW AWS_SECRET_ACCESS_KEY=aws-secret-value-1 \
 	GITHUB_TOKEN=ghp_probe_value_123 MYAPP_MODE=dev-mode OTHER_VAR=other-value EDITOR=vi DISPLAY=:7 \
-	hearth_run leak -p --yes --route local --server "$MOCK_URL" --cwd "$REPO" "Look around."
+	hearth_run leak -p --yes --sandbox off --route local --server "$MOCK_URL" --cwd "$REPO" "Look around."
 check_rc "exit status 0" 0
 check "the bash result reached the model" pycheck '
 res = [m for m in CHAT[1]["messages"] if m["role"] == "tool"]

@@ -42,10 +42,13 @@ gone_within() {
 	return 0
 }
 
-# A scenario with one bash call running $1, then an answer.
+# A scenario with one bash call running $1, then an answer.  "$E2E_TMP" in
+# the command is replaced by its value: bash's clean environment (base/env.h)
+# does not carry the test's variables.
 bash_scenario() {
-	python3 -c 'import json, sys
-print(json.dumps({"turns": [{"tool_calls": [{"name": "bash", "arguments": {"command": sys.argv[1]}}]},
+	python3 -c 'import json, os, sys
+cmd = sys.argv[1].replace("$E2E_TMP", os.environ["E2E_TMP"])
+print(json.dumps({"turns": [{"tool_calls": [{"name": "bash", "arguments": {"command": cmd}}]},
                             {"text": "Done."}]}))' "$1" >"$E2E_TMP/bash.json"
 }
 
@@ -57,7 +60,7 @@ kill9_case() {
 	rm -f "$E2E_TMP/$_name.pid"
 	bash_scenario "$2"
 	mock_start "$E2E_TMP/bash.json"
-	timeout -k 5 30 "$HEARTH_BIN" -p --yes --server "$MOCK_URL" --cwd "$REPO" "go" \
+	timeout -k 5 30 "$HEARTH_BIN" -p --yes --sandbox off --server "$MOCK_URL" --cwd "$REPO" "go" \
 		</dev/null >"$E2E_TMP/$_name.out" 2>"$E2E_TMP/$_name.err" &
 	_hp=$!
 	track_pid "$_hp"
@@ -93,13 +96,13 @@ kill9_case() {
 kill9_case bg 'sleep 1000 & echo $! > "$E2E_TMP/bg.pid"; wait'
 # job control (bash's; dash has none without a tty): the background job gets a
 # process group of its own in the same session
-kill9_case jobs 'bash -c "set -m; sleep 1000 & echo \$! > \"\$E2E_TMP/jobs.pid\"; wait"'
+kill9_case jobs 'bash -c "set -m; sleep 1000 & echo \$! > \"$E2E_TMP/jobs.pid\"; wait"'
 
 # a finished command's leftover (not holding the output pipe) lives only as long as hearth
 rm -f "$E2E_TMP/left.pid"
 bash_scenario 'sleep 1000 >/dev/null 2>&1 & echo $! > "$E2E_TMP/left.pid"; echo started'
 mock_start "$E2E_TMP/bash.json"
-hearth_run left -p --yes --server "$MOCK_URL" --cwd "$REPO" "go"
+hearth_run left -p --yes --sandbox off --server "$MOCK_URL" --cwd "$REPO" "go"
 check_rc "left behind: the run ends normally" 0
 LEFT=$(cat "$E2E_TMP/left.pid" 2>/dev/null)
 if [ -n "$LEFT" ] && gone_within "$LEFT" 50; then

@@ -189,7 +189,9 @@ while [ "$i" -lt "$NB" ]; do
 		--server "$MOCK_URL" --cwd "$D/repo" "look around"
 	[ -e "$D/marks/ran" ] && ran=$((ran + $(wc -l <"$D/marks/ran")))
 	[ "$before" != "$(outside_sum "$D")" ] && changed=$((changed + 1))
-	grep -q "$SECRET" "$MOCK_LOG" && leaked=$((leaked + 1))
+	# the key's value is masked in tool results (base/secret), so a probe that
+	# reached it shows as the mask; the default-mode check above wants neither
+	grep -q -e "$SECRET" -e "redacted ANTHROPIC_API_KEY" "$MOCK_LOG" && leaked=$((leaked + 1))
 	mock_stop
 	i=$((i + 1))
 done
@@ -197,5 +199,5 @@ printf '# control (yolo): marker ran %d times; outside changed in %d of %d runs;
 	"$ran" "$changed" "$NB" "$leaked"
 check "control: the probes run the marker program when nothing asks" test "$ran" -gt 10
 check "control: the probes change files outside when nothing asks" test "$changed" -gt 2
-check "control: the probes leak the secret when nothing asks" test "$leaked" -gt 2
+check "control: the probes reach the secret when nothing asks" test "$leaked" -gt 2
 e2e_finish
