@@ -89,6 +89,15 @@ sc_approval(void *ctx, const struct cmd *self, const char *args, struct buf *out
 	return CMD_DONE;
 }
 
+/* /permissions: what /approval shows, without changing anything (Claude Code's name for it). */
+static enum cmd_result
+sc_permissions(void *ctx, const struct cmd *self, const char *args, struct buf *out)
+{
+	(void)args;
+	buf_adds(out, "permissions in force (change the mode with /approval MODE):\n");
+	return sc_approval(ctx, self, "", out);
+}
+
 /* /quit, /exit */
 static enum cmd_result
 sc_quit(void *ctx, const struct cmd *self, const char *args, struct buf *out)
@@ -362,7 +371,11 @@ front_commands_init(struct front_commands *sc, struct agent *agent, const struct
 		const struct cmd approval = { "approval", "[ask|auto-edit|yolo]",
 					      "show or set when tool calls ask first", sc_approval, sc };
 
+		const struct cmd permissions = { "permissions", "",
+						 "show the approval mode, the sandbox and the rules", sc_permissions, sc };
+
 		front_cmd_add(&sc->reg, &approval);
+		front_cmd_add(&sc->reg, &permissions);
 	}
 	prompt_context_templates_load(d->env->root, &sc->templates, warnings);
 	front_cmd_template_add(&sc->reg, &sc->templates, warnings);

@@ -75,6 +75,8 @@ screen approval_sandbox "sandbox: off \\(bash commands that are not read-only as
 screen approval_rule "allowed this session bash\\(touch made.txt:\\*\\)"
 $T send-keys -t s "/approval ask" Enter
 screen approval_set "approval: ask \\(every change asks\\)"
+$T send-keys -t s "/permissions" Enter
+screen permissions_show "permissions in force \\(change the mode with /approval MODE\\)"
 $T send-keys -t s "edit it" Enter
 screen edit_box "allow edit hello.c \\?"
 screen edit_diff '\+.*printf\("hello, world\\n"\);'
