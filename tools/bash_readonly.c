@@ -215,6 +215,16 @@ ro_value(struct ro_ctx *c, char k, const struct ro_word *w, const char *v)
 	return ro_glob_literal(c, w);
 }
 
+/* Option NAME of kind k takes the next word as its value: check it and step *i past it. */
+static int
+ro_next_value(struct ro_ctx *c, char k, const struct ro_cmd *cmd, size_t *i, const char *name)
+{
+	if (*i + 1 >= cmd->n)
+		return ro_no(c, "option %s lacks its value", name);
+	++*i;
+	return ro_value(c, k, &cmd->w[*i], cmd->w[*i].s);
+}
+
 /* Find long option name (n bytes) in list: its kind char (0 none) and marks; -1 when not listed. */
 static int
 ro_long_find(const char *list, const char *name, size_t n, char *mark)
@@ -321,10 +331,7 @@ ro_parse(struct ro_ctx *c, const struct ro_spec *sp, const struct ro_cmd *cmd, s
 					return 0;
 				continue;
 			}
-			if (i + 1 >= cmd->n)
-				return ro_no(c, "option %s lacks its value", s);
-			i++;
-			if (!ro_value(c, (char)k, &cmd->w[i], cmd->w[i].s))
+			if (!ro_next_value(c, (char)k, cmd, &i, s))
 				return 0;
 			continue;
 		}
@@ -336,13 +343,8 @@ ro_parse(struct ro_ctx *c, const struct ro_spec *sp, const struct ro_cmd *cmd, s
 
 			if (k < 0)
 				return ro_no(c, "option %s is not known to be read-only", s);
-			if (k) {
-				if (i + 1 >= cmd->n)
-					return ro_no(c, "option %s lacks its value", s);
-				i++;
-				if (!ro_value(c, (char)k, &cmd->w[i], cmd->w[i].s))
-					return 0;
-			}
+			if (k && !ro_next_value(c, (char)k, cmd, &i, s))
+				return 0;
 			continue;
 		}
 		{
@@ -369,10 +371,7 @@ ro_parse(struct ro_ctx *c, const struct ro_spec *sp, const struct ro_cmd *cmd, s
 						return 0;
 					break;
 				}
-				if (i + 1 >= cmd->n)
-					return ro_no(c, "option %s lacks its value", opt);
-				i++;
-				if (!ro_value(c, (char)k, &cmd->w[i], cmd->w[i].s))
+				if (!ro_next_value(c, (char)k, cmd, &i, opt))
 					return 0;
 				break;
 			}

@@ -202,6 +202,19 @@ agent_hook(struct agent *a, enum agent_step_why why)
 	return go;
 }
 
+/* The conversation and the tools offered (the tool set's choice when there is one). */
+static void
+agent_req_init(struct agent *a, struct provider_req *req)
+{
+	req->conv = &a->conv;
+	req->tools = a->tools.v;
+	req->ntools = a->tools.n;
+	if (a->env && a->env->toolset) {
+		req->tools = a->env->toolset->offered;
+		req->ntools = a->env->toolset->noffered;
+	}
+}
+
 /*
  * The turn ended on an answer (the last message is the assistant's, without
  * tool calls): let the provider warm its cache for the next turn.
@@ -221,13 +234,7 @@ agent_prime(struct agent *a)
 	for (i = 0; i < m->nblocks; i++)
 		if (m->blocks[i].kind == CONV_TOOL_CALL)
 			return;
-	req.conv = &a->conv;
-	req.tools = a->tools.v;
-	req.ntools = a->tools.n;
-	if (a->env && a->env->toolset) {
-		req.tools = a->env->toolset->offered;
-		req.ntools = a->env->toolset->noffered;
-	}
+	agent_req_init(a, &req);
 	req.thinking = a->opts.thinking;
 	a->prov->prime(a->prov->self, &req);
 }
@@ -313,12 +320,8 @@ agent_start_step(struct agent *a)
 	a->stats.requests++;
 	a->state = ST_STREAMING;
 	textcall_gate_reset(&a->gate);
-	req.conv = &a->conv;
-	req.tools = a->tools.v;
-	req.ntools = a->tools.n;
+	agent_req_init(a, &req);
 	if (a->env && a->env->toolset) {
-		req.tools = a->env->toolset->offered;
-		req.ntools = a->env->toolset->noffered;
 		a->stats.schema_tokens_saved = a->env->toolset->saved_tokens;
 		a->stats.tools_loaded = a->env->toolset->added;
 		toolset_take_loaded(a->env->toolset, &a->planned); /* an expected cache break */
