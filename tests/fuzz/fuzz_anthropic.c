@@ -43,47 +43,18 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define NIDX 64
-
 struct state {
 	struct anthropic_decode dec;
-	int over;
-	unsigned char begun[NIDX], ended[NIDX];
+	struct fuzz_events ev;
 };
 
-/* llm_sink_fn: check the event grammar. */
+/* llm_sink_fn: check the event grammar (fuzz_util.h). */
 static void
 sink(void *ctx, const struct llm_event *ev)
 {
 	struct state *st = ctx;
-	int i = ev->index;
 
-	FUZZ_CHECK(!st->over);
-	FUZZ_CHECK(!ev->text.len || ev->text.p);
-	switch (ev->kind) {
-	case LLM_TOOL_CALL_BEGIN:
-		FUZZ_CHECK(i >= 0 && ev->name);
-		FUZZ_CHECK(i >= NIDX || !st->begun[i]++);
-		break;
-	case LLM_TOOL_CALL_ARGS:
-		FUZZ_CHECK(i >= 0);
-		FUZZ_CHECK(i >= NIDX || (st->begun[i] && !st->ended[i]));
-		break;
-	case LLM_TOOL_CALL_END:
-		FUZZ_CHECK(i >= 0);
-		FUZZ_CHECK(i >= NIDX || (st->begun[i] && !st->ended[i]++));
-		break;
-	case LLM_DONE:
-		FUZZ_CHECK(ev->stop_reason != NULL);
-		st->over = 1;
-		break;
-	case LLM_ERROR:
-		FUZZ_CHECK(ev->text.p != NULL);
-		st->over = 1;
-		break;
-	default:
-		break;
-	}
+	fuzz_events_check(&st->ev, ev);
 }
 
 /* sse_event_fn feeding the decoder. */
@@ -131,7 +102,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (sse_feed(&p, (const char *)data + half, size - half, on_sse, &st) == 0)
 			sse_finish(&p, on_sse, &st);
 	anthropic_decode_finish(&st.dec, sink, &st);
-	FUZZ_CHECK(st.over);
+	FUZZ_CHECK(st.ev.over);
 	check_thinking(&st.dec);
 	sse_release(&p);
 	anthropic_decode_release(&st.dec);
@@ -142,7 +113,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	anthropic_decode_event(&st.dec, str_make("error", size & 1 ? 5 : 0),
 			       str_make((const char *)data, size), sink, &st);
 	anthropic_decode_finish(&st.dec, sink, &st);
-	FUZZ_CHECK(st.over);
+	FUZZ_CHECK(st.ev.over);
 	anthropic_decode_release(&st.dec);
 
 	/* As an HTTP error body, and its description. */

@@ -34,54 +34,22 @@
 
 #include "llm/openai.h"
 #include "io/sse.h"
+#include "fuzz_util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define NIDX 64
-
 struct state {
 	struct openai_dec dec;
-	int over;
-	unsigned char begun[NIDX], ended[NIDX];
+	struct fuzz_events ev;
 };
 
-/* llm_sink_fn: check the event grammar. */
+/* llm_sink_fn: check the event grammar (fuzz_util.h). */
 static void
 sink(void *ctx, const struct llm_event *ev)
 {
 	struct state *st = ctx;
-	int i = ev->index;
 
-	if (st->over)
-		abort();
-	if (ev->text.len && !ev->text.p)
-		abort();
-	switch (ev->kind) {
-	case LLM_TOOL_CALL_BEGIN:
-		if (i < 0 || !ev->name || (i < NIDX && st->begun[i]++))
-			abort();
-		break;
-	case LLM_TOOL_CALL_ARGS:
-		if (i < 0 || (i < NIDX && (!st->begun[i] || st->ended[i])))
-			abort();
-		break;
-	case LLM_TOOL_CALL_END:
-		if (i < 0 || (i < NIDX && (!st->begun[i] || st->ended[i]++)))
-			abort();
-		break;
-	case LLM_DONE:
-		if (!ev->stop_reason)
-			abort();
-		st->over = 1;
-		break;
-	case LLM_ERROR:
-		if (!ev->text.p)
-			abort();
-		st->over = 1;
-		break;
-	default:
-		break;
-	}
+	fuzz_events_check(&st->ev, ev);
 }
 
 /* sse_event_fn feeding the decoder. */
@@ -110,7 +78,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (sse_feed(&p, (const char *)data + half, size - half, on_sse, &st) == 0)
 			sse_finish(&p, on_sse, &st);
 	openai_dec_finish(&st.dec, sink, &st);
-	if (!st.over)
+	if (!st.ev.over)
 		abort();
 	sse_release(&p);
 	openai_dec_release(&st.dec);
@@ -121,7 +89,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	openai_dec_event(&st.dec, str_make("error", size & 1 ? 5 : 0),
 		      str_make((const char *)data, size), sink, &st);
 	openai_dec_finish(&st.dec, sink, &st);
-	if (!st.over)
+	if (!st.ev.over)
 		abort();
 	openai_dec_release(&st.dec);
 

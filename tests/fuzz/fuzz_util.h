@@ -13,6 +13,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "llm/event.h"
+
 /* Length of the valid UTF-8 sequence at s (RFC 3629: no overlongs, no surrogates, <= U+10FFFF), 0 if none. */
 static inline size_t
 fuzz_utf8_seq(const unsigned char *s, size_t n)
@@ -86,6 +88,52 @@ fuzz_memfile(const uint8_t *data, size_t n, char *out, size_t size)
 	}
 	snprintf(out, size, "/proc/self/fd/%d", fd);
 	return fd;
+}
+
+/*
+ * The event grammar the agent relies on (llm/event.h), checked event by
+ * event: exactly one terminal event (DONE with a stop reason, or ERROR with a
+ * message) and nothing after it; per call index BEGIN (with a name) once,
+ * before any ARGS, and one END after it.  Zero-initialise, feed every event.
+ */
+#define FUZZ_EVENTS_NIDX 64
+
+struct fuzz_events {
+	int over; /* the terminal event came */
+	unsigned char begun[FUZZ_EVENTS_NIDX], ended[FUZZ_EVENTS_NIDX];
+};
+
+static inline void
+fuzz_events_check(struct fuzz_events *st, const struct llm_event *ev)
+{
+	int i = ev->index;
+
+	FUZZ_CHECK(!st->over);
+	FUZZ_CHECK(!ev->text.len || ev->text.p);
+	switch (ev->kind) {
+	case LLM_TOOL_CALL_BEGIN:
+		FUZZ_CHECK(i >= 0 && ev->name);
+		FUZZ_CHECK(i >= FUZZ_EVENTS_NIDX || !st->begun[i]++);
+		break;
+	case LLM_TOOL_CALL_ARGS:
+		FUZZ_CHECK(i >= 0);
+		FUZZ_CHECK(i >= FUZZ_EVENTS_NIDX || (st->begun[i] && !st->ended[i]));
+		break;
+	case LLM_TOOL_CALL_END:
+		FUZZ_CHECK(i >= 0);
+		FUZZ_CHECK(i >= FUZZ_EVENTS_NIDX || (st->begun[i] && !st->ended[i]++));
+		break;
+	case LLM_DONE:
+		FUZZ_CHECK(ev->stop_reason != NULL);
+		st->over = 1;
+		break;
+	case LLM_ERROR:
+		FUZZ_CHECK(ev->text.p != NULL);
+		st->over = 1;
+		break;
+	default:
+		break;
+	}
 }
 
 #endif
