@@ -53,6 +53,10 @@ $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_util.h $(FUZZ_LIB) $$(GR
 
 fuzz-ci: FUZZ_TIME ?= 30
 fuzz: FUZZ_TIME ?= 60
+# fuzz-ci starts every run from the same seed, so a local run retraces CI's
+# first steps; `make fuzz` draws a fresh one each time.
+fuzz-ci: FUZZ_SEED ?= 1
+fuzz: FUZZ_SEED ?= 0
 
 # Each harness in turn; the first failure stops the run with its log's tail.
 fuzz fuzz-ci: $(FUZZ_BINS)
@@ -62,7 +66,7 @@ fuzz fuzz-ci: $(FUZZ_BINS)
 		FIXTURES=$(FIXTURES) bash tests/fuzz/seeds.sh $$n $$seed; \
 		sed -n 's/^ \* dict: //p' tests/fuzz/fuzz_$$n.c >$(FUZZ_DIR)/$$n.dict; \
 		echo "fuzz_$$n: $(FUZZ_TIME)s (log in $$log)"; \
-		if ! $(FUZZ_DIR)/fuzz_$$n -max_total_time=$(FUZZ_TIME) $(FUZZ_OPTS) \
+		if ! $(FUZZ_DIR)/fuzz_$$n -max_total_time=$(FUZZ_TIME) -seed=$(FUZZ_SEED) $(FUZZ_OPTS) \
 			$$( [ -s $(FUZZ_DIR)/$$n.dict ] && echo -dict=$(FUZZ_DIR)/$$n.dict ) \
 			-artifact_prefix=$(FUZZ_DIR)/crash-$$n- \
 			$(FUZZ_DIR)/corpus-$$n $$seed >$$log 2>&1; then \

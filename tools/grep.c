@@ -17,6 +17,7 @@
 
 #include "base/fs.h"
 #include "base/json.h"
+#include "base/regex.h"
 #include "llm/tool.h"
 #include "base/workspace.h"
 
@@ -214,11 +215,11 @@ compile(struct grep *g, const char *pattern, int literal)
 		return 0;
 	}
 	translate(pattern, &ere);
-	rc = regcomp(&g->re, ere.data, REG_EXTENDED | REG_NOSUB | (g->icase ? REG_ICASE : 0));
+	rc = regex_compile(&g->re, ere.data ? ere.data : "", REG_NOSUB | (g->icase ? REG_ICASE : 0),
+			   msg, sizeof msg);
 	buf_release(&ere);
 	if (rc == 0)
 		return 0;
-	regerror(rc, &g->re, msg, sizeof msg);
 	tool_job_fail(g->job, "invalid pattern \"%s\": %s; patterns are POSIX extended regular "
 		      "expressions (escape ( ) [ ] { } . * + ? | with \\, or set literal=true)",
 		      pattern, msg);

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "base/buf.h"
+#include "base/regex.h"
 
 #define CODE_PREDICATE_TEXT_MAX 256
 #define CODE_PREDICATE_CACHE 512
@@ -83,10 +84,11 @@ static int
 compile(regex_t *r, const char *src)
 {
 	struct buf b = BUF_INIT;
+	char why[160];
 	int rc;
 
 	translate(&b, src);
-	rc = regcomp(r, b.data ? b.data : "", REG_EXTENDED | REG_NOSUB);
+	rc = regex_compile(r, b.data ? b.data : "", REG_NOSUB, why, sizeof why);
 	buf_release(&b);
 	return rc;
 }

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "base/json.h"
+#include "base/regex.h"
 #include "base/xmalloc.h"
 
 static const char *const route_config_rule_names[ROUTE_RULE_COUNT] = {
@@ -98,18 +99,13 @@ route_config_add_pattern(struct route_pattern **v, size_t *n, const char *text, 
 		     enum route_mode mode, char *why, size_t whylen)
 {
 	struct route_pattern *p;
-	int rc;
 
 	*v = xrealloc(*v, (*n + 1) * sizeof **v);
 	p = &(*v)[*n];
 	memset(p, 0, sizeof *p);
 	if (is_regex) {
-		rc = regcomp(&p->re, text, REG_EXTENDED | REG_ICASE | REG_NOSUB);
-		if (rc != 0) {
-			regerror(rc, &p->re, why, whylen);
-			regfree(&p->re);
+		if (regex_compile(&p->re, text, REG_ICASE | REG_NOSUB, why, whylen) < 0)
 			return -1;
-		}
 	}
 	p->text = xstrdup(text);
 	p->is_regex = is_regex;
