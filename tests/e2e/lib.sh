@@ -37,6 +37,7 @@ export HEARTH_BIN FIXTURES
 
 E2E_PASS=0
 E2E_FAIL=0
+E2E_SKIP=0
 E2E_PIDS=""
 E2E_NMOCK=0
 MOCK_PID="" MOCK_PORT="" MOCK_URL="" MOCK_LOG=""
@@ -128,6 +129,13 @@ ok() {
 	printf 'ok - %s\n' "$1"
 }
 
+# Report a check that did not run here (TAP: "ok - NAME # SKIP REASON");
+# tests/run.sh counts it as skipped, never as passed.
+skip() { # $1 name, $2 why it did not run
+	E2E_SKIP=$((E2E_SKIP + 1))
+	printf 'ok - %s # SKIP %s\n' "$1" "$2"
+}
+
 # Report a failure; further arguments become "# " diagnostic lines.
 not_ok() {
 	E2E_FAIL=$((E2E_FAIL + 1))
@@ -176,7 +184,7 @@ check_rc() {
 
 # Print the totals and exit 0 when nothing failed.
 e2e_finish() {
-	printf '# %d passed, %d failed\n' "$E2E_PASS" "$E2E_FAIL"
+	printf '# %d passed, %d failed, %d skipped\n' "$E2E_PASS" "$E2E_FAIL" "$E2E_SKIP"
 	[ "$E2E_FAIL" -eq 0 ]
 	exit $?
 }

@@ -87,7 +87,7 @@ need(CHAT[0]["messages"][0] == CHAT[1]["messages"][0], "the system prompt change
 	cleanup_tmux
 	mock_stop
 else
-	ok "# SKIP /think in the full screen: no tmux"
+	skip "/think in the full screen" "no tmux"
 fi
 
 # ---- explore→produce cutoff ----------------------------------------------

@@ -59,7 +59,7 @@ if command -v tmux >/dev/null 2>&1; then
 	cleanup_tmux
 	mock_stop
 else
-	printf 'ok - fork tui # SKIP tmux not installed\n'
+	skip "fork tui" "tmux not installed"
 fi
 
 e2e_finish

@@ -8,7 +8,7 @@
 . "$(dirname "$0")/lib.sh"
 
 if [ -z "${HEARTH_TEST_LLAMA_SERVER:-}" ]; then
-	ok "real llama-server tests # skip: HEARTH_TEST_LLAMA_SERVER is unset"
+	skip "real llama-server tests" "HEARTH_TEST_LLAMA_SERVER is unset"
 	e2e_finish
 fi
 : "${HEARTH_TEST_MODELS:=$E2E_ROOT/../shared/models}"

@@ -8,7 +8,7 @@
 
 need_hearth
 if ! command -v tmux >/dev/null 2>&1; then
-	printf 'ok - picker # SKIP tmux not installed\n'
+	skip "picker" "tmux not installed"
 	e2e_finish
 fi
 tmux_setup hearth-picker

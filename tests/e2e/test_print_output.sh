@@ -153,7 +153,7 @@ mock_start plain
 hearth_run verbose -p --verbose --server "$MOCK_URL" --cwd "$REPO" "What is the answer?"
 check_rc "verbose: exit status 0" 0
 check "verbose: stdout is still only the answer" same_text "$OUT" "The answer is 42."
-check "verbose: progress goes to stderr" test -s "$ERR"
+check "verbose: prefill progress goes to stderr" grep -Eq '^hearth: prefill +[0-9]+%  [0-9]+/[0-9]+ new, [0-9]+ cached' "$ERR"
 mock_stop
 
 mock_start plain

@@ -96,7 +96,7 @@ mock_stop
 # once, Esc ends the turn at once (the build goes on and is dropped), and
 # Ctrl-C twice leaves at once.
 if ! command -v tmux >/dev/null 2>&1; then
-	printf 'ok - tui # SKIP tmux not found (make bootstrap installs it)\n'
+	skip "tui" "tmux not found (make bootstrap installs it)"
 	e2e_finish
 fi
 tmux_setup hearth-rmap

@@ -42,7 +42,7 @@ need("x-api-key" in h and h.get("anthropic-version") == "2023-06-01", "headers %
 last = reqs[-1]["body"]["messages"][-1]
 text = json.dumps(last)
 need("review the design of hello.c" in text and "@claude" not in text, "task %r" % text[:200])'
-check "@claude: stderr says where the turn went" grep -q "claude" "$ERR"
+check "@claude: stderr says where the turn went and why" grep -Eq '^hearth: → claude \([a-z]+\): requested with @claude' "$ERR"
 
 # ---- no key: stays local, says why, nothing reaches Claude -----------------
 BEFORE=$(anth_requests)

@@ -50,7 +50,7 @@ BWRAP_OK=1
 if ! bwrap --unshare-all --ro-bind / / --dev /dev --proc /proc true 2>"$E2E_TMP/bwrap.err"; then
 	BWRAP_OK=0
 	if [ "${HEARTH_TEST_NO_BWRAP:-}" = 1 ]; then
-		printf '# bwrap cannot run here and HEARTH_TEST_NO_BWRAP=1: bwrap parts skipped\n'
+		skip "the bwrap parts" "bwrap cannot run here and HEARTH_TEST_NO_BWRAP=1"
 	else
 		not_ok "bwrap runs on this machine (set HEARTH_TEST_NO_BWRAP=1 where it cannot)" \
 			"$(cat "$E2E_TMP/bwrap.err")"

@@ -89,7 +89,7 @@ if [ "$(uname -s)" = Linux ]; then
 	kill -KILL "$SPID" 2>/dev/null
 	exec 7>&-
 else
-	ok "# SKIP parent-death signal: Linux only"
+	skip "parent-death signal" "Linux only"
 fi
 
 # ---- relative model path with --cwd, and the serve.model setting ------------
@@ -117,7 +117,7 @@ RC=$(cat "$E2E_TMP/rc" 2>/dev/null || echo missing)
 OUT=$E2E_TMP/nobin.out ERR=$E2E_TMP/nobin.err
 if command -v llama-server >/dev/null 2>&1 && [ "$(command -v llama-server)" != "$BIN/llama-server" ] &&
 	PATH=$(dirname "$(command -v python3)"):/usr/bin:/bin command -v llama-server >/dev/null 2>&1; then
-	ok "# SKIP missing binary: a llama-server is installed system-wide"
+	skip "missing binary" "a llama-server is installed system-wide"
 else
 	check_rc "missing binary: exit status 1" 1
 	check "missing binary: one line saying what to do" one_line "$ERR"
@@ -152,7 +152,7 @@ if [ -n "${HEARTH_TEST_LLAMA_SERVER:-}" ] && [ -x "$REAL" ] && [ -f "$RMODEL" ];
 		sh -c '! pgrep -f "slot-save-path $1/hearth/slots" >/dev/null' sh "$XDG_STATE_HOME"
 	rm -f "$REPO/.hearth/settings.json"
 else
-	ok "# SKIP real llama-server (set HEARTH_TEST_LLAMA_SERVER=1)"
+	skip "real llama-server" "set HEARTH_TEST_LLAMA_SERVER=1"
 fi
 
 e2e_finish

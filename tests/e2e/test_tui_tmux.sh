@@ -22,7 +22,7 @@ fi
 TUI=${HEARTH_TUI_FLAG---tui}
 # shellcheck disable=SC2086
 if [ -n "$TUI" ] && ! "$HEARTH_BIN" $TUI --version >/dev/null 2>&1; then
-	printf 'ok - tui # SKIP %s does not take %s yet\n' "$HEARTH_BIN" "$TUI"
+	skip tui "$HEARTH_BIN does not take $TUI yet"
 	e2e_finish
 fi
 tmux_setup hearth-tui
