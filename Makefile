@@ -9,6 +9,9 @@
 #   make install    PREFIX=/usr/local: binary, themes, man page
 #   make bootstrap  install missing Debian packages (root) or print the apt-get line
 #   make lint       headers compile alone; layering rules hold
+#   make mutate     plant bugs in the guarded modules (MODULES=a,b; tests/mutate/modules.txt)
+#                   and print killed / survived / score per module with each survivor
+#   make mutate-ci  the deterministic sample of it that CI runs, failing below the floors
 
 PREFIX  ?= /usr/local
 CC      ?= cc
@@ -52,7 +55,7 @@ UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 TEST_HELPERS := $(wildcard tests/unit/helpers/*.c)
 
-.PHONY: all test unit asan valgrind bench bench-real install uninstall bootstrap lint clean distclean grammars
+.PHONY: mutate mutate-ci all test unit asan valgrind bench bench-real install uninstall bootstrap lint clean distclean grammars
 
 EXT_BIN  := $(BUILD)/mcp-demo
 
@@ -114,6 +117,21 @@ bench-real: $(BIN)
 $(BUILD)/bench/%: tests/bench/%.c $(LIB) $(GRAMMAR_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(LDFLAGS_ALL) -o $@ $< $(LIB) $(GRAMMAR_OBJS) $(LIBS)
+
+# Mutation testing (tests/mutate.py): the working tree is never written; the
+# mutated copies and their builds go to $(BUILD)/mutate.  MUTATE_SAMPLE=N takes
+# the same N mutants per module on every run; MUTATE_ARGS passes more options.
+MUTATE_SAMPLE ?=
+MUTATE_CI_MODULES ?= perm shellro redact ws fsutil cost edit sessline sessread restore
+mutate: $(BIN) $(UNIT_BIN) $(EXT_BIN)
+	@BUILD=$(BUILD) FIXTURES=$(FIXTURES) python3 tests/mutate.py --floor \
+		$(if $(MODULES),--modules '$(MODULES)') $(if $(MUTATE_SAMPLE),--sample $(MUTATE_SAMPLE)) $(MUTATE_ARGS)
+
+# CI: 12 mutants from each of ten guarded modules, unit tests only, stopped at
+# 200 s (about 3 minutes on 2 cores); fails when a module falls below its floor.
+mutate-ci: $(BIN) $(UNIT_BIN) $(EXT_BIN)
+	@BUILD=$(BUILD) FIXTURES=$(FIXTURES) python3 tests/mutate.py --floor --quiet --no-e2e \
+		--sample 12 --budget 200 --modules '$(MUTATE_CI_MODULES)' $(MUTATE_ARGS)
 
 install: $(BIN)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/hearth/themes \
