@@ -65,4 +65,54 @@ check "/undo over a hand edit: the user's change survives and is reported" pyche
 need("/* mine */" in open(os.environ["REPO"] + "/hello.c").read(), "hand edit lost")
 need("by hand" in OUT_TEXT or "left alone" in OUT_TEXT, "not reported: %r" % OUT_TEXT[-300:])'
 
+# ---- issue 20: a shell command that only starts by looking still changes ----
+# "ls && rm -rf src" and "env rm -rf src" are not read-only: the turn's
+# checkpoint is taken before them, so /undo brings src back.
+for cmd in 'ls && rm -rf src' 'env rm -rf src'; do
+	R=$E2E_TMP/rm_$(printf '%s' "$cmd" | tr -c 'a-z' '_')
+	make_repo "$R"
+	mkdir -p "$R/src"
+	printf 'int keep_me;\n' >"$R/src/keep.c"
+	(cd "$R" && git add -A && git commit -qm src >/dev/null 2>&1)
+	printf '{"turns": [{"tool_calls": [{"name": "bash", "arguments": {"command": "%s"}}]}, {"text": "Removed."}]}\n' \
+		"$cmd" >"$E2E_TMP/rm.json"
+	mock_start "$E2E_TMP/rm.json"
+	hearth_run rm_src -p --yes --server "$MOCK_URL" --cwd "$R" "clean up"
+	check "$cmd: the command ran (src is gone)" test ! -e "$R/src/keep.c"
+	mock_stop
+	hearth_run rm_undo -c -p --cwd "$R" /undo
+	check_rc "$cmd: /undo exit status 0" 0
+	check "$cmd: /undo brings src back" grep -qx 'int keep_me;' "$R/src/keep.c"
+done
+
+# ---- issue 20: /undo covers gitignored files and workspaces outside git -------
+cat >"$E2E_TMP/ign.json" <<'EOS'
+{"turns": [
+  {"tool_calls": [{"name": "read", "arguments": {"path": "notes.log"}}]},
+  {"tool_calls": [{"name": "edit", "arguments": {"path": "notes.log", "old_text": "first draft", "new_text": "rewritten"}}]},
+  {"text": "Edited."}
+]}
+EOS
+R=$E2E_TMP/ignored
+make_repo "$R"
+printf '*.log\n' >"$R/.gitignore"
+(cd "$R" && git add .gitignore && git commit -qm ignore >/dev/null 2>&1)
+printf 'first draft\n' >"$R/notes.log"
+mock_start "$E2E_TMP/ign.json"
+hearth_run ign -p --yes --server "$MOCK_URL" --cwd "$R" "edit the notes"
+check "gitignored: the edit landed" grep -qx rewritten "$R/notes.log"
+mock_stop
+hearth_run ign_undo -c -p --cwd "$R" /undo
+check "gitignored: /undo brings the file's bytes back" grep -qx 'first draft' "$R/notes.log"
+
+R=$E2E_TMP/nogit
+mkdir -p "$R"
+printf 'first draft\n' >"$R/notes.log"
+mock_start "$E2E_TMP/ign.json"
+hearth_run nogit -p --yes --server "$MOCK_URL" --cwd "$R" "edit the notes"
+check "outside git: the edit landed" grep -qx rewritten "$R/notes.log"
+mock_stop
+hearth_run nogit_undo -c -p --cwd "$R" /undo
+check "outside git: /undo brings the file's bytes back" grep -qx 'first draft' "$R/notes.log"
+
 e2e_finish

@@ -135,6 +135,8 @@ test_read_only(void **state)
 		"ls; pwd", "ls && git status", "ls || true", "ls # just looking",
 		"wc -l < a.txt", "head -5 -- a.txt", "cat /dev/null", "test -f a.txt",
 		"[ -f a.txt ]", "cat \"$\"", "git log --oneline | head -3", "",
+		/* issue 20: sh is a prefix of sha256sum, not a match for it */
+		"sha256sum a.txt", "sha256sum -b a.txt src/a.c", "sort -u a.txt", "sort -ur a.txt",
 	};
 	size_t i;
 	int bad = 0;
@@ -201,6 +203,15 @@ test_asks(void **state)
 		"date -s 2020-01-01", "hostname x", "sha256sum -c list", "tail -f a.txt",
 		"rg foo *", "grep foo *", "cat -- *", "cat ./*",
 		"ls -w 80 *", "head -n *",
+		/* issue 20: output files behind bundled or positional options */
+		"sort -uo F a.txt", "sort -ruo F a.txt", "sort -uoF a.txt", "sort -u -oF a.txt",
+		"uniq a.txt b.txt", "uniq -c a.txt out", "tree -o F", "tree -L 2 -o F .",
+		"xxd a.txt out", "xxd -l 16 a.txt out", "git diff --output=F", "git diff --output F",
+		"find . -fprint F", "find . -name x -ok rm {} \\;", "find src -fprint0 F",
+		/* issue 20: a prefix of an allowed program is not that program */
+		"sh -c 'ls'", "sh a.txt", "sha a.txt", "sha256 a.txt", "sha256sumx a.txt",
+		/* issue 20: env runs its operand, which may change anything */
+		"env rm -rf src", "ls && rm -rf src", "ls; env rm -rf src", "ls | env rm -rf src",
 	};
 	size_t i;
 	int bad = 0;
