@@ -289,6 +289,14 @@ class Builder:
         self.link_main = lk[-1]
         self.tests = {}
         os.makedirs(WORK, exist_ok=True)
+        # a private copy of the archive and main.o: a build in the working
+        # tree while this runs must not change what the mutants link against
+        self.lib = os.path.join(WORK, "libhearth.a")
+        self.main_o = os.path.join(WORK, "main.o")
+        shutil.copyfile(os.path.join(ROOT, BUILD, "libhearth.a"), self.lib)
+        shutil.copyfile(os.path.join(ROOT, BUILD, "obj", "src", "main.o"), self.main_o)
+        self.link_main = [self.lib if a.endswith("libhearth.a") else
+                          self.main_o if a.endswith("/main.o") else a for a in self.link_main]
 
     def compile_cmd(self, src, obj, incdir):
         c = list(self.cc)
@@ -330,6 +338,7 @@ class Builder:
             objs.append(ob)
         rest = [a for a in cmd[1:] if a.endswith(".a") or a.startswith("-l")
                 or a.startswith("-Wl,") or a == "-pthread" or a.startswith("-fsanitize")]
+        rest = [self.lib if a.endswith("libhearth.a") else a for a in rest]
         self.tests[name] = (cmd[0], objs, rest)
         return self.tests[name]
 
@@ -337,8 +346,7 @@ class Builder:
         cc, objs, rest = self.test_parts(name)
         lib = [a for a in rest if a.endswith("libhearth.a")]
         i = rest.index(lib[0]) if lib else 0
-        cmd = [cc, "-o", out] + objs + ([mobj] if mobj else []) + rest[i:] + \
-            [a for a in rest[:i]]
+        cmd = [cc] + rest[:i] + ["-o", out] + objs + ([mobj] if mobj else []) + rest[i:]
         return subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
 
     def link_hearth(self, mobj, out):
