@@ -396,11 +396,72 @@ test_tool_names_and_flags(void **state)
 	buf_release(&out);
 }
 
+/* Issue 20: rules written with an absolute or a ~/ path match the files they
+ * name inside the workspace, as relative ones do; a trailing backslash in a
+ * rule is an ordinary (if useless) pattern, and a tool name of 160+
+ * characters is kept whole. */
+static void
+test_path_rules(void **state)
+{
+	struct perm p;
+	struct buf why = BUF_INIT, rule = BUF_INIT;
+	char *home_saved = getenv("HOME") ? strdup(getenv("HOME")) : NULL;
+	struct err e = ERR_INIT;
+	const char *slash;
+	char longname[200];
+
+	(void)state;
+	/* HOME is the workspace's parent, so ~/<ws>/src/... names the workspace */
+	slash = strrchr(root, '/');
+	assert_non_null(slash);
+	buf_add(&rule, root, (size_t)(slash - root));
+	setenv("HOME", rule.data, 1);
+	perm_init(&p);
+	p.mode = PERM_YOLO;
+	buf_reset(&rule);
+	buf_addf(&rule, "edit(%s/src/*.key)", root);
+	add(&p, PERM_LIST_DENY, rule.data);
+	buf_reset(&rule);
+	buf_addf(&rule, "write(~/%s/src/*.pem)", slash + 1);
+	add(&p, PERM_LIST_DENY, rule.data);
+	buf_reset(&rule);
+	buf_addf(&rule, "read(~/%s/notes/*)", slash + 1);
+	add(&p, PERM_LIST_ASK, rule.data);
+	assert_int_equal(decide(&p, "edit", "{\"path\":\"src/a.key\",\"old_text\":\"a\",\"new_text\":\"b\"}", &why),
+			 PERM_DENY);
+	assert_non_null(strstr(why.data, "permissions.deny"));
+	assert_int_equal(decide(&p, "edit", "{\"path\":\"src/a.c\",\"old_text\":\"a\",\"new_text\":\"b\"}", &why),
+			 PERM_ALLOW);
+	assert_int_equal(decide(&p, "write", "{\"path\":\"src/b.pem\",\"content\":\"x\"}", &why), PERM_DENY);
+	assert_int_equal(decide(&p, "write", "{\"path\":\"src/b.pemx\",\"content\":\"x\"}", &why), PERM_ALLOW);
+	assert_int_equal(decide(&p, "read", "{\"path\":\"notes/todo\"}", &why), PERM_QUESTION);
+	assert_int_equal(decide(&p, "read", "{\"path\":\"src/todo\"}", &why), PERM_ALLOW);
+	/* a trailing backslash: accepted, matches nothing it should not, no overrun */
+	add(&p, PERM_LIST_DENY, "bash(ls \\)");
+	add(&p, PERM_LIST_DENY, "read(\\)");
+	assert_int_equal(bash(&p, "ls", &why), PERM_ALLOW);
+	assert_int_equal(decide(&p, "read", "{\"path\":\"src/todo\"}", &why), PERM_ALLOW);
+	/* a tool name of 170 characters: kept whole, compared whole */
+	memset(longname, 'a', 170);
+	memcpy(longname + 170, "(x)", 4);
+	assert_int_equal(perm_add_rule(&p, PERM_LIST_DENY, longname, &e), 0);
+	assert_int_equal(strlen(p.lists[PERM_LIST_DENY].v[p.lists[PERM_LIST_DENY].n - 1].tool), 170);
+	perm_release(&p);
+	if (home_saved)
+		setenv("HOME", home_saved, 1);
+	else
+		unsetenv("HOME");
+	free(home_saved);
+	buf_release(&why);
+	buf_release(&rule);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_glob),
+		cmocka_unit_test_setup_teardown(test_path_rules, setup, teardown),
 		cmocka_unit_test(test_segments),
 		cmocka_unit_test_setup_teardown(test_modes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_precedence, setup, teardown),

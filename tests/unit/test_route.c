@@ -353,6 +353,30 @@ test_guard_spend_caps(void **state)
 	decide(&s, ROUTE_REQ_NONE, &d);
 	assert_int_equal(d.target, ROUTE_LOCAL);
 	assert_non_null(strstr(d.blocked_why, "daily spend cap $10.00 reached ($10.25 spent today)"));
+	/* issue 20: the day's spend is held against the daily cap, not the
+	 * session's: $5 today is over the session cap ($2) and under the day's */
+	s.told = 0;
+	s.spent_session_usd = 0.5;
+	s.spent_day_usd = 5.0;
+	decide(&s, ROUTE_REQ_CLAUDE, &d);
+	assert_int_equal(d.target, ROUTE_CLAUDE);
+	assert_int_equal(d.blocked, 0);
+	s.spent_day_usd = 9.99;
+	decide(&s, ROUTE_REQ_CLAUDE, &d);
+	assert_int_equal(d.target, ROUTE_CLAUDE);
+	s.spent_day_usd = 10.0;                 /* reaching the cap is enough */
+	decide(&s, ROUTE_REQ_CLAUDE, &d);
+	assert_int_equal(d.target, ROUTE_LOCAL);
+	assert_int_equal(d.blocked, 1);
+	assert_true(d.told & ROUTE_TOLD_CAP);
+	assert_int_equal(d.notify, 1);
+	s.told = d.told;                        /* told once: not again */
+	decide(&s, ROUTE_REQ_CLAUDE, &d);
+	assert_int_equal(d.notify, 0);
+	s.spent_day_usd = 0;
+	s.spent_session_usd = 1.99;             /* just under the session cap */
+	decide(&s, ROUTE_REQ_CLAUDE, &d);
+	assert_int_equal(d.target, ROUTE_CLAUDE);
 }
 
 static void

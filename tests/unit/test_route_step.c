@@ -204,6 +204,44 @@ test_redact(void **state)
 		conv_release(&a);
 		conv_release(&ao);
 	}
+	{	/* issue 20: edit's old_text and new_text, outline's result, and
+		 * attachments whose path is 8 characters or more */
+		struct conv a, ao;
+		const char *t;
+
+		conv_init(&a);
+		conv_init(&ao);
+		add_call(&a, "e", "edit", "{\"path\":\"config/.env.local\",\"old_text\":\"K=SECRET6\","
+			 "\"new_text\":\"K=SECRET7\",\"replace_all\":false}", "edited", 0);
+		add_call(&a, "o", "outline", "{\"path\":\"secrets/deep/k.py\"}", "def SECRET8():", 0);
+		add_call(&a, "p", "edit", "{\"path\":\"src/a.c\",\"old_text\":\"int a;\",\"new_text\":\"int b;\"}",
+			 "edited", 0);
+		conv_add_user_text(&a, "<file path=\"src/notes.md\">\nPUBLIC9\n</file>\n"
+				   "<file path=\"config/prod/.env\">\nK=SECRET10\n</file>\n"
+				   "<file path=\"deploy/server.key\">\nSECRET11\n</file> tail");
+		assert_int_equal(route_privacy_conv(&p, &a, &ao), 4);
+		t = text_at(&ao, 0, 0);
+		assert_null(strstr(t, "SECRET6"));
+		assert_null(strstr(t, "SECRET7"));
+		assert_non_null(strstr(t, "\"path\":\"config/.env.local\""));
+		assert_non_null(strstr(t, "\"old_text\":\"[hearth: the contents of config/.env.local"));
+		assert_non_null(strstr(t, "\"new_text\":\"[hearth: the contents of config/.env.local"));
+		assert_non_null(strstr(t, "\"replace_all\":false"));
+		assert_null(strstr(text_at(&ao, 1, 0), "SECRET"));      /* the edit's result */
+		assert_null(strstr(text_at(&ao, 3, 0), "SECRET8"));     /* outline's result */
+		assert_non_null(strstr(text_at(&ao, 3, 0), "the contents of secrets/deep/k.py"));
+		assert_string_equal(text_at(&ao, 4, 0),                  /* a public edit as it was */
+				    "{\"path\":\"src/a.c\",\"old_text\":\"int a;\",\"new_text\":\"int b;\"}");
+		t = text_at(&ao, 6, 0);
+		assert_non_null(strstr(t, "<file path=\"src/notes.md\">\nPUBLIC9\n</file>\n"));
+		assert_null(strstr(t, "SECRET10"));
+		assert_null(strstr(t, "SECRET11"));
+		assert_non_null(strstr(t, "<file path=\"config/prod/.env\">\n[hearth: the contents of config/prod/.env (10 bytes)"));
+		assert_non_null(strstr(t, "<file path=\"deploy/server.key\">\n[hearth: the contents of deploy/server.key (8 bytes)"));
+		assert_non_null(strstr(t, "]\n</file> tail"));
+		conv_release(&a);
+		conv_release(&ao);
+	}
 	assert_false(route_privacy_command(&p, "cat README.md"));
 	conv_release(&c);
 	conv_release(&out);
