@@ -291,8 +291,9 @@ class Builder:
         os.makedirs(WORK, exist_ok=True)
         # a private copy of the archive and main.o: a build in the working
         # tree while this runs must not change what the mutants link against
-        self.lib = os.path.join(WORK, "libhearth.a")
-        self.main_o = os.path.join(WORK, "main.o")
+        # (one per process: two runs side by side must not share them)
+        self.lib = os.path.join(WORK, "libhearth.%d.a" % os.getpid())
+        self.main_o = os.path.join(WORK, "main.%d.o" % os.getpid())
         shutil.copyfile(os.path.join(ROOT, BUILD, "libhearth.a"), self.lib)
         shutil.copyfile(os.path.join(ROOT, BUILD, "obj", "src", "main.o"), self.main_o)
         self.link_main = [self.lib if a.endswith("libhearth.a") else
@@ -325,7 +326,7 @@ class Builder:
                  and not a.startswith("-Wl,") and a not in ("-pthread",)]
         o = flags.index("-o")
         del flags[o:o + 2]
-        tdir = os.path.join(WORK, "tobj", name)
+        tdir = os.path.join(WORK, "tobj.%d" % os.getpid(), name)
         os.makedirs(tdir, exist_ok=True)
         objs = []
         for s in srcs:
@@ -514,6 +515,8 @@ def main():
         print("%-11s %-28s %7s %6d %8d %9s %5s %5.1f%%" % ("all", "", "", tk, ts, "", "",
               100.0 * tk / (tk + ts)))
     print("time: %.0f s" % (time.monotonic() - start))
+    for f in (b.lib, b.main_o):
+        os.unlink(f)
     if args.floor and below:
         print("mutate: below the floor: %s (kill the survivors above with a test, or list a "
               "mutant that cannot change behaviour in tests/mutate/equivalent.txt with the reason)"

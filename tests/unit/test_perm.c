@@ -227,6 +227,9 @@ test_precedence(void **state)
 	assert_int_equal(bash(&p, "make test && make install", &why), PERM_QUESTION);
 	assert_int_equal(bash(&p, "make test > /etc/motd", &why), PERM_QUESTION);
 	assert_int_equal(bash(&p, "make test >/dev/null", &why), PERM_ALLOW);
+	assert_int_equal(bash(&p, "make test 2>&1", &why), PERM_ALLOW);
+	assert_int_equal(bash(&p, "make test >a1", &why), PERM_QUESTION);   /* a file named a1 */
+	assert_int_equal(bash(&p, "make test >&x", &why), PERM_QUESTION);
 	assert_int_equal(bash(&p, "make test && git status", &why), PERM_ALLOW);
 	assert_int_equal(bash(&p, "make test && FOO=1 git diff", &why), PERM_QUESTION);
 	assert_int_equal(bash(&p, "make test; env", &why), PERM_QUESTION);

@@ -487,6 +487,9 @@ test_allowed_by_rule(void **state)
 	assert_false(perm_allowed_by_rule(&p, tool_find("bash"), args, P("ws"))); /* ls: read-only, not a rule */
 	assert_int_equal(perm_add_rule(&p, PERM_LIST_SESSION, "bash(ls)", &e), 0);
 	assert_true(perm_allowed_by_rule(&p, tool_find("bash"), args, P("ws")));
+	/* one simple command covered by a rule is allowed by it (issue 20: not only two) */
+	cJSON_ReplaceItemInObject(args, "command", cJSON_CreateString("npm install left-pad"));
+	assert_true(perm_allowed_by_rule(&p, tool_find("bash"), args, P("ws")));
 	cJSON_Delete(args);
 	perm_release(&p);
 }
