@@ -179,8 +179,10 @@ class Mutant:
         self.new_line = src[ls:start] + repl + src[end:le]
         # the key survives edits elsewhere in the file: the line's text, the
         # operator, and which of the identical edits on that line it is
-        h = hashlib.sha1(("%s\0%s\0%s\0%d" % (path, self.old_line.strip(), op,
-                                              start - ls)).encode()).hexdigest()
+        # (and which of the identical lines of the file it is on)
+        nth = sum(1 for ln in src[:ls].split("\n") if ln.strip() == self.old_line.strip())
+        h = hashlib.sha1(("%s\0%s\0%s\0%d\0%d" % (path, self.old_line.strip(), op,
+                                                  start - ls, nth)).encode()).hexdigest()
         self.key = "%s:%s" % (os.path.basename(path), h[:10])
 
     def apply(self, src):
@@ -393,6 +395,9 @@ def main():
     ap.add_argument("--no-e2e", action="store_true", help="unit tests only")
     ap.add_argument("--floor", action="store_true", help="exit 1 when a module scores below its floor")
     ap.add_argument("--floor-override", type=int, default=None, help="one floor for every module")
+    ap.add_argument("--floor-total", type=int, default=None,
+                    help="with --floor: hold the score over all modules to this floor instead "
+                    "(a small sample per module is too coarse for per-module floors)")
     ap.add_argument("--budget", type=float, default=None, help="stop starting mutants after SECONDS")
     ap.add_argument("--list", action="store_true", help="list the mutants, run nothing")
     ap.add_argument("--quiet", action="store_true", help="no line per mutant")
@@ -517,6 +522,15 @@ def main():
     print("time: %.0f s" % (time.monotonic() - start))
     for f in (b.lib, b.main_o):
         os.unlink(f)
+    shutil.rmtree(os.path.join(WORK, "tobj.%d" % os.getpid()), ignore_errors=True)
+    if args.floor and args.floor_total is not None:
+        total = 100.0 * tk / (tk + ts) if tk + ts else 100.0
+        if total < args.floor_total:
+            print("mutate: the sample scores %.1f%%, below the floor of %d%% (kill the survivors "
+                  "above with a test, or list a mutant that cannot change behaviour in "
+                  "tests/mutate/equivalent.txt with the reason)" % (total, args.floor_total))
+            return 1
+        return 0
     if args.floor and below:
         print("mutate: below the floor: %s (kill the survivors above with a test, or list a "
               "mutant that cannot change behaviour in tests/mutate/equivalent.txt with the reason)"

@@ -11,6 +11,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cmocka.h>
 #include <dirent.h>
 
@@ -350,12 +353,40 @@ test_stale_guard(void **state)
 	f->env.stale = NULL;
 }
 
+/* Issue 20: exactly two occurrences are ambiguous too (the test above has
+ * three), and a FIFO is refused at once instead of hanging on its open. */
+static void
+test_twice_and_fifo(void **state)
+{
+	struct fixture *f = *state;
+	char *o, path[PATH_MAX + 16];
+	int err;
+
+	fixture_puts(f, "two.txt", "red\nmid\nred\n");
+	o = ed(f, "{\"path\":\"two.txt\",\"old_text\":\"red\",\"new_text\":\"blue\"}", &err, NULL);
+	assert_true(err);
+	assert_string_equal(o, "old_text matches 2 times in two.txt (lines 1, 3); add more "
+			       "surrounding lines to old_text to make it unique, or set "
+			       "replace_all=true to replace every occurrence");
+	free(o);
+	expect_file(f, "two.txt", "red\nmid\nred\n");
+	snprintf(path, sizeof path, "%s/pipe", f->root);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	alarm(10); /* a hang fails the test instead of stalling the suite */
+	o = ed(f, "{\"path\":\"pipe\",\"old_text\":\"a\",\"new_text\":\"b\"}", &err, NULL);
+	alarm(0);
+	assert_true(err);
+	assert_string_equal(o, "pipe is not a regular file; only files can be edited");
+	free(o);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_exact_unique, fixture_setup, fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_ambiguous_and_replace_all, fixture_setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_twice_and_fifo, fixture_setup, fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_no_match_whitespace, fixture_setup, fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_no_match_similar, fixture_setup, fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_crlf_and_bom, fixture_setup, fixture_teardown),
