@@ -472,15 +472,17 @@ def main():
             for t in m.units:
                 out = os.path.join(mdir, t)
                 if b.link_test(t, mobj, out).returncode:
-                    dead, by = True, "link " + t
-                    break
+                    # the mutant defines what the original did: a failed link is
+                    # the build's trouble, never a test catching the bug
+                    die("%s: linking %s failed for mutant %s; is the build being rewritten?"
+                        % (m.name, t, x.key))
                 if not run_unit(out, max(10, 5 * base_t[t])):
                     dead, by = True, t
                     break
             if not dead and m.e2e and not args.no_e2e:
                 hb = os.path.join(mdir, "hearth")
                 if b.link_hearth(mobj, hb).returncode:
-                    dead, by = True, "link hearth"
+                    die("%s: linking hearth failed for mutant %s" % (m.name, x.key))
                 for s in m.e2e:
                     if dead:
                         break
