@@ -281,6 +281,11 @@ def make_cmds(target):
 
 class Builder:
     def __init__(self):
+        # the archive must be what the sources say: an out-of-date one (a bug
+        # planted by hand and reverted, say) would be linked under every mutant
+        for t in (os.path.join(BUILD, "libhearth.a"), os.path.join(BUILD, "obj", "src", "main.o")):
+            if subprocess.run([MAKE, "-q", t], cwd=ROOT, capture_output=True).returncode:
+                die("%s is older than its sources: run make first" % t)
         obj = os.path.join(BUILD, "obj", "src", "base", "fs.o")
         cc = [c for c in make_cmds(obj) if "-c" in c]
         if not cc:
