@@ -8,7 +8,8 @@ bug at a time -- a mutant -- and asks whether a test notices:
   ror    a comparison flipped or its boundary moved  (== !=, < <=, > >=)
   lcr    && and || swapped
   cond   an if/while condition negated
-  const  an integer constant changed (0->1, 1->0, n->n+1)
+  const  an integer constant changed (0->1, 1->0, n->n+1; not the capacity
+         hint of buf_init, which changes no behaviour)
   ret    a return value replaced by 0 (by 1 where it was 0)
   del    a call statement deleted (not the calls that only free memory:
          their mutants are the leak checkers' business, see README)
@@ -228,7 +229,13 @@ def mutants(path, src):
         c = match_paren(mask, o)
         if c > o + 1:
             add(o, c + 1, "(!" + src[o:c + 1] + ")", "cond")
+    # a buffer's initial capacity is a hint: changing it changes no behaviour
+    hints = set()
+    for m in re.finditer(r"\bbuf_init\s*\([^,()]+,\s*(\d+)\s*\)", mask):
+        hints.add(m.start(1))
     for m in re.finditer(r"(?<![\w.])(\d+)([uUlL]*)(?![\w.])", mask):
+        if m.start(1) in hints:
+            continue
         v = int(m.group(1))
         nv = 1 if v == 0 else 0 if v == 1 else v + 1
         add(m.start(1), m.end(1), str(nv), "const")

@@ -137,6 +137,9 @@ test_read_only(void **state)
 		"[ -f a.txt ]", "cat \"$\"", "git log --oneline | head -3", "",
 		/* issue 20: sh is a prefix of sha256sum, not a match for it */
 		"sha256sum a.txt", "sha256sum -b a.txt src/a.c", "sort -u a.txt", "sort -ur a.txt",
+		/* issue 20's mutants: entries of the table that no test used */
+		"dirname src/a.c", "dirname src/a.c a.txt", "git count-objects -vH",
+		"git status --no-ahead-behind --null", "sed -n -e 1p -- a.txt",
 	};
 	size_t i;
 	int bad = 0;
@@ -212,6 +215,8 @@ test_asks(void **state)
 		"sh -c 'ls'", "sh a.txt", "sha a.txt", "sha256 a.txt", "sha256sumx a.txt",
 		/* issue 20: env runs its operand, which may change anything */
 		"env rm -rf src", "ls && rm -rf src", "ls; env rm -rf src", "ls | env rm -rf src",
+		/* a redirection whose target is not a plain word */
+		"cat < $(id)", "cat < `id`", "cat <'a.txt", "ls 2>$(id)", "git count-objects x",
 	};
 	size_t i;
 	int bad = 0;
