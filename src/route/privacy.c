@@ -125,21 +125,18 @@ route_privacy_grep(const struct route_policy *p, const char *text, struct buf *o
 {
 	const char *s = text ? text : "";
 	size_t dropped = 0;
-	char path[1024];
 
 	while (*s) {
 		size_t n = strcspn(s, "\n"), k = strcspn(s, ":\n");
+		/* the path before the first ':', however long (a fixed buffer let a
+		 * path of 1,024 characters or more through: issue 20) */
+		char *path = k < n && k > 0 ? xstrndup(s, k) : NULL;
 
-		if (k < n && k < sizeof path) {
-			memcpy(path, s, k);
-			path[k] = '\0';
-		} else {
-			path[0] = '\0';
-		}
-		if (path[0] && route_privacy_match(p, path))
+		if (path && route_privacy_match(p, path))
 			dropped++;
 		else
 			buf_add(out, s, n + (s[n] == '\n'));
+		free(path);
 		s += n + (s[n] == '\n');
 	}
 	if (dropped)
@@ -220,20 +217,22 @@ route_privacy_text(const struct route_policy *p, const char *text, struct buf *o
 {
 	static const char open[] = "<file path=\"", close[] = "\n</file>";
 	const char *s = text ? text : "", *at, *q, *body, *end;
-	char path[1024];
+	char *path;
 	int changed = 0;
 
 	while ((at = strstr(s, open)) != NULL) {
 		q = strchr(at + sizeof open - 1, '"');
 		body = q ? strstr(q, "\">\n") : NULL;
 		end = body ? strstr(body + 3, close) : NULL;
-		if (!q || !end || body != q || (size_t)(q - at) - (sizeof open - 1) >= sizeof path)
+		if (!q || !end || body != q)
 			break;
-		memcpy(path, at + sizeof open - 1, (size_t)(q - at) - (sizeof open - 1));
-		path[(size_t)(q - at) - (sizeof open - 1)] = '\0';
+		/* however long the path (a fixed buffer sent a path of 1,024
+		 * characters or more, and the rest of the text, unredacted: issue 20) */
+		path = xstrndup(at + sizeof open - 1, (size_t)(q - at) - (sizeof open - 1));
 		body += 3;
 		buf_add(out, s, (size_t)(body - s));
 		changed |= route_privacy_redact(p, path, body, (size_t)(end - body), out);
+		free(path);
 		s = end;
 	}
 	buf_adds(out, s);

@@ -242,6 +242,38 @@ test_redact(void **state)
 		conv_release(&a);
 		conv_release(&ao);
 	}
+	{	/* issue 20: paths of 1,024 characters or more, in grep's output and
+		 * in an attachment, are redacted like short ones */
+		struct conv a, ao;
+		struct buf longp = BUF_INIT, text = BUF_INIT;
+		const char *t;
+		int i;
+
+		conv_init(&a);
+		conv_init(&ao);
+		buf_adds(&longp, "secrets");
+		for (i = 0; i < 110; i++)
+			buf_adds(&longp, "/deeper123");
+		buf_adds(&longp, "/k.txt");
+		assert_true(longp.len >= 1024);
+		buf_addf(&text, "%s:1:SECRET12\nsrc/a.c:1:public line\n", longp.data);
+		add_call(&a, "g", "grep", "{\"pattern\":\"x\"}", text.data, 0);
+		buf_reset(&text);
+		buf_addf(&text, "<file path=\"%s\">\nSECRET13\n</file>\n<file path=\".env\">\nSECRET14\n</file>",
+			 longp.data);
+		conv_add_user_text(&a, text.data);
+		assert_int_equal(route_privacy_conv(&p, &a, &ao), 2);
+		t = text_at(&ao, 1, 0);
+		assert_null(strstr(t, "SECRET12"));
+		assert_non_null(strstr(t, "src/a.c:1:public line"));
+		t = text_at(&ao, 2, 0);
+		assert_null(strstr(t, "SECRET13"));
+		assert_null(strstr(t, "SECRET14"));
+		conv_release(&a);
+		conv_release(&ao);
+		buf_release(&longp);
+		buf_release(&text);
+	}
 	assert_false(route_privacy_command(&p, "cat README.md"));
 	conv_release(&c);
 	conv_release(&out);
