@@ -9,7 +9,7 @@ bug at a time -- a mutant -- and asks whether a test notices:
   lcr    && and || swapped
   cond   an if/while condition negated
   const  an integer constant changed (0->1, 1->0, n->n+1; not the capacity
-         hint of buf_init, which changes no behaviour)
+         hint of buf_init nor an index under sizeof, which change nothing)
   ret    a return value replaced by 0 (by 1 where it was 0)
   del    a call statement deleted (not the calls that only free memory:
          their mutants are the leak checkers' business, see README)
@@ -236,9 +236,14 @@ def mutants(path, src):
     for m in re.finditer(r"(?<![\w.])(\d+)([uUlL]*)(?![\w.])", mask):
         if m.start(1) in hints:
             continue
-        v = int(m.group(1))
+        # sizeof v[0] is sizeof v[1]: the index under sizeof is never evaluated
+        if re.search(r"sizeof\s*\(?\s*[\w.>-]+\[$", mask[max(0, m.start() - 60):m.start()]):
+            continue
+        lit = m.group(1)
+        octal = len(lit) > 1 and lit[0] == "0"
+        v = int(lit, 8 if octal else 10)
         nv = 1 if v == 0 else 0 if v == 1 else v + 1
-        add(m.start(1), m.end(1), str(nv), "const")
+        add(m.start(1), m.end(1), ("0%o" % nv) if octal else str(nv), "const")
     for m in re.finditer(r"\breturn\s+([^;]+);", mask):
         val = m.group(1).strip()
         add(m.start(1), m.end(1), "1" if val == "0" else "0", "ret")

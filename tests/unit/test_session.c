@@ -192,6 +192,9 @@ test_round_trip(void **state)
 	assert_string_equal(l.meta.cwd, "/cwd");
 	assert_string_equal(l.meta.server, "http://127.0.0.1:8080");
 	assert_non_null(l.meta.created);
+	/* when the session began, UTC to the millisecond: 2026-11-25T17:04:12.345Z */
+	assert_int_equal(strlen(l.meta.created), 24);
+	assert_true(l.meta.created[4] == '-' && l.meta.created[10] == 'T' && l.meta.created[23] == 'Z');
 	assert_null(l.meta.forked_from);
 	assert_non_null(l.ids[3]);
 	assert_string_not_equal(l.ids[2], l.ids[3]);
