@@ -445,6 +445,9 @@ def main():
     for m in mods:
         src = open(os.path.join(ROOT, m.path)).read()
         ms = sample(mutants(m.path, src), args.sample)
+        if args.budget and time.monotonic() - start > args.budget:
+            rows.append((m, len(ms), 0, 0, 0, 0, 0.0, m.floor, [], True))
+            continue
         mdir = os.path.join(WORK, "m", m.name)
         os.makedirs(mdir, exist_ok=True)
         mpath = os.path.join(mdir, os.path.basename(m.path))
@@ -532,8 +535,8 @@ def main():
     tk = ts = 0
     for m, n, k, s, sb, eqn, score, floor, survivors, to in rows:
         tk, ts = tk + k, ts + s
-        print("%-11s %-28s %7d %6d %8d %9d %5d %5.1f%% %4d%%%s" % (
-            m.name, m.path, n, k, s, sb, eqn, score, floor,
+        print("%-11s %-28s %7d %6d %8d %9d %5d %6s %4d%%%s" % (
+            m.name, m.path, n, k, s, sb, eqn, ("%5.1f%%" % score) if k + s else "-", floor,
             "  BELOW" if m.name in below else "") + ("  (time box: stopped early)" if to else ""))
     if tk + ts:
         print("%-11s %-28s %7s %6d %8d %9s %5s %5.1f%%" % ("all", "", "", tk, ts, "", "",
