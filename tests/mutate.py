@@ -249,7 +249,8 @@ def mutants(path, src):
         add(m.start(1), m.end(1), "1" if val == "0" else "0", "ret")
     for m in re.finditer(r"(?m)^([ \t]+)((?:\(void\)\s*)?([A-Za-z_]\w*)\s*\()", mask):
         name = m.group(3)
-        if name in RELEASE or name in ("if", "while", "for", "switch", "return", "sizeof"):
+        if name in RELEASE or re.search(r"_(free|free_list|release|delete|destroy)$", name) or \
+                name in ("if", "while", "for", "switch", "return", "sizeof"):
             continue
         o = m.end() - 1
         c = match_paren(mask, o)

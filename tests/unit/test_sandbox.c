@@ -428,6 +428,34 @@ test_hint_once(void **state)
 	buf_release(&out);
 }
 
+/* Issue 20: what the sandbox says of itself (/permissions shows it). */
+static void
+test_network_and_probed(void **state)
+{
+	struct sandbox_spec spec = { 0 };
+	struct sandbox *sb;
+
+	(void)state;
+	assert_int_equal(sandbox_network(NULL), 0);
+	assert_int_equal(sandbox_probed(NULL), 1);
+	spec.mode = SANDBOX_WORKSPACE_WRITE;
+	spec.root = P("ws");
+	sb = sandbox_new(&spec);
+	assert_int_equal(sandbox_network(sb), 0);         /* no network unless the settings say so */
+	sandbox_kind(sb);
+	assert_int_equal(sandbox_probed(sb), 1);
+	sandbox_free(sb);
+	spec.network = 1;
+	sb = sandbox_new(&spec);
+	assert_int_equal(sandbox_network(sb), 1);
+	sandbox_free(sb);
+	spec.mode = SANDBOX_OFF;
+	sb = sandbox_new(&spec);
+	assert_int_equal(sandbox_probed(sb), 1);          /* nothing to probe */
+	assert_int_equal(sandbox_kind(sb), SANDBOX_NONE);
+	sandbox_free(sb);
+}
+
 /* The network for one approved command: the grant goes into that wrap only. */
 static void
 test_grant_network(void **state)
@@ -507,6 +535,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_hint_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_grant_network, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_allowed_by_rule, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_network_and_probed, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
