@@ -184,6 +184,11 @@ test_glob(void **state)
 	assert_false(fs_glob_match("*.c", "a.h"));
 	assert_true(fs_glob_match("src/*.c", "src/a.c"));
 	assert_false(fs_glob_match("src/*.c", "src/x/a.c"));
+	/* a leading "./" on either side is dropped (issue 20: and nothing more) */
+	assert_true(fs_glob_match("src/*.c", "./src/a.c"));
+	assert_true(fs_glob_match("./src/*.c", "src/a.c"));
+	assert_true(fs_glob_match("./src/*.c", "././src/a.c"));
+	assert_false(fs_glob_match("rc/*.c", "./src/a.c"));
 	assert_true(fs_glob_match("src/**/*.c", "src/a.c"));
 	assert_true(fs_glob_match("src/**/*.c", "src/x/y/a.c"));
 	assert_false(fs_glob_match("src/**/*.c", "lib/a.c"));
