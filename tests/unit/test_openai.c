@@ -537,6 +537,10 @@ test_error_bodies(void **state)
 		{ 500, "{\"error\":{\"code\":500,\"message\":\"tools param requires --jinja flag\"}}",
 		  "tools param requires --jinja flag", NULL, LLM_ERR_HTTP, 0 },
 		{ 400, "[\"not\", \"an\", \"error\"]", "[\"not\", \"an\", \"error\"]", NULL, LLM_ERR_HTTP, 0 },
+		/* issue 20: the bounds of "a server error, retried" are 500 and 599 */
+		{ 599, "odd gateway", "odd gateway", NULL, LLM_ERR_HTTP, 1 },
+		{ 600, "odd gateway", "odd gateway", NULL, LLM_ERR_HTTP, 0 },
+		{ 499, "client closed", "client closed", NULL, LLM_ERR_HTTP, 0 },
 	};
 	struct llm_event ev;
 	struct buf msg = BUF_INIT;
