@@ -402,15 +402,18 @@ perm_rule_seg(const struct perm_rule *r, const char *seg, int allow)
 static int
 perm_tool_matches(const char *rt, const char *tool)
 {
-	char low[160];
+	/* the whole name, however long: a copy cut at 159 bytes let a rule
+	 * naming a longer (MCP) tool miss it (issue 20) */
+	char *low = xstrdup(tool);
 	size_t i, n = strlen(rt);
+	int hit;
 
-	for (i = 0; tool[i] && i + 1 < sizeof low; i++)
-		low[i] = (char)tolower((unsigned char)tool[i]);
-	low[i] = '\0';
-	if (!strcmp(rt, low) || perm_glob(rt, low))
-		return 1;
-	return !strncmp(rt, "mcp__", 5) && !strncmp(rt, low, n) && !strncmp(low + n, "__", 2);
+	for (i = 0; low[i]; i++)
+		low[i] = (char)tolower((unsigned char)low[i]);
+	hit = !strcmp(rt, low) || perm_glob(rt, low) ||
+	      (!strncmp(rt, "mcp__", 5) && !strncmp(rt, low, n) && !strncmp(low + n, "__", 2));
+	free(low);
+	return hit;
 }
 
 /* Whether rule r matches subject s (for bash: any of its simple commands). */

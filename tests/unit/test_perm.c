@@ -449,6 +449,20 @@ test_path_rules(void **state)
 	memcpy(longname + 170, "(x)", 4);
 	assert_int_equal(perm_add_rule(&p, PERM_LIST_DENY, longname, &e), 0);
 	assert_int_equal(strlen(p.lists[PERM_LIST_DENY].v[p.lists[PERM_LIST_DENY].n - 1].tool), 170);
+	{	/* and a tool of that name (an MCP server's) is denied by it, not
+		 * missed because the name was cut at 159 bytes */
+		struct tool t = *tool_find("read");
+		cJSON *args = cJSON_CreateObject();
+
+		longname[170] = '\0';
+		add(&p, PERM_LIST_DENY, longname);          /* the whole tool */
+		longname[0] = 'A';  /* rules compare names without case */
+		t.name = longname;
+		assert_int_equal(perm_check(&p, &t, args, root, &why), PERM_DENY);
+		longname[169] = 'b';
+		assert_int_equal(perm_check(&p, &t, args, root, &why), PERM_ALLOW);
+		cJSON_Delete(args);
+	}
 	perm_release(&p);
 	if (home_saved)
 		setenv("HOME", home_saved, 1);
