@@ -370,6 +370,12 @@ test_twice_and_fifo(void **state)
 			       "replace_all=true to replace every occurrence");
 	free(o);
 	expect_file(f, "two.txt", "red\nmid\nred\n");
+	/* line numbers count a newline in the first byte too */
+	fixture_puts(f, "nl.txt", "\nred\nred\n");
+	o = ed(f, "{\"path\":\"nl.txt\",\"old_text\":\"red\",\"new_text\":\"blue\"}", &err, NULL);
+	assert_true(err);
+	assert_non_null(strstr(o, "matches 2 times in nl.txt (lines 2, 3)"));
+	free(o);
 	snprintf(path, sizeof path, "%s/pipe", f->root);
 	assert_int_equal(mkfifo(path, 0600), 0);
 	alarm(10); /* a hang fails the test instead of stalling the suite */

@@ -504,6 +504,11 @@ test_cost(void **state)
 	assert_int_equal(route_cost_usd(&p, "claude-unknown-9", &u, &usd), -1);
 	assert_true(fabs(usd - 0.30) < 1e-12);
 	assert_int_equal(route_cost_usd(&p, "claude-sonnet-50", &u, &usd), -1);
+	/* the first entry of the table is found too: opus 5, 50000+50000+25000+25000 -> $0.15 */
+	assert_int_equal(route_cost_usd(&p, "claude-opus-5", &u, &usd), 0);
+	assert_true(fabs(usd - 0.15) < 1e-12);
+	assert_int_equal(route_cost_usd(&p, "claude-opus-5@20260101", &u, &usd), 0);
+	assert_true(fabs(usd - 0.15) < 1e-12);
 	route_config_release(&p);
 }
 
