@@ -418,6 +418,8 @@ def main():
                     "(a small sample per module is too coarse for per-module floors)")
     ap.add_argument("--budget", type=float, default=None, help="stop starting mutants after SECONDS")
     ap.add_argument("--list", action="store_true", help="list the mutants, run nothing")
+    ap.add_argument("--only", default="", help="run only the mutants with these keys (comma or "
+                    "space separated; @FILE reads them from a file): a survivor again after a new test")
     ap.add_argument("--quiet", action="store_true", help="no line per mutant")
     args = ap.parse_args()
 
@@ -430,11 +432,19 @@ def main():
                 die("no module %r in tests/mutate/modules.txt (known: %s)" % (w, " ".join(sorted(names))))
         mods = [m for m in mods if m.name in want]
     eq = read_equivalent()
+    only = args.only
+    if only.startswith("@"):
+        only = open(only[1:]).read()
+    only = set(k for k in re.split(r"[,\s]+", only) if k)
+
+    def pick(ms):
+        ms = sample(ms, args.sample)
+        return [x for x in ms if x.key in only] if only else ms
 
     if args.list:
         for m in mods:
             src = open(os.path.join(ROOT, m.path)).read()
-            ms = sample(mutants(m.path, src), args.sample)
+            ms = pick(mutants(m.path, src))
             for x in ms:
                 print("%s %s %s" % (m.name, x.key, x.diff().replace("\n", " |")))
         return 0
@@ -445,7 +455,9 @@ def main():
     below = []
     for m in mods:
         src = open(os.path.join(ROOT, m.path)).read()
-        ms = sample(mutants(m.path, src), args.sample)
+        ms = pick(mutants(m.path, src))
+        if not ms:
+            continue
         if args.budget and time.monotonic() - start > args.budget:
             rows.append((m, len(ms), 0, 0, 0, 0, 0.0, m.floor, [], True))
             continue
