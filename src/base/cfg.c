@@ -62,6 +62,7 @@ static const struct cfg_key cfg_keys[] = {
 	K("sandbox", CFG_STR, sandbox),
 	K("sandbox_network", CFG_BOOL, sandbox_network),
 	K("env_passthrough", CFG_LIST, env_passthrough),
+	K("server_context", CFG_INT, server_context),
 };
 #undef K
 
@@ -112,6 +113,11 @@ cfg_release(struct cfg *c)
 {
 	size_t i;
 
+	if (c->server_api_key) {
+		memset(c->server_api_key, 0, strlen(c->server_api_key));
+		free(c->server_api_key);
+		c->server_api_key = NULL;
+	}
 	for (i = 0; i < sizeof cfg_keys / sizeof cfg_keys[0]; i++)
 		if (cfg_keys[i].type == CFG_LIST) {
 			char ***p = (char ***)(void *)((char *)c + cfg_keys[i].off);

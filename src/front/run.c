@@ -98,7 +98,7 @@ front_run_state_dir(struct buf *out)
 		buf_addf(out, "%s/.local/state/hearth", home && *home ? home : "/tmp");
 }
 
-/* Settings: files, then HEARTH_SERVER, then flags. */
+/* Settings: files, then OPENAI_BASE_URL and OPENAI_API_KEY, then HEARTH_SERVER, then flags. */
 static void
 load_settings(struct front_run *r)
 {
@@ -120,6 +120,19 @@ load_settings(struct front_run *r)
 		fprintf(stderr, "hearth: %s\n", warnings.data);
 	}
 	buf_release(&warnings);
+	{ /* an OpenAI-style client's environment; read before env_scrub_secrets wipes the key */
+		const char *base = getenv("OPENAI_BASE_URL"), *key = getenv("OPENAI_API_KEY");
+
+		if (base && *base) {
+			free(r->cfg.server_url);
+			r->cfg.server_url = xstrdup(base);
+		}
+		if (key && *key) {
+			free(r->cfg.server_api_key);
+			r->cfg.server_api_key = xstrdup(key);
+			secret_add("OPENAI_API_KEY", key);
+		}
+	}
 	if (env && *env) {
 		free(r->cfg.server_url);
 		r->cfg.server_url = xstrdup(env);

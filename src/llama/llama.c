@@ -313,6 +313,8 @@ llama_start(void *self, const struct provider_req *req, llm_sink_fn sink, void *
 	pinned.id_slot = lm->disco.slot;
 	llama_wire_request_gen(&pinned, lm->cfg->model ? lm->cfg->model : lm->disco.info.model_id, req,
 			      lm->disco.gen_prefix, &body);
+	if (lm->disco.info.plain) /* not a llama-server: only the OpenAI fields */
+		llama_wire_plain(&body);
 	c->body = buf_detach(&body, NULL);
 	llama_note_request(lm, c->body, pinned.id_slot);
 	if (req->planned_change)
