@@ -33,8 +33,12 @@ front_cli_usage(FILE *f)
 	      "  hearth trust                trust this project's hooks, MCP servers and wider\n"
 	      "                              settings (shows them; asked again when they change)\n"
 	      "  hearth untrust              forget that trust\n"
-	      "      --server URL            llama-server base URL (env HEARTH_SERVER;\n"
-	      "                              default http://127.0.0.1:8080)\n"
+	      "  hearth doctor               check how the server was started: each\n"
+	      "                              misconfiguration with the flag to change, and\n"
+	      "                              the recommended llama-server command line\n"
+	      "      --server URL            server base URL, with or without /v1 (env\n"
+	      "                              HEARTH_SERVER, OPENAI_BASE_URL; default\n"
+	      "                              http://127.0.0.1:8080; key: OPENAI_API_KEY)\n"
 	      "      --model ID              model id to request\n"
 	      "      --theme NAME            colour theme of the full screen: default, dark,\n"
 	      "                              light, high-contrast, or a theme file\n"
@@ -219,6 +223,10 @@ front_cli_parse(int argc, char **argv, struct front_cli *o)
 		o->resume_id = argv[optind++];
 	if (!o->print && optind < argc && strcmp(argv[optind], "stats") == 0 && optind + 1 == argc) {
 		o->stats = 1;
+		optind++;
+	}
+	if (!o->print && optind + 1 == argc && !strcmp(argv[optind], "doctor")) {
+		o->doctor = 1;
 		optind++;
 	}
 	if (!o->print && optind + 1 == argc && (!strcmp(argv[optind], "trust") || !strcmp(argv[optind], "untrust"))) {

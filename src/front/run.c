@@ -98,12 +98,37 @@ front_run_state_dir(struct buf *out)
 		buf_addf(out, "%s/.local/state/hearth", home && *home ? home : "/tmp");
 }
 
+/* The server from the environment and --server, over the settings files (see front/run.h). */
+void
+front_run_server_env(struct cfg *c, const char *flag_server)
+{
+	const char *base = getenv("OPENAI_BASE_URL"), *key = getenv("OPENAI_API_KEY");
+	const char *env = getenv("HEARTH_SERVER");
+
+	if (base && *base) {
+		free(c->server_url);
+		c->server_url = xstrdup(base);
+	}
+	if (key && *key) { /* read before env_scrub_secrets wipes it */
+		free(c->server_api_key);
+		c->server_api_key = xstrdup(key);
+		secret_add("OPENAI_API_KEY", key);
+	}
+	if (env && *env) {
+		free(c->server_url);
+		c->server_url = xstrdup(env);
+	}
+	if (flag_server) {
+		free(c->server_url);
+		c->server_url = xstrdup(flag_server);
+	}
+}
+
 /* Settings: files, then OPENAI_BASE_URL and OPENAI_API_KEY, then HEARTH_SERVER, then flags. */
 static void
 load_settings(struct front_run *r)
 {
 	struct buf warnings = BUF_INIT;
-	const char *env = getenv("HEARTH_SERVER");
 
 	cfg_defaults(&r->cfg);
 	cfg_load(&r->cfg, r->root, &warnings);
@@ -120,27 +145,7 @@ load_settings(struct front_run *r)
 		fprintf(stderr, "hearth: %s\n", warnings.data);
 	}
 	buf_release(&warnings);
-	{ /* an OpenAI-style client's environment; read before env_scrub_secrets wipes the key */
-		const char *base = getenv("OPENAI_BASE_URL"), *key = getenv("OPENAI_API_KEY");
-
-		if (base && *base) {
-			free(r->cfg.server_url);
-			r->cfg.server_url = xstrdup(base);
-		}
-		if (key && *key) {
-			free(r->cfg.server_api_key);
-			r->cfg.server_api_key = xstrdup(key);
-			secret_add("OPENAI_API_KEY", key);
-		}
-	}
-	if (env && *env) {
-		free(r->cfg.server_url);
-		r->cfg.server_url = xstrdup(env);
-	}
-	if (r->o->server) {
-		free(r->cfg.server_url);
-		r->cfg.server_url = xstrdup(r->o->server);
-	}
+	front_run_server_env(&r->cfg, r->o->server);
 	if (r->o->model) {
 		free(r->cfg.model);
 		r->cfg.model = xstrdup(r->o->model);

@@ -88,5 +88,12 @@ const char *front_run_prompt_text(void *run, struct buf *warnings);
 void front_run_session(struct front_run *r, struct front_session *s);
 /* $XDG_STATE_HOME/hearth (or ~/.local/state/hearth), appended to out. */
 void front_run_state_dir(struct buf *out);
+/*
+ * The server over the settings files: OPENAI_BASE_URL, then HEARTH_SERVER,
+ * then flag_server (--server; NULL: none) set server_url; OPENAI_API_KEY
+ * becomes server_api_key (and a masked secret, base/secret.h).
+ */
+struct cfg;
+void front_run_server_env(struct cfg *c, const char *flag_server);
 
 #endif
