@@ -34,6 +34,10 @@ POST /v1/chat/completions (everything else 404, /health included), and
 its streams carry no prompt_progress and no timings, only usage when
 stream_options.include_usage asks for it.  "models": {...} replaces the
 /v1/models answer (e.g. {"object":"list","data":[{"id":"m","max_model_len":N}]}).
+"render_prompt": "..." makes POST /apply-template answer {"prompt": ...}
+(how the engine renders a request: an open "<think>" at the end means
+thinking is on at the engine) and "render_error": "..." answers it 500
+with that message (--no-jinja: "tools param requires --jinja flag").
 "api_key": "K" answers 401 to every request (GET /health aside) without
 "Authorization: Bearer K".  "props": {...} is merged into /props, "slots_body":
 [...] replaces the /slots answer and "metrics_text": "..." the /metrics
@@ -687,6 +691,11 @@ class Handler(BaseHTTPRequestHandler):
             self.tokenize(body)
         elif m == "POST" and path in ("/v1/chat/completions", "/chat/completions"):
             self.chat(raw, body)
+        elif m == "POST" and path == "/apply-template" and "render_error" in st.scenario:
+            self.send_json(500, {"error": {"code": 500, "message": st.scenario["render_error"],
+                                           "type": "server_error"}})
+        elif m == "POST" and path == "/apply-template" and "render_prompt" in st.scenario:
+            self.send_json(200, {"prompt": st.scenario["render_prompt"]})
         elif m == "POST" and path == "/apply-template" and st.scenario.get("template") \
                 and not st.scenario.get("no_apply_template"):
             b = body if isinstance(body, dict) else {}
