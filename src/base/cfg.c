@@ -279,6 +279,14 @@ cfg_load_file(struct cfg *c, const char *path, struct buf *warnings, struct err 
 	cJSON_ArrayForEach(it, root) {
 		if (!strcmp(it->string, "routing") || !strcmp(it->string, "anthropic"))
 			continue; /* their own modules read them (route_config, anthropic_config) */
+		if (!strcmp(it->string, "servers")) { /* route/tiers.c reads the user's file only */
+			size_t pl = strlen(path), sl = strlen("/.hearth/settings.json");
+
+			if (pl >= sl && !strcmp(path + pl - sl, "/.hearth/settings.json"))
+				buf_addf(warnings, "%s: \"servers\" is read from your own settings only (a project cannot choose the servers and keys hearth uses): ignored\n",
+					 path);
+			continue;
+		}
 		if (!strcmp(it->string, "serve"))
 			cfg_apply_group(c, path, it, warnings);
 		else

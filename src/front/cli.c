@@ -21,7 +21,8 @@ front_cli_usage(FILE *f)
 	      "  -r, --resume [ID]           resume a session by id (prefix); without ID, list them\n"
 	      "  -y, --yes                   answer yes to what would ask (tool approvals, /commit)\n"
 	      "      --export SESSION FILE   write a session as Markdown, or HTML for *.html\n"
-	      "      --route MODE            auto (the routing policy), local or claude\n"
+	      "      --route MODE            auto (the routing policy), local, claude, or the\n"
+	      "                              name of a tier in the servers setting\n"
 	      "      --line, --tui           line-mode session / full screen (default: full\n"
 	      "                              screen when stdin and stdout are terminals)\n"
 	      "                              (a task starting with @claude goes to Claude)\n"
@@ -205,9 +206,9 @@ front_cli_parse(int argc, char **argv, struct front_cli *o)
 		case OPT_LINE: o->line = 1; break;
 		case 'y': o->yes = 1; break;
 		case OPT_ROUTE:
-			if (strcmp(optarg, "auto") && strcmp(optarg, "local") && strcmp(optarg, "claude"))
-				return front_cli_usage_error("--route takes auto, local or claude, got \"%s\"", optarg);
-			o->route = optarg;
+			if (!*optarg)
+				return front_cli_usage_error("%s", "--route takes auto, local, claude or a tier's name (the servers setting)");
+			o->route = optarg; /* a tier's name is checked against the settings (front/run.c) */
 			break;
 		case OPT_VERSION:
 			printf("hearth %s\n", HEARTH_VERSION);

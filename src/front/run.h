@@ -19,6 +19,7 @@
 #include "front/turn.h"
 #include "llm/conv.h"
 #include "route/escalate.h"
+#include "route/tiers.h"
 #include "session/journal.h"
 #include "llm/tool.h"
 #include "llm/toolset.h"
@@ -55,6 +56,9 @@ struct front_run {
 	struct front_checkpoint cp;     /* undo history of the session */
 	struct perm_gate *gate;        /* permissions and hooks of every tool call */
 	struct route_escalate esc;      /* local or Claude, per turn */
+	struct route_tiers tiers;       /* the `servers` setting (route/tiers.h) */
+	const struct route_tier *tier;  /* the tier this run talks to (NULL: no tiers, or --server) */
+	int tier_pinned;                /* picked by --route NAME or @NAME: no escalation past it */
 	const char *task;         /* the task after routing (a leading @claude removed) */
 	struct conv resumed;      /* messages of a resumed session, until the agent exists */
 	struct mcp *mcp;          /* MCP servers (none with --no-tools) */
