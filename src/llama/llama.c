@@ -555,6 +555,11 @@ llama_describe_error(const char *base_url, const struct llm_event *ev, struct bu
 				 base_url);
 			break;
 		}
+		if (er->http_status == 401 || er->http_status == 403) {
+			buf_addf(out, "server at %s refused the request (HTTP %d: %.*s): set OPENAI_API_KEY to its key (sent as a Bearer key)",
+				 base_url, er->http_status, (int)ev->text.len, ev->text.p);
+			break;
+		}
 		if (er->http_status >= 500 && er->kind == LLM_ERR_HTTP) {
 			buf_addf(out, "llama-server at %s answered HTTP %d (%.*s): it is not serving requests; check its log, or the proxy in front of it, and restart it if this persists",
 				 base_url, er->http_status, (int)ev->text.len, ev->text.p);

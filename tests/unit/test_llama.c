@@ -680,6 +680,24 @@ test_probe_not_openai(void **state)
 	assert_non_null(strstr(p.msg, "--server http://HOST:PORT/v1"));
 }
 
+/* A chat answered 401 (a server that guards only the chat): what to set. */
+static void
+test_describe_401(void **state)
+{
+	struct llm_event ev;
+	struct buf line = BUF_INIT;
+
+	(void)state;
+	memset(&ev, 0, sizeof ev);
+	ev.kind = LLM_ERROR;
+	ev.error.kind = LLM_ERR_HTTP;
+	ev.error.http_status = 401;
+	ev.text = str_from("Invalid API Key");
+	llama_describe_error("http://h:1/v1", &ev, &line);
+	assert_string_equal(line.data, "server at http://h:1/v1 refused the request (HTTP 401: Invalid API Key): set OPENAI_API_KEY to its key (sent as a Bearer key)");
+	buf_release(&line);
+}
+
 /* A base URL ending in /v1 (or /v1/) is the same server: no /v1/v1/... */
 static void
 test_url_with_v1(void **state)
@@ -993,6 +1011,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_probe_api_key, net_setup, net_teardown),
 		cmocka_unit_test_setup_teardown(test_probe_api_key_missing, net_setup, net_teardown),
 		cmocka_unit_test(test_url_with_v1),
+		cmocka_unit_test(test_describe_401),
 		cmocka_unit_test_setup_teardown(test_cancel_mid_stream, net_setup, net_teardown),
 		cmocka_unit_test_setup_teardown(test_get_slots, net_setup, net_teardown),
 		cmocka_unit_test_setup_teardown(test_stream_idle_timeout, net_setup, net_teardown),
