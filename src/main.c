@@ -26,6 +26,7 @@
 #include "front/print.h"
 #include "front/run.h"
 #include "front/trust.h"
+#include "front/doctor.h"
 
 /* Read the task from stdin (bounded) when it is not a terminal. */
 static int
@@ -115,6 +116,10 @@ main(int argc, char **argv)
 	}
 	if (o.trust) {
 		code = front_trust_main(&o);
+		goto out;
+	}
+	if (o.doctor) {
+		code = front_doctor_main(&o);
 		goto out;
 	}
 	{

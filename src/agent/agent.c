@@ -372,11 +372,16 @@ agent_compact_first(struct agent *a, const char *text)
 {
 	const struct llm_timings *t = &a->stats.last_timings;
 	long n_ctx = a->prov->n_ctx ? a->prov->n_ctx(a->prov->self) : 0;
-	long used = t->cache_n + t->prompt_n + t->predicted_n + (long)strlen(text) / 3 + 16;
+	const struct llm_usage *u = &a->stats.last_usage;
+	/* llama-server's timings; a server without them reports usage (prompt_tokens includes the cached) */
+	long fill = a->stats.have_timings ? t->cache_n + t->prompt_n + t->predicted_n :
+		    u->prompt_tokens + u->completion_tokens;
+	long used = fill + (long)strlen(text) / 3 + 16;
 	long reserve = a->opts.context_reserve > 0 ? a->opts.context_reserve : 4096;
+	int known = a->stats.have_timings || a->stats.have_usage;
 	struct err e = ERR_INIT;
 
-	if (!a->compact_pending && !(a->stats.have_timings && agent_compact_due(used, n_ctx, reserve)))
+	if (!a->compact_pending && !(known && agent_compact_due(used, n_ctx, reserve)))
 		return 0;
 	a->compact_pending = 0;
 	/* the tools the conversation's requests offer: the same prompt prefix */

@@ -64,6 +64,8 @@ struct agent_stats {
 	long cache_write_tokens;       /* Anthropic cache_creation_input_tokens */
 	struct llm_timings last_timings;
 	int have_timings;
+	struct llm_usage last_usage;   /* the last request's usage: the context fill of a server without timings */
+	int have_usage;
 	double prompt_ms, predicted_ms; /* summed over requests */
 	struct agent_microcompact_stats mc;   /* old tool results digested */
 	int think_turns;               /* turns that ran with thinking on for that turn only */

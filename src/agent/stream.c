@@ -360,6 +360,8 @@ agent_stream_sink(void *ctx, const struct llm_event *ev)
 		a->stats.predicted_ms += ev->timings.predicted_ms;
 		break;
 	case LLM_USAGE:
+		a->stats.last_usage = ev->usage;
+		a->stats.have_usage = 1;
 		a->stats.prompt_tokens += ev->usage.prompt_tokens;
 		a->stats.completion_tokens += ev->usage.completion_tokens;
 		a->stats.cached_tokens += ev->usage.cached_tokens;

@@ -62,6 +62,7 @@ static const struct cfg_key cfg_keys[] = {
 	K("sandbox", CFG_STR, sandbox),
 	K("sandbox_network", CFG_BOOL, sandbox_network),
 	K("env_passthrough", CFG_LIST, env_passthrough),
+	K("server_context", CFG_INT, server_context),
 };
 #undef K
 
@@ -112,6 +113,11 @@ cfg_release(struct cfg *c)
 {
 	size_t i;
 
+	if (c->server_api_key) {
+		memset(c->server_api_key, 0, strlen(c->server_api_key));
+		free(c->server_api_key);
+		c->server_api_key = NULL;
+	}
 	for (i = 0; i < sizeof cfg_keys / sizeof cfg_keys[0]; i++)
 		if (cfg_keys[i].type == CFG_LIST) {
 			char ***p = (char ***)(void *)((char *)c + cfg_keys[i].off);
@@ -273,6 +279,14 @@ cfg_load_file(struct cfg *c, const char *path, struct buf *warnings, struct err 
 	cJSON_ArrayForEach(it, root) {
 		if (!strcmp(it->string, "routing") || !strcmp(it->string, "anthropic"))
 			continue; /* their own modules read them (route_config, anthropic_config) */
+		if (!strcmp(it->string, "servers")) { /* route/tiers.c reads the user's file only */
+			size_t pl = strlen(path), sl = strlen("/.hearth/settings.json");
+
+			if (pl >= sl && !strcmp(path + pl - sl, "/.hearth/settings.json"))
+				buf_addf(warnings, "%s: \"servers\" is read from your own settings only (a project cannot choose the servers and keys hearth uses): ignored\n",
+					 path);
+			continue;
+		}
 		if (!strcmp(it->string, "serve"))
 			cfg_apply_group(c, path, it, warnings);
 		else

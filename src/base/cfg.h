@@ -47,6 +47,8 @@ struct cfg {
 	int sandbox_network;     /* 0: bash commands in the sandbox have no network */
 	char *open_in;           /* /open: "editor" (suspend and run $EDITOR) or "tmux-pane" (NULL: editor) */
 	char **env_passthrough;  /* "env_passthrough": names or globs children also get (base/env.h); NULL-terminated or NULL */
+	int server_context;      /* "server_context": per-request context of a server without /props (0: from /v1/models metadata) */
+	char *server_api_key;    /* not a settings key: OPENAI_API_KEY as read at start (sent as a Bearer key where the server asks) */
 };
 
 /* Fill c with the built-in defaults. */

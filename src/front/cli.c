@@ -21,7 +21,8 @@ front_cli_usage(FILE *f)
 	      "  -r, --resume [ID]           resume a session by id (prefix); without ID, list them\n"
 	      "  -y, --yes                   answer yes to what would ask (tool approvals, /commit)\n"
 	      "      --export SESSION FILE   write a session as Markdown, or HTML for *.html\n"
-	      "      --route MODE            auto (the routing policy), local or claude\n"
+	      "      --route MODE            auto (the routing policy), local, claude, or the\n"
+	      "                              name of a tier in the servers setting\n"
 	      "      --line, --tui           line-mode session / full screen (default: full\n"
 	      "                              screen when stdin and stdout are terminals)\n"
 	      "                              (a task starting with @claude goes to Claude)\n"
@@ -33,8 +34,12 @@ front_cli_usage(FILE *f)
 	      "  hearth trust                trust this project's hooks, MCP servers and wider\n"
 	      "                              settings (shows them; asked again when they change)\n"
 	      "  hearth untrust              forget that trust\n"
-	      "      --server URL            llama-server base URL (env HEARTH_SERVER;\n"
-	      "                              default http://127.0.0.1:8080)\n"
+	      "  hearth doctor               check how the server was started: each\n"
+	      "                              misconfiguration with the flag to change, and\n"
+	      "                              the recommended llama-server command line\n"
+	      "      --server URL            server base URL, with or without /v1 (env\n"
+	      "                              HEARTH_SERVER, OPENAI_BASE_URL; default\n"
+	      "                              http://127.0.0.1:8080; key: OPENAI_API_KEY)\n"
 	      "      --model ID              model id to request\n"
 	      "      --theme NAME            colour theme of the full screen: default, dark,\n"
 	      "                              light, high-contrast, or a theme file\n"
@@ -201,9 +206,9 @@ front_cli_parse(int argc, char **argv, struct front_cli *o)
 		case OPT_LINE: o->line = 1; break;
 		case 'y': o->yes = 1; break;
 		case OPT_ROUTE:
-			if (strcmp(optarg, "auto") && strcmp(optarg, "local") && strcmp(optarg, "claude"))
-				return front_cli_usage_error("--route takes auto, local or claude, got \"%s\"", optarg);
-			o->route = optarg;
+			if (!*optarg)
+				return front_cli_usage_error("%s", "--route takes auto, local, claude or a tier's name (the servers setting)");
+			o->route = optarg; /* a tier's name is checked against the settings (front/run.c) */
 			break;
 		case OPT_VERSION:
 			printf("hearth %s\n", HEARTH_VERSION);
@@ -219,6 +224,10 @@ front_cli_parse(int argc, char **argv, struct front_cli *o)
 		o->resume_id = argv[optind++];
 	if (!o->print && optind < argc && strcmp(argv[optind], "stats") == 0 && optind + 1 == argc) {
 		o->stats = 1;
+		optind++;
+	}
+	if (!o->print && optind + 1 == argc && !strcmp(argv[optind], "doctor")) {
+		o->doctor = 1;
 		optind++;
 	}
 	if (!o->print && optind + 1 == argc && (!strcmp(argv[optind], "trust") || !strcmp(argv[optind], "untrust"))) {

@@ -34,6 +34,7 @@ struct front_cli {
 	const char *theme;        /* --theme NAME|FILE */
 	int stats;                /* `hearth stats` */
 	int trust;                /* `hearth trust`: 1; `hearth untrust`: -1 (front/trust.h) */
+	int doctor;               /* `hearth doctor` (front/doctor.h) */
 	int tui, line;            /* force the full screen / the line session */
 	int yes;                  /* -y, --yes: print mode confirms what a command asks */
 	enum front_output_format format;

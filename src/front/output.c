@@ -30,6 +30,7 @@ struct front_output {
 	cJSON *files;
 	cJSON *route;
 	cJSON *routing;   /* decisions, per-route usage and cost (route_step_json) */
+	cJSON *tier;      /* the tier (servers setting) the local route ran on, or NULL */
 	int ended;
 	int length_stop;  /* the last answer stopped at the token limit (finish_reason length) */
 	enum agent_end end;
@@ -98,6 +99,7 @@ front_output_free(struct front_output *pm)
 	cJSON_Delete(pm->files);
 	cJSON_Delete(pm->routing);
 	cJSON_Delete(pm->route);
+	cJSON_Delete(pm->tier);
 	free(pm);
 }
 
@@ -480,6 +482,25 @@ pm_result(struct front_output *pm, const struct agent_stats *st, const char *mod
 		cJSON_AddItemReferenceToObject(o, "route", pm->route);
 	if (pm->routing)
 		cJSON_AddItemReferenceToObject(o, "routing", pm->routing);
+	if (pm->tier) { /* the local route's time and tokens are this tier's */
+		const cJSON *loc = cJSON_GetObjectItemCaseSensitive(
+			cJSON_GetObjectItemCaseSensitive(pm->routing, "routes"), "local");
+		cJSON *t2 = cJSON_Duplicate(pm->tier, 1);
+		double in = (double)st->prompt_tokens, outk = (double)st->completion_tokens;
+
+		if (cJSON_IsObject(loc)) {
+			const cJSON *a = cJSON_GetObjectItemCaseSensitive(loc, "input_tokens");
+			const cJSON *b = cJSON_GetObjectItemCaseSensitive(loc, "output_tokens");
+
+			in = cJSON_IsNumber(a) ? a->valuedouble : in;
+			outk = cJSON_IsNumber(b) ? b->valuedouble : outk;
+		}
+		cJSON_AddNumberToObject(t2, "input_tokens", in);
+		cJSON_AddNumberToObject(t2, "output_tokens", outk);
+		cJSON_AddNumberToObject(t2, "prompt_ms", st->prompt_ms);
+		cJSON_AddNumberToObject(t2, "predicted_ms", st->predicted_ms);
+		cJSON_AddItemToObject(o, "tier", t2);
+	}
 	front_output_json_add_str(o, "model", model ? model : "", model ? strlen(model) : 0);
 	return o;
 }
@@ -553,6 +574,19 @@ front_output_route(struct front_output *pm, const char *target, const char *reas
 	pm->route = cJSON_CreateObject();
 	cJSON_AddStringToObject(pm->route, "target", target);
 	front_output_json_add_str(pm->route, "reason", reason ? reason : "", reason ? strlen(reason) : 0);
+}
+
+/* The tier (servers setting) this run's local route talks to, and why. */
+void
+front_output_tier(struct front_output *pm, const char *name, const char *role, const char *url,
+		  const char *why)
+{
+	cJSON_Delete(pm->tier);
+	pm->tier = cJSON_CreateObject();
+	cJSON_AddStringToObject(pm->tier, "name", name);
+	cJSON_AddStringToObject(pm->tier, "role", role);
+	cJSON_AddStringToObject(pm->tier, "url", url);
+	cJSON_AddStringToObject(pm->tier, "why", why);
 }
 
 /* Keep the routing summary for the result (owned from now on). */

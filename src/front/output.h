@@ -58,5 +58,13 @@ int front_output_stdout_closed(const struct front_output *pm);
 /* The routing summary (decisions, per-route usage, cost) for the json result; owned by pm. */
 struct cJSON;
 void front_output_routing(struct front_output *pm, struct cJSON *routing);
+/*
+ * The tier (route/tiers.h) the local route runs on: the result gets
+ * "tier": {"name", "role", "url", "why", "input_tokens", "output_tokens",
+ * "prompt_ms", "predicted_ms"} (the local route's tokens and the server's
+ * times).
+ */
+void front_output_tier(struct front_output *pm, const char *name, const char *role, const char *url,
+		       const char *why);
 
 #endif

@@ -116,6 +116,10 @@ route_task(struct front_run *r, const char **task, long n_ctx)
 	if (note.len)
 		front_output_error(r->pm, note.data);
 	front_output_route(r->pm, route_target_name(r->esc.last.target), r->esc.last.reason);
+	if (r->tier)
+		front_output_tier(r->pm, r->tier->name, route_tiers_role_name(r->tier->role), r->tier->url,
+				  r->o->route && strcmp(r->o->route, "auto") && strcmp(r->o->route, "local") &&
+				  strcmp(r->o->route, "claude") ? "--route" : r->tier_pinned ? "@name" : "start tier (interactive)");
 	buf_release(&note);
 	return p;
 }

@@ -98,12 +98,105 @@ front_run_state_dir(struct buf *out)
 		buf_addf(out, "%s/.local/state/hearth", home && *home ? home : "/tmp");
 }
 
-/* Settings: files, then HEARTH_SERVER, then flags. */
-static void
+/* The server from the environment and --server, over the settings files (see front/run.h). */
+void
+front_run_server_env(struct cfg *c, const char *flag_server)
+{
+	const char *base = getenv("OPENAI_BASE_URL"), *key = getenv("OPENAI_API_KEY");
+	const char *env = getenv("HEARTH_SERVER");
+
+	if (base && *base) {
+		free(c->server_url);
+		c->server_url = xstrdup(base);
+	}
+	if (key && *key) { /* read before env_scrub_secrets wipes it */
+		free(c->server_api_key);
+		c->server_api_key = xstrdup(key);
+		secret_add("OPENAI_API_KEY", key);
+	}
+	if (env && *env) {
+		free(c->server_url);
+		c->server_url = xstrdup(env);
+	}
+	if (flag_server) {
+		free(c->server_url);
+		c->server_url = xstrdup(flag_server);
+	}
+}
+
+/* Whether a --route value is a mode rather than a tier's name. */
+static int
+route_is_mode(const char *s)
+{
+	return !strcmp(s, "auto") || !strcmp(s, "local") || !strcmp(s, "claude");
+}
+
+/*
+ * The tier of this run (route/tiers.h): --route NAME, else a print task's
+ * "@NAME " prefix (taken off the task), else the interactive tier unless
+ * --server, HEARTH_SERVER or OPENAI_BASE_URL named a server.  Its url,
+ * model, thinking and key (the variable api_key_env names, read before the
+ * environment is scrubbed) go into the settings.  -1 on an unknown name.
+ */
+static int
+pick_tier(struct front_run *r, struct buf *warnings)
+{
+	const char *env = getenv("HEARTH_SERVER"), *base = getenv("OPENAI_BASE_URL"), *key;
+	const char *task = r->o->task.data;
+	const struct route_tier *t = NULL;
+
+	route_tiers_load_user(&r->tiers, warnings);
+	if (r->o->route && !route_is_mode(r->o->route)) {
+		if (!(t = route_tiers_find(&r->tiers, r->o->route, strlen(r->o->route)))) {
+			struct buf names = BUF_INIT;
+
+			route_tiers_names(&r->tiers, &names);
+			fprintf(stderr, "hearth: --route %s: no such mode or tier; modes: auto, local, claude; tiers (the servers setting): %s\n",
+				r->o->route, names.data);
+			buf_release(&names);
+			return -1;
+		}
+		r->tier_pinned = 1;
+	} else if (r->o->print && task && task[0] == '@') {
+		size_t n = strcspn(task + 1, " \t\n");
+
+		if ((t = route_tiers_find(&r->tiers, task + 1, n)) != NULL) {
+			size_t skip = 1 + n + strspn(task + 1 + n, " \t\n");
+			char *rest = xstrdup(task + skip);
+
+			buf_reset(&r->o->task);
+			buf_adds(&r->o->task, rest);
+			free(rest);
+			r->tier_pinned = 1;
+		}
+	}
+	if (!t && !r->o->server && !(env && *env) && !(base && *base))
+		t = route_tiers_start(&r->tiers);
+	if (!t)
+		return 0;
+	r->tier = t;
+	free(r->cfg.server_url);
+	r->cfg.server_url = xstrdup(t->url);
+	if (t->model && !r->o->model) {
+		free(r->cfg.model);
+		r->cfg.model = xstrdup(t->model);
+	}
+	if (t->thinking >= 0)
+		r->cfg.thinking = t->thinking;
+	if (t->api_key_env && (key = getenv(t->api_key_env)) != NULL && *key) {
+		free(r->cfg.server_api_key);
+		r->cfg.server_api_key = xstrdup(key);
+		secret_add(t->api_key_env, key);
+	}
+	return 0;
+}
+
+/* Settings: files, then OPENAI_BASE_URL and OPENAI_API_KEY, then HEARTH_SERVER, then flags. */
+static int
 load_settings(struct front_run *r)
 {
 	struct buf warnings = BUF_INIT;
-	const char *env = getenv("HEARTH_SERVER");
+	int rc;
 
 	cfg_defaults(&r->cfg);
 	cfg_load(&r->cfg, r->root, &warnings);
@@ -115,19 +208,15 @@ load_settings(struct front_run *r)
 		env_set_passthrough((const char *const *)r->cfg.env_passthrough, n, &warnings);
 		secret_capture(NULL);
 	}
+	front_run_server_env(&r->cfg, r->o->server);
+	rc = pick_tier(r, &warnings);
 	if (warnings.len) {
 		buf_rtrim(&warnings);
 		fprintf(stderr, "hearth: %s\n", warnings.data);
 	}
 	buf_release(&warnings);
-	if (env && *env) {
-		free(r->cfg.server_url);
-		r->cfg.server_url = xstrdup(env);
-	}
-	if (r->o->server) {
-		free(r->cfg.server_url);
-		r->cfg.server_url = xstrdup(r->o->server);
-	}
+	if (rc < 0)
+		return -1;
 	if (r->o->model) {
 		free(r->cfg.model);
 		r->cfg.model = xstrdup(r->o->model);
@@ -140,6 +229,7 @@ load_settings(struct front_run *r)
 		r->cfg.max_steps = r->o->max_steps;
 	if (r->o->thinking >= 0)
 		r->cfg.thinking = r->o->thinking;
+	return 0;
 }
 
 /* The user's settings alone: cfg_each_file with the project's file skipped. */
@@ -341,7 +431,8 @@ front_run_setup(struct front_run *r)
 		fprintf(stderr, "hearth: cannot resolve the working directory: %s\n", strerror(errno));
 		return 1;
 	}
-	load_settings(r);
+	if (load_settings(r) < 0)
+		return FRONT_CLI_EXIT_USAGE;
 	decide_trust(r);
 	if (select_tools(r) < 0)
 		return FRONT_CLI_EXIT_USAGE;
@@ -422,8 +513,10 @@ start_routing(struct front_run *r)
 
 	route_escalate_init(&r->esc, r->loop, r->http, r->root, r->state_dir.data, &warnings);
 	r->esc.idle_timeout_ms = r->cfg.stream_idle_timeout_s > 0 ? r->cfg.stream_idle_timeout_s * 1000L : 0;
-	if (r->o->route)
-		route_escalate_set_mode(&r->esc, r->o->route, NULL);
+	if (r->o->route) /* a tier's name pins the run to that tier: local */
+		route_escalate_set_mode(&r->esc, route_is_mode(r->o->route) ? r->o->route : "local", NULL);
+	else if (r->tier_pinned)
+		route_escalate_set_mode(&r->esc, "local", NULL);
 	if (warnings.len) {
 		buf_rtrim(&warnings);
 		fprintf(stderr, "hearth: %s\n", warnings.data);
@@ -570,6 +663,8 @@ front_run_release(struct front_run *r)
 	r->sandbox = NULL;
 	r->env.sandbox = NULL;
 	cfg_release(&r->cfg);
+	route_tiers_release(&r->tiers);
+	r->tier = NULL;
 	env_clear_passthrough();
 	secret_reset();
 	buf_release(&r->system);

@@ -19,6 +19,7 @@
 #include "front/turn.h"
 #include "llm/conv.h"
 #include "route/escalate.h"
+#include "route/tiers.h"
 #include "session/journal.h"
 #include "llm/tool.h"
 #include "llm/toolset.h"
@@ -55,6 +56,9 @@ struct front_run {
 	struct front_checkpoint cp;     /* undo history of the session */
 	struct perm_gate *gate;        /* permissions and hooks of every tool call */
 	struct route_escalate esc;      /* local or Claude, per turn */
+	struct route_tiers tiers;       /* the `servers` setting (route/tiers.h) */
+	const struct route_tier *tier;  /* the tier this run talks to (NULL: no tiers, or --server) */
+	int tier_pinned;                /* picked by --route NAME or @NAME: no escalation past it */
 	const char *task;         /* the task after routing (a leading @claude removed) */
 	struct conv resumed;      /* messages of a resumed session, until the agent exists */
 	struct mcp *mcp;          /* MCP servers (none with --no-tools) */
@@ -88,5 +92,12 @@ const char *front_run_prompt_text(void *run, struct buf *warnings);
 void front_run_session(struct front_run *r, struct front_session *s);
 /* $XDG_STATE_HOME/hearth (or ~/.local/state/hearth), appended to out. */
 void front_run_state_dir(struct buf *out);
+/*
+ * The server over the settings files: OPENAI_BASE_URL, then HEARTH_SERVER,
+ * then flag_server (--server; NULL: none) set server_url; OPENAI_API_KEY
+ * becomes server_api_key (and a masked secret, base/secret.h).
+ */
+struct cfg;
+void front_run_server_env(struct cfg *c, const char *flag_server);
 
 #endif

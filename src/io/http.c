@@ -26,6 +26,13 @@ struct http {
 	long timer;
 	int in_curl;
 	struct http_req *reqs;
+	struct http_bearer *bearers;
+};
+
+struct http_bearer {
+	char *prefix;
+	char *header; /* "Authorization: Bearer KEY" */
+	struct http_bearer *next;
 };
 
 struct http_req {
@@ -183,6 +190,15 @@ http_free(struct http *h)
 	if (h->timer)
 		loop_timer_del(h->loop, h->timer);
 	curl_multi_cleanup(h->multi);
+	while (h->bearers) {
+		struct http_bearer *b = h->bearers;
+
+		h->bearers = b->next;
+		memset(b->header, 0, strlen(b->header));
+		free(b->header);
+		free(b->prefix);
+		free(b);
+	}
 	free(h);
 }
 
@@ -289,6 +305,54 @@ http_check_done(struct http *h)
 	}
 }
 
+/* The Bearer entry whose prefix url starts with at a path boundary, or NULL. */
+static const struct http_bearer *
+http_bearer_for(const struct http *h, const char *url)
+{
+	const struct http_bearer *b;
+
+	for (b = h->bearers; b && url; b = b->next) {
+		size_t n = strlen(b->prefix);
+
+		if (!strncmp(url, b->prefix, n) && strchr("/?#", url[n]))
+			return b; /* strchr finds the NUL too: the prefix itself */
+	}
+	return NULL;
+}
+
+/* Register a Bearer key for a base URL. */
+void
+http_set_bearer(struct http *h, const char *url_prefix, const char *key)
+{
+	struct http_bearer *b;
+	size_t n = strlen(url_prefix);
+	struct buf hdr = BUF_INIT;
+
+	while (n && url_prefix[n - 1] == '/')
+		n--;
+	for (b = h->bearers; b; b = b->next)
+		if (strlen(b->prefix) == n && !strncmp(b->prefix, url_prefix, n))
+			break;
+	if (!b) {
+		b = xcalloc(1, sizeof *b);
+		b->prefix = xstrndup(url_prefix, n);
+		b->next = h->bearers;
+		h->bearers = b;
+	} else {
+		memset(b->header, 0, strlen(b->header));
+		free(b->header);
+	}
+	buf_addf(&hdr, "Authorization: Bearer %s", key);
+	b->header = buf_detach(&hdr, NULL);
+}
+
+/* Whether a key is registered for url. */
+int
+http_has_bearer(const struct http *h, const char *url)
+{
+	return http_bearer_for(h, url) != NULL;
+}
+
 /* Configure and add an easy handle. */
 struct http_req *
 http_start(struct http *h, const struct http_opts *o, const struct http_cb *cb, void *arg,
@@ -296,6 +360,8 @@ http_start(struct http *h, const struct http_opts *o, const struct http_cb *cb, 
 {
 	struct http_req *r = xcalloc(1, sizeof *r);
 	const char *const *hv;
+	const struct http_bearer *b;
+	int own_auth = 0;
 
 	r->h = h;
 	r->cb = *cb;
@@ -322,8 +388,13 @@ http_start(struct http *h, const struct http_opts *o, const struct http_cb *cb, 
 		curl_easy_setopt(r->easy, CURLOPT_TIMEOUT_MS, o->timeout_ms);
 	if (o->connect_timeout_ms > 0)
 		curl_easy_setopt(r->easy, CURLOPT_CONNECTTIMEOUT_MS, o->connect_timeout_ms);
-	for (hv = o->headers; hv && *hv; hv++)
+	for (hv = o->headers; hv && *hv; hv++) {
 		r->hdrs = curl_slist_append(r->hdrs, *hv);
+		if (!strncasecmp(*hv, "Authorization:", 14))
+			own_auth = 1;
+	}
+	if (!own_auth && (b = http_bearer_for(h, o->url)) != NULL)
+		r->hdrs = curl_slist_append(r->hdrs, b->header);
 	if (o->method && strcmp(o->method, "POST") == 0) {
 		r->body = xstrndup(o->body ? o->body : "", o->body ? o->body_len : 0);
 		curl_easy_setopt(r->easy, CURLOPT_POST, 1L);

@@ -59,6 +59,16 @@ struct http_req *http_start(struct http *h, const struct http_opts *o, const str
 			    void *arg, struct err *e);
 /* Abort and free a request without calling on_done. */
 void http_cancel(struct http_req *r);
+/*
+ * Send "Authorization: Bearer KEY" with every later request whose URL is
+ * url_prefix or continues it with '/', '?' or '#' (a server's base URL),
+ * unless the request gives its own Authorization header.  Copied; a second
+ * call for the same prefix replaces the key.  The copies are wiped on
+ * http_free.
+ */
+void http_set_bearer(struct http *h, const char *url_prefix, const char *key);
+/* Whether a Bearer key is registered for url (see http_set_bearer). */
+int http_has_bearer(const struct http *h, const char *url);
 /* The response status once headers have arrived (0 before). */
 int http_status(struct http_req *r);
 /* The value of a response header (case-insensitive), or NULL. */

@@ -8,6 +8,7 @@
  */
 #include "llama/disco.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,6 +28,12 @@ struct llama_disco_probe {
 	int other_503;      /* 503s that were not "Loading model" */
 	int pending;
 	int failed;
+	int have_models;    /* /v1/models already answered (it stood in for /health) */
+	int health_status;  /* what /health answered when /v1/models stood in */
+	int want_key;       /* a part answered 401/403 */
+	int key_retried;    /* discovery was restarted once with the Bearer key */
+	char want_path[32]; /* the first path that answered 401/403 */
+	int want_status;
 	enum llm_err_kind kind;
 	struct buf msg;
 };
@@ -38,8 +45,6 @@ struct llama_disco_slots_req {
 	void *arg;
 	struct llama_disco_slots_req *next;
 };
-
-static void disco_health(struct llama_disco *d);
 
 /* Start empty. */
 void
@@ -79,16 +84,28 @@ llama_disco_release(struct llama_disco *d)
 	llama_wire_info_release(&d->info);
 }
 
-/* Join base URL and path. */
-void
-llama_disco_url(const struct cfg *cfg, const char *path, struct buf *out)
+/* The base URL's length without trailing slashes and one trailing "/v1". */
+size_t
+llama_disco_base_len(const char *base)
 {
-	const char *base = cfg->server_url;
 	size_t n = strlen(base);
 
 	while (n && base[n - 1] == '/')
 		n--;
-	buf_add(out, base, n);
+	if (n >= 3 && !strncmp(base + n - 3, "/v1", 3))
+		n -= 3;
+	while (n && base[n - 1] == '/')
+		n--;
+	return n;
+}
+
+/* Join base URL (with or without /v1) and path. */
+void
+llama_disco_url(const struct cfg *cfg, const char *path, struct buf *out)
+{
+	const char *base = cfg->server_url;
+
+	buf_add(out, base, llama_disco_base_len(base));
 	buf_adds(out, path);
 }
 
@@ -128,6 +145,67 @@ disco_end(struct llama_disco *d, int rc)
 	free(p);
 }
 
+static void disco_health(struct llama_disco *d);
+static void disco_details(struct llama_disco *d);
+
+/* A part answered 401/403: remember it (the key is sent, or asked for, at the end). */
+static void
+disco_key_wanted(struct llama_disco *d, const char *path, int status)
+{
+	struct llama_disco_probe *p = d->probe;
+
+	if (p && !p->want_key) {
+		p->want_key = 1;
+		p->want_status = status;
+		snprintf(p->want_path, sizeof p->want_path, "%s", path);
+	}
+}
+
+/* Register the Bearer key for this server; 0, or -1 when there is none or it was sent already. */
+static int
+disco_send_key(struct llama_disco *d)
+{
+	struct buf base = BUF_INIT;
+	const char *url = d->cfg->server_url;
+
+	if (!d->cfg->server_api_key || !*d->cfg->server_api_key || d->info.bearer)
+		return -1;
+	buf_add(&base, url, llama_disco_base_len(url));
+	http_set_bearer(d->http, base.data, d->cfg->server_api_key);
+	buf_release(&base);
+	d->info.bearer = 1;
+	return 0;
+}
+
+/* Every part is in: the key question, the context of a server without /props, the result. */
+static void
+disco_finish(struct llama_disco *d)
+{
+	struct llama_disco_probe *p = d->probe;
+
+	if (p->want_key && !p->failed) {
+		if (!p->key_retried && disco_send_key(d) == 0) {
+			p->key_retried = 1; /* once more from the start, with the key */
+			p->want_key = p->have_models = 0;
+			disco_health(d);
+			return;
+		}
+		p->failed = 1;
+		p->kind = LLM_ERR_HTTP;
+		buf_reset(&p->msg);
+		if (d->info.bearer)
+			buf_addf(&p->msg, "server at %s refused the API key from OPENAI_API_KEY (GET %s: HTTP %d): set OPENAI_API_KEY to the key the server was started with (llama-server --api-key)",
+				 d->cfg->server_url, p->want_path, p->want_status);
+		else
+			buf_addf(&p->msg, "server at %s wants an API key (GET %s: HTTP %d): set OPENAI_API_KEY to it; hearth sends it as `Authorization: Bearer`",
+				 d->cfg->server_url, p->want_path, p->want_status);
+	}
+	if (!p->failed && !d->info.has_props) /* no /props: the setting, else what /v1/models states */
+		d->info.n_ctx = d->cfg->server_context > 0 ? d->cfg->server_context : d->info.ctx_meta;
+	d->info.plain = !p->failed && !d->info.has_props;
+	disco_end(d, p->failed ? -1 : 0);
+}
+
 /* One part answered; a hard failure is kept as the message. */
 static void
 disco_part(struct llama_disco *d, int ok, const char *what, const struct err *e)
@@ -139,23 +217,30 @@ disco_part(struct llama_disco *d, int ok, const char *what, const struct err *e)
 	if (!ok && what && !p->failed) {
 		p->failed = 1;
 		p->kind = LLM_ERR_PROTOCOL;
-		buf_addf(&p->msg, "llama-server at %s: %s: %s", d->cfg->server_url, what,
+		buf_addf(&p->msg, "server at %s: %s: %s", d->cfg->server_url, what,
 			 e && e->msg[0] ? e->msg : "bad answer");
 	}
 	if (--p->pending == 0)
-		disco_end(d, p->failed ? -1 : 0);
+		disco_finish(d);
 }
 
-/* /props answered. */
+/* /props answered: llama-server's own; a server without it is fine (not a failure). */
 static void
 disco_on_props(int status, enum http_fail fail, const struct err *e, const struct buf *body,
 	       void *arg)
 {
 	struct llama_disco *d = arg;
 	struct err pe = ERR_INIT;
-	int ok = status == 200 && llama_wire_props(body->data, body->len, &d->info, &pe) == 0;
+	int ok = 1;
 
 	(void)fail;
+	if (status == 401 || status == 403)
+		disco_key_wanted(d, "/props", status);
+	else if (status == 200) {
+		ok = llama_wire_props(body->data, body->len, &d->info, &pe) == 0;
+		d->info.has_props = ok;
+	} else if (!status)
+		ok = 0; /* the server went away between /health and now */
 	disco_part(d, ok, "GET /props", e ? e : &pe);
 }
 
@@ -166,9 +251,16 @@ disco_on_models(int status, enum http_fail fail, const struct err *e, const stru
 {
 	struct llama_disco *d = arg;
 	struct err pe = ERR_INIT;
-	int ok = status == 200 && llama_wire_models(body->data, body->len, &d->info, &pe) == 0;
+	int ok = 1;
 
 	(void)fail;
+	if (status == 401 || status == 403)
+		disco_key_wanted(d, "/v1/models", status);
+	else
+		ok = status == 200 &&
+		     llama_wire_models_for(body->data, body->len, d->cfg->model, &d->info, &pe) == 0;
+	if (!ok && status && status != 200)
+		err_set(&pe, "HTTP %d", status);
 	disco_part(d, ok, "GET /v1/models", e ? e : &pe);
 }
 
@@ -183,8 +275,10 @@ disco_on_slots(int status, enum http_fail fail, const struct err *e, const struc
 
 	(void)fail;
 	(void)e;
-	if (status == 200 && llama_wire_slots(body->data, body->len, &slots, &n, NULL) == 0)
+	if (status == 200 && llama_wire_slots(body->data, body->len, &slots, &n, NULL) == 0) {
 		d->slot = llama_disco_choose_slot(d->cfg->id_slot, slots, n);
+		d->info.has_slots = 1;
+	}
 	free(slots);
 	disco_part(d, 1, NULL, NULL);
 }
@@ -218,18 +312,51 @@ static void
 disco_details(struct llama_disco *d)
 {
 	struct err ge = ERR_INIT;
-	int want_slots = d->cfg->id_slot < 0 && d->choose;
+	int want_slots = d->cfg->id_slot < 0 && d->choose, want_models = !d->probe->have_models;
 
 	llama_template_cancel(d->tpl);
-	d->probe->pending = 3 + want_slots;
+	d->probe->pending = 2 + want_models + want_slots;
 	if (!(d->tpl = llama_template_start(d->http, d->cfg, disco_on_tpl, d)))
 		d->probe->pending--;
 	if (disco_get(d, "/props", disco_on_props, d, &ge) < 0)
 		disco_part(d, 0, "GET /props", &ge);
-	if (d->probe && disco_get(d, "/v1/models", disco_on_models, d, &ge) < 0)
+	if (d->probe && want_models && disco_get(d, "/v1/models", disco_on_models, d, &ge) < 0)
 		disco_part(d, 0, "GET /v1/models", &ge);
 	if (d->probe && want_slots && disco_get(d, "/slots", disco_on_slots, d, &ge) < 0)
 		disco_part(d, 1, NULL, NULL);
+}
+
+/* No /health (a plain OpenAI-compatible server): /v1/models answered in its place. */
+static void
+disco_on_models_alive(int status, enum http_fail fail, const struct err *e, const struct buf *body,
+		      void *arg)
+{
+	struct llama_disco *d = arg;
+	struct llama_disco_probe *p = d->probe;
+	struct err pe = ERR_INIT;
+
+	(void)fail;
+	if (status == 200 && llama_wire_models_for(body->data, body->len, d->cfg->model, &d->info, &pe) == 0) {
+		p->have_models = 1;
+		disco_details(d);
+		return;
+	}
+	if (status == 401 || status == 403) {
+		disco_key_wanted(d, "/v1/models", status);
+		p->pending = 1;
+		disco_part(d, 1, NULL, NULL); /* the key is sent, or asked for */
+		return;
+	}
+	p->kind = status ? LLM_ERR_HTTP : LLM_ERR_CONNECT;
+	if (status == 200)
+		buf_addf(&p->msg, "server at %s: GET /v1/models: %s", d->cfg->server_url, pe.msg);
+	else if (status)
+		buf_addf(&p->msg, "server at %s answered GET /health with HTTP %d and GET /v1/models with HTTP %d: is this an OpenAI-compatible server? pass its base URL, e.g. --server http://HOST:PORT/v1",
+			 d->cfg->server_url, p->health_status, status);
+	else
+		buf_addf(&p->msg, "server at %s did not answer GET /v1/models (%s): check that it is running",
+			 d->cfg->server_url, e ? e->msg : "no answer");
+	disco_end(d, -1);
 }
 
 /* /health answered: ready → details; 503 → wait; else fail with what to do. */
@@ -252,7 +379,19 @@ disco_on_health(int status, enum http_fail fail, const struct err *e, const stru
 		return;
 	}
 	if (status == 200) {
+		d->info.has_health = 1;
 		disco_details(d);
+		return;
+	}
+	if (status >= 400 && status != 503) { /* no /health: any OpenAI-compatible server has /v1/models */
+		struct err ge = ERR_INIT;
+
+		p->health_status = status;
+		if (disco_get(d, "/v1/models", disco_on_models_alive, d, &ge) < 0) {
+			p->kind = LLM_ERR_OTHER;
+			buf_adds(&p->msg, ge.msg);
+			disco_end(d, -1);
+		}
 		return;
 	}
 	if (status == 503 && p->other_503) {
@@ -307,6 +446,7 @@ llama_disco_probe(struct llama_disco *d, long wait_ms, llama_loading_fn on_loadi
 	p->deadline = loop_now_ms(d->loop) + (uint64_t)(wait_ms > 0 ? wait_ms : 0);
 	buf_init(&p->msg, 0);
 	d->probe = p;
+	d->info.has_health = d->info.has_props = d->info.has_slots = 0;
 	disco_health(d);
 }
 

@@ -1,10 +1,20 @@
 /*
- * llama/disco: what a llama-server is and how it is doing — discovery
+ * llama/disco: what a server is and how it is doing — discovery
  * (GET /health, /props, /v1/models, /slots) and slot choice.
  *
- * Discovery polls /health while the server answers 503 "Loading model"
- * (telling the caller once), then fetches /props, /v1/models and /slots
- * together, and probes the chat template (llama_template: gen_prefix).  The slot: the configured id_slot when set; otherwise the
+ * Discovery probes, never goes by the server's name (docs/llama-server.md
+ * "Other OpenAI-compatible servers"): it polls /health while the server
+ * answers 503 "Loading model" (telling the caller once); a /health that
+ * answers 4xx (a plain OpenAI-compatible server has none) is replaced by
+ * GET /v1/models.  Then /props, /v1/models and /slots together, and the
+ * chat-template probe (llama_template: gen_prefix).  A missing /props is
+ * no failure: the context comes from the server_context setting, else
+ * from what /v1/models states (llama_wire_models_for), else it stays 0
+ * (unknown).  A part answering 401/403 makes discovery register the
+ * OPENAI_API_KEY value as a Bearer key for the server's base URL
+ * (io/http.h http_set_bearer) and start over once; without a key, or when
+ * the key is refused, it fails with what to set.  The slot: the configured
+ * id_slot when set; otherwise the
  * idle slot holding the least cached prompt (so another session's warm
  * cache is not evicted); -1 (any) when /slots is disabled or all are busy.
  *
@@ -59,8 +69,10 @@ void llama_disco_probe(struct llama_disco *d, long wait_ms, llama_loading_fn on_
 		      llama_disco_fn done, void *arg);
 /* GET /slots once. */
 void llama_disco_slots(struct llama_disco *d, llama_slots_fn done, void *arg);
-/* base URL + path without a doubled slash. */
+/* base URL + path without a doubled slash; a base URL ending in /v1 loses it ("/v1/models" is a path). */
 void llama_disco_url(const struct cfg *cfg, const char *path, struct buf *out);
+/* How much of base is the server's root: trailing '/' and one trailing "/v1" dropped. */
+size_t llama_disco_base_len(const char *base);
 /* The slot choice rule, pure: configured (>= 0) wins, else least-cached idle, else -1. */
 int llama_disco_choose_slot(int configured, const struct llama_slot *slots, size_t n);
 

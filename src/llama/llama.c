@@ -313,6 +313,8 @@ llama_start(void *self, const struct provider_req *req, llm_sink_fn sink, void *
 	pinned.id_slot = lm->disco.slot;
 	llama_wire_request_gen(&pinned, lm->cfg->model ? lm->cfg->model : lm->disco.info.model_id, req,
 			      lm->disco.gen_prefix, &body);
+	if (lm->disco.info.plain) /* not a llama-server: only the OpenAI fields */
+		llama_wire_plain(&body);
 	c->body = buf_detach(&body, NULL);
 	llama_note_request(lm, c->body, pinned.id_slot);
 	if (req->planned_change)
@@ -551,6 +553,11 @@ llama_describe_error(const char *base_url, const struct llm_event *ev, struct bu
 		if (str_find(ev->text, "--jinja", 7) >= 0) {
 			buf_addf(out, "llama-server at %s was started without --jinja, which tools need: restart it with --jinja",
 				 base_url);
+			break;
+		}
+		if (er->http_status == 401 || er->http_status == 403) {
+			buf_addf(out, "server at %s refused the request (HTTP %d: %.*s): set OPENAI_API_KEY to its key (sent as a Bearer key)",
+				 base_url, er->http_status, (int)ev->text.len, ev->text.p);
 			break;
 		}
 		if (er->http_status >= 500 && er->kind == LLM_ERR_HTTP) {

@@ -171,7 +171,7 @@ llama_prime(void *self, const struct provider_req *req)
 	struct buf body = BUF_INIT;
 	struct cfg pinned = *lm->cfg;
 
-	if (lm->prime_off || !lm->cfg->cache_prime || lm->priming || (lm->call && !lm->call->ended))
+	if (lm->prime_off || lm->disco.info.plain || !lm->cfg->cache_prime || lm->priming || (lm->call && !lm->call->ended))
 		return;
 	tmp.msgs = xcalloc(tmp.nmsgs + 1, sizeof *tmp.msgs);
 	if (req->conv->nmsgs)

@@ -262,20 +262,47 @@ llama_wire_props(const char *json, size_t n, struct llama_info *info, struct err
 int
 llama_wire_models(const char *json, size_t n, struct llama_info *info, struct err *e)
 {
-	cJSON *root = json_parse(json, n, e), *data, *first;
+	return llama_wire_models_for(json, n, NULL, info, e);
+}
+
+/* The entry for want (else the first) → model id, n_ctx_train and the stated context. */
+int
+llama_wire_models_for(const char *json, size_t n, const char *want, struct llama_info *info,
+		      struct err *e)
+{
+	static const char *const ctx_keys[] = { "max_model_len", "context_length", "context_window",
+						"max_context_length" };
+	cJSON *root = json_parse(json, n, e), *data, *first, *it;
 	const char *id;
 	long v;
+	size_t i;
 
 	if (!root)
 		return -1;
 	data = cJSON_GetObjectItemCaseSensitive(root, "data");
 	first = cJSON_IsArray(data) ? cJSON_GetArrayItem(data, 0) : NULL;
+	if (want && cJSON_IsArray(data))
+		cJSON_ArrayForEach(it, data) {
+			const char *wid = json_str(it, "id");
+
+			if (wid && !strcmp(wid, want)) {
+				first = it;
+				break;
+			}
+		}
 	if ((id = json_str(first, "id")) != NULL) {
 		free(info->model_id);
 		info->model_id = xstrdup(id);
 	}
 	if (json_long(cJSON_GetObjectItemCaseSensitive(first, "meta"), "n_ctx_train", &v) == 0)
 		info->n_ctx_train = v;
+	info->ctx_meta = 0;
+	for (i = 0; i < sizeof ctx_keys / sizeof ctx_keys[0] && !info->ctx_meta; i++)
+		if (json_long(first, ctx_keys[i], &v) == 0 && v > 0)
+			info->ctx_meta = v;
+	if (!info->ctx_meta && json_long(cJSON_GetObjectItemCaseSensitive(first, "meta"), "n_ctx", &v) == 0 &&
+	    v > 0)
+		info->ctx_meta = v;
 	cJSON_Delete(root);
 	if (!id)
 		return err_set(e, "/v1/models has no model id");
@@ -321,4 +348,24 @@ llama_wire_slots(const char *json, size_t n, struct llama_slot **out, size_t *no
 	*nout = i;
 	cJSON_Delete(root);
 	return 0;
+}
+
+/* Drop llama-server's own request fields. */
+void
+llama_wire_plain(struct buf *body)
+{
+	static const char *const own[] = { "return_progress", "cache_prompt", "id_slot" };
+	cJSON *root = json_parse(body->data, body->len, NULL);
+	char *out;
+	size_t i;
+
+	if (!root)
+		return;
+	for (i = 0; i < sizeof own / sizeof own[0]; i++)
+		cJSON_DeleteItemFromObjectCaseSensitive(root, own[i]);
+	out = cJSON_PrintUnformatted(root);
+	buf_reset(body);
+	buf_adds(body, out);
+	cJSON_free(out);
+	cJSON_Delete(root);
 }

@@ -20,6 +20,13 @@ struct llama_info {
 	long n_ctx_train; /* /v1/models meta.n_ctx_train, 0 if unknown */
 	int total_slots;
 	char *build_info; /* "b<number>-<commit>" */
+	long ctx_meta;    /* the context /v1/models states for the model (max_model_len, context_length, ...), 0 if none */
+	/* what discovery found by probing (never by the server's name): */
+	int has_health;   /* GET /health answered 200 (else /v1/models stood in) */
+	int has_props;    /* GET /props answered: n_ctx, slots and build are the server's */
+	int has_slots;    /* GET /slots answered 200 */
+	int bearer;       /* the server asked for a key (HTTP 401) and OPENAI_API_KEY is sent */
+	int plain;        /* discovery ran and found no /props: OpenAI fields only, no priming */
 };
 
 struct llama_slot {
@@ -37,6 +44,14 @@ struct llama_slot {
 /* Pure helpers (tested against the recorded fixtures). */
 int llama_wire_props(const char *json, size_t n, struct llama_info *info, struct err *e);
 int llama_wire_models(const char *json, size_t n, struct llama_info *info, struct err *e);
+/*
+ * The same for the entry whose id is want (NULL or absent: the first):
+ * model_id, n_ctx_train (meta.n_ctx_train) and ctx_meta from the first of
+ * max_model_len (vLLM, SGLang), context_length, context_window,
+ * max_context_length, meta.n_ctx that is a positive integer.
+ */
+int llama_wire_models_for(const char *json, size_t n, const char *want, struct llama_info *info,
+			  struct err *e);
 /* *out is malloc'd (free it); 0 / -1 + e. */
 int llama_wire_slots(const char *json, size_t n, struct llama_slot **out, size_t *nout,
 		      struct err *e);
@@ -53,4 +68,11 @@ void llama_wire_request(const struct cfg *cfg, const char *model, const struct p
  */
 void llama_wire_request_gen(const struct cfg *cfg, const char *model, const struct provider_req *req,
 			   const char *gen_prefix, struct buf *out);
+/*
+ * A request body for a server without llama-server's /props: the fields
+ * only llama-server knows (return_progress, cache_prompt, id_slot) are
+ * dropped, so a strict OpenAI-compatible server does not refuse them.
+ * Rewrites body in place; a body that is not JSON is left alone.
+ */
+void llama_wire_plain(struct buf *body);
 #endif

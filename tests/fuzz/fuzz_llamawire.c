@@ -7,7 +7,11 @@
  * first NUL or in the middle).  Checks: a parse that fails says why; a
  * parsed /slots array is as long as it says; the chosen slot is -1 or one
  * listed; a slot action's message is NUL-terminated; a template prefix
- * is the tail of the first prompt.
+ * is the tail of the first prompt.  The same input as every answer
+ * `hearth doctor` reads (llama/doctor.c: /props, /slots, /v1/models,
+ * /metrics, the slot-save and render probes) and as /v1/models searched
+ * for a model id: the report is NUL-terminated text that ends in a
+ * newline, its problem count is not negative.
  *
  * dict: "\"default_generation_settings\":{\"n_ctx\":"
  * dict: "\"total_slots\":"
@@ -23,12 +27,17 @@
  * dict: "<|im_start|>assistant\x0a"
  * dict: "hearth-probe-u1"
  * dict: "hearth-probe-a1"
+ * dict: "\"chat_template_caps\":{\"supports_tool_calls\":false}"
+ * dict: "\"max_model_len\":"
+ * dict: "\"prompt\":\"<think>\x0a\""
+ * dict: "\"cache_type_k\":\"q4_0\""
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "llama/disco.h"
+#include "llama/doctor.h"
 #include "llama/slotfile.h"
 #include "llama/template.h"
 #include "llama/wire.h"
@@ -56,7 +65,24 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (llama_wire_models(s, size, &info, &e) < 0)
 		FUZZ_CHECK(e.msg[0]);
 	err_clear(&e);
+	if (llama_wire_models_for(s, size, "local-tiny", &info, &e) < 0)
+		FUZZ_CHECK(e.msg[0]);
+	err_clear(&e);
+	FUZZ_CHECK(info.ctx_meta >= 0);
 	llama_wire_info_release(&info);
+	{
+		struct llama_doctor_in din;
+		struct llama_doctor_ans a = { 200, s, size };
+		struct buf rep = BUF_INIT;
+
+		memset(&din, 0, sizeof din);
+		din.url = "http://127.0.0.1:8080/v1";
+		din.props = din.slots = din.models = din.metrics = din.render = a;
+		din.save.status = 501;
+		FUZZ_CHECK(llama_doctor_check(&din, &rep) >= 0);
+		FUZZ_CHECK(rep.len && rep.data[rep.len - 1] == '\n' && strlen(rep.data) == rep.len);
+		buf_release(&rep);
+	}
 
 	if (llama_wire_slots(s, size, &slots, &n, &e) < 0) {
 		FUZZ_CHECK(e.msg[0]);

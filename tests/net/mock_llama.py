@@ -28,6 +28,21 @@ Qwen3.5 template, see mock_template.py) when the scenario says
 the template renders it later (a real tokenizer's boundaries).  POST
 /completion (text prompt, nothing generated) updates the slot the same way.
 
+A plain OpenAI-compatible server (vLLM, Ollama, LM Studio... as hearth
+must treat them, by probing): "plain": true serves only GET /v1/models and
+POST /v1/chat/completions (everything else 404, /health included), and
+its streams carry no prompt_progress and no timings, only usage when
+stream_options.include_usage asks for it.  "models": {...} replaces the
+/v1/models answer (e.g. {"object":"list","data":[{"id":"m","max_model_len":N}]}).
+"render_prompt": "..." makes POST /apply-template answer {"prompt": ...}
+(how the engine renders a request: an open "<think>" at the end means
+thinking is on at the engine) and "render_error": "..." answers it 500
+with that message (--no-jinja: "tools param requires --jinja flag").
+"api_key": "K" answers 401 to every request (GET /health aside) without
+"Authorization: Bearer K".  "props": {...} is merged into /props, "slots_body":
+[...] replaces the /slots answer and "metrics_text": "..." the /metrics
+text (scripted misconfigurations for `hearth doctor`).
+
 Scenario: {"loading_for_requests": N, "slots": true|false, "n_ctx": N,
 "turns": [TURN...]}.  A TURN is one of
     {"fixture": "chat_stream_tools.sse"}        the file's bytes, as is
@@ -169,7 +184,17 @@ class State:
                 m.setdefault("meta", {})["n_ctx"] = n_ctx
             for s in self.slots_idle:
                 s["n_ctx"] = n_ctx
+        if isinstance(scenario.get("props"), dict):
+            self.props.update(scenario["props"])
+        if isinstance(scenario.get("models"), dict):
+            self.models = scenario["models"]
+        if isinstance(scenario.get("slots_body"), list):
+            self.slots_idle = scenario["slots_body"]
+        self.plain = scenario.get("plain") is True
         self.model = self.props.get("model_alias") or "local-tiny"
+        if self.plain:
+            ids = [m.get("id") for m in self.models.get("data", []) if isinstance(m, dict)]
+            self.model = ids[0] if ids and ids[0] else self.model
         self.n_slots = max(1, int(self.props.get("total_slots") or 1))
 
     def load_json(self, name, default):
@@ -306,7 +331,8 @@ class Stream:
         self.created = int(time.time())
         self.body = body
         self.total, self.cache = total, cache
-        self.progress = body.get("return_progress") is True
+        self.plain = state.plain
+        self.progress = body.get("return_progress") is True and not state.plain
         so = body.get("stream_options")
         self.usage = isinstance(so, dict) and so.get("include_usage") is True
         self.events = []
@@ -383,7 +409,15 @@ class Stream:
         self.final = {"usage": u, "timings": t}
         if "_slot_tokens" in self.body:
             self.final["slot_tokens"] = self.body["_slot_tokens"]
-        if self.usage:
+        if self.plain:  # an OpenAI-compatible server: usage when asked, never timings
+            u.pop("prompt_tokens_details", None)
+            self.final = {"usage": u if self.usage else None, "timings": None}
+            self.add(self.chunk({}, reason))
+            if self.usage:
+                obj = self.chunk({}, None, usage=u)
+                obj["choices"] = []
+                self.add(obj)
+        elif self.usage:
             self.add(self.chunk({}, reason))
             obj = self.chunk({}, None, usage=u, timings=t)
             obj["choices"] = []
@@ -627,6 +661,19 @@ class Handler(BaseHTTPRequestHandler):
     def route(self, path, raw, body):
         st = self.state
         m = self.command
+        key = st.scenario.get("api_key")
+        if key and path != "/health" and self.headers.get("Authorization") != "Bearer " + key:
+            self.send_json(401, {"error": {"code": 401, "message": "Invalid API Key",
+                                           "type": "authentication_error"}})
+            return
+        if st.plain:
+            if m == "GET" and path == "/v1/models":
+                self.send_json(200, st.models)
+            elif m == "POST" and path == "/v1/chat/completions":
+                self.chat(raw, body)
+            else:
+                self.send_json(404, {"detail": "Not Found"})
+            return
         if m == "GET" and path in ("/health", "/v1/health"):
             self.send_json(200, {"status": "ok"})
         elif m == "GET" and path == "/props":
@@ -644,6 +691,11 @@ class Handler(BaseHTTPRequestHandler):
             self.tokenize(body)
         elif m == "POST" and path in ("/v1/chat/completions", "/chat/completions"):
             self.chat(raw, body)
+        elif m == "POST" and path == "/apply-template" and "render_error" in st.scenario:
+            self.send_json(500, {"error": {"code": 500, "message": st.scenario["render_error"],
+                                           "type": "server_error"}})
+        elif m == "POST" and path == "/apply-template" and "render_prompt" in st.scenario:
+            self.send_json(200, {"prompt": st.scenario["render_prompt"]})
         elif m == "POST" and path == "/apply-template" and st.scenario.get("template") \
                 and not st.scenario.get("no_apply_template"):
             b = body if isinstance(body, dict) else {}
@@ -756,6 +808,8 @@ class Handler(BaseHTTPRequestHandler):
                 data = f.read()
         except OSError:
             data = b""
+        if isinstance(self.state.scenario.get("metrics_text"), str):
+            data = self.state.scenario["metrics_text"].encode("utf-8")
         self.send_response(200)
         self.send_header("Content-Type", "text/plain; version=0.0.4")
         self.send_header("Content-Length", str(len(data)))

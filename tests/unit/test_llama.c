@@ -592,6 +592,227 @@ test_probe_no_server(void **state)
 	assert_non_null(strstr(p.msg, "--server"));
 }
 
+/* Probing, not names: no /health → /v1/models; no /props → the context /v1/models states. */
+static void
+test_probe_plain_server(void **state)
+{
+	struct net *n = *state;
+	struct tu_resp r[7];
+	struct probe_rec p = { 0 };
+	static const char notfound[] =
+		"HTTP/1.1 404 Not Found\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n{\"detail\":\"Not Found\"}";
+	static const char models[] =
+		"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n"
+		"{\"object\":\"list\",\"data\":[{\"id\":\"other\",\"max_model_len\":4096},"
+		"{\"id\":\"Qwen/Qwen3-8B\",\"object\":\"model\",\"max_model_len\":40960}]}";
+	int i;
+
+	memset(r, 0, sizeof r);
+	for (i = 0; i < 7; i++)
+		r[i].raw = notfound;
+	r[0].path = "/health";
+	r[1].path = "/v1/models";
+	r[1].raw = models;
+	r[2].path = "/props";
+	r[3].path = r[4].path = "/apply-template";
+	r[5].path = "/slots";
+	r[6].path = "/v1/models"; /* asked twice would be a bug: it would answer 404 */
+	tu_server_start(&n->srv, r, 7);
+	free(n->cfg.model);
+	n->cfg.model = strdup("Qwen/Qwen3-8B");
+	net_connect(n, n->srv.port);
+	llama_probe(n->lm, 1000, probe_loading, probe_done, &p);
+	assert_true(tu_run_until(n->loop, &p.done, 8000));
+	assert_string_equal(p.msg, "");
+	assert_int_equal(p.rc, 0);
+	assert_string_equal(llama_info(n->lm)->model_id, "Qwen/Qwen3-8B");
+	assert_int_equal(llama_info(n->lm)->n_ctx, 40960);
+	assert_int_equal(llama_info(n->lm)->has_health, 0);
+	assert_int_equal(llama_info(n->lm)->has_props, 0);
+	assert_int_equal(llama_info(n->lm)->has_slots, 0);
+	assert_int_equal(llama_info(n->lm)->plain, 1);
+	assert_int_equal(llama_slot(n->lm), -1);
+}
+
+/* The server_context setting wins over /v1/models metadata on a server without /props. */
+static void
+test_probe_plain_context_setting(void **state)
+{
+	struct net *n = *state;
+	struct tu_resp r[6];
+	struct probe_rec p = { 0 };
+	static const char notfound[] = "HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n";
+	static const char models[] =
+		"HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n{\"data\":[{\"id\":\"llama3\"}]}";
+	int i;
+
+	memset(r, 0, sizeof r);
+	for (i = 0; i < 6; i++)
+		r[i].raw = notfound;
+	r[1].raw = models;
+	r[1].path = "/v1/models";
+	tu_server_start(&n->srv, r, 6);
+	n->cfg.server_context = 12288;
+	net_connect(n, n->srv.port);
+	llama_probe(n->lm, 1000, probe_loading, probe_done, &p);
+	assert_true(tu_run_until(n->loop, &p.done, 8000));
+	assert_int_equal(p.rc, 0);
+	assert_int_equal(llama_info(n->lm)->n_ctx, 12288);
+}
+
+/* Neither /health nor /v1/models: one line that says what the URL should be. */
+static void
+test_probe_not_openai(void **state)
+{
+	struct net *n = *state;
+	struct tu_resp r[2];
+	struct probe_rec p = { 0 };
+	static const char notfound[] = "HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n";
+
+	memset(r, 0, sizeof r);
+	r[0].raw = r[1].raw = notfound;
+	tu_server_start(&n->srv, r, 2);
+	net_connect(n, n->srv.port);
+	llama_probe(n->lm, 1000, probe_loading, probe_done, &p);
+	assert_true(tu_run_until(n->loop, &p.done, 8000));
+	assert_int_equal(p.rc, -1);
+	assert_non_null(strstr(p.msg, "GET /health with HTTP 404 and GET /v1/models with HTTP 404"));
+	assert_non_null(strstr(p.msg, "--server http://HOST:PORT/v1"));
+}
+
+/* A chat answered 401 (a server that guards only the chat): what to set. */
+static void
+test_describe_401(void **state)
+{
+	struct llm_event ev;
+	struct buf line = BUF_INIT;
+
+	(void)state;
+	memset(&ev, 0, sizeof ev);
+	ev.kind = LLM_ERROR;
+	ev.error.kind = LLM_ERR_HTTP;
+	ev.error.http_status = 401;
+	ev.text = str_from("Invalid API Key");
+	llama_describe_error("http://h:1/v1", &ev, &line);
+	assert_string_equal(line.data, "server at http://h:1/v1 refused the request (HTTP 401: Invalid API Key): set OPENAI_API_KEY to its key (sent as a Bearer key)");
+	buf_release(&line);
+}
+
+/* A base URL ending in /v1 (or /v1/) is the same server: no /v1/v1/... */
+static void
+test_url_with_v1(void **state)
+{
+	struct cfg c;
+	struct buf u = BUF_INIT;
+	static const char *const bases[] = { "http://h:1", "http://h:1/", "http://h:1/v1", "http://h:1/v1/",
+					      "http://h:1//v1//" };
+	size_t i;
+
+	(void)state;
+	cfg_defaults(&c);
+	for (i = 0; i < sizeof bases / sizeof bases[0]; i++) {
+		free(c.server_url);
+		c.server_url = strdup(bases[i]);
+		buf_reset(&u);
+		llama_disco_url(&c, "/v1/models", &u);
+		assert_string_equal(u.data, "http://h:1/v1/models");
+	}
+	free(c.server_url);
+	c.server_url = strdup("https://api.example.com/openai/v1");
+	buf_reset(&u);
+	llama_disco_url(&c, "/v1/chat/completions", &u);
+	assert_string_equal(u.data, "https://api.example.com/openai/v1/chat/completions");
+	buf_release(&u);
+	cfg_release(&c);
+}
+
+/* 401 on /props (llama-server --api-key): the key is registered and discovery starts over with it. */
+static void
+test_probe_api_key(void **state)
+{
+	struct net *n = *state;
+	struct tu_resp r[12];
+	struct probe_rec p = { 0 };
+	static const char denied[] =
+		"HTTP/1.1 401 Unauthorized\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n"
+		"{\"error\":{\"code\":401,\"message\":\"Invalid API Key\",\"type\":\"authentication_error\"}}";
+	static const char notfound[] = "HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n";
+	static const char ok[] = "HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n{\"status\":\"ok\"}";
+	int i, k, health = 0, with_key = 0, before = 0;
+	char *req;
+
+	memset(r, 0, sizeof r);
+	r[0].raw = ok;
+	r[0].path = "/health";
+	for (i = 1; i < 6; i++)
+		r[i].raw = denied;
+	r[1].path = "/props";
+	r[2].path = "/v1/models";
+	r[3].path = r[4].path = "/apply-template";
+	r[5].path = "/slots";
+	r[6].raw = ok;
+	r[6].path = "/health";
+	buf_adds(&n->raw[0], "HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n");
+	tu_fixture("props.json", &n->raw[0]);
+	r[7].raw = n->raw[0].data;
+	r[7].path = "/props";
+	buf_adds(&n->raw[1], "HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n");
+	tu_fixture("v1_models.json", &n->raw[1]);
+	r[8].raw = n->raw[1].data;
+	r[8].path = "/v1/models";
+	r[9].raw = r[10].raw = r[11].raw = notfound;
+	tu_server_record(&n->srv, r, 12);
+	n->cfg.server_api_key = strdup("sk-unit-0123456789");
+	net_connect(n, n->srv.port);
+	llama_probe(n->lm, 1000, probe_loading, probe_done, &p);
+	assert_true(tu_run_until(n->loop, &p.done, 8000));
+	assert_string_equal(p.msg, "");
+	assert_int_equal(p.rc, 0);
+	assert_int_equal(llama_info(n->lm)->bearer, 1);
+	assert_int_equal(llama_info(n->lm)->has_props, 1);
+	assert_int_equal(llama_info(n->lm)->n_ctx, 8192);
+	for (k = 0; (req = tu_server_req(&n->srv, k)) != NULL; k++) {
+		int has = strstr(req, "Authorization: Bearer sk-unit-0123456789\r\n") != NULL;
+
+		if (!strncmp(req, "GET /health", 11))
+			health++;
+		if (health < 2)
+			before += has; /* the first round goes without the key */
+		else
+			with_key += has;
+		if (health >= 2)
+			assert_true(has);
+		free(req);
+	}
+	assert_int_equal(health, 2);
+	assert_int_equal(before, 0);
+	assert_true(with_key >= 3);
+}
+
+/* The key refused, or none held: one line each that says what to set. */
+static void
+test_probe_api_key_missing(void **state)
+{
+	struct net *n = *state;
+	struct tu_resp r[6];
+	struct probe_rec p = { 0 };
+	static const char denied[] = "HTTP/1.1 401 Unauthorized\r\nConnection: close\r\n\r\n";
+	static const char notfound[] = "HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n";
+	int i;
+
+	memset(r, 0, sizeof r);
+	for (i = 0; i < 6; i++)
+		r[i].raw = denied;
+	r[0].raw = notfound;
+	r[0].path = "/health";
+	tu_server_start(&n->srv, r, 6);
+	net_connect(n, n->srv.port);
+	llama_probe(n->lm, 1000, probe_loading, probe_done, &p);
+	assert_true(tu_run_until(n->loop, &p.done, 8000));
+	assert_int_equal(p.rc, -1);
+	assert_non_null(strstr(p.msg, "wants an API key (GET /v1/models: HTTP 401): set OPENAI_API_KEY"));
+}
+
 static void
 test_cancel_mid_stream(void **state)
 {
@@ -784,6 +1005,13 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_probe_waits_for_loading, net_setup, net_teardown),
 		cmocka_unit_test_setup_teardown(test_probe_other_503, net_setup, net_teardown),
 		cmocka_unit_test_setup_teardown(test_probe_no_server, net_setup, net_teardown),
+		cmocka_unit_test_setup_teardown(test_probe_plain_server, net_setup, net_teardown),
+		cmocka_unit_test_setup_teardown(test_probe_plain_context_setting, net_setup, net_teardown),
+		cmocka_unit_test_setup_teardown(test_probe_not_openai, net_setup, net_teardown),
+		cmocka_unit_test_setup_teardown(test_probe_api_key, net_setup, net_teardown),
+		cmocka_unit_test_setup_teardown(test_probe_api_key_missing, net_setup, net_teardown),
+		cmocka_unit_test(test_url_with_v1),
+		cmocka_unit_test(test_describe_401),
 		cmocka_unit_test_setup_teardown(test_cancel_mid_stream, net_setup, net_teardown),
 		cmocka_unit_test_setup_teardown(test_get_slots, net_setup, net_teardown),
 		cmocka_unit_test_setup_teardown(test_stream_idle_timeout, net_setup, net_teardown),

@@ -190,6 +190,45 @@ test_no_slots_and_reconnect(void **state)
 	assert_false(s.slots_disabled);
 }
 
+/* A server without /slots and without prompt_progress: what is known, and a spinner with the seconds waited. */
+static void
+test_plain_server_wait(void **state)
+{
+	struct view_server s;
+	struct server_panel_info info = { "plain-model-7b", NULL, 32768, 0 };
+	struct grid *g;
+	struct llm_event ev;
+	char sp[32];
+
+	(void)state;
+	server_panel_init(&s);
+	server_panel_set_info(&s, "127.0.0.1:8000", &info);
+	server_panel_slots_absent(&s);
+	server_panel_wait(&s, 10000);
+	s.now_ms = 22350; /* 12.35 s later: frame 123 % 10 = 3 */
+	server_panel_spinner(&s, sp, sizeof sp);
+	assert_string_equal(sp, "⠸ 12s");
+	g = check(&s, 30, 8,
+	    "llama-server 127.0.0.1:8000\n"
+	    "0 slots · ctx 32.8k\n"
+	    "\n"
+	    "no /slots on this server\n"
+	    "\n"
+	    " ⠸ 12s waiting for the server\n"
+	    "\n"
+	    "session\n");
+	grid_free(g);
+	memset(&ev, 0, sizeof ev);
+	feed(&s, &ev, LLM_TEXT);
+	assert_false(s.waiting);
+	assert_true(s.decoding);
+	server_panel_wait(&s, 30000);
+	feed(&s, &ev, LLM_DONE);
+	assert_false(s.waiting);
+	server_panel_set_slots(&s, NULL, 0, -1, 5);
+	assert_false(s.slots_absent);
+}
+
 /* Rates, ETA, counts and the bar's rounding. */
 static void
 test_numbers(void **state)
@@ -294,6 +333,7 @@ main(void)
 		cmocka_unit_test(test_prefill),
 		cmocka_unit_test(test_decode_and_last_turn),
 		cmocka_unit_test(test_no_slots_and_reconnect),
+		cmocka_unit_test(test_plain_server_wait),
 		cmocka_unit_test(test_numbers),
 		cmocka_unit_test(test_bad_input),
 	};

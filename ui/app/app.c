@@ -160,6 +160,18 @@ app_frame_now(struct app *a, struct loop *l)
 	return 1;
 }
 
+/* The spinner's next frame. */
+static void
+app_spin_due(struct loop *l, long id, void *arg)
+{
+	struct app *a = arg;
+
+	(void)l;
+	(void)id;
+	a->spin_timer = 0;
+	a->dirty = 1;
+}
+
 /* After the first frame: the slow start-up reads (app_state_boot). */
 static void
 app_boot_timer(struct loop *l, long id, void *arg)
@@ -186,6 +198,9 @@ app_render(struct loop *l, void *arg)
 	layout_compute(&a->lay, w, h, a->panel_on, 1);
 	layout_compute(&a->lay, w, h, a->panel_on, editor_rows(&a->ed, a->lay.input.w));
 	a->tv.now_ms = loop_now_ms(l);
+	a->srv.now_ms = a->tv.now_ms;
+	if (a->srv.waiting && !a->spin_timer) /* the spinner turns and its seconds count: a frame every 100 ms */
+		a->spin_timer = loop_timer_add(l, 100, app_spin_due, a);
 	a->st.elapsed_s = (long)((a->tv.now_ms - a->t0_ms) / 1000);
 	if (a->dv.open && !a->lay.too_small) {
 		diff_view_layout(&a->dv, w);
@@ -344,6 +359,11 @@ app_poll_on_slots(int status, const struct llama_slot *slots, size_t n, const st
 		a->poll_backoff = 0;
 		server_panel_no_slots(&a->srv);
 		server_panel_reconnecting(&a->srv, -1);
+	} else if (status == 404 || status == 405) { /* not llama-server: the panel shows what is known, no more polls */
+		a->poll_backoff = 0;
+		server_panel_slots_absent(&a->srv);
+		server_panel_reconnecting(&a->srv, -1);
+		return;
 	} else {
 		a->poll_backoff = a->poll_backoff ? a->poll_backoff * 2 : 1;
 		if (a->poll_backoff > 30)
@@ -457,7 +477,7 @@ app_release(struct app *a)
 {
 	struct loop *l = a->d->loop;
 	long *timers[] = { &a->esc_timer, &a->retry_timer, &a->poll_timer, &a->hint_timer,
-			   &a->frame_timer, &a->boot_timer };
+			   &a->frame_timer, &a->boot_timer, &a->spin_timer };
 	size_t i;
 
 	for (i = 0; i < sizeof timers / sizeof timers[0]; i++)

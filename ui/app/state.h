@@ -64,7 +64,7 @@ struct app {
 	int busy, dirty, panel_on, first_run;
 	int talked;        /* a turn was sent: the first-run screen no longer covers the transcript */
 	int server_down;   /* the last discovery failed: a message may go to Claude (server_down rule) */
-	long esc_timer, retry_timer, poll_timer, hint_timer, frame_timer;
+	long esc_timer, retry_timer, poll_timer, hint_timer, frame_timer, spin_timer;
 	long boot_timer;     /* the slow start-up work, 1 ms after the first frame (app_state_boot) */
 	int booted;
 	int poll_inflight, poll_backoff;

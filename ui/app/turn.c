@@ -11,6 +11,7 @@
 
 #include "ui/app/cmd.h"
 #include "front/turn.h"
+#include "io/loop.h"
 #include "base/cfg.h"
 #include "route/escalate.h"
 #include "perm/gate.h"
@@ -47,6 +48,7 @@ app_turn_on_tool_done(void *arg, const struct agent_call *c)
 	struct app *a = arg;
 
 	transcript_tool_done(&a->tv, c);
+	server_panel_wait(&a->srv, loop_now_ms(a->d->loop)); /* the results go back: the next request */
 	a->dirty = 1;
 }
 
@@ -94,7 +96,7 @@ app_turn_on_end(void *arg, enum agent_end end, const char *message)
 	struct app *a = arg;
 	char *next;
 
-	a->busy = a->st.busy = 0;
+	a->busy = a->st.busy = a->srv.waiting = 0;
 	a->st.turns++;
 	if (a->d->esc) /* the controller has recorded the turn */
 		a->st.spend_usd = route_escalate_spent(a->d->esc);
@@ -173,6 +175,7 @@ app_turn_send(struct app *a, const char *text)
 	if (rc != FRONT_TURN_STARTED)
 		return;
 	a->busy = a->st.busy = 1;
+	server_panel_wait(&a->srv, loop_now_ms(a->d->loop));
 	app_turn_sandbox(a);
 	a->dirty = 1;
 	app_poll_in(a, APP_POLL_BUSY_MS);

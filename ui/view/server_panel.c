@@ -81,6 +81,7 @@ server_panel_on_event(struct view_server *s, const struct llm_event *ev)
 {
 	switch (ev->kind) {
 	case LLM_PROGRESS:
+		s->waiting = 0;
 		s->prefill = 1;
 		s->decoding = 0;
 		s->progress.total = tok(ev->progress.total);
@@ -90,6 +91,7 @@ server_panel_on_event(struct view_server *s, const struct llm_event *ev)
 		break;
 	case LLM_TEXT: case LLM_REASONING: case LLM_TOOL_CALL_BEGIN:
 	case LLM_TOOL_CALL_ARGS: case LLM_TOOL_CALL_END:
+		s->waiting = 0;
 		s->prefill = 0;
 		s->decoding = 1;
 		break;
@@ -109,7 +111,7 @@ server_panel_on_event(struct view_server *s, const struct llm_event *ev)
 		s->ctx_used = tok(ev->usage.prompt_tokens) + tok(ev->usage.completion_tokens);
 		break;
 	case LLM_DONE: case LLM_ERROR:
-		s->prefill = s->decoding = 0;
+		s->prefill = s->decoding = s->waiting = 0;
 		s->decode_tps = 0;
 		break;
 	default:
@@ -163,8 +165,36 @@ server_panel_set_slots(struct view_server *s, const struct server_panel_slot *sl
 			s->last_decoded_ms = 0;
 	}
 	s->have_slots = 1;
-	s->slots_disabled = 0;
+	s->slots_disabled = s->slots_absent = 0;
 	s->reconnecting = 0;
+}
+
+/* A request went out: wait with a spinner until the server answers. */
+void
+server_panel_wait(struct view_server *s, uint64_t now_ms)
+{
+	s->waiting = 1;
+	s->prefill = s->decoding = 0;
+	s->wait_since_ms = s->now_ms = now_ms;
+}
+
+/* The spinner frame and the whole seconds waited ("⠹ 12s"), for the status line and the panel. */
+void
+server_panel_spinner(const struct view_server *s, char *dst, size_t n)
+{
+	static const char *const frames[] = { "⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏" };
+	uint64_t d = s->now_ms > s->wait_since_ms ? s->now_ms - s->wait_since_ms : 0;
+
+	snprintf(dst, n, "%s %lus", frames[(d / 100) % 10], (unsigned long)(d / 1000));
+}
+
+/* GET /slots answered 404/405. */
+void
+server_panel_slots_absent(struct view_server *s)
+{
+	s->slots_absent = 1;
+	s->slots_disabled = 0;
+	s->nslots = 0;
 }
 
 /* GET /slots answered 501. */
@@ -289,6 +319,10 @@ draw_slots(struct prow *p, const struct view_server *s)
 		row(p, 0, "(--no-slots)", THEME_DIM);
 		return;
 	}
+	if (s->slots_absent) {
+		row(p, 0, "no /slots on this server", THEME_DIM);
+		return;
+	}
 	for (i = 0; i < s->nslots; i++) {
 		x = 0;
 		snprintf(line, sizeof(line), "slot %d  ", s->slots[i].id);
@@ -313,7 +347,13 @@ draw_flight(struct prow *p, const struct view_server *s)
 	int pct = g->total <= 0 ? 0 : g->processed >= g->total ? 100 :
 	    (int)(g->processed * 100 / g->total);
 
-	if (s->prefill) {
+	if (s->waiting) {
+		char sp[32];
+
+		server_panel_spinner(s, sp, sizeof sp);
+		snprintf(line, sizeof(line), "%s waiting for the server", sp);
+		row(p, 1, line, THEME_TEXT);
+	} else if (s->prefill) {
 		if (p->row < p->r.h && p->r.w > 7) {
 			server_panel_bar(p->g, p->r.x + 1, p->r.y + p->row, p->r.w - 7, g);
 			snprintf(line, sizeof(line), "%4d%%", pct);
@@ -341,7 +381,7 @@ draw_flight(struct prow *p, const struct view_server *s)
 		    s->decode_tps);
 		row(p, 1, line, THEME_SLOT_DECODE);
 	}
-	if (s->prefill || s->decoding)
+	if (s->prefill || s->decoding || s->waiting)
 		p->row++;
 }
 

@@ -67,6 +67,16 @@ void server_panel_set_slots(struct view_server *s, const struct server_panel_slo
     int our_id, uint64_t now_ms);
 /* GET /slots answered 501: the panel says so (the progress bar stays). */
 void server_panel_no_slots(struct view_server *s);
+/* GET /slots answered 404/405 (an OpenAI-compatible server without it): the panel shows what is known. */
+void server_panel_slots_absent(struct view_server *s);
+/*
+ * A request was sent at now_ms: until its first progress, text or end,
+ * the status line and the panel show a spinner with the seconds waited
+ * (what a server without prompt_progress shows for the whole prefill).
+ */
+void server_panel_wait(struct view_server *s, uint64_t now_ms);
+/* "⠹ 12s": a spinner frame (one per 100 ms of now_ms) and the seconds since the wait began. */
+void server_panel_spinner(const struct view_server *s, char *dst, size_t n);
 /* The server is gone and the next try is in backoff_s seconds; < 0: it is back. */
 void server_panel_reconnecting(struct view_server *s, int backoff_s);
 

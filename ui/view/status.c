@@ -160,6 +160,11 @@ status_draw_server(struct grid *g, struct grid_rect r, const struct view_server 
 		buf_addf(&rt, "  %.1f%%⚡ ", srv->last_reuse * 100.0);
 	if (srv->reconnecting) {
 		buf_addf(&l, " reconnecting in %ds", srv->backoff_s);
+	} else if (srv->waiting) {
+		char sp[32];
+
+		server_panel_spinner(srv, sp, sizeof(sp));
+		buf_addf(&l, " %s waiting for the server", sp);
 	} else if (srv->prefill) {
 		x = fold_prefill(g, r, srv, slot);
 	} else if (srv->decoding) {

@@ -92,9 +92,12 @@ struct view_server {
 	int nslots;
 	int have_slots;     /* at least one /slots answer arrived */
 	int slots_disabled; /* /slots answered 501 (--no-slots) */
+	int slots_absent;   /* /slots answered 404/405: a server without it (not llama-server) */
 	int reconnecting;   /* the server is gone; retry in backoff_s */
 	int backoff_s;
 	/* the request in flight */
+	int waiting;        /* sent, nothing back yet (no prompt_progress from this server, or not yet) */
+	uint64_t wait_since_ms, now_ms; /* when the wait began; the frame's time (the spinner and its seconds) */
 	int prefill;        /* a prompt is being processed */
 	struct llm_progress progress;
 	int decoding;
