@@ -144,6 +144,8 @@ main(int argc, char **argv)
 	memset(&o, 0, sizeof o);
 	o.thinking = -1;
 	buf_init(&o.task, 0);
+	buf_init(&o.allowed_tools, 0);
+	buf_init(&o.disallowed_tools, 0);
 	if ((code = front_cli_parse(argc, argv, &o)) >= 0)
 		goto out;
 	logp = o.log_path ? o.log_path : getenv("HEARTH_LOG");
@@ -180,6 +182,10 @@ main(int argc, char **argv)
 		code = run_interactive(&o);
 		goto out;
 	}
+	if (o.input_stream_json) { /* stdin carries the turns (front/print.c) */
+		code = front_print_main(&o);
+		goto out;
+	}
 	if (read_stdin_task(&o.task) < 0) {
 		code = FRONT_CLI_EXIT_USAGE;
 		goto out;
@@ -190,7 +196,7 @@ main(int argc, char **argv)
 	}
 	code = front_print_main(&o);
 out:
-	buf_release(&o.task);
+	front_cli_release(&o);
 	log_close();
 	return code;
 }
