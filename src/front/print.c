@@ -349,6 +349,27 @@ on_mcp_report(void *arg, const char *line)
 	front_output_error(((struct front_run *)arg)->pm, line);
 }
 
+/* Wait for the MCP servers; what the init line says of them and of the approval mode. */
+static void
+print_wait_mcp(struct front_run *r)
+{
+	static const char *const modes[] = { "default", "acceptEdits", "bypassPermissions" };
+	cJSON *servers = cJSON_CreateArray();
+	const char *name, *state;
+	size_t n = 0;
+
+	front_run_wait_mcp(r, on_mcp_report, r);
+	while (mcp_server_info(r->mcp, n, &name, &state) == 0) {
+		cJSON *s = cJSON_CreateObject();
+
+		front_output_json_add_str(s, "name", name, strlen(name));
+		cJSON_AddStringToObject(s, "status", state);
+		cJSON_AddItemToArray(servers, s);
+		n++;
+	}
+	front_output_init_extra(r->pm, servers, modes[perm_gate_perm(r->gate)->mode]);
+}
+
 /*
  * --input-format stream-json: Claude Code's headless protocol.  stdin
  * carries JSON lines: user messages (each one turn, in order, on the same
@@ -607,24 +628,12 @@ print_stream_main(struct front_run *r)
 {
 	struct print_stream ps;
 	struct err e = ERR_INIT;
-	size_t i, n = 0;
-	cJSON *servers = cJSON_CreateArray();
-	const char *name, *state;
-	static const char *const modes[] = { "default", "acceptEdits", "bypassPermissions" };
+	size_t i;
 
 	memset(&ps, 0, sizeof ps);
 	ps.r = r;
 	buf_init(&ps.in, 0);
-	front_run_wait_mcp(r, on_mcp_report, r);
-	while (mcp_server_info(r->mcp, n, &name, &state) == 0) {
-		cJSON *s = cJSON_CreateObject();
-
-		front_output_json_add_str(s, "name", name, strlen(name));
-		cJSON_AddStringToObject(s, "status", state);
-		cJSON_AddItemToArray(servers, s);
-		n++;
-	}
-	front_output_init_extra(r->pm, servers, modes[perm_gate_perm(r->gate)->mode]);
+	print_wait_mcp(r);
 	loop_set_before_sleep(r->loop, ps_before_sleep, &ps);
 	loop_watch(r->loop, STDIN_FILENO, LOOP_READ, ps_on_stdin, &ps);
 	llama_probe(r->llama, r->cfg.loading_wait_s * 1000L, on_loading, ps_on_probe, &ps);
@@ -676,7 +685,7 @@ front_print_main(struct front_cli *o)
 		front_run_release(&r);
 		return code;
 	}
-	front_run_wait_mcp(&r, on_mcp_report, &r);
+	print_wait_mcp(&r);
 	r.task = r.o->task.data;
 	prov = route_task(&r, &r.task, 0);
 	if (prov != llama_provider(r.llama) && r.esc.last.mode == ROUTE_HANDOFF)

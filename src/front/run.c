@@ -35,6 +35,7 @@
 #include "io/work.h"
 #include "io/sandbox.h"
 #include "base/xmalloc.h"
+#include "base/workspace.h"
 
 
 /* Enabled tools: all, none, or the --tools list (unknown names are usage errors). */
@@ -177,7 +178,7 @@ decide_trust(struct front_run *r)
 	if (r->trusted)
 		return;
 	cfg_defaults(&user);
-	buf_addf(&proj, "%s/.hearth/settings.json", r->root);
+	workspace_project_file(r->root, ".hearth/settings.json", &proj);
 	u.project = proj.data;
 	cfg_each_file(r->root, front_run_user_file, &u, &warnings);
 	buf_release(&proj);

@@ -11,6 +11,7 @@
 
 #include "front/run.h"
 #include "mcp/config.h"
+#include "base/workspace.h"
 
 /* Append the servers of root/.mcp.json (what would start) and its bytes for the hash. */
 static void
@@ -21,7 +22,7 @@ front_trust_mcp(struct front_trust *t, const char *root)
 	struct err e = ERR_INIT;
 	size_t i;
 
-	buf_addf(&path, "%s/.mcp.json", root);
+	workspace_project_file(root, ".mcp.json", &path);
 	if (access(path.data, F_OK) != 0 || mcp_config_load_file(&c, path.data, &warnings, &e) < 0 || !c.n ||
 	    buf_read_file(&raw, path.data, 4u << 20, &e) < 0)
 		goto out; /* nothing would start: start_mcp reports the file's problems */

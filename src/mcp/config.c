@@ -15,6 +15,7 @@
 #include "prompt/context.h"
 #include "base/json.h"
 #include "base/xmalloc.h"
+#include "base/workspace.h"
 
 #define MCP_CONFIG_MAX_FILE (4u << 20)
 
@@ -259,7 +260,7 @@ mcp_config_load(struct mcp_config *c, const char *root, struct buf *warnings)
 	struct err e = ERR_INIT;
 
 	mcp_config_load_user(c, warnings);
-	buf_addf(&path, "%s/.mcp.json", root);
+	workspace_project_file(root, ".mcp.json", &path); /* the nearest up to the repository root */
 	if (mcp_config_load_file(c, path.data, warnings, &e) < 0)
 		buf_addf(warnings, "%s\n", e.msg);
 	buf_release(&path);
