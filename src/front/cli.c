@@ -53,7 +53,8 @@ front_cli_usage(FILE *f)
 	      "      --append-system-prompt T  add T to the system prompt\n"
 	      "  Claude Code's flags: --max-turns N (= --max-steps), --permission-mode M\n"
 	      "  (default, acceptEdits, bypassPermissions, plan, dontAsk), --allowedTools and\n"
-	      "  --disallowedTools LIST (allow / deny rules), --resume ID, and the flags its\n"
+	      "  --disallowedTools LIST (allow / deny rules), --resume ID, --mcp-config\n"
+	      "  JSON|FILE (more MCP servers), and the flags its\n"
 	      "  Agent SDK passes (docs/headless.md)\n"
 	      "      --verbose               progress and tool calls on stderr\n"
 	      "      --log FILE              write a debug log (env HEARTH_LOG)\n"
@@ -103,7 +104,7 @@ enum {
 /* Claude Code's flags (numbered apart from the lists above and below). */
 enum {
 	OPT_INPUT_FORMAT = 768, OPT_PERMISSION_MODE, OPT_ALLOWED, OPT_DISALLOWED, OPT_APPEND_SP,
-	OPT_DANGEROUS, OPT_IGNORED_ARG, OPT_IGNORED_FLAG
+	OPT_DANGEROUS, OPT_IGNORED_ARG, OPT_IGNORED_FLAG, OPT_MCP_CONFIG
 };
 
 /* --permission-mode: Claude Code's modes as hearth approval modes; NULL for an unknown one. */
@@ -233,7 +234,7 @@ front_cli_parse(int argc, char **argv, struct front_cli *o)
 		/* passed by the Claude Agent SDK, meaningless here: accepted, ignored */
 		{ "setting-sources", required_argument, NULL, OPT_IGNORED_ARG },
 		{ "permission-prompt-tool", required_argument, NULL, OPT_IGNORED_ARG },
-		{ "mcp-config", required_argument, NULL, OPT_IGNORED_ARG },
+		{ "mcp-config", required_argument, NULL, OPT_MCP_CONFIG },
 		{ "fallback-model", required_argument, NULL, OPT_IGNORED_ARG },
 		{ "max-thinking-tokens", required_argument, NULL, OPT_IGNORED_ARG },
 		{ "add-dir", required_argument, NULL, OPT_IGNORED_ARG },
@@ -308,6 +309,7 @@ front_cli_parse(int argc, char **argv, struct front_cli *o)
 		case OPT_ALLOWED: front_cli_tool_rules(optarg, &o->allowed_tools); break;
 		case OPT_DISALLOWED: front_cli_tool_rules(optarg, &o->disallowed_tools); break;
 		case OPT_APPEND_SP: o->append_system_prompt = optarg; break;
+		case OPT_MCP_CONFIG: o->mcp_config = optarg; break;
 		case OPT_IGNORED_ARG:
 		case OPT_IGNORED_FLAG:
 			break;

@@ -390,6 +390,7 @@ struct print_stream {
 	int turns;           /* turns started */
 	int code;            /* the last turn's exit code */
 	uint64_t t_turn;     /* when the running turn started */
+	struct buf append;   /* --append-system-prompt and initialize's appendSystemPrompt */
 };
 
 /* Answer a control request: {"type":"control_response","response":{...}}. */
@@ -424,6 +425,17 @@ ps_control(struct print_stream *ps, const cJSON *j)
 	}
 	if (!strcmp(sub->valuestring, "initialize")) {
 		cJSON *b = cJSON_CreateObject(), *styles;
+		const cJSON *app = cJSON_GetObjectItemCaseSensitive(req, "appendSystemPrompt");
+
+		/* the SDK's systemPrompt {preset, append}: the prompt is built at the first turn */
+		if (cJSON_IsString(app) && *app->valuestring && !ps->turns) {
+			if (!ps->append.len && ps->r->o->append_system_prompt)
+				buf_adds(&ps->append, ps->r->o->append_system_prompt);
+			if (ps->append.len)
+				buf_adds(&ps->append, "\n\n");
+			buf_adds(&ps->append, app->valuestring);
+			ps->r->o->append_system_prompt = ps->append.data;
+		}
 
 		cJSON_AddItemToObject(b, "commands", cJSON_CreateArray());
 		cJSON_AddItemToObject(b, "agents", cJSON_CreateArray());
@@ -633,6 +645,7 @@ print_stream_main(struct front_run *r)
 	memset(&ps, 0, sizeof ps);
 	ps.r = r;
 	buf_init(&ps.in, 0);
+	buf_init(&ps.append, 0);
 	print_wait_mcp(r);
 	loop_set_before_sleep(r->loop, ps_before_sleep, &ps);
 	loop_watch(r->loop, STDIN_FILENO, LOOP_READ, ps_on_stdin, &ps);
@@ -655,6 +668,8 @@ print_stream_main(struct front_run *r)
 		free(ps.queue[i]);
 	free(ps.queue);
 	buf_release(&ps.in);
+	r->o->append_system_prompt = NULL; /* ps.append goes now */
+	buf_release(&ps.append);
 	if (r->interrupted)
 		return 130;
 	if (front_output_stdout_closed(r->pm))

@@ -483,6 +483,21 @@ start_mcp(struct front_run *r)
 		mcp_config_load(&c, r->root, &warnings);
 	else
 		mcp_config_load_user(&c, &warnings); /* front/trust.h */
+	if (r->o->mcp_config) { /* the command line's: as trusted as the user's own file */
+		const char *m = r->o->mcp_config;
+		struct err e = ERR_INIT;
+		int rc;
+
+		m += strspn(m, " \t\n");
+		if (*m == '{')
+			rc = mcp_config_load_text(&c, m, strlen(m), "--mcp-config", &warnings, &e);
+		else if (access(m, R_OK) != 0)
+			rc = err_set(&e, "--mcp-config %s: %s; pass a JSON object or a readable file", m, strerror(errno));
+		else
+			rc = mcp_config_load_file(&c, m, &warnings, &e);
+		if (rc < 0)
+			buf_addf(&warnings, "%s\n", e.msg);
+	}
 	if (warnings.len) {
 		buf_rtrim(&warnings);
 		fprintf(stderr, "hearth: %s\n", warnings.data);

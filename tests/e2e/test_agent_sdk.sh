@@ -15,6 +15,7 @@ need_hearth
 REPO=$E2E_TMP/repo
 make_repo "$REPO"
 SDK_VERSION=0.3.332
+DEMO=$E2E_ROOT/${BUILD:-build}/mcp-demo
 : "${HEARTH_NPM_DIR:=$E2E_ROOT/build/npm}"
 
 user_line() { # TEXT: one SDK user message
@@ -114,6 +115,24 @@ init = [l for l in out_lines() if l.get("subtype") == "init"][0]
 need(init["permissionMode"] == "bypassPermissions", "init %r" % init)'
 mock_stop
 
+# ---- --mcp-config JSON, initialize's appendSystemPrompt ------------------------------
+mock_start plain
+{
+	echo '{"request_id":"req_1","type":"control_request","request":{"subtype":"initialize","appendSystemPrompt":"INIT_APPEND_p4"}}'
+	user_line "Answer."
+} >"$E2E_TMP/mcp.in"
+stream_run mcpcfg "$E2E_TMP/mcp.in" --append-system-prompt FLAG_APPEND_f3 \
+	--mcp-config "{\"mcpServers\": {\"demo\": {\"command\": \"$DEMO\"}}}"
+check_rc "--mcp-config: exit status 0" 0
+check "--mcp-config JSON: the server starts (init lists it, its tools are offered)" pycheck '
+init = [l for l in out_lines() if l.get("subtype") == "init"][0]
+need(init["mcp_servers"] == [{"name": "demo", "status": "connected"}], "servers %r; stderr %r" % (init["mcp_servers"], ERR_TEXT))
+need(any(t.startswith("mcp__demo__") for t in tool_names(CHAT[0])), "tools %r" % tool_names(CHAT[0]))'
+check "initialize appendSystemPrompt: after --append-system-prompt, at the end of the system prompt" pycheck '
+t = text_of(CHAT[0]["messages"][0]["content"]).rstrip()
+need(t.endswith("INIT_APPEND_p4") and "FLAG_APPEND_f3" in t and t.index("FLAG_APPEND_f3") < t.index("INIT_APPEND_p4"), "system tail %r" % t[-200:])'
+mock_stop
+
 # ---- --max-turns: error_max_turns --------------------------------------------------
 mock_start max_steps
 user_line "Keep looking." >"$E2E_TMP/max.in"
@@ -162,7 +181,7 @@ fi
 mock_start sdk_two_turns
 OUT=$E2E_TMP/sdk.out ERR=$E2E_TMP/sdk.err
 HEARTH_SERVER=$MOCK_URL timeout -k 5 60 node "$E2E_ROOT/tests/e2e/sdk/two_turns.mjs" "$HEARTH_BIN" "$REPO" "$SDK_MODULES" \
-	>"$OUT" 2>"$ERR"
+	"$DEMO" >"$OUT" 2>"$ERR"
 RC=$?
 check_rc "Agent SDK: node exit status 0" 0
 check "Agent SDK: two turns with a tool call, the SDK saw every message" pycheck '
@@ -175,6 +194,12 @@ need(any(l.get("type") == "system" and l.get("subtype") == "init" for l in L), "
 tu = [b for l in L if l.get("type") == "assistant" for b in l["message"]["content"] if b.get("type") == "tool_use"]
 need(len(tu) == 1 and tu[0]["name"] == "read", "tool uses %r" % tu)
 need(len(CHAT) == 3 and "SDK_TURN_TWO" in text_of(CHAT[2]["messages"][-1]["content"]), "chat requests %d" % len(CHAT))'
+check "Agent SDK: its systemPrompt append and its MCP server (--mcp-config) reach the model" pycheck '
+L = [json.loads(l) for l in OUT_TEXT.split("\n") if l.startswith("{")]
+init = [l for l in L if l.get("subtype") == "init"][0]
+need(init["mcp_servers"] == [{"name": "demo", "status": "connected"}], "init servers %r; stderr %r" % (init["mcp_servers"], ERR_TEXT[-300:]))
+need("SDK_APPEND_RULE_a7" in text_of(CHAT[0]["messages"][0]["content"]), "system prompt tail %r" % text_of(CHAT[0]["messages"][0]["content"])[-200:])
+need(any(t.startswith("mcp__demo__") for t in tool_names(CHAT[0])), "tools %r" % tool_names(CHAT[0]))'
 mock_stop
 
 e2e_finish

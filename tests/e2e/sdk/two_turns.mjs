@@ -1,11 +1,12 @@
 // The Claude Agent SDK (npm @anthropic-ai/claude-agent-sdk) driving hearth as
 // its Claude Code executable: two user turns in one process, the first with a
 // tool call. Run by tests/e2e/test_agent_sdk.sh:
-//   node two_turns.mjs HEARTH_BIN WORKSPACE NODE_MODULES   (where npm installed the SDK)
+//   node two_turns.mjs HEARTH_BIN WORKSPACE NODE_MODULES MCP_DEMO
+// (NODE_MODULES: where npm installed the SDK; MCP_DEMO: an MCP server the SDK configures)
 // Prints every message the SDK yields as one JSON line, then "SDK_DONE".
 import { pathToFileURL } from 'node:url';
 
-const [bin, cwd, modules] = process.argv.slice(2);
+const [bin, cwd, modules, demo] = process.argv.slice(2);
 const { query } = await import(pathToFileURL(`${modules}/@anthropic-ai/claude-agent-sdk/sdk.mjs`).href);
 let firstResult;
 const turnOneDone = new Promise((resolve) => { firstResult = resolve; });
@@ -26,6 +27,9 @@ const q = query({
 		cwd,
 		maxTurns: 8,
 		allowedTools: ['Read', 'Grep'],
+		systemPrompt: { type: 'preset', preset: 'claude_code', append: 'SDK_APPEND_RULE_a7' },
+		mcpServers: { demo: { command: demo } },
+		mcpServersDelivery: 'argv',
 		env: { ...process.env },
 		stderr: (d) => process.stderr.write(d),
 	},
