@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,20 +29,67 @@
 #include "front/trust.h"
 #include "front/doctor.h"
 
-/* Read the task from stdin (bounded) when it is not a terminal. */
+/* Largest piped input read (16 MiB) and how long a task given as arguments waits for it. */
+#define STDIN_MAX (16u << 20)
+#define STDIN_WAIT_MS 3000
+
+/*
+ * Read stdin as a stream when it is not a terminal: a pipe, a file, or a
+ * socket (what Node's child_process gives; /dev/stdin cannot be opened on
+ * one).  With no task in the arguments the piped text is the task, and we
+ * wait for it as long as it takes.  With a task, the piped text follows it
+ * after a blank line (`cat f | hearth -p "explain"`, as Claude Code does);
+ * when nothing arrives within STDIN_WAIT_MS the task goes on alone, since a
+ * caller may leave stdin open without writing to it.
+ */
 static int
 read_stdin_task(struct buf *task)
 {
-	struct err e = ERR_INIT;
+	struct buf in = BUF_INIT;
+	struct pollfd pfd = { STDIN_FILENO, POLLIN, 0 };
+	char chunk[65536];
+	int wait_ms = task->len ? STDIN_WAIT_MS : -1, rc = 0;
 
-	if (isatty(STDIN_FILENO))
+	if (isatty(STDIN_FILENO) || fcntl(STDIN_FILENO, F_GETFL) < 0)
 		return 0;
-	if (buf_read_file(task, "/dev/stdin", 16u << 20, &e) < 0) {
-		fprintf(stderr, "hearth: reading the task from stdin: %s\n", e.msg);
-		return -1;
+	for (;;) {
+		ssize_t n;
+		int pr = poll(&pfd, 1, wait_ms);
+
+		if (pr < 0 && errno == EINTR)
+			continue;
+		if (pr == 0) {
+			fprintf(stderr, "hearth: nothing on stdin within %d s; going on with the task alone "
+				"(give stdin </dev/null to skip the wait)\n", STDIN_WAIT_MS / 1000);
+			break;
+		}
+		wait_ms = -1; /* data started: read it to the end */
+		n = read(STDIN_FILENO, chunk, sizeof chunk);
+		if (n < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK))
+			continue;
+		if (n < 0) {
+			fprintf(stderr, "hearth: reading the task from stdin: %s\n", strerror(errno));
+			rc = -1;
+			break;
+		}
+		if (n == 0)
+			break;
+		if (in.len + (size_t)n > STDIN_MAX) {
+			fprintf(stderr, "hearth: stdin holds more than %u MiB; pass a large file as @path in the task instead\n",
+				STDIN_MAX >> 20);
+			rc = -1;
+			break;
+		}
+		buf_add(&in, chunk, (size_t)n);
 	}
-	buf_rtrim(task);
-	return 0;
+	buf_rtrim(&in);
+	if (rc == 0 && in.len) {
+		if (task->len)
+			buf_adds(task, "\n\n");
+		buf_add(task, in.data, in.len);
+	}
+	buf_release(&in);
+	return rc;
 }
 
 /* Interactive session: the full screen on a terminal, else (or with --line) line mode. */
@@ -97,6 +145,8 @@ main(int argc, char **argv)
 	memset(&o, 0, sizeof o);
 	o.thinking = -1;
 	buf_init(&o.task, 0);
+	buf_init(&o.allowed_tools, 0);
+	buf_init(&o.disallowed_tools, 0);
 	if ((code = front_cli_parse(argc, argv, &o)) >= 0)
 		goto out;
 	logp = o.log_path ? o.log_path : getenv("HEARTH_LOG");
@@ -137,7 +187,11 @@ main(int argc, char **argv)
 		code = run_interactive(&o);
 		goto out;
 	}
-	if (!o.task.len && read_stdin_task(&o.task) < 0) {
+	if (o.input_stream_json) { /* stdin carries the turns (front/print.c) */
+		code = front_print_main(&o);
+		goto out;
+	}
+	if (read_stdin_task(&o.task) < 0) {
 		code = FRONT_CLI_EXIT_USAGE;
 		goto out;
 	}
@@ -147,7 +201,7 @@ main(int argc, char **argv)
 	}
 	code = front_print_main(&o);
 out:
-	buf_release(&o.task);
+	front_cli_release(&o);
 	log_close();
 	return code;
 }

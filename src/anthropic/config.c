@@ -12,6 +12,7 @@
 #include "base/cfg.h"
 #include "base/json.h"
 #include "base/xmalloc.h"
+#include "base/workspace.h"
 
 static const char *const anthropic_config_tiers[3] = { "haiku", "sonnet", "opus" };
 
@@ -142,7 +143,7 @@ anthropic_config_file(void *arg, const char *path, struct buf *w, struct err *e)
 	}
 	root = json_parse(text.data, text.len, NULL);
 	o = cJSON_IsObject(root) ? cJSON_GetObjectItemCaseSensitive(root, "anthropic") : NULL;
-	buf_addf(&proj, "%s/.hearth/settings.json", cx->cwd);
+	workspace_project_file(cx->cwd, ".hearth/settings.json", &proj);
 	if (o)
 		anthropic_config_apply(cx->c, o, path, strcmp(path, proj.data) != 0, w);
 	cJSON_Delete(root);

@@ -16,6 +16,7 @@
 
 #include "base/json.h"
 #include "base/xmalloc.h"
+#include "base/workspace.h"
 
 enum cfg_type { CFG_STR, CFG_INT, CFG_DBL, CFG_BOOL, CFG_WARN_REJECT, CFG_AUTO_BOOL, CFG_LIST };
 
@@ -312,7 +313,7 @@ cfg_each_file(const char *cwd, cfg_file_fn fn, void *arg, struct buf *warnings)
 		buf_addf(warnings, "%s\n", e.msg);
 	buf_reset(&path);
 	err_clear(&e);
-	buf_addf(&path, "%s/.hearth/settings.json", cwd);
+	workspace_project_file(cwd, ".hearth/settings.json", &path); /* the nearest up to the repository root */
 	if (fn(arg, path.data, warnings, &e) < 0)
 		buf_addf(warnings, "%s\n", e.msg);
 	buf_release(&path);

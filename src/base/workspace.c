@@ -492,3 +492,67 @@ workspace_opendir(const char *root, const char *abs, int create, struct err *e)
 {
 	return open_beneath(root, abs, 1, 0, 0, create, e);
 }
+
+/* Whether dir/name exists (any type). */
+static int
+workspace_has(const char *dir, const char *name)
+{
+	struct buf p = BUF_INIT;
+	struct stat st;
+	int ok;
+
+	buf_addf(&p, "%s/%s", strcmp(dir, "/") ? dir : "", name);
+	ok = stat(p.data, &st) == 0;
+	buf_release(&p);
+	return ok;
+}
+
+/* Drop the last component of d ("/a/b" -> "/a", "/a" -> "/"); 0 when d is "/" already. */
+static int
+workspace_up(struct buf *d)
+{
+	char *slash = strrchr(d->data, '/');
+
+	if (!slash || (slash == d->data && d->len == 1))
+		return 0;
+	buf_setlen(d, slash == d->data ? 1 : (size_t)(slash - d->data));
+	return 1;
+}
+
+void
+workspace_project_top(const char *cwd, struct buf *out)
+{
+	struct buf d = BUF_INIT;
+
+	buf_adds(&d, cwd);
+	do {
+		if (workspace_has(d.data, ".git")) {
+			buf_adds(out, d.data);
+			buf_release(&d);
+			return;
+		}
+	} while (workspace_up(&d));
+	buf_release(&d);
+	buf_adds(out, cwd);
+}
+
+void
+workspace_project_file(const char *cwd, const char *rel, struct buf *out)
+{
+	struct buf top = BUF_INIT, d = BUF_INIT;
+
+	workspace_project_top(cwd, &top);
+	buf_adds(&d, cwd);
+	for (;;) {
+		if (workspace_has(d.data, rel)) {
+			buf_addf(out, "%s/%s", strcmp(d.data, "/") ? d.data : "", rel);
+			goto out;
+		}
+		if (!strcmp(d.data, top.data) || !workspace_inside(top.data, d.data) || !workspace_up(&d))
+			break;
+	}
+	buf_addf(out, "%s/%s", strcmp(cwd, "/") ? cwd : "", rel);
+out:
+	buf_release(&top);
+	buf_release(&d);
+}

@@ -32,6 +32,19 @@ int workspace_resolve(const char *root, int allow_outside, const char *path, str
 int workspace_inside(const char *root, const char *abs);
 
 /*
+ * Project discovery (docs/configuration.md, "Where hearth looks").  The
+ * project's top is the nearest directory from cwd upwards that holds a
+ * .git (directory or file): the repository root; cwd itself when there
+ * is none.  workspace_project_top appends it to out.
+ * workspace_project_file appends to out the path of the project file rel
+ * (".hearth/settings.json", ".mcp.json"): the nearest existing one from
+ * cwd up to the top, else cwd/rel (which does not exist).  cwd is
+ * absolute and canonical; a few stat(2) calls, no other I/O.
+ */
+void workspace_project_top(const char *cwd, struct buf *out);
+void workspace_project_file(const char *cwd, const char *rel, struct buf *out);
+
+/*
  * `abs` for display: the part after "ROOT/" when inside root, "." for the
  * root itself, else abs unchanged.  Returns a pointer into abs (or ".").
  */

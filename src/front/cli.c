@@ -16,7 +16,8 @@ front_cli_usage(FILE *f)
 	fputs("usage: hearth [options]                 interactive session\n"
 	      "       hearth -p [options] [task ...]   run one task and print the answer\n"
 	      "\n"
-	      "  -p, --print                 print mode (the task is the arguments, or stdin)\n"
+	      "  -p, --print                 print mode (the task is the arguments, or stdin;\n"
+	      "                              piped text follows a task given as arguments)\n"
 	      "  -c, --continue              continue the latest session of this directory\n"
 	      "  -r, --resume [ID]           resume a session by id (prefix); without ID, list them\n"
 	      "  -y, --yes                   answer yes to what would ask (tool approvals, /commit)\n"
@@ -52,6 +53,14 @@ front_cli_usage(FILE *f)
 	      "      --think                 thinking on for this task only (print mode)\n"
 	      "      --serve MODEL.gguf      start llama-server with the model, stop it on exit\n"
 	      "      --output-format FMT     text | json | stream-json (print mode)\n"
+	      "      --input-format FMT      text | stream-json: user messages as JSON lines on\n"
+	      "                              stdin, one turn each, in one process (print mode)\n"
+	      "      --append-system-prompt T  add T to the system prompt\n"
+	      "  Claude Code's flags: --max-turns N (= --max-steps), --permission-mode M\n"
+	      "  (default, acceptEdits, bypassPermissions, plan, dontAsk), --allowedTools and\n"
+	      "  --disallowedTools LIST (allow / deny rules), --resume ID, --mcp-config\n"
+	      "  JSON|FILE (more MCP servers), and the flags its\n"
+	      "  Agent SDK passes (docs/headless.md)\n"
 	      "      --verbose               progress and tool calls on stderr\n"
 	      "      --log FILE              write a debug log (env HEARTH_LOG)\n"
 	      "      --version               print the version\n"
@@ -96,6 +105,72 @@ enum {
 	OPT_SYSPROMPT, OPT_THINKING, OPT_FORMAT, OPT_VERBOSE, OPT_VERSION, OPT_LOG, OPT_EXPORT, OPT_ROUTE, OPT_TUI, OPT_LINE,
 	OPT_THINK, OPT_SERVE
 };
+
+/* Claude Code's flags (numbered apart from the lists above and below). */
+enum {
+	OPT_INPUT_FORMAT = 768, OPT_PERMISSION_MODE, OPT_ALLOWED, OPT_DISALLOWED, OPT_APPEND_SP,
+	OPT_DANGEROUS, OPT_IGNORED_ARG, OPT_IGNORED_FLAG, OPT_MCP_CONFIG
+};
+
+/* --permission-mode: Claude Code's modes as hearth approval modes; NULL for an unknown one. */
+static const char *
+front_cli_permission_mode(const char *m)
+{
+	static const char *const map[][2] = {
+		{ "default", "ask" }, { "acceptEdits", "auto-edit" }, { "bypassPermissions", "yolo" },
+		{ "plan", "ask" }, { "dontAsk", "ask" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof map / sizeof map[0]; i++)
+		if (!strcmp(m, map[i][0]))
+			return map[i][1];
+	return NULL;
+}
+
+/* Claude Code's tool name as hearth's (the rule's tool part; the rest is kept). */
+static void
+front_cli_tool_rule(const char *s, size_t n, struct buf *out)
+{
+	static const char *const names[][2] = { { "Glob", "find" }, { "MultiEdit", "edit" }, { "LS", "ls" } };
+	size_t k = 0, i;
+
+	while (k < n && s[k] != '(')
+		k++;
+	for (i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (strlen(names[i][0]) == k && !strncmp(s, names[i][0], k)) {
+			buf_adds(out, names[i][1]);
+			buf_add(out, s + k, n - k);
+			buf_addch(out, '\n');
+			return;
+		}
+	buf_add(out, s, n);
+	buf_addch(out, '\n');
+}
+
+void
+front_cli_tool_rules(const char *list, struct buf *out)
+{
+	const char *s = list, *start = NULL;
+	int depth = 0;
+
+	for (;; s++) {
+		int sep = !*s || (depth == 0 && (*s == ',' || *s == ' ' || *s == '\t' || *s == '\n'));
+
+		if (sep && start) {
+			front_cli_tool_rule(start, (size_t)(s - start), out);
+			start = NULL;
+		} else if (!sep && !start) {
+			start = s;
+		}
+		if (!*s)
+			break;
+		if (*s == '(')
+			depth++;
+		else if (*s == ')' && depth > 0)
+			depth--;
+	}
+}
 
 /*
  * Whether a word after -r is a session id rather than the task: ids look
@@ -142,7 +217,7 @@ front_cli_parse(int argc, char **argv, struct front_cli *o)
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ "log", required_argument, NULL, OPT_LOG },
 		{ "continue", no_argument, NULL, 'c' },
-		{ "resume", no_argument, NULL, 'r' },
+		{ "resume", optional_argument, NULL, 'r' },
 		{ "approval", required_argument, NULL, OPT_APPROVAL },
 		{ "sandbox", required_argument, NULL, OPT_SANDBOX },
 		{ "export", required_argument, NULL, OPT_EXPORT },
@@ -151,6 +226,36 @@ front_cli_parse(int argc, char **argv, struct front_cli *o)
 		{ "line", no_argument, NULL, OPT_LINE },
 		{ "yes", no_argument, NULL, 'y' },
 		{ "help", no_argument, NULL, 'h' },
+		/* Claude Code's headless flags (docs/headless.md) */
+		{ "input-format", required_argument, NULL, OPT_INPUT_FORMAT },
+		{ "max-turns", required_argument, NULL, OPT_MAX_STEPS },
+		{ "permission-mode", required_argument, NULL, OPT_PERMISSION_MODE },
+		{ "allowedTools", required_argument, NULL, OPT_ALLOWED },
+		{ "allowed-tools", required_argument, NULL, OPT_ALLOWED },
+		{ "disallowedTools", required_argument, NULL, OPT_DISALLOWED },
+		{ "disallowed-tools", required_argument, NULL, OPT_DISALLOWED },
+		{ "append-system-prompt", required_argument, NULL, OPT_APPEND_SP },
+		{ "dangerously-skip-permissions", no_argument, NULL, OPT_DANGEROUS },
+		/* passed by the Claude Agent SDK, meaningless here: accepted, ignored */
+		{ "setting-sources", required_argument, NULL, OPT_IGNORED_ARG },
+		{ "permission-prompt-tool", required_argument, NULL, OPT_IGNORED_ARG },
+		{ "mcp-config", required_argument, NULL, OPT_MCP_CONFIG },
+		{ "fallback-model", required_argument, NULL, OPT_IGNORED_ARG },
+		{ "max-thinking-tokens", required_argument, NULL, OPT_IGNORED_ARG },
+		{ "add-dir", required_argument, NULL, OPT_IGNORED_ARG },
+		{ "session-id", required_argument, NULL, OPT_IGNORED_ARG },
+		{ "betas", required_argument, NULL, OPT_IGNORED_ARG },
+		{ "max-budget-usd", required_argument, NULL, OPT_IGNORED_ARG },
+		{ "thinking-display", required_argument, NULL, OPT_IGNORED_ARG },
+		{ "effort", required_argument, NULL, OPT_IGNORED_ARG },
+		{ "debug-file", required_argument, NULL, OPT_IGNORED_ARG },
+		{ "strict-mcp-config", no_argument, NULL, OPT_IGNORED_FLAG },
+		{ "include-partial-messages", no_argument, NULL, OPT_IGNORED_FLAG },
+		{ "include-hook-events", no_argument, NULL, OPT_IGNORED_FLAG },
+		{ "fork-session", no_argument, NULL, OPT_IGNORED_FLAG },
+		{ "no-session-persistence", no_argument, NULL, OPT_IGNORED_FLAG },
+		{ "debug-to-stderr", no_argument, NULL, OPT_IGNORED_FLAG },
+		{ "allow-dangerously-skip-permissions", no_argument, NULL, OPT_IGNORED_FLAG },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c, i;
@@ -190,7 +295,29 @@ front_cli_parse(int argc, char **argv, struct front_cli *o)
 		case OPT_VERBOSE: o->verbose = 1; break;
 		case OPT_LOG: o->log_path = optarg; break;
 		case 'c': o->cont = 1; break;
-		case 'r': o->resume = 1; break;
+		case 'r':
+			o->resume = 1;
+			if (optarg)
+				o->resume_id = optarg;
+			break;
+		case OPT_INPUT_FORMAT:
+			if (strcmp(optarg, "text") && strcmp(optarg, "stream-json"))
+				return front_cli_usage_error("--input-format takes text or stream-json, got \"%s\"", optarg);
+			o->input_stream_json = !strcmp(optarg, "stream-json");
+			break;
+		case OPT_PERMISSION_MODE:
+			if (!(o->approval = front_cli_permission_mode(optarg)))
+				return front_cli_usage_error("--permission-mode takes default, acceptEdits, bypassPermissions, "
+							     "plan or dontAsk, got \"%s\"", optarg);
+			break;
+		case OPT_DANGEROUS: o->approval = "yolo"; break;
+		case OPT_ALLOWED: front_cli_tool_rules(optarg, &o->allowed_tools); break;
+		case OPT_DISALLOWED: front_cli_tool_rules(optarg, &o->disallowed_tools); break;
+		case OPT_APPEND_SP: o->append_system_prompt = optarg; break;
+		case OPT_MCP_CONFIG: o->mcp_config = optarg; break;
+		case OPT_IGNORED_ARG:
+		case OPT_IGNORED_FLAG:
+			break;
 		case OPT_APPROVAL:
 			if (strcmp(optarg, "ask") && strcmp(optarg, "auto-edit") && strcmp(optarg, "yolo"))
 				return front_cli_usage_error("--approval takes ask, auto-edit or yolo, got \"%s\"", optarg);
@@ -220,7 +347,11 @@ front_cli_parse(int argc, char **argv, struct front_cli *o)
 			return front_cli_usage_error("unknown option \"%s\"", argv[optind - 1]);
 		}
 	}
-	if (o->resume && optind < argc && front_cli_looks_like_id(argv[optind]))
+	if (o->input_stream_json && o->format != FRONT_OUTPUT_STREAM_JSON)
+		return front_cli_usage_error("%s", "--input-format stream-json needs --output-format stream-json");
+	if (o->input_stream_json)
+		o->print = 1; /* as Claude Code: the SDK does not pass -p */
+	if (o->resume && !o->resume_id && optind < argc && front_cli_looks_like_id(argv[optind]))
 		o->resume_id = argv[optind++];
 	if (!o->print && optind < argc && strcmp(argv[optind], "stats") == 0 && optind + 1 == argc) {
 		o->stats = 1;
@@ -245,4 +376,12 @@ front_cli_parse(int argc, char **argv, struct front_cli *o)
 		buf_adds(&o->task, argv[i]);
 	}
 	return -1;
+}
+
+void
+front_cli_release(struct front_cli *o)
+{
+	buf_release(&o->task);
+	buf_release(&o->allowed_tools);
+	buf_release(&o->disallowed_tools);
 }

@@ -38,11 +38,30 @@ struct front_cli {
 	int tui, line;            /* force the full screen / the line session */
 	int yes;                  /* -y, --yes: print mode confirms what a command asks */
 	enum front_output_format format;
+	int input_stream_json;    /* --input-format stream-json: user messages as JSON lines on stdin */
+	const char *append_system_prompt; /* --append-system-prompt TEXT */
+	const char *mcp_config;   /* --mcp-config JSON|FILE: servers besides .mcp.json's */
+	struct buf allowed_tools, disallowed_tools; /* --allowedTools / --disallowedTools: rules, '\n'-separated */
 	struct buf task;
 };
 
-/* Parse argv into o (o->task collects the positional words); -1 or an exit code. */
+/*
+ * Parse argv into o (o->task collects the positional words); -1 or an exit code.
+ * Claude Code's headless flags are aliases (docs/headless.md): --max-turns of
+ * --max-steps, --permission-mode of --approval, --allowedTools/--disallowedTools
+ * add allow/deny rules, --resume ID; the flags its Agent SDK passes that
+ * hearth has no use for are accepted and ignored (the list is in the doc).
+ */
 int front_cli_parse(int argc, char **argv, struct front_cli *o);
+/* Free what front_cli_parse allocated (the task and the rule lists). */
+void front_cli_release(struct front_cli *o);
+/*
+ * Split a Claude Code tool list ("Read,Bash(git log:*) Edit") into rules,
+ * one per line appended to out: separators are commas and blanks outside
+ * parentheses; Claude Code's names that differ from hearth's are mapped
+ * (Glob → find, MultiEdit → edit, LS → ls).
+ */
+void front_cli_tool_rules(const char *list, struct buf *out);
 /* "hearth: <message> (see hearth --help)" on stderr; returns FRONT_CLI_EXIT_USAGE. */
 int front_cli_usage_error(const char *fmt, ...) ERR_PRINTF(1, 2);
 

@@ -14,6 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/fs.h"
@@ -41,7 +43,70 @@ struct front_output {
 	int progress_shown;
 	int wait_calls;   /* countdown lines since the wait began (front_output_wait) */
 	struct buf scratch;
+	/* Claude Code's fields (stream-json): the message being streamed, the turn's refusals */
+	struct llm_usage msg_usage;  /* usage of the request that produced the next message */
+	char msg_stop[32];           /* its finish reason ("stop", "tool_calls", "length") */
+	unsigned msg_seq;            /* assistant messages so far: their ids */
+	char *model;                 /* the model of the init line */
+	cJSON *denials;              /* permission_denials: calls the gate refused this turn */
+	cJSON *mcp_servers;          /* init's mcp_servers (front_output_init_extra) */
+	const char *permission_mode; /* init's permissionMode */
 };
+
+/* A random RFC 4122 version 4 UUID (Claude Code's "uuid" fields). */
+static void
+pm_uuid(char out[37])
+{
+	unsigned char r[16] = { 0 };
+	int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+	size_t i, k = 0;
+
+	if (fd < 0 || read(fd, r, sizeof r) != (ssize_t)sizeof r) {
+		unsigned long v = (unsigned long)time(NULL) ^ ((unsigned long)getpid() << 20) ^ (unsigned long)clock();
+
+		for (i = 0; i < sizeof r; i++)
+			r[i] = (unsigned char)(v >> (8 * (i % sizeof v))) ^ (unsigned char)(i * 37);
+	}
+	if (fd >= 0)
+		close(fd);
+	r[6] = (unsigned char)((r[6] & 0x0f) | 0x40);
+	r[8] = (unsigned char)((r[8] & 0x3f) | 0x80);
+	for (i = 0; i < sizeof r; i++) {
+		if (i == 4 || i == 6 || i == 8 || i == 10)
+			out[k++] = '-';
+		snprintf(out + k, 3, "%02x", r[i]);
+		k += 2;
+	}
+	out[k] = '\0';
+}
+
+/* The wrapper fields every stream-json message of Claude Code's carries. */
+static void
+pm_wrap(struct front_output *pm, cJSON *o)
+{
+	char u[37];
+
+	cJSON_AddNullToObject(o, "parent_tool_use_id");
+	pm_uuid(u);
+	cJSON_AddStringToObject(o, "uuid", u);
+	if (pm->o.session_id)
+		cJSON_AddStringToObject(o, "session_id", pm->o.session_id);
+}
+
+/* An OpenAI finish reason as an Anthropic stop_reason. */
+static const char *
+pm_stop_reason(const char *finish)
+{
+	if (!finish || !*finish)
+		return NULL;
+	if (!strcmp(finish, "stop") || !strcmp(finish, "end_turn"))
+		return "end_turn";
+	if (!strcmp(finish, "tool_calls") || !strcmp(finish, "tool_use"))
+		return "tool_use";
+	if (!strcmp(finish, "length") || !strcmp(finish, "max_tokens"))
+		return "max_tokens";
+	return finish;
+}
 
 /* Write everything or note EPIPE; never raises SIGPIPE (it is ignored). */
 static void
@@ -82,6 +147,7 @@ front_output_new(const struct front_output_opts *o)
 	pm->tool_calls = cJSON_CreateArray();
 	pm->cache_breaks = cJSON_CreateArray();
 	pm->files = cJSON_CreateArray();
+	pm->denials = cJSON_CreateArray();
 	return pm;
 }
 
@@ -100,6 +166,9 @@ front_output_free(struct front_output *pm)
 	cJSON_Delete(pm->routing);
 	cJSON_Delete(pm->route);
 	cJSON_Delete(pm->tier);
+	cJSON_Delete(pm->denials);
+	cJSON_Delete(pm->mcp_servers);
+	free(pm->model);
 	free(pm);
 }
 
@@ -205,8 +274,16 @@ pm_on_event(void *arg, const struct llm_event *ev)
 		pm->last_err = ev->error.kind;
 		pm->had_err = 1;
 	}
-	if (ev->kind == LLM_DONE)
+	if (ev->kind == LLM_DONE) {
 		pm->length_stop = ev->stop_reason && !strcmp(ev->stop_reason, "length");
+		snprintf(pm->msg_stop, sizeof pm->msg_stop, "%s", ev->stop_reason ? ev->stop_reason : "stop");
+	}
+	if (ev->kind == LLM_USAGE) {
+		pm->msg_usage.prompt_tokens += ev->usage.prompt_tokens;
+		pm->msg_usage.completion_tokens += ev->usage.completion_tokens;
+		pm->msg_usage.cached_tokens += ev->usage.cached_tokens;
+		pm->msg_usage.cache_write_tokens += ev->usage.cache_write_tokens;
+	}
 	if (ev->kind == LLM_CACHE || ev->kind == LLM_NOTICE) {
 		pm_server_note(pm, ev);
 		return;
@@ -254,7 +331,16 @@ pm_on_message(void *arg, const struct conv_msg *m)
 		return;
 	o = front_output_json_obj("assistant", NULL);
 	msg = cJSON_AddObjectToObject(o, "message");
+	{ /* shaped like a Messages API message: id, type, role, model, content, stop_reason, usage */
+		struct buf id = BUF_INIT;
+
+		buf_addf(&id, "msg_%s_%u", pm->o.session_id ? pm->o.session_id : "hearth", ++pm->msg_seq);
+		front_output_json_add_str(msg, "id", id.data, id.len);
+		buf_release(&id);
+	}
+	cJSON_AddStringToObject(msg, "type", "message");
 	cJSON_AddStringToObject(msg, "role", "assistant");
+	front_output_json_add_str(msg, "model", pm->model, pm->model ? strlen(pm->model) : 0);
 	content = cJSON_AddArrayToObject(msg, "content");
 	for (i = 0; i < m->nblocks; i++) {
 		const struct conv_block *b = &m->blocks[i];
@@ -276,8 +362,26 @@ pm_on_message(void *arg, const struct conv_msg *m)
 		}
 		cJSON_AddItemToArray(content, blk);
 	}
-	if (pm->o.session_id)
-		cJSON_AddStringToObject(o, "session_id", pm->o.session_id);
+	{
+		const char *stop = pm_stop_reason(m->aborted ? NULL : pm->msg_stop);
+		cJSON *u;
+
+		if (stop)
+			cJSON_AddStringToObject(msg, "stop_reason", stop);
+		else
+			cJSON_AddNullToObject(msg, "stop_reason");
+		cJSON_AddNullToObject(msg, "stop_sequence");
+		u = cJSON_AddObjectToObject(msg, "usage");
+		/* Anthropic counts input without the cached part; OpenAI's prompt_tokens include it */
+		cJSON_AddNumberToObject(u, "input_tokens", (double)(pm->msg_usage.prompt_tokens - pm->msg_usage.cached_tokens > 0
+								 ? pm->msg_usage.prompt_tokens - pm->msg_usage.cached_tokens : 0));
+		cJSON_AddNumberToObject(u, "output_tokens", (double)pm->msg_usage.completion_tokens);
+		cJSON_AddNumberToObject(u, "cache_read_input_tokens", (double)pm->msg_usage.cached_tokens);
+		cJSON_AddNumberToObject(u, "cache_creation_input_tokens", (double)pm->msg_usage.cache_write_tokens);
+	}
+	memset(&pm->msg_usage, 0, sizeof pm->msg_usage);
+	pm->msg_stop[0] = '\0';
+	pm_wrap(pm, o);
 	pm_emit(pm, o);
 }
 
@@ -309,6 +413,14 @@ pm_on_tool_done(void *arg, const struct agent_call *c)
 	cJSON_AddBoolToObject(rec, "is_error", c->job.is_error);
 	cJSON_AddNumberToObject(rec, "duration_ms", (double)(c->t_end_ms - c->t_start_ms));
 	cJSON_AddItemToArray(pm->tool_calls, rec);
+	if (c->refused) { /* Claude Code's permission_denials */
+		cJSON *d = cJSON_CreateObject();
+
+		front_output_json_add_str(d, "tool_name", c->name, strlen(c->name));
+		front_output_json_add_str(d, "tool_use_id", c->id, strlen(c->id));
+		cJSON_AddItemToObject(d, "tool_input", front_output_json_input(c->args.data, c->args.len));
+		cJSON_AddItemToArray(pm->denials, d);
+	}
 	if (pm->o.verbose) {
 		snprintf(line, sizeof line, "  %s %s (%.1fs)", c->job.is_error ? "✗" : "✓", c->name,
 			 (double)(c->t_end_ms - c->t_start_ms) / 1000.0);
@@ -326,8 +438,7 @@ pm_on_tool_done(void *arg, const struct agent_call *c)
 	front_output_json_add_str(blk, "content", c->job.out.data, c->job.out.len);
 	cJSON_AddBoolToObject(blk, "is_error", c->job.is_error);
 	cJSON_AddItemToArray(content, blk);
-	if (pm->o.session_id)
-		cJSON_AddStringToObject(o, "session_id", pm->o.session_id);
+	pm_wrap(pm, o);
 	pm_emit(pm, o);
 }
 
@@ -407,6 +518,8 @@ front_output_init(struct front_output *pm, const char *model, const struct tool 
 	cJSON *o, *arr;
 	size_t i;
 
+	free(pm->model);
+	pm->model = model ? xstrdup(model) : NULL;
 	if (pm->o.format != FRONT_OUTPUT_STREAM_JSON)
 		return;
 	o = front_output_json_obj("system", "init");
@@ -415,7 +528,22 @@ front_output_init(struct front_output *pm, const char *model, const struct tool 
 	arr = cJSON_AddArrayToObject(o, "tools");
 	for (i = 0; i < n; i++)
 		cJSON_AddItemToArray(arr, cJSON_CreateString(tools[i]->name));
+	cJSON_AddItemToObject(o, "mcp_servers", pm->mcp_servers ? cJSON_Duplicate(pm->mcp_servers, 1)
+								 : cJSON_CreateArray());
 	front_output_json_add_str(o, "model", model ? model : "", model ? strlen(model) : 0);
+	cJSON_AddStringToObject(o, "permissionMode", pm->permission_mode ? pm->permission_mode : "default");
+	cJSON_AddStringToObject(o, "apiKeySource", "none");
+	cJSON_AddStringToObject(o, "claude_code_version", "hearth " HEARTH_VERSION);
+	cJSON_AddItemToObject(o, "slash_commands", cJSON_CreateArray());
+	cJSON_AddStringToObject(o, "output_style", "default");
+	cJSON_AddItemToObject(o, "skills", cJSON_CreateArray());
+	cJSON_AddItemToObject(o, "plugins", cJSON_CreateArray());
+	{
+		char u[37];
+
+		pm_uuid(u);
+		cJSON_AddStringToObject(o, "uuid", u);
+	}
 	pm_emit(pm, o);
 }
 
@@ -437,12 +565,60 @@ pm_exit_code(const struct front_output *pm)
 	}
 }
 
+/*
+ * The fields of Claude Code's result that consumers read: stop_reason,
+ * total_cost_usd (Claude's share, from the routing summary; local models
+ * cost nothing), duration_api_ms (the server's prompt and generation
+ * time), modelUsage, permission_denials, errors (error subtypes), uuid.
+ */
+static void
+pm_result_claude(struct front_output *pm, cJSON *o, const struct agent_stats *st, const char *model, int code)
+{
+	const cJSON *c = pm->routing ? cJSON_GetObjectItemCaseSensitive(pm->routing, "cost_usd") : NULL;
+	double cost = cJSON_IsNumber(c) ? c->valuedouble : 0.0;
+	cJSON *mu, *m, *u = cJSON_GetObjectItemCaseSensitive(o, "usage");
+	const char *stop = pm_stop_reason(pm->ended && pm->end == AGENT_END_OK ? "stop" : NULL);
+	char uu[37];
+
+	if (stop)
+		cJSON_AddStringToObject(o, "stop_reason", stop);
+	else
+		cJSON_AddNullToObject(o, "stop_reason");
+	cJSON_AddNumberToObject(o, "total_cost_usd", cost);
+	cJSON_AddNumberToObject(o, "duration_api_ms", st->prompt_ms + st->predicted_ms);
+	cJSON_AddNumberToObject(u, "cache_creation_input_tokens", (double)st->cache_write_tokens);
+	mu = cJSON_AddObjectToObject(o, "modelUsage");
+	m = cJSON_AddObjectToObject(mu, model && *model ? model : "unknown");
+	cJSON_AddNumberToObject(m, "inputTokens", (double)st->prompt_tokens);
+	cJSON_AddNumberToObject(m, "outputTokens", (double)st->completion_tokens);
+	cJSON_AddNumberToObject(m, "cacheReadInputTokens", (double)st->cached_tokens);
+	cJSON_AddNumberToObject(m, "cacheCreationInputTokens", (double)st->cache_write_tokens);
+	cJSON_AddNumberToObject(m, "webSearchRequests", 0);
+	cJSON_AddNumberToObject(m, "costUSD", cost);
+	cJSON_AddNumberToObject(m, "contextWindow", 0);
+	cJSON_AddNumberToObject(m, "maxOutputTokens", 0);
+	cJSON_AddItemReferenceToObject(o, "permission_denials", pm->denials);
+	if (code) {
+		cJSON *errs = cJSON_AddArrayToObject(o, "errors");
+
+		if (pm->end_msg.len) {
+			struct buf b = BUF_INIT;
+
+			sanitize_utf8(&b, pm->end_msg.data, pm->end_msg.len);
+			cJSON_AddItemToArray(errs, cJSON_CreateString(b.data));
+			buf_release(&b);
+		}
+	}
+	pm_uuid(uu);
+	cJSON_AddStringToObject(o, "uuid", uu);
+}
+
 /* The json / stream-json result object. */
 static cJSON *
 pm_result(struct front_output *pm, const struct agent_stats *st, const char *model, uint64_t duration_ms,
 	  int code)
 {
-	static const char *const subtypes[] = { "success", "error_max_steps",
+	static const char *const subtypes[] = { "success", "error_max_turns",
 						"error_during_execution", "error_during_execution" };
 	cJSON *o = front_output_json_obj("result", subtypes[pm->ended ? pm->end : AGENT_END_ERROR]), *u, *t;
 	const struct llm_timings *tm = &st->last_timings;
@@ -502,6 +678,7 @@ pm_result(struct front_output *pm, const struct agent_stats *st, const char *mod
 		cJSON_AddItemToObject(o, "tier", t2);
 	}
 	front_output_json_add_str(o, "model", model ? model : "", model ? strlen(model) : 0);
+	pm_result_claude(pm, o, st, model, code);
 	return o;
 }
 
@@ -595,4 +772,39 @@ front_output_routing(struct front_output *pm, struct cJSON *routing)
 {
 	cJSON_Delete(pm->routing);
 	pm->routing = routing;
+}
+
+/* What init says besides the tools: the MCP servers (owned from now on) and the approval mode. */
+void
+front_output_init_extra(struct front_output *pm, struct cJSON *mcp_servers, const char *permission_mode)
+{
+	cJSON_Delete(pm->mcp_servers);
+	pm->mcp_servers = mcp_servers;
+	pm->permission_mode = permission_mode;
+}
+
+/* Forget the finished turn (stream-json input: the next message starts another). */
+void
+front_output_next_turn(struct front_output *pm)
+{
+	pm->ended = 0;
+	pm->had_err = 0;
+	pm->length_stop = 0;
+	buf_reset(&pm->answer);
+	buf_reset(&pm->end_msg);
+	cJSON_Delete(pm->tool_calls);
+	cJSON_Delete(pm->cache_breaks);
+	cJSON_Delete(pm->files);
+	cJSON_Delete(pm->denials);
+	pm->tool_calls = cJSON_CreateArray();
+	pm->cache_breaks = cJSON_CreateArray();
+	pm->files = cJSON_CreateArray();
+	pm->denials = cJSON_CreateArray();
+}
+
+/* One line on stdout as it is (stream-json input's control responses). */
+void
+front_output_line(struct front_output *pm, struct cJSON *o)
+{
+	pm_emit(pm, o);
 }

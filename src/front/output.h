@@ -29,8 +29,19 @@ struct front_output *front_output_new(const struct front_output_opts *o);
 void front_output_free(struct front_output *pm);
 /* The observer to hand to agent_new (its arg is pm). */
 struct agent_observer front_output_observer(struct front_output *pm);
-/* stream-json's first line: cwd, session, tools, model. */
+/*
+ * stream-json's first line: cwd, session, tools, model, and Claude Code's
+ * fields (mcp_servers, permissionMode, ...); the model is also what the
+ * assistant messages name.
+ */
 void front_output_init(struct front_output *pm, const char *model, const struct tool *const *tools, size_t n);
+/* Before init: its mcp_servers ([{name, status}], owned from now on; NULL: []) and permissionMode. */
+struct cJSON;
+void front_output_init_extra(struct front_output *pm, struct cJSON *mcp_servers, const char *permission_mode);
+/* The turn's result was written: forget it (answer, tool calls, denials, how it ended). */
+void front_output_next_turn(struct front_output *pm);
+/* Write o as one line on stdout (sanitised like every line) and free it. */
+void front_output_line(struct front_output *pm, struct cJSON *o);
 /* A one-line notice or error on stderr (always shown). */
 void front_output_error(struct front_output *pm, const char *line);
 /* Progress/notice line on stderr (only when verbose). */
@@ -56,7 +67,6 @@ void front_output_fail(struct front_output *pm, enum llm_err_kind kind, const ch
 int front_output_stdout_closed(const struct front_output *pm);
 
 /* The routing summary (decisions, per-route usage, cost) for the json result; owned by pm. */
-struct cJSON;
 void front_output_routing(struct front_output *pm, struct cJSON *routing);
 /*
  * The tier (route/tiers.h) the local route runs on: the result gets

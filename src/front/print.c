@@ -22,8 +22,12 @@
 #include "repo/repo.h"
 #include "base/sanitize.h"
 
+#include "base/json.h"
+#include "base/xmalloc.h"
+#include "front/output_json.h"
 #include "front/run.h"
 #include "llama/serve.h"
+#include "mcp/mcp.h"
 
 /* Discovery said the model is loading: a countdown on stderr (front_output_wait). */
 static void
@@ -349,6 +353,334 @@ on_mcp_report(void *arg, const char *line)
 	front_output_error(((struct front_run *)arg)->pm, line);
 }
 
+/* Wait for the MCP servers; what the init line says of them and of the approval mode. */
+static void
+print_wait_mcp(struct front_run *r)
+{
+	static const char *const modes[] = { "default", "acceptEdits", "bypassPermissions" };
+	cJSON *servers = cJSON_CreateArray();
+	const char *name, *state;
+	size_t n = 0;
+
+	front_run_wait_mcp(r, on_mcp_report, r);
+	while (mcp_server_info(r->mcp, n, &name, &state) == 0) {
+		cJSON *s = cJSON_CreateObject();
+
+		front_output_json_add_str(s, "name", name, strlen(name));
+		cJSON_AddStringToObject(s, "status", state);
+		cJSON_AddItemToArray(servers, s);
+		n++;
+	}
+	front_output_init_extra(r->pm, servers, modes[perm_gate_perm(r->gate)->mode]);
+}
+
+/*
+ * --input-format stream-json: Claude Code's headless protocol.  stdin
+ * carries JSON lines: user messages (each one turn, in order, on the same
+ * agent) and control requests (initialize, interrupt).  Each turn ends
+ * with its result line; the process ends when stdin has ended and the
+ * last turn is done.
+ */
+struct print_stream {
+	struct front_run *r;
+	struct buf in;       /* bytes read, not yet a whole line */
+	char **queue;        /* user messages waiting for their turn (malloc'd) */
+	size_t nqueue;
+	size_t lineno;
+	int eof;             /* stdin ended */
+	int probed;          /* discovery is over (ok: the turns may start) */
+	int failed;          /* discovery failed: nothing can run */
+	int running;         /* a turn runs */
+	int turns;           /* turns started */
+	int code;            /* the last turn's exit code */
+	uint64_t t_turn;     /* when the running turn started */
+	struct buf append;   /* --append-system-prompt and initialize's appendSystemPrompt */
+};
+
+/* Answer a control request: {"type":"control_response","response":{...}}. */
+static void
+ps_control_response(struct print_stream *ps, const char *id, cJSON *body, const char *error)
+{
+	cJSON *o = cJSON_CreateObject(), *resp;
+
+	cJSON_AddStringToObject(o, "type", "control_response");
+	resp = cJSON_AddObjectToObject(o, "response");
+	cJSON_AddStringToObject(resp, "subtype", error ? "error" : "success");
+	front_output_json_add_str(resp, "request_id", id, strlen(id));
+	if (error)
+		cJSON_AddStringToObject(resp, "error", error);
+	else
+		cJSON_AddItemToObject(resp, "response", body ? body : cJSON_CreateObject());
+	front_output_line(ps->r->pm, o);
+}
+
+/* A control request from the SDK: initialize and interrupt are answered, the rest refused. */
+static void
+ps_control(struct print_stream *ps, const cJSON *j)
+{
+	const cJSON *id = cJSON_GetObjectItemCaseSensitive(j, "request_id");
+	const cJSON *req = cJSON_GetObjectItemCaseSensitive(j, "request");
+	const cJSON *sub = cJSON_GetObjectItemCaseSensitive(req, "subtype");
+	struct buf why = BUF_INIT;
+
+	if (!cJSON_IsString(id) || !cJSON_IsString(sub)) {
+		front_output_error(ps->r->pm, "a control_request on stdin without request_id or request.subtype: skipped");
+		return;
+	}
+	if (!strcmp(sub->valuestring, "initialize")) {
+		cJSON *b = cJSON_CreateObject(), *styles;
+		const cJSON *app = cJSON_GetObjectItemCaseSensitive(req, "appendSystemPrompt");
+
+		/* the SDK's systemPrompt {preset, append}: the prompt is built at the first turn */
+		if (cJSON_IsString(app) && *app->valuestring && !ps->turns) {
+			if (!ps->append.len && ps->r->o->append_system_prompt)
+				buf_adds(&ps->append, ps->r->o->append_system_prompt);
+			if (ps->append.len)
+				buf_adds(&ps->append, "\n\n");
+			buf_adds(&ps->append, app->valuestring);
+			ps->r->o->append_system_prompt = ps->append.data;
+		}
+
+		cJSON_AddItemToObject(b, "commands", cJSON_CreateArray());
+		cJSON_AddItemToObject(b, "agents", cJSON_CreateArray());
+		cJSON_AddStringToObject(b, "output_style", "default");
+		styles = cJSON_AddArrayToObject(b, "available_output_styles");
+		cJSON_AddItemToArray(styles, cJSON_CreateString("default"));
+		cJSON_AddItemToObject(b, "models", cJSON_CreateArray());
+		cJSON_AddItemToObject(b, "account", cJSON_CreateObject());
+		ps_control_response(ps, id->valuestring, b, NULL);
+	} else if (!strcmp(sub->valuestring, "interrupt")) {
+		if (ps->running && ps->r->turn.agent && agent_busy(ps->r->turn.agent))
+			agent_abort(ps->r->turn.agent);
+		ps_control_response(ps, id->valuestring, NULL, NULL);
+	} else {
+		buf_addf(&why, "hearth does not support the control request \"%s\" (initialize and interrupt only)",
+			 sub->valuestring);
+		ps_control_response(ps, id->valuestring, NULL, why.data);
+	}
+	buf_release(&why);
+}
+
+/* A user message's text: a string, or its text blocks joined; NULL when it has none. */
+static char *
+ps_user_text(const cJSON *j)
+{
+	const cJSON *msg = cJSON_GetObjectItemCaseSensitive(j, "message");
+	const cJSON *c = cJSON_GetObjectItemCaseSensitive(msg, "content"), *b;
+	struct buf t = BUF_INIT;
+
+	if (cJSON_IsString(c))
+		return xstrdup(c->valuestring);
+	cJSON_ArrayForEach(b, c) {
+		const cJSON *type = cJSON_GetObjectItemCaseSensitive(b, "type");
+		const cJSON *text = cJSON_GetObjectItemCaseSensitive(b, "text");
+
+		if (cJSON_IsString(type) && !strcmp(type->valuestring, "text") && cJSON_IsString(text)) {
+			if (t.len)
+				buf_addch(&t, '\n');
+			buf_adds(&t, text->valuestring);
+		}
+	}
+	if (!t.len) {
+		buf_release(&t);
+		return NULL;
+	}
+	return buf_detach(&t, NULL);
+}
+
+/* One line of stdin. */
+static void
+ps_line(struct print_stream *ps, const char *line, size_t n)
+{
+	struct err e = ERR_INIT;
+	struct buf msg = BUF_INIT;
+	const cJSON *type;
+	cJSON *j;
+	char *text;
+
+	ps->lineno++;
+	while (n && (line[n - 1] == '\r' || line[n - 1] == ' ' || line[n - 1] == '\t'))
+		n--;
+	if (!n)
+		return;
+	if (!(j = json_parse(line, n, &e))) {
+		buf_addf(&msg, "stdin line %zu is not JSON (%s); skipped: --input-format stream-json takes one "
+			 "JSON message a line", ps->lineno, e.msg);
+		goto out;
+	}
+	type = cJSON_GetObjectItemCaseSensitive(j, "type");
+	if (cJSON_IsString(type) && !strcmp(type->valuestring, "user")) {
+		if (!(text = ps_user_text(j))) {
+			buf_addf(&msg, "stdin line %zu: a user message without text; skipped", ps->lineno);
+			goto out;
+		}
+		ps->queue = xrealloc(ps->queue, (ps->nqueue + 1) * sizeof *ps->queue);
+		ps->queue[ps->nqueue++] = text;
+	} else if (cJSON_IsString(type) && !strcmp(type->valuestring, "control_request")) {
+		ps_control(ps, j);
+	} else if (!cJSON_IsString(type) || (strcmp(type->valuestring, "control_response") &&
+		   strcmp(type->valuestring, "keep_alive") && strcmp(type->valuestring, "update_environment_variables"))) {
+		buf_addf(&msg, "stdin line %zu: type \"%s\" is not a message hearth takes (user, control_request); "
+			 "skipped", ps->lineno, cJSON_IsString(type) ? type->valuestring : "?");
+	}
+out:
+	if (msg.len)
+		front_output_error(ps->r->pm, msg.data);
+	buf_release(&msg);
+	cJSON_Delete(j);
+}
+
+/* stdin is readable: split what came into lines. */
+static void
+ps_on_stdin(struct loop *l, int fd, int events, void *arg)
+{
+	struct print_stream *ps = arg;
+	char chunk[65536];
+	ssize_t n = read(fd, chunk, sizeof chunk);
+	size_t start = 0, i;
+
+	(void)events;
+	if (n < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK))
+		return;
+	if (n <= 0) {
+		if (n < 0)
+			front_output_error(ps->r->pm, "reading stdin failed; no more messages are read");
+		ps->eof = 1;
+		loop_unwatch(l, fd);
+		if (ps->in.len)
+			ps_line(ps, ps->in.data, ps->in.len);
+		buf_reset(&ps->in);
+		return;
+	}
+	buf_add(&ps->in, chunk, (size_t)n);
+	for (i = 0; i < ps->in.len; i++)
+		if (ps->in.data[i] == '\n') {
+			ps_line(ps, ps->in.data + start, i - start);
+			start = i + 1;
+		}
+	if (start) {
+		memmove(ps->in.data, ps->in.data + start, ps->in.len - start);
+		buf_setlen(&ps->in, ps->in.len - start);
+	}
+}
+
+/* Discovery for the turns finished. */
+static void
+ps_on_probe(struct llama *lm, int rc, enum llm_err_kind kind, const char *msg, void *arg)
+{
+	struct print_stream *ps = arg;
+	struct buf why = BUF_INIT;
+
+	front_output_wait(ps->r->pm, NULL);
+	ps->probed = 1;
+	if (rc < 0 && !route_escalate_server_down(&ps->r->esc, llama_provider(lm), &why)) {
+		ps->failed = 1;
+		front_output_fail(ps->r->pm, kind, llama_serve_exited(ps->r->serve, &why) ? why.data : msg);
+	}
+	buf_release(&why);
+}
+
+/* The next queued message becomes a turn. */
+static void
+ps_start(struct print_stream *ps)
+{
+	struct front_run *r = ps->r;
+	char *text = ps->queue[0];
+
+	memmove(ps->queue, ps->queue + 1, --ps->nqueue * sizeof *ps->queue);
+	ps->running = 1;
+	ps->t_turn = loop_now_ms(r->loop);
+	if (ps->turns++ == 0) {
+		const char *task = text;
+		struct provider *p = route_task(r, &task, 0);
+
+		start_turn(r, p, task);
+	} else if (front_turn_send(&r->turn, text, 0) != FRONT_TURN_STARTED && !front_output_ended(r->pm)) {
+		front_output_fail(r->pm, LLM_ERR_OTHER, "the turn did not start");
+	}
+	free(text);
+}
+
+/* The running turn ended: its result line. */
+static void
+ps_finish(struct print_stream *ps)
+{
+	struct front_run *r = ps->r;
+	struct provider *prov = r->turn.agent ? agent_provider(r->turn.agent) : llama_provider(r->llama);
+	int nchanged = report_changes(r);
+
+	report_routing(r);
+	ps->code = front_output_finish(r->pm, r->turn.agent ? agent_stats(r->turn.agent) : &(struct agent_stats){ 0 },
+				       prov->model(prov->self), loop_now_ms(r->loop) - ps->t_turn);
+	if (r->turn.agent && ps->turns == 1)
+		route_escalate_turn_end(&r->esc, agent_stats(r->turn.agent), ps->code == 0, nchanged > 0,
+					(double)(loop_now_ms(r->loop) - ps->t_turn) / 1000.0);
+	front_output_next_turn(r->pm);
+	ps->running = 0;
+}
+
+/* Between loop passes: end a turn, start the next, stop when all is done. */
+static void
+ps_before_sleep(struct loop *l, void *arg)
+{
+	struct print_stream *ps = arg;
+	struct front_run *r = ps->r;
+
+	if (front_output_stdout_closed(r->pm)) {
+		loop_stop(l);
+		return;
+	}
+	if (ps->running && front_output_ended(r->pm))
+		ps_finish(ps);
+	if (!ps->running && ps->nqueue && ps->probed && !ps->failed)
+		ps_start(ps);
+	if (!ps->running && ((ps->eof && !ps->nqueue) || ps->failed))
+		loop_stop(l);
+}
+
+/* The whole stream-json session; returns the exit code. */
+static int
+print_stream_main(struct front_run *r)
+{
+	struct print_stream ps;
+	struct err e = ERR_INIT;
+	size_t i;
+
+	memset(&ps, 0, sizeof ps);
+	ps.r = r;
+	buf_init(&ps.in, 0);
+	buf_init(&ps.append, 0);
+	print_wait_mcp(r);
+	loop_set_before_sleep(r->loop, ps_before_sleep, &ps);
+	loop_watch(r->loop, STDIN_FILENO, LOOP_READ, ps_on_stdin, &ps);
+	llama_probe(r->llama, r->cfg.loading_wait_s * 1000L, on_loading, ps_on_probe, &ps);
+	if (loop_run(r->loop, &e) < 0)
+		front_output_fail(r->pm, LLM_ERR_OTHER, e.msg);
+	if (!ps.eof)
+		loop_unwatch(r->loop, STDIN_FILENO);
+	if (ps.running) { /* interrupted, or the reader went away */
+		if (r->turn.agent && agent_busy(r->turn.agent))
+			agent_abort(r->turn.agent);
+		if (!front_output_ended(r->pm))
+			front_output_fail(r->pm, LLM_ERR_ABORTED, "interrupted");
+		ps_finish(&ps);
+	} else if (ps.failed) {
+		ps.code = front_output_finish(r->pm, &(struct agent_stats){ 0 }, "", loop_now_ms(r->loop) - r->t0);
+	}
+	loop_set_before_sleep(r->loop, NULL, NULL);
+	for (i = 0; i < ps.nqueue; i++)
+		free(ps.queue[i]);
+	free(ps.queue);
+	buf_release(&ps.in);
+	r->o->append_system_prompt = NULL; /* ps.append goes now */
+	buf_release(&ps.append);
+	if (r->interrupted)
+		return 130;
+	if (front_output_stdout_closed(r->pm))
+		return 1;
+	return ps.code;
+}
+
 /* Print mode: one task, one answer. */
 int
 front_print_main(struct front_cli *o)
@@ -363,11 +695,16 @@ front_print_main(struct front_cli *o)
 		return code;
 	loop_set_before_sleep(r.loop, before_sleep, &r);
 	perm_gate_set_ui(r.gate, &(struct perm_gate_ui){ r.pm, NULL, NULL, print_gate_notice });
+	if (o->input_stream_json) {
+		code = print_stream_main(&r);
+		front_run_release(&r);
+		return code;
+	}
 	if ((code = print_command(&r)) >= 0) {
 		front_run_release(&r);
 		return code;
 	}
-	front_run_wait_mcp(&r, on_mcp_report, &r);
+	print_wait_mcp(&r);
 	r.task = r.o->task.data;
 	prov = route_task(&r, &r.task, 0);
 	if (prov != llama_provider(r.llama) && r.esc.last.mode == ROUTE_HANDOFF)

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "perm/gate.h"
+#include "perm/perm.h"
 #include "front/trust.h"
 #include "io/http.h"
 #include "base/env.h"
@@ -34,6 +35,7 @@
 #include "io/work.h"
 #include "io/sandbox.h"
 #include "base/xmalloc.h"
+#include "base/workspace.h"
 
 
 /* Enabled tools: all, none, or the --tools list (unknown names are usage errors). */
@@ -266,7 +268,7 @@ decide_trust(struct front_run *r)
 	if (r->trusted)
 		return;
 	cfg_defaults(&user);
-	buf_addf(&proj, "%s/.hearth/settings.json", r->root);
+	workspace_project_file(r->root, ".hearth/settings.json", &proj);
 	u.project = proj.data;
 	cfg_each_file(r->root, front_run_user_file, &u, &warnings);
 	buf_release(&proj);
@@ -337,6 +339,19 @@ front_run_session(struct front_run *r, struct front_session *s)
 	s->mcp = r->mcp;
 }
 
+/* --append-system-prompt: after the prompt, built or loaded. */
+static void
+front_run_append_prompt(struct front_run *r)
+{
+	const char *t = r->o->append_system_prompt;
+
+	if (!t || !*t)
+		return;
+	if (r->system.len)
+		buf_adds(&r->system, "\n\n");
+	buf_adds(&r->system, t);
+}
+
 /* The session prompt (git status, context files, memory), built once. */
 const char *
 front_run_prompt_text(void *run, struct buf *warnings)
@@ -350,6 +365,7 @@ front_run_prompt_text(void *run, struct buf *warnings)
 		r->prompt_pending = 0;
 		strftime(date, sizeof date, "%Y-%m-%d", localtime(&now));
 		prompt_session(&r->system, r->root, date, list, front_run_tool_listing(r, list), warnings);
+		front_run_append_prompt(r);
 	}
 	return r->system.data ? r->system.data : "";
 }
@@ -452,6 +468,7 @@ front_run_setup(struct front_run *r)
 			fprintf(stderr, "hearth: --system-prompt-file: %s\n", e.msg);
 			return FRONT_CLI_EXIT_USAGE;
 		}
+		front_run_append_prompt(r);
 	} else {
 		r->prompt_pending = 1; /* gathered while discovery runs: front_run_prompt, front_run_prompt_text */
 	}
@@ -486,6 +503,26 @@ front_run_setup(struct front_run *r)
 	return start_sandbox(r);
 }
 
+/* --allowedTools / --disallowedTools: one rule a line into list which; bad rules are warnings. */
+static void
+front_run_rules(struct front_run *r, enum perm_list which, const char *lines, const char *flag, struct buf *warnings)
+{
+	const char *p = lines, *nl;
+
+	for (; p && *p; p = *nl ? nl + 1 : nl) {
+		struct err e = ERR_INIT;
+		char *rule;
+
+		nl = strchr(p, '\n');
+		if (!nl)
+			nl = p + strlen(p);
+		rule = xstrndup(p, (size_t)(nl - p));
+		if (perm_add_rule(perm_gate_perm(r->gate), which, rule, &e) < 0)
+			buf_addf(warnings, "%s: %s; left out\n", flag, e.msg);
+		free(rule);
+	}
+}
+
 /* Permissions and hooks from the settings, --approval and --yes on top. */
 static void
 start_gate(struct front_run *r)
@@ -496,6 +533,8 @@ start_gate(struct front_run *r)
 	if (r->o->approval)
 		perm_gate_set_mode(r->gate, r->o->approval, NULL);
 	perm_gate_set_yes(r->gate, r->o->yes);
+	front_run_rules(r, PERM_LIST_ALLOW, r->o->allowed_tools.data, "--allowedTools", &warnings);
+	front_run_rules(r, PERM_LIST_DENY, r->o->disallowed_tools.data, "--disallowedTools", &warnings);
 	perm_gate_set_journal(r->gate, &r->journal);
 	if (warnings.len) {
 		buf_rtrim(&warnings);
@@ -537,6 +576,21 @@ start_mcp(struct front_run *r)
 		mcp_config_load(&c, r->root, &warnings);
 	else
 		mcp_config_load_user(&c, &warnings); /* front/trust.h */
+	if (r->o->mcp_config) { /* the command line's: as trusted as the user's own file */
+		const char *m = r->o->mcp_config;
+		struct err e = ERR_INIT;
+		int rc;
+
+		m += strspn(m, " \t\n");
+		if (*m == '{')
+			rc = mcp_config_load_text(&c, m, strlen(m), "--mcp-config", &warnings, &e);
+		else if (access(m, R_OK) != 0)
+			rc = err_set(&e, "--mcp-config %s: %s; pass a JSON object or a readable file", m, strerror(errno));
+		else
+			rc = mcp_config_load_file(&c, m, &warnings, &e);
+		if (rc < 0)
+			buf_addf(&warnings, "%s\n", e.msg);
+	}
 	if (warnings.len) {
 		buf_rtrim(&warnings);
 		fprintf(stderr, "hearth: %s\n", warnings.data);

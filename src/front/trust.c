@@ -11,6 +11,7 @@
 
 #include "front/run.h"
 #include "mcp/config.h"
+#include "base/workspace.h"
 
 /* Append the servers of root/.mcp.json (what would start) and its bytes for the hash. */
 static void
@@ -21,11 +22,11 @@ front_trust_mcp(struct front_trust *t, const char *root)
 	struct err e = ERR_INIT;
 	size_t i;
 
-	buf_addf(&path, "%s/.mcp.json", root);
+	workspace_project_file(root, ".mcp.json", &path);
 	if (access(path.data, F_OK) != 0 || mcp_config_load_file(&c, path.data, &warnings, &e) < 0 || !c.n ||
 	    buf_read_file(&raw, path.data, 4u << 20, &e) < 0)
 		goto out; /* nothing would start: start_mcp reports the file's problems */
-	buf_adds(&t->show, "  from .mcp.json:\n");
+	buf_addf(&t->show, "  from %s:\n", path.data); /* the nearest up to the repository root */
 	for (i = 0; i < c.n; i++) {
 		char **a;
 
@@ -58,7 +59,11 @@ front_trust_collect(struct front_trust *t, const char *root)
 	buf_addf(&t->canon, "root %s\n", root);
 	t->nsettings = perm_trust_settings(root, &items, &t->canon);
 	if (t->nsettings) {
-		buf_adds(&t->show, "  from .hearth/settings.json:\n");
+		struct buf proj = BUF_INIT;
+
+		workspace_project_file(root, ".hearth/settings.json", &proj);
+		buf_addf(&t->show, "  from %s:\n", proj.data);
+		buf_release(&proj);
 		for (p = items.data; p && *p; p = nl + 1) {
 			nl = strchr(p, '\n');
 			buf_addf(&t->show, "    %.*s\n", (int)(nl - p), p);

@@ -15,6 +15,7 @@
 #include "prompt/context.h"
 #include "base/json.h"
 #include "base/xmalloc.h"
+#include "base/workspace.h"
 
 #define MCP_CONFIG_MAX_FILE (4u << 20)
 
@@ -206,9 +207,8 @@ mcp_config_load_file(struct mcp_config *c, const char *path, struct buf *warning
 {
 	struct buf text = BUF_INIT;
 	struct err pe = ERR_INIT;
-	const cJSON *servers, *s;
 	struct stat st;
-	cJSON *root;
+	int rc;
 
 	if (stat(path, &st) != 0)
 		return 0;
@@ -220,8 +220,21 @@ mcp_config_load_file(struct mcp_config *c, const char *path, struct buf *warning
 			return 0;
 		return err_set(e, "%s", pe.msg);
 	}
-	root = json_parse(text.data, text.len, &pe);
+	rc = mcp_config_load_text(c, text.data, text.len, path, warnings, e);
 	buf_release(&text);
+	return rc;
+}
+
+/* Merge one configuration's text (origin names it in messages). */
+int
+mcp_config_load_text(struct mcp_config *c, const char *text, size_t n, const char *path, struct buf *warnings,
+		     struct err *e)
+{
+	struct err pe = ERR_INIT;
+	const cJSON *servers, *s;
+	cJSON *root;
+
+	root = json_parse(text, n, &pe);
 	if (!root)
 		return err_set(e, "%s: %s; fix it or delete it (its mcp servers are not started)", path, pe.msg);
 	servers = cJSON_GetObjectItemCaseSensitive(root, "mcpServers");
@@ -259,7 +272,7 @@ mcp_config_load(struct mcp_config *c, const char *root, struct buf *warnings)
 	struct err e = ERR_INIT;
 
 	mcp_config_load_user(c, warnings);
-	buf_addf(&path, "%s/.mcp.json", root);
+	workspace_project_file(root, ".mcp.json", &path); /* the nearest up to the repository root */
 	if (mcp_config_load_file(c, path.data, warnings, &e) < 0)
 		buf_addf(warnings, "%s\n", e.msg);
 	buf_release(&path);

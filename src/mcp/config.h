@@ -43,6 +43,9 @@ struct mcp_config {
 int mcp_config_load_file(struct mcp_config *c, const char *path, struct buf *warnings, struct err *e);
 /* Load the user file, then <root>/.mcp.json; problems become lines in warnings. */
 void mcp_config_load(struct mcp_config *c, const char *root, struct buf *warnings);
+/* Merge a configuration given as text (--mcp-config); origin names it in messages.  0 / -1 + e. */
+int mcp_config_load_text(struct mcp_config *c, const char *text, size_t n, const char *origin,
+			 struct buf *warnings, struct err *e);
 /* Load the user file alone (a project whose .mcp.json is not trusted, perm/trust.h). */
 void mcp_config_load_user(struct mcp_config *c, struct buf *warnings);
 /* Free everything; c is left empty. */

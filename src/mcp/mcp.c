@@ -469,6 +469,19 @@ mcp_status(const struct mcp *m, struct buf *out)
 	}
 }
 
+/* One server's name and state, for stream-json's init line. */
+int
+mcp_server_info(const struct mcp *m, size_t i, const char **name, const char **state)
+{
+	static const char *const names[] = { "pending", "connected", "failed" };
+
+	if (!m || i >= m->nservers)
+		return -1;
+	*name = m->servers[i].name;
+	*state = names[m->servers[i].state];
+	return 0;
+}
+
 /* Kill and free everything. */
 void
 mcp_free(struct mcp *m)

@@ -52,6 +52,12 @@ void mcp_set_report(struct mcp *m, mcp_report_fn fn, void *arg);
 size_t mcp_starting(const struct mcp *m);
 /* One line per server: name, state, number of tools (for /mcp). */
 void mcp_status(const struct mcp *m, struct buf *out);
+/*
+ * Server i in configuration order: its name and state as Claude Code's
+ * stream-json init names them ("pending", "connected", "failed"); 0, or
+ * -1 when there is no server i (m may be NULL).
+ */
+int mcp_server_info(const struct mcp *m, size_t i, const char **name, const char **state);
 /* Kill every server, unregister their tools and free everything.  NULL ok. */
 void mcp_free(struct mcp *m);
 

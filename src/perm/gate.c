@@ -21,6 +21,7 @@
 #include "io/loop.h"
 #include "io/sandbox.h"
 #include "base/xmalloc.h"
+#include "base/workspace.h"
 
 #define PERM_GATE_MAX_OUTPUT (64u << 10)  /* tool output given to post_tool hooks */
 
@@ -80,9 +81,13 @@ perm_gate_untrusted(struct perm_gate *g, const cJSON *root, const char *path, st
 static int
 perm_gate_is_project(const struct perm_gate *g, const char *path)
 {
-	size_t n = strlen(g->env->root);
+	struct buf proj = BUF_INIT;
+	int is;
 
-	return !strncmp(path, g->env->root, n) && !strcmp(path + n, "/.hearth/settings.json");
+	workspace_project_file(g->env->root, ".hearth/settings.json", &proj);
+	is = !strcmp(path, proj.data);
+	buf_release(&proj);
+	return is;
 }
 
 /* Settings file adapter: "approval", "permissions", "hooks" (invalid JSON: cfg reports it). */

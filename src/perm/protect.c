@@ -59,11 +59,12 @@ perm_protect_user_dir(const char *abs, const char *env, const char *fallback)
 	return in;
 }
 
+static enum perm_protect_kind perm_protect_components(const char *rel);
+
 /* Classify a canonical absolute path. */
 enum perm_protect_kind
 perm_protect_classify(const char *root, const char *abs)
 {
-	const char *rel, *p, *end;
 	enum perm_protect_kind k = PERM_PROTECT_NONE;
 
 	if (!abs || abs[0] != '/')
@@ -72,9 +73,29 @@ perm_protect_classify(const char *root, const char *abs)
 		return PERM_PROTECT_CONFIG;
 	if (perm_protect_user_dir(abs, "XDG_STATE_HOME", ".local/state"))
 		return PERM_PROTECT_STATE;
-	if (!root || !workspace_inside(root, abs))
+	if (!root)
 		return PERM_PROTECT_NONE;
-	rel = workspace_rel(root, abs);
+	if (!workspace_inside(root, abs)) {
+		/* above the workspace, up to the repository root: hearth reads the project's
+		 * files from there too (workspace_project_file), so they are protected alike */
+		struct buf top = BUF_INIT;
+
+		workspace_project_top(root, &top);
+		k = strcmp(top.data, root) && workspace_inside(top.data, abs) ? perm_protect_components(
+			workspace_rel(top.data, abs)) : PERM_PROTECT_NONE;
+		buf_release(&top);
+		return k;
+	}
+	return perm_protect_components(workspace_rel(root, abs));
+}
+
+/* The kind of a path relative to a directory hearth reads project files from. */
+static enum perm_protect_kind
+perm_protect_components(const char *rel)
+{
+	const char *p, *end;
+	enum perm_protect_kind k = PERM_PROTECT_NONE;
+
 	if (!strcmp(rel, "."))
 		return PERM_PROTECT_NONE;
 	for (p = rel; *p; p = *end ? end + 1 : end) {

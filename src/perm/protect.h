@@ -8,6 +8,9 @@
  *    depth) or ".hearth" (settings, hooks), and any file named ".mcp.json"
  *    (the MCP servers hearth starts), at any depth: hearth run in that
  *    subdirectory would read them;
+ *  - the same names above the workspace up to the repository root
+ *    (workspace_project_top): run in a subdirectory, hearth finds the
+ *    project's .hearth/settings.json and .mcp.json up there;
  *  - hearth's user config dirs: $XDG_CONFIG_HOME/hearth and
  *    ~/.config/hearth (settings, hooks, mcp.json, themes, memory);
  *  - hearth's state dir ($XDG_STATE_HOME/hearth or ~/.local/state/hearth:

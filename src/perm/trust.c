@@ -21,6 +21,7 @@
 #include "base/json.h"
 #include "base/xmalloc.h"
 #include "perm/perm.h"
+#include "base/workspace.h"
 
 #define PERM_TRUST_MAX_FILE (4u << 20)
 
@@ -89,7 +90,7 @@ perm_trust_settings(const char *root, struct buf *show, struct buf *canon)
 	size_t n = 0;
 	char *s;
 
-	buf_addf(&path, "%s/.hearth/settings.json", root);
+	workspace_project_file(root, ".hearth/settings.json", &path);
 	f.project = path.data;
 	cfg_each_file(root, perm_trust_file_cb, &f, &warnings);
 	if (!f.proj)

@@ -168,9 +168,9 @@ join_text(struct join *j, const char *path, const struct buf *raw, int more)
 	buf_release(&t);
 }
 
-/* Join AGENTS.md (or CLAUDE.md) of dir, if any. */
+/* Join the file dir/name, if it exists. */
 static void
-join_dir(struct join *j, const char *dir)
+join_file(struct join *j, const char *dir, const char *name)
 {
 	struct buf p = BUF_INIT, raw = BUF_INIT;
 	struct err e = ERR_INIT;
@@ -178,8 +178,7 @@ join_dir(struct join *j, const char *dir)
 
 	if (j->cut)
 		return;
-	buf_addf(&p, "%s/%s", strcmp(dir, "/") ? dir : "",
-		 exists_in(dir, "AGENTS.md") ? "AGENTS.md" : "CLAUDE.md");
+	buf_addf(&p, "%s/%s", strcmp(dir, "/") ? dir : "", name);
 	if (realpath(p.data, rp) && !seen_before(j, rp)) {
 		if (read_prefix(p.data, j->left + 1, &raw, &e) < 0) {
 			if (j->warn)
@@ -191,6 +190,14 @@ join_dir(struct join *j, const char *dir)
 	}
 	buf_release(&p);
 	buf_release(&raw);
+}
+
+/* Join AGENTS.md (or CLAUDE.md) of dir, then CLAUDE.local.md (Claude Code's private file). */
+static void
+join_dir(struct join *j, const char *dir)
+{
+	join_file(j, dir, exists_in(dir, "AGENTS.md") ? "AGENTS.md" : "CLAUDE.md");
+	join_file(j, dir, "CLAUDE.local.md");
 }
 
 /* Join the repository root's files and each directory below it down to cwd. */
@@ -230,6 +237,11 @@ prompt_context_load(const char *root, const char *cwd, struct buf *out, struct b
 
 	if (prompt_context_config_dir(&cfg, NULL) == 0)
 		join_dir(&j, cfg.data);
+	if (getenv("HOME") && getenv("HOME")[0] == '/') { /* Claude Code's user memory */
+		buf_reset(&cfg);
+		buf_addf(&cfg, "%s/.claude", getenv("HOME"));
+		join_file(&j, cfg.data, "CLAUDE.md");
+	}
 	prompt_context_repo_root(root, cwd, &top);
 	join_path(&j, top.data, cwd);
 	for (i = 0; i < j.nseen; i++)
@@ -386,21 +398,81 @@ load_dir(struct prompt_context_templates *ts, const char *dir, struct buf *warn)
 	closedir(d);
 }
 
-/* User templates, then the project's (which win). */
+/*
+ * The command directories of a project directory, in the order they load
+ * (a later one wins a name): other tools' first, hearth's own last.
+ */
+static const char *const project_command_dirs[] = {
+	".claude/commands", ".opencode/command", ".pi/prompts", ".hearth/prompts",
+};
+
+/* Load the project command directories of dir. */
+static void
+load_project_dirs(struct prompt_context_templates *ts, const char *dir, struct buf *warn)
+{
+	struct buf d = BUF_INIT;
+	size_t i;
+
+	for (i = 0; i < sizeof project_command_dirs / sizeof project_command_dirs[0]; i++) {
+		buf_reset(&d);
+		buf_addf(&d, "%s/%s", strcmp(dir, "/") ? dir : "", project_command_dirs[i]);
+		load_dir(ts, d.data, warn);
+	}
+	buf_release(&d);
+}
+
+/*
+ * User templates (Claude Code's, opencode's and pi's command directories,
+ * then hearth's), then the project's (which win), from the repository
+ * root down to cwd (a nearer directory wins).
+ */
 void
 prompt_context_templates_load(const char *root, struct prompt_context_templates *out, struct buf *warnings)
 {
-	struct buf dir = BUF_INIT;
+	struct buf dir = BUF_INIT, top = BUF_INIT;
+	const char *home = getenv("HOME"), *xdg = getenv("XDG_CONFIG_HOME"), *s;
 
 	memset(out, 0, sizeof *out);
+	if (home && home[0] == '/') {
+		buf_addf(&dir, "%s/.claude/commands", home);
+		load_dir(out, dir.data, warnings);
+		buf_reset(&dir);
+		if (xdg && xdg[0] == '/')
+			buf_addf(&dir, "%s/opencode/command", xdg);
+		else
+			buf_addf(&dir, "%s/.config/opencode/command", home);
+		load_dir(out, dir.data, warnings);
+		buf_reset(&dir);
+		buf_addf(&dir, "%s/.pi/agent/prompts", home);
+		load_dir(out, dir.data, warnings);
+		buf_reset(&dir);
+	}
 	if (prompt_context_config_dir(&dir, NULL) == 0) {
 		buf_adds(&dir, "/prompts");
 		load_dir(out, dir.data, warnings);
 	}
+	/* the project: the repository root, then each directory down to root (the workspace) */
+	prompt_context_repo_root(root, root, &top);
 	buf_reset(&dir);
-	buf_addf(&dir, "%s/.hearth/prompts", root);
-	load_dir(out, dir.data, warnings);
+	buf_adds(&dir, top.data);
+	load_project_dirs(out, dir.data, warnings);
+	for (s = root + top.len; is_below(root, top.data) && *s;) {
+		const char *end;
+
+		while (*s == '/')
+			s++;
+		if (!*s)
+			break;
+		end = strchr(s, '/');
+		end = end ? end : s + strlen(s);
+		if (dir.len && dir.data[dir.len - 1] != '/')
+			buf_addch(&dir, '/');
+		buf_add(&dir, s, (size_t)(end - s));
+		load_project_dirs(out, dir.data, warnings);
+		s = end;
+	}
 	buf_release(&dir);
+	buf_release(&top);
 }
 
 /* Free every template. */
@@ -469,6 +541,14 @@ prompt_context_expand(const char *body, const char *args, struct buf *out)
 		} else if (s[1] == '$') {
 			buf_addch(out, '$');
 			s++;
+		} else if (!strncmp(s + 1, "ARGUMENTS", 9)) { /* Claude Code's, opencode's: the arguments as typed */
+			struct buf a = BUF_INIT;
+
+			buf_adds(&a, args ? args : "");
+			buf_rtrim(&a);
+			buf_adds(out, a.data + strspn(a.data, " \t"));
+			buf_release(&a);
+			s += 9;
 		} else if (s[1] == '@') {
 			for (i = 0; i < n; i++)
 				buf_addf(out, "%s%s", i ? " " : "", v[i]);

@@ -2,9 +2,10 @@
  * prompt/context: context files and prompt templates (issue 7).
  *
  * Context files.  In each directory of a list, AGENTS.md is read, or
- * CLAUDE.md when that directory has no AGENTS.md.  The list is: the user
- * config dir ($XDG_CONFIG_HOME/hearth, else ~/.config/hearth), then the
- * repository root (the nearest ancestor of cwd holding a .git directory or
+ * CLAUDE.md when that directory has no AGENTS.md, then CLAUDE.local.md
+ * (Claude Code's private notes).  The list is: the user config dir
+ * ($XDG_CONFIG_HOME/hearth, else ~/.config/hearth), ~/.claude/CLAUDE.md
+ * (Claude Code's user memory), then the repository root (the nearest ancestor of cwd holding a .git directory or
  * file; the workspace root when there is none or cwd is not below it) and
  * every directory below it down to cwd.  A file already included (same
  * real path) is not included twice.  The files are joined, each preceded
@@ -15,17 +16,22 @@
  * out.  An unreadable file, or one that is not a regular file (a FIFO, a
  * directory), is a warning, never an error, and is never read.
  *
- * Prompt templates.  Every "NAME.md" in CONFIG/prompts/ and in
- * ROOT/.hearth/prompts/ becomes the command /NAME (NAME: letters, digits,
- * '-', '_', '.'; others are skipped with a warning).  A project template
- * overrides a user one of the same name.  The description (for /help) is
+ * Prompt templates.  Every "NAME.md" in a command directory becomes the
+ * command /NAME (NAME: letters, digits, '-', '_', '.'; others are skipped
+ * with a warning).  The directories load in this order, a later one
+ * replacing a template of the same name: the user's ~/.claude/commands,
+ * $XDG_CONFIG_HOME/opencode/command, ~/.pi/agent/prompts, CONFIG/prompts;
+ * then, in the repository root and each directory below it down to the
+ * workspace root, .claude/commands, .opencode/command, .pi/prompts,
+ * .hearth/prompts (subdirectories are not read).  The description (for /help) is
  * taken from the first line when it is "description: TEXT", or from a
  * "description:" key of a front-matter block ("---" line ... "---" line)
  * at the top; that line or block is not part of the body.
  *
  * Expansion: arguments are split on blanks, '...' and "..." group words
  * (quotes removed, no escapes).  $1..$N is the N-th argument, $@ all of
- * them joined by single spaces, $$ a literal '$'; a missing argument is
+ * them joined by single spaces, $ARGUMENTS the argument string as typed
+ * (trimmed: Claude Code's and opencode's), $$ a literal '$'; a missing argument is
  * empty; any other '$' is kept as is.
  */
 #ifndef HEARTH_PROMPT_CONTEXT_H

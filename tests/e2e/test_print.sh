@@ -233,9 +233,9 @@ mock_start max_steps
 hearth_run max_steps_json -p --max-steps 2 --output-format json --server "$MOCK_URL" \
 	--cwd "$E2E_TMP/repo2" "Keep looking."
 check_rc "max_steps json: exit status 1" 1
-check "max_steps json: result subtype error_max_steps, is_error true" pycheck '
+check "max_steps json: result subtype error_max_turns (Claude Code's name), is_error true" pycheck '
 r = out_json()
-need(r.get("type") == "result" and r.get("subtype") == "error_max_steps" and r.get("is_error") is True,
+need(r.get("type") == "result" and r.get("subtype") == "error_max_turns" and r.get("is_error") is True,
      "result: %r" % {k: r.get(k) for k in ("type", "subtype", "is_error")})
 need(r.get("num_turns") == len(CHAT), "num_turns %r, chat requests %d" % (r.get("num_turns"), len(CHAT)))'
 mock_stop

@@ -159,7 +159,7 @@ test_json_mode(void **state)
 	j = cJSON_Parse(s);
 	assert_non_null(j);
 	assert_string_equal(cJSON_GetObjectItem(j, "type")->valuestring, "result");
-	assert_string_equal(cJSON_GetObjectItem(j, "subtype")->valuestring, "error_max_steps");
+	assert_string_equal(cJSON_GetObjectItem(j, "subtype")->valuestring, "error_max_turns");
 	assert_true(cJSON_IsTrue(cJSON_GetObjectItem(j, "is_error")));
 	assert_int_equal(cJSON_GetObjectItem(j, "num_turns")->valueint, 2);
 	assert_string_equal(cJSON_GetObjectItem(j, "model")->valuestring, "local-tiny");

@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include "base/json.h"
+#include "base/workspace.h"
 #include "perm/perm.h"
 #include "perm/protect.h"
 #include "llm/tool.h"
@@ -307,6 +308,55 @@ test_mcp_like(void **state)
 	buf_release(&why);
 }
 
+/*
+ * hearth run in a subdirectory of the repository (issue 18, item 2): the
+ * project's files it finds above the workspace are protected as inside
+ * it, nothing else above it is, and nothing above the repository root.
+ */
+static void
+test_above_workspace(void **state)
+{
+	char sub[8300], p[8400];
+	struct buf f = BUF_INIT, abs = BUF_INIT;
+
+	(void)state;
+	mk("pkg", 1);
+	mk("pkg/deep", 1);
+	mk(".hearth", 1);
+	mk(".hearth/settings.json", 0);
+	mk(".mcp.json", 0);
+	snprintf(sub, sizeof sub, "%s/pkg/deep", root);
+	/* discovery: the nearest from the workspace up to the repository root */
+	workspace_project_top(sub, &f);
+	assert_string_equal(f.data, root);
+	buf_reset(&f);
+	workspace_project_file(sub, ".hearth/settings.json", &f);
+	snprintf(p, sizeof p, "%s/.hearth/settings.json", root);
+	assert_string_equal(f.data, p);
+	mk("pkg/.mcp.json", 0);
+	buf_reset(&f);
+	workspace_project_file(sub, ".mcp.json", &f);
+	snprintf(p, sizeof p, "%s/pkg/.mcp.json", root);
+	assert_string_equal(f.data, p);
+	buf_reset(&f);
+	workspace_project_file(sub, "nothing.json", &f);
+	snprintf(p, sizeof p, "%s/nothing.json", sub);
+	assert_string_equal(f.data, p);
+	/* protection: absolute and relative spellings of the files above */
+	snprintf(p, sizeof p, "%s/.hearth/settings.json", root);
+	assert_int_equal(perm_protect_path(sub, p, &abs), PERM_PROTECT_HEARTH);
+	assert_int_equal(perm_protect_path(sub, "../../.hearth/settings.json", &abs), PERM_PROTECT_HEARTH);
+	assert_int_equal(perm_protect_path(sub, "../../.mcp.json", &abs), PERM_PROTECT_MCP);
+	assert_int_equal(perm_protect_path(sub, "../.mcp.json", &abs), PERM_PROTECT_MCP);
+	assert_int_equal(perm_protect_path(sub, "../../.git/config", &abs), PERM_PROTECT_GIT);
+	assert_int_equal(perm_protect_path(sub, "../../src/a.c", &abs), PERM_PROTECT_NONE);
+	assert_int_equal(perm_protect_path(sub, "../../../.mcp.json", &abs), PERM_PROTECT_NONE); /* above the repository */
+	/* a workspace outside any repository: nothing above it */
+	assert_int_equal(perm_protect_path(home, "../.mcp.json", &abs), PERM_PROTECT_NONE);
+	buf_release(&f);
+	buf_release(&abs);
+}
+
 int
 main(void)
 {
@@ -315,6 +365,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_user_dirs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rules, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mcp_like, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_above_workspace, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -314,6 +314,70 @@ test_expand(void **state)
 	check_expand("$1", "'unterminated quote", "unterminated quote");
 	check_expand("$99999999999999999999", "a", "");
 	check_expand("no vars", "a b", "no vars");
+	/* Claude Code's and opencode's $ARGUMENTS: the string as typed, trimmed */
+	check_expand("Fix: $ARGUMENTS!", "  issue 12 'x y' ", "Fix: issue 12 'x y'!");
+	check_expand("[$ARGUMENTS] [$ARGUMENT]", NULL, "[] [$ARGUMENT]");
+	check_expand("$ARGUMENTS$1", "a b", "a ba");
+}
+
+/* Other tools' command directories and context files (issue 18, item 5). */
+static void
+test_other_tools(void **state)
+{
+	struct prompt_context_templates t;
+	const struct prompt_context_template *x;
+	struct buf w = BUF_INIT, ctx = BUF_INIT;
+	char sub[4096];
+
+	(void)state;
+	mk(".claude/commands");
+	mk("cfg/opencode/command");
+	mk(".pi/agent/prompts");
+	mk("cfg/hearth/prompts");
+	put(".claude/commands/cc-user.md", "---\ndescription: from claude\nargument-hint: [file]\n---\nLook at $ARGUMENTS\n");
+	put("cfg/opencode/command/oc-user.md", "opencode user\n");
+	put(".pi/agent/prompts/pi-user.md", "pi user\n");
+	put(".claude/commands/shared.md", "claude's shared\n");
+	put("cfg/hearth/prompts/shared.md", "hearth's shared\n");
+	mk("repo/.git");
+	mk("repo/.claude/commands");
+	mk("repo/.hearth/prompts");
+	mk("repo/sub/.opencode/command");
+	mk("repo/sub/.hearth/prompts");
+	put("repo/.claude/commands/proj.md", "repo claude command\n");
+	put("repo/.claude/commands/cc-proj.md", "repo claude only\n");
+	put("repo/.hearth/prompts/shared.md", "repo hearth shared\n");
+	put("repo/sub/.opencode/command/oc-proj.md", "sub opencode\n");
+	put("repo/sub/.hearth/prompts/proj.md", "sub hearth proj\n");
+	snprintf(sub, sizeof sub, "%s", at("repo/sub"));
+	prompt_context_templates_load(sub, &t, &w);
+	assert_int_equal(w.len, 0);
+	assert_int_equal(t.n, 7);
+	assert_non_null(prompt_context_template_find(&t, "cc-proj"));
+	x = prompt_context_template_find(&t, "cc-user");
+	assert_non_null(x);
+	assert_string_equal(x->description, "from claude");
+	assert_string_equal(x->body, "Look at $ARGUMENTS\n");
+	assert_non_null(prompt_context_template_find(&t, "oc-user"));
+	assert_non_null(prompt_context_template_find(&t, "pi-user"));
+	assert_string_equal(prompt_context_template_find(&t, "oc-proj")->body, "sub opencode\n");
+	/* the project wins over the user, a nearer directory over the repository root */
+	assert_string_equal(prompt_context_template_find(&t, "shared")->body, "repo hearth shared\n");
+	assert_string_equal(prompt_context_template_find(&t, "proj")->body, "sub hearth proj\n");
+	prompt_context_templates_release(&t);
+
+	/* ~/.claude/CLAUDE.md and CLAUDE.local.md beside AGENTS.md */
+	put(".claude/CLAUDE.md", "USER_CLAUDE_MEMORY\n");
+	put("repo/AGENTS.md", "REPO_AGENTS\n");
+	put("repo/CLAUDE.local.md", "REPO_LOCAL_NOTES\n");
+	put("repo/sub/CLAUDE.local.md", "SUB_LOCAL_NOTES\n");
+	assert_int_equal(prompt_context_load(sub, sub, &ctx, &w), 4);
+	assert_non_null(strstr(ctx.data, "USER_CLAUDE_MEMORY"));
+	assert_true(strstr(ctx.data, "USER_CLAUDE_MEMORY") < strstr(ctx.data, "REPO_AGENTS"));
+	assert_true(strstr(ctx.data, "REPO_AGENTS") < strstr(ctx.data, "REPO_LOCAL_NOTES"));
+	assert_true(strstr(ctx.data, "REPO_LOCAL_NOTES") < strstr(ctx.data, "SUB_LOCAL_NOTES"));
+	buf_release(&ctx);
+	buf_release(&w);
 }
 
 int
@@ -327,6 +391,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_cap, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_templates, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_expand, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_other_tools, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
