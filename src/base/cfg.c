@@ -62,6 +62,7 @@ static const struct cfg_key cfg_keys[] = {
 	K("sandbox", CFG_STR, sandbox),
 	K("sandbox_network", CFG_BOOL, sandbox_network),
 	K("env_passthrough", CFG_LIST, env_passthrough),
+	K("mouse", CFG_BOOL, mouse),
 };
 #undef K
 
@@ -93,6 +94,7 @@ cfg_defaults(struct cfg *c)
 	c->explore_cutoff = 6;
 	c->defer_tools = -1;
 	c->defer_tools_min_tokens = 2000;
+	c->mouse = 1;
 }
 
 /* Free a NULL-terminated list of strings (NULL ok). */

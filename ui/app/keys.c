@@ -73,6 +73,7 @@ app_keys_screen(struct app *a, const struct keys_event *ev)
 		}
 		if (a->queued.len) { /* before the abort, whose on_end would send it */
 			buf_setlen(&a->queued, 0);
+			transcript_drop_queued(&a->tv);
 			app_state_notice(a, THEME_DIM, "queued message dropped");
 		}
 		if (a->busy)
@@ -82,6 +83,7 @@ app_keys_screen(struct app *a, const struct keys_event *ev)
 	case KEYS_PGDN: transcript_scroll(&a->tv, page, r.w, r.h); return 1;
 	case KEYS_WHEEL_UP: transcript_scroll(&a->tv, -3, r.w, r.h); return 1;
 	case KEYS_WHEEL_DOWN: transcript_scroll(&a->tv, 3, r.w, r.h); return 1;
+	case KEYS_MOUSE: return 1; /* a click: nothing of ours (the input never sees it) */
 	case KEYS_END: transcript_follow(&a->tv); return 0;
 	default: return 0;
 	}

@@ -68,6 +68,7 @@ struct app {
 	long boot_timer;     /* the slow start-up work, 1 ms after the first frame (app_state_boot) */
 	int booted;
 	int poll_inflight, poll_backoff;
+	int retry_left;      /* seconds to the next discovery while the server does not answer */
 	uint64_t t0_ms, ctrlc_ms, frame_ms; /* frame_ms: when the last frame was drawn */
 	struct buf queued;   /* messages typed during a turn, sent when it ends */
 	struct buf first_run_text;
