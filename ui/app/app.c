@@ -208,6 +208,9 @@ app_render(struct loop *l, void *arg)
 			    a->first_run_text.len, THEME_TEXT);
 		}
 		editor_draw(&a->ed, a->grid, a->lay.input, &cx, &cy);
+		if (!a->ap.on)
+			app_complete_draw(&a->pop, a->grid, a->lay.input.x - 1, a->lay.rule_y,
+			    a->lay.input.w + 2);
 		approve_draw(&a->ap, a->grid, a->lay.transcript);
 		app_draw_search(a, &cx, &cy);
 		app_draw_hint(a);
@@ -503,6 +506,7 @@ app_release(struct app *a)
 	if (a->d->gate)
 		perm_gate_set_ui(a->d->gate, NULL);
 	approve_release(&a->ap);
+	app_complete_release(&a->pop);
 	grid_free(a->grid);
 	keys_release(&a->keys);
 	editor_release(&a->ed);
@@ -524,6 +528,7 @@ app_run(const struct front_session *d)
 	memset(&a, 0, sizeof a);
 	a.d = d;
 	approve_init(&a.ap);
+	app_complete_close(&a.pop);
 	keys_init(&a.keys);
 	editor_init(&a.ed);
 	app_views(&a);

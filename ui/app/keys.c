@@ -115,12 +115,26 @@ app_keys_key(struct app *a, const struct keys_event *ev)
 	}
 	if (a->search.active && transcript_search_key(&a->search, &a->tv, ev, a->lay.transcript))
 		return;
+	if (a->pop.n && ev->kind == KEYS_ESC) { /* the popup closes first */
+		app_complete_close(&a->pop);
+		return;
+	}
+	if (app_complete_key(&a->pop, ev, &a->ed))
+		return;
 	if (app_keys_screen(a, ev))
 		return;
 	if (ev->kind == KEYS_TAB && !(ev->mods & KEYS_MOD_SHIFT))
 		r = app_complete_tab(&a->ed, a->d->env->root, &a->cmds.reg, &note);
 	else
 		r = editor_key(&a->ed, ev);
+	if (r == EDITOR_NOTICE && ev->kind == KEYS_TAB && a->ed.text.len && a->ed.text.data[0] != '/')
+		app_complete_show(&a->pop, note.data, 0); /* the matches above the input */
+	else if (ev->kind == KEYS_CHAR || ev->kind == KEYS_BACKSPACE || ev->kind == KEYS_TAB)
+		app_complete_update(&a->pop, &a->ed, &a->cmds.reg);
+	else
+		app_complete_close(&a->pop);
+	if (r == EDITOR_NOTICE && ev->kind == KEYS_TAB)
+		r = EDITOR_DONE;
 	switch (r) {
 	case EDITOR_SUBMIT:
 		editor_take(&a->ed, &text);
