@@ -132,14 +132,21 @@ app_turn_on_user(void *arg, const char *text)
 	transcript_follow(&a->tv);
 }
 
-/* A resumed session: its messages in the transcript, and its line. */
+/* A resumed session: its messages in the transcript, its line, its turns and context (estimated). */
 static void
 app_turn_on_resumed(void *arg, const struct conv *msgs, const char *line)
 {
 	struct app *a = arg;
 
+	int turns;
+	long bytes;
+
 	transcript_conv_load(&a->tv, msgs);
 	app_state_notice(a, THEME_DIM, line);
+	transcript_conv_counts(msgs, &turns, &bytes);
+	a->st.turns = turns; /* the earlier turns count; ctx: ~4 bytes a token until the first answer says */
+	if (!a->srv.ctx_used)
+		a->srv.ctx_used = bytes / 4;
 }
 
 /*

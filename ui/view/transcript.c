@@ -306,6 +306,12 @@ lay_notice(struct tpos *p, const struct view_item *it)
 	size_t n = it->text.len, i = 0, ln, h;
 	int own = n >= strlen("→") && !memcmp(s, "→", strlen("→")), first = 1, col = 0, y;
 
+	if (it->one_line) {
+		line(p, 0, "→ ", strlen("→ "), it->role);
+		p->row--;
+		line(p, 2, s, n, it->role);
+		return;
+	}
 	if (!memchr(s, '\n', n)) {
 		para(p, own ? NULL : "→ ", it->role, own ? 0 : 2, s, n, it->role, 0);
 		return;
@@ -569,17 +575,20 @@ grow(struct view_transcript *tv, enum view_item_kind k, struct str t)
 	buf_add(&it->text, t.p, t.len);
 }
 
-/* A cache break as a notice line. */
+/* A cache break as a notice of one row: the cause first, then the numbers (cut at the width). */
 static void
 cache_notice(struct view_transcript *tv, const struct llm_cache *c)
 {
 	struct buf b = BUF_INIT;
 
-	buf_addf(&b, "cache break: reuse %.1f%% (expected %.1f%%)", c->reuse * 100.0,
-	    c->expected * 100.0);
+	if (c->planned) /* told when it was planned (MicroCompact, compaction...): not twice */
+		return;
+	buf_adds(&b, "cache break: ");
 	if (c->cause && *c->cause)
-		buf_addf(&b, " — %s", c->cause);
+		buf_addf(&b, "%s ", c->cause);
+	buf_addf(&b, "(reuse %.1f%%, expected %.1f%%)", c->reuse * 100.0, c->expected * 100.0);
 	transcript_add_notice(tv, THEME_WARNING, b.data, b.len);
+	tv->items[tv->n - 1].one_line = 1;
 	buf_release(&b);
 }
 

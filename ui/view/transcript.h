@@ -57,7 +57,9 @@ void transcript_add_notice(struct view_transcript *tv, uint16_t role, const char
  * Feed a stream event: TEXT / REASONING grow the open item (a new one
  * after a change of kind), TOOL_CALL_BEGIN / DONE / ERROR close it, ERROR
  * adds a notice (ABORTED marks the answer aborted instead), CACHE with
- * is_break and NOTICE add notices.  Other kinds are ignored.
+ * is_break (unless planned: its cause was told) and NOTICE add notices;
+ * a cache break's is one row, "cache break: CAUSE (reuse R%, expected
+ * E%)" cut at the width.  Other kinds are ignored.
  */
 void transcript_on_event(struct view_transcript *tv, const struct llm_event *ev);
 /* A tool call started (agent on_tool_start): appends a running tool item. */
