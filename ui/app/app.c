@@ -461,7 +461,7 @@ app_term(struct app *a)
 	loop_signal(l, SIGTERM, app_on_signal, a, NULL);
 	loop_signal(l, SIGHUP, app_on_signal, a, NULL);
 	loop_signal(l, SIGINT, app_on_signal, a, NULL);
-	if (app_themes_load(&a->th, a->d->cfg->theme, theme_depth_env(), &e) < 0)
+	if (app_themes_load(&a->th, a->d->cfg->theme, app_themes_depth(), &e) < 0)
 		app_state_notice(a, THEME_WARNING, e.msg);
 	highlight_set_theme(&a->th);
 	if (!(a->term = term_curses_new(&a->th, &o, &e))) {
