@@ -84,6 +84,8 @@ app_state_boot(struct app *a)
 	a->booted = 1;
 	if (a->d->prompt)
 		conv_set_system(agent_conv(a->turn.agent), a->d->prompt(a->d->prompt_arg, &w));
+	if (a->resumed_bytes && agent_conv(a->turn.agent)->system && a->srv.ctx_used == a->resumed_bytes / 4)
+		a->srv.ctx_used = (a->resumed_bytes + (long)strlen(agent_conv(a->turn.agent)->system)) / 4;
 	buf_rtrim(&w);
 	if (w.len)
 		app_state_notice(a, THEME_WARNING, w.data);

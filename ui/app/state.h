@@ -71,6 +71,7 @@ struct app {
 	int booted;
 	int poll_inflight, poll_backoff;
 	int retry_left;      /* seconds to the next discovery while the server does not answer */
+	long resumed_bytes;  /* a resumed conversation's text: the context estimate until an answer */
 	uint64_t t0_ms, ctrlc_ms, frame_ms; /* frame_ms: when the last frame was drawn */
 	struct buf queued;   /* messages typed during a turn, sent when it ends */
 	struct buf first_run_text;

@@ -145,6 +145,7 @@ app_turn_on_resumed(void *arg, const struct conv *msgs, const char *line)
 	app_state_notice(a, THEME_DIM, line);
 	transcript_conv_counts(msgs, &turns, &bytes);
 	a->st.turns = turns; /* the earlier turns count; ctx: ~4 bytes a token until the first answer says */
+	a->resumed_bytes = bytes;
 	if (!a->srv.ctx_used)
 		a->srv.ctx_used = bytes / 4;
 }
