@@ -64,6 +64,7 @@ static const struct cfg_key cfg_keys[] = {
 	K("sandbox_network", CFG_BOOL, sandbox_network),
 	K("env_passthrough", CFG_LIST, env_passthrough),
 	K("server_context", CFG_INT, server_context),
+	K("mouse", CFG_BOOL, mouse),
 };
 #undef K
 
@@ -95,6 +96,7 @@ cfg_defaults(struct cfg *c)
 	c->explore_cutoff = 6;
 	c->defer_tools = -1;
 	c->defer_tools_min_tokens = 2000;
+	c->mouse = 1;
 }
 
 /* Free a NULL-terminated list of strings (NULL ok). */

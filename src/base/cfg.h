@@ -46,6 +46,7 @@ struct cfg {
 	char *sandbox;           /* "workspace-write" (NULL: the default), "read-only" or "off": bash's sandbox */
 	int sandbox_network;     /* 0: bash commands in the sandbox have no network */
 	char *open_in;           /* /open: "editor" (suspend and run $EDITOR) or "tmux-pane" (NULL: editor) */
+	int mouse;               /* 1: the full screen takes mouse reports (the wheel scrolls); 0: leave the mouse to the terminal */
 	char **env_passthrough;  /* "env_passthrough": names or globs children also get (base/env.h); NULL-terminated or NULL */
 	int server_context;      /* "server_context": per-request context of a server without /props (0: from /v1/models metadata) */
 	char *server_api_key;    /* not a settings key: OPENAI_API_KEY as read at start (sent as a Bearer key where the server asks) */

@@ -40,6 +40,7 @@ front_checkpoint_release(struct front_checkpoint *cp)
 	free(cp->root);
 	free(cp->state_dir);
 	free(cp->session);
+	buf_release(&cp->said);
 	memset(cp, 0, sizeof *cp);
 }
 
@@ -67,6 +68,30 @@ front_checkpoint_repo(struct front_checkpoint *cp, struct err *e)
 	return cp->repo;
 }
 
+/* The lines of notes not said before in this session into note (each cause once, not every turn). */
+static void
+front_checkpoint_once(struct front_checkpoint *cp, const char *notes, struct buf *note)
+{
+	struct buf key = BUF_INIT;
+	const char *p;
+	size_t len;
+
+	for (p = notes; *p; p += len + (p[len] == '\n')) {
+		len = strcspn(p, "\n");
+		if (!len)
+			continue;
+		buf_reset(&key);
+		buf_addf(&key, "\n%.*s\n", (int)len, p); /* said is "\nline\nline\n" */
+		if (cp->said.len && strstr(cp->said.data, key.data))
+			continue;
+		buf_add(&cp->said, key.data + (cp->said.len ? 1 : 0), key.len - (cp->said.len ? 1 : 0));
+		if (note->len)
+			buf_adds(note, "\n");
+		buf_add(note, p, len);
+	}
+	buf_release(&key);
+}
+
 /* Snapshot the working tree before the turn's first change. */
 void
 front_checkpoint_before_change(void *arg, struct buf *note)
@@ -77,11 +102,8 @@ front_checkpoint_before_change(void *arg, struct buf *note)
 	struct repo *r = front_checkpoint_repo(cp, &e);
 
 	if (!r || repo_checkpoint(r, &notes, &e) < 0)
-		buf_addf(note, "this turn cannot be undone: %s", e.msg);
-	else if (notes.len) {
-		buf_rtrim(&notes);
-		buf_add(note, notes.data, notes.len);
-	}
+		buf_addf(&notes, "this turn cannot be undone: %s", e.msg);
+	front_checkpoint_once(cp, notes.data ? notes.data : "", note);
 	buf_release(&notes);
 }
 

@@ -38,6 +38,7 @@ struct front_checkpoint {
 	struct front_cmd_ui *ui;       /* interactive front end (NULL: apply without asking) */
 	int pend_redo, pend_n;  /* the /undo or /redo waiting for its answer */
 	unsigned pend_flags;
+	struct buf said;        /* before_change's note lines already told (one a line): each once */
 };
 
 void front_checkpoint_init(struct front_checkpoint *cp, const char *root, const char *state_dir,
@@ -45,7 +46,11 @@ void front_checkpoint_init(struct front_checkpoint *cp, const char *root, const 
 void front_checkpoint_release(struct front_checkpoint *cp);
 /* The repository of this session (opened on first use); NULL + e without a session yet. */
 struct repo *front_checkpoint_repo(struct front_checkpoint *cp, struct err *e);
-/* agent_hooks.before_change / turn_end (arg is the checkpoint). */
+/*
+ * agent_hooks.before_change / turn_end (arg is the checkpoint).
+ * before_change's note holds what could not be checkpointed, each line
+ * once per session ("x: not checkpointed" is not repeated every turn).
+ */
 void front_checkpoint_before_change(void *cp, struct buf *note);
 void front_checkpoint_turn_end(void *cp);
 /* Register /undo, /redo and /diff (cp must outlive reg). */

@@ -373,10 +373,11 @@ front_line_first_run_text(const char *url, const char *why, const char *quit, st
 		 "  2. Start it:  llama-server -m MODEL.gguf --jinja -c 32768 -np 1\n"
 		 "  3. hearth connects by itself when it is up (it keeps trying).\n"
 		 "\n"
-		 "Elsewhere? hearth --server http://HOST:PORT, or HEARTH_SERVER=... in the environment.\n"
-		 "(%s)\n"
-		 "waiting for the server... %s",
-		 url, why, quit);
+		 "Elsewhere? hearth --server http://HOST:PORT, or HEARTH_SERVER=... in the environment.\n",
+		 url);
+	if (why && *why) /* NULL or "": the first line said it */
+		buf_addf(out, "(%s)\n", why);
+	buf_addf(out, "waiting for the server... %s", quit);
 }
 
 /* The first-run screen of the line session. */

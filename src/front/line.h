@@ -17,7 +17,7 @@
 #include "base/buf.h"
 #include "front/session.h"
 
-/* The first-run guidance when no server answers at url (why: the error; quit: the key hint). */
+/* The first-run guidance when no server answers at url (why: the error, NULL or "" for none; quit: the key hint). */
 void front_line_first_run_text(const char *url, const char *why, const char *quit, struct buf *out);
 /* Run the session until the user quits; returns the exit code (0). */
 int front_line_run(const struct front_session *d);

@@ -173,12 +173,55 @@ test_cmd(void **state)
 	highlight_reset();
 }
 
+
+/*
+ * Issue 15 item 10: in every shipped theme and at every colour depth, an
+ * added line and a deleted line look different (their backgrounds, or
+ * their foregrounds when a theme leaves the background alone), and so do
+ * the changed words.
+ */
+static void
+test_diff_distinct(void **state)
+{
+	static const char *const names[] = { "default", "dark", "light", "high-contrast" };
+	static const enum theme_depth depths[] = { THEME_DEPTH_8, THEME_DEPTH_256, THEME_DEPTH_TRUE };
+	struct theme t;
+	struct err e = ERR_INIT;
+	const struct theme_style *add, *del;
+	size_t i, d;
+
+	(void)state;
+	for (i = 0; i < 4; i++)
+		for (d = 0; d < 3; d++) {
+			assert_int_equal(app_themes_load(&t, names[i], depths[d], &e), 0);
+			add = &t.roles[THEME_DIFF_ADD];
+			del = &t.roles[THEME_DIFF_DEL];
+			assert_true(add->bg != del->bg || add->fg != del->fg);
+			if (depths[d] != THEME_DEPTH_8 && (add->bg != THEME_DEFAULT || del->bg != THEME_DEFAULT))
+				assert_true(add->bg != del->bg); /* 8 colours: pale tints are white, the text tells */
+			assert_true(add->fg != add->bg && del->fg != del->bg);
+			add = &t.roles[THEME_DIFF_ADD_WORD];
+			del = &t.roles[THEME_DIFF_DEL_WORD];
+			assert_true(add->bg != del->bg || add->fg != del->fg);
+		}
+	/* tmux's client features: 24-bit colour when RGB is listed */
+	assert_true(app_themes_has_rgb("256,RGB,bpaste,clipboard,title\n"));
+	assert_true(app_themes_has_rgb("RGB"));
+	assert_false(app_themes_has_rgb("256,bpaste,RGBX,title\n"));
+	assert_false(app_themes_has_rgb(""));
+	/* the dark theme's tints stay green and red at 256 colours, not one grey */
+	assert_int_equal(theme_rgb_to_256(0x1e3a1e), 22);
+	assert_int_equal(theme_rgb_to_256(0x3a1e1e), 52);
+	assert_int_equal(theme_rgb_to_256(0x303030), 236); /* a grey stays a grey */
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_shipped_match_files),
 		cmocka_unit_test(test_depths),
+		cmocka_unit_test(test_diff_distinct),
 		cmocka_unit_test(test_unknown_and_user),
 		cmocka_unit_test(test_cmd),
 	};

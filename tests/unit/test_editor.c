@@ -439,7 +439,7 @@ test_complete(void **state)
 	assert_string_equal(text(&ed), "/quit ");
 	editor_clear(&ed);
 	assert_int_equal(feed(&ed, "/h\t", &r, &note), EDITOR_NOTICE);
-	assert_string_equal(note.data, "/help  /history");
+	assert_string_equal(note.data, "/help\n/history");
 	assert_string_equal(text(&ed), "/h");
 	buf_setlen(&note, 0);
 	editor_clear(&ed);

@@ -208,7 +208,7 @@ test_editor_tab(void **state)
 	editor_clear(&ed);
 	editor_insert(&ed, "@src/m", 6);
 	assert_int_equal(app_complete_tab(&ed, root, NULL, &note), EDITOR_NOTICE);
-	assert_string_equal(note.data, "@src/main.c  @src/main.h");
+	assert_string_equal(note.data, "@src/main.c\n@src/main.h");
 	buf_reset(&text);
 	editor_text(&ed, &text);
 	assert_string_equal(text.data, "@src/main.");

@@ -379,17 +379,17 @@ test_notices(void **state)
 	transcript_add_notice(&tv, THEME_ACCENT, "claude: 3 failed tool calls", 27);
 	transcript_draw(g, r, &tv);
 	tu_grid_expect(g,
-	    "→ cache break: reuse 12.0% (expected 98.0%) —\n"
-	    "  system prompt changed at message 1\n"
+	    "→ cache break: system prompt changed at message 1…\n"
 	    "→ slot 1 busy, using slot 0\n"
 	    "partial\n"
 	    "[aborted]\n"
 	    "\n"
 	    "→ error: cannot connect\n"
-	    "→ claude: 3 failed tool calls\n");
+	    "→ claude: 3 failed tool calls\n"
+	    "\n");
 	assert_int_equal(grid_at(g, 2, 0)->style, THEME_WARNING);
-	assert_int_equal(grid_at(g, 2, 6)->style, THEME_ERROR);
-	assert_int_equal(grid_at(g, 2, 7)->style, THEME_ACCENT);
+	assert_int_equal(grid_at(g, 2, 5)->style, THEME_ERROR);
+	assert_int_equal(grid_at(g, 2, 6)->style, THEME_ACCENT);
 	grid_free(g);
 	transcript_release(&tv);
 }
@@ -539,6 +539,70 @@ test_degenerate(void **state)
 	transcript_release(&tv);
 }
 
+
+/* Item 12/13 of issue 15: one arrow, a planned cache break not told twice, a /help-style table hung under its column. */
+static void
+test_notice_forms(void **state)
+{
+	struct view_transcript tv;
+	struct llm_event ev;
+	struct grid *g = grid_new(40, 9);
+	struct grid_rect r = { 0, 0, 40, 9 };
+
+	(void)state;
+	transcript_init(&tv);
+	transcript_add_notice(&tv, THEME_ACCENT, "→ claude (auto): big task", strlen("→ claude (auto): big task"));
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = LLM_CACHE;
+	ev.cache.is_break = 1;
+	ev.cache.planned = 1;
+	ev.cache.reuse = 0.1;
+	ev.cache.expected = 0.9;
+	ev.cache.cause = "expected: MicroCompact";
+	transcript_on_event(&tv, &ev);
+	assert_int_equal(tv.n, 1);
+	transcript_add_notice(&tv, THEME_TEXT, "keys\n  Esc    stop the turn and drop the queue\n"
+	    "/undo [N] [--force]  restore files", strlen("keys\n  Esc    stop the turn and drop the queue\n"
+	    "/undo [N] [--force]  restore files"));
+	transcript_draw(g, r, &tv);
+	tu_grid_expect(g,
+	    "→ claude (auto): big task\n"
+	    "→ keys\n"
+	    "    Esc    stop the turn and drop the\n"
+	    "           queue\n"
+	    "  /undo [N] [--force]\n"
+	    "      restore files\n"
+	    "\n\n\n");
+	grid_free(g);
+	transcript_release(&tv);
+}
+
+/* A queued message shows at once, marked; unqueue clears the mark, drop removes it. */
+static void
+test_queued(void **state)
+{
+	struct view_transcript tv;
+	struct grid *g = grid_new(30, 4);
+	struct grid_rect r = { 0, 0, 30, 4 };
+
+	(void)state;
+	transcript_init(&tv);
+	transcript_add_queued(&tv, "fix it", 6);
+	transcript_draw(g, r, &tv);
+	tu_grid_expect(g, "› fix it\n  ⋯ queued\n\n\n");
+	assert_int_equal(transcript_unqueue(&tv), 1);
+	transcript_draw(g, r, &tv);
+	tu_grid_expect(g, "› fix it\n\n\n\n");
+	assert_int_equal(transcript_unqueue(&tv), 0);
+	transcript_add_queued(&tv, "more", 4);
+	transcript_add_notice(&tv, THEME_DIM, "note", 4);
+	assert_int_equal(transcript_drop_queued(&tv), 1);
+	assert_int_equal(tv.n, 2);
+	assert_string_equal(tv.items[1].text.data, "note");
+	grid_free(g);
+	transcript_release(&tv);
+}
+
 int
 main(void)
 {
@@ -557,6 +621,8 @@ main(void)
 		cmocka_unit_test(test_resize),
 		cmocka_unit_test(test_scroll_follow),
 		cmocka_unit_test(test_degenerate),
+		cmocka_unit_test(test_notice_forms),
+		cmocka_unit_test(test_queued),
 	};
 
 	return cmocka_run_group_tests(tests, tu_utf8_locale, NULL);

@@ -84,6 +84,8 @@ app_state_boot(struct app *a)
 	a->booted = 1;
 	if (a->d->prompt)
 		conv_set_system(agent_conv(a->turn.agent), a->d->prompt(a->d->prompt_arg, &w));
+	if (a->resumed_bytes && agent_conv(a->turn.agent)->system && a->srv.ctx_used == a->resumed_bytes / 4)
+		a->srv.ctx_used = (a->resumed_bytes + (long)strlen(agent_conv(a->turn.agent)->system)) / 4;
 	buf_rtrim(&w);
 	if (w.len)
 		app_state_notice(a, THEME_WARNING, w.data);
@@ -99,8 +101,16 @@ app_state_boot(struct app *a)
 static void
 app_first_run_text(struct app *a, const char *why)
 {
+	char *nl;
+
 	buf_setlen(&a->first_run_text, 0);
-	front_line_first_run_text(a->d->cfg->server_url, why, "Ctrl-C twice quits", &a->first_run_text);
+	/* "no llama-server at URL (...): start one..." says again what the guidance says */
+	front_line_first_run_text(a->d->cfg->server_url, why && strncmp(why, "no llama-server at ", 19) ?
+	    why : NULL, "Ctrl-C twice quits", &a->first_run_text);
+	/* its last line ("waiting for the server...") is the status's waiting line here */
+	if ((nl = strrchr(a->first_run_text.data, '\n')))
+		buf_setlen(&a->first_run_text, (size_t)(nl - a->first_run_text.data));
+	buf_adds(&a->first_run_text, "\nCtrl-C twice quits; commands (/help) work meanwhile.");
 }
 
 /* The Ctrl-C hint over the help line (or the rule in compact layouts). */
@@ -215,6 +225,9 @@ app_render(struct loop *l, void *arg)
 			    a->first_run_text.len, THEME_TEXT);
 		}
 		editor_draw(&a->ed, a->grid, a->lay.input, &cx, &cy);
+		if (!a->ap.on)
+			app_complete_draw(&a->pop, a->grid, a->lay.input.x - 1, a->lay.rule_y,
+			    a->lay.input.w + 2);
 		approve_draw(&a->ap, a->grid, a->lay.transcript);
 		app_draw_search(a, &cx, &cy);
 		app_draw_hint(a);
@@ -230,15 +243,6 @@ app_render(struct loop *l, void *arg)
 
 static void app_probe(struct app *a);
 
-static void
-app_retry(struct loop *l, long id, void *arg)
-{
-	(void)l;
-	(void)id;
-	((struct app *)arg)->retry_timer = 0;
-	app_probe(arg);
-}
-
 /* The server address without its scheme, for the panel. */
 static const char *
 app_host(const struct app *a)
@@ -246,6 +250,32 @@ app_host(const struct app *a)
 	const char *u = a->d->cfg->server_url, *p = strstr(u, "://");
 
 	return p ? p + 3 : u;
+}
+
+/* The one waiting line (status), rewritten in place as the countdown runs. */
+static void
+app_wait_line(struct app *a)
+{
+	snprintf(a->st.wait, sizeof a->st.wait, "waiting for llama-server at %s (next try in %ds)",
+	    app_host(a), a->retry_left);
+	a->dirty = 1;
+}
+
+/* A second of the retry countdown: the line again, or the next probe. */
+static void
+app_retry(struct loop *l, long id, void *arg)
+{
+	struct app *a = arg;
+
+	(void)id;
+	a->retry_timer = 0;
+	if (--a->retry_left > 0) {
+		app_wait_line(a);
+		a->retry_timer = loop_timer_add(l, 1000, app_retry, a);
+		return;
+	}
+	snprintf(a->st.wait, sizeof a->st.wait, "waiting for llama-server at %s (trying now)", app_host(a));
+	app_probe(a);
 }
 
 /* Discovery finished: the banner and the first poll, or the first-run screen and a retry. */
@@ -266,7 +296,9 @@ app_on_probe(struct llama *lm, int rc, enum llm_err_kind kind, const char *msg, 
 		a->first_run = !a->talked;
 		a->server_down = 1;
 		app_first_run_text(a, msg);
-		a->retry_timer = loop_timer_add(a->d->loop, APP_RETRY_MS, app_retry, a);
+		a->retry_left = APP_RETRY_MS / 1000;
+		app_wait_line(a);
+		a->retry_timer = loop_timer_add(a->d->loop, 1000, app_retry, a);
 		return;
 	}
 	a->state = AS_READY;
@@ -442,7 +474,7 @@ app_views(struct app *a)
 static int
 app_term(struct app *a)
 {
-	struct term_curses_opts o = { 0, 1 };
+	struct term_curses_opts o = { a->d->cfg->mouse != 0, 1 }; /* mouse: the wheel scrolls */
 	struct err e = ERR_INIT;
 	struct loop *l = a->d->loop;
 
@@ -451,7 +483,7 @@ app_term(struct app *a)
 	loop_signal(l, SIGTERM, app_on_signal, a, NULL);
 	loop_signal(l, SIGHUP, app_on_signal, a, NULL);
 	loop_signal(l, SIGINT, app_on_signal, a, NULL);
-	if (app_themes_load(&a->th, a->d->cfg->theme, theme_depth_env(), &e) < 0)
+	if (app_themes_load(&a->th, a->d->cfg->theme, app_themes_depth(), &e) < 0)
 		app_state_notice(a, THEME_WARNING, e.msg);
 	highlight_set_theme(&a->th);
 	if (!(a->term = term_curses_new(&a->th, &o, &e))) {
@@ -496,6 +528,7 @@ app_release(struct app *a)
 	if (a->d->gate)
 		perm_gate_set_ui(a->d->gate, NULL);
 	approve_release(&a->ap);
+	app_complete_release(&a->pop);
 	grid_free(a->grid);
 	keys_release(&a->keys);
 	editor_release(&a->ed);
@@ -517,6 +550,7 @@ app_run(const struct front_session *d)
 	memset(&a, 0, sizeof a);
 	a.d = d;
 	approve_init(&a.ap);
+	app_complete_close(&a.pop);
 	keys_init(&a.keys);
 	editor_init(&a.ed);
 	app_views(&a);

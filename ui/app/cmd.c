@@ -223,11 +223,18 @@ app_cmd_init(struct app *a)
 	struct buf warnings = BUF_INIT;
 
 	front_commands_init(&a->cmds, a->turn.agent, a->d,
-		     "Enter sends · Alt-Enter newline · Esc stops a turn · Ctrl-C twice or Ctrl-D quits · "
-		     "PgUp/PgDn scroll, End follows · Ctrl-O expands the last tool call · "
-		     "Ctrl-T shows the edit on screen in the diff viewer (n/p hunks, q closes) · "
-		     "Ctrl-F (or / when scrolled back) searches the transcript (n/N, Esc leaves) · "
-		     "Tab completes commands and @file references · Ctrl-G edits the prompt in $EDITOR",
+		     "keys\n"
+		     "  Enter               send (queued while a turn runs or the server is away)\n"
+		     "  Alt-Enter           a new line in the message\n"
+		     "  Esc                 stop the turn; drop what is queued\n"
+		     "  Ctrl-C ×2, Ctrl-D   quit\n"
+		     "  PgUp PgDn, wheel    scroll the transcript; End follows again\n"
+		     "  Ctrl-O              expand the last tool call\n"
+		     "  Ctrl-T              the edit on screen in the diff viewer (n/p hunks, q closes)\n"
+		     "  Ctrl-F              search the transcript (also / when scrolled back; n/N, Esc)\n"
+		     "  Tab                 complete /commands and @files (a list above the input)\n"
+		     "  Ctrl-G              edit the message in $EDITOR\n"
+		     "\ncommands",
 		     &warnings);
 	a->cmds.on_clear = app_cmd_on_clear;
 	a->cmds.on_fork = app_cmd_on_fork;

@@ -73,6 +73,7 @@ app_keys_screen(struct app *a, const struct keys_event *ev)
 		}
 		if (a->queued.len) { /* before the abort, whose on_end would send it */
 			buf_setlen(&a->queued, 0);
+			transcript_drop_queued(&a->tv);
 			app_state_notice(a, THEME_DIM, "queued message dropped");
 		}
 		if (a->busy)
@@ -82,6 +83,7 @@ app_keys_screen(struct app *a, const struct keys_event *ev)
 	case KEYS_PGDN: transcript_scroll(&a->tv, page, r.w, r.h); return 1;
 	case KEYS_WHEEL_UP: transcript_scroll(&a->tv, -3, r.w, r.h); return 1;
 	case KEYS_WHEEL_DOWN: transcript_scroll(&a->tv, 3, r.w, r.h); return 1;
+	case KEYS_MOUSE: return 1; /* a click: nothing of ours (the input never sees it) */
 	case KEYS_END: transcript_follow(&a->tv); return 0;
 	default: return 0;
 	}
@@ -113,12 +115,26 @@ app_keys_key(struct app *a, const struct keys_event *ev)
 	}
 	if (a->search.active && transcript_search_key(&a->search, &a->tv, ev, a->lay.transcript))
 		return;
+	if (a->pop.n && ev->kind == KEYS_ESC) { /* the popup closes first */
+		app_complete_close(&a->pop);
+		return;
+	}
+	if (app_complete_key(&a->pop, ev, &a->ed))
+		return;
 	if (app_keys_screen(a, ev))
 		return;
 	if (ev->kind == KEYS_TAB && !(ev->mods & KEYS_MOD_SHIFT))
 		r = app_complete_tab(&a->ed, a->d->env->root, &a->cmds.reg, &note);
 	else
 		r = editor_key(&a->ed, ev);
+	if (r == EDITOR_NOTICE && ev->kind == KEYS_TAB && a->ed.text.len && a->ed.text.data[0] != '/')
+		app_complete_show(&a->pop, note.data, 0); /* the matches above the input */
+	else if (ev->kind == KEYS_CHAR || ev->kind == KEYS_BACKSPACE || ev->kind == KEYS_TAB)
+		app_complete_update(&a->pop, &a->ed, &a->cmds.reg);
+	else
+		app_complete_close(&a->pop);
+	if (r == EDITOR_NOTICE && ev->kind == KEYS_TAB)
+		r = EDITOR_DONE;
 	switch (r) {
 	case EDITOR_SUBMIT:
 		editor_take(&a->ed, &text);

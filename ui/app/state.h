@@ -22,6 +22,7 @@
 
 #include "agent/agent.h"
 #include "ui/view/approve.h"
+#include "ui/app/complete.h"
 #include "base/buf.h"
 #include "ui/view/diff_view.h"
 #include "ui/view/editor.h"
@@ -60,6 +61,7 @@ struct app {
 	struct transcript_search search; /* `/` search in the transcript */
 	struct diff_view dv;  /* the full-screen diff viewer, over everything when open */
 	struct approve ap;   /* the gate's question, while one waits (perm/gate.h) */
+	struct app_complete pop; /* completions above the input (ui/app/complete.h) */
 	enum app_state state;
 	int busy, dirty, panel_on, first_run;
 	int talked;        /* a turn was sent: the first-run screen no longer covers the transcript */
@@ -68,6 +70,8 @@ struct app {
 	long boot_timer;     /* the slow start-up work, 1 ms after the first frame (app_state_boot) */
 	int booted;
 	int poll_inflight, poll_backoff;
+	int retry_left;      /* seconds to the next discovery while the server does not answer */
+	long resumed_bytes;  /* a resumed conversation's text: the context estimate until an answer */
 	uint64_t t0_ms, ctrlc_ms, frame_ms; /* frame_ms: when the last frame was drawn */
 	struct buf queued;   /* messages typed during a turn, sent when it ends */
 	struct buf first_run_text;

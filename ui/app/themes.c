@@ -242,3 +242,44 @@ app_themes_cmd(struct theme *th, struct term *term, struct grid *g, const char *
 	buf_addf(out, "theme: %s", th->name);
 	return CMD_DONE;
 }
+
+/*
+ * The colour depth: the environment's (theme_depth_env), or 24-bit inside
+ * tmux when tmux says its client terminal has RGB ("#{client_termfeatures}",
+ * tmux 3.2 on; set from the outer terminal's Tc/RGB or COLORTERM), which
+ * COLORTERM inside the pane often does not say.  One short tmux call at
+ * start-up, before the loop runs.
+ */
+enum theme_depth
+app_themes_depth(void)
+{
+	enum theme_depth d = theme_depth_env();
+	char line[512];
+	FILE *f;
+
+	if (d == THEME_DEPTH_TRUE || d == THEME_DEPTH_NONE || !getenv("TMUX") || !*getenv("TMUX"))
+		return d;
+	if (!(f = popen("tmux display-message -p '#{client_termfeatures}' 2>/dev/null", "r")))
+		return d;
+	if (fgets(line, sizeof line, f) && app_themes_has_rgb(line))
+		d = THEME_DEPTH_TRUE;
+	pclose(f);
+	return d;
+}
+
+/* Whether a tmux feature list ("256,RGB,title,...") has RGB. */
+int
+app_themes_has_rgb(const char *features)
+{
+	const char *p = features;
+	size_t n;
+
+	while (*p) {
+		n = strcspn(p, ",\n ");
+		if (n == 3 && !strncmp(p, "RGB", 3))
+			return 1;
+		p += n;
+		p += strspn(p, ",\n ");
+	}
+	return 0;
+}

@@ -40,4 +40,14 @@ enum cmd_result app_themes_cmd(struct theme *th, struct term *term, struct grid 
 /* The compiled-in text of shipped theme `name` (NULL when not one), for tests. */
 const char *app_themes_shipped(const char *name);
 
+/*
+ * The colour depth for the full screen: theme_depth_env, or
+ * THEME_DEPTH_TRUE inside tmux when `tmux display -p
+ * '#{client_termfeatures}'` lists RGB (the outer terminal has 24-bit
+ * colour although the pane's COLORTERM may not say so).
+ */
+enum theme_depth app_themes_depth(void);
+/* Whether a tmux feature list ("256,RGB,title") names RGB. */
+int app_themes_has_rgb(const char *features);
+
 #endif

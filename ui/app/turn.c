@@ -129,18 +129,53 @@ app_turn_on_user(void *arg, const char *text)
 
 	a->talked = 1;
 	a->first_run = 0; /* from now on the transcript shows, also while the server is away */
-	transcript_add_user(&a->tv, text, strlen(text));
+	if (!transcript_unqueue(&a->tv)) /* queued: already shown as typed */
+		transcript_add_user(&a->tv, text, strlen(text));
 	transcript_follow(&a->tv);
 }
 
-/* A resumed session: its messages in the transcript, and its line. */
+/* A resumed session: its messages in the transcript, its line, its turns and context (estimated). */
 static void
 app_turn_on_resumed(void *arg, const struct conv *msgs, const char *line)
 {
 	struct app *a = arg;
 
+	int turns;
+	long bytes;
+
 	transcript_conv_load(&a->tv, msgs);
 	app_state_notice(a, THEME_DIM, line);
+	transcript_conv_counts(msgs, &turns, &bytes);
+	a->st.turns = turns; /* the earlier turns count; ctx: ~4 bytes a token until the first answer says */
+	a->resumed_bytes = bytes;
+	if (!a->srv.ctx_used)
+		a->srv.ctx_used = bytes / 4;
+}
+
+/*
+ * Something was entered while the first-run guidance covers the transcript:
+ * the guidance becomes a notice in it and the transcript shows (the queued
+ * message, a command's answer), also while the server is away.
+ */
+static void
+app_turn_uncover(struct app *a)
+{
+	if (!a->first_run)
+		return;
+	a->first_run = 0;
+	a->talked = 1;
+	if (a->first_run_text.len)
+		app_state_notice(a, THEME_TEXT, a->first_run_text.data);
+}
+
+/* A message that waits for the server: in the transcript at once, marked queued. */
+static void
+app_turn_show_queued(struct app *a, const char *text)
+{
+	app_turn_uncover(a);
+	transcript_add_queued(&a->tv, text, strlen(text));
+	transcript_follow(&a->tv);
+	a->dirty = 1;
 }
 
 /*
@@ -158,15 +193,17 @@ app_turn_send(struct app *a, const char *text)
 		if (a->queued.len)
 			buf_adds(&a->queued, "\n\n");
 		buf_adds(&a->queued, text);
-		app_state_notice(a, THEME_DIM, a->busy ? "queued: sent when this turn ends"
-		    : "queued: sent when the server answers");
+		if (a->busy)
+			app_state_notice(a, THEME_DIM, "queued: sent when this turn ends");
+		else
+			app_turn_show_queued(a, text);
 		return;
 	}
 	app_state_boot(a);
 	rc = front_turn_send(&a->turn, text, down);
 	if (rc == FRONT_TURN_WAIT) {
 		buf_adds(&a->queued, text);
-		app_state_notice(a, THEME_DIM, "queued: sent when the server answers");
+		app_turn_show_queued(a, text);
 		return;
 	}
 	if (a->d->esc)
@@ -192,6 +229,7 @@ app_turn_submit(struct app *a, const char *text)
 		return;
 	if (!*text)
 		return;
+	app_turn_uncover(a);
 	if (text[0] != '/' || text[1] == '/') {
 		app_turn_send(a, text[0] == '/' ? text + 1 : text);
 		return;

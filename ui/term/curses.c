@@ -15,7 +15,9 @@
  * THEME_ROLE_COUNT + 1 on, made on first use (`mix[]`: 0 not yet, -1 none
  * left) from the theme copy `th`.  A theme colour given
  * as THEME_RGB|rgb is used directly on a direct-colour terminal
- * (COLORS >= 2^24, TERM=*-direct) and mapped to 256 colours otherwise.
+ * (COLORS >= 2^24: TERM=*-direct, or its -direct sibling taken at
+ * THEME_DEPTH_TRUE, see direct_term) and mapped to 256 colours otherwise;
+ * there a palette number from 8 on is sent as its #rrggbb.
  *
  * One instance at a time (`active`): the fatal and crash paths restore
  * the terminal through it.  Crash restore writes fixed bytes and resets
@@ -148,6 +150,8 @@ curses_color(int32_t c)
 		if (COLORS >= 0x1000000)
 			return c & 0xffffff;
 		c = theme_rgb_to_256((uint32_t)c);
+	} else if (COLORS >= 0x1000000 && c >= 8) {
+		return (int)theme_256_to_rgb(c); /* direct colour: a number from 8 on is #rrggbb */
 	}
 	if (c >= COLORS)
 		c = theme_256_to_8(c);
@@ -417,6 +421,28 @@ curses_modes(struct term_curses *c, const struct theme *th)
 	    use_default_colors() == OK;
 }
 
+/*
+ * At THEME_DEPTH_TRUE on a terminal type without direct colour (TERM=
+ * xterm-256color, tmux-256color with COLORTERM=truecolor or tmux's RGB
+ * feature), the type's "-direct" sibling (xterm-direct, tmux-direct; the
+ * ncurses-term package) so that curses sends 24-bit colours; NULL when
+ * there is none (the colours are then mapped to 256).
+ */
+static SCREEN *
+direct_term(const struct theme *th)
+{
+	const char *t = getenv("TERM");
+	const char *want = NULL;
+
+	if (th->depth != THEME_DEPTH_TRUE || !t || strstr(t, "direct"))
+		return NULL;
+	if (!strncmp(t, "tmux", 4) || !strncmp(t, "screen", 6))
+		want = "tmux-direct";
+	else if (!strncmp(t, "xterm", 5))
+		want = "xterm-direct";
+	return want ? newterm(want, stdout, stdin) : NULL;
+}
+
 /* Take over the terminal. */
 struct term *
 term_curses_new(const struct theme *th, const struct term_curses_opts *o, struct err *e)
@@ -435,7 +461,9 @@ term_curses_new(const struct theme *th, const struct term_curses_opts *o, struct
 	}
 	c = xcalloc(1, sizeof *c);
 	tcgetattr(STDIN_FILENO, &c->saved);
-	s = newterm(NULL, stdout, stdin);
+	s = direct_term(th);
+	if (!s)
+		s = newterm(NULL, stdout, stdin);
 	if (!s) {
 		free(c);
 		err_set(e, "start the full-screen UI: unknown terminal type '%s' (check TERM)",

@@ -176,11 +176,38 @@ nearest(uint32_t rgb, int lo, int hi)
 	return best;
 }
 
-/* #rrggbb → 16..255 (the fixed cube and grey ramp, never the 16 themable ones). */
+/* The spread of a colour's channels (0: a grey). */
+static int
+chroma(uint32_t c)
+{
+	int r = (int)(c >> 16 & 0xff), g = (int)(c >> 8 & 0xff), b = (int)(c & 0xff);
+	int hi = r > g ? (r > b ? r : b) : (g > b ? g : b), lo = r < g ? (r < b ? r : b) : (g < b ? g : b);
+
+	return hi - lo;
+}
+
+/*
+ * #rrggbb → 16..255 (the fixed cube and grey ramp, never the 16 themable
+ * ones).  A coloured shade stays coloured: when the nearest entry is a grey
+ * but the colour is not (a spread of 16 or more), the nearest of the cube
+ * is taken, so dark tints such as the diff backgrounds #1e3a1e / #3a1e1e do
+ * not both become the same grey.
+ */
 int
 theme_rgb_to_256(uint32_t rgb)
 {
-	return nearest(rgb & 0xffffff, 16, 256);
+	int i = nearest(rgb & 0xffffff, 16, 256);
+
+	if (chroma(rgb) >= 16 && chroma(index_rgb(i)) == 0)
+		i = nearest(rgb & 0xffffff, 16, 232);
+	return i;
+}
+
+/* 0..255 → #rrggbb (the xterm palette). */
+uint32_t
+theme_256_to_rgb(int idx)
+{
+	return idx < 0 || idx > 255 ? 0 : index_rgb(idx);
 }
 
 /*
@@ -205,7 +232,11 @@ theme_256_to_8(int idx)
 	lo = r < g ? (r < b ? r : b) : (g < b ? g : b);
 	if (hi - lo < 48)
 		return hi < 64 ? 0 : 7;
-	return nearest(c, 0, 8);
+	/* by hue: the channels stretched to 0..255, so a dark green is green, not black */
+	r = (r - lo) * 255 / (hi - lo);
+	g = (g - lo) * 255 / (hi - lo);
+	b = (b - lo) * 255 / (hi - lo);
+	return nearest((uint32_t)(r << 16 | g << 8 | b), 1, 7);
 }
 
 /* Map a colour as written to what the depth can show. */
@@ -235,6 +266,9 @@ resolve(struct theme *t, const struct spec *sp, enum theme_depth depth)
 		t->roles[r].fg = sp[s].given ? resolve_color(sp[s].fg, depth) : THEME_DEFAULT;
 		t->roles[r].bg = sp[s].given ? resolve_color(sp[s].bg, depth) : THEME_DEFAULT;
 		t->roles[r].attrs = sp[s].given ? sp[s].attrs : 0;
+		if (depth == THEME_DEPTH_8 && t->roles[r].bg != THEME_DEFAULT &&
+		    t->roles[r].fg == t->roles[r].bg) /* a tint and its text met: the text on the terminal's own */
+			t->roles[r].bg = THEME_DEFAULT;
 		if (depth == THEME_DEPTH_NONE &&
 		    (r == THEME_SELECTION || (r >= THEME_STATUS_BG && r <= THEME_CTX_CRIT)))
 			t->roles[r].attrs |= THEME_REVERSE;

@@ -135,8 +135,10 @@ const char *theme_role_name(int role);
  */
 int theme_capture_role(const struct theme *t, const char *capture);
 
-/* Nearest xterm-256 index for 0xRRGGBB (cube or grey ramp, 16–255). */
+/* Nearest xterm-256 index for 0xRRGGBB (cube or grey ramp, 16–255; a coloured shade never a grey). */
 int theme_rgb_to_256(uint32_t rgb);
+/* A palette index as #rrggbb (xterm's 256 colours; 0 outside 0..255). */
+uint32_t theme_256_to_rgb(int idx);
 /* Nearest of the 8 basic colours for a 256-colour index. */
 int theme_256_to_8(int idx);
 

@@ -121,6 +121,8 @@ layout_draw(struct grid *g, const struct layout *l, const struct view_transcript
 	if (l->wide) {
 		server_panel_draw(g, l->panel, srv);
 		status_draw_help(g, l->help, st);
+	} else if (*st->wait) {
+		status_draw_wait(g, l->server_line, st);
 	} else {
 		status_draw_server(g, l->server_line, srv);
 	}

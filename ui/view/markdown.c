@@ -581,3 +581,198 @@ markdown_diff_span(const char *a, size_t an, const char *b, size_t bn, size_t *p
 {
 	diff_span(a, an, b, bn, pre, suf);
 }
+
+/* ---- pipe tables (markdown_table_len, markdown_table) ---------------- */
+
+#define TABLE_COLS 32
+
+/* A table row's cells: [b[i], e[i]) trimmed, the outer pipes dropped, "\|" kept in a cell. */
+static int
+table_cells(const char *s, size_t n, size_t *b, size_t *e)
+{
+	size_t i = 0, start;
+	int k = 0;
+
+	while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r'))
+		n--;
+	while (i < n && (s[i] == ' ' || s[i] == '\t'))
+		i++;
+	if (i < n && s[i] == '|')
+		i++;
+	if (n > i && s[n - 1] == '|' && (n < 2 || s[n - 2] != '\\'))
+		n--;
+	while (k < TABLE_COLS) {
+		start = i;
+		while (i < n && !(s[i] == '|' && (i == 0 || s[i - 1] != '\\')))
+			i++;
+		b[k] = start;
+		e[k] = i;
+		while (b[k] < e[k] && s[b[k]] == ' ')
+			b[k]++;
+		while (e[k] > b[k] && s[e[k] - 1] == ' ')
+			e[k]--;
+		k++;
+		if (i >= n)
+			break;
+		i++;
+	}
+	return k;
+}
+
+/* A delimiter row ("|---|:--:|"): its cell count, alignment in al ('l', 'c', 'r'); 0 if not one. */
+static int
+table_delim(const char *s, size_t n, char *al)
+{
+	size_t b[TABLE_COLS], e[TABLE_COLS], j;
+	int k = table_cells(s, n, b, e), i, dashes;
+
+	if (!memchr(s, '|', n) && k < 2)
+		return 0;
+	for (i = 0; i < k; i++) {
+		dashes = 0;
+		for (j = b[i]; j < e[i]; j++) {
+			if (s[j] == '-')
+				dashes++;
+			else if (s[j] != ':' || (j != b[i] && j != e[i] - 1))
+				return 0;
+		}
+		if (!dashes)
+			return 0;
+		al[i] = s[b[i]] == ':' && s[e[i] - 1] == ':' ? 'c' : s[e[i] - 1] == ':' ? 'r' : 'l';
+	}
+	return k;
+}
+
+/* Bytes of the pipe table at the start of s (0: none there). */
+size_t
+markdown_table_len(const char *s, size_t n)
+{
+	size_t b[TABLE_COLS], e[TABLE_COLS], i = 0, ln;
+	const char *ls;
+	char al[TABLE_COLS];
+	int cols;
+
+	if (!next_line(s, n, &i, &ls, &ln) || !memchr(ls, '|', ln))
+		return 0;
+	cols = table_cells(ls, ln, b, e);
+	if (!next_line(s, n, &i, &ls, &ln) || table_delim(ls, ln, al) != cols)
+		return 0;
+	while (i < n) {
+		size_t save = i;
+
+		if (!next_line(s, n, &i, &ls, &ln) || !memchr(ls, '|', ln)) {
+			i = save;
+			break;
+		}
+	}
+	return i < n ? i : n;
+}
+
+/* A cell's text without the inline markers ** __ and `, into out. */
+static void
+table_plain(const char *s, size_t n, struct buf *out)
+{
+	size_t i;
+
+	buf_setlen(out, 0);
+	for (i = 0; i < n; i++) {
+		if ((s[i] == '*' || s[i] == '_') && i + 1 < n && s[i + 1] == s[i]) {
+			i++;
+			continue;
+		}
+		if (s[i] == '`' || (s[i] == '\\' && i + 1 < n && s[i + 1] == '|'))
+			continue;
+		buf_add(out, s + i, 1);
+	}
+	buf_add(out, "", 0);
+}
+
+/* One row of cells at y: each cut to its column's width and aligned, " │ " between. */
+static void
+table_row(struct grid *g, struct grid_rect r, int y, const char *s, size_t n, const int *w,
+    const char *al, int cols, uint16_t role)
+{
+	size_t b[TABLE_COLS], e[TABLE_COLS];
+	struct buf t = BUF_INIT;
+	int k = table_cells(s, n, b, e), i, x = 0, cw, pad;
+
+	for (i = 0; i < cols && x < r.w; i++) {
+		if (i) {
+			draw_text(g, r.x + x, y, r.w - x, " │ ", strlen(" │ "), THEME_BORDER);
+			x += 3;
+		}
+		if (i < k && x < r.w) {
+			table_plain(s + b[i], e[i] - b[i], &t);
+			cw = draw_width(t.data, t.len);
+			pad = cw >= w[i] ? 0 : al[i] == 'r' ? w[i] - cw : al[i] == 'c' ? (w[i] - cw) / 2 : 0;
+			cw = w[i] - pad < r.w - x - pad ? w[i] - pad : r.w - x - pad;
+			if (cw > 0)
+				draw_trunc(g, r.x + x + pad, y, cw, t.data, t.len, role);
+		}
+		x += w[i];
+	}
+	buf_release(&t);
+}
+
+/* Draw the table s[0..n) (markdown_table_len's bytes) into r from row skip; returns its rows. */
+int
+markdown_table(struct grid *g, struct grid_rect r, int skip, const char *s, size_t n)
+{
+	size_t b[TABLE_COLS], e[TABLE_COLS], i = 0, ln;
+	struct buf t = BUF_INIT;
+	const char *ls;
+	char al[TABLE_COLS];
+	int w[TABLE_COLS], cols = 0, k, c, row = 0, total, widest, y;
+
+	memset(w, 0, sizeof w);
+	memset(al, 'l', sizeof al);
+	while (next_line(s, n, &i, &ls, &ln)) { /* the columns' widths */
+		if (row == 1) {
+			table_delim(ls, ln, al);
+		} else {
+			k = table_cells(ls, ln, b, e);
+			if (!row)
+				cols = k;
+			for (c = 0; c < k && c < cols; c++) {
+				table_plain(ls + b[c], e[c] - b[c], &t);
+				if (draw_width(t.data, t.len) > w[c])
+					w[c] = draw_width(t.data, t.len);
+			}
+		}
+		row++;
+	}
+	buf_release(&t);
+	for (c = 0; c < cols; c++)
+		if (w[c] < 1)
+			w[c] = 1;
+	for (;;) { /* too wide: narrow the widest column (cells are cut with "…") */
+		for (total = 3 * (cols - 1), c = 0, widest = 0; c < cols; c++) {
+			total += w[c];
+			if (w[c] > w[widest])
+				widest = c;
+		}
+		if (total <= r.w || w[widest] <= 3)
+			break;
+		w[widest]--;
+	}
+	if (!g)
+		return row;
+	for (i = 0, k = 0; next_line(s, n, &i, &ls, &ln); k++) {
+		if (k < skip || k >= skip + r.h)
+			continue;
+		y = r.y + k - skip;
+		if (k == 1) { /* the rule under the header */
+			int x = 0;
+
+			for (c = 0; c < cols && x < r.w; c++) {
+				for (total = 0; total < w[c] + (c ? 2 : 1) - (c == cols - 1) && x < r.w; total++)
+					x += draw_text(g, r.x + x, y, r.w - x, "─", strlen("─"), THEME_BORDER);
+				if (c < cols - 1 && x < r.w)
+					x += draw_text(g, r.x + x, y, r.w - x, "┼", strlen("┼"), THEME_BORDER);
+			}
+		} else {
+			table_row(g, r, y, ls, ln, w, al, cols, k ? THEME_ASSISTANT : MARKDOWN_HEADING);
+		}
+	}
+	return row;
+}

@@ -6,7 +6,7 @@
  *
  * Block level (markdown_line): ATX headings, "- " / "* " / "1. " list
  * items, ``` fences and the code lines between them, everything else a
- * paragraph line.  Inline level (markdown_wrap): **bold**, *italic* and
+ * paragraph line; pipe tables (markdown_table) are found by the caller.  Inline level (markdown_wrap): **bold**, *italic* and
  * `code` spans are drawn in their own roles with the markers removed; an
  * unclosed marker is shown as written.  Text is sanitised by ui/term/draw.h.
  *
@@ -84,6 +84,20 @@ void markdown_diff_span(const char *a, size_t an, const char *b, size_t bn, size
     size_t *suf);
 /* Count the '+' and '-' lines of a unified diff (headers excluded). */
 void markdown_diff_counts(const char *s, size_t n, long *add, long *del);
+
+/*
+ * Pipe tables (GFM): markdown_table_len is the bytes of the table at the
+ * start of s — a row with '|', a delimiter row ("|---|:-:|") of as many
+ * cells, and the rows with '|' after it — or 0 when s does not start one
+ * (a streamed table becomes one when its delimiter row arrives).
+ * markdown_table draws it into r from row skip (g NULL: measure only) and
+ * returns its rows: one per table row plus the rule under the header;
+ * cells without their ** __ ` markers, aligned as the delimiter says, the
+ * header in MARKDOWN_HEADING, " │ " between cells; a table wider than r
+ * narrows its widest columns (to 3) and cuts their cells with "…".
+ */
+size_t markdown_table_len(const char *s, size_t n);
+int markdown_table(struct grid *g, struct grid_rect r, int skip, const char *s, size_t n);
 
 /*
  * Bytes of a fenced block's body starting at s (the line after the opening

@@ -93,8 +93,6 @@ status_draw(struct grid *g, struct grid_rect r, const struct view_status *st,
 		buf_addf(&l, " $%.2f", st->spend_usd);
 	else if (st->spend_usd > 0)
 		buf_adds(&l, " <$0.01");
-	if (*st->wait)
-		buf_addf(&l, " · %s", st->wait);
 	if (wide) {
 		server_panel_count(used, sizeof(used), srv->ctx_used);
 		server_panel_count(max, sizeof(max), srv->n_ctx);
@@ -183,6 +181,21 @@ status_draw_server(struct grid *g, struct grid_rect r, const struct view_server 
 		    srv->last_break ? THEME_WARNING : THEME_STATUS_FG);
 	buf_release(&l);
 	buf_release(&rt);
+}
+
+/* The wait (a loading model, a server not answering) in place of the folded server line. */
+void
+status_draw_wait(struct grid *g, struct grid_rect r, const struct view_status *st)
+{
+	int x;
+
+	if (r.w <= 0 || r.h <= 0)
+		return;
+	r.h = 1;
+	grid_clear_rect(g, r, THEME_STATUS_BG);
+	x = draw_width(st->wait, strlen(st->wait)) < r.w; /* the leading blank only when it fits */
+	draw_trunc(g, r.x + x, r.y, r.w - x, st->wait, strlen(st->wait),
+	    THEME_MIX(THEME_WARNING, THEME_STATUS_BG));
 }
 
 /* The key hints and turn/time summary. */

@@ -13,8 +13,10 @@
  * when the server is gone.
  * status_draw_help — the bottom hint line of wide layouts, with the route
  * mode, turn count and elapsed time on the right.
- * While st->wait is set (a loading model's countdown) the top line shows
- * it after the route and the help line shows it instead of the hints.
+ * While st->wait is set (a loading model's countdown, or "waiting for
+ * llama-server at HOST (next try in Ns)") the help line shows it instead of
+ * the hints, and narrow layouts draw status_draw_wait in place of the
+ * folded server line: one line, updated in place, never in the top line.
  * All three clear their rect first and draw only its first row.
  */
 #ifndef HEARTH_UI_VIEW_STATUS_H
@@ -33,6 +35,8 @@ void status_draw(struct grid *g, struct grid_rect r, const struct view_status *s
     const struct view_server *srv);
 /* The server's essentials in one row (narrow layouts). */
 void status_draw_server(struct grid *g, struct grid_rect r, const struct view_server *srv);
+/* st->wait in THEME_WARNING on the status background (narrow layouts, instead of the server line). */
+void status_draw_wait(struct grid *g, struct grid_rect r, const struct view_status *st);
 /* The key hints and turn/time summary (wide layouts). */
 void status_draw_help(struct grid *g, struct grid_rect r, const struct view_status *st);
 /* The role for `used` of n_ctx tokens: ok, warn from 70 %, crit from 90 %. */

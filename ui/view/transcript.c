@@ -105,6 +105,23 @@ next_line(const char *s, size_t n, size_t *i, const char **ls, size_t *ln)
 	return 1;
 }
 
+/* A pipe table: rows from markdown_table, drawn where they overlap the rect. */
+static void
+lay_table(struct tpos *p, const char *s, size_t n)
+{
+	struct grid_rect r = p->r;
+	int rows = markdown_table(NULL, r, 0, s, n);
+	long first = p->row > p->top ? p->row : p->top;
+	long last = p->row + rows < p->top + p->r.h ? p->row + rows : p->top + p->r.h;
+
+	if (p->g && first < last) {
+		r.y = p->r.y + (int)(first - p->top);
+		r.h = (int)(last - first);
+		markdown_table(p->g, r, (int)(first - p->row), s, n);
+	}
+	p->row += rows;
+}
+
 /* An assistant message as markdown. */
 static void
 lay_markdown(struct tpos *p, const struct view_item *it)
@@ -113,10 +130,16 @@ lay_markdown(struct tpos *p, const struct view_item *it)
 	struct markdown_line ml;
 	char bullet[16];
 	const char *ls, *code = NULL;
-	size_t i = 0, ln, code_n = 0;
+	size_t i = 0, ln, code_n = 0, tn;
 	int y, ind;
 
 	while (next_line(it->text.data, it->text.len, &i, &ls, &ln)) {
+		if (!st.in_fence && (tn = markdown_table_len(ls, it->text.len -
+		    (size_t)(ls - it->text.data))) > 0) {
+			lay_table(p, ls, tn);
+			i = (size_t)(ls - it->text.data) + tn;
+			continue;
+		}
 		markdown_line(&st, ls, ln, &ml);
 		if (ml.kind == MARKDOWN_FENCE) {
 			if (st.in_fence && i <= it->text.len) {
@@ -245,12 +268,80 @@ lay_tool(struct tpos *p, const struct view_item *it)
 		para(p, "│ ", THEME_BORDER, 4, ls, ln, THEME_DIM, 0);
 }
 
+/*
+ * Where a "name  text" line's second column starts: the byte offset after
+ * the first run of two or more blanks that follows text (0: no such
+ * column).  *col gets its column.
+ */
+static size_t
+hang_at(const char *s, size_t n, int *col)
+{
+	size_t i = 0, j;
+
+	while (i < n && s[i] == ' ')
+		i++;
+	for (; i + 2 < n; i++) {
+		if (s[i] != ' ' || s[i + 1] != ' ' || i == 0 || s[i - 1] == ' ')
+			continue;
+		for (j = i; j < n && s[j] == ' '; j++)
+			;
+		if (j >= n)
+			return 0;
+		*col = draw_width(s, j);
+		return j;
+	}
+	return 0;
+}
+
+/*
+ * A notice: "→ text" (no second arrow when the text has its own).  A line
+ * of several is wrapped under itself, and a "name  text" line (a table row
+ * of /help) under its second column, or, when that column is past half the
+ * width, as the name on its row and the text wrapped below it, indented.
+ */
+static void
+lay_notice(struct tpos *p, const struct view_item *it)
+{
+	const char *s = it->text.data, *ls;
+	size_t n = it->text.len, i = 0, ln, h;
+	int own = n >= strlen("→") && !memcmp(s, "→", strlen("→")), first = 1, col = 0, y;
+
+	if (it->one_line) {
+		line(p, 0, "→ ", strlen("→ "), it->role);
+		p->row--;
+		line(p, 2, s, n, it->role);
+		return;
+	}
+	if (!memchr(s, '\n', n)) {
+		para(p, own ? NULL : "→ ", it->role, own ? 0 : 2, s, n, it->role, 0);
+		return;
+	}
+	while (next_line(s, n, &i, &ls, &ln)) {
+		y = vis(p);
+		if (first && !own && y >= 0)
+			draw_text(p->g, p->r.x, y, 2, "→ ", strlen("→ "), it->role);
+		first = 0;
+		if ((h = hang_at(ls, ln, &col)) > 0 && col <= (p->r.w - 2) / 2) {
+			if (y >= 0)
+				draw_text(p->g, p->r.x + 2, y, col, ls, h, it->role);
+			para(p, NULL, 0, 2 + col, ls + h, ln - h, it->role, 0);
+		} else if (h > 0) {
+			line(p, 2, ls, h, it->role);
+			para(p, NULL, 0, 6, ls + h, ln - h, it->role, 0);
+		} else {
+			para(p, NULL, 0, 2, ls, ln, it->role, 0);
+		}
+	}
+}
+
 /* Lay out one item at the cursor. */
 static void
 lay_item(struct tpos *p, const struct view_transcript *tv, const struct view_item *it)
 {
 	if (it->kind == VIEW_USER) {
 		para(p, "› ", THEME_USER, 2, it->text.data, it->text.len, THEME_USER, 0);
+		if (it->queued)
+			line(p, 2, "⋯ queued", strlen("⋯ queued"), THEME_DIM);
 		p->row++;
 	} else if (it->kind == VIEW_ASSISTANT) {
 		lay_markdown(p, it);
@@ -260,7 +351,7 @@ lay_item(struct tpos *p, const struct view_transcript *tv, const struct view_ite
 	} else if (it->kind == VIEW_TOOL) {
 		lay_tool(p, it);
 	} else {
-		para(p, "→ ", it->role, 2, it->text.data, it->text.len, it->role, 0);
+		lay_notice(p, it);
 	}
 }
 
@@ -270,7 +361,8 @@ cache_key(const struct view_transcript *tv, const struct view_item *it)
 {
 	unsigned long k = (unsigned long)it->text.len * 1000003UL ^ (unsigned long)it->diff.len;
 
-	return (k << 5) ^ (unsigned long)(it->kind * 8 + it->status * 2 + it->aborted) ^
+	return (k << 8) ^ (unsigned long)it->queued << 7 ^
+	    (unsigned long)(it->kind * 8 + it->status * 2 + it->aborted) ^
 	    (unsigned long)((it->expanded || (it->kind == VIEW_REASONING && tv->show_reasoning)) << 4);
 }
 
@@ -414,6 +506,50 @@ transcript_add_user(struct view_transcript *tv, const char *s, size_t n)
 	buf_add(&push(tv, VIEW_USER)->text, s, n);
 }
 
+/* Append a user message marked queued. */
+void
+transcript_add_queued(struct view_transcript *tv, const char *s, size_t n)
+{
+	struct view_item *it = push(tv, VIEW_USER);
+
+	buf_add(&it->text, s, n);
+	it->queued = 1;
+}
+
+/* The queued messages were sent: clear their marks. */
+size_t
+transcript_unqueue(struct view_transcript *tv)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < tv->n; i++)
+		if (tv->items[i].queued) {
+			tv->items[i].queued = 0;
+			k++;
+		}
+	return k;
+}
+
+/* The queue was dropped: remove the queued messages. */
+size_t
+transcript_drop_queued(struct view_transcript *tv)
+{
+	size_t i, j = 0, k = 0;
+
+	for (i = 0; i < tv->n; i++) {
+		if (tv->items[i].queued) {
+			buf_release(&tv->items[i].text);
+			k++;
+			continue;
+		}
+		tv->items[j++] = tv->items[i];
+	}
+	tv->n = j;
+	if (k)
+		tv->open = -1;
+	return k;
+}
+
 /* Append a notice line drawn in `role`. */
 void
 transcript_add_notice(struct view_transcript *tv, uint16_t role, const char *s, size_t n)
@@ -439,17 +575,20 @@ grow(struct view_transcript *tv, enum view_item_kind k, struct str t)
 	buf_add(&it->text, t.p, t.len);
 }
 
-/* A cache break as a notice line. */
+/* A cache break as a notice of one row: the cause first, then the numbers (cut at the width). */
 static void
 cache_notice(struct view_transcript *tv, const struct llm_cache *c)
 {
 	struct buf b = BUF_INIT;
 
-	buf_addf(&b, "cache break: reuse %.1f%% (expected %.1f%%)", c->reuse * 100.0,
-	    c->expected * 100.0);
+	if (c->planned) /* told when it was planned (MicroCompact, compaction...): not twice */
+		return;
+	buf_adds(&b, "cache break: ");
 	if (c->cause && *c->cause)
-		buf_addf(&b, " — %s", c->cause);
+		buf_addf(&b, "%s ", c->cause);
+	buf_addf(&b, "(reuse %.1f%%, expected %.1f%%)", c->reuse * 100.0, c->expected * 100.0);
 	transcript_add_notice(tv, THEME_WARNING, b.data, b.len);
+	tv->items[tv->n - 1].one_line = 1;
 	buf_release(&b);
 }
 

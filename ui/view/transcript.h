@@ -8,14 +8,17 @@
  * shown, otherwise the content rows from tv->scroll (clamped) on.
  *
  * What an item looks like:
- *   user       "› text" (THEME_USER), wrapped with a hanging indent
+ *   user       "› text" (THEME_USER), wrapped with a hanging indent; a
+ *              queued one has a dim "  ⋯ queued" row after it
  *   assistant  markdown (ui/view/markdown.h); "[aborted]" after a stopped answer
  *   reasoning  one dimmed line "∴ first line … (N lines)" unless expanded
  *   tool       "● name args      +a −d  1.2s ✓" then its diff (at most
  *              TRANSCRIPT_DIFF_FOLDED rows unless expanded: line numbers,
  *              +/- roles, word-level highlight of a -/+ pair's changed
  *              span); when expanded, its output under "│ "
- *   notice     "→ text" in the notice's role
+ *   notice     "→ text" in the notice's role (no second arrow when the text
+ *              starts with one); of several lines, each wrapped under itself
+ *              and a "name  text" row (two blanks apart) under its text
  * Everything goes through ui/term/draw.h / ui/view/markdown.h, which sanitise.
  */
 #ifndef HEARTH_UI_VIEW_TRANSCRIPT_H
@@ -38,13 +41,25 @@ void transcript_release(struct view_transcript *tv);
 
 /* Append a user message. */
 void transcript_add_user(struct view_transcript *tv, const char *s, size_t n);
+/*
+ * Queued messages (typed while no turn can start): transcript_add_queued
+ * appends a user message marked queued (a dim "queued" row under it);
+ * transcript_unqueue clears the mark of every queued message (they were
+ * sent) and returns how many there were; transcript_drop_queued removes
+ * them (the queue was dropped) and returns how many.
+ */
+void transcript_add_queued(struct view_transcript *tv, const char *s, size_t n);
+size_t transcript_unqueue(struct view_transcript *tv);
+size_t transcript_drop_queued(struct view_transcript *tv);
 /* Append a notice line drawn in `role` (route change, error, ...). */
 void transcript_add_notice(struct view_transcript *tv, uint16_t role, const char *s, size_t n);
 /*
  * Feed a stream event: TEXT / REASONING grow the open item (a new one
  * after a change of kind), TOOL_CALL_BEGIN / DONE / ERROR close it, ERROR
  * adds a notice (ABORTED marks the answer aborted instead), CACHE with
- * is_break and NOTICE add notices.  Other kinds are ignored.
+ * is_break (unless planned: its cause was told) and NOTICE add notices;
+ * a cache break's is one row, "cache break: CAUSE (reuse R%, expected
+ * E%)" cut at the width.  Other kinds are ignored.
  */
 void transcript_on_event(struct view_transcript *tv, const struct llm_event *ev);
 /* A tool call started (agent on_tool_start): appends a running tool item. */

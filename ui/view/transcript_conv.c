@@ -158,3 +158,25 @@ transcript_conv_load(struct view_transcript *tv, const struct conv *c)
 			transcript_conv_close(tv, c->msgs[i].aborted);
 	}
 }
+
+/* A resumed conversation's turns (user messages with text) and its bytes of text. */
+void
+transcript_conv_counts(const struct conv *c, int *turns, long *bytes)
+{
+	size_t i, k;
+	int text;
+
+	*turns = 0;
+	*bytes = c->system ? (long)strlen(c->system) : 0;
+	for (i = 0; i < c->nmsgs; i++) {
+		for (k = 0, text = 0; k < c->msgs[i].nblocks; k++) {
+			const struct conv_block *b = &c->msgs[i].blocks[k];
+
+			if (b->kind == CONV_IMAGE)
+				continue;
+			*bytes += (long)(b->text ? strlen(b->text) : 0) + (long)(b->name ? strlen(b->name) : 0);
+			text |= b->kind == CONV_TEXT;
+		}
+		*turns += c->msgs[i].role == CONV_USER && text;
+	}
+}

@@ -28,5 +28,12 @@ void transcript_conv_load(struct view_transcript *tv, const struct conv *c);
  * "@@ " line to its last diff line), appended to out; nothing when none.
  */
 void transcript_conv_result_diff(const char *text, struct buf *out);
+/*
+ * What the status shows of a resumed conversation before its first
+ * request: the turns (user messages with text, not tool results) and the
+ * bytes of its text (system prompt, text, reasoning, calls and results;
+ * images left out), from which the caller estimates the context.
+ */
+void transcript_conv_counts(const struct conv *c, int *turns, long *bytes);
 
 #endif

@@ -52,6 +52,8 @@ struct view_item {
 	int expanded;      /* tool output / reasoning shown in full */
 	uint16_t role;     /* VIEW_NOTICE: theme role of the line */
 	int aborted;       /* VIEW_ASSISTANT: the turn was stopped */
+	int queued;        /* VIEW_USER: typed, not sent yet (drawn with a "queued" row) */
+	int one_line;      /* VIEW_NOTICE: one row, cut at the width (a cache break) */
 	/* layout cache, ui/view/transcript.c's own (written even through a const
 	 * transcript; invisible to everyone else): the item's rows at width
 	 * cache_w while its cache_key (lengths and flags) is unchanged */
