@@ -26,6 +26,7 @@
 #include "front/print.h"
 #include "front/run.h"
 #include "front/trust.h"
+#include "front/bench.h"
 
 /* Read the task from stdin (bounded) when it is not a terminal. */
 static int
@@ -93,6 +94,9 @@ main(int argc, char **argv)
 	char chosen[64];
 	int code;
 
+	/* `hearth bench` has its own options (front/bench.h): it runs agents, it is not one */
+	if (argc >= 2 && strcmp(argv[1], "bench") == 0)
+		return front_bench_main(argc - 1, argv + 1);
 	memset(&o, 0, sizeof o);
 	o.thinking = -1;
 	buf_init(&o.task, 0);

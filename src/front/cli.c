@@ -33,6 +33,8 @@ front_cli_usage(FILE *f)
 	      "  hearth trust                trust this project's hooks, MCP servers and wider\n"
 	      "                              settings (shows them; asked again when they change)\n"
 	      "  hearth untrust              forget that trust\n"
+	      "  hearth bench [options]      score agents and servers on the shipped problems\n"
+	      "                              (hearth bench --help; docs/bench.md)\n"
 	      "      --server URL            llama-server base URL (env HEARTH_SERVER;\n"
 	      "                              default http://127.0.0.1:8080)\n"
 	      "      --model ID              model id to request\n"
