@@ -20,6 +20,7 @@
 #include "io/proc.h"
 #include "front/line.h"
 #include "ui/app/app.h"
+#include "ui/app/demo.h"
 #include "ui/app/picker.h"
 #include "front/sessions.h"
 
@@ -111,6 +112,10 @@ main(int argc, char **argv)
 	}
 	if (o.export_session) {
 		code = front_sessions_export(&o);
+		goto out;
+	}
+	if (o.demo) {
+		code = app_demo_run(o.theme);
 		goto out;
 	}
 	if (o.stats) {
