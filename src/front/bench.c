@@ -26,6 +26,8 @@
 #define BENCH_OUT_KEEP (4u << 20)  /* the agent's last output bytes kept (hearth's result is at the end) */
 #define BENCH_TESTS_MAX (16u << 20) /* bytes of tests/ compared */
 #define BENCH_DEFAULT_SERVER "http://127.0.0.1:8080"
+#define BENCH_SETTLE_MS 250     /* after the agent, while the server still processes a request ... */
+#define BENCH_SETTLE_TRIES 120  /* ... for at most 30 s */
 
 struct bench_agent {
 	const char *cmd;    /* as the user wrote it; NULL = this hearth in print mode */
@@ -403,9 +405,47 @@ bench_on_fetch(int status, enum http_fail fail, const struct err *e, const struc
 	loop_stop(w->loop);
 }
 
-/* The /metrics counters of server; 0, or -1 when it does not answer them. */
+static void
+bench_on_pause(struct loop *l, long id, void *arg)
+{
+	struct bench_wait *w = arg;
+
+	(void)id;
+	w->done = 1;
+	loop_stop(l);
+}
+
+/* Wait ms on the loop (a signal ends it early). */
+static void
+bench_pause(struct bench_wait *w, uint64_t ms)
+{
+	long id;
+
+	w->done = 0;
+	id = loop_timer_add(w->loop, ms, bench_on_pause, w);
+	while (!w->done && !w->interrupted)
+		if (loop_run(w->loop, NULL) < 0)
+			break;
+	loop_timer_del(w->loop, id);
+}
+
+/*
+ * The /metrics counters of server; 0, or -1 when it does not answer them.
+ * *busy (when not NULL): the requests it is still processing (0 when not said).
+ */
+static int
+bench_metrics_busy(struct bench_wait *w, struct http *h, const char *server, double *prompt, double *gen,
+		   double *busy);
+
 static int
 bench_metrics(struct bench_wait *w, struct http *h, const char *server, double *prompt, double *gen)
+{
+	return bench_metrics_busy(w, h, server, prompt, gen, NULL);
+}
+
+static int
+bench_metrics_busy(struct bench_wait *w, struct http *h, const char *server, double *prompt, double *gen,
+		   double *busy)
 {
 	struct http_opts ho;
 	struct buf url = BUF_INIT;
@@ -427,8 +467,12 @@ bench_metrics(struct bench_wait *w, struct http *h, const char *server, double *
 			if (loop_run(w->loop, &e) < 0)
 				break;
 		if (w->done && w->status == 200 &&
-		    front_bench_parse_metrics(w->body.data, w->body.len, prompt, gen) == 0)
+		    front_bench_parse_metrics(w->body.data, w->body.len, prompt, gen) == 0) {
 			rc = 0;
+			if (busy && front_bench_metric(w->body.data, w->body.len, "llamacpp:requests_processing",
+						       busy) < 0)
+				*busy = 0;
+		}
 	}
 	buf_release(&url);
 	return rc;
@@ -530,6 +574,8 @@ bench_trial(struct bench_ctx *c, int pi, int ai, int trial, struct bench_result 
 		const char *argv[] = { "/bin/sh", "-c", script.data, "hearth-bench-agent", prompt.data, NULL };
 
 		have_metrics = bench_metrics(&c->w, c->http, a->server, &p0, &g0) == 0;
+		if (c->w.interrupted)
+			goto out;
 		t0 = bench_now();
 		status = bench_run(&c->w, argv, dir.data, env, 1, c->o->timeout_s, &timed_out, &e);
 		r->wall_s = bench_now() - t0;
@@ -539,7 +585,16 @@ bench_trial(struct bench_ctx *c, int pi, int ai, int trial, struct bench_result 
 		r->timed_out = timed_out;
 		if (a->is_hearth)
 			front_bench_parse_hearth(c->w.out.data, c->w.out.len, &r->h);
-		if (have_metrics && bench_metrics(&c->w, c->http, a->server, &p1, &g1) == 0) {
+		if (have_metrics) {
+			double busy = 0;
+			int tries = BENCH_SETTLE_TRIES;
+
+			/* a killed agent's request may still be decoding: its tokens are this trial's */
+			while ((have_metrics = bench_metrics_busy(&c->w, c->http, a->server, &p1, &g1, &busy) == 0) &&
+			       busy > 0 && --tries > 0 && !c->w.interrupted)
+				bench_pause(&c->w, BENCH_SETTLE_MS);
+		}
+		if (have_metrics) {
 			r->prompt_tokens = p1 - p0 >= 0 ? p1 - p0 : 0;
 			r->generated_tokens = g1 - g0 >= 0 ? g1 - g0 : 0;
 		}
@@ -908,7 +963,7 @@ front_bench_main(int argc, char **argv)
 		fprintf(stderr, "bench: interrupted; the figures cover the trials that finished\n");
 out:
 	bench_current = NULL;
-	for (nres = nres; nres > 0; nres--)
+	for (; nres > 0; nres--)
 		free(res[nres - 1].error);
 	free(res);
 	http_free(c.http);

@@ -376,7 +376,6 @@ bp_snapshot(const char *path, const char *rel, struct buf *out, size_t max, stru
 				buf_add(out, target, (size_t)k);
 			buf_addch(out, '\n');
 		} else if (S_ISREG(st.st_mode)) {
-			size_t before = out->len;
 			struct buf f = BUF_INIT;
 
 			if (buf_read_file(&f, s.data, max, e) < 0) {
@@ -387,7 +386,6 @@ bp_snapshot(const char *path, const char *rel, struct buf *out, size_t max, stru
 				buf_addch(out, '\n');
 			}
 			buf_release(&f);
-			(void)before;
 		}
 		if (rc == 0 && out->len > max)
 			rc = err_set(e, "%s holds more than %zu bytes", path, max);
@@ -478,8 +476,8 @@ front_bench_parse_counts(enum front_bench_format f, const char *out, size_t n, l
 }
 
 /* The value of a Prometheus sample line "name value" (the name whole, not a prefix). */
-static int
-bp_metric(const char *text, size_t n, const char *name, double *out)
+int
+front_bench_metric(const char *text, size_t n, const char *name, double *out)
 {
 	size_t k = strlen(name), i = 0;
 
@@ -509,8 +507,8 @@ bp_metric(const char *text, size_t n, const char *name, double *out)
 int
 front_bench_parse_metrics(const char *text, size_t n, double *prompt, double *predicted)
 {
-	if (bp_metric(text, n, "llamacpp:prompt_tokens_total", prompt) < 0 ||
-	    bp_metric(text, n, "llamacpp:tokens_predicted_total", predicted) < 0)
+	if (front_bench_metric(text, n, "llamacpp:prompt_tokens_total", prompt) < 0 ||
+	    front_bench_metric(text, n, "llamacpp:tokens_predicted_total", predicted) < 0)
 		return -1;
 	return 0;
 }

@@ -86,6 +86,8 @@ int front_bench_parse_counts(enum front_bench_format f, const char *out, size_t 
  * 0 when both were found, -1 otherwise.
  */
 int front_bench_parse_metrics(const char *text, size_t n, double *prompt, double *predicted);
+/* One sample "name value" of a /metrics text (the whole name): 0 and *out, or -1. */
+int front_bench_metric(const char *text, size_t n, const char *name, double *out);
 
 /* hearth's own figures from its --output-format json/stream-json output (-1 when absent). */
 struct front_bench_hearth {

@@ -64,6 +64,11 @@ PY
 }
 
 NOSERVER=http://127.0.0.1:9
+# the trials' directories go to a private TMPDIR, which must be empty after each run
+BTMP=$E2E_TMP/btmp
+mkdir -p "$BTMP"
+TMPDIR=$BTMP
+export TMPDIR
 hearth_run ref bench --agent "sh $AGENTS/reference.sh" --trials 2 --json --server $NOSERVER
 if [ "$RC" = 0 ] && json_holds "$OUT" "len(rows) == 2 * $n and all(r['passed'] == r['total'] and r['agent_exit'] == 0 for r in rows)"; then
 	ok "the reference agent scores every test of every problem, 2 trials each"
@@ -77,10 +82,10 @@ if json_holds "$OUT" "all(all(k in r for k in $FIELDS) for r in rows) and sorted
 else
 	not_ok "--json: one object per problem x agent x trial with the issue's fields (null when unknown)"
 fi
-if [ -z "$(find "${TMPDIR:-/tmp}" -maxdepth 1 -name 'hearth-bench-*' -newer "$E2E_TMP" 2>/dev/null)" ]; then
+if [ -z "$(ls -A "$BTMP")" ]; then
 	ok "trial directories are removed"
 else
-	not_ok "trial directories are removed" "$(find "${TMPDIR:-/tmp}" -maxdepth 1 -name 'hearth-bench-*' -newer "$E2E_TMP")"
+	not_ok "trial directories are removed" "$(ls -A "$BTMP")"
 fi
 
 hearth_run cmp bench --compare "sh $AGENTS/noop.sh" "sh $AGENTS/tamper.sh" --trials 1 --json --server $NOSERVER
@@ -107,8 +112,31 @@ else
 	diag_run
 fi
 
+# an interrupted run: the agent is killed, its directory removed, exit 130
+"$HEARTH_BIN" bench --agent "sh -c 'echo \$\$ >\"$E2E_TMP/agent.pid\"; sleep 60'" --only py-calc --trials 3 \
+	--server $NOSERVER >"$E2E_TMP/int.out" 2>"$E2E_TMP/int.err" &
+BPID=$!
+track_pid $BPID
+i=100
+while [ $i -gt 0 ] && [ ! -s "$E2E_TMP/agent.pid" ]; do sleep 0.1; i=$((i - 1)); done
+APID=$(cat "$E2E_TMP/agent.pid" 2>/dev/null)
+ADIR=$(readlink "/proc/$APID/cwd" 2>/dev/null)
+kill -INT $BPID
+i=100
+while [ $i -gt 0 ] && kill -0 $BPID 2>/dev/null; do sleep 0.1; i=$((i - 1)); done
+wait $BPID
+IRC=$?
+if [ "$IRC" = 130 ] && [ -n "$APID" ] && ! kill -0 "$APID" 2>/dev/null && [ -n "$ADIR" ] && [ ! -e "$ADIR" ] &&
+	grep -q "interrupted" "$E2E_TMP/int.err"; then
+	ok "Ctrl-C stops the run: the agent is killed, its directory removed, exit 130"
+else
+	not_ok "Ctrl-C stops the run: the agent is killed, its directory removed, exit 130" \
+		"rc=$IRC agent=$APID dir=$ADIR" "$(cat "$E2E_TMP/int.err")"
+fi
+
 # ---- /metrics and hearth's own figures --------------------------------------
-# a server whose counters grow by 100 prompt and 7 generated tokens per read
+# a server whose counters grow by 100 prompt and 7 generated tokens per read, and is busy
+# at the first read after the agent: the harness waits for it (2 reads after each agent)
 cat >"$E2E_TMP/metrics.py" <<'PY'
 import http.server, sys, threading
 n = [0]
@@ -117,8 +145,10 @@ class H(http.server.BaseHTTPRequestHandler):
         if self.path != "/metrics":
             self.send_response(404); self.end_headers(); return
         n[0] += 1
+        # every third read (the first after an agent) says a request is still being processed
         body = ("# HELP llamacpp:prompt_tokens_total x\nllamacpp:prompt_tokens_total %d\n"
-                "llamacpp:prompt_tokens_seconds 1.5\nllamacpp:tokens_predicted_total %d\n" % (1000 + 100 * n[0], 7 * n[0])).encode()
+                "llamacpp:prompt_tokens_seconds 1.5\nllamacpp:tokens_predicted_total %d\n"
+                "llamacpp:requests_processing %d\n" % (1000 + 100 * n[0], 7 * n[0], n[0] % 3 == 2)).encode()
         self.send_response(200); self.send_header("Content-Length", str(len(body))); self.end_headers()
         self.wfile.write(body)
     def log_message(self, *a): pass
@@ -143,10 +173,10 @@ echo '{"type":"result","subtype":"success","num_turns":4,"route":{"target":"clau
 SH
 chmod +x "$E2E_TMP/fake/hearth"
 hearth_run metrics bench --agent "$E2E_TMP/fake/hearth -p" --only py-inventory --trials 2 --json --server "http://127.0.0.1:$MPORT"
-if [ "$RC" = 0 ] && json_holds "$OUT" "len(rows) == 2 and all(r['prompt_tokens'] == 100 and r['generated_tokens'] == 7 for r in rows)"; then
-	ok "prompt and generated tokens are the /metrics deltas around the agent"
+if [ "$RC" = 0 ] && json_holds "$OUT" "len(rows) == 2 and all(r['prompt_tokens'] == 200 and r['generated_tokens'] == 14 for r in rows)"; then
+	ok "prompt and generated tokens are the /metrics deltas around the agent, once the server is idle"
 else
-	not_ok "prompt and generated tokens are the /metrics deltas around the agent"
+	not_ok "prompt and generated tokens are the /metrics deltas around the agent, once the server is idle"
 	diag_run
 fi
 if json_holds "$OUT" "all(r['steps'] == 4 and r['escalations'] == 1 and abs(r['cost_usd'] - 0.0125) < 1e-9 and r['passed'] == 17 for r in rows)"; then
@@ -156,7 +186,7 @@ else
 	diag_run
 fi
 hearth_run table bench --agent "$E2E_TMP/fake/hearth -p" --only py-inventory --trials 1 --server "http://127.0.0.1:$MPORT"
-if [ "$RC" = 0 ] && grep -q '^py-inventory .* 17.0/17  *[0-9.]*  *100  *7  *4.0  *1.0  *0.0125' "$OUT"; then
+if [ "$RC" = 0 ] && grep -q '^py-inventory .* 17.0/17  *[0-9.]*  *200  *14  *4.0  *1.0  *0.0125' "$OUT"; then
 	ok "the table shows passed/total, tokens, steps, escalations and cost per problem x agent"
 else
 	not_ok "the table shows passed/total, tokens, steps, escalations and cost per problem x agent"

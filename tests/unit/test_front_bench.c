@@ -72,6 +72,9 @@ test_metrics(void **state)
 	assert_int_equal(front_bench_parse_metrics(m, strlen(m), &p, &g), 0);
 	assert_true(p == 1234);
 	assert_true(g == 56);
+	assert_int_equal(front_bench_metric(m, strlen(m), "llamacpp:prompt_tokens_seconds", &p), 0);
+	assert_true(p == 5.5);
+	assert_int_equal(front_bench_metric(m, strlen(m), "llamacpp:requests_processing", &p), -1);
 	assert_int_equal(front_bench_parse_metrics("llamacpp:prompt_tokens_total 3\n", 31, &p, &g), -1);
 	assert_int_equal(front_bench_parse_metrics("", 0, &p, &g), -1);
 }
