@@ -6,7 +6,7 @@
 #   make valgrind   every unit test under valgrind --leak-check=full
 #   make bench      start-up, RSS and per-turn figures (prints; fails nothing)
 #   make bench-real the 3x3 warm-cache scenario on a real llama-server (HEARTH_BENCH_SERVER)
-#   make install    PREFIX=/usr/local: binary, themes, man page
+#   make install    PREFIX=/usr/local: binary, themes, man page, bench problems
 #   make bootstrap  install missing Debian packages (root) or print the apt-get line
 #   make lint       headers compile alone; layering rules hold
 #   make mutate     plant bugs in the guarded modules (MODULES=a,b; tests/mutate/modules.txt)
@@ -142,6 +142,10 @@ install: $(BIN)
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/hearth
 	install -m 644 themes/*.json $(DESTDIR)$(PREFIX)/share/hearth/themes/
 	install -m 644 docs/hearth.1 $(DESTDIR)$(PREFIX)/share/man/man1/hearth.1
+	install -d $(DESTDIR)$(PREFIX)/share/hearth/bench
+	rm -rf $(DESTDIR)$(PREFIX)/share/hearth/bench/problems
+	(cd extensions/bench && tar cf - --exclude=__pycache__ --exclude=.bench-tests problems) | \
+		(cd $(DESTDIR)$(PREFIX)/share/hearth/bench && tar xf - --no-same-owner)
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/hearth $(DESTDIR)$(PREFIX)/share/man/man1/hearth.1

@@ -21,6 +21,7 @@
 #include "io/proc.h"
 #include "front/line.h"
 #include "ui/app/app.h"
+#include "ui/app/demo.h"
 #include "ui/app/picker.h"
 #include "front/sessions.h"
 
@@ -28,6 +29,7 @@
 #include "front/run.h"
 #include "front/trust.h"
 #include "front/doctor.h"
+#include "front/bench.h"
 
 /* Largest piped input read (16 MiB) and how long a task given as arguments waits for it. */
 #define STDIN_MAX (16u << 20)
@@ -142,6 +144,9 @@ main(int argc, char **argv)
 	char chosen[64];
 	int code;
 
+	/* `hearth bench` has its own options (front/bench.h): it runs agents, it is not one */
+	if (argc >= 2 && strcmp(argv[1], "bench") == 0)
+		return front_bench_main(argc - 1, argv + 1);
 	memset(&o, 0, sizeof o);
 	o.thinking = -1;
 	buf_init(&o.task, 0);
@@ -158,6 +163,10 @@ main(int argc, char **argv)
 	}
 	if (o.export_session) {
 		code = front_sessions_export(&o);
+		goto out;
+	}
+	if (o.demo) {
+		code = app_demo_run(o.theme);
 		goto out;
 	}
 	if (o.stats) {

@@ -38,10 +38,14 @@ front_cli_usage(FILE *f)
 	      "  hearth doctor               check how the server was started: each\n"
 	      "                              misconfiguration with the flag to change, and\n"
 	      "                              the recommended llama-server command line\n"
+	      "  hearth bench [options]      score agents and servers on the shipped problems\n"
+	      "                              (hearth bench --help; docs/bench.md)\n"
 	      "      --server URL            server base URL, with or without /v1 (env\n"
 	      "                              HEARTH_SERVER, OPENAI_BASE_URL; default\n"
 	      "                              http://127.0.0.1:8080; key: OPENAI_API_KEY)\n"
 	      "      --model ID              model id to request\n"
+	      "      --demo                  replay a recorded session in the full screen (no\n"
+	      "                              server, no key needed): a first look\n"
 	      "      --theme NAME            colour theme of the full screen: default, dark,\n"
 	      "                              light, high-contrast, or a theme file\n"
 	      "      --max-steps N           model requests per task (default 40)\n"
@@ -193,7 +197,7 @@ front_cli_looks_like_id(const char *w)
 }
 
 /* --approval (numbered apart from the list above). */
-enum { OPT_APPROVAL = 512, OPT_SANDBOX };
+enum { OPT_APPROVAL = 512, OPT_SANDBOX, OPT_DEMO };
 
 /* getopt_long over argv into o; -1 to continue or an exit code. */
 int
@@ -223,6 +227,7 @@ front_cli_parse(int argc, char **argv, struct front_cli *o)
 		{ "export", required_argument, NULL, OPT_EXPORT },
 		{ "route", required_argument, NULL, OPT_ROUTE },
 		{ "tui", no_argument, NULL, OPT_TUI },
+		{ "demo", no_argument, NULL, OPT_DEMO },
 		{ "line", no_argument, NULL, OPT_LINE },
 		{ "yes", no_argument, NULL, 'y' },
 		{ "help", no_argument, NULL, 'h' },
@@ -330,6 +335,7 @@ front_cli_parse(int argc, char **argv, struct front_cli *o)
 			break;
 		case OPT_EXPORT: o->export_session = optarg; break;
 		case OPT_TUI: o->tui = 1; break;
+		case OPT_DEMO: o->demo = 1; break;
 		case OPT_LINE: o->line = 1; break;
 		case 'y': o->yes = 1; break;
 		case OPT_ROUTE:

@@ -36,6 +36,7 @@ struct front_cli {
 	int trust;                /* `hearth trust`: 1; `hearth untrust`: -1 (front/trust.h) */
 	int doctor;               /* `hearth doctor` (front/doctor.h) */
 	int tui, line;            /* force the full screen / the line session */
+	int demo;                 /* --demo: replay a recorded session (ui/app/demo.h) */
 	int yes;                  /* -y, --yes: print mode confirms what a command asks */
 	enum front_output_format format;
 	int input_stream_json;    /* --input-format stream-json: user messages as JSON lines on stdin */

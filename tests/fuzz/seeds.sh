@@ -54,6 +54,13 @@ mcpwire)
 	put '\x3f{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18"}}\n{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}\n{"jsonrpc":"2.0","id":"a","method":"ping"}\n{"jsonrpc":"2.0","id":7,"method":"sampling/createMessage","params":{}}\n{"jsonrpc":"2.0","id":2,"error":{"code":-32601,"message":"no"}}\n'
 	put '\x3f{"jsonrpc":"2.0","id":1,"error":{"code":-32000,"message":"refused"}}\r\n'
 	;;
+bench)
+	put '\000....\n------\nRan 17 tests in 0.01s\n\nOK\n'
+	put '\000F.E\nRan 22 tests in 0.011s\n\nFAILED (failures=2, errors=5)\n'
+	put '\0031..3\nok 1 - a\nnot ok 2 - b\nok 3 - c\n'
+	put '\001# HELP llamacpp:prompt_tokens_total x\nllamacpp:prompt_tokens_total 1234\nllamacpp:tokens_predicted_total 56\n'
+	put '\002{"type":"system"}\n{"type":"result","num_turns":6,"routing":{"decisions":[{"target":"claude","blocked":false}],"cost_usd":0.5}}\n'
+	;;
 session)
 	put '{"id":"87c110eea2d2","parent":null,"type":"meta","ts":"2026-11-25T13:52:44.678Z","meta":{"cwd":"/w","model":"m","server":"http://127.0.0.1:8080","provider":"llama","created":"2026-11-25T13:52:44.678Z","forked_from":"x"}}\n{"id":"4ed117c32799","parent":"87c110eea2d2","type":"message","ts":"2026-11-25T13:52:44.678Z","message":{"role":"user","aborted":false,"blocks":[{"text":"hi","kind":"text"},{"kind":"image","key":"k","value":"v"}]}}\n{"id":"9494fbd4ea76","parent":"4ed117c32799","type":"message","ts":"2026-11-25T13:52:44.680Z","message":{"role":"assistant","aborted":false,"blocks":[{"text":"hm","kind":"reasoning","signature":"c2ln"},{"kind":"tool_call","id":"c1","name":"read","args":"{\\"path\\":\\"a\\"}"}]}}\n{"id":"a1","parent":"9494fbd4ea76","type":"message","ts":"2026-11-25T13:52:44.690Z","message":{"role":"user","blocks":[{"kind":"tool_result","id":"c1","name":"read","text":"1\\tx","is_error":false}]}}\n{"id":"b2","parent":"4ed117c32799","type":"notice","ts":"2026-11-25T13:52:44.700Z","text":"forked"}\n'
 	put '{"id":"a","parent":null,"type":"message","message":{"role":"user","blocks":[{"text":"x","kind":"text"}]}}\n{"id":"b","parent":"zz","type":"message","message":{"role":"assistant","aborted":true,"blocks":[]}}\n{"id":"c","parent":"b","type":"mess'

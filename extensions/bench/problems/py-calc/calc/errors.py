@@ -1,0 +1,2 @@
+class CalcError(Exception):
+    """Any error of the calculator: syntax, unknown names, arithmetic."""
