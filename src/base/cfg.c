@@ -91,7 +91,7 @@ cfg_defaults(struct cfg *c)
 	c->context_reserve = 4096;
 	c->think_word = xstrdup("ultrathink");
 	c->explore_cutoff = 6;
-	c->defer_tools = -1;
+	c->defer_tools = 1; /* issue 14: the first turn <= 1,200 tokens */
 	c->defer_tools_min_tokens = 2000;
 }
 

@@ -130,8 +130,19 @@ mock_stop
 # ---- deferred tools -------------------------------------------------------
 make_repo "$E2E_TMP/ts"
 mock_start plain
+hearth_run defer_default -p --server "$MOCK_URL" --cwd "$E2E_TMP/ts" "hi"
+check "defer_tools true (default, issue 14: a short first prompt): core tools and tool_search up front" pycheck '
+n = tool_names(CHAT[0])
+need(n == ["read", "write", "edit", "bash", "grep", "tool_search"], "tools %r" % n)
+need("Not loaded yet (call tool_search with the name first): find, ls, outline, repo_map, remember"
+     in CHAT[0]["messages"][0]["content"], "the system prompt does not list the tools to load")'
+mock_stop
+
+mkdir -p "$E2E_TMP/ts/.hearth"
+echo '{"defer_tools": "auto"}' >"$E2E_TMP/ts/.hearth/settings.json"
+mock_start plain
 hearth_run defer_auto -p --server "$MOCK_URL" --cwd "$E2E_TMP/ts" "hi"
-check "defer_tools auto (default): the small built-in set goes up front, no tool_search" pycheck '
+check "defer_tools auto: the small built-in set goes up front, no tool_search" pycheck '
 n = tool_names(CHAT[0])
 need("outline" in n and "repo_map" in n and "tool_search" not in n, "tools %r" % n)
 need("Not loaded yet" not in CHAT[0]["messages"][0]["content"], "the system prompt lists tools to load")'
@@ -145,8 +156,7 @@ check_rc "tool_search: exit status 0" 0
 check "tool_search: core tools and tool_search up front; outline appended after the search" pycheck '
 need(len(CHAT) == 3, "chat requests: %d" % len(CHAT))
 n0, n1, n2 = tool_names(CHAT[0]), tool_names(CHAT[1]), tool_names(CHAT[2])
-need(n0 == ["read", "write", "edit", "bash", "grep", "find", "ls", "remember", "tool_search"] or
-     n0 == ["read", "write", "edit", "bash", "grep", "find", "ls", "tool_search"], "first tools %r" % n0)
+need(n0 == ["read", "write", "edit", "bash", "grep", "tool_search"], "first tools %r" % n0)
 need(n1 == n0 + ["outline"], "second tools %r" % n1)
 need(CHAT[1]["tools"][:len(n0)] == CHAT[0]["tools"], "earlier tool entries changed")
 need(n2 == n1, "third tools %r" % n2)

@@ -39,8 +39,8 @@ test_split_core_and_deferred(void **state)
 	(void)state;
 	toolset_init(&ts, all, n, 1, &tool_search);
 	names(&ts, &b);
-	assert_string_equal(b.data, "read,write,edit,bash,grep,find,ls,remember,tool_search");
-	assert_int_equal(ts.ndeferred, n - 8);
+	assert_string_equal(b.data, "read,write,edit,bash,grep,tool_search");
+	assert_int_equal(ts.ndeferred, n - 5);
 	assert_true(ts.saved_tokens > 0);
 	toolset_init(&ts, all, n, 0, &tool_search);
 	assert_int_equal(ts.noffered, n);
@@ -189,8 +189,8 @@ test_auto_switches_when_extensions_arrive(void **state)
 	/* an extension tool pushes it over before the first request: defer after all */
 	toolset_sync(&ts, extra, 1);
 	names(&ts, &b);
-	assert_string_equal(b.data, "read,write,edit,bash,grep,find,ls,remember,tool_search");
-	assert_int_equal(ts.ndeferred, n - 8 + 1);
+	assert_string_equal(b.data, "read,write,edit,bash,grep,tool_search");
+	assert_int_equal(ts.ndeferred, n - 5 + 1);
 	assert_true(ts.saved_tokens >= builtin + 20);
 	/* once a request went out the decision is frozen */
 	toolset_init(&ts, all, n, 0, &tool_search);
