@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "prompt/context.h"
+#include "llm/conv.h"
 #include "repo/info.h"
 #include "prompt/memory.h"
 #include "llm/tool.h"
@@ -47,7 +48,6 @@ prompt_build(struct buf *out, const char *root, const char *date, const struct t
 	buf_adds(out,
 		 "You are hearth, a coding agent in a software project on the user's machine. "
 		 "The user sees every tool call and file change.\n\n");
-	buf_addf(out, "Workspace root: %s\nToday's date: %s\n", root, date);
 	if (ntools && !deferring) {
 		buf_adds(out, "Tools:");
 		for (i = 0; i < ntools; i++)
@@ -62,6 +62,9 @@ prompt_build(struct buf *out, const char *root, const char *date, const struct t
 		 "- Change files with edit; use write only for new files or full rewrites.\n"
 		 "- Check your work with bash (build, tests) and fix what fails.\n"
 		 "- When done, stop calling tools and answer briefly: what you changed and how you checked it.\n");
+	/* what differs between sessions comes last, after the mark (llm/conv.h) */
+	buf_adds(out, CONV_SESSION_MARK);
+	buf_addf(out, "Workspace root: %s\nToday's date: %s\n", root, date);
 }
 
 /* Branch, upstream and dirty files, read once: the prompt must not change mid-session. */
