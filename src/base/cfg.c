@@ -63,6 +63,7 @@ static const struct cfg_key cfg_keys[] = {
 	K("serve.cache_ram", CFG_INT, serve_cache_ram),
 	K("serve.slot_similarity", CFG_DBL, serve_slot_similarity),
 	K("serve.args", CFG_LIST, serve_args),
+	K("slot_files_max_mb", CFG_INT, slot_files_max_mb),
 	K("theme", CFG_STR, theme),
 	K("open_in", CFG_STR, open_in),
 	K("sandbox", CFG_STR, sandbox),
@@ -104,6 +105,7 @@ cfg_defaults(struct cfg *c)
 	c->serve_cache_type = xstrdup("q8_0");
 	c->serve_cache_ram = -2;
 	c->serve_slot_similarity = -1;
+	c->slot_files_max_mb = 2048;
 }
 
 /* Free a NULL-terminated list of strings (NULL ok). */

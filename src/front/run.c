@@ -568,7 +568,14 @@ front_run_release(struct front_run *r)
 	perm_gate_free(r->gate);
 	llama_free(r->llama);
 	http_free(r->http);
-	llama_serve_stop(r->serve);
+	if (r->serve) { /* the managed server's slot files, after the last save: within the budget */
+		struct buf dir = BUF_INIT;
+
+		llama_serve_stop(r->serve);
+		buf_addf(&dir, "%s/slots", r->state_dir.data);
+		llama_serve_prune_slots(dir.data, (long long)r->cfg.slot_files_max_mb << 20, NULL);
+		buf_release(&dir);
+	}
 	r->serve = NULL;
 	front_output_free(r->pm);
 	work_shutdown(); /* a cancelled repo_map may still run: before the loop and the map's cache go */

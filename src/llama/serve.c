@@ -8,6 +8,7 @@
 #include "llama/serve.h"
 
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -413,4 +414,72 @@ llama_serve_exited(const struct llama_serve *s, struct buf *why)
 	buf_addf(why, "the llama-server hearth started exited (status %d)%s%s", proc_status(s->proc),
 		 *llama_serve_reason(s) ? ": " : "", llama_serve_reason(s));
 	return 1;
+}
+
+/* One slot file: its name and what counts for the budget. */
+struct llama_serve_slotfile {
+	char name[256];
+	long long size;
+	time_t mtime;
+};
+
+/* Oldest first. */
+static int
+llama_serve_slotfile_cmp(const void *a, const void *b)
+{
+	const struct llama_serve_slotfile *x = a, *y = b;
+
+	return x->mtime < y->mtime ? -1 : x->mtime > y->mtime ? 1 : strcmp(x->name, y->name);
+}
+
+/* Delete the oldest hearth-*.bin files of dir until the rest fit max_bytes (see llama/serve.h). */
+int
+llama_serve_prune_slots(const char *dir, long long max_bytes, long long *freed)
+{
+	struct llama_serve_slotfile *v = NULL;
+	size_t n = 0, cap = 0, i;
+	long long total = 0;
+	struct dirent *de;
+	DIR *d = opendir(dir);
+	int removed = 0;
+
+	if (freed)
+		*freed = 0;
+	if (!d)
+		return 0;
+	while ((de = readdir(d)) != NULL) {
+		struct stat st;
+		char path[4096];
+		size_t len = strlen(de->d_name);
+
+		if (strncmp(de->d_name, "hearth-", 7) || len < 11 || len >= sizeof v->name ||
+		    strcmp(de->d_name + len - 4, ".bin"))
+			continue;
+		snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+		if (lstat(path, &st) < 0 || !S_ISREG(st.st_mode))
+			continue;
+		if (n == cap)
+			v = xrealloc(v, (cap = cap ? cap * 2 : 16) * sizeof *v);
+		memcpy(v[n].name, de->d_name, len + 1);
+		v[n].size = (long long)st.st_size;
+		v[n].mtime = st.st_mtime;
+		total += v[n].size;
+		n++;
+	}
+	closedir(d);
+	if (n)
+		qsort(v, n, sizeof *v, llama_serve_slotfile_cmp);
+	for (i = 0; i < n && total > max_bytes; i++) {
+		char path[4096];
+
+		snprintf(path, sizeof path, "%s/%s", dir, v[i].name);
+		if (unlink(path) == 0) {
+			total -= v[i].size;
+			if (freed)
+				*freed += v[i].size;
+			removed++;
+		}
+	}
+	free(v);
+	return removed;
 }

@@ -65,5 +65,12 @@ void llama_serve_stop(struct llama_serve *s);
  * the model, crashed); why gets one line with its last output.
  */
 int llama_serve_exited(const struct llama_serve *s, struct buf *why);
+/*
+ * Slot files beyond the budget (issue 14: slot files were never deleted):
+ * delete the oldest (by mtime) hearth-<session>.bin files of dir until the
+ * rest come to at most max_bytes.  Other files are left alone.  Returns the
+ * number deleted; freed gets their bytes (may be NULL).  A missing dir: 0.
+ */
+int llama_serve_prune_slots(const char *dir, long long max_bytes, long long *freed);
 
 #endif
