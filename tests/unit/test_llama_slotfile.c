@@ -66,8 +66,14 @@ test_prune_budget(void **state)
 	assert_int_equal(llama_serve_prune_slots(dir, 0, &freed), 2);
 	assert_false(exists(dir, "hearth-new.bin"));
 	assert_int_equal(llama_serve_prune_slots("/nonexistent/dir", 0, NULL), 0);
-	unlink(strcat(strcpy((char[512]){ 0 }, dir), "/other.bin"));
-	unlink(strcat(strcpy((char[512]){ 0 }, dir), "/hearth-notes.txt"));
+	{
+		char path[512];
+
+		snprintf(path, sizeof path, "%s/other.bin", dir);
+		unlink(path);
+		snprintf(path, sizeof path, "%s/hearth-notes.txt", dir);
+		unlink(path);
+	}
 	assert_int_equal(rmdir(dir), 0);
 }
 
