@@ -83,7 +83,7 @@ def start_server(model, save_dir, log):
     port = free_port()
     url = "http://127.0.0.1:%d" % port
     args = [SERVER, "-m", os.path.join(MODELS, model), "-c", "16384", "-np", str(SLOTS), "--jinja",
-            "--reasoning", "off", "-n", "24", "-t", "2", "--metrics", "--host", "127.0.0.1",
+            "--reasoning", "off", "-n", "24", "-t", os.environ.get("HEARTH_BENCH_THREADS", "1"), "--metrics", "--host", "127.0.0.1",
             "--port", str(port)] + (["--slot-save-path", save_dir] if save_dir else []) + EXTRA
     p = subprocess.Popen(args, stdout=open(log, "w"), stderr=subprocess.STDOUT)
     for _ in range(600):

@@ -433,26 +433,13 @@ bash_read_only(const cJSON *args)
 const struct tool tool_bash = {
 	.name = "bash",
 	.description =
-		"Run a shell command with /bin/sh -c in the workspace root and return its "
-		"output (stdout and stderr merged, in order) followed by its exit code. There "
-		"is no terminal and no input (stdin is empty): interactive programs, prompts "
-		"and pagers cannot work, so pass non-interactive flags (-y, --no-pager, -m). "
-		"The command is killed, with every process it started, after `timeout` "
-		"seconds (default 120, at most 600). Output over 50 KB is cut to its last "
-		"50 KB and the full output is saved to a file you can open with the read "
-		"tool. A non-zero exit code is reported, not an error. A background job "
-		"(cmd &) must redirect its output (cmd > file 2>&1 &) or it is killed when "
-		"the command ends. Depending on the user's settings the command runs in a "
-		"sandbox: then only the workspace and $TMPDIR are writable, the network is "
-		"off, and no process outlives the command. Prefer read, grep, find and edit "
-		"for files.",
+		"Run a command with /bin/sh -c in the workspace root; returns its output and "
+		"exit code. No terminal, no stdin: use non-interactive flags. Killed after "
+		"timeout seconds (default 120). Redirect the output of a background job (cmd "
+		"> f 2>&1 &).",
 	.schema_json =
-		"{\"type\":\"object\",\"properties\":{"
-		"\"command\":{\"type\":\"string\",\"description\":\"Shell command line, run "
-		"by /bin/sh -c in the workspace root\"},"
-		"\"timeout\":{\"type\":\"integer\",\"description\":\"Seconds before the "
-		"command is killed (default 120, at most 600)\"}},"
-		"\"required\":[\"command\"]}",
+		"{\"type\":\"object\",\"properties\":{\"command\":{\"type\":\"string\"},"
+		"\"timeout\":{\"type\":\"integer\"}},\"required\":[\"command\"]}",
 	.flags = TOOL_MUTATES | TOOL_NEEDS_APPROVAL | TOOL_SHELL | TOOL_CORE,
 	.start = bash_start,
 	.cancel = bash_cancel,

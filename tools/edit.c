@@ -570,21 +570,14 @@ edit_preview(const cJSON *args, const struct tool_env *env, struct buf *out)
 const struct tool tool_edit = {
 	.name = "edit",
 	.description =
-		"Replace exact text in a file. old_text must match the file exactly, including "
-		"indentation and whitespace, and must occur once (add surrounding lines to make "
-		"it unique) unless replace_all is true. Copy old_text from read output without "
-		"the line numbers. Returns the diff of the change.",
+		"Replace old_text with new_text in a file. old_text must match exactly "
+		"(indentation too) and occur once, unless replace_all; copy it from read "
+		"output without the line numbers.",
 	.schema_json =
-		"{\"type\":\"object\",\"properties\":{"
-		"\"path\":{\"type\":\"string\",\"description\":\"File path, relative to the "
-		"workspace root or absolute\"},"
-		"\"old_text\":{\"type\":\"string\",\"description\":\"Exact text to replace\"},"
-		"\"new_text\":{\"type\":\"string\",\"description\":\"Text to put in its "
-		"place\"},"
-		"\"replace_all\":{\"type\":\"boolean\",\"description\":\"Replace every "
-		"occurrence (default false)\"}},"
-		"\"required\":[\"path\",\"old_text\",\"new_text\"],"
-		"\"additionalProperties\":false}",
+		"{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\"},"
+		"\"old_text\":{\"type\":\"string\"},\"new_text\":{\"type\":\"string\"},"
+		"\"replace_all\":{\"type\":\"boolean\"}},"
+		"\"required\":[\"path\",\"old_text\",\"new_text\"]}",
 	.flags = TOOL_MUTATES | TOOL_NEEDS_APPROVAL | TOOL_SHOWS_FILE | TOOL_EDITS | TOOL_CORE,
 	.start = edit_start,
 	.cancel = NULL,

@@ -149,7 +149,7 @@ const struct tool tool_find_files = {
 		"\"path\":{\"type\":\"string\",\"description\":\"Directory to search "
 		"(default: workspace root)\"}},"
 		"\"required\":[\"pattern\"],\"additionalProperties\":false}",
-	.flags = TOOL_READ_ONLY | TOOL_CORE,
+	.flags = TOOL_READ_ONLY,
 	.start = find_start,
 	.cancel = NULL,
 	.paths = tool_path_arg,

@@ -304,24 +304,15 @@ grep_digest(const cJSON *args, const char *text, struct buf *out)
 const struct tool tool_grep = {
 	.name = "grep",
 	.description =
-		"Search file contents. pattern is a POSIX extended regular expression (or a "
-		"fixed string with literal=true). Searches path (default: the whole workspace) "
-		"recursively, skipping .git, .gitignore'd files, binary files and files over "
-		"4 MB. Prints path:line:text, sorted by path, at most 200 matches; a final note "
-		"says how many more there were.",
+		"Search file contents with a POSIX extended regex (or literal text) under "
+		"path (default: the workspace), skipping .git and ignored files. Prints "
+		"path:line:text.",
 	.schema_json =
-		"{\"type\":\"object\",\"properties\":{"
-		"\"pattern\":{\"type\":\"string\",\"description\":\"Regular expression (POSIX "
-		"ERE) or, with literal=true, the exact text to find\"},"
-		"\"path\":{\"type\":\"string\",\"description\":\"File or directory to search "
-		"(default: workspace root)\"},"
-		"\"glob\":{\"type\":\"string\",\"description\":\"Only files matching this glob, "
-		"e.g. *.c or src/**/*.{c,h}\"},"
-		"\"ignore_case\":{\"type\":\"boolean\",\"description\":\"Case-insensitive "
-		"search (default false)\"},"
-		"\"literal\":{\"type\":\"boolean\",\"description\":\"Treat pattern as a fixed "
-		"string (default false)\"}},"
-		"\"required\":[\"pattern\"],\"additionalProperties\":false}",
+		"{\"type\":\"object\",\"properties\":{\"pattern\":{\"type\":\"string\"},"
+		"\"path\":{\"type\":\"string\"},"
+		"\"glob\":{\"type\":\"string\",\"description\":\"e.g. *.c\"},"
+		"\"ignore_case\":{\"type\":\"boolean\"},\"literal\":{\"type\":\"boolean\"}},"
+		"\"required\":[\"pattern\"]}",
 	.flags = TOOL_READ_ONLY | TOOL_SHOWS_MATCHES | TOOL_CORE,
 	.start = grep_start,
 	.cancel = NULL,

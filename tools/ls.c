@@ -157,7 +157,7 @@ const struct tool tool_ls = {
 		"\"path\":{\"type\":\"string\",\"description\":\"Directory or file (default: "
 		"workspace root)\"}},"
 		"\"additionalProperties\":false}",
-	.flags = TOOL_READ_ONLY | TOOL_CORE,
+	.flags = TOOL_READ_ONLY,
 	.start = ls_start,
 	.cancel = NULL,
 	.paths = tool_path_arg,

@@ -324,19 +324,13 @@ read_digest(const cJSON *args, const char *text, struct buf *out)
 const struct tool tool_read = {
 	.name = "read",
 	.description =
-		"Read a text file. Returns its lines numbered like cat -n (line number, tab, "
-		"text). At most 2000 lines and 50 KB per call; lines longer than 2000 bytes are "
-		"cut. When the output is cut, a final note says which offset to pass to "
-		"continue. Binary files are refused; for a directory use ls.",
+		"Read a text file; lines are numbered like cat -n. At most 2000 lines per "
+		"call: a final note gives the offset to continue.",
 	.schema_json =
-		"{\"type\":\"object\",\"properties\":{"
-		"\"path\":{\"type\":\"string\",\"description\":\"File path, relative to the "
-		"workspace root or absolute\"},"
-		"\"offset\":{\"type\":\"integer\",\"description\":\"1-based line number to "
-		"start at (default 1)\"},"
-		"\"limit\":{\"type\":\"integer\",\"description\":\"Number of lines to show "
-		"(default and maximum 2000)\"}},"
-		"\"required\":[\"path\"],\"additionalProperties\":false}",
+		"{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\"},"
+		"\"offset\":{\"type\":\"integer\",\"description\":\"First line, 1-based\"},"
+		"\"limit\":{\"type\":\"integer\",\"description\":\"Number of lines\"}},"
+		"\"required\":[\"path\"]}",
 	.flags = TOOL_READ_ONLY | TOOL_SHOWS_FILE | TOOL_CORE,
 	.start = read_start,
 	.cancel = NULL,

@@ -38,7 +38,7 @@ const struct tool tool_remember = {
 		"\"text\":{\"type\":\"string\",\"description\":\"The fact, one line\"},"
 		"\"path\":{\"type\":\"string\",\"description\":\"A file or URL the fact refers to (optional)\"}},"
 		"\"required\":[\"kind\",\"text\"],\"additionalProperties\":false}",
-	.flags = TOOL_CORE,
+	.flags = 0,
 	.start = remember_start,
 	.cancel = NULL,
 	.paths = tool_path_arg, /* confinement: a file it refers to */

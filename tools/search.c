@@ -31,12 +31,11 @@ search_start(struct tool_job *job, const cJSON *args)
 const struct tool tool_search = {
 	.name = "tool_search",
 	.description =
-		"Load more tools by keyword (the system prompt lists the ones not loaded yet). "
-		"Matching tools can be called from the next step on.",
+		"Load a tool that is not loaded yet (see the system prompt) by name or keyword; "
+		"* loads all.",
 	.schema_json =
 		"{\"type\":\"object\",\"properties\":{"
-		"\"query\":{\"type\":\"string\",\"description\":\"A tool name or keyword; * loads every tool\"}},"
-		"\"required\":[\"query\"],\"additionalProperties\":false}",
+		"\"query\":{\"type\":\"string\"}},\"required\":[\"query\"]}",
 	.flags = TOOL_READ_ONLY | TOOL_DISCOVERY,
 	.start = search_start,
 	.cancel = NULL,

@@ -254,16 +254,10 @@ write_preview(const cJSON *args, const struct tool_env *env, struct buf *out)
 const struct tool tool_write = {
 	.name = "write",
 	.description =
-		"Create a file or replace its whole content. Missing parent directories are "
-		"created. Prefer edit for changing part of an existing file. Returns the line "
-		"and byte count.",
+		"Create a file or replace all of it. Use edit to change part of a file.",
 	.schema_json =
-		"{\"type\":\"object\",\"properties\":{"
-		"\"path\":{\"type\":\"string\",\"description\":\"File path, relative to the "
-		"workspace root or absolute\"},"
-		"\"content\":{\"type\":\"string\",\"description\":\"The complete new content "
-		"of the file\"}},"
-		"\"required\":[\"path\",\"content\"],\"additionalProperties\":false}",
+		"{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\"},"
+		"\"content\":{\"type\":\"string\"}},\"required\":[\"path\",\"content\"]}",
 	.flags = TOOL_MUTATES | TOOL_NEEDS_APPROVAL | TOOL_SHOWS_FILE | TOOL_EDITS | TOOL_CORE,
 	.start = write_start,
 	.preview = write_preview,

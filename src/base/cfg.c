@@ -58,6 +58,13 @@ static const struct cfg_key cfg_keys[] = {
 	K("serve.model", CFG_STR, serve_model),
 	K("serve.binary", CFG_STR, serve_binary),
 	K("serve.ctx", CFG_INT, serve_ctx),
+	K("serve.slots", CFG_INT, serve_slots),
+	K("serve.cache_type", CFG_STR, serve_cache_type),
+	K("serve.kv_unified", CFG_BOOL, serve_kv_unified),
+	K("serve.cache_ram", CFG_INT, serve_cache_ram),
+	K("serve.slot_similarity", CFG_DBL, serve_slot_similarity),
+	K("serve.args", CFG_LIST, serve_args),
+	K("slot_files_max_mb", CFG_INT, slot_files_max_mb),
 	K("theme", CFG_STR, theme),
 	K("open_in", CFG_STR, open_in),
 	K("sandbox", CFG_STR, sandbox),
@@ -94,13 +101,19 @@ cfg_defaults(struct cfg *c)
 	c->context_reserve = 4096;
 	c->think_word = xstrdup("ultrathink");
 	c->explore_cutoff = 6;
-	c->defer_tools = -1;
+	c->defer_tools = 1; /* issue 14: the first turn <= 1,200 tokens */
 	c->defer_tools_min_tokens = 2000;
 	c->mouse = 1;
+	c->serve_ctx = 32768;
+	c->serve_slots = 1;
+	c->serve_cache_type = xstrdup("q8_0");
+	c->serve_cache_ram = -2;
+	c->serve_slot_similarity = -1;
+	c->slot_files_max_mb = 2048;
 }
 
 /* Free a NULL-terminated list of strings (NULL ok). */
-static void
+void
 cfg_list_free(char **v)
 {
 	char **p;

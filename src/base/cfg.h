@@ -41,7 +41,14 @@ struct cfg {
 	int defer_tools_min_tokens; /* 2000: auto defers when the deferrable schemas come to this many tokens */
 	char *serve_model;       /* "serve.model": a GGUF file to start llama-server with (NULL = none) */
 	char *serve_binary;      /* "serve.binary": the llama-server to start ("llama-server" from PATH) */
-	int serve_ctx;           /* "serve.ctx": context size for the managed server (0 = the model's) */
+	int serve_ctx;           /* "serve.ctx": context per slot for the managed server (32768; 0 = the model's) */
+	int serve_slots;         /* "serve.slots": llama-server -np (1) */
+	char *serve_cache_type;  /* "serve.cache_type": KV cache type, K and V ("q8_0"; f16 when the model cannot) */
+	int serve_kv_unified;    /* "serve.kv_unified": --kv-unified (0) */
+	int serve_cache_ram;     /* "serve.cache_ram": --cache-ram MiB (-2: the server's default) */
+	double serve_slot_similarity; /* "serve.slot_similarity": --slot-prompt-similarity (-1: 0.9 with several unified slots, else the server's) */
+	int slot_files_max_mb;   /* "slot_files_max_mb": the managed server's slot files are pruned to this (2048) */
+	char **serve_args;       /* "serve.args": extra llama-server arguments (user settings only); NULL-terminated or NULL */
 	char *theme;             /* full-screen colour theme name or file (NULL: "default") */
 	char *sandbox;           /* "workspace-write" (NULL: the default), "read-only" or "off": bash's sandbox */
 	int sandbox_network;     /* 0: bash commands in the sandbox have no network */
@@ -56,6 +63,8 @@ struct cfg {
 void cfg_defaults(struct cfg *c);
 /* Free strings. */
 void cfg_release(struct cfg *c);
+/* Free a NULL-terminated list of strings such as serve_args (NULL ok). */
+void cfg_list_free(char **v);
 /*
  * Merge one settings file into c.  Missing file: 0.  Invalid JSON: -1
  * with e = "path:line:col: invalid JSON ...", c unchanged.  Unknown keys

@@ -275,6 +275,9 @@ decide_trust(struct front_run *r)
 	r->cfg.allow_outside_workspace = user.allow_outside_workspace;
 	free(r->cfg.serve_binary);
 	r->cfg.serve_binary = user.serve_binary ? xstrdup(user.serve_binary) : NULL;
+	cfg_list_free(r->cfg.serve_args); /* extra server arguments: the user's own settings only */
+	r->cfg.serve_args = user.serve_args;
+	user.serve_args = NULL;
 	cfg_release(&user);
 	buf_release(&warnings);
 }
@@ -627,7 +630,7 @@ static int
 start_server(struct front_run *r)
 {
 	struct llama_serve_opts so = { 0 };
-	struct buf url = BUF_INIT;
+	struct buf url = BUF_INIT, notes = BUF_INIT;
 	struct err e = ERR_INIT;
 
 	so.model = r->serve_model[0] ? r->serve_model : r->cfg.serve_model;
@@ -635,9 +638,20 @@ start_server(struct front_run *r)
 		return 0;
 	so.binary = r->cfg.serve_binary;
 	so.ctx = r->cfg.serve_ctx;
+	so.slots = r->cfg.serve_slots;
+	so.cache_type = r->cfg.serve_cache_type;
+	so.kv_unified = r->cfg.serve_kv_unified;
+	so.cache_ram = r->cfg.serve_cache_ram;
+	so.similarity = r->cfg.serve_slot_similarity;
+	so.args = r->cfg.serve_args;
+	so.notes = &notes;
 	so.state_dir = r->state_dir.data;
 	so.interrupted = &r->interrupted;
-	if (!(r->serve = llama_serve_start(r->loop, &so, &url, &e))) {
+	r->serve = llama_serve_start(r->loop, &so, &url, &e);
+	if (notes.len)
+		fprintf(stderr, "hearth: --serve: %s", notes.data);
+	buf_release(&notes);
+	if (!r->serve) {
 		fprintf(stderr, "hearth: --serve: %s\n", e.msg);
 		buf_release(&url);
 		return -1;
@@ -701,7 +715,14 @@ front_run_release(struct front_run *r)
 	perm_gate_free(r->gate);
 	llama_free(r->llama);
 	http_free(r->http);
-	llama_serve_stop(r->serve);
+	if (r->serve) { /* the managed server's slot files, after the last save: within the budget */
+		struct buf dir = BUF_INIT;
+
+		llama_serve_stop(r->serve);
+		buf_addf(&dir, "%s/slots", r->state_dir.data);
+		llama_serve_prune_slots(dir.data, (long long)r->cfg.slot_files_max_mb << 20, NULL);
+		buf_release(&dir);
+	}
 	r->serve = NULL;
 	front_output_free(r->pm);
 	work_shutdown(); /* a cancelled repo_map may still run: before the loop and the map's cache go */

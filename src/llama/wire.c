@@ -22,6 +22,7 @@
 #include "base/cfg.h"
 #include "base/json.h"
 #include "base/sanitize.h"
+#include "llm/conv.h"
 #include "llm/tool.h"
 #include "base/xmalloc.h"
 
@@ -99,7 +100,7 @@ llama_wire_assistant(const struct conv_msg *m, int earlier, const char *gen_pref
 
 /* A user message: tool results become `tool` messages, text one user message. */
 static void
-llama_wire_user(const struct conv_msg *m, cJSON *msgs)
+llama_wire_user(const struct conv_msg *m, cJSON *msgs, const char **lead)
 {
 	struct buf text = BUF_INIT;
 	size_t i;
@@ -117,6 +118,11 @@ llama_wire_user(const struct conv_msg *m, cJSON *msgs)
 		} else if (b->kind == CONV_TEXT) {
 			if (text.len)
 				buf_adds(&text, "\n\n");
+			else if (*lead) { /* the session part of the system prompt opens the first user message */
+				buf_adds(&text, *lead);
+				buf_adds(&text, "\n");
+				*lead = NULL;
+			}
 			buf_adds(&text, b->text);
 		}
 	}
@@ -184,14 +190,30 @@ llama_wire_request_gen(const struct cfg *cfg, const char *model, const struct pr
 	cJSON *root = cJSON_CreateObject(), *msgs = cJSON_CreateArray(), *o;
 	const struct conv *cv = req->conv;
 	size_t lq = llama_wire_last_query(cv);
+	const char *lead = NULL;
 	char *text;
 	size_t i;
 
 	cJSON_AddStringToObject(root, "model", model ? model : "local");
 	if (cv->system) {
+		/*
+		 * The session part goes to the first user message: the system prompt
+		 * (and the tools the template renders with it) is then the same for
+		 * every session, so a session that lands on another's slot reuses it.
+		 */
+		const char *mark = strstr(cv->system, CONV_SESSION_MARK);
+
 		o = cJSON_CreateObject();
 		cJSON_AddStringToObject(o, "role", "system");
-		lw_str(o, "content", cv->system);
+		if (mark && llama_wire_last_query(cv) < cv->nmsgs) {
+			char *stable = xstrndup(cv->system, (size_t)(mark - cv->system));
+
+			lw_str(o, "content", stable);
+			free(stable);
+			lead = mark + 2;
+		} else {
+			lw_str(o, "content", cv->system);
+		}
 		cJSON_AddItemToArray(msgs, o);
 	}
 	for (i = 0; i < cv->nmsgs; i++) {
@@ -199,7 +221,7 @@ llama_wire_request_gen(const struct cfg *cfg, const char *model, const struct pr
 			cJSON_AddItemToArray(msgs, llama_wire_assistant(&cv->msgs[i], lq < cv->nmsgs && i < lq,
 								       gen_prefix));
 		else
-			llama_wire_user(&cv->msgs[i], msgs);
+			llama_wire_user(&cv->msgs[i], msgs, &lead);
 	}
 	cJSON_AddItemToObject(root, "messages", msgs);
 	if (req->ntools)

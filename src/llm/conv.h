@@ -43,6 +43,16 @@ struct conv_msg {
 	int aborted; /* the turn was interrupted; content is partial */
 };
 
+/*
+ * In a system prompt, the part after this line is specific to the session
+ * (workspace, date, git state, project instructions); the part before it is
+ * the same for every session with the same tools.  A provider whose server
+ * caches by prompt prefix across sessions may send the session part at the
+ * start of the first user message instead (llama/wire.c), so sessions
+ * share the cached system prompt.
+ */
+#define CONV_SESSION_MARK "\n\n# This session\n"
+
 struct conv {
 	char *system;
 	struct conv_msg *msgs;

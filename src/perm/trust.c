@@ -134,6 +134,15 @@ perm_trust_settings(const char *root, struct buf *show, struct buf *canon)
 		cJSON_AddItemToObject(c, "serve.binary", cJSON_Duplicate(v, 1));
 		n++;
 	}
+	if (((v = json_obj(f.proj, "serve")) != NULL && (v = cJSON_GetObjectItemCaseSensitive(v, "args")) != NULL) ||
+	    (v = cJSON_GetObjectItemCaseSensitive(f.proj, "serve.args")) != NULL) {
+		char *a = json_print(v);
+
+		buf_addf(show, "serve.args: %s (arguments of the llama-server hearth starts)\n", a);
+		free(a);
+		cJSON_AddItemToObject(c, "serve.args", cJSON_Duplicate(v, 1));
+		n++;
+	}
 	if (n) {
 		s = json_print(c);
 		buf_addf(canon, "settings %s\n", s);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "prompt/context.h"
+#include "llm/conv.h"
 #include "repo/info.h"
 #include "prompt/memory.h"
 #include "llm/tool.h"
@@ -34,33 +35,36 @@ prompt_deferred(struct buf *out, const struct tool *const *tools, size_t ntools)
 		buf_adds(out, "\n");
 }
 
-/* The default prompt. */
+/* The default prompt (kept short: issue 14 wants the first turn <= 1,200 tokens with the tools). */
 static void
 prompt_build(struct buf *out, const char *root, const char *date, const struct tool *const *tools,
 	     size_t ntools)
 {
 	size_t i;
+	int deferring = 0;
 
+	for (i = 0; i < ntools; i++)
+		deferring |= (tools[i]->flags & TOOL_DISCOVERY) != 0;
 	buf_adds(out,
-		 "You are hearth, a coding agent working in a software project on the user's machine.\n"
-		 "You act through tools; the user sees every tool call and every file change.\n\n");
-	buf_addf(out, "Workspace root: %s\nToday's date: %s\n", root, date);
-	if (ntools) {
+		 "You are hearth, a coding agent in a software project on the user's machine. "
+		 "The user sees every tool call and file change.\n\n");
+	if (ntools && !deferring) {
 		buf_adds(out, "Tools:");
 		for (i = 0; i < ntools; i++)
 			buf_addf(out, "%s %s", i ? "," : "", tools[i]->name);
 		buf_adds(out, "\n");
-		prompt_deferred(out, tools, ntools);
 	}
+	prompt_deferred(out, tools, ntools);
 	buf_adds(out,
 		 "\nHow to work:\n"
-		 "- Paths are relative to the workspace root. Stay inside it.\n"
-		 "- Find code with grep and find; read only the parts you need (read takes offset and limit).\n"
-		 "- Do not read the same file twice unless it changed. Once you know enough, make the change.\n"
-		 "- Change files with edit (exact old_text that occurs once, copied from read output without the line-number prefix); use write only for new files or full rewrites.\n"
-		 "- Run builds and tests with bash to check your work; read errors and fix them.\n"
-		 "- Call tools with arguments that are a JSON object matching the tool's schema.\n"
-		 "- When the task is done, stop calling tools and answer briefly: what you changed and how you checked it.\n");
+		 "- Paths are relative to the workspace root; stay inside it.\n"
+		 "- Find code with grep; read only the lines you need, each file once.\n"
+		 "- Change files with edit; use write only for new files or full rewrites.\n"
+		 "- Check your work with bash (build, tests) and fix what fails.\n"
+		 "- When done, stop calling tools and answer briefly: what you changed and how you checked it.\n");
+	/* what differs between sessions comes last, after the mark (llm/conv.h) */
+	buf_adds(out, CONV_SESSION_MARK);
+	buf_addf(out, "Workspace root: %s\nToday's date: %s\n", root, date);
 }
 
 /* Branch, upstream and dirty files, read once: the prompt must not change mid-session. */

@@ -17,7 +17,7 @@ export LONG
 # ---- automatic: the third turn would not fit ----------------------------------
 python3 - "$E2E_TMP/auto.json" <<'PYEOF'
 import json, os, sys
-json.dump({"n_ctx": 3000, "turns": [
+json.dump({"n_ctx": 1700, "turns": [
     {"text": os.environ["LONG"]},
     {"text": "Second answer SECOND_A."},
     {"text": "## Goal\nfix the parser\n## Decisions\nnone\n## Files touched\nhello.c\n## Open problems\nnone\n## Next step\ntest SUMMARY_S"},

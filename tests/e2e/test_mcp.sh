@@ -13,7 +13,7 @@ DEMO=$E2E_ROOT/${BUILD:-build}/mcp-demo
 REPO=$E2E_TMP/repo
 make_repo "$REPO"
 mkdir -p "$E2E_TMP/repo2/.hearth"
-printf '{"defer_tools_min_tokens": 250}\n' >"$E2E_TMP/repo2/.hearth/settings.json"
+printf '{"defer_tools": "auto", "defer_tools_min_tokens": 250}\n' >"$E2E_TMP/repo2/.hearth/settings.json"
 export DEMO
 
 # ---- a project .mcp.json: tools offered, a call answered ------------------
@@ -56,7 +56,10 @@ sysp = CHAT[0]["messages"][0]["content"]
 need(re.search(r"Not loaded yet.*mcp__demo__add", sysp), "the prompt does not list the MCP tools to load")'
 mock_stop
 mock_start plain
-hearth_run auto_small -p --server "$MOCK_URL" --cwd "$E2E_TMP/repo2" "hi"
+make_repo "$E2E_TMP/repo3"
+mkdir -p "$E2E_TMP/repo3/.hearth"
+printf '{"defer_tools": "auto"}\n' >"$E2E_TMP/repo3/.hearth/settings.json"
+hearth_run auto_small -p --server "$MOCK_URL" --cwd "$E2E_TMP/repo3" "hi"
 check "defer_tools auto, built-in tools only (no .mcp.json): everything up front" pycheck '
 n = [t["function"]["name"] for t in CHAT[0].get("tools", [])]
 need("tool_search" not in n and "outline" in n, "tools %r" % n)'

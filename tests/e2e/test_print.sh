@@ -61,7 +61,7 @@ for i, b in enumerate(CHAT):
              and e["function"].get("name") and isinstance(e["function"].get("parameters"), dict),
              "request %d: bad tool entry %r" % (i, e))
     names = tool_names(b)
-    missing = {"read", "write", "edit", "bash", "grep", "find", "ls"} - set(names)
+    missing = {"read", "write", "edit", "bash", "grep", "tool_search"} - set(names)
     need(not missing, "request %d: missing tools %s (have %s)" % (i, sorted(missing), names))
     need(len(names) == len(set(names)), "duplicate tool names %r" % names)'
 

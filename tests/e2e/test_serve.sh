@@ -48,9 +48,10 @@ def val(flag):
     return argv[argv.index(flag) + 1] if flag in argv else None
 want = {"-m": model, "--host": "127.0.0.1", "-ngl": "99", "-fa": "on", "--cache-type-k": "q8_0",
         "--cache-type-v": "q8_0", "--reasoning": "off", "-np": "1",
-        "--slot-save-path": state + "/hearth/slots", "--alias": "tiny model", "-c": "0"}
+        "--slot-save-path": state + "/hearth/slots", "--alias": "tiny model", "-c": "32768"}
 bad = {k: val(k) for k in want if val(k) != want[k]}
-if bad or "--jinja" not in argv or not (val("--port") or "").isdigit():
+if bad or "--jinja" not in argv or not (val("--port") or "").isdigit() or "--kv-unified" in argv \
+        or "--slot-prompt-similarity" in argv or "--cache-ram" in argv:
     print("argv:", argv, "wrong:", bad)
     sys.exit(1)
 EOF
@@ -102,6 +103,66 @@ check_rc "serve.model setting: exit status 0" 0
 check "serve.model setting: -c from serve.ctx" grep -qx 4096 "$E2E_TMP/argv"
 rm -f "$REPO/.hearth/settings.json"
 
+# ---- the serve.* settings (issue 14 item 7) -------------------------------------
+mkdir -p "$XDG_CONFIG_HOME/hearth"
+printf '{"serve": {"slots": 2, "ctx": 4096, "kv_unified": true, "cache_ram": 2048, "cache_type": "q4_0", "args": ["--checkpoint-min-step", "0"]}}\n' \
+	>"$XDG_CONFIG_HOME/hearth/settings.json"
+(cd "$REPO" && PATH=$FAKEPATH hearth_run serve_knobs -p --serve "$MODEL" "hi" && echo "$RC" >"$E2E_TMP/rc")
+RC=$(cat "$E2E_TMP/rc" 2>/dev/null || echo missing)
+OUT=$E2E_TMP/serve_knobs.out ERR=$E2E_TMP/serve_knobs.err
+check_rc "serve settings: exit status 0" 0
+check "serve settings: slots, context per slot, KV type, unified KV, cache-ram, similarity 0.9, extra args" python3 - "$E2E_TMP/argv" <<'EOF'
+import sys
+argv = open(sys.argv[1]).read().split("\n")[:-1]
+def val(flag):
+    return argv[argv.index(flag) + 1] if flag in argv else None
+want = {"-np": "2", "-c": "8192", "--cache-type-k": "q4_0", "--cache-type-v": "q4_0", "--cache-ram": "2048",
+        "--slot-prompt-similarity": "0.900", "--checkpoint-min-step": "0"}
+bad = {k: val(k) for k in want if val(k) != want[k]}
+if bad or "--kv-unified" not in argv:
+    print("argv:", argv, "wrong:", bad)
+    sys.exit(1)
+EOF
+rm -f "$XDG_CONFIG_HOME/hearth/settings.json"
+# an untrusted project cannot add server arguments
+mkdir -p "$REPO/.hearth"
+printf '{"serve": {"args": ["--slot-save-path", "/tmp/evil"]}}\n' >"$REPO/.hearth/settings.json"
+(cd "$REPO" && PATH=$FAKEPATH hearth_run serve_proj_args -p --serve "$MODEL" "hi" && echo "$RC" >"$E2E_TMP/rc")
+check "serve.args: an untrusted project's extra arguments are not passed" sh -c '! grep -qx /tmp/evil "$1"' sh "$E2E_TMP/argv"
+rm -f "$REPO/.hearth/settings.json"
+
+# a model that cannot take a q8_0 KV cache, a binary without --kv-unified: started again without them
+PICKY=$E2E_TMP/picky
+mkdir -p "$PICKY"
+cat >"$PICKY/llama-server" <<EOF
+#!/bin/sh
+printf '%s ' "\$@" >>"$E2E_TMP/picky.argv"; echo >>"$E2E_TMP/picky.argv"
+case " \$* " in
+*" --kv-unified "*) echo "error: invalid argument: --kv-unified" >&2; exit 1 ;;
+*" q8_0 "*) echo "llama_init_from_model: K cache type q8_0 with block size 32 does not divide n_embd_head_k=16" >&2; exit 1 ;;
+esac
+exec "$BIN/llama-server" "\$@"
+EOF
+chmod +x "$PICKY/llama-server"
+printf '{"serve": {"kv_unified": true}}\n' >"$XDG_CONFIG_HOME/hearth/settings.json"
+(cd "$REPO" && PATH=$PICKY:$FAKEPATH hearth_run serve_fallback -p --serve "$MODEL" "What is the answer?" &&
+	echo "$RC" >"$E2E_TMP/rc")
+RC=$(cat "$E2E_TMP/rc" 2>/dev/null || echo missing)
+OUT=$E2E_TMP/serve_fallback.out ERR=$E2E_TMP/serve_fallback.err
+check_rc "serve fallback: exit status 0" 0
+check "serve fallback: the answer came from the third start" same_text "$OUT" "The answer is 42."
+check "serve fallback: three starts, the last with f16 and without --kv-unified" python3 - "$E2E_TMP/picky.argv" <<'EOF'
+import sys
+runs = [l.split() for l in open(sys.argv[1]).read().splitlines() if l.strip()]
+ok = len(runs) == 3 and "--kv-unified" in runs[0] and "--kv-unified" not in runs[1] and "q8_0" in runs[1] \
+    and "f16" in runs[2] and "q8_0" not in runs[2]
+if not ok:
+    print(runs)
+    sys.exit(1)
+EOF
+check "serve fallback: each fallback is said on stderr" sh -c 'grep -q "does not take --kv-unified" "$1" && grep -q "started with f16" "$1"' sh "$ERR"
+rm -f "$XDG_CONFIG_HOME/hearth/settings.json"
+
 # ---- missing model, missing binary, a server that dies ------------------------
 (cd "$REPO" && PATH=$FAKEPATH hearth_run nomodel -p --serve "$E2E_TMP/none.gguf" "hi" &&
 	echo "$RC" >"$E2E_TMP/rc")
@@ -136,18 +197,21 @@ check "server exits at once: one line with its last output" one_line "$ERR"
 check "server exits at once: the server's reason is shown" contains "$ERR" "unknown model architecture: foo"
 
 # ---- the real llama-server (opt-in) ------------------------------------------
-REAL=/tmp/llama/build/bin/llama-server
-RMODEL=$E2E_ROOT/../shared/models/hybrid-random-qwen35.gguf
-[ -f "$RMODEL" ] || RMODEL=/work/shared/models/hybrid-random-qwen35.gguf
+REAL=${HEARTH_TEST_LLAMA_SERVER_BIN:-/work/llama/build/bin/llama-server}
+[ -x "$REAL" ] || REAL=/tmp/llama/build/bin/llama-server
+# the tiny dense model cannot take the default q8_0 KV cache: the fallback to f16 is under test too
+RMODEL=$E2E_ROOT/../shared/models/tiny-random-llama.gguf
+[ -f "$RMODEL" ] || RMODEL=/work/shared/models/tiny-random-llama.gguf
 if [ -n "${HEARTH_TEST_LLAMA_SERVER:-}" ] && [ -x "$REAL" ] && [ -f "$RMODEL" ]; then
 	mkdir -p "$REPO/.hearth"
-	printf '{"serve": {"binary": "%s", "ctx": 4096}, "max_tokens": 16}\n' "$REAL" >"$REPO/.hearth/settings.json"
+	printf '{"serve": {"binary": "%s", "ctx": 2048, "slots": 2, "args": ["-t", "1"]}, "max_tokens": 16}\n' "$REAL" >"$REPO/.hearth/settings.json"
 	trust_project "$REPO"
 	(cd "$REPO" && HEARTH_TIMEOUT=120 hearth_run real -p --no-tools --serve "$RMODEL" "hi" && echo "$RC" >"$E2E_TMP/rc")
 	RC=$(cat "$E2E_TMP/rc" 2>/dev/null || echo missing)
 	OUT=$E2E_TMP/real.out ERR=$E2E_TMP/real.err
 	check "real llama-server: hearth ran a turn against it (exit 0 or a cut-off answer)" \
 		sh -c '[ "$1" = 0 ] || grep -q "token limit" "$2"' sh "$RC" "$ERR"
+	check "real llama-server: the tiny model's q8_0 refusal led to an f16 start, said on stderr" contains "$ERR" "started with f16"
 	check "real llama-server: no llama-server left running" \
 		sh -c '! pgrep -f "slot-save-path $1/hearth/slots" >/dev/null' sh "$XDG_STATE_HOME"
 	rm -f "$REPO/.hearth/settings.json"

@@ -120,7 +120,7 @@ test_discipline_and_serve_keys(void **state)
 	cfg_defaults(&c);
 	assert_string_equal(c.think_word, "ultrathink");
 	assert_int_equal(c.explore_cutoff, 6);
-	assert_int_equal(c.defer_tools, -1); /* "auto" */
+	assert_int_equal(c.defer_tools, 1); /* issue 14: deferred by default */
 	assert_int_equal(c.defer_tools_min_tokens, 2000);
 	assert_null(c.serve_model);
 	buf_addf(&p, "%s/s.json", dir);

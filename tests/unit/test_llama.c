@@ -101,6 +101,41 @@ test_request_fields(void **state)
 	conv_release(&cv);
 }
 
+/*
+ * The session part of the system prompt (after CONV_SESSION_MARK) opens the
+ * first user message, so every session sends the same system message.
+ */
+static void
+test_session_part_moves_to_first_user(void **state)
+{
+	struct conv cv;
+	cJSON *j, *m;
+	const char *u0, *u1;
+
+	(void)state;
+	conv_init(&cv);
+	conv_set_system(&cv, "You are a coding agent." CONV_SESSION_MARK "Workspace root: /w/a\n");
+	conv_add_user_text(&cv, "First task.");
+	j = build(&cv, 0);
+	m = cJSON_GetObjectItem(j, "messages");
+	assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(m, 0), "content")->valuestring,
+			    "You are a coding agent.");
+	u0 = cJSON_GetObjectItem(cJSON_GetArrayItem(m, 1), "content")->valuestring;
+	assert_string_equal(u0, "# This session\nWorkspace root: /w/a\n\nFirst task.");
+	cJSON_Delete(j);
+	/* a later turn: only the first user message carries it, unchanged */
+	conv_add_msg(&cv, CONV_ASSISTANT);
+	conv_add_block(&cv.msgs[cv.nmsgs - 1], CONV_TEXT, "Done.", NULL, NULL);
+	conv_add_user_text(&cv, "Second task.");
+	j = build(&cv, 0);
+	m = cJSON_GetObjectItem(j, "messages");
+	u1 = cJSON_GetObjectItem(cJSON_GetArrayItem(m, 1), "content")->valuestring;
+	assert_string_equal(u1, "# This session\nWorkspace root: /w/a\n\nFirst task.");
+	assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(m, 3), "content")->valuestring, "Second task.");
+	cJSON_Delete(j);
+	conv_release(&cv);
+}
+
 /* Messages of request k are a byte-exact prefix of request k+1's. */
 static void
 test_prefix_stability(void **state)
@@ -1015,6 +1050,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_cancel_mid_stream, net_setup, net_teardown),
 		cmocka_unit_test_setup_teardown(test_get_slots, net_setup, net_teardown),
 		cmocka_unit_test_setup_teardown(test_stream_idle_timeout, net_setup, net_teardown),
+		cmocka_unit_test(test_session_part_moves_to_first_user),
 		cmocka_unit_test_setup_teardown(test_busy_slot_falls_back, net_setup, net_teardown),
 		cmocka_unit_test_setup_teardown(test_learns_slot_after_unpinned_request, net_setup, net_teardown),
 	};

@@ -3,11 +3,79 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
+#include "llama/serve.h"
 #include "llama/slotfile.h"
+
+/* dir/name with size bytes, modified age seconds ago. */
+static void
+mkfile(const char *dir, const char *name, long size, int age)
+{
+	char path[512];
+	struct timeval tv[2];
+	FILE *f;
+
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	assert_int_equal(ftruncate(fileno(f), size), 0);
+	fclose(f);
+	gettimeofday(&tv[0], NULL);
+	tv[0].tv_sec -= age;
+	tv[1] = tv[0];
+	assert_int_equal(utimes(path, tv), 0);
+}
+
+static int
+exists(const char *dir, const char *name)
+{
+	char path[512];
+
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	return access(path, F_OK) == 0;
+}
+
+/* Slot files beyond the budget: the oldest hearth-*.bin go, nothing else. */
+static void
+test_prune_budget(void **state)
+{
+	char dir[] = "/tmp/test_prune.XXXXXX";
+	long long freed = -1;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	mkfile(dir, "hearth-old.bin", 600000, 300);
+	mkfile(dir, "hearth-mid.bin", 600000, 200);
+	mkfile(dir, "hearth-new.bin", 600000, 100);
+	mkfile(dir, "other.bin", 5000000, 400);     /* not ours */
+	mkfile(dir, "hearth-notes.txt", 5000000, 500);
+	assert_int_equal(llama_serve_prune_slots(dir, 1300000, &freed), 1);
+	assert_int_equal(freed, 600000);
+	assert_false(exists(dir, "hearth-old.bin"));
+	assert_true(exists(dir, "hearth-mid.bin") && exists(dir, "hearth-new.bin"));
+	assert_true(exists(dir, "other.bin") && exists(dir, "hearth-notes.txt"));
+	assert_int_equal(llama_serve_prune_slots(dir, 1300000, NULL), 0); /* within it now */
+	assert_int_equal(llama_serve_prune_slots(dir, 0, &freed), 2);
+	assert_false(exists(dir, "hearth-new.bin"));
+	assert_int_equal(llama_serve_prune_slots("/nonexistent/dir", 0, NULL), 0);
+	{
+		char path[512];
+
+		snprintf(path, sizeof path, "%s/other.bin", dir);
+		unlink(path);
+		snprintf(path, sizeof path, "%s/hearth-notes.txt", dir);
+		unlink(path);
+	}
+	assert_int_equal(rmdir(dir), 0);
+}
 
 static void
 test_filename(void **state)
@@ -83,6 +151,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_filename),
+		cmocka_unit_test(test_prune_budget),
 		cmocka_unit_test(test_parse_ok),
 		cmocka_unit_test(test_parse_failures),
 	};

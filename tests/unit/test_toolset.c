@@ -39,8 +39,8 @@ test_split_core_and_deferred(void **state)
 	(void)state;
 	toolset_init(&ts, all, n, 1, &tool_search);
 	names(&ts, &b);
-	assert_string_equal(b.data, "read,write,edit,bash,grep,find,ls,remember,tool_search");
-	assert_int_equal(ts.ndeferred, n - 8);
+	assert_string_equal(b.data, "read,write,edit,bash,grep,tool_search");
+	assert_int_equal(ts.ndeferred, n - 5);
 	assert_true(ts.saved_tokens > 0);
 	toolset_init(&ts, all, n, 0, &tool_search);
 	assert_int_equal(ts.noffered, n);
@@ -73,20 +73,20 @@ test_search_appends_in_order(void **state)
 	(void)state;
 	toolset_init(&ts, all, n, 1, &tool_search);
 	before = ts.saved_tokens;
-	assert_int_equal(toolset_search(&ts, "nothing-like-this", &out), 0);
+	assert_int_equal(toolset_search(&ts, "zzqqxxyy", &out), 0);
 	assert_non_null(strstr(out.data, "outline"));   /* says what can be loaded */
 	buf_reset(&out);
 	assert_int_equal(toolset_search(&ts, "repo_map", &out), 1); /* by name: only it */
 	names(&ts, &b);
-	assert_string_equal(b.data, "read,write,edit,bash,grep,find,ls,remember,tool_search,repo_map");
+	assert_string_equal(b.data, "read,write,edit,bash,grep,tool_search,repo_map");
 	assert_true(ts.saved_tokens < before);
 	buf_reset(&out);
 	assert_int_equal(toolset_search(&ts, "repo_map", &out), 0);
 	assert_non_null(strstr(out.data, "already available"));
 	buf_reset(&out);
-	assert_int_equal(toolset_search(&ts, "symbols of a file", &out), 1); /* by description */
+	assert_int_equal(toolset_search(&ts, "symbols", &out), 1); /* by description */
 	names(&ts, &b);
-	assert_string_equal(b.data, "read,write,edit,bash,grep,find,ls,remember,tool_search,repo_map,outline");
+	assert_string_equal(b.data, "read,write,edit,bash,grep,tool_search,repo_map,outline");
 	assert_int_equal(ts.added, 2);
 	buf_release(&b);
 	buf_release(&out);
@@ -111,7 +111,7 @@ test_replay_on_resume(void **state)
 	toolset_init(&ts, all, n, 1, &tool_search);
 	toolset_replay(&ts, &c);
 	names(&ts, &b);
-	assert_string_equal(b.data, "read,write,edit,bash,grep,find,ls,remember,tool_search,outline");
+	assert_string_equal(b.data, "read,write,edit,bash,grep,tool_search,outline");
 	conv_release(&c);
 	buf_release(&b);
 }
@@ -158,9 +158,9 @@ test_take_loaded_plans_one_break(void **state)
 	assert_int_equal(toolset_take_loaded(&ts, &why), 0); /* reported once */
 	assert_int_equal(why.len, 0);
 	buf_adds(&why, "MicroCompact: 3 results digested");
-	assert_int_equal(toolset_search(&ts, "*", &out), 1);
+	assert_int_equal(toolset_search(&ts, "*", &out), 4); /* find, ls, repo_map, remember */
 	assert_int_equal(toolset_take_loaded(&ts, &why), 1);
-	assert_non_null(strstr(why.data, "digested; tools loaded (repo_map)"));
+	assert_non_null(strstr(why.data, "digested; tools loaded (find, ls, repo_map, remember)"));
 	buf_release(&why);
 	buf_release(&out);
 }
@@ -189,8 +189,8 @@ test_auto_switches_when_extensions_arrive(void **state)
 	/* an extension tool pushes it over before the first request: defer after all */
 	toolset_sync(&ts, extra, 1);
 	names(&ts, &b);
-	assert_string_equal(b.data, "read,write,edit,bash,grep,find,ls,remember,tool_search");
-	assert_int_equal(ts.ndeferred, n - 8 + 1);
+	assert_string_equal(b.data, "read,write,edit,bash,grep,tool_search");
+	assert_int_equal(ts.ndeferred, n - 5 + 1);
 	assert_true(ts.saved_tokens >= builtin + 20);
 	/* once a request went out the decision is frozen */
 	toolset_init(&ts, all, n, 0, &tool_search);
