@@ -16,6 +16,8 @@
 #include "ui/app/complete.h"
 #include "ui/term/grid.h"
 #include "ui/term/keys.h"
+#include "ui/term/theme.h"
+#include "testutil.h"
 
 /* One key event. */
 static enum editor_result
@@ -462,6 +464,59 @@ test_complete(void **state)
 	buf_release(&note);
 }
 
+
+/* The popup (issue 15 item 11): "/" lists the commands with their help, Up/Down select, Tab takes; drawn above the input. */
+static void
+test_complete_popup(void **state)
+{
+	static const struct cmd cmds[] = {
+		{ "help", "", "list the commands", run_nothing, NULL },
+		{ "undo", "[N]", "restore the files", run_nothing, NULL },
+		{ "undo-all", "", "restore everything", run_nothing, NULL },
+	};
+	struct front_cmd r;
+	struct editor ed;
+	struct app_complete c;
+	struct keys_event down = { 0 }, tab = { 0 };
+	struct grid *g = grid_new(40, 5);
+	size_t i;
+
+	(void)state;
+	front_cmd_init(&r);
+	for (i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
+		front_cmd_add(&r, &cmds[i]);
+	editor_init(&ed);
+	memset(&c, 0, sizeof c);
+	app_complete_close(&c);
+	editor_insert(&ed, "/", 1);
+	app_complete_update(&c, &ed, &r);
+	assert_int_equal(c.n, 3);
+	editor_insert(&ed, "u", 1);
+	app_complete_update(&c, &ed, &r);
+	assert_int_equal(c.n, 2);
+	grid_clear(g, THEME_TEXT);
+	app_complete_draw(&c, g, 0, 4, 40);
+	tu_grid_expect(g, "\n\n /undo [N]  restore the files\n /undo-all  restore everything\n\n");
+	down.kind = KEYS_DOWN;
+	tab.kind = KEYS_TAB;
+	assert_int_equal(app_complete_key(&c, &down, &ed), 1);
+	assert_int_equal(app_complete_key(&c, &down, &ed), 1);
+	assert_int_equal(c.sel, 1);
+	assert_int_equal(app_complete_key(&c, &tab, &ed), 1);
+	assert_string_equal(text(&ed), "/undo-all ");
+	assert_int_equal(c.n, 0);
+	app_complete_update(&c, &ed, &r); /* a blank after the name: no list */
+	assert_int_equal(c.n, 0);
+	editor_clear(&ed);
+	editor_insert(&ed, "//x", 3);
+	app_complete_update(&c, &ed, &r);
+	assert_int_equal(c.n, 0);
+	app_complete_release(&c);
+	grid_free(g);
+	editor_release(&ed);
+	front_cmd_release(&r);
+}
+
 int
 main(void)
 {
@@ -478,6 +533,7 @@ main(void)
 		cmocka_unit_test(test_wide_cursor),
 		cmocka_unit_test(test_wrap_scroll),
 		cmocka_unit_test(test_complete),
+		cmocka_unit_test(test_complete_popup),
 	};
 
 	if (!setlocale(LC_CTYPE, "C.UTF-8"))

@@ -603,6 +603,43 @@ test_queued(void **state)
 	transcript_release(&tv);
 }
 
+
+/* Pipe tables (issue 15 item 13): found once the delimiter row is there, aligned, narrowed with "…". */
+static void
+test_md_table(void **state)
+{
+	static const char t[] = "| file | lines | note |\n|:--|--:|:-:|\n| `cart.c` | 120 | **hot** |\n"
+	    "| u.c | 8 | ok |\nafter\n";
+	struct grid *g = grid_new(30, 4);
+	struct grid_rect r = { 0, 0, 30, 4 };
+	size_t n;
+
+	(void)state;
+	assert_int_equal(markdown_table_len("| a | b |\n", 10), 0); /* no delimiter row yet */
+	assert_int_equal(markdown_table_len("| a | b |\n|---|\n", 16), 0); /* cells differ */
+	assert_int_equal(markdown_table_len("plain text\n|---|\n", 17), 0);
+	n = markdown_table_len(t, strlen(t));
+	assert_int_equal(n, strlen(t) - strlen("after\n"));
+	assert_int_equal(markdown_table(NULL, r, 0, t, n), 4);
+	assert_int_equal(markdown_table(g, r, 0, t, n), 4);
+	tu_grid_expect(g,
+	    "file   │ lines │ note\n"
+	    "───────┼───────┼─────\n"
+	    "cart.c │   120 │ hot\n"
+	    "u.c    │     8 │  ok\n");
+	assert_int_equal(grid_at(g, 0, 0)->style, MARKDOWN_HEADING);
+	grid_free(g);
+	g = grid_new(16, 4);
+	r.w = 16;
+	markdown_table(g, r, 0, t, n);
+	tu_grid_expect(g,
+	    "fi… │ li… │ note\n"
+	    "────┼─────┼─────\n"
+	    "ca… │ 120 │ hot\n"
+	    "u.c │   8 │  ok\n");
+	grid_free(g);
+}
+
 int
 main(void)
 {
@@ -623,6 +660,7 @@ main(void)
 		cmocka_unit_test(test_degenerate),
 		cmocka_unit_test(test_notice_forms),
 		cmocka_unit_test(test_queued),
+		cmocka_unit_test(test_md_table),
 	};
 
 	return cmocka_run_group_tests(tests, tu_utf8_locale, NULL);
