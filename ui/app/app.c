@@ -52,6 +52,28 @@ app_state_notice(struct app *a, uint16_t role, const char *s)
 	a->dirty = 1;
 }
 
+/* The tick: the next frame is drawn; again while the turn runs. */
+static void
+app_tick_fire(struct loop *l, long id, void *arg)
+{
+	struct app *a = arg;
+
+	(void)l;
+	(void)id;
+	a->tick_timer = 0;
+	a->st.spin++;
+	a->dirty = 1;
+	app_state_tick(a);
+}
+
+/* Arm the tick while busy (none pending, none when idle: idle costs no wake-ups). */
+void
+app_state_tick(struct app *a)
+{
+	if (a->busy && !a->tick_timer && a->state != AS_QUIT)
+		a->tick_timer = loop_timer_add(a->d->loop, APP_TICK_MS, app_tick_fire, a);
+}
+
 /* Leave the session at the end of this loop pass. */
 void
 app_state_quit(struct app *a)
@@ -187,6 +209,10 @@ app_render(struct loop *l, void *arg)
 	layout_compute(&a->lay, w, h, a->panel_on, editor_rows(&a->ed, a->lay.input.w));
 	a->tv.now_ms = loop_now_ms(l);
 	a->st.elapsed_s = (long)((a->tv.now_ms - a->t0_ms) / 1000);
+	a->st.turn_ms = a->busy && a->turn_t0 ? a->tv.now_ms - a->turn_t0 : 0;
+	a->st.tps = a->tok_t0 && a->tv.now_ms > a->tok_t0 + 500 ?
+	    (double)(a->tok_n - 1) * 1000.0 / (double)(a->tv.now_ms - a->tok_t0) : 0;
+	a->st.scrolled = !a->tv.follow;
 	if (a->dv.open && !a->lay.too_small) {
 		diff_view_layout(&a->dv, w);
 		diff_view_draw(a->grid, (struct grid_rect){ 0, 0, w, h }, &a->dv);
@@ -457,7 +483,7 @@ app_release(struct app *a)
 {
 	struct loop *l = a->d->loop;
 	long *timers[] = { &a->esc_timer, &a->retry_timer, &a->poll_timer, &a->hint_timer,
-			   &a->frame_timer, &a->boot_timer };
+			   &a->frame_timer, &a->boot_timer, &a->tick_timer };
 	size_t i;
 
 	for (i = 0; i < sizeof timers / sizeof timers[0]; i++)

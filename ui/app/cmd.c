@@ -224,7 +224,8 @@ app_cmd_init(struct app *a)
 
 	front_commands_init(&a->cmds, a->turn.agent, a->d,
 		     "Enter sends · Alt-Enter newline · Esc stops a turn · Ctrl-C twice or Ctrl-D quits · "
-		     "PgUp/PgDn scroll, End follows · Ctrl-O expands the last tool call · "
+		     "PgUp/PgDn scroll, End follows · Ctrl-O opens/closes the tool call in view · "
+		     "Ctrl-P focuses a call (↑↓ move, Enter opens, a all, Esc leaves) · "
 		     "Ctrl-T shows the edit on screen in the diff viewer (n/p hunks, q closes) · "
 		     "Ctrl-F (or / when scrolled back) searches the transcript (n/N, Esc leaves) · "
 		     "Tab completes commands and @file references · Ctrl-G edits the prompt in $EDITOR",

@@ -122,6 +122,12 @@ layout_draw(struct grid *g, const struct layout *l, const struct view_transcript
 		server_panel_draw(g, l->panel, srv);
 		status_draw_help(g, l->help, st);
 	} else {
-		status_draw_server(g, l->server_line, srv);
+		struct grid_rect sl = l->server_line;
+		int x = status_draw_live(g, sl, st);
+
+		sl.x += x;
+		sl.w -= x;
+		if (sl.w > 0)
+			status_draw_server(g, sl, srv);
 	}
 }
