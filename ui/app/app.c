@@ -339,6 +339,18 @@ app_poll_in(struct app *a, uint64_t ms)
 	a->poll_timer = loop_timer_add(a->d->loop, ms, app_poll_fire, a);
 }
 
+/* Our slot still works (a stopped turn the server has not dropped yet): poll at the busy pace until it is idle. */
+static int
+app_poll_ours_busy(const struct view_server *srv)
+{
+	int i;
+
+	for (i = 0; i < srv->nslots; i++)
+		if (srv->slots[i].is_ours && srv->slots[i].state != VIEW_SLOT_IDLE)
+			return 1;
+	return 0;
+}
+
 /* GET /slots answered (or failed). */
 static void
 app_poll_on_slots(int status, const struct llama_slot *slots, size_t n, const struct err *e,
@@ -378,7 +390,7 @@ app_poll_on_slots(int status, const struct llama_slot *slots, size_t n, const st
 		app_poll_in(a, (uint64_t)a->poll_backoff * 1000);
 		return;
 	}
-	app_poll_in(a, a->busy ? APP_POLL_BUSY_MS : APP_POLL_IDLE_MS);
+	app_poll_in(a, a->busy || app_poll_ours_busy(&a->srv) ? APP_POLL_BUSY_MS : APP_POLL_IDLE_MS);
 }
 
 /* The poll timer fired: one request, unless one is already out. */

@@ -193,7 +193,7 @@ add_live(struct buf *b, const struct view_status *st)
 	if (st->busy) {
 		buf_addf(b, " %s %.1fs", spin[st->spin % 10], (double)st->turn_ms / 1000.0);
 		if (st->tps > 0)
-			buf_addf(b, " · %.0f tok/s", st->tps);
+			buf_addf(b, st->tps < 10 ? " · %.1f tok/s" : " · %.0f tok/s", st->tps);
 		buf_adds(b, " ·");
 	}
 	if (st->scrolled)
