@@ -140,7 +140,7 @@ sys.exit(0 if m and 3.0 <= float(m[0]) < 4.5 else "times: %r" % m)' "$E2E_TMP/pa
 	$T send-keys -t s "stream slowly" Enter
 	screen ${W}_streaming "alpha br"
 	$T send-keys -t s "and then this" Enter
-	screen ${W}_tps "[0-9]+ tok/s" 30
+	screen ${W}_tps '[0-9]\.[0-9]s · [0-9.]+ tok/s' 30
 	screen ${W}_queued_answer "Queued one answered\\." 60
 	check "live $W: the streamed answer is whole, the queued notice after it" \
 		python3 -c 'import sys
