@@ -163,6 +163,7 @@ bash_output(struct proc *p, const char *d, size_t n, void *arg)
 	buf_add(&r->mem, d, n);
 	if (r->mem.len > 4 * BASH_KEEP)
 		buf_remove(&r->mem, 0, r->mem.len - BASH_KEEP);
+	tool_job_progress(r->job, d, n);
 }
 
 /* Append text as valid UTF-8: invalid bytes and NULs become U+FFFD. */

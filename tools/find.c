@@ -10,9 +10,11 @@
  * '/') until FIND_MAX_RESULTS or FIND_MAX_OUT, then only counted.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "base/fs.h"
+#include "base/json.h"
 #include "llm/tool.h"
 #include "base/workspace.h"
 
@@ -133,6 +135,51 @@ out:
 	buf_release(&abs);
 }
 
+/* The header: "PATTERN" in PATH. */
+static void
+find_describe(const cJSON *args, struct buf *out)
+{
+	const char *pat = json_str(args, "pattern"), *path = json_str(args, "path");
+
+	buf_addch(out, '"');
+	tool_add_short(out, pat ? pat : "?", 80);
+	buf_adds(out, "\" in ");
+	tool_add_short(out, path && *path ? path : ".", 80);
+}
+
+/* After the call: "14 files, 2 dirs" (the total when capped). */
+static void
+find_summary(const cJSON *args, const char *text, int is_error, struct buf *out)
+{
+	const char *p = text, *cap = strstr(text, "[showing ");
+	long files = 0, dirs = 0;
+	size_t shown, total;
+
+	(void)args;
+	if (is_error)
+		return;
+	if (cap && sscanf(cap, "[showing %zu of %zu matches", &shown, &total) == 2) {
+		buf_addf(out, "%zu matches (%zu shown)", total, shown);
+		return;
+	}
+	while (*p) {
+		const char *nl = strchr(p, '\n');
+
+		if (!nl || *p == '[')
+			break;
+		if (nl > p)
+			*(nl[-1] == '/' ? &dirs : &files) += 1;
+		p = nl + 1;
+	}
+	if (!files && !dirs)
+		buf_adds(out, "no matches");
+	else if (!dirs)
+		buf_addf(out, "%ld file%s", files, files == 1 ? "" : "s");
+	else
+		buf_addf(out, "%ld file%s, %ld dir%s", files, files == 1 ? "" : "s", dirs,
+			 dirs == 1 ? "" : "s");
+}
+
 /* Named tool_find_files: tool_find() is the registry lookup. */
 const struct tool tool_find_files = {
 	.name = "find",
@@ -153,4 +200,6 @@ const struct tool tool_find_files = {
 	.start = find_start,
 	.cancel = NULL,
 	.paths = tool_path_arg,
+	.describe = find_describe,
+	.summary = find_summary,
 };

@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <regex.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -301,6 +302,73 @@ grep_digest(const cJSON *args, const char *text, struct buf *out)
 	buf_addf(out, ": %ld matching lines; search again if needed]", hits);
 }
 
+/* Rows "file:line:" of a result, and the files they are in (sorted by path: a new file is a new name). */
+static long
+grep_hits(const char *text, long *files)
+{
+	const char *p = text, *last = NULL;
+	size_t lastn = 0;
+	long hits = 0;
+
+	*files = 0;
+	while (*p) {
+		const char *nl = strchr(p, '\n'), *c1 = strchr(p, ':');
+
+		if (c1 && (!nl || c1 < nl) && c1[1] >= '0' && c1[1] <= '9') {
+			hits++;
+			if (!last || lastn != (size_t)(c1 - p) || memcmp(last, p, lastn)) {
+				(*files)++;
+				last = p;
+				lastn = (size_t)(c1 - p);
+			}
+		}
+		if (!nl)
+			break;
+		p = nl + 1;
+	}
+	return hits;
+}
+
+/* The header: "PATTERN" in SCOPE (glob, -i). */
+static void
+grep_describe(const cJSON *args, struct buf *out)
+{
+	const char *pat = json_str(args, "pattern"), *path = json_str(args, "path");
+	const char *glob = json_str(args, "glob");
+
+	buf_addch(out, '"');
+	tool_add_short(out, pat ? pat : "?", 80);
+	buf_adds(out, "\" in ");
+	tool_add_short(out, path && *path ? path : ".", 80);
+	if (glob && *glob) {
+		buf_adds(out, " ");
+		tool_add_short(out, glob, 40);
+	}
+	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(args, "ignore_case")))
+		buf_adds(out, " -i");
+}
+
+/* After the call: "12 hits in 3 files" ("of N" when the output was capped). */
+static void
+grep_summary(const cJSON *args, const char *text, int is_error, struct buf *out)
+{
+	const char *cap = strstr(text, "[showing ");
+	long files, hits = grep_hits(text, &files);
+	size_t shown, total, nfiles;
+
+	(void)args;
+	if (is_error)
+		return;
+	if (cap && sscanf(cap, "[showing %zu of %zu matches in %zu files", &shown, &total,
+	    &nfiles) == 3)
+		buf_addf(out, "%zu hits in %zu files (%zu shown)", total, nfiles, shown);
+	else if (!hits)
+		buf_adds(out, "no hits");
+	else
+		buf_addf(out, "%ld hit%s in %ld file%s", hits, hits == 1 ? "" : "s", files,
+			 files == 1 ? "" : "s");
+}
+
 const struct tool tool_grep = {
 	.name = "grep",
 	.description =
@@ -318,4 +386,6 @@ const struct tool tool_grep = {
 	.cancel = NULL,
 	.paths = tool_path_arg,
 	.digest = grep_digest,
+	.describe = grep_describe,
+	.summary = grep_summary,
 };

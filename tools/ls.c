@@ -11,11 +11,13 @@
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/fs.h"
+#include "base/json.h"
 #include "llm/tool.h"
 #include "base/workspace.h"
 #include "base/xmalloc.h"
@@ -146,6 +148,49 @@ out:
 	buf_release(&abs);
 }
 
+/* The header: the path (the workspace root when none). */
+static void
+ls_describe(const cJSON *args, struct buf *out)
+{
+	const char *path = json_str(args, "path");
+
+	tool_add_short(out, path && *path ? path : ".", 120);
+}
+
+/* After the call: "12 entries (3 dirs)" (the total when capped). */
+static void
+ls_summary(const cJSON *args, const char *text, int is_error, struct buf *out)
+{
+	const char *p = text, *cap = strstr(text, "[showing ");
+	long n = 0, dirs = 0;
+	size_t shown, total;
+
+	(void)args;
+	if (is_error || strstr(text, " is an empty directory")) {
+		if (!is_error)
+			buf_adds(out, "empty");
+		return;
+	}
+	if (cap && sscanf(cap, "[showing %zu of %zu entries", &shown, &total) == 2) {
+		buf_addf(out, "%zu entries (%zu shown)", total, shown);
+		return;
+	}
+	while (*p) {
+		const char *nl = strchr(p, '\n');
+
+		if (!nl || *p == '[')
+			break;
+		n++;
+		dirs += nl > p && nl[-1] == '/';
+		p = nl + 1;
+	}
+	if (n == 1 && !dirs)
+		return; /* one file described */
+	buf_addf(out, "%ld entr%s", n, n == 1 ? "y" : "ies");
+	if (dirs)
+		buf_addf(out, " (%ld dir%s)", dirs, dirs == 1 ? "" : "s");
+}
+
 const struct tool tool_ls = {
 	.name = "ls",
 	.description =
@@ -161,4 +206,6 @@ const struct tool tool_ls = {
 	.start = ls_start,
 	.cancel = NULL,
 	.paths = tool_path_arg,
+	.describe = ls_describe,
+	.summary = ls_summary,
 };

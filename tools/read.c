@@ -107,6 +107,7 @@ add_numbered(struct buf *out, long no, struct buf *line, size_t full)
 
 struct window {
 	long offset, limit; /* first line (1-based) and line count asked for */
+	size_t max_out;     /* bytes of output at most: READ_MAX_OUT, less when the context is short */
 	long shown_last;    /* last line written, offset - 1 when none */
 	long total;         /* lines in the file */
 	int capped;         /* stopped by READ_MAX_OUT */
@@ -131,7 +132,7 @@ stream(struct reader *r, struct window *w, struct buf *out)
 			continue;
 		before = out->len;
 		add_numbered(out, no, &line, full);
-		if (out->len > READ_MAX_OUT && no > w->offset) {
+		if (out->len > w->max_out && no > w->offset) {
 			buf_setlen(out, before);
 			w->capped = 1;
 			continue;
@@ -201,7 +202,11 @@ add_note(struct buf *out, const struct window *w, const char *rel, long asked_li
 	if (w->shown_last >= w->total)
 		return;
 	buf_addf(out, "[showing lines %ld-%ld of %ld", w->offset, w->shown_last, w->total);
-	if (w->capped)
+	if (w->capped && w->max_out < READ_MAX_OUT)
+		buf_addf(out, "; output capped at %zu KB, what the context has room for (about %zu "
+			 "tokens); read the rest in smaller parts with offset and limit", w->max_out /
+			 1024, w->max_out / 3);
+	else if (w->capped)
 		buf_adds(out, "; output capped at 50 KB");
 	else if (asked_limit > READ_MAX_LINES)
 		buf_addf(out, "; at most %d lines per call", READ_MAX_LINES);
@@ -214,7 +219,8 @@ show_file(struct tool_job *job, const char *root, const char *abs, const char *r
 	  long limit)
 {
 	struct reader *r;
-	struct window w = { offset, limit > READ_MAX_LINES ? READ_MAX_LINES : limit, 0, 0, 0 };
+	struct window w = { offset, limit > READ_MAX_LINES ? READ_MAX_LINES : limit, READ_MAX_OUT,
+			    0, 0, 0 };
 	struct stat st;
 	struct err e = ERR_INIT;
 	int fd = workspace_open(root, abs, O_RDONLY | O_NONBLOCK | O_CLOEXEC, 0, &e);
@@ -232,6 +238,8 @@ show_file(struct tool_job *job, const char *root, const char *abs, const char *r
 		close(fd);
 		return;
 	}
+	if (job->room_bytes > 0 && (size_t)job->room_bytes < w.max_out)
+		w.max_out = (size_t)job->room_bytes;
 	r = xcalloc(1, sizeof *r);
 	r->fd = fd;
 	r->hash = TOOL_STALE_HASH_INIT;
@@ -321,11 +329,59 @@ read_digest(const cJSON *args, const char *text, struct buf *out)
 	buf_adds(out, "; read it again if needed]");
 }
 
+/* The header: the path and the range asked for ("src/a.c:120+40"). */
+static void
+read_describe(const cJSON *args, struct buf *out)
+{
+	const char *path = json_str(args, "path");
+	long offset = int_arg(args, "offset", 0), limit = int_arg(args, "limit", 0);
+
+	tool_add_short(out, path ? path : "?", 120);
+	if (offset > 1 || limit > 0)
+		buf_addf(out, ":%ld", offset > 1 ? offset : 1);
+	if (limit > 0)
+		buf_addf(out, "+%ld", limit);
+}
+
+/* After the call: the lines shown, "lines 1-120 of 340" (of the whole file when all of it). */
+static void
+read_summary(const cJSON *args, const char *text, int is_error, struct buf *out)
+{
+	const char *p = text, *of = strstr(text, "[showing lines ");
+	long first = -1, last = -1, total = 0;
+
+	(void)args;
+	if (is_error)
+		return;
+	while (*p) {
+		char *end;
+		long no = strtol(p, &end, 10);
+
+		if (end != p && *end == '\t') {
+			if (first < 0)
+				first = no;
+			last = no;
+		}
+		p = strchr(p, '\n');
+		if (!p)
+			break;
+		p++;
+	}
+	if (first < 0)
+		return;
+	if (of && sscanf(of, "[showing lines %*d-%*d of %ld", &total) == 1)
+		buf_addf(out, "lines %ld-%ld of %ld", first, last, total);
+	else if (first == 1)
+		buf_addf(out, "%ld line%s", last, last == 1 ? "" : "s");
+	else
+		buf_addf(out, "lines %ld-%ld", first, last);
+}
+
 const struct tool tool_read = {
 	.name = "read",
 	.description =
-		"Read a text file; lines are numbered like cat -n. At most 2000 lines per "
-		"call: a final note gives the offset to continue.",
+		"Read a text file; lines are numbered like cat -n. At most 2000 lines and 50 KB per "
+		"call (less when the context is nearly full): a final note gives the offset to continue.",
 	.schema_json =
 		"{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\"},"
 		"\"offset\":{\"type\":\"integer\",\"description\":\"First line, 1-based\"},"
@@ -336,4 +392,6 @@ const struct tool tool_read = {
 	.cancel = NULL,
 	.paths = tool_path_arg,
 	.digest = read_digest,
+	.describe = read_describe,
+	.summary = read_summary,
 };

@@ -46,6 +46,7 @@ tool_job_init(struct tool_job *job, const struct tool *t, const struct tool_env 
 	job->tool = t;
 	job->env = env;
 	buf_init(&job->out, 0);
+	buf_init(&job->live, 0);
 	job->done = done;
 	job->done_arg = arg;
 }
@@ -55,8 +56,30 @@ void
 tool_job_release(struct tool_job *job)
 {
 	buf_release(&job->out);
+	buf_release(&job->live);
 	free(job->diff);
 	job->diff = NULL;
+}
+
+/* Output so far of a running job: keep its tail, tell the watcher. */
+void
+tool_job_progress(struct tool_job *job, const char *d, size_t n)
+{
+	const char *nl;
+	size_t cut;
+
+	if (job->finished || !n)
+		return;
+	buf_add(&job->live, d, n);
+	if (job->live.len > TOOL_LIVE_MAX) {
+		cut = job->live.len - TOOL_LIVE_MAX;
+		nl = memchr(job->live.data + cut, '\n', TOOL_LIVE_MAX);
+		if (nl && (size_t)(nl - job->live.data) + 1 < job->live.len)
+			cut = (size_t)(nl - job->live.data) + 1;
+		buf_remove(&job->live, 0, cut);
+	}
+	if (job->progress)
+		job->progress(job, job->progress_arg);
 }
 
 /* Finish once; the done callback may release or reuse the job. */

@@ -82,6 +82,9 @@ struct agent_observer {
 	void (*on_message)(void *arg, const struct conv_msg *m);
 	void (*on_tool_start)(void *arg, const struct agent_call *c);
 	void (*on_tool_done)(void *arg, const struct agent_call *c);
+	/* A started call begins to run (after its approval; c->t_start_ms is
+	 * reset to now) or wrote output (c->job.live: its tail, secrets masked). */
+	void (*on_tool_output)(void *arg, const struct agent_call *c);
 	/* A one-line notice: retrying, recovered a tool call from text, ... */
 	void (*on_notice)(void *arg, const char *line);
 	/*

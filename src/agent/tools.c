@@ -18,6 +18,7 @@
 #include "base/json.h"
 #include "base/secret.h"
 #include "io/loop.h"
+#include "llm/provider.h"
 #include "llm/toolset.h"
 #include "base/xmalloc.h"
 
@@ -71,6 +72,37 @@ agent_tool_done(struct tool_job *job, void *arg)
 		agent_tools_run(a);
 }
 
+/*
+ * A running call's output so far (tool_job_progress): its tail, masked like
+ * a result (a secret cut by an earlier chunk is whole in the tail and
+ * masked now), goes to the observer.
+ */
+static void
+agent_tool_progress(struct tool_job *job, void *arg)
+{
+	struct agent *a = arg;
+	struct agent_call *c = &a->calls[a->next_call];
+
+	if (&c->job != job)
+		return;
+	secret_mask(&job->live);
+	if (a->obs.on_tool_output)
+		a->obs.on_tool_output(a->obs.arg, c);
+}
+
+static void agent_maybe_checkpoint(struct agent *a, const struct tool *t, const cJSON *args);
+
+/* The call's execution begins (after any question): its time counts from now. */
+static void
+agent_tool_begin(struct agent *a, struct agent_call *c, const cJSON *args)
+{
+	agent_maybe_checkpoint(a, c->tool, args);
+	c->t_start_ms = loop_now_ms(a->loop);
+	if (a->obs.on_tool_output)
+		a->obs.on_tool_output(a->obs.arg, c);
+	c->tool->start(&c->job, args);
+}
+
 /* Before the turn's first change: let the workspace take a checkpoint. */
 static void
 agent_maybe_checkpoint(struct agent *a, const struct tool *t, const cJSON *args)
@@ -100,8 +132,7 @@ agent_gate_done(struct agent *a, int allow, const char *reason)
 	a->gate_wait = 0;
 	a->gate_args = NULL;
 	if (allow) {
-		agent_maybe_checkpoint(a, c->tool, args);
-		c->tool->start(&c->job, args);
+		agent_tool_begin(a, c, args);
 	} else {
 		c->refused = 1;
 		c->job.is_error = 1;
@@ -109,6 +140,33 @@ agent_gate_done(struct agent *a, int allow, const char *reason)
 		tool_job_done(&c->job);
 	}
 	cJSON_Delete(args);
+}
+
+/*
+ * The output call c may add: the context left after the last request and
+ * the results of this step so far (about 3 bytes a token), less the
+ * reserve compaction keeps, shared by the calls still to run; 0 when the
+ * context is not known.  At least AGENT_ROOM_MIN, so a read still shows
+ * something (and says how to read the rest).
+ */
+#define AGENT_ROOM_MIN 2048
+static long
+agent_tool_room(const struct agent *a, const struct agent_call *c)
+{
+	const struct llm_timings *t = &a->stats.last_timings;
+	long n_ctx = a->prov->n_ctx ? a->prov->n_ctx(a->prov->self) : 0;
+	long reserve = a->opts.context_reserve > 0 ? a->opts.context_reserve : 4096, used, room;
+	size_t i, left = a->ncalls - (size_t)(c - a->calls);
+
+	if (n_ctx <= 0 || !a->stats.have_timings)
+		return 0;
+	if (reserve > n_ctx / 4)
+		reserve = n_ctx / 4;
+	used = t->cache_n + t->prompt_n + t->predicted_n;
+	for (i = 0; i < a->ncalls && &a->calls[i] != c; i++)
+		used += (long)(a->calls[i].job.out.len / 3);
+	room = (n_ctx - reserve - used) * 3 / (long)(left ? left : 1);
+	return room < AGENT_ROOM_MIN ? AGENT_ROOM_MIN : room;
 }
 
 /* Check call c and start it; a rejected call finishes at once with the problem. */
@@ -119,6 +177,9 @@ agent_start_call(struct agent *a, struct agent_call *c)
 
 	c->tool = agent_repair_tool(&a->tools, c->name);
 	tool_job_init(&c->job, c->tool, a->env, agent_tool_done, a);
+	c->job.progress = agent_tool_progress;
+	c->job.progress_arg = a;
+	c->job.room_bytes = agent_tool_room(a, c);
 	c->started = 1;
 	c->t_start_ms = loop_now_ms(a->loop);
 	a->stats.tool_calls++;
@@ -144,8 +205,7 @@ agent_start_call(struct agent *a, struct agent_call *c)
 		a->opts.gate.pre_tool(a->opts.gate.arg, a, c, args);
 		return;
 	}
-	agent_maybe_checkpoint(a, c->tool, args);
-	c->tool->start(&c->job, args);
+	agent_tool_begin(a, c, args);
 	cJSON_Delete(args);
 }
 

@@ -53,6 +53,15 @@ front_turn_on_tool_done(void *arg, const struct agent_call *c)
 }
 
 static void
+front_turn_on_tool_output(void *arg, const struct agent_call *c)
+{
+	struct front_turn *t = arg;
+
+	if (t->v.on_tool_output)
+		t->v.on_tool_output(t->v.arg, c);
+}
+
+static void
 front_turn_on_notice(void *arg, const char *line)
 {
 	struct front_turn *t = arg;
@@ -108,6 +117,7 @@ front_turn_init(struct front_turn *t, const struct front_session *s, struct prov
 	obs.on_message = front_turn_on_message;
 	obs.on_tool_start = front_turn_on_tool_start;
 	obs.on_tool_done = front_turn_on_tool_done;
+	obs.on_tool_output = front_turn_on_tool_output;
 	obs.on_notice = front_turn_on_notice;
 	obs.on_wait = front_turn_on_wait;
 	obs.on_end = front_turn_on_end;

@@ -55,6 +55,7 @@ struct front_turn_view {
 	void (*on_message)(void *arg, const struct conv_msg *m);
 	void (*on_tool_start)(void *arg, const struct agent_call *c);
 	void (*on_tool_done)(void *arg, const struct agent_call *c);
+	void (*on_tool_output)(void *arg, const struct agent_call *c);
 	void (*on_notice)(void *arg, const char *line);
 	void (*on_wait)(void *arg, const char *line); /* a countdown each second; NULL: over */
 	void (*on_end)(void *arg, enum agent_end end, const char *message);

@@ -60,6 +60,14 @@ tool_digest(const struct tool *t, const cJSON *args, const char *text, struct bu
 }
 
 void
+tool_summary(const struct tool *t, const cJSON *args, const char *text, int is_error,
+	     struct buf *out)
+{
+	if (t && t->summary)
+		t->summary(args, text ? text : "", is_error, out);
+}
+
+void
 tool_describe(const struct tool *t, const cJSON *args, struct buf *out)
 {
 	static const char *const keys[] = { "path", "command", "pattern", "file", "query", "url" };

@@ -86,7 +86,17 @@ struct tool_job {
 	void *done_arg;
 	void *priv;      /* the tool's own state while running */
 	int finished;
+	long room_bytes; /* output the conversation's context can still take (the agent's
+			  * estimate for this call; 0 = unknown): a tool that can show
+			  * less (read) shows at most this and says how to get the rest */
+	/* output of a running job as it comes (tool_job_progress): its last
+	 * TOOL_LIVE_MAX bytes, for the screen only (the result is out) */
+	struct buf live;
+	void (*progress)(struct tool_job *job, void *arg); /* NULL: nobody watches */
+	void *progress_arg;
 };
+
+#define TOOL_LIVE_MAX 4096
 
 /*
  * A tool's entry: what it is and what it knows about its own calls.
@@ -121,6 +131,9 @@ struct tool {
 	void (*digest)(const cJSON *args, const char *text, struct buf *out);
 	/* Append the one-line header of this call for transcripts ("src/a.c", "make test"). */
 	void (*describe)(const cJSON *args, struct buf *out);
+	/* Append what a finished call found, for its header ("12 hits in 3 files",
+	 * "lines 1-120 of 340"), from its result text (nothing for an error). */
+	void (*summary)(const cJSON *args, const char *text, int is_error, struct buf *out);
 };
 
 enum { TOOL_PREVIEW_NONE = -1, TOOL_PREVIEW_TEXT = 0, TOOL_PREVIEW_DIFF = 1 };
@@ -135,6 +148,7 @@ enum { TOOL_PREVIEW_NONE = -1, TOOL_PREVIEW_TEXT = 0, TOOL_PREVIEW_DIFF = 1 };
  * the first string among "path", "command", "pattern", "file", "query",
  * "url", else args' JSON cut to 60 bytes (an MCP tool gets this).
  * Every out is the caller's buffer, appended to.
+ * tool_summary: t->summary; default nothing (also for t NULL).
  * tool_command: the shell command of a TOOL_SHELL call, borrowed from args; NULL otherwise.
  */
 int tool_preview(const struct tool *t, const cJSON *args, const struct tool_env *env, struct buf *out);
@@ -142,6 +156,8 @@ size_t tool_paths(const struct tool *t, const cJSON *args, const char **v, size_
 int tool_is_read_only(const struct tool *t, const cJSON *args);
 void tool_digest(const struct tool *t, const cJSON *args, const char *text, struct buf *out);
 void tool_describe(const struct tool *t, const cJSON *args, struct buf *out);
+void tool_summary(const struct tool *t, const cJSON *args, const char *text, int is_error,
+		  struct buf *out);
 const char *tool_command(const struct tool *t, const cJSON *args);
 
 /* Helpers for members: the lines of text (a last one without newline counts);
@@ -158,6 +174,12 @@ void tool_job_init(struct tool_job *job, const struct tool *t, const struct tool
 void tool_job_release(struct tool_job *job);
 /* Mark finished and call job->done (once; later calls are ignored). */
 void tool_job_done(struct tool_job *job);
+/*
+ * A running job wrote n bytes of output (bash): kept in job->live (the
+ * last TOOL_LIVE_MAX bytes, from a line start when one is in reach) and
+ * job->progress is called.  The result is still the tool's to write.
+ */
+void tool_job_progress(struct tool_job *job, const char *d, size_t n);
 /* Finish with an error line (printf-style); convenience for tools. */
 void tool_job_fail(struct tool_job *job, const char *fmt, ...) ERR_PRINTF(2, 3);
 

@@ -100,7 +100,7 @@ screen search_browse 'n/N next/prev'
 $T send-keys -t s n
 screen search_next '/greeting  2/[0-9]+'
 $T send-keys -t s Escape
-screen search_left 'ctrl-o expand'
+screen search_left 'ctrl-o open'
 check "search: Esc took the prompt away" sh -c "! grep -q '/greeting  ' '$E2E_TMP/pane.search_left'"
 $T send-keys -t s C-c C-c
 screen dv_quit "HEARTH_EXITED rc=0"

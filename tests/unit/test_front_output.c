@@ -266,9 +266,9 @@ static void
 test_call_summary(void **state)
 {
 	(void)state;
-	summary_is("read", "{\"offset\":3,\"path\":\"src/a.c\"}", "read src/a.c");
+	summary_is("read", "{\"offset\":3,\"path\":\"src/a.c\"}", "read src/a.c:3");
 	summary_is("bash", "{\"timeout\":5,\"command\":\"make -j2\\nmake test\"}", "bash make -j2");
-	summary_is("grep", "{\"pattern\":\"foo\",\"path\":\"src\"}", "grep src");
+	summary_is("grep", "{\"pattern\":\"foo\",\"path\":\"src\"}", "grep \"foo\" in src");
 	summary_is("mcp__gone__x", "{\"n\":1,\"url\":\"http://e\\u001b[31m\"}", "mcp__gone__x http://e^[[31m");
 	summary_is("edit", "not json", "edit");
 }

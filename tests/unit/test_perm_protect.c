@@ -289,9 +289,9 @@ test_mcp_like(void **state)
 {
 	static const struct tool mv = { "mcp__fs__move_file", "move", "{\"type\":\"object\"}",
 					 TOOL_MUTATES | TOOL_NEEDS_APPROVAL, noop_start, NULL, NULL,
-					 tool_path_arg, NULL, NULL, NULL };
+					 tool_path_arg, NULL, NULL, NULL, NULL };
 	static const struct tool ro = { "mcp__fs__read", "read", "{\"type\":\"object\"}", TOOL_READ_ONLY,
-					 noop_start, NULL, NULL, tool_path_arg, NULL, NULL, NULL };
+					 noop_start, NULL, NULL, tool_path_arg, NULL, NULL, NULL, NULL };
 	struct perm p;
 	struct buf why = BUF_INIT;
 

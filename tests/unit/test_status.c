@@ -193,15 +193,29 @@ test_help_line(void **state)
 	st.turns = 3;
 	st.elapsed_s = 42;
 	status_draw_help(g, r, &st);
-	check_row(g, " esc stop · ctrl-o expand · ctrl-g editor · /help"
-	    "                      route: auto · 3 turns · 0:42");
+	check_row(g, " ⠋ 0.0s · esc stop · ctrl-o open · ctrl-p focus · ctrl-g editor · /he… "
+	    "route: auto · 3 turns · 0:42");
+	/* the turn's time, the decode speed, scrolled back */
+	st.turn_ms = 12345;
+	st.tps = 38.4;
+	st.spin = 2;
+	st.scrolled = 1;
+	status_draw_help(g, r, &st);
+	check_row(g, " ⠹ 12.3s · 38 tok/s · scrolled back — End to follow · esc stop · ctrl… "
+	    "route: auto · 3 turns · 0:42");
+	st.focus_mode = 1;
+	status_draw_help(g, r, &st);
+	check_row(g, " focus: ↑↓ move · enter open/close · a all · esc leave"
+	    "                 route: auto · 3 turns · 0:42");
+	st.focus_mode = 0;
+	st.scrolled = 0;
 	st.busy = 0;
 	st.route_mode[0] = '\0';
 	st.turns = 1;
 	st.elapsed_s = 3725;
 	status_draw_help(g, r, &st);
-	check_row(g, " ctrl-o expand · ctrl-g editor · /help"
-	    "                                               1 turn · 62:05");
+	check_row(g, " ctrl-o open · ctrl-p focus · ctrl-g editor · /help"
+	    "                                  1 turn · 62:05");
 	status_draw_help(g, (struct grid_rect){ 0, 0, 0, 1 }, &st);
 	grid_free(g);
 }

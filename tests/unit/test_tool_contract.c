@@ -209,7 +209,7 @@ test_read_grep_members(void **state)
 	assert_string_equal(v[0], "src/a.c");
 	assert_int_equal(tool_preview(&tool_read, ra, NULL, &b), TOOL_PREVIEW_NONE);
 	tool_describe(&tool_read, ra, &b);
-	assert_string_equal(b.data, "src/a.c");
+	assert_string_equal(b.data, "src/a.c:2");
 	buf_reset(&b);
 	tool_digest(&tool_read, ra, "     2\tb\n     3\tc\n[showing lines 2-3 of 9]\n", &b);
 	assert_string_equal(b.data, "read src/a.c lines 2-3 of 9; read it again if needed]");
@@ -219,7 +219,7 @@ test_read_grep_members(void **state)
 	assert_string_equal(b.data, "grep \"foo\" in src: 2 matching lines; search again if needed]");
 	buf_reset(&b);
 	tool_describe(&tool_grep, ga, &b);
-	assert_string_equal(b.data, "src");
+	assert_string_equal(b.data, "\"foo\" in src");
 	buf_release(&b);
 	cJSON_Delete(ra);
 	cJSON_Delete(ga);

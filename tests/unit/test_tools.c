@@ -538,6 +538,81 @@ test_write_stale(void **state)
 	f->env.stale = NULL;
 }
 
+/* A read in a short context: capped at what the context can take, with the way to the rest. */
+static void
+test_read_room(void **state)
+{
+	struct fixture *f = *state;
+	struct buf b = BUF_INIT;
+	struct tool_job job;
+	cJSON *args = cJSON_Parse("{\"path\":\"wide.txt\"}");
+	int i;
+
+	for (i = 1; i <= 1000; i++)
+		buf_addf(&b, "%099d\n", i);
+	fixture_write(f, "wide.txt", b.data, b.len);
+	tool_job_init(&job, &tool_read, &f->env, NULL, NULL);
+	job.room_bytes = 6000;
+	tool_read.start(&job, args);
+	assert_true(job.finished && !job.is_error);
+	assert_true(job.out.len <= 6000 + 400);
+	assert_non_null(strstr(job.out.data, "[showing lines 1-56 of 1000; output capped at 5 KB, "
+	    "what the context has room for (about 2000 tokens); read the rest in smaller parts "
+	    "with offset and limit; call read with offset=57 to continue]"));
+	tool_job_release(&job);
+	/* room over 50 KB: the usual cap */
+	tool_job_init(&job, &tool_read, &f->env, NULL, NULL);
+	job.room_bytes = 1 << 20;
+	tool_read.start(&job, args);
+	assert_non_null(strstr(job.out.data, "output capped at 50 KB;"));
+	tool_job_release(&job);
+	cJSON_Delete(args);
+	buf_release(&b);
+}
+
+/* Header text of one call: describe, then the summary of its result. */
+static void
+header(const struct tool *t, const char *json, const char *result, const char *want_d,
+    const char *want_s)
+{
+	cJSON *args = cJSON_Parse(json);
+	struct buf d = BUF_INIT, sm = BUF_INIT;
+
+	tool_describe(t, args, &d);
+	tool_summary(t, args, result, 0, &sm);
+	assert_string_equal(d.data ? d.data : "", want_d);
+	assert_string_equal(sm.data ? sm.data : "", want_s);
+	buf_reset(&sm);
+	tool_summary(t, args, result, 1, &sm); /* an error says nothing found */
+	assert_int_equal(sm.len, 0);
+	buf_release(&d);
+	buf_release(&sm);
+	cJSON_Delete(args);
+}
+
+/* What grep, read, find and ls say in their headers (their own describe and summary). */
+static void
+test_headers(void **state)
+{
+	(void)state;
+	header(tool_find("grep"), "{\"pattern\":\"main|printf\",\"path\":\"src\",\"glob\":\"*.c\","
+	    "\"ignore_case\":true}", "src/a.c:3:main\nsrc/a.c:9:printf\nsrc/b.c:1:main\n",
+	    "\"main|printf\" in src *.c -i", "3 hits in 2 files");
+	header(tool_find("grep"), "{\"pattern\":\"x\"}", "no matches for \"x\" in .",
+	    "\"x\" in .", "no hits");
+	header(tool_find("grep"), "{\"pattern\":\"x\"}", "a:1:x\n[showing 200 of 950 matches in 40 "
+	    "files; narrow the search with path, glob or a more specific pattern]",
+	    "\"x\" in .", "950 hits in 40 files (200 shown)");
+	header(tool_find("read"), "{\"path\":\"a.c\",\"offset\":2,\"limit\":5}",
+	    "     2\tb\n     3\tc\n[showing lines 2-3 of 9; call read with offset=4 to continue]",
+	    "a.c:2+5", "lines 2-3 of 9");
+	header(tool_find("read"), "{\"path\":\"a.c\"}", "     1\ta\n     2\tb\n", "a.c", "2 lines");
+	header(tool_find("find"), "{\"pattern\":\"*.c\"}", "a.c\nsrc/\nsrc/b.c\n", "\"*.c\" in .",
+	    "2 files, 1 dir");
+	header(tool_find("ls"), "{}", "a.c  12 bytes\nsrc/\n", ".", "2 entries (1 dir)");
+	header(tool_find("ls"), "{\"path\":\"e\"}", "e is an empty directory", "e", "empty");
+}
+
 int
 main(void)
 {
@@ -548,6 +623,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_read_basic, fixture_setup, fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_read_errors, fixture_setup, fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_read_state_dir, fixture_setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_read_room, fixture_setup, fixture_teardown),
+		cmocka_unit_test(test_headers),
 		cmocka_unit_test_setup_teardown(test_read_truncation, fixture_setup, fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_read_long_line_and_utf8, fixture_setup, fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_read_binary_and_huge, fixture_setup, fixture_teardown),

@@ -322,6 +322,115 @@ test_tool_running_and_error(void **state)
 	transcript_release(&tv);
 }
 
+/* A running call shows the tail of its output, timed from when it began to run. */
+static void
+test_tool_live(void **state)
+{
+	struct view_transcript tv;
+	struct agent_call c;
+
+	(void)state;
+	transcript_init(&tv);
+	call_init(&c, "b", "bash", "{\"command\":\"make\"}");
+	transcript_tool_start(&tv, &c);
+	buf_init(&c.job.live, 0);
+	buf_adds(&c.job.live, "one\ntwo\nthree\nfour\nfive\nsix\n50%\r100%\x1b[2J\n");
+	c.t_start_ms = 3000; /* approved at 3 s */
+	transcript_tool_output(&tv, &c);
+	tv.now_ms = 4200;
+	check(&tv, 40, 7,
+	    "● bash make                 running 1.2s\n"
+	    "  │ three\n"
+	    "  │ four\n"
+	    "  │ five\n"
+	    "  │ six\n"
+	    "  │ 100%^[[2J\n"
+	    "\n");
+	c.t_end_ms = 4500;
+	buf_adds(&c.job.out, "all done\n");
+	transcript_tool_done(&tv, &c);
+	check(&tv, 40, 2, "● bash make                       1.5s ✓\n\n");
+	buf_release(&c.job.live);
+	buf_release(&c.args);
+	buf_release(&c.job.out);
+	transcript_release(&tv);
+}
+
+/* A notice that comes while an answer streams waits for the answer's end. */
+static void
+test_notice_held(void **state)
+{
+	struct view_transcript tv;
+
+	(void)state;
+	transcript_init(&tv);
+	feed(&tv, LLM_TEXT, "alpha br");
+	transcript_add_notice(&tv, THEME_DIM, "queued: later", 13);
+	feed(&tv, LLM_TEXT, "avo charlie");
+	check(&tv, 40, 2, "alpha bravo charlie\n\n");
+	feed(&tv, LLM_DONE, "");
+	check(&tv, 40, 3, "alpha bravo charlie\n\n→ queued: later\n");
+	assert_int_equal(tv.n, 2);
+	/* an interrupted answer is marked, and held notices still follow it */
+	feed(&tv, LLM_TEXT, "half an ans");
+	transcript_add_notice(&tv, THEME_DIM, "held", 4);
+	transcript_interrupted(&tv);
+	check(&tv, 40, 4, "half an ans\n[interrupted]\n\n→ held\n");
+	/* stopped with no answer streaming: a notice marks the cut */
+	transcript_interrupted(&tv);
+	assert_int_equal(tv.items[tv.n - 1].kind, VIEW_NOTICE);
+	transcript_release(&tv);
+}
+
+/* Focus: move between calls, open the one in focus; Ctrl-O scrolled back acts on the one in view. */
+static void
+test_focus(void **state)
+{
+	struct view_transcript tv;
+	struct agent_call c;
+	const char *ids[] = { "a", "b", "c" };
+	size_t i;
+
+	(void)state;
+	transcript_init(&tv);
+	for (i = 0; i < 3; i++) {
+		call_init(&c, ids[i], "bash", "{\"command\":\"x\"}");
+		buf_addf(&c.job.out, "out-%s\n", ids[i]);
+		transcript_tool_done(&tv, &c);
+		buf_release(&c.args);
+		buf_release(&c.job.out);
+		transcript_add_notice(&tv, THEME_DIM, "n1\nn2\nn3", 8);
+	}
+	/* 12 rows in a 40x4 view */
+	assert_int_equal(transcript_focus_start(&tv, 40, 4), 0);
+	assert_int_equal(tv.focus, 4);
+	transcript_focus_move(&tv, -1, 40, 4);
+	assert_int_equal(tv.focus, 2);
+	transcript_focus_move(&tv, 1, 40, 4);
+	assert_int_equal(tv.focus, 4);
+	transcript_focus_move(&tv, -1, 40, 4);
+	transcript_toggle_here(&tv, 40, 4);
+	assert_true(tv.items[2].expanded);
+	assert_false(tv.items[4].expanded);
+	check(&tv, 40, 4, "▸ bash x                          0.2s ✓\n  │ out-b\n→ n1\n  n2\n");
+	transcript_toggle_all(&tv);
+	assert_true(tv.items[0].expanded && tv.items[2].expanded && tv.items[4].expanded);
+	transcript_toggle_all(&tv);
+	assert_false(tv.items[0].expanded || tv.items[2].expanded || tv.items[4].expanded);
+	transcript_focus_end(&tv);
+	/* no focus, scrolled to the top: Ctrl-O opens the first call, the one in view */
+	tv.follow = 0;
+	tv.scroll = 0;
+	transcript_toggle_here(&tv, 40, 4);
+	assert_true(tv.items[0].expanded);
+	assert_false(tv.items[4].expanded);
+	/* following: the last */
+	transcript_follow(&tv);
+	transcript_toggle_here(&tv, 40, 4);
+	assert_true(tv.items[4].expanded);
+	transcript_release(&tv);
+}
+
 /* Reasoning is one dimmed row until expanded. */
 static void
 test_reasoning(void **state)
@@ -382,7 +491,7 @@ test_notices(void **state)
 	    "→ cache break: system prompt changed at message 1…\n"
 	    "→ slot 1 busy, using slot 0\n"
 	    "partial\n"
-	    "[aborted]\n"
+	    "[interrupted]\n"
 	    "\n"
 	    "→ error: cannot connect\n"
 	    "→ claude: 3 failed tool calls\n"
@@ -651,6 +760,9 @@ main(void)
 		cmocka_unit_test(test_diff_fold),
 		cmocka_unit_test(test_bad_diff),
 		cmocka_unit_test(test_tool_running_and_error),
+		cmocka_unit_test(test_tool_live),
+		cmocka_unit_test(test_notice_held),
+		cmocka_unit_test(test_focus),
 		cmocka_unit_test(test_reasoning),
 		cmocka_unit_test(test_notices),
 		cmocka_unit_test(test_injection),

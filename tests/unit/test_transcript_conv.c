@@ -107,7 +107,7 @@ test_drawn(void **state)
 	assert_non_null(strstr(b.data, "● edit hello.c"));
 	assert_non_null(strstr(b.data, "hello, world"));
 	assert_non_null(strstr(b.data, "● write NOTES.md"));
-	assert_non_null(strstr(b.data, "[aborted]"));
+	assert_non_null(strstr(b.data, "[interrupted]"));
 	buf_release(&b);
 	grid_free(g);
 	transcript_release(&tv);

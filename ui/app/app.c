@@ -52,6 +52,28 @@ app_state_notice(struct app *a, uint16_t role, const char *s)
 	a->dirty = 1;
 }
 
+/* The tick: the next frame is drawn; again while the turn runs. */
+static void
+app_tick_fire(struct loop *l, long id, void *arg)
+{
+	struct app *a = arg;
+
+	(void)l;
+	(void)id;
+	a->tick_timer = 0;
+	a->st.spin++;
+	a->dirty = 1;
+	app_state_tick(a);
+}
+
+/* Arm the tick while busy (none pending, none when idle: idle costs no wake-ups). */
+void
+app_state_tick(struct app *a)
+{
+	if (a->busy && !a->tick_timer && a->state != AS_QUIT)
+		a->tick_timer = loop_timer_add(a->d->loop, APP_TICK_MS, app_tick_fire, a);
+}
+
 /* Leave the session at the end of this loop pass. */
 void
 app_state_quit(struct app *a)
@@ -212,6 +234,10 @@ app_render(struct loop *l, void *arg)
 	if (a->srv.waiting && !a->spin_timer) /* the spinner turns and its seconds count: a frame every 100 ms */
 		a->spin_timer = loop_timer_add(l, 100, app_spin_due, a);
 	a->st.elapsed_s = (long)((a->tv.now_ms - a->t0_ms) / 1000);
+	a->st.turn_ms = a->busy && a->turn_t0 ? a->tv.now_ms - a->turn_t0 : 0;
+	a->st.tps = a->tok_t0 && a->tv.now_ms > a->tok_t0 + 500 ?
+	    (double)(a->tok_n - 1) * 1000.0 / (double)(a->tv.now_ms - a->tok_t0) : 0;
+	a->st.scrolled = !a->tv.follow;
 	if (a->dv.open && !a->lay.too_small) {
 		diff_view_layout(&a->dv, w);
 		diff_view_draw(a->grid, (struct grid_rect){ 0, 0, w, h }, &a->dv);
@@ -360,6 +386,18 @@ app_poll_in(struct app *a, uint64_t ms)
 	a->poll_timer = loop_timer_add(a->d->loop, ms, app_poll_fire, a);
 }
 
+/* Our slot still works (a stopped turn the server has not dropped yet): poll at the busy pace until it is idle. */
+static int
+app_poll_ours_busy(const struct view_server *srv)
+{
+	int i;
+
+	for (i = 0; i < srv->nslots; i++)
+		if (srv->slots[i].is_ours && srv->slots[i].state != VIEW_SLOT_IDLE)
+			return 1;
+	return 0;
+}
+
 /* GET /slots answered (or failed). */
 static void
 app_poll_on_slots(int status, const struct llama_slot *slots, size_t n, const struct err *e,
@@ -404,7 +442,7 @@ app_poll_on_slots(int status, const struct llama_slot *slots, size_t n, const st
 		app_poll_in(a, (uint64_t)a->poll_backoff * 1000);
 		return;
 	}
-	app_poll_in(a, a->busy ? APP_POLL_BUSY_MS : APP_POLL_IDLE_MS);
+	app_poll_in(a, a->busy || app_poll_ours_busy(&a->srv) ? APP_POLL_BUSY_MS : APP_POLL_IDLE_MS);
 }
 
 /* The poll timer fired: one request, unless one is already out. */
@@ -509,7 +547,7 @@ app_release(struct app *a)
 {
 	struct loop *l = a->d->loop;
 	long *timers[] = { &a->esc_timer, &a->retry_timer, &a->poll_timer, &a->hint_timer,
-			   &a->frame_timer, &a->boot_timer, &a->spin_timer };
+			   &a->frame_timer, &a->boot_timer, &a->spin_timer, &a->tick_timer };
 	size_t i;
 
 	for (i = 0; i < sizeof timers / sizeof timers[0]; i++)

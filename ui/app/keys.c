@@ -52,7 +52,11 @@ app_keys_screen(struct app *a, const struct keys_event *ev)
 			if (editor_empty(&a->ed))
 				app_state_quit(a);
 			return 1;
-		case 'o': transcript_toggle_last(&a->tv); return 1;
+		case 'o': transcript_toggle_here(&a->tv, r.w, r.h); return 1;
+		case 'p':
+			if (transcript_focus_start(&a->tv, r.w, r.h) == 0)
+				a->st.focus_mode = 1;
+			return 1;
 		case 'g': app_cmd_edit_prompt(a); return 1;
 		case 't': app_cmd_tool_diff(a); return 1;
 		case 'f': transcript_search_start(&a->search, &a->tv, a->lay.transcript); return 1;
@@ -89,6 +93,46 @@ app_keys_screen(struct app *a, const struct keys_event *ev)
 	}
 }
 
+/*
+ * Focus mode (Ctrl-P): ↑ k Ctrl-P / ↓ j Ctrl-N move between tool calls and
+ * reasoning, Enter Space o Ctrl-O open or close the one in focus, a all,
+ * Esc q leave, End leave and follow; 1 when consumed.  Another key leaves
+ * and goes on (to the input, or the scroll keys).
+ */
+static int
+app_keys_focus(struct app *a, const struct keys_event *ev)
+{
+	struct grid_rect r = a->lay.transcript;
+	uint32_t c = ev->kind == KEYS_CHAR && !(ev->mods & KEYS_MOD_ALT) ? ev->cp : 0;
+	int ctrl = ev->kind == KEYS_CHAR && (ev->mods & KEYS_MOD_CTRL);
+
+	if (!a->st.focus_mode)
+		return 0;
+	if (ev->kind == KEYS_UP || (!ctrl && c == 'k') || (ctrl && c == 'p'))
+		transcript_focus_move(&a->tv, -1, r.w, r.h);
+	else if (ev->kind == KEYS_DOWN || (!ctrl && c == 'j') || (ctrl && c == 'n'))
+		transcript_focus_move(&a->tv, 1, r.w, r.h);
+	else if (ev->kind == KEYS_ENTER || (!ctrl && (c == ' ' || c == 'o')) || (ctrl && c == 'o'))
+		transcript_toggle_here(&a->tv, r.w, r.h);
+	else if (!ctrl && c == 'a') {
+		transcript_toggle_all(&a->tv);
+		transcript_focus_move(&a->tv, 0, r.w, r.h);
+	}
+	else if (ev->kind == KEYS_ESC || (!ctrl && c == 'q'))
+		a->st.focus_mode = 0;
+	else if (ev->kind == KEYS_PGUP || ev->kind == KEYS_PGDN || ev->kind == KEYS_WHEEL_UP ||
+	    ev->kind == KEYS_WHEEL_DOWN)
+		return 0;
+	else {
+		a->st.focus_mode = 0;
+		transcript_focus_end(&a->tv);
+		return 0;
+	}
+	if (!a->st.focus_mode)
+		transcript_focus_end(&a->tv);
+	return 1;
+}
+
 /* One key event. */
 static void
 app_keys_key(struct app *a, const struct keys_event *ev)
@@ -120,6 +164,8 @@ app_keys_key(struct app *a, const struct keys_event *ev)
 		return;
 	}
 	if (app_complete_key(&a->pop, ev, &a->ed))
+		return;
+	if (app_keys_focus(a, ev))
 		return;
 	if (app_keys_screen(a, ev))
 		return;

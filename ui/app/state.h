@@ -45,6 +45,7 @@ enum app_state { AS_PROBING, AS_READY, AS_QUIT };
 #define APP_ESC_MS 30
 #define APP_CTRLC_MS 2000
 #define APP_FRAME_MS 16 /* at most one frame per 16 ms (a stream of deltas costs ~60 frames/s) */
+#define APP_TICK_MS 100 /* while a turn runs: the spinner, the turn's time, a running command's output */
 
 struct app {
 	const struct front_session *d;
@@ -68,6 +69,10 @@ struct app {
 	int server_down;   /* the last discovery failed: a message may go to Claude (server_down rule) */
 	long esc_timer, retry_timer, poll_timer, hint_timer, frame_timer, spin_timer;
 	long boot_timer;     /* the slow start-up work, 1 ms after the first frame (app_state_boot) */
+	long tick_timer;     /* every APP_TICK_MS while busy (app_state_tick) */
+	uint64_t turn_t0;    /* when the running turn started */
+	uint64_t tok_t0;     /* the first decoded delta of the current request (0: none yet) */
+	long tok_n;          /* decoded deltas since tok_t0 */
 	int booted;
 	int poll_inflight, poll_backoff;
 	int retry_left;      /* seconds to the next discovery while the server does not answer */
@@ -80,6 +85,8 @@ struct app {
 
 /* Add a notice line (drawn in theme role `role`) to the transcript. */
 void app_state_notice(struct app *a, uint16_t role, const char *s);
+/* While busy: redraw every APP_TICK_MS (spinner, time, a running command's output). */
+void app_state_tick(struct app *a);
 /* Leave the session at the end of this loop pass. */
 void app_state_quit(struct app *a);
 /* Refresh the git branch and changed-file count of the status line. */

@@ -15,6 +15,7 @@
 #include "base/cfg.h"
 #include "route/escalate.h"
 #include "perm/gate.h"
+#include "io/loop.h"
 #include "io/sandbox.h"
 #include "ui/view/server_panel.h"
 #include "ui/view/transcript.h"
@@ -28,6 +29,14 @@ app_turn_on_event(void *arg, const struct llm_event *ev)
 
 	transcript_on_event(&a->tv, ev);
 	server_panel_on_event(&a->srv, ev);
+	if (ev->kind == LLM_TEXT || ev->kind == LLM_REASONING || ev->kind == LLM_TOOL_CALL_ARGS) {
+		if (!a->tok_t0) /* the decode speed counts from the request's first delta */
+			a->tok_t0 = loop_now_ms(a->d->loop);
+		a->tok_n++;
+	} else if (ev->kind == LLM_PROGRESS || ev->kind == LLM_DONE) {
+		a->tok_t0 = 0;
+		a->tok_n = 0;
+	}
 	a->dirty = 1;
 }
 
@@ -50,6 +59,16 @@ app_turn_on_tool_done(void *arg, const struct agent_call *c)
 	transcript_tool_done(&a->tv, c);
 	server_panel_wait(&a->srv, loop_now_ms(a->d->loop)); /* the results go back: the next request */
 	a->dirty = 1;
+}
+
+/* A call began to run or wrote output: drawn at the next tick (at most every APP_TICK_MS). */
+static void
+app_turn_on_tool_output(void *arg, const struct agent_call *c)
+{
+	struct app *a = arg;
+
+	transcript_tool_output(&a->tv, c);
+	app_state_tick(a);
 }
 
 /* The status line's sandbox: known once the probe has ended (it has by the first turn). */
@@ -98,6 +117,13 @@ app_turn_on_end(void *arg, enum agent_end end, const char *message)
 
 	a->busy = a->st.busy = a->srv.waiting = 0;
 	a->st.turns++;
+	a->tok_t0 = 0;
+	a->tok_n = 0;
+	if (end == AGENT_END_ABORTED) { /* the cut is marked; nothing is in flight any more */
+		transcript_interrupted(&a->tv);
+		server_panel_stopped(&a->srv);
+		app_poll_in(a, 300);
+	}
 	if (a->d->esc) /* the controller has recorded the turn */
 		a->st.spend_usd = route_escalate_spent(a->d->esc);
 	if (end != AGENT_END_OK && end != AGENT_END_ABORTED && message && *message)
@@ -213,6 +239,10 @@ app_turn_send(struct app *a, const char *text)
 		return;
 	a->busy = a->st.busy = 1;
 	server_panel_wait(&a->srv, loop_now_ms(a->d->loop));
+	a->turn_t0 = loop_now_ms(a->d->loop);
+	a->tok_t0 = 0;
+	a->tok_n = 0;
+	app_state_tick(a);
 	app_turn_sandbox(a);
 	a->dirty = 1;
 	app_poll_in(a, APP_POLL_BUSY_MS);
@@ -287,6 +317,7 @@ app_turn_agent(struct app *a)
 	v.on_event = app_turn_on_event;
 	v.on_tool_start = app_turn_on_tool_start;
 	v.on_tool_done = app_turn_on_tool_done;
+	v.on_tool_output = app_turn_on_tool_output;
 	v.on_notice = app_turn_on_notice;
 	v.on_wait = app_turn_on_wait;
 	v.on_end = app_turn_on_end;

@@ -1,13 +1,15 @@
 /*
  * ui/view/approve: the approval box (see ui/view/approve.h).  The detail is kept as one
- * text; its lines are counted at show time and cut to the box width when
- * drawn (no wrapping, so a diff keeps its columns).  `scroll` is clamped
- * when drawing, where the box height is known.
+ * text; its lines are hard-wrapped at the box width when drawn (every
+ * character kept, spaces too, never an ellipsis: what is approved is shown
+ * whole), the wrapped height computed once per width.  `scroll` counts
+ * wrapped rows and is clamped when drawing, where the box height is known.
  */
 #include "ui/view/approve.h"
 
 #include <string.h>
 
+#include "base/sanitize.h"
 #include "ui/term/draw.h"
 #include "ui/term/theme.h"
 
@@ -53,6 +55,7 @@ approve_show(struct approve *ap, const struct approve_question *q)
 	for (p = ap->detail.data; (p = strchr(p, '\n')) != NULL; p++)
 		ap->nlines++;
 	ap->scroll = 0;
+	ap->wrap_w = -1;
 	ap->on = 1;
 }
 
@@ -103,55 +106,116 @@ approve_style(const struct approve *ap, const char *s, size_t n)
 	       s[0] == '-' ? THEME_DIFF_DEL : THEME_TEXT;
 }
 
-/* Draw the detail lines [scroll, scroll + rows) at (x, y). */
-static void
-approve_lines(struct approve *ap, struct grid *g, int x, int y, int w, int rows)
+/*
+ * One line hard-wrapped at w columns: every character kept, spaces too (a
+ * command is shown exactly, never cut or re-spaced); with g, its rows
+ * [skip, skip + max) are drawn from (x, y).  Returns its rows (>= 1).
+ */
+static int
+approve_wrap(struct grid *g, int x, int y, int w, int skip, int max, const char *s, size_t n,
+    uint16_t style)
 {
-	const char *p = ap->detail.data, *nl;
-	int i = 0;
+	size_t start = 0, i = 0, k;
+	int row = 0, col = 0, cw;
 
-	if (ap->scroll > ap->nlines - rows)
-		ap->scroll = ap->nlines - rows;
-	if (ap->scroll < 0)
-		ap->scroll = 0;
-	for (; p && i < ap->scroll + rows; i++, p = nl ? nl + 1 : NULL) {
-		size_t n;
-
-		nl = strchr(p, '\n');
-		n = nl ? (size_t)(nl - p) : strlen(p);
-		if (i >= ap->scroll)
-			draw_trunc(g, x, y + i - ap->scroll, w, p, n, approve_style(ap, p, n));
+	while (i < n) {
+		k = sanitize_utf8_len((const unsigned char *)s + i, n - i);
+		if (!k)
+			k = 1;
+		cw = s[i] == '\t' ? 8 - col % 8 : draw_width(s + i, k);
+		if (col > 0 && col + cw > w) {
+			if (g && row >= skip && row < skip + max)
+				draw_text(g, x, y + row - skip, w, s + start, i - start, style);
+			row++;
+			start = i;
+			col = 0;
+			cw = s[i] == '\t' ? 8 : cw;
+		}
+		col += cw;
+		i += k;
 	}
+	if (g && row >= skip && row < skip + max)
+		draw_text(g, x, y + row - skip, w, s + start, n - start, style);
+	return row + 1;
 }
 
-/* The box at the bottom of r. */
+/*
+ * The detail, every line wrapped at w: its rows; when g, the rows
+ * [scroll, scroll + rows) are drawn from (x, y).
+ */
+static int
+approve_lines(const struct approve *ap, struct grid *g, int x, int y, int w, int rows)
+{
+	const char *p = ap->detail.data, *nl;
+	int row = 0, skip, max;
+	size_t n;
+
+	for (; p && ap->detail.len; p = nl ? nl + 1 : NULL) {
+		nl = strchr(p, '\n');
+		n = nl ? (size_t)(nl - p) : strlen(p);
+		skip = row < ap->scroll ? ap->scroll - row : 0;
+		max = ap->scroll + rows - (row + skip);
+		row += approve_wrap(g && max > 0 ? g : NULL, x, y + row + skip - ap->scroll, w, skip,
+		    max, p, n, approve_style(ap, p, n));
+	}
+	return row;
+}
+
+/* The box at the bottom of r: the title on its top border, why, the detail, the keys. */
 void
 approve_draw(struct approve *ap, struct grid *g, struct grid_rect r)
 {
 	struct grid_rect box;
-	struct buf line = BUF_INIT;
-	int rows, inner;
+	struct buf line = BUF_INIT, keys = BUF_INIT;
+	int rows, inner, total, krows, tw;
+	const char *colon;
 
 	if (!ap->on || r.w < 10 || r.h < 4)
 		return;
-	rows = ap->nlines;
-	if (rows > r.h - 5)
-		rows = r.h - 5 > 0 ? r.h - 5 : 0;
-	box.h = rows + 5 <= r.h ? rows + 5 : r.h;
+	inner = r.w - 4;
+	if (ap->wrap_w != inner) { /* the wrapped height, once per width */
+		ap->wrap_w = inner;
+		ap->wrap_rows = approve_lines(ap, NULL, 0, 0, inner, 0);
+	}
+	total = ap->wrap_rows;
+	buf_adds(&keys, "y yes · n no · a always");
+	if (ap->always.len)
+		buf_addf(&keys, " (%s)", ap->always.data);
+	krows = approve_wrap(NULL, 0, 0, inner, 0, 0, keys.data, keys.len, 0);
+	if (krows > r.h / 3) /* the question never leaves no room for what it asks about */
+		krows = r.h / 3 > 0 ? r.h / 3 : 1;
+	rows = total;
+	if (rows > r.h - 4 - krows)
+		rows = r.h - 4 - krows > 0 ? r.h - 4 - krows : 0;
+	if (ap->scroll > total - rows)
+		ap->scroll = total - rows;
+	if (ap->scroll < 0)
+		ap->scroll = 0;
+	box.h = rows + 3 + krows + (total > rows) <= r.h ? rows + 3 + krows + (total > rows) : r.h;
 	box.x = r.x;
 	box.w = r.w;
 	box.y = r.y + r.h - box.h;
-	inner = box.w - 4;
 	grid_clear_rect(g, box, THEME_TEXT);
 	draw_box(g, box, THEME_WARNING);
 	buf_addf(&line, " allow %s ? ", ap->title.data);
+	tw = draw_width(line.data, line.len);
+	if (tw > box.w - 2 && ap->nlines) { /* the detail below shows the whole call */
+		colon = strchr(ap->title.data, ':');
+		buf_reset(&line);
+		buf_addf(&line, " allow %.*s (in full below) ? ",
+		    colon ? (int)(colon - ap->title.data) : (int)ap->title.len, ap->title.data);
+	}
 	draw_trunc(g, box.x + 1, box.y, box.w - 2, line.data, line.len, THEME_WARNING);
 	draw_trunc(g, box.x + 2, box.y + 1, inner, ap->why.data, ap->why.len, THEME_DIM);
 	approve_lines(ap, g, box.x + 2, box.y + 2, inner, rows);
-	buf_reset(&line);
-	buf_addf(&line, "y yes · n no · a always (%s) · ↑↓ scroll", ap->always.data);
-	if (ap->nlines > rows)
-		buf_addf(&line, " · lines %d-%d of %d", ap->scroll + 1, ap->scroll + rows, ap->nlines);
-	draw_trunc(g, box.x + 2, box.y + box.h - 2, inner, line.data, line.len, THEME_ACCENT);
+	if (total > rows) {
+		buf_reset(&line);
+		buf_addf(&line, "↑↓ PgUp PgDn scroll · rows %d-%d of %d", ap->scroll + 1,
+		    ap->scroll + rows, total);
+		draw_trunc(g, box.x + 2, box.y + 2 + rows, inner, line.data, line.len, THEME_DIM);
+	}
+	approve_wrap(g, box.x + 2, box.y + box.h - 1 - krows, inner, 0, krows, keys.data, keys.len,
+	    THEME_ACCENT);
 	buf_release(&line);
+	buf_release(&keys);
 }

@@ -1,8 +1,10 @@
 /*
  * ui/view/approve: the full screen's approval question.  While shown it
  * covers the bottom of the transcript area with a box: what the call is,
- * why it asks, the command or the diff it would make (scrollable), and the
- * keys — y yes, n or Esc no, a always (the session rule is shown).
+ * why it asks, the command or the diff it would make, wrapped whole over
+ * as many rows as it needs (scrollable when taller than the room, with
+ * "↑↓ PgUp PgDn scroll · rows a-b of n"), and the keys — y yes, n or Esc
+ * no, a always — with the session rules "always" adds, wrapped whole too.
  *
  * The question comes from the permission gate (perm/gate.h): ui/app copies
  * its perm_gate_question into an approve_question and turns the
@@ -35,8 +37,9 @@ struct approve_question {
 struct approve {
 	int on;
 	int is_diff; /* colour the detail as a unified diff */
-	int scroll;  /* first detail line shown */
+	int scroll;  /* first detail row shown (rows wrapped at the box width) */
 	int nlines;  /* detail lines */
+	int wrap_w, wrap_rows; /* the detail's wrapped rows at width wrap_w (-1: not yet) */
 	struct buf title, why, detail, always;
 };
 

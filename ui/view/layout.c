@@ -124,6 +124,12 @@ layout_draw(struct grid *g, const struct layout *l, const struct view_transcript
 	} else if (*st->wait) {
 		status_draw_wait(g, l->server_line, st);
 	} else {
-		status_draw_server(g, l->server_line, srv);
+		struct grid_rect sl = l->server_line;
+		int x = status_draw_live(g, sl, st);
+
+		sl.x += x;
+		sl.w -= x;
+		if (sl.w > 0)
+			status_draw_server(g, sl, srv);
 	}
 }

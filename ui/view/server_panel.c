@@ -119,6 +119,19 @@ server_panel_on_event(struct view_server *s, const struct llm_event *ev)
 	}
 }
 
+/* The turn was stopped: nothing in flight any more (see ui/view/server_panel.h). */
+void
+server_panel_stopped(struct view_server *s)
+{
+	int i;
+
+	s->prefill = s->decoding = 0;
+	s->decode_tps = 0;
+	for (i = 0; i < s->nslots; i++)
+		if (s->slots[i].is_ours)
+			s->slots[i].state = VIEW_SLOT_IDLE;
+}
+
 /* The state of one slot from its /slots fields. */
 static enum view_slot_state
 slot_state(const struct server_panel_slot *l)

@@ -65,6 +65,8 @@ void server_panel_on_event(struct view_server *s, const struct llm_event *ev);
  */
 void server_panel_set_slots(struct view_server *s, const struct server_panel_slot *sl, size_t n,
     int our_id, uint64_t now_ms);
+/* The turn was stopped (Esc): no prefill bar, no decoding, our slot idle until the next answer. */
+void server_panel_stopped(struct view_server *s);
 /* GET /slots answered 501: the panel says so (the progress bar stays). */
 void server_panel_no_slots(struct view_server *s);
 /* GET /slots answered 404/405 (an OpenAI-compatible server without it): the panel shows what is known. */

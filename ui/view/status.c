@@ -198,27 +198,80 @@ status_draw_wait(struct grid *g, struct grid_rect r, const struct view_status *s
 	    THEME_MIX(THEME_WARNING, THEME_STATUS_BG));
 }
 
+/* The keys of focus mode. */
+static const char focus_keys[] = " focus: ↑↓ move · enter open/close · a all · esc leave";
+
+/* "⠹ 12.3s · 38 tok/s · " while a turn runs, then "scrolled back — End to follow · "; the bytes. */
+static size_t
+add_live(struct buf *b, const struct view_status *st)
+{
+	static const char *const spin[] = { "⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏" };
+	size_t before = b->len;
+
+	if (st->busy) {
+		buf_addf(b, " %s %.1fs", spin[st->spin % 10], (double)st->turn_ms / 1000.0);
+		if (st->tps > 0)
+			buf_addf(b, st->tps < 10 ? " · %.1f tok/s" : " · %.0f tok/s", st->tps);
+		buf_adds(b, " ·");
+	}
+	if (st->scrolled)
+		buf_adds(b, " scrolled back — End to follow ·");
+	return b->len - before;
+}
+
+/* Narrow layouts: the liveness part at the left of the server row; the columns it took. */
+int
+status_draw_live(struct grid *g, struct grid_rect r, const struct view_status *st)
+{
+	struct buf l = BUF_INIT;
+	int x = 0;
+
+	if (r.w <= 0 || r.h <= 0)
+		return 0;
+	if (st->focus_mode)
+		buf_adds(&l, focus_keys);
+	else
+		add_live(&l, st);
+	if (l.len) {
+		grid_clear_rect(g, (struct grid_rect){ r.x, r.y, r.w, 1 }, THEME_STATUS_BG);
+		x = draw_trunc(g, r.x, r.y, r.w, l.data, l.len,
+		    st->focus_mode || st->scrolled ? THEME_WARNING : THEME_STATUS_FG);
+	}
+	buf_release(&l);
+	return st->focus_mode ? r.w : x;
+}
+
 /* The key hints and turn/time summary. */
 void
 status_draw_help(struct grid *g, struct grid_rect r, const struct view_status *st)
 {
 	struct buf l = BUF_INIT, rt = BUF_INIT;
+	uint16_t lrole = *st->wait ? THEME_WARNING : THEME_DIM;
 
 	if (r.w <= 0 || r.h <= 0)
 		return;
 	r.h = 1;
 	grid_clear_rect(g, r, THEME_DIM);
-	if (*st->wait)
-		buf_addf(&l, " %s%s", st->busy ? "esc stop · " : "", st->wait);
-	else
-		buf_addf(&l, " %sctrl-o expand · ctrl-g editor · /help", st->busy ? "esc stop · " : "");
+	if (st->focus_mode) {
+		buf_adds(&l, focus_keys);
+		lrole = THEME_WARNING;
+	} else {
+		if (add_live(&l, st) && st->scrolled)
+			lrole = THEME_WARNING;
+		if (*st->wait)
+			buf_addf(&l, " %s%s", st->busy ? "esc stop · " : "", st->wait);
+		else
+			buf_addf(&l, " %sctrl-o open · ctrl-p focus · ctrl-g editor · /help",
+			    st->busy ? "esc stop · " : "");
+	}
+	buf_addch(&rt, ' '); /* a cut left part never touches the right one */
 	if (*st->sandbox)
 		buf_addf(&rt, "sandbox: %s · ", st->sandbox);
 	if (*st->route_mode)
 		buf_addf(&rt, "route: %s · ", st->route_mode);
 	buf_addf(&rt, "%d turn%s · %ld:%02ld ", st->turns, st->turns == 1 ? "" : "s",
 	    st->elapsed_s / 60, st->elapsed_s % 60);
-	two_parts(g, r, &l, *st->wait ? THEME_WARNING : THEME_DIM, &rt, THEME_DIM);
+	two_parts(g, r, &l, lrole, &rt, THEME_DIM);
 	buf_release(&l);
 	buf_release(&rt);
 }

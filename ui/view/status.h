@@ -17,6 +17,11 @@
  * llama-server at HOST (next try in Ns)") the help line shows it instead of
  * the hints, and narrow layouts draw status_draw_wait in place of the
  * folded server line: one line, updated in place, never in the top line.
+ * mode, turn count and elapsed time on the right; while a turn runs it
+ * starts with a spinner, the turn's time and the live decode speed
+ * (status_draw_live is the same for the narrow server row).
+ * While st->wait is set (a loading model's countdown) the top line shows
+ * it after the route and the help line shows it instead of the hints.
  * All three clear their rect first and draw only its first row.
  */
 #ifndef HEARTH_UI_VIEW_STATUS_H
@@ -37,7 +42,14 @@ void status_draw(struct grid *g, struct grid_rect r, const struct view_status *s
 void status_draw_server(struct grid *g, struct grid_rect r, const struct view_server *srv);
 /* st->wait in THEME_WARNING on the status background (narrow layouts, instead of the server line). */
 void status_draw_wait(struct grid *g, struct grid_rect r, const struct view_status *st);
-/* The key hints and turn/time summary (wide layouts). */
+/*
+ * Narrow layouts: before the server row, while a turn runs "⠹ 12.3s · 38
+ * tok/s ·" (spinner, the turn's time, live decode speed), when scrolled
+ * back "scrolled back — End to follow ·", in focus mode its keys (the
+ * whole row).  Returns the columns used (0: nothing to say).
+ */
+int status_draw_live(struct grid *g, struct grid_rect r, const struct view_status *st);
+/* The key hints and turn/time summary (wide layouts), led by the same liveness part. */
 void status_draw_help(struct grid *g, struct grid_rect r, const struct view_status *st);
 /* The role for `used` of n_ctx tokens: ok, warn from 70 %, crit from 90 %. */
 uint16_t status_ctx_role(long used, long n_ctx);

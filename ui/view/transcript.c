@@ -29,6 +29,7 @@ struct tpos {
 	struct grid_rect r;
 	long top, row;
 	uint64_t now_ms;
+	int focused;    /* the item being laid out has the focus */
 };
 
 /* Screen row of the current content row, or -1 when it is not shown. */
@@ -168,7 +169,7 @@ lay_markdown(struct tpos *p, const struct view_item *it)
 		}
 	}
 	if (it->aborted)
-		line(p, 0, "[aborted]", 9, THEME_DIM);
+		line(p, 0, "[interrupted]", 13, THEME_WARNING);
 }
 
 /* A reasoning item: one dimmed summary row, or all of it when expanded. */
@@ -180,13 +181,14 @@ lay_reasoning(struct tpos *p, const struct view_item *it, int expand)
 	size_t ln = it->text.len, k, rows = 1;
 
 	if (expand) {
-		para(p, "∴ ", THEME_REASONING, 2, it->text.data, it->text.len, THEME_REASONING, 0);
+		para(p, p->focused ? "▸ " : "∴ ", p->focused ? THEME_ACCENT : THEME_REASONING, 2,
+		    it->text.data, it->text.len, THEME_REASONING, 0);
 		return;
 	}
 	for (k = 0; k < it->text.len; k++)
 		rows += it->text.data[k] == '\n';
 	nl = memchr(ls, '\n', ln);
-	buf_addf(&b, "∴ %.*s", (int)(nl ? (size_t)(nl - ls) : ln), ls);
+	buf_addf(&b, "%s %.*s", p->focused ? "▸" : "∴", (int)(nl ? (size_t)(nl - ls) : ln), ls);
 	if (rows > 1)
 		buf_addf(&b, " … (%zu lines)", rows);
 	line(p, 0, b.data, b.len, THEME_REASONING);
@@ -216,14 +218,22 @@ lay_tool_header(struct tpos *p, const struct view_item *it)
 		markdown_diff_counts(it->diff.data, it->diff.len, &add, &del);
 		if (add || del)
 			n = snprintf(right, sizeof(right), "+%ld −%ld  ", add, del);
+		if (it->note && *it->note && (size_t)n + 40 < sizeof(right))
+			n += snprintf(right + n, sizeof(right) - (size_t)n, "%.*s · ",
+			    (int)(sizeof(right) - (size_t)n - 40), it->note);
 		if (it->status == VIEW_TOOL_RUNNING)
 			snprintf(right + n, sizeof(right) - (size_t)n, "running %.1fs", secs);
 		else
 			snprintf(right + n, sizeof(right) - (size_t)n, "%.1fs %s", secs,
 			    it->status == VIEW_TOOL_OK ? "✓" : "✗");
 		rw = draw_width(right, strlen(right));
-		x = put(p, 0, y, "● ", strlen("● "), it->status == VIEW_TOOL_ERROR ?
-		    THEME_TOOL_ERR : it->status == VIEW_TOOL_OK ? THEME_TOOL_OK : THEME_TOOL_HEADER);
+		if (rw > p->r.w / 2) { /* a narrow screen keeps the name and arguments */
+			memmove(right, right + n, strlen(right + n) + 1);
+			rw = draw_width(right, strlen(right));
+		}
+		x = put(p, 0, y, p->focused ? "▸ " : "● ", strlen("● "), p->focused ? THEME_ACCENT :
+		    it->status == VIEW_TOOL_ERROR ? THEME_TOOL_ERR : it->status == VIEW_TOOL_OK ?
+		    THEME_TOOL_OK : THEME_TOOL_HEADER);
 		x = put(p, x, y, it->name, strlen(it->name), THEME_TOOL_HEADER);
 		if (it->args && *it->args && x + 1 < p->r.w - rw - 1)
 			x = 1 + x + draw_trunc(p->g, p->r.x + x + 1, y, p->r.w - rw - 2 - x,
@@ -252,7 +262,39 @@ lay_diff(struct tpos *p, const char *s, size_t n, int fold)
 	p->row += rows;
 }
 
-/* A tool item: header, diff, and its output when expanded. */
+/* A running call's last TRANSCRIPT_LIVE_ROWS output lines, one row each. */
+static void
+lay_live(struct tpos *p, const struct view_item *it)
+{
+	const char *s = it->text.data, *ls;
+	size_t n = it->text.len, i, ln;
+	int k = 0;
+
+	while (n && (s[n - 1] == '\n' || s[n - 1] == '\r'))
+		n--;
+	for (i = n; i > 0 && k < TRANSCRIPT_LIVE_ROWS; i--)
+		if (s[i - 1] == '\n' && ++k == TRANSCRIPT_LIVE_ROWS)
+			break;
+	while (next_line(s, n, &i, &ls, &ln)) {
+		int y = vis(p);
+
+		if (ln && ls[ln - 1] == '\r')
+			ln--;
+		if (memchr(ls, '\r', ln)) { /* a progress bar redrawn in place: its last state */
+			const char *cr = ls + ln;
+
+			while (cr > ls && cr[-1] != '\r')
+				cr--;
+			ln -= (size_t)(cr - ls);
+			ls = cr;
+		}
+		if (y >= 0)
+			put(p, 2, y, "│ ", strlen("│ "), THEME_BORDER);
+		line(p, 4, ls, ln, THEME_DIM);
+	}
+}
+
+/* A tool item: header, diff, and its output when expanded (the tail of it while it runs). */
 static void
 lay_tool(struct tpos *p, const struct view_item *it)
 {
@@ -262,6 +304,8 @@ lay_tool(struct tpos *p, const struct view_item *it)
 	lay_tool_header(p, it);
 	if (it->diff.len)
 		lay_diff(p, it->diff.data, it->diff.len, it->expanded ? 0 : TRANSCRIPT_DIFF_FOLDED);
+	if (!it->expanded && it->status == VIEW_TOOL_RUNNING && it->text.len)
+		lay_live(p, it);
 	if (!it->expanded)
 		return;
 	while (next_line(it->text.data, it->text.len, &i, &ls, &ln))
@@ -347,9 +391,13 @@ lay_item(struct tpos *p, const struct view_transcript *tv, const struct view_ite
 		lay_markdown(p, it);
 		p->row++;
 	} else if (it->kind == VIEW_REASONING) {
+		p->focused = tv->focus == it - tv->items;
 		lay_reasoning(p, it, it->expanded || tv->show_reasoning);
+		p->focused = 0;
 	} else if (it->kind == VIEW_TOOL) {
+		p->focused = tv->focus == it - tv->items;
 		lay_tool(p, it);
+		p->focused = 0;
 	} else {
 		lay_notice(p, it);
 	}
@@ -400,7 +448,7 @@ lay_all(struct tpos *p, const struct view_transcript *tv)
 long
 transcript_rows(const struct view_transcript *tv, int width)
 {
-	struct tpos p = { NULL, { 0, 0, width, 0 }, 0, 0, tv->now_ms };
+	struct tpos p = { NULL, { 0, 0, width, 0 }, 0, 0, tv->now_ms, 0 };
 
 	lay_all(&p, tv);
 	return p.row;
@@ -410,7 +458,7 @@ transcript_rows(const struct view_transcript *tv, int width)
 void
 transcript_draw(struct grid *g, struct grid_rect r, const struct view_transcript *tv)
 {
-	struct tpos p = { g, r, 0, 0, tv->now_ms };
+	struct tpos p = { g, r, 0, 0, tv->now_ms, 0 };
 	long total, maxtop;
 
 	if (r.w <= 0 || r.h <= 0)
@@ -460,7 +508,9 @@ transcript_init(struct view_transcript *tv)
 {
 	memset(tv, 0, sizeof(*tv));
 	tv->open = -1;
+	tv->focus = -1;
 	tv->follow = 1;
+	buf_init(&tv->held, 0);
 }
 
 /* Free every item. */
@@ -475,14 +525,46 @@ transcript_release(struct view_transcript *tv)
 		free(tv->items[i].name);
 		free(tv->items[i].args);
 		free(tv->items[i].call_id);
+		free(tv->items[i].note);
 	}
 	free(tv->items);
+	buf_release(&tv->held);
 	transcript_init(tv);
+}
+
+static struct view_item *push_raw(struct view_transcript *tv, enum view_item_kind k);
+
+/* The streaming item is over: the notices held while it streamed follow it. */
+static void
+close_open(struct view_transcript *tv)
+{
+	struct view_item *it;
+	size_t i = 0, n;
+
+	tv->open = -1;
+	while (i + 2 < tv->held.len) {
+		n = strlen(tv->held.data + i + 2);
+		it = push_raw(tv, VIEW_NOTICE);
+		it->role = (uint16_t)((unsigned char)tv->held.data[i] |
+		    (unsigned char)tv->held.data[i + 1] << 8);
+		buf_add(&it->text, tv->held.data + i + 2, n);
+		i += n + 3;
+	}
+	buf_reset(&tv->held);
 }
 
 /* Append a blank item of kind k (closing the open one). */
 static struct view_item *
 push(struct view_transcript *tv, enum view_item_kind k)
+{
+	if (tv->open >= 0)
+		close_open(tv);
+	return push_raw(tv, k);
+}
+
+/* Append a blank item of kind k. */
+static struct view_item *
+push_raw(struct view_transcript *tv, enum view_item_kind k)
 {
 	struct view_item *it;
 
@@ -550,14 +632,41 @@ transcript_drop_queued(struct view_transcript *tv)
 	return k;
 }
 
-/* Append a notice line drawn in `role`. */
+/* Append a notice line drawn in `role` (held while an answer streams). */
 void
 transcript_add_notice(struct view_transcript *tv, uint16_t role, const char *s, size_t n)
 {
-	struct view_item *it = push(tv, VIEW_NOTICE);
+	struct view_item *it;
+	const char *z = memchr(s, '\0', n);
 
+	if (tv->open >= 0) {
+		buf_addch(&tv->held, (char)(role & 0xff));
+		buf_addch(&tv->held, (char)(role >> 8));
+		buf_add(&tv->held, s, z ? (size_t)(z - s) : n);
+		buf_addch(&tv->held, '\0');
+		return;
+	}
+	it = push(tv, VIEW_NOTICE);
 	it->role = role;
 	buf_add(&it->text, s, n);
+}
+
+/* The turn was stopped: mark the cut (see ui/view/transcript.h). */
+void
+transcript_interrupted(struct view_transcript *tv)
+{
+	if (tv->open >= 0 && tv->items[tv->open].kind == VIEW_ASSISTANT) {
+		tv->items[tv->open].aborted = 1;
+		close_open(tv);
+		return;
+	}
+	if (tv->open >= 0)
+		close_open(tv);
+	if (tv->n && tv->items[tv->n - 1].kind == VIEW_ASSISTANT) {
+		tv->items[tv->n - 1].aborted = 1;
+		return;
+	}
+	transcript_add_notice(tv, THEME_WARNING, "[interrupted]", 13);
 }
 
 /* Append to the open item of kind k, opening a new one when needed. */
@@ -609,9 +718,10 @@ transcript_on_event(struct view_transcript *tv, const struct llm_event *ev)
 		if (ev->error.kind == LLM_ERR_ABORTED) {
 			if (tv->open >= 0 && tv->items[tv->open].kind == VIEW_ASSISTANT)
 				tv->items[tv->open].aborted = 1;
-			tv->open = -1;
+			close_open(tv);
 			break;
 		}
+		close_open(tv);
 		buf_addf(&b, "error: %.*s", (int)ev->text.len, ev->text.p);
 		transcript_add_notice(tv, THEME_ERROR, b.data, b.len);
 		break;
@@ -624,7 +734,7 @@ transcript_on_event(struct view_transcript *tv, const struct llm_event *ev)
 		break;
 	case LLM_TOOL_CALL_BEGIN:
 	case LLM_DONE:
-		tv->open = -1;
+		close_open(tv);
 		break;
 	default:
 		break;
@@ -666,28 +776,74 @@ transcript_tool_start(struct view_transcript *tv, const struct agent_call *c)
 	it->t_start_ms = c->t_start_ms;
 }
 
+/* The item of call c (appended when none). */
+static struct view_item *
+call_item(struct view_transcript *tv, const struct agent_call *c)
+{
+	size_t i;
+
+	for (i = tv->n; i > 0; i--)
+		if (tv->items[i - 1].kind == VIEW_TOOL && tv->items[i - 1].call_id && c->id &&
+		    strcmp(tv->items[i - 1].call_id, c->id) == 0)
+			return &tv->items[i - 1];
+	transcript_tool_start(tv, c);
+	return &tv->items[tv->n - 1];
+}
+
+/* A running call began or wrote output: its start time and its output's tail. */
+void
+transcript_tool_output(struct view_transcript *tv, const struct agent_call *c)
+{
+	struct view_item *it = call_item(tv, c);
+
+	if (it->status != VIEW_TOOL_RUNNING)
+		return;
+	it->t_start_ms = c->t_start_ms;
+	buf_reset(&it->text);
+	buf_add(&it->text, c->job.live.data, c->job.live.len);
+}
+
+/* What the tool says its finished call found, for the header. */
+static char *
+call_note(const struct agent_call *c)
+{
+	cJSON *root = cJSON_ParseWithLength(c->args.data, c->args.len);
+	struct buf d = BUF_INIT;
+	char *out = NULL;
+
+	if (root && !c->invalid)
+		tool_summary(c->name ? tool_find(c->name) : NULL, root, c->job.out.data,
+		    c->job.is_error, &d);
+	cJSON_Delete(root);
+	if (d.len)
+		out = buf_detach(&d, NULL);
+	buf_release(&d);
+	return out;
+}
+
 /* A tool call finished: fill the item of the same id (append one when none). */
 void
 transcript_tool_done(struct view_transcript *tv, const struct agent_call *c)
 {
-	struct view_item *it = NULL;
-	size_t i;
+	struct view_item *it = call_item(tv, c);
 
-	for (i = tv->n; i > 0 && !it; i--)
-		if (tv->items[i - 1].kind == VIEW_TOOL && tv->items[i - 1].call_id && c->id &&
-		    strcmp(tv->items[i - 1].call_id, c->id) == 0)
-			it = &tv->items[i - 1];
-	if (!it) {
-		transcript_tool_start(tv, c);
-		it = &tv->items[tv->n - 1];
-	}
 	it->status = c->job.is_error || c->invalid ? VIEW_TOOL_ERROR : VIEW_TOOL_OK;
+	it->t_start_ms = c->t_start_ms;
 	it->t_end_ms = c->t_end_ms;
 	buf_reset(&it->text);
 	buf_add(&it->text, c->job.out.data, c->job.out.len);
 	buf_reset(&it->diff);
 	if (c->job.diff)
 		buf_adds(&it->diff, c->job.diff);
+	free(it->note);
+	it->note = call_note(c);
+}
+
+/* Whether an item opens and closes (a tool call, reasoning). */
+static int
+foldable(const struct view_item *it)
+{
+	return it->kind == VIEW_TOOL || it->kind == VIEW_REASONING;
 }
 
 /* Toggle the expanded flag of the last tool or reasoning item. */
@@ -697,10 +853,115 @@ transcript_toggle_last(struct view_transcript *tv)
 	size_t i;
 
 	for (i = tv->n; i > 0; i--)
-		if (tv->items[i - 1].kind == VIEW_TOOL || tv->items[i - 1].kind == VIEW_REASONING) {
+		if (foldable(&tv->items[i - 1])) {
 			tv->items[i - 1].expanded = !tv->items[i - 1].expanded;
 			return;
 		}
+}
+
+/* The first content row shown in a view of w×h, and each item's rows cached for w. */
+static long
+view_top(const struct view_transcript *tv, int w, int h)
+{
+	long total = transcript_rows(tv, w), maxtop = total > h ? total - h : 0;
+
+	return tv->follow || tv->scroll > maxtop ? maxtop : tv->scroll < 0 ? 0 : tv->scroll;
+}
+
+/* The last foldable item whose first row is in the view of w×h (else the last before it); -1 none. */
+long
+transcript_in_view(const struct view_transcript *tv, int w, int h)
+{
+	long top = view_top(tv, w, h), row = 0, best = -1;
+	size_t i;
+
+	for (i = 0; i < tv->n && row < top + h; i++) {
+		if (foldable(&tv->items[i]) && (best < 0 || row < top + h))
+			best = (long)i;
+		row += tv->items[i].cache_rows;
+	}
+	return best;
+}
+
+/* Ctrl-O: toggle the item in focus, else the one in view when scrolled back, else the last. */
+void
+transcript_toggle_here(struct view_transcript *tv, int w, int h)
+{
+	long i = tv->focus >= 0 && (size_t)tv->focus < tv->n ? tv->focus :
+	    tv->follow ? -1 : transcript_in_view(tv, w, h);
+
+	if (i < 0) {
+		transcript_toggle_last(tv);
+		return;
+	}
+	tv->items[i].expanded = !tv->items[i].expanded;
+}
+
+/* Scroll so that the focused item's first row is in the view of w×h. */
+static void
+show_focus(struct view_transcript *tv, int w, int h)
+{
+	long top = view_top(tv, w, h), row = 0, total;
+	size_t i;
+
+	for (i = 0; i < (size_t)tv->focus && i < tv->n; i++)
+		row += tv->items[i].cache_rows;
+	if (row < top)
+		top = row;
+	else if (row >= top + h)
+		top = row - h / 3;
+	total = transcript_rows(tv, w);
+	tv->follow = 0;
+	tv->scroll = top > total - h ? (total - h > 0 ? total - h : 0) : top;
+}
+
+/* Focus mode: start on the item in view (see ui/view/transcript.h). */
+int
+transcript_focus_start(struct view_transcript *tv, int w, int h)
+{
+	tv->focus = transcript_in_view(tv, w, h);
+	if (tv->focus < 0)
+		return -1;
+	show_focus(tv, w, h);
+	return 0;
+}
+
+/* Move the focus to the previous (dir < 0) or next foldable item (0: stay); its header shows. */
+void
+transcript_focus_move(struct view_transcript *tv, int dir, int w, int h)
+{
+	long i;
+
+	if (tv->focus < 0)
+		return;
+	for (i = tv->focus + dir; dir && i >= 0 && (size_t)i < tv->n; i += dir)
+		if (foldable(&tv->items[i])) {
+			tv->focus = i;
+			break;
+		}
+	show_focus(tv, w, h);
+}
+
+/* Open every foldable item, or close them all when all are open. */
+void
+transcript_toggle_all(struct view_transcript *tv)
+{
+	size_t i;
+	int open = 0;
+
+	for (i = 0; i < tv->n; i++)
+		if (foldable(&tv->items[i]) && !tv->items[i].expanded)
+			open = 1;
+	for (i = 0; i < tv->n; i++)
+		if (foldable(&tv->items[i]))
+			tv->items[i].expanded = open;
+}
+
+/* Leave focus mode (the view stays where it is). */
+void
+transcript_focus_end(struct view_transcript *tv)
+{
+	tv->focus = -1;
 }
 
 /* Whether needle occurs in s[0..n). */

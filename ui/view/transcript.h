@@ -10,12 +10,14 @@
  * What an item looks like:
  *   user       "› text" (THEME_USER), wrapped with a hanging indent; a
  *              queued one has a dim "  ⋯ queued" row after it
- *   assistant  markdown (ui/view/markdown.h); "[aborted]" after a stopped answer
+ *   assistant  markdown (ui/view/markdown.h); "[interrupted]" after a stopped answer
  *   reasoning  one dimmed line "∴ first line … (N lines)" unless expanded
- *   tool       "● name args      +a −d  1.2s ✓" then its diff (at most
+ *   tool       "● name args   +a −d  note · 1.2s ✓" (note: tool_summary, "▸" when
+ *              focused) then its diff (at most
  *              TRANSCRIPT_DIFF_FOLDED rows unless expanded: line numbers,
  *              +/- roles, word-level highlight of a -/+ pair's changed
- *              span); when expanded, its output under "│ "
+ *              span); when expanded, its output under "│ "; while it
+ *              runs, the last TRANSCRIPT_LIVE_ROWS lines of its output
  *   notice     "→ text" in the notice's role (no second arrow when the text
  *              starts with one); of several lines, each wrapped under itself
  *              and a "name  text" row (two blanks apart) under its text
@@ -33,6 +35,7 @@
 #include "ui/view/view.h"
 
 #define TRANSCRIPT_DIFF_FOLDED 12
+#define TRANSCRIPT_LIVE_ROWS 5
 
 /* An empty transcript in follow mode. */
 void transcript_init(struct view_transcript *tv);
@@ -51,7 +54,8 @@ void transcript_add_user(struct view_transcript *tv, const char *s, size_t n);
 void transcript_add_queued(struct view_transcript *tv, const char *s, size_t n);
 size_t transcript_unqueue(struct view_transcript *tv);
 size_t transcript_drop_queued(struct view_transcript *tv);
-/* Append a notice line drawn in `role` (route change, error, ...). */
+/* Append a notice line drawn in `role` (route change, error, ...); while an
+ * answer streams it is held and added after the answer's item closes. */
 void transcript_add_notice(struct view_transcript *tv, uint16_t role, const char *s, size_t n);
 /*
  * Feed a stream event: TEXT / REASONING grow the open item (a new one
@@ -65,13 +69,42 @@ void transcript_on_event(struct view_transcript *tv, const struct llm_event *ev)
 /* A tool call started (agent on_tool_start): appends a running tool item. */
 void transcript_tool_start(struct view_transcript *tv, const struct agent_call *c);
 /*
+ * A running call began (its time counts from c->t_start_ms) or wrote
+ * output: the item shows the last TRANSCRIPT_LIVE_ROWS lines of
+ * c->job.live under its header until it finishes.
+ */
+void transcript_tool_output(struct view_transcript *tv, const struct agent_call *c);
+/*
  * A tool call finished (agent on_tool_done): fills the item of the same
  * call id (appends one when none) with status, output, diff, duration.
  */
 void transcript_tool_done(struct view_transcript *tv, const struct agent_call *c);
 
-/* Toggle the expanded flag of the last tool or reasoning item (ctrl-o). */
+/* Toggle the expanded flag of the last tool or reasoning item. */
 void transcript_toggle_last(struct view_transcript *tv);
+/*
+ * Ctrl-O in a view of w×h: toggle the item in focus; with no focus and
+ * scrolled back, the item in view (transcript_in_view); following, the last.
+ */
+void transcript_toggle_here(struct view_transcript *tv, int w, int h);
+/* The last tool or reasoning item whose first row shows in the view of w×h; -1 none. */
+long transcript_in_view(const struct view_transcript *tv, int w, int h);
+/*
+ * Focus mode (tv->focus): start on the item in view (-1 when there is no
+ * tool or reasoning item), move to the previous / next one (dir -1 / +1,
+ * 0 stays; the view scrolls so its header shows), leave (the view stays).
+ * transcript_toggle_all opens every tool and reasoning item, or closes
+ * them all when all are open.
+ */
+int transcript_focus_start(struct view_transcript *tv, int w, int h);
+void transcript_focus_move(struct view_transcript *tv, int dir, int w, int h);
+void transcript_focus_end(struct view_transcript *tv);
+void transcript_toggle_all(struct view_transcript *tv);
+/*
+ * The turn was stopped: the streaming answer is marked "[interrupted]"
+ * (the last answer when none streams), else an "[interrupted]" notice.
+ */
+void transcript_interrupted(struct view_transcript *tv);
 
 /* Content rows at `width` columns. */
 long transcript_rows(const struct view_transcript *tv, int width);

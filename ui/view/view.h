@@ -54,6 +54,7 @@ struct view_item {
 	int aborted;       /* VIEW_ASSISTANT: the turn was stopped */
 	int queued;        /* VIEW_USER: typed, not sent yet (drawn with a "queued" row) */
 	int one_line;      /* VIEW_NOTICE: one row, cut at the width (a cache break) */
+	char *note;        /* VIEW_TOOL: what the finished call found ("12 hits"), may be NULL */
 	/* layout cache, ui/view/transcript.c's own (written even through a const
 	 * transcript; invisible to everyone else): the item's rows at width
 	 * cache_w while its cache_key (lengths and flags) is unchanged */
@@ -70,6 +71,9 @@ struct view_transcript {
 	long scroll;        /* first content row shown when !follow */
 	uint64_t now_ms;    /* set by the caller before drawing (running tools) */
 	int show_reasoning; /* expand every reasoning item */
+	long focus;         /* the item in focus (focus mode), -1 none */
+	struct buf held;    /* notices that came while an answer streamed: role (2 bytes),
+			     * text, NUL; added when the answer's item closes */
 };
 
 enum view_slot_state { VIEW_SLOT_IDLE, VIEW_SLOT_PREFILL, VIEW_SLOT_DECODING };
@@ -130,6 +134,12 @@ struct view_status {
 	int busy;           /* a turn is running (help line says "esc stop") */
 	char sandbox[48];   /* bash's sandbox: "workspace-write (bwrap)", "none: asking", "off" ("" hides it) */
 	char wait[128];     /* a countdown while the server loads its model ("" hides it) */
+	/* liveness: while busy a spinner, the turn's time and the decode speed */
+	uint64_t turn_ms;   /* how long the running turn has taken */
+	int spin;           /* spinner frame */
+	double tps;         /* live decode tok/s (0: none yet) */
+	int scrolled;       /* the transcript is scrolled back (not following) */
+	int focus_mode;     /* moving between transcript items (keys in the help line) */
 };
 
 #endif
