@@ -104,9 +104,9 @@ valgrind: $(UNIT_BIN)
 			--error-exitcode=9 $$t >$$t.vg.log 2>&1 || { echo "valgrind: $$t failed (see $$t.vg.log)"; fail=1; }; \
 	done; [ $$fail -eq 0 ] && echo "valgrind: all unit tests clean"
 
-bench: $(BIN) $(BUILD)/bench/frame $(BUILD)/bench/bench_intel $(BUILD)/bench/skelcheck
+bench: $(BIN) $(BUILD)/bench/frame $(BUILD)/bench/bench_intel $(BUILD)/bench/skelcheck $(BUILD)/bench/bench_tools
 	@HEARTH_BIN=$(abspath $(BIN)) BENCH_FRAME=$(abspath $(BUILD)/bench/frame) \
-		BENCH_INTEL=$(abspath $(BUILD)/bench/bench_intel) \
+		BENCH_INTEL=$(abspath $(BUILD)/bench/bench_intel) BENCH_TOOLS=$(abspath $(BUILD)/bench/bench_tools) \
 		BENCH_SKEL=$(abspath $(BUILD)/bench/skelcheck) FIXTURES=$(FIXTURES) sh tests/bench.sh
 	@HEARTH_BIN=$(abspath $(BIN)) FIXTURES=$(FIXTURES) sh tests/bench_cache.sh
 

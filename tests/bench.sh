@@ -27,6 +27,17 @@
 #       process with the disk cache, warm; then ($BENCH_SKEL,
 #       tests/bench/skelcheck.c) the definitions-only parse of the project's
 #       own sources against a whole parse: time, and trees that agree.
+#   (g) the issue-16 shapes ($BENCH_TOOLS, tests/bench/bench_tools.c), each
+#       beside its reference tool measured in the same run (wall and CPU
+#       time): a generated 30,000-file repository with a .gitattributes
+#       (tests/bench/gen_repo.py): checkpoint against `git stash create`,
+#       grep (literal, regex, ignore case) against rg (grep -r without rg),
+#       find against `git ls-files -co` and find(1); a 1 GB log made in a
+#       temp dir and removed after: grep against grep -F, and the memory it
+#       took; 1,000 sessions (10 of 2,000 turns): -r's listing and -c.
+#       HEARTH_BENCH_REPO=path prints the checkpoint, grep and find rows for
+#       that checkout instead of the generated repository (its files are
+#       changed and put back with git checkout: use a clean checkout).
 # Targets are printed beside the figures: --version < 8 ms, -p overhead
 # < 20 ms, max RSS < 12 MB.
 set -u
@@ -433,5 +444,30 @@ if [ -n "${BENCH_INTEL:-}" ] && [ -x "$BENCH_INTEL" ]; then
 	fi
 else
 	echo "(f) git and code intelligence: not built (make bench builds build/bench/bench_intel)"
+fi
+if [ -n "${BENCH_TOOLS:-}" ] && [ -x "$BENCH_TOOLS" ]; then
+	gtmp=$(mktemp -d "${TMPDIR:-/tmp}/hearth-bench-tools.XXXXXX")
+	repo=${HEARTH_BENCH_REPO:-}
+	if [ -z "$repo" ]; then
+		echo "(g) large trees, logs and sessions: generating a 30,000-file repository with a .gitattributes"
+		repo=$gtmp/repo
+		timeout 900 python3 "$ROOT/tests/bench/gen_repo.py" "$repo" 30000 ||
+			echo "  bench: the repository could not be generated (ignored)"
+	else
+		echo "(g) large trees: $repo"
+	fi
+	if [ -d "$repo/.git" ]; then
+		sync
+		timeout 900 "$BENCH_TOOLS" checkpoint "$repo" || echo "  bench: checkpoint failed (ignored)"
+		timeout 900 "$BENCH_TOOLS" grep "$repo" || echo "  bench: grep failed (ignored)"
+	fi
+	if [ -z "${HEARTH_BENCH_REPO:-}" ]; then
+		mkdir -p "$gtmp/log" "$gtmp/sessions"
+		timeout 900 "$BENCH_TOOLS" log "$gtmp/log" || echo "  bench: log failed (ignored)"
+		timeout 900 "$BENCH_TOOLS" sessions "$gtmp/sessions" || echo "  bench: sessions failed (ignored)"
+	fi
+	rm -rf "$gtmp"
+else
+	echo "(g) large trees, logs and sessions: not built (make bench builds build/bench/bench_tools)"
 fi
 exit 0

@@ -8,13 +8,23 @@
  * the spaces) work.
  * Matches are printed relative to the root (directories with a trailing
  * '/') until FIND_MAX_RESULTS or FIND_MAX_OUT, then only counted.
+ *
+ * The walk runs on the worker thread (io/work.h) so keys and redraws stay
+ * live on a large tree; it reads only directory entries (types_only: no
+ * stat per entry) and settles tracked paths through the git index
+ * (base/fs.h).  A cancelled call ends at once; its walk stops at the next
+ * entry and the result is dropped.  Without a loop it runs in place.
  */
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/fs.h"
 #include "base/json.h"
+#include "base/xmalloc.h"
+#include "io/work.h"
 #include "llm/tool.h"
 #include "base/workspace.h"
 
@@ -22,12 +32,18 @@
 #define FIND_MAX_OUT (50 * 1024)
 
 struct find {
-	struct tool_job *job;
-	const char *pattern;
-	const char *start; /* searched directory, absolute */
+	struct tool_job *job; /* loop thread; NULL once cancelled */
+	char *root;           /* copies: the job's env may be gone when the worker runs */
+	char *pattern;
+	char *start;          /* searched directory, absolute */
 	size_t slen;
 	size_t matches, shown;
 	int capped;
+	atomic_int stop;      /* set by cancel: the walk ends at the next entry */
+	struct buf out;       /* the worker's (job->out belongs to the loop thread) */
+	struct fs_walk w;
+	struct err e;
+	int rc;
 };
 
 /* Path of abs relative to the searched directory. */
@@ -46,10 +62,12 @@ static int
 visit(const char *abs, const char *rel, const struct stat *st, void *arg)
 {
 	struct find *f = arg;
-	struct buf *out = &f->job->out;
+	struct buf *out = &f->out;
 	size_t before = out->len;
 	int dir = S_ISDIR(st->st_mode);
 
+	if (atomic_load(&f->stop) || work_stopping())
+		return 1;
 	if (!fs_glob_match(f->pattern, rel_to_start(f, abs)) &&
 	    !fs_glob_match(f->pattern, rel))
 		return 0;
@@ -79,7 +97,7 @@ line_break(struct buf *out)
 static void
 add_note(struct find *f, const char *where, const struct fs_walk *w)
 {
-	struct buf *out = &f->job->out;
+	struct buf *out = &f->out;
 
 	if (f->matches == 0) {
 		buf_addf(out, "no paths match \"%s\" under %s", f->pattern, where);
@@ -97,42 +115,105 @@ add_note(struct find *f, const char *where, const struct fs_walk *w)
 	}
 }
 
-/* Entry point. */
+/* On the worker: the walk, into f->out. */
+static void
+find_work(void *arg)
+{
+	struct find *f = arg;
+
+	f->w.root = f->root;
+	f->w.visit = visit;
+	f->w.arg = f;
+	f->w.types_only = 1;
+	f->rc = fs_walk(&f->w, f->start, &f->e);
+	if (f->rc == 0)
+		add_note(f, workspace_rel(f->root, f->start), &f->w);
+}
+
+/* Free a run. */
+static void
+find_free(struct find *f)
+{
+	free(f->root);
+	free(f->pattern);
+	free(f->start);
+	buf_release(&f->out);
+	free(f);
+}
+
+/* Back on the loop: hand the result to the job, unless it was cancelled. */
+static void
+find_finish(void *arg, int ran)
+{
+	struct find *f = arg;
+	struct tool_job *job = f->job;
+	const char *where = workspace_rel(f->root, f->start);
+
+	if (!job) {
+		find_free(f);
+		return;
+	}
+	job->priv = NULL;
+	if (!ran)
+		tool_job_fail(job, "find: not run: hearth is shutting down");
+	else if (f->rc < 0 && f->e.code == ENOENT)
+		tool_job_fail(job, "%s does not exist; use ls to see what is there", where);
+	else if (f->rc < 0)
+		tool_job_fail(job, "find %s", f->e.msg);
+	else {
+		buf_add(&job->out, f->out.data, f->out.len);
+		tool_job_done(job);
+	}
+	find_free(f);
+}
+
+/* Entry point: the walk runs on the worker thread; without a loop, here and now. */
 static void
 find_start(struct tool_job *job, const cJSON *args)
 {
 	const cJSON *pat = cJSON_GetObjectItemCaseSensitive(args, "pattern");
 	const cJSON *path = cJSON_GetObjectItemCaseSensitive(args, "path");
-	struct find f = { job, NULL, NULL, 0, 0, 0, 0 };
-	struct fs_walk w = { job->env->root, visit, &f, 0, 0, 0 };
 	struct buf abs = BUF_INIT;
 	struct err e = ERR_INIT;
-	const char *where;
+	struct find *f;
 
 	if (!cJSON_IsString(pat) || !*pat->valuestring) {
 		tool_job_fail(job, "find needs a non-empty \"pattern\" (string), e.g. \"*.c\"");
 		return;
 	}
-	f.pattern = pat->valuestring;
 	if (workspace_resolve(job->env->root, job->env->allow_outside,
 		       cJSON_IsString(path) ? path->valuestring : NULL, &abs, &e) < 0) {
 		tool_job_fail(job, "%s", e.msg);
-		goto out;
+		buf_release(&abs);
+		return;
 	}
-	f.start = abs.data;
-	f.slen = abs.len;
-	where = workspace_rel(job->env->root, abs.data);
-	if (fs_walk(&w, abs.data, &e) < 0) {
-		if (e.code == ENOENT)
-			tool_job_fail(job, "%s does not exist; use ls to see what is there", where);
-		else
-			tool_job_fail(job, "find %s", e.msg);
-		goto out;
-	}
-	add_note(&f, where, &w);
+	f = xcalloc(1, sizeof *f);
+	f->job = job;
+	f->root = xstrdup(job->env->root);
+	f->pattern = xstrdup(pat->valuestring);
+	f->slen = abs.len;
+	f->start = buf_detach(&abs, NULL);
+	atomic_init(&f->stop, 0);
+	buf_init(&f->out, 0);
+	job->priv = f;
+	if (work_submit(job->env->loop, find_work, find_finish, f, &e) < 0)
+		(void)work_submit(NULL, find_work, find_finish, f, &e);
+}
+
+/* Abort: the walk stops at its next entry; its result is dropped. */
+static void
+find_cancel(struct tool_job *job)
+{
+	struct find *f = job->priv;
+
+	if (!f || job->finished)
+		return;
+	atomic_store(&f->stop, 1);
+	f->job = NULL;
+	job->priv = NULL;
+	buf_adds(&job->out, "[aborted]");
+	job->is_error = 1;
 	tool_job_done(job);
-out:
-	buf_release(&abs);
 }
 
 /* The header: "PATTERN" in PATH. */
@@ -198,7 +279,7 @@ const struct tool tool_find_files = {
 		"\"required\":[\"pattern\"],\"additionalProperties\":false}",
 	.flags = TOOL_READ_ONLY,
 	.start = find_start,
-	.cancel = NULL,
+	.cancel = find_cancel,
 	.paths = tool_path_arg,
 	.describe = find_describe,
 	.summary = find_summary,

@@ -2,41 +2,70 @@
  * grep: search file contents under a path for a regex or a fixed string.
  *
  * The walk (fs_walk) yields entries in sorted order, skipping .git and
- * .gitignore'd paths.  Each regular file up to GREP_MAX_FILE that does not
- * look binary is read whole and scanned line by line; matches are written
- * as "path:line:text" until GREP_MAX_MATCHES or GREP_MAX_OUT, after which
- * they are only counted so the final note can say how many were left out.
- * Regexes are POSIX ERE (glibc also knows \w \s \b); \d and \D are
- * rewritten to bracket expressions since models use them a lot.
+ * .gitignore'd paths (tracked paths settled by the git index, base/fs.h).
+ * Each regular file that does not look binary is read in chunks of
+ * GREP_CHUNK bytes cut at a line end (a 1 GB log is searched in bounded
+ * memory), and each chunk is searched whole, not line by line: a literal
+ * with memmem; a regex through a literal every match must contain
+ * (required_literal: memmem finds the few candidate lines, regexec checks
+ * them), or, when there is none, one regexec over the chunk with
+ * REG_NEWLINE, a match that spans lines being checked on its own line.
+ * Line numbers are counted only up to a match.  Matches are written as
+ * "path:line:text" until GREP_MAX_MATCHES or GREP_MAX_OUT, after which they
+ * are only counted so the final note can say how many were left out.
+ * Regexes are POSIX ERE (glibc also knows \w \s \b) compiled through
+ * base/regex.h; \d and \D are rewritten to bracket expressions since models
+ * use them a lot.
+ *
+ * The search runs on the worker thread (io/work.h), so keys and redraws
+ * stay live; a cancelled call ends at once, its search stops at the next
+ * chunk and the result is dropped.  Without a loop it runs in place.
  */
+#include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <regex.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
+#include <unistd.h>
 
 #include "base/fs.h"
 #include "base/json.h"
 #include "base/regex.h"
+#include "base/str.h"
+#include "base/xmalloc.h"
+#include "io/work.h"
 #include "llm/tool.h"
 #include "base/workspace.h"
 
 #define GREP_MAX_MATCHES 200
 #define GREP_MAX_OUT (50 * 1024)
-#define GREP_MAX_FILE (4 << 20)
+#define GREP_CHUNK ((size_t)4 << 20)
 #define GREP_MAX_LINE 300
+#define GREP_MIN_LITERAL 3 /* shorter required literals are not worth a prefilter */
 
 struct grep {
-	struct tool_job *job;
-	const char *glob;  /* file-name filter, or NULL */
-	const char *needle; /* literal search, or NULL for the regex */
-	size_t nlen;
-	int icase;
+	struct tool_job *job; /* loop thread; NULL once cancelled */
+	char *root;           /* copies: the job's env may be gone when the worker runs */
+	char *abs;
+	char *pattern;
+	char *glob;           /* file-name filter, or NULL */
+	int icase, literal;
 	regex_t re;
-	size_t matches, shown, files, skipped_big;
-	int capped;        /* output cap reached */
-	struct buf text;   /* the current file */
+	int have_re;
+	char *lit;            /* what memmem looks for: the needle, or a required literal of
+			       * the regex (lower case when icase); NULL: regexec only */
+	size_t llen;
+	size_t matches, shown, files;
+	int capped;           /* output cap reached */
+	atomic_int stop;      /* set by cancel */
+	struct buf out;       /* the worker's (job->out belongs to the loop thread) */
+	struct buf chunk, lower;
+	struct fs_walk w;
+	struct err e;
+	int rc;
 };
 
 /* Rewrite \d and \D (not understood by POSIX ERE) outside brackets. */
@@ -70,35 +99,119 @@ translate(const char *p, struct buf *out)
 	}
 }
 
-/* Case-insensitive (ASCII) or exact search for the literal in line. */
+/* Whether the ERE byte c, escaped, stands for itself. */
 static int
-has_literal(const struct grep *g, const char *line, size_t n)
+escaped_literal(char c)
 {
-	size_t i;
-
-	if (g->nlen > n)
-		return 0;
-	for (i = 0; i + g->nlen <= n; i++)
-		if (g->icase ? !strncasecmp(line + i, g->needle, g->nlen)
-			     : !memcmp(line + i, g->needle, g->nlen))
-			return 1;
-	return 0;
+	return c && strchr(".[]()*+?{}|^$\\/-", c) != NULL;
 }
 
-/* Whether one line (NUL-terminated at n) matches. */
-static int
-line_matches(struct grep *g, char *line, size_t n)
+/*
+ * The longest run of plain characters every match of the ERE must contain,
+ * into out (empty when none is sure): no top-level alternation; brackets,
+ * groups, classes and anchors end a run; a character made optional by ? *
+ * or {0,...} is dropped from it.  A shorter literal is still a correct
+ * prefilter: only a wrong one would lose matches.
+ */
+static void
+required_literal(const char *p, struct buf *out)
 {
-	if (g->needle)
-		return has_literal(g, line, n);
-	return regexec(&g->re, line, 0, NULL, 0) == 0;
+	struct buf run = BUF_INIT;
+	int depth = 0;
+	const char *q;
+
+	buf_reset(out);
+	for (q = p; *q; q++) { /* a top-level '|' : nothing is required */
+		if (*q == '\\' && q[1])
+			q++;
+		else if (*q == '[') {
+			q++;
+			if (*q == '^')
+				q++;
+			if (*q == ']')
+				q++;
+			while (*q && *q != ']') {
+				if (*q == '[' && (q[1] == ':' || q[1] == '.' || q[1] == '=')) {
+					const char *e = strstr(q + 2, q[1] == ':' ? ":]" : q[1] == '.' ? ".]" : "=]");
+					q = e ? e + 1 : q + strlen(q) - 1;
+				}
+				q++;
+			}
+			if (!*q)
+				return;
+		} else if (*q == '(')
+			depth++;
+		else if (*q == ')')
+			depth--;
+		else if (*q == '|' && depth == 0)
+			return;
+	}
+#define FLUSH() do { if (run.len > out->len) { buf_reset(out); buf_add(out, run.data, run.len); } \
+		     buf_reset(&run); } while (0)
+	for (; *p; p++) {
+		if (*p == '\\' && escaped_literal(p[1])) {
+			buf_addch(&run, p[1]);
+			p++;
+		} else if (*p == '\\') {
+			FLUSH();
+			if (p[1])
+				p++;
+		} else if (*p == '*' || *p == '?' || (*p == '{' && isdigit((unsigned char)p[1]))) {
+			if (run.len && ((unsigned char)run.data[run.len - 1] & 0xC0) != 0x80)
+				buf_setlen(&run, run.len - 1);
+			else
+				buf_reset(&run); /* a multibyte character: drop the whole run */
+			FLUSH();
+			if (*p == '{')
+				while (p[1] && *p != '}')
+					p++;
+		} else if (*p == '+') {
+			FLUSH();
+		} else if (*p == '[') {
+			FLUSH();
+			p++;
+			if (*p == '^')
+				p++;
+			if (*p == ']')
+				p++;
+			while (*p && *p != ']') {
+				if (*p == '[' && (p[1] == ':' || p[1] == '.' || p[1] == '=')) {
+					const char *e = strstr(p + 2, p[1] == ':' ? ":]" : p[1] == '.' ? ".]" : "=]");
+					p = e ? e + 1 : p + strlen(p) - 1;
+				}
+				p++;
+			}
+			if (!*p)
+				break;
+		} else if (*p == '(') {
+			/* a group: nothing inside is sure (alternatives, an optional group) */
+			int d = 1;
+			FLUSH();
+			while (d && p[1]) {
+				p++;
+				if (*p == '\\' && p[1])
+					p++;
+				else if (*p == '(')
+					d++;
+				else if (*p == ')')
+					d--;
+			}
+		} else if (strchr(".^$|)", *p)) {
+			FLUSH();
+		} else {
+			buf_addch(&run, *p);
+		}
+	}
+	FLUSH();
+#undef FLUSH
+	buf_release(&run);
 }
 
 /* Write one match line, cut long text; stop showing at the caps. */
 static void
 emit(struct grep *g, const char *rel, long no, const char *line, size_t n)
 {
-	struct buf *out = &g->job->out;
+	struct buf *out = &g->out;
 	size_t before = out->len, k = n;
 
 	g->matches++;
@@ -124,48 +237,169 @@ emit(struct grep *g, const char *rel, long no, const char *line, size_t n)
 	g->shown++;
 }
 
-/* Scan the text of one file line by line. */
-static void
-scan(struct grep *g, const char *rel)
-{
-	char *p = g->text.data, *end = p + g->text.len, *nl;
-	size_t before = g->matches;
-	long no = 0;
+/* Line counting within one chunk: the line number of `upto` (counted lazily). */
+struct lines {
+	const char *at; /* newlines before here are counted */
+	long no;        /* line number at `at` */
+};
 
-	while (p < end) {
-		nl = memchr(p, '\n', (size_t)(end - p));
-		if (!nl)
-			nl = end;
-		*nl = '\0';
-		no++;
-		if (line_matches(g, p, (size_t)(nl - p)))
-			emit(g, rel, no, p, (size_t)(nl - p));
-		p = nl + 1;
+static long
+line_of(struct lines *ln, const char *upto)
+{
+	const char *nl;
+
+	while (ln->at < upto && (nl = memchr(ln->at, '\n', (size_t)(upto - ln->at))) != NULL) {
+		ln->no++;
+		ln->at = nl + 1;
 	}
+	ln->at = upto;
+	return ln->no;
+}
+
+/* Start of the line holding p (text starts at base). */
+static const char *
+line_start(const char *base, const char *p)
+{
+	while (p > base && p[-1] != '\n')
+		p--;
+	return p;
+}
+
+/* Whether the one line [ls, le) matches the regex (le is a '\n' or the NUL at the end). */
+static int
+line_matches(struct grep *g, char *ls, char *le)
+{
+	char c = *le;
+	int m;
+
+	*le = '\0';
+	m = regexec(&g->re, ls, 0, NULL, 0) == 0;
+	*le = c;
+	return m;
+}
+
+/*
+ * Search one chunk: whole lines in text[0..len), NUL at len; its first
+ * line is line number *no, which is advanced past the chunk.
+ */
+static void
+scan(struct grep *g, const char *rel, char *text, size_t len, long *no)
+{
+	struct lines ln = { text, *no };
+	char *end = text + len, *p = text, *ls, *le;
+	const char *hay = text;
+	size_t before = g->matches;
+	regmatch_t m;
+
+	if (g->lit && g->icase) {
+		size_t i;
+		buf_reset(&g->lower);
+		buf_grow(&g->lower, len + 1);
+		for (i = 0; i < len; i++)
+			g->lower.data[i] = (char)tolower((unsigned char)text[i]);
+		g->lower.len = len;
+		hay = g->lower.data;
+	}
+	while (p < end) {
+		if (g->lit) {
+			const char *hit = str_memmem(hay + (p - text), (size_t)(end - p), g->lit, g->llen);
+			if (!hit)
+				break;
+			ls = (char *)line_start(p, text + (hit - hay));
+		} else {
+			if (regexec(&g->re, p, 1, &m, 0) != 0)
+				break;
+			ls = (char *)line_start(p, p + m.rm_so);
+		}
+		le = memchr(ls, '\n', (size_t)(end - ls));
+		if (!le)
+			le = end;
+		if (!g->have_re || (!g->lit && !memchr(p + m.rm_so, '\n', (size_t)(m.rm_eo - m.rm_so))) ||
+		    line_matches(g, ls, le))
+			emit(g, rel, line_of(&ln, ls), ls, (size_t)(le - ls));
+		p = le + 1;
+	}
+	*no = line_of(&ln, end); /* a chunk cut inside a long line goes on with the same line */
 	g->files += g->matches > before;
 }
 
-/* Walk visitor: filter, read, sniff, scan. */
+/* Read up to n bytes at the end of b (short at end of file); -1 on error. */
+static ssize_t
+read_more(int fd, struct buf *b, size_t n)
+{
+	ssize_t r;
+
+	buf_grow(b, n + 1);
+	do
+		r = read(fd, b->data + b->len, n);
+	while (r < 0 && errno == EINTR);
+	if (r > 0)
+		b->len += (size_t)r;
+	b->data[b->len] = '\0';
+	return r;
+}
+
+/* Search one file in chunks cut at line ends; a NUL byte ends it (binary from there). */
+static void
+search_file(struct grep *g, const char *abs, const char *rel)
+{
+	struct err e = ERR_INIT;
+	struct buf *b = &g->chunk;
+	int fd = workspace_open(g->root, abs, O_RDONLY | O_NONBLOCK | O_CLOEXEC, 0, &e), eof = 0;
+	long no = 1;
+	size_t keep;
+	char *cut;
+
+	if (fd < 0)
+		return;
+	buf_reset(b);
+	while (!eof && !atomic_load(&g->stop)) {
+		ssize_t r = read_more(fd, b, GREP_CHUNK - (b->len < GREP_CHUNK ? b->len : 0));
+		if (r < 0)
+			break;
+		eof = r == 0 || b->len < GREP_CHUNK;
+		if (no == 1 && b->len && fs_is_binary(b->data, b->len < FS_SNIFF ? b->len : FS_SNIFF))
+			break;
+		cut = memchr(b->data, '\0', b->len);
+		if (cut) { /* binary from here on: search what came before, then stop */
+			b->len = (size_t)(cut - b->data);
+			eof = 1;
+		}
+		cut = eof ? b->data + b->len : NULL;
+		if (!cut) {
+			for (cut = b->data + b->len; cut > b->data && cut[-1] != '\n'; cut--)
+				;
+			if (cut == b->data) /* one line longer than a chunk: take it in pieces */
+				cut = b->data + b->len;
+		}
+		keep = (size_t)(b->data + b->len - cut);
+		{
+			char saved = *cut;
+			*cut = '\0';
+			scan(g, rel, b->data, (size_t)(cut - b->data), &no);
+			*cut = saved;
+		}
+		memmove(b->data, cut, keep);
+		b->len = keep;
+		if (g->capped && g->matches > GREP_MAX_MATCHES * 50)
+			break; /* enough to say "narrow it": do not count a whole log's matches */
+	}
+	close(fd);
+}
+
+/* Walk visitor: filter, then search. */
 static int
 visit(const char *abs, const char *rel, const struct stat *st, void *arg)
 {
 	struct grep *g = arg;
-	struct err e = ERR_INIT;
 
+	if (atomic_load(&g->stop) || work_stopping())
+		return 1;
 	if (!S_ISREG(st->st_mode))
 		return 0;
 	if (g->glob && !fs_glob_match(g->glob, rel))
 		return 0;
-	if (st->st_size > GREP_MAX_FILE) {
-		g->skipped_big++;
-		return 0;
-	}
-	buf_reset(&g->text);
-	if (fs_read_beneath(g->job->env->root, abs, &g->text, GREP_MAX_FILE, &e) < 0 ||
-	    fs_is_binary(g->text.data, g->text.len) ||
-	    memchr(g->text.data, '\0', g->text.len))
-		return 0;
-	scan(g, rel);
+	search_file(g, abs, rel);
 	return 0;
 }
 
@@ -177,24 +411,21 @@ line_break(struct buf *out)
 		buf_addch(out, '\n');
 }
 
-/* Final note: caps, skipped files, or "no matches". */
+/* Final note: caps, walk limit, or "no matches". */
 static void
-add_note(struct grep *g, const char *pattern, const char *where, const struct fs_walk *w)
+add_note(struct grep *g, const char *where, const struct fs_walk *w)
 {
-	struct buf *out = &g->job->out;
+	struct buf *out = &g->out;
 
 	if (g->matches == 0)
-		buf_addf(out, "no matches for \"%s\" in %s%s%s", pattern, where,
+		buf_addf(out, "no matches for \"%s\" in %s%s%s", g->pattern, where,
 			 g->glob ? " (files matching " : "", g->glob ? g->glob : "");
 	if (g->matches == 0 && g->glob)
 		buf_addch(out, ')');
 	if (g->capped)
-		buf_addf(out, "[showing %zu of %zu matches in %zu files; narrow the search with "
-			 "path, glob or a more specific pattern]", g->shown, g->matches, g->files);
-	if (g->skipped_big) {
-		line_break(out);
-		buf_addf(out, "[skipped %zu files over 4 MB]", g->skipped_big);
-	}
+		buf_addf(out, "[showing %zu of %s%zu matches in %zu files; narrow the search with "
+			 "path, glob or a more specific pattern]", g->shown,
+			 g->matches > GREP_MAX_MATCHES * 50 ? "more than " : "", g->matches, g->files);
 	if (w->truncated) {
 		line_break(out);
 		buf_addf(out, "[stopped after %zu entries; pass a narrower path]",
@@ -202,66 +433,110 @@ add_note(struct grep *g, const char *pattern, const char *where, const struct fs
 	}
 }
 
-/* Compile the pattern; -1 after failing the job. */
+/* Compile the pattern and choose the literal memmem looks for; -1 + why. */
 static int
-compile(struct grep *g, const char *pattern, int literal)
+compile(struct grep *g, char *why, size_t whylen)
 {
-	struct buf ere = BUF_INIT;
-	char msg[256];
-	int rc;
+	struct buf ere = BUF_INIT, lit = BUF_INIT;
+	size_t i;
+	int rc = 0;
 
-	if (literal) {
-		g->needle = pattern;
-		g->nlen = strlen(pattern);
-		return 0;
+	if (g->literal) {
+		buf_adds(&lit, g->pattern);
+	} else {
+		translate(g->pattern, &ere);
+		rc = regex_compile(&g->re, ere.data ? ere.data : "",
+				   REG_NEWLINE | (g->icase ? REG_ICASE : 0), why, whylen);
+		g->have_re = rc == 0;
+		if (rc == 0)
+			required_literal(ere.data ? ere.data : "", &lit);
+		if (lit.len < GREP_MIN_LITERAL)
+			buf_reset(&lit);
+		for (i = 0; g->icase && i < lit.len; i++)
+			if ((unsigned char)lit.data[i] >= 0x80)
+				buf_reset(&lit); /* case folding beyond ASCII: regexec decides */
 	}
-	translate(pattern, &ere);
-	rc = regex_compile(&g->re, ere.data ? ere.data : "", REG_NOSUB | (g->icase ? REG_ICASE : 0),
-			   msg, sizeof msg);
+	if (lit.len) {
+		for (i = 0; g->icase && i < lit.len; i++)
+			lit.data[i] = (char)tolower((unsigned char)lit.data[i]);
+		g->llen = lit.len;
+		g->lit = buf_detach(&lit, NULL);
+	}
+	buf_release(&lit);
 	buf_release(&ere);
-	if (rc == 0)
-		return 0;
-	tool_job_fail(g->job, "invalid pattern \"%s\": %s; patterns are POSIX extended regular "
-		      "expressions (escape ( ) [ ] { } . * + ? | with \\, or set literal=true)",
-		      pattern, msg);
-	return -1;
+	return rc;
 }
 
-/* Walk and search; the job is finished here. */
+/* On the worker: walk and search into g->out. */
 static void
-run(struct grep *g, const char *pattern, const char *abs)
+grep_work(void *arg)
 {
-	struct fs_walk w = { g->job->env->root, visit, g, 0, 0, 0 };
-	struct err e = ERR_INIT;
-	const char *where = workspace_rel(g->job->env->root, abs);
+	struct grep *g = arg;
 
-	if (fs_walk(&w, abs, &e) < 0) {
-		if (e.code == ENOENT)
-			tool_job_fail(g->job, "%s does not exist; use ls or find to locate it", where);
-		else
-			tool_job_fail(g->job, "grep %s", e.msg);
+	g->w.root = g->root;
+	g->w.visit = visit;
+	g->w.arg = g;
+	g->w.types_only = 1;
+	g->rc = fs_walk(&g->w, g->abs, &g->e);
+	if (g->rc == 0)
+		add_note(g, workspace_rel(g->root, g->abs), &g->w);
+}
+
+/* Free a run. */
+static void
+grep_free(struct grep *g)
+{
+	if (g->have_re)
+		regfree(&g->re);
+	free(g->lit);
+	free(g->root);
+	free(g->abs);
+	free(g->pattern);
+	free(g->glob);
+	buf_release(&g->out);
+	buf_release(&g->chunk);
+	buf_release(&g->lower);
+	free(g);
+}
+
+/* Back on the loop: hand the result to the job, unless it was cancelled. */
+static void
+grep_finish(void *arg, int ran)
+{
+	struct grep *g = arg;
+	struct tool_job *job = g->job;
+
+	if (!job) {
+		grep_free(g);
 		return;
 	}
-	add_note(g, pattern, where, &w);
-	tool_job_done(g->job);
+	job->priv = NULL;
+	if (!ran)
+		tool_job_fail(job, "grep: not run: hearth is shutting down");
+	else if (g->rc < 0 && g->e.code == ENOENT)
+		tool_job_fail(job, "%s does not exist; use ls or find to locate it",
+			      workspace_rel(g->root, g->abs));
+	else if (g->rc < 0)
+		tool_job_fail(job, "grep %s", g->e.msg);
+	else {
+		buf_add(&job->out, g->out.data, g->out.len);
+		tool_job_done(job);
+	}
+	grep_free(g);
 }
 
-/* Entry point. */
+/* Entry point: the search runs on the worker thread; without a loop, here and now. */
 static void
 grep_start(struct tool_job *job, const cJSON *args)
 {
 	const cJSON *pat = cJSON_GetObjectItemCaseSensitive(args, "pattern");
 	const cJSON *path = cJSON_GetObjectItemCaseSensitive(args, "path");
 	const cJSON *glob = cJSON_GetObjectItemCaseSensitive(args, "glob");
-	struct grep g;
 	struct buf abs = BUF_INIT;
 	struct err e = ERR_INIT;
+	struct grep *g;
+	char why[256];
 
-	memset(&g, 0, sizeof g);
-	g.job = job;
-	buf_init(&g.text, 0);
-	g.icase = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(args, "ignore_case"));
-	g.glob = cJSON_IsString(glob) && *glob->valuestring ? glob->valuestring : NULL;
 	if (!cJSON_IsString(pat) || !*pat->valuestring) {
 		tool_job_fail(job, "grep needs a non-empty \"pattern\" (string)");
 		return;
@@ -269,14 +544,47 @@ grep_start(struct tool_job *job, const cJSON *args)
 	if (workspace_resolve(job->env->root, job->env->allow_outside,
 		       cJSON_IsString(path) ? path->valuestring : NULL, &abs, &e) < 0) {
 		tool_job_fail(job, "%s", e.msg);
-	} else if (compile(&g, pat->valuestring,
-			   cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(args, "literal"))) == 0) {
-		run(&g, pat->valuestring, abs.data);
-		if (!g.needle)
-			regfree(&g.re);
+		buf_release(&abs);
+		return;
 	}
-	buf_release(&g.text);
-	buf_release(&abs);
+	g = xcalloc(1, sizeof *g);
+	g->job = job;
+	g->root = xstrdup(job->env->root);
+	g->abs = buf_detach(&abs, NULL);
+	g->pattern = xstrdup(pat->valuestring);
+	g->glob = cJSON_IsString(glob) && *glob->valuestring ? xstrdup(glob->valuestring) : NULL;
+	g->icase = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(args, "ignore_case"));
+	g->literal = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(args, "literal"));
+	atomic_init(&g->stop, 0);
+	buf_init(&g->out, 0);
+	buf_init(&g->chunk, 0);
+	buf_init(&g->lower, 0);
+	if (compile(g, why, sizeof why) < 0) {
+		tool_job_fail(job, "invalid pattern \"%s\": %s; patterns are POSIX extended regular "
+			      "expressions (escape ( ) [ ] { } . * + ? | with \\, or set literal=true)",
+			      g->pattern, why);
+		grep_free(g);
+		return;
+	}
+	job->priv = g;
+	if (work_submit(job->env->loop, grep_work, grep_finish, g, &e) < 0)
+		(void)work_submit(NULL, grep_work, grep_finish, g, &e);
+}
+
+/* Abort: the search stops at its next chunk; its result is dropped. */
+static void
+grep_cancel(struct tool_job *job)
+{
+	struct grep *g = job->priv;
+
+	if (!g || job->finished)
+		return;
+	atomic_store(&g->stop, 1);
+	g->job = NULL;
+	job->priv = NULL;
+	buf_adds(&job->out, "[aborted]");
+	job->is_error = 1;
+	tool_job_done(job);
 }
 
 /* grep: pattern, where, and how many matching lines ("file:line:" rows). */
@@ -373,8 +681,8 @@ const struct tool tool_grep = {
 	.name = "grep",
 	.description =
 		"Search file contents with a POSIX extended regex (or literal text) under "
-		"path (default: the workspace), skipping .git and ignored files. Prints "
-		"path:line:text.",
+		"path (default: the workspace), skipping .git, ignored and binary files (any "
+		"size, logs included). Prints path:line:text.",
 	.schema_json =
 		"{\"type\":\"object\",\"properties\":{\"pattern\":{\"type\":\"string\"},"
 		"\"path\":{\"type\":\"string\"},"
@@ -383,7 +691,7 @@ const struct tool tool_grep = {
 		"\"required\":[\"pattern\"]}",
 	.flags = TOOL_READ_ONLY | TOOL_SHOWS_MATCHES | TOOL_CORE,
 	.start = grep_start,
-	.cancel = NULL,
+	.cancel = grep_cancel,
 	.paths = tool_path_arg,
 	.digest = grep_digest,
 	.describe = grep_describe,

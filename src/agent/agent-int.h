@@ -21,7 +21,7 @@
  * Invariants: `timer` is 0 when no continuation is pending; calls[i] has
  * provider index call_index[i] (negative for calls recovered from text);
  * calls before next_call have finished; gate_args is set exactly while
- * gate_wait is; `committed` <= conv.nmsgs after agent_sync.
+ * gate_wait is, change_args while change_wait is; `committed` <= conv.nmsgs after agent_sync.
  */
 #ifndef HEARTH_AGENT_AGENT_INT_H
 #define HEARTH_AGENT_AGENT_INT_H
@@ -64,6 +64,8 @@ struct agent {
 	int running_tools; /* trampoline guard */
 	cJSON *gate_args;  /* the current call's arguments while the gate decides */
 	int gate_wait;     /* pre_tool asked, no answer yet */
+	cJSON *change_args; /* the current call's arguments while the checkpoint is taken */
+	int change_wait;   /* before_change called, agent_change_ready not yet */
 	long timer;
 	uint64_t loading_since_ms; /* the turn's first "Loading model" answer (0: none yet) */
 	int waiting;               /* on_wait was told a wait that is not over */

@@ -106,14 +106,20 @@ struct agent_observer {
 };
 
 /* Calls into the workspace around changes (checkpoints); all optional. */
+struct agent;
 struct agent_hooks {
 	void *arg;
 	/*
 	 * Once per turn, before the first call that may change files (write,
-	 * edit, a bash command not known to be read-only).  A non-empty note
-	 * ("this turn cannot be undone: …") is passed on as a notice.
+	 * edit, a bash command not known to be read-only).  The call waits
+	 * until the workspace answers, exactly once, with agent_change_ready
+	 * (before returning, or later from the loop: front/checkpoint takes the
+	 * snapshot on the worker thread).
 	 */
-	void (*before_change)(void *arg, struct buf *note);
+	void (*before_change)(void *arg, struct agent *a);
+	/* The turn was aborted (or the agent freed) while before_change's answer
+	 * was pending: none may follow. */
+	void (*change_cancel)(void *arg);
 	/* The turn that called before_change has ended (any way). */
 	void (*turn_end)(void *arg);
 };
@@ -188,6 +194,12 @@ int agent_compact(struct agent *a, const char *focus, struct err *e);
 void agent_abort(struct agent *a);
 /* The gate's answer to pre_tool: run the call, or refuse it with reason (told to the model). */
 void agent_gate_done(struct agent *a, int allow, const char *reason);
+/*
+ * The answer to hooks.before_change: the call that waited starts now.  A
+ * non-empty note ("this turn cannot be undone: …") is passed on as a
+ * notice.  Ignored when nothing waits (the turn was aborted).
+ */
+void agent_change_ready(struct agent *a, const char *note);
 int agent_busy(const struct agent *a);
 /* The provider the agent uses now. */
 struct provider *agent_provider(const struct agent *a);

@@ -90,34 +90,47 @@ agent_tool_progress(struct tool_job *job, void *arg)
 		a->obs.on_tool_output(a->obs.arg, c);
 }
 
-static void agent_maybe_checkpoint(struct agent *a, const struct tool *t, const cJSON *args);
-
-/* The call's execution begins (after any question): its time counts from now. */
+/* The call's execution begins (after any question and checkpoint): its time
+ * counts from now; args are consumed. */
 static void
-agent_tool_begin(struct agent *a, struct agent_call *c, const cJSON *args)
+agent_tool_begin(struct agent *a, struct agent_call *c, cJSON *args)
 {
-	agent_maybe_checkpoint(a, c->tool, args);
 	c->t_start_ms = loop_now_ms(a->loop);
 	if (a->obs.on_tool_output)
 		a->obs.on_tool_output(a->obs.arg, c);
 	c->tool->start(&c->job, args);
+	cJSON_Delete(args);
 }
 
-/* Before the turn's first change: let the workspace take a checkpoint. */
+/* Start call c (args are consumed); the turn's first change waits for the checkpoint. */
 static void
-agent_maybe_checkpoint(struct agent *a, const struct tool *t, const cJSON *args)
+agent_run_call(struct agent *a, struct agent_call *c, cJSON *args)
 {
-	struct buf note = BUF_INIT;
+	if (!a->changed && a->opts.hooks.before_change && (c->tool->flags & TOOL_MUTATES) &&
+	    !tool_is_read_only(c->tool, args)) {
+		a->changed = 1;
+		a->change_args = args;
+		a->change_wait = 1;
+		a->opts.hooks.before_change(a->opts.hooks.arg, a);
+		return;
+	}
+	agent_tool_begin(a, c, args);
+}
 
-	if (a->changed || !a->opts.hooks.before_change || !(t->flags & TOOL_MUTATES))
+/* The checkpoint was taken (or could not be): start the call that waited. */
+void
+agent_change_ready(struct agent *a, const char *note)
+{
+	struct agent_call *c = &a->calls[a->next_call];
+	cJSON *args = a->change_args;
+
+	if (!a->change_wait)
 		return;
-	if (tool_is_read_only(t, args))
-		return;
-	a->changed = 1;
-	a->opts.hooks.before_change(a->opts.hooks.arg, &note);
-	if (note.len)
-		agent_notice(a, note.data);
-	buf_release(&note);
+	a->change_wait = 0;
+	a->change_args = NULL;
+	if (note && *note)
+		agent_notice(a, note);
+	agent_tool_begin(a, c, args);
 }
 
 /* The gate decided about the current call: start it, or finish it refused. */
@@ -132,13 +145,13 @@ agent_gate_done(struct agent *a, int allow, const char *reason)
 	a->gate_wait = 0;
 	a->gate_args = NULL;
 	if (allow) {
-		agent_tool_begin(a, c, args);
-	} else {
-		c->refused = 1;
-		c->job.is_error = 1;
-		buf_adds(&c->job.out, reason && *reason ? reason : "refused");
-		tool_job_done(&c->job);
+		agent_run_call(a, c, args);
+		return;
 	}
+	c->refused = 1;
+	c->job.is_error = 1;
+	buf_adds(&c->job.out, reason && *reason ? reason : "refused");
+	tool_job_done(&c->job);
 	cJSON_Delete(args);
 }
 
@@ -205,8 +218,7 @@ agent_start_call(struct agent *a, struct agent_call *c)
 		a->opts.gate.pre_tool(a->opts.gate.arg, a, c, args);
 		return;
 	}
-	agent_tool_begin(a, c, args);
-	cJSON_Delete(args);
+	agent_run_call(a, c, args);
 }
 
 /* After the limit of look-only steps: append the cutoff note to the results message. */
@@ -282,6 +294,14 @@ agent_tools_abort(struct agent *a)
 		a->calls[a->next_call].started = 0;
 		if (a->opts.gate.cancel)
 			a->opts.gate.cancel(a->opts.gate.arg);
+	}
+	if (a->change_wait) { /* the checkpoint's answer is dropped; the call never ran */
+		a->change_wait = 0;
+		cJSON_Delete(a->change_args);
+		a->change_args = NULL;
+		a->calls[a->next_call].started = 0;
+		if (a->opts.hooks.change_cancel)
+			a->opts.hooks.change_cancel(a->opts.hooks.arg);
 	}
 	for (i = a->next_call; i < a->ncalls; i++) {
 		struct agent_call *c = &a->calls[i];

@@ -542,6 +542,8 @@ fs_write_private(const char *path, const void *data, size_t len, struct err *e)
 struct walk_state {
 	struct fs_walk *w;
 	git_repository *repo;
+	git_index *index; /* the repository's index: tracked paths need no ignore check */
+	struct buf key;   /* scratch for a directory's "path/" prefix */
 	char *workdir; /* canonical, ends with '/' */
 	size_t wlen;
 	size_t visits;
@@ -575,6 +577,8 @@ open_repo(struct walk_state *ws, const char *dir)
 		ws->repo = NULL;
 		return;
 	}
+	if (git_repository_index(&ws->index, ws->repo) < 0)
+		ws->index = NULL;
 	ws->wlen = strlen(real) + 1;
 	ws->workdir = xmalloc(ws->wlen + 1);
 	memcpy(ws->workdir, real, ws->wlen - 1);
@@ -582,38 +586,81 @@ open_repo(struct walk_state *ws, const char *dir)
 	free(real);
 }
 
-/* Whether abs is ignored by the repository's .gitignore files. */
+/*
+ * Whether abs is ignored by the repository's .gitignore files.  What the
+ * index tracks is not ignored (git's rule, and `git ls-files -co
+ * --exclude-standard`'s): a file in the index, or a directory holding one,
+ * is settled by a binary search, and only untracked entries pay libgit2's
+ * ignore check (which reads the rules of every directory on the way: it
+ * was most of a walk's time).
+ */
 static int
-is_ignored(struct walk_state *ws, const char *abs)
+is_ignored(struct walk_state *ws, const char *abs, int dir)
 {
+	const char *rel = abs + ws->wlen;
+	size_t pos;
 	int ign = 0;
 
 	if (!ws->repo || strncmp(abs, ws->workdir, ws->wlen) != 0)
 		return 0;
-	if (git_ignore_path_is_ignored(&ign, ws->repo, abs + ws->wlen) < 0)
+	if (ws->index && *rel) {
+		if (!dir && git_index_find(&pos, ws->index, rel) == 0)
+			return 0;
+		if (dir) {
+			buf_reset(&ws->key);
+			buf_adds(&ws->key, rel);
+			buf_addch(&ws->key, '/');
+			if (git_index_find_prefix(&pos, ws->index, ws->key.data) == 0)
+				return 0;
+		}
+	}
+	if (git_ignore_path_is_ignored(&ign, ws->repo, rel) < 0)
 		return 0;
 	return ign == 1;
 }
 
-/* Order for qsort over an array of names. */
+/* Order for qsort over an array of names (each after its type byte). */
 static int
 cmp_names(const void *a, const void *b)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	return strcmp(*(char *const *)a + 1, *(char *const *)b + 1);
 }
 
-/* Sorted entry names of dir without ".", ".." and ".git"; NULL if unreadable. */
-static char **
-read_names(const char *dir, size_t *n)
+/* The mode bits of a dirent type; 0 when the file system did not say. */
+static mode_t
+type_mode(unsigned char t)
 {
-	DIR *d = opendir(dir);
+	switch (t) {
+	case DT_REG: return S_IFREG;
+	case DT_DIR: return S_IFDIR;
+	case DT_LNK: return S_IFLNK;
+	case DT_FIFO: return S_IFIFO;
+	case DT_SOCK: return S_IFSOCK;
+	case DT_CHR: return S_IFCHR;
+	case DT_BLK: return S_IFBLK;
+	default: return 0;
+	}
+}
+
+/*
+ * Sorted entry names of the directory open as dfd without ".", ".." and
+ * ".git", each after one byte of its dirent type; NULL if unreadable.
+ */
+static char **
+read_names(int dfd, size_t *n)
+{
+	int fd = dup(dfd);
+	DIR *d = fd < 0 ? NULL : fdopendir(fd);
 	struct dirent *de;
 	char **v = NULL;
-	size_t cap = 0;
+	size_t cap = 0, len;
 
 	*n = 0;
-	if (!d)
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
 		return NULL;
+	}
 	while ((de = readdir(d)) != NULL) {
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") ||
 		    !strcmp(de->d_name, ".git"))
@@ -622,12 +669,33 @@ read_names(const char *dir, size_t *n)
 			cap = cap ? cap * 2 : 32;
 			v = xrealloc(v, cap * sizeof *v);
 		}
-		v[(*n)++] = xstrdup(de->d_name);
+		len = strlen(de->d_name);
+		v[*n] = xmalloc(len + 2);
+		v[*n][0] = (char)de->d_type;
+		memcpy(v[*n] + 1, de->d_name, len + 1);
+		(*n)++;
 	}
 	closedir(d);
 	if (*n)
 		qsort(v, *n, sizeof *v, cmp_names);
 	return v ? v : xcalloc(1, sizeof *v);
+}
+
+/*
+ * The state of one entry (name in the directory dfd): from its dirent type
+ * alone for a types_only walk (other fields zero), else fstatat.
+ */
+static int
+entry_stat(struct walk_state *ws, int dfd, const char *typed, struct stat *st)
+{
+	mode_t m = type_mode((unsigned char)typed[0]);
+
+	if (ws->w->types_only && m) {
+		memset(st, 0, sizeof *st);
+		st->st_mode = m;
+		return 0;
+	}
+	return fstatat(dfd, typed + 1, st, AT_SYMLINK_NOFOLLOW);
 }
 
 /* Visit one entry; returns whether the walk should descend into it. */
@@ -636,9 +704,7 @@ visit_entry(struct walk_state *ws, const char *abs, struct stat *st)
 {
 	struct fs_walk *w = ws->w;
 
-	if (lstat(abs, st) < 0)
-		return 0;
-	if (is_ignored(ws, abs)) {
+	if (is_ignored(ws, abs, S_ISDIR(st->st_mode))) {
 		w->ignored++;
 		return 0;
 	}
@@ -658,24 +724,29 @@ visit_entry(struct walk_state *ws, const char *abs, struct stat *st)
 static void
 walk_dir(struct walk_state *ws, struct buf *path, int depth)
 {
-	size_t n, i, base = path->len;
-	char **names = read_names(path->data, &n);
+	size_t n = 0, i, base = path->len;
+	int dfd = open(path->data, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	char **names = dfd < 0 ? NULL : read_names(dfd, &n);
 	struct stat st;
 
-	if (!names)
+	if (!names) {
+		if (dfd >= 0)
+			close(dfd);
 		return;
+	}
 	for (i = 0; i < n; i++) {
-		if (!ws->stop) {
+		if (!ws->stop && entry_stat(ws, dfd, names[i], &st) == 0) {
 			buf_setlen(path, base);
 			if (base == 0 || path->data[base - 1] != '/')
 				buf_addch(path, '/');
-			buf_adds(path, names[i]);
+			buf_adds(path, names[i] + 1);
 			if (visit_entry(ws, path->data, &st) && depth < WALK_MAX_DEPTH)
 				walk_dir(ws, path, depth + 1);
 		}
 		free(names[i]);
 	}
 	free(names);
+	close(dfd);
 	buf_setlen(path, base);
 }
 
@@ -683,7 +754,7 @@ walk_dir(struct walk_state *ws, struct buf *path, int depth)
 int
 fs_walk(struct fs_walk *w, const char *start, struct err *e)
 {
-	struct walk_state ws = { w, NULL, NULL, 0, 0, 0 };
+	struct walk_state ws = { w, NULL, NULL, BUF_INIT, NULL, 0, 0, 0 };
 	struct buf path = BUF_INIT;
 	struct stat st;
 
@@ -698,13 +769,17 @@ fs_walk(struct fs_walk *w, const char *start, struct err *e)
 		return 0;
 	}
 	open_repo(&ws, start);
-	if (is_ignored(&ws, start)) {
+	if (is_ignored(&ws, start, 1)) {
+		git_index_free(ws.index);
+		ws.index = NULL;
 		git_repository_free(ws.repo);
 		ws.repo = NULL;
 	}
 	buf_adds(&path, start);
 	walk_dir(&ws, &path, 0);
 	buf_release(&path);
+	buf_release(&ws.key);
+	git_index_free(ws.index);
 	git_repository_free(ws.repo);
 	free(ws.workdir);
 	return 0;
@@ -899,9 +974,18 @@ fs_is_binary(const char *p, size_t n)
 		c = (unsigned char)p[i];
 		if (c == 0)
 			return 1;
-		if (c < 0x80) {
-			if (c < 0x20 && !strchr("\t\n\r\f\v\b\033", c))
-				bad++;
+		if (c >= 0x20 && c < 0x80) {
+			i++;
+			continue;
+		}
+		if (c < 0x20) {
+			/* control characters other than \b \t \n \v \f \r and ESC */
+			bad += !((1u << c) & (1u << '\b' | 1u << '\t' | 1u << '\n' | 1u << '\v' |
+					     1u << '\f' | 1u << '\r' | 1u << 033));
+			i++;
+			continue;
+		}
+		if (c == 0x7f) {
 			i++;
 			continue;
 		}

@@ -109,6 +109,8 @@ struct fs_walk {
 	size_t max_entries;    /* visits before giving up (0 = 100000) */
 	int truncated;         /* out: stopped because of max_entries */
 	size_t ignored;        /* out: entries skipped by .gitignore */
+	int types_only;        /* the visitor needs st_mode only: taken from the directory
+				* entry when it says (no stat per entry; other fields 0) */
 };
 
 /*

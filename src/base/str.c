@@ -1,4 +1,5 @@
 /* base/str: helpers on borrowed (pointer, length) views. */
+#define _GNU_SOURCE /* memmem: glibc's two-way search, the one byte search not in POSIX */
 #include "base/str.h"
 
 #include <string.h>
@@ -51,7 +52,14 @@ str_trim(struct str s)
 	return s;
 }
 
-/* Naive search: views are short, and memmem is not in POSIX. */
+/* The first n-byte needle in hay (see base/str.h). */
+const char *
+str_memmem(const char *hay, size_t len, const char *needle, size_t n)
+{
+	return n ? memmem(hay, len, needle, n) : hay;
+}
+
+/* Naive search: views are short. */
 long
 str_find(struct str s, const char *needle, size_t n)
 {

@@ -27,6 +27,9 @@ int str_startswith(struct str s, const char *prefix);
 struct str str_trim(struct str s);
 /* Index of the first occurrence of needle (n bytes) in s, or -1. */
 long str_find(struct str s, const char *needle, size_t n);
+/* The first occurrence of needle[0..n) in hay[0..len), or NULL; hay when n is 0.  Fast on
+ * megabytes (glibc memmem); for searching files. */
+const char *str_memmem(const char *hay, size_t len, const char *needle, size_t n);
 /* Whether only spaces and tabs stand before byte i of text on its line. */
 int str_at_line_start(const char *text, size_t i);
 /* Malloc'd NUL-terminated copy. */

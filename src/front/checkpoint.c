@@ -9,7 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent/agent.h"
 #include "front/cmd_ui.h"
+#include "io/work.h"
 #include "session/journal.h"
 #include "repo/repo.h"
 #include "llm/tool.h"
@@ -30,43 +32,22 @@ front_checkpoint_init(struct front_checkpoint *cp, const char *root, const char 
 	cp->env = env;
 }
 
-/* Close the repository and detach it from the tools. */
-void
-front_checkpoint_release(struct front_checkpoint *cp)
-{
-	if (cp->env)
-		cp->env->repo = NULL;
-	repo_close(cp->repo);
-	free(cp->root);
-	free(cp->state_dir);
-	free(cp->session);
-	buf_release(&cp->said);
-	memset(cp, 0, sizeof *cp);
-}
-
-/* Open under the journal's session id (the file exists once a message was saved). */
-struct repo *
-front_checkpoint_repo(struct front_checkpoint *cp, struct err *e)
-{
-	const char *id = cp->journal ? session_journal_id(cp->journal) : "";
-	struct buf dir = BUF_INIT;
-
-	if (cp->repo)
-		return cp->repo;
-	if (!*id) {
-		err_set(e, "no session yet: nothing has been checkpointed");
-		return NULL;
-	}
-	buf_addf(&dir, "%s/%s", cp->state_dir, id);
-	cp->repo = repo_open(cp->root, id, dir.data, e);
-	buf_release(&dir);
-	if (cp->repo) {
-		cp->session = xstrdup(id);
-		if (cp->env)
-			cp->env->repo = cp->repo;
-	}
-	return cp->repo;
-}
+/*
+ * A snapshot on the worker thread: the turn's checkpoint (its agent waits)
+ * or the turn's end.  While jobs are outstanding only the worker touches
+ * the repository; the loop thread waits for them (front_checkpoint_wait) before
+ * it uses the repository itself (commands, release).
+ */
+struct checkpoint_job {
+	struct front_checkpoint *cp; /* NULL once cp was released */
+	struct agent *a;             /* the agent waiting (NULL: none, or cancelled) */
+	struct repo *r;
+	int end;                     /* repo_turn_end instead of repo_checkpoint */
+	int rc;
+	struct err e;
+	struct buf notes;
+	struct checkpoint_job *next; /* cp's outstanding jobs */
+};
 
 /* The lines of notes not said before in this session into note (each cause once, not every turn). */
 static void
@@ -92,29 +73,188 @@ front_checkpoint_once(struct front_checkpoint *cp, const char *notes, struct buf
 	buf_release(&key);
 }
 
-/* Snapshot the working tree before the turn's first change. */
+/* On the worker: take the snapshot. */
+static void
+checkpoint_job_run(void *arg)
+{
+	struct checkpoint_job *j = arg;
+
+	j->rc = j->end ? repo_turn_end(j->r, &j->e) : repo_checkpoint(j->r, &j->notes, &j->e);
+}
+
+/* On the loop: unlink the job, let the agent go on. */
+static void
+checkpoint_job_done(void *arg, int ran)
+{
+	struct checkpoint_job *j = arg, **pp;
+	struct buf raw = BUF_INIT, note = BUF_INIT;
+
+	for (pp = j->cp ? &j->cp->jobs : NULL; pp && *pp; pp = &(*pp)->next)
+		if (*pp == j) {
+			*pp = j->next;
+			break;
+		}
+	if (j->cp && j->cp->waiting == j)
+		j->cp->waiting = NULL;
+	if (!ran)
+		buf_adds(&raw, "this turn cannot be undone: hearth stopped before the checkpoint");
+	else if (j->rc < 0)
+		buf_addf(&raw, "this turn cannot be undone: %s", j->e.msg);
+	else if (j->notes.len) {
+		buf_rtrim(&j->notes);
+		buf_add(&raw, j->notes.data, j->notes.len);
+	}
+	if (j->cp) /* each cause once a session, not every turn */
+		front_checkpoint_once(j->cp, raw.data ? raw.data : "", &note);
+	else
+		buf_add(&note, raw.data ? raw.data : "", raw.len);
+	buf_release(&raw);
+	if (j->a)
+		agent_change_ready(j->a, note.data ? note.data : "");
+	buf_release(&note);
+	buf_release(&j->notes);
+	free(j);
+}
+
+/* Queue a snapshot job (run in place without a loop or when the worker cannot start). */
+static void
+checkpoint_submit(struct front_checkpoint *cp, struct agent *a, int end)
+{
+	struct checkpoint_job *j = xcalloc(1, sizeof *j);
+	struct loop *l = cp->env ? cp->env->loop : NULL;
+	struct err e = ERR_INIT;
+
+	j->cp = cp;
+	j->a = a;
+	j->r = cp->repo;
+	j->end = end;
+	j->next = cp->jobs;
+	cp->jobs = j;
+	if (a)
+		cp->waiting = j;
+	if (work_submit(l, checkpoint_job_run, checkpoint_job_done, j, &e) < 0 &&
+	    work_submit(NULL, checkpoint_job_run, checkpoint_job_done, j, &e) < 0)
+		checkpoint_job_done(j, 0); /* not reached: a NULL loop never fails */
+}
+
+/* Nothing for the barrier to do. */
+static void
+checkpoint_nothing(void *arg)
+{
+	(void)arg;
+}
+
+/* A barrier's done: nothing. */
+static void
+checkpoint_nothing_done(void *arg, int ran)
+{
+	(void)arg, (void)ran;
+}
+
+/* Wait until no snapshot job runs or is queued (their done() comes later, from the loop). */
 void
-front_checkpoint_before_change(void *arg, struct buf *note)
+front_checkpoint_wait(struct front_checkpoint *cp)
+{
+	struct err e = ERR_INIT;
+
+	if (cp->jobs && work_submit(NULL, checkpoint_nothing, checkpoint_nothing_done, NULL, &e) < 0)
+		return;
+}
+
+/* Close the repository and detach it from the tools. */
+void
+front_checkpoint_release(struct front_checkpoint *cp)
+{
+	struct checkpoint_job *j;
+
+	front_checkpoint_wait(cp);
+	for (j = cp->jobs; j; j = j->next) { /* ran; their done() comes later */
+		j->cp = NULL;
+		if (cp->waiting == j)
+			j->a = NULL;
+	}
+	if (cp->env)
+		cp->env->repo = NULL;
+	repo_close(cp->repo);
+	free(cp->root);
+	free(cp->state_dir);
+	free(cp->session);
+	buf_release(&cp->said);
+	memset(cp, 0, sizeof *cp);
+}
+
+/* Open under the journal's session id (the file exists once a message was saved). */
+static struct repo *
+checkpoint_open(struct front_checkpoint *cp, struct err *e)
+{
+	const char *id = cp->journal ? session_journal_id(cp->journal) : "";
+	struct buf dir = BUF_INIT;
+
+	if (cp->repo)
+		return cp->repo;
+	if (!*id) {
+		err_set(e, "no session yet: nothing has been checkpointed");
+		return NULL;
+	}
+	buf_addf(&dir, "%s/%s", cp->state_dir, id);
+	cp->repo = repo_open(cp->root, id, dir.data, e);
+	buf_release(&dir);
+	if (cp->repo) {
+		cp->session = xstrdup(id);
+		if (cp->env)
+			cp->env->repo = cp->repo;
+	}
+	return cp->repo;
+}
+
+/* The repository, after the snapshots on the worker (see front/checkpoint.h). */
+struct repo *
+front_checkpoint_repo(struct front_checkpoint *cp, struct err *e)
+{
+	front_checkpoint_wait(cp);
+	return checkpoint_open(cp, e);
+}
+
+/* Snapshot the working tree before the turn's first change, on the worker. */
+void
+front_checkpoint_before_change(void *arg, struct agent *a)
 {
 	struct front_checkpoint *cp = arg;
 	struct err e = ERR_INIT;
-	struct buf notes = BUF_INIT;
-	struct repo *r = front_checkpoint_repo(cp, &e);
+	struct buf note = BUF_INIT;
 
-	if (!r || repo_checkpoint(r, &notes, &e) < 0)
-		buf_addf(&notes, "this turn cannot be undone: %s", e.msg);
-	front_checkpoint_once(cp, notes.data ? notes.data : "", note);
-	buf_release(&notes);
+	if (!checkpoint_open(cp, &e)) {
+		struct buf why = BUF_INIT;
+
+		buf_addf(&why, "this turn cannot be undone: %s", e.msg);
+		front_checkpoint_once(cp, why.data, &note);
+		buf_release(&why);
+		agent_change_ready(a, note.data ? note.data : "");
+		buf_release(&note);
+		return;
+	}
+	checkpoint_submit(cp, a, 0);
 }
 
-/* Close the turn so later hand edits are told apart from the agent's. */
+/* The agent stopped waiting: its answer is dropped (the snapshot still completes). */
+void
+front_checkpoint_change_cancel(void *arg)
+{
+	struct front_checkpoint *cp = arg;
+
+	if (cp->waiting)
+		cp->waiting->a = NULL;
+	cp->waiting = NULL;
+}
+
+/* Close the turn so later hand edits are told apart from the agent's (on the worker). */
 void
 front_checkpoint_turn_end(void *arg)
 {
 	struct front_checkpoint *cp = arg;
 
 	if (cp->repo)
-		repo_turn_end(cp->repo, NULL);
+		checkpoint_submit(cp, NULL, 1);
 }
 
 /* Show a result: the diff, then what was left alone. */

@@ -27,6 +27,8 @@ struct repo_result;
 struct tool_env;
 
 struct front_cmd_ui;
+struct agent;
+struct checkpoint_job;
 
 struct front_checkpoint {
 	char *root;
@@ -39,20 +41,32 @@ struct front_checkpoint {
 	int pend_redo, pend_n;  /* the /undo or /redo waiting for its answer */
 	unsigned pend_flags;
 	struct buf said;        /* before_change's note lines already told (one a line): each once */
+	struct checkpoint_job *jobs;    /* snapshots queued on the worker (private) */
+	struct checkpoint_job *waiting; /* the one the agent waits for, or NULL */
 };
 
 void front_checkpoint_init(struct front_checkpoint *cp, const char *root, const char *state_dir,
 		     struct session_journal *j, struct tool_env *env);
 void front_checkpoint_release(struct front_checkpoint *cp);
-/* The repository of this session (opened on first use); NULL + e without a session yet. */
+/*
+ * The repository of this session (opened on first use); NULL + e without a
+ * session yet.  Waits for the snapshots still running on the worker.
+ */
 struct repo *front_checkpoint_repo(struct front_checkpoint *cp, struct err *e);
 /*
- * agent_hooks.before_change / turn_end (arg is the checkpoint).
- * before_change's note holds what could not be checkpointed, each line
+ * agent_hooks.before_change / change_cancel / turn_end (arg is the
+ * checkpoint).  The snapshots run on the worker thread (io/work.h; in
+ * place without a loop): the turn's checkpoint, then its end; the agent's
+ * call waits for the checkpoint (agent_change_ready), nothing waits for
+ * the end.  While they are queued only the worker touches the repository.
+ * The note the agent gets holds what could not be checkpointed, each line
  * once per session ("x: not checkpointed" is not repeated every turn).
  */
-void front_checkpoint_before_change(void *cp, struct buf *note);
+void front_checkpoint_before_change(void *cp, struct agent *a);
+void front_checkpoint_change_cancel(void *cp);
 void front_checkpoint_turn_end(void *cp);
+/* Wait for the snapshots queued on the worker to be taken (before work_shutdown drops them). */
+void front_checkpoint_wait(struct front_checkpoint *cp);
 /* Register /undo, /redo and /diff (cp must outlive reg). */
 void front_checkpoint_commands(struct front_cmd *reg, struct front_checkpoint *cp);
 /* Files changed since the session's first checkpoint; 0, or -1 when nothing was checkpointed. */

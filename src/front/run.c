@@ -725,6 +725,7 @@ front_run_release(struct front_run *r)
 	}
 	r->serve = NULL;
 	front_output_free(r->pm);
+	front_checkpoint_wait(&r->cp); /* the last turn's end snapshot: not dropped by the shutdown */
 	work_shutdown(); /* a cancelled repo_map may still run: before the loop and the map's cache go */
 	loop_free(r->loop);
 	flush_journal_warnings(r);

@@ -136,6 +136,7 @@ front_turn_init(struct front_turn *t, const struct front_session *s, struct prov
 	if (s->checkpoint) {
 		ao.hooks.arg = s->checkpoint;
 		ao.hooks.before_change = front_checkpoint_before_change;
+		ao.hooks.change_cancel = front_checkpoint_change_cancel;
 		ao.hooks.turn_end = front_checkpoint_turn_end;
 	}
 	if (s->gate)

@@ -137,6 +137,26 @@ tree_has(const struct repo *r, const git_oid *tree_id, const char *path)
 	return has;
 }
 
+/*
+ * With content filters the snapshot took a file that is clean by its stat
+ * data as its index blob; a file saved by hand with CRLF under text or
+ * eol=lf is clean to git but not byte-equal: hash what is about to change.
+ */
+static int
+note_raw(struct repo *r, struct repo_chain_turn *t, const char *rel, struct err *e)
+{
+	struct repo_snap_side disk, tree;
+
+	if (repo_snap_disk(&r->snap, rel, &disk, NULL) < 0 || !disk.present)
+		return 0;
+	repo_snap_tree_side(&r->snap, &t->before, rel, &tree);
+	if (repo_snap_side_eq(&disk, &tree))
+		return 0;
+	if (repo_snap_add(&r->snap, &t->before, rel, &t->scope, e) < 0)
+		return -1;
+	return repo_chain_rebegin(&r->chain, e);
+}
+
 /* Register a file before it changes (see repo/repo.h). */
 int
 repo_note_file(struct repo *r, const char *abs, struct err *e)
@@ -155,7 +175,7 @@ repo_note_file(struct repo *r, const char *abs, struct err *e)
 	t = repo_chain_last(&r->chain);
 	if (!r->snap.fallback &&
 	    (git_ignore_path_is_ignored(&ign, r->snap.git, rel) < 0 || !ign))
-		return 0;
+		return r->snap.filters ? note_raw(r, t, rel, e) : 0;
 	if (tree_has(r, &t->before, rel) || !repo_snap_scope_add(&t->scope, rel))
 		return 0;
 	if (repo_snap_add(&r->snap, &t->before, rel, &t->scope, e) < 0)

@@ -14,14 +14,17 @@
 #include "repo/snap.h"
 
 #include <errno.h>
+#include <fnmatch.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/fs.h"
+#include "base/str.h"
 #include "repo/repo.h"
 #include "base/xmalloc.h"
 
@@ -108,6 +111,9 @@ repo_snap_close(struct repo_snap *s)
 {
 	git_repository_free(s->git);
 	free(s->workdir);
+	if (s->raw)
+		repo_snap_scope_free(s->raw);
+	free(s->raw);
 	memset(s, 0, sizeof *s);
 }
 
@@ -411,24 +417,258 @@ index_stamp(struct repo_snap *s, long long st4[4])
 	return 0;
 }
 
-/* Make s->base from the user's index when it needs no fixing; 0, or 1 when it does. */
+/* The value of a config key into out ("" when unset). */
+static void
+config_str(git_repository *git, const char *key, char *out, size_t size)
+{
+	git_config *cfg = NULL;
+	git_buf v = { 0 };
+
+	out[0] = '\0';
+	if (git_repository_config_snapshot(&cfg, git) == 0 &&
+	    git_config_get_string_buf(&v, cfg, key) == 0)
+		snprintf(out, size, "%s", v.ptr);
+	git_buf_dispose(&v);
+	git_config_free(cfg);
+}
+
+/* One attributes line that may convert on checkout: its file's directory and pattern. */
+struct attr_rule {
+	char *dir;     /* "" or "a/b/": the directory of the .gitattributes */
+	char *pattern; /* the line's pattern; NULL: every path under dir */
+};
+
+struct attr_rules {
+	struct attr_rule *v;
+	size_t n;
+	int all;       /* a macro or an unreadable file: every path is a candidate */
+};
+
+/* Whether the text of one line may set a converting attribute. */
+static int
+line_converts(const char *p, size_t n)
+{
+	static const char *const words[] = { "crlf", "ident", "filter", "encoding" };
+	size_t i;
+
+	for (i = 0; i < sizeof words / sizeof *words; i++)
+		if (str_memmem(p, n, words[i], strlen(words[i])))
+			return 1;
+	return 0;
+}
+
+/* Add the lines of the attributes file at path (in directory dir) that may convert. */
+static void
+attr_rules_file(struct attr_rules *r, const char *path, const char *dir)
+{
+	struct buf b = BUF_INIT;
+	struct err e = ERR_INIT;
+	const char *p, *end, *nl;
+
+	if (access(path, F_OK) != 0)
+		return;
+	if (buf_read_file(&b, path, (size_t)16 << 20, &e) < 0) {
+		r->all = 1;
+		return;
+	}
+	for (p = b.data, end = b.data + b.len; p && p < end; p = nl ? nl + 1 : NULL) {
+		size_t len, w;
+		nl = memchr(p, '\n', (size_t)(end - p));
+		len = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		while (len && (*p == ' ' || *p == '\t')) {
+			p++;
+			len--;
+		}
+		if (!len || *p == '#' || !line_converts(p, len))
+			continue;
+		if (len > 6 && !strncmp(p, "[attr]", 6)) {
+			r->all = 1; /* a macro: its users do not name the attribute */
+			continue;
+		}
+		for (w = 0; w < len && p[w] != ' ' && p[w] != '\t'; w++)
+			;
+		r->v = xrealloc(r->v, (r->n + 1) * sizeof *r->v);
+		r->v[r->n].dir = xstrdup(dir);
+		r->v[r->n].pattern = *p == '"' || memchr(p, '/', w) ? NULL : xstrndup(p, w);
+		r->n++;
+	}
+	buf_release(&b);
+}
+
+/* Free the rules. */
+static void
+attr_rules_free(struct attr_rules *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->n; i++) {
+		free(r->v[i].dir);
+		free(r->v[i].pattern);
+	}
+	free(r->v);
+}
+
+/*
+ * The lines of every attributes source that could make some path's disk
+ * bytes differ from its index blob (eol=crlf, ident, a filter driver,
+ * working-tree-encoding).  A cheap text test: most repositories'
+ * .gitattributes say text, eol=lf, diff and whitespace only, and a path no
+ * such line can match needs no attribute lookup (libgit2's costs stats
+ * per path: 3-4 s for 30,000 files).
+ */
+static void
+attr_rules(struct repo_snap *s, git_index *idx, struct attr_rules *r)
+{
+	struct buf p = BUF_INIT, dir = BUF_INIT;
+	const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+	char af[PATH_MAX];
+	size_t i, n = git_index_entrycount(idx);
+
+	for (i = 0; i < n; i++) {
+		const char *path = git_index_get_byindex(idx, i)->path;
+		const char *slash = strrchr(path, '/');
+		if (strcmp(slash ? slash + 1 : path, ".gitattributes"))
+			continue;
+		repo_snap_abs(s, path, &p);
+		buf_reset(&dir);
+		buf_add(&dir, path, slash ? (size_t)(slash + 1 - path) : 0);
+		attr_rules_file(r, p.data, dir.len ? dir.data : "");
+	}
+	buf_reset(&p);
+	buf_addf(&p, "%s/info/attributes", git_repository_commondir(s->git));
+	attr_rules_file(r, p.data, "");
+	attr_rules_file(r, "/etc/gitattributes", "");
+	config_str(s->git, "core.attributesfile", af, sizeof af);
+	buf_reset(&p);
+	if (af[0] == '~' && af[1] == '/' && home)
+		buf_addf(&p, "%s%s", home, af + 1);
+	else if (af[0])
+		buf_adds(&p, af);
+	else if (xdg && *xdg)
+		buf_addf(&p, "%s/git/attributes", xdg);
+	else if (home)
+		buf_addf(&p, "%s/.config/git/attributes", home);
+	if (p.len)
+		attr_rules_file(r, p.data, "");
+	buf_release(&p);
+	buf_release(&dir);
+}
+
+/* Whether a rule may apply to path (a superset: libgit2 decides). */
+static int
+attr_rule_may_match(const struct attr_rule *r, const char *path, int fold)
+{
+	size_t dl = strlen(r->dir);
+	const char *slash = strrchr(path, '/');
+
+	if (strncmp(path, r->dir, dl) != 0)
+		return 0;
+	/* case-folding repositories: no portable fnmatch flag, every path is a candidate */
+	return !r->pattern || fold || fnmatch(r->pattern, slash ? slash + 1 : path, 0) == 0;
+}
+
+/* Whether path's attributes make its checked-out bytes differ from the blob. */
+static int
+path_converts(git_repository *git, const char *path)
+{
+	static const char *names[] = { "ident", "filter", "working-tree-encoding", "eol", "text" };
+	const char *v[5];
+
+	if (git_attr_get_many(v, git, 0, path, 5, names) < 0)
+		return 1;
+	if (git_attr_value(v[0]) == GIT_ATTR_VALUE_TRUE || git_attr_value(v[1]) == GIT_ATTR_VALUE_STRING ||
+	    git_attr_value(v[2]) == GIT_ATTR_VALUE_STRING)
+		return 1;
+	return git_attr_value(v[3]) == GIT_ATTR_VALUE_STRING && !strcmp(v[3], "crlf") &&
+	       git_attr_value(v[4]) != GIT_ATTR_VALUE_FALSE;
+}
+
+/*
+ * The entries of idx whose disk bytes differ from the blob by attributes
+ * into raw; -1 when every text file may (core.autocrlf=true, core.eol=crlf:
+ * the caller hashes everything).
+ */
+static int
+converting_paths(struct repo_snap *s, git_index *idx, struct repo_snap_scope *raw)
+{
+	struct attr_rules rules = { NULL, 0, 0 };
+	char v[32];
+	size_t i, n = git_index_entrycount(idx);
+	int fold;
+
+	config_str(s->git, "core.autocrlf", v, sizeof v);
+	if (!strcasecmp(v, "true") || !strcmp(v, "1") || !strcasecmp(v, "yes") || !strcasecmp(v, "on"))
+		return -1;
+	config_str(s->git, "core.eol", v, sizeof v);
+	if (!strcasecmp(v, "crlf"))
+		return -1;
+	config_str(s->git, "core.ignorecase", v, sizeof v);
+	fold = !strcasecmp(v, "true");
+	attr_rules(s, idx, &rules);
+	for (i = 0; (rules.n || rules.all) && i < n; i++) {
+		const git_index_entry *ent = git_index_get_byindex(idx, i);
+		size_t k;
+		for (k = 0; !rules.all && k < rules.n; k++)
+			if (attr_rule_may_match(&rules.v[k], ent->path, fold))
+				break;
+		if ((rules.all || k < rules.n) && path_converts(s->git, ent->path)) {
+			raw->paths = xrealloc(raw->paths, (raw->n + 1) * sizeof *raw->paths);
+			raw->paths[raw->n++] = xstrdup(ent->path);
+		}
+	}
+	attr_rules_free(&rules);
+	return 0;
+}
+
+/*
+ * Make s->base from the user's index; 0, or 1 when the index way must be
+ * used (conflicts, intent-to-add entries, submodules; every text file
+ * converted).  With content filters, the index blob of an entry that is
+ * clean by its stat data is what git would check out: the same bytes as
+ * on disk unless the path's attributes convert on checkout, and those few
+ * paths (s->raw) are hashed from disk here and at every snapshot.  A file
+ * written by hand with CRLF under text/eol=lf compares clean to git; the
+ * tools hash what they are about to change (repo_note_file), so an agent's
+ * edit of such a file is still restored byte for byte.
+ */
 static int
 make_base(struct repo_snap *s, const long long st4[4])
 {
-	struct repo_snap_scope fix = { NULL, 0 };
+	struct repo_snap_scope fix = { NULL, 0 }, raw = { NULL, 0 };
 	struct buf p = BUF_INIT;
 	git_index *idx = NULL;
-	int rc = 1;
+	size_t i;
+	int rc = 1, filters = 0;
 
-	buf_addf(&p, "%sindex", git_repository_path(s->git));
-	if (git_index_open(&idx, p.data) == 0 && !has_filters(s, idx)) {
-		entries_to_fix(idx, 0, &fix, NULL);
-		if (!fix.n && git_index_write_tree_to(&s->base, idx, s->git) == 0) {
-			memcpy(s->base_st, st4, sizeof s->base_st);
-			s->base_ok = 1;
-			rc = 0;
-		}
+	if (s->raw) {
+		repo_snap_scope_free(s->raw);
+		free(s->raw);
+		s->raw = NULL;
 	}
+	s->base_ok = 0;
+	buf_addf(&p, "%sindex", git_repository_path(s->git));
+	if (git_index_open(&idx, p.data) < 0)
+		goto out;
+	entries_to_fix(idx, 0, &fix, NULL);
+	if (fix.n)
+		goto out;
+	filters = has_filters(s, idx);
+	if (filters && converting_paths(s, idx, &raw) < 0)
+		goto out;
+	for (i = 0; i < raw.n; i++)
+		snap_path(s, idx, raw.paths[i], NULL, NULL);
+	if (git_index_write_tree_to(&s->base, idx, s->git) == 0) {
+		memcpy(s->base_st, st4, sizeof s->base_st);
+		s->base_ok = 1;
+		s->filters = filters;
+		s->raw = xmalloc(sizeof *s->raw);
+		*s->raw = raw;
+		raw.paths = NULL;
+		raw.n = 0;
+		rc = 0;
+	}
+out:
+	repo_snap_scope_free(&raw);
 	repo_snap_scope_free(&fix);
 	git_index_free(idx);
 	buf_release(&p);
@@ -515,6 +755,8 @@ tree_fast(struct repo_snap *s, const struct repo_snap_scope *scope,
 	for (i = 0; scope && i < scope->n; i++)
 		if (scope->paths[i][0] != '/')
 			repo_snap_scope_add(&paths, scope->paths[i]);
+	for (i = 0; s->raw && i < s->raw->n; i++)
+		repo_snap_scope_add(&paths, s->raw->paths[i]);
 	u = xcalloc(paths.n + 1, sizeof *u);
 	for (i = 0; i < paths.n; i++)
 		n += (size_t)disk_update(s, base, paths.paths[i], &u[n], skips, notes);

@@ -46,6 +46,11 @@ struct repo_snap {
 	int base_ok;   /* base is the tree of the user's index file as stamped in base_st */
 	git_oid base;
 	long long base_st[4]; /* the index file's size, inode, mtime s and ns */
+	int filters;   /* with base_ok: content filters apply in this repository */
+	struct repo_snap_scope *raw; /* with base_ok: the paths whose disk bytes differ
+				      * from their index blob by attributes (eol=crlf,
+				      * ident, filter, working-tree-encoding): hashed
+				      * from disk at every snapshot */
 };
 
 /* One file state, in a tree or on disk. */

@@ -437,7 +437,7 @@ int
 repomap_build(const char *root, size_t tokens, struct buf *out, struct err *e)
 {
 	struct build b = { NULL, 0, 0, 0, 0, 0, 0 };
-	struct fs_walk w = { root, visit, &b, 0, 0, 0 };
+	struct fs_walk w = { root, visit, &b, 0, 0, 0, 0 };
 	int rc;
 
 	if (tokens < REPOMAP_MIN_TOKENS)

@@ -12,10 +12,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "base/fs.h"
 #include "session/read.h"
 #include "base/xmalloc.h"
 
@@ -52,31 +55,168 @@ info_cmp(const void *a, const void *b)
 	return strcmp(y->id, x->id);
 }
 
-/* Add one file of the sessions directory to the list (others are ignored). */
+/*
+ * The listing cache, DIR/.list-cache: one line per session file
+ * "NAME\tSIZE\tMTIME_S\tMTIME_NS\tINODE\tNMSGS\tFIRST_PROMPT" (the prompt has
+ * no control characters).  A row whose size, mtime and inode still match
+ * the file is taken as it is; any other file is loaded in full and the
+ * cache is rewritten (fs_write_atomic), so a listing reads one small file
+ * and stats each session instead of parsing them all.  A damaged or
+ * missing cache only costs the loads.
+ */
+struct cache_row {
+	char *name;
+	long long size, sec, nsec, ino;
+	size_t nmsgs;
+	char *prompt;
+};
+
+struct cache {
+	struct cache_row *v;
+	size_t n;
+	int dirty;
+};
+
+/* Order of cache rows by name. */
+static int
+row_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct cache_row *)a)->name, ((const struct cache_row *)b)->name);
+}
+
+/* Read DIR/.list-cache (rows sorted by name); nothing when missing or damaged. */
 static void
-list_one(const char *dir, const char *name, struct session_list_info **v, size_t *n)
+cache_read(const char *dir, struct cache *c)
+{
+	struct buf p = BUF_INIT, b = BUF_INIT;
+	struct err e = ERR_INIT;
+	char *line, *save = NULL;
+
+	memset(c, 0, sizeof *c);
+	buf_addf(&p, "%s/.list-cache", dir);
+	if (buf_read_file(&b, p.data, (size_t)64 << 20, &e) == 0 && b.len) {
+		for (line = strtok_r(b.data, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+			char *f[7], *q = line;
+			int k;
+			for (k = 0; k < 7 && q; k++) {
+				f[k] = q;
+				q = k < 6 ? strchr(q, '\t') : NULL;
+				if (q)
+					*q++ = '\0';
+			}
+			if (k < 7)
+				continue;
+			c->v = xrealloc(c->v, (c->n + 1) * sizeof *c->v);
+			c->v[c->n].name = xstrdup(f[0]);
+			c->v[c->n].size = atoll(f[1]);
+			c->v[c->n].sec = atoll(f[2]);
+			c->v[c->n].nsec = atoll(f[3]);
+			c->v[c->n].ino = atoll(f[4]);
+			c->v[c->n].nmsgs = (size_t)atoll(f[5]);
+			c->v[c->n].prompt = xstrdup(f[6]);
+			c->n++;
+		}
+		if (c->n)
+			qsort(c->v, c->n, sizeof *c->v, row_cmp);
+	}
+	buf_release(&b);
+	buf_release(&p);
+}
+
+/* The row of name, or NULL. */
+static struct cache_row *
+cache_find(struct cache *c, const char *name)
+{
+	struct cache_row key;
+
+	key.name = (char *)name;
+	return c->n ? bsearch(&key, c->v, c->n, sizeof *c->v, row_cmp) : NULL;
+}
+
+/* Write the listed sessions as the new cache (best effort: a failure costs the next listing). */
+static void
+cache_write(const char *dir, const struct session_list_info *v, const struct stat *st, size_t n)
+{
+	struct buf p = BUF_INIT, b = BUF_INIT;
+	struct err e = ERR_INIT;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		buf_addf(&b, "%s.jsonl\t%lld\t%lld\t%lld\t%lld\t%zu\t%s\n", v[i].id, (long long)st[i].st_size,
+			 (long long)st[i].st_mtim.tv_sec, (long long)st[i].st_mtim.tv_nsec,
+			 (long long)st[i].st_ino, v[i].nmsgs, v[i].first_prompt ? v[i].first_prompt : "");
+	buf_addf(&p, "%s/.list-cache", dir);
+	(void)fs_write_atomic(p.data, b.data ? b.data : "", b.len, &e);
+	buf_release(&p);
+	buf_release(&b);
+}
+
+/* Free the cache. */
+static void
+cache_free(struct cache *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->n; i++)
+		free(c->v[i].name), free(c->v[i].prompt);
+	free(c->v);
+}
+
+/* Whether a directory entry names a session file. */
+static int
+is_session_name(const char *name)
+{
+	size_t len = strlen(name);
+
+	return len > 6 && !strcmp(name + len - 6, ".jsonl") && name[0] != '.';
+}
+
+/*
+ * Add one session file to the list: its row from the cache when the file
+ * is unchanged, else loaded (files that do not load are left out).
+ */
+static void
+list_one(const char *dir, const char *name, struct cache *c, struct session_list_info **v,
+	 struct stat **sts, size_t *n)
 {
 	struct session_loaded l;
 	struct stat st;
 	struct buf p = BUF_INIT;
 	struct session_list_info *x;
+	struct cache_row *row;
 	size_t len = strlen(name);
 
-	if (len <= 6 || strcmp(name + len - 6, ".jsonl") || name[0] == '.')
-		return;
 	buf_addf(&p, "%s/%s", dir, name);
-	if (stat(p.data, &st) < 0 || !S_ISREG(st.st_mode) || session_load(p.data, &l, NULL, NULL)) {
+	if (stat(p.data, &st) < 0 || !S_ISREG(st.st_mode)) {
 		buf_release(&p);
 		return;
 	}
+	row = cache_find(c, name);
+	if (row && (row->size != (long long)st.st_size || row->sec != (long long)st.st_mtim.tv_sec ||
+		    row->nsec != (long long)st.st_mtim.tv_nsec || row->ino != (long long)st.st_ino))
+		row = NULL;
+	if (!row) {
+		c->dirty = 1;
+		if (session_load(p.data, &l, NULL, NULL)) {
+			buf_release(&p);
+			return;
+		}
+	}
 	*v = xrealloc(*v, (*n + 1) * sizeof **v);
+	*sts = xrealloc(*sts, (*n + 1) * sizeof **sts);
+	(*sts)[*n] = st;
 	x = &(*v)[(*n)++];
 	x->id = xstrndup(name, len - 6);
 	x->path = buf_detach(&p, NULL);
-	x->first_prompt = first_prompt(&l);
 	x->mtime = st.st_mtime;
-	x->nmsgs = l.conv.nmsgs;
-	session_loaded_release(&l);
+	if (row) {
+		x->first_prompt = xstrdup(row->prompt);
+		x->nmsgs = row->nmsgs;
+	} else {
+		x->first_prompt = first_prompt(&l);
+		x->nmsgs = l.conv.nmsgs;
+		session_loaded_release(&l);
+	}
 }
 
 /* The sessions of root, newest first. */
@@ -84,7 +224,10 @@ int
 session_list_list(const char *root, struct session_list_info **out, size_t *n, struct err *e)
 {
 	struct buf dir = BUF_INIT;
+	struct stat *sts = NULL;
+	struct cache c;
 	struct dirent *de;
+	size_t counted = 0;
 	DIR *d;
 
 	*out = NULL;
@@ -96,9 +239,17 @@ session_list_list(const char *root, struct session_list_info **out, size_t *n, s
 		buf_release(&dir);
 		return rc;
 	}
+	cache_read(dir.data, &c);
 	while ((de = readdir(d)) != NULL)
-		list_one(dir.data, de->d_name, out, n);
+		if (is_session_name(de->d_name)) {
+			counted++;
+			list_one(dir.data, de->d_name, &c, out, &sts, n);
+		}
 	closedir(d);
+	if (c.dirty || counted != c.n)
+		cache_write(dir.data, *out, sts, *n);
+	cache_free(&c);
+	free(sts);
 	buf_release(&dir);
 	if (*n)
 		qsort(*out, *n, sizeof **out, info_cmp);
@@ -116,19 +267,64 @@ session_list_free(struct session_list_info *v, size_t n)
 	free(v);
 }
 
-/* The newest session of root. */
+/* Whether a file's first line is a session line (what -c needs to know: the resume reads the rest). */
+static int
+looks_like_session(const char *path)
+{
+	char head[512];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t k;
+
+	if (fd < 0)
+		return 0;
+	k = read(fd, head, sizeof head - 1);
+	close(fd);
+	if (k <= 0)
+		return 0;
+	head[k] = '\0';
+	return head[0] == '{' && strstr(head, "\"type\"") != NULL;
+}
+
+/* The newest session of root: file times only, nothing parsed. */
 int
 session_list_latest(const char *root, struct buf *path, struct err *e)
 {
-	struct session_list_info *v;
-	size_t n;
+	struct buf dir = BUF_INIT, p = BUF_INIT, best = BUF_INIT;
+	struct timespec bt = { 0, 0 };
+	struct dirent *de;
+	struct stat st;
+	DIR *d;
 
-	if (session_list_list(root, &v, &n, e) < 0)
+	if (session_dir(root, &dir, e) < 0)
 		return -1;
-	if (n)
-		buf_adds(path, v[0].path);
-	session_list_free(v, n);
-	return n ? 0 : err_set(e, "no session to continue in %s; start one with hearth", root);
+	d = opendir(dir.data);
+	while (d && (de = readdir(d)) != NULL) {
+		if (!is_session_name(de->d_name))
+			continue;
+		buf_reset(&p);
+		buf_addf(&p, "%s/%s", dir.data, de->d_name);
+		if (stat(p.data, &st) < 0 || !S_ISREG(st.st_mode))
+			continue;
+		/* newest write first, then the newer id (file names sort as ids do) */
+		if (best.len && (st.st_mtime < bt.tv_sec ||
+				 (st.st_mtime == bt.tv_sec && strcmp(p.data, best.data) < 0)))
+			continue;
+		if (!looks_like_session(p.data))
+			continue;
+		bt.tv_sec = st.st_mtime;
+		buf_reset(&best);
+		buf_add(&best, p.data, p.len);
+	}
+	int found = best.len > 0;
+
+	if (d)
+		closedir(d);
+	if (found)
+		buf_add(path, best.data, best.len);
+	buf_release(&dir);
+	buf_release(&p);
+	buf_release(&best);
+	return found ? 0 : err_set(e, "no session to continue in %s; start one with hearth", root);
 }
 
 /* A path, or a unique id prefix among root's sessions. */

@@ -4,7 +4,10 @@
  *
  * A listed session is any regular "*.jsonl" file (not starting with '.')
  * in session_dir(root) that loads; its id is the file name without
- * ".jsonl".  Listing loads every file, so it costs a read of each.
+ * ".jsonl".  Listing stats every file and takes what it shows (messages,
+ * first prompt) from DIR/.list-cache for the files unchanged since the last
+ * listing; only new or changed files are loaded (and cached).  -c
+ * (session_list_latest) parses nothing: file times and one line.
  */
 #ifndef HEARTH_SESSION_LIST_H
 #define HEARTH_SESSION_LIST_H

@@ -105,7 +105,7 @@ static char *
 walk(struct fixture *f, const char *start, int stop_after, size_t max, int *truncated)
 {
 	struct seen s = { BUF_INIT, stop_after, 0 };
-	struct fs_walk w = { f->root, record, &s, max, 0, 0 };
+	struct fs_walk w = { f->root, record, &s, max, 0, 0, 0 };
 	struct err e = ERR_INIT;
 
 	assert_int_equal(fs_walk(&w, start, &e), 0);

@@ -162,16 +162,87 @@ test_grep_caps(void **state)
 	assert_non_null(strstr(o, "w [...]\n"));
 	assert_true(strlen(o) < 350);
 	free(o);
-	/* an oversized (sparse) file is skipped by its size, never read */
+	/* a (sparse) file that turns binary after its first line: searched up to the NUL */
 	fd = open(fixture_path(f, "huge.txt"), O_WRONLY | O_CREAT, 0644);
 	assert_true(fd >= 0);
 	assert_int_equal(write(fd, "hit\n", 4), 4);
-	assert_int_equal(ftruncate(fd, (off_t)1 << 30), 0);
+	assert_int_equal(ftruncate(fd, (off_t)64 << 20), 0);
 	close(fd);
 	o = grep(f, "{\"pattern\":\"wide\"}", &err);
-	assert_non_null(strstr(o, "\n[skipped 1 files over 4 MB]"));
+	assert_null(strstr(o, "huge.txt"));
+	assert_null(strstr(o, "skipped"));
 	free(o);
 	buf_release(&b);
+}
+
+/*
+ * A file bigger than the 4 MB chunks is searched whole, in bounded memory:
+ * matches on the lines cut by the chunk ends (at 4 MiB and 8 MiB) and on
+ * the last line, with exact line numbers, literal and regex.
+ */
+static void
+test_grep_big_file(void **state)
+{
+	struct fixture *f = *state;
+	struct buf b = BUF_INIT;
+	char *o;
+	int err, i;
+
+	for (i = 0; i < 1000000; i++) /* 13 bytes a line: 13 MB */
+		buf_addf(&b, "line %07d\n", i);
+	fixture_write(f, "big.txt", b.data, b.len);
+	o = grep(f, "{\"pattern\":\"line 0322638\",\"literal\":true}", &err);
+	assert_false(err);
+	if (!strstr(o, "big.txt:322639:line 0322638\n")) /* across 4 MiB */
+		fail_msg("%s", o);
+	free(o);
+	o = grep(f, "{\"pattern\":\"line 06452(59|60)$|line 0999999\"}", &err);
+	assert_non_null(strstr(o, "big.txt:645260:line 0645259\n")); /* across 8 MiB */
+	assert_non_null(strstr(o, "big.txt:645261:line 0645260\n"));
+	assert_non_null(strstr(o, "big.txt:1000000:line 0999999\n"));
+	free(o);
+	o = grep(f, "{\"pattern\":\"LINE 09999\\\\d8\",\"ignore_case\":true}", &err);
+	assert_non_null(strstr(o, "big.txt:999999:line 0999998\n"));
+	free(o);
+	buf_release(&b);
+}
+
+/*
+ * The literal a regex's matches must contain is only a prefilter: every
+ * pattern here has a match that a wrong literal (an optional character
+ * kept, an alternative taken as required) would lose.
+ */
+static void
+test_grep_required_literal(void **state)
+{
+	static const char *const cases[][2] = {
+		{ "colou?r_x", "color_x" },
+		{ "abc*def", "abdef" },
+		{ "(foo|bar)bazz", "barbazz" },
+		{ "xyz{0,2}w", "xyw" },
+		{ "alpha|omega", "omega" },
+		{ "[abc]defg", "cdefg" },
+		{ "fooo.*barr", "fooo and barr" },
+		{ "ab+cde", "abbbcde" },
+		{ "dot\\\\.ext$", "dot.ext" },
+		{ "x(yy)?zzz", "xzzz" },
+		{ "Mixed_CASE", "mixed_case" },
+		{ "ab\\\\d\\\\d", "ab12" },
+	};
+	struct fixture *f = *state;
+	char json[256], *o;
+	size_t i;
+	int err;
+
+	for (i = 0; i < sizeof cases / sizeof *cases; i++) {
+		fixture_write(f, "t.txt", cases[i][1], strlen(cases[i][1]));
+		snprintf(json, sizeof json, "{\"pattern\":\"%s\",\"path\":\"t.txt\"%s}", cases[i][0],
+			 strstr(cases[i][0], "CASE") ? ",\"ignore_case\":true" : "");
+		o = grep(f, json, &err);
+		if (!strstr(o, "t.txt:1:"))
+			fail_msg("pattern %s missed \"%s\": %s", cases[i][0], cases[i][1], o);
+		free(o);
+	}
 }
 
 static void
@@ -261,6 +332,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_grep_basic, setup, fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_grep_literal_and_invalid, setup, fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_grep_glob_and_paths, setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_grep_big_file, setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_grep_required_literal, setup, fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_grep_caps, setup, fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_find, setup, fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_find_cap, setup, fixture_teardown),

@@ -505,6 +505,33 @@ test_readonly_objects(void **state)
 	assert_int_equal(repo_turns(t->r), 1);
 }
 
+/*
+ * Under text/eol=lf a file saved by hand with CRLF and added is clean to
+ * git (its blob has LF): the checkpoint takes the index blob, and the
+ * registration before the agent's edit hashes the bytes on disk, so undo
+ * puts the CRLF back.
+ */
+static void
+test_crlf_by_hand_restored(void **state)
+{
+	struct t *t = *state;
+	struct err e = ERR_INIT;
+	char abs[TU_PATH + 16];
+
+	assert_int_equal(sh(t, "printf '*.sh text eol=lf\\n' > .gitattributes && printf 'a\\nb\\n' > s.sh && "
+			    "git add -A && git commit -qm init && printf 'a\\r\\nb\\r\\n' > s.sh && "
+			    "git add s.sh 2>/dev/null && git diff --quiet && git diff --cached --quiet"), 0);
+	open_repo(t);
+	checkpoint(t->r, NULL);
+	snprintf(abs, sizeof abs, "%s/s.sh", t->w);
+	if (repo_note_file(t->r, abs, &e) < 0)
+		fail_msg("note: %s", e.msg);
+	assert_int_equal(sh(t, "printf 'changed\\n' > s.sh"), 0);
+	turn_end(t->r);
+	assert_int_equal(undo(t->r, 1, 0), 0);
+	assert_int_equal(sh(t, "[ \"$(od -An -c s.sh | tr -d ' \\n')\" = 'a\\r\\nb\\r\\n' ]"), 0);
+}
+
 int
 main(void)
 {
@@ -514,6 +541,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_undo_two_and_reopen, git_repo, done),
 		cmocka_unit_test_setup_teardown(test_no_commits_locked_detached, git_empty, done),
 		cmocka_unit_test_setup_teardown(test_outside_git, no_git, done),
+		cmocka_unit_test_setup_teardown(test_crlf_by_hand_restored, git_empty, done),
 		cmocka_unit_test_setup_teardown(test_session_diff, git_repo, done),
 		cmocka_unit_test_setup_teardown(test_submodule_skipped, git_repo, done),
 		cmocka_unit_test_setup_teardown(test_huge_file_left_out, git_repo, done),

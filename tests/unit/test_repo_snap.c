@@ -219,6 +219,49 @@ test_git_tree(void **state)
 	teardown(t);
 }
 
+/*
+ * With a .gitattributes, the snapshot takes clean files from the index and
+ * hashes from disk only the paths whose attributes convert on checkout
+ * (eol=crlf here, in the root and in a subdirectory's file): their bytes
+ * on disk are not the index blob's.
+ */
+static void
+test_git_tree_attributes(void **state)
+{
+	struct t *t = setup("git init -q && git config user.email t@t && git config user.name t "
+			    "&& git config core.autocrlf false && "
+			    "printf '*.bat text eol=crlf\\n*.sh text eol=lf diff=cpp\\n' > .gitattributes && "
+			    "mkdir sub && printf '*.w eol=crlf\\n' > sub/.gitattributes && "
+			    "printf 'a\\r\\nb\\r\\n' > run.bat && printf 'x\\ny\\n' > s.sh && "
+			    "printf 'p\\r\\nq\\r\\n' > sub/x.w && printf 'p\\r\\n' > top.w && "
+			    "git add . && git commit -qm init && rm -f .git/index && git reset -q");
+	struct buf data = BUF_INIT;
+	struct repo_snap_side side, disk;
+	struct err e = ERR_INIT;
+	git_oid tree;
+	int k;
+
+	(void)state;
+	for (k = 0; k < 2; k++) { /* the base is made, then kept */
+		assert_int_equal(repo_snap_tree(&t->s, NULL, NULL, &tree, NULL, &e), 0);
+		tree_content(t, &tree, "run.bat", &data);
+		assert_int_equal(data.len, 6);
+		assert_memory_equal(data.data, "a\r\nb\r\n", 6);
+		tree_content(t, &tree, "sub/x.w", &data);
+		assert_memory_equal(data.data, "p\r\nq\r\n", 6);
+		tree_content(t, &tree, "s.sh", &data);
+		assert_memory_equal(data.data, "x\ny\n", 4);
+		repo_snap_tree_side(&t->s, &tree, "top.w", &side);
+		assert_int_equal(repo_snap_disk(&t->s, "top.w", &disk, NULL), 0);
+		assert_true(repo_snap_side_eq(&side, &disk));
+	}
+	assert_true(t->s.base_ok && t->s.filters);
+	assert_non_null(t->s.raw);
+	assert_int_equal(t->s.raw->n, 2); /* run.bat, sub/x.w: nothing else was looked up */
+	buf_release(&data);
+	teardown(t);
+}
+
 int
 main(void)
 {
@@ -228,6 +271,7 @@ main(void)
 		cmocka_unit_test(test_disk_sides),
 		cmocka_unit_test(test_private_tree),
 		cmocka_unit_test(test_git_tree),
+		cmocka_unit_test(test_git_tree_attributes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -198,6 +198,68 @@ test_empty_and_odd_entries(void **state)
 	buf_release(&d);
 }
 
+/*
+ * The listing cache: a second listing takes an unchanged file's row from
+ * DIR/.list-cache (a row edited by hand shows, so the file was not read),
+ * a file changed since (a message appended) is loaded again, and -c picks
+ * the newest file without parsing it.
+ */
+static void
+test_list_cache(void **state)
+{
+	struct session_list_info *v;
+	struct session_loaded l;
+	struct session *s;
+	struct buf d = BUF_INIT, cache = BUF_INIT, p = BUF_INIT;
+	struct err e = ERR_INIT;
+	char *a = numbered(2), *b = numbered(5), *text, *row;
+	size_t n, i;
+
+	(void)state;
+	set_mtime(a, 1000);
+	set_mtime(b, 2000);
+	assert_int_equal(session_list_list(ROOT, &v, &n, &e), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(v[1].nmsgs, 2);
+	session_list_free(v, n);
+	assert_int_equal(session_dir(ROOT, &d, &e), 0);
+	buf_addf(&cache, "%s/.list-cache", d.data);
+	text = slurp(cache.data);
+	/* a's row says 2 messages: make it 42 and the prompt "cached" */
+	row = strstr(text, strrchr(a, '/') + 1);
+	assert_non_null(row);
+	for (i = 0; i < 5; i++)
+		row = strchr(row, '\t') + 1;
+	assert_int_equal(row[0], '2');
+	buf_add(&p, text, (size_t)(row - text));
+	buf_adds(&p, "42\tcached");
+	buf_adds(&p, strchr(row, '\n'));
+	assert_int_equal(fs_write_atomic(cache.data, p.data, p.len, &e), 0);
+	assert_int_equal(session_list_list(ROOT, &v, &n, &e), 0);
+	assert_int_equal(v[1].nmsgs, 42);
+	assert_string_equal(v[1].first_prompt, "cached");
+	assert_int_equal(v[0].nmsgs, 5);
+	session_list_free(v, n);
+	/* a changes: loaded again */
+	s = session_resume(a, &l, NULL, &e);
+	assert_non_null(s);
+	conv_add_user_text(&l.conv, "more");
+	assert_int_equal(session_append_msg(s, conv_last(&l.conv), &e), 0);
+	session_close(s);
+	session_loaded_release(&l);
+	set_mtime(a, 3000);
+	assert_int_equal(session_list_list(ROOT, &v, &n, &e), 0);
+	assert_string_equal(v[0].path, a);
+	assert_int_equal(v[0].nmsgs, 3);
+	assert_string_equal(v[0].first_prompt, "m0");
+	session_list_free(v, n);
+	buf_reset(&p);
+	assert_int_equal(session_list_latest(ROOT, &p, &e), 0);
+	assert_string_equal(p.data, a);
+	free(text), free(a), free(b);
+	buf_release(&d), buf_release(&cache), buf_release(&p);
+}
+
 int
 main(void)
 {
@@ -205,6 +267,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_fork, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_list_latest_resolve, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_empty_and_odd_entries, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_list_cache, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

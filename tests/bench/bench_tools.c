@@ -1,0 +1,455 @@
+/*
+ * bench_tools: the issue-16 shapes for `make bench` (prints, asserts nothing).
+ * Each figure is printed beside its reference tool, measured in the same run.
+ *
+ *   bench_tools checkpoint REPO   repo_checkpoint of REPO (a git work tree,
+ *                                 any .gitattributes): first in a new process,
+ *                                 then with 10 tracked files changed (median
+ *                                 of 5), against `git stash create` on the
+ *                                 same changes.  The files are put back.
+ *   bench_tools grep REPO         grep a rare literal, a regex and find
+ *                                 '*.c' with the tools, against rg (grep -r
+ *                                 when rg is missing) and git ls-files / find
+ *   bench_tools log DIR           a 1 GB log made in DIR: grep a line near its
+ *                                 end (time, max RSS growth) against grep
+ *   bench_tools sessions DIR      1,000 sessions (10 of 2,000 turns) written
+ *                                 in DIR: session_list_list and
+ *                                 session_list_latest, each median of 5
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "base/buf.h"
+#include "base/err.h"
+#include "io/loop.h"
+#include "io/work.h"
+#include "llm/tool.h"
+#include "repo/repo.h"
+#include "base/xmalloc.h"
+#include "llm/conv.h"
+#include "session/list.h"
+#include "session/session.h"
+
+extern const struct tool tool_grep;
+extern const struct tool tool_find_files;
+
+/* Monotonic milliseconds. */
+static double
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* Ascending doubles for qsort. */
+static int
+cmp_d(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The median of v[0..n). */
+static double
+median(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof *v, cmp_d);
+	return v[n / 2];
+}
+
+/* CPU time (user + system, ms) of this process or of its waited-for children. */
+static double
+cpu_ms(int who)
+{
+	struct rusage ru;
+
+	getrusage(who, &ru);
+	return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
+	       (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
+}
+
+static double g_cpu; /* CPU ms of the last time_cmd / run_tool */
+
+/* Wall time of a shell command (ms); its stdout goes to /dev/null. */
+static double
+time_cmd(const char *cmd)
+{
+	char full[8192];
+	double t = now_ms(), c = cpu_ms(RUSAGE_CHILDREN);
+
+	snprintf(full, sizeof full, "%s >/dev/null 2>&1", cmd);
+	if (system(full) < 0)
+		return -1;
+	g_cpu = cpu_ms(RUSAGE_CHILDREN) - c;
+	return now_ms() - t;
+}
+
+static double g_cpu_ours, g_cpu_theirs; /* CPU ms beside the wall times of the next row */
+
+/* One row: ours, the reference, the ratio and the goal (wall; CPU time beside it). */
+static void
+row(const char *label, double ours, const char *ref, double theirs, double goal)
+{
+	double ratio = theirs > 0 ? ours / theirs : 0;
+	double cratio = g_cpu_theirs > 0 ? g_cpu_ours / g_cpu_theirs : 0;
+
+	printf("  %-34s %8.1f ms  %-20s %8.1f ms  %5.2fx  goal <= %.1fx  %-6s  (CPU %.0f / %.0f ms = %.2fx)\n",
+	       label, ours, ref, theirs, ratio, goal, ratio <= goal ? "meets" : "MISSES", g_cpu_ours,
+	       g_cpu_theirs, cratio);
+	fflush(stdout);
+	g_cpu_ours = g_cpu_theirs = 0;
+}
+
+/* Append a line to the n-th tracked file (n-th line of `git ls-files`); restore=1 puts them back. */
+static void
+touch_tracked(const char *repo, int k, int restore)
+{
+	char cmd[4096];
+
+	if (restore)
+		snprintf(cmd, sizeof cmd, "cd '%s' && git checkout -q -- . 2>/dev/null", repo);
+	else
+		snprintf(cmd, sizeof cmd, "cd '%s' && git ls-files | awk 'NR %% 997 == 1' | head -10 | "
+			 "while read f; do [ -f \"$f\" ] && [ ! -L \"$f\" ] && echo 'hearth bench %d' >> \"$f\"; "
+			 "done", repo, k);
+	if (system(cmd) != 0)
+		fprintf(stderr, "bench_tools: could not change files in %s\n", repo);
+}
+
+/* Checkpoint against git stash create on repo. */
+static void
+bench_checkpoint(const char *repo)
+{
+	char state[] = "/tmp/hearth-bench-cp.XXXXXX", cmd[4096];
+	struct err e = ERR_INIT;
+	struct repo *r;
+	double t0, c0, first, cfirst, ours[5], theirs[5], cours[5], ctheirs[5];
+	int k;
+
+	if (!mkdtemp(state))
+		return;
+	t0 = now_ms();
+	c0 = cpu_ms(RUSAGE_SELF);
+	if ((r = repo_open(repo, "bench", state, &e)) == NULL ||
+	    repo_checkpoint(r, NULL, &e) < 0) {
+		printf("  checkpoint: %s\n", e.msg);
+		repo_close(r);
+		return;
+	}
+	first = now_ms() - t0;
+	cfirst = cpu_ms(RUSAGE_SELF) - c0;
+	repo_turn_end(r, &e);
+	snprintf(cmd, sizeof cmd, "cd '%s' && git stash create", repo);
+	for (k = 0; k < 5; k++) {
+		touch_tracked(repo, k, 0);
+		t0 = now_ms();
+		c0 = cpu_ms(RUSAGE_SELF);
+		if (repo_checkpoint(r, NULL, &e) < 0)
+			printf("  checkpoint: %s\n", e.msg);
+		ours[k] = now_ms() - t0;
+		cours[k] = cpu_ms(RUSAGE_SELF) - c0;
+		repo_turn_end(r, &e);
+		theirs[k] = time_cmd(cmd);
+		ctheirs[k] = g_cpu;
+	}
+	touch_tracked(repo, 0, 1);
+	repo_close(r);
+	g_cpu_ours = cfirst;
+	g_cpu_theirs = median(ctheirs, 5);
+	row("checkpoint, first of the process", first, "git stash create", median(theirs, 5), 2);
+	g_cpu_ours = median(cours, 5);
+	g_cpu_theirs = median(ctheirs, 5);
+	row("checkpoint, 10 files changed", median(ours, 5), "git stash create", median(theirs, 5), 2);
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", state);
+	if (system(cmd) != 0)
+		fprintf(stderr, "bench_tools: could not remove %s\n", state);
+}
+
+/* Run a tool to its end on a loop (it may finish on the worker); wall ms, output into out. */
+static double
+run_tool(const struct tool *t, const char *root, const char *json, struct buf *out)
+{
+	struct err e = ERR_INIT;
+	struct loop *l = loop_new(&e);
+	struct tool_env env;
+	struct tool_job job;
+	cJSON *args = cJSON_Parse(json);
+	double t0 = now_ms(), c0 = cpu_ms(RUSAGE_SELF);
+
+	memset(&env, 0, sizeof env);
+	env.root = root;
+	env.loop = l;
+	tool_job_init(&job, t, &env, NULL, NULL);
+	t->start(&job, args);
+	while (!job.finished && now_ms() - t0 < 120000)
+		loop_run_once(l, 100, NULL);
+	t0 = now_ms() - t0;
+	g_cpu = cpu_ms(RUSAGE_SELF) - c0;
+	if (out) {
+		buf_reset(out);
+		buf_add(out, job.out.data, job.out.len);
+	}
+	cJSON_Delete(args);
+	tool_job_release(&job);
+	work_shutdown();
+	loop_free(l);
+	return t0;
+}
+
+/* The median of 3 runs of a tool (its CPU median into g_cpu_ours). */
+static double
+tool_ms(const struct tool *t, const char *root, const char *json)
+{
+	double v[3], c[3];
+	int k;
+
+	for (k = 0; k < 3; k++) {
+		v[k] = run_tool(t, root, json, NULL);
+		c[k] = g_cpu;
+	}
+	g_cpu_ours = median(c, 3);
+	return median(v, 3);
+}
+
+/* The median of 3 runs of a command (its CPU median into g_cpu_theirs). */
+static double
+cmd_ms(const char *cmd)
+{
+	double v[3], c[3];
+	int k;
+
+	for (k = 0; k < 3; k++) {
+		v[k] = time_cmd(cmd);
+		c[k] = g_cpu;
+	}
+	g_cpu_theirs = median(c, 3);
+	return median(v, 3);
+}
+
+/* Whether a program is on PATH. */
+static int
+have(const char *prog)
+{
+	char cmd[256];
+
+	snprintf(cmd, sizeof cmd, "command -v %s >/dev/null 2>&1", prog);
+	return system(cmd) == 0;
+}
+
+/* grep and find against rg (or grep -r) and git ls-files / find. */
+static void
+bench_grep(const char *repo)
+{
+	char cmd[4096], rg[64];
+	int hasrg = have("rg");
+	double a;
+
+	snprintf(rg, sizeof rg, "%s", hasrg ? "rg" : "grep -r");
+	/* warm the page cache the same way for both */
+	snprintf(cmd, sizeof cmd, "cd '%s' && cat $(git ls-files) >/dev/null 2>&1", repo);
+	time_cmd(cmd);
+	if (hasrg)
+		snprintf(cmd, sizeof cmd, "cd '%s' && rg -F needle_rare_token .", repo);
+	else
+		snprintf(cmd, sizeof cmd, "cd '%s' && grep -rIF --exclude-dir=.git needle_rare_token .", repo);
+	a = tool_ms(&tool_grep, repo, "{\"pattern\":\"needle_rare_token\",\"literal\":true}");
+	row("grep literal, rare", a, rg, cmd_ms(cmd), 1.5);
+	if (hasrg)
+		snprintf(cmd, sizeof cmd, "cd '%s' && rg 'needle_[a-z]+_token\\(' .", repo);
+	else
+		snprintf(cmd, sizeof cmd, "cd '%s' && grep -rIE --exclude-dir=.git 'needle_[a-z]+_token\\(' .", repo);
+	a = tool_ms(&tool_grep, repo, "{\"pattern\":\"needle_[a-z]+_token\\\\(\"}");
+	row("grep regex, rare", a, rg, cmd_ms(cmd), 1.5);
+	if (hasrg)
+		snprintf(cmd, sizeof cmd, "cd '%s' && rg -i 'NEEDLE_RARE' .", repo);
+	else
+		snprintf(cmd, sizeof cmd, "cd '%s' && grep -rIi --exclude-dir=.git 'NEEDLE_RARE' .", repo);
+	a = tool_ms(&tool_grep, repo, "{\"pattern\":\"NEEDLE_RARE\",\"ignore_case\":true}");
+	row("grep regex, ignore case", a, rg, cmd_ms(cmd), 1.5);
+	snprintf(cmd, sizeof cmd, "cd '%s' && git ls-files -co --exclude-standard '*.c'", repo);
+	a = tool_ms(&tool_find_files, repo, "{\"pattern\":\"*.c\"}");
+	row("find *.c", a, "git ls-files -co", cmd_ms(cmd), 2);
+	snprintf(cmd, sizeof cmd, "cd '%s' && find . -name .git -prune -o -name '*.c' -print", repo);
+	a = tool_ms(&tool_find_files, repo, "{\"pattern\":\"*.c\"}");
+	row("find *.c (against find)", a, "find -name", cmd_ms(cmd), 2);
+}
+
+/* Max RSS of this process so far (kB). */
+static long
+maxrss_kb(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return ru.ru_maxrss;
+}
+
+/* A 1 GB log in dir, a line near its end: grep it. */
+static void
+bench_log(const char *dir)
+{
+	char path[4096], cmd[8192];
+	struct buf out = BUF_INIT;
+	long rss0;
+	double ours, theirs;
+	FILE *f;
+	size_t n = 0;
+	long i;
+
+	snprintf(path, sizeof path, "%s/big.log", dir);
+	if ((f = fopen(path, "w")) == NULL)
+		return;
+	for (i = 0; n < ((size_t)1 << 30); i++)
+		n += (size_t)fprintf(f, "2026-11-25T17:00:%02ld.%06ld INFO worker %ld handled request id=%ld "
+				     "in %ld us status=200 bytes=%ld\n", i % 60, i % 1000000, i % 16, i, i % 977, i * 7 % 65536);
+	fprintf(f, "2026-11-25T18:00:00.000000 ERROR worker 3 lost_the_needle_here\n");
+	fclose(f);
+	rss0 = maxrss_kb();
+	ours = run_tool(&tool_grep, dir, "{\"pattern\":\"lost_the_needle_here\",\"literal\":true}", &out);
+	g_cpu_ours = g_cpu;
+	printf("  grep, 1 GB log: the line near its end %s", strstr(out.data ? out.data : "",
+	       "big.log:") ? "found" : "NOT FOUND");
+	printf(", max RSS grew %ld kB\n", maxrss_kb() - rss0);
+	snprintf(cmd, sizeof cmd, "grep -F lost_the_needle_here '%s'", path);
+	theirs = time_cmd(cmd);
+	g_cpu_theirs = g_cpu;
+	row("grep literal, 1 GB log", ours, "grep -F", theirs, 1.5);
+	unlink(path);
+	buf_release(&out);
+}
+
+/* A session of n messages (user and assistant in turn) for root; its path (malloc'd). */
+static char *
+make_session(const char *root, size_t n)
+{
+	struct err e = ERR_INIT;
+	struct session *s = session_create(root, NULL, &e);
+	struct conv c;
+	struct buf t = BUF_INIT;
+	char *path;
+	size_t i;
+
+	if (!s)
+		return NULL;
+	conv_init(&c);
+	for (i = 0; i < n; i++) {
+		buf_reset(&t);
+		buf_addf(&t, "turn %zu: please look at the parser in src/parse.c and fix the bug in "
+			 "the tokenizer where a quoted string that ends the line is cut", i / 2);
+		if (i % 2 == 0)
+			conv_add_user_text(&c, t.data);
+		else
+			conv_add_block(conv_add_msg(&c, CONV_ASSISTANT), CONV_TEXT, t.data, NULL, NULL);
+		(void)session_append_msg(s, conv_last(&c), &e);
+	}
+	path = xstrdup(session_path(s));
+	session_close(s);
+	conv_release(&c);
+	buf_release(&t);
+	return path;
+}
+
+/*
+ * 1,000 sessions of root (10 of 2,000 turns, the rest of 3 messages),
+ * copied from two written through the session API, with distinct mtimes.
+ */
+static int
+make_sessions(const char *root)
+{
+	char *lng = make_session(root, 4000), *shrt = make_session(root, 3), cmd[8192];
+	char *slash = lng ? strrchr(lng, '/') : NULL;
+	int rc;
+
+	if (!lng || !shrt || !slash)
+		return -1;
+	*slash = '\0';
+	snprintf(cmd, sizeof cmd, "cd '%s' && i=0; while [ $i -lt 1000 ]; do "
+		 "if [ $((i %% 100)) -eq 0 ]; then src='%s/%s'; else src='%s'; fi; "
+		 "cp \"$src\" 2026-01-01-bench-$(printf %%04d $i).jsonl && "
+		 "touch -d \"@$((1700000000 + i))\" 2026-01-01-bench-$(printf %%04d $i).jsonl; i=$((i+1)); done && "
+		 "rm -f '%s/%s' '%s'", lng, lng, slash + 1, shrt, lng, slash + 1, shrt);
+	rc = system(cmd);
+	free(lng);
+	free(shrt);
+	return rc == 0 ? 0 : -1;
+}
+
+/* -c and -r's listings over 1,000 sessions. */
+static void
+bench_sessions(const char *tmp)
+{
+	char state[4096];
+	struct session_list_info *v;
+	struct buf p = BUF_INIT;
+	struct err e = ERR_INIT;
+	double t0, cold, list[5], latest[5];
+	size_t n = 0;
+	int k;
+
+	snprintf(state, sizeof state, "%s/state", tmp);
+	setenv("XDG_STATE_HOME", state, 1);
+	if (make_sessions("/bench/sessions") < 0) {
+		printf("  sessions: could not write them (skipped)\n");
+		return;
+	}
+	t0 = now_ms();
+	if (session_list_list("/bench/sessions", &v, &n, &e) == 0)
+		session_list_free(v, n);
+	cold = now_ms() - t0;
+	for (k = 0; k < 5; k++) {
+		t0 = now_ms();
+		if (session_list_list("/bench/sessions", &v, &n, &e) == 0)
+			session_list_free(v, n);
+		list[k] = now_ms() - t0;
+		buf_reset(&p);
+		t0 = now_ms();
+		(void)session_list_latest("/bench/sessions", &p, &e);
+		latest[k] = now_ms() - t0;
+	}
+	printf("  -r listing, %zu sessions (10 of 2,000 turns): %.1f ms first (every file loaded "
+	       "and cached), %.1f ms after  goal <= 50 ms  %s\n", n, cold, median(list, 5),
+	       median(list, 5) <= 50 ? "meets" : "MISSES");
+	printf("  -c (the newest session), %zu sessions: %.1f ms  goal <= 50 ms  %s\n", n,
+	       median(latest, 5), median(latest, 5) <= 50 ? "meets" : "MISSES");
+	buf_release(&p);
+}
+
+int
+main(int argc, char **argv)
+{
+	if (argc < 3) {
+		fprintf(stderr, "usage: bench_tools checkpoint|grep|log|sessions DIR\n");
+		return 2;
+	}
+	if (!strcmp(argv[1], "checkpoint"))
+		bench_checkpoint(argv[2]);
+	else if (!strcmp(argv[1], "grep"))
+		bench_grep(argv[2]);
+	else if (!strcmp(argv[1], "find1"))
+		printf("find: %.1f ms\n", run_tool(&tool_find_files, argv[2], "{\"pattern\":\"*.c\"}", NULL));
+	else if (!strcmp(argv[1], "grep1"))
+	{
+		struct buf o = BUF_INIT;
+		printf("grep: %.1f ms\n", run_tool(&tool_grep, argv[2], argc > 3 ? argv[3] :
+		       "{\"pattern\":\"needle_rare_token\",\"literal\":true}", &o));
+		if (getenv("BENCH_SHOW"))
+			printf("%s\n", o.data ? o.data : "");
+		buf_release(&o);
+	}
+	else if (!strcmp(argv[1], "log"))
+		bench_log(argv[2]);
+	else if (!strcmp(argv[1], "sessions"))
+		bench_sessions(argv[2]);
+	return 0;
+}
