@@ -567,7 +567,8 @@ def t_scenarios_well_formed():
             for k in ("fixture", "body_fixture"):
                 if k in t:
                     assert os.path.exists(os.path.join(FIXTURES, t[k])), "%s: no %s" % (n, t[k])
-        sc2 = dict(sc, loading_for_requests=0, turns=[t for t in turns if not t.get("hang")])
+        sc2 = dict(sc, loading_for_requests=0, turns=[t for t in turns if not t.get("hang")],
+                   api_key=None, plain=False)  # plain mode and the key: tests/e2e/test_openai.sh
         with Mock(sc2, name=n[:-5]) as m:
             for t in sc2["turns"]:
                 check_turn(n, m, t)
