@@ -25,6 +25,7 @@
 #include "base/log.h"
 #include "base/secret.h"
 #include "llama/llama.h"
+#include "llm/conv.h"
 #include "io/loop.h"
 #include "mcp/mcp.h"
 #include "mcp/config.h"
@@ -342,17 +343,32 @@ front_run_session(struct front_run *r, struct front_session *s)
 	s->mcp = r->mcp;
 }
 
-/* --append-system-prompt: after the prompt, built or loaded. */
+/*
+ * --append-system-prompt: at the end of the prompt's stable part, before
+ * the session part (CONV_SESSION_MARK), which a llama-server gets at the
+ * start of the first user message: the appended text stays in the system
+ * message, as in Claude Code, and the same for every session run with it.
+ */
 static void
 front_run_append_prompt(struct front_run *r)
 {
 	const char *t = r->o->append_system_prompt;
+	const char *mark;
+	struct buf out = BUF_INIT;
+	size_t at;
 
 	if (!t || !*t)
 		return;
-	if (r->system.len)
-		buf_adds(&r->system, "\n\n");
-	buf_adds(&r->system, t);
+	mark = r->system.len ? strstr(r->system.data, CONV_SESSION_MARK) : NULL;
+	at = mark ? (size_t)(mark - r->system.data) : r->system.len;
+	buf_add(&out, r->system.data ? r->system.data : "", at);
+	if (at)
+		buf_adds(&out, "\n\n");
+	buf_adds(&out, t);
+	if (mark)
+		buf_adds(&out, mark);
+	buf_release(&r->system);
+	r->system = out;
 }
 
 /* The session prompt (git status, context files, memory), built once. */

@@ -127,7 +127,8 @@ check_rc "--mcp-config: exit status 0" 0
 check "--mcp-config JSON: the server starts (init lists it, its tools are offered)" pycheck '
 init = [l for l in out_lines() if l.get("subtype") == "init"][0]
 need(init["mcp_servers"] == [{"name": "demo", "status": "connected"}], "servers %r; stderr %r" % (init["mcp_servers"], ERR_TEXT))
-need(any(t.startswith("mcp__demo__") for t in tool_names(CHAT[0])), "tools %r" % tool_names(CHAT[0]))'
+need(any(t.startswith("mcp__demo__") for t in tool_names(CHAT[0])) or "mcp__demo__" in text_of(CHAT[0]["messages"][0]["content"]),
+     "tools %r, none named as deferred either" % tool_names(CHAT[0]))'
 check "initialize appendSystemPrompt: after --append-system-prompt, at the end of the system prompt" pycheck '
 t = text_of(CHAT[0]["messages"][0]["content"]).rstrip()
 need(t.endswith("INIT_APPEND_p4") and "FLAG_APPEND_f3" in t and t.index("FLAG_APPEND_f3") < t.index("INIT_APPEND_p4"), "system tail %r" % t[-200:])'
@@ -159,7 +160,7 @@ hearth_run resume -p --server "$MOCK_URL" --cwd "$REPO" --resume="$SID" "Second 
 check_rc "--resume=ID: exit status 0" 0
 check "--resume=ID: the earlier turn is in the conversation" pycheck '
 ms = CHAT[0]["messages"]
-need(any(text_of(m.get("content")) == "Answer." for m in ms) and "RESUMED_k3" in text_of(ms[-1]["content"]), "messages %r" % ms)'
+need(any(text_of(m.get("content")).endswith("Answer.") for m in ms) and "RESUMED_k3" in text_of(ms[-1]["content"]), "messages %r" % ms)'
 mock_stop
 
 # ---- the Claude Agent SDK from npm ----------------------------------------------------
@@ -199,7 +200,8 @@ L = [json.loads(l) for l in OUT_TEXT.split("\n") if l.startswith("{")]
 init = [l for l in L if l.get("subtype") == "init"][0]
 need(init["mcp_servers"] == [{"name": "demo", "status": "connected"}], "init servers %r; stderr %r" % (init["mcp_servers"], ERR_TEXT[-300:]))
 need("SDK_APPEND_RULE_a7" in text_of(CHAT[0]["messages"][0]["content"]), "system prompt tail %r" % text_of(CHAT[0]["messages"][0]["content"])[-200:])
-need(any(t.startswith("mcp__demo__") for t in tool_names(CHAT[0])), "tools %r" % tool_names(CHAT[0]))'
+need(any(t.startswith("mcp__demo__") for t in tool_names(CHAT[0])) or "mcp__demo__" in text_of(CHAT[0]["messages"][0]["content"]),
+     "tools %r, none named as deferred either" % tool_names(CHAT[0]))'
 mock_stop
 
 e2e_finish

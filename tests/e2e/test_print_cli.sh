@@ -107,9 +107,9 @@ printf 'Sub rule CTX_SUB_7f2.\n' >"$E2E_TMP/repo_ctx/sub/CLAUDE.md"
 mock_start plain
 hearth_run context_files -p --server "$MOCK_URL" --cwd "$E2E_TMP/repo_ctx/sub" "Answer."
 check_rc "AGENTS.md: exit status 0" 0
-check "AGENTS.md and CLAUDE.md from the repository down to the cwd are in the system message" pycheck '
+check "AGENTS.md and CLAUDE.md from the repository down to the cwd are in the prompt (session part: first user message)" pycheck '
 need(CHAT, "no chat request")
-sysm = text_of(CHAT[0]["messages"][0].get("content"))
+sysm = text_of(CHAT[0]["messages"][0].get("content")) + text_of(CHAT[0]["messages"][1].get("content"))
 need("CTX_ROOT_7f2" in sysm and "CTX_SUB_7f2" in sysm, "system message: %r" % sysm[-300:])
 need(sysm.index("CTX_ROOT_7f2") < sysm.index("CTX_SUB_7f2"), "root first, then the cwd")'
 mock_stop

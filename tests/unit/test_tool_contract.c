@@ -248,10 +248,10 @@ test_flags(void **state)
 		if (all[i]->flags & TOOL_EDITS)
 			assert_non_null(all[i]->preview); /* approval shows their change */
 	}
-	assert_int_equal(ncore, 8); /* read write edit bash grep find ls remember */
+	assert_int_equal(ncore, 5); /* read write edit bash grep; the rest behind tool_search */
 	assert_false(tool_search.flags & TOOL_CORE);
-	assert_true(tool_ls.flags & TOOL_CORE);
-	assert_true(tool_find_files.flags & TOOL_CORE);
+	assert_false(tool_ls.flags & TOOL_CORE);
+	assert_false(tool_find_files.flags & TOOL_CORE);
 }
 
 /* An extension tool without members: the defaults. */

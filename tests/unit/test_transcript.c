@@ -379,6 +379,24 @@ test_notice_held(void **state)
 	/* stopped with no answer streaming: a notice marks the cut */
 	transcript_interrupted(&tv);
 	assert_int_equal(tv.items[tv.n - 1].kind, VIEW_NOTICE);
+	/* a cache break held while an answer streams stays one row, and the answer keeps its form */
+	{
+		struct llm_event ev;
+
+		feed(&tv, LLM_TEXT, "next");
+		memset(&ev, 0, sizeof ev);
+		ev.kind = LLM_CACHE;
+		ev.cache.is_break = 1;
+		ev.cache.reuse = 0.2;
+		ev.cache.expected = 0.9;
+		ev.cache.cause = "AGENTS.md was reloaded";
+		transcript_on_event(&tv, &ev);
+		feed(&tv, LLM_DONE, "");
+		assert_int_equal(tv.items[tv.n - 1].kind, VIEW_NOTICE);
+		assert_true(tv.items[tv.n - 1].one_line);
+		assert_false(tv.items[tv.n - 2].one_line);
+		check(&tv, 30, 3, "next\n\n→ cache break: AGENTS.md was …\n");
+	}
 	transcript_release(&tv);
 }
 

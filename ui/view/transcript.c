@@ -542,13 +542,14 @@ close_open(struct view_transcript *tv)
 	size_t i = 0, n;
 
 	tv->open = -1;
-	while (i + 2 < tv->held.len) {
-		n = strlen(tv->held.data + i + 2);
+	while (i + 3 < tv->held.len) {
+		n = strlen(tv->held.data + i + 3);
 		it = push_raw(tv, VIEW_NOTICE);
 		it->role = (uint16_t)((unsigned char)tv->held.data[i] |
 		    (unsigned char)tv->held.data[i + 1] << 8);
-		buf_add(&it->text, tv->held.data + i + 2, n);
-		i += n + 3;
+		it->one_line = tv->held.data[i + 2] == '1';
+		buf_add(&it->text, tv->held.data + i + 3, n);
+		i += n + 4;
 	}
 	buf_reset(&tv->held);
 }
@@ -632,9 +633,9 @@ transcript_drop_queued(struct view_transcript *tv)
 	return k;
 }
 
-/* Append a notice line drawn in `role` (held while an answer streams). */
-void
-transcript_add_notice(struct view_transcript *tv, uint16_t role, const char *s, size_t n)
+/* Append a notice (one_line: one row cut at the width), held while an answer streams. */
+static void
+add_notice(struct view_transcript *tv, uint16_t role, const char *s, size_t n, int one_line)
 {
 	struct view_item *it;
 	const char *z = memchr(s, '\0', n);
@@ -642,13 +643,22 @@ transcript_add_notice(struct view_transcript *tv, uint16_t role, const char *s, 
 	if (tv->open >= 0) {
 		buf_addch(&tv->held, (char)(role & 0xff));
 		buf_addch(&tv->held, (char)(role >> 8));
+		buf_addch(&tv->held, one_line ? '1' : '0');
 		buf_add(&tv->held, s, z ? (size_t)(z - s) : n);
 		buf_addch(&tv->held, '\0');
 		return;
 	}
 	it = push(tv, VIEW_NOTICE);
 	it->role = role;
+	it->one_line = one_line;
 	buf_add(&it->text, s, n);
+}
+
+/* Append a notice line drawn in `role` (held while an answer streams). */
+void
+transcript_add_notice(struct view_transcript *tv, uint16_t role, const char *s, size_t n)
+{
+	add_notice(tv, role, s, n, 0);
 }
 
 /* The turn was stopped: mark the cut (see ui/view/transcript.h). */
@@ -696,8 +706,7 @@ cache_notice(struct view_transcript *tv, const struct llm_cache *c)
 	if (c->cause && *c->cause)
 		buf_addf(&b, "%s ", c->cause);
 	buf_addf(&b, "(reuse %.1f%%, expected %.1f%%)", c->reuse * 100.0, c->expected * 100.0);
-	transcript_add_notice(tv, THEME_WARNING, b.data, b.len);
-	tv->items[tv->n - 1].one_line = 1;
+	add_notice(tv, THEME_WARNING, b.data, b.len, 1);
 	buf_release(&b);
 }
 

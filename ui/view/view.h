@@ -73,7 +73,7 @@ struct view_transcript {
 	int show_reasoning; /* expand every reasoning item */
 	long focus;         /* the item in focus (focus mode), -1 none */
 	struct buf held;    /* notices that came while an answer streamed: role (2 bytes),
-			     * text, NUL; added when the answer's item closes */
+			     * '1' for one row or '0', text, NUL; added when the answer's item closes */
 };
 
 enum view_slot_state { VIEW_SLOT_IDLE, VIEW_SLOT_PREFILL, VIEW_SLOT_DECODING };
