@@ -47,8 +47,8 @@ $T send-keys -t s "/reload" Enter
 screen reload "context files reloaded"
 $T send-keys -t s "And now?" Enter
 screen after_reload "done\\."
-check "tmux: after /reload the system prompt carries the new AGENTS.md" pycheck '
-need(CHAT and "RELOAD_4e1" in text_of(CHAT[-1]["messages"][0].get("content")), "system message")'
+check "tmux: after /reload the prompt carries the new AGENTS.md (session part: first user message)" pycheck '
+need(CHAT and "RELOAD_4e1" in text_of(CHAT[-1]["messages"][0].get("content")) + text_of(CHAT[-1]["messages"][1].get("content")), "system message or the first user message")'
 $T send-keys -t s C-d
 sleep 0.5
 check "tmux: Ctrl-D leaves hearth" sh -c "! $T has-session -t s 2>/dev/null"

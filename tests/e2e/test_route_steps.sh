@@ -148,7 +148,7 @@ if command -v tmux >/dev/null 2>&1; then
 	anth_start '{"api_key": "sk-e2e", "turns": [{"text": "Claude took the turn while llama was away."}]}'
 	$T new-session -d -s s -x 120 -y 30 \
 		"cd '$REPO' && HOME='$HOME' XDG_STATE_HOME='$XDG_STATE_HOME' XDG_CONFIG_HOME='$XDG_CONFIG_HOME' ANTHROPIC_API_KEY=sk-e2e ANTHROPIC_BASE_URL='$AURL' '$HEARTH_BIN' --tui --server http://127.0.0.1:$(closed_port); echo HEARTH_EXITED rc=\$?; sleep 30"
-	tmux_wait route tui_down "not answering|no llama-server|cannot reach|first run" 100
+	tmux_wait route tui_down "waiting for llama-server|not answering|no llama-server|cannot reach|first run" 100
 	$T send-keys -t s "hello while down" Enter
 	tmux_wait route tui_claude "Claude took the turn while llama was away." 100
 	check "full screen, server down: the handoff and its reason are shown" \
