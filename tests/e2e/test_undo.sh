@@ -25,8 +25,8 @@ check_rc "edit run: exit status 0" 0
 check "edit run: json lists the file changed with line counts" pycheck '
 f = json.loads(OUT_TEXT)["files_changed"]
 need(f == [{"path": "hello.c", "status": "M", "added": 1, "removed": 1}], "files_changed %r" % f)'
-check "edit run: the system prompt carries the git summary (branch, changes)" pycheck '
-sysm = text_of(CHAT[0]["messages"][0].get("content"))
+check "edit run: the prompt carries the git summary (branch, changes; session part: first user message)" pycheck '
+sysm = text_of(CHAT[0]["messages"][0].get("content")) + text_of(CHAT[0]["messages"][1].get("content"))
 need("Git: on branch" in sysm, "system message: %r" % sysm[-400:])'
 check "edit run: the checkpoint is under a private ref, not on the user's branches" pycheck '
 import subprocess
