@@ -819,12 +819,14 @@ bench_print_table(const struct bench_ctx *c, const struct bench_result *r, size_
 
 /* ---- the mode ---- */
 
-/* The shipped problems: $HEARTH_BENCH_PROBLEMS, beside the binary in the tree, or installed. */
+/* The shipped problems: $HEARTH_BENCH_PROBLEMS, beside the binary in the tree (or in a
+ * build directory of it, such as build-asan/), or installed. */
 static int
 bench_default_problems(const char *self, struct buf *out)
 {
 	const char *env = getenv("HEARTH_BENCH_PROBLEMS");
-	static const char *const rel[] = { "extensions/bench/problems", "../share/hearth/bench/problems" };
+	static const char *const rel[] = { "extensions/bench/problems", "../extensions/bench/problems",
+					    "../share/hearth/bench/problems" };
 	char dir[PATH_MAX];
 	char *slash;
 	size_t i;
