@@ -101,7 +101,7 @@ if mock_wait_request /v1/chat/completions 150; then
 	$T send-keys -t s C-c
 	sleep 0.3
 	$T send-keys -t s C-c
-	tmux_wait tui quit "HEARTH_EXITED rc=0" 100
+	tmux_wait tui quit "HEARTH_EXITED rc=0" 600 # exit waits for the end snapshot of 30,000 files (slow under ASan)
 else
 	not_ok "tui: the first chat request" "no chat request reached the mock within 15 s"
 fi
