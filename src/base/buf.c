@@ -219,3 +219,16 @@ buf_read_fd(struct buf *b, int fd, const char *path, size_t max, struct err *e)
 	}
 	return 0;
 }
+
+void
+buf_add_shquoted(struct buf *b, const char *s)
+{
+	buf_addch(b, '\'');
+	for (; *s; s++) {
+		if (*s == '\'')
+			buf_adds(b, "'\\''");
+		else
+			buf_addch(b, *s);
+	}
+	buf_addch(b, '\'');
+}

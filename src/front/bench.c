@@ -240,20 +240,6 @@ bench_self(char *out, size_t n)
 	return 0;
 }
 
-/* Append s to b quoted for sh. */
-static void
-bench_shquote(struct buf *b, const char *s)
-{
-	buf_addch(b, '\'');
-	for (; *s; s++) {
-		if (*s == '\'')
-			buf_adds(b, "'\\''");
-		else
-			buf_addch(b, *s);
-	}
-	buf_addch(b, '\'');
-}
-
 /* Whether a command's first word names hearth (its json result can be read). */
 static int
 bench_cmd_is_hearth(const char *cmd)
@@ -294,7 +280,7 @@ bench_agent_script(const struct bench_agent *a, const char *self, struct buf *s)
 {
 	buf_adds(s, "exec ");
 	if (!a->cmd) {
-		bench_shquote(s, self);
+		buf_add_shquoted(s, self);
 		buf_adds(s, " -p -y");
 	} else {
 		buf_adds(s, a->cmd);
@@ -304,7 +290,7 @@ bench_agent_script(const struct bench_agent *a, const char *self, struct buf *s)
 			buf_adds(s, " --output-format json");
 		if (!a->cmd || !strstr(a->cmd, "--server")) {
 			buf_adds(s, " --server ");
-			bench_shquote(s, a->server);
+			buf_add_shquoted(s, a->server);
 		}
 	}
 	buf_adds(s, " \"$1\"");

@@ -184,20 +184,6 @@ app_external_file(struct term *t, const char *path, long line, struct err *e)
 	return run_editor(t, path, line, e);
 }
 
-/* Append s single-quoted for sh. */
-static void
-sq(struct buf *b, const char *s)
-{
-	buf_addch(b, '\'');
-	for (; *s; s++) {
-		if (*s == '\'')
-			buf_adds(b, "'\\''");
-		else
-			buf_addch(b, *s);
-	}
-	buf_addch(b, '\'');
-}
-
 /* Open a file in a new tmux pane. */
 int
 app_external_tmux(const char *dir, const char *path, long line, struct err *e)
@@ -213,10 +199,10 @@ app_external_tmux(const char *dir, const char *path, long line, struct err *e)
 	if (line > 0) {
 		snprintf(plus, sizeof plus, "+%ld", line);
 		buf_addch(&cmd, ' ');
-		sq(&cmd, plus);
+		buf_add_shquoted(&cmd, plus);
 	}
 	buf_addch(&cmd, ' ');
-	sq(&cmd, path);
+	buf_add_shquoted(&cmd, path);
 	argv[0] = "/bin/sh";
 	argv[1] = "-c";
 	argv[2] = "exec tmux split-window -h -c \"$1\" \"$2\" </dev/null >/dev/null";
