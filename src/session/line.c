@@ -180,9 +180,10 @@ read_meta(const struct session_line_src *src, const cJSON *o, struct session_met
 static const char *
 reject(const struct session_line_src *src, const cJSON *o, struct session_line_entry *x)
 {
-	const char *type = json_str(o, "type");
+	const char *type = json_str(o, "type"), *id = json_str(o, "id");
 
-	if (!json_str(o, "id"))
+	/* an empty id (also one that starts with a raw NUL byte) names nothing */
+	if (!id || !id[0])
 		return "not a session entry (no id)";
 	if (!type)
 		return "not a session entry (no type)";

@@ -139,6 +139,26 @@ test_decode_blank_and_torn(void **state)
 	buf_release(&w);
 }
 
+/* An id that is empty, or that starts with a raw NUL byte (cJSON keeps the
+ * bytes; as a C string it is empty), names no entry: found by fuzz_session. */
+static void
+test_decode_empty_id(void **state)
+{
+	struct buf w = BUF_INIT;
+	struct session_line_src src = { "f", 2, 0, &w };
+	struct session_line_entry x;
+	const char empty[] = "{\"id\":\"\",\"type\":\"notice\"}";
+	const char nul[] = "{\"id\":\"\0\0ab\",\"type\":\"notice\"}";
+
+	(void)state;
+	assert_int_equal(session_line_decode(empty, sizeof empty - 1, &src, &x), -1);
+	assert_non_null(strstr(w.data, "f:2: not a session entry (no id)"));
+	buf_reset(&w);
+	assert_int_equal(session_line_decode(nul, sizeof nul - 1, &src, &x), -1);
+	assert_non_null(strstr(w.data, "f:2: not a session entry (no id)"));
+	buf_release(&w);
+}
+
 static void
 test_invalid_utf8_replaced(void **state)
 {
@@ -221,6 +241,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_encode_decode_msgs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_encode_decode_meta_notice, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_decode_blank_and_torn, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_decode_empty_id, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
