@@ -296,30 +296,41 @@ read_start(struct tool_job *job, const cJSON *args)
 	buf_release(&abs);
 }
 
-/* read: the numbered lines shown ("%6ld\t..."): first and last number. */
+/* The numbered lines a result shows ("%6ld\t..."): the first and last
+ * number (-1 when none) and the file's total from the "[showing lines A-B
+ * of N" note (0 when the result has none). */
 static void
-read_digest(const cJSON *args, const char *text, struct buf *out)
+read_shown(const char *text, long *first, long *last, long *total)
 {
-	const char *path = json_str(args, "path"), *p = text;
-	long first = -1, last = -1, total = 0;
-	const char *of = strstr(text, "[showing lines ");
+	const char *p = text, *of = strstr(text, "[showing lines ");
 
+	*first = *last = -1;
 	while (*p) {
 		char *end;
 		long no = strtol(p, &end, 10);
 
 		if (end != p && *end == '\t') {
-			if (first < 0)
-				first = no;
-			last = no;
+			if (*first < 0)
+				*first = no;
+			*last = no;
 		}
 		p = strchr(p, '\n');
 		if (!p)
 			break;
 		p++;
 	}
-	if (of && sscanf(of, "[showing lines %*d-%*d of %ld", &total) != 1)
-		total = 0;
+	if (!of || sscanf(of, "[showing lines %*d-%*d of %ld", total) != 1)
+		*total = 0;
+}
+
+/* read: the numbered lines shown: first and last number. */
+static void
+read_digest(const cJSON *args, const char *text, struct buf *out)
+{
+	const char *path = json_str(args, "path");
+	long first, last, total;
+
+	read_shown(text, &first, &last, &total);
 	buf_adds(out, "read ");
 	tool_add_short(out, path ? path : "?", TOOL_DIGEST_ARG_MAX);
 	if (first >= 0)
@@ -347,29 +358,15 @@ read_describe(const cJSON *args, struct buf *out)
 static void
 read_summary(const cJSON *args, const char *text, int is_error, struct buf *out)
 {
-	const char *p = text, *of = strstr(text, "[showing lines ");
-	long first = -1, last = -1, total = 0;
+	long first, last, total;
 
 	(void)args;
 	if (is_error)
 		return;
-	while (*p) {
-		char *end;
-		long no = strtol(p, &end, 10);
-
-		if (end != p && *end == '\t') {
-			if (first < 0)
-				first = no;
-			last = no;
-		}
-		p = strchr(p, '\n');
-		if (!p)
-			break;
-		p++;
-	}
+	read_shown(text, &first, &last, &total);
 	if (first < 0)
 		return;
-	if (of && sscanf(of, "[showing lines %*d-%*d of %ld", &total) == 1)
+	if (total > 0)
 		buf_addf(out, "lines %ld-%ld of %ld", first, last, total);
 	else if (first == 1)
 		buf_addf(out, "%ld line%s", last, last == 1 ? "" : "s");

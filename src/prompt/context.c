@@ -200,18 +200,19 @@ join_dir(struct join *j, const char *dir)
 	join_file(j, dir, "CLAUDE.local.md");
 }
 
-/* Join the repository root's files and each directory below it down to cwd. */
+/* Call fn on top, then on each directory below it down to cwd (only top
+ * when cwd is not below it). */
 static void
-join_path(struct join *j, const char *top, const char *cwd)
+walk_down(const char *top, const char *cwd, void (*fn)(const char *dir, void *arg), void *arg)
 {
 	struct buf d = BUF_INIT;
-	size_t n = strlen(top);
 	const char *s;
 
 	buf_adds(&d, top);
-	join_dir(j, top);
-	for (s = cwd + n; is_below(cwd, top) && *s;) {
+	fn(top, arg);
+	for (s = cwd + strlen(top); is_below(cwd, top) && *s;) {
 		const char *end;
+
 		while (*s == '/')
 			s++;
 		if (!*s)
@@ -221,10 +222,23 @@ join_path(struct join *j, const char *top, const char *cwd)
 		if (d.len && d.data[d.len - 1] != '/')
 			buf_addch(&d, '/');
 		buf_add(&d, s, (size_t)(end - s));
-		join_dir(j, d.data);
+		fn(d.data, arg);
 		s = end;
 	}
 	buf_release(&d);
+}
+
+static void
+join_one(const char *dir, void *arg)
+{
+	join_dir(arg, dir);
+}
+
+/* Join the repository root's files and each directory below it down to cwd. */
+static void
+join_path(struct join *j, const char *top, const char *cwd)
+{
+	walk_down(top, cwd, join_one, j);
 }
 
 /* The joined context files. */
@@ -421,6 +435,19 @@ load_project_dirs(struct prompt_context_templates *ts, const char *dir, struct b
 	buf_release(&d);
 }
 
+struct load_project {
+	struct prompt_context_templates *ts;
+	struct buf *warn;
+};
+
+static void
+load_one(const char *dir, void *arg)
+{
+	struct load_project *lp = arg;
+
+	load_project_dirs(lp->ts, dir, lp->warn);
+}
+
 /*
  * User templates (Claude Code's, opencode's and pi's command directories,
  * then hearth's), then the project's (which win), from the repository
@@ -430,7 +457,8 @@ void
 prompt_context_templates_load(const char *root, struct prompt_context_templates *out, struct buf *warnings)
 {
 	struct buf dir = BUF_INIT, top = BUF_INIT;
-	const char *home = getenv("HOME"), *xdg = getenv("XDG_CONFIG_HOME"), *s;
+	const char *home = getenv("HOME"), *xdg = getenv("XDG_CONFIG_HOME");
+	struct load_project lp;
 
 	memset(out, 0, sizeof *out);
 	if (home && home[0] == '/') {
@@ -453,24 +481,8 @@ prompt_context_templates_load(const char *root, struct prompt_context_templates 
 	}
 	/* the project: the repository root, then each directory down to root (the workspace) */
 	prompt_context_repo_root(root, root, &top);
-	buf_reset(&dir);
-	buf_adds(&dir, top.data);
-	load_project_dirs(out, dir.data, warnings);
-	for (s = root + top.len; is_below(root, top.data) && *s;) {
-		const char *end;
-
-		while (*s == '/')
-			s++;
-		if (!*s)
-			break;
-		end = strchr(s, '/');
-		end = end ? end : s + strlen(s);
-		if (dir.len && dir.data[dir.len - 1] != '/')
-			buf_addch(&dir, '/');
-		buf_add(&dir, s, (size_t)(end - s));
-		load_project_dirs(out, dir.data, warnings);
-		s = end;
-	}
+	lp.ts = out, lp.warn = warnings;
+	walk_down(top.data, root, load_one, &lp);
 	buf_release(&dir);
 	buf_release(&top);
 }
