@@ -72,30 +72,23 @@ struct grep {
 static void
 translate(const char *p, struct buf *out)
 {
-	int bracket = 0;
-
 	for (; *p; p++) {
-		if (!bracket && p[0] == '\\' && (p[1] == 'd' || p[1] == 'D')) {
+		const char *end;
+
+		if (p[0] == '\\' && (p[1] == 'd' || p[1] == 'D')) {
 			buf_adds(out, p[1] == 'd' ? "[0-9]" : "[^0-9]");
 			p++;
-		} else if (!bracket && p[0] == '\\' && p[1]) {
+		} else if (p[0] == '\\' && p[1]) {
 			buf_add(out, p, 2);
 			p++;
-		} else {
-			if (!bracket && *p == '[') {
-				bracket = 1;
-				buf_addch(out, *p++);
-				if (*p == '^')
-					buf_addch(out, *p++);
-				if (*p == ']')
-					buf_addch(out, *p++);
-				if (!*p)
-					break;
-			} else if (bracket && *p == ']') {
-				bracket = 0;
-			}
+		} else if (*p == '[' && (end = regex_bracket_end(p)) != NULL) {
+			buf_add(out, p, (size_t)(end - p) + 1);
+			p = end;
+		} else if (*p == '[') { /* never closed: regcomp says so */
+			buf_adds(out, p);
+			break;
+		} else
 			buf_addch(out, *p);
-		}
 	}
 }
 
@@ -125,19 +118,7 @@ required_literal(const char *p, struct buf *out)
 		if (*q == '\\' && q[1])
 			q++;
 		else if (*q == '[') {
-			q++;
-			if (*q == '^')
-				q++;
-			if (*q == ']')
-				q++;
-			while (*q && *q != ']') {
-				if (*q == '[' && (q[1] == ':' || q[1] == '.' || q[1] == '=')) {
-					const char *e = strstr(q + 2, q[1] == ':' ? ":]" : q[1] == '.' ? ".]" : "=]");
-					q = e ? e + 1 : q + strlen(q) - 1;
-				}
-				q++;
-			}
-			if (!*q)
+			if (!(q = regex_bracket_end(q)))
 				return;
 		} else if (*q == '(')
 			depth++;
@@ -169,19 +150,7 @@ required_literal(const char *p, struct buf *out)
 			FLUSH();
 		} else if (*p == '[') {
 			FLUSH();
-			p++;
-			if (*p == '^')
-				p++;
-			if (*p == ']')
-				p++;
-			while (*p && *p != ']') {
-				if (*p == '[' && (p[1] == ':' || p[1] == '.' || p[1] == '=')) {
-					const char *e = strstr(p + 2, p[1] == ':' ? ":]" : p[1] == '.' ? ".]" : "=]");
-					p = e ? e + 1 : p + strlen(p) - 1;
-				}
-				p++;
-			}
-			if (!*p)
+			if (!(p = regex_bracket_end(p)))
 				break;
 		} else if (*p == '(') {
 			/* a group: nothing inside is sure (alternatives, an optional group) */

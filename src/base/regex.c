@@ -28,10 +28,8 @@ regex_mul(size_t a, size_t b)
 	return a * b > REGEX_CAP ? REGEX_CAP : a * b;
 }
 
-/* Skip a bracket expression starting at p ('['); returns the byte after
- * its ']' (or the end when it is never closed: regcomp will refuse). */
-static const char *
-regex_skip_bracket(const char *p)
+const char *
+regex_bracket_end(const char *p)
 {
 	p++;
 	if (*p == '^')
@@ -45,12 +43,12 @@ regex_skip_bracket(const char *p)
 			while (end && end[1] != ']')
 				end = strchr(end + 1, p[1]);
 			if (!end)
-				return p + strlen(p);
+				return NULL;
 			p = end + 2;
 		} else
 			p++;
 	}
-	return *p ? p + 1 : p;
+	return *p ? p : NULL;
 }
 
 /* Read the counts of an interval at p ('{'); the factor it multiplies its
@@ -104,10 +102,13 @@ regex_cost(const char *pattern, int *backref)
 		size_t atom = 0, factor = 0;
 
 		switch (*p) {
-		case '[':
-			p = regex_skip_bracket(p);
+		case '[': {
+			const char *end = regex_bracket_end(p);
+
+			p = end ? end + 1 : p + strlen(p); /* unclosed: regcomp refuses it */
 			atom = 1;
 			break;
+		}
 		case '\\':
 			if (p[1] >= '1' && p[1] <= '9')
 				*backref = 1;

@@ -32,6 +32,11 @@
  * sets *backref when it holds \1 … \9 outside a bracket expression. */
 size_t regex_cost(const char *pattern, int *backref);
 
+/* The ']' that closes the bracket expression opening at p ('['), with
+ * "[]...]", "[^]...]" and [:class:], [.coll.], [=equiv=] inside taken as
+ * POSIX does; NULL when it is never closed. */
+const char *regex_bracket_end(const char *p);
+
 /* regcomp(re, pattern, flags | REG_EXTENDED) after the cost check; 0 on
  * success, else -1 with a one-line reason in why (regerror's for a syntax
  * error). */

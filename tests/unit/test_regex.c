@@ -96,6 +96,32 @@ test_syntax(void **state)
 	assert_null(strstr(why, "repetitions"));
 }
 
+/* The closing ']' of a bracket expression, as POSIX reads it (grep's \\d
+ * rewrite and literal prefilter, and the cost estimate, all rely on it). */
+static void
+test_bracket_end(void **state)
+{
+	static const struct { const char *re; int end; } cases[] = {
+		{ "[abc]x", 4 }, { "[]a]x", 3 }, { "[^]a]x", 4 }, { "[]]", 2 },
+		{ "[[:alpha:]_]x", 11 }, { "[[.].]a]b", 7 }, { "[[=e=]]", 6 },
+		{ "[a\\]b]", 3 }, /* a backslash is literal inside brackets */
+		{ "[abc", -1 }, { "[]", -1 }, { "[[:alpha:", -1 }, { "[^", -1 },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		const char *e = regex_bracket_end(cases[i].re);
+
+		if (cases[i].end < 0)
+			assert_null(e);
+		else {
+			assert_non_null(e);
+			assert_int_equal(e - cases[i].re, cases[i].end);
+		}
+	}
+}
+
 int
 main(void)
 {
@@ -104,6 +130,7 @@ main(void)
 		cmocka_unit_test(test_explosive),
 		cmocka_unit_test(test_backref),
 		cmocka_unit_test(test_syntax),
+		cmocka_unit_test(test_bracket_end),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
