@@ -12,8 +12,9 @@
 # each writes its own log, and the summary is printed in the fixed order
 # below whatever order they finish in.  Every suite is isolated (its own
 # temp tree, HOME, ports from the kernel, tmux socket), which is what makes
-# this safe; TEST_JOBS=1 runs them one after another.  The slowest suites
-# start first so the pool does not end on one long tail.
+# this safe; TEST_JOBS=1 runs them one after another.  The suites that time
+# the screen's echo run alone first; then the slowest suites start first so
+# the pool does not end on one long tail.
 #   TEST_ONLY="pattern ..."   run only the suites whose file name matches
 set -u
 BUILD=${BUILD:-build}
@@ -38,9 +39,10 @@ jobs=${TEST_JOBS:-$((ncpu + 1))}
 dir=$(mktemp -d "${TMPDIR:-/tmp}/hearth-run.XXXXXX") || exit 1
 [ -n "${TEST_KEEP:-}" ] || trap 'rm -rf "$dir"' EXIT
 
+alone="test_tools_live"
 # The slow suites, slowest first (measured on 2 cores); the rest follow in name order.
-slow="test_tools_live test_tui_live_tmux test_tui_usable_tmux test_serve test_probes test_agent_sdk
-test_sandbox test_bench test_tui_tmux test_perms_tmux test_llama_real test_repl_tmux"
+slow="test_probes test_bench test_agent_sdk test_sandbox test_tui_live_tmux test_tui_usable_tmux test_serve
+test_tui_tmux test_perms_tmux test_llama_real test_repl_tmux"
 
 list=$dir/list
 : >"$list"
@@ -64,14 +66,24 @@ for t in tests/net/test_*.py; do
 	[ -f "$t" ] && add net "$t"
 done
 
-# start order: the slow suites first, then the rest as listed
-order=$dir/order
+# The suites that measure latency against the idle screen run alone, before
+# the pool, so the other suites' load is not in their figures.
+first=$dir/first order=$dir/order
+: >"$first"
+for s in $alone; do
+	grep " tests/e2e/$s.sh\$" "$list" >>"$first" || true
+done
+# then the slow suites, then the rest as listed
 : >"$order"
 for s in $slow; do
 	grep " tests/e2e/$s.sh\$" "$list" >>"$order" || true
 done
-grep -v -F -x -f "$order" "$list" >>"$order" || true
-echo "running $(wc -l <"$list") suites, $jobs at a time"
+cat "$first" "$order" >"$dir/taken"
+grep -v -F -x -f "$dir/taken" "$list" >>"$order" || true
+echo "running $(wc -l <"$list") suites, $jobs at a time ($(wc -l <"$first") alone first)"
+# shellcheck disable=SC2016
+sed 's/^\([0-9]*\) \([a-z0-9]*\) \(.*\)$/\2 \3 \1/' "$first" |
+	xargs -r -P 1 -L 1 sh -c 'exec sh tests/run.sh --one "$0" "$1" "'"$dir"'/$2.log"'
 # shellcheck disable=SC2016
 sed 's/^\([0-9]*\) \([a-z0-9]*\) \(.*\)$/\2 \3 \1/' "$order" |
 	xargs -r -P "$jobs" -L 1 sh -c 'exec sh tests/run.sh --one "$0" "$1" "'"$dir"'/$2.log"'
