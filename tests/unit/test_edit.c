@@ -203,6 +203,26 @@ test_crlf_and_bom(void **state)
 	expect_file(f, "l.txt", "z\n");
 }
 
+/*
+ * The BOM is not text: a file that is nothing but a BOM has no text for
+ * old_text to find (a U+FEFF sent by the model included), and the file
+ * keeps its three bytes.
+ */
+static void
+test_bom_only_file(void **state)
+{
+	struct fixture *f = *state;
+	char *o;
+	int err;
+
+	fixture_puts(f, "b.txt", "\xEF\xBB\xBF");
+	o = ed(f, "{\"path\":\"b.txt\",\"old_text\":\"\\ufeff\",\"new_text\":\"x\"}", &err, NULL);
+	assert_true(err);
+	assert_non_null(strstr(o, "not found"));
+	free(o);
+	expect_file(f, "b.txt", "\xEF\xBB\xBF");
+}
+
 static void
 test_refusals(void **state)
 {
@@ -396,6 +416,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_no_match_whitespace, fixture_setup, fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_no_match_similar, fixture_setup, fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_crlf_and_bom, fixture_setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_bom_only_file, fixture_setup, fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_refusals, fixture_setup, fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_mode_and_no_temp, fixture_setup, fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_syntax_check, fixture_setup, fixture_teardown),
