@@ -567,12 +567,15 @@ def main():
                   "above with a test, or list a mutant that cannot change behaviour in "
                   "tests/mutate/equivalent.txt with the reason)" % (total, args.floor_total))
             return 1
+        print("mutate: the sample scores %.1f%%, at or above the floor of %d%%" % (total, args.floor_total))
         return 0
     if args.floor and below:
         print("mutate: below the floor: %s (kill the survivors above with a test, or list a "
               "mutant that cannot change behaviour in tests/mutate/equivalent.txt with the reason)"
               % " ".join(below))
         return 1
+    if args.floor and args.floor_total is None:
+        print("mutate: every module scored is at or above its floor")
     return 0
 
 

@@ -346,10 +346,11 @@ test_redact_edges(void **state)
 	conv_release(&a);
 	conv_init(&a);
 	/* a write of a private file with nothing but its path changes nothing;
-	 * the assistant's own text passes as it is; an attachment that does
+	 * the assistant's own text passes as it is, even in the shape of an
+	 * attachment; an attachment that does
 	 * not end is left as typed */
 	m = conv_add_msg(&a, CONV_ASSISTANT);
-	conv_add_block(m, CONV_TEXT, "hello", NULL, NULL);
+	conv_add_block(m, CONV_TEXT, "hello <file path=\".env\">\nK\n</file>", NULL, NULL);
 	conv_add_block(m, CONV_TOOL_CALL, "{\"path\":\".env\"}", "w", "write");
 	conv_add_user_text(&a, "<file path=\"pub.c\">\nint pub;");
 	/* a call that lies past its message's last block (room the message
@@ -361,7 +362,9 @@ test_redact_edges(void **state)
 	m = conv_add_msg(&a, CONV_USER);
 	conv_add_block(m, CONV_TOOL_RESULT, "ghost .env", "ghost", "read");
 	assert_int_equal(route_privacy_conv(&p, &a, &ao), 0);
-	assert_string_equal(text_at(&ao, 0, 0), "hello");
+	/* (the filter rewrites what came from files: attachments are in user
+	 * messages; the model's own words are its own) */
+	assert_string_equal(text_at(&ao, 0, 0), "hello <file path=\".env\">\nK\n</file>");
 	assert_string_equal(text_at(&ao, 0, 1), "{\"path\":\".env\"}");
 	assert_string_equal(text_at(&ao, 1, 0), "<file path=\"pub.c\">\nint pub;");
 	assert_string_equal(text_at(&ao, 3, 0), "ghost .env");
