@@ -316,6 +316,7 @@ test_syntax_check(void **state)
 	       &err, NULL);
 	assert_false(err);
 	assert_non_null(strstr(o, "\nsyntax check: 1 new error in m.c: line 7: missing \";\"\n"));
+	assert_null(strstr(o, "\n\nsyntax check"));   /* right after the diff, no blank line */
 	free(o);
 	/* the file is broken now; an edit elsewhere adds no error and says nothing */
 	o = ed(f, "{\"path\":\"m.c\",\"old_text\":\"int x = 1;\",\"new_text\":\"int x = 2;\"}",
