@@ -10,7 +10,7 @@ bug at a time -- a mutant -- and asks whether a test notices:
   cond   an if/while condition negated
   const  an integer constant changed (0->1, 1->0, n->n+1; not the capacity
          hint of buf_init nor an index under sizeof, which change nothing)
-  ret    a return value replaced by 0 (by 1 where it was 0)
+  ret    a return value replaced by 0 (by 1 where it was 0; not NULL, which is 0)
   del    a call statement deleted (not the calls that only free memory:
          their mutants are the leak checkers' business, see README)
 
@@ -246,6 +246,8 @@ def mutants(path, src):
         add(m.start(1), m.end(1), ("0%o" % nv) if octal else str(nv), "const")
     for m in re.finditer(r"\breturn\s+([^;]+);", mask):
         val = m.group(1).strip()
+        if val == "NULL":  # NULL is 0: "return 0" returns the same
+            continue
         add(m.start(1), m.end(1), "1" if val == "0" else "0", "ret")
     for m in re.finditer(r"(?m)^([ \t]+)((?:\(void\)\s*)?([A-Za-z_]\w*)\s*\()", mask):
         name = m.group(3)
@@ -565,12 +567,15 @@ def main():
                   "above with a test, or list a mutant that cannot change behaviour in "
                   "tests/mutate/equivalent.txt with the reason)" % (total, args.floor_total))
             return 1
+        print("mutate: the sample scores %.1f%%, at or above the floor of %d%%" % (total, args.floor_total))
         return 0
     if args.floor and below:
         print("mutate: below the floor: %s (kill the survivors above with a test, or list a "
               "mutant that cannot change behaviour in tests/mutate/equivalent.txt with the reason)"
               % " ".join(below))
         return 1
+    if args.floor and args.floor_total is None:
+        print("mutate: every module scored is at or above its floor")
     return 0
 
 

@@ -72,19 +72,23 @@ route_privacy_command(const struct route_policy *p, const char *cmd)
 {
 	static const char seps[] = " \t\n\"'`<>|;&()=$";
 	const char *s = cmd;
-	char word[512];
 
 	while (s && *s) {
 		size_t n;
+		char *word;
+		int hit;
 
 		s += strspn(s, seps);
 		n = strcspn(s, seps);
-		if (n && n < sizeof word) {
-			memcpy(word, s, n);
-			word[n] = '\0';
-			if (route_privacy_match(p, word))
-				return 1;
-		}
+		if (!n)
+			break;
+		/* the word however long (a fixed buffer of 512 let a longer path
+		 * through, and the command's output with it: issue 20) */
+		word = xstrndup(s, n);
+		hit = route_privacy_match(p, word);
+		free(word);
+		if (hit)
+			return 1;
 		s += n;
 	}
 	return 0;
@@ -111,8 +115,11 @@ static const char *
 route_privacy_private_path(const struct route_policy *p, const struct tool *t, const cJSON *args)
 {
 	const char *v[8];
-	size_t i, n = t ? tool_paths(t, args, v, sizeof v / sizeof v[0]) : 0;
+	size_t i, n;
 
+	if (!t)
+		return NULL;
+	n = tool_paths(t, args, v, sizeof v / sizeof v[0]);
 	for (i = 0; i < n; i++)
 		if (route_privacy_match(p, v[i]))
 			return v[i];
@@ -180,8 +187,8 @@ route_privacy_call(const struct route_policy *p, const struct conv_block *call, 
 {
 	const struct tool *t = route_privacy_tool(call);
 	cJSON *args = cJSON_Parse(call->text ? call->text : ""), *it;
-	const char *path = route_privacy_private_path(p, t, args), *v[8];
-	size_t n = t ? tool_paths(t, args, v, sizeof v / sizeof v[0]) : 0, i;
+	const char *path = route_privacy_private_path(p, t, args), *v[8] = { NULL };
+	size_t n, i;
 	int changed = 0;
 	char *s;
 
@@ -189,6 +196,8 @@ route_privacy_call(const struct route_policy *p, const struct conv_block *call, 
 		cJSON_Delete(args);
 		return 0;
 	}
+	/* the path arguments stay (a private path has a tool, t) */
+	n = tool_paths(t, args, v, sizeof v / sizeof v[0]);
 	for (it = args->child; it; it = it->next) {
 		struct buf note = BUF_INIT;
 

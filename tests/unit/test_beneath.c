@@ -146,6 +146,15 @@ check_rules(struct fixture *f, const char *out)
 	assert_true(fd >= 0);
 	assert_string_equal(slurp_fd(fd), "inside\n");
 	close(fd);
+	{	/* and so when the root is given with trailing slashes */
+		char slashed[PATH_MAX + 3];
+
+		snprintf(slashed, sizeof slashed, "%s//", f->root);
+		fd = workspace_openat(rootfd, slashed, "abs_in/in.txt", O_RDONLY, 0);
+		assert_true(fd >= 0);
+		assert_string_equal(slurp_fd(fd), "inside\n");
+		close(fd);
+	}
 	/* symlinks that lead out, absolute or relative, as directory or file */
 	assert_int_equal(workspace_openat(rootfd, f->root, "abs_out/secret", O_RDONLY, 0), -1);
 	assert_int_equal(errno, EXDEV);

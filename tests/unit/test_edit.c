@@ -203,6 +203,26 @@ test_crlf_and_bom(void **state)
 	expect_file(f, "l.txt", "z\n");
 }
 
+/*
+ * The BOM is not text: a file that is nothing but a BOM has no text for
+ * old_text to find (a U+FEFF sent by the model included), and the file
+ * keeps its three bytes.
+ */
+static void
+test_bom_only_file(void **state)
+{
+	struct fixture *f = *state;
+	char *o;
+	int err;
+
+	fixture_puts(f, "b.txt", "\xEF\xBB\xBF");
+	o = ed(f, "{\"path\":\"b.txt\",\"old_text\":\"\\ufeff\",\"new_text\":\"x\"}", &err, NULL);
+	assert_true(err);
+	assert_non_null(strstr(o, "not found"));
+	free(o);
+	expect_file(f, "b.txt", "\xEF\xBB\xBF");
+}
+
 static void
 test_refusals(void **state)
 {
@@ -296,6 +316,7 @@ test_syntax_check(void **state)
 	       &err, NULL);
 	assert_false(err);
 	assert_non_null(strstr(o, "\nsyntax check: 1 new error in m.c: line 7: missing \";\"\n"));
+	assert_null(strstr(o, "\n\nsyntax check"));   /* right after the diff, no blank line */
 	free(o);
 	/* the file is broken now; an edit elsewhere adds no error and says nothing */
 	o = ed(f, "{\"path\":\"m.c\",\"old_text\":\"int x = 1;\",\"new_text\":\"int x = 2;\"}",
@@ -396,6 +417,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_no_match_whitespace, fixture_setup, fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_no_match_similar, fixture_setup, fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_crlf_and_bom, fixture_setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_bom_only_file, fixture_setup, fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_refusals, fixture_setup, fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_mode_and_no_temp, fixture_setup, fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_syntax_check, fixture_setup, fixture_teardown),

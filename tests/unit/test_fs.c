@@ -232,6 +232,9 @@ test_utf8(void **state)
 	assert_int_equal(fs_utf8_len("\xE0\x80\xAF", 3), 0); /* overlong */
 	assert_int_equal(fs_utf8_len("\xED\xA0\x80", 3), 0); /* surrogate */
 	assert_int_equal(fs_utf8_len("\xF4\x90\x80\x80", 4), 0);
+	assert_int_equal(fs_utf8_len("\xF4\x8F\xBF\xBF", 4), 4); /* U+10FFFF, the last */
+	assert_int_equal(fs_utf8_len("\xF5\x80\x80\x80", 4), 0); /* no lead byte above F4 */
+	assert_int_equal(fs_utf8_len("\xF7\xBF\xBF\xBF", 4), 0);
 	assert_int_equal(fs_utf8_len("\xE2\x82", 2), 0);     /* truncated */
 	assert_int_equal(fs_utf8_len("\x80", 1), 0);
 	fs_add_utf8(&b, "a\xFF" "b\xC3\xA9\xE2\x82", 7);

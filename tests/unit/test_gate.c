@@ -226,6 +226,29 @@ test_deny(void **state)
 	assert_non_null(strstr(e->notice.data, "refused bash: denied by the rule"));
 }
 
+/* /mode: a known approval mode is set and takes effect; an unknown one is refused with the choices. */
+static void
+test_set_mode(void **state)
+{
+	struct env *e = *state;
+	struct err er = ERR_INIT;
+
+	start(e, NULL, 1);
+	assert_int_equal(perm_gate_set_mode(e->gate, "yolo", &er), 0);
+	assert_int_equal(perm_gate_perm(e->gate)->mode, PERM_YOLO);
+	script(e, 0, "bash", "{\"command\":\"touch made\"}", NULL);
+	script(e, 1, NULL, NULL, "done");
+	turn(e, "t", 0);
+	assert_true(exists(e, "made"));
+	assert_int_equal(e->asked, 0);               /* yolo: nothing asked */
+	assert_int_equal(perm_gate_set_mode(e->gate, "ask", &er), 0);
+	assert_int_equal(perm_gate_perm(e->gate)->mode, PERM_ASK);
+	assert_int_equal(perm_gate_set_mode(e->gate, "sometimes", &er), -1);
+	assert_string_equal(er.msg, "unknown approval mode \"sometimes\": use ask, auto-edit or yolo");
+	assert_int_equal(perm_gate_perm(e->gate)->mode, PERM_ASK);
+	err_clear(&er);
+}
+
 static void
 test_ask_yes_no_always(void **state)
 {
@@ -455,6 +478,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_deny, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_set_mode, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ask_yes_no_always, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_print_mode, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_abort_while_asking, setup, teardown),

@@ -177,6 +177,41 @@ test_undo_then_redo(void **state)
 	teardown(t);
 }
 
+/* A symlink whose directory the turn removed comes back with its directory. */
+static void
+test_symlink_in_removed_dir(void **state)
+{
+	struct t *t = setup();
+	struct repo_snap_scope scope = { 0 };
+	struct repo_restore rs = { NULL, 0 };
+	struct repo_result res = REPO_RESULT_INIT;
+	struct err e = ERR_INIT;
+	git_oid before, after;
+	char link[64], p[8192];
+	ssize_t n;
+
+	(void)state;
+	repo_snap_scope_add(&scope, "d/l");
+	sh(t, "mkdir d && ln -s ../a d/l");
+	if (repo_snap_tree(&t->s, &scope, NULL, &before, NULL, &e) < 0)
+		fail_msg("repo_snap_tree: %s", e.msg);
+	sh(t, "rm -r d");
+	if (repo_snap_tree(&t->s, &scope, NULL, &after, NULL, &e) < 0)
+		fail_msg("repo_snap_tree: %s", e.msg);
+	assert_int_equal(repo_restore_collect(&rs, &t->s, &before, &after, &scope, 1, &e), 0);
+	assert_int_equal(rs.n, 1);
+	if (repo_restore_run(&rs, &t->s, 0, &res, &e) < 0)
+		fail_msg("repo_restore_run: %s", e.msg);
+	snprintf(p, sizeof p, "%s/d/l", t->w);
+	n = readlink(p, link, sizeof link);
+	assert_int_equal(n, 4);
+	assert_memory_equal(link, "../a", 4);
+	repo_restore_free(&rs);
+	repo_result_release(&res);
+	repo_snap_scope_free(&scope);
+	teardown(t);
+}
+
 static void
 test_hand_edit_left_alone(void **state)
 {
@@ -259,6 +294,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_dry_run_changes_nothing),
 		cmocka_unit_test(test_undo_then_redo),
+		cmocka_unit_test(test_symlink_in_removed_dir),
 		cmocka_unit_test(test_hand_edit_left_alone),
 		cmocka_unit_test(test_blocked_path_changes_nothing),
 		cmocka_unit_test(test_binary_diff),

@@ -512,6 +512,41 @@ test_cost(void **state)
 	route_config_release(&p);
 }
 
+/*
+ * An unknown model is priced at the dearest of the table's own entries: an
+ * entry past nprices (here a dearer one that lies right after the table in
+ * memory) is never read.
+ */
+static void
+test_cost_unknown_reads_only_the_table(void **state)
+{
+	static char a[] = "a", b[] = "b", c[] = "c";
+	struct route_price tbl[3] = {
+		{ a, 1, 2, 3, 4 },
+		{ b, 4, 3, 2, 1 },
+		{ c, 1000, 1000, 1000, 1000 },   /* not part of the table */
+	};
+	struct route_policy p;
+	struct route_usage u = { 1000000, 1000000, 1000000, 1000000 };
+	double usd = -1;
+
+	(void)state;
+	memset(&p, 0, sizeof p);
+	p.prices = tbl;
+	p.nprices = 2;
+	/* a one-letter model is found by its name */
+	assert_int_equal(route_cost_usd(&p, "a", &u, &usd), 0);
+	assert_true(fabs(usd - (1 + 2 + 3 + 4)) < 1e-9);
+	assert_int_equal(route_cost_usd(&p, "zzz", &u, &usd), -1);
+	assert_true(fabs(usd - (4 + 3 + 3 + 4)) < 1e-9);
+	/* and a prefix beyond the table is not found */
+	assert_int_equal(route_cost_usd(&p, "c-1", &u, &usd), -1);
+	/* an empty table prices nothing */
+	p.nprices = 0;
+	assert_int_equal(route_cost_usd(&p, "a", &u, &usd), -1);
+	assert_true(usd == 0);
+}
+
 static void
 test_settings_valid(void **state)
 {
@@ -824,6 +859,7 @@ main(void)
 		cmocka_unit_test(test_privacy),
 		cmocka_unit_test(test_redact),
 		cmocka_unit_test(test_cost),
+		cmocka_unit_test(test_cost_unknown_reads_only_the_table),
 		cmocka_unit_test(test_settings_valid),
 		cmocka_unit_test(test_settings_invalid),
 		cmocka_unit_test(test_load_files),

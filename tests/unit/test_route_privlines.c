@@ -60,6 +60,9 @@ test_build_and_lookup(void **state)
 	assert_true(route_privlines_has(s, "TOKEN=nested-private-line-42", 28));
 	assert_true(route_privlines_has(s, "password: correct horse battery", 31));
 	assert_false(route_privlines_has(s, "short", 5));        /* under ROUTE_PRIVLINES_MIN */
+	/* a line that differs in its first character only is another line */
+	assert_false(route_privlines_has(s, "XPI_SECRET=hunter2-secret-value", 31));
+	assert_int_equal(route_privlines_count(NULL), 0);
 	assert_false(route_privlines_has(s, "IN_GIT_DIR=not-read-at-all", 26));
 	assert_false(route_privlines_has(s, "LINKED=through-a-symlink-only", 29));
 	assert_false(route_privlines_has(s, "the secret handshake is documented here", 39));
@@ -94,6 +97,15 @@ test_redact(void **state)
 			    ROUTE_PRIVLINES_NOTE "\n" ROUTE_PRIVLINES_NOTE "\n"
 			    "./notes.md:1:the secret handshake is documented here\n"
 			    ROUTE_PRIVLINES_NOTE "\n" ROUTE_PRIVLINES_NOTE "\nshort\ntail without newline");
+	/* a private line after 16 ':' / TAB prefixes is still found; after 17
+	 * it is not looked for (the bound on the work per line) */
+	buf_reset(&out);
+	assert_int_equal(route_privlines_redact(s, "1:2:3:4:5:6:7:8:9:10:11:12:13:14:15:16:"
+						"TOKEN=nested-private-line-42\n", &out), 1);
+	assert_string_equal(out.data, ROUTE_PRIVLINES_NOTE "\n");
+	buf_reset(&out);
+	assert_int_equal(route_privlines_redact(s, "0:1:2:3:4:5:6:7:8:9:10:11:12:13:14:15:16:"
+						"TOKEN=nested-private-line-42\n", &out), 0);
 	buf_release(&out);
 	route_privlines_free(s);
 	tu_rmrf(dir);

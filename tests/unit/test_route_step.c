@@ -281,6 +281,114 @@ test_redact(void **state)
 	route_config_release(&p);
 }
 
+/*
+ * The privacy filter at its edges (mutants of route/privacy.c that every
+ * other test missed): parallel calls, results without a known call, grep
+ * output that is all private or has no ':' at all, one-character paths,
+ * empty attachments, command words of any length.
+ */
+static void
+test_redact_edges(void **state)
+{
+	static char g1[] = "x", g2[] = ".env*";
+	char *globs[] = { g1, g2 };
+	struct route_policy p;
+	struct conv a, ao;
+	struct conv_msg *m;
+	struct buf out = BUF_INIT, cmd = BUF_INIT;
+	int i;
+
+	(void)state;
+	memset(&p, 0, sizeof p);
+	p.privacy = globs;
+	p.nprivacy = 2;
+	conv_init(&a);
+	conv_init(&ao);
+	/* 0: two calls in one message, the private one first: each result is
+	 * tied to its own call by id, not to the message's first call */
+	m = conv_add_msg(&a, CONV_ASSISTANT);
+	conv_add_block(m, CONV_TOOL_CALL, "{\"path\":\".env\"}", "r1", "read");
+	conv_add_block(m, CONV_TOOL_CALL, "{\"path\":\"pub.c\"}", "r2", "read");
+	m = conv_add_msg(&a, CONV_USER);
+	conv_add_block(m, CONV_TOOL_RESULT, "1\tK=SECRET1", "r1", "read");
+	conv_add_block(m, CONV_TOOL_RESULT, "1\tint pub;", "r2", "read");
+	/* 2: a result whose call is not in the conversation, and one of a tool
+	 * hearth does not know: passed as they are */
+	m = conv_add_msg(&a, CONV_USER);
+	conv_add_block(m, CONV_TOOL_RESULT, "orphan .env", "nope", "read");
+	add_call(&a, "u", "no_such_tool", "{\"path\":\".env\"}", "unknown .env", 0);
+	/* 5: grep output whose every line is private: the notice alone */
+	add_call(&a, "g1", "grep", "{\"pattern\":\"K\"}", ".env:1:K=SECRET2\nx:2:SECRET3", 0);
+	/* 7: a public line without a newline, then private ones: one newline
+	 * between it and the notice; names without ':' (grep -l) are names */
+	add_call(&a, "g2", "grep", "{\"pattern\":\"K\"}", "pub.c:1:K\n.env\n.env:1:SECRET4", 0);
+	add_call(&a, "g3", "grep", "{\"pattern\":\"K\"}", "pub.c:1:K\n", 0);
+	/* 11: an empty private attachment, after one with an empty path */
+	conv_add_user_text(&a, "<file path=\"\">\nnothing\n</file>\n<file path=\".env\">\n\n</file>\n"
+			   "<file path=\".env.b\">\nSECRET5\n</file>");
+	assert_int_equal(route_privacy_conv(&p, &a, &ao), 4);
+	assert_non_null(strstr(text_at(&ao, 1, 0), "the contents of .env (11 bytes)"));
+	assert_string_equal(text_at(&ao, 1, 1), "1\tint pub;");
+	assert_string_equal(text_at(&ao, 2, 0), "orphan .env");
+	assert_string_equal(text_at(&ao, 4, 0), "unknown .env");
+	assert_string_equal(text_at(&ao, 6, 0), "[hearth: 2 matching lines of privacy-listed files "
+			    "not shown to Claude (routing.privacy)]");
+	assert_string_equal(text_at(&ao, 8, 0), "pub.c:1:K\n.env\n[hearth: 1 matching line of "
+			    "privacy-listed files not shown to Claude (routing.privacy)]");
+	assert_string_equal(text_at(&ao, 10, 0), "pub.c:1:K\n");
+	assert_string_equal(text_at(&ao, 11, 0), "<file path=\"\">\nnothing\n</file>\n"
+			    "<file path=\".env\">\n[hearth: the contents of .env (0 bytes) are not shown "
+			    "to Claude: it matches the privacy glob \".env*\" (routing.privacy)]\n</file>\n"
+			    "<file path=\".env.b\">\n[hearth: the contents of .env.b (7 bytes) are not "
+			    "shown to Claude: it matches the privacy glob \".env*\" (routing.privacy)]\n</file>");
+	conv_release(&ao);
+	conv_init(&ao);
+	conv_release(&a);
+	conv_init(&a);
+	/* a write of a private file with nothing but its path changes nothing;
+	 * the assistant's own text passes as it is, even in the shape of an
+	 * attachment; an attachment that does
+	 * not end is left as typed */
+	m = conv_add_msg(&a, CONV_ASSISTANT);
+	conv_add_block(m, CONV_TEXT, "hello <file path=\".env\">\nK\n</file>", NULL, NULL);
+	conv_add_block(m, CONV_TOOL_CALL, "{\"path\":\".env\"}", "w", "write");
+	conv_add_user_text(&a, "<file path=\"pub.c\">\nint pub;");
+	/* a call that lies past its message's last block (room the message
+	 * has, not a block of it) is not a call: the result stays */
+	m = conv_add_msg(&a, CONV_ASSISTANT);
+	conv_add_block(m, CONV_TEXT, "next", NULL, NULL);
+	conv_add_block(m, CONV_TOOL_CALL, "{\"path\":\".env\"}", "ghost", "read");
+	m->nblocks = 1;
+	m = conv_add_msg(&a, CONV_USER);
+	conv_add_block(m, CONV_TOOL_RESULT, "ghost .env", "ghost", "read");
+	assert_int_equal(route_privacy_conv(&p, &a, &ao), 0);
+	/* (the filter rewrites what came from files: attachments are in user
+	 * messages; the model's own words are its own) */
+	assert_string_equal(text_at(&ao, 0, 0), "hello <file path=\".env\">\nK\n</file>");
+	assert_string_equal(text_at(&ao, 0, 1), "{\"path\":\".env\"}");
+	assert_string_equal(text_at(&ao, 1, 0), "<file path=\"pub.c\">\nint pub;");
+	assert_string_equal(text_at(&ao, 3, 0), "ghost .env");
+	a.msgs[2].nblocks = 2;
+	/* a bash command that names a private file by a path of 512
+	 * characters or more hides its output like a short one */
+	buf_adds(&cmd, "cat ");
+	for (i = 0; i < 60; i++)
+		buf_adds(&cmd, "deeper123/");
+	buf_adds(&cmd, ".env");
+	assert_true(cmd.len > 600);
+	assert_true(route_privacy_command(&p, cmd.data));
+	assert_true(route_privacy_command(&p, "cat x"));
+	assert_false(route_privacy_command(&p, "cat y"));
+	assert_false(route_privacy_command(&p, ""));
+	/* redact of no content adds nothing */
+	assert_int_equal(route_privacy_redact(&p, "pub.c", NULL, 5, &out), 0);
+	assert_int_equal(out.len, 0);
+	buf_release(&out);
+	buf_release(&cmd);
+	conv_release(&a);
+	conv_release(&ao);
+}
+
 static void
 test_anthcfg(void **state)
 {
@@ -402,6 +510,7 @@ main(void)
 		cmocka_unit_test(test_rule_test_failures),
 		cmocka_unit_test(test_rule_max_steps_and_failures),
 		cmocka_unit_test(test_redact),
+		cmocka_unit_test(test_redact_edges),
 		cmocka_unit_test(test_anthcfg),
 		cmocka_unit_test(test_anthcfg_huge_numbers),
 		cmocka_unit_test(test_accounting_json),

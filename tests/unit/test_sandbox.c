@@ -189,6 +189,55 @@ test_bwrap_argv_repo(void **state)
 	sandbox_strv_release(&absent);
 }
 
+/*
+ * More writable dirs (sandbox.writable) are bound writable in
+ * workspace-write mode, every one of them, and only directories that
+ * exist; read-only mode binds none of them.
+ */
+static void
+test_bwrap_argv_writable(void **state)
+{
+	const char *cmd[] = { "/bin/sh", "-c", "x", NULL };
+	struct sandbox_spec spec = { 0 };
+	struct sandbox_strv argv = { 0 }, made = { 0 }, absent = { 0 };
+	const char *w[5];
+	char ws[256], sb[256], d1[300], d2[300], f[300], gone[300];
+
+	(void)state;
+	mk("w1", 1);
+	mk("w2", 1);
+	mk("wf", 0);
+	snprintf(ws, sizeof ws, "%s/ws", base);
+	snprintf(sb, sizeof sb, "%s/sb", base);
+	snprintf(d1, sizeof d1, "%s/w1", base);
+	snprintf(d2, sizeof d2, "%s/w2", base);
+	snprintf(f, sizeof f, "%s/wf", base);
+	snprintf(gone, sizeof gone, "%s/nowhere", base);
+	w[0] = d1;
+	w[1] = f;
+	w[2] = gone;
+	w[3] = d2;
+	w[4] = NULL;
+	spec.mode = SANDBOX_WORKSPACE_WRITE;
+	spec.root = ws;
+	spec.writable = w;
+	sandbox_bwrap_argv(&spec, sb, cmd, &argv, &made, &absent);
+	assert_true(seq(&argv, "--bind", d1, d1) >= 0);
+	assert_true(seq(&argv, "--bind", d2, d2) >= 0);
+	assert_false(has(&argv, f));                     /* a file is not a dir */
+	assert_false(has(&argv, gone));                  /* nor is a missing path */
+	sandbox_strv_release(&argv);
+	sandbox_strv_release(&made);
+	sandbox_strv_release(&absent);
+	spec.mode = SANDBOX_READ_ONLY;
+	sandbox_bwrap_argv(&spec, sb, cmd, &argv, &made, &absent);
+	assert_false(has(&argv, d1));
+	assert_false(has(&argv, d2));
+	sandbox_strv_release(&argv);
+	sandbox_strv_release(&made);
+	sandbox_strv_release(&absent);
+}
+
 /* No repository: a .git the command makes is removed after it; nothing is created under a missing .git. */
 static void
 test_bwrap_argv_no_repo(void **state)
@@ -527,6 +576,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_bwrap_argv_repo, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bwrap_argv_writable, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bwrap_argv_no_repo, setup, teardown),
 		cmocka_unit_test(test_modes),
 		cmocka_unit_test_setup_teardown(test_perm_with_sandbox, setup, teardown),

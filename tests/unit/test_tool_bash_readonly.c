@@ -171,7 +171,7 @@ test_asks(void **state)
 		"cat /proc/self/environ", "cat /proc/1/environ", "cat env", "cat /proc/self/mem",
 		"head -c 100 /proc/self/environ", "cat /pro?/self/environ", "cat /etc/passwd",
 		"cat outside", "cat ../x", "cat ~/.ssh/id_rsa", "cat ~root/.bashrc",
-		"grep -r x /home", "cat globs/*", "echo $ANTHROPIC_API_KEY", "echo \"$HOME\"",
+		"grep -r x /home", "cat globs/*", "grep /us? a.txt", "grep -e /us? a.txt", "echo $ANTHROPIC_API_KEY", "echo \"$HOME\"",
 		"echo ${HOME}", "cat src/../../x", "ls ..", "ls /", "wc -l /etc/shadow",
 		/* shell */
 		"echo `id`", "echo $(id)", "echo \"$(id)\"", "cat <(id)", "ls > out.txt",
@@ -286,6 +286,10 @@ test_git_config(void **state)
 			   "[core]\n\tfsmonitor = ./x\n", 0);
 	bad += git_verdict("r19", "[trace2]\n\teventTarget = /tmp/x\n", NULL, NULL, 0);
 	bad += git_verdict("r20", "[core]\n\tbare = false\n", ".git/modules", NULL, 0);
+	/* a config that starts with a BOM is read past it (git does): inert
+	 * stays inert, and a dangerous key behind the BOM is still seen */
+	bad += git_verdict("r21", "\xef\xbb\xbf[core]\n\tbare = false\n", NULL, NULL, 1);
+	bad += git_verdict("r22", "\xef\xbb\xbf[core]\n\tpager = sh\n", NULL, NULL, 0);
 	assert_int_equal(bad, 0);
 }
 
