@@ -34,10 +34,14 @@
 #       grep (literal, regex, ignore case) against rg (grep -r without rg),
 #       find against `git ls-files -co` and find(1); a 1 GB log made in a
 #       temp dir and removed after: grep against grep -F, and the memory it
-#       took; 1,000 sessions (10 of 2,000 turns): -r's listing and -c.
+#       took; 1,000 sessions (10 of 2,000 turns): -r's listing and -c;
+#       one agent step's llama request after 1, 100 and 1,000 turns, with
+#       the serialised prefix kept, against a build from scratch.
 #       HEARTH_BENCH_REPO=path prints the checkpoint, grep and find rows for
 #       that checkout instead of the generated repository (its files are
-#       changed and put back with git checkout: use a clean checkout).
+#       changed and put back with git checkout: use a clean checkout), and
+#       its repo_map (cold beside `ctags -R`, KB kept per file, disk
+#       cache, warm).
 # Targets are printed beside the figures: --version < 8 ms, -p overhead
 # < 20 ms, max RSS < 12 MB.
 set -u
@@ -460,11 +464,15 @@ if [ -n "${BENCH_TOOLS:-}" ] && [ -x "$BENCH_TOOLS" ]; then
 		sync
 		timeout 900 "$BENCH_TOOLS" checkpoint "$repo" || echo "  bench: checkpoint failed (ignored)"
 		timeout 900 "$BENCH_TOOLS" grep "$repo" || echo "  bench: grep failed (ignored)"
+		if [ -n "${HEARTH_BENCH_REPO:-}" ] && [ -n "${BENCH_INTEL:-}" ] && [ -x "$BENCH_INTEL" ]; then
+			timeout 900 "$BENCH_INTEL" "$repo" mapreal | sed 1d || echo "  bench: repo_map failed (ignored)"
+		fi
 	fi
 	if [ -z "${HEARTH_BENCH_REPO:-}" ]; then
 		mkdir -p "$gtmp/log" "$gtmp/sessions"
 		timeout 900 "$BENCH_TOOLS" log "$gtmp/log" || echo "  bench: log failed (ignored)"
 		timeout 900 "$BENCH_TOOLS" sessions "$gtmp/sessions" || echo "  bench: sessions failed (ignored)"
+		timeout 900 "$BENCH_TOOLS" request - || echo "  bench: request failed (ignored)"
 	fi
 	rm -rf "$gtmp"
 else

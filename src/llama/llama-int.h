@@ -25,6 +25,7 @@
 #include "llm/openai.h"
 #include "llm/provider.h"
 #include "llama/slotfile.h"
+#include "llama/wire.h"
 #include "io/sse.h"
 
 struct cfg;
@@ -59,6 +60,7 @@ struct llama {
 	struct provider prov;
 	struct llama_disco disco;
 	struct llama_cache cw;
+	struct llama_wire_memo memo; /* the serialised messages of the last request (llama/wire.h) */
 	struct llama_slotfile ss;
 	struct llama_call *call;
 	struct llama_call *dead;

@@ -259,36 +259,20 @@ llama_send(struct llama_call *c, struct err *e)
 	return c->req ? 0 : -1;
 }
 
-/* Tell llama_cache what is sent: one string per message, the slot, the server. */
+/*
+ * Tell llama_cache what is sent: one string per message (the memo's notes
+ * of the request just built, so nothing is parsed again), the slot, the server.
+ */
 static void
-llama_note_request(struct llama *lm, const char *body, int slot)
+llama_note_request(struct llama *lm, int slot)
 {
-	cJSON *root = cJSON_Parse(body), *m;
-	const cJSON *msgs = json_arr(root, "messages");
-	char **v = NULL;
-	size_t n = 0, i;
 	struct buf server = BUF_INIT;
 
-	v = xcalloc((size_t)cJSON_GetArraySize(msgs) + 1, sizeof *v);
-	cJSON_ArrayForEach(m, msgs) {
-		/* earlier turns rewritten for the template (llama_template) render as before: compare them so */
-		const cJSON *ct = cJSON_GetObjectItemCaseSensitive(m, "content");
-		const char *gp = lm->disco.gen_prefix;
-
-		cJSON_DeleteItemFromObjectCaseSensitive(m, "reasoning_content");
-		if (gp && cJSON_IsString(ct) && !strncmp(ct->valuestring, gp, strlen(gp)))
-			cJSON_ReplaceItemInObjectCaseSensitive(m, "content",
-							       cJSON_CreateString(ct->valuestring + strlen(gp)));
-		v[n++] = cJSON_PrintUnformatted(m);
-	}
 	buf_addf(&server, "%s|%s", lm->disco.info.build_info ? lm->disco.info.build_info : "",
 		 lm->disco.info.model_id ? lm->disco.info.model_id : "");
-	llama_cache_request(&lm->cw, (const char *const *)v, n, slot, server.data, lm->disco.info.n_ctx);
-	for (i = 0; i < n; i++)
-		cJSON_free(v[i]);
-	free(v);
+	llama_cache_request(&lm->cw, lm->memo.notes, lm->memo.nnotes, slot, server.data,
+			    lm->disco.info.n_ctx);
 	buf_release(&server);
-	cJSON_Delete(root);
 }
 
 /* provider.start: build the body and stream it. */
@@ -311,12 +295,12 @@ llama_start(void *self, const struct provider_req *req, llm_sink_fn sink, void *
 	openai_dec_init(&c->dec);
 	buf_init(&c->errbody, 0);
 	pinned.id_slot = lm->disco.slot;
-	llama_wire_request_gen(&pinned, lm->cfg->model ? lm->cfg->model : lm->disco.info.model_id, req,
-			      lm->disco.gen_prefix, &body);
+	llama_wire_request_memo(&pinned, lm->cfg->model ? lm->cfg->model : lm->disco.info.model_id, req,
+				lm->disco.gen_prefix, &lm->memo, &body);
 	if (lm->disco.info.plain) /* not a llama-server: only the OpenAI fields */
 		llama_wire_plain(&body);
 	c->body = buf_detach(&body, NULL);
-	llama_note_request(lm, c->body, pinned.id_slot);
+	llama_note_request(lm, pinned.id_slot);
 	if (req->planned_change)
 		llama_cache_plan(&lm->cw, req->planned_change);
 	if (llama_slotfile_before_request(&lm->ss, llama_slots_after_restore, lm)) {
@@ -419,6 +403,7 @@ llama_new(struct loop *l, struct http *h, const struct cfg *cfg)
 	lm->prov.prime = llama_prime;
 	llama_disco_init(&lm->disco, l, h, cfg);
 	llama_cache_init(&lm->cw);
+	llama_wire_memo_init(&lm->memo);
 	llama_slotfile_init(&lm->ss, l, h, cfg, &lm->disco.slot);
 	return lm;
 }
@@ -437,6 +422,7 @@ llama_free(struct llama *lm)
 	llama_slotfile_release(&lm->ss);
 	llama_disco_release(&lm->disco);
 	llama_cache_release(&lm->cw);
+	llama_wire_memo_release(&lm->memo);
 	free(lm);
 }
 

@@ -182,48 +182,39 @@ llama_wire_request(const struct cfg *cfg, const char *model, const struct provid
 	llama_wire_request_gen(cfg, model, req, NULL, out);
 }
 
-/* Serialise the chat request; same inputs give the same bytes. */
-void
-llama_wire_request_gen(const struct cfg *cfg, const char *model, const struct provider_req *req,
-		      const char *gen_prefix, struct buf *out)
+/* The system message of cv, and the session part (*lead) when it moves to the first user message. */
+static cJSON *
+llama_wire_system(const struct conv *cv, const char **lead)
 {
-	cJSON *root = cJSON_CreateObject(), *msgs = cJSON_CreateArray(), *o;
-	const struct conv *cv = req->conv;
-	size_t lq = llama_wire_last_query(cv);
-	const char *lead = NULL;
-	char *text;
-	size_t i;
+	const char *mark = strstr(cv->system, CONV_SESSION_MARK);
+	cJSON *o = cJSON_CreateObject();
+
+	/*
+	 * The session part goes to the first user message: the system prompt
+	 * (and the tools the template renders with it) is then the same for
+	 * every session, so a session that lands on another's slot reuses it.
+	 */
+	cJSON_AddStringToObject(o, "role", "system");
+	if (mark && llama_wire_last_query(cv) < cv->nmsgs) {
+		char *stable = xstrndup(cv->system, (size_t)(mark - cv->system));
+
+		lw_str(o, "content", stable);
+		free(stable);
+		*lead = mark + 2;
+	} else {
+		lw_str(o, "content", cv->system);
+	}
+	return o;
+}
+
+/* The top-level fields around the messages; "messages" is an empty array. */
+static cJSON *
+llama_wire_root(const struct cfg *cfg, const char *model, const struct provider_req *req)
+{
+	cJSON *root = cJSON_CreateObject(), *o;
 
 	cJSON_AddStringToObject(root, "model", model ? model : "local");
-	if (cv->system) {
-		/*
-		 * The session part goes to the first user message: the system prompt
-		 * (and the tools the template renders with it) is then the same for
-		 * every session, so a session that lands on another's slot reuses it.
-		 */
-		const char *mark = strstr(cv->system, CONV_SESSION_MARK);
-
-		o = cJSON_CreateObject();
-		cJSON_AddStringToObject(o, "role", "system");
-		if (mark && llama_wire_last_query(cv) < cv->nmsgs) {
-			char *stable = xstrndup(cv->system, (size_t)(mark - cv->system));
-
-			lw_str(o, "content", stable);
-			free(stable);
-			lead = mark + 2;
-		} else {
-			lw_str(o, "content", cv->system);
-		}
-		cJSON_AddItemToArray(msgs, o);
-	}
-	for (i = 0; i < cv->nmsgs; i++) {
-		if (cv->msgs[i].role == CONV_ASSISTANT)
-			cJSON_AddItemToArray(msgs, llama_wire_assistant(&cv->msgs[i], lq < cv->nmsgs && i < lq,
-								       gen_prefix));
-		else
-			llama_wire_user(&cv->msgs[i], msgs, &lead);
-	}
-	cJSON_AddItemToObject(root, "messages", msgs);
+	cJSON_AddItemToObject(root, "messages", cJSON_CreateArray());
 	if (req->ntools)
 		cJSON_AddItemToObject(root, "tools", llama_wire_tools(req));
 	cJSON_AddBoolToObject(root, "stream", 1);
@@ -240,10 +231,278 @@ llama_wire_request_gen(const struct cfg *cfg, const char *model, const struct pr
 	cJSON_AddNumberToObject(root, "presence_penalty", cfg->presence_penalty);
 	if (cfg->max_tokens > 0)
 		cJSON_AddNumberToObject(root, "max_tokens", cfg->max_tokens);
+	return root;
+}
+
+/* Serialise the chat request; same inputs give the same bytes. */
+void
+llama_wire_request_gen(const struct cfg *cfg, const char *model, const struct provider_req *req,
+		      const char *gen_prefix, struct buf *out)
+{
+	cJSON *root = llama_wire_root(cfg, model, req);
+	cJSON *msgs = cJSON_GetObjectItemCaseSensitive(root, "messages");
+	const struct conv *cv = req->conv;
+	size_t lq = llama_wire_last_query(cv);
+	const char *lead = NULL;
+	char *text;
+	size_t i;
+
+	if (cv->system)
+		cJSON_AddItemToArray(msgs, llama_wire_system(cv, &lead));
+	for (i = 0; i < cv->nmsgs; i++) {
+		if (cv->msgs[i].role == CONV_ASSISTANT)
+			cJSON_AddItemToArray(msgs, llama_wire_assistant(&cv->msgs[i], lq < cv->nmsgs && i < lq,
+								       gen_prefix));
+		else
+			llama_wire_user(&cv->msgs[i], msgs, &lead);
+	}
 	text = cJSON_PrintUnformatted(root);
 	buf_adds(out, text ? text : "{}");
 	cJSON_free(text);
 	cJSON_Delete(root);
+}
+
+/* ---- the serialised prefix kept between requests ---------------------- */
+
+void
+llama_wire_memo_init(struct llama_wire_memo *m)
+{
+	memset(m, 0, sizeof *m);
+	buf_init(&m->sys_src, 0);
+}
+
+static void
+memo_ent_free(struct llama_wire_memo_ent *e)
+{
+	size_t i;
+
+	buf_release(&e->src);
+	buf_release(&e->json);
+	for (i = 0; i < e->nnotes; i++)
+		cJSON_free(e->notes[i]);
+	free(e->notes);
+	memset(e, 0, sizeof *e);
+}
+
+void
+llama_wire_memo_release(struct llama_wire_memo *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->n; i++)
+		memo_ent_free(&m->ents[i]);
+	free(m->ents);
+	free(m->notes);
+	cJSON_free(m->sys_json);
+	cJSON_free(m->sys_note);
+	buf_release(&m->sys_src);
+	llama_wire_memo_init(m);
+}
+
+/*
+ * The bytes message m's wire form is made from (see struct llama_wire_memo):
+ * role and earlier, the gen_prefix and session part it is written with,
+ * then per block its kind, is_error and strings (NULL and "" differ).
+ * With b NULL, compare with *cmp instead of writing: 1 when equal.
+ */
+struct memo_cur {
+	struct buf *b;          /* write here, or */
+	const char *p, *end;    /* compare against [p, end) */
+};
+
+static int
+memo_put(struct memo_cur *c, const void *d, size_t n)
+{
+	if (c->b) {
+		buf_add(c->b, d, n);
+		return 1;
+	}
+	if ((size_t)(c->end - c->p) < n || memcmp(c->p, d, n))
+		return 0;
+	c->p += n;
+	return 1;
+}
+
+static int
+memo_field(struct memo_cur *c, const char *s)
+{
+	return memo_put(c, s ? "+" : "-", 1) && (!s || memo_put(c, s, strlen(s) + 1));
+}
+
+static int
+memo_src(struct memo_cur *c, const struct conv_msg *m, int earlier, const char *gen_prefix,
+	 const char *lead)
+{
+	char h[2];
+	size_t i;
+
+	h[0] = (char)('0' + (int)m->role);
+	h[1] = (char)('0' + earlier);
+	if (!memo_put(c, h, 2) || !memo_field(c, m->role == CONV_ASSISTANT && earlier ? gen_prefix : NULL) ||
+	    !memo_field(c, m->role == CONV_USER ? lead : NULL))
+		return 0;
+	for (i = 0; i < m->nblocks; i++) {
+		const struct conv_block *bl = &m->blocks[i];
+
+		h[0] = (char)('0' + (int)bl->kind);
+		h[1] = (char)('0' + (bl->is_error != 0));
+		if (!memo_put(c, h, 2) || !memo_field(c, bl->text) || !memo_field(c, bl->id) ||
+		    !memo_field(c, bl->name) || !memo_field(c, bl->provider))
+			return 0;
+	}
+	return !c->b ? c->p == c->end : 1;
+}
+
+/* A wire message as llama_cache compares it (reasoning dropped, gen_prefix taken off). */
+static char *
+memo_note(cJSON *m, const char *gen_prefix)
+{
+	const cJSON *ct = cJSON_GetObjectItemCaseSensitive(m, "content");
+
+	cJSON_DeleteItemFromObjectCaseSensitive(m, "reasoning_content");
+	if (gen_prefix && cJSON_IsString(ct) && !strncmp(ct->valuestring, gen_prefix, strlen(gen_prefix)))
+		cJSON_ReplaceItemInObjectCaseSensitive(m, "content",
+						       cJSON_CreateString(ct->valuestring + strlen(gen_prefix)));
+	return cJSON_PrintUnformatted(m);
+}
+
+/* Print the wire messages in arr into e->json (joined by ',') and their notes. */
+static void
+memo_fill(struct llama_wire_memo_ent *e, cJSON *arr, const char *gen_prefix)
+{
+	cJSON *m;
+	char *t;
+	size_t n = (size_t)cJSON_GetArraySize(arr);
+
+	buf_reset(&e->json);
+	e->notes = xcalloc(n ? n : 1, sizeof *e->notes);
+	e->nnotes = 0;
+	cJSON_ArrayForEach(m, arr) {
+		t = cJSON_PrintUnformatted(m);
+		if (e->json.len)
+			buf_addch(&e->json, ',');
+		buf_adds(&e->json, t ? t : "{}");
+		cJSON_free(t);
+		e->notes[e->nnotes++] = memo_note(m, gen_prefix);
+	}
+}
+
+static void
+memo_note_add(struct llama_wire_memo *memo, const char *note)
+{
+	if (memo->nnotes == memo->capnotes) {
+		memo->capnotes = memo->capnotes ? memo->capnotes * 2 : 64;
+		memo->notes = xrealloc(memo->notes, memo->capnotes * sizeof *memo->notes);
+	}
+	memo->notes[memo->nnotes++] = note ? note : "{}";
+}
+
+/* llama_wire_request_gen's bytes from the memo's entries that still hold. */
+void
+llama_wire_request_memo(const struct cfg *cfg, const char *model, const struct provider_req *req,
+			const char *gen_prefix, struct llama_wire_memo *memo, struct buf *out)
+{
+	static const char hole[] = ",\"messages\":[]";
+	const struct conv *cv = req->conv;
+	size_t lq = llama_wire_last_query(cv), i, j, first = 1;
+	const char *lead = NULL, *at;
+	struct buf src = BUF_INIT;
+	struct memo_cur cmp = { NULL, NULL, NULL };
+	cJSON *root = llama_wire_root(cfg, model, req), *arr;
+	char *head = cJSON_PrintUnformatted(root);
+
+	cJSON_Delete(root);
+	memo->nnotes = 0;
+	at = head ? strstr(head, hole) : NULL; /* the first: a quote inside a string is escaped */
+	if (!at) { /* cannot happen; the slow way is still right */
+		cJSON_free(head);
+		llama_wire_request_gen(cfg, model, req, gen_prefix, out);
+		return;
+	}
+	buf_add(out, head, (size_t)(at - head));
+	buf_adds(out, ",\"messages\":[");
+	if (cv->system) {
+		/* the system message: rebuilt when the prompt or its split changes */
+		struct memo_cur w = { &src, NULL, NULL };
+
+		buf_reset(&src);
+		buf_addf(&src, "%d", lq < cv->nmsgs);
+		memo_field(&w, gen_prefix);
+		buf_adds(&src, cv->system);
+		if (!memo->sys_json || src.len != memo->sys_src.len ||
+		    memcmp(src.data, memo->sys_src.data, src.len)) {
+			cJSON *o = llama_wire_system(cv, &lead);
+
+			cJSON_free(memo->sys_json);
+			cJSON_free(memo->sys_note);
+			memo->sys_json = cJSON_PrintUnformatted(o);
+			memo->sys_note = memo_note(o, gen_prefix);
+			cJSON_Delete(o);
+			buf_reset(&memo->sys_src);
+			buf_add(&memo->sys_src, src.data, src.len);
+		} else {
+			const char *mark = strstr(cv->system, CONV_SESSION_MARK);
+
+			if (mark && lq < cv->nmsgs)
+				lead = mark + 2;
+		}
+		buf_adds(out, memo->sys_json ? memo->sys_json : "{}");
+		memo_note_add(memo, memo->sys_note);
+		first = 0;
+	}
+	for (i = 0; i < cv->nmsgs; i++) {
+		const struct conv_msg *m = &cv->msgs[i];
+		int earlier = m->role == CONV_ASSISTANT && lq < cv->nmsgs && i < lq;
+		struct llama_wire_memo_ent *e;
+
+		if (i == memo->cap) {
+			memo->cap = memo->cap ? memo->cap * 2 : 64;
+			memo->ents = xrealloc(memo->ents, memo->cap * sizeof *memo->ents);
+		}
+		if (i == memo->n) {
+			memset(&memo->ents[i], 0, sizeof memo->ents[i]);
+			buf_init(&memo->ents[i].src, 0);
+			buf_init(&memo->ents[i].json, 0);
+			memo->n++;
+		}
+		e = &memo->ents[i];
+		cmp.p = e->src.data;
+		cmp.end = e->src.data + e->src.len;
+		if (!e->notes || !memo_src(&cmp, m, earlier, gen_prefix, lead)) {
+			const char *l0 = lead;
+			struct memo_cur w;
+
+			memo_ent_free(e);
+			buf_init(&e->src, 0);
+			buf_init(&e->json, 0);
+			w.b = &e->src;
+			(void)memo_src(&w, m, earlier, gen_prefix, lead);
+			arr = cJSON_CreateArray();
+			if (m->role == CONV_ASSISTANT)
+				cJSON_AddItemToArray(arr, llama_wire_assistant(m, earlier, gen_prefix));
+			else
+				llama_wire_user(m, arr, &lead);
+			e->took_lead = l0 && !lead;
+			memo_fill(e, arr, gen_prefix);
+			cJSON_Delete(arr);
+		} else if (e->took_lead) {
+			lead = NULL;
+		}
+		if (e->json.len) {
+			if (!first)
+				buf_addch(out, ',');
+			buf_add(out, e->json.data, e->json.len);
+			first = 0;
+		}
+		for (j = 0; j < e->nnotes; j++)
+			memo_note_add(memo, e->notes[j]);
+	}
+	while (memo->n > cv->nmsgs) /* the conv got shorter (compaction, a popped turn) */
+		memo_ent_free(&memo->ents[--memo->n]);
+	buf_addch(out, ']');
+	buf_adds(out, at + strlen(hole));
+	cJSON_free(head);
+	buf_release(&src);
 }
 
 /* Free discovery strings. */

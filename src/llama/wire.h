@@ -69,6 +69,43 @@ void llama_wire_request(const struct cfg *cfg, const char *model, const struct p
 void llama_wire_request_gen(const struct cfg *cfg, const char *model, const struct provider_req *req,
 			   const char *gen_prefix, struct buf *out);
 /*
+ * What llama_wire_request_memo keeps between the requests of one session,
+ * so a step's cost does not grow with the turns before it: the wire form
+ * of each conv message already serialised (json: its wire messages joined
+ * by ','), with the bytes it was made from (src: role, whether it is
+ * before the last query, the gen_prefix and session part it was written
+ * with, every block).  An entry is reused only when those bytes are equal,
+ * so a message edited in place (microcompact), or written differently
+ * (its reasoning dropped once a later query comes, a new gen_prefix), is
+ * made again.  notes[0..nnotes): the last request's wire messages as
+ * llama_cache compares them (reasoning_content dropped, gen_prefix taken
+ * off the content).  Everything is owned by the memo.
+ */
+struct llama_wire_memo_ent {
+	struct buf src, json;
+	char **notes;
+	size_t nnotes;
+	int took_lead; /* the session part went into this message */
+};
+
+struct llama_wire_memo {
+	struct llama_wire_memo_ent *ents;
+	size_t n, cap;
+	const char **notes; /* borrowed from the entries (and sys_note) */
+	size_t nnotes, capnotes;
+	char *sys_json, *sys_note;
+	struct buf sys_src;
+};
+
+void llama_wire_memo_init(struct llama_wire_memo *m);
+void llama_wire_memo_release(struct llama_wire_memo *m);
+/*
+ * llama_wire_request_gen's bytes, exactly, from the entries of memo that
+ * still hold (see above); the memo is updated to this request.
+ */
+void llama_wire_request_memo(const struct cfg *cfg, const char *model, const struct provider_req *req,
+			     const char *gen_prefix, struct llama_wire_memo *memo, struct buf *out);
+/*
  * A request body for a server without llama-server's /props: the fields
  * only llama-server knows (return_progress, cache_prompt, id_slot) are
  * dropped, so a strict OpenAI-compatible server does not refuse them.

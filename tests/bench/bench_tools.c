@@ -15,6 +15,15 @@
  *   bench_tools sessions DIR      1,000 sessions (10 of 2,000 turns) written
  *                                 in DIR: session_list_list and
  *                                 session_list_latest, each median of 5
+ *   bench_tools request -         one agent step's request (a tool call and
+ *                                 its result appended, the llama body built
+ *                                 and what llama_cache is told) after 1, 100
+ *                                 and 1,000 turns: the kept serialised prefix
+ *                                 (llama_wire_request_memo) against a build
+ *                                 from scratch with the notes parsed back from
+ *                                 the body (what a step did before), and a
+ *                                 copy of the body's bytes (the floor: they
+ *                                 go out whatever builds them); median of 15
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -35,6 +44,9 @@
 #include "repo/repo.h"
 #include "base/xmalloc.h"
 #include "llm/conv.h"
+#include "base/cfg.h"
+#include "llama/wire.h"
+#include "llm/provider.h"
 #include "session/list.h"
 #include "session/session.h"
 
@@ -425,6 +437,129 @@ bench_sessions(const char *tmp)
 	buf_release(&p);
 }
 
+/* One turn of a coding session: a question, a tool call with its result, an answer. */
+static void
+add_turn(struct conv *cv, size_t k)
+{
+	char id[32], text[256];
+	struct buf out = BUF_INIT;
+	struct conv_msg *m;
+	struct conv_block *b;
+	int i;
+
+	snprintf(text, sizeof text, "Turn %zu: why does the loop in src/file%zu.c stop one element "
+		 "early, and what is the smallest change that fixes it without touching the API?", k, k % 97);
+	conv_add_user_text(cv, text);
+	snprintf(id, sizeof id, "call_%zu", k);
+	m = conv_add_msg(cv, CONV_ASSISTANT);
+	b = conv_add_block(m, CONV_REASONING, "Look at the loop bound first, then the callers.", NULL, NULL);
+	b->provider = xstrdup("llama");
+	conv_add_block(m, CONV_TEXT, "Reading the file.", NULL, NULL);
+	snprintf(text, sizeof text, "{\"path\":\"src/file%zu.c\",\"limit\":60}", k % 97);
+	conv_add_block(m, CONV_TOOL_CALL, text, id, "read");
+	for (i = 0; i < 60; i++)
+		buf_addf(&out, "%6d\tfor (i = 0; i <= n; i++) sum += v[i]; /* line %d */\n", i + 1, i);
+	m = conv_add_msg(cv, CONV_USER);
+	conv_add_block(m, CONV_TOOL_RESULT, out.data, id, "read");
+	m = conv_add_msg(cv, CONV_ASSISTANT);
+	conv_add_block(m, CONV_TEXT, "The bound is `i <= n`; it should be `i < n`. Change line 12.", NULL, NULL);
+	buf_release(&out);
+}
+
+/* The old way's notes: the body parsed back, each message printed (what llama_note_request did). */
+static size_t
+notes_from_body(const char *body)
+{
+	cJSON *root = cJSON_Parse(body), *m;
+	size_t n = 0;
+
+	cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(root, "messages")) {
+		char *t;
+
+		cJSON_DeleteItemFromObjectCaseSensitive(m, "reasoning_content");
+		t = cJSON_PrintUnformatted(m);
+		n += strlen(t);
+		cJSON_free(t);
+	}
+	cJSON_Delete(root);
+	return n;
+}
+
+static void
+bench_request(void)
+{
+	static const size_t turns[] = { 1, 100, 1000 };
+	enum { STEPS = 15 };
+	double memo_ms[3], scratch_ms[3], copy_ms[3], t[STEPS], t0;
+	size_t bytes[3], ti, st, nt;
+	const struct tool *const *tools = tool_all(&nt);
+	struct cfg cfg;
+
+	cfg_defaults(&cfg);
+	for (ti = 0; ti < 3; ti++) {
+		struct llama_wire_memo memo;
+		struct conv cv;
+		struct provider_req req = { 0 };
+		struct buf body = BUF_INIT, copy = BUF_INIT;
+		size_t k;
+
+		conv_init(&cv);
+		conv_set_system(&cv, "You are a coding agent." CONV_SESSION_MARK "cwd: /src/project\n");
+		for (k = 0; k < turns[ti]; k++)
+			add_turn(&cv, k);
+		req.conv = &cv;
+		req.tools = tools;
+		req.ntools = nt;
+		llama_wire_memo_init(&memo);
+		llama_wire_request_memo(&cfg, "m", &req, NULL, &memo, &body); /* the requests so far */
+		for (st = 0; st < STEPS; st++) { /* each step: one more tool call and result */
+			struct conv_msg *m = conv_add_msg(&cv, CONV_ASSISTANT);
+			char id[32];
+
+			snprintf(id, sizeof id, "step_%zu", st);
+			conv_add_block(m, CONV_TOOL_CALL, "{\"pattern\":\"sum\"}", id, "grep");
+			m = conv_add_msg(&cv, CONV_USER);
+			conv_add_block(m, CONV_TOOL_RESULT, "src/file1.c:12: sum += v[i];", id, "grep");
+			buf_reset(&body);
+			t0 = now_ms();
+			llama_wire_request_memo(&cfg, "m", &req, NULL, &memo, &body);
+			t[st] = now_ms() - t0;
+		}
+		memo_ms[ti] = median(t, STEPS);
+		bytes[ti] = body.len;
+		for (st = 0; st < STEPS; st++) {
+			buf_reset(&body);
+			t0 = now_ms();
+			llama_wire_request_gen(&cfg, "m", &req, NULL, &body);
+			(void)notes_from_body(body.data);
+			t[st] = now_ms() - t0;
+		}
+		scratch_ms[ti] = median(t, STEPS);
+		for (st = 0; st < STEPS; st++) {
+			buf_release(&copy);
+			t0 = now_ms();
+			buf_add(&copy, body.data, body.len);
+			t[st] = now_ms() - t0;
+		}
+		copy_ms[ti] = median(t, STEPS);
+		buf_release(&copy);
+		buf_release(&body);
+		llama_wire_memo_release(&memo);
+		conv_release(&cv);
+	}
+	for (ti = 0; ti < 3; ti++)
+		printf("  request step after %4zu turns      %8.2f ms  from scratch %8.2f ms  %5.2fx  "
+		       "(body %.1f MB; copying it %.2f ms)\n", turns[ti], memo_ms[ti], scratch_ms[ti],
+		       scratch_ms[ti] > 0 ? memo_ms[ti] / scratch_ms[ti] : 0, (double)bytes[ti] / 1e6, copy_ms[ti]);
+	printf("  request step, 1,000 turns vs 1     %8.2f ms  vs %.2f ms    %5.1fx  goal flat  %s  "
+	       "(from scratch: %.1fx); beyond the body's copy: %.2f ms vs %.2f ms\n",
+	       memo_ms[2], memo_ms[0], memo_ms[0] > 0 ? memo_ms[2] / memo_ms[0] : 0,
+	       memo_ms[2] - copy_ms[2] <= 2 * (memo_ms[0] - copy_ms[0]) + 0.5 ? "meets" : "MISSES",
+	       scratch_ms[0] > 0 ? scratch_ms[2] / scratch_ms[0] : 0, memo_ms[2] - copy_ms[2],
+	       memo_ms[0] - copy_ms[0]);
+	cfg_release(&cfg);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -451,5 +586,7 @@ main(int argc, char **argv)
 		bench_log(argv[2]);
 	else if (!strcmp(argv[1], "sessions"))
 		bench_sessions(argv[2]);
+	else if (!strcmp(argv[1], "request"))
+		bench_request();
 	return 0;
 }

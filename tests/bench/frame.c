@@ -6,8 +6,15 @@
  * times, at 120x32 with the server panel: a frame following the stream
  * (status, transcript, panel, help: what app_render draws), a frame while
  * scrolling back a page at a time, counting the transcript's rows, and a
- * search over it.  Prints one line per figure in bench.sh's format; it
- * asserts nothing about the times.
+ * search over it.  Then the streaming shape of issue 16: a 50,000-token
+ * answer (markdown: paragraphs of wrapped lines, a list, a code block
+ * every few paragraphs) fed as deltas at 5,000 tok/s with a frame every
+ * APP_FRAME_MS (16 ms, 80 tokens a frame), each frame drawn in full:
+ * the CPU time of feeding and drawing (CLOCK_PROCESS_CPUTIME_ID) over the
+ * 10 s the stream lasts, as % of one core (goal < 10 %), and the cost of
+ * a frame in the last tenth of the stream against the first tenth (the
+ * reference: 1.0 when a token costs the same at any length).  Prints one
+ * line per figure in bench.sh's format; it asserts nothing about the times.
  */
 #include <locale.h>
 #include <stdio.h>
@@ -23,6 +30,16 @@
 
 #define W 120
 #define H 32
+
+/* Milliseconds of this process's CPU time. */
+static double
+cpu_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec * 1000.0 + (double)ts.tv_nsec / 1e6;
+}
 
 /* Milliseconds on the monotonic clock. */
 static double
@@ -121,6 +138,91 @@ fill(struct view_transcript *tv, int msgs)
 	}
 }
 
+/* Token k of the streamed answer (a word and what follows it). */
+static void
+token(char *s, size_t n, long k)
+{
+	static const char *const words[] = { "the", "loop", "reads", "**one**", "element",
+		"past", "`end`", "because", "bound", "should", "be", "smaller", "than", "n" };
+	long para = k / 120, in = k % 120;
+
+	if (para % 5 == 4) { /* a code block: 120 tokens of 8 a line */
+		static const char *const code[] = { "\tsum", " +=", " v[", "i", "]", " *", " 2", ";\n" };
+
+		if (in == 0)
+			snprintf(s, n, "```c\nint f(const int *v, int i) {\n\tint sum = 0;\n");
+		else if (in == 119)
+			snprintf(s, n, "\treturn sum;\n}\n```\n\n");
+		else
+			snprintf(s, n, "%s", code[in % 8]);
+		return;
+	}
+	if (para % 5 == 2 && in % 12 == 0) { /* a list: items of 12 tokens */
+		snprintf(s, n, "- %s ", words[k % 14]);
+		return;
+	}
+	snprintf(s, n, "%s%s", words[k % 14], in == 119 ? "\n\n" : in % 12 == 11 ? "\n" : " ");
+}
+
+/*
+ * The 50,000-token stream at 5,000 tok/s with a frame every 16 ms; see the
+ * header comment.
+ */
+static void
+stream_figures(struct grid *g, const struct layout *lay, struct view_server *srv,
+    struct view_status *st)
+{
+	enum { TOKENS = 50000, RATE = 5000, FRAME_MS = 16 };
+	long per = RATE * FRAME_MS / 1000, k = 0, frames = 0, nf = TOKENS / per;
+	double c0, t, early = 0, late = 0, total;
+	struct view_transcript tv;
+	struct llm_event ev;
+	char tok[64], extra[128];
+	int ne = 0, nl = 0;
+
+	transcript_init(&tv);
+	transcript_add_user(&tv, "Write a long answer.", 20);
+	c0 = cpu_ms();
+	while (k < TOKENS) {
+		t = cpu_ms();
+		for (long j = 0; j < per && k < TOKENS; j++, k++) {
+			token(tok, sizeof tok, k);
+			memset(&ev, 0, sizeof ev);
+			ev.kind = LLM_TEXT;
+			ev.text.p = tok;
+			ev.text.len = strlen(tok);
+			transcript_on_event(&tv, &ev);
+		}
+		layout_draw(g, lay, &tv, srv, st);
+		t = cpu_ms() - t;
+		if (frames < nf / 10) {
+			early += t;
+			ne++;
+		} else if (frames >= nf - nf / 10) {
+			late += t;
+			nl++;
+		}
+		frames++;
+	}
+	total = cpu_ms() - c0;
+	snprintf(extra, sizeof extra, "of one core: %.0f ms CPU over the %d s stream, %ld frames",
+	    total, TOKENS / RATE, frames);
+	{
+		char val[32], tgt[64];
+
+		snprintf(val, sizeof val, "%.2f %%", total / (TOKENS / RATE * 10.0));
+		snprintf(tgt, sizeof tgt, "target < 10 %%  %s",
+		    total / (TOKENS / RATE * 10.0) < 10 ? "meets target" : "MISSES target");
+		printf("  %-34s %-14s %-34s %s\n", "tui: 50k-token stream, 5k tok/s CPU", val, tgt, extra);
+		snprintf(val, sizeof val, "%.2fx", ne && nl && early > 0 ? (late / nl) / (early / ne) : 0);
+		snprintf(extra, sizeof extra, "last tenth %.3f ms/frame vs first tenth %.3f ms/frame",
+		    nl ? late / nl : 0, ne ? early / ne : 0);
+		printf("  %-34s %-14s %-34s %s\n", "tui: 50k stream frame, end/start", val,
+		    "target ~1x (constant per token)", extra);
+	}
+	transcript_release(&tv);
+}
+
 int
 main(void)
 {
@@ -168,6 +270,8 @@ main(void)
 	figure("tui: search over the transcript", now_ms() - t0, "ms", extra);
 	transcript_search_release(&ts);
 	transcript_release(&tv);
+	if (!getenv("BENCH_FRAME_NO_STREAM"))
+		stream_figures(g, &lay, &srv, &st);
 	grid_free(g);
 	return 0;
 }

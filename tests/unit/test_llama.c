@@ -195,6 +195,80 @@ test_invalid_utf8_repaired(void **state)
 	conv_release(&cv);
 }
 
+/* Request bytes from a memo, and from scratch: they must be equal. */
+static void
+memo_agrees(struct llama_wire_memo *memo, const struct conv *cv, const char *gp)
+{
+	struct cfg cfg;
+	struct provider_req req = { 0 };
+	struct buf want = BUF_INIT, got = BUF_INIT;
+	size_t n;
+
+	cfg_defaults(&cfg);
+	req.conv = cv;
+	req.tools = tool_all(&n);
+	req.ntools = n;
+	llama_wire_request_gen(&cfg, "local-tiny", &req, gp, &want);
+	llama_wire_request_memo(&cfg, "local-tiny", &req, gp, memo, &got);
+	assert_string_equal(got.data, want.data);
+	buf_release(&want);
+	buf_release(&got);
+	cfg_release(&cfg);
+}
+
+/*
+ * The kept serialised prefix (llama_wire_request_memo) gives the bytes a
+ * fresh build gives, step after step: as turns are added (the session
+ * part moving into the first user message, earlier answers losing their
+ * reasoning), after a block edited in place (microcompact) with the same
+ * length, a different generation prefix, and a shorter conv.
+ */
+static void
+test_request_memo(void **state)
+{
+	struct llama_wire_memo memo;
+	struct conv cv;
+	struct conv_msg *m;
+	struct conv_block *b;
+	char t[64];
+	int i;
+
+	(void)state;
+	llama_wire_memo_init(&memo);
+	conv_init(&cv);
+	conv_set_system(&cv, "You are terse." CONV_SESSION_MARK "cwd: /tmp/x\n");
+	memo_agrees(&memo, &cv, NULL);
+	for (i = 0; i < 6; i++) {
+		snprintf(t, sizeof t, "question %d", i);
+		conv_add_user_text(&cv, t);
+		memo_agrees(&memo, &cv, NULL);
+		m = conv_add_msg(&cv, CONV_ASSISTANT);
+		b = conv_add_block(m, CONV_REASONING, "thinking it over", NULL, NULL);
+		b->provider = strdup("llama");
+		conv_add_block(m, CONV_TEXT, "Reading.", NULL, NULL);
+		snprintf(t, sizeof t, "id%d", i);
+		conv_add_block(m, CONV_TOOL_CALL, "{\"path\":\"a.c\"}", t, "read");
+		memo_agrees(&memo, &cv, NULL);
+		m = conv_add_msg(&cv, CONV_USER);
+		conv_add_block(m, CONV_TOOL_RESULT, "int main(void) { return 0; }", t, "read");
+		memo_agrees(&memo, &cv, NULL);
+	}
+	assert_int_equal((int)memo.n, (int)cv.nmsgs);
+	/* an old tool result rewritten in place, same length */
+	b = &cv.msgs[2].blocks[0];
+	free(b->text);
+	b->text = strdup("[cleared by microcompact: 28 b]");
+	memo_agrees(&memo, &cv, NULL);
+	memo_agrees(&memo, &cv, "<think>\n\n</think>\n\n");
+	memo_agrees(&memo, &cv, NULL);
+	conv_pop(&cv);
+	conv_pop(&cv);
+	memo_agrees(&memo, &cv, NULL);
+	assert_int_equal((int)memo.n, (int)cv.nmsgs);
+	conv_release(&cv);
+	llama_wire_memo_release(&memo);
+}
+
 static void
 test_wire_roles(void **state)
 {
@@ -1029,6 +1103,7 @@ main(void)
 		cmocka_unit_test(test_request_fields),
 		cmocka_unit_test(test_prefix_stability),
 		cmocka_unit_test(test_wire_roles),
+		cmocka_unit_test(test_request_memo),
 		cmocka_unit_test(test_invalid_utf8_repaired),
 		cmocka_unit_test(test_parse_discovery_fixtures),
 		cmocka_unit_test_setup_teardown(test_stream_fixture_in_small_chunks, net_setup, net_teardown),

@@ -44,7 +44,10 @@ struct scripted {
 	int turn;
 	const char *gen_prefix;
 	char callid[32];
+	struct llama_wire_memo memo; /* the llama provider's way: equal bytes, checked each request */
 };
+
+static char *msg_at(const char *msgs, int k, int normalise, const char *gen_prefix);
 
 /* fakeprov on_start: serialise exactly as the llama provider would; a fresh call id. */
 static void
@@ -54,8 +57,24 @@ record(void *arg, const struct provider_req *req)
 	struct buf body = BUF_INIT;
 	cJSON *j;
 
+	struct buf kept = BUF_INIT;
+	int k;
+
 	llama_wire_request_gen(&s->cfg, "m", req, s->gen_prefix, &body);
+	llama_wire_request_memo(&s->cfg, "m", req, s->gen_prefix, &s->memo, &kept);
+	assert_string_equal(kept.data, body.data);
+	buf_release(&kept);
 	j = cJSON_Parse(body.data);
+	/* what llama_cache is told: each message normalised, as it was parsed from the body before */
+	assert_int_equal((int)s->memo.nnotes, cJSON_GetArraySize(cJSON_GetObjectItem(j, "messages")));
+	for (k = 0; k < (int)s->memo.nnotes; k++) {
+		char *all = cJSON_PrintUnformatted(cJSON_GetObjectItem(j, "messages"));
+		char *want = msg_at(all, k, 1, s->gen_prefix);
+
+		assert_string_equal(s->memo.notes[k], want);
+		cJSON_free(want);
+		cJSON_free(all);
+	}
 	assert_non_null(j);
 	assert_true(s->nreq < MAX_REQ);
 	s->msgs[s->nreq] = cJSON_PrintUnformatted(cJSON_GetObjectItem(j, "messages"));
@@ -169,6 +188,7 @@ run_session(const char *gen_prefix)
 
 	memset(&s, 0, sizeof s);
 	s.gen_prefix = gen_prefix;
+	llama_wire_memo_init(&s.memo);
 	fakeprov_ws_init(&s.ws, "alpha\nbeta\n");
 	cfg_defaults(&s.cfg);
 	script(&s);
@@ -197,6 +217,7 @@ run_session(const char *gen_prefix)
 	}
 	agent_free(a);
 	cfg_release(&s.cfg);
+	llama_wire_memo_release(&s.memo);
 	fakeprov_ws_release(&s.ws);
 }
 

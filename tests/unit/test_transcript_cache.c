@@ -111,11 +111,138 @@ test_agrees(void **state)
 	transcript_release(&tv);
 }
 
+/* The answer test_stream_checkpoints streams: every block kind, a table whose header comes first. */
+static void
+long_answer(struct buf *b)
+{
+	int i;
+
+	for (i = 0; i < 40; i++) {
+		buf_addf(b, "## Part %d\nA paragraph with **bold** and `code` that is long enough to "
+		    "wrap twice at forty columns, number %d.\n\n", i, i);
+		if (i % 4 == 1)
+			buf_addf(b, "| name | value |\n|---|--:|\n| a%d | %d |\n| b | longer cell |\n\n", i, i);
+		if (i % 4 == 2)
+			buf_addf(b, "```c\n/* a comment\n   over lines */\nint x%d = %d;\n```\n", i, i);
+		if (i % 4 == 3)
+			buf_adds(b, "- one item\n  - nested item that wraps at forty columns for sure\n1. first\n");
+	}
+}
+
+/*
+ * Whether g (the view from content row top) shows what a layout of the
+ * whole of ref from scratch shows there: ref is drawn into a grid of all
+ * its rows with its checkpoints dropped, so none is used.
+ */
+static int
+same_as_whole(const struct grid *g, long top, struct view_transcript *ref)
+{
+	long rows = transcript_rows(ref, g->w);
+	struct grid *all = grid_new(g->w, (int)rows);
+	struct grid_rect r = { 0, 0, g->w, (int)rows };
+	int x, y, ok = 1;
+	size_t k;
+
+	for (k = 0; k < ref->n; k++) /* the item caches are set; drawing then lays out from the top */
+		ref->items[k].nck = 0;
+	transcript_draw(all, r, ref);
+	for (y = 0; y < g->h && top + y < rows; y++)
+		for (x = 0; x < g->w; x++)
+			if (strcmp(grid_at(g, x, y)->text, grid_at(all, x, (int)top + y)->text) ||
+			    grid_at(g, x, y)->width != grid_at(all, x, (int)top + y)->width ||
+			    grid_at(g, x, y)->style != grid_at(all, x, (int)top + y)->style)
+				ok = 0;
+	grid_free(all);
+	return ok;
+}
+
+/*
+ * Stream ans in pieces of step bytes, drawing after every piece
+ * (following, and now and then scrolled back into the answer): the view
+ * is what a layout of the same text from scratch shows.  Returns the
+ * checkpoints the answer has at the end.
+ */
+static size_t
+stream_agrees(const struct buf *ans, size_t step)
+{
+	struct grid_rect r = { 0, 0, 40, 12 };
+	struct grid *ga = grid_new(40, 12);
+	struct view_transcript tv, fresh;
+	struct buf pre = BUF_INIT;
+	char piece[32];
+	size_t i, nck;
+	long rows;
+
+	transcript_init(&tv);
+	transcript_add_user(&tv, "q", 1);
+	for (i = 0; i < ans->len; i += step) {
+		size_t n = ans->len - i < step ? ans->len - i : step;
+
+		memcpy(piece, ans->data + i, n);
+		piece[n] = '\0';
+		feed(&tv, LLM_TEXT, piece);
+		transcript_init(&fresh);
+		transcript_add_user(&fresh, "q", 1);
+		buf_reset(&pre);
+		buf_add(&pre, ans->data, i + n);
+		feed(&fresh, LLM_TEXT, pre.data);
+		rows = transcript_rows(&fresh, r.w);
+		assert_int_equal(transcript_rows(&tv, r.w), rows);
+		tv.follow = 1;
+		transcript_draw(ga, r, &tv);
+		assert_true(same_as_whole(ga, rows > r.h ? rows - r.h : 0, &fresh));
+		if (rows > 3 * r.h && i % 5 == 0) { /* scrolled back into the answer */
+			tv.follow = 0;
+			tv.scroll = rows / 2 + (long)(i % 17);
+			if (tv.scroll > rows - r.h)
+				tv.scroll = rows - r.h;
+			transcript_draw(ga, r, &tv);
+			assert_true(same_as_whole(ga, tv.scroll, &fresh));
+		}
+		transcript_release(&fresh);
+	}
+	nck = tv.items[1].nck;
+	feed(&tv, LLM_DONE, "");
+	buf_release(&pre);
+	transcript_release(&tv);
+	grid_free(ga);
+	return nck;
+}
+
+/*
+ * A long streamed answer with every block kind looks the same as laid
+ * out from scratch, and was laid out from its checkpoints; so do answers
+ * of tables whose header row ends on each row a checkpoint may fall on
+ * (shifted by blank lines): a header is a paragraph until its delimiter
+ * row arrives, so no checkpoint may follow a line before the next one is
+ * whole.
+ */
+static void
+test_stream_checkpoints(void **state)
+{
+	struct buf ans = BUF_INIT;
+	int shift, i;
+
+	(void)state;
+	long_answer(&ans);
+	assert_true(stream_agrees(&ans, 19) >= 8); /* ~320 rows: a checkpoint every 32 */
+	for (shift = 0; shift < 8; shift++) {
+		buf_reset(&ans);
+		for (i = 0; i < shift; i++)
+			buf_adds(&ans, "\n");
+		for (i = 0; i < 12; i++)
+			buf_addf(&ans, "Row %d.\n| h%d | v |\n|---|---|\n| a | b |\n| c | d |\n\n", i, i);
+		(void)stream_agrees(&ans, 3);
+	}
+	buf_release(&ans);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_agrees),
+		cmocka_unit_test(test_stream_checkpoints),
 	};
 
 	return cmocka_run_group_tests(tests, tu_utf8_locale, NULL);

@@ -123,7 +123,64 @@ lay_table(struct tpos *p, const char *s, size_t n)
 	p->row += rows;
 }
 
-/* An assistant message as markdown. */
+/* Rows between two checkpoints of an assistant item. */
+#define CK_EVERY 32
+
+/*
+ * Where lay_markdown may start: the last checkpoint whose rows all lie
+ * above the shown rows (any when measuring); NULL: from the top.
+ */
+static const struct view_ck *
+ck_find(const struct tpos *p, const struct view_item *it)
+{
+	size_t k = it->nck;
+
+	if (it->ck_w != p->r.w)
+		return NULL;
+	while (k-- > 0)
+		if (it->ck[k].off <= it->text.len && (!p->g || p->row + it->ck[k].rows <= p->top))
+			return &it->ck[k];
+	return NULL;
+}
+
+/*
+ * Record a checkpoint at text offset i (a line start, rows laid out so
+ * far) when it is CK_EVERY rows past the last and the line starting
+ * there is whole: its end has arrived, so whether the line before it
+ * opens a table, and where a table before it ends, are settled.
+ */
+static void
+ck_add(const struct tpos *p, const struct view_item *cit, size_t i, long rows,
+    const struct markdown_state *st, const char *code)
+{
+	struct view_item *it = (struct view_item *)cit; /* the cache fields only */
+	struct view_ck *c;
+
+	if (it->ck_w != p->r.w) {
+		it->nck = 0;
+		it->ck_w = p->r.w;
+	}
+	if (i >= it->text.len || (it->nck && (it->ck[it->nck - 1].off >= i ||
+	    rows - it->ck[it->nck - 1].rows < CK_EVERY)) || (!it->nck && rows < CK_EVERY) ||
+	    !memchr(it->text.data + i, '\n', it->text.len - i))
+		return;
+	if (it->nck == it->capck) {
+		it->capck = it->capck ? it->capck * 2 : 8;
+		it->ck = xrealloc(it->ck, it->capck * sizeof(*it->ck));
+	}
+	c = &it->ck[it->nck++];
+	c->off = i;
+	c->rows = rows;
+	c->code = code ? (long)(code - it->text.data) : -1;
+	c->in_fence = st->in_fence;
+	memcpy(c->lang, st->lang, sizeof(c->lang));
+}
+
+/*
+ * An assistant message as markdown, from the last usable checkpoint on
+ * (ck_find): a streamed answer's frame costs its tail and the shown rows,
+ * not its whole length.
+ */
 static void
 lay_markdown(struct tpos *p, const struct view_item *it)
 {
@@ -132,9 +189,24 @@ lay_markdown(struct tpos *p, const struct view_item *it)
 	char bullet[16];
 	const char *ls, *code = NULL;
 	size_t i = 0, ln, code_n = 0, tn;
+	const struct view_ck *ck = ck_find(p, it);
+	long base = p->row;
 	int y, ind;
 
-	while (next_line(it->text.data, it->text.len, &i, &ls, &ln)) {
+	if (ck) {
+		i = ck->off;
+		p->row += ck->rows;
+		st.in_fence = ck->in_fence;
+		memcpy(st.lang, ck->lang, sizeof(st.lang));
+		if (ck->code >= 0) {
+			code = it->text.data + ck->code;
+			code_n = markdown_fence_body(code, it->text.len - (size_t)ck->code);
+		}
+	}
+	for (;;) {
+		ck_add(p, it, i, p->row - base, &st, st.in_fence ? code : NULL);
+		if (!next_line(it->text.data, it->text.len, &i, &ls, &ln))
+			break;
 		if (!st.in_fence && (tn = markdown_table_len(ls, it->text.len -
 		    (size_t)(ls - it->text.data))) > 0) {
 			lay_table(p, ls, tn);
@@ -526,6 +598,7 @@ transcript_release(struct view_transcript *tv)
 		free(tv->items[i].args);
 		free(tv->items[i].call_id);
 		free(tv->items[i].note);
+		free(tv->items[i].ck);
 	}
 	free(tv->items);
 	buf_release(&tv->held);
@@ -622,6 +695,7 @@ transcript_drop_queued(struct view_transcript *tv)
 	for (i = 0; i < tv->n; i++) {
 		if (tv->items[i].queued) {
 			buf_release(&tv->items[i].text);
+			free(tv->items[i].ck);
 			k++;
 			continue;
 		}

@@ -61,6 +61,23 @@ struct view_item {
 	long cache_rows;
 	int cache_w;
 	unsigned long cache_key;
+	/* VIEW_ASSISTANT's checkpoints (same ownership): at width ck_w, the
+	 * first ck[k].off bytes of text lay out in ck[k].rows rows, in
+	 * increasing order; only at the start of a line whose end has
+	 * arrived, so later text cannot change them (a streamed answer's
+	 * frame lays out from the last one above the view, not the top) */
+	struct view_ck *ck;
+	size_t nck, capck;
+	int ck_w;
+};
+
+/* One checkpoint of an assistant item (see view_item.ck). */
+struct view_ck {
+	size_t off;     /* a line start in text */
+	long rows;      /* rows of text[0..off) */
+	long code;      /* offset of the open fence's body, -1 outside a fence */
+	int in_fence;   /* struct markdown_state at off */
+	char lang[24];
 };
 
 struct view_transcript {
