@@ -11,7 +11,8 @@
 #   `mouse: false` leaves the mouse to the terminal (item 4);
 # - `/` lists the commands with their help above the input, Tab's @file
 #   matches too, and neither is written into the transcript (item 11);
-# - a resumed session shows its turns and a context that is not 0 (item 12);
+# - a resumed session shows its turns, a context that is not 0 and the
+#   session's in/out tokens saved in its file (item 12);
 # - the dark theme's added and deleted lines differ at 256 and 8 colours
 #   (item 10).
 # shellcheck source=tests/e2e/lib.sh
@@ -127,8 +128,11 @@ for SIZE in 120x32 60x20; do
 		screen "resumed_turns_$SIZE" "1 turn · "
 		check "usable $SIZE: the resumed context is not 0" \
 			sh -c "! grep -q 'ctx 0/' '$E2E_TMP/pane.resumed_turns_$SIZE'"
+		# the session's tokens came back from its "usage" entries (not "in 0 · out 0")
+		screen "resumed_tokens_$SIZE" "in [1-9][0-9.]*k? · out [1-9]"
 	else
 		screen "resumed_ctx_$SIZE" "ctx [1-9][0-9]*%"
+		screen "resumed_tokens_$SIZE" "idle · in [1-9][0-9.]*k? · out [1-9]"
 	fi
 	quit "resumed_$SIZE"
 	mock_stop

@@ -52,6 +52,7 @@ test_export(void **state)
 	/* the result holds ``` so its fence is longer */
 	assert_non_null(strstr(md.data, "**Tool result** `read` (error):\n\n````\nno such file ```x```\n````\n"));
 	assert_non_null(strstr(md.data, "## Assistant (interrupted)"));
+	assert_non_null(strstr(md.data, "## Tool results\n\n**Tool result** `read`")); /* not "## User" */
 	assert_non_null(strstr(md.data, "*Thinking:*"));
 	session_loaded_release(&l);
 	/* HTML via session_export_file: escaped, no external resources */
