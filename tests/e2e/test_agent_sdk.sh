@@ -54,6 +54,21 @@ r1 = [c["response"] for c in cr if c["response"].get("request_id") == "req_1"][0
 need(r1["subtype"] == "success" and isinstance(r1["response"].get("commands"), list), "initialize: %r" % r1)
 r2 = [c["response"] for c in cr if c["response"].get("request_id") == "req_2"][0]
 need(r2["subtype"] == "error" and "set_model" in r2.get("error", ""), "set_model: %r" % r2)'
+check "stream-json input: each result counts its own turn (usage, num_turns, modelUsage)" pycheck '
+L = out_lines()
+turns, cur = [], []
+for l in L:
+    if l.get("type") == "assistant":
+        cur.append(l["message"]["usage"]["output_tokens"])
+    elif l.get("type") == "result":
+        turns.append((l, cur))
+        cur = []
+need(len(turns) == 2, "results: %d" % len(turns))
+for r, outs in turns:
+    need(r["usage"]["output_tokens"] == sum(outs) > 0, "result output_tokens %r, its assistant messages %r" % (r["usage"]["output_tokens"], outs))
+    mu = list(r["modelUsage"].values())[0]
+    need(mu["outputTokens"] == sum(outs), "modelUsage %r" % mu)
+need([r["num_turns"] for r, _ in turns] == [2, 1], "num_turns %r" % [r["num_turns"] for r, _ in turns])'
 check "stream-json input: the bad line is one line on stderr naming it" pycheck '
 need("stdin line 3 is not JSON" in ERR_TEXT, "stderr: %r" % ERR_TEXT[-500:])'
 check "stream-json input: two turns, two results, one process, one conversation" pycheck '
