@@ -16,7 +16,7 @@ _hearth()
 	--permission-mode) COMPREPLY=($(compgen -W 'default acceptEdits bypassPermissions plan dontAsk' -- "$cur")); return ;;
 	--cwd) COMPREPLY=($(compgen -d -- "$cur")); return ;;
 	--system-prompt-file|--log|--serve|--export|--mcp-config) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-	--server|--model|--max-steps|--max-turns|--tools|--allowedTools|--allowed-tools|--disallowedTools|--disallowed-tools|--append-system-prompt)
+	--server|--model|--max-steps|--max-turns|--tools|--allowedTools|--allowed-tools|--disallowedTools|--disallowed-tools|--append-system-prompt|--system-prompt)
 		return ;;
 	esac
 	if [[ $cur == -* ]]; then
@@ -26,7 +26,7 @@ _hearth()
 			--system-prompt-file --thinking --think --serve --output-format --log
 			--approval --sandbox --export --route --tui --line --demo
 			--input-format --max-turns --permission-mode --allowedTools --allowed-tools
-			--disallowedTools --disallowed-tools --append-system-prompt
+			--disallowedTools --disallowed-tools --append-system-prompt --system-prompt
 			--dangerously-skip-permissions --mcp-config' -- "$cur"))
 		return
 	fi

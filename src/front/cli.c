@@ -60,6 +60,7 @@ front_cli_usage(FILE *f)
 	      "      --input-format FMT      text | stream-json: user messages as JSON lines on\n"
 	      "                              stdin, one turn each, in one process (print mode)\n"
 	      "      --append-system-prompt T  add T to the system prompt\n"
+	      "      --system-prompt T       use T as the system prompt (empty: hearth's own)\n"
 	      "  Claude Code's flags: --max-turns N (= --max-steps), --permission-mode M\n"
 	      "  (default, acceptEdits, bypassPermissions, plan, dontAsk), --allowedTools and\n"
 	      "  --disallowedTools LIST (allow / deny rules), --resume ID, --mcp-config\n"
@@ -113,7 +114,7 @@ enum {
 /* Claude Code's flags (numbered apart from the lists above and below). */
 enum {
 	OPT_INPUT_FORMAT = 768, OPT_PERMISSION_MODE, OPT_ALLOWED, OPT_DISALLOWED, OPT_APPEND_SP,
-	OPT_DANGEROUS, OPT_IGNORED_ARG, OPT_IGNORED_FLAG, OPT_MCP_CONFIG
+	OPT_DANGEROUS, OPT_IGNORED_ARG, OPT_IGNORED_FLAG, OPT_MCP_CONFIG, OPT_SYSTEM_PROMPT
 };
 
 /* --permission-mode: Claude Code's modes as hearth approval modes; NULL for an unknown one. */
@@ -237,6 +238,7 @@ static const struct option front_cli_longs[] = {
 	{ "disallowedTools", required_argument, NULL, OPT_DISALLOWED },
 	{ "disallowed-tools", required_argument, NULL, OPT_DISALLOWED },
 	{ "append-system-prompt", required_argument, NULL, OPT_APPEND_SP },
+	{ "system-prompt", required_argument, NULL, OPT_SYSTEM_PROMPT },
 	{ "dangerously-skip-permissions", no_argument, NULL, OPT_DANGEROUS },
 	/* passed by the Claude Agent SDK, meaningless here: accepted, ignored */
 	{ "setting-sources", required_argument, NULL, OPT_IGNORED_ARG },
@@ -333,6 +335,7 @@ front_cli_parse(int argc, char **argv, struct front_cli *o)
 		case OPT_ALLOWED: front_cli_tool_rules(optarg, &o->allowed_tools); break;
 		case OPT_DISALLOWED: front_cli_tool_rules(optarg, &o->disallowed_tools); break;
 		case OPT_APPEND_SP: o->append_system_prompt = optarg; break;
+		case OPT_SYSTEM_PROMPT: o->system_prompt = optarg; break;
 		case OPT_MCP_CONFIG: o->mcp_config = optarg; break;
 		case OPT_IGNORED_ARG:
 		case OPT_IGNORED_FLAG:

@@ -41,6 +41,7 @@ struct front_cli {
 	enum front_output_format format;
 	int input_stream_json;    /* --input-format stream-json: user messages as JSON lines on stdin */
 	const char *append_system_prompt; /* --append-system-prompt TEXT */
+	const char *system_prompt; /* --system-prompt TEXT: replaces hearth's prompt (empty: ignored) */
 	const char *mcp_config;   /* --mcp-config JSON|FILE: servers besides .mcp.json's */
 	struct buf allowed_tools, disallowed_tools; /* --allowedTools / --disallowedTools: rules, '\n'-separated */
 	struct buf task;

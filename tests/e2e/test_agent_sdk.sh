@@ -161,6 +161,22 @@ need(isinstance(res[0].get("errors"), list) and res[0]["errors"], "errors %r" % 
 need(len(CHAT) == 2, "chat requests %d" % len(CHAT))'
 mock_stop
 
+# ---- --system-prompt: Claude Code's replacement; empty keeps hearth's own ------------
+mock_start plain
+hearth_run sysprompt -p --server "$MOCK_URL" --cwd "$REPO" --output-format json \
+	--system-prompt "REPLACED_PROMPT_k2" --append-system-prompt "AND_APPENDED_k3" "Answer."
+check_rc "--system-prompt: exit status 0" 0
+check "--system-prompt: the text replaces the system prompt (--append-system-prompt after it)" pycheck '
+sys_ = [m for m in CHAT[-1]["messages"] if m.get("role") == "system"]
+need(len(sys_) == 1, "system messages %r" % sys_)
+t = text_of(sys_[0].get("content"))
+need(t.startswith("REPLACED_PROMPT_k2") and t.rstrip().endswith("AND_APPENDED_k3") and len(t) < 200, "system prompt %r" % t[:300])'
+hearth_run sysempty -p --server "$MOCK_URL" --cwd "$REPO" --output-format json --system-prompt "" "Answer."
+check "--system-prompt \"\": hearth keeps its own prompt" pycheck '
+sys_ = [m for m in CHAT[-1]["messages"] if m.get("role") == "system"]
+need(sys_ and len(text_of(sys_[0].get("content"))) > 500, "system prompt %r" % sys_[:1])'
+mock_stop
+
 # ---- --append-system-prompt, --resume ID (=ID form) ---------------------------------
 mock_start plain
 hearth_run append -p --server "$MOCK_URL" --cwd "$REPO" --output-format json --append-system-prompt "APPENDED_RULE_z9" "Answer."
