@@ -6,7 +6,8 @@
 #   make valgrind   every unit test under valgrind --leak-check=full
 #   make bench      start-up, RSS and per-turn figures (prints; fails nothing)
 #   make bench-real the 3x3 warm-cache scenario on a real llama-server (HEARTH_BENCH_SERVER)
-#   make install    PREFIX=/usr/local: binary, themes, man page, bench problems
+#   make install    PREFIX=/usr/local: binary, man page, bench problems, shell completions
+#                   (themes are built into the binary; DESTDIR for staging)
 #   make bootstrap  install missing Debian packages (root) or print the apt-get line
 #   make lint       headers compile alone; layering rules hold
 #   make mutate     plant bugs in the guarded modules (MODULES=a,b; tests/mutate/modules.txt)
@@ -17,7 +18,7 @@ PREFIX  ?= /usr/local
 CC      ?= cc
 MODE    ?= release
 BUILD   ?= build
-PKGS    := ncursesw libcurl libcjson libgit2 tree-sitter
+PKGS    := ncursesw libcurl libcjson libgit2 tree-sitter md4c md4c-html
 VERSION := 0.1.0
 
 PKG_CFLAGS := $(filter-out -D_XOPEN_SOURCE% -D_DEFAULT_SOURCE,$(shell pkg-config --cflags $(PKGS) 2>/dev/null))
@@ -136,19 +137,27 @@ mutate-ci: $(BIN) $(UNIT_BIN) $(EXT_BIN)
 	@BUILD=$(BUILD) FIXTURES=$(FIXTURES) python3 tests/mutate.py --floor --floor-total $(MUTATE_CI_FLOOR) \
 		--quiet --no-e2e --sample 4 --budget 200 --modules '$(MUTATE_CI_MODULES)' $(MUTATE_ARGS)
 
+# Only what is read: the binary (themes are compiled in), the bench problems it
+# finds in ../share/hearth, the man page, and each shell's completions.
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR  ?= $(PREFIX)/share/zsh/site-functions
+FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
 install: $(BIN)
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/hearth/themes \
-		$(DESTDIR)$(PREFIX)/share/man/man1
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
+		$(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR)
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/hearth
-	install -m 644 themes/*.json $(DESTDIR)$(PREFIX)/share/hearth/themes/
 	install -m 644 docs/hearth.1 $(DESTDIR)$(PREFIX)/share/man/man1/hearth.1
+	install -m 644 completions/hearth.bash $(DESTDIR)$(BASHCOMPDIR)/hearth
+	install -m 644 completions/_hearth $(DESTDIR)$(ZSHCOMPDIR)/_hearth
+	install -m 644 completions/hearth.fish $(DESTDIR)$(FISHCOMPDIR)/hearth.fish
 	install -d $(DESTDIR)$(PREFIX)/share/hearth/bench
 	rm -rf $(DESTDIR)$(PREFIX)/share/hearth/bench/problems
 	(cd extensions/bench && tar cf - --exclude=__pycache__ --exclude=.bench-tests problems) | \
 		(cd $(DESTDIR)$(PREFIX)/share/hearth/bench && tar xf - --no-same-owner)
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/hearth $(DESTDIR)$(PREFIX)/share/man/man1/hearth.1
+	rm -f $(DESTDIR)$(PREFIX)/bin/hearth $(DESTDIR)$(PREFIX)/share/man/man1/hearth.1 \
+		$(DESTDIR)$(BASHCOMPDIR)/hearth $(DESTDIR)$(ZSHCOMPDIR)/_hearth $(DESTDIR)$(FISHCOMPDIR)/hearth.fish
 	rm -rf $(DESTDIR)$(PREFIX)/share/hearth
 
 bootstrap:

@@ -3,7 +3,7 @@
 # print the exact command.  Safe to run again: it only installs what is missing.
 set -eu
 PKGS="build-essential pkg-config libncurses-dev libcurl4-openssl-dev libcjson-dev libgit2-dev
-libtree-sitter-dev libcmocka-dev tmux python3 npm git ca-certificates bubblewrap"
+libtree-sitter-dev libmd4c-dev libmd4c-html0-dev libcmocka-dev tmux ncurses-term python3 npm git ca-certificates bubblewrap"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"

@@ -7,10 +7,14 @@
  * starts at d*d), grown as d increases, so memory is O(D^2) for the edit
  * distance D actually found and bounded by DIFF_MAX_EDITS.  Backtracking
  * through those rows yields the edit script as `struct op`s over the whole
- * texts; hunk building then keeps only changes and their context.
+ * texts; hunk building then keeps only changes and their context.  Past
+ * DIFF_MAX_EDITS the middle's script comes from libgit2 instead (see
+ * docs/architecture.md, "Diffs", for the figures behind the split).
  */
 #include "base/diff.h"
 
+#include <git2.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -154,7 +158,66 @@ myers_back(const int *trace, int dfound, int n, int m, int a0, struct script *s)
 	}
 }
 
-/* The whole edit script: prefix, middle (Myers or replace-all), suffix. */
+static void
+diff_git_init(void)
+{
+	git_libgit2_init(); /* reference-counted; never shut down (the process keeps it) */
+}
+
+/*
+ * The middle's script from libgit2 (git_patch_from_buffers, minimal Myers, no
+ * context), for when our search gives up: n lines at a and m at b, indexes
+ * offset by base.  0, or -1 when libgit2 fails (s then holds a partial script).
+ */
+static int
+git_middle(const struct tline *a, int n, const struct tline *b, int m, int base, struct script *s)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	git_diff_options o;
+	git_patch *p = NULL;
+	size_t h, nh, k, nl;
+	int ai = 0, bi = 0;
+
+	pthread_once(&once, diff_git_init);
+	git_diff_options_init(&o, GIT_DIFF_OPTIONS_VERSION);
+	o.flags = GIT_DIFF_MINIMAL | GIT_DIFF_FORCE_TEXT; /* a NUL byte is still text here */
+	o.context_lines = 0;
+	if (git_patch_from_buffers(&p, n ? a[0].p : "", n ? (size_t)(a[n - 1].p + a[n - 1].len - a[0].p) : 0,
+				   NULL, m ? b[0].p : "", m ? (size_t)(b[m - 1].p + b[m - 1].len - b[0].p) : 0,
+				   NULL, &o) < 0)
+		return -1;
+	nh = git_patch_num_hunks(p);
+	for (h = 0; h < nh; h++) {
+		if (git_patch_get_hunk(NULL, &nl, p, h) < 0)
+			break;
+		for (k = 0; k < nl; k++) {
+			const git_diff_line *l;
+
+			if (git_patch_get_line_in_hunk(&l, p, h, k) < 0)
+				goto fail;
+			if (l->origin == GIT_DIFF_LINE_DELETION) {
+				for (; ai < l->old_lineno - 1; ai++, bi++)
+					push(s, DIFF_CTX, base + ai, base + bi);
+				push(s, DIFF_DEL, base + ai++, -1);
+			} else if (l->origin == GIT_DIFF_LINE_ADDITION) {
+				for (; bi < l->new_lineno - 1; ai++, bi++)
+					push(s, DIFF_CTX, base + ai, base + bi);
+				push(s, DIFF_ADD, -1, base + bi++);
+			}
+		}
+	}
+	if (h < nh || n - ai != m - bi)
+		goto fail;
+	for (; ai < n; ai++, bi++)
+		push(s, DIFF_CTX, base + ai, base + bi);
+	git_patch_free(p);
+	return 0;
+fail:
+	git_patch_free(p);
+	return -1;
+}
+
+/* The whole edit script: prefix, middle (Myers, or libgit2 past DIFF_MAX_EDITS), suffix. */
 static void
 edit_script(const struct tline *a, int n, const struct tline *b, int m, struct script *s,
 	    int *approx)
@@ -178,8 +241,9 @@ edit_script(const struct tline *a, int n, const struct tline *b, int m, struct s
 			s->v[mid_start + (size_t)i] = s->v[s->n - 1 - (size_t)i];
 			s->v[s->n - 1 - (size_t)i] = tmp;
 		}
-	} else {
-		*approx = 1;
+	} else if (git_middle(a + pre, n - pre - suf, b + pre, m - pre - suf, pre, s) < 0) {
+		*approx = 1; /* libgit2 failed too (out of memory): replace the middle whole */
+		s->n = mid_start;
 		for (i = pre; i < n - suf; i++)
 			push(s, DIFF_DEL, i, -1);
 		for (i = pre; i < m - suf; i++)

@@ -5,8 +5,11 @@
  * trimming the common prefix and suffix) and keeps only the hunks: changed
  * lines plus `context` unchanged lines around them, hunks closer than
  * 2*context merged.  When the texts differ in more than DIFF_MAX_EDITS
- * lines the script is not searched further: the differing middle is shown
- * as removed then added (still a correct diff, just not minimal; `approx`).
+ * lines the search stops and libgit2's buffer diff (git_patch_from_buffers,
+ * minimal Myers) gives the middle's script: fast, exact on rewrites,
+ * minimal or close to it on repetitive text.  Only if libgit2 fails (out of
+ * memory) is the differing middle shown as removed then added (still a
+ * correct diff, just not minimal; `approx`).  docs/architecture.md, "Diffs".
  *
  * The structured form (struct diff) is for views that colour diffs; it
  * BORROWS the texts: every diff_line.text points into the texts given to
@@ -23,7 +26,7 @@
 #include "base/err.h"
 
 #define DIFF_CONTEXT 3      /* default context lines */
-#define DIFF_MAX_EDITS 2000 /* edit distance searched before giving up */
+#define DIFF_MAX_EDITS 256 /* edit distance searched before libgit2 takes over */
 
 enum diff_kind {
 	DIFF_CTX = ' ', /* unchanged, present in both */
@@ -52,7 +55,7 @@ struct diff {
 	struct diff_hunk *hunks;
 	size_t nhunks;
 	int added, removed; /* DIFF_ADD and DIFF_DEL lines in all hunks */
-	int approx;         /* the edit script is not minimal (size guard) */
+	int approx;         /* replaced whole: libgit2 failed (out of memory) */
 };
 
 /* Diff old text a against new text b into d (no hunks when equal). */

@@ -60,6 +60,7 @@ front_cli_usage(FILE *f)
 	      "      --input-format FMT      text | stream-json: user messages as JSON lines on\n"
 	      "                              stdin, one turn each, in one process (print mode)\n"
 	      "      --append-system-prompt T  add T to the system prompt\n"
+	      "      --system-prompt T       use T as the system prompt (empty: hearth's own)\n"
 	      "  Claude Code's flags: --max-turns N (= --max-steps), --permission-mode M\n"
 	      "  (default, acceptEdits, bypassPermissions, plan, dontAsk), --allowedTools and\n"
 	      "  --disallowedTools LIST (allow / deny rules), --resume ID, --mcp-config\n"
@@ -113,7 +114,7 @@ enum {
 /* Claude Code's flags (numbered apart from the lists above and below). */
 enum {
 	OPT_INPUT_FORMAT = 768, OPT_PERMISSION_MODE, OPT_ALLOWED, OPT_DISALLOWED, OPT_APPEND_SP,
-	OPT_DANGEROUS, OPT_IGNORED_ARG, OPT_IGNORED_FLAG, OPT_MCP_CONFIG
+	OPT_DANGEROUS, OPT_IGNORED_ARG, OPT_IGNORED_FLAG, OPT_MCP_CONFIG, OPT_SYSTEM_PROMPT
 };
 
 /* --permission-mode: Claude Code's modes as hearth approval modes; NULL for an unknown one. */
@@ -199,74 +200,89 @@ front_cli_looks_like_id(const char *w)
 /* --approval (numbered apart from the list above). */
 enum { OPT_APPROVAL = 512, OPT_SANDBOX, OPT_DEMO };
 
+/* The long options: the one table of them (getopt_long reads it; front_cli_option shows it). */
+static const struct option front_cli_longs[] = {
+	{ "print", no_argument, NULL, 'p' },
+	{ "server", required_argument, NULL, OPT_SERVER },
+	{ "model", required_argument, NULL, OPT_MODEL },
+	{ "theme", required_argument, NULL, OPT_THEME },
+	{ "max-steps", required_argument, NULL, OPT_MAX_STEPS },
+	{ "cwd", required_argument, NULL, OPT_CWD },
+	{ "tools", required_argument, NULL, OPT_TOOLS },
+	{ "no-tools", no_argument, NULL, OPT_NO_TOOLS },
+	{ "system-prompt-file", required_argument, NULL, OPT_SYSPROMPT },
+	{ "thinking", required_argument, NULL, OPT_THINKING },
+	{ "think", no_argument, NULL, OPT_THINK },
+	{ "serve", required_argument, NULL, OPT_SERVE },
+	{ "output-format", required_argument, NULL, OPT_FORMAT },
+	{ "verbose", no_argument, NULL, OPT_VERBOSE },
+	{ "version", no_argument, NULL, OPT_VERSION },
+	{ "log", required_argument, NULL, OPT_LOG },
+	{ "continue", no_argument, NULL, 'c' },
+	{ "resume", optional_argument, NULL, 'r' },
+	{ "approval", required_argument, NULL, OPT_APPROVAL },
+	{ "sandbox", required_argument, NULL, OPT_SANDBOX },
+	{ "export", required_argument, NULL, OPT_EXPORT },
+	{ "route", required_argument, NULL, OPT_ROUTE },
+	{ "tui", no_argument, NULL, OPT_TUI },
+	{ "demo", no_argument, NULL, OPT_DEMO },
+	{ "line", no_argument, NULL, OPT_LINE },
+	{ "yes", no_argument, NULL, 'y' },
+	{ "help", no_argument, NULL, 'h' },
+	/* Claude Code's headless flags (docs/headless.md) */
+	{ "input-format", required_argument, NULL, OPT_INPUT_FORMAT },
+	{ "max-turns", required_argument, NULL, OPT_MAX_STEPS },
+	{ "permission-mode", required_argument, NULL, OPT_PERMISSION_MODE },
+	{ "allowedTools", required_argument, NULL, OPT_ALLOWED },
+	{ "allowed-tools", required_argument, NULL, OPT_ALLOWED },
+	{ "disallowedTools", required_argument, NULL, OPT_DISALLOWED },
+	{ "disallowed-tools", required_argument, NULL, OPT_DISALLOWED },
+	{ "append-system-prompt", required_argument, NULL, OPT_APPEND_SP },
+	{ "system-prompt", required_argument, NULL, OPT_SYSTEM_PROMPT },
+	{ "dangerously-skip-permissions", no_argument, NULL, OPT_DANGEROUS },
+	/* passed by the Claude Agent SDK, meaningless here: accepted, ignored */
+	{ "setting-sources", required_argument, NULL, OPT_IGNORED_ARG },
+	{ "permission-prompt-tool", required_argument, NULL, OPT_IGNORED_ARG },
+	{ "mcp-config", required_argument, NULL, OPT_MCP_CONFIG },
+	{ "fallback-model", required_argument, NULL, OPT_IGNORED_ARG },
+	{ "max-thinking-tokens", required_argument, NULL, OPT_IGNORED_ARG },
+	{ "add-dir", required_argument, NULL, OPT_IGNORED_ARG },
+	{ "session-id", required_argument, NULL, OPT_IGNORED_ARG },
+	{ "betas", required_argument, NULL, OPT_IGNORED_ARG },
+	{ "max-budget-usd", required_argument, NULL, OPT_IGNORED_ARG },
+	{ "thinking-display", required_argument, NULL, OPT_IGNORED_ARG },
+	{ "effort", required_argument, NULL, OPT_IGNORED_ARG },
+	{ "debug-file", required_argument, NULL, OPT_IGNORED_ARG },
+	{ "strict-mcp-config", no_argument, NULL, OPT_IGNORED_FLAG },
+	{ "include-partial-messages", no_argument, NULL, OPT_IGNORED_FLAG },
+	{ "include-hook-events", no_argument, NULL, OPT_IGNORED_FLAG },
+	{ "fork-session", no_argument, NULL, OPT_IGNORED_FLAG },
+	{ "no-session-persistence", no_argument, NULL, OPT_IGNORED_FLAG },
+	{ "debug-to-stderr", no_argument, NULL, OPT_IGNORED_FLAG },
+	{ "allow-dangerously-skip-permissions", no_argument, NULL, OPT_IGNORED_FLAG },
+	{ NULL, 0, NULL, 0 },
+};
+
+const char *
+front_cli_option(size_t i, int *has_arg, int *hidden)
+{
+	if (i >= sizeof front_cli_longs / sizeof front_cli_longs[0] - 1)
+		return NULL;
+	if (has_arg)
+		*has_arg = front_cli_longs[i].has_arg;
+	if (hidden)
+		*hidden = front_cli_longs[i].val == OPT_IGNORED_ARG || front_cli_longs[i].val == OPT_IGNORED_FLAG;
+	return front_cli_longs[i].name;
+}
+
 /* getopt_long over argv into o; -1 to continue or an exit code. */
 int
 front_cli_parse(int argc, char **argv, struct front_cli *o)
 {
-	static const struct option longs[] = {
-		{ "print", no_argument, NULL, 'p' },
-		{ "server", required_argument, NULL, OPT_SERVER },
-		{ "model", required_argument, NULL, OPT_MODEL },
-		{ "theme", required_argument, NULL, OPT_THEME },
-		{ "max-steps", required_argument, NULL, OPT_MAX_STEPS },
-		{ "cwd", required_argument, NULL, OPT_CWD },
-		{ "tools", required_argument, NULL, OPT_TOOLS },
-		{ "no-tools", no_argument, NULL, OPT_NO_TOOLS },
-		{ "system-prompt-file", required_argument, NULL, OPT_SYSPROMPT },
-		{ "thinking", required_argument, NULL, OPT_THINKING },
-		{ "think", no_argument, NULL, OPT_THINK },
-		{ "serve", required_argument, NULL, OPT_SERVE },
-		{ "output-format", required_argument, NULL, OPT_FORMAT },
-		{ "verbose", no_argument, NULL, OPT_VERBOSE },
-		{ "version", no_argument, NULL, OPT_VERSION },
-		{ "log", required_argument, NULL, OPT_LOG },
-		{ "continue", no_argument, NULL, 'c' },
-		{ "resume", optional_argument, NULL, 'r' },
-		{ "approval", required_argument, NULL, OPT_APPROVAL },
-		{ "sandbox", required_argument, NULL, OPT_SANDBOX },
-		{ "export", required_argument, NULL, OPT_EXPORT },
-		{ "route", required_argument, NULL, OPT_ROUTE },
-		{ "tui", no_argument, NULL, OPT_TUI },
-		{ "demo", no_argument, NULL, OPT_DEMO },
-		{ "line", no_argument, NULL, OPT_LINE },
-		{ "yes", no_argument, NULL, 'y' },
-		{ "help", no_argument, NULL, 'h' },
-		/* Claude Code's headless flags (docs/headless.md) */
-		{ "input-format", required_argument, NULL, OPT_INPUT_FORMAT },
-		{ "max-turns", required_argument, NULL, OPT_MAX_STEPS },
-		{ "permission-mode", required_argument, NULL, OPT_PERMISSION_MODE },
-		{ "allowedTools", required_argument, NULL, OPT_ALLOWED },
-		{ "allowed-tools", required_argument, NULL, OPT_ALLOWED },
-		{ "disallowedTools", required_argument, NULL, OPT_DISALLOWED },
-		{ "disallowed-tools", required_argument, NULL, OPT_DISALLOWED },
-		{ "append-system-prompt", required_argument, NULL, OPT_APPEND_SP },
-		{ "dangerously-skip-permissions", no_argument, NULL, OPT_DANGEROUS },
-		/* passed by the Claude Agent SDK, meaningless here: accepted, ignored */
-		{ "setting-sources", required_argument, NULL, OPT_IGNORED_ARG },
-		{ "permission-prompt-tool", required_argument, NULL, OPT_IGNORED_ARG },
-		{ "mcp-config", required_argument, NULL, OPT_MCP_CONFIG },
-		{ "fallback-model", required_argument, NULL, OPT_IGNORED_ARG },
-		{ "max-thinking-tokens", required_argument, NULL, OPT_IGNORED_ARG },
-		{ "add-dir", required_argument, NULL, OPT_IGNORED_ARG },
-		{ "session-id", required_argument, NULL, OPT_IGNORED_ARG },
-		{ "betas", required_argument, NULL, OPT_IGNORED_ARG },
-		{ "max-budget-usd", required_argument, NULL, OPT_IGNORED_ARG },
-		{ "thinking-display", required_argument, NULL, OPT_IGNORED_ARG },
-		{ "effort", required_argument, NULL, OPT_IGNORED_ARG },
-		{ "debug-file", required_argument, NULL, OPT_IGNORED_ARG },
-		{ "strict-mcp-config", no_argument, NULL, OPT_IGNORED_FLAG },
-		{ "include-partial-messages", no_argument, NULL, OPT_IGNORED_FLAG },
-		{ "include-hook-events", no_argument, NULL, OPT_IGNORED_FLAG },
-		{ "fork-session", no_argument, NULL, OPT_IGNORED_FLAG },
-		{ "no-session-persistence", no_argument, NULL, OPT_IGNORED_FLAG },
-		{ "debug-to-stderr", no_argument, NULL, OPT_IGNORED_FLAG },
-		{ "allow-dangerously-skip-permissions", no_argument, NULL, OPT_IGNORED_FLAG },
-		{ NULL, 0, NULL, 0 },
-	};
 	int c, i;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "phcry", longs, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "phcry", front_cli_longs, NULL)) != -1) {
 		switch (c) {
 		case 'p': o->print = 1; break;
 		case OPT_SERVER: o->server = optarg; break;
@@ -319,6 +335,7 @@ front_cli_parse(int argc, char **argv, struct front_cli *o)
 		case OPT_ALLOWED: front_cli_tool_rules(optarg, &o->allowed_tools); break;
 		case OPT_DISALLOWED: front_cli_tool_rules(optarg, &o->disallowed_tools); break;
 		case OPT_APPEND_SP: o->append_system_prompt = optarg; break;
+		case OPT_SYSTEM_PROMPT: o->system_prompt = optarg; break;
 		case OPT_MCP_CONFIG: o->mcp_config = optarg; break;
 		case OPT_IGNORED_ARG:
 		case OPT_IGNORED_FLAG:

@@ -41,6 +41,7 @@ struct front_cli {
 	enum front_output_format format;
 	int input_stream_json;    /* --input-format stream-json: user messages as JSON lines on stdin */
 	const char *append_system_prompt; /* --append-system-prompt TEXT */
+	const char *system_prompt; /* --system-prompt TEXT: replaces hearth's prompt (empty: ignored) */
 	const char *mcp_config;   /* --mcp-config JSON|FILE: servers besides .mcp.json's */
 	struct buf allowed_tools, disallowed_tools; /* --allowedTools / --disallowedTools: rules, '\n'-separated */
 	struct buf task;
@@ -54,6 +55,13 @@ struct front_cli {
  * hearth has no use for are accepted and ignored (the list is in the doc).
  */
 int front_cli_parse(int argc, char **argv, struct front_cli *o);
+/*
+ * The i-th long option's name (without "--"), NULL past the last: the
+ * table front_cli_parse uses.  *has_arg: 0 none, 1 required, 2 optional;
+ * *hidden: accepted for Claude's Agent SDK and ignored (not completed).
+ * The shell completions in completions/ are checked against it.
+ */
+const char *front_cli_option(size_t i, int *has_arg, int *hidden);
 /* Free what front_cli_parse allocated (the task and the rule lists). */
 void front_cli_release(struct front_cli *o);
 /*

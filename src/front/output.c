@@ -51,6 +51,7 @@ struct front_output {
 	cJSON *denials;              /* permission_denials: calls the gate refused this turn */
 	cJSON *mcp_servers;          /* init's mcp_servers (front_output_init_extra) */
 	const char *permission_mode; /* init's permissionMode */
+	struct agent_stats base;     /* the totals at the last result line: a result counts its own turn */
 };
 
 /* A random RFC 4122 version 4 UUID (Claude Code's "uuid" fields). */
@@ -682,12 +683,27 @@ pm_result(struct front_output *pm, const struct agent_stats *st, const char *mod
 	return o;
 }
 
+/* This turn's share of the session's stats: st less the totals at the last result line. */
+static void
+pm_turn_stats(const struct front_output *pm, const struct agent_stats *st, struct agent_stats *d)
+{
+	const struct agent_stats *b = &pm->base;
+
+	*d = *st;
+	d->steps -= b->steps, d->requests -= b->requests, d->tool_calls -= b->tool_calls;
+	d->tool_failures -= b->tool_failures;
+	d->prompt_tokens -= b->prompt_tokens, d->completion_tokens -= b->completion_tokens;
+	d->cached_tokens -= b->cached_tokens, d->cache_write_tokens -= b->cache_write_tokens;
+	d->prompt_ms -= b->prompt_ms, d->predicted_ms -= b->predicted_ms;
+}
+
 /* Final output and exit code. */
 int
 front_output_finish(struct front_output *pm, const struct agent_stats *st, const char *model,
 	     uint64_t duration_ms)
 {
 	int code = pm_exit_code(pm);
+	struct agent_stats turn;
 
 	if (code && code != 130 && pm->end_msg.len)
 		front_output_error(pm, pm->end_msg.data);
@@ -701,7 +717,11 @@ front_output_finish(struct front_output *pm, const struct agent_stats *st, const
 		pm_write(pm, pm->o.out_fd, b.data, b.len);
 		buf_release(&b);
 	} else if (pm->o.format != FRONT_OUTPUT_TEXT) {
-		pm_emit(pm, pm_result(pm, st, model, duration_ms, code));
+		/* usage, num_turns, modelUsage and duration_api_ms are the turn's, as Claude Code's
+		 * result (several turns in one process with --input-format stream-json) */
+		pm_turn_stats(pm, st, &turn);
+		pm_emit(pm, pm_result(pm, &turn, model, duration_ms, code));
+		pm->base = *st;
 	}
 	return code;
 }

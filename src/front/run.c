@@ -482,7 +482,10 @@ front_run_setup(struct front_run *r)
 		r->tools[r->ntools++] = &tool_search;
 	r->env.toolset = &r->toolset;
 	buf_init(&r->system, 0);
-	if (r->o->system_prompt_file) {
+	if (r->o->system_prompt && *r->o->system_prompt) { /* Claude Code's --system-prompt: a replacement */
+		buf_adds(&r->system, r->o->system_prompt);
+		front_run_append_prompt(r);
+	} else if (r->o->system_prompt_file) {
 		if (prompt_load_file(&r->system, r->o->system_prompt_file, &e) < 0) {
 			fprintf(stderr, "hearth: --system-prompt-file: %s\n", e.msg);
 			return FRONT_CLI_EXIT_USAGE;

@@ -88,6 +88,13 @@ front_turn_on_end(void *arg, enum agent_end end, const char *message)
 	if (t->routed && t->s->esc)
 		route_escalate_end(t->s->esc, t->agent, end == AGENT_END_OK);
 	t->routed = 0;
+	if (t->s->journal) { /* the turn's tokens, so a resume shows the session's in/out */
+		const struct agent_stats *st = agent_stats(t->agent);
+
+		session_journal_usage(t->s->journal, st->prompt_tokens - t->tok_in,
+		    st->completion_tokens - t->tok_out);
+		t->tok_in = st->prompt_tokens, t->tok_out = st->completion_tokens;
+	}
 	if (t->v.on_end)
 		t->v.on_end(t->v.arg, end, message);
 }

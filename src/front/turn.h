@@ -76,6 +76,7 @@ struct front_turn {
 	struct agent *agent;     /* owned; the front ends borrow it (commands, abort) */
 	struct provider *local;  /* s->local, or the llama-server's provider */
 	int routed;              /* the running turn was routed by front_turn_send */
+	long tok_in, tok_out;    /* the agent's token totals at the last turn's end (the journal's usage) */
 };
 
 enum front_turn_rc {

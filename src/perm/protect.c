@@ -71,7 +71,8 @@ perm_protect_classify(const char *root, const char *abs)
 		return PERM_PROTECT_NONE;
 	if (perm_protect_user_dir(abs, "XDG_CONFIG_HOME", ".config"))
 		return PERM_PROTECT_CONFIG;
-	if (perm_protect_user_dir(abs, "XDG_STATE_HOME", ".local/state"))
+	if (perm_protect_user_dir(abs, "XDG_STATE_HOME", ".local/state") ||
+	    perm_protect_user_dir(abs, "XDG_CACHE_HOME", ".cache"))
 		return PERM_PROTECT_STATE;
 	if (!root)
 		return PERM_PROTECT_NONE;

@@ -14,7 +14,8 @@
  *  - hearth's user config dirs: $XDG_CONFIG_HOME/hearth and
  *    ~/.config/hearth (settings, hooks, mcp.json, themes, memory);
  *  - hearth's state dir ($XDG_STATE_HOME/hearth or ~/.local/state/hearth:
- *    the trust file, sessions, checkpoints).
+ *    the trust file, sessions, checkpoints) and cache dir
+ *    ($XDG_CACHE_HOME/hearth or ~/.cache/hearth: the repo-map cache).
  *
  * Names compare without case (".GIT/config" is protected: on a
  * case-insensitive file system it is .git/config).  Paths are classified

@@ -49,12 +49,12 @@ fnv(const void *p, size_t len)
 int
 repomap_store_path(const char *root, struct buf *out)
 {
-	const char *xdg = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
+	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
 
 	if (xdg && *xdg)
 		buf_addf(out, "%s/hearth/repomap", xdg);
 	else if (home && *home)
-		buf_addf(out, "%s/.local/state/hearth/repomap", home);
+		buf_addf(out, "%s/.cache/hearth/repomap", home);
 	else
 		return -1;
 	buf_addf(out, "/%016llx.bin", (unsigned long long)fnv(root, strlen(root)));
@@ -299,7 +299,7 @@ repomap_store_save(const char *root, const struct repomap_store_rec *recs, size_
 
 	if (repomap_store_path(root, &path) < 0) {
 		buf_release(&path);
-		return err_set(e, "save the repo map cache: neither XDG_STATE_HOME nor HOME is set");
+		return err_set(e, "save the repo map cache: neither XDG_CACHE_HOME nor HOME is set");
 	}
 	buf_add(&b, MAGIC, 4);
 	buf_add(&b, &v, 4);

@@ -2,9 +2,9 @@
  * repomap/store: the on-disk cache of what repomap extracts from each file, so a
  * new process maps an unchanged repository without parsing it again.
  *
- * Where: $XDG_STATE_HOME/hearth/repomap/<16 hex digits of the root's
- * FNV-1a hash>.bin ($XDG_STATE_HOME defaults to ~/.local/state; neither
- * set: no disk cache).  One file per root, replaced whole and atomically
+ * Where: $XDG_CACHE_HOME/hearth/repomap/<16 hex digits of the root's
+ * FNV-1a hash>.bin ($XDG_CACHE_HOME defaults to ~/.cache; neither set: no
+ * disk cache).  A cache: deleting it costs one reparse, nothing else.  One file per root, replaced whole and atomically
  * (fs_write_atomic) by repomap_store_save.
  *
  * Format (native byte order, the cache never leaves the machine): the magic
@@ -55,7 +55,7 @@ struct repomap_store;
 
 /*
  * The path of root's cache file, appended to out; -1 (out untouched) when
- * neither XDG_STATE_HOME nor HOME is set.
+ * neither XDG_CACHE_HOME nor HOME is set.
  */
 int repomap_store_path(const char *root, struct buf *out);
 /* Load root's cache; never fails (an empty cache when there is none or it is bad). */

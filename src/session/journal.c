@@ -65,8 +65,11 @@ session_journal_resume(struct session_journal *j, const char *which, struct conv
 		j->s = session_resume(path.data, &loaded, &j->warnings, e);
 		if (!j->s)
 			rc = -1;
-		else
+		else {
+			j->resumed_in = loaded.tokens_in;
+			j->resumed_out = loaded.tokens_out;
 			session_journal_take(&loaded, into);
+		}
 		session_loaded_release(&loaded);
 	}
 	buf_release(&path);
@@ -89,6 +92,18 @@ session_journal_commit(void *journal, const struct conv_msg *m)
 		j->s = session_create(j->root, &meta, &e);
 	}
 	if ((!j->s || session_append_msg(j->s, m, &e) < 0) && !j->warned++)
+		buf_addf(&j->warnings, "the session could not be saved (%s); the run goes on\n", e.msg);
+}
+
+/* Append a turn's usage to the open session. */
+void
+session_journal_usage(struct session_journal *j, long tokens_in, long tokens_out)
+{
+	struct err e = ERR_INIT;
+
+	if (!j->s || (!tokens_in && !tokens_out))
+		return;
+	if (session_append_usage(j->s, tokens_in, tokens_out, &e) < 0 && !j->warned++)
 		buf_addf(&j->warnings, "the session could not be saved (%s); the run goes on\n", e.msg);
 }
 

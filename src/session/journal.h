@@ -22,6 +22,7 @@ struct session_journal {
 	struct session *s;
 	int warned;
 	struct buf warnings; /* lines for the user (load warnings, a failed write) */
+	long resumed_in, resumed_out; /* tokens of the resumed session's branch (its "usage" entries) */
 };
 
 void session_journal_init(struct session_journal *j, const char *root, const char *server);
@@ -36,6 +37,8 @@ void session_journal_set_model(struct session_journal *j, const char *model);
 int session_journal_resume(struct session_journal *j, const char *which, struct conv *into, struct err *e);
 /* agent_observer.on_commit: append m (commit_arg is the journal). */
 void session_journal_commit(void *journal, const struct conv_msg *m);
+/* A turn's tokens, appended as a "usage" entry (nothing before the first message). */
+void session_journal_usage(struct session_journal *j, long tokens_in, long tokens_out);
 /* Close the current session; the next message creates a new one (/clear, /new). */
 void session_journal_restart(struct session_journal *j);
 /* Continue in session s from now on (owned by the journal; the current one is closed) (/fork). */

@@ -84,6 +84,13 @@ session_line_add_meta(struct buf *b, const struct session_meta *m)
 	buf_adds(b, "}}\n");
 }
 
+/* Usage payload: one turn's tokens. */
+void
+session_line_add_usage(struct buf *b, long tokens_in, long tokens_out)
+{
+	buf_addf(b, "\"usage\":{\"in\":%ld,\"out\":%ld}}\n", tokens_in, tokens_out);
+}
+
 /* Notice payload: the text for the user. */
 void
 session_line_add_notice(struct buf *b, const char *text)
@@ -222,9 +229,18 @@ session_line_decode(const char *line, size_t len, const struct session_line_src 
 	}
 	type = json_str(o, "type");
 	x->type = !strcmp(type, "message") ? SESSION_LINE_MSG :
-		  !strcmp(type, "meta") ? SESSION_LINE_META : SESSION_LINE_OTHER;
+		  !strcmp(type, "meta") ? SESSION_LINE_META :
+		  !strcmp(type, "usage") ? SESSION_LINE_USAGE : SESSION_LINE_OTHER;
 	if (x->type == SESSION_LINE_META)
 		read_meta(src, json_obj(o, "meta"), &x->meta);
+	if (x->type == SESSION_LINE_USAGE) { /* a bad count reads as 0: the entry stays in the chain */
+		const cJSON *u = json_obj(o, "usage");
+
+		if (json_long(u, "in", &x->tokens_in) < 0 || x->tokens_in < 0)
+			x->tokens_in = 0;
+		if (json_long(u, "out", &x->tokens_out) < 0 || x->tokens_out < 0)
+			x->tokens_out = 0;
+	}
 	x->id = xstrdup(json_str(o, "id"));
 	x->parent = json_str(o, "parent") ? xstrdup(json_str(o, "parent")) : NULL;
 	cJSON_Delete(o);

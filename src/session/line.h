@@ -3,8 +3,8 @@
  * format is described in session/session.h).
  *
  * Encoding: session_line_add_head starts the JSON object of an entry (id,
- * parent, type, ts); exactly one of session_line_add_msg, session_line_add_meta or
- * session_line_add_notice then adds the payload and ends the line with "}\n".
+ * parent, type, ts); exactly one of session_line_add_msg, session_line_add_meta,
+ * session_line_add_usage or session_line_add_notice then adds the payload and ends the line with "}\n".
  * Strings go through json_add_escaped, so invalid UTF-8 becomes U+FFFD.
  *
  * Decoding: session_line_decode turns one line into a struct session_line_entry or
@@ -23,7 +23,7 @@
 #include "llm/conv.h"
 #include "session/session.h"
 
-enum session_line_type { SESSION_LINE_OTHER, SESSION_LINE_META, SESSION_LINE_MSG };
+enum session_line_type { SESSION_LINE_OTHER, SESSION_LINE_META, SESSION_LINE_MSG, SESSION_LINE_USAGE };
 
 /* One decoded entry; owns its strings, message blocks and meta. */
 struct session_line_entry {
@@ -34,6 +34,7 @@ struct session_line_entry {
 	size_t len;               /* its length without the '\n' (set by the reader) */
 	struct conv_msg msg;      /* SESSION_LINE_MSG only */
 	struct session_meta meta; /* SESSION_LINE_META only */
+	long tokens_in, tokens_out; /* SESSION_LINE_USAGE only: one turn's tokens */
 };
 
 /* Where a line comes from, for warnings. */
@@ -51,6 +52,8 @@ void session_line_add_head(struct buf *b, const char *id, const char *parent, co
 void session_line_add_msg(struct buf *b, const struct conv_msg *m);
 /* Finish the line with a meta payload (NULL fields omitted). */
 void session_line_add_meta(struct buf *b, const struct session_meta *m);
+/* Finish the line with a usage payload: {"in":N,"out":N}. */
+void session_line_add_usage(struct buf *b, long tokens_in, long tokens_out);
 /* Finish the line with a notice payload (text NULL reads as ""). */
 void session_line_add_notice(struct buf *b, const char *text);
 

@@ -213,6 +213,17 @@ session_append_meta(struct session *s, const struct session_meta *m, struct err 
 	return entry_write(s, &b, e);
 }
 
+/* Append a usage entry. */
+int
+session_append_usage(struct session *s, long tokens_in, long tokens_out, struct err *e)
+{
+	struct buf b = BUF_INIT;
+
+	entry_head(s, &b, "usage");
+	session_line_add_usage(&b, tokens_in, tokens_out);
+	return entry_write(s, &b, e);
+}
+
 /* Append a notice entry. */
 int
 session_append_notice(struct session *s, const char *text, struct err *e)
@@ -362,6 +373,9 @@ collect(struct session_read *r, struct session_loaded *out)
 			out->ids[out->conv.nmsgs] = xstrdup(x->id);
 			*conv_add_msg(&out->conv, x->msg.role) = x->msg;
 			memset(&x->msg, 0, sizeof x->msg);
+		} else if (x->type == SESSION_LINE_USAGE) {
+			out->tokens_in += x->tokens_in;
+			out->tokens_out += x->tokens_out;
 		} else if (x->type == SESSION_LINE_META) {
 			session_meta_release(&out->meta);
 			out->meta = x->meta;

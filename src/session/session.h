@@ -24,6 +24,10 @@
  *                 "tool_result"|"image","text","id","name","provider",
  *                 "signature","is_error":true}]}  (NULL strings omitted)
  * type "notice":  "text":S  (shown to the user, never sent to a model)
+ * type "usage":   "usage":{"in":N,"out":N}  (one turn's prompt and
+ *                 completion tokens; a resume shows their sum on the
+ *                 branch; older files have none and resume at 0, older
+ *                 readers skip these entries as unknown)
  * Entry ids are 12 random hex digits; `parent` is the entry written
  * before it in this session, so the entries form a tree and the active
  * branch is the parent chain of the last entry in the file.
@@ -76,6 +80,7 @@ struct session_loaded {
 	struct session_meta meta;  /* newest meta entry on the branch */
 	char *leaf;                /* id of the last entry (NULL if none) */
 	size_t skipped;            /* lines skipped with a warning */
+	long tokens_in, tokens_out; /* the "usage" entries of the branch, summed */
 };
 
 void session_loaded_release(struct session_loaded *l);
@@ -108,6 +113,8 @@ struct session *session_resume(const char *path, struct session_loaded *out,
 int session_append_msg(struct session *s, const struct conv_msg *m, struct err *e);
 /* Append a meta entry (e.g. after a model change). 0 / -1 + e. */
 int session_append_meta(struct session *s, const struct session_meta *m, struct err *e);
+/* Append a turn's token usage (a "usage" entry). 0 / -1 + e. */
+int session_append_usage(struct session *s, long tokens_in, long tokens_out, struct err *e);
 /* Append a notice (text for the user). 0 / -1 + e. */
 int session_append_notice(struct session *s, const char *text, struct err *e);
 

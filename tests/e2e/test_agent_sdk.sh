@@ -54,6 +54,21 @@ r1 = [c["response"] for c in cr if c["response"].get("request_id") == "req_1"][0
 need(r1["subtype"] == "success" and isinstance(r1["response"].get("commands"), list), "initialize: %r" % r1)
 r2 = [c["response"] for c in cr if c["response"].get("request_id") == "req_2"][0]
 need(r2["subtype"] == "error" and "set_model" in r2.get("error", ""), "set_model: %r" % r2)'
+check "stream-json input: each result counts its own turn (usage, num_turns, modelUsage)" pycheck '
+L = out_lines()
+turns, cur = [], []
+for l in L:
+    if l.get("type") == "assistant":
+        cur.append(l["message"]["usage"]["output_tokens"])
+    elif l.get("type") == "result":
+        turns.append((l, cur))
+        cur = []
+need(len(turns) == 2, "results: %d" % len(turns))
+for r, outs in turns:
+    need(r["usage"]["output_tokens"] == sum(outs) > 0, "result output_tokens %r, its assistant messages %r" % (r["usage"]["output_tokens"], outs))
+    mu = list(r["modelUsage"].values())[0]
+    need(mu["outputTokens"] == sum(outs), "modelUsage %r" % mu)
+need([r["num_turns"] for r, _ in turns] == [2, 1], "num_turns %r" % [r["num_turns"] for r, _ in turns])'
 check "stream-json input: the bad line is one line on stderr naming it" pycheck '
 need("stdin line 3 is not JSON" in ERR_TEXT, "stderr: %r" % ERR_TEXT[-500:])'
 check "stream-json input: two turns, two results, one process, one conversation" pycheck '
@@ -144,6 +159,22 @@ res = [l for l in out_lines() if l.get("type") == "result"]
 need(len(res) == 1 and res[0]["subtype"] == "error_max_turns" and res[0]["is_error"] is True, "result %r" % res)
 need(isinstance(res[0].get("errors"), list) and res[0]["errors"], "errors %r" % res[0].get("errors"))
 need(len(CHAT) == 2, "chat requests %d" % len(CHAT))'
+mock_stop
+
+# ---- --system-prompt: Claude Code's replacement; empty keeps hearth's own ------------
+mock_start plain
+hearth_run sysprompt -p --server "$MOCK_URL" --cwd "$REPO" --output-format json \
+	--system-prompt "REPLACED_PROMPT_k2" --append-system-prompt "AND_APPENDED_k3" "Answer."
+check_rc "--system-prompt: exit status 0" 0
+check "--system-prompt: the text replaces the system prompt (--append-system-prompt after it)" pycheck '
+sys_ = [m for m in CHAT[-1]["messages"] if m.get("role") == "system"]
+need(len(sys_) == 1, "system messages %r" % sys_)
+t = text_of(sys_[0].get("content"))
+need(t.startswith("REPLACED_PROMPT_k2") and t.rstrip().endswith("AND_APPENDED_k3") and len(t) < 200, "system prompt %r" % t[:300])'
+hearth_run sysempty -p --server "$MOCK_URL" --cwd "$REPO" --output-format json --system-prompt "" "Answer."
+check "--system-prompt \"\": hearth keeps its own prompt" pycheck '
+sys_ = [m for m in CHAT[-1]["messages"] if m.get("role") == "system"]
+need(sys_ and len(text_of(sys_[0].get("content"))) > 500, "system prompt %r" % sys_[:1])'
 mock_stop
 
 # ---- --append-system-prompt, --resume ID (=ID form) ---------------------------------

@@ -56,8 +56,15 @@ tools = [m for m in CHAT[-1]["messages"] if m.get("role") == "tool"]
 need(tools and "declined" in str(tools[-1].get("content")), "last tool result: %r" % (tools[-1:],))'
 $T send-keys -t s "again" Enter
 screen box2 "allow bash: touch made.txt"
+# issue 15: while the question is up the call's header has no timer counting the wait
+sleep 1.2
+screen box2_header "● bash touch made.txt && echo made +waiting to run"
+check "tui: the header does not count the approval's time as running" \
+	sh -c "! grep -q 'running [0-9]' '$E2E_TMP/pane.box2_header'"
 $T send-keys -t s y
 screen yes "Second turn over."
+check "tui: once approved the call's time is its own (well under the 1.2 s the question was up)" \
+	sh -c "grep -Eq '● bash touch made.txt && echo made .* 0\.[0-9]s ✓' '$E2E_TMP/pane.yes'"
 check "tui: y: the command ran" test -e "$REPO/made.txt"
 rm -f "$REPO/made.txt"
 $T send-keys -t s "once more" Enter

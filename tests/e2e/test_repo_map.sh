@@ -100,7 +100,7 @@ if ! command -v tmux >/dev/null 2>&1; then
 	e2e_finish
 fi
 tmux_setup hearth-rmap
-rm -rf "$XDG_STATE_HOME/hearth/repomap" # cold again: no disk cache
+rm -rf "$XDG_CACHE_HOME/hearth/repomap" # cold again: no disk cache
 mock_start repo_map
 $T new-session -d -s s -x 100 -y 30 \
 	"cd '$BIG' && HOME='$E2E_TMP' '$HEARTH_BIN' --tui --server '$MOCK_URL'; echo HEARTH_EXITED rc=\$?; sleep 30"

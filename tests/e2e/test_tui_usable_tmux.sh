@@ -11,9 +11,10 @@
 #   `mouse: false` leaves the mouse to the terminal (item 4);
 # - `/` lists the commands with their help above the input, Tab's @file
 #   matches too, and neither is written into the transcript (item 11);
-# - a resumed session shows its turns and a context that is not 0 (item 12);
-# - the dark theme's added and deleted lines differ at 256 and 8 colours
-#   (item 10).
+# - a resumed session shows its turns, a context that is not 0 and the
+#   session's in/out tokens saved in its file (item 12);
+# - the dark theme's added and deleted lines differ at 256 and 8 colours,
+#   and under tmux with RGB they are distinct 24-bit colours (item 10).
 # shellcheck source=tests/e2e/lib.sh
 . "$(dirname "$0")/lib.sh"
 
@@ -127,8 +128,11 @@ for SIZE in 120x32 60x20; do
 		screen "resumed_turns_$SIZE" "1 turn · "
 		check "usable $SIZE: the resumed context is not 0" \
 			sh -c "! grep -q 'ctx 0/' '$E2E_TMP/pane.resumed_turns_$SIZE'"
+		# the session's tokens came back from its "usage" entries (not "in 0 · out 0")
+		screen "resumed_tokens_$SIZE" "in [1-9][0-9.]*k? · out [1-9]"
 	else
 		screen "resumed_ctx_$SIZE" "ctx [1-9][0-9]*%"
+		screen "resumed_tokens_$SIZE" "idle · in [1-9][0-9.]*k? · out [1-9]"
 	fi
 	quit "resumed_$SIZE"
 	mock_stop
@@ -192,4 +196,28 @@ for TT in xterm-256color screen; do
 	quit "theme_$TT"
 	mock_stop
 done
+# ---- item 10: 24-bit colours under tmux ---------------------------------------
+# tmux with the RGB feature for its terminal (terminal-overrides) presents
+# TERM=tmux-256color and COLORTERM=truecolor to the pane; hearth then draws through
+# the tmux-direct terminfo (mk/bootstrap.sh installs ncurses-term for it) and the
+# diff backgrounds are 24-bit colours (48;2;r;g;b), distinct.
+cleanup_tmux
+rm -rf "$REPO" && make_repo "$REPO"
+mock_start edit_flow
+start 120 32 "$MOCK_URL" "TERM=tmux-256color COLORTERM=truecolor" "--theme dark"
+$T set -s default-terminal tmux-256color
+$T set -as terminal-overrides ',*:RGB'
+screen "theme_up_rgb" "type a task"
+$T send-keys -t s "Change the greeting." Enter
+screen "theme_diff_rgb" '\+.*hello, world'
+$T capture-pane -e -p -t s >"$E2E_TMP/pane.theme_e_rgb"
+ADD=$(bg_of "$E2E_TMP/pane.theme_e_rgb" 'hello, world')
+DEL=$(bg_of "$E2E_TMP/pane.theme_e_rgb" '"hello\n")')
+printf '# tmux RGB: added line bg %s, deleted line bg %s\n' "$ADD" "$DEL"
+check "usable: tmux with RGB: the diff backgrounds are 24-bit colours (tmux-direct terminfo present)" \
+	sh -c "case '$ADD' in 2:*) ;; *) exit 1;; esac && case '$DEL' in 2:*) ;; *) exit 1;; esac"
+check "usable: tmux with RGB: added and deleted lines have different 24-bit backgrounds" \
+	sh -c "[ '$ADD' != '$DEL' ]"
+quit "theme_rgb"
+mock_stop
 e2e_finish

@@ -99,6 +99,71 @@ test_usage_errors(void **state)
 	stderr = saved;
 }
 
+/* Whether file f contains the text pre+name+one of the enders. */
+static int
+mentions(const char *text, const char *pre, const char *name, const char *enders)
+{
+	char pat[128];
+	const char *p = text;
+	size_t n = (size_t)snprintf(pat, sizeof pat, "%s%s", pre, name);
+
+	while ((p = strstr(p, pat)) != NULL) {
+		if (p[n] && strchr(enders, p[n]))
+			return 1;
+		p += n;
+	}
+	return 0;
+}
+
+/* Every option of the real table is completed by the bash, zsh and fish scripts, and
+ * every option the bash script offers exists (item 7: a missing or stale one fails). */
+static void
+test_completions(void **state)
+{
+	static const char *const files[] = { "completions/hearth.bash", "completions/_hearth",
+					      "completions/hearth.fish" };
+	struct buf t[3];
+	const char *name, *p;
+	int has_arg, hidden, shown = 0;
+	size_t i, k;
+
+	(void)state;
+	for (k = 0; k < 3; k++) {
+		buf_init(&t[k], 0);
+		assert_int_equal(buf_read_file(&t[k], files[k], 1 << 20, NULL), 0);
+	}
+	for (i = 0; (name = front_cli_option(i, &has_arg, &hidden)) != NULL; i++) {
+		if (hidden)
+			continue;
+		shown++;
+		if (!mentions(t[0].data, "--", name, " '\n|)\t"))
+			fail_msg("completions/hearth.bash lacks --%s", name);
+		if (!mentions(t[1].data, "--", name, has_arg ? "=" : "[}"))
+			fail_msg("completions/_hearth lacks --%s%s", name, has_arg ? "=" : "");
+		if (!mentions(t[2].data, "-l ", name, " \n"))
+			fail_msg("completions/hearth.fish lacks -l %s", name);
+	}
+	assert_true(shown > 30);
+	/* the other way: every --word in the bash script is a real option */
+	for (p = t[0].data; (p = strstr(p, "--")) != NULL; p += 2) {
+		char w[64];
+		size_t n = strspn(p + 2, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-");
+		int found = 0;
+
+		if (!n || n >= sizeof w)
+			continue;
+		memcpy(w, p + 2, n);
+		w[n] = '\0';
+		for (i = 0; (name = front_cli_option(i, NULL, &hidden)) != NULL; i++)
+			found |= !strcmp(name, w) && !hidden;
+		if (!found)
+			fail_msg("completions/hearth.bash offers --%s, which hearth does not take", w);
+		p += n;
+	}
+	for (k = 0; k < 3; k++)
+		buf_release(&t[k]);
+}
+
 int
 main(void)
 {
@@ -106,6 +171,7 @@ main(void)
 		cmocka_unit_test(test_tool_rules),
 		cmocka_unit_test(test_aliases),
 		cmocka_unit_test(test_usage_errors),
+		cmocka_unit_test(test_completions),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -77,6 +77,7 @@ setup(void **state)
 	setenv("HOME", home, 1);
 	unsetenv("XDG_CONFIG_HOME");
 	unsetenv("XDG_STATE_HOME");
+	unsetenv("XDG_CACHE_HOME");
 	return 0;
 }
 
@@ -158,6 +159,8 @@ test_user_dirs(void **state)
 	assert_int_equal(kind("~/.config/hearthx/a"), PERM_PROTECT_NONE);
 	assert_int_equal(kind("~/.config/other/a"), PERM_PROTECT_NONE);
 	assert_int_equal(kind("~/.local/state/hearth/trust.json"), PERM_PROTECT_STATE);
+	assert_int_equal(kind("~/.cache/hearth/repomap/0.bin"), PERM_PROTECT_STATE);
+	assert_int_equal(kind("~/.cache/other/a"), PERM_PROTECT_NONE);
 	snprintf(x, 4200, "%s/xdg", home);
 	setenv("XDG_CONFIG_HOME", x, 1);
 	snprintf(p, sizeof p, "%s/hearth/hooks.sh", x);
@@ -169,6 +172,10 @@ test_user_dirs(void **state)
 	unsetenv("XDG_CONFIG_HOME");
 	assert_int_equal(kind(p), PERM_PROTECT_STATE);
 	unsetenv("XDG_STATE_HOME");
+	setenv("XDG_CACHE_HOME", x, 1);
+	snprintf(p, sizeof p, "%s/hearth/repomap/1.bin", x);
+	assert_int_equal(kind(p), PERM_PROTECT_STATE);
+	unsetenv("XDG_CACHE_HOME");
 	/* a symlinked config dir is recognised under its real name too */
 	snprintf(p, sizeof p, "%s/dotfiles", home);
 	assert_int_equal(mkdir(p, 0700), 0);

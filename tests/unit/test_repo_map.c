@@ -23,7 +23,7 @@
 
 extern const struct tool tool_repo_map;
 
-static char g_state[] = "/tmp/hearth-rmstate.XXXXXX"; /* XDG_STATE_HOME of a test */
+static char g_state[] = "/tmp/hearth-rmcache.XXXXXX"; /* XDG_CACHE_HOME of a test */
 
 static int
 setup(void **state)
@@ -32,7 +32,7 @@ setup(void **state)
 
 	memcpy(g_state + strlen(g_state) - 6, "XXXXXX", 6);
 	assert_non_null(mkdtemp(g_state));
-	setenv("XDG_STATE_HOME", g_state, 1);
+	setenv("XDG_CACHE_HOME", g_state, 1);
 
 	fixture_mkdir(f, "src");
 	fixture_puts(f, "src/util.c", "#include \"util.h\"\n\nint\nhelper_parse(int x)\n{\n"
@@ -217,6 +217,9 @@ disk_path(struct fixture *f)
 	struct buf p = BUF_INIT;
 
 	assert_int_equal(repomap_store_path(f->root, &p), 0);
+	/* a cache: under XDG_CACHE_HOME, never the state dir */
+	assert_int_equal(strncmp(p.data, g_state, strlen(g_state)), 0);
+	assert_non_null(strstr(p.data, "/hearth/repomap/"));
 	return buf_detach(&p, NULL);
 }
 
@@ -348,11 +351,11 @@ test_disk_unwritable(void **state)
 	struct repomap_stats st;
 	char *m1, *m2, file[64];
 
-	/* XDG_STATE_HOME is a regular file: no directory can be made under it */
+	/* XDG_CACHE_HOME is a regular file: no directory can be made under it */
 	snprintf(file, sizeof file, "%s/plain", g_state);
 	fixture_rmrf(file);
 	assert_int_equal(close(open(file, O_WRONLY | O_CREAT, 0644)), 0);
-	setenv("XDG_STATE_HOME", file, 1);
+	setenv("XDG_CACHE_HOME", file, 1);
 	repomap_cache_free();
 	m1 = map(f, 2000);
 	repomap_cache_free();
@@ -362,10 +365,16 @@ test_disk_unwritable(void **state)
 	assert_int_equal(st.misses, 6);
 	assert_string_equal(m1, m2);
 	free(m1), free(m2);
-	/* neither XDG_STATE_HOME nor HOME: no disk cache, still a map */
+	/* neither XDG_CACHE_HOME nor HOME: no disk cache, still a map */
 	{
 		char *home = getenv("HOME") ? strdup(getenv("HOME")) : NULL;
-		unsetenv("XDG_STATE_HOME");
+		struct buf p = BUF_INIT;
+
+		unsetenv("XDG_CACHE_HOME");
+		setenv("HOME", "/nonexistent-home", 1);
+		assert_int_equal(repomap_store_path("/r", &p), 0);
+		assert_int_equal(strncmp(p.data, "/nonexistent-home/.cache/hearth/repomap/", 40), 0);
+		buf_release(&p);
 		unsetenv("HOME");
 		m1 = map(f, 2000);
 		at(m1, "src/util.c:\n");

@@ -346,6 +346,45 @@ test_chain_continues_after_resume(void **state)
 	buf_release(&want);
 }
 
+/* Issue 15: a turn's tokens are saved as "usage" entries and a resume sums those of its branch;
+ * a file without them (older) resumes at 0, a bad count reads as 0 and keeps the chain. */
+static void
+test_usage_entries(void **state)
+{
+	struct session_loaded l;
+	struct err e = ERR_INIT;
+	struct session *s;
+	char *path = numbered(2);
+	FILE *f;
+
+	(void)state;
+	assert_int_equal(session_load(path, &l, NULL, NULL), 0);
+	assert_int_equal(l.tokens_in, 0); /* an older file: no usage entries */
+	assert_int_equal(l.tokens_out, 0);
+	session_loaded_release(&l);
+	s = session_resume(path, &l, NULL, &e);
+	assert_non_null(s);
+	session_loaded_release(&l);
+	assert_int_equal(session_append_usage(s, 1200, 80, &e), 0);
+	assert_int_equal(session_append_usage(s, 3400, 20, &e), 0);
+	session_close(s);
+	assert_int_equal(session_load(path, &l, NULL, NULL), 0);
+	assert_int_equal(l.tokens_in, 4600);
+	assert_int_equal(l.tokens_out, 100);
+	assert_int_equal(l.conv.nmsgs, 2);
+	session_loaded_release(&l);
+	/* hand-edited: a negative and a string count read as 0; the next entry still chains */
+	f = fopen(path, "a");
+	assert_non_null(f);
+	fprintf(f, "{\"id\":\"u1\",\"parent\":null,\"type\":\"usage\",\"ts\":\"x\",\"usage\":{\"in\":-5,\"out\":\"7\"}}\n");
+	fclose(f);
+	assert_int_equal(session_load(path, &l, NULL, NULL), 0);
+	assert_int_equal(l.tokens_in, 0); /* the branch is now the lone u1 */
+	assert_int_equal(l.tokens_out, 0);
+	session_loaded_release(&l);
+	free(path);
+}
+
 static void
 test_missing_and_odd_files(void **state)
 {
@@ -411,6 +450,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_read_only_dir, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sigkill_mid_write, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_chain_continues_after_resume, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_usage_entries, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_missing_and_odd_files, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bare_and_append_line, setup, teardown),
 	};

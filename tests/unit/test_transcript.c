@@ -304,6 +304,9 @@ test_tool_running_and_error(void **state)
 	call_init(&c, "b", "bash", "{\"command\":\"make test\"}");
 	transcript_tool_start(&tv, &c);
 	tv.now_ms = 4200;
+	/* not begun yet (its approval question is up): no timer counting the wait */
+	check(&tv, 40, 1, "● bash make test          waiting to run\n");
+	transcript_tool_output(&tv, &c);
 	check(&tv, 40, 1, "● bash make test            running 3.2s\n");
 	c.job.is_error = 1;
 	transcript_tool_done(&tv, &c);

@@ -173,6 +173,7 @@ demo_tool(struct demo *d, const struct demo_step *s, int done)
 	if (!done) {
 		c.t_start_ms = loop_now_ms(d->loop);
 		transcript_tool_start(&d->tv, &c);
+		transcript_tool_output(&d->tv, &c); /* a demo's call runs at once (no approval) */
 	} else {
 		buf_adds(&c.job.out, s->out);
 		c.job.is_error = s->error;

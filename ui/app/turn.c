@@ -14,6 +14,7 @@
 #include "io/loop.h"
 #include "base/cfg.h"
 #include "route/escalate.h"
+#include "session/journal.h"
 #include "perm/gate.h"
 #include "io/loop.h"
 #include "io/sandbox.h"
@@ -173,6 +174,10 @@ app_turn_on_resumed(void *arg, const struct conv *msgs, const char *line)
 	app_state_notice(a, THEME_DIM, line);
 	transcript_conv_counts(msgs, &turns, &bytes);
 	a->st.turns = turns; /* the earlier turns count; ctx: ~4 bytes a token until the first answer says */
+	if (a->d->journal) { /* the in/out tokens the session's "usage" entries saved */
+		a->srv.session_in = a->d->journal->resumed_in;
+		a->srv.session_out = a->d->journal->resumed_out;
+	}
 	a->resumed_bytes = bytes;
 	if (!a->srv.ctx_used)
 		a->srv.ctx_used = bytes / 4;

@@ -293,7 +293,9 @@ lay_tool_header(struct tpos *p, const struct view_item *it)
 		if (it->note && *it->note && (size_t)n + 40 < sizeof(right))
 			n += snprintf(right + n, sizeof(right) - (size_t)n, "%.*s · ",
 			    (int)(sizeof(right) - (size_t)n - 40), it->note);
-		if (it->status == VIEW_TOOL_RUNNING)
+		if (it->status == VIEW_TOOL_RUNNING && it->waiting) /* the approval's time is not the call's */
+			snprintf(right + n, sizeof(right) - (size_t)n, "waiting to run");
+		else if (it->status == VIEW_TOOL_RUNNING)
 			snprintf(right + n, sizeof(right) - (size_t)n, "running %.1fs", secs);
 		else
 			snprintf(right + n, sizeof(right) - (size_t)n, "%.1fs %s", secs,
@@ -857,6 +859,7 @@ transcript_tool_start(struct view_transcript *tv, const struct agent_call *c)
 	it->args = short_args(c->name, c->args.data, c->args.len);
 	it->call_id = c->id ? xstrdup(c->id) : NULL;
 	it->t_start_ms = c->t_start_ms;
+	it->waiting = 1; /* until the call begins (transcript_tool_output) */
 }
 
 /* The item of call c (appended when none). */
@@ -881,6 +884,7 @@ transcript_tool_output(struct view_transcript *tv, const struct agent_call *c)
 
 	if (it->status != VIEW_TOOL_RUNNING)
 		return;
+	it->waiting = 0;
 	it->t_start_ms = c->t_start_ms;
 	buf_reset(&it->text);
 	buf_add(&it->text, c->job.live.data, c->job.live.len);

@@ -50,6 +50,8 @@ struct view_item {
 	enum view_tool_status status;
 	uint64_t t_start_ms, t_end_ms;
 	int expanded;      /* tool output / reasoning shown in full */
+	int waiting;       /* VIEW_TOOL: started, not yet running (its approval, the checkpoint):
+			    * the header says "waiting to run", no timer */
 	uint16_t role;     /* VIEW_NOTICE: theme role of the line */
 	int aborted;       /* VIEW_ASSISTANT: the turn was stopped */
 	int queued;        /* VIEW_USER: typed, not sent yet (drawn with a "queued" row) */
