@@ -701,6 +701,13 @@ front_run_start(struct front_run *r)
 	llama_set_session(r->llama, front_run_journal_id, &r->journal, r->resumed.nmsgs > 0);
 	if (r->resumed.nmsgs && !r->cfg.slot_save)
 		llama_prefer_warm_slot(r->llama);
+	if (r->state_dir.len) { /* the slot records: longest cached prefix, a session kept on its slot */
+		struct buf map = BUF_INIT;
+
+		buf_addf(&map, "%s/slotmap.json", r->state_dir.data);
+		llama_set_slotmap(r->llama, map.data);
+		buf_release(&map);
+	}
 	start_gate(r);
 	start_routing(r);
 	start_mcp(r);

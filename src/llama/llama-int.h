@@ -76,6 +76,11 @@ struct llama {
 	int prime_off;              /* the server lacks /apply-template or /completion */
 	int prime_wait;             /* exit is waiting for the prime */
 	int primes;                 /* primes that succeeded */
+	char *slotmap_path;         /* llama/slotmap.h: the slot records (NULL: none kept) */
+	int slot_why;               /* enum llama_slotmap_why of the slot chosen at discovery */
+	int restore_verdict;        /* the restore paid (1), missed (-1), none judged (0) */
+	char start_notice[240];     /* said with the first request (slot choice, a skipped restore) */
+	int exit_noted;             /* the exit look-up at /slots answered */
 	llama_probe_fn probe_done;
 	llama_loading_fn probe_loading;
 	void *probe_arg;

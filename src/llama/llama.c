@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "base/cfg.h"
 #include "io/http.h"
@@ -30,6 +31,7 @@
 #include "io/loop.h"
 #include "llm/openai.h"
 #include "llama/slotfile.h"
+#include "llama/slotmap.h"
 #include "io/sse.h"
 #include "llm/tool.h"
 #include "base/xmalloc.h"
@@ -80,6 +82,8 @@ llama_report_cache(struct llama_call *c, const struct llm_timings *t)
 	struct llm_event ev = { .kind = LLM_CACHE };
 
 	llama_cache_timings(&c->lm->cw, t, &r);
+	if (c->lm->ss.restored && !c->lm->restore_verdict) /* did the restore pay? (llama/slotmap.h) */
+		c->lm->restore_verdict = t->cache_n * 2 >= c->lm->ss.restored_tokens ? 1 : -1;
 	if (c->lm->disco.slot < 0 && c->lm->cfg->id_slot < 0 && !c->lm->learning &&
 	    !c->lm->slot_gave_up && c->lm->learn_tries++ < 3) {
 		c->lm->learning = 1;
@@ -319,6 +323,13 @@ llama_start(void *self, const struct provider_req *req, llm_sink_fn sink, void *
 	llama_note_request(lm, c->body, pinned.id_slot);
 	if (req->planned_change)
 		llama_cache_plan(&lm->cw, req->planned_change);
+	if (lm->start_notice[0]) {
+		struct llm_event ev = { .kind = LLM_NOTICE };
+
+		ev.text = str_from(lm->start_notice);
+		c->sink(c->ctx, &ev);
+		lm->start_notice[0] = 0;
+	}
 	if (llama_slotfile_before_request(&lm->ss, llama_slots_after_restore, lm)) {
 		c->held = 1;
 		lm->call = c;
@@ -435,6 +446,7 @@ llama_free(struct llama *lm)
 		loop_timer_del(lm->loop, lm->learn_timer);
 	llama_prime_release(lm);
 	llama_slotfile_release(&lm->ss);
+	free(lm->slotmap_path);
 	llama_disco_release(&lm->disco);
 	llama_cache_release(&lm->cw);
 	free(lm);
@@ -500,6 +512,105 @@ llama_prefer_warm_slot(struct llama *lm)
 	lm->disco.choose = 0;
 }
 
+/* The session's id ("" when none yet). */
+static const char *
+llama_session_id(const struct llama *lm)
+{
+	const char *id = lm->ss.session_id ? lm->ss.session_id(lm->ss.session_arg) : NULL;
+
+	return id ? id : "";
+}
+
+/* Discovery's slot choice from the records (llama/slotmap.h). */
+static int
+llama_choose_slot(void *arg, const struct llama_slot *slots, size_t n)
+{
+	struct llama *lm = arg;
+	struct llama_slotmap m;
+	enum llama_slotmap_why why;
+	int restoring = lm->ss.restore_pending, slot;
+
+	llama_slotmap_load(lm->slotmap_path, lm->cfg->server_url, &m);
+	if (restoring && llama_slotmap_restores_useless(&m)) {
+		lm->ss.restore_pending = restoring = 0;
+		snprintf(lm->start_notice, sizeof lm->start_notice,
+			 "not restoring the session's slot file: restores did not pay on this server (%d of them reused nothing); the first request prefills the conversation",
+			 m.restore_misses);
+	}
+	slot = llama_slotmap_choose(&m, llama_session_id(lm), restoring, slots, n, &why);
+	lm->slot_why = (int)why;
+	if (why == LLAMA_SLOTMAP_LIVE && restoring) {
+		lm->ss.restore_pending = 0;
+		snprintf(lm->start_notice, sizeof lm->start_notice,
+			 "slot %d still holds this session's cache: no restore needed", slot);
+	}
+	llama_slotmap_release(&m);
+	return slot;
+}
+
+/* Keep the slot records in path. */
+void
+llama_set_slotmap(struct llama *lm, const char *path)
+{
+	free(lm->slotmap_path);
+	lm->slotmap_path = path ? xstrdup(path) : NULL;
+	lm->disco.choose = 1;
+	lm->disco.choose_fn = path ? llama_choose_slot : NULL;
+	lm->disco.choose_arg = lm;
+}
+
+/* /slots at exit: write down what the session leaves in its slot. */
+static void
+llama_on_exit_slots(int status, const struct llama_slot *slots, size_t n, const struct err *e, void *arg)
+{
+	struct llama *lm = arg;
+	struct err we = ERR_INIT;
+	size_t i;
+	int found = 0;
+
+	(void)status;
+	(void)e;
+	for (i = 0; i < n; i++)
+		if (slots[i].id == lm->disco.slot && !slots[i].is_processing) {
+			llama_slotmap_note(lm->slotmap_path, lm->cfg->server_url, slots[i].id, llama_session_id(lm),
+					   slots[i].id_task, slots[i].n_prompt_tokens, (long long)time(NULL),
+					   lm->restore_verdict, &we);
+			found = 1;
+		}
+	if (!found && lm->restore_verdict)
+		llama_slotmap_note(lm->slotmap_path, lm->cfg->server_url, -1, "", 0, 0, (long long)time(NULL),
+				   lm->restore_verdict, &we);
+	lm->exit_noted = 1;
+	loop_stop(lm->loop);
+}
+
+/* The exit look-up took too long. */
+static void
+llama_on_exit_timeout(struct loop *l, long id, void *arg)
+{
+	(void)id;
+	(void)arg;
+	loop_stop(l);
+}
+
+/* Exit: ask /slots what our slot holds now and record it (bounded wait). */
+static void
+llama_note_slot(struct llama *lm, long timeout_ms)
+{
+	struct err e = ERR_INIT;
+	long t;
+
+	if (!lm->slotmap_path || lm->disco.slot < 0 || !lm->disco.info.has_slots || !*llama_session_id(lm) ||
+	    lm->call || lm->ss.req)
+		return;
+	lm->exit_noted = 0;
+	t = loop_timer_add(lm->loop, (uint64_t)timeout_ms, llama_on_exit_timeout, lm);
+	llama_disco_slots(&lm->disco, llama_on_exit_slots, lm);
+	if (!lm->exit_noted)
+		loop_run(lm->loop, &e);
+	loop_timer_del(lm->loop, t);
+}
+
 /* Slot save/restore for this session (see llama/slotfile.h). */
 void
 llama_set_session(struct llama *lm, const char *(*session_id)(void *arg), void *arg, int resumed)
@@ -515,6 +626,7 @@ llama_save_slot(struct llama *lm, long timeout_ms)
 		return;
 	llama_prime_wait(lm, timeout_ms);
 	llama_slotfile_flush(&lm->ss, timeout_ms);
+	llama_note_slot(lm, timeout_ms < 5000 ? timeout_ms : 5000);
 }
 
 /* The slot requests are pinned to (-1: any). */
