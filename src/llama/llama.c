@@ -123,21 +123,116 @@ llama_on_sse(void *ctx, struct str event, struct str data)
 
 static void llama_cancel(void *self);
 
-/* No byte for stream_idle_timeout seconds since the headers or the last byte: give up on it. */
+static void llama_touch(struct llama_call *c);
+
+/* Silence past stream_idle_timeout: give up on the request. */
+static void
+llama_idle_fail(struct llama_call *c, const char *why)
+{
+	struct llama *lm = c->lm;
+	char msg[240];
+
+	if (why)
+		snprintf(msg, sizeof msg, "%s", why);
+	else
+		snprintf(msg, sizeof msg, "no data for %d s %s; the server may be stuck (stream_idle_timeout)",
+			 lm->cfg->stream_idle_timeout_s,
+			 c->got_bytes ? "in the middle of the answer" : "after the response headers");
+	llama_fail(c, LLM_ERR_DISCONNECTED, 0, msg);
+	llama_cancel(lm);
+}
+
+/* Give up from a clean stack (the /slots answer arrives inside curl's callback). */
+static void
+llama_on_idle_fail(struct loop *l, long id, void *arg)
+{
+	struct llama_call *c = arg;
+
+	(void)l;
+	(void)id;
+	c->idle_timer = 0;
+	llama_idle_fail(c, c->idle_why[0] ? c->idle_why : NULL);
+}
+
+/* Arm the deferred failure with why (NULL: no data for N s). */
+static void
+llama_idle_fail_later(struct llama_call *c, const char *why)
+{
+	snprintf(c->idle_why, sizeof c->idle_why, "%s", why ? why : "");
+	c->idle_timer = loop_timer_add(c->lm->loop, 0, llama_on_idle_fail, c);
+}
+
+/*
+ * /slots answered for a silent request: a slot still working on it means
+ * wait (and say so); no progress in three looks in a row, or no busy slot,
+ * means the server is stuck.
+ */
+static void
+llama_on_idle_slots(int status, const struct llama_slot *slots, size_t n, const struct err *e, void *arg)
+{
+	struct llama *lm = arg;
+	struct llama_call *c = lm->call;
+	const struct llama_slot *mine = NULL;
+	size_t i, busy = 0;
+	long progress;
+	char msg[240];
+
+	(void)status;
+	(void)e;
+	if (!c || c->seq != lm->idle_seq || c->ended || c->dead || c->idle_timer)
+		return;
+	for (i = 0; i < n; i++) {
+		if (lm->disco.slot >= 0 && slots[i].id == lm->disco.slot)
+			mine = &slots[i];
+		busy += slots[i].is_processing != 0;
+	}
+	if (!mine && lm->disco.slot < 0 && busy == 1) /* unpinned: the one busy slot is ours */
+		for (i = 0; i < n; i++)
+			if (slots[i].is_processing)
+				mine = &slots[i];
+	if (!mine || !mine->is_processing) {
+		llama_idle_fail_later(c, NULL);
+		return;
+	}
+	progress = mine->n_decoded + mine->n_prompt_tokens_processed;
+	c->idle_stale = c->idle_last >= 0 && progress == c->idle_last ? c->idle_stale + 1 : 0;
+	c->idle_last = progress;
+	if (c->idle_stale >= 2) {
+		snprintf(msg, sizeof msg,
+			 "slot %d of llama-server has been busy for %d s without progress and sent nothing; the server may be stuck (stream_idle_timeout)",
+			 mine->id, 3 * lm->cfg->stream_idle_timeout_s);
+		llama_idle_fail_later(c, msg);
+		return;
+	}
+	if (!c->idle_said) {
+		struct llm_event ev = { .kind = LLM_NOTICE };
+
+		snprintf(msg, sizeof msg,
+			 "no data for %d s, but slot %d is still working on this request (%ld tokens generated): waiting",
+			 lm->cfg->stream_idle_timeout_s, mine->id, mine->n_decoded);
+		ev.text = str_from(msg);
+		llama_emit(c, &ev);
+		c->idle_said = 1;
+	}
+	llama_touch(c);
+}
+
+/* No byte for stream_idle_timeout seconds since the headers or the last byte: ask /slots, then give up. */
 static void
 llama_on_idle(struct loop *l, long id, void *arg)
 {
 	struct llama_call *c = arg;
 	struct llama *lm = c->lm;
-	char msg[160];
 
 	(void)l;
 	(void)id;
 	c->idle_timer = 0;
-	snprintf(msg, sizeof msg, "no data for %d s %s; the server may be stuck (stream_idle_timeout)",
-		 lm->cfg->stream_idle_timeout_s, c->got_bytes ? "in the middle of the answer" : "after the response headers");
-	llama_fail(c, LLM_ERR_DISCONNECTED, 0, msg);
-	llama_cancel(lm);
+	if (!lm->disco.info.has_slots || lm->disco.info.plain) {
+		llama_idle_fail(c, NULL);
+		return;
+	}
+	lm->idle_seq = c->seq;
+	llama_disco_slots(&lm->disco, llama_on_idle_slots, lm);
 }
 
 /* Re-arm the idle timer (pings and progress chunks count as life). */
@@ -178,6 +273,8 @@ llama_on_data(struct http_req *r, const char *data, size_t n, void *arg)
 	if (c->ended)
 		return 0; /* drain the rest so the transfer completes and on_done frees c */
 	llama_touch(c);
+	c->idle_stale = 0;
+	c->idle_last = -1;
 	if (!c->got_bytes++ && c->wait_timer) {
 		loop_timer_del(c->lm->loop, c->wait_timer);
 		c->wait_timer = 0;
@@ -311,6 +408,7 @@ llama_start(void *self, const struct provider_req *req, llm_sink_fn sink, void *
 	c->sink = sink;
 	c->ctx = ctx;
 	c->seq = ++lm->seq;
+	c->idle_last = -1;
 	sse_init(&c->sse);
 	openai_dec_init(&c->dec);
 	buf_init(&c->errbody, 0);

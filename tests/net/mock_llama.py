@@ -58,7 +58,9 @@ and any turn may add "chunk_bytes" (write the body N bytes at a time),
 "delay_ms" (sleep between writes), "drop_after_bytes" (abort the
 connection after N body bytes: no terminating chunk, no [DONE]), "hang"
 (headers and the first progress chunk, then silence until the client
-goes away or the mock stops; "hang": "headers": the headers alone), "piece_size" (characters per content
+goes away or the mock stops; "hang": "headers": the headers alone), "pause_s" (after the
+headers, N seconds of silence, then the answer; with "slots_live" the slot's
+n_decoded grows meanwhile, as a server busy with a long prompt), "piece_size" (characters per content
 delta), "repeat" (the text repeated N times).
 
 Streams use HTTP/1.1 chunked transfer encoding, one chunk per write, on a
@@ -209,6 +211,7 @@ class State:
         with self.lock:
             cur = self.live.setdefault(slot, {"task": -1, "tokens": 0, "busy": False})
             if tokens is not None:
+                cur["decoded"] = 0
                 self.seq_task = getattr(self, "seq_task", 0) + 1
                 cur["task"] = self.seq_task
                 cur["tokens"] = tokens
@@ -224,7 +227,7 @@ class State:
                 out.append({"id": i, "n_ctx": int(self.scenario.get("n_ctx") or 4096), "id_task": cur["task"],
                             "is_processing": cur["busy"], "n_prompt_tokens": cur["tokens"],
                             "next_token": [{"has_next_token": cur["busy"], "n_remain": -1,
-                                            "n_decoded": 0}]})
+                                            "n_decoded": cur.get("decoded", 0)}]})
         return out
 
     def load_json(self, name, default):
@@ -621,6 +624,14 @@ class Handler(BaseHTTPRequestHandler):
 
     def stream(self, events, turn):
         self.start_stream()
+        if isinstance(turn.get("pause_s"), (int, float)):
+            end = time.monotonic() + turn["pause_s"]
+            while time.monotonic() < end and not self.state.stop.is_set():
+                time.sleep(0.1)
+                with self.state.lock:
+                    for cur in self.state.live.values():
+                        if cur["busy"]:
+                            cur["decoded"] = cur.get("decoded", 0) + 1
         if turn.get("hang"):
             if events and turn.get("hang") != "headers":
                 self.raw_chunk(events[0])
