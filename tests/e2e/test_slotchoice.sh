@@ -90,5 +90,21 @@ R = REQ[int(ARGS[0]):]
 acts = [r["query"] for r in R if r["path"].startswith("/slots/")]
 need("action=restore" not in acts, "actions %r" % acts)
 need("restores did not pay on this server" in ERR_TEXT, ERR_TEXT)' "$N"
+
+# ---- an external server's slot directory, named in the user's settings: pruned at exit ----
+mkdir -p "$XDG_CONFIG_HOME/hearth"
+printf '{"slot_save_dir": "%s", "slot_files_max_mb": 1}\n' "$E2E_TMP/slots" >"$XDG_CONFIG_HOME/hearth/settings.json"
+head -c 700000 /dev/zero >"$E2E_TMP/slots/hearth-old1.bin"
+head -c 700000 /dev/zero >"$E2E_TMP/slots/hearth-old2.bin"
+head -c 3000000 /dev/zero >"$E2E_TMP/slots/other-client.bin"
+touch -d '2 days ago' "$E2E_TMP/slots/hearth-old1.bin"
+touch -d '1 day ago' "$E2E_TMP/slots/hearth-old2.bin"
+hearth_run prune -p --server "$MOCK_URL" --cwd "$E2E_TMP/b" --output-format json "Task B2."
+check_rc "slot_save_dir: exit status 0" 0
+SB=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["session_id"])' "$OUT")
+check "slot_save_dir: the oldest hearth file went (1 MB budget), the session's own and another client's stay" sh -c '
+	[ ! -e "$1/hearth-old1.bin" ] && [ -e "$1/hearth-old2.bin" ] && [ -e "$1/other-client.bin" ] &&
+	[ -e "$1/hearth-$2.bin" ]' sh "$E2E_TMP/slots" "$SB"
+rm -f "$XDG_CONFIG_HOME/hearth/settings.json"
 mock_stop
 e2e_finish
