@@ -629,6 +629,8 @@ llama_choose_slot(void *arg, const struct llama_slot *slots, size_t n)
 	int restoring = lm->ss.restore_pending, slot;
 
 	llama_slotmap_load(lm->slotmap_path, lm->cfg->server_url, &m);
+	if (restoring && m.no_slot_files) /* known from an earlier run: keep the shared-prefix choice */
+		lm->ss.restore_pending = restoring = 0;
 	if (restoring && llama_slotmap_restores_useless(&m)) {
 		lm->ss.restore_pending = restoring = 0;
 		snprintf(lm->start_notice, sizeof lm->start_notice,
@@ -665,6 +667,7 @@ llama_on_exit_slots(int status, const struct llama_slot *slots, size_t n, const 
 	struct err we = ERR_INIT;
 	size_t i;
 	int found = 0;
+	int files = lm->ss.support == LLAMA_SLOTFILE_NO ? 0 : lm->ss.support == LLAMA_SLOTFILE_YES ? 1 : -1;
 
 	(void)status;
 	(void)e;
@@ -672,12 +675,12 @@ llama_on_exit_slots(int status, const struct llama_slot *slots, size_t n, const 
 		if (slots[i].id == lm->disco.slot && !slots[i].is_processing) {
 			llama_slotmap_note(lm->slotmap_path, lm->cfg->server_url, slots[i].id, llama_session_id(lm),
 					   slots[i].id_task, slots[i].n_prompt_tokens, (long long)time(NULL),
-					   lm->restore_verdict, &we);
+					   lm->restore_verdict, files, &we);
 			found = 1;
 		}
-	if (!found && lm->restore_verdict)
+	if (!found && (lm->restore_verdict || files >= 0))
 		llama_slotmap_note(lm->slotmap_path, lm->cfg->server_url, -1, "", 0, 0, (long long)time(NULL),
-				   lm->restore_verdict, &we);
+				   lm->restore_verdict, files, &we);
 	lm->exit_noted = 1;
 	loop_stop(lm->loop);
 }

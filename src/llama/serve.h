@@ -43,7 +43,7 @@ struct llama_serve_opts {
 	const char *cache_type; /* K and V cache type (NULL: q8_0) */
 	int kv_unified;         /* --kv-unified */
 	int cache_ram;          /* --cache-ram MiB; < -1: not passed */
-	double similarity;      /* --slot-prompt-similarity; < 0: 0.9 */
+	double similarity;      /* --slot-prompt-similarity; < 0: 0.95 (0.9 with several unified slots) */
 	char *const *args;      /* extra arguments, NULL-terminated (may be NULL) */
 	struct buf *notes;      /* fallbacks taken, one line each (may be NULL) */
 	const char *state_dir;  /* for slots/ and the log */

@@ -64,6 +64,8 @@ llama_slotmap_load(const char *path, const char *server, struct llama_slotmap *m
 		m->restore_hits = (int)v;
 	if (json_long(srv, "restore_misses", &v) == 0)
 		m->restore_misses = (int)v;
+	if (json_long(srv, "slot_files", &v) == 0)
+		m->no_slot_files = v == 0;
 	m->v = xcalloc((size_t)cJSON_GetArraySize(slots) + 1, sizeof *m->v);
 	cJSON_ArrayForEach(e, slots) {
 		struct llama_slotmap_entry *x = &m->v[m->n];
@@ -114,7 +116,7 @@ llama_slotmap_trim(cJSON *root)
 /* Record one slot and a restore verdict. */
 int
 llama_slotmap_note(const char *path, const char *server, int slot, const char *session, long task,
-		   long tokens, long long t, int restore, struct err *e)
+		   long tokens, long long t, int restore, int files, struct err *e)
 {
 	cJSON *root = llama_slotmap_read(path), *srv, *slots, *ent;
 	char key[24];
@@ -147,6 +149,10 @@ llama_slotmap_note(const char *path, const char *server, int slot, const char *s
 		json_long(srv, k, &v);
 		cJSON_DeleteItemFromObjectCaseSensitive(srv, k);
 		cJSON_AddNumberToObject(srv, k, (double)(v + 1));
+	}
+	if (files >= 0) {
+		cJSON_DeleteItemFromObjectCaseSensitive(srv, "slot_files");
+		cJSON_AddNumberToObject(srv, "slot_files", files);
 	}
 	cJSON_DeleteItemFromObjectCaseSensitive(srv, "t");
 	cJSON_AddNumberToObject(srv, "t", (double)t);

@@ -38,6 +38,7 @@ struct llama_slotmap {
 	size_t n;
 	int restore_hits;
 	int restore_misses;
+	int no_slot_files;  /* the server answered that it keeps no slot files (no --slot-save-path) */
 };
 
 /* Read server's part of the file at path (missing or unreadable: empty map). */
@@ -45,11 +46,12 @@ void llama_slotmap_load(const char *path, const char *server, struct llama_slotm
 void llama_slotmap_release(struct llama_slotmap *m);
 /*
  * Record that session left slot with (task, tokens) at time t, and add a
- * restore verdict (restore: 1 paid, -1 missed, 0 none): read-modify-write of
+ * restore verdict (restore: 1 paid, -1 missed, 0 none) and whether the server
+ * keeps slot files (files: 1, 0, -1 unknown): read-modify-write of
  * path, atomically replaced.  0 or -1 + e.
  */
 int llama_slotmap_note(const char *path, const char *server, int slot, const char *session, long task,
-		       long tokens, long long t, int restore, struct err *e);
+		       long tokens, long long t, int restore, int files, struct err *e);
 /* Restores are known not to pay on this server (>= 2 misses, no hit). */
 int llama_slotmap_restores_useless(const struct llama_slotmap *m);
 

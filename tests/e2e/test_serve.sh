@@ -49,7 +49,7 @@ def val(flag):
 want = {"-m": model, "--host": "127.0.0.1", "-ngl": "99", "-fa": "on", "--cache-type-k": "q8_0",
         "--cache-type-v": "q8_0", "--reasoning": "off", "-np": "1",
         "--slot-save-path": state + "/hearth/slots", "--alias": "tiny model", "-c": "32768",
-        "--slot-prompt-similarity": "0.900", "--checkpoint-min-step": "0"}
+        "--slot-prompt-similarity": "0.950", "--checkpoint-min-step": "0"}
 bad = {k: val(k) for k in want if val(k) != want[k]}
 if bad or "--jinja" not in argv or not (val("--port") or "").isdigit() or "--kv-unified" in argv \
         or "--cache-ram" in argv:

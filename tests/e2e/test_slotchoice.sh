@@ -107,4 +107,20 @@ check "slot_save_dir: the oldest hearth file went (1 MB budget), the session's o
 	[ -e "$1/hearth-$2.bin" ]' sh "$E2E_TMP/slots" "$SB"
 rm -f "$XDG_CONFIG_HOME/hearth/settings.json"
 mock_stop
+
+# ---- a server without slot files: a session kept on its slot stays pinned -------------
+printf '{"slots_live": true, "props": {"total_slots": 2}}\n' >"$E2E_TMP/nosave.json"
+mock_start "$E2E_TMP/nosave.json"
+export MOCK_URL
+hearth_run c1 -p --server "$MOCK_URL" --cwd "$E2E_TMP/a" --output-format json "Task C1."
+SC=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["session_id"])' "$OUT")
+hearth_run d1 -p --server "$MOCK_URL" --cwd "$E2E_TMP/b" "Task D1."
+N=$(mark)
+hearth_run c2 -p -r "$SC" --server "$MOCK_URL" --cwd "$E2E_TMP/a" "Task C2."
+check_rc "no slot files, resumed: exit status 0" 0
+check "no slot files, resumed after another session took its slot: pinned to the slot with the shared prefix (not sent to any slot after the 501)" pycheck '
+R = REQ[int(ARGS[0]):]
+chat = [r["body"] for r in R if r["path"] in CHAT_PATHS]
+need(chat and all(b.get("id_slot") == 0 for b in chat), "slots %r" % [b.get("id_slot") for b in chat])' "$N"
+mock_stop
 e2e_finish

@@ -89,10 +89,10 @@ test_file(void **state)
 	llama_slotmap_load(path, "http://a", &m); /* missing: empty */
 	assert_int_equal(m.n, 0);
 	llama_slotmap_release(&m);
-	assert_int_equal(llama_slotmap_note(path, "http://a", 1, "S1", 40, 1300, 100, 0, &e), 0);
-	assert_int_equal(llama_slotmap_note(path, "http://a", 0, "S2", 41, 1200, 101, -1, &e), 0);
-	assert_int_equal(llama_slotmap_note(path, "http://a", 1, "S3", 45, 1250, 102, 0, &e), 0);
-	assert_int_equal(llama_slotmap_note(path, "http://b", 1, "S9", 3, 10, 103, 1, &e), 0);
+	assert_int_equal(llama_slotmap_note(path, "http://a", 1, "S1", 40, 1300, 100, 0, -1, &e), 0);
+	assert_int_equal(llama_slotmap_note(path, "http://a", 0, "S2", 41, 1200, 101, -1, -1, &e), 0);
+	assert_int_equal(llama_slotmap_note(path, "http://a", 1, "S3", 45, 1250, 102, 0, -1, &e), 0);
+	assert_int_equal(llama_slotmap_note(path, "http://b", 1, "S9", 3, 10, 103, 1, -1, &e), 0);
 	llama_slotmap_load(path, "http://a", &m);
 	assert_int_equal(m.n, 2); /* slot 1 was taken over by S3 */
 	assert_int_equal(m.restore_misses, 1);
@@ -113,13 +113,15 @@ test_file(void **state)
 	}
 	llama_slotmap_release(&m);
 	/* a second miss without a hit: restores do not pay here; a hit elsewhere does not count */
-	assert_int_equal(llama_slotmap_note(path, "http://a", -1, "", 0, 0, 104, -1, &e), 0);
+	assert_int_equal(llama_slotmap_note(path, "http://a", -1, "", 0, 0, 104, -1, -1, &e), 0);
 	llama_slotmap_load(path, "http://a", &m);
 	assert_int_equal(m.n, 2);
 	assert_true(llama_slotmap_restores_useless(&m));
 	llama_slotmap_release(&m);
+	assert_int_equal(llama_slotmap_note(path, "http://b", -1, "", 0, 0, 104, 0, 0, &e), 0);
 	llama_slotmap_load(path, "http://b", &m);
 	assert_int_equal(m.restore_hits, 1);
+	assert_true(m.no_slot_files);
 	assert_false(llama_slotmap_restores_useless(&m));
 	llama_slotmap_release(&m);
 	/* a broken file is an empty map, and is rewritten whole */
@@ -130,7 +132,7 @@ test_file(void **state)
 	llama_slotmap_load(path, "http://a", &m);
 	assert_int_equal(m.n, 0);
 	llama_slotmap_release(&m);
-	assert_int_equal(llama_slotmap_note(path, "http://a", 0, "S4", 1, 2, 105, 0, &e), 0);
+	assert_int_equal(llama_slotmap_note(path, "http://a", 0, "S4", 1, 2, 105, 0, -1, &e), 0);
 	llama_slotmap_load(path, "http://a", &m);
 	assert_int_equal(m.n, 1);
 	llama_slotmap_release(&m);
