@@ -23,6 +23,7 @@
 #   HEARTH_BENCH_CASES    which runs, space-separated among hybrid, dense,
 #                         hybrid+save, dense+save (default: all four)
 #   HEARTH_BENCH_SERVER_ARGS  extra llama-server arguments
+#   HEARTH_BENCH_KEEP     set: keep the scratch directory (server logs, state)
 #
 # Every run is bounded by timeouts; the script fails only when the server
 # cannot be started.
@@ -189,5 +190,8 @@ if summary:
     print("summary: case, total processed, first-turn prompt, per turn")
     for case, total, first, per in summary:
         print("  %-12s %6d %6d  %s" % (case, total, first, " ".join(str(x) for x in per)))
-shutil.rmtree(TMP, ignore_errors=True)
+if os.environ.get("HEARTH_BENCH_KEEP"):
+    print("kept: %s (server logs, the sessions' state)" % TMP)
+else:
+    shutil.rmtree(TMP, ignore_errors=True)
 PYEOF

@@ -52,6 +52,7 @@ struct agent {
 	struct agent_stats stats;
 	enum agent_state state;
 	int turn_steps;
+	size_t turn_first;      /* conv index of the running turn's user message */
 	/* current step */
 	struct buf text, reasoning;
 	struct agent_call *calls;
@@ -97,6 +98,10 @@ struct agent {
 /* agent/agent.c */
 /* Tell the observer a one-line notice. */
 void agent_notice(struct agent *a, const char *line);
+/* agent.c: report every complete message not reported yet (on_commit). */
+void agent_sync(struct agent *a);
+/* stream.c: take a turn the server rejected as too long out of the conv (on_rewind). */
+void agent_drop_turn(struct agent *a);
 /* Tell the observer a wait (agent/stream.c's loading wait) is over; no-op when none is on. */
 void agent_wait_over(struct agent *a);
 /* Ask the step hook; 1 = go on with another step. */

@@ -134,7 +134,7 @@ agent_stats(const struct agent *a)
 }
 
 /* Report every complete message not reported yet (see on_commit). */
-static void
+void
 agent_sync(struct agent *a)
 {
 	if (a->committed > a->conv.nmsgs) /* the caller removed messages (/clear) */
@@ -428,6 +428,14 @@ agent_submit(struct agent *a, const char *text, struct err *e)
 	if (agent_busy(a))
 		return err_set(e, "a turn is already running; wait or abort it first");
 	buf_reset(&a->planned);
+	{ /* a message that cannot fit whatever is compacted: never sent, never kept */
+		long n_ctx = a->prov->n_ctx ? a->prov->n_ctx(a->prov->self) : 0;
+		long est = (long)strlen(text) / 4; /* few tokenizers do better than 4 bytes a token */
+
+		if (n_ctx > 0 && est > n_ctx)
+			return err_set(e, "the message is about %ld tokens and the server's context is %ld per slot: it was not sent; shorten it or attach less",
+				       est, n_ctx);
+	}
 	if (agent_compact_first(a, text))
 		return 0;
 	if (!*text)
@@ -449,6 +457,7 @@ agent_begin_turn(struct agent *a, const char *text)
 		agent_notice(a, why.data);
 	}
 	buf_release(&why);
+	a->turn_first = a->conv.nmsgs;
 	conv_add_user_text(&a->conv, text);
 	agent_tools_refresh(a);
 	a->turn_think = a->think_next || (a->opts.cfg && a->opts.cfg->think_word &&

@@ -101,6 +101,12 @@ struct agent_observer {
 	 */
 	void (*on_commit)(void *commit_arg, const struct conv_msg *m);
 	void *commit_arg; /* on_commit has its own argument: the journal is not the display */
+	/*
+	 * The last n committed messages were taken out of the conv (a turn the
+	 * server rejected as too long for its context): they are not sent
+	 * again; why is one line.  Called with commit_arg.
+	 */
+	void (*on_rewind)(void *commit_arg, size_t n, const char *why);
 	/* The turn is over; message says why when end != OK. */
 	void (*on_end)(void *arg, enum agent_end end, const char *message);
 };

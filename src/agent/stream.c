@@ -211,7 +211,31 @@ agent_fail_timer(struct loop *l, long id, void *arg)
 		return;
 	}
 	agent_commit_assistant(a, 1);
+	if (a->err_kind == LLM_ERR_CONTEXT && a->conv.nmsgs > a->turn_first)
+		agent_drop_turn(a);
 	agent_end(a, AGENT_END_ERROR, a->err_msg.data);
+}
+
+/*
+ * The server rejected the turn as longer than its context: take the turn's
+ * messages (the user's text with its attachments, and the steps so far) out
+ * of the conversation, so the next turn does not send them again.
+ */
+void
+agent_drop_turn(struct agent *a)
+{
+	static const char why[] =
+		"the rejected turn (its message and attachments) is left out of the conversation; /compact makes room, or send a shorter message";
+	size_t n = a->conv.nmsgs - a->turn_first;
+
+	agent_sync(a);
+	while (a->conv.nmsgs > a->turn_first)
+		conv_pop(&a->conv);
+	a->committed = a->conv.nmsgs;
+	if (a->obs.on_rewind)
+		a->obs.on_rewind(a->obs.commit_arg, n, why);
+	a->stats.have_timings = a->stats.have_usage = 0; /* the last request's size is not the conversation's */
+	agent_notice(a, why);
 }
 
 /* Tell the observer a wait is over. */

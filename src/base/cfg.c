@@ -65,6 +65,7 @@ static const struct cfg_key cfg_keys[] = {
 	K("serve.slot_similarity", CFG_DBL, serve_slot_similarity),
 	K("serve.args", CFG_LIST, serve_args),
 	K("slot_files_max_mb", CFG_INT, slot_files_max_mb),
+	K("slot_save_dir", CFG_STR, slot_save_dir),
 	K("theme", CFG_STR, theme),
 	K("open_in", CFG_STR, open_in),
 	K("sandbox", CFG_STR, sandbox),

@@ -48,6 +48,7 @@ struct cfg {
 	int serve_cache_ram;     /* "serve.cache_ram": --cache-ram MiB (-2: the server's default) */
 	double serve_slot_similarity; /* "serve.slot_similarity": --slot-prompt-similarity (-1: 0.9 with several unified slots, else the server's) */
 	int slot_files_max_mb;   /* "slot_files_max_mb": the managed server's slot files are pruned to this (2048) */
+	char *slot_save_dir;     /* "slot_save_dir": an external server's --slot-save-path, pruned the same way (user settings only) */
 	char **serve_args;       /* "serve.args": extra llama-server arguments (user settings only); NULL-terminated or NULL */
 	char *theme;             /* full-screen colour theme name or file (NULL: "default") */
 	char *sandbox;           /* "workspace-write" (NULL: the default), "read-only" or "off": bash's sandbox */

@@ -276,6 +276,8 @@ decide_trust(struct front_run *r)
 	r->cfg.allow_outside_workspace = user.allow_outside_workspace;
 	free(r->cfg.serve_binary);
 	r->cfg.serve_binary = user.serve_binary ? xstrdup(user.serve_binary) : NULL;
+	free(r->cfg.slot_save_dir); /* a directory whose hearth-*.bin files are deleted: the user's own */
+	r->cfg.slot_save_dir = user.slot_save_dir ? xstrdup(user.slot_save_dir) : NULL;
 	cfg_list_free(r->cfg.serve_args); /* extra server arguments: the user's own settings only */
 	r->cfg.serve_args = user.serve_args;
 	user.serve_args = NULL;
@@ -704,6 +706,13 @@ front_run_start(struct front_run *r)
 	llama_set_session(r->llama, front_run_journal_id, &r->journal, r->resumed.nmsgs > 0);
 	if (r->resumed.nmsgs && !r->cfg.slot_save)
 		llama_prefer_warm_slot(r->llama);
+	if (r->state_dir.len) { /* the slot records: longest cached prefix, a session kept on its slot */
+		struct buf map = BUF_INIT;
+
+		buf_addf(&map, "%s/slotmap.json", r->state_dir.data);
+		llama_set_slotmap(r->llama, map.data);
+		buf_release(&map);
+	}
 	start_gate(r);
 	start_routing(r);
 	start_mcp(r);
@@ -741,6 +750,8 @@ front_run_release(struct front_run *r)
 		buf_addf(&dir, "%s/slots", r->state_dir.data);
 		llama_serve_prune_slots(dir.data, (long long)r->cfg.slot_files_max_mb << 20, NULL);
 		buf_release(&dir);
+	} else if (r->cfg.slot_save_dir && *r->cfg.slot_save_dir) { /* an external server's, when hearth knows it */
+		llama_serve_prune_slots(r->cfg.slot_save_dir, (long long)r->cfg.slot_files_max_mb << 20, NULL);
 	}
 	r->serve = NULL;
 	front_output_free(r->pm);

@@ -130,6 +130,7 @@ front_turn_init(struct front_turn *t, const struct front_session *s, struct prov
 	obs.on_end = front_turn_on_end;
 	if (s->journal) {
 		obs.on_commit = session_journal_commit;
+		obs.on_rewind = session_journal_rewind;
 		obs.commit_arg = s->journal;
 	}
 	ao.max_steps = s->cfg->max_steps;

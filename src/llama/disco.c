@@ -276,7 +276,8 @@ disco_on_slots(int status, enum http_fail fail, const struct err *e, const struc
 	(void)fail;
 	(void)e;
 	if (status == 200 && llama_wire_slots(body->data, body->len, &slots, &n, NULL) == 0) {
-		d->slot = llama_disco_choose_slot(d->cfg->id_slot, slots, n);
+		d->slot = d->choose_fn && d->cfg->id_slot < 0 ? d->choose_fn(d->choose_arg, slots, n)
+							      : llama_disco_choose_slot(d->cfg->id_slot, slots, n);
 		d->info.has_slots = 1;
 	}
 	free(slots);

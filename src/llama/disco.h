@@ -47,6 +47,9 @@ struct llama_disco {
 	struct llama_disco_slots_req *slots_reqs; /* /slots requests in flight (cancelled on release) */
 	struct llama_template *tpl;  /* the chat-template probe in flight (llama/template.h) */
 	char *gen_prefix;      /* what it found: earlier assistant turns start with it (NULL: as is) */
+	/* the slot choice at discovery, when set (llama/slotmap.h); else llama_disco_choose_slot */
+	int (*choose_fn)(void *arg, const struct llama_slot *slots, size_t n);
+	void *choose_arg;
 };
 
 /* done: rc 0 ok, -1 with the error kind and one line that says what to do. */

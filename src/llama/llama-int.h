@@ -48,6 +48,10 @@ struct llama_call {
 	unsigned long seq;
 	int got_bytes;
 	int held;        /* waiting for a slot restore before it is sent */
+	long idle_last;  /* silence: the slot's progress (decoded + prompt tokens) at the last /slots look */
+	int idle_stale;  /* looks in a row that found no progress */
+	int idle_said;   /* the "still working" notice was given */
+	char idle_why[240]; /* why the silent request is given up ("" : no data for N s) */
 	char *body;      /* kept to re-send to any slot */
 	struct llama_call *next_dead;
 };
@@ -66,6 +70,7 @@ struct llama {
 	struct llama_call *dead;
 	unsigned long seq;          /* numbers calls, so a late /slots answer finds its call */
 	unsigned long wait_seq;     /* the call whose slot is being checked */
+	unsigned long idle_seq;     /* the silent call whose slot is being looked at */
 	int learning;               /* a /slots look-up to find the slot that served us */
 	int learn_tries;            /* at most 3: /slots may be disabled or ambiguous */
 	long learn_timer;
@@ -78,6 +83,11 @@ struct llama {
 	int prime_off;              /* the server lacks /apply-template or /completion */
 	int prime_wait;             /* exit is waiting for the prime */
 	int primes;                 /* primes that succeeded */
+	char *slotmap_path;         /* llama/slotmap.h: the slot records (NULL: none kept) */
+	int slot_why;               /* enum llama_slotmap_why of the slot chosen at discovery */
+	int restore_verdict;        /* the restore paid (1), missed (-1), none judged (0) */
+	char start_notice[240];     /* said with the first request (slot choice, a skipped restore) */
+	int exit_noted;             /* the exit look-up at /slots answered */
 	llama_probe_fn probe_done;
 	llama_loading_fn probe_loading;
 	void *probe_arg;

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "base/cfg.h"
 #include "io/http.h"
@@ -30,6 +31,7 @@
 #include "io/loop.h"
 #include "llm/openai.h"
 #include "llama/slotfile.h"
+#include "llama/slotmap.h"
 #include "io/sse.h"
 #include "llm/tool.h"
 #include "base/xmalloc.h"
@@ -80,6 +82,8 @@ llama_report_cache(struct llama_call *c, const struct llm_timings *t)
 	struct llm_event ev = { .kind = LLM_CACHE };
 
 	llama_cache_timings(&c->lm->cw, t, &r);
+	if (c->lm->ss.restored && !c->lm->restore_verdict) /* did the restore pay? (llama/slotmap.h) */
+		c->lm->restore_verdict = t->cache_n * 2 >= c->lm->ss.restored_tokens ? 1 : -1;
 	if (c->lm->disco.slot < 0 && c->lm->cfg->id_slot < 0 && !c->lm->learning &&
 	    !c->lm->slot_gave_up && c->lm->learn_tries++ < 3) {
 		c->lm->learning = 1;
@@ -119,21 +123,116 @@ llama_on_sse(void *ctx, struct str event, struct str data)
 
 static void llama_cancel(void *self);
 
-/* No byte for stream_idle_timeout seconds since the headers or the last byte: give up on it. */
+static void llama_touch(struct llama_call *c);
+
+/* Silence past stream_idle_timeout: give up on the request. */
+static void
+llama_idle_fail(struct llama_call *c, const char *why)
+{
+	struct llama *lm = c->lm;
+	char msg[240];
+
+	if (why)
+		snprintf(msg, sizeof msg, "%s", why);
+	else
+		snprintf(msg, sizeof msg, "no data for %d s %s; the server may be stuck (stream_idle_timeout)",
+			 lm->cfg->stream_idle_timeout_s,
+			 c->got_bytes ? "in the middle of the answer" : "after the response headers");
+	llama_fail(c, LLM_ERR_DISCONNECTED, 0, msg);
+	llama_cancel(lm);
+}
+
+/* Give up from a clean stack (the /slots answer arrives inside curl's callback). */
+static void
+llama_on_idle_fail(struct loop *l, long id, void *arg)
+{
+	struct llama_call *c = arg;
+
+	(void)l;
+	(void)id;
+	c->idle_timer = 0;
+	llama_idle_fail(c, c->idle_why[0] ? c->idle_why : NULL);
+}
+
+/* Arm the deferred failure with why (NULL: no data for N s). */
+static void
+llama_idle_fail_later(struct llama_call *c, const char *why)
+{
+	snprintf(c->idle_why, sizeof c->idle_why, "%s", why ? why : "");
+	c->idle_timer = loop_timer_add(c->lm->loop, 0, llama_on_idle_fail, c);
+}
+
+/*
+ * /slots answered for a silent request: a slot still working on it means
+ * wait (and say so); no progress in three looks in a row, or no busy slot,
+ * means the server is stuck.
+ */
+static void
+llama_on_idle_slots(int status, const struct llama_slot *slots, size_t n, const struct err *e, void *arg)
+{
+	struct llama *lm = arg;
+	struct llama_call *c = lm->call;
+	const struct llama_slot *mine = NULL;
+	size_t i, busy = 0;
+	long progress;
+	char msg[240];
+
+	(void)status;
+	(void)e;
+	if (!c || c->seq != lm->idle_seq || c->ended || c->dead || c->idle_timer)
+		return;
+	for (i = 0; i < n; i++) {
+		if (lm->disco.slot >= 0 && slots[i].id == lm->disco.slot)
+			mine = &slots[i];
+		busy += slots[i].is_processing != 0;
+	}
+	if (!mine && lm->disco.slot < 0 && busy == 1) /* unpinned: the one busy slot is ours */
+		for (i = 0; i < n; i++)
+			if (slots[i].is_processing)
+				mine = &slots[i];
+	if (!mine || !mine->is_processing) {
+		llama_idle_fail_later(c, NULL);
+		return;
+	}
+	progress = mine->n_decoded + mine->n_prompt_tokens_processed;
+	c->idle_stale = c->idle_last >= 0 && progress == c->idle_last ? c->idle_stale + 1 : 0;
+	c->idle_last = progress;
+	if (c->idle_stale >= 2) {
+		snprintf(msg, sizeof msg,
+			 "slot %d of llama-server has been busy for %d s without progress and sent nothing; the server may be stuck (stream_idle_timeout)",
+			 mine->id, 3 * lm->cfg->stream_idle_timeout_s);
+		llama_idle_fail_later(c, msg);
+		return;
+	}
+	if (!c->idle_said) {
+		struct llm_event ev = { .kind = LLM_NOTICE };
+
+		snprintf(msg, sizeof msg,
+			 "no data for %d s, but slot %d is still working on this request (%ld tokens generated): waiting",
+			 lm->cfg->stream_idle_timeout_s, mine->id, mine->n_decoded);
+		ev.text = str_from(msg);
+		llama_emit(c, &ev);
+		c->idle_said = 1;
+	}
+	llama_touch(c);
+}
+
+/* No byte for stream_idle_timeout seconds since the headers or the last byte: ask /slots, then give up. */
 static void
 llama_on_idle(struct loop *l, long id, void *arg)
 {
 	struct llama_call *c = arg;
 	struct llama *lm = c->lm;
-	char msg[160];
 
 	(void)l;
 	(void)id;
 	c->idle_timer = 0;
-	snprintf(msg, sizeof msg, "no data for %d s %s; the server may be stuck (stream_idle_timeout)",
-		 lm->cfg->stream_idle_timeout_s, c->got_bytes ? "in the middle of the answer" : "after the response headers");
-	llama_fail(c, LLM_ERR_DISCONNECTED, 0, msg);
-	llama_cancel(lm);
+	if (!lm->disco.info.has_slots || lm->disco.info.plain) {
+		llama_idle_fail(c, NULL);
+		return;
+	}
+	lm->idle_seq = c->seq;
+	llama_disco_slots(&lm->disco, llama_on_idle_slots, lm);
 }
 
 /* Re-arm the idle timer (pings and progress chunks count as life). */
@@ -174,6 +273,8 @@ llama_on_data(struct http_req *r, const char *data, size_t n, void *arg)
 	if (c->ended)
 		return 0; /* drain the rest so the transfer completes and on_done frees c */
 	llama_touch(c);
+	c->idle_stale = 0;
+	c->idle_last = -1;
 	if (!c->got_bytes++ && c->wait_timer) {
 		loop_timer_del(c->lm->loop, c->wait_timer);
 		c->wait_timer = 0;
@@ -291,6 +392,7 @@ llama_start(void *self, const struct provider_req *req, llm_sink_fn sink, void *
 	c->sink = sink;
 	c->ctx = ctx;
 	c->seq = ++lm->seq;
+	c->idle_last = -1;
 	sse_init(&c->sse);
 	openai_dec_init(&c->dec);
 	buf_init(&c->errbody, 0);
@@ -303,6 +405,13 @@ llama_start(void *self, const struct provider_req *req, llm_sink_fn sink, void *
 	llama_note_request(lm, pinned.id_slot);
 	if (req->planned_change)
 		llama_cache_plan(&lm->cw, req->planned_change);
+	if (lm->start_notice[0]) {
+		struct llm_event ev = { .kind = LLM_NOTICE };
+
+		ev.text = str_from(lm->start_notice);
+		c->sink(c->ctx, &ev);
+		lm->start_notice[0] = 0;
+	}
 	if (llama_slotfile_before_request(&lm->ss, llama_slots_after_restore, lm)) {
 		c->held = 1;
 		lm->call = c;
@@ -420,6 +529,7 @@ llama_free(struct llama *lm)
 		loop_timer_del(lm->loop, lm->learn_timer);
 	llama_prime_release(lm);
 	llama_slotfile_release(&lm->ss);
+	free(lm->slotmap_path);
 	llama_disco_release(&lm->disco);
 	llama_cache_release(&lm->cw);
 	llama_wire_memo_release(&lm->memo);
@@ -486,6 +596,108 @@ llama_prefer_warm_slot(struct llama *lm)
 	lm->disco.choose = 0;
 }
 
+/* The session's id ("" when none yet). */
+static const char *
+llama_session_id(const struct llama *lm)
+{
+	const char *id = lm->ss.session_id ? lm->ss.session_id(lm->ss.session_arg) : NULL;
+
+	return id ? id : "";
+}
+
+/* Discovery's slot choice from the records (llama/slotmap.h). */
+static int
+llama_choose_slot(void *arg, const struct llama_slot *slots, size_t n)
+{
+	struct llama *lm = arg;
+	struct llama_slotmap m;
+	enum llama_slotmap_why why;
+	int restoring = lm->ss.restore_pending, slot;
+
+	llama_slotmap_load(lm->slotmap_path, lm->cfg->server_url, &m);
+	if (restoring && m.no_slot_files) /* known from an earlier run: keep the shared-prefix choice */
+		lm->ss.restore_pending = restoring = 0;
+	if (restoring && llama_slotmap_restores_useless(&m)) {
+		lm->ss.restore_pending = restoring = 0;
+		snprintf(lm->start_notice, sizeof lm->start_notice,
+			 "not restoring the session's slot file: restores did not pay on this server (%d of them reused nothing); the first request prefills the conversation",
+			 m.restore_misses);
+	}
+	slot = llama_slotmap_choose(&m, llama_session_id(lm), restoring, slots, n, &why);
+	lm->slot_why = (int)why;
+	if (why == LLAMA_SLOTMAP_LIVE && restoring) {
+		lm->ss.restore_pending = 0;
+		snprintf(lm->start_notice, sizeof lm->start_notice,
+			 "slot %d still holds this session's cache: no restore needed", slot);
+	}
+	llama_slotmap_release(&m);
+	return slot;
+}
+
+/* Keep the slot records in path. */
+void
+llama_set_slotmap(struct llama *lm, const char *path)
+{
+	free(lm->slotmap_path);
+	lm->slotmap_path = path ? xstrdup(path) : NULL;
+	lm->disco.choose = 1;
+	lm->disco.choose_fn = path ? llama_choose_slot : NULL;
+	lm->disco.choose_arg = lm;
+}
+
+/* /slots at exit: write down what the session leaves in its slot. */
+static void
+llama_on_exit_slots(int status, const struct llama_slot *slots, size_t n, const struct err *e, void *arg)
+{
+	struct llama *lm = arg;
+	struct err we = ERR_INIT;
+	size_t i;
+	int found = 0;
+	int files = lm->ss.support == LLAMA_SLOTFILE_NO ? 0 : lm->ss.support == LLAMA_SLOTFILE_YES ? 1 : -1;
+
+	(void)status;
+	(void)e;
+	for (i = 0; i < n; i++)
+		if (slots[i].id == lm->disco.slot && !slots[i].is_processing) {
+			llama_slotmap_note(lm->slotmap_path, lm->cfg->server_url, slots[i].id, llama_session_id(lm),
+					   slots[i].id_task, slots[i].n_prompt_tokens, (long long)time(NULL),
+					   lm->restore_verdict, files, &we);
+			found = 1;
+		}
+	if (!found && (lm->restore_verdict || files >= 0))
+		llama_slotmap_note(lm->slotmap_path, lm->cfg->server_url, -1, "", 0, 0, (long long)time(NULL),
+				   lm->restore_verdict, files, &we);
+	lm->exit_noted = 1;
+	loop_stop(lm->loop);
+}
+
+/* The exit look-up took too long. */
+static void
+llama_on_exit_timeout(struct loop *l, long id, void *arg)
+{
+	(void)id;
+	(void)arg;
+	loop_stop(l);
+}
+
+/* Exit: ask /slots what our slot holds now and record it (bounded wait). */
+static void
+llama_note_slot(struct llama *lm, long timeout_ms)
+{
+	struct err e = ERR_INIT;
+	long t;
+
+	if (!lm->slotmap_path || lm->disco.slot < 0 || !lm->disco.info.has_slots || !*llama_session_id(lm) ||
+	    lm->call || lm->ss.req)
+		return;
+	lm->exit_noted = 0;
+	t = loop_timer_add(lm->loop, (uint64_t)timeout_ms, llama_on_exit_timeout, lm);
+	llama_disco_slots(&lm->disco, llama_on_exit_slots, lm);
+	if (!lm->exit_noted)
+		loop_run(lm->loop, &e);
+	loop_timer_del(lm->loop, t);
+}
+
 /* Slot save/restore for this session (see llama/slotfile.h). */
 void
 llama_set_session(struct llama *lm, const char *(*session_id)(void *arg), void *arg, int resumed)
@@ -501,6 +713,7 @@ llama_save_slot(struct llama *lm, long timeout_ms)
 		return;
 	llama_prime_wait(lm, timeout_ms);
 	llama_slotfile_flush(&lm->ss, timeout_ms);
+	llama_note_slot(lm, timeout_ms < 5000 ? timeout_ms : 5000);
 }
 
 /* The slot requests are pinned to (-1: any). */

@@ -60,6 +60,15 @@ void llama_get_slots(struct llama *lm, llama_slots_fn done, void *arg);
  */
 void llama_prefer_warm_slot(struct llama *lm);
 /*
+ * Keep the slot records in path (llama/slotmap.h; copied): the slot is then
+ * chosen at discovery by the longest cached prefix of the next request (the
+ * session's own slot still untouched, else one another hearth session left,
+ * else an empty one), a restore is skipped when the slot still holds the
+ * session or restores do not pay on the server, and llama_save_slot writes
+ * down the slot the session leaves.  Overrides llama_prefer_warm_slot.
+ */
+void llama_set_slotmap(struct llama *lm, const char *path);
+/*
  * Slot save/restore (llama/slotfile.h): session_id names the session's file
  * (it may return "" until the session exists); a resumed session restores
  * its slot before the first request, falling back to a normal prefill

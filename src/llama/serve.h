@@ -9,7 +9,7 @@
  *   llama-server -m MODEL --host 127.0.0.1 --port N -ngl 99 -fa on
  *     --cache-type-k T --cache-type-v T --jinja --reasoning off
  *     -np SLOTS --slot-save-path DIR --alias NAME -c CTX*SLOTS
- *     [--kv-unified] [--cache-ram MIB] [--slot-prompt-similarity S] [ARGS...]
+ *     [--kv-unified] [--cache-ram MIB] --slot-prompt-similarity S --checkpoint-min-step 0 [ARGS...]
  * (T = cache_type, q8_0 by default; CTX = ctx per slot, 0: the model's
  * native window; S defaults to 0.9 with several unified slots; a server
  * that exits before it listens because the model cannot take the cache
@@ -43,7 +43,7 @@ struct llama_serve_opts {
 	const char *cache_type; /* K and V cache type (NULL: q8_0) */
 	int kv_unified;         /* --kv-unified */
 	int cache_ram;          /* --cache-ram MiB; < -1: not passed */
-	double similarity;      /* --slot-prompt-similarity; < 0: 0.9 with several unified slots, else not passed */
+	double similarity;      /* --slot-prompt-similarity; < 0: 0.95 (0.9 with several unified slots) */
 	char *const *args;      /* extra arguments, NULL-terminated (may be NULL) */
 	struct buf *notes;      /* fallbacks taken, one line each (may be NULL) */
 	const char *state_dir;  /* for slots/ and the log */

@@ -19,6 +19,7 @@
 #include "base/cfg.h"
 #include "io/http.h"
 #include "io/loop.h"
+#include "llama/slotmap.h"
 
 /* /slots after an unpinned request: pin to the slot holding exactly our prompt. */
 static void
@@ -66,7 +67,9 @@ llama_slots_after_restore(void *arg, const char *notice)
 	c->held = 0;
 	if (lm->ss.restored)
 		llama_cache_restored(&lm->cw, lm->ss.restored_tokens);
-	if (lm->ss.support == LLAMA_SLOTFILE_NO && lm->cfg->id_slot < 0) { /* let the server find a warm slot */
+	/* no restore: let the server find a warm slot, unless the records found one (llama/slotmap.h) */
+	if (lm->ss.support == LLAMA_SLOTFILE_NO && lm->cfg->id_slot < 0 && lm->slot_why != LLAMA_SLOTMAP_LIVE &&
+	    lm->slot_why != LLAMA_SLOTMAP_SHARED) {
 		cJSON *root = cJSON_Parse(c->body);
 
 		cJSON_ReplaceItemInObject(root, "id_slot", cJSON_CreateNumber(-1));

@@ -23,6 +23,9 @@ void
 session_journal_release(struct session_journal *j)
 {
 	session_close(j->s);
+	while (j->nbefore)
+		free(j->before[--j->nbefore]);
+	free(j->before);
 	free(j->root);
 	free(j->server);
 	free(j->model);
@@ -91,6 +94,15 @@ session_journal_commit(void *journal, const struct conv_msg *m)
 		meta.model = j->model;
 		j->s = session_create(j->root, &meta, &e);
 	}
+	if (j->s) {
+		const char *leaf = session_leaf(j->s);
+
+		if (j->nbefore == j->abefore) {
+			j->abefore = j->abefore ? 2 * j->abefore : 16;
+			j->before = xrealloc(j->before, j->abefore * sizeof *j->before);
+		}
+		j->before[j->nbefore++] = leaf ? xstrdup(leaf) : NULL;
+	}
 	if ((!j->s || session_append_msg(j->s, m, &e) < 0) && !j->warned++)
 		buf_addf(&j->warnings, "the session could not be saved (%s); the run goes on\n", e.msg);
 }
@@ -104,6 +116,22 @@ session_journal_usage(struct session_journal *j, long tokens_in, long tokens_out
 	if (!j->s || (!tokens_in && !tokens_out))
 		return;
 	if (session_append_usage(j->s, tokens_in, tokens_out, &e) < 0 && !j->warned++)
+		buf_addf(&j->warnings, "the session could not be saved (%s); the run goes on\n", e.msg);
+}
+
+/* Leave the last n committed messages out of the active branch. */
+void
+session_journal_rewind(void *journal, size_t n, const char *why)
+{
+	struct session_journal *j = journal;
+	struct err e = ERR_INIT;
+
+	if (!j->s || !n || n > j->nbefore)
+		return;
+	session_set_leaf(j->s, j->before[j->nbefore - n]);
+	while (n--)
+		free(j->before[--j->nbefore]);
+	if (session_append_notice(j->s, why, &e) < 0 && !j->warned++)
 		buf_addf(&j->warnings, "the session could not be saved (%s); the run goes on\n", e.msg);
 }
 

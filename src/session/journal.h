@@ -23,10 +23,18 @@ struct session_journal {
 	int warned;
 	struct buf warnings; /* lines for the user (load warnings, a failed write) */
 	long resumed_in, resumed_out; /* tokens of the resumed session's branch (its "usage" entries) */
+	char **before;       /* per message committed by this run: the leaf before it (NULL: none) */
+	size_t nbefore, abefore;
 };
 
 void session_journal_init(struct session_journal *j, const char *root, const char *server);
 void session_journal_release(struct session_journal *j);
+/*
+ * agent_observer.on_rewind: the last n messages this run committed are left
+ * out (a rejected turn): the next entry, a notice saying why, continues from
+ * before them, so a resumed session does not send them again.
+ */
+void session_journal_rewind(void *journal, size_t n, const char *why);
 /* The model id for the session's metadata (known after discovery). */
 void session_journal_set_model(struct session_journal *j, const char *model);
 /*

@@ -269,6 +269,13 @@ session_path(const struct session *s)
 }
 
 /* Id of the newest entry (a /fork point). */
+void
+session_set_leaf(struct session *s, const char *id)
+{
+	free(s->leaf);
+	s->leaf = id ? xstrdup(id) : NULL;
+}
+
 const char *
 session_leaf(const struct session *s)
 {

@@ -137,6 +137,12 @@ void session_add_now(struct buf *b);
 const char *session_id(const struct session *s);
 const char *session_path(const struct session *s);
 const char *session_leaf(const struct session *s);
+/*
+ * Make id (an entry written earlier, or NULL: none) the parent of the next
+ * entry: what was written after it leaves the active branch once the next
+ * entry is written (a rejected turn, session_journal_rewind).
+ */
+void session_set_leaf(struct session *s, const char *id);
 /* Close and free; s may be NULL. */
 void session_close(struct session *s);
 

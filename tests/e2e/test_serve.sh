@@ -48,10 +48,11 @@ def val(flag):
     return argv[argv.index(flag) + 1] if flag in argv else None
 want = {"-m": model, "--host": "127.0.0.1", "-ngl": "99", "-fa": "on", "--cache-type-k": "q8_0",
         "--cache-type-v": "q8_0", "--reasoning": "off", "-np": "1",
-        "--slot-save-path": state + "/hearth/slots", "--alias": "tiny model", "-c": "32768"}
+        "--slot-save-path": state + "/hearth/slots", "--alias": "tiny model", "-c": "32768",
+        "--slot-prompt-similarity": "0.950", "--checkpoint-min-step": "0"}
 bad = {k: val(k) for k in want if val(k) != want[k]}
 if bad or "--jinja" not in argv or not (val("--port") or "").isdigit() or "--kv-unified" in argv \
-        or "--slot-prompt-similarity" in argv or "--cache-ram" in argv:
+        or "--cache-ram" in argv:
     print("argv:", argv, "wrong:", bad)
     sys.exit(1)
 EOF

@@ -39,7 +39,9 @@ stream_options.include_usage asks for it.  "models": {...} replaces the
 thinking is on at the engine) and "render_error": "..." answers it 500
 with that message (--no-jinja: "tools param requires --jinja flag").
 "api_key": "K" answers 401 to every request (GET /health aside) without
-"Authorization: Bearer K".  "props": {...} is merged into /props, "slots_body":
+"Authorization: Bearer K".  "slots_live": true makes /slots show what the mock
+served: per slot the last request's task number (id_task), its prompt size and
+is_processing while it streams (a hang keeps it busy).  "props": {...} is merged into /props, "slots_body":
 [...] replaces the /slots answer and "metrics_text": "..." the /metrics
 text (scripted misconfigurations for `hearth doctor`).
 
@@ -56,7 +58,9 @@ and any turn may add "chunk_bytes" (write the body N bytes at a time),
 "delay_ms" (sleep between writes), "drop_after_bytes" (abort the
 connection after N body bytes: no terminating chunk, no [DONE]), "hang"
 (headers and the first progress chunk, then silence until the client
-goes away or the mock stops; "hang": "headers": the headers alone), "piece_size" (characters per content
+goes away or the mock stops; "hang": "headers": the headers alone), "pause_s" (after the
+headers, N seconds of silence, then the answer; with "slots_live" the slot's
+n_decoded grows meanwhile, as a server busy with a long prompt), "piece_size" (characters per content
 delta), "repeat" (the text repeated N times).
 
 Streams use HTTP/1.1 chunked transfer encoding, one chunk per write, on a
@@ -196,6 +200,35 @@ class State:
             ids = [m.get("id") for m in self.models.get("data", []) if isinstance(m, dict)]
             self.model = ids[0] if ids and ids[0] else self.model
         self.n_slots = max(1, int(self.props.get("total_slots") or 1))
+        self.live = {}           # "slots_live": slot id -> {"task", "tokens", "busy"}
+
+    def live_task(self, body, tokens=None, busy=None):
+        """"slots_live": a request to a slot is a new task there (/slots shows it)."""
+        if not self.scenario.get("slots_live"):
+            return
+        slot = body.get("id_slot") if isinstance(body, dict) else None
+        slot = slot % self.n_slots if isinstance(slot, int) and slot >= 0 else 0
+        with self.lock:
+            cur = self.live.setdefault(slot, {"task": -1, "tokens": 0, "busy": False})
+            if tokens is not None:
+                cur["decoded"] = 0
+                self.seq_task = getattr(self, "seq_task", 0) + 1
+                cur["task"] = self.seq_task
+                cur["tokens"] = tokens
+            if busy is not None:
+                cur["busy"] = busy
+
+    def live_slots(self):
+        """/slots built from the requests the mock served ("slots_live")."""
+        out = []
+        with self.lock:
+            for i in range(self.n_slots):
+                cur = self.live.get(i, {"task": -1, "tokens": 0, "busy": False})
+                out.append({"id": i, "n_ctx": int(self.scenario.get("n_ctx") or 4096), "id_task": cur["task"],
+                            "is_processing": cur["busy"], "n_prompt_tokens": cur["tokens"],
+                            "next_token": [{"has_next_token": cur["busy"], "n_remain": -1,
+                                            "n_decoded": cur.get("decoded", 0)}]})
+        return out
 
     def load_json(self, name, default):
         """A fixture's parsed JSON, or default when the file is missing."""
@@ -591,6 +624,14 @@ class Handler(BaseHTTPRequestHandler):
 
     def stream(self, events, turn):
         self.start_stream()
+        if isinstance(turn.get("pause_s"), (int, float)):
+            end = time.monotonic() + turn["pause_s"]
+            while time.monotonic() < end and not self.state.stop.is_set():
+                time.sleep(0.1)
+                with self.state.lock:
+                    for cur in self.state.live.values():
+                        if cur["busy"]:
+                            cur["decoded"] = cur.get("decoded", 0) + 1
         if turn.get("hang"):
             if events and turn.get("hang") != "headers":
                 self.raw_chunk(events[0])
@@ -683,6 +724,8 @@ class Handler(BaseHTTPRequestHandler):
         elif m == "GET" and path == "/slots":
             if st.scenario.get("slots", True) is False:
                 self.send_json(501, SLOTS_OFF_BODY)
+            elif st.scenario.get("slots_live"):
+                self.send_json(200, st.live_slots())
             else:
                 self.send_json(200, st.slots_idle)
         elif m == "GET" and path == "/metrics":
@@ -798,6 +841,7 @@ class Handler(BaseHTTPRequestHandler):
         total = max(1, tok_estimate(prompt))
         cache = min(tok_estimate(prompt[:keep]), total - 1)
         timings = {"cache_n": cache, "prompt_n": total - cache, "predicted_n": 0}
+        st.live_task(b, tokens=total)
         self.rec.update(kind="completion", final={"timings": timings, "slot": slot})
         self.send_json(200, {"content": "", "id_slot": slot, "tokens_evaluated": total,
                              "stop": True, "stop_type": "limit", "timings": timings})
@@ -849,6 +893,7 @@ class Handler(BaseHTTPRequestHandler):
             self.stream(events, turn)
             return
         events, kind, ids, s = build_turn(st, turn, body)
+        st.live_task(body, tokens=s.total, busy=True)
         self.rec["kind"] = kind
         self.rec["tool_call_ids"] = ids
         self.rec["final"] = s.final
@@ -857,8 +902,10 @@ class Handler(BaseHTTPRequestHandler):
             if kind == "content_tool_call":
                 text += turn["content_tool_call"]
             self.send_json(200, s.message(text, turn.get("tool_calls") or []))
+            st.live_task(body, busy=False)
             return
         self.stream(events, turn)
+        st.live_task(body, busy=False)
 
     def http_error(self, turn):
         status = int(turn["http_error"])
