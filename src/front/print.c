@@ -14,6 +14,8 @@
 #include "front/cmd_template.h"
 #include "front/cmd_ui.h"
 #include "front/cmd_commit.h"
+#include "front/commands.h"
+#include "llm/toolset.h"
 #include "route/step.h"
 #include "llama/llama.h"
 #include "base/log.h"
@@ -187,6 +189,33 @@ print_cmd_help(void *ctx, const struct cmd *self, const char *args, struct buf *
 	return CMD_DONE;
 }
 
+static void on_mcp_report(void *arg, const char *line);
+
+/* /mcp [reconnect NAME] in print mode: once the servers started (or failed). */
+static enum cmd_result
+print_cmd_mcp(void *ctx, const struct cmd *self, const char *args, struct buf *out)
+{
+	struct front_run *r = (struct front_run *)self->data;
+	size_t nx = 0;
+	const struct tool *const *x;
+	int rc;
+
+	(void)ctx;
+	front_run_wait_mcp(r, on_mcp_report, r);
+	rc = front_mcp_command(r->mcp, NULL, args, out);
+	if (rc < 0)
+		return CMD_ERROR;
+	if (rc > 0) /* reconnecting: wait for it */
+		front_run_wait_mcp(r, on_mcp_report, r);
+	else
+		buf_reset(out);
+	x = tool_extra(&nx);
+	if (r->ntools) /* the counts as the first request would offer them */
+		toolset_sync(&r->toolset, x, nx);
+	(void)front_mcp_command(r->mcp, r->ntools ? &r->toolset : NULL, "", out);
+	return CMD_DONE;
+}
+
 /* A slash-command task that goes on after it returns (/commit). */
 struct print_cmd {
 	struct front_run *r;
@@ -259,6 +288,8 @@ static int
 print_command(struct front_run *r)
 {
 	static const struct cmd help = { "help", "", "list the commands", print_cmd_help, NULL };
+	struct cmd mcp_cmd = { "mcp", "[reconnect NAME]", "MCP servers: state and tools; reconnect one",
+			       print_cmd_mcp, NULL };
 	struct front_cmd reg;
 	struct prompt_context_templates tpl;
 	struct buf out = BUF_INIT, warnings = BUF_INIT;
@@ -269,6 +300,8 @@ print_command(struct front_run *r)
 		return -1;
 	front_cmd_init(&reg);
 	front_cmd_add(&reg, &help);
+	mcp_cmd.data = r;
+	front_cmd_add(&reg, &mcp_cmd);
 	front_checkpoint_commands(&reg, &r->cp);
 	memset(&pc, 0, sizeof pc);
 	pc.r = r;

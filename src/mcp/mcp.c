@@ -40,6 +40,7 @@
 
 #define MCP_MAX_QUEUE (64u << 20) /* unwritten bytes before a server counts as stuck */
 #define MCP_ERR_TAIL 2048
+#define MCP_PROGRESS_CAP 10 /* progress extends a call to at most this many timeouts */
 
 /* Report a line through the sink, or keep it until there is one. */
 void
@@ -123,6 +124,8 @@ mcp_server_fail(struct mcp_server *s, const char *why)
 	s->state = SRV_DEAD;
 	buf_addf(&line, "mcp server %s: %s", s->name, why);
 	err_tail(s, &line);
+	free(s->why);
+	s->why = xstrdup(line.data + strlen("mcp server : ") + strlen(s->name));
 	buf_adds(&line, "; its tools are removed");
 	mcp_tools_unregister_all(s);
 	close_pipes(s);
@@ -193,17 +196,33 @@ mcp_server_send(struct mcp_server *s, struct buf *line)
 	mcp_flush(s);
 }
 
-/* A request timed out: cancel it on the server, then give up on the server. */
+/*
+ * A request timed out.  A tools/call is cancelled on the server
+ * (notifications/cancelled) and fails alone: the server and its other
+ * calls go on.  A server that does not answer initialize or tools/list
+ * is given up on.
+ */
 static void
 on_pend_timeout(struct loop *l, long id, void *arg)
 {
 	struct pend *p = arg;
 	struct mcp_server *s = p->srv;
 	struct buf line = BUF_INIT, why = BUF_INIT;
+	int secs = (int)((loop_now_ms(s->m->loop) - p->t_start + 500) / 1000);
 
 	(void)l;
 	(void)id;
 	p->timer = 0;
+	if (p->job) {
+		buf_addf(&why, "mcp server %s did not answer %s within %d s (setting mcp_timeout",
+			 s->name, p->what, secs);
+		if (p->nprogress)
+			buf_addf(&why, "; %ld progress notifications extended the wait", p->nprogress);
+		buf_adds(&why, "): the call was cancelled, the server keeps running");
+		mcp_server_cancel(s, p, "timed out", why.data);
+		buf_release(&why);
+		return;
+	}
 	mcp_wire_notify(&line, "notifications/cancelled",
 		       mcp_wire_cancel_params(p->id, "timed out"));
 	mcp_server_send(s, &line);
@@ -212,6 +231,26 @@ on_pend_timeout(struct loop *l, long id, void *arg)
 	mcp_server_fail(s, why.data);
 	buf_release(&line);
 	buf_release(&why);
+}
+
+/* Progress for a request in flight: its timer starts again, up to MCP_PROGRESS_CAP timeouts in all. */
+void
+mcp_server_progress(struct mcp_server *s, long id)
+{
+	struct pend *p;
+	uint64_t now = loop_now_ms(s->m->loop), end, cap;
+
+	for (p = s->pends; p && p->id != id; p = p->next)
+		;
+	if (!p || !p->timer)
+		return;
+	p->nprogress++;
+	cap = p->t_start + (uint64_t)s->m->timeout_ms * MCP_PROGRESS_CAP;
+	end = now + (uint64_t)s->m->timeout_ms;
+	if (end > cap)
+		end = cap;
+	loop_timer_del(s->m->loop, p->timer);
+	p->timer = loop_timer_add(s->m->loop, end > now ? end - now : 0, on_pend_timeout, p);
 }
 
 /* Send a request and remember it; the pend is returned (NULL when the server is dead). */
@@ -231,6 +270,7 @@ mcp_server_request(struct mcp_server *s, const char *method, cJSON *params, cons
 	snprintf(p->what, sizeof p->what, "%s", what);
 	p->next = s->pends;
 	s->pends = p;
+	p->t_start = loop_now_ms(s->m->loop);
 	p->timer = loop_timer_add(s->m->loop, (uint64_t)s->m->timeout_ms, on_pend_timeout, p);
 	mcp_wire_request(&line, p->id, method, params);
 	mcp_server_send(s, &line);
@@ -240,7 +280,7 @@ mcp_server_request(struct mcp_server *s, const char *method, cJSON *params, cons
 
 /* Cancel a call the agent aborts: tell the server, end the job. */
 void
-mcp_server_cancel(struct mcp_server *s, struct pend *p, const char *reason)
+mcp_server_cancel(struct mcp_server *s, struct pend *p, const char *reason, const char *msg)
 {
 	struct buf line = BUF_INIT;
 	struct tool_job *job = p->job;
@@ -250,7 +290,7 @@ mcp_server_cancel(struct mcp_server *s, struct pend *p, const char *reason)
 	free(p);
 	mcp_server_send(s, &line);
 	buf_release(&line);
-	tool_job_fail(job, "cancelled: %s", reason);
+	tool_job_fail(job, "%s", msg);
 }
 
 /* proc: stdout bytes; each complete line is one message. */
@@ -355,19 +395,24 @@ make_pipes(int in[2], int errp[2])
 
 /* Spawn one server and send initialize. */
 static void
-start_server(struct mcp *m, struct mcp_server *s, const struct mcp_config_server *c)
+start_server(struct mcp *m, struct mcp_server *s)
 {
 	struct proc_spec spec = { 0 };
 	struct err e = ERR_INIT;
 	int in[2], errp[2];
 
+	s->starts++;
+	if (!s->argv) {
+		mcp_server_fail(s, "the http and sse transports are not supported yet");
+		return;
+	}
 	if (make_pipes(in, errp) < 0) {
 		mcp_server_fail(s, "cannot create pipes");
 		return;
 	}
-	spec.argv = (const char *const *)c->argv;
+	spec.argv = (const char *const *)s->argv;
 	spec.cwd = m->root;
-	spec.env = (const char *const *)c->env;
+	spec.env = (const char *const *)s->env;
 	spec.on_output = on_output;
 	spec.on_exit = on_exit_cb;
 	spec.arg = s;
@@ -386,6 +431,34 @@ start_server(struct mcp *m, struct mcp_server *s, const struct mcp_config_server
 	loop_watch(m->loop, s->err_r, LOOP_READ, on_stderr, s);
 	(void)mcp_server_request(s, "initialize", mcp_wire_init_params("hearth", HEARTH_VERSION),
 				 "initialize");
+}
+
+/* A copy of a NULL-terminated string vector (NULL stays NULL). */
+static char **
+strv_dup(char *const *v)
+{
+	size_t n = 0, i;
+	char **out;
+
+	if (!v)
+		return NULL;
+	while (v[n])
+		n++;
+	out = xcalloc(n + 1, sizeof *out);
+	for (i = 0; i < n; i++)
+		out[i] = xstrdup(v[i]);
+	return out;
+}
+
+/* Free a vector from strv_dup. */
+static void
+strv_free(char **v)
+{
+	size_t i;
+
+	for (i = 0; v && v[i]; i++)
+		free(v[i]);
+	free(v);
 }
 
 /* A manager with no servers yet. */
@@ -414,11 +487,13 @@ mcp_start(struct mcp *m, const struct mcp_config *cfg)
 
 		s->m = m;
 		s->name = xstrdup(cfg->v[i].name);
+		s->argv = strv_dup(cfg->v[i].argv);
+		s->env = strv_dup(cfg->v[i].env);
 		s->in_w = s->err_r = -1;
 		buf_init(&s->outq, 0);
 		buf_init(&s->errtail, 0);
 		mcp_wire_lines_init(&s->lines);
-		start_server(m, s, &cfg->v[i]);
+		start_server(m, s);
 	}
 }
 
@@ -450,12 +525,12 @@ mcp_starting(const struct mcp *m)
 	return n;
 }
 
-/* /mcp: one line per server. */
+/* /mcp: per server its state, command, last failure and tools. */
 void
 mcp_status(const struct mcp *m, struct buf *out)
 {
 	static const char *const names[] = { "starting", "ready", "failed" };
-	size_t i;
+	size_t i, j, k;
 
 	if (!m || !m->nservers) {
 		buf_adds(out, "no mcp servers configured (.mcp.json in the project, mcp.json in the config dir)\n");
@@ -464,9 +539,59 @@ mcp_status(const struct mcp *m, struct buf *out)
 	for (i = 0; i < m->nservers; i++) {
 		const struct mcp_server *s = &m->servers[i];
 
-		buf_addf(out, "%s: %s, %zu tool%s\n", s->name, names[s->state], s->nreg,
+		buf_addf(out, "%s: %s, %zu tool%s; stdio:", s->name, names[s->state], s->nreg,
 			 s->nreg == 1 ? "" : "s");
+		for (k = 0; s->argv && s->argv[k] && k < 4; k++)
+			buf_addf(out, " %s", s->argv[k]);
+		if (s->argv && k == 4 && s->argv[k])
+			buf_adds(out, " …");
+		if (s->starts > 1)
+			buf_addf(out, "; reconnected %d time%s", s->starts - 1, s->starts == 2 ? "" : "s");
+		buf_addch(out, '\n');
+		if (s->state == SRV_DEAD && s->why)
+			buf_addf(out, "  failed: %s (/mcp reconnect %s to start it again)\n", s->why, s->name);
+		for (j = 0; j < s->nreg; j++) {
+			const struct mcp_tool *t = s->reg[j];
+			size_t dl = strcspn(t->desc, "\n");
+
+			buf_addf(out, "  %s%s: %.*s\n", t->name, t->t.flags & TOOL_READ_ONLY ? " (read-only)" : "",
+				 (int)(dl > 80 ? 80 : dl), t->desc);
+		}
 	}
+}
+
+/* Kill server name (if running) and start it again. */
+int
+mcp_reconnect(struct mcp *m, const char *name, struct buf *out)
+{
+	struct mcp_server *s = NULL;
+	size_t i;
+
+	for (i = 0; m && i < m->nservers; i++)
+		if (!strcmp(m->servers[i].name, name))
+			s = &m->servers[i];
+	if (!s) {
+		buf_addf(out, "no mcp server named \"%s\"; /mcp lists them\n", name);
+		return -1;
+	}
+	if (s->state != SRV_DEAD)
+		mcp_server_fail(s, "stopped to reconnect (/mcp reconnect)");
+	proc_free(s->proc); /* abandoned: killed, no callback */
+	s->proc = NULL;
+	buf_reset(&s->outq);
+	s->outpos = 0;
+	buf_reset(&s->errtail);
+	mcp_wire_lines_release(&s->lines);
+	mcp_wire_lines_init(&s->lines);
+	mcp_wire_tools_free(s->listing, s->nlisting);
+	s->listing = NULL;
+	s->nlisting = 0;
+	s->listing_busy = s->relist = s->pages = 0;
+	s->state = SRV_STARTING;
+	start_server(m, s);
+	buf_addf(out, "mcp server %s: %s\n", s->name,
+		 s->state == SRV_DEAD ? "could not start again (see the line above)" : "starting again");
+	return s->state == SRV_DEAD ? -1 : 0;
 }
 
 /* One server's name and state, for stream-json's init line. */
@@ -502,6 +627,9 @@ mcp_free(struct mcp *m)
 		mcp_wire_tools_free(s->listing, s->nlisting);
 		free(s->reg);
 		free(s->name);
+		free(s->why);
+		strv_free(s->argv);
+		strv_free(s->env);
 	}
 	mcp_tools_free_all(m);
 	free(m->servers);

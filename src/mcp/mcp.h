@@ -14,10 +14,15 @@
  * tools.  A tool call is tools/call; aborting it (agent_abort) sends
  * notifications/cancelled.
  *
+ * Timeouts: a tools/call carries a progressToken; each
+ * notifications/progress for it starts its wait (setting mcp_timeout)
+ * again, up to 10 timeouts in all.  A call that runs out of time is
+ * cancelled on its own (notifications/cancelled, the job fails with one
+ * line); the server and its other calls go on.
+ *
  * Failure: a server that cannot start, exits, closes its pipes, answers
- * anything but JSON-RPC 2.0, or does not answer a request within the
- * timeout (setting mcp_timeout; a timed-out call is cancelled first) is
- * reported in one line ("mcp server NAME: ...; its tools are removed"),
+ * anything but JSON-RPC 2.0, or does not answer initialize or tools/list
+ * within the timeout is reported in one line ("mcp server NAME: ...; its tools are removed"),
  * killed with its process group, and its tools are unregistered; calls
  * in flight end with that line as their error.  The session continues.
  *
@@ -50,8 +55,19 @@ void mcp_start(struct mcp *m, const struct mcp_config *cfg);
 void mcp_set_report(struct mcp *m, mcp_report_fn fn, void *arg);
 /* How many servers are still starting (initialize or the first tools/list in flight). */
 size_t mcp_starting(const struct mcp *m);
-/* One line per server: name, state, number of tools (for /mcp). */
+/*
+ * For /mcp: per server a line with its name, state, number of tools and
+ * command, the reason it failed, then one line per tool (name, whether
+ * it only reads, the first line of its description).
+ */
 void mcp_status(const struct mcp *m, struct buf *out);
+/*
+ * Stop server name (when it runs; its calls in flight fail) and start it
+ * again from its configuration; its tools come back once it lists them.
+ * 0 with a line in out, or -1 with a line saying why (no such server,
+ * cannot start).
+ */
+int mcp_reconnect(struct mcp *m, const char *name, struct buf *out);
 /*
  * Server i in configuration order: its name and state as Claude Code's
  * stream-json init names them ("pending", "connected", "failed"); 0, or

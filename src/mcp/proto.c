@@ -137,6 +137,13 @@ mcp_proto_dispatch(struct mcp_server *s, const struct mcp_wire_msg *msg)
 		on_request(s, msg);
 		break;
 	case MCP_WIRE_NOTIFICATION:
+		if (!strcmp(msg->method, "notifications/progress")) {
+			const cJSON *tok = cJSON_GetObjectItemCaseSensitive(msg->params, "progressToken");
+
+			if (cJSON_IsNumber(tok))
+				mcp_server_progress(s, (long)tok->valuedouble);
+			break;
+		}
 		if (strcmp(msg->method, "notifications/tools/list_changed"))
 			break;
 		if (s->listing_busy || s->state == SRV_STARTING)

@@ -38,7 +38,7 @@ mcp_tools_start(struct tool_job *job, const cJSON *args)
 {
 	const struct mcp_tool *t = (const struct mcp_tool *)job->tool;
 	struct mcp_server *s = t->srv;
-	cJSON *params;
+	cJSON *params, *meta;
 	char what[96];
 	struct pend *p;
 
@@ -50,6 +50,9 @@ mcp_tools_start(struct tool_job *job, const cJSON *args)
 	params = cJSON_CreateObject();
 	cJSON_AddStringToObject(params, "name", t->remote);
 	cJSON_AddItemToObject(params, "arguments", cJSON_Duplicate(args, 1));
+	/* the progress token is the request id (the next one): progress extends the wait */
+	meta = cJSON_AddObjectToObject(params, "_meta");
+	cJSON_AddNumberToObject(meta, "progressToken", (double)(s->next_id + 1));
 	snprintf(what, sizeof what, "tools/call %s", t->remote);
 	p = mcp_server_request(s, "tools/call", params, what);
 	if (!p) {
@@ -71,7 +74,7 @@ mcp_tools_cancel(struct tool_job *job)
 		tool_job_fail(job, "cancelled");
 		return;
 	}
-	mcp_server_cancel(p->srv, p, "the user aborted the turn");
+	mcp_server_cancel(p->srv, p, "the user aborted the turn", "cancelled: the user aborted the turn");
 }
 
 /* The answer of a tools/call. */
@@ -121,7 +124,7 @@ make_tool(struct mcp_server *s, const struct mcp_wire_tool *w)
 	t->t.description = t->desc;
 	t->t.schema_json = t->schema;
 	/* unless the server says it only reads, a call may change files: checkpoint first */
-	t->t.flags = w->read_only ? TOOL_READ_ONLY : TOOL_MUTATES | TOOL_NEEDS_APPROVAL;
+	t->t.flags = TOOL_EXTERNAL | (w->read_only ? TOOL_READ_ONLY : TOOL_MUTATES | TOOL_NEEDS_APPROVAL);
 	t->t.start = mcp_tools_start;
 	t->t.cancel = mcp_tools_cancel;
 	/* a "path" argument is held to the workspace like a built-in tool's; the

@@ -12,6 +12,7 @@
 #define HEARTH_MCP_TOOLS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include <cjson/cJSON.h>
 
@@ -33,6 +34,8 @@ struct pend {
 	long timer;
 	char what[96];         /* "initialize", "tools/list", "tools/call NAME" */
 	struct tool_job *job;  /* tools/call: the agent's job; else NULL */
+	uint64_t t_start;      /* loop time sent (progress extends the wait up to a cap) */
+	long nprogress;        /* notifications/progress received for it */
 };
 
 struct mcp_tool {
@@ -46,6 +49,9 @@ struct mcp_tool {
 struct mcp_server {
 	struct mcp *m;
 	char *name;
+	char **argv, **env;    /* how to start it (copied from the config; reconnect) */
+	char *why;             /* the last failure's line (NULL: none) */
+	int starts;            /* times started (1 + reconnects) */
 	enum mcp_srv_state state;
 	struct proc *proc;
 	int in_w, err_r;       /* stdin write end, stderr read end; -1 when closed */
@@ -85,8 +91,10 @@ struct pend *mcp_server_request(struct mcp_server *s, const char *method, cJSON 
 				const char *what);
 /* mcp/mcp.c: take p off s's requests in flight and stop its timer (the caller frees p). */
 void mcp_server_unlink(struct mcp_server *s, struct pend *p);
-/* mcp/mcp.c: cancel a call in flight (notifications/cancelled) and fail its job. */
-void mcp_server_cancel(struct mcp_server *s, struct pend *p, const char *reason);
+/* mcp/mcp.c: cancel a call in flight (notifications/cancelled) and fail its job with msg. */
+void mcp_server_cancel(struct mcp_server *s, struct pend *p, const char *reason, const char *msg);
+/* mcp/mcp.c: notifications/progress for request id: the wait starts again (up to the cap). */
+void mcp_server_progress(struct mcp_server *s, long id);
 
 /* Replace s's registered tools with its finished listing (the listing is consumed). */
 void mcp_tools_install(struct mcp_server *s);
