@@ -32,6 +32,8 @@
 #include "base/json.h"
 #include "io/loop.h"
 #include "mcp/config.h"
+#include "mcp/http.h"
+#include "io/http.h"
 #include "mcp/proto.h"
 #include "mcp/tools.h"
 #include "mcp/wire.h"
@@ -129,6 +131,7 @@ mcp_server_fail(struct mcp_server *s, const char *why)
 	buf_adds(&line, "; its tools are removed");
 	mcp_tools_unregister_all(s);
 	close_pipes(s);
+	mcp_http_close(s);
 	if (s->proc)
 		proc_kill(s->proc);
 	mcp_report(s->m, "%s", line.data);
@@ -188,6 +191,10 @@ mcp_server_send(struct mcp_server *s, struct buf *line)
 {
 	if (s->state == SRV_DEAD)
 		return;
+	if (s->transport != MCP_STDIO) {
+		mcp_http_send(s, line);
+		return;
+	}
 	if (s->outq.len - s->outpos + line->len > MCP_MAX_QUEUE) {
 		mcp_server_fail(s, "does not read its input");
 		return;
@@ -402,8 +409,10 @@ start_server(struct mcp *m, struct mcp_server *s)
 	int in[2], errp[2];
 
 	s->starts++;
-	if (!s->argv) {
-		mcp_server_fail(s, "the http and sse transports are not supported yet");
+	if (s->transport != MCP_STDIO) {
+		mcp_http_start(s);
+		(void)mcp_server_request(s, "initialize", mcp_wire_init_params("hearth", HEARTH_VERSION),
+					 "initialize");
 		return;
 	}
 	if (make_pipes(in, errp) < 0) {
@@ -489,6 +498,9 @@ mcp_start(struct mcp *m, const struct mcp_config *cfg)
 		s->name = xstrdup(cfg->v[i].name);
 		s->argv = strv_dup(cfg->v[i].argv);
 		s->env = strv_dup(cfg->v[i].env);
+		s->transport = cfg->v[i].transport;
+		s->url = cfg->v[i].url ? xstrdup(cfg->v[i].url) : NULL;
+		s->headers = strv_dup(cfg->v[i].headers);
 		s->in_w = s->err_r = -1;
 		buf_init(&s->outq, 0);
 		buf_init(&s->errtail, 0);
@@ -539,8 +551,11 @@ mcp_status(const struct mcp *m, struct buf *out)
 	for (i = 0; i < m->nservers; i++) {
 		const struct mcp_server *s = &m->servers[i];
 
-		buf_addf(out, "%s: %s, %zu tool%s; stdio:", s->name, names[s->state], s->nreg,
-			 s->nreg == 1 ? "" : "s");
+		buf_addf(out, "%s: %s, %zu tool%s; %s", s->name, names[s->state], s->nreg,
+			 s->nreg == 1 ? "" : "s",
+			 s->transport == MCP_HTTP ? "http " : s->transport == MCP_SSE ? "sse " : "stdio:");
+		if (s->url)
+			buf_adds(out, s->url);
 		for (k = 0; s->argv && s->argv[k] && k < 4; k++)
 			buf_addf(out, " %s", s->argv[k]);
 		if (s->argv && k == 4 && s->argv[k])
@@ -630,8 +645,11 @@ mcp_free(struct mcp *m)
 		free(s->why);
 		strv_free(s->argv);
 		strv_free(s->env);
+		strv_free(s->headers);
+		free(s->url);
 	}
 	mcp_tools_free_all(m);
+	http_free(m->http);
 	free(m->servers);
 	free(m->root);
 	buf_release(&m->queued);

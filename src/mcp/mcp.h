@@ -1,5 +1,5 @@
 /*
- * mcp/mcp: MCP servers over stdio as tools (the client side of the Model
+ * mcp/mcp: MCP servers (stdio, or HTTP: mcp/http.h) as tools (the client side of the Model
  * Context Protocol).
  *
  * mcp_start spawns every configured server (mcp_config) as a child on the

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "base/json.h"
+#include "mcp/http.h"
 #include "base/xmalloc.h"
 
 /* Ask for (the next page of) the tool list. */
@@ -87,6 +88,7 @@ on_initialize(struct mcp_server *s, const struct mcp_wire_msg *msg)
 	mcp_wire_notify(&line, "notifications/initialized", NULL);
 	mcp_server_send(s, &line);
 	buf_release(&line);
+	mcp_http_initialized(s);
 	request_list(s, NULL);
 }
 

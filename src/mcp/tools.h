@@ -17,10 +17,13 @@
 #include <cjson/cJSON.h>
 
 #include "base/buf.h"
+#include "mcp/config.h"
 #include "mcp/mcp.h"
 #include "mcp/wire.h"
 #include "llm/tool.h"
 
+struct http;
+struct mcp_post;
 struct proc;
 struct mcp_server;
 
@@ -50,6 +53,14 @@ struct mcp_server {
 	struct mcp *m;
 	char *name;
 	char **argv, **env;    /* how to start it (copied from the config; reconnect) */
+	enum mcp_transport transport;
+	char *url;             /* http, sse */
+	char **headers;        /* http, sse: "Name: value", NULL-terminated */
+	char *session_id;      /* http: Mcp-Session-Id from the server (NULL: none yet) */
+	char *post_url;        /* sse: where to POST (the stream's endpoint event) */
+	struct mcp_post *posts; /* http, sse: requests in flight (mcp/http.c) */
+	long http_timer;       /* http, sse: sends outq (and the listening GET) from the loop */
+	int want_listen;       /* http: open the listening GET on the next flush */
 	char *why;             /* the last failure's line (NULL: none) */
 	int starts;            /* times started (1 + reconnects) */
 	enum mcp_srv_state state;
@@ -70,6 +81,7 @@ struct mcp_server {
 
 struct mcp {
 	struct loop *loop;
+	struct http *http;     /* the http and sse servers' client (own; made on first use) */
 	char *root;
 	int timeout_ms;
 	struct mcp_server *servers;
