@@ -256,6 +256,9 @@ call_tool(const cJSON *id, const cJSON *params)
 		extra_on = !extra_on;
 		printf("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\"}\n");
 		reply(id, text_result(extra_on ? "extra added" : "extra removed", 0));
+	} else if (!strncmp(name, "gen_", 4) && atoi(name + 4) < many) {
+		snprintf(text, sizeof text, "generated tool %d answers", atoi(name + 4));
+		reply(id, text_result(text, 0));
 	} else if (!strcmp(name, "extra") && extra_on) {
 		reply(id, text_result("extra here", 0));
 	} else {

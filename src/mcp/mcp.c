@@ -42,6 +42,7 @@
 
 #define MCP_MAX_QUEUE (64u << 20) /* unwritten bytes before a server counts as stuck */
 #define MCP_ERR_TAIL 2048
+#define MCP_START_MIN_MS 30000 /* initialize and tools/list get at least this long */
 #define MCP_PROGRESS_CAP 10 /* progress extends a call to at most this many timeouts */
 
 /* Report a line through the sink, or keep it until there is one. */
@@ -233,8 +234,8 @@ on_pend_timeout(struct loop *l, long id, void *arg)
 	mcp_wire_notify(&line, "notifications/cancelled",
 		       mcp_wire_cancel_params(p->id, "timed out"));
 	mcp_server_send(s, &line);
-	buf_addf(&why, "did not answer %s within %d s (setting mcp_timeout)", p->what,
-		 s->m->timeout_ms / 1000);
+	buf_addf(&why, "did not answer %s within %d s (setting mcp_timeout; at least %d s to start)", p->what,
+		 secs, MCP_START_MIN_MS / 1000);
 	mcp_server_fail(s, why.data);
 	buf_release(&line);
 	buf_release(&why);
@@ -260,6 +261,19 @@ mcp_server_progress(struct mcp_server *s, long id)
 	p->timer = loop_timer_add(s->m->loop, end > now ? end - now : 0, on_pend_timeout, p);
 }
 
+/*
+ * How long a request may take: mcp_timeout for a call; for the start-up
+ * requests (initialize, tools/list) at least MCP_START_MIN_MS, since a
+ * server run through node or npx takes seconds to start.
+ */
+static int
+pend_timeout_ms(const struct mcp_server *s, const char *method)
+{
+	if (!strcmp(method, "tools/call") || s->m->timeout_ms >= MCP_START_MIN_MS)
+		return s->m->timeout_ms;
+	return MCP_START_MIN_MS;
+}
+
 /* Send a request and remember it; the pend is returned (NULL when the server is dead). */
 struct pend *
 mcp_server_request(struct mcp_server *s, const char *method, cJSON *params, const char *what)
@@ -278,7 +292,7 @@ mcp_server_request(struct mcp_server *s, const char *method, cJSON *params, cons
 	p->next = s->pends;
 	s->pends = p;
 	p->t_start = loop_now_ms(s->m->loop);
-	p->timer = loop_timer_add(s->m->loop, (uint64_t)s->m->timeout_ms, on_pend_timeout, p);
+	p->timer = loop_timer_add(s->m->loop, (uint64_t)pend_timeout_ms(s, method), on_pend_timeout, p);
 	mcp_wire_request(&line, p->id, method, params);
 	mcp_server_send(s, &line);
 	buf_release(&line);

@@ -22,7 +22,8 @@
  *
  * Failure: a server that cannot start, exits, closes its pipes, answers
  * anything but JSON-RPC 2.0, or does not answer initialize or tools/list
- * within the timeout is reported in one line ("mcp server NAME: ...; its tools are removed"),
+ * within the timeout (at least 30 s: node and npx servers take seconds to
+ * start) is reported in one line ("mcp server NAME: ...; its tools are removed"),
  * killed with its process group, and its tools are unregistered; calls
  * in flight end with that line as their error.  The session continues.
  *
