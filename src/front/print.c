@@ -216,6 +216,60 @@ print_cmd_mcp(void *ctx, const struct cmd *self, const char *args, struct buf *o
 	return CMD_DONE;
 }
 
+/* A prompt being expanded (print_mcp_prompt). */
+struct print_prompt {
+	int done, ok;
+	struct buf text;
+};
+
+/* prompts/get answered (or failed). */
+static void
+print_prompt_done(void *arg, int ok, const char *text)
+{
+	struct print_prompt *pp = arg;
+
+	pp->done = 1;
+	pp->ok = ok;
+	buf_adds(&pp->text, text);
+}
+
+/*
+ * A task "/mcp__<server>__<prompt> ARGS": once the servers are up, the
+ * prompt's text (prompts/get) becomes the task.  -1 to go on with it, or
+ * an exit code.
+ */
+static int
+print_mcp_prompt(struct front_run *r)
+{
+	struct print_prompt pp = { 0, 0, BUF_INIT };
+	struct buf err = BUF_INIT, cmd = BUF_INIT;
+	const char *t = r->o->task.data + 1;
+	size_t n = strcspn(t, " \t\n");
+	int code = -1;
+
+	buf_add(&cmd, t, n);
+	front_run_wait_mcp(r, on_mcp_report, r);
+	if (mcp_prompt_get(r->mcp, cmd.data, t + n, print_prompt_done, &pp, &err) < 0) {
+		fprintf(stderr, "hearth: %s\n", err.data);
+		code = FRONT_CLI_EXIT_USAGE;
+	} else {
+		while (!pp.done && !r->interrupted && !loop_stopped(r->loop))
+			if (loop_run_once(r->loop, -1, NULL) < 0)
+				break;
+		if (!pp.ok) {
+			fprintf(stderr, "hearth: %s\n", pp.done ? pp.text.data : "interrupted");
+			code = pp.done ? 1 : 130;
+		} else {
+			buf_reset(&r->o->task);
+			buf_add(&r->o->task, pp.text.data, pp.text.len);
+		}
+	}
+	buf_release(&pp.text);
+	buf_release(&err);
+	buf_release(&cmd);
+	return code;
+}
+
 /* A slash-command task that goes on after it returns (/commit). */
 struct print_cmd {
 	struct front_run *r;
@@ -298,6 +352,8 @@ print_command(struct front_run *r)
 
 	if (r->o->task.data[0] != '/' || r->o->task.data[1] == '/')
 		return -1;
+	if (!strncmp(r->o->task.data, "/mcp__", 6) && r->mcp) /* an MCP prompt */
+		return print_mcp_prompt(r);
 	front_cmd_init(&reg);
 	front_cmd_add(&reg, &help);
 	mcp_cmd.data = r;

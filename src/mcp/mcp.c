@@ -136,13 +136,18 @@ mcp_server_fail(struct mcp_server *s, const char *why)
 	if (s->proc)
 		proc_kill(s->proc);
 	mcp_report(s->m, "%s", line.data);
+	s->prompts_busy = 0;
 	while ((p = s->pends) != NULL) {
 		struct tool_job *job = p->job;
+		mcp_prompt_fn pfn = p->pfn;
+		void *parg = p->parg;
 
 		mcp_server_unlink(s, p);
 		free(p);
 		if (job)
 			tool_job_fail(job, "%s", line.data);
+		else if (pfn)
+			pfn(parg, 0, line.data);
 	}
 	buf_release(&line);
 }
@@ -547,7 +552,7 @@ mcp_starting(const struct mcp *m)
 	size_t i, n = 0;
 
 	for (i = 0; m && i < m->nservers; i++)
-		n += m->servers[i].state == SRV_STARTING;
+		n += m->servers[i].state == SRV_STARTING || m->servers[i].prompts_busy;
 	return n;
 }
 
@@ -586,6 +591,16 @@ mcp_status(const struct mcp *m, struct buf *out)
 			buf_addf(out, "  %s%s: %.*s\n", t->name, t->t.flags & TOOL_READ_ONLY ? " (read-only)" : "",
 				 (int)(dl > 80 ? 80 : dl), t->desc);
 		}
+		for (j = 0; j < s->nprompts; j++) {
+			const struct mcp_prompt *p = &s->prompts[j];
+			size_t dl = strcspn(p->description, "\n");
+
+			buf_adds(out, "  /");
+			mcp_tools_name(out, s->name, p->name);
+			for (k = 0; p->args[k]; k++)
+				buf_addf(out, k < 32 && p->required & (1u << k) ? " %s" : " [%s]", p->args[k]);
+			buf_addf(out, " (prompt): %.*s\n", (int)(dl > 80 ? 80 : dl), p->description);
+		}
 	}
 }
 
@@ -616,11 +631,113 @@ mcp_reconnect(struct mcp *m, const char *name, struct buf *out)
 	s->listing = NULL;
 	s->nlisting = 0;
 	s->listing_busy = s->relist = s->pages = 0;
+	mcp_proto_prompts_free(s);
 	s->state = SRV_STARTING;
 	start_server(m, s);
 	buf_addf(out, "mcp server %s: %s\n", s->name,
 		 s->state == SRV_DEAD ? "could not start again (see the line above)" : "starting again");
 	return s->state == SRV_DEAD ? -1 : 0;
+}
+
+/* Prompt i over all servers. */
+int
+mcp_prompt_info(const struct mcp *m, size_t i, const char **command, const char **description,
+		struct buf *synopsis)
+{
+	static struct buf name;
+	size_t j, k;
+
+	for (j = 0; m && j < m->nservers; j++) {
+		const struct mcp_server *s = &m->servers[j];
+		const struct mcp_prompt *p;
+
+		if (s->state == SRV_DEAD || i >= s->nprompts) {
+			i -= s->state == SRV_DEAD ? 0 : s->nprompts;
+			continue;
+		}
+		p = &s->prompts[i];
+		buf_reset(&name);
+		mcp_tools_name(&name, s->name, p->name);
+		*command = name.data;
+		*description = p->description;
+		for (k = 0; synopsis && p->args[k]; k++)
+			buf_addf(synopsis, k < 32 && p->required & (1u << k) ? "%s%s" : "%s[%s]", k ? " " : "",
+				 p->args[k]);
+		return 0;
+	}
+	buf_release(&name);
+	return -1;
+}
+
+/* Expand a prompt: prompts/get with the words of args. */
+int
+mcp_prompt_get(struct mcp *m, const char *command, const char *args, mcp_prompt_fn fn, void *arg,
+	       struct buf *err)
+{
+	struct buf name = BUF_INIT;
+	struct mcp_server *s = NULL;
+	const struct mcp_prompt *p = NULL;
+	cJSON *params, *a;
+	struct pend *pd;
+	char what[96];
+	size_t j, k;
+
+	for (j = 0; m && j < m->nservers && !p; j++) {
+		for (k = 0; k < m->servers[j].nprompts && !p; k++) {
+			buf_reset(&name);
+			mcp_tools_name(&name, m->servers[j].name, m->servers[j].prompts[k].name);
+			if (!strcmp(name.data, command) && m->servers[j].state != SRV_DEAD) {
+				s = &m->servers[j];
+				p = &s->prompts[k];
+			}
+		}
+	}
+	buf_release(&name);
+	if (!p) {
+		buf_addf(err, "no mcp prompt /%s (/mcp lists the prompts)", command);
+		return -1;
+	}
+	params = cJSON_CreateObject();
+	cJSON_AddStringToObject(params, "name", p->name);
+	a = cJSON_AddObjectToObject(params, "arguments");
+	for (k = 0; p->args[k]; k++) {
+		size_t n;
+
+		args += strspn(args, " \t");
+		n = p->args[k + 1] ? strcspn(args, " \t") : strlen(args); /* the last takes the rest */
+		while (!p->args[k + 1] && n && (args[n - 1] == ' ' || args[n - 1] == '\n'))
+			n--;
+		if (!n) {
+			if (k < 32 && p->required & (1u << k)) {
+				struct buf syn = BUF_INIT;
+				size_t q;
+
+				for (q = 0; p->args[q]; q++)
+					buf_addf(&syn, q < 32 && p->required & (1u << q) ? " %s" : " [%s]", p->args[q]);
+				buf_addf(err, "/%s needs %s; usage: /%s%s", command, p->args[k], command, syn.data);
+				buf_release(&syn);
+				cJSON_Delete(params);
+				return -1;
+			}
+			continue;
+		}
+		{
+			char *v = xstrndup(args, n);
+
+			cJSON_AddStringToObject(a, p->args[k], v);
+			free(v);
+		}
+		args += n;
+	}
+	snprintf(what, sizeof what, "prompts/get %s", p->name);
+	pd = mcp_server_request(s, "prompts/get", params, what);
+	if (!pd) {
+		buf_addf(err, "mcp server %s is not running (/mcp reconnect %s)", s->name, s->name);
+		return -1;
+	}
+	pd->pfn = fn;
+	pd->parg = arg;
+	return 0;
 }
 
 /* One server's name and state, for stream-json's init line. */
@@ -657,6 +774,7 @@ mcp_free(struct mcp *m)
 		free(s->reg);
 		free(s->name);
 		free(s->why);
+		mcp_proto_prompts_free(s);
 		strv_free(s->argv);
 		strv_free(s->env);
 		strv_free(s->headers);

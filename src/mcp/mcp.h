@@ -54,7 +54,7 @@ struct mcp *mcp_new(struct loop *l, const char *root, int timeout_s);
 void mcp_start(struct mcp *m, const struct mcp_config *cfg);
 /* Where reports go (NULL: keep them until a sink is set).  m may be NULL. */
 void mcp_set_report(struct mcp *m, mcp_report_fn fn, void *arg);
-/* How many servers are still starting (initialize or the first tools/list in flight). */
+/* How many servers are still starting (initialize, the first tools/list, or prompts/list in flight). */
 size_t mcp_starting(const struct mcp *m);
 /*
  * For /mcp: per server a line with its name, state, number of tools and
@@ -75,6 +75,25 @@ int mcp_reconnect(struct mcp *m, const char *name, struct buf *out);
  * -1 when there is no server i (m may be NULL).
  */
 int mcp_server_info(const struct mcp *m, size_t i, const char **name, const char **state);
+/*
+ * Prompts: a server's prompts (prompts/list, again on
+ * notifications/prompts/list_changed) are commands named like tools,
+ * `mcp__<server>__<prompt>`.  mcp_prompt_info gives prompt i over all
+ * servers (its command, description and argument synopsis, valid until
+ * the next event on the loop); 0, or -1 past the last.
+ */
+int mcp_prompt_info(const struct mcp *m, size_t i, const char **command, const char **description,
+		    struct buf *synopsis);
+/*
+ * Expand prompt `command` with args (words in the order of the prompt's
+ * arguments; the last one takes the rest of the line): prompts/get on its
+ * server, then fn(arg, 1, text of its messages) or fn(arg, 0, one line of
+ * why) from the loop.  0 once sent; -1 with a line in err (no such
+ * prompt, a required argument missing: the usage).
+ */
+typedef void (*mcp_prompt_fn)(void *arg, int ok, const char *text);
+int mcp_prompt_get(struct mcp *m, const char *command, const char *args, mcp_prompt_fn fn, void *arg,
+		   struct buf *err);
 /* Kill every server, unregister their tools and free everything.  NULL ok. */
 void mcp_free(struct mcp *m);
 

@@ -29,6 +29,13 @@ struct mcp_server;
 
 enum mcp_srv_state { SRV_STARTING, SRV_READY, SRV_DEAD };
 
+/* One prompt of a server (prompts/list): a /command. */
+struct mcp_prompt {
+	char *name, *description;
+	char **args;           /* argument names in order, NULL-terminated */
+	unsigned required;     /* bit i: args[i] is required (the first 32) */
+};
+
 /* A request in flight. */
 struct pend {
 	struct pend *next;
@@ -37,14 +44,23 @@ struct pend {
 	long timer;
 	char what[96];         /* "initialize", "tools/list", "tools/call NAME" */
 	struct tool_job *job;  /* tools/call: the agent's job; else NULL */
+	mcp_prompt_fn pfn;     /* prompts/get: who waits for the text; else NULL */
+	void *parg;
 	uint64_t t_start;      /* loop time sent (progress extends the wait up to a cap) */
 	long nprogress;        /* notifications/progress received for it */
+};
+
+enum mcp_tool_kind {
+	MCP_TOOL_CALL,           /* a listed tool: tools/call */
+	MCP_TOOL_LIST_RESOURCES, /* the server's resources: resources/list */
+	MCP_TOOL_READ_RESOURCE   /* one resource by uri: resources/read */
 };
 
 struct mcp_tool {
 	struct tool t;         /* first: job->tool points here */
 	struct mcp_tool *next; /* every tool ever made (mcp->tools) */
 	struct mcp_server *srv;
+	enum mcp_tool_kind kind;
 	char *remote;
 	char *name, *desc, *schema;
 };
@@ -77,6 +93,11 @@ struct mcp_server {
 	int listing_busy, relist, pages;
 	struct mcp_tool **reg; /* registered now */
 	size_t nreg;
+	int has_resources;     /* initialize: capabilities.resources */
+	int has_prompts;       /* initialize: capabilities.prompts */
+	struct mcp_prompt *prompts; /* prompts/list (has_prompts) */
+	size_t nprompts;
+	int prompts_busy;      /* a prompts/list in flight */
 };
 
 struct mcp {
@@ -107,6 +128,11 @@ void mcp_server_unlink(struct mcp_server *s, struct pend *p);
 void mcp_server_cancel(struct mcp_server *s, struct pend *p, const char *reason, const char *msg);
 /* mcp/mcp.c: notifications/progress for request id: the wait starts again (up to the cap). */
 void mcp_server_progress(struct mcp_server *s, long id);
+
+/* The name of a tool or prompt command: "mcp__<server>__<name>" (unsafe characters '_', 64 at most). */
+void mcp_tools_name(struct buf *b, const char *server, const char *name);
+/* mcp/proto.c: free s's prompts. */
+void mcp_proto_prompts_free(struct mcp_server *s);
 
 /* Replace s's registered tools with its finished listing (the listing is consumed). */
 void mcp_tools_install(struct mcp_server *s);

@@ -108,17 +108,41 @@ need(not any("explored for" in text_of(m.get("content")) for m in CHAT[-1]["mess
 need("EXPLORED_k4" in OUT_TEXT, "answer %r" % OUT_TEXT)'
 mock_stop
 
+# ---- resources (as two read-only tools) and prompts (as /commands) ---------------------
+mock_start mcp_npm_resources
+hearth_run resources -p --server "$MOCK_URL" --cwd "$REPO" --mcp-config "$STDIO_CFG" "Read the features document."
+check_rc "resources: exit status 0" 0
+check "resources: list_resources lists the documents, read_resource reads one" pycheck '
+res = [m for m in CHAT[1]["messages"] if m["role"] == "tool"]
+need(res and "demo://resource/static/document/features.md" in text_of(res[-1]["content"]), "list %r" % res[-1:])
+res = [m for m in CHAT[2]["messages"] if m["role"] == "tool"]
+need(res and len(text_of(res[-1]["content"])) > 200 and "error" not in text_of(res[-1]["content"])[:40].lower(), "read %r" % text_of(res[-1]["content"])[:300])
+need("RESOURCES_DONE_y7" in OUT_TEXT, "answer")'
+mock_stop
+mock_start plain
+hearth_run prompt -p --server "$MOCK_URL" --cwd "$REPO" --mcp-config "$STDIO_CFG" "/mcp__ev__args-prompt Paris"
+check_rc "prompt: exit status 0" 0
+check "prompt: /mcp__ev__args-prompt Paris becomes the task (prompts/get)" pycheck '
+last = CHAT[0]["messages"][-1]
+need(last["role"] == "user" and "weather in Paris" in text_of(last["content"]), "task %r" % last)'
+mock_stop
+hearth_run prompt-usage -p --cwd "$REPO" --mcp-config "$STDIO_CFG" "/mcp__ev__args-prompt"
+check_rc "prompt without its required argument: usage error" 2
+check "prompt without its required argument: the usage line" grep -q "/mcp__ev__args-prompt needs city; usage: /mcp__ev__args-prompt city \[state\]" "$ERR"
+
 # ---- more tools than a request offers ---------------------------------------------------
 MANY_CFG=$(printf '{"mcpServers": {"ev": {"command": "node", "args": ["%s"]}, "fs": {"command": "node", "args": ["%s", "."]}, "demo": {"command": "%s", "args": ["--many=60"]}}}' "$EV" "$FS" "$DEMO")
 hearth_run mcplist -p --cwd "$REPO" --mcp-config "$MANY_CFG" "/mcp"
 check_rc "/mcp (print mode): exit status 0" 0
 check "/mcp (print mode): every server with its state, command and tools; the offered/waiting counts" pycheck '
-need(re.search(r"^ev: ready, 13 tools; stdio: node ", OUT_TEXT, re.M), "ev line: %r" % OUT_TEXT[:300])
+need(re.search(r"^ev: ready, 15 tools; stdio: node ", OUT_TEXT, re.M), "ev line: %r" % OUT_TEXT[:300])
+need("  /mcp__ev__args-prompt city [state] (prompt): " in OUT_TEXT, "no prompt line")
+need("  mcp__ev__read_resource (read-only): " in OUT_TEXT, "no resource tool")
 need(re.search(r"^fs: ready, 14 tools; stdio: node ", OUT_TEXT, re.M), "fs line")
 need(re.search(r"^demo: ready, 65 tools; stdio: ", OUT_TEXT, re.M), "demo line")
 need("  mcp__fs__list_directory (read-only): " in OUT_TEXT and "  mcp__fs__write_file: " in OUT_TEXT, "tool lines")
 m = re.search(r"extension tools: (\d+) offered to the model, (\d+) wait behind tool_search \((\d+) because a request offers at most 48 tools\)", OUT_TEXT)
-need(m and int(m.group(1)) + int(m.group(2)) == 92 and int(m.group(3)) > 0, "counts: %r" % OUT_TEXT[-300:])
+need(m and int(m.group(1)) + int(m.group(2)) == 94 and int(m.group(3)) > 0, "counts: %r" % OUT_TEXT[-300:])
 print("# /mcp: %s offered, %s wait (%s because of the 48-tool limit)" % m.groups())'
 sed -n 's/^extension tools: /# extension tools: /p' "$OUT"
 mock_start mcp_npm_overflow
@@ -178,9 +202,9 @@ for MODE in streamableHttp sse; do
 	HEARTH_E2E_HDR=hdr-value hearth_run "http-$MODE" -p --server "$MOCK_URL" --cwd "$REPO" --mcp-config "$CFG" "Add 20 and 22."
 	T1=$(ms)
 	check_rc "$MODE: exit status 0" 0
-	check "$MODE: server-everything lists its 13 tools and answers get-sum over HTTP" pycheck '
+	check "$MODE: server-everything lists its 13 tools (and the 2 resource tools) and answers get-sum over HTTP" pycheck '
 n = tool_names(CHAT[0])
-need(len([t for t in n if t.startswith("mcp__ev__")]) == 13, "tools %r; stderr %r" % (n, ERR_TEXT[-400:]))
+need(len([t for t in n if t.startswith("mcp__ev__")]) == 15, "tools %r; stderr %r" % (n, ERR_TEXT[-400:]))
 res = [m for m in CHAT[1]["messages"] if m["role"] == "tool"]
 need(res and "42" in text_of(res[-1]["content"]), "get-sum %r" % res)
 need("HTTP_DONE_w3" in OUT_TEXT, "answer %r" % OUT_TEXT)'

@@ -325,6 +325,38 @@ test_cfg_file(void **state)
 	free(dir);
 }
 
+/* resources/list and resources/read answers as text for the model. */
+static void
+test_resources_text(void **state)
+{
+	struct buf out = BUF_INIT;
+	struct err e = ERR_INIT;
+	cJSON *r;
+
+	(void)state;
+	r = cJSON_Parse("{\"resources\":[{\"uri\":\"demo://a\",\"name\":\"A\",\"mimeType\":\"text/plain\","
+			"\"description\":\"first\\nsecond\"},{\"name\":\"no uri\"}],\"nextCursor\":\"c2\"}");
+	assert_int_equal(mcp_wire_resources_text(r, &out, &e), 0);
+	assert_string_equal(out.data, "demo://a  A (text/plain): first\nmore: call again with cursor c2\n");
+	cJSON_Delete(r);
+	buf_reset(&out);
+	r = cJSON_Parse("{\"contents\":[{\"uri\":\"demo://a\",\"text\":\"hello\"},"
+			"{\"uri\":\"demo://b\",\"mimeType\":\"image/png\",\"blob\":\"AAAA\"}]}");
+	assert_int_equal(mcp_wire_resources_text(r, &out, &e), 0);
+	assert_string_equal(out.data, "hello\n[demo://b image/png, 0 KB of binary data]");
+	cJSON_Delete(r);
+	buf_reset(&out);
+	r = cJSON_Parse("{\"resources\":[]}");
+	assert_int_equal(mcp_wire_resources_text(r, &out, &e), 0);
+	assert_string_equal(out.data, "(no resources)\n");
+	cJSON_Delete(r);
+	r = cJSON_Parse("{\"other\":1}");
+	assert_int_equal(mcp_wire_resources_text(r, &out, &e), -1);
+	assert_non_null(strstr(e.msg, "neither"));
+	cJSON_Delete(r);
+	buf_release(&out);
+}
+
 int
 main(void)
 {
@@ -337,6 +369,7 @@ main(void)
 		cmocka_unit_test(test_tools),
 		cmocka_unit_test(test_call_text),
 		cmocka_unit_test(test_cfg_file),
+		cmocka_unit_test(test_resources_text),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
