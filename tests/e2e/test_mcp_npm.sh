@@ -145,6 +145,14 @@ m = re.search(r"extension tools: (\d+) offered to the model, (\d+) wait behind t
 need(m and int(m.group(1)) + int(m.group(2)) == 94 and int(m.group(3)) > 0, "counts: %r" % OUT_TEXT[-300:])
 print("# /mcp: %s offered, %s wait (%s because of the 48-tool limit)" % m.groups())'
 sed -n 's/^extension tools: /# extension tools: /p' "$OUT"
+hearth_run reconnect -p --cwd "$REPO" --mcp-config "$STDIO_CFG" "/mcp reconnect ev"
+check_rc "/mcp reconnect (print mode): exit status 0" 0
+check "/mcp reconnect (print mode): the server is stopped, started again and listed" pycheck '
+need("mcp server ev: starting again" in OUT_TEXT, "out %r" % OUT_TEXT[:200])
+need(re.search(r"^ev: ready, 15 tools; stdio: node .*; reconnected 1 time$", OUT_TEXT, re.M), "out %r" % OUT_TEXT[:300])'
+hearth_run reconnect-bad -p --cwd "$REPO" --mcp-config "$STDIO_CFG" "/mcp reconnect nope"
+check_rc "/mcp reconnect NAME that is not configured: usage error" 2
+check "/mcp reconnect NAME that is not configured: one line says so" grep -q 'no mcp server named "nope"; /mcp lists them' "$ERR"
 mock_start mcp_npm_overflow
 hearth_run overflow -p --verbose --server "$MOCK_URL" --cwd "$REPO" --mcp-config "$MANY_CFG" "Use gen_59."
 check_rc "overflow: exit status 0" 0
