@@ -2,8 +2,11 @@
  * mcp-demo: a small MCP server over stdio (newline-delimited JSON-RPC
  * 2.0), shipped as an example and used by hearth's tests.
  *
- * Tools: echo {text}, add {a, b}, file_stat {path}, sleep {seconds}
- * (answers after the delay unless the client cancels the request first)
+ * Tools: echo {text}, add {a, b}, file_stat {path}, sleep {seconds,
+ * progress_ms} (answers after the delay unless the client cancels the
+ * request first; with progress_ms and the call's _meta.progressToken, a
+ * notifications/progress every progress_ms), --many=N more read-only
+ * tools gen_0 .. gen_N-1 (annotations.readOnlyHint)
  * and toggle {} (adds or removes the tool "extra" and sends
  * notifications/tools/list_changed).  tools/list is paged by
  * --page-size=N (a nextCursor per page).
@@ -37,6 +40,7 @@ static const char *fail_mode = "";
 static const char *log_path;
 static int page_size = 0;
 static int extra_on;
+static int many; /* --many=N: N more read-only tools gen_0 .. gen_N-1 */
 
 /* Write one message as a line on stdout. */
 static void
@@ -95,7 +99,7 @@ static const char *const tool_defs[] = {
 	"{\"name\":\"echo\",\"description\":\"Return the text unchanged.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"text\":{\"type\":\"string\"}},\"required\":[\"text\"]}}",
 	"{\"name\":\"add\",\"description\":\"Add two numbers.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"number\"},\"b\":{\"type\":\"number\"}},\"required\":[\"a\",\"b\"]}}",
 	"{\"name\":\"file_stat\",\"description\":\"Size, type and modification time of a file.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\"}},\"required\":[\"path\"]}}",
-	"{\"name\":\"sleep\",\"description\":\"Wait some seconds, then answer.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"seconds\":{\"type\":\"number\"}},\"required\":[\"seconds\"]}}",
+	"{\"name\":\"sleep\",\"description\":\"Wait some seconds, then answer.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"seconds\":{\"type\":\"number\"},\"progress_ms\":{\"type\":\"number\"}},\"required\":[\"seconds\"]}}",
 	"{\"name\":\"toggle\",\"description\":\"Add or remove the tool extra.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}}}",
 	"{\"name\":\"extra\",\"description\":\"Exists after toggle.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}}}",
 };
@@ -104,7 +108,7 @@ static const char *const tool_defs[] = {
 static void
 list_tools(const cJSON *id, const cJSON *params)
 {
-	int n = extra_on ? 6 : 5, start = 0, end, i;
+	int base = extra_on ? 6 : 5, n = base + many, start = 0, end, i;
 	const cJSON *cur = cJSON_GetObjectItemCaseSensitive(params, "cursor");
 	cJSON *r = cJSON_CreateObject(), *arr = cJSON_CreateArray();
 	char next[16];
@@ -112,8 +116,19 @@ list_tools(const cJSON *id, const cJSON *params)
 	if (cJSON_IsString(cur))
 		start = atoi(cur->valuestring);
 	end = page_size > 0 && start + page_size < n ? start + page_size : n;
-	for (i = start; i < end; i++)
-		cJSON_AddItemToArray(arr, cJSON_Parse(tool_defs[i]));
+	for (i = start; i < end; i++) {
+		char def[400];
+
+		if (i < base) {
+			cJSON_AddItemToArray(arr, cJSON_Parse(tool_defs[i]));
+			continue;
+		}
+		snprintf(def, sizeof def,
+			 "{\"name\":\"gen_%d\",\"description\":\"Generated read-only tool number %d.\","
+			 "\"annotations\":{\"readOnlyHint\":true},"
+			 "\"inputSchema\":{\"type\":\"object\",\"properties\":{}}}", i - base, i - base);
+		cJSON_AddItemToArray(arr, cJSON_Parse(def));
+	}
 	cJSON_AddItemToObject(r, "tools", arr);
 	if (end < n) {
 		snprintf(next, sizeof next, "%d", end);
@@ -142,23 +157,47 @@ file_stat(const char *path)
 
 static int handle(const char *line);
 
-/* Wait up to ms, handling other messages; 1 when request id was cancelled. */
+/* notifications/progress for token (number or string). */
+static void
+send_progress(const cJSON *token, double progress, double total)
+{
+	cJSON *o = cJSON_CreateObject(), *p = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(o, "jsonrpc", "2.0");
+	cJSON_AddStringToObject(o, "method", "notifications/progress");
+	cJSON_AddItemToObject(p, "progressToken", cJSON_Duplicate(token, 1));
+	cJSON_AddNumberToObject(p, "progress", progress);
+	cJSON_AddNumberToObject(p, "total", total);
+	cJSON_AddItemToObject(o, "params", p);
+	send_msg(o);
+}
+
+/*
+ * Wait up to ms, handling other messages; 1 when request id was cancelled.
+ * With a progress token and every_ms > 0, a progress notification every every_ms.
+ */
 static int
-wait_cancellable(double ms, double id)
+wait_cancellable(double ms, double id, const cJSON *token, double every_ms)
 {
 	struct pollfd p = { 0, POLLIN, 0 };
 	struct timespec t0, t1;
 	char line[65536];
+	double next = every_ms;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (;;) {
-		double spent;
+		double spent, until;
 
 		clock_gettime(CLOCK_MONOTONIC, &t1);
 		spent = (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6;
 		if (spent >= ms)
 			return 0;
-		if (poll(&p, 1, (int)(ms - spent) + 1) <= 0)
+		if (token && every_ms > 0 && spent >= next) {
+			send_progress(token, spent, ms);
+			next += every_ms;
+		}
+		until = token && every_ms > 0 && next < ms ? next : ms;
+		if (poll(&p, 1, (int)(until - spent) + 1) <= 0)
 			continue;
 		if (!fgets(line, sizeof line, stdin))
 			exit(0);
@@ -206,13 +245,20 @@ call_tool(const cJSON *id, const cJSON *params)
 		reply(id, file_stat(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(args, "path"))));
 	} else if (!strcmp(name, "sleep")) {
 		const cJSON *s = cJSON_GetObjectItemCaseSensitive(args, "seconds");
+		const cJSON *every = cJSON_GetObjectItemCaseSensitive(args, "progress_ms");
+		const cJSON *meta = cJSON_GetObjectItemCaseSensitive(params, "_meta");
+		const cJSON *token = cJSON_GetObjectItemCaseSensitive(meta, "progressToken");
 
-		if (!wait_cancellable(cJSON_IsNumber(s) ? s->valuedouble * 1e3 : 0, id->valuedouble))
+		if (!wait_cancellable(cJSON_IsNumber(s) ? s->valuedouble * 1e3 : 0, id->valuedouble,
+				      token, cJSON_IsNumber(every) ? every->valuedouble : 0))
 			reply(id, text_result("slept", 0));
 	} else if (!strcmp(name, "toggle")) {
 		extra_on = !extra_on;
 		printf("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\"}\n");
 		reply(id, text_result(extra_on ? "extra added" : "extra removed", 0));
+	} else if (!strncmp(name, "gen_", 4) && atoi(name + 4) < many) {
+		snprintf(text, sizeof text, "generated tool %d answers", atoi(name + 4));
+		reply(id, text_result(text, 0));
 	} else if (!strcmp(name, "extra") && extra_on) {
 		reply(id, text_result("extra here", 0));
 	} else {
@@ -273,8 +319,10 @@ main(int argc, char **argv)
 			log_path = argv[i] + 6;
 		else if (!strncmp(argv[i], "--page-size=", 12))
 			page_size = atoi(argv[i] + 12);
+		else if (!strncmp(argv[i], "--many=", 7))
+			many = atoi(argv[i] + 7);
 		else {
-			fprintf(stderr, "usage: mcp-demo [--page-size=N] [--log=FILE] [--fail=crash|garbage|hang|init|exit]\n");
+			fprintf(stderr, "usage: mcp-demo [--page-size=N] [--many=N] [--log=FILE] [--fail=crash|garbage|hang|init|exit]\n");
 			return 2;
 		}
 	}

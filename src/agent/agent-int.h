@@ -83,6 +83,7 @@ struct agent {
 	int parse_fail_streak;  /* steps in a row whose tool call could not be parsed */
 	struct agent_repair_tools tools; /* the enabled tools, for recovery and checks */
 	const struct tool **toolv;  /* opts.tools + extension tools, fixed for a turn */
+	size_t overflow_noted;      /* toolset overflow + dropped last said in a notice */
 	size_t committed;       /* messages already passed to on_commit */
 	int changed;            /* before_change ran this turn */
 	struct agent_cutoff cut;      /* explore→produce cutoff */

@@ -43,19 +43,30 @@ agent_cutoff_call_produces(const struct agent_call *c)
 	return !ro;
 }
 
+/* A read-only extension (MCP) tool: its calls neither count nor are refused. */
+static int
+agent_cutoff_exempt(const struct tool *t)
+{
+	return t && (t->flags & TOOL_EXTERNAL) && (t->flags & TOOL_READ_ONLY);
+}
+
 /* Count one step; engage at the limit. */
 int
 agent_cutoff_after_step(struct agent_cutoff *c, const struct agent_call *calls, size_t n, struct buf *note)
 {
-	size_t i;
+	size_t i, exempt = 0;
 
 	if (c->limit <= 0)
 		return 0;
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		if (agent_cutoff_call_produces(&calls[i])) {
 			agent_cutoff_reset(c);
 			return 0;
 		}
+		exempt += agent_cutoff_exempt(calls[i].tool);
+	}
+	if (n && exempt == n) /* only read-only MCP calls: not exploring the workspace */
+		return 0;
 	if (++c->streak < c->limit || c->active)
 		return 0;
 	c->active = 1;
@@ -72,7 +83,7 @@ agent_cutoff_after_step(struct agent_cutoff *c, const struct agent_call *calls, 
 int
 agent_cutoff_refuses(const struct agent_cutoff *c, const struct tool *t, struct buf *why)
 {
-	if (!c->active || !t || agent_cutoff_is_producing(t))
+	if (!c->active || !t || agent_cutoff_is_producing(t) || agent_cutoff_exempt(t))
 		return 0;
 	buf_addf(why,
 		 "error: %s is not available now: you explored for %d steps without a change. "

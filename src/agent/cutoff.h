@@ -6,6 +6,10 @@
  * may only produce: edit, write or bash (a tool that may change files).
  * A short note appended to the conversation says why; calls to other
  * tools are refused with a one-line reason until a producing call runs.
+ * Calls to read-only extension tools (MCP tools whose server sets
+ * annotations.readOnlyHint: TOOL_EXTERNAL with TOOL_READ_ONLY) neither
+ * count toward the limit nor are refused: they look outside the
+ * workspace (a database, a web page), which reading files cannot replace.
  *
  * The tool list sent to the server stays the same: chat templates render
  * the tools at the top of the prompt, so shrinking it would make the

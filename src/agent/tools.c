@@ -12,6 +12,7 @@
  */
 #include "agent/agent-int.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,8 +37,28 @@ agent_tools_refresh(struct agent *a)
 		memcpy(a->toolv + a->opts.ntools, x, nx * sizeof *x);
 	a->tools.v = a->toolv;
 	a->tools.n = a->opts.ntools + nx;
-	if (a->env && a->env->toolset && a->opts.ntools)
-		toolset_sync(a->env->toolset, x, nx);
+	if (a->env && a->env->toolset && a->opts.ntools) {
+		struct toolset *ts = a->env->toolset;
+
+		toolset_sync(ts, x, nx);
+		if (ts->overflow + ts->dropped != a->overflow_noted) {
+			char line[300];
+
+			a->overflow_noted = ts->overflow + ts->dropped;
+			if (ts->dropped)
+				snprintf(line, sizeof line,
+					 "%zu extension tools do not fit even behind tool_search (%d tools at most) "
+					 "and are left out; %zu more wait behind tool_search (/mcp lists them)",
+					 ts->dropped, TOOLSET_DEFER_MAX, ts->overflow);
+			else
+				snprintf(line, sizeof line,
+					 "%zu extension tools do not fit the %d tools a request offers: they wait "
+					 "behind tool_search, which finds and loads them (/mcp lists them)",
+					 ts->overflow, TOOLSET_MAX);
+			if (a->overflow_noted)
+				agent_notice(a, line);
+		}
+	}
 }
 
 /*

@@ -13,6 +13,7 @@
 #include "route/escalate.h"
 #include "front/cmd_fork.h"
 #include "mcp/mcp.h"
+#include "llm/toolset.h"
 #include "session/journal.h"
 #include "llama/llama.h"
 #include "prompt/prompt.h"
@@ -288,13 +289,48 @@ sc_commit(struct front_commands *sc, const struct front_session *d)
 	front_cmd_commit_register(&sc->reg, &sc->commit);
 }
 
-/* /mcp: the MCP servers, their state and tools. */
+/* /mcp [reconnect NAME] (see front/commands.h). */
+int
+front_mcp_command(struct mcp *m, const struct toolset *ts, const char *args, struct buf *out)
+{
+	args += strspn(args, " \t");
+	if (!strncmp(args, "reconnect", 9) && (!args[9] || args[9] == ' ')) {
+		const char *name = args + 9 + strspn(args + 9, " \t");
+
+		if (!*name) {
+			buf_adds(out, "usage: /mcp reconnect NAME (/mcp lists the servers)");
+			return -1;
+		}
+		return mcp_reconnect(m, name, out) < 0 ? -1 : 1;
+	}
+	if (*args) {
+		buf_addf(out, "unknown /mcp argument \"%s\": /mcp lists the servers, /mcp reconnect NAME restarts one",
+			 args);
+		return -1;
+	}
+	mcp_status(m, out);
+	if (m && ts) {
+		size_t off = 0, def = 0;
+
+		toolset_extension_counts(ts, &off, &def);
+		buf_addf(out, "extension tools: %zu offered to the model, %zu wait behind tool_search", off, def);
+		if (ts->overflow)
+			buf_addf(out, " (%zu because a request offers at most %d tools)", ts->overflow, TOOLSET_MAX);
+		if (ts->dropped)
+			buf_addf(out, "; %zu left out: more than %d wait", ts->dropped, TOOLSET_DEFER_MAX);
+		buf_addch(out, '\n');
+	}
+	return 0;
+}
+
+/* /mcp: the MCP servers, their state and tools; /mcp reconnect NAME. */
 static enum cmd_result
 sc_mcp(void *ctx, const struct cmd *self, const char *args, struct buf *out)
 {
+	const struct front_session *d = sc_of(self)->d;
+
 	(void)ctx;
-	(void)args;
-	mcp_status(sc_of(self)->d->mcp, out);
+	(void)front_mcp_command(d->mcp, d->env ? d->env->toolset : NULL, args, out);
 	buf_rtrim(out);
 	return CMD_DONE;
 }
@@ -335,7 +371,7 @@ front_commands_init(struct front_commands *sc, struct agent *agent, const struct
 		{ "model", "", "show the model and the server's slots", sc_model, sc },
 		{ "export", "[file]", "write this session as Markdown (HTML for *.html)", sc_export, sc },
 		{ "reload", "", "re-read AGENTS.md / CLAUDE.md into the system prompt", sc_reload, sc },
-		{ "mcp", "", "MCP servers: state and number of tools", sc_mcp, sc },
+		{ "mcp", "[reconnect NAME]", "MCP servers: state and tools; reconnect one", sc_mcp, sc },
 		{ "fork", "[N]", "list your messages; /fork N: a new session from before message N", sc_fork, sc },
 		{ "compact", "[focus]", "summarise the older turns to free context (recent turns stay)", sc_compact, sc },
 		{ "think", "", "let the model think on the next turn only", sc_think, sc },

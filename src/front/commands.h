@@ -23,6 +23,8 @@
 
 struct agent;
 struct front_session;
+struct mcp;
+struct toolset;
 
 struct front_commands {
 	struct front_cmd reg;
@@ -41,5 +43,12 @@ struct front_commands {
 void front_commands_init(struct front_commands *sc, struct agent *agent, const struct front_session *d,
 		  const char *intro, struct buf *warnings);
 void front_commands_release(struct front_commands *sc);
+/*
+ * /mcp ARGS into out: with no argument each server's state, command and
+ * tools, and how many extension tools are offered and wait in ts (NULL:
+ * not said); "reconnect NAME" restarts one.  0 listed, 1 reconnecting,
+ * -1 with a usage or error line.
+ */
+int front_mcp_command(struct mcp *m, const struct toolset *ts, const char *args, struct buf *out);
 
 #endif

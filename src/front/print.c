@@ -14,6 +14,8 @@
 #include "front/cmd_template.h"
 #include "front/cmd_ui.h"
 #include "front/cmd_commit.h"
+#include "front/commands.h"
+#include "llm/toolset.h"
 #include "route/step.h"
 #include "llama/llama.h"
 #include "base/log.h"
@@ -187,6 +189,87 @@ print_cmd_help(void *ctx, const struct cmd *self, const char *args, struct buf *
 	return CMD_DONE;
 }
 
+static void on_mcp_report(void *arg, const char *line);
+
+/* /mcp [reconnect NAME] in print mode: once the servers started (or failed). */
+static enum cmd_result
+print_cmd_mcp(void *ctx, const struct cmd *self, const char *args, struct buf *out)
+{
+	struct front_run *r = (struct front_run *)self->data;
+	size_t nx = 0;
+	const struct tool *const *x;
+	int rc;
+
+	(void)ctx;
+	front_run_wait_mcp(r, on_mcp_report, r);
+	rc = front_mcp_command(r->mcp, NULL, args, out);
+	if (rc < 0)
+		return CMD_ERROR;
+	if (rc > 0) /* reconnecting: wait for it */
+		front_run_wait_mcp(r, on_mcp_report, r);
+	else
+		buf_reset(out);
+	x = tool_extra(&nx);
+	if (r->ntools) /* the counts as the first request would offer them */
+		toolset_sync(&r->toolset, x, nx);
+	(void)front_mcp_command(r->mcp, r->ntools ? &r->toolset : NULL, "", out);
+	return CMD_DONE;
+}
+
+/* A prompt being expanded (print_mcp_prompt). */
+struct print_prompt {
+	int done, ok;
+	struct buf text;
+};
+
+/* prompts/get answered (or failed). */
+static void
+print_prompt_done(void *arg, int ok, const char *text)
+{
+	struct print_prompt *pp = arg;
+
+	pp->done = 1;
+	pp->ok = ok;
+	buf_adds(&pp->text, text);
+}
+
+/*
+ * A task "/mcp__<server>__<prompt> ARGS": once the servers are up, the
+ * prompt's text (prompts/get) becomes the task.  -1 to go on with it, or
+ * an exit code.
+ */
+static int
+print_mcp_prompt(struct front_run *r)
+{
+	struct print_prompt pp = { 0, 0, BUF_INIT };
+	struct buf err = BUF_INIT, cmd = BUF_INIT;
+	const char *t = r->o->task.data + 1;
+	size_t n = strcspn(t, " \t\n");
+	int code = -1;
+
+	buf_add(&cmd, t, n);
+	front_run_wait_mcp(r, on_mcp_report, r);
+	if (mcp_prompt_get(r->mcp, cmd.data, t + n, print_prompt_done, &pp, &err) < 0) {
+		fprintf(stderr, "hearth: %s\n", err.data);
+		code = FRONT_CLI_EXIT_USAGE;
+	} else {
+		while (!pp.done && !r->interrupted && !loop_stopped(r->loop))
+			if (loop_run_once(r->loop, -1, NULL) < 0)
+				break;
+		if (!pp.ok) {
+			fprintf(stderr, "hearth: %s\n", pp.done ? pp.text.data : "interrupted");
+			code = pp.done ? 1 : 130;
+		} else {
+			buf_reset(&r->o->task);
+			buf_add(&r->o->task, pp.text.data, pp.text.len);
+		}
+	}
+	buf_release(&pp.text);
+	buf_release(&err);
+	buf_release(&cmd);
+	return code;
+}
+
 /* A slash-command task that goes on after it returns (/commit). */
 struct print_cmd {
 	struct front_run *r;
@@ -259,6 +342,8 @@ static int
 print_command(struct front_run *r)
 {
 	static const struct cmd help = { "help", "", "list the commands", print_cmd_help, NULL };
+	struct cmd mcp_cmd = { "mcp", "[reconnect NAME]", "MCP servers: state and tools; reconnect one",
+			       print_cmd_mcp, NULL };
 	struct front_cmd reg;
 	struct prompt_context_templates tpl;
 	struct buf out = BUF_INIT, warnings = BUF_INIT;
@@ -267,8 +352,12 @@ print_command(struct front_run *r)
 
 	if (r->o->task.data[0] != '/' || r->o->task.data[1] == '/')
 		return -1;
+	if (!strncmp(r->o->task.data, "/mcp__", 6) && r->mcp) /* an MCP prompt */
+		return print_mcp_prompt(r);
 	front_cmd_init(&reg);
 	front_cmd_add(&reg, &help);
+	mcp_cmd.data = r;
+	front_cmd_add(&reg, &mcp_cmd);
 	front_checkpoint_commands(&reg, &r->cp);
 	memset(&pc, 0, sizeof pc);
 	pc.r = r;

@@ -621,8 +621,15 @@ start_mcp(struct front_run *r)
 	}
 	buf_release(&warnings);
 	if (c.n) {
+		size_t i;
+
 		r->mcp = mcp_new(r->loop, r->root, r->cfg.mcp_timeout_s);
 		mcp_start(r->mcp, &c);
+		/* servers may list more tools than a request offers: the rest wait behind tool_search */
+		for (i = 0; i < r->ntools && r->tools[i] != &tool_search; i++)
+			;
+		if (r->ntools && i == r->ntools && r->ntools < FRONT_RUN_MAX_TOOLS)
+			r->tools[r->ntools++] = &tool_search;
 	}
 	mcp_config_release(&c);
 }

@@ -48,7 +48,9 @@ enum {
 	TOOL_SHOWS_FILE = 32,    /* the result quotes the file paths() names (privacy) */
 	TOOL_SHOWS_MATCHES = 64, /* the result is "file:line:text" rows (privacy) */
 	TOOL_EDITS = 128,        /* a successful call changed the files paths() names */
-	TOOL_CORE = 256          /* offered up front, never deferred behind tool_search */
+	TOOL_CORE = 256,         /* offered up front, never deferred behind tool_search */
+	TOOL_EXTERNAL = 512      /* an extension (MCP) tool: with TOOL_READ_ONLY its calls are
+				  * outside the explore cutoff (agent/cutoff.h) */
 };
 
 #define TOOL_DIGEST_ARG_MAX 160 /* bytes of an argument quoted in a digest */

@@ -137,6 +137,20 @@ toolset_auto_switch(struct toolset *ts)
 	ts->saved_tokens = tok;
 }
 
+/* Extension tools among the offered and the deferred. */
+void
+toolset_extension_counts(const struct toolset *ts, size_t *offered, size_t *deferred)
+{
+	size_t nx, i;
+	const struct tool *const *x = tool_extra(&nx);
+
+	*offered = *deferred = 0;
+	for (i = 0; i < ts->noffered; i++)
+		*offered += toolset_has(x, nx, ts->offered[i]);
+	for (i = 0; i < ts->ndeferred; i++)
+		*deferred += toolset_has(x, nx, ts->deferred[i]);
+}
+
 /* Offered, then deferred. */
 size_t
 toolset_listing(const struct toolset *ts, const struct tool **out, size_t max)
@@ -150,23 +164,67 @@ toolset_listing(const struct toolset *ts, const struct tool **out, size_t max)
 	return n;
 }
 
+/*
+ * The offered list is full: move extension tools from its end to the
+ * deferred list until TOOLSET_LOAD_ROOM places are free for tool_search
+ * to load into, and offer tool_search.
+ */
+static void
+toolset_make_searchable(struct toolset *ts)
+{
+	size_t nb;
+	const struct tool *const *builtin = tool_all(&nb);
+	const struct tool *moved[TOOLSET_MAX];
+	size_t nmoved = 0, i;
+
+	if (toolset_has(ts->offered, ts->noffered, &tool_search))
+		return;
+	while (ts->noffered + 1 + TOOLSET_LOAD_ROOM > TOOLSET_MAX && ts->noffered &&
+	       !toolset_has(builtin, nb, ts->offered[ts->noffered - 1]))
+		moved[nmoved++] = ts->offered[--ts->noffered];
+	for (i = nmoved; i-- > 0;) {
+		if (ts->ndeferred < TOOLSET_DEFER_MAX) {
+			ts->deferred[ts->ndeferred++] = moved[i];
+			ts->overflow++;
+		} else {
+			ts->dropped++;
+		}
+	}
+	if (ts->noffered < TOOLSET_MAX)
+		ts->offered[ts->noffered++] = &tool_search;
+}
+
 /* Follow the registered extension tools (see llm/toolset.h). */
 void
 toolset_sync(struct toolset *ts, const struct tool *const *extra, size_t n)
 {
 	int searchable = toolset_has(ts->offered, ts->noffered, &tool_search);
-	size_t i;
+	int forced = ts->overflow > 0; /* searchable only because the list filled up */
+	size_t i, before = ts->ndeferred;
 
 	toolset_drop_gone(ts->offered, &ts->noffered, extra, n);
 	toolset_drop_gone(ts->deferred, &ts->ndeferred, extra, n);
+	if (forced && ts->ndeferred < before)
+		ts->overflow -= ts->overflow < before - ts->ndeferred ? ts->overflow : before - ts->ndeferred;
+	ts->dropped = 0;
 	for (i = 0; i < n; i++) {
 		if (toolset_has(ts->offered, ts->noffered, extra[i]) ||
 		    toolset_has(ts->deferred, ts->ndeferred, extra[i]))
 			continue;
-		if (searchable && ts->ndeferred < TOOLSET_MAX)
-			ts->deferred[ts->ndeferred++] = extra[i];
-		else if (!searchable && ts->noffered < TOOLSET_MAX)
+		if (!searchable && ts->noffered < TOOLSET_MAX - 1) {
 			ts->offered[ts->noffered++] = extra[i];
+			continue;
+		}
+		if (!searchable) { /* full: the rest wait behind tool_search */
+			toolset_make_searchable(ts);
+			searchable = forced = 1;
+		}
+		if (ts->ndeferred >= TOOLSET_DEFER_MAX) {
+			ts->dropped++;
+			continue;
+		}
+		ts->deferred[ts->ndeferred++] = extra[i];
+		ts->overflow += forced;
 	}
 	toolset_auto_switch(ts);
 }
@@ -229,7 +287,7 @@ toolset_summary(const struct tool *t, struct buf *out)
 size_t
 toolset_search(struct toolset *ts, const char *query, struct buf *out)
 {
-	size_t i, j = 0, added = 0;
+	size_t i, j = 0, added = 0, nofit = 0;
 	int by_name = 0;
 
 	for (i = 0; i < ts->ndeferred; i++) /* a tool named in the query: just that one */
@@ -237,19 +295,30 @@ toolset_search(struct toolset *ts, const char *query, struct buf *out)
 	for (i = 0; i < ts->ndeferred; i++) {
 		const struct tool *t = ts->deferred[i];
 
-		if (ts->noffered < TOOLSET_MAX && toolset_matches(t, query, by_name)) {
+		if (!toolset_matches(t, query, by_name)) {
+			ts->deferred[j++] = t;
+		} else if (ts->noffered < TOOLSET_MAX) {
 			ts->offered[ts->noffered++] = t;
 			ts->saved_tokens -= toolset_schema_tokens(t);
 			buf_adds(out, "loaded ");
 			toolset_summary(t, out);
 			added++;
-		} else {
+		} else { /* no room: it still runs when called by name */
+			if (!nofit++)
+				buf_addf(out, "the tool list is full (%d tools); these match and can be called "
+					 "by name with arguments following their schema:\n", TOOLSET_MAX);
+			if (nofit <= 10) {
+				toolset_summary(t, out);
+				buf_addf(out, "  schema: %s\n", t->schema_json);
+			} else if (nofit == 11) {
+				buf_adds(out, "(more match: narrow the query or name the tool)\n");
+			}
 			ts->deferred[j++] = t;
 		}
 	}
 	ts->ndeferred = j;
 	ts->added += (int)added;
-	if (added)
+	if (added || nofit)
 		return added;
 	for (i = 0; i < ts->noffered; i++)
 		if (!strcmp(ts->offered[i]->name, query))

@@ -32,13 +32,17 @@ struct tool;
 /* The tool_search tool (tools/search.c). */
 extern const struct tool tool_search;
 
-#define TOOLSET_MAX 48
+#define TOOLSET_MAX 48          /* tools offered in one request */
+#define TOOLSET_DEFER_MAX 1024  /* tools waiting behind tool_search */
+#define TOOLSET_LOAD_ROOM 8     /* places kept free for tool_search when the offered list fills up */
 
 struct toolset {
 	const struct tool *offered[TOOLSET_MAX]; /* sent to the model, in order */
 	size_t noffered;
-	const struct tool *deferred[TOOLSET_MAX]; /* enabled, not offered yet */
+	const struct tool *deferred[TOOLSET_DEFER_MAX]; /* enabled, not offered yet */
 	size_t ndeferred;
+	size_t overflow;   /* extension tools deferred because the offered list was full */
+	size_t dropped;    /* extension tools in neither list: both are full */
 	long saved_tokens; /* estimated schema tokens not sent (deferred now) */
 	int added;         /* tools added by tool_search so far */
 	size_t sent;       /* noffered when the last request was sent (toolset_take_loaded) */
@@ -66,7 +70,13 @@ size_t toolset_search(struct toolset *ts, const char *query, struct buf *out);
  * Extension tools (MCP, tool_extra) that registered or went away since the
  * last call: a new one is deferred when tool_search is offered (found
  * like the others), else offered at the end; one no longer in extra[0..n)
- * leaves both lists.  Built-in tools are never touched.
+ * leaves both lists.  Built-in tools are never touched.  When the offered
+ * list is full (TOOLSET_MAX), extension tools at its end move to the
+ * deferred list until TOOLSET_LOAD_ROOM places are free, the rest are
+ * deferred even with deferral off, tool_search is offered to find them,
+ * and `overflow` counts them; past TOOLSET_DEFER_MAX they are
+ * counted in `dropped` (the caller says so; the caller also keeps
+ * tool_search callable).
  */
 void toolset_sync(struct toolset *ts, const struct tool *const *extra, size_t n);
 /*
@@ -90,6 +100,8 @@ int toolset_want_defer(const struct tool *const *enabled, size_t n, int mode, lo
  * is tool_search, which the caller keeps callable.
  */
 void toolset_auto(struct toolset *ts, long min_tokens, const struct tool *search);
+/* How many extension tools (tool_extra) are offered and deferred now. */
+void toolset_extension_counts(const struct toolset *ts, size_t *offered, size_t *deferred);
 /* Offered then deferred tools into out (at most max): the list the system prompt names. */
 size_t toolset_listing(const struct toolset *ts, const struct tool **out, size_t max);
 /* The estimated tokens deferral would save per request (for the rule above). */

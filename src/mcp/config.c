@@ -57,8 +57,12 @@ server_free(struct mcp_config_server *s)
 		free(*p);
 	for (p = s->env; p && *p; p++)
 		free(*p);
+	for (p = s->headers; p && *p; p++)
+		free(*p);
 	free(s->argv);
 	free(s->env);
+	free(s->headers);
+	free(s->url);
 	free(s->name);
 	free(s->origin);
 	memset(s, 0, sizeof *s);
@@ -160,8 +164,8 @@ skipped(const char *name, const cJSON *o, const char *path, struct buf *warnings
 	}
 	if (json_bool(o, "disabled", &off) == 0 && off)
 		return 1;
-	if (type && strcmp(type, "stdio")) {
-		buf_addf(warnings, "%s: mcp server \"%s\" is of type \"%s\"; only stdio servers are supported; skipped\n",
+	if (type && strcmp(type, "stdio") && strcmp(type, "http") && strcmp(type, "sse")) {
+		buf_addf(warnings, "%s: mcp server \"%s\" is of type \"%s\"; use \"stdio\", \"http\" or \"sse\"; skipped\n",
 			 path, name, type);
 		return 1;
 	}
@@ -173,6 +177,46 @@ skipped(const char *name, const cJSON *o, const char *path, struct buf *warnings
 	return 0;
 }
 
+/* An http or sse entry: its url and headers; 0, or -1 with a warning. */
+static int
+make_remote(struct mcp_config_server *t, const char *name, const cJSON *o, const char *path,
+	    struct buf *warnings)
+{
+	const char *url = json_str(o, "url");
+	const cJSON *h = cJSON_GetObjectItemCaseSensitive(o, "headers"), *a;
+	size_t n = 0;
+
+	if (!url || (strncmp(url, "http://", 7) && strncmp(url, "https://", 8))) {
+		buf_addf(warnings, "%s: mcp server \"%s\" needs a \"url\" starting with http:// or https://; skipped\n",
+			 path, name);
+		return -1;
+	}
+	if (h && !cJSON_IsObject(h)) {
+		buf_addf(warnings, "%s: mcp server \"%s\": \"headers\" must be an object of strings; skipped\n",
+			 path, name);
+		return -1;
+	}
+	cJSON_ArrayForEach(a, h) {
+		if (!cJSON_IsString(a) || !*a->string || strpbrk(a->string, ": \t\r\n") ||
+		    strpbrk(a->valuestring, "\r\n")) {
+			buf_addf(warnings, "%s: mcp server \"%s\": header \"%s\" must be a one-line string under a name without ':' or spaces; skipped\n",
+				 path, name, a->string);
+			return -1;
+		}
+	}
+	t->url = expand(url);
+	t->headers = xcalloc((size_t)cJSON_GetArraySize(h) + 1, sizeof *t->headers);
+	cJSON_ArrayForEach(a, h) {
+		char *val = expand(a->valuestring);
+		struct buf kv = BUF_INIT;
+
+		buf_addf(&kv, "%s: %s", a->string, val);
+		free(val);
+		t->headers[n++] = buf_detach(&kv, NULL);
+	}
+	return 0;
+}
+
 /* One mcpServers entry. */
 static void
 add_server(struct mcp_config *c, const char *name, const cJSON *o, const char *path,
@@ -180,14 +224,35 @@ add_server(struct mcp_config *c, const char *name, const cJSON *o, const char *p
 {
 	struct mcp_config_server *s;
 	char **argv, **env;
+	const char *type;
 	int bad;
 
 	if (skipped(name, o, path, warnings))
 		return;
+	type = json_str(o, "type");
+	if (type && (!strcmp(type, "http") || !strcmp(type, "sse"))) {
+		struct mcp_config_server t = { 0 };
+
+		if (make_remote(&t, name, o, path, warnings) < 0) {
+			server_free(&t);
+			return;
+		}
+		if (!(s = slot(c, name))) {
+			buf_addf(warnings, "%s: more than %d mcp servers; \"%s\" skipped\n", path,
+				 MCP_CONFIG_MAX_SERVERS, name);
+			server_free(&t);
+			return;
+		}
+		*s = t;
+		s->transport = !strcmp(type, "http") ? MCP_HTTP : MCP_SSE;
+		s->name = xstrdup(name);
+		s->origin = xstrdup(path);
+		return;
+	}
 	argv = make_argv(name, o, path, warnings);
 	env = argv ? make_env(name, o, path, warnings, &bad) : NULL;
 	if (!argv || bad || !(s = slot(c, name))) {
-		struct mcp_config_server tmp = { NULL, argv, env, NULL };
+		struct mcp_config_server tmp = { NULL, argv, env, NULL, MCP_STDIO, NULL, NULL };
 
 		if (argv && !bad)
 			buf_addf(warnings, "%s: more than %d mcp servers; \"%s\" skipped\n", path,

@@ -7,10 +7,13 @@
  *
  * read from the user config dir (`$XDG_CONFIG_HOME/hearth/mcp.json`) and
  * then the project (`<root>/.mcp.json`); a project server replaces a
- * user server of the same name.  `${VAR}` and `${VAR:-default}` in
- * command, args and env values are expanded from our environment.  An
- * entry with "disabled": true is left out; one whose "type" is not
- * "stdio" (http, sse) is left out with a warning.  Invalid JSON is
+ * user server of the same name.  An entry with "type": "http" (Streamable
+ * HTTP) or "sse" (the older HTTP+SSE) names a "url" (http or https) and
+ * optional "headers" ({"Authorization": "Bearer ${TOKEN}"}) instead of a
+ * command.  `${VAR}` and `${VAR:-default}` in command, args, env, url and
+ * header values are expanded from our environment.  An entry with
+ * "disabled": true is left out; one of another "type" is left out with a
+ * warning.  Invalid JSON is
  * reported as path:line:column; a wrong-typed entry is skipped with a
  * warning; neither stops the session.
  *
@@ -27,11 +30,20 @@
 
 #define MCP_CONFIG_MAX_SERVERS 32
 
+enum mcp_transport {
+	MCP_STDIO,  /* a child process: argv, env */
+	MCP_HTTP,   /* "type": "http": Streamable HTTP (POST url) */
+	MCP_SSE     /* "type": "sse": the older HTTP+SSE (GET url for events, POST to its endpoint) */
+};
+
 struct mcp_config_server {
 	char *name;
-	char **argv;
+	char **argv;            /* stdio: NULL-terminated; else NULL */
 	char **env;
-	char *origin; /* the file it came from */
+	char *origin;           /* the file it came from */
+	enum mcp_transport transport;
+	char *url;              /* http, sse: http:// or https:// URL */
+	char **headers;         /* http, sse: NULL-terminated "Name: value" (may be NULL) */
 };
 
 struct mcp_config {

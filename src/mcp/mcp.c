@@ -32,6 +32,8 @@
 #include "base/json.h"
 #include "io/loop.h"
 #include "mcp/config.h"
+#include "mcp/http.h"
+#include "io/http.h"
 #include "mcp/proto.h"
 #include "mcp/tools.h"
 #include "mcp/wire.h"
@@ -40,6 +42,8 @@
 
 #define MCP_MAX_QUEUE (64u << 20) /* unwritten bytes before a server counts as stuck */
 #define MCP_ERR_TAIL 2048
+#define MCP_START_MIN_MS 30000 /* initialize and tools/list get at least this long */
+#define MCP_PROGRESS_CAP 10 /* progress extends a call to at most this many timeouts */
 
 /* Report a line through the sink, or keep it until there is one. */
 void
@@ -123,19 +127,27 @@ mcp_server_fail(struct mcp_server *s, const char *why)
 	s->state = SRV_DEAD;
 	buf_addf(&line, "mcp server %s: %s", s->name, why);
 	err_tail(s, &line);
+	free(s->why);
+	s->why = xstrdup(line.data + strlen("mcp server : ") + strlen(s->name));
 	buf_adds(&line, "; its tools are removed");
 	mcp_tools_unregister_all(s);
 	close_pipes(s);
+	mcp_http_close(s);
 	if (s->proc)
 		proc_kill(s->proc);
 	mcp_report(s->m, "%s", line.data);
+	s->prompts_busy = 0;
 	while ((p = s->pends) != NULL) {
 		struct tool_job *job = p->job;
+		mcp_prompt_fn pfn = p->pfn;
+		void *parg = p->parg;
 
 		mcp_server_unlink(s, p);
 		free(p);
 		if (job)
 			tool_job_fail(job, "%s", line.data);
+		else if (pfn)
+			pfn(parg, 0, line.data);
 	}
 	buf_release(&line);
 }
@@ -185,6 +197,10 @@ mcp_server_send(struct mcp_server *s, struct buf *line)
 {
 	if (s->state == SRV_DEAD)
 		return;
+	if (s->transport != MCP_STDIO) {
+		mcp_http_send(s, line);
+		return;
+	}
 	if (s->outq.len - s->outpos + line->len > MCP_MAX_QUEUE) {
 		mcp_server_fail(s, "does not read its input");
 		return;
@@ -193,25 +209,74 @@ mcp_server_send(struct mcp_server *s, struct buf *line)
 	mcp_flush(s);
 }
 
-/* A request timed out: cancel it on the server, then give up on the server. */
+/*
+ * A request timed out.  A tools/call is cancelled on the server
+ * (notifications/cancelled) and fails alone: the server and its other
+ * calls go on.  A server that does not answer initialize or tools/list
+ * is given up on.
+ */
 static void
 on_pend_timeout(struct loop *l, long id, void *arg)
 {
 	struct pend *p = arg;
 	struct mcp_server *s = p->srv;
 	struct buf line = BUF_INIT, why = BUF_INIT;
+	int secs = (int)((loop_now_ms(s->m->loop) - p->t_start + 500) / 1000);
 
 	(void)l;
 	(void)id;
 	p->timer = 0;
+	if (p->job) {
+		buf_addf(&why, "mcp server %s did not answer %s within %d s (setting mcp_timeout",
+			 s->name, p->what, secs);
+		if (p->nprogress)
+			buf_addf(&why, "; %ld progress notifications extended the wait", p->nprogress);
+		buf_adds(&why, "): the call was cancelled, the server keeps running");
+		mcp_server_cancel(s, p, "timed out", why.data);
+		buf_release(&why);
+		return;
+	}
 	mcp_wire_notify(&line, "notifications/cancelled",
 		       mcp_wire_cancel_params(p->id, "timed out"));
 	mcp_server_send(s, &line);
-	buf_addf(&why, "did not answer %s within %d s (setting mcp_timeout)", p->what,
-		 s->m->timeout_ms / 1000);
+	buf_addf(&why, "did not answer %s within %d s (setting mcp_timeout; at least %d s to start)", p->what,
+		 secs, MCP_START_MIN_MS / 1000);
 	mcp_server_fail(s, why.data);
 	buf_release(&line);
 	buf_release(&why);
+}
+
+/* Progress for a request in flight: its timer starts again, up to MCP_PROGRESS_CAP timeouts in all. */
+void
+mcp_server_progress(struct mcp_server *s, long id)
+{
+	struct pend *p;
+	uint64_t now = loop_now_ms(s->m->loop), end, cap;
+
+	for (p = s->pends; p && p->id != id; p = p->next)
+		;
+	if (!p || !p->timer)
+		return;
+	p->nprogress++;
+	cap = p->t_start + (uint64_t)s->m->timeout_ms * MCP_PROGRESS_CAP;
+	end = now + (uint64_t)s->m->timeout_ms;
+	if (end > cap)
+		end = cap;
+	loop_timer_del(s->m->loop, p->timer);
+	p->timer = loop_timer_add(s->m->loop, end > now ? end - now : 0, on_pend_timeout, p);
+}
+
+/*
+ * How long a request may take: mcp_timeout for a call; for the start-up
+ * requests (initialize, tools/list) at least MCP_START_MIN_MS, since a
+ * server run through node or npx takes seconds to start.
+ */
+static int
+pend_timeout_ms(const struct mcp_server *s, const char *method)
+{
+	if (!strcmp(method, "tools/call") || s->m->timeout_ms >= MCP_START_MIN_MS)
+		return s->m->timeout_ms;
+	return MCP_START_MIN_MS;
 }
 
 /* Send a request and remember it; the pend is returned (NULL when the server is dead). */
@@ -231,7 +296,8 @@ mcp_server_request(struct mcp_server *s, const char *method, cJSON *params, cons
 	snprintf(p->what, sizeof p->what, "%s", what);
 	p->next = s->pends;
 	s->pends = p;
-	p->timer = loop_timer_add(s->m->loop, (uint64_t)s->m->timeout_ms, on_pend_timeout, p);
+	p->t_start = loop_now_ms(s->m->loop);
+	p->timer = loop_timer_add(s->m->loop, (uint64_t)pend_timeout_ms(s, method), on_pend_timeout, p);
 	mcp_wire_request(&line, p->id, method, params);
 	mcp_server_send(s, &line);
 	buf_release(&line);
@@ -240,7 +306,7 @@ mcp_server_request(struct mcp_server *s, const char *method, cJSON *params, cons
 
 /* Cancel a call the agent aborts: tell the server, end the job. */
 void
-mcp_server_cancel(struct mcp_server *s, struct pend *p, const char *reason)
+mcp_server_cancel(struct mcp_server *s, struct pend *p, const char *reason, const char *msg)
 {
 	struct buf line = BUF_INIT;
 	struct tool_job *job = p->job;
@@ -250,7 +316,7 @@ mcp_server_cancel(struct mcp_server *s, struct pend *p, const char *reason)
 	free(p);
 	mcp_server_send(s, &line);
 	buf_release(&line);
-	tool_job_fail(job, "cancelled: %s", reason);
+	tool_job_fail(job, "%s", msg);
 }
 
 /* proc: stdout bytes; each complete line is one message. */
@@ -355,19 +421,26 @@ make_pipes(int in[2], int errp[2])
 
 /* Spawn one server and send initialize. */
 static void
-start_server(struct mcp *m, struct mcp_server *s, const struct mcp_config_server *c)
+start_server(struct mcp *m, struct mcp_server *s)
 {
 	struct proc_spec spec = { 0 };
 	struct err e = ERR_INIT;
 	int in[2], errp[2];
 
+	s->starts++;
+	if (s->transport != MCP_STDIO) {
+		mcp_http_start(s);
+		(void)mcp_server_request(s, "initialize", mcp_wire_init_params("hearth", HEARTH_VERSION),
+					 "initialize");
+		return;
+	}
 	if (make_pipes(in, errp) < 0) {
 		mcp_server_fail(s, "cannot create pipes");
 		return;
 	}
-	spec.argv = (const char *const *)c->argv;
+	spec.argv = (const char *const *)s->argv;
 	spec.cwd = m->root;
-	spec.env = (const char *const *)c->env;
+	spec.env = (const char *const *)s->env;
 	spec.on_output = on_output;
 	spec.on_exit = on_exit_cb;
 	spec.arg = s;
@@ -386,6 +459,34 @@ start_server(struct mcp *m, struct mcp_server *s, const struct mcp_config_server
 	loop_watch(m->loop, s->err_r, LOOP_READ, on_stderr, s);
 	(void)mcp_server_request(s, "initialize", mcp_wire_init_params("hearth", HEARTH_VERSION),
 				 "initialize");
+}
+
+/* A copy of a NULL-terminated string vector (NULL stays NULL). */
+static char **
+strv_dup(char *const *v)
+{
+	size_t n = 0, i;
+	char **out;
+
+	if (!v)
+		return NULL;
+	while (v[n])
+		n++;
+	out = xcalloc(n + 1, sizeof *out);
+	for (i = 0; i < n; i++)
+		out[i] = xstrdup(v[i]);
+	return out;
+}
+
+/* Free a vector from strv_dup. */
+static void
+strv_free(char **v)
+{
+	size_t i;
+
+	for (i = 0; v && v[i]; i++)
+		free(v[i]);
+	free(v);
 }
 
 /* A manager with no servers yet. */
@@ -414,11 +515,16 @@ mcp_start(struct mcp *m, const struct mcp_config *cfg)
 
 		s->m = m;
 		s->name = xstrdup(cfg->v[i].name);
+		s->argv = strv_dup(cfg->v[i].argv);
+		s->env = strv_dup(cfg->v[i].env);
+		s->transport = cfg->v[i].transport;
+		s->url = cfg->v[i].url ? xstrdup(cfg->v[i].url) : NULL;
+		s->headers = strv_dup(cfg->v[i].headers);
 		s->in_w = s->err_r = -1;
 		buf_init(&s->outq, 0);
 		buf_init(&s->errtail, 0);
 		mcp_wire_lines_init(&s->lines);
-		start_server(m, s, &cfg->v[i]);
+		start_server(m, s);
 	}
 }
 
@@ -446,16 +552,16 @@ mcp_starting(const struct mcp *m)
 	size_t i, n = 0;
 
 	for (i = 0; m && i < m->nservers; i++)
-		n += m->servers[i].state == SRV_STARTING;
+		n += m->servers[i].state == SRV_STARTING || m->servers[i].prompts_busy;
 	return n;
 }
 
-/* /mcp: one line per server. */
+/* /mcp: per server its state, command, last failure and tools. */
 void
 mcp_status(const struct mcp *m, struct buf *out)
 {
 	static const char *const names[] = { "starting", "ready", "failed" };
-	size_t i;
+	size_t i, j, k;
 
 	if (!m || !m->nservers) {
 		buf_adds(out, "no mcp servers configured (.mcp.json in the project, mcp.json in the config dir)\n");
@@ -464,9 +570,174 @@ mcp_status(const struct mcp *m, struct buf *out)
 	for (i = 0; i < m->nservers; i++) {
 		const struct mcp_server *s = &m->servers[i];
 
-		buf_addf(out, "%s: %s, %zu tool%s\n", s->name, names[s->state], s->nreg,
-			 s->nreg == 1 ? "" : "s");
+		buf_addf(out, "%s: %s, %zu tool%s; %s", s->name, names[s->state], s->nreg,
+			 s->nreg == 1 ? "" : "s",
+			 s->transport == MCP_HTTP ? "http " : s->transport == MCP_SSE ? "sse " : "stdio:");
+		if (s->url)
+			buf_adds(out, s->url);
+		for (k = 0; s->argv && s->argv[k] && k < 4; k++)
+			buf_addf(out, " %s", s->argv[k]);
+		if (s->argv && k == 4 && s->argv[k])
+			buf_adds(out, " …");
+		if (s->starts > 1)
+			buf_addf(out, "; reconnected %d time%s", s->starts - 1, s->starts == 2 ? "" : "s");
+		buf_addch(out, '\n');
+		if (s->state == SRV_DEAD && s->why)
+			buf_addf(out, "  failed: %s (/mcp reconnect %s to start it again)\n", s->why, s->name);
+		for (j = 0; j < s->nreg; j++) {
+			const struct mcp_tool *t = s->reg[j];
+			size_t dl = strcspn(t->desc, "\n");
+
+			buf_addf(out, "  %s%s: %.*s\n", t->name, t->t.flags & TOOL_READ_ONLY ? " (read-only)" : "",
+				 (int)(dl > 80 ? 80 : dl), t->desc);
+		}
+		for (j = 0; j < s->nprompts; j++) {
+			const struct mcp_prompt *p = &s->prompts[j];
+			size_t dl = strcspn(p->description, "\n");
+
+			buf_adds(out, "  /");
+			mcp_tools_name(out, s->name, p->name);
+			for (k = 0; p->args[k]; k++)
+				buf_addf(out, k < 32 && p->required & (1u << k) ? " %s" : " [%s]", p->args[k]);
+			buf_addf(out, " (prompt): %.*s\n", (int)(dl > 80 ? 80 : dl), p->description);
+		}
 	}
+}
+
+/* Kill server name (if running) and start it again. */
+int
+mcp_reconnect(struct mcp *m, const char *name, struct buf *out)
+{
+	struct mcp_server *s = NULL;
+	size_t i;
+
+	for (i = 0; m && i < m->nservers; i++)
+		if (!strcmp(m->servers[i].name, name))
+			s = &m->servers[i];
+	if (!s) {
+		buf_addf(out, "no mcp server named \"%s\"; /mcp lists them\n", name);
+		return -1;
+	}
+	if (s->state != SRV_DEAD)
+		mcp_server_fail(s, "stopped to reconnect (/mcp reconnect)");
+	proc_free(s->proc); /* abandoned: killed, no callback */
+	s->proc = NULL;
+	buf_reset(&s->outq);
+	s->outpos = 0;
+	buf_reset(&s->errtail);
+	mcp_wire_lines_release(&s->lines);
+	mcp_wire_lines_init(&s->lines);
+	mcp_wire_tools_free(s->listing, s->nlisting);
+	s->listing = NULL;
+	s->nlisting = 0;
+	s->listing_busy = s->relist = s->pages = 0;
+	mcp_proto_prompts_free(s);
+	s->state = SRV_STARTING;
+	start_server(m, s);
+	buf_addf(out, "mcp server %s: %s\n", s->name,
+		 s->state == SRV_DEAD ? "could not start again (see the line above)" : "starting again");
+	return s->state == SRV_DEAD ? -1 : 0;
+}
+
+/* Prompt i over all servers. */
+int
+mcp_prompt_info(const struct mcp *m, size_t i, const char **command, const char **description,
+		struct buf *synopsis)
+{
+	static struct buf name;
+	size_t j, k;
+
+	for (j = 0; m && j < m->nservers; j++) {
+		const struct mcp_server *s = &m->servers[j];
+		const struct mcp_prompt *p;
+
+		if (s->state == SRV_DEAD || i >= s->nprompts) {
+			i -= s->state == SRV_DEAD ? 0 : s->nprompts;
+			continue;
+		}
+		p = &s->prompts[i];
+		buf_reset(&name);
+		mcp_tools_name(&name, s->name, p->name);
+		*command = name.data;
+		*description = p->description;
+		for (k = 0; synopsis && p->args[k]; k++)
+			buf_addf(synopsis, k < 32 && p->required & (1u << k) ? "%s%s" : "%s[%s]", k ? " " : "",
+				 p->args[k]);
+		return 0;
+	}
+	buf_release(&name);
+	return -1;
+}
+
+/* Expand a prompt: prompts/get with the words of args. */
+int
+mcp_prompt_get(struct mcp *m, const char *command, const char *args, mcp_prompt_fn fn, void *arg,
+	       struct buf *err)
+{
+	struct buf name = BUF_INIT;
+	struct mcp_server *s = NULL;
+	const struct mcp_prompt *p = NULL;
+	cJSON *params, *a;
+	struct pend *pd;
+	char what[96];
+	size_t j, k;
+
+	for (j = 0; m && j < m->nservers && !p; j++) {
+		for (k = 0; k < m->servers[j].nprompts && !p; k++) {
+			buf_reset(&name);
+			mcp_tools_name(&name, m->servers[j].name, m->servers[j].prompts[k].name);
+			if (!strcmp(name.data, command) && m->servers[j].state != SRV_DEAD) {
+				s = &m->servers[j];
+				p = &s->prompts[k];
+			}
+		}
+	}
+	buf_release(&name);
+	if (!p) {
+		buf_addf(err, "no mcp prompt /%s (/mcp lists the prompts)", command);
+		return -1;
+	}
+	params = cJSON_CreateObject();
+	cJSON_AddStringToObject(params, "name", p->name);
+	a = cJSON_AddObjectToObject(params, "arguments");
+	for (k = 0; p->args[k]; k++) {
+		size_t n;
+
+		args += strspn(args, " \t");
+		n = p->args[k + 1] ? strcspn(args, " \t") : strlen(args); /* the last takes the rest */
+		while (!p->args[k + 1] && n && (args[n - 1] == ' ' || args[n - 1] == '\n'))
+			n--;
+		if (!n) {
+			if (k < 32 && p->required & (1u << k)) {
+				struct buf syn = BUF_INIT;
+				size_t q;
+
+				for (q = 0; p->args[q]; q++)
+					buf_addf(&syn, q < 32 && p->required & (1u << q) ? " %s" : " [%s]", p->args[q]);
+				buf_addf(err, "/%s needs %s; usage: /%s%s", command, p->args[k], command, syn.data);
+				buf_release(&syn);
+				cJSON_Delete(params);
+				return -1;
+			}
+			continue;
+		}
+		{
+			char *v = xstrndup(args, n);
+
+			cJSON_AddStringToObject(a, p->args[k], v);
+			free(v);
+		}
+		args += n;
+	}
+	snprintf(what, sizeof what, "prompts/get %s", p->name);
+	pd = mcp_server_request(s, "prompts/get", params, what);
+	if (!pd) {
+		buf_addf(err, "mcp server %s is not running (/mcp reconnect %s)", s->name, s->name);
+		return -1;
+	}
+	pd->pfn = fn;
+	pd->parg = arg;
+	return 0;
 }
 
 /* One server's name and state, for stream-json's init line. */
@@ -502,8 +773,15 @@ mcp_free(struct mcp *m)
 		mcp_wire_tools_free(s->listing, s->nlisting);
 		free(s->reg);
 		free(s->name);
+		free(s->why);
+		mcp_proto_prompts_free(s);
+		strv_free(s->argv);
+		strv_free(s->env);
+		strv_free(s->headers);
+		free(s->url);
 	}
 	mcp_tools_free_all(m);
+	http_free(m->http);
 	free(m->servers);
 	free(m->root);
 	buf_release(&m->queued);

@@ -12,18 +12,29 @@
 #define HEARTH_MCP_TOOLS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include <cjson/cJSON.h>
 
 #include "base/buf.h"
+#include "mcp/config.h"
 #include "mcp/mcp.h"
 #include "mcp/wire.h"
 #include "llm/tool.h"
 
+struct http;
+struct mcp_post;
 struct proc;
 struct mcp_server;
 
 enum mcp_srv_state { SRV_STARTING, SRV_READY, SRV_DEAD };
+
+/* One prompt of a server (prompts/list): a /command. */
+struct mcp_prompt {
+	char *name, *description;
+	char **args;           /* argument names in order, NULL-terminated */
+	unsigned required;     /* bit i: args[i] is required (the first 32) */
+};
 
 /* A request in flight. */
 struct pend {
@@ -33,12 +44,23 @@ struct pend {
 	long timer;
 	char what[96];         /* "initialize", "tools/list", "tools/call NAME" */
 	struct tool_job *job;  /* tools/call: the agent's job; else NULL */
+	mcp_prompt_fn pfn;     /* prompts/get: who waits for the text; else NULL */
+	void *parg;
+	uint64_t t_start;      /* loop time sent (progress extends the wait up to a cap) */
+	long nprogress;        /* notifications/progress received for it */
+};
+
+enum mcp_tool_kind {
+	MCP_TOOL_CALL,           /* a listed tool: tools/call */
+	MCP_TOOL_LIST_RESOURCES, /* the server's resources: resources/list */
+	MCP_TOOL_READ_RESOURCE   /* one resource by uri: resources/read */
 };
 
 struct mcp_tool {
 	struct tool t;         /* first: job->tool points here */
 	struct mcp_tool *next; /* every tool ever made (mcp->tools) */
 	struct mcp_server *srv;
+	enum mcp_tool_kind kind;
 	char *remote;
 	char *name, *desc, *schema;
 };
@@ -46,6 +68,17 @@ struct mcp_tool {
 struct mcp_server {
 	struct mcp *m;
 	char *name;
+	char **argv, **env;    /* how to start it (copied from the config; reconnect) */
+	enum mcp_transport transport;
+	char *url;             /* http, sse */
+	char **headers;        /* http, sse: "Name: value", NULL-terminated */
+	char *session_id;      /* http: Mcp-Session-Id from the server (NULL: none yet) */
+	char *post_url;        /* sse: where to POST (the stream's endpoint event) */
+	struct mcp_post *posts; /* http, sse: requests in flight (mcp/http.c) */
+	long http_timer;       /* http, sse: sends outq (and the listening GET) from the loop */
+	int want_listen;       /* http: open the listening GET on the next flush */
+	char *why;             /* the last failure's line (NULL: none) */
+	int starts;            /* times started (1 + reconnects) */
 	enum mcp_srv_state state;
 	struct proc *proc;
 	int in_w, err_r;       /* stdin write end, stderr read end; -1 when closed */
@@ -60,10 +93,16 @@ struct mcp_server {
 	int listing_busy, relist, pages;
 	struct mcp_tool **reg; /* registered now */
 	size_t nreg;
+	int has_resources;     /* initialize: capabilities.resources */
+	int has_prompts;       /* initialize: capabilities.prompts */
+	struct mcp_prompt *prompts; /* prompts/list (has_prompts) */
+	size_t nprompts;
+	int prompts_busy;      /* a prompts/list in flight */
 };
 
 struct mcp {
 	struct loop *loop;
+	struct http *http;     /* the http and sse servers' client (own; made on first use) */
 	char *root;
 	int timeout_ms;
 	struct mcp_server *servers;
@@ -85,8 +124,15 @@ struct pend *mcp_server_request(struct mcp_server *s, const char *method, cJSON 
 				const char *what);
 /* mcp/mcp.c: take p off s's requests in flight and stop its timer (the caller frees p). */
 void mcp_server_unlink(struct mcp_server *s, struct pend *p);
-/* mcp/mcp.c: cancel a call in flight (notifications/cancelled) and fail its job. */
-void mcp_server_cancel(struct mcp_server *s, struct pend *p, const char *reason);
+/* mcp/mcp.c: cancel a call in flight (notifications/cancelled) and fail its job with msg. */
+void mcp_server_cancel(struct mcp_server *s, struct pend *p, const char *reason, const char *msg);
+/* mcp/mcp.c: notifications/progress for request id: the wait starts again (up to the cap). */
+void mcp_server_progress(struct mcp_server *s, long id);
+
+/* The name of a tool or prompt command: "mcp__<server>__<name>" (unsafe characters '_', 64 at most). */
+void mcp_tools_name(struct buf *b, const char *server, const char *name);
+/* mcp/proto.c: free s's prompts. */
+void mcp_proto_prompts_free(struct mcp_server *s);
 
 /* Replace s's registered tools with its finished listing (the listing is consumed). */
 void mcp_tools_install(struct mcp_server *s);

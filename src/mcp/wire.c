@@ -352,6 +352,68 @@ add_content(const cJSON *c, struct buf *out)
 	}
 }
 
+/* Append text to out, capped at MCP_WIRE_MAX_OUTPUT with a note. */
+static void
+add_capped(struct buf *out, const struct buf *text)
+{
+	size_t keep = MCP_WIRE_MAX_OUTPUT;
+
+	if (text->len <= keep) {
+		buf_add(out, text->data, text->len);
+		return;
+	}
+	while (keep && ((unsigned char)text->data[keep] & 0xC0) == 0x80)
+		keep--; /* do not cut a UTF-8 sequence */
+	buf_add(out, text->data, keep);
+	buf_addf(out, "\n[output truncated: %zu of %zu bytes shown]", keep, text->len);
+}
+
+/* A resources/list or resources/read result as text. */
+int
+mcp_wire_resources_text(const cJSON *result, struct buf *out, struct err *e)
+{
+	const cJSON *list = json_arr(result, "resources"), *contents = json_arr(result, "contents"), *c;
+	struct buf text = BUF_INIT;
+
+	if (!cJSON_IsObject(result) || (!list && !contents))
+		return err_set(e, "answered with neither \"resources\" nor \"contents\"");
+	cJSON_ArrayForEach(c, list) {
+		const char *uri = json_str(c, "uri"), *name = json_str(c, "name"), *mime = json_str(c, "mimeType");
+		const char *desc = json_str(c, "description");
+
+		if (!uri)
+			continue;
+		buf_addf(&text, "%s", uri);
+		if (name)
+			buf_addf(&text, "  %s", name);
+		if (mime)
+			buf_addf(&text, " (%s)", mime);
+		if (desc)
+			buf_addf(&text, ": %.*s", (int)strcspn(desc, "\n"), desc);
+		buf_addch(&text, '\n');
+	}
+	if (list && !cJSON_GetArraySize(list))
+		buf_adds(&text, "(no resources)\n");
+	if (list && json_str(result, "nextCursor"))
+		buf_addf(&text, "more: call again with cursor %s\n", json_str(result, "nextCursor"));
+	cJSON_ArrayForEach(c, contents) {
+		const char *t = json_str(c, "text"), *blob = json_str(c, "blob"), *mime = json_str(c, "mimeType");
+
+		if (text.len && text.data[text.len - 1] != '\n')
+			buf_addch(&text, '\n');
+		if (t)
+			buf_adds(&text, t);
+		else
+			buf_addf(&text, "[%s %s, %zu KB of binary data]", json_str(c, "uri") ? json_str(c, "uri") : "resource",
+				 mime ? mime : "?", blob ? strlen(blob) * 3 / 4 / 1024 : (size_t)0);
+	}
+	add_capped(out, &text);
+	if (!text.len)
+		buf_adds(out, "(empty)");
+	buf_release(&text);
+	return 0;
+}
+
 /* A tools/call result as text. */
 int
 mcp_wire_call_text(const cJSON *result, struct buf *out, int *is_error, struct err *e)

@@ -111,5 +111,12 @@ void mcp_wire_tools_free(struct mcp_wire_tool *v, size_t n);
  * when result is not an object.
  */
 int mcp_wire_call_text(const cJSON *result, struct buf *out, int *is_error, struct err *e);
+/*
+ * The text a resources/list result (one line per resource: uri, name,
+ * type, description; the next cursor) or a resources/read result (text
+ * contents, binary ones as one bracketed line) gives the model, capped
+ * like a call's.  -1 + e when it has neither "resources" nor "contents".
+ */
+int mcp_wire_resources_text(const cJSON *result, struct buf *out, struct err *e);
 
 #endif

@@ -109,4 +109,81 @@ check "line /mcp: the demo is listed" grep -Eq "demo: (ready, 5 tools|starting, 
 check "line session: the bad server is reported" grep -q "mcp server bad: sent invalid JSON" "$OUT"
 mock_stop
 
+# ---- Streamable HTTP: the demo behind tests/net/mock_mcp_http.py ------------------------
+# http_mock_start ARGS...: the HTTP mock on a free port (HTTP_PORT, HTTP_PID, HTTP_LOG)
+HTTP_N=0
+http_mock_start() {
+	HTTP_N=$((HTTP_N + 1))
+	HTTP_LOG=$E2E_TMP/http$HTTP_N.jsonl
+	: >"$HTTP_LOG"
+	python3 "$E2E_ROOT/tests/net/mock_mcp_http.py" --demo "$DEMO" --log "$HTTP_LOG" "$@" >"$E2E_TMP/http$HTTP_N.out" 2>&1 &
+	HTTP_PID=$!
+	track_pid "$HTTP_PID"
+	for _i in $(seq 100); do
+		HTTP_PORT=$(sed -n 's/^PORT //p' "$E2E_TMP/http$HTTP_N.out")
+		[ -n "$HTTP_PORT" ] && return 0
+		sleep 0.1
+	done
+	not_ok "the HTTP MCP mock starts" "$(cat "$E2E_TMP/http$HTTP_N.out")"
+	return 1
+}
+http_mock_stop() {
+	kill "$HTTP_PID" 2>/dev/null
+	wait_gone "$HTTP_PID" 50
+	untrack_pid "$HTTP_PID"
+}
+printf '{"defer_tools": false, "mcp_timeout": 1}\n' >"$REPO/.hearth/settings.json"
+rm -f "$REPO/.mcp.json"
+trust_project "$REPO"
+for REPLY in sse json; do
+	http_mock_start --reply "$REPLY" --require-header "X-Demo-Token: tok-42" || continue
+	CFG=$(printf '{"mcpServers": {"demo": {"type": "http", "url": "http://127.0.0.1:%s/mcp", "headers": {"X-Demo-Token": "${DEMO_TOKEN_E2E}"}}}}' "$HTTP_PORT")
+	mock_start mcp_add
+	DEMO_TOKEN_E2E=tok-42 hearth_run "http-$REPLY" -p --server "$MOCK_URL" --cwd "$REPO" --mcp-config "$CFG" "Add 2 and 40."
+	check_rc "http ($REPLY answers): exit status 0" 0
+	check "http ($REPLY answers): the tools listed over HTTP, add answers 42" pycheck '
+need("mcp__demo__add" in tool_names(CHAT[0]), "tools %r; stderr %r" % (tool_names(CHAT[0]), ERR_TEXT[-300:]))
+res = [m for m in CHAT[1]["messages"] if m["role"] == "tool"]
+need(res and res[-1]["content"] == "42", "tool messages %r" % res)'
+	check "http ($REPLY answers): the header from .mcp.json, the session id and the protocol version on every later POST" pycheck '
+posts = [json.loads(l) for l in open(ARGS[0]) if l.strip()]
+posts = [p for p in posts if p["method"] == "POST"]
+need(len(posts) >= 4, "posts %d" % len(posts))
+need(all(p["headers"].get("X-Demo-Token") == "tok-42" for p in posts), "header missing")
+need(all(p["headers"].get("Mcp-Session-Id") for p in posts[1:]) and not posts[0]["headers"].get("Mcp-Session-Id"), "session ids %r" % [p["headers"].get("Mcp-Session-Id") for p in posts])
+need(all(p["headers"].get("MCP-Protocol-Version") == "2025-06-18" for p in posts), "protocol version")
+need(all("text/event-stream" in p["headers"].get("Accept", "") for p in posts), "accept")' "$HTTP_LOG"
+	mock_stop
+	http_mock_stop
+done
+http_mock_start --require-header "X-Demo-Token: tok-42"
+CFG=$(printf '{"mcpServers": {"demo": {"type": "http", "url": "http://127.0.0.1:%s/mcp", "headers": {"X-Demo-Token": "wrong"}}}}' "$HTTP_PORT")
+mock_start plain
+hearth_run http-401 -p --server "$MOCK_URL" --cwd "$REPO" --mcp-config "$CFG" "Hello."
+check_rc "http 401: the run completes" 0
+check "http 401: one line with the status, the hint and the body's first line" grep -q "mcp server demo: answered HTTP 401 (check the \"headers\" of its .mcp.json entry): missing or wrong X-Demo-Token header; its tools are removed" "$ERR"
+mock_stop
+http_mock_stop
+http_mock_start
+CFG=$(printf '{"mcpServers": {"demo": {"type": "http", "url": "http://127.0.0.1:%s/mcp"}}}' "$HTTP_PORT")
+mock_start mcp_http_progress
+hearth_run http-progress -p --server "$MOCK_URL" --cwd "$REPO" --mcp-config "$CFG" "Sleep."
+check_rc "http progress: exit status 0" 0
+check "http progress: progress events on the POST's stream extend mcp_timeout (1 s) for a 2.5 s call" pycheck '
+res = [m for m in CHAT[1]["messages"] if m["role"] == "tool"]
+need(res and res[-1]["content"] == "slept", "tool messages %r" % res)'
+mock_stop
+mock_start mcp_npm_timeout
+hearth_run http-timeout -p --server "$MOCK_URL" --cwd "$REPO" --mcp-config "$CFG" "Sleep, then echo."
+check_rc "http timeout: exit status 0" 0
+check "http timeout: the call is cancelled alone (a notifications/cancelled POST), the next call answers" pycheck '
+res = [m for m in CHAT[1]["messages"] if m["role"] == "tool"]
+need(res and "did not answer tools/call sleep within 1 s" in res[-1]["content"], "sleep %r" % res)
+res = [m for m in CHAT[2]["messages"] if m["role"] == "tool"]
+need(res and res[-1]["content"] == "STILL_HERE_q8", "echo %r" % res)
+posts = [json.loads(l) for l in open(ARGS[0]) if l.strip()]
+need(any("notifications/cancelled" in p.get("body", "") for p in posts), "no cancel POST")' "$HTTP_LOG"
+mock_stop
+http_mock_stop
+
 e2e_finish

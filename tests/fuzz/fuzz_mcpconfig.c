@@ -48,8 +48,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (i = 0; i < c.n; i++) {
 		const struct mcp_config_server *s = &c.v[i];
 
-		FUZZ_CHECK(s->name && s->origin && s->argv && s->argv[0]);
-		for (j = 0; s->argv[j]; j++)
+		FUZZ_CHECK(s->name && s->origin);
+		FUZZ_CHECK(s->transport == MCP_STDIO ? s->argv && s->argv[0] && !s->url :
+			   !s->argv && s->url && !strncmp(s->url, "http", 4));
+		for (j = 0; s->headers && s->headers[j]; j++)
+			FUZZ_CHECK(strstr(s->headers[j], ": ") && !strpbrk(s->headers[j], "\r\n"));
+		for (j = 0; s->argv && s->argv[j]; j++)
 			FUZZ_CHECK(strlen(s->argv[j]) < size + 1);
 		for (j = 0; s->env && s->env[j]; j++)
 			FUZZ_CHECK(strchr(s->env[j], '=') != NULL);

@@ -85,6 +85,11 @@ check_result(const cJSON *result)
 	if (mcp_wire_call_text(result, &out, &is_error, &e) < 0)
 		FUZZ_CHECK(e.msg[0]);
 	FUZZ_CHECK(out.len <= MCP_WIRE_MAX_OUTPUT + 200);
+	buf_reset(&out);
+	err_clear(&e);
+	if (mcp_wire_resources_text(result, &out, &e) < 0)
+		FUZZ_CHECK(e.msg[0]);
+	FUZZ_CHECK(out.len <= MCP_WIRE_MAX_OUTPUT + 200);
 	buf_release(&out);
 	buf_release(&warnings);
 }

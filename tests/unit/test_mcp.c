@@ -290,31 +290,167 @@ test_garbage(void **state)
 	fx_stop(&f);
 }
 
-/* A server that never answers a call: timeout, cancellation sent, server dropped. */
+/* A server that never answers a call: that call times out and is cancelled; the server stays. */
 static void
 test_hang(void **state)
 {
 	struct fx f;
 	struct call c;
 	char *log;
+	size_t n;
 	int i, seen = 0;
 
 	(void)state;
 	fx_start(&f, MCP_DEMO, "--fail=hang", NULL, 1);
 	fx_wait_ready(&f);
 	call(&f, &c, "mcp__demo__echo", "{\"text\":\"x\"}", 5000);
-	check_failed(&f, &c, "did not answer tools/call echo within 1 s");
+	assert_int_equal(c.job.is_error, 1);
+	if (!strstr(c.job.out.data, "did not answer tools/call echo within 1 s (setting mcp_timeout): "
+				    "the call was cancelled, the server keeps running"))
+		fail_msg("%s", c.job.out.data);
 	tool_job_release(&c.job);
-	/* the stuck demo ignores SIGTERM, so it reads the cancellation before SIGKILL */
+	assert_int_equal(f.nreports, 0); /* the server is not given up on */
+	(void)tool_extra(&n);
+	assert_int_equal(n, 5);
 	for (i = 0; i < 100; i++) {
 		log = tu_read(f.dir, "log");
-		seen = log && strstr(log, "notifications/cancelled");
+		seen = log && strstr(log, "\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":3");
 		free(log);
 		if (seen)
 			break;
 		loop_run_once(f.loop, 20, NULL);
 	}
 	assert_true(seen);
+	fx_stop(&f);
+}
+
+/*
+ * A call longer than mcp_timeout: without progress it alone is cancelled
+ * and the next call works; with progress notifications (the call carries
+ * a progressToken) the wait is extended and it answers.
+ */
+static void
+test_timeout_progress(void **state)
+{
+	struct fx f;
+	struct call c;
+	char *log;
+	uint64_t t0;
+
+	(void)state;
+	fx_start(&f, MCP_DEMO, NULL, NULL, 1);
+	fx_wait_ready(&f);
+	t0 = loop_now_ms(f.loop);
+	call(&f, &c, "mcp__demo__sleep", "{\"seconds\":2.5,\"progress_ms\":300}", 8000);
+	if (c.job.is_error || strcmp(c.job.out.data, "slept"))
+		fail_msg("with progress: %s", c.job.out.data);
+	assert_true(loop_now_ms(f.loop) - t0 >= 2400);
+	tool_job_release(&c.job);
+	log = tu_read(f.dir, "log");
+	assert_non_null(strstr(log, "\"_meta\":{\"progressToken\":3}"));
+	free(log);
+	t0 = loop_now_ms(f.loop);
+	call(&f, &c, "mcp__demo__sleep", "{\"seconds\":30}", 8000);
+	assert_int_equal(c.job.is_error, 1);
+	if (!strstr(c.job.out.data, "did not answer tools/call sleep within 1 s"))
+		fail_msg("%s", c.job.out.data);
+	assert_true(loop_now_ms(f.loop) - t0 < 3000);
+	tool_job_release(&c.job);
+	assert_string_equal(call(&f, &c, "mcp__demo__echo", "{\"text\":\"alive\"}", 5000), "alive");
+	tool_job_release(&c.job);
+	assert_int_equal(f.nreports, 0);
+	fx_stop(&f);
+}
+
+/* A crashed server shows as failed with why in /mcp; reconnect brings it and its tools back. */
+static void
+test_reconnect(void **state)
+{
+	struct fx f;
+	struct call c;
+	struct buf st = BUF_INIT;
+	size_t n;
+
+	(void)state;
+	fx_start(&f, MCP_DEMO, "--fail=crash", NULL, 10);
+	fx_wait_ready(&f);
+	mcp_status(f.mcp, &st);
+	assert_non_null(strstr(st.data, "demo: ready, 5 tools; stdio: "));
+	assert_non_null(strstr(st.data, "\n  mcp__demo__echo: Return the text unchanged.\n"));
+	buf_reset(&st);
+	call(&f, &c, "mcp__demo__echo", "{\"text\":\"x\"}", 5000); /* it dies */
+	tool_job_release(&c.job);
+	mcp_status(f.mcp, &st);
+	assert_non_null(strstr(st.data, "demo: failed, 0 tools"));
+	assert_non_null(strstr(st.data, "failed: exited with status 3 (stderr: mcp-demo: crashing on purpose)"));
+	assert_non_null(strstr(st.data, "/mcp reconnect demo"));
+	buf_reset(&st);
+	assert_int_equal(mcp_reconnect(f.mcp, "nope", &st), -1);
+	assert_non_null(strstr(st.data, "no mcp server named \"nope\""));
+	buf_reset(&st);
+	assert_int_equal(mcp_reconnect(f.mcp, "demo", &st), 0);
+	assert_string_equal(st.data, "mcp server demo: starting again\n");
+	fx_wait_ready(&f);
+	(void)tool_extra(&n);
+	assert_int_equal(n, 5);
+	buf_reset(&st);
+	mcp_status(f.mcp, &st);
+	assert_non_null(strstr(st.data, "demo: ready, 5 tools; stdio: "));
+	assert_non_null(strstr(st.data, "reconnected 1 time"));
+	/* a running server can be reconnected too */
+	buf_reset(&st);
+	assert_int_equal(mcp_reconnect(f.mcp, "demo", &st), 0);
+	fx_wait_ready(&f);
+	(void)tool_extra(&n);
+	assert_int_equal(n, 5);
+	buf_release(&st);
+	fx_stop(&f);
+}
+
+/*
+ * 105 tools, deferral off: what fits is offered, the rest wait behind
+ * tool_search (offered too), counted in overflow, and tool_search finds
+ * the last one.  Nothing is lost.
+ */
+static void
+test_many_tools(void **state)
+{
+	struct fx f;
+	struct toolset ts;
+	struct buf out = BUF_INIT;
+	size_t nb, nx, off, def, i;
+	const struct tool *const *b = tool_all(&nb), *const *x;
+	int search = 0;
+
+	(void)state;
+	fx_start(&f, MCP_DEMO, "--many=100", "--page-size=30", 10);
+	fx_wait_ready(&f);
+	x = tool_extra(&nx);
+	assert_int_equal(nx, 105);
+	toolset_init(&ts, b, nb, 0, &tool_search);
+	toolset_sync(&ts, x, nx);
+	for (i = 0; i < ts.noffered; i++)
+		search |= ts.offered[i] == &tool_search;
+	assert_true(search);
+	assert_int_equal(ts.noffered, TOOLSET_MAX - TOOLSET_LOAD_ROOM);
+	toolset_extension_counts(&ts, &off, &def);
+	assert_int_equal(off + def, 105);
+	assert_int_equal(ts.overflow, def);
+	assert_int_equal(ts.dropped, 0);
+	assert_int_equal(toolset_search(&ts, "mcp__demo__gen_99", &out), 1);
+	assert_non_null(strstr(out.data, "loaded mcp__demo__gen_99: Generated read-only tool number 99."));
+	assert_int_equal(ts.offered[ts.noffered - 1]->flags & (TOOL_EXTERNAL | TOOL_READ_ONLY),
+			 TOOL_EXTERNAL | TOOL_READ_ONLY);
+	/* the room fills up: what does not fit is still named, with its schema, to call by name */
+	buf_reset(&out);
+	assert_int_equal(toolset_search(&ts, "*", &out), TOOLSET_LOAD_ROOM - 1);
+	assert_int_equal(ts.noffered, TOOLSET_MAX);
+	assert_non_null(strstr(out.data, "the tool list is full (48 tools)"));
+	assert_non_null(strstr(out.data, "  schema: {\"type\":\"object\""));
+	toolset_sync(&ts, x, nx); /* idempotent */
+	toolset_extension_counts(&ts, &off, &def);
+	assert_int_equal(off + def, 105);
+	buf_release(&out);
 	fx_stop(&f);
 }
 
@@ -389,7 +525,8 @@ test_reports_queued(void **state)
 	(void)state;
 	fx_start(&f, "/nonexistent/mcp-server", NULL, NULL, 10);
 	mcp_status(f.mcp, &st);
-	assert_string_equal(st.data, "demo: failed, 0 tools\n");
+	assert_non_null(strstr(st.data, "demo: failed, 0 tools; stdio: /nonexistent/mcp-server --log="));
+	assert_non_null(strstr(st.data, "\n  failed: "));
 	buf_release(&st);
 	buf_reset(&f.reports);
 	f.nreports = 0;
@@ -409,6 +546,9 @@ main(void)
 		cmocka_unit_test(test_dies_mid_call),
 		cmocka_unit_test(test_garbage),
 		cmocka_unit_test(test_hang),
+		cmocka_unit_test(test_timeout_progress),
+		cmocka_unit_test(test_reconnect),
+		cmocka_unit_test(test_many_tools),
 		cmocka_unit_test(test_startup_failures),
 		cmocka_unit_test(test_reports_queued),
 		cmocka_unit_test(test_toolset_sync),

@@ -261,7 +261,7 @@ test_call_text(void **state)
 	buf_release(&big);
 }
 
-/* .mcp.json: good entries kept; wrong types, http servers and disabled ones left out. */
+/* .mcp.json: good entries kept (stdio, http, sse); wrong types, unknown transports and disabled ones left out. */
 static void
 test_cfg_file(void **state)
 {
@@ -276,11 +276,24 @@ test_cfg_file(void **state)
 		 "\"good\":{\"command\":\"${MCPTEST_X}/bin\",\"args\":[\"-v\",\"${NOPE:-dflt}\"],\"env\":{\"K\":\"v${MCPTEST_X}\"}},"
 		 "\"noargs\":{\"command\":\"x\",\"args\":\"-v\"},\"badargs\":{\"command\":\"x\",\"args\":[1]},"
 		 "\"nocmd\":{\"args\":[]},\"badenv\":{\"command\":\"x\",\"env\":{\"K\":1}},"
-		 "\"web\":{\"type\":\"http\",\"url\":\"http://x\"},\"off\":{\"command\":\"x\",\"disabled\":true},"
+		 "\"web\":{\"type\":\"http\",\"url\":\"http://x/${MCPTEST_X}\",\"headers\":{\"Authorization\":\"Bearer ${MCPTEST_X}\"}},"
+		 "\"old\":{\"type\":\"sse\",\"url\":\"https://y/sse\"},\"nourl\":{\"type\":\"http\",\"url\":\"ftp://z\"},"
+		 "\"badhdr\":{\"type\":\"http\",\"url\":\"http://x\",\"headers\":{\"A\":\"1\\r\\nB: 2\"}},"
+		 "\"ws\":{\"type\":\"ws\",\"url\":\"ws://x\"},\"off\":{\"command\":\"x\",\"disabled\":true},"
 		 "\"str\":\"x\"}}");
 	snprintf(path, sizeof path, "%s/a.json", dir);
 	assert_int_equal(mcp_config_load_file(&c, path, &w, &e), 0);
-	assert_int_equal(c.n, 1);
+	assert_int_equal(c.n, 3);
+	assert_int_equal(c.v[1].transport, MCP_HTTP);
+	assert_null(c.v[1].argv);
+	assert_string_equal(c.v[1].url, "http://x/ex");
+	assert_string_equal(c.v[1].headers[0], "Authorization: Bearer ex");
+	assert_null(c.v[1].headers[1]);
+	assert_int_equal(c.v[2].transport, MCP_SSE);
+	assert_string_equal(c.v[2].url, "https://y/sse");
+	assert_non_null(strstr(w.data, "\"nourl\" needs a \"url\" starting with http:// or https://"));
+	assert_non_null(strstr(w.data, "header \"A\" must be a one-line string"));
+	assert_non_null(strstr(w.data, "\"ws\" is of type \"ws\"; use \"stdio\", \"http\" or \"sse\""));
 	assert_string_equal(c.v[0].argv[0], "ex/bin");
 	assert_string_equal(c.v[0].argv[2], "dflt");
 	assert_null(c.v[0].argv[3]);
@@ -289,19 +302,18 @@ test_cfg_file(void **state)
 	assert_non_null(strstr(w.data, "\"badargs\""));
 	assert_non_null(strstr(w.data, "\"nocmd\""));
 	assert_non_null(strstr(w.data, "\"badenv\""));
-	assert_non_null(strstr(w.data, "only stdio"));
 	assert_null(strstr(w.data, "\"off\""));
 	assert_non_null(strstr(w.data, "\"str\""));
 	tu_write(dir, "b.json", "{\"mcpServers\":{\"good\":{\"command\":\"other\"}}}");
 	snprintf(path, sizeof path, "%s/b.json", dir);
 	assert_int_equal(mcp_config_load_file(&c, path, &w, &e), 0);
-	assert_int_equal(c.n, 1);
+	assert_int_equal(c.n, 3);
 	assert_string_equal(c.v[0].argv[0], "other");
 	tu_write(dir, "c.json", "{\"mcpServers\":{\n\"x\": }");
 	snprintf(path, sizeof path, "%s/c.json", dir);
 	assert_int_equal(mcp_config_load_file(&c, path, &w, &e), -1);
 	assert_non_null(strstr(e.msg, "line 2"));
-	assert_int_equal(c.n, 1);
+	assert_int_equal(c.n, 3);
 	tu_write(dir, "d.json", "[1,2]");
 	snprintf(path, sizeof path, "%s/d.json", dir);
 	assert_int_equal(mcp_config_load_file(&c, path, &w, &e), 0);
@@ -311,6 +323,38 @@ test_cfg_file(void **state)
 	buf_release(&w);
 	tu_rmrf(dir);
 	free(dir);
+}
+
+/* resources/list and resources/read answers as text for the model. */
+static void
+test_resources_text(void **state)
+{
+	struct buf out = BUF_INIT;
+	struct err e = ERR_INIT;
+	cJSON *r;
+
+	(void)state;
+	r = cJSON_Parse("{\"resources\":[{\"uri\":\"demo://a\",\"name\":\"A\",\"mimeType\":\"text/plain\","
+			"\"description\":\"first\\nsecond\"},{\"name\":\"no uri\"}],\"nextCursor\":\"c2\"}");
+	assert_int_equal(mcp_wire_resources_text(r, &out, &e), 0);
+	assert_string_equal(out.data, "demo://a  A (text/plain): first\nmore: call again with cursor c2\n");
+	cJSON_Delete(r);
+	buf_reset(&out);
+	r = cJSON_Parse("{\"contents\":[{\"uri\":\"demo://a\",\"text\":\"hello\"},"
+			"{\"uri\":\"demo://b\",\"mimeType\":\"image/png\",\"blob\":\"AAAA\"}]}");
+	assert_int_equal(mcp_wire_resources_text(r, &out, &e), 0);
+	assert_string_equal(out.data, "hello\n[demo://b image/png, 0 KB of binary data]");
+	cJSON_Delete(r);
+	buf_reset(&out);
+	r = cJSON_Parse("{\"resources\":[]}");
+	assert_int_equal(mcp_wire_resources_text(r, &out, &e), 0);
+	assert_string_equal(out.data, "(no resources)\n");
+	cJSON_Delete(r);
+	r = cJSON_Parse("{\"other\":1}");
+	assert_int_equal(mcp_wire_resources_text(r, &out, &e), -1);
+	assert_non_null(strstr(e.msg, "neither"));
+	cJSON_Delete(r);
+	buf_release(&out);
 }
 
 int
@@ -325,6 +369,7 @@ main(void)
 		cmocka_unit_test(test_tools),
 		cmocka_unit_test(test_call_text),
 		cmocka_unit_test(test_cfg_file),
+		cmocka_unit_test(test_resources_text),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

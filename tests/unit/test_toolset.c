@@ -269,6 +269,42 @@ test_cutoff_off_and_reset(void **state)
 	buf_release(&note);
 }
 
+/* Read-only MCP calls (TOOL_EXTERNAL + TOOL_READ_ONLY) neither count nor are refused. */
+static void
+test_cutoff_skips_readonly_mcp(void **state)
+{
+	const struct tool ro = { .name = "mcp__db__query", .description = "query", .schema_json = "{}",
+				 .flags = TOOL_EXTERNAL | TOOL_READ_ONLY };
+	const struct tool rw = { .name = "mcp__db__insert", .description = "insert", .schema_json = "{}",
+				 .flags = TOOL_EXTERNAL | TOOL_MUTATES | TOOL_NEEDS_APPROVAL };
+	struct agent_cutoff cut = { 2, 0, 0, 0 };
+	struct agent_call c[2];
+	struct buf note = BUF_INIT, why = BUF_INIT;
+	int i;
+
+	(void)state;
+	memset(c, 0, sizeof c);
+	c[0].tool = &ro;
+	buf_init(&c[0].args, 0);
+	buf_adds(&c[0].args, "{}");
+	for (i = 0; i < 10; i++) /* ten MCP look-ups in a row: no cutoff */
+		assert_int_equal(agent_cutoff_after_step(&cut, c, 1, &note), 0);
+	assert_int_equal(cut.streak, 0);
+	call(&c[1], "read", "{\"path\":\"a\"}");
+	assert_int_equal(agent_cutoff_after_step(&cut, &c[1], 1, &note), 0);
+	assert_int_equal(agent_cutoff_after_step(&cut, c, 2, &note), 1); /* a read beside it counts */
+	assert_true(agent_cutoff_refuses(&cut, tool_find("read"), &why));
+	assert_false(agent_cutoff_refuses(&cut, &ro, &why)); /* still allowed once engaged */
+	assert_false(agent_cutoff_refuses(&cut, &rw, &why));
+	c[0].tool = &rw; /* a call that may change something produces */
+	assert_int_equal(agent_cutoff_after_step(&cut, c, 1, &note), 0);
+	assert_false(cut.active);
+	buf_release(&c[0].args);
+	buf_release(&c[1].args);
+	buf_release(&note);
+	buf_release(&why);
+}
+
 int
 main(void)
 {
@@ -282,6 +318,7 @@ main(void)
 		cmocka_unit_test(test_auto_switches_when_extensions_arrive),
 		cmocka_unit_test(test_cutoff_counts_look_only_steps),
 		cmocka_unit_test(test_cutoff_off_and_reset),
+		cmocka_unit_test(test_cutoff_skips_readonly_mcp),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
