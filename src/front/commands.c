@@ -244,7 +244,7 @@ sc_route(void *ctx, const struct cmd *self, const char *args, struct buf *out)
 	buf_adds(&mode, args);
 	buf_rtrim(&mode);
 	if (route_escalate_set_mode(sc->d->esc, mode.data, &e) < 0) {
-		buf_addf(out, "/route: %s (auto, local or claude)", e.msg);
+		buf_addf(out, "/route: %s", e.msg);
 		buf_release(&mode);
 		return CMD_ERROR;
 	}

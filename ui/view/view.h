@@ -126,7 +126,7 @@ struct view_status {
 	char branch[64];    /* "" outside git */
 	int dirty;          /* changed files */
 	char model[128];
-	char route[16];     /* "local", "claude" */
+	char route[32];     /* "local", "claude", or the tier's name (the servers setting) */
 	char route_mode[16]; /* "auto" ... ("" hides it) */
 	double spend_usd;   /* Claude spend this session (0 hides it) */
 	int turns;
