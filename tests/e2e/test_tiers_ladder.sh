@@ -152,5 +152,5 @@ reqs = [json.loads(l) for l in open(sys.argv[1]) if "\"request\"" in l]
 chat = [r for r in reqs if r["path"] == "/v1/chat/completions"][0]
 assert any(m["role"] == "tool" for m in chat["body"]["messages"]), chat["body"]["messages"]' "$BIG_LOG"
 
-[ -n "$KEEP" ] && cp -r "$E2E_TMP" "$KEEP"
+[ -n "${KEEP:-}" ] && cp -r "$E2E_TMP" "$KEEP"
 e2e_finish
