@@ -586,6 +586,49 @@ front_run_tier_ready(struct front_run *r, long n_ctx, int down)
 		r->esc.n_ctx = n_ctx;
 }
 
+/* A tier's GET /slots answered: its free slots for the ladder's choice; a server answering again is up. */
+static void
+tier_slots(int status, const struct llama_slot *slots, size_t n, const struct err *e, void *arg)
+{
+	struct front_run_tier *t = arg;
+	struct route_escalate *x = &t->r->esc;
+	size_t i;
+	int idle = 0;
+
+	(void)e;
+	t->inflight = 0;
+	if (status != 200)
+		return;
+	for (i = 0; i < n; i++)
+		idle += !slots[i].is_processing;
+	route_escalate_rung_slots(x, t->rung, (int)n, idle);
+	if (t->rung >= 0 && (size_t)t->rung < x->nrungs && x->rungs[t->rung].down) {
+		x->rungs[t->rung].down = 0;
+		log_msg("tier %s answers again", x->rungs[t->rung].name);
+	}
+}
+
+#define FRONT_RUN_TIER_POLL_MS 2000
+
+/* Every 2 s: each tier's GET /slots (one at a time per server). */
+static void
+tier_poll(struct loop *l, long id, void *arg)
+{
+	struct front_run *r = arg;
+	size_t i;
+
+	(void)id;
+	r->tier_timer = loop_timer_add(l, FRONT_RUN_TIER_POLL_MS, tier_poll, r);
+	for (i = 0; i <= r->nothers; i++) {
+		struct front_run_tier *t = i < r->nothers ? &r->others[i] : r->own;
+
+		if (t && !t->inflight) {
+			t->inflight = 1;
+			llama_get_slots(t->lm, tier_slots, t);
+		}
+	}
+}
+
 /*
  * The ladder (route/ladder.h): every tier of the servers setting is a
  * rung; the run's own tier uses r->llama, the others get a server of
@@ -611,6 +654,10 @@ start_tiers(struct front_run *r)
 		if (t == r->tier) {
 			r->tier_rung = route_escalate_add_rung(&r->esc, t->name, t->role == ROUTE_TIER_WORKHORSE,
 							       llama_provider(r->llama));
+			r->own = xcalloc(1, sizeof *r->own);
+			r->own->r = r;
+			r->own->lm = r->llama;
+			r->own->rung = r->tier_rung;
 			continue;
 		}
 		o = &r->others[r->nothers];
@@ -640,6 +687,8 @@ start_tiers(struct front_run *r)
 		r->nothers++;
 		llama_probe(o->lm, o->cfg.loading_wait_s * 1000L, NULL, tier_probed, o);
 	}
+	if (r->tiers.n > 1)
+		r->tier_timer = loop_timer_add(r->loop, 300, tier_poll, r);
 }
 
 /* The routing policy from the settings, --route on top. */
@@ -809,7 +858,12 @@ front_run_release(struct front_run *r)
 	if (r->loop && !r->interrupted)
 		perm_gate_drain(r->gate); /* post_tool / turn_end hooks still running */
 	perm_gate_free(r->gate);
+	if (r->tier_timer)
+		loop_timer_del(r->loop, r->tier_timer);
+	r->tier_timer = 0;
 	llama_free(r->llama);
+	free(r->own);
+	r->own = NULL;
 	for (size_t i = 0; i < r->nothers; i++) {
 		llama_free(r->others[i].lm);
 		cfg_release(&r->others[i].cfg);

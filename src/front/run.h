@@ -62,6 +62,8 @@ struct front_run {
 	int tier_rung;                  /* the ladder's index of r->tier (-1: no ladder) */
 	struct front_run_tier *others;  /* the other tiers' servers (the ladder's rungs), or NULL */
 	size_t nothers;
+	struct front_run_tier *own;     /* r->llama as a rung (for the /slots poll), or NULL */
+	long tier_timer;                /* the tiers' /slots poll (0: none) */
 	const char *task;         /* the task after routing (a leading @claude removed) */
 	struct conv resumed;      /* messages of a resumed session, until the agent exists */
 	struct mcp *mcp;          /* MCP servers (none with --no-tools) */
@@ -78,6 +80,7 @@ struct front_run_tier {
 	struct cfg cfg;
 	struct llama *lm;
 	int rung;
+	int inflight;             /* a GET /slots is out */
 };
 
 /* Discovery of the run's own server finished: its tier's context (n_ctx), or down. */

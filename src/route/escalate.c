@@ -414,6 +414,8 @@ route_escalate_turn_end(struct route_escalate *x, const struct agent_stats *st, 
 
 	route_step_account(x, st);
 	x->timing = 0;
+	if (x->nrungs && !x->on_claude && x->rung >= 0)
+		x->warm = x->rung; /* the session's cache is there now */
 	memset(&o, 0, sizeof o);
 	o.tokens = x->turn_use;
 	o.target = x->last.target;

@@ -56,6 +56,7 @@ struct route_escalate_rung {
 	struct provider *p;
 	long n_ctx;               /* per-slot context; 0 unknown */
 	int down;                 /* unreachable: the ladder skips it */
+	int slots, idle;          /* from its GET /slots (0, 0: not known) */
 	struct route_usage use;   /* this session */
 	double cost, ms;          /* priced by the policy's prices (0 without one); wall time of its steps */
 	int requests;
@@ -115,6 +116,7 @@ struct route_escalate {
 	int rung;                 /* the rung local requests go to now (-1: no tiers) */
 	int start;                /* where turns start: the first interactive rung */
 	int pin;                  /* /route NAME or --route NAME: turns start there (-1: none) */
+	int warm;                 /* the rung the session's last local turn ran on: its cache is there (-1) */
 	int timing;               /* a turn runs: wall time is attributed (route_step_account) */
 	uint64_t snap_ms;
 	double claude_ms;         /* wall time of the steps on Claude */
@@ -199,6 +201,8 @@ double route_escalate_spent(const struct route_escalate *x);
 int route_escalate_add_rung(struct route_escalate *x, const char *name, int workhorse, struct provider *p);
 void route_escalate_rung_ready(struct route_escalate *x, int i, long n_ctx, int down);
 int route_escalate_rung_find(const struct route_escalate *x, const char *name, size_t len);
+/* A rung's GET /slots answered: slots in all, idle of them (a server up again is no longer down). */
+void route_escalate_rung_slots(struct route_escalate *x, int i, int slots, int idle);
 const char *route_escalate_where(const struct route_escalate *x);
 /* `hearth stats`: the outcomes table. */
 int route_escalate_stats(const char *state_dir, struct buf *out, struct err *e);

@@ -19,9 +19,8 @@ route_escalate_add_rung(struct route_escalate *x, const char *name, int workhors
 
 	if (x->nrungs == ROUTE_ESCALATE_RUNGS)
 		return -1;
-	if (x->nrungs == 0) {
-		x->rung = x->start = x->pin = -1;
-	}
+	if (x->nrungs == 0)
+		x->rung = x->start = x->pin = x->warm = -1;
 	r = &x->rungs[x->nrungs];
 	memset(r, 0, sizeof *r);
 	snprintf(r->name, sizeof r->name, "%s", name);
@@ -40,6 +39,16 @@ route_escalate_rung_ready(struct route_escalate *x, int i, long n_ctx, int down)
 		return;
 	x->rungs[i].n_ctx = n_ctx;
 	x->rungs[i].down = down;
+}
+
+/* A rung's slots. */
+void
+route_escalate_rung_slots(struct route_escalate *x, int i, int slots, int idle)
+{
+	if (i < 0 || (size_t)i >= x->nrungs)
+		return;
+	x->rungs[i].slots = slots;
+	x->rungs[i].idle = idle;
 }
 
 /* The index of a rung by name. */
@@ -74,26 +83,67 @@ route_ladder_fits(const struct route_escalate *x, int i, long need)
 	return need <= 0 || (n > 0 && (double)need <= x->policy.context_fraction * (double)n);
 }
 
+/*
+ * Whether rung a is a better choice than rung b among servers that can
+ * take the turn: the session's warm cache first, then a free slot, then
+ * more free slots (the least loaded); equal: the order of the setting.
+ */
+static int
+route_ladder_better(const struct route_escalate *x, int a, int b)
+{
+	const struct route_escalate_rung *ra = &x->rungs[a], *rb = &x->rungs[b];
+
+	if (b < 0)
+		return 1;
+	if ((a == x->warm) != (b == x->warm))
+		return a == x->warm;
+	if ((ra->idle > 0) != (rb->idle > 0))
+		return ra->idle > 0;
+	return ra->idle > rb->idle;
+}
+
 /* The next rung up (see route/ladder.h). */
 int
 route_ladder_next(const struct route_escalate *x, int from, int same_role, long need_ctx)
 {
-	int wh = from >= 0 ? x->rungs[from].workhorse : 0, pass, i;
+	int wh = from >= 0 ? x->rungs[from].workhorse : 0, pass, i, best = -1;
 
-	for (pass = same_role ? 0 : 1; pass < 2; pass++)
+	for (pass = same_role ? 0 : 1; pass < 2 && best < 0; pass++)
 		for (i = 0; i < (int)x->nrungs; i++) {
 			const struct route_escalate_rung *r = &x->rungs[i];
 
 			if (i == from || r->down || !r->p)
 				continue;
-			if (pass == 0 && (r->workhorse != wh || i < from))
+			if (pass == 0 && r->workhorse != wh)
 				continue;
 			if (pass == 1 && (!r->workhorse || (wh && i < from)))
 				continue;
-			if (route_ladder_fits(x, i, need_ctx))
-				return i;
+			if (route_ladder_fits(x, i, need_ctx) && route_ladder_better(x, i, best))
+				best = i;
 		}
-	return -1;
+	return best;
+}
+
+/*
+ * Where a turn starts: among the up interactive rungs (all of them when
+ * there is none), the better one (warm, free slot, least loaded).
+ */
+static int
+route_ladder_first(const struct route_escalate *x)
+{
+	int i, best = -1, any_interactive = 0;
+
+	for (i = 0; i < (int)x->nrungs; i++)
+		any_interactive |= !x->rungs[i].workhorse && !x->rungs[i].down && x->rungs[i].p;
+	for (i = 0; i < (int)x->nrungs; i++) {
+		const struct route_escalate_rung *r = &x->rungs[i];
+
+		if (r->down || !r->p || (any_interactive && r->workhorse))
+			continue;
+		if (route_ladder_better(x, i, best))
+			best = i;
+	}
+	return best >= 0 ? best : x->start >= 0 ? x->start : 0;
 }
 
 /* Record a move to rung to and say it. */
@@ -185,11 +235,18 @@ route_ladder_turn(struct route_escalate *x, const char **text, struct buf *note)
 	} else if (x->last.tier && (to = route_escalate_rung_find(x, x->last.tier, strlen(x->last.tier))) >= 0) {
 		x->rung = to;
 		snprintf(why, sizeof why, "%s", x->last.reason);
-	} else if (x->rungs[x->rung].down || !x->rungs[x->rung].p) {
-		if ((to = route_ladder_next(x, x->rung, 1, 0)) >= 0) {
-			snprintf(why, sizeof why, "%s is down; skipped", x->rungs[x->rung].name);
-			x->rung = to;
-		}
+	} else if ((to = route_ladder_first(x)) != x->rung) {
+		const struct route_escalate_rung *f = &x->rungs[x->rung], *r = &x->rungs[to];
+
+		if (f->down || !f->p)
+			snprintf(why, sizeof why, "%s is down; skipped", f->name);
+		else if (to != x->warm && f->idle == 0 && f->slots > 0)
+			snprintf(why, sizeof why, "%s has no free slot (0 of %d), %s has %d", f->name, f->slots,
+				 r->name, r->idle);
+		else if (to != x->warm)
+			snprintf(why, sizeof why, "%s has %d free slot%s, %s %d", r->name, r->idle,
+				 r->idle == 1 ? "" : "s", f->name, f->idle);
+		x->rung = to; /* the warm one: quietly, as the last turn */
 	}
 	if (!why[0] && x->pin < 0 && route_ladder_climbs(&x->last) &&
 	    (to = route_ladder_next(x, x->rung, 0, x->last.rule == ROUTE_RULE_CONTEXT ? x->last_prompt : 0)) >= 0) {

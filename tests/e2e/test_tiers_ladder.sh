@@ -152,5 +152,21 @@ reqs = [json.loads(l) for l in open(sys.argv[1]) if "\"request\"" in l]
 chat = [r for r in reqs if r["path"] == "/v1/chat/completions"][0]
 assert any(m["role"] == "tool" for m in chat["body"]["messages"]), chat["body"]["messages"]' "$BIG_LOG"
 
+# ---- two interactive servers: a free slot wins, then the warm cache ------
+printf '{"slots_body": [{"id": 0, "n_ctx": 65536, "is_processing": true, "id_task": 7}], "turns": [{"text": "UNEXPECTED: busy a"}]}\n' >"$E2E_TMP/a.json"
+printf '{"turns": [{"text": "B-ONE"}, {"text": "B-TWO"}]}\n' >"$E2E_TMP/b.json"
+mock_start "$E2E_TMP/a.json"
+A_URL=$MOCK_URL A_LOG=$MOCK_LOG
+mock_start "$E2E_TMP/b.json"
+B_URL=$MOCK_URL B_LOG=$MOCK_LOG
+mkdir -p "$XDG_CONFIG_HOME/hearth"
+printf '{"servers": [{"name": "a", "url": "%s"}, {"name": "b", "url": "%s"}]}\n' "$A_URL" "$B_URL" \
+	>"$XDG_CONFIG_HOME/hearth/settings.json"
+(sleep 3; printf 'say hi\n'; sleep 3; printf 'again\n'; sleep 3) |
+	(cd "$REPO" && timeout -k 5 "$HEARTH_TIMEOUT" "$HEARTH_BIN" --line >"$E2E_TMP/bal.out" 2>&1)
+check "balance: a has no free slot, so b took the turn, with the reason" grep -q "→ b (interactive): a has no free slot (0 of 1), b has 2" "$E2E_TMP/bal.out"
+check "balance: both turns answered by b (the second where its cache is warm), none by a" sh -c \
+	'grep -q B-ONE "$1" && grep -q B-TWO "$1" && test "$(grep -c "\"path\": \"/v1/chat/completions\"" "$2")" = 0' - "$E2E_TMP/bal.out" "$A_LOG"
+
 [ -n "${KEEP:-}" ] && cp -r "$E2E_TMP" "$KEEP"
 e2e_finish

@@ -119,6 +119,44 @@ test_turn(void **state)
 	release(&x);
 }
 
+/* Among servers of one role: the warm cache first, then a free slot, then the most free. */
+static void
+test_choice(void **state)
+{
+	struct route_escalate x;
+	struct buf note = BUF_INIT;
+	const char *text = "hi";
+
+	(void)state;
+	ladder(&x);
+	x.last.rule = -1;
+	route_escalate_rung_slots(&x, 0, 1, 0); /* small busy, small2 free */
+	route_escalate_rung_slots(&x, 1, 2, 1);
+	assert_int_equal(route_ladder_turn(&x, &text, &note), 1);
+	assert_int_equal(x.rung, 1);
+	assert_string_equal(note.data, "→ small2 (interactive): small has no free slot (0 of 1), small2 has 1");
+	buf_reset(&note);
+	route_escalate_rung_slots(&x, 0, 4, 1); /* small has 1 free, small2 3: the least loaded */
+	route_escalate_rung_slots(&x, 1, 4, 3);
+	assert_int_equal(route_ladder_turn(&x, &text, &note), 1);
+	assert_int_equal(x.rung, 1);
+	assert_string_equal(note.data, "→ small2 (interactive): small2 has 3 free slots, small 1");
+	buf_reset(&note);
+	x.warm = 0; /* the session's cache is on small: it stays there, busy or not */
+	route_escalate_rung_slots(&x, 0, 1, 0);
+	assert_int_equal(route_ladder_turn(&x, &text, &note), 0);
+	assert_int_equal(x.rung, 0);
+	x.warm = 1; /* warm on small2: quietly there */
+	assert_int_equal(route_ladder_turn(&x, &text, &note), 0);
+	assert_int_equal(x.rung, 1);
+	assert_int_equal(note.len, 0);
+	route_escalate_rung_slots(&x, 2, 1, 0); /* workhorses: big busy, huge free */
+	route_escalate_rung_slots(&x, 3, 1, 1);
+	assert_int_equal(route_ladder_next(&x, 0, 0, 0), 3);
+	buf_release(&note);
+	release(&x);
+}
+
 static void
 test_set_mode(void **state)
 {
@@ -183,6 +221,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_next),
 		cmocka_unit_test(test_turn),
+		cmocka_unit_test(test_choice),
 		cmocka_unit_test(test_set_mode),
 		cmocka_unit_test(test_pattern_tier),
 	};
