@@ -37,6 +37,9 @@ screen ready "type a task" 100
 $T send-keys -t s "say hi" Enter
 screen small_answers "SMALL-ONE"
 screen status_small '· small'
+screen panel_servers '│ *servers *│' 60
+screen panel_small '▶ small I 2/2 free' 60
+screen panel_big '  big W 2/2 free' 60
 $T send-keys -t s "@big say hi to the workhorse" Enter
 screen big_answers "BIG-ONE"
 screen at_reason '→ big \(workhorse\): requested with @big'
@@ -60,6 +63,8 @@ screen small_again "SMALL-TWO"
 check "tiers: small got 2 chat requests, big 2" sh -c \
 	'test "$(grep -c "\"event\": \"request\".*\"path\": \"/v1/chat/completions\"" "$1")" = 2 &&
 	 test "$(grep -c "\"event\": \"request\".*\"path\": \"/v1/chat/completions\"" "$2")" = 2' - "$SMALL_LOG" "$BIG_LOG"
+$T resize-window -t s -x 60 -y 20
+screen compact_60 'idle · ▶small 2/2 · big 2/2' 60
 $T send-keys -t s C-c C-c
 screen quit "HEARTH_EXITED rc=0"
 cleanup_tmux
