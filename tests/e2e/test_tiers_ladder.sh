@@ -168,5 +168,19 @@ check "balance: a has no free slot, so b took the turn, with the reason" grep -q
 check "balance: both turns answered by b (the second where its cache is warm), none by a" sh -c \
 	'grep -q B-ONE "$1" && grep -q B-TWO "$1" && test "$(grep -c "\"path\": \"/v1/chat/completions\"" "$2")" = 0' - "$E2E_TMP/bal.out" "$A_LOG"
 
+# ---- one URL, many models (llama-server's router mode): /model lists them --
+printf '{"models": {"object": "list", "data": [{"id": "qwen-9b", "object": "model", "status": {"value": "loaded"}}, {"id": "qwen-35b", "object": "model", "status": {"value": "unloaded"}}]}, "turns": [{"text": "R-ONE"}]}\n' >"$E2E_TMP/router.json"
+mock_start "$E2E_TMP/router.json"
+R_URL=$MOCK_URL
+printf '{"servers": [{"name": "fast", "url": "%s", "model": "qwen-9b"}, {"name": "deep", "url": "%s", "role": "workhorse", "model": "qwen-35b"}]}\n' "$R_URL" "$R_URL" \
+	>"$XDG_CONFIG_HOME/hearth/settings.json"
+(sleep 3; printf '/model\n'; sleep 2) |
+	(cd "$REPO" && timeout -k 5 "$HEARTH_TIMEOUT" "$HEARTH_BIN" --line >"$E2E_TMP/router.out" 2>&1)
+check "router: /model lists the models behind the URL with their status, the one in use marked" python3 -c '
+import sys
+t = open(sys.argv[1]).read()
+for want in ("models on this server", "▶ qwen-9b (loaded)", "   qwen-35b (unloaded)", "tiers (the servers setting):", "▶ fast (interactive)", "deep (workhorse)"):
+    assert want in t, (want, t)' "$E2E_TMP/router.out"
+
 [ -n "${KEEP:-}" ] && cp -r "$E2E_TMP" "$KEEP"
 e2e_finish
