@@ -14,6 +14,7 @@
 #include "front/cmd_template.h"
 #include "front/cmd_ui.h"
 #include "front/cmd_commit.h"
+#include "route/ladder.h"
 #include "route/step.h"
 #include "llama/llama.h"
 #include "base/log.h"
@@ -141,6 +142,13 @@ on_probe(struct llama *lm, int rc, enum llm_err_kind kind, const char *msg, void
 		struct provider *p;
 
 		front_run_tier_ready(r, 0, 1);
+		if (!r->esc.on_claude && (p = route_ladder_skip_down(&r->esc, r->tier_rung, &note)) != NULL) {
+			announce(r->pm, note.data, 1); /* the next tier takes the task */
+			buf_release(&note);
+			buf_release(&why);
+			start_turn(r, p, r->task);
+			return;
+		}
 		p = route_escalate_server_down(&r->esc, llama_provider(lm), &note);
 
 		announce(r->pm, note.data, p != NULL);

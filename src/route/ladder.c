@@ -263,6 +263,27 @@ route_ladder_turn(struct route_escalate *x, const char **text, struct buf *note)
 	return 1;
 }
 
+/* The start rung is down before the turn (see route/ladder.h). */
+struct provider *
+route_ladder_skip_down(struct route_escalate *x, int from, struct buf *note)
+{
+	char why[ROUTE_REASON_MAX];
+	int to;
+
+	if (!x->nrungs || from < 0 || (size_t)from >= x->nrungs || x->pin >= 0)
+		return NULL;
+	x->rungs[from].down = 1;
+	if ((to = route_ladder_next(x, from, 1, 0)) < 0)
+		return NULL;
+	snprintf(why, sizeof why, "%s does not answer; skipped", x->rungs[from].name);
+	route_ladder_record(x, to, why, x->steps_before, note);
+	x->rung = to;
+	x->on_claude = 0;
+	x->local = x->rungs[to].p;
+	x->n_ctx = x->rungs[to].n_ctx;
+	return x->local;
+}
+
 /* Usage of the rung the turn is on. */
 void
 route_ladder_account(struct route_escalate *x, const struct route_usage *d, int nreq, double ms)

@@ -46,6 +46,12 @@ int route_ladder_step(struct route_escalate *x, struct agent *a, const struct ro
  * rung; recorded, and the line for the user in note); 0 otherwise.
  */
 int route_ladder_turn(struct route_escalate *x, const char **text, struct buf *note);
+/*
+ * Rung from did not answer discovery: marked down; the turn goes to the
+ * next rung (its role first, then a workhorse) unless a tier is pinned.
+ * Returns its provider (the move recorded, the line in note), or NULL.
+ */
+struct provider *route_ladder_skip_down(struct route_escalate *x, int from, struct buf *note);
 /* Usage d (nreq requests, ms of wall time) belongs to the rung the turn is on. */
 void route_ladder_account(struct route_escalate *x, const struct route_usage *d, int nreq, double ms);
 /* The "tiers" array: each rung's usage, time and cost, then Claude's. */

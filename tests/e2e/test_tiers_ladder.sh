@@ -152,6 +152,19 @@ reqs = [json.loads(l) for l in open(sys.argv[1]) if "\"request\"" in l]
 chat = [r for r in reqs if r["path"] == "/v1/chat/completions"][0]
 assert any(m["role"] == "tool" for m in chat["body"]["messages"]), chat["body"]["messages"]' "$BIG_LOG"
 
+# ---- the start tier does not answer at all: the next tier takes the task --
+DEAD=$(closed_port)
+printf '{"turns": [{"text": "big took it"}]}\n' >"$E2E_TMP/big5.json"
+mock_start "$E2E_TMP/big5.json"
+settings "http://127.0.0.1:$DEAD" "$MOCK_URL" ""
+hearth_run startdown -p --cwd "$REPO" --output-format json "say hi"
+check_rc "start down: exit status 0" 0
+check "start down: big answered, the skip shown with its reason" pycheck '
+d = out_json()
+need(d.get("result") == "big took it", "result %r" % d.get("result"))
+need(any(x.get("tier") == "big" and x["reason"] == "small does not answer; skipped" for x in d["routing"]["decisions"]), "decisions %r" % d["routing"]["decisions"])'
+check "start down: the notice names the dead tier" grep -q "→ big (workhorse): small does not answer; skipped" "$ERR"
+
 # ---- two interactive servers: a free slot wins, then the warm cache ------
 printf '{"slots_body": [{"id": 0, "n_ctx": 65536, "is_processing": true, "id_task": 7}], "turns": [{"text": "UNEXPECTED: busy a"}]}\n' >"$E2E_TMP/a.json"
 printf '{"turns": [{"text": "B-ONE"}, {"text": "B-TWO"}]}\n' >"$E2E_TMP/b.json"
