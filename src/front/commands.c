@@ -145,6 +145,30 @@ sc_model(void *ctx, const struct cmd *self, const char *args, struct buf *out)
 	buf_addf(out, "%s · ctx %ld per slot · %d slots · %s · slot %d",
 		 info->model_id ? info->model_id : "?", info->n_ctx, info->total_slots,
 		 info->build_info ? info->build_info : "?", llama_slot(sc->d->llama));
+	if (info->models) { /* router mode or llama-swap: every model behind the URL */
+		const char *l = info->models;
+
+		buf_adds(out, "\nmodels on this server (the settings' \"model\" or a tier's picks one):");
+		while (*l) {
+			size_t n = strcspn(l, "\n");
+
+			buf_addf(out, "\n  %s%.*s", info->model_id && strlen(info->model_id) <= n &&
+				 !strncmp(l, info->model_id, strlen(info->model_id)) &&
+				 (l[strlen(info->model_id)] == ' ' || l[strlen(info->model_id)] == '\n' ||
+				  !l[strlen(info->model_id)]) ? "▶ " : "  ", (int)n, l);
+			l += n + (l[n] == '\n');
+		}
+	}
+	if (sc->d->esc && sc->d->esc->nrungs) { /* the tiers of the servers setting */
+		const struct route_escalate *x = sc->d->esc;
+		size_t i;
+
+		buf_adds(out, "\ntiers (the servers setting):");
+		for (i = 0; i < x->nrungs; i++)
+			buf_addf(out, "\n  %s%s (%s)%s%s", (int)i == (x->rung >= 0 ? x->rung : x->start) && !x->on_claude ? "▶ " : "  ",
+				 x->rungs[i].name, x->rungs[i].workhorse ? "workhorse" : "interactive",
+				 x->rungs[i].down ? " · down" : "", (int)i == x->pin ? " · pinned (/route)" : "");
+	}
 	return CMD_DONE;
 }
 
@@ -245,7 +269,7 @@ sc_route(void *ctx, const struct cmd *self, const char *args, struct buf *out)
 	buf_adds(&mode, args);
 	buf_rtrim(&mode);
 	if (route_escalate_set_mode(sc->d->esc, mode.data, &e) < 0) {
-		buf_addf(out, "/route: %s (auto, local or claude)", e.msg);
+		buf_addf(out, "/route: %s", e.msg);
 		buf_release(&mode);
 		return CMD_ERROR;
 	}

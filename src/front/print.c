@@ -16,6 +16,7 @@
 #include "front/cmd_commit.h"
 #include "front/commands.h"
 #include "llm/toolset.h"
+#include "route/ladder.h"
 #include "route/step.h"
 #include "llama/llama.h"
 #include "base/log.h"
@@ -140,7 +141,17 @@ on_probe(struct llama *lm, int rc, enum llm_err_kind kind, const char *msg, void
 	front_output_wait(r->pm, NULL);
 	if (rc < 0) {
 		struct buf note = BUF_INIT, why = BUF_INIT;
-		struct provider *p = route_escalate_server_down(&r->esc, llama_provider(lm), &note);
+		struct provider *p;
+
+		front_run_tier_ready(r, 0, 1);
+		if (!r->esc.on_claude && (p = route_ladder_skip_down(&r->esc, r->tier_rung, &note)) != NULL) {
+			announce(r->pm, note.data, 1); /* the next tier takes the task */
+			buf_release(&note);
+			buf_release(&why);
+			start_turn(r, p, r->task);
+			return;
+		}
+		p = route_escalate_server_down(&r->esc, llama_provider(lm), &note);
 
 		announce(r->pm, note.data, p != NULL);
 		buf_release(&note);
@@ -157,8 +168,10 @@ on_probe(struct llama *lm, int rc, enum llm_err_kind kind, const char *msg, void
 	log_msg("server %s model %s n_ctx %ld slots %d build %s", r->cfg.server_url,
 		info->model_id ? info->model_id : "?", info->n_ctx, info->total_slots,
 		info->build_info ? info->build_info : "?");
+	front_run_tier_ready(r, info->n_ctx, 0);
 	/* a consult starts on Claude but continues here, so it waits for discovery */
-	start_turn(r, r->esc.on_claude ? route_escalate_claude(&r->esc) : llama_provider(lm), r->task);
+	start_turn(r, r->esc.on_claude ? route_escalate_claude(&r->esc) :
+		   r->esc.nrungs ? r->esc.local : llama_provider(lm), r->task);
 }
 
 /* Stop the loop once the turn ended or stdout went away. */
@@ -796,7 +809,7 @@ front_print_main(struct front_cli *o)
 	print_wait_mcp(&r);
 	r.task = r.o->task.data;
 	prov = route_task(&r, &r.task, 0);
-	if (prov != llama_provider(r.llama) && r.esc.last.mode == ROUTE_HANDOFF)
+	if (r.esc.on_claude && r.esc.last.mode == ROUTE_HANDOFF)
 		start_turn(&r, prov, r.task); /* Claude: the local server is not needed */
 	else
 		llama_probe(r.llama, r.cfg.loading_wait_s * 1000L, on_loading, on_probe, &r);

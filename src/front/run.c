@@ -568,6 +568,134 @@ start_gate(struct front_run *r)
 	perm_gate_session_start(r->gate, r->o->print ? "print" : "interactive", r->resumed.nmsgs > 0);
 }
 
+/* Discovery of another tier's server: the ladder learns its context, or that it is down. */
+static void
+tier_probed(struct llama *lm, int rc, enum llm_err_kind kind, const char *msg, void *arg)
+{
+	struct front_run_tier *t = arg;
+
+	(void)kind;
+	if (rc < 0)
+		log_msg("tier %s: %s", t->r->esc.rungs[t->rung].name, msg ? msg : "down");
+	route_escalate_rung_ready(&t->r->esc, t->rung, rc < 0 ? 0 : llama_info(lm)->n_ctx, rc < 0);
+}
+
+/* The run's own server answered discovery (or not). */
+void
+front_run_tier_ready(struct front_run *r, long n_ctx, int down)
+{
+	if (r->tier_rung < 0)
+		return;
+	route_escalate_rung_ready(&r->esc, r->tier_rung, n_ctx, down);
+	if (r->esc.rung == r->tier_rung && n_ctx > 0)
+		r->esc.n_ctx = n_ctx;
+}
+
+/* A tier's GET /slots answered: its free slots for the ladder's choice; a server answering again is up. */
+static void
+tier_slots(int status, const struct llama_slot *slots, size_t n, const struct err *e, void *arg)
+{
+	struct front_run_tier *t = arg;
+	struct route_escalate *x = &t->r->esc;
+	size_t i;
+	int idle = 0;
+
+	(void)e;
+	t->inflight = 0;
+	if (status != 200)
+		return;
+	for (i = 0; i < n; i++)
+		idle += !slots[i].is_processing;
+	route_escalate_rung_slots(x, t->rung, (int)n, idle);
+	if (t->rung >= 0 && (size_t)t->rung < x->nrungs && x->rungs[t->rung].down) {
+		x->rungs[t->rung].down = 0;
+		log_msg("tier %s answers again", x->rungs[t->rung].name);
+	}
+}
+
+#define FRONT_RUN_TIER_POLL_MS 2000
+
+/* Every 2 s: each tier's GET /slots (one at a time per server). */
+static void
+tier_poll(struct loop *l, long id, void *arg)
+{
+	struct front_run *r = arg;
+	size_t i;
+
+	(void)id;
+	r->tier_timer = loop_timer_add(l, FRONT_RUN_TIER_POLL_MS, tier_poll, r);
+	for (i = 0; i <= r->nothers; i++) {
+		struct front_run_tier *t = i < r->nothers ? &r->others[i] : r->own;
+
+		if (t && !t->inflight) {
+			t->inflight = 1;
+			llama_get_slots(t->lm, tier_slots, t);
+		}
+	}
+}
+
+/*
+ * The ladder (route/ladder.h): every tier of the servers setting is a
+ * rung; the run's own tier uses r->llama, the others get a server of
+ * their own (their url, model, thinking and key over the settings),
+ * probed now without waiting.
+ */
+static void
+start_tiers(struct front_run *r)
+{
+	size_t i;
+
+	r->tier_rung = -1;
+	if (!r->tier)
+		return;
+	r->others = xcalloc(r->tiers.n, sizeof *r->others);
+	for (i = 0; i < r->tiers.n; i++) {
+		const struct route_tier *t = &r->tiers.v[i];
+		struct front_run_tier *o;
+		struct buf w = BUF_INIT;
+		const char *key;
+		int k;
+
+		if (t == r->tier) {
+			r->tier_rung = route_escalate_add_rung(&r->esc, t->name, t->role == ROUTE_TIER_WORKHORSE,
+							       llama_provider(r->llama));
+			r->own = xcalloc(1, sizeof *r->own);
+			r->own->r = r;
+			r->own->lm = r->llama;
+			r->own->rung = r->tier_rung;
+			continue;
+		}
+		o = &r->others[r->nothers];
+		o->r = r;
+		cfg_defaults(&o->cfg);
+		cfg_load(&o->cfg, r->root, &w); /* warned about once already */
+		buf_release(&w);
+		free(o->cfg.server_url);
+		o->cfg.server_url = xstrdup(t->url);
+		free(o->cfg.model);
+		o->cfg.model = t->model ? xstrdup(t->model) : NULL;
+		o->cfg.thinking = t->thinking >= 0 ? t->thinking : r->cfg.thinking;
+		o->cfg.slot_save = 0; /* the session's slot file is the start tier's */
+		o->cfg.cache_prime = r->cfg.cache_prime;
+		if (t->api_key_env && (key = getenv(t->api_key_env)) != NULL && *key) {
+			o->cfg.server_api_key = xstrdup(key);
+			secret_add(t->api_key_env, key);
+		}
+		o->lm = llama_new(r->loop, r->http, &o->cfg);
+		k = route_escalate_add_rung(&r->esc, t->name, t->role == ROUTE_TIER_WORKHORSE, llama_provider(o->lm));
+		if (k < 0) {
+			llama_free(o->lm);
+			cfg_release(&o->cfg);
+			continue;
+		}
+		o->rung = k;
+		r->nothers++;
+		llama_probe(o->lm, o->cfg.loading_wait_s * 1000L, NULL, tier_probed, o);
+	}
+	if (r->tiers.n > 1)
+		r->tier_timer = loop_timer_add(r->loop, 300, tier_poll, r);
+}
+
 /* The routing policy from the settings, --route on top. */
 static void
 start_routing(struct front_run *r)
@@ -576,10 +704,11 @@ start_routing(struct front_run *r)
 
 	route_escalate_init(&r->esc, r->loop, r->http, r->root, r->state_dir.data, &warnings);
 	r->esc.idle_timeout_ms = r->cfg.stream_idle_timeout_s > 0 ? r->cfg.stream_idle_timeout_s * 1000L : 0;
+	start_tiers(r);
 	if (r->o->route) /* a tier's name pins the run to that tier: local */
-		route_escalate_set_mode(&r->esc, route_is_mode(r->o->route) ? r->o->route : "local", NULL);
+		route_escalate_set_mode(&r->esc, r->o->route, NULL);
 	else if (r->tier_pinned)
-		route_escalate_set_mode(&r->esc, "local", NULL);
+		route_escalate_set_mode(&r->esc, r->tier->name, NULL);
 	if (warnings.len) {
 		buf_rtrim(&warnings);
 		fprintf(stderr, "hearth: %s\n", warnings.data);
@@ -748,7 +877,19 @@ front_run_release(struct front_run *r)
 	if (r->loop && !r->interrupted)
 		perm_gate_drain(r->gate); /* post_tool / turn_end hooks still running */
 	perm_gate_free(r->gate);
+	if (r->tier_timer)
+		loop_timer_del(r->loop, r->tier_timer);
+	r->tier_timer = 0;
 	llama_free(r->llama);
+	free(r->own);
+	r->own = NULL;
+	for (size_t i = 0; i < r->nothers; i++) {
+		llama_free(r->others[i].lm);
+		cfg_release(&r->others[i].cfg);
+	}
+	free(r->others);
+	r->others = NULL;
+	r->nothers = 0;
 	http_free(r->http);
 	if (r->serve) { /* the managed server's slot files, after the last save: within the budget */
 		struct buf dir = BUF_INIT;

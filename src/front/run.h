@@ -59,6 +59,11 @@ struct front_run {
 	struct route_tiers tiers;       /* the `servers` setting (route/tiers.h) */
 	const struct route_tier *tier;  /* the tier this run talks to (NULL: no tiers, or --server) */
 	int tier_pinned;                /* picked by --route NAME or @NAME: no escalation past it */
+	int tier_rung;                  /* the ladder's index of r->tier (-1: no ladder) */
+	struct front_run_tier *others;  /* the other tiers' servers (the ladder's rungs), or NULL */
+	size_t nothers;
+	struct front_run_tier *own;     /* r->llama as a rung (for the /slots poll), or NULL */
+	long tier_timer;                /* the tiers' /slots poll (0: none) */
 	const char *task;         /* the task after routing (a leading @claude removed) */
 	struct conv resumed;      /* messages of a resumed session, until the agent exists */
 	struct mcp *mcp;          /* MCP servers (none with --no-tools) */
@@ -68,6 +73,18 @@ struct front_run {
 	int prompt_pending;       /* system not built yet (print mode: front_run_prompt) */
 	int trusted;              /* the project's hooks, MCP servers, wider settings apply (front/trust.h) */
 };
+
+/* Another tier's server: its settings, provider and discovery (front/run.c). */
+struct front_run_tier {
+	struct front_run *r;
+	struct cfg cfg;
+	struct llama *lm;
+	int rung;
+	int inflight;             /* a GET /slots is out */
+};
+
+/* Discovery of the run's own server finished: its tier's context (n_ctx), or down. */
+void front_run_tier_ready(struct front_run *r, long n_ctx, int down);
 
 /* Set up a run from the command line; -1 when ready, else the exit code (all released). */
 int front_run_open(struct front_run *r, struct front_cli *o);

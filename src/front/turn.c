@@ -207,7 +207,7 @@ front_turn_submit(struct front_turn *t, const char *text)
 	if (t->v.on_user)
 		t->v.on_user(t->v.arg, text);
 	front_attach_expand(s->env->root, s->env->allow_outside, text,
-	    s->esc && agent_provider(t->agent) != t->local ? &s->esc->policy : NULL, &msg, &notes);
+	    s->esc && s->esc->on_claude ? &s->esc->policy : NULL, &msg, &notes);
 	if (notes.len) {
 		buf_rtrim(&notes);
 		front_turn_say(t, FRONT_TURN_SAY_ATTACH, notes.data);

@@ -511,6 +511,7 @@ llama_wire_info_release(struct llama_info *info)
 {
 	free(info->model_id);
 	free(info->build_info);
+	free(info->models);
 	memset(info, 0, sizeof *info);
 }
 
@@ -546,6 +547,38 @@ llama_wire_models(const char *json, size_t n, struct llama_info *info, struct er
 	return llama_wire_models_for(json, n, NULL, info, e);
 }
 
+/*
+ * Several models behind one URL: "id (status)" lines into info->models
+ * (the status of llama-server's router mode is an object with "value",
+ * other servers may give a string); NULL when there is one model.
+ */
+static void
+llama_wire_model_list(const cJSON *data, struct llama_info *info)
+{
+	struct buf b = BUF_INIT;
+	const cJSON *it;
+	int n = 0;
+
+	free(info->models);
+	info->models = NULL;
+	cJSON_ArrayForEach(it, data) {
+		const char *id = json_str(it, "id");
+		const cJSON *st = cJSON_GetObjectItemCaseSensitive(it, "status");
+		const char *sv = cJSON_IsString(st) ? st->valuestring : json_str(st, "value");
+
+		if (!id)
+			continue;
+		n++;
+		buf_addf(&b, "%s%.120s", b.len ? "\n" : "", id);
+		if (sv && *sv)
+			buf_addf(&b, " (%.40s%s)", sv, cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(st, "failed")) ?
+				 ", failed" : "");
+	}
+	if (n > 1)
+		info->models = buf_detach(&b, NULL);
+	buf_release(&b);
+}
+
 /* The entry for want (else the first) → model id, n_ctx_train and the stated context. */
 int
 llama_wire_models_for(const char *json, size_t n, const char *want, struct llama_info *info,
@@ -562,6 +595,8 @@ llama_wire_models_for(const char *json, size_t n, const char *want, struct llama
 		return -1;
 	data = cJSON_GetObjectItemCaseSensitive(root, "data");
 	first = cJSON_IsArray(data) ? cJSON_GetArrayItem(data, 0) : NULL;
+	if (cJSON_IsArray(data))
+		llama_wire_model_list(data, info);
 	if (want && cJSON_IsArray(data))
 		cJSON_ArrayForEach(it, data) {
 			const char *wid = json_str(it, "id");

@@ -27,6 +27,9 @@ struct llama_info {
 	int has_slots;    /* GET /slots answered 200 */
 	int bearer;       /* the server asked for a key (HTTP 401) and OPENAI_API_KEY is sent */
 	int plain;        /* discovery ran and found no /props: OpenAI fields only, no priming */
+	char *models;     /* several models behind one URL (llama-server's router mode, llama-swap):
+			     one "id (status)" line each, the status when the server states it
+			     (router mode: loaded, loading, unloaded, ...); NULL with one model */
 };
 
 struct llama_slot {

@@ -78,6 +78,7 @@ route_config_free_patterns(struct route_pattern *v, size_t n)
 		if (v[i].is_regex)
 			regfree(&v[i].re);
 		free(v[i].text);
+		free(v[i].tier);
 	}
 	free(v);
 }
@@ -96,7 +97,7 @@ route_config_free_strings(char **v, size_t n)
 /* Add one pattern to a list being built; -1 (and *why) on a bad regex. */
 static int
 route_config_add_pattern(struct route_pattern **v, size_t *n, const char *text, int is_regex,
-		     enum route_mode mode, char *why, size_t whylen)
+		     enum route_mode mode, const char *tier, char *why, size_t whylen)
 {
 	struct route_pattern *p;
 
@@ -110,6 +111,7 @@ route_config_add_pattern(struct route_pattern **v, size_t *n, const char *text, 
 	p->text = xstrdup(text);
 	p->is_regex = is_regex;
 	p->mode = mode;
+	p->tier = tier ? xstrdup(tier) : NULL;
 	(*n)++;
 	return 0;
 }
@@ -139,7 +141,7 @@ route_config_defaults(struct route_policy *p)
 	memcpy(p->rules, route_config_rule_defaults, sizeof p->rules);
 	for (i = 0; i < N(route_config_default_patterns); i++)
 		route_config_add_pattern(&p->patterns, &p->npatterns, route_config_default_patterns[i].text,
-				     0, route_config_default_patterns[i].mode, why, sizeof why);
+				     0, route_config_default_patterns[i].mode, NULL, why, sizeof why);
 	p->privacy = route_config_copy_strings(route_config_default_privacy, N(route_config_default_privacy));
 	p->nprivacy = N(route_config_default_privacy);
 	p->test_commands = route_config_copy_strings(route_config_default_tests, N(route_config_default_tests));
@@ -249,6 +251,7 @@ route_config_pattern_entry(const cJSON *it, const char *org, struct route_patter
 	const char *text = cJSON_IsString(it) ? it->valuestring : json_str(it, "pattern");
 	enum route_mode mode = ROUTE_CONSULT;
 	const cJSON *m = cJSON_GetObjectItemCaseSensitive(it, "mode");
+	const cJSON *tier = cJSON_GetObjectItemCaseSensitive(it, "tier");
 	int is_regex = 0;
 	char why[128];
 
@@ -264,7 +267,12 @@ route_config_pattern_entry(const cJSON *it, const char *org, struct route_patter
 	if (m && route_config_parse_mode(m, &mode) < 0)
 		buf_addf(w, "%s: routing.patterns \"%s\": mode must be \"handoff\" or \"consult\"; "
 			 "using consult\n", org, text);
-	if (route_config_add_pattern(v, n, text, is_regex, mode, why, sizeof why) < 0)
+	if (tier && (!cJSON_IsString(tier) || !*tier->valuestring)) {
+		buf_addf(w, "%s: routing.patterns \"%s\": tier must be the name of a tier in the servers setting; "
+			 "the pattern goes to Claude\n", org, text);
+		tier = NULL;
+	}
+	if (route_config_add_pattern(v, n, text, is_regex, mode, tier ? tier->valuestring : NULL, why, sizeof why) < 0)
 		buf_addf(w, "%s: routing.patterns \"%s\": invalid regex (%s); entry ignored\n", org,
 			 text, why);
 }

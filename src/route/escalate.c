@@ -13,6 +13,7 @@
 #include "agent/agent.h"
 #include "anthropic/anthropic.h"
 #include "route/step.h"
+#include "route/ladder.h"
 #include "route/outcomes.h"
 #include "io/loop.h"
 #include "llm/provider.h"
@@ -148,11 +149,32 @@ route_escalate_release(struct route_escalate *x)
 	memset(x, 0, sizeof *x);
 }
 
-/* --route / /route. */
+/* --route / /route: a mode, or a tier's name (pinned; nothing climbs past it). */
 int
 route_escalate_set_mode(struct route_escalate *x, const char *mode, struct err *e)
 {
-	return route_config_set_mode(&x->policy, mode, e);
+	int i = mode ? route_escalate_rung_find(x, mode, strlen(mode)) : -1;
+
+	if (i >= 0) {
+		x->pin = i;
+		return route_config_set_mode(&x->policy, "local", e);
+	}
+	if (route_config_set_mode(&x->policy, mode, e) < 0) {
+		if (x->nrungs) {
+			struct buf names = BUF_INIT;
+			size_t k;
+
+			for (k = 0; k < x->nrungs; k++)
+				buf_addf(&names, "%s%s", k ? ", " : "", x->rungs[k].name);
+			err_set(e, "unknown route \"%s\": use auto, local, claude or a tier (%s)", mode ? mode : "",
+				names.data);
+			buf_release(&names);
+		}
+		return -1;
+	}
+	if (x->nrungs)
+		x->pin = -1;
+	return 0;
 }
 
 /*
@@ -302,13 +324,19 @@ route_escalate_turn(struct route_escalate *x, const char **text, struct provider
 	s.told = x->told;
 	route_decide(&x->policy, &s, req, &x->last);
 	x->told = x->last.told;
+	if (st)
+		x->steps_before = st->steps;
+	if (route_ladder_turn(x, text, note)) { /* a tier takes the turn */
+		x->on_claude = 0;
+		return x->local;
+	}
 	route_escalate_note(&x->last, note);
 	route_step_record(x, &x->last, st ? st->steps : 0);
 	if (st)
 		x->steps_before = st->steps;
 	x->on_claude = x->last.target == ROUTE_CLAUDE;
 	if (!x->on_claude)
-		return local;
+		return x->local;
 	route_escalate_claude(x);
 	if (x->last.mode == ROUTE_CONSULT) {
 		route_step_consult(x, 1, x->last.reason);
@@ -330,6 +358,8 @@ route_escalate_attach(struct route_escalate *x, struct agent *a)
 	x->cf_base = st->consecutive_tool_failures;
 	route_step_account(x, st); /* usage before this turn is not this turn's */
 	x->turn_use = (struct route_usage){ 0, 0, 0, 0 };
+	x->timing = 1;
+	x->snap_ms = loop_now_ms(x->loop);
 	agent_set_step_hook(a, route_step_hook, x);
 }
 
@@ -383,6 +413,9 @@ route_escalate_turn_end(struct route_escalate *x, const struct agent_stats *st, 
 	struct route_outcomes_turn o;
 
 	route_step_account(x, st);
+	x->timing = 0;
+	if (x->nrungs && !x->on_claude && x->rung >= 0)
+		x->warm = x->rung; /* the session's cache is there now */
 	memset(&o, 0, sizeof o);
 	o.tokens = x->turn_use;
 	o.target = x->last.target;

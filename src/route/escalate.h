@@ -36,10 +36,30 @@ struct route_escalate_scan;
 /* One routing decision of the session (print-mode json). */
 struct route_escalate_decision {
 	int step;                 /* agent steps before it (0 = at the start of the first turn) */
+	char tier[32];            /* a local decision that moved to this tier ("": none) */
 	enum route_target target;
 	enum route_mode mode;
 	char reason[ROUTE_REASON_MAX];
 	int blocked;              /* Claude was wanted but a guard kept it local */
+};
+
+#define ROUTE_ESCALATE_RUNGS 8
+
+/*
+ * One tier of the servers setting (route/tiers.h) as the ladder sees it
+ * (route/ladder.c): interactive → workhorse → Claude.  The provider is the
+ * front's (borrowed); n_ctx and down come from its discovery.
+ */
+struct route_escalate_rung {
+	char name[32];
+	int workhorse;            /* role workhorse (else interactive) */
+	struct provider *p;
+	long n_ctx;               /* per-slot context; 0 unknown */
+	int down;                 /* unreachable: the ladder skips it */
+	int slots, idle;          /* from its GET /slots (0, 0: not known) */
+	struct route_usage use;   /* this session */
+	double cost, ms;          /* priced by the policy's prices (0 without one); wall time of its steps */
+	int requests;
 };
 
 struct route_escalate {
@@ -90,6 +110,17 @@ struct route_escalate {
 	 */
 	void (*announce)(void *arg, const char *line, int switched);
 	void *announce_arg;
+	/* tiers (route/ladder.c); nrungs 0: one server, no ladder */
+	struct route_escalate_rung rungs[ROUTE_ESCALATE_RUNGS];
+	size_t nrungs;
+	int rung;                 /* the rung local requests go to now (-1: no tiers) */
+	int start;                /* where turns start: the first interactive rung */
+	int pin;                  /* /route NAME or --route NAME: turns start there (-1: none) */
+	int warm;                 /* the rung the session's last local turn ran on: its cache is there (-1) */
+	int timing;               /* a turn runs: wall time is attributed (route_step_account) */
+	uint64_t snap_ms;
+	double claude_ms;         /* wall time of the steps on Claude */
+	int claude_requests;
 };
 
 /* Policy from the settings files under cwd; key/base URL from the environment. */
@@ -159,6 +190,20 @@ int route_escalate_take_warning(struct route_escalate *x, struct buf *out);
 void route_escalate_settle(struct route_escalate *x, int max_ms);
 /* Spend of this session in USD (status line). */
 double route_escalate_spent(const struct route_escalate *x);
+/*
+ * The ladder (route/ladder.c).  route_escalate_add_rung registers a tier
+ * with its provider (borrowed; the first interactive one is where turns
+ * start); -1 when there are too many.  route_escalate_rung_ready records
+ * its discovery (n_ctx, or down).  route_escalate_rung_find: the index of
+ * a name, or -1.  route_escalate_where: the tier answering now ("claude",
+ * a tier's name, or "local").
+ */
+int route_escalate_add_rung(struct route_escalate *x, const char *name, int workhorse, struct provider *p);
+void route_escalate_rung_ready(struct route_escalate *x, int i, long n_ctx, int down);
+int route_escalate_rung_find(const struct route_escalate *x, const char *name, size_t len);
+/* A rung's GET /slots answered: slots in all, idle of them (a server up again is no longer down). */
+void route_escalate_rung_slots(struct route_escalate *x, int i, int slots, int idle);
+const char *route_escalate_where(const struct route_escalate *x);
 /* `hearth stats`: the outcomes table. */
 int route_escalate_stats(const char *state_dir, struct buf *out, struct err *e);
 

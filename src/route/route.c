@@ -171,14 +171,20 @@ route_auto(const struct route_policy *p, const struct route_signals *s,
 	for (i = 0, r = p->rules; i < ROUTE_RULE_COUNT; i++, r++)
 		if (r->enabled && route_checks[i](p, s, r->threshold, d->reason, sizeof d->reason)) {
 			d->mode = r->mode;
+			d->rule = i;
 			return 1;
 		}
 	i = route_match_pattern(p, s->task);
 	if (i < 0)
 		return 0;
 	d->mode = p->patterns[i].mode;
+	d->rule = ROUTE_RULE_COUNT;
 	snprintf(d->reason, sizeof d->reason, p->patterns[i].is_regex ?
 		 "task matches /%.80s/" : "task mentions \"%.80s\"", p->patterns[i].text);
+	if (p->patterns[i].tier) { /* a local tier: no guard applies */
+		d->tier = p->patterns[i].tier;
+		return 0;
+	}
 	return 1;
 }
 
@@ -226,6 +232,7 @@ route_decide(const struct route_policy *p, const struct route_signals *s,
 	d->target = ROUTE_LOCAL;
 	d->mode = ROUTE_HANDOFF;
 	d->told = s->told;
+	d->rule = -1;
 	if (req == ROUTE_REQ_LOCAL) {
 		snprintf(d->reason, sizeof d->reason, "requested with /local");
 		return;

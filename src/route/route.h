@@ -57,6 +57,7 @@ struct route_pattern {
 	int is_regex;
 	regex_t re;            /* compiled when is_regex (REG_EXTENDED|REG_ICASE|REG_NOSUB) */
 	enum route_mode mode;
+	char *tier;            /* "tier": a tier of the servers setting takes the task (NULL: Claude) */
 };
 
 /* USD per million tokens for one model id (or id prefix). */
@@ -135,6 +136,10 @@ struct route_decision {
 	char blocked_why[ROUTE_REASON_MAX * 3];
 	int notify;                       /* blocked_why is news: show it (once per kind) */
 	unsigned told;                    /* signals.told plus what notify adds; store it */
+	int rule;                         /* the rule that fired (ROUTE_RULE_*), ROUTE_RULE_COUNT
+					     for a task pattern, -1 for a request or the mode */
+	const char *tier;                 /* a task pattern named this tier (borrowed from the
+					     policy): target local, on that tier; NULL otherwise */
 };
 
 /*

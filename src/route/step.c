@@ -13,6 +13,8 @@
 #include "llm/provider.h"
 #include "route/config.h"
 #include "route/failures.h"
+#include "route/ladder.h"
+#include "io/loop.h"
 #include "route/cost.h"
 #include "base/xmalloc.h"
 
@@ -73,7 +75,12 @@ route_step_account(struct route_escalate *x, const struct agent_stats *st)
 {
 	struct route_usage now = route_step_usage(st), d;
 	int t = x->on_claude ? ROUTE_CLAUDE : ROUTE_LOCAL, nreq = st->requests - x->snap_requests;
-	double usd = 0;
+	double usd = 0, ms = 0;
+	uint64_t now_ms = x->loop ? loop_now_ms(x->loop) : 0;
+
+	if (x->timing && now_ms >= x->snap_ms)
+		ms = (double)(now_ms - x->snap_ms);
+	x->snap_ms = now_ms;
 
 	if (nreq < 0 || now.input < x->snap.input || now.output < x->snap.output) {
 		x->snap = now; /* another agent (a new session): start over */
@@ -90,6 +97,12 @@ route_step_account(struct route_escalate *x, const struct agent_stats *st)
 		x->last_prompt = (d.input + d.cache_read + d.cache_write) / nreq;
 	route_step_add(&x->route_use[t], &d);
 	route_step_add(&x->turn_use, &d);
+	if (t == ROUTE_CLAUDE) {
+		x->claude_ms += ms;
+		x->claude_requests += nreq;
+	} else {
+		route_ladder_account(x, &d, nreq, ms);
+	}
 	if (t == ROUTE_CLAUDE && x->an) {
 		route_cost_usd(&x->policy, anthropic_provider(x->an)->model(x->an), &d, &usd);
 		x->route_cost[t] += usd;
@@ -110,6 +123,7 @@ route_step_record(struct route_escalate *x, const struct route_decision *d, int 
 	}
 	r = &x->dec[x->ndec++];
 	r->step = step;
+	r->tier[0] = 0;
 	r->target = d->target;
 	r->mode = d->mode;
 	r->blocked = d->blocked;
@@ -197,6 +211,8 @@ route_step_on_local(struct route_escalate *x, struct agent *a, enum agent_step_w
 	route_step_signals(x, a, why, &rs, &s);
 	route_decide(&x->policy, &s, ROUTE_REQ_NONE, &d);
 	route_failures_release(&rs);
+	if (route_ladder_step(x, a, &d, s.prompt_tokens, note))
+		return 1; /* the next rung of the tiers takes the turn */
 	x->told = d.told;
 	if (d.target != ROUTE_CLAUDE) {
 		if (d.blocked)
@@ -232,7 +248,8 @@ route_step_decide(struct route_escalate *x, struct agent *a, enum agent_step_why
 		return why == AGENT_STEP_SERVER_DOWN ? 0 : route_step_after_consult(x, a, note);
 	if (x->on_claude)
 		return route_step_on_claude(x, a, why, note);
-	if (why == AGENT_STEP_ANSWERED || x->policy.mode == ROUTE_ONLY_LOCAL)
+	if (why == AGENT_STEP_ANSWERED ||
+	    (x->policy.mode == ROUTE_ONLY_LOCAL && (!x->nrungs || x->pin >= 0))) /* tiers climb in mode local */
 		return 0;
 	return route_step_on_local(x, a, why, note);
 }
@@ -294,6 +311,8 @@ route_step_json(struct route_escalate *x, const struct agent_stats *st)
 
 		cJSON_AddNumberToObject(d, "step", x->dec[i].step);
 		cJSON_AddStringToObject(d, "target", route_target_name(x->dec[i].target));
+		if (x->dec[i].tier[0])
+			cJSON_AddStringToObject(d, "tier", x->dec[i].tier);
 		if (x->dec[i].target == ROUTE_CLAUDE)
 			cJSON_AddStringToObject(d, "mode", route_config_mode_name(x->dec[i].mode));
 		cJSON_AddStringToObject(d, "reason", x->dec[i].reason);
@@ -303,6 +322,8 @@ route_step_json(struct route_escalate *x, const struct agent_stats *st)
 	routes = cJSON_AddObjectToObject(o, "routes");
 	cJSON_AddItemToObject(routes, "local", route_step_route_json(&x->route_use[0], 0));
 	cJSON_AddItemToObject(routes, "claude", route_step_route_json(&x->route_use[1], x->route_cost[1]));
+	if (x->nrungs)
+		cJSON_AddItemToObject(o, "tiers", route_ladder_json(x));
 	cJSON_AddNumberToObject(o, "cost_usd", x->route_cost[1]);
 	cJSON_AddNumberToObject(o, "spent_day_usd", x->spent_day + x->spent_session);
 	return o;

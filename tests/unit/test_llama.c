@@ -346,6 +346,20 @@ test_parse_discovery_fixtures(void **state)
 	assert_int_equal(llama_wire_props("nope", 4, &info, NULL), -1);
 	assert_int_equal(llama_wire_props("[1,2]", 5, &info, NULL), 0);
 	assert_int_equal(llama_wire_models("{\"data\":7}", 10, &info, NULL), -1);
+	assert_null(info.models); /* one model: no list */
+	{ /* llama-server's router mode: several models with their status; llama-swap: plain ids */
+		const char *router = "{\"data\": [{\"id\": \"qwen-9b\", \"status\": {\"value\": \"loaded\"}},"
+				     " {\"id\": \"qwen-35b\", \"status\": {\"value\": \"unloaded\"}},"
+				     " {\"id\": \"bad\", \"status\": {\"value\": \"unloaded\", \"failed\": true}},"
+				     " {\"status\": \"no id\"}]}";
+		const char *swap = "{\"data\": [{\"id\": \"a\"}, {\"id\": \"b\", \"status\": \"loading\"}]}";
+
+		assert_int_equal(llama_wire_models(router, strlen(router), &info, NULL), 0);
+		assert_string_equal(info.model_id, "qwen-9b");
+		assert_string_equal(info.models, "qwen-9b (loaded)\nqwen-35b (unloaded)\nbad (unloaded, failed)");
+		assert_int_equal(llama_wire_models(swap, strlen(swap), &info, NULL), 0);
+		assert_string_equal(info.models, "a\nb (loading)");
+	}
 	llama_wire_info_release(&info);
 	buf_release(&b);
 }

@@ -36,11 +36,14 @@
 #include "llama/llama.h"
 #include "io/loop.h"
 #include "mcp/mcp.h"
+#include "route/escalate.h"
 #include "ui/view/server_panel.h"
 #include "ui/app/themes.h"
 #include "ui/view/transcript.h"
 #include "ui/view/transcript_search.h"
 #include "repo/info.h"
+
+static void app_tiers(struct app *a);
 
 /* ---- helpers every part uses (ui/app/state.h) ----------------------- */
 
@@ -231,6 +234,7 @@ app_render(struct loop *l, void *arg)
 	layout_compute(&a->lay, w, h, a->panel_on, editor_rows(&a->ed, a->lay.input.w));
 	a->tv.now_ms = loop_now_ms(l);
 	a->srv.now_ms = a->tv.now_ms;
+	app_tiers(a);
 	if (a->srv.waiting && !a->spin_timer) /* the spinner turns and its seconds count: a frame every 100 ms */
 		a->spin_timer = loop_timer_add(l, 100, app_spin_due, a);
 	a->st.elapsed_s = (long)((a->tv.now_ms - a->t0_ms) / 1000);
@@ -362,6 +366,28 @@ app_on_loading(void *arg, long left_ms)
 	snprintf(a->st.wait, sizeof a->st.wait, "llama-server is loading the model · %ld:%02ld left",
 		 left / 60, left % 60);
 	a->dirty = 1;
+}
+
+/* The ladder's servers (route/ladder.h) for the panel: state, load, speed, the active one. */
+static void
+app_tiers(struct app *a)
+{
+	const struct route_escalate *x = a->d->esc;
+	size_t i;
+
+	a->srv.ntiers = 0;
+	for (i = 0; x && i < x->nrungs && i < VIEW_TIERS_MAX; i++) {
+		const struct route_escalate_rung *r = &x->rungs[i];
+		struct view_tier *t = &a->srv.tiers[a->srv.ntiers++];
+
+		snprintf(t->name, sizeof t->name, "%s", r->name);
+		t->workhorse = r->workhorse;
+		t->slots = r->slots;
+		t->idle = r->idle;
+		t->down = r->down;
+		t->active = !x->on_claude && (int)i == (x->rung >= 0 ? x->rung : x->start);
+		t->tps = r->ms > 0 ? (double)r->use.output * 1000.0 / r->ms : 0;
+	}
 }
 
 static void

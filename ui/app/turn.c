@@ -104,7 +104,7 @@ app_turn_on_notice(void *arg, const char *line)
 
 	app_state_notice(arg, THEME_DIM, line);
 	if (a->d->esc) { /* a handoff or consult mid-turn changes the route and the spend */
-		snprintf(a->st.route, sizeof a->st.route, "%s", a->d->esc->on_claude ? "claude" : "local");
+		snprintf(a->st.route, sizeof a->st.route, "%s", route_escalate_where(a->d->esc));
 		a->st.spend_usd = route_escalate_spent(a->d->esc);
 	}
 }
@@ -238,8 +238,7 @@ app_turn_send(struct app *a, const char *text)
 		return;
 	}
 	if (a->d->esc)
-		snprintf(a->st.route, sizeof a->st.route, "%s",
-			 a->d->esc->last.target == ROUTE_CLAUDE ? "claude" : "local");
+		snprintf(a->st.route, sizeof a->st.route, "%s", route_escalate_where(a->d->esc));
 	if (rc != FRONT_TURN_STARTED)
 		return;
 	a->busy = a->st.busy = 1;

@@ -424,6 +424,42 @@ draw_totals(struct prow *p, const struct view_server *s)
 	row(p, 1, line, THEME_TEXT);
 }
 
+/* One tier's state in a few cells: "1/2 free", "down", "?". */
+void
+server_panel_tier_state(const struct view_tier *t, char *dst, size_t n)
+{
+	if (t->down)
+		snprintf(dst, n, "down");
+	else if (t->slots > 0)
+		snprintf(dst, n, "%d/%d free", t->idle, t->slots);
+	else
+		snprintf(dst, n, "up");
+}
+
+/* Every server of the servers setting: state, load, speed; the active one marked. */
+static void
+draw_tiers(struct prow *p, const struct view_server *s)
+{
+	char line[128], st[24];
+	int i;
+
+	if (s->ntiers < 2)
+		return;
+	p->row++;
+	row(p, 0, "servers", THEME_DIM);
+	for (i = 0; i < s->ntiers; i++) {
+		const struct view_tier *t = &s->tiers[i];
+		int n;
+
+		server_panel_tier_state(t, st, sizeof st);
+		n = snprintf(line, sizeof line, "%s %s %c %s", t->active ? "\xe2\x96\xb6" : " ", t->name,
+			     t->workhorse ? 'W' : 'I', st);
+		if (t->tps > 0 && n > 0 && (size_t)n < sizeof line)
+			snprintf(line + n, sizeof line - (size_t)n, " · %.0f tok/s", t->tps);
+		row(p, 0, line, t->down ? THEME_WARNING : t->active ? THEME_ACCENT : THEME_TEXT);
+	}
+}
+
 /* Draw the panel into r. */
 void
 server_panel_draw(struct grid *g, struct grid_rect r, const struct view_server *s)
@@ -438,4 +474,5 @@ server_panel_draw(struct grid *g, struct grid_rect r, const struct view_server *
 	p.row++;
 	draw_flight(&p, s);
 	draw_totals(&p, s);
+	draw_tiers(&p, s);
 }

@@ -99,5 +99,7 @@ void server_panel_bar(struct grid *g, int x, int y, int w, const struct llm_prog
 int server_panel_rate(const struct llm_progress *p, double *tps, double *eta_s);
 /* A token count as people read it: 950, 1.5k, 65.5k, 1.2M. */
 void server_panel_count(char *dst, size_t n, long v);
+/* A tier's state for the panel and the folded line: "1/2 free", "down" or "up". */
+void server_panel_tier_state(const struct view_tier *t, char *dst, size_t n);
 
 #endif

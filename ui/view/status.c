@@ -169,6 +169,18 @@ status_draw_server(struct grid *g, struct grid_rect r, const struct view_server 
 		buf_addf(&l, slot >= 0 ? " slot%d decode" : " decode", slot);
 		if (srv->decode_tps > 0)
 			buf_addf(&l, " %.0f tok/s", srv->decode_tps);
+	} else if (srv->ntiers > 1) { /* every server, compact: "small 1/2 · big down" */
+		int i;
+
+		buf_adds(&l, " idle");
+		for (i = 0; i < srv->ntiers; i++) {
+			const struct view_tier *t = &srv->tiers[i];
+
+			server_panel_tier_state(t, a, sizeof(a));
+			if (!strcmp(a + strcspn(a, " "), " free"))
+				a[strcspn(a, " ")] = 0;
+			buf_addf(&l, " · %s%s %s", t->active ? "\xe2\x96\xb6" : "", t->name, a);
+		}
 	} else {
 		server_panel_count(a, sizeof(a), srv->session_in);
 		server_panel_count(b, sizeof(b), srv->session_out);

@@ -107,6 +107,18 @@ struct view_slot {
 	int is_ours;
 };
 
+#define VIEW_TIERS_MAX 8
+
+/* One server of the servers setting (a tier), as the panel lists them. */
+struct view_tier {
+	char name[32];
+	int workhorse;      /* role */
+	int slots, idle;    /* from its /slots (0, 0: not known) */
+	int down;           /* stopped answering */
+	int active;         /* the tier the session's turns go to now */
+	double tps;         /* output tokens per second of wall time on it this session (0: none yet) */
+};
+
 struct view_server {
 	char url[128];      /* "127.0.0.1:8080" */
 	char build[64];     /* "b7120" */
@@ -138,6 +150,9 @@ struct view_server {
 	/* the session */
 	long session_in, session_out;
 	long ctx_used;      /* prompt + completion tokens of the last request */
+	/* every server of the servers setting (ntiers 0: one server) */
+	struct view_tier tiers[VIEW_TIERS_MAX];
+	int ntiers;
 };
 
 struct view_status {
@@ -145,7 +160,7 @@ struct view_status {
 	char branch[64];    /* "" outside git */
 	int dirty;          /* changed files */
 	char model[128];
-	char route[16];     /* "local", "claude" */
+	char route[32];     /* "local", "claude", or the tier's name (the servers setting) */
 	char route_mode[16]; /* "auto" ... ("" hides it) */
 	double spend_usd;   /* Claude spend this session (0 hides it) */
 	int turns;
