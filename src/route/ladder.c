@@ -91,10 +91,11 @@ route_ladder_fits(const struct route_escalate *x, int i, long need)
 static int
 route_ladder_better(const struct route_escalate *x, int a, int b)
 {
-	const struct route_escalate_rung *ra = &x->rungs[a], *rb = &x->rungs[b];
+	const struct route_escalate_rung *ra, *rb;
 
-	if (b < 0)
+	if (b < 0) /* no choice yet (rungs[-1] is never formed: UBSan) */
 		return 1;
+	ra = &x->rungs[a], rb = &x->rungs[b];
 	if ((a == x->warm) != (b == x->warm))
 		return a == x->warm;
 	if ((ra->idle > 0) != (rb->idle > 0))
