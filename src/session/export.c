@@ -315,15 +315,16 @@ html_call_gist(struct buf *b, const char *args)
 	buf_release(&t);
 }
 
-/* The number of lines of s. */
+/* The number of lines of s (0 for NULL or ""; a last line without '\n' counts). */
 static size_t
 html_nlines(const char *s)
 {
+	const char *p = s;
 	size_t n = 0;
 
-	for (; s && *s; s++)
-		n += *s == '\n';
-	return s && s[-1] != '\n' ? n + 1 : n;
+	for (; p && *p; p++)
+		n += *p == '\n';
+	return p && p > s && p[-1] != '\n' ? n + 1 : n;
 }
 
 /* HTML of one block; role_user: a user's text is shown as typed, not as Markdown. */

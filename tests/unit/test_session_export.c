@@ -138,6 +138,9 @@ test_export_html_page(void **state)
 	m = conv_add_msg(&c, CONV_USER);
 	conv_add_block(m, CONV_TOOL_RESULT, "--- a/a.c\n+++ b/a.c\n@@ -1,2 +1,2 @@\n ctx\n-x\n+</pre><script>y</script>\n",
 		       "c1", "edit");
+	/* an empty result (its line count once read before the text: fuzz_session) and a one-line one */
+	conv_add_block(m, CONV_TOOL_RESULT, "", "c2", "bash");
+	conv_add_block(m, CONV_TOOL_RESULT, "one\n", "c3", "grep");
 	path = write_conv(&c, ROOT);
 	conv_release(&c);
 	buf_addf(&out, "%s/page.html", tmp);
@@ -162,6 +165,9 @@ test_export_html_page(void **state)
 	assert_string_equal(sec, "<section class=\"msg tool\">");
 	free(sec);
 	assert_non_null(strstr(html, "<div class=\"role\">Tool results</div>"));
+	assert_non_null(strstr(html, "edit</span> result &middot; 6 lines</summary>"));
+	assert_non_null(strstr(html, "bash</span> result &middot; 0 lines</summary>"));
+	assert_non_null(strstr(html, "grep</span> result &middot; 1 line</summary>"));
 	sec = section_of(html, "please *fix*");
 	assert_string_equal(sec, "<section class=\"msg user\">");
 	free(sec);
