@@ -20,24 +20,17 @@
 #define SLOTMAP_MAX_BYTES (1L << 20)
 #define SLOTMAP_SERVERS 32
 
-/* The whole file parsed, or an empty object. */
+/* The whole file parsed, or an empty object (also when it is unreadable or
+ * SLOTMAP_MAX_BYTES or more). */
 static cJSON *
 llama_slotmap_read(const char *path)
 {
 	struct buf b = BUF_INIT;
 	struct err e = ERR_INIT;
-	FILE *f = fopen(path, "rb");
 	cJSON *root = NULL;
-	char chunk[4096];
-	size_t got;
 
-	if (f) {
-		while ((got = fread(chunk, 1, sizeof chunk, f)) > 0 && b.len < SLOTMAP_MAX_BYTES)
-			buf_add(&b, chunk, got);
-		fclose(f);
-		if (b.len && b.len < SLOTMAP_MAX_BYTES)
-			root = json_parse(b.data, b.len, &e);
-	}
+	if (buf_read_file(&b, path, SLOTMAP_MAX_BYTES - 1, &e) == 0 && b.len)
+		root = json_parse(b.data, b.len, &e);
 	buf_release(&b);
 	if (!cJSON_IsObject(root)) {
 		cJSON_Delete(root);
