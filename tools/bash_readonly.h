@@ -31,12 +31,9 @@
  *  - git: only read subcommands with listed options, never the global
  *    options that change what git runs or where (-c, -C, --exec-path,
  *    --git-dir, --work-tree, --config-env, -p), and only when the
- *    repository cannot make git run a program: every key of its config
- *    files (config, config.worktree, the common dir's config) is in a short
- *    list of inert keys (no core.fsmonitor, core.pager, diff.external,
- *    textconv/filter drivers, hooksPath, include, ...; an unparsable file
- *    counts as unsafe), no post-index-change / reference-transaction hook
- *    exists, and it has no submodules (git status would run git in them).
+ *    repository cannot make git run a program (tools/bash_gitrepo.h: only
+ *    inert config keys, no hooks that read commands trigger, no
+ *    submodules).
  *  - the environment: a PATH with a relative entry (".", "") makes
  *    nothing read-only, since a file in the workspace could then stand in
  *    for "ls".
