@@ -375,8 +375,8 @@ class Builder:
     def link_hearth(self, mobj, out):
         c = list(self.link_main)
         c[c.index("-o") + 1] = out
-        lib = [a for a in c if a.endswith("libhearth.a")][0]
-        c.insert(c.index(lib), mobj)
+        # the private copy of the archive (libhearth.PID.a) stands where make put libhearth.a
+        c.insert(c.index(self.lib), mobj)
         return subprocess.run(c, cwd=ROOT, capture_output=True, text=True)
 
 

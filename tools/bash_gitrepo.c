@@ -317,8 +317,7 @@ tool_bash_gitrepo_inert(const char *root, struct buf *why)
 		buf_addf(&path, "%s/.git", d);
 		if (lstat(path.data, &st) == 0) {
 			if (S_ISDIR(st.st_mode)) {
-				buf_reset(&gitdir);
-				buf_adds(&gitdir, path.data);
+				buf_adds(&gitdir, path.data); /* once: the walk ends here */
 			} else if (!S_ISREG(st.st_mode) || gr_read(path.data, &text) != 1 ||
 				   !gr_gitfile(dir.data, text.data, &gitdir)) {
 				ok = gr_no(why, "%s is neither a directory nor a gitdir file", path.data);

@@ -329,6 +329,94 @@ test_git_layouts(void **state)
 	assert_int_equal(bad, 0);
 }
 
+/*
+ * The repository check's edges (tools/bash_gitrepo.c): what git parses
+ * the same way must stay inert, what git reads elsewhere must be found.
+ */
+static void
+test_git_repo_edges(void **state)
+{
+	char root[512], path[512], cfg[96];
+	struct buf big = BUF_INIT;
+	const char *old;
+	int bad = 0;
+	FILE *f;
+
+	(void)state;
+	/* full-line comments, CRLF line ends, a key with no value before CRLF */
+	bad += git_verdict("e1", "# made by hand\n; and edited\n[core]\n\tbare = false\n", NULL, NULL, 1);
+	bad += git_verdict("e2", "[core]\r\n\tbare = false\r\n\tfilemode\r\n", NULL, NULL, 1);
+	bad += git_verdict("e3", "# [core] fsmonitor = ./x\n[core]\n\tfsmonitor = ./x\n", NULL, NULL, 0);
+	/* escapes in a value: the ones git knows are inert, any other is a file git rejects */
+	bad += git_verdict("e4", "[user]\n\tname = \"a\\tb\\\\c\\\"d\"\n", NULL, NULL, 1);
+	bad += git_verdict("e5", "[user]\n\tname = a\\qb\n", NULL, NULL, 0);
+	/* a section name longer than the parser keeps is not guessed about (ASan: no overrun) */
+	memset(cfg, 'a', sizeof cfg);
+	memcpy(cfg, "[core", 5);
+	snprintf(cfg + 80, sizeof cfg - 80, "]\n\tbare=0\n");
+	bad += git_verdict("e6", cfg, NULL, NULL, 0);
+	/* a config over 1 MB (inert comments) cannot be checked: asks */
+	buf_adds(&big, "[core]\n\tbare = false\n");
+	while (big.len <= (1u << 20) + 4096)
+		buf_adds(&big, "# padding padding padding padding padding padding padding padding\n");
+	bad += git_verdict("e7", big.data, NULL, NULL, 0);
+	buf_release(&big);
+	/* a linked worktree: its own config.worktree, and the common directory
+	 * named by an absolute or a relative commondir */
+	dir("w1");
+	dir("w1/main");
+	dir("w1/main/.git");
+	put("w1/main/.git/HEAD", "ref: refs/heads/main\n");
+	put("w1/main/.git/config", "[core]\n\tbare = false\n");
+	dir("w1/main/.git/worktrees");
+	dir("w1/main/.git/worktrees/x");
+	put("w1/main/.git/worktrees/x/HEAD", "ref: refs/heads/x\n");
+	put("w1/main/.git/worktrees/x/commondir", "../..\n");
+	put("w1/main/.git/worktrees/x/config.worktree", "[core]\n\tfsmonitor = ./x\n");
+	dir("w1/x");
+	put("w1/x/.git", "gitdir: ../main/.git/worktrees/x\n");
+	snprintf(root, sizeof root, "%s/w1/x", ws);
+	bad += verdict(root, "git status", 0);
+	snprintf(path, sizeof path, "%s/w1/main/.git/worktrees/x/config.worktree", ws);
+	assert_int_equal(unlink(path), 0);
+	bad += verdict(root, "git status", 1);
+	put("w1/main/.git/config", "[core]\n\tpager = sh\n");
+	bad += verdict(root, "git status", 0);
+	snprintf(path, sizeof path, "%s/w1/main/.git/worktrees/x/commondir", ws);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "%s/w1/main/.git\n", ws);
+	fclose(f);
+	bad += verdict(root, "git status", 0);
+	put("w1/main/.git/config", "[core]\n\tbare = false\n");
+	bad += verdict(root, "git status", 1);
+	/* run from a subdirectory: the repository above is the one checked */
+	dir("u1");
+	dir("u1/.git");
+	put("u1/.git/HEAD", "ref: refs/heads/main\n");
+	put("u1/.git/config", "[core]\n\tfsmonitor = ./x\n");
+	dir("u1/a");
+	dir("u1/a/b");
+	snprintf(root, sizeof root, "%s/u1/a/b", ws);
+	bad += verdict(root, "git status", 0);
+	/* $GIT_DIR names the repository: its config decides, wherever git runs */
+	old = getenv("GIT_DIR");
+	old = old ? strdup(old) : NULL;
+	snprintf(path, sizeof path, "%s/w1/main/.git", ws);
+	setenv("GIT_DIR", path, 1);
+	bad += verdict(root, "git status", 1);
+	snprintf(path, sizeof path, "%s/u1/.git", ws);
+	setenv("GIT_DIR", path, 1);
+	snprintf(root, sizeof root, "%s/w1/main", ws);
+	bad += verdict(root, "git status", 0);
+	if (old)
+		setenv("GIT_DIR", old, 1);
+	else
+		unsetenv("GIT_DIR");
+	free((char *)old);
+	assert_int_equal(bad, 0);
+}
+
 static void
 test_path_env(void **state)
 {
@@ -358,6 +446,7 @@ main(void)
 		cmocka_unit_test(test_asks),
 		cmocka_unit_test(test_git_config),
 		cmocka_unit_test(test_git_layouts),
+		cmocka_unit_test(test_git_repo_edges),
 		cmocka_unit_test(test_path_env),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
