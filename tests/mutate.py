@@ -373,16 +373,15 @@ class Builder:
 
     def link_test(self, name, mobj, out):
         cc, objs, rest = self.test_parts(name)
-        lib = [a for a in rest if a.endswith("libhearth.a")]
-        i = rest.index(lib[0]) if lib else 0
+        i = rest.index(self.lib) if self.lib in rest else 0
         cmd = [cc] + rest[:i] + ["-o", out] + objs + ([mobj] if mobj else []) + rest[i:]
         return subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
 
     def link_hearth(self, mobj, out):
         c = list(self.link_main)
         c[c.index("-o") + 1] = out
-        lib = [a for a in c if a.endswith("libhearth.a")][0]
-        c.insert(c.index(lib), mobj)
+        # ahead of the private copy of the archive (libhearth.PID.a)
+        c.insert(c.index(self.lib), mobj)
         return subprocess.run(c, cwd=ROOT, capture_output=True, text=True)
 
 

@@ -535,6 +535,9 @@ test_grant_network(void **state)
 	}
 	sandbox_grant_network(sb, 1);
 	assert_int_equal(sandbox_wrap(sb, cmd, &c, &e), 0);
+	/* inside bwrap the private temp dir is bound at /tmp */
+	assert_int_equal(c.env.n, 1);
+	assert_string_equal(c.env.v[0], "TMPDIR=/tmp");
 	for (i = 0, net = 0; i < c.argv.n; i++)
 		net |= !strcmp(c.argv.v[i], "--share-net");
 	assert_true(net);
@@ -635,6 +638,20 @@ ll_try(struct sandbox_cmd *c, enum ll_op op, const char *path, int port)
 	return WEXITSTATUS(st);
 }
 
+/*
+ * Fill the stack below the caller with ones, so that a struct the callee
+ * forgets to clear is garbage, not the zeroes of a fresh stack.
+ */
+static void __attribute__((noinline))
+dirty_stack(void)
+{
+	volatile unsigned char junk[32768];
+	size_t i;
+
+	for (i = 0; i < sizeof junk; i++)
+		junk[i] = 0xff;
+}
+
 /* Whether landlock must work here (set HEARTH_TEST_NO_LANDLOCK=1 on a kernel without it). */
 static int
 ll_wrap(struct sandbox *sb, struct sandbox_cmd *c)
@@ -649,6 +666,7 @@ ll_wrap(struct sandbox *sb, struct sandbox_cmd *c)
 		fail_msg("landlock does not work here (%s); set HEARTH_TEST_NO_LANDLOCK=1 on a kernel without it",
 			 sandbox_why_none(sb));
 	}
+	dirty_stack();
 	if (sandbox_wrap(sb, cmd, c, &e) < 0)
 		fail_msg("sandbox_wrap: %s", e.msg);
 	/* the command itself, as given: landlock confines it from inside, no wrapper */
@@ -826,6 +844,57 @@ test_landlock_confines(void **state)
 	close(ufd);
 }
 
+/*
+ * Issue 20: wrapping with no mechanism copies the command and releasing it
+ * closes nothing of the caller's (stdin stays open); a private directory
+ * that cannot be made (TMPDIR names a missing directory) fails the wrap
+ * with a message instead of running the command unconfined.
+ */
+static void
+test_wrap_none_and_no_dir(void **state)
+{
+	const char *cmd[] = { "true", NULL };
+	struct sandbox_spec spec = { 0 };
+	struct sandbox_cmd c;
+	struct sandbox *sb;
+	struct err e = ERR_INIT;
+	const char *old = getenv("TMPDIR");
+	char *saved = old ? strdup(old) : NULL, missing[128];
+
+	(void)state;
+	if (fcntl(0, F_GETFD) < 0)
+		assert_int_equal(open("/dev/null", O_RDONLY), 0);
+	spec.mode = SANDBOX_WORKSPACE_WRITE;
+	spec.root = P("ws");
+	spec.no_bwrap = spec.no_landlock = 1;
+	sb = sandbox_new(&spec);
+	assert_int_equal(sandbox_wrap(sb, cmd, &c, &e), 0);
+	assert_int_equal(c.argv.n, 1);
+	assert_string_equal(c.argv.v[0], "true");
+	assert_int_equal(c.ruleset_fd, -1);
+	assert_null(c.pre_exec);
+	sandbox_cmd_release(&c);
+	assert_true(fcntl(0, F_GETFD) >= 0);
+	sandbox_free(sb);
+
+	snprintf(missing, sizeof missing, "%s/missing", base);
+	setenv("TMPDIR", missing, 1);
+	spec.no_bwrap = 0;
+	spec.no_landlock = 0;
+	sb = sandbox_new(&spec);
+	if (sandbox_kind(sb) != SANDBOX_NONE) {
+		assert_int_equal(sandbox_wrap(sb, cmd, &c, &e), -1);
+		assert_non_null(strstr(e.msg, "create a private directory"));
+		err_clear(&e);
+	}
+	sandbox_free(sb);
+	if (saved)
+		setenv("TMPDIR", saved, 1);
+	else
+		unsetenv("TMPDIR");
+	free(saved);
+}
+
 int
 main(void)
 {
@@ -842,6 +911,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_allowed_by_rule, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_network_and_probed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_landlock_confines, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_wrap_none_and_no_dir, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
