@@ -680,7 +680,7 @@ ll_wrap(struct sandbox *sb, struct sandbox_cmd *c)
 	return 0;
 }
 
-/* The private temp dir a wrapped command gets (TMPDIR=...), appended with name. */
+/* The private temp dir of a wrapped command (its TMPDIR=...), appended with name. */
 static const char *
 ll_tmp(const struct sandbox_cmd *c, const char *name)
 {
