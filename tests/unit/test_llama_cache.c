@@ -47,6 +47,43 @@ test_stable_prefix_no_break(void **state)
 	llama_cache_release(&cw);
 }
 
+/* Issue 20: a prompt of one token is judged too (nothing of it reused after a 1000-token request: a break). */
+static void
+test_one_token_prompt(void **state)
+{
+	struct llama_cache cw;
+	const char *m[] = { "sys", "user1", "asst1" };
+	struct llama_cache_report r;
+
+	(void)state;
+	llama_cache_init(&cw);
+	step(&cw, m, 2, 0, "b1|m", 0, 1000);
+	r = step(&cw, m, 3, 0, "b1|m", 0, 1);
+	assert_true(r.expected > 0.99);
+	assert_true(r.is_break);
+	llama_cache_release(&cw);
+}
+
+/*
+ * Issue 20: a conversation that shrinks (after /compact, say) is compared
+ * up to its own end: the first message not sent again is the change.
+ */
+static void
+test_shrunk_conversation(void **state)
+{
+	struct llama_cache cw;
+	const char *m[] = { "sys", "user1", "asst1", "tool1" };
+	struct llama_cache_report r;
+
+	(void)state;
+	llama_cache_init(&cw);
+	step(&cw, m, 4, 0, "b1|m", 0, 1000);
+	r = step(&cw, m, 2, 0, "b1|m", 0, 500);
+	assert_true(r.is_break);
+	assert_string_equal(r.cause, "the prompt prefix changed at message 2");
+	llama_cache_release(&cw);
+}
+
 static void
 test_prefix_change_named(void **state)
 {
@@ -213,6 +250,16 @@ test_planned_break(void **state)
 	}
 	assert_false(r.is_break);
 	assert_null(cw.planned);
+	/* a planned break after an unplanned one names the plan alone (issue 20) */
+	llama_cache_request(&cw, d, 6, 0, "b1|m", 8192);
+	llama_cache_plan(&cw, "y");
+	{
+		struct llm_timings t = { .cache_n = 10, .prompt_n = 900 };
+
+		llama_cache_timings(&cw, &t, &r);
+	}
+	assert_true(r.is_break);
+	assert_string_equal(r.cause, "expected: y");
 	llama_cache_release(&cw);
 }
 
@@ -221,6 +268,8 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_stable_prefix_no_break),
+		cmocka_unit_test(test_one_token_prompt),
+		cmocka_unit_test(test_shrunk_conversation),
 		cmocka_unit_test(test_prefix_change_named),
 		cmocka_unit_test(test_other_causes),
 		cmocka_unit_test(test_failed_request_keeps_baseline),
