@@ -124,7 +124,7 @@ $(BUILD)/bench/%: tests/bench/%.c $(LIB) $(GRAMMAR_OBJS)
 # the same N mutants per module on every run; MUTATE_ARGS passes more options.
 MUTATE_SAMPLE ?=
 MUTATE_CI_MODULES ?= perm gate sandbox shellro redact ws fsutil cost edit restore sessline sessread
-MUTATE_CI_FLOOR ?= 75
+MUTATE_CI_FLOOR ?= 90
 mutate: $(BIN) $(UNIT_BIN) $(EXT_BIN)
 	@BUILD=$(BUILD) FIXTURES=$(FIXTURES) python3 tests/mutate.py --floor \
 		$(if $(MODULES),--modules '$(MODULES)') $(if $(MUTATE_SAMPLE),--sample $(MUTATE_SAMPLE)) $(MUTATE_ARGS)

@@ -34,6 +34,7 @@ test_stable_prefix_no_break(void **state)
 
 	(void)state;
 	llama_cache_init(&cw);
+	assert_true(llama_cache_session_reuse(&cw) == -1); /* nothing sent yet: no figure (not 0/0) */
 	r = step(&cw, m, 2, 0, "b1|m", 0, 1000);
 	assert_false(r.is_break);
 	assert_true(r.reuse == 0);
