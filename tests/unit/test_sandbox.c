@@ -6,7 +6,9 @@
  * confining sandbox lets a writing bash command run, deny and ask rules
  * still win, mode ask still asks, no mechanism asks.  The perm part needs
  * a working bwrap: where it cannot run the test fails unless
- * HEARTH_TEST_NO_BWRAP=1.
+ * HEARTH_TEST_NO_BWRAP=1.  The landlock path (bwrap left out) runs for real
+ * in a forked child: it needs a kernel with landlock, else the test fails
+ * unless HEARTH_TEST_NO_LANDLOCK=1.
  */
 #include <errno.h>
 #include <setjmp.h>
