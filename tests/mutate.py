@@ -40,6 +40,7 @@ The sample is deterministic: mutants are ordered by a hash of their key,
 so the same N are taken on every run while the file is unchanged.
 """
 import argparse
+import atexit
 import hashlib
 import os
 import re
@@ -322,10 +323,19 @@ class Builder:
         # (one per process: two runs side by side must not share them)
         self.lib = os.path.join(WORK, "libhearth.%d.a" % os.getpid())
         self.main_o = os.path.join(WORK, "main.%d.o" % os.getpid())
+        # removed however the run ends (a die() on the way, an exception)
+        atexit.register(self.cleanup)
         shutil.copyfile(os.path.join(ROOT, BUILD, "libhearth.a"), self.lib)
         shutil.copyfile(os.path.join(ROOT, BUILD, "obj", "src", "main.o"), self.main_o)
         self.link_main = [self.lib if a.endswith("libhearth.a") else
                           self.main_o if a.endswith("/main.o") else a for a in self.link_main]
+
+    def cleanup(self):
+        for f in (self.lib, self.main_o):
+            if os.path.exists(f):
+                os.unlink(f)
+        for d in ("tobj.%d", "m.%d"):
+            shutil.rmtree(os.path.join(WORK, d % os.getpid()), ignore_errors=True)
 
     def compile_cmd(self, src, obj, incdir):
         c = list(self.cc)
@@ -612,10 +622,7 @@ def main():
               100.0 * tk / (tk + ts)))
     print("time: %.0f s%s" % (time.monotonic() - start,
           (", %d e2e script runs for unit-test survivors" % e2e_runs) if e2e_runs else ""))
-    for f in (b.lib, b.main_o):
-        os.unlink(f)
-    shutil.rmtree(os.path.join(WORK, "tobj.%d" % os.getpid()), ignore_errors=True)
-    shutil.rmtree(os.path.join(WORK, "m.%d" % os.getpid()), ignore_errors=True)
+    b.cleanup()
     if args.floor and args.floor_total is not None:
         total = 100.0 * tk / (tk + ts) if tk + ts else 100.0
         if total < args.floor_total:
