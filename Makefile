@@ -123,19 +123,22 @@ $(BUILD)/bench/%: tests/bench/%.c $(LIB) $(GRAMMAR_OBJS)
 # mutated copies and their builds go to $(BUILD)/mutate.  MUTATE_SAMPLE=N takes
 # the same N mutants per module on every run; MUTATE_ARGS passes more options.
 MUTATE_SAMPLE ?=
-MUTATE_CI_MODULES ?= perm shellro redact ws fsutil cost edit sessline
-MUTATE_CI_FLOOR ?= 75
+MUTATE_CI_MODULES ?= perm gate sandbox shellro redact ws fsutil cost edit restore sessline sessread
+MUTATE_CI_FLOOR ?= 90
 mutate: $(BIN) $(UNIT_BIN) $(EXT_BIN)
 	@BUILD=$(BUILD) FIXTURES=$(FIXTURES) python3 tests/mutate.py --floor \
 		$(if $(MODULES),--modules '$(MODULES)') $(if $(MUTATE_SAMPLE),--sample $(MUTATE_SAMPLE)) $(MUTATE_ARGS)
 
-# CI: the same 4 mutants from each of eight guarded modules on every run, unit
-# tests only, no new mutant started after 200 s (about 3 minutes on 2 cores);
-# fails when the sample's score is below MUTATE_CI_FLOOR (four mutants per
-# module are too few for the per-module floors, which `make mutate` holds).
+# CI: the same 3 mutants from each of twelve guarded modules on every run (every
+# kind of guard: permissions, the gate, the sandbox, read-only commands,
+# redaction, confinement, atomic writes, costs, edit, undo, the session's
+# writer and reader), unit tests only, no new mutant started after 200 s
+# (about 3 minutes on 2 cores); fails when the sample's score is below
+# MUTATE_CI_FLOOR (three mutants per module are too few for the per-module
+# floors, which `make mutate` holds).
 mutate-ci: $(BIN) $(UNIT_BIN) $(EXT_BIN)
 	@BUILD=$(BUILD) FIXTURES=$(FIXTURES) python3 tests/mutate.py --floor --floor-total $(MUTATE_CI_FLOOR) \
-		--quiet --no-e2e --sample 4 --budget 200 --modules '$(MUTATE_CI_MODULES)' $(MUTATE_ARGS)
+		--quiet --no-e2e --sample 3 --budget 200 --modules '$(MUTATE_CI_MODULES)' $(MUTATE_ARGS)
 
 # Only what is read: the binary (themes are compiled in), the bench problems it
 # finds in ../share/hearth, the man page, and each shell's completions.

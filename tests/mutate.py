@@ -21,19 +21,26 @@ counted as "stillborn", not as killed), and linked ahead of
 build/libhearth.a into the module's unit tests (so the archive's member
 is never pulled) and, when an end-to-end script is needed, into
 build/mutate/hearth.  The unit tests run first; only a survivor goes on to
-the module's e2e scripts.  A mutant is killed when a test exits non-zero,
-crashes or overruns its time.
+the module's e2e scripts (cheap: most mutants never get there).  Before the
+first such mutant, each of the module's e2e scripts runs once against the
+unmutated hearth linked the same way: one that fails then is left out of
+the run (it would "kill" every mutant), and the time it took bounds it
+under a mutant (4 times, at least 60 s, at most --e2e-timeout; at the
+bound the script's whole process group is stopped).  A mutant is killed
+when a test exits non-zero, crashes or overruns its time; a kill by an e2e
+script names the first check that failed.
 
 Mutants that cannot change behaviour are listed in tests/mutate/equivalent.txt
 by their key (printed with each survivor) and a reason; they count neither
 way.  The score is killed / (killed + survived).
 
 Usage:  tests/mutate.py [--modules a,b] [--sample N] [--no-e2e] [--floor]
-                        [--budget SECONDS] [--jobs N] [--list]
+                        [--budget SECONDS] [--e2e-timeout SECONDS] [--only KEYS] [--list]
 The sample is deterministic: mutants are ordered by a hash of their key,
 so the same N are taken on every run while the file is unchanged.
 """
 import argparse
+import atexit
 import hashlib
 import os
 import re
@@ -316,10 +323,19 @@ class Builder:
         # (one per process: two runs side by side must not share them)
         self.lib = os.path.join(WORK, "libhearth.%d.a" % os.getpid())
         self.main_o = os.path.join(WORK, "main.%d.o" % os.getpid())
+        # removed however the run ends (a die() on the way, an exception)
+        atexit.register(self.cleanup)
         shutil.copyfile(os.path.join(ROOT, BUILD, "libhearth.a"), self.lib)
         shutil.copyfile(os.path.join(ROOT, BUILD, "obj", "src", "main.o"), self.main_o)
         self.link_main = [self.lib if a.endswith("libhearth.a") else
                           self.main_o if a.endswith("/main.o") else a for a in self.link_main]
+
+    def cleanup(self):
+        for f in (self.lib, self.main_o):
+            if os.path.exists(f):
+                os.unlink(f)
+        for d in ("tobj.%d", "m.%d"):
+            shutil.rmtree(os.path.join(WORK, d % os.getpid()), ignore_errors=True)
 
     def compile_cmd(self, src, obj, incdir):
         c = list(self.cc)
@@ -367,15 +383,14 @@ class Builder:
 
     def link_test(self, name, mobj, out):
         cc, objs, rest = self.test_parts(name)
-        lib = [a for a in rest if a.endswith("libhearth.a")]
-        i = rest.index(lib[0]) if lib else 0
+        i = rest.index(self.lib) if self.lib in rest else 0
         cmd = [cc] + rest[:i] + ["-o", out] + objs + ([mobj] if mobj else []) + rest[i:]
         return subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
 
     def link_hearth(self, mobj, out):
         c = list(self.link_main)
         c[c.index("-o") + 1] = out
-        # the private copy of the archive (libhearth.PID.a) stands where make put libhearth.a
+        # ahead of the private copy of the archive (libhearth.PID.a)
         c.insert(c.index(self.lib), mobj)
         return subprocess.run(c, cwd=ROOT, capture_output=True, text=True)
 
@@ -392,14 +407,31 @@ def run_unit(binary, timeout):
 
 
 def run_e2e(script, hearth, timeout):
+    """(passed, the first failed check or why it failed) for one e2e script
+    run against hearth; the script's whole process group goes at the timeout
+    (it starts mocks and tmux servers of its own, which its trap then kills)"""
     env = dict(os.environ, HEARTH_BIN=hearth, BUILD=BUILD, E2E_ROOT=ROOT)
+    p = subprocess.Popen(["sh", os.path.join("tests", "e2e", script)], cwd=ROOT, env=env,
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
     try:
-        r = subprocess.run(["sh", os.path.join("tests", "e2e", script)], cwd=ROOT, env=env,
-                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=timeout,
-                           start_new_session=True)
-        return r.returncode == 0
+        out = p.communicate(timeout=timeout)[0].decode("utf-8", "replace")
     except subprocess.TimeoutExpired:
-        return False
+        # TERM first so the script's trap stops what it started, then KILL
+        for sig, wait in ((15, 10), (9, 10)):
+            try:
+                os.killpg(p.pid, sig)
+            except ProcessLookupError:
+                break
+            try:
+                p.communicate(timeout=wait)
+                break
+            except subprocess.TimeoutExpired:
+                continue
+        return False, "timed out after %.0f s" % timeout
+    if p.returncode == 0:
+        return True, ""
+    bad = [ln for ln in out.splitlines() if ln.startswith("not ok")]
+    return False, bad[0][:100] if bad else "exit %d" % p.returncode
 
 
 def timed(fn, *a):
@@ -413,6 +445,8 @@ def main():
     ap.add_argument("--modules", default="", help="names from tests/mutate/modules.txt (comma or space)")
     ap.add_argument("--sample", type=int, default=None, help="at most N mutants per module")
     ap.add_argument("--no-e2e", action="store_true", help="unit tests only")
+    ap.add_argument("--e2e-timeout", type=float, default=600,
+                    help="at most SECONDS for one e2e script (else 4x its time without a mutant, 60 s at least)")
     ap.add_argument("--floor", action="store_true", help="exit 1 when a module scores below its floor")
     ap.add_argument("--floor-override", type=int, default=None, help="one floor for every module")
     ap.add_argument("--floor-total", type=int, default=None,
@@ -453,6 +487,7 @@ def main():
 
     b = Builder()
     start = time.monotonic()
+    e2e_runs = 0
     rows = []
     below = []
     for m in mods:
@@ -463,7 +498,8 @@ def main():
         if args.budget and time.monotonic() - start > args.budget:
             rows.append((m, len(ms), 0, 0, 0, 0, 0.0, m.floor, [], True))
             continue
-        mdir = os.path.join(WORK, "m", m.name)
+        # the process's own: two runs side by side may take the same module
+        mdir = os.path.join(WORK, "m.%d" % os.getpid(), m.name)
         os.makedirs(mdir, exist_ok=True)
         mpath = os.path.join(mdir, os.path.basename(m.path))
         mobj = mpath[:-2] + ".o"
@@ -484,6 +520,7 @@ def main():
                 die("%s: %s fails without a mutant; fix the tests first" % (m.name, t))
             base_t[t] = dt
         killed = survived = stillborn = equiv = 0
+        e2e_t = {}  # script -> its seconds without a mutant (None: fails so)
         survivors = []
         timed_out = False
         for x in ms:
@@ -516,13 +553,40 @@ def main():
                     break
             if not dead and m.e2e and not args.no_e2e:
                 hb = os.path.join(mdir, "hearth")
+                if not e2e_t:
+                    # the e2e baseline, once per module and only when a mutant
+                    # gets this far: the unmutated hearth linked the same way
+                    # must pass each script (one that fails or skips everything
+                    # without a mutant would "kill" every mutant: left out)
+                    shutil.copyfile(os.path.join(ROOT, m.path), mpath)
+                    r = subprocess.run(b.compile_cmd(mpath, mobj, incdir), cwd=ROOT,
+                                       capture_output=True, text=True)
+                    if r.returncode or b.link_hearth(mobj, hb).returncode:
+                        die("%s: linking the unmutated hearth failed" % m.name)
+                    for sc in m.e2e:
+                        ok, dt = timed(lambda: run_e2e(sc, hb, args.e2e_timeout)[0])
+                        if ok:
+                            e2e_t[sc] = dt
+                        else:
+                            print("  %-10s %s fails without a mutant (%.0f s): left out of this run"
+                                  % (m.name, sc, dt), flush=True)
+                            e2e_t[sc] = None
+                    with open(mpath, "w") as f:
+                        f.write(x.apply(src))
+                    r = subprocess.run(b.compile_cmd(mpath, mobj, incdir), cwd=ROOT,
+                                       capture_output=True, text=True)
+                    if r.returncode:
+                        die("%s: mutant %s compiled once and not again" % (m.name, x.key))
                 if b.link_hearth(mobj, hb).returncode:
                     die("%s: linking hearth failed for mutant %s" % (m.name, x.key))
-                for s in m.e2e:
-                    if dead:
-                        break
-                    if not run_e2e(s, hb, 900):
-                        dead, by = True, s
+                for sc in m.e2e:
+                    if dead or e2e_t.get(sc) is None:
+                        continue
+                    # bounded: a few times the script's own time without a mutant
+                    ok, why = run_e2e(sc, hb, min(args.e2e_timeout, max(60, 4 * e2e_t[sc])))
+                    if not ok:
+                        dead, by = True, "%s (%s)" % (sc, why)
+                    e2e_runs += 1
             if dead:
                 killed += 1
             else:
@@ -556,10 +620,9 @@ def main():
     if tk + ts:
         print("%-11s %-28s %7s %6d %8d %9s %5s %5.1f%%" % ("all", "", "", tk, ts, "", "",
               100.0 * tk / (tk + ts)))
-    print("time: %.0f s" % (time.monotonic() - start))
-    for f in (b.lib, b.main_o):
-        os.unlink(f)
-    shutil.rmtree(os.path.join(WORK, "tobj.%d" % os.getpid()), ignore_errors=True)
+    print("time: %.0f s%s" % (time.monotonic() - start,
+          (", %d e2e script runs for unit-test survivors" % e2e_runs) if e2e_runs else ""))
+    b.cleanup()
     if args.floor and args.floor_total is not None:
         total = 100.0 * tk / (tk + ts) if tk + ts else 100.0
         if total < args.floor_total:

@@ -249,6 +249,8 @@ test_parse_bad(void **state)
 		"@@ -x,1 +1,1 @@\n a\n",                /* header */
 		"@@ -1,1 +1 @\n a\n",                   /* header end */
 		"@@ -1,1 +1,1 @@\n-a\n@@ -5,1 +5,1 @@\n", /* second short */
+		"@@\n a\n",                             /* a header of two bytes (issue 20) */
+		"@@ -1,1 +1,1 @@\n a\n@@\n",             /* ... after a hunk */
 	};
 	struct diff d;
 	struct err e = ERR_INIT;

@@ -172,6 +172,74 @@ test_no_match_similar(void **state)
 	buf_release(&b);
 }
 
+/*
+ * Issue 20: the similarity (Dice over character bigrams) at its threshold of
+ * 0.5.  "abcde" and "abcxy" share 2 of 4 + 4 bigrams: exactly 0.5, quoted;
+ * "abcde" and "abxyz" share 1: 0.25, not quoted.  Of two equally similar
+ * lines the first is named.
+ */
+static void
+test_no_match_similar_threshold(void **state)
+{
+	struct fixture *f = *state;
+	char *o;
+	int err;
+
+	fixture_puts(f, "s.txt", "qqqq\nabcxy\nqqqq\nabcxy\n");
+	o = ed(f, "{\"path\":\"s.txt\",\"old_text\":\"abcde\",\"new_text\":\"y\"}", &err, NULL);
+	assert_true(err);
+	assert_non_null(strstr(o, "old_text not found in s.txt; the line most like its first line is line 2."));
+	free(o);
+	fixture_puts(f, "t.txt", "qqqq\nabxyz\n");
+	o = ed(f, "{\"path\":\"t.txt\",\"old_text\":\"abcde\",\"new_text\":\"y\"}", &err, NULL);
+	assert_true(err);
+	assert_string_equal(o, "old_text not found in t.txt (2 lines), and no similar lines "
+			       "either; read the file to see its current content");
+	free(o);
+	/* a short line after a long one is compared on its own bigrams only
+	 * ("aa" shares nothing with "abcd", whatever "cdcdcdcd" left behind) */
+	fixture_puts(f, "u.txt", "cdcdcdcd\naa\n");
+	o = ed(f, "{\"path\":\"u.txt\",\"old_text\":\"abcd\",\"new_text\":\"y\"}", &err, NULL);
+	assert_true(err);
+	assert_non_null(strstr(o, "no similar lines either"));
+	free(o);
+}
+
+/*
+ * Issue 20: a first line longer than the 512 bigrams compared is cut at 512
+ * (the arrays hold 512: one more is a write past them); bytes above 0x7f
+ * are bigrams of their own: "éa" (c3 a9 61) has nothing in common with ")a"
+ * (29 61), whose first byte differs from a9 only in the top bit.
+ */
+static void
+test_no_match_similar_long_and_high(void **state)
+{
+	struct fixture *f = *state;
+	struct buf file = BUF_INIT, args = BUF_INIT;
+	char *o;
+	int err, i;
+
+	for (i = 0; i < 700; i++)
+		buf_addch(&file, ('a' + i % 26));
+	buf_adds(&file, "\nend\n");
+	fixture_write(f, "long.txt", file.data, file.len);
+	buf_adds(&args, "{\"path\":\"long.txt\",\"old_text\":\"");
+	for (i = 0; i < 700; i++)
+		buf_addch(&args, ('a' + (i + 1) % 26));
+	buf_adds(&args, "\",\"new_text\":\"y\"}");
+	o = ed(f, args.data, &err, NULL);
+	assert_true(err);
+	assert_non_null(strstr(o, "the line most like its first line is line 1."));
+	free(o);
+	fixture_puts(f, "h.txt", "zz\n)a\n");
+	o = ed(f, "{\"path\":\"h.txt\",\"old_text\":\"\xc3\xa9" "a\",\"new_text\":\"y\"}", &err, NULL);
+	assert_true(err);
+	assert_non_null(strstr(o, "no similar lines either"));
+	free(o);
+	buf_release(&file);
+	buf_release(&args);
+}
+
 static void
 test_crlf_and_bom(void **state)
 {
@@ -416,6 +484,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_twice_and_fifo, fixture_setup, fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_no_match_whitespace, fixture_setup, fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_no_match_similar, fixture_setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_no_match_similar_threshold, fixture_setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_no_match_similar_long_and_high, fixture_setup, fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_crlf_and_bom, fixture_setup, fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_bom_only_file, fixture_setup, fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_refusals, fixture_setup, fixture_teardown),

@@ -27,6 +27,7 @@
 #include "fakeprov.h"
 #include "perm/gate.h"
 #include "io/loop.h"
+#include "io/sandbox.h"
 #include "llm/provider.h"
 #include "testutil.h"
 #include "llm/tool.h"
@@ -36,6 +37,7 @@ struct env {
 	struct fakeprov fake;
 	struct agent *agent;
 	struct perm_gate *gate;
+	struct sandbox *sb; /* NULL: none */
 	/* the front end */
 	int ended, asked, withdrawn, notices, is_diff;
 	enum agent_end end;
@@ -109,6 +111,7 @@ teardown(void **state)
 
 	agent_free(e->agent);
 	perm_gate_free(e->gate);
+	sandbox_free(e->sb);
 	fakeprov_ws_release(&e->ws);
 	buf_release(&e->title);
 	buf_release(&e->detail);
@@ -473,6 +476,80 @@ test_hooks_around_calls(void **state)
 	}
 }
 
+/* Run a task to its end (bwrap on a loaded machine: generous); the result of its call. */
+static const char *
+sb_turn(struct env *e, const char *cmd)
+{
+	char args[256];
+	int err = 0;
+
+	snprintf(args, sizeof args, "{\"command\":\"%s\"}", cmd);
+	script(e, 0, "bash", args, NULL);
+	script(e, 1, NULL, NULL, "done");
+	e->fake.next = 0;
+	e->ended = 0;
+	assert_int_equal(agent_submit(e->agent, cmd, NULL), 0);
+	assert_true(tu_run_until(e->ws.loop, &e->ended, 20000));
+	return last_result(e, &err);
+}
+
+/*
+ * Issue 20: with a sandbox (bwrap), a bash command gets the network only
+ * when an allow rule covers it or the user said yes to it, and only that
+ * command: a read-only command and a writing one that the sandbox lets run
+ * unasked (auto-edit) run in a network namespace of their own, and so does
+ * the command after an approved one.  The namespace a command ran in is
+ * what it prints (readlink of /proc/self/ns/net), compared with the test's.
+ */
+static void
+test_sandbox_network_for_approved(void **state)
+{
+	struct env *e = *state;
+	struct sandbox_spec spec = { 0 };
+	struct err er = ERR_INIT;
+	const char *no = getenv("HEARTH_TEST_NO_BWRAP");
+	char own[64];
+	ssize_t n;
+
+	n = readlink("/proc/self/ns/net", own, sizeof own - 1);
+	assert_true(n > 0);
+	own[n] = '\0';
+	spec.mode = SANDBOX_WORKSPACE_WRITE;
+	spec.root = e->ws.dir;
+	e->sb = sandbox_new(&spec);
+	if (sandbox_kind(e->sb) != SANDBOX_BWRAP) {
+		if (no && !strcmp(no, "1"))
+			skip();
+		fail_msg("bwrap does not work here (%s); set HEARTH_TEST_NO_BWRAP=1 on a machine that cannot run it",
+			 sandbox_why_none(e->sb));
+	}
+	e->ws.tenv.sandbox = e->sb;
+	start(e, "{\"permissions\": {\"allow\": [\"bash(readlink -f:*)\"]}}", 1);
+	/* read-only, unasked: no network */
+	assert_non_null(strstr(sb_turn(e, "readlink /proc/self/ns/net"), "net:["));
+	assert_null(strstr(last_result(e, NULL), own));
+	/* covered by the allow rule: the network */
+	assert_non_null(strstr(sb_turn(e, "readlink -f /proc/self/ns/net"), own));
+	/* a write the sandbox confines (auto-edit): runs unasked, no network */
+	assert_non_null(strstr(sb_turn(e, "touch made && readlink /proc/self/ns/net"), "net:["));
+	assert_true(exists(e, "made"));
+	assert_null(strstr(last_result(e, NULL), own));
+	assert_int_equal(e->asked, 0);
+	/* mode ask: asked, yes: the network; the command after it: none again */
+	assert_int_equal(perm_gate_set_mode(e->gate, "ask", &er), 0);
+	script(e, 0, "bash", "{\"command\":\"touch made2 && readlink /proc/self/ns/net\"}", NULL);
+	e->fake.next = 0;
+	turn(e, "t4", 1);
+	perm_gate_answer(e->gate, PERM_GATE_YES);
+	assert_true(tu_run_until(e->ws.loop, &e->ended, 20000));
+	assert_true(exists(e, "made2"));
+	assert_non_null(strstr(last_result(e, NULL), own));
+	assert_int_equal(perm_gate_set_mode(e->gate, "auto-edit", &er), 0);
+	assert_non_null(strstr(sb_turn(e, "readlink /proc/self/ns/net"), "net:["));
+	assert_null(strstr(last_result(e, NULL), own));
+	assert_int_equal(e->asked, 1);
+}
+
 int
 main(void)
 {
@@ -487,6 +564,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_edit_crlf_asks_what_lands, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_print_mode_shows_the_change, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hooks_around_calls, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sandbox_network_for_approved, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

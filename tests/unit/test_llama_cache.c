@@ -34,6 +34,7 @@ test_stable_prefix_no_break(void **state)
 
 	(void)state;
 	llama_cache_init(&cw);
+	assert_true(llama_cache_session_reuse(&cw) == -1); /* nothing sent yet: no figure (not 0/0) */
 	r = step(&cw, m, 2, 0, "b1|m", 0, 1000);
 	assert_false(r.is_break);
 	assert_true(r.reuse == 0);
@@ -44,6 +45,43 @@ test_stable_prefix_no_break(void **state)
 	r = step(&cw, m, 5, 0, "b1|m", 1100, 40); /* generated tokens re-rendered: fine */
 	assert_false(r.is_break);
 	assert_true(llama_cache_session_reuse(&cw) > 0.64 && llama_cache_session_reuse(&cw) < 0.65); /* 2100 of 3260 */
+	llama_cache_release(&cw);
+}
+
+/* Issue 20: a prompt of one token is judged too (nothing of it reused after a 1000-token request: a break). */
+static void
+test_one_token_prompt(void **state)
+{
+	struct llama_cache cw;
+	const char *m[] = { "sys", "user1", "asst1" };
+	struct llama_cache_report r;
+
+	(void)state;
+	llama_cache_init(&cw);
+	step(&cw, m, 2, 0, "b1|m", 0, 1000);
+	r = step(&cw, m, 3, 0, "b1|m", 0, 1);
+	assert_true(r.expected > 0.99);
+	assert_true(r.is_break);
+	llama_cache_release(&cw);
+}
+
+/*
+ * Issue 20: a conversation that shrinks (after /compact, say) is compared
+ * up to its own end: the first message not sent again is the change.
+ */
+static void
+test_shrunk_conversation(void **state)
+{
+	struct llama_cache cw;
+	const char *m[] = { "sys", "user1", "asst1", "tool1" };
+	struct llama_cache_report r;
+
+	(void)state;
+	llama_cache_init(&cw);
+	step(&cw, m, 4, 0, "b1|m", 0, 1000);
+	r = step(&cw, m, 2, 0, "b1|m", 0, 500);
+	assert_true(r.is_break);
+	assert_string_equal(r.cause, "the prompt prefix changed at message 2");
 	llama_cache_release(&cw);
 }
 
@@ -213,6 +251,16 @@ test_planned_break(void **state)
 	}
 	assert_false(r.is_break);
 	assert_null(cw.planned);
+	/* a planned break after an unplanned one names the plan alone (issue 20) */
+	llama_cache_request(&cw, d, 6, 0, "b1|m", 8192);
+	llama_cache_plan(&cw, "y");
+	{
+		struct llm_timings t = { .cache_n = 10, .prompt_n = 900 };
+
+		llama_cache_timings(&cw, &t, &r);
+	}
+	assert_true(r.is_break);
+	assert_string_equal(r.cause, "expected: y");
 	llama_cache_release(&cw);
 }
 
@@ -221,6 +269,8 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_stable_prefix_no_break),
+		cmocka_unit_test(test_one_token_prompt),
+		cmocka_unit_test(test_shrunk_conversation),
 		cmocka_unit_test(test_prefix_change_named),
 		cmocka_unit_test(test_other_causes),
 		cmocka_unit_test(test_failed_request_keeps_baseline),

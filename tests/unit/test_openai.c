@@ -585,6 +585,43 @@ test_error_bodies(void **state)
 	buf_release(&msg);
 }
 
+/* One event straight into the decoder; its result (1: the stream is over). */
+static int
+dec1(struct pipe *p, const char *data)
+{
+	return openai_dec_event(&p->dec, str_make("", 0), str_make(data, strlen(data)), sink, p);
+}
+
+/*
+ * Issue 20: the decoder's result says when the stream is over (the SSE
+ * parser stops on it): 0 for a chunk, 1 for [DONE] and for an in-stream
+ * error, and 1 again, with no event, for anything fed after that.
+ */
+static void
+test_over_result(void **state)
+{
+	const char *chunk = "{\"choices\":[{\"index\":0,\"delta\":{\"content\":\"hi\"}}]}";
+	struct pipe p;
+	size_t n;
+
+	(void)state;
+	pipe_init(&p);
+	assert_int_equal(dec1(&p, chunk), 0);
+	assert_int_equal(dec1(&p, "[DONE]"), 1);
+	n = p.out.len;
+	assert_int_equal(dec1(&p, chunk), 1);
+	assert_int_equal(p.out.len, n);
+	pipe_release(&p);
+	pipe_init(&p);
+	assert_int_equal(dec1(&p, "{\"error\":{\"message\":\"boom\",\"code\":500}}"), 1);
+	assert_non_null(strstr(p.out.data, "error"));
+	n = p.out.len;
+	assert_int_equal(dec1(&p, chunk), 1);
+	assert_int_equal(dec1(&p, "[DONE]"), 1);
+	assert_int_equal(p.out.len, n);
+	pipe_release(&p);
+}
+
 int
 main(void)
 {
@@ -601,6 +638,7 @@ main(void)
 		cmocka_unit_test(test_stream_errors),
 		cmocka_unit_test(test_cut_streams),
 		cmocka_unit_test(test_error_bodies),
+		cmocka_unit_test(test_over_result),
 	};
 
 	json_init();

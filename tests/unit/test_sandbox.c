@@ -6,7 +6,9 @@
  * confining sandbox lets a writing bash command run, deny and ask rules
  * still win, mode ask still asks, no mechanism asks.  The perm part needs
  * a working bwrap: where it cannot run the test fails unless
- * HEARTH_TEST_NO_BWRAP=1.
+ * HEARTH_TEST_NO_BWRAP=1.  The landlock path (bwrap left out) runs for real
+ * in a forked child: it needs a kernel with landlock, else the test fails
+ * unless HEARTH_TEST_NO_LANDLOCK=1.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -16,7 +18,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -529,6 +537,9 @@ test_grant_network(void **state)
 	}
 	sandbox_grant_network(sb, 1);
 	assert_int_equal(sandbox_wrap(sb, cmd, &c, &e), 0);
+	/* inside bwrap the private temp dir is bound at /tmp */
+	assert_int_equal(c.env.n, 1);
+	assert_string_equal(c.env.v[0], "TMPDIR=/tmp");
 	for (i = 0, net = 0; i < c.argv.n; i++)
 		net |= !strcmp(c.argv.v[i], "--share-net");
 	assert_true(net);
@@ -571,6 +582,321 @@ test_allowed_by_rule(void **state)
 	perm_release(&p);
 }
 
+/* ---- landlock, forced (no bwrap): what a wrapped command may really do ---- */
+
+enum ll_op { LL_CREATE, LL_TRUNCATE, LL_RENAME, LL_TCP, LL_UNIX, LL_SIGNAL };
+
+/*
+ * Enter c's ruleset in a child (as proc does between fork and exec) and
+ * try one thing there: 0 when it works, 1 when landlock refuses it (EACCES,
+ * EPERM), 2 on any other error, 3 when the ruleset cannot be entered.
+ */
+static int
+ll_try(struct sandbox_cmd *c, enum ll_op op, const char *path, int port)
+{
+	pid_t pid = fork();
+	int st, fd, rc = 0;
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		if (c->pre_exec && c->pre_exec(c->pre_exec_arg) < 0)
+			_exit(3);
+		if (op == LL_CREATE) {
+			fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+			rc = fd < 0 ? -1 : 0;
+		} else if (op == LL_TRUNCATE) {
+			rc = truncate(path, 0);
+		} else if (op == LL_RENAME) { /* into a subdirectory "d" of path's directory */
+			char to[512];
+			const char *slash = strrchr(path, '/');
+
+			snprintf(to, sizeof to, "%.*s/d%s", (int)(slash - path), path, slash);
+			rc = rename(path, to);
+		} else if (op == LL_TCP) {
+			struct sockaddr_in a;
+
+			memset(&a, 0, sizeof a);
+			a.sin_family = AF_INET;
+			a.sin_port = htons((uint16_t)port);
+			a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+			fd = socket(AF_INET, SOCK_STREAM, 0);
+			rc = connect(fd, (struct sockaddr *)&a, sizeof a);
+		} else if (op == LL_UNIX) {
+			struct sockaddr_un a;
+
+			memset(&a, 0, sizeof a);
+			a.sun_family = AF_UNIX;
+			memcpy(a.sun_path + 1, path, strlen(path));
+			fd = socket(AF_UNIX, SOCK_STREAM, 0);
+			rc = connect(fd, (struct sockaddr *)&a,
+				     (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + strlen(path)));
+		} else {
+			rc = kill(getppid(), 0);
+		}
+		_exit(rc == 0 ? 0 : errno == EACCES || errno == EPERM ? 1 : 2);
+	}
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	return WEXITSTATUS(st);
+}
+
+/*
+ * Fill the stack below the caller with ones, so that a struct the callee
+ * forgets to clear is garbage, not the zeroes of a fresh stack.
+ */
+static void __attribute__((noinline))
+dirty_stack(void)
+{
+	volatile unsigned char junk[32768];
+	size_t i;
+
+	for (i = 0; i < sizeof junk; i++)
+		junk[i] = 0xff;
+}
+
+/* Whether landlock must work here (set HEARTH_TEST_NO_LANDLOCK=1 on a kernel without it). */
+static int
+ll_wrap(struct sandbox *sb, struct sandbox_cmd *c)
+{
+	const char *cmd[] = { "/bin/sh", "-c", "x", NULL };
+	const char *no = getenv("HEARTH_TEST_NO_LANDLOCK");
+	struct err e = ERR_INIT;
+
+	if (sandbox_kind(sb) != SANDBOX_LANDLOCK) {
+		if (no && !strcmp(no, "1"))
+			return -1;
+		fail_msg("landlock does not work here (%s); set HEARTH_TEST_NO_LANDLOCK=1 on a kernel without it",
+			 sandbox_why_none(sb));
+	}
+	dirty_stack();
+	if (sandbox_wrap(sb, cmd, c, &e) < 0)
+		fail_msg("sandbox_wrap: %s", e.msg);
+	/* the command itself, as given: landlock confines it from inside, no wrapper */
+	assert_int_equal(c->argv.n, 3);
+	assert_string_equal(c->argv.v[0], "/bin/sh");
+	assert_string_equal(c->argv.v[2], "x");
+	assert_null(c->argv.v[3]);
+	assert_true(c->ruleset_fd >= 0);
+	assert_true(fcntl(c->ruleset_fd, F_GETFD) & FD_CLOEXEC); /* not inherited by the command */
+	assert_non_null(c->pre_exec);
+	return 0;
+}
+
+/* The private temp dir of a wrapped command (its TMPDIR=...), appended with name. */
+static const char *
+ll_tmp(const struct sandbox_cmd *c, const char *name)
+{
+	static char p[512];
+
+	assert_int_equal(c->env.n, 1);
+	assert_memory_equal(c->env.v[0], "TMPDIR=/", 8);
+	snprintf(p, sizeof p, "%s/%s", c->env.v[0] + 7, name);
+	return p;
+}
+
+/*
+ * Issue 20: the landlock path, run for real (bwrap left out): workspace-write
+ * lets a command write in the workspace, the extra writable dirs (a missing
+ * one is no error), its temp dir and /dev/null, and nowhere else; read-only
+ * only in its temp dir and /dev/null; no TCP and no abstract unix socket
+ * without network (the setting, or a grant for one command); no signal to
+ * hearth ever.
+ */
+static void
+test_landlock_confines(void **state)
+{
+	char ws[256], extra[256], gone[256], netrc[256];
+	const char *writable[] = { extra, gone, netrc, NULL };
+	struct sandbox_spec spec = { 0 };
+	struct sandbox_cmd c, none = { 0 };
+	struct sandbox *sb;
+	struct sockaddr_in a;
+	struct sockaddr_un u;
+	socklen_t alen = sizeof a;
+	char uname[64];
+	int lfd, ufd, port;
+
+	(void)state;
+	snprintf(ws, sizeof ws, "%s/ws", base);
+	snprintf(extra, sizeof extra, "%s/extra", base);
+	snprintf(gone, sizeof gone, "%s/gone", base);
+	snprintf(netrc, sizeof netrc, "%s/home/.netrc", base);
+	mk("extra", 1);
+	lfd = socket(AF_INET, SOCK_STREAM, 0);
+	memset(&a, 0, sizeof a);
+	a.sin_family = AF_INET;
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_int_equal(bind(lfd, (struct sockaddr *)&a, sizeof a), 0);
+	assert_int_equal(listen(lfd, 8), 0);
+	assert_int_equal(getsockname(lfd, (struct sockaddr *)&a, &alen), 0);
+	port = ntohs(a.sin_port);
+	snprintf(uname, sizeof uname, "hearth-test-sandbox-%ld", (long)getpid());
+	ufd = socket(AF_UNIX, SOCK_STREAM, 0);
+	memset(&u, 0, sizeof u);
+	u.sun_family = AF_UNIX;
+	memcpy(u.sun_path + 1, uname, strlen(uname));
+	assert_int_equal(bind(ufd, (struct sockaddr *)&u,
+			      (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + strlen(uname))), 0);
+	assert_int_equal(listen(ufd, 8), 0);
+
+	spec.mode = SANDBOX_WORKSPACE_WRITE;
+	spec.root = ws;
+	spec.writable = writable;
+	spec.no_bwrap = 1;
+	sb = sandbox_new(&spec);
+	if (ll_wrap(sb, &c) < 0) {
+		sandbox_free(sb);
+		close(lfd);
+		close(ufd);
+		skip();
+	}
+	/* without the ruleset everything below works: what fails under it, it refused */
+	assert_int_equal(ll_try(&none, LL_CREATE, P("home/made"), 0), 0);
+	assert_int_equal(ll_try(&none, LL_TCP, NULL, port), 0);
+	assert_int_equal(ll_try(&none, LL_UNIX, uname, 0), 0);
+	assert_int_equal(ll_try(&none, LL_SIGNAL, NULL, 0), 0);
+
+	assert_int_equal(ll_try(&c, LL_CREATE, P("ws/new.c"), 0), 0);
+	assert_int_equal(ll_try(&c, LL_CREATE, P("extra/new"), 0), 0);
+	assert_int_equal(ll_try(&c, LL_CREATE, ll_tmp(&c, "t"), 0), 0);
+	assert_int_equal(ll_try(&c, LL_CREATE, "/dev/null", 0), 0);
+	assert_int_equal(ll_try(&c, LL_CREATE, P("home/.netrc"), 0), 0); /* a writable file: written */
+	assert_int_equal(ll_try(&c, LL_CREATE, P("home/other"), 0), 1);
+	assert_int_equal(ll_try(&c, LL_CREATE, P("made"), 0), 1);
+	/* moving a file into another directory of the workspace (landlock's "refer" right) */
+	mk("ws/d", 1);
+	mk("ws/mv", 0);
+	assert_int_equal(ll_try(&c, LL_RENAME, P("ws/mv"), 0), 0);
+	/* truncating: in the workspace yes, outside no */
+	mk("home/keep", 0);
+	assert_int_equal(ll_try(&none, LL_CREATE, P("home/keep"), 0), 0);
+	assert_int_equal(ll_try(&c, LL_TRUNCATE, P("ws/d/mv"), 0), 0);
+	assert_int_equal(ll_try(&c, LL_TRUNCATE, P("home/keep"), 0), 1);
+	assert_int_equal(ll_try(&c, LL_TCP, NULL, port), 1);
+	assert_int_equal(ll_try(&c, LL_UNIX, uname, 0), 1);
+	assert_int_equal(ll_try(&c, LL_SIGNAL, NULL, 0), 1);
+	sandbox_cmd_release(&c);
+	assert_int_equal(c.ruleset_fd, -1);
+
+	/* a grant: the network for the next command only; signals stay refused */
+	sandbox_grant_network(sb, 1);
+	assert_int_equal(ll_wrap(sb, &c), 0);
+	assert_int_equal(ll_try(&c, LL_TCP, NULL, port), 0);
+	assert_int_equal(ll_try(&c, LL_UNIX, uname, 0), 0);
+	assert_int_equal(ll_try(&c, LL_SIGNAL, NULL, 0), 1);
+	assert_int_equal(ll_try(&c, LL_CREATE, P("home/other"), 0), 1);
+	sandbox_cmd_release(&c);
+	assert_int_equal(ll_wrap(sb, &c), 0);
+	assert_int_equal(ll_try(&c, LL_TCP, NULL, port), 1);
+	sandbox_cmd_release(&c);
+	sandbox_free(sb);
+
+	/* the network setting: on for every command */
+	spec.network = 1;
+	sb = sandbox_new(&spec);
+	assert_int_equal(ll_wrap(sb, &c), 0);
+	assert_int_equal(ll_try(&c, LL_TCP, NULL, port), 0);
+	assert_int_equal(ll_try(&c, LL_UNIX, uname, 0), 0);
+	assert_int_equal(ll_try(&c, LL_SIGNAL, NULL, 0), 1);
+	assert_int_equal(ll_try(&c, LL_CREATE, P("home/other"), 0), 1);
+	sandbox_cmd_release(&c);
+	sandbox_free(sb);
+
+	/* read-only: the temp dir and /dev/null, not the workspace nor the extra dirs */
+	spec.network = 0;
+	spec.mode = SANDBOX_READ_ONLY;
+	sb = sandbox_new(&spec);
+	assert_int_equal(ll_wrap(sb, &c), 0);
+	assert_int_equal(ll_try(&c, LL_CREATE, ll_tmp(&c, "t"), 0), 0);
+	assert_int_equal(ll_try(&c, LL_CREATE, "/dev/null", 0), 0);
+	assert_int_equal(ll_try(&c, LL_CREATE, P("ws/new.c"), 0), 1);
+	assert_int_equal(ll_try(&c, LL_CREATE, P("extra/new2"), 0), 1);
+	assert_int_equal(ll_try(&c, LL_TCP, NULL, port), 1);
+	sandbox_cmd_release(&c);
+	sandbox_free(sb);
+
+	/*
+	 * a writable dir that cannot be opened (not missing: a file on its way)
+	 * or that landlock cannot take (nsfs) fails the wrap with a message
+	 */
+	{
+		char in[256];
+		const char *bad[] = { in, NULL };
+		const char *cmd[] = { "true", NULL };
+		struct err e = ERR_INIT;
+
+		spec.mode = SANDBOX_WORKSPACE_WRITE;
+		spec.writable = bad;
+		snprintf(in, sizeof in, "%s/home/.netrc/in", base);
+		sb = sandbox_new(&spec);
+		assert_int_equal(sandbox_wrap(sb, cmd, &c, &e), -1);
+		assert_non_null(strstr(e.msg, "landlock rule"));
+		assert_int_equal(c.ruleset_fd, -1);
+		sandbox_free(sb);
+		err_clear(&e);
+		snprintf(in, sizeof in, "/proc/self/ns/net");
+		sb = sandbox_new(&spec);
+		assert_int_equal(sandbox_wrap(sb, cmd, &c, &e), -1);
+		assert_non_null(strstr(e.msg, "landlock rule"));
+		assert_int_equal(c.ruleset_fd, -1);
+		sandbox_free(sb);
+		err_clear(&e);
+	}
+	close(lfd);
+	close(ufd);
+}
+
+/*
+ * Issue 20: wrapping with no mechanism copies the command and releasing it
+ * closes nothing of the caller's (stdin stays open); a private directory
+ * that cannot be made (TMPDIR names a missing directory) fails the wrap
+ * with a message instead of running the command unconfined.
+ */
+static void
+test_wrap_none_and_no_dir(void **state)
+{
+	const char *cmd[] = { "true", NULL };
+	struct sandbox_spec spec = { 0 };
+	struct sandbox_cmd c;
+	struct sandbox *sb;
+	struct err e = ERR_INIT;
+	const char *old = getenv("TMPDIR");
+	char *saved = old ? strdup(old) : NULL, missing[128];
+
+	(void)state;
+	if (fcntl(0, F_GETFD) < 0)
+		assert_int_equal(open("/dev/null", O_RDONLY), 0);
+	spec.mode = SANDBOX_WORKSPACE_WRITE;
+	spec.root = P("ws");
+	spec.no_bwrap = spec.no_landlock = 1;
+	sb = sandbox_new(&spec);
+	assert_int_equal(sandbox_wrap(sb, cmd, &c, &e), 0);
+	assert_int_equal(c.argv.n, 1);
+	assert_string_equal(c.argv.v[0], "true");
+	assert_int_equal(c.ruleset_fd, -1);
+	assert_null(c.pre_exec);
+	sandbox_cmd_release(&c);
+	assert_true(fcntl(0, F_GETFD) >= 0);
+	sandbox_free(sb);
+
+	snprintf(missing, sizeof missing, "%s/missing", base);
+	setenv("TMPDIR", missing, 1);
+	spec.no_bwrap = 0;
+	spec.no_landlock = 0;
+	sb = sandbox_new(&spec);
+	if (sandbox_kind(sb) != SANDBOX_NONE) {
+		assert_int_equal(sandbox_wrap(sb, cmd, &c, &e), -1);
+		assert_non_null(strstr(e.msg, "create a private directory"));
+		err_clear(&e);
+	}
+	sandbox_free(sb);
+	if (saved)
+		setenv("TMPDIR", saved, 1);
+	else
+		unsetenv("TMPDIR");
+	free(saved);
+}
+
 int
 main(void)
 {
@@ -586,6 +912,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_grant_network, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_allowed_by_rule, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_network_and_probed, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_landlock_confines, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_wrap_none_and_no_dir, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -5,6 +5,7 @@
  * and XDG_STATE_HOME point at a temp dir; session_read_line_max is lowered and
  * restored.
  */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -63,6 +64,28 @@ replace_line(const char *path, size_t ln, const char *with)
 	buf_release(&b);
 }
 
+
+/*
+ * Issue 20: an errno left at EINTR by something before (read(2) that
+ * succeeds does not clear it) is no reason to drop what was read.
+ */
+static void
+test_stale_errno(void **state)
+{
+	struct session_loaded l;
+	struct buf w = BUF_INIT;
+	char *path = numbered(3);
+
+	(void)state;
+	errno = EINTR;
+	assert_int_equal(session_load(path, &l, &w, NULL), 0);
+	assert_int_equal(l.conv.nmsgs, 3);
+	assert_msg(&l, 0, 0);
+	assert_msg(&l, 2, 2);
+	session_loaded_release(&l);
+	free(path);
+	buf_release(&w);
+}
 
 static void
 test_corrupt_middle_line(void **state)
@@ -235,6 +258,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_corrupt_middle_line, setup_reads, teardown),
+		cmocka_unit_test_setup_teardown(test_stale_errno, setup_reads, teardown),
 		cmocka_unit_test_setup_teardown(test_branch_tree, setup_reads, teardown),
 		cmocka_unit_test_setup_teardown(test_huge_lines, setup_reads, teardown),
 		cmocka_unit_test_setup_teardown(test_blank_files, setup_reads, teardown),

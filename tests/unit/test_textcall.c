@@ -104,6 +104,38 @@ test_hermes_rejects(void **state)
 	CHECK("see {\"name\":\"ls\",\"arguments\":{}}", "", "see {\"name\":\"ls\",\"arguments\":{}}");
 }
 
+/* Issue 20: a tool name of 256 bytes (the most a name may have) is a call; of 257, text. */
+static void
+test_name_length(void **state)
+{
+	struct buf in = BUF_INIT, name = BUF_INIT, want = BUF_INIT;
+	int i;
+
+	(void)state;
+	for (i = 0; i < 256; i++)
+		buf_addch(&name, 'a' + i % 26);
+	buf_addf(&in, "<tool_call>{\"name\":\"%s\"}</tool_call>", name.data);
+	buf_addf(&want, "%s {}", name.data);
+	CHECK(in.data, want.data, "");
+	buf_addch(&name, 'z');
+	buf_reset(&in);
+	buf_addf(&in, "<tool_call>{\"name\":\"%s\"}</tool_call>", name.data);
+	CHECK(in.data, "", in.data);
+	buf_release(&in);
+	buf_release(&name);
+	buf_release(&want);
+}
+
+/* Issue 20: CR (a CRLF model) and the other ASCII spaces around a call object are whitespace. */
+static void
+test_crlf_and_spaces(void **state)
+{
+	(void)state;
+	CHECK("<tool_call>\r\n{\"name\":\"ls\"}\r\n</tool_call>", "ls {}", "");
+	CHECK("<tool_call>\f{\"name\":\"ls\"}\v</tool_call>", "ls {}", "");
+	CHECK("<tool_call>\t{\"name\":\"ls\"} </tool_call>", "ls {}", "");
+}
+
 static void
 test_qwen_xml(void **state)
 {
@@ -339,6 +371,8 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hermes_json),
 		cmocka_unit_test(test_hermes_rejects),
+		cmocka_unit_test(test_name_length),
+		cmocka_unit_test(test_crlf_and_spaces),
 		cmocka_unit_test(test_qwen_xml),
 		cmocka_unit_test(test_xml_typing_default),
 		cmocka_unit_test(test_xml_typing_callback),
