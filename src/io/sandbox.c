@@ -662,7 +662,7 @@ static int
 sandbox_ll_ruleset(struct sandbox *sb, int grant_net, struct err *e)
 {
 	static const char *const devs[] = { "/dev/null", "/dev/zero", "/dev/full", NULL };
-	struct sandbox_ll_attr attr;
+	struct sandbox_ll_attr attr = { 0 }; /* what this ABI does not handle stays 0 */
 	uint64_t w = LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_REMOVE_DIR | LANDLOCK_ACCESS_FS_REMOVE_FILE |
 		     LANDLOCK_ACCESS_FS_MAKE_CHAR | LANDLOCK_ACCESS_FS_MAKE_DIR | LANDLOCK_ACCESS_FS_MAKE_REG |
 		     LANDLOCK_ACCESS_FS_MAKE_SOCK | LANDLOCK_ACCESS_FS_MAKE_FIFO | LANDLOCK_ACCESS_FS_MAKE_BLOCK |
@@ -671,7 +671,6 @@ sandbox_ll_ruleset(struct sandbox *sb, int grant_net, struct err *e)
 	size_t sz = sizeof attr.handled_access_fs;
 	int abi = sb->landlock_abi, fd, i;
 
-	memset(&attr, 0, sizeof attr);
 	if (abi >= 2)
 		w |= SANDBOX_LL_REFER;
 	if (abi >= 3)
