@@ -9,6 +9,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/cfg.h"
+#include "base/workspace.h"
+#include "front/run.h"
+#include "llama/slotfile.h"
 #include "session/export.h"
 #include "session/list.h"
 
@@ -37,6 +41,105 @@ front_sessions_export(struct front_cli *o)
 	buf_release(&path);
 	buf_release(&warnings);
 	return code;
+}
+
+/* The user's own settings files (not the project's): where an external server keeps slot files. */
+struct front_sessions_user {
+	struct cfg *cfg;
+	const char *project;
+};
+
+static int
+front_sessions_user_file(void *arg, const char *path, struct buf *warnings, struct err *e)
+{
+	struct front_sessions_user *u = arg;
+
+	return strcmp(path, u->project) ? cfg_load_file(u->cfg, path, warnings, e) : 0;
+}
+
+/* Remove path if it exists; the name goes to `gone`. -1 (printed) on another error. */
+static int
+front_sessions_unlink(const char *path, struct buf *gone)
+{
+	if (unlink(path) == 0) {
+		buf_addf(gone, "\n  %s", path);
+		return 0;
+	}
+	if (errno == ENOENT)
+		return 0;
+	fprintf(stderr, "hearth: could not delete %s: %s\n", path, strerror(errno));
+	return -1;
+}
+
+/* --delete-session ID */
+int
+front_sessions_delete(struct front_cli *o)
+{
+	char root[PATH_MAX];
+	struct buf path = BUF_INIT, state = BUF_INIT, p = BUF_INIT, name = BUF_INIT, gone = BUF_INIT,
+		   warnings = BUF_INIT, proj = BUF_INIT;
+	struct err e = ERR_INIT;
+	struct cfg user;
+	struct front_sessions_user u = { &user, NULL };
+	const char *base;
+	char *id;
+	size_t n;
+	int code = 0;
+
+	if ((o->cwd && chdir(o->cwd) < 0) || !realpath(".", root)) {
+		fprintf(stderr, "hearth: %s: %s\n", o->cwd ? o->cwd : ".", strerror(errno));
+		return FRONT_CLI_EXIT_USAGE;
+	}
+	if (!*o->delete_session || strchr(o->delete_session, '/')) {
+		fprintf(stderr, "hearth: --delete-session takes a session id or a unique prefix of one (hearth -r lists them), not a path\n");
+		return FRONT_CLI_EXIT_USAGE;
+	}
+	if (session_list_resolve(root, o->delete_session, &path, &e) < 0) {
+		fprintf(stderr, "hearth: %s\n", e.msg);
+		return 1;
+	}
+	base = strrchr(path.data, '/') ? strrchr(path.data, '/') + 1 : path.data;
+	n = strlen(base);
+	id = strndup(base, n > 6 && !strcmp(base + n - 6, ".jsonl") ? n - 6 : n);
+	if (!id || front_sessions_unlink(path.data, &gone) < 0) {
+		free(id);
+		buf_release(&path);
+		return 1;
+	}
+	/* the slot files: hearth's own server's, an external server's the user named, the records */
+	front_run_state_dir(&state);
+	llama_slotfile_filename(id, &name);
+	buf_addf(&p, "%s/slots/%s", state.data, name.data);
+	code |= front_sessions_unlink(p.data, &gone);
+	buf_reset(&p);
+	buf_addf(&p, "%s/slotfiles", state.data);
+	{
+		struct buf rec = BUF_INIT;
+
+		llama_slotfile_rec_path(p.data, id, &rec);
+		code |= front_sessions_unlink(rec.data, &gone);
+		buf_release(&rec);
+	}
+	cfg_defaults(&user);
+	workspace_project_file(root, ".hearth/settings.json", &proj);
+	u.project = proj.data;
+	cfg_each_file(root, front_sessions_user_file, &u, &warnings);
+	if (user.slot_save_dir && *user.slot_save_dir) {
+		buf_reset(&p);
+		buf_addf(&p, "%s/%s", user.slot_save_dir, name.data);
+		code |= front_sessions_unlink(p.data, &gone);
+	}
+	printf("deleted session %s:%s\n", id, gone.data);
+	cfg_release(&user);
+	free(id);
+	buf_release(&path);
+	buf_release(&state);
+	buf_release(&p);
+	buf_release(&name);
+	buf_release(&gone);
+	buf_release(&warnings);
+	buf_release(&proj);
+	return code ? 1 : 0;
 }
 
 /* This directory's sessions, newest first (errors are printed). */
