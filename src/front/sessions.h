@@ -27,6 +27,13 @@ int front_sessions_sessions(struct front_cli *o, char *root, struct session_list
  * (STATE/slotfiles).  Says on stdout what went; the exit code.
  */
 int front_sessions_delete(struct front_cli *o);
+/*
+ * The same for session arg (id or unique prefix) of root: gone gets the
+ * session's id, then a "\n  PATH" per file deleted.  0; -1 + e (nothing
+ * matched, or a file could not be deleted: gone says what did go);
+ * -2 + e when arg is a path.
+ */
+int front_sessions_delete_id(const char *root, const char *arg, struct buf *gone, struct err *e);
 
 /* --export: write the session as Markdown (HTML for *.html); the exit code. */
 int front_sessions_export(struct front_cli *o);
