@@ -16,7 +16,7 @@ _hearth()
 	--permission-mode) COMPREPLY=($(compgen -W 'default acceptEdits bypassPermissions plan dontAsk' -- "$cur")); return ;;
 	--cwd) COMPREPLY=($(compgen -d -- "$cur")); return ;;
 	--system-prompt-file|--log|--serve|--export|--mcp-config) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-	--server|--model|--max-steps|--max-turns|--tools|--allowedTools|--allowed-tools|--disallowedTools|--disallowed-tools|--append-system-prompt|--system-prompt)
+	--delete-session|--server|--model|--max-steps|--max-turns|--tools|--allowedTools|--allowed-tools|--disallowedTools|--disallowed-tools|--append-system-prompt|--system-prompt)
 		return ;;
 	esac
 	if [[ $cur == -* ]]; then
@@ -24,7 +24,7 @@ _hearth()
 			--print --continue --resume --yes --help --version --verbose
 			--server --model --theme --max-steps --cwd --tools --no-tools
 			--system-prompt-file --thinking --think --serve --output-format --log
-			--approval --sandbox --export --route --tui --line --demo
+			--approval --sandbox --export --delete-session --route --tui --line --demo
 			--input-format --max-turns --permission-mode --allowedTools --allowed-tools
 			--disallowedTools --disallowed-tools --append-system-prompt --system-prompt
 			--dangerously-skip-permissions --mcp-config' -- "$cur"))

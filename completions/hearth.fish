@@ -30,6 +30,7 @@ complete -c hearth -l permission-mode -x -a 'default acceptEdits bypassPermissio
 complete -c hearth -l dangerously-skip-permissions -d 'approve every tool call'
 complete -c hearth -l sandbox -x -a 'workspace-write read-only off' -d 'where bash commands may write'
 complete -c hearth -l export -r -F -d 'write a session as Markdown or HTML'
+complete -c hearth -l delete-session -r -d 'delete a session with its slot files'
 complete -c hearth -l route -x -a 'auto local claude' -d 'routing mode'
 complete -c hearth -l tui -d 'full screen'
 complete -c hearth -l line -d 'line-mode session'

@@ -165,6 +165,10 @@ main(int argc, char **argv)
 		code = front_sessions_export(&o);
 		goto out;
 	}
+	if (o.delete_session) {
+		code = front_sessions_delete(&o);
+		goto out;
+	}
 	if (o.demo) {
 		code = app_demo_run(o.theme);
 		goto out;

@@ -24,6 +24,12 @@
 #                         hybrid+save, dense+save (default: all four)
 #   HEARTH_BENCH_SERVER_ARGS  extra llama-server arguments
 #   HEARTH_BENCH_KEEP     set: keep the scratch directory (server logs, state)
+#   HEARTH_BENCH_JSON     append one JSON line per case (rows with per-request figures) to this file
+#
+# The server runs with -lv 4: its log gives, per request, the prompt size, the
+# tokens processed and generated and what the slot holds after; per turn the
+# requests are printed as processed/new ("new": the prompt beyond what the
+# session's previous request left in the slot), the prime marked "p".
 #
 # Every run is bounded by timeouts; the script fails only when the server
 # cannot be started.
@@ -85,7 +91,7 @@ def start_server(model, save_dir, log):
     url = "http://127.0.0.1:%d" % port
     args = [SERVER, "-m", os.path.join(MODELS, model), "-c", "16384", "-np", str(SLOTS), "--jinja",
             "--reasoning", "off", "-n", "24", "-t", os.environ.get("HEARTH_BENCH_THREADS", "1"), "--metrics", "--host", "127.0.0.1",
-            "--port", str(port)] + (["--slot-save-path", save_dir] if save_dir else []) + EXTRA
+            "--port", str(port), "-lv", "4"] + (["--slot-save-path", save_dir] if save_dir else []) + EXTRA
     p = subprocess.Popen(args, stdout=open(log, "w"), stderr=subprocess.STDOUT)
     for _ in range(600):
         try:
@@ -100,6 +106,38 @@ def start_server(model, save_dir, log):
     p.kill()
     print("  llama-server did not start: see %s" % log)
     return None, None
+
+
+TASK_RE = re.compile(r"slot +\S+: id +(\d+) \| task (\d+) \| (.*)$")
+
+
+def log_tasks(text):
+    """The requests in a piece of the server log (-lv 4), in order: per task
+    its slot, prompt size (task.n_tokens), tokens processed, tokens
+    generated and the slot's size when it stopped."""
+    tasks, order = {}, []
+    for line in text.splitlines():
+        m = TASK_RE.search(line)
+        if not m or m.group(2) == "-1":
+            continue
+        slot, tid, rest = int(m.group(1)), int(m.group(2)), m.group(3)
+        t = tasks.get(tid)
+        if t is None:
+            t = tasks[tid] = {"slot": slot, "n": None, "pre": None, "gen": None, "end": None}
+            order.append(tid)
+        mm = re.search(r"task\.n_tokens = (\d+)", rest)
+        if mm:
+            t["n"] = int(mm.group(1))
+        mm = re.search(r"^prompt eval time = .*/ +(\d+) tokens", rest)
+        if mm:
+            t["pre"] = int(mm.group(1))
+        mm = re.search(r"^ +eval time = .*/ +(\d+) tokens", rest)
+        if mm:
+            t["gen"] = int(mm.group(1))
+        mm = re.search(r"stop processing: n_tokens = (\d+)", rest)
+        if mm:
+            t["end"] = int(mm.group(1))
+    return [tasks[i] for i in order if tasks[i]["pre"] is not None]
 
 
 def make_repo(d):
@@ -125,16 +163,19 @@ def run_case(case):
     repos = [os.path.join(base, "s%d" % (i + 1)) for i in range(SESSIONS)]
     for r in repos:
         make_repo(r)
-    p, url = start_server(model, save, os.path.join(base + ".server.log"))
+    log = os.path.join(base + ".server.log")
+    p, url = start_server(model, save, log)
     if not p:
         return None
     rows = []
+    slot_end = {}  # session -> what its slot held after its last request (tokens)
     try:
         for t in range(TURNS):
             for s in range(SESSIONS):
                 cmd = [a.replace("{url}", url).replace("{task}", TASKS[t])
                        for a in shlex.split(AGENT if t == 0 else AGENT_CONT)]
                 m0 = metrics(url)
+                off = os.path.getsize(log)
                 t0 = time.perf_counter()
                 try:
                     r = subprocess.run(cmd, cwd=repos[s], env=env, stdin=subprocess.DEVNULL,
@@ -144,12 +185,27 @@ def run_case(case):
                     rc = "timeout"
                 dt = time.perf_counter() - t0
                 m1 = metrics(url)
+                with open(log, errors="replace") as lf:
+                    lf.seek(off)
+                    tasks = log_tasks(lf.read())
+                # per request: processed, new (its prompt beyond what the
+                # session's last request left in the slot), and whether it is
+                # the prime (a zero-generation request after the answer: the
+                # server samples 1 token and does not keep it)
+                reqs = []
+                for k, tk in enumerate(tasks):
+                    prime = (k == len(tasks) - 1 and k > 0 and tk["gen"] == 1 and tk["end"] == tk["n"])
+                    prev = slot_end.get(s)
+                    new = tk["n"] - prev if prev is not None and tk["n"] is not None else tk["n"]
+                    reqs.append((tk["pre"], new, prime))
+                    if tk["end"] is not None:
+                        slot_end[s] = tk["end"]
                 if not m0 or not m1:
                     print("  /metrics did not answer (start the server with --metrics)")
                     return None
                 rows.append((s + 1, t + 1, m1["prompt_tokens_total"] - m0["prompt_tokens_total"],
                              m1["prompt_tokens_cached_total"] - m0["prompt_tokens_cached_total"],
-                             m1["tokens_predicted_total"] - m0["tokens_predicted_total"], dt, rc))
+                             m1["tokens_predicted_total"] - m0["tokens_predicted_total"], dt, rc, reqs))
     finally:
         p.terminate()
         try:
@@ -175,9 +231,24 @@ for case in CASES:
     if not res:
         continue
     rows, files, save = res
-    print("  %-7s %-4s %9s %7s %9s %7s %4s" % ("session", "turn", "processed", "cached", "generated", "wall s", "rc"))
-    for s, t, pre, cached, gen, dt, rc in rows:
-        print("  %-7d %-4d %9d %7d %9d %7.1f %4s" % (s, t, pre, cached, gen, dt, rc))
+    print("  %-7s %-4s %9s %7s %9s %7s %4s  %s" % ("session", "turn", "processed", "cached", "generated", "wall s",
+                                                "rc", "requests: processed/new, p = prime"))
+    for s, t, pre, cached, gen, dt, rc, reqs in rows:
+        print("  %-7d %-4d %9d %7d %9d %7.1f %4s  %s" % (s, t, pre, cached, gen, dt, rc, " ".join(
+            "%d/%s%s" % (a, "?" if b is None else b, "p" if c else "") for a, b, c in reqs)))
+    # "each follow-up turn <= its new tokens + 32": the turn's own requests
+    # (the prime after the answer prepares the next turn and is shown apart)
+    over = []
+    for s, t, pre, cached, gen, dt, rc, reqs in rows:
+        if t == 1:
+            continue
+        for a, b, c in reqs:
+            if not c and b is not None and a > b + 32:
+                over.append("s%dt%d %d/%d" % (s, t, a, b))
+    own = [sum(a for a, b, c in r[7] if not c) for r in rows]
+    primes = [sum(a for a, b, c in r[7] if c) for r in rows]
+    print("  own requests per turn: %s; primes: %s" % (" / ".join(map(str, own)), " / ".join(map(str, primes))))
+    print("  follow-up requests above new + 32: %s" % (", ".join(over) if over else "none"))
     total = sum(r[2] for r in rows)
     first = rows[0][2] + rows[0][3]
     print("  total processed %d; first-turn prompt %d; per turn: %s" % (
@@ -186,6 +257,10 @@ for case in CASES:
         size = sum(os.path.getsize(os.path.join(save, f)) for f in files)
         print("  slot files: %d, %.1f MB" % (len(files), size / 1e6))
     summary.append((case, total, first, [r[2] for r in rows]))
+    if os.environ.get("HEARTH_BENCH_JSON"):
+        import json
+        with open(os.environ["HEARTH_BENCH_JSON"], "a") as jf:
+            jf.write(json.dumps({"case": case, "total": total, "first": first, "rows": rows}) + "\n")
 if summary:
     print("summary: case, total processed, first-turn prompt, per turn")
     for case, total, first, per in summary:

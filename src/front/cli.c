@@ -22,6 +22,10 @@ front_cli_usage(FILE *f)
 	      "  -r, --resume [ID]           resume a session by id (prefix); without ID, list them\n"
 	      "  -y, --yes                   answer yes to what would ask (tool approvals, /commit)\n"
 	      "      --export SESSION FILE   write a session as Markdown, or HTML for *.html\n"
+	      "      --delete-session ID     delete a session (id or unique prefix, as -r lists\n"
+	      "                              them) with its saved server caches (slot files)\n",
+	      f);
+	fputs(
 	      "      --route MODE            auto (the routing policy), local, claude, or the\n"
 	      "                              name of a tier in the servers setting\n"
 	      "      --line, --tui           line-mode session / full screen (default: full\n"
@@ -107,7 +111,7 @@ parse_int(const char *s, int *out)
 
 enum {
 	OPT_SERVER = 256, OPT_MODEL, OPT_THEME, OPT_MAX_STEPS, OPT_CWD, OPT_TOOLS, OPT_NO_TOOLS,
-	OPT_SYSPROMPT, OPT_THINKING, OPT_FORMAT, OPT_VERBOSE, OPT_VERSION, OPT_LOG, OPT_EXPORT, OPT_ROUTE, OPT_TUI, OPT_LINE,
+	OPT_SYSPROMPT, OPT_THINKING, OPT_FORMAT, OPT_VERBOSE, OPT_VERSION, OPT_LOG, OPT_EXPORT, OPT_DELETE, OPT_ROUTE, OPT_TUI, OPT_LINE,
 	OPT_THINK, OPT_SERVE
 };
 
@@ -223,6 +227,7 @@ static const struct option front_cli_longs[] = {
 	{ "approval", required_argument, NULL, OPT_APPROVAL },
 	{ "sandbox", required_argument, NULL, OPT_SANDBOX },
 	{ "export", required_argument, NULL, OPT_EXPORT },
+	{ "delete-session", required_argument, NULL, OPT_DELETE },
 	{ "route", required_argument, NULL, OPT_ROUTE },
 	{ "tui", no_argument, NULL, OPT_TUI },
 	{ "demo", no_argument, NULL, OPT_DEMO },
@@ -351,6 +356,7 @@ front_cli_parse(int argc, char **argv, struct front_cli *o)
 			o->sandbox = optarg;
 			break;
 		case OPT_EXPORT: o->export_session = optarg; break;
+		case OPT_DELETE: o->delete_session = optarg; break;
 		case OPT_TUI: o->tui = 1; break;
 		case OPT_DEMO: o->demo = 1; break;
 		case OPT_LINE: o->line = 1; break;

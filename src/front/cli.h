@@ -30,6 +30,7 @@ struct front_cli {
 	const char *sandbox;      /* --sandbox workspace-write|read-only|off */
 	const char *resume_id;
 	const char *export_session, *export_file;
+	const char *delete_session; /* --delete-session ID (front/sessions.h) */
 	const char *route;        /* --route auto|local|claude */
 	const char *theme;        /* --theme NAME|FILE */
 	int stats;                /* `hearth stats` */

@@ -847,6 +847,9 @@ front_run_start(struct front_run *r)
 
 		buf_addf(&map, "%s/slotmap.json", r->state_dir.data);
 		llama_set_slotmap(r->llama, map.data);
+		buf_reset(&map);
+		buf_addf(&map, "%s/slotfiles", r->state_dir.data);
+		llama_set_slot_records(r->llama, map.data);
 		buf_release(&map);
 	}
 	start_gate(r);

@@ -9,6 +9,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/cfg.h"
+#include "base/xmalloc.h"
+#include "base/workspace.h"
+#include "front/run.h"
+#include "llama/slotfile.h"
 #include "session/export.h"
 #include "session/list.h"
 
@@ -37,6 +42,126 @@ front_sessions_export(struct front_cli *o)
 	buf_release(&path);
 	buf_release(&warnings);
 	return code;
+}
+
+/* The user's own settings files (not the project's): where an external server keeps slot files. */
+struct front_sessions_user {
+	struct cfg *cfg;
+	const char *project;
+};
+
+static int
+front_sessions_user_file(void *arg, const char *path, struct buf *warnings, struct err *e)
+{
+	struct front_sessions_user *u = arg;
+
+	return strcmp(path, u->project) ? cfg_load_file(u->cfg, path, warnings, e) : 0;
+}
+
+/* Remove path if it exists; the name goes to `gone`. -1 + e on another error. */
+static int
+front_sessions_unlink(const char *path, struct buf *gone, struct err *e)
+{
+	if (unlink(path) == 0) {
+		buf_addf(gone, "\n  %s", path);
+		return 0;
+	}
+	if (errno == ENOENT)
+		return 0;
+	err_set(e, "could not delete %s: %s", path, strerror(errno));
+	return -1;
+}
+
+/* Delete session arg of root with its slot files. */
+int
+front_sessions_delete_id(const char *root, const char *arg, struct buf *gone, struct err *e)
+{
+	struct buf path = BUF_INIT, state = BUF_INIT, p = BUF_INIT, name = BUF_INIT, warnings = BUF_INIT,
+		   proj = BUF_INIT;
+	struct cfg user;
+	struct front_sessions_user u = { &user, NULL };
+	const char *base;
+	char *id;
+	size_t n;
+	int rc = 0;
+
+	if (!*arg || strchr(arg, '/')) {
+		err_set(e, "--delete-session takes a session id or a unique prefix of one (hearth -r lists them), not a path");
+		return -2;
+	}
+	if (session_list_resolve(root, arg, &path, e) < 0)
+		return -1;
+	base = strrchr(path.data, '/') ? strrchr(path.data, '/') + 1 : path.data;
+	n = strlen(base);
+	id = xstrndup(base, n > 6 && !strcmp(base + n - 6, ".jsonl") ? n - 6 : n);
+	buf_addf(gone, "%s", id);
+	if (front_sessions_unlink(path.data, gone, e) < 0) {
+		buf_reset(gone); /* nothing went */
+		free(id);
+		buf_release(&path);
+		return -1;
+	}
+	/* the slot files: hearth's own server's, the record of what they hold, an external server's the user named */
+	front_run_state_dir(&state);
+	llama_slotfile_filename(id, &name);
+	buf_addf(&p, "%s/slots/%s", state.data, name.data);
+	rc |= front_sessions_unlink(p.data, gone, e);
+	buf_reset(&p);
+	buf_addf(&p, "%s/slotfiles", state.data);
+	{
+		struct buf rec = BUF_INIT;
+
+		llama_slotfile_rec_path(p.data, id, &rec);
+		rc |= front_sessions_unlink(rec.data, gone, e);
+		buf_release(&rec);
+	}
+	cfg_defaults(&user);
+	workspace_project_file(root, ".hearth/settings.json", &proj);
+	u.project = proj.data;
+	cfg_each_file(root, front_sessions_user_file, &u, &warnings);
+	if (user.slot_save_dir && *user.slot_save_dir) {
+		buf_reset(&p);
+		buf_addf(&p, "%s/%s", user.slot_save_dir, name.data);
+		rc |= front_sessions_unlink(p.data, gone, e);
+	}
+	cfg_release(&user);
+	free(id);
+	buf_release(&path);
+	buf_release(&state);
+	buf_release(&p);
+	buf_release(&name);
+	buf_release(&warnings);
+	buf_release(&proj);
+	return rc ? -1 : 0;
+}
+
+/* --delete-session ID */
+int
+front_sessions_delete(struct front_cli *o)
+{
+	char root[PATH_MAX];
+	struct buf gone = BUF_INIT;
+	struct err e = ERR_INIT;
+	const char *nl;
+	int rc;
+
+	if ((o->cwd && chdir(o->cwd) < 0) || !realpath(".", root)) {
+		fprintf(stderr, "hearth: %s: %s\n", o->cwd ? o->cwd : ".", strerror(errno));
+		return FRONT_CLI_EXIT_USAGE;
+	}
+	rc = front_sessions_delete_id(root, o->delete_session, &gone, &e);
+	if (rc == -2 || (rc < 0 && !gone.len)) {
+		fprintf(stderr, "hearth: %s\n", e.msg);
+		buf_release(&gone);
+		return rc == -2 ? FRONT_CLI_EXIT_USAGE : 1;
+	}
+	nl = strchr(gone.data, '\n');
+	printf("deleted session %.*s:%s\n", nl ? (int)(nl - gone.data) : (int)gone.len, gone.data,
+	       nl ? nl : "");
+	if (rc < 0)
+		fprintf(stderr, "hearth: %s\n", e.msg);
+	buf_release(&gone);
+	return rc < 0 ? 1 : 0;
 }
 
 /* This directory's sessions, newest first (errors are printed). */

@@ -70,6 +70,27 @@ front_turn_on_notice(void *arg, const char *line)
 		t->v.on_notice(t->v.arg, line);
 }
 
+/* The agent: on_commit goes to the journal (commit_arg is the controller). */
+static void
+front_turn_on_commit(void *arg, const struct conv_msg *m)
+{
+	struct front_turn *t = arg;
+
+	session_journal_commit(t->s->journal, m);
+}
+
+/* The agent took the rejected turn out: out of the journal's branch too, and the view marks it. */
+static void
+front_turn_on_rewind(void *arg, size_t n, const char *why)
+{
+	struct front_turn *t = arg;
+
+	if (t->s->journal)
+		session_journal_rewind(t->s->journal, n, why);
+	if (t->v.on_rejected)
+		t->v.on_rejected(t->v.arg, why);
+}
+
 static void
 front_turn_on_wait(void *arg, const char *line)
 {
@@ -128,11 +149,10 @@ front_turn_init(struct front_turn *t, const struct front_session *s, struct prov
 	obs.on_notice = front_turn_on_notice;
 	obs.on_wait = front_turn_on_wait;
 	obs.on_end = front_turn_on_end;
-	if (s->journal) {
-		obs.on_commit = session_journal_commit;
-		obs.on_rewind = session_journal_rewind;
-		obs.commit_arg = s->journal;
-	}
+	if (s->journal)
+		obs.on_commit = front_turn_on_commit;
+	obs.on_rewind = front_turn_on_rewind;
+	obs.commit_arg = t;
 	ao.max_steps = s->cfg->max_steps;
 	ao.loading_wait_s = s->cfg->loading_wait_s > 0 ? s->cfg->loading_wait_s : -1;
 	ao.thinking = s->cfg->thinking;

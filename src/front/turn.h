@@ -68,6 +68,12 @@ struct front_turn_view {
 	 * (front_turn_init), and the line announcing them.
 	 */
 	void (*on_resumed)(void *arg, const struct conv *msgs, const char *line);
+	/*
+	 * The running turn was taken out of the conversation (the server
+	 * rejected it as too long for its context: agent/agent.h on_rewind);
+	 * its user message is not sent again.  why is one line.
+	 */
+	void (*on_rejected)(void *arg, const char *why);
 };
 
 struct front_turn {

@@ -412,7 +412,8 @@ llama_start(void *self, const struct provider_req *req, llm_sink_fn sink, void *
 		c->sink(c->ctx, &ev);
 		lm->start_notice[0] = 0;
 	}
-	if (llama_slotfile_before_request(&lm->ss, llama_slots_after_restore, lm)) {
+	if (llama_slotfile_before_request(&lm->ss, lm->disco.info.plain ? NULL : c->body, llama_slots_after_restore,
+					  lm)) {
 		c->held = 1;
 		lm->call = c;
 		return 0;
@@ -632,6 +633,13 @@ llama_choose_slot(void *arg, const struct llama_slot *slots, size_t n)
 	}
 	llama_slotmap_release(&m);
 	return slot;
+}
+
+/* Keep the records of saved slot files in dir (llama/slotfile.h). */
+void
+llama_set_slot_records(struct llama *lm, const char *dir)
+{
+	llama_slotfile_records(&lm->ss, dir);
 }
 
 /* Keep the slot records in path. */

@@ -69,6 +69,12 @@ void llama_prefer_warm_slot(struct llama *lm);
  */
 void llama_set_slotmap(struct llama *lm, const char *path);
 /*
+ * Keep, in dir (copied; created when needed), a record of what each saved
+ * slot file holds (llama/slotfile.h): a resumed session restores its file
+ * only when the saved prompt is a prefix of its first request.
+ */
+void llama_set_slot_records(struct llama *lm, const char *dir);
+/*
  * Slot save/restore (llama/slotfile.h): session_id names the session's file
  * (it may return "" until the session exists); a resumed session restores
  * its slot before the first request, falling back to a normal prefill

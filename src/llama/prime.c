@@ -41,15 +41,24 @@ static void
 llama_prime_on_done(int status, enum http_fail fail, const struct err *e, const struct buf *body, void *arg)
 {
 	struct llama *lm = arg;
+	struct err pe = ERR_INIT;
+	cJSON *root;
+	long n = 0;
 
 	(void)fail;
 	(void)e;
-	(void)body;
 	lm->prime_req = NULL;
 	if (status == 404 || status == 501)
 		lm->prime_off = 1;
-	if (status == 200)
+	if (status == 200) {
 		lm->primes++;
+		root = body && body->len ? json_parse(body->data, body->len, &pe) : NULL;
+		if (json_long(root, "tokens_evaluated", &n) < 0) /* the prompt's size: what the slot holds */
+			n = 0;
+		cJSON_Delete(root);
+		/* the slot holds exactly the prime's text: what a save writes, checked before a restore */
+		llama_slotfile_primed(&lm->ss, lm->prime_text, n);
+	}
 	llama_prime_end(lm);
 }
 

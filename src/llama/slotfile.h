@@ -17,6 +17,15 @@
  * llama_slotfile_request_end after each (the slot has changed: a save is due
  * after cfg->slot_save_idle_s quiet seconds), and llama_slotfile_flush at exit.
  *
+ * What a saved file holds is written down beside it, in hearth's state
+ * directory (llama_slotfile_records: DIR/hearth-<id>.json): the tokens saved
+ * and, when the slot was primed (llama/prime.c) and nothing ran on it since,
+ * the length and a hash of the prompt text it holds.  Before restoring, that
+ * text is checked against the first request (rendered by POST
+ * /apply-template): the restore happens only when the saved prompt is a
+ * prefix of the request; otherwise it is skipped with a notice saying why.
+ * A file with no record, or saved unprimed, is restored unchecked.
+ *
  * At most one action is in flight.  Borrows loop, http, cfg and the slot
  * variable (they must outlive it).
  */
@@ -26,6 +35,7 @@
 #include <stddef.h>
 
 #include "base/buf.h"
+#include "base/err.h"
 
 struct http;
 struct http_req;
@@ -42,6 +52,13 @@ struct llama_slotfile_result {
 };
 
 typedef void (*llama_slotfile_fn)(const struct llama_slotfile_result *r, void *arg);
+
+/* What a saved slot file holds (the record beside it). */
+struct llama_slotfile_rec {
+	long tokens;             /* tokens saved */
+	long bytes;              /* length of the prompt text it holds; -1: not known (unprimed) */
+	unsigned long long hash; /* FNV-1a 64 of those bytes */
+};
 
 typedef const char *(*llama_slotfile_id_fn)(void *arg);
 /* A held request may go on; notice is one line for the user, or NULL. */
@@ -69,6 +86,12 @@ struct llama_slotfile {
 	int flushing;
 	struct http_req *req;
 	int restore;     /* the action in flight is a restore */
+	int checking;    /* the request in flight is the prefix check (/apply-template) */
+	char *rec_dir;   /* where the records go (NULL: none) */
+	char *held_text; /* the prompt text the slot holds (after a prime), or NULL */
+	long held_tokens;
+	char *first_body; /* the first request's body, for the prefix check */
+	int restore_skipped; /* the last restore was skipped: the file did not match */
 	llama_slotfile_fn done;
 	void *arg;
 };
@@ -77,14 +100,20 @@ void llama_slotfile_init(struct llama_slotfile *s, struct loop *l, struct http *
 		   const int *slot);
 /* Cancel an action in flight and the timers (no callbacks). */
 void llama_slotfile_release(struct llama_slotfile *s);
+/* Keep the records of saved files in dir (created when needed; NULL: none). */
+void llama_slotfile_records(struct llama_slotfile *s, const char *dir);
+/* A prime made the slot hold exactly text (tokens long, 0: unknown). */
+void llama_slotfile_primed(struct llama_slotfile *s, const char *text, long tokens);
 /* Name the session (id_fn may return "" until it exists); resumed: restore first. */
 void llama_slotfile_session(struct llama_slotfile *s, llama_slotfile_id_fn id_fn, void *arg, int resumed);
 /*
- * A request is about to go to the slot.  Returns 1 when it must wait: a
- * restore was started and cont(arg, notice) will be called from the loop
- * once it ended (success or not); 0 to go on at once.
+ * A request (its JSON body) is about to go to the slot.  Returns 1 when it
+ * must wait: a restore (with its prefix check) was started and
+ * cont(arg, notice) will be called from the loop once it ended (restored,
+ * skipped or failed); 0 to go on at once.
  */
-int llama_slotfile_before_request(struct llama_slotfile *s, llama_slotfile_cont_fn cont, void *arg);
+int llama_slotfile_before_request(struct llama_slotfile *s, const char *body, llama_slotfile_cont_fn cont,
+				  void *arg);
 /* A prime (llama/prime.c) is about to change the slot: like a request, without a restore. */
 void llama_slotfile_before_prime(struct llama_slotfile *s);
 /* The request ended (any way): the slot changed; schedule the idle save. */
@@ -93,6 +122,16 @@ void llama_slotfile_request_end(struct llama_slotfile *s);
 void llama_slotfile_flush(struct llama_slotfile *s, long timeout_ms);
 /* The file name for a session id (appended to out). */
 void llama_slotfile_filename(const char *session_id, struct buf *out);
+/* The record's path for a session id in dir (appended to out). */
+void llama_slotfile_rec_path(const char *dir, const char *session_id, struct buf *out);
+/* Read a record: 0, or -1 when there is none or it is unreadable. */
+int llama_slotfile_rec_read(const char *path, struct llama_slotfile_rec *rec);
+/* Write a record atomically (the directory is created): 0 or -1 + e. */
+int llama_slotfile_rec_write(const char *path, const struct llama_slotfile_rec *rec, struct err *e);
+/* The record of a slot holding text (n bytes) saved as tokens. */
+void llama_slotfile_rec_of(const char *text, size_t n, long tokens, struct llama_slotfile_rec *rec);
+/* 1: the text the record describes is a byte prefix of prompt (n bytes); 0: not; -1: not known. */
+int llama_slotfile_rec_prefix(const struct llama_slotfile_rec *rec, const char *prompt, size_t n);
 /* Interpret an answer (pure): fills out. */
 void llama_slotfile_parse(int restore, int status, const char *body, size_t n,
 		    struct llama_slotfile_result *out);

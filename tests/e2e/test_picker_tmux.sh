@@ -54,5 +54,29 @@ tmux_wait picker cancelled "HEARTH_EXITED rc=0"
 check "picker: Esc started no session (still two files)" sh -c \
 	"[ \$(ls '$XDG_STATE_HOME'/hearth/sessions/*/*.jsonl | wc -l) -eq 2 ]"
 cleanup_tmux
+
+# ---- Delete: asks, y deletes the session and its slot files ----------------------
+tmux_setup hearth-picker3
+mkdir -p "$XDG_STATE_HOME/hearth/slots"
+printf x >"$XDG_STATE_HOME/hearth/slots/hearth-$OLDER_ID.bin"
+start
+tmux_wait picker list3 "Resume a session .* 2 of 2"
+$T send-keys -t s Down DC
+tmux_wait picker ask_delete "delete session $OLDER_ID \\(Older task PICK_ALPHA"
+$T send-keys -t s n
+tmux_wait picker kept "not deleted"
+check "picker: n keeps the session" test -f "$OLDER"
+$T send-keys -t s DC
+tmux_wait picker ask_again "delete session $OLDER_ID"
+$T send-keys -t s y
+tmux_wait picker deleted "deleted session $OLDER_ID \\(2 files"
+tmux_wait picker one_left "Resume a session .* 1 of 1"
+check "picker: the session file and its slot file are gone" sh -c \
+	"! test -e '$OLDER' && ! test -e '$XDG_STATE_HOME/hearth/slots/hearth-$OLDER_ID.bin'"
+check "picker: the other session stays" sh -c \
+	"[ \$(ls '$XDG_STATE_HOME'/hearth/sessions/*/*.jsonl | wc -l) -eq 1 ]"
+$T send-keys -t s Escape
+tmux_wait picker cancelled3 "HEARTH_EXITED rc=0"
+cleanup_tmux
 mock_stop
 e2e_finish

@@ -118,6 +118,42 @@ fin = SERVED[CHATREQ[0]["seq"]]["final"]["timings"]
 need(fin["cache_n"] > 0 and fin["prompt_n"] <= 24, "timings %r" % fin)'
 check "hybrid: no cache break" python3 -c 'import json,sys; sys.exit(1 if json.load(open(sys.argv[1])).get("cache_breaks") else 0)' "$OUT"
 mock_stop
+# ---- the saved prompt is checked against the next request before a restore ----------
+# The save after the prime records what the file holds (its prompt's length
+# and hash, in the state directory); a resumed session renders its first
+# request (POST /apply-template) and restores only when the saved prompt is
+# a prefix of it.  A conversation changed since the save skips the restore.
+HREC=$XDG_STATE_HOME/hearth/slotfiles/hearth-$(printf %s "$HSID" | tr -cd 'A-Za-z0-9_-').json
+export HREC
+check "record: the save of a primed slot records the prompt it holds" python3 -c '
+import json, os
+r = json.load(open(os.environ["HREC"]))
+assert r["tokens"] > 0 and r["bytes"] > 0 and len(r["fnv1a64"]) == 16, r'
+mock_start "$E2E_TMP/hybrid.json"
+hearth_run h2b -p -r "$HSID" --server "$MOCK_URL" --cwd "$REPO" --output-format json --verbose "Again SLOT_H2B."
+check_rc "record: resumed run exit status 0" 0
+check "record: the first request is rendered, found to extend the file, then the file is restored" pycheck '
+acts = [r for r in REQ if r["path"].startswith("/slots/")]
+tmpl = [r for r in REQ if r["path"] == "/apply-template" and "SLOT_H2B" in json.dumps(r["body"])]
+need(tmpl, "no /apply-template of the first request")
+need(acts and acts[0]["query"] == "action=restore", "actions %r" % [r["query"] for r in acts])
+need(REQ.index(tmpl[0]) < REQ.index(acts[0]) < REQ.index(CHATREQ[0]), "order")
+fin = SERVED[CHATREQ[0]["seq"]]["final"]["timings"]
+need(fin["cache_n"] > 0, "timings %r" % fin)'
+mock_stop
+# the conversation changes after the save (here: the session file edited)
+SFILE=$(grep -rl "SLOT_H2B" "$XDG_STATE_HOME/hearth" | grep -v slotfiles | head -1)
+check "record: the session file is found" test -n "$SFILE"
+sed -i 's/Hybrid task SLOT_H1/Hybrid task SLOT_X1/' "$SFILE"
+mock_start "$E2E_TMP/hybrid.json"
+hearth_run h2c -p -r "$HSID" --server "$MOCK_URL" --cwd "$REPO" --output-format json --verbose "Changed SLOT_H2C."
+check_rc "record mismatch: exit status 0" 0
+check "record mismatch: no restore; the request prefills the conversation on the chosen slot" pycheck '
+acts = [r for r in REQ if r["path"].startswith("/slots/")]
+need(not [a for a in acts if a["query"] == "action=restore"], "restored: %r" % [r["query"] for r in acts])
+need(len(CHAT) >= 1 and CHAT[0]["id_slot"] >= 0, "slot %r" % [c["id_slot"] for c in CHAT])'
+check "record mismatch: the reason is given" grep -q "is not a prefix of this request" "$ERR"
+mock_stop
 # the same without the prime: the restore does not pay, and says so
 mkdir -p "$REPO/.hearth"
 printf '{"cache_prime": false}\n' >"$REPO/.hearth/settings.json"

@@ -146,6 +146,49 @@ test_parse_failures(void **state)
 	assert_string_equal(r.msg, "no answer from llama-server");
 }
 
+/* The record of a primed slot: the saved text must be a byte prefix of the next prompt. */
+static void
+test_record_prefix(void **state)
+{
+	static const char saved[] = "<|im_start|>system\nYou help.<|im_end|>\n<|im_start|>user";
+	struct llama_slotfile_rec rec, back;
+	struct err e = ERR_INIT;
+	char dir[] = "/tmp/test_slotrec.XXXXXX", next[256], sub[64];
+	struct buf path = BUF_INIT;
+
+	(void)state;
+	llama_slotfile_rec_of(saved, strlen(saved), 17, &rec);
+	snprintf(next, sizeof next, "%s\nNext question<|im_end|>\n", saved);
+	assert_int_equal(llama_slotfile_rec_prefix(&rec, next, strlen(next)), 1);
+	assert_int_equal(llama_slotfile_rec_prefix(&rec, saved, strlen(saved)), 1);
+	next[30] ^= 1; /* a changed system prompt */
+	assert_int_equal(llama_slotfile_rec_prefix(&rec, next, strlen(next)), 0);
+	assert_int_equal(llama_slotfile_rec_prefix(&rec, saved, strlen(saved) - 1), 0); /* shorter */
+	assert_int_equal(llama_slotfile_rec_prefix(&rec, NULL, 0), 0);
+	/* the file round trip; an unprimed save is "not known" */
+	assert_non_null(mkdtemp(dir));
+	snprintf(sub, sizeof sub, "%s/sub", dir);
+	llama_slotfile_rec_path(sub, "ab/c.d-1", &path);
+	assert_true(strcmp(path.data + strlen(sub), "/hearth-abcd-1.json") == 0);
+	assert_int_equal(llama_slotfile_rec_read(path.data, &back), -1); /* none yet */
+	assert_int_equal(llama_slotfile_rec_write(path.data, &rec, &e), 0); /* sub is created */
+	assert_int_equal(llama_slotfile_rec_read(path.data, &back), 0);
+	assert_int_equal(back.tokens, 17);
+	assert_int_equal(back.bytes, (long)strlen(saved));
+	assert_true(back.hash == rec.hash);
+	assert_int_equal(llama_slotfile_rec_prefix(&back, saved, strlen(saved)), 1);
+	llama_slotfile_rec_of(NULL, 0, 40, &rec);
+	assert_int_equal(llama_slotfile_rec_write(path.data, &rec, &e), 0);
+	assert_int_equal(llama_slotfile_rec_read(path.data, &back), 0);
+	assert_int_equal(back.tokens, 40);
+	assert_int_equal(back.bytes, -1);
+	assert_int_equal(llama_slotfile_rec_prefix(&back, next, strlen(next)), -1);
+	assert_int_equal(unlink(path.data), 0);
+	assert_int_equal(rmdir(sub), 0);
+	buf_release(&path);
+	assert_int_equal(rmdir(dir), 0);
+}
+
 int
 main(void)
 {
@@ -154,6 +197,7 @@ main(void)
 		cmocka_unit_test(test_prune_budget),
 		cmocka_unit_test(test_parse_ok),
 		cmocka_unit_test(test_parse_failures),
+		cmocka_unit_test(test_record_prefix),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -141,6 +141,65 @@ test_view_and_keys(void **state)
 	buf_release(&s);
 }
 
+/* Delete asks; y deletes (the caller does it, then app_picker_deleted), any other key keeps it. */
+static void
+test_delete(void **state)
+{
+	struct grid *g = grid_new(120, 10);
+	struct buf s = BUF_INIT;
+	struct keys_event ev;
+	struct app_picker p;
+	int cx, cy;
+
+	(void)state;
+	app_picker_init(&p, rows, 3, "/p");
+	ev = key(KEYS_DOWN, NULL);
+	app_picker_key(&p, &ev);
+	ev = key(KEYS_DELETE, NULL);
+	assert_int_equal(app_picker_key(&p, &ev), APP_PICKER_NONE);
+	app_picker_draw(&p, g, NOW, &cx, &cy);
+	screen(g, &s);
+	assert_non_null(strstr(s.data, "delete session 20261121-010000-000-bbbbbbbb (Write docs for MCP) and its slot files? y deletes"));
+	ev = key(KEYS_CHAR, "n"); /* kept; the key is not typed into the search */
+	assert_int_equal(app_picker_key(&p, &ev), APP_PICKER_NONE);
+	assert_int_equal(p.query.len, 0);
+	assert_int_equal(p.nshown, 3);
+	app_picker_draw(&p, g, NOW, &cx, &cy);
+	screen(g, &s);
+	assert_non_null(strstr(s.data, "not deleted"));
+	ev = key(KEYS_DELETE, NULL);
+	app_picker_key(&p, &ev);
+	ev = key(KEYS_CHAR, "y");
+	assert_int_equal(app_picker_key(&p, &ev), APP_PICKER_DELETE);
+	assert_string_equal(app_picker_selected(&p)->id, rows[1].id);
+	app_picker_deleted(&p, "deleted session bbbb");
+	assert_int_equal(p.nshown, 2);
+	assert_string_equal(app_picker_selected(&p)->id, rows[2].id); /* the next one */
+	app_picker_draw(&p, g, NOW, &cx, &cy);
+	screen(g, &s);
+	assert_non_null(strstr(s.data, "2 of 2"));
+	assert_null(strstr(s.data, "Write docs for MCP"));
+	assert_non_null(strstr(s.data, "deleted session bbbb"));
+	type(&p, "docs"); /* a deleted row is not found again */
+	assert_int_equal(p.nshown, 0);
+	/* the last row deleted: the selection moves up; with nothing left, Delete does nothing */
+	ev = key(KEYS_CHAR, "u");
+	ev.mods = KEYS_MOD_CTRL;
+	app_picker_key(&p, &ev);
+	ev = key(KEYS_END, NULL);
+	app_picker_key(&p, &ev);
+	app_picker_deleted(&p, "");
+	assert_string_equal(app_picker_selected(&p)->id, rows[0].id);
+	app_picker_deleted(&p, "");
+	assert_int_equal(p.nshown, 0);
+	ev = key(KEYS_DELETE, NULL);
+	app_picker_key(&p, &ev);
+	assert_int_equal(p.confirm, 0);
+	app_picker_release(&p);
+	grid_free(g);
+	buf_release(&s);
+}
+
 /* Many rows: the selection stays on screen while scrolling. */
 static void
 test_scroll(void **state)
@@ -207,6 +266,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_view_and_keys),
 		cmocka_unit_test(test_scroll),
+		cmocka_unit_test(test_delete),
 		cmocka_unit_test(test_run),
 	};
 

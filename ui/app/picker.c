@@ -25,7 +25,7 @@
 #include "front/sessions.h"
 #include "base/xmalloc.h"
 
-#define APP_PICKER_HINT "↑↓ move · Enter resume · Esc cancel · type to search"
+#define APP_PICKER_HINT "↑↓ move · Enter resume · Del delete · Esc cancel · type to search"
 #define APP_PICKER_ESC_MS 30
 
 /* app_picker_run's state on its loop. */
@@ -81,7 +81,7 @@ refilter(struct app_picker *p)
 
 	p->nshown = 0;
 	for (i = 0; i < p->n; i++)
-		if (matches(&p->v[i], p->query.data))
+		if (!p->gone[i] && matches(&p->v[i], p->query.data))
 			p->shown[p->nshown++] = i;
 	p->sel = 0;
 	p->top = 0;
@@ -97,6 +97,7 @@ app_picker_init(struct app_picker *p, const struct session_list_info *v, size_t 
 	p->root = root;
 	buf_init(&p->query, 0);
 	p->shown = xcalloc(n + 1, sizeof *p->shown);
+	p->gone = xcalloc(n + 1, 1);
 	refilter(p);
 }
 
@@ -106,7 +107,22 @@ app_picker_release(struct app_picker *p)
 {
 	buf_release(&p->query);
 	free(p->shown);
+	free(p->gone);
 	p->shown = NULL;
+	p->gone = NULL;
+}
+
+/* The selected row was deleted: drop it, keep the selection near it. */
+void
+app_picker_deleted(struct app_picker *p, const char *note)
+{
+	size_t sel = p->sel;
+
+	if (p->nshown)
+		p->gone[p->shown[p->sel]] = 1;
+	refilter(p);
+	p->sel = p->nshown && sel >= p->nshown ? p->nshown - 1 : (p->nshown ? sel : 0);
+	snprintf(p->note, sizeof p->note, "%s", note ? note : "");
 }
 
 /* Drop the last UTF-8 character of the query. */
@@ -142,7 +158,18 @@ move(struct app_picker *p, long d)
 enum app_picker_result
 app_picker_key(struct app_picker *p, const struct keys_event *ev)
 {
+	if (p->confirm) { /* "delete …? y" : y deletes, any other key keeps it */
+		p->confirm = 0;
+		if (ev->kind == KEYS_CHAR && !(ev->mods & KEYS_MOD_CTRL) && (ev->cp == 'y' || ev->cp == 'Y'))
+			return APP_PICKER_DELETE;
+		snprintf(p->note, sizeof p->note, "not deleted");
+		return APP_PICKER_NONE;
+	}
+	p->note[0] = 0;
 	switch (ev->kind) {
+	case KEYS_DELETE:
+		p->confirm = p->nshown > 0;
+		break;
 	case KEYS_ESC:
 		return APP_PICKER_CANCEL;
 	case KEYS_ENTER:
@@ -234,7 +261,7 @@ app_picker_draw(struct app_picker *p, struct grid *g, time_t now, int *cx, int *
 {
 	struct buf line = BUF_INIT;
 	int rows = g->h - 4, y;
-	size_t i;
+	size_t i, left;
 
 	grid_clear(g, THEME_TEXT);
 	if (g->h < 5 || g->w < 10) {
@@ -242,7 +269,9 @@ app_picker_draw(struct app_picker *p, struct grid *g, time_t now, int *cx, int *
 		*cx = *cy = -1;
 		return;
 	}
-	buf_addf(&line, "Resume a session · %s · %zu of %zu", p->root ? p->root : "", p->nshown, p->n);
+	for (i = 0, left = p->n; i < p->n; i++)
+		left -= p->gone[i];
+	buf_addf(&line, "Resume a session · %s · %zu of %zu", p->root ? p->root : "", p->nshown, left);
 	draw_trunc(g, 0, 0, g->w, line.data, line.len, THEME_ACCENT);
 	buf_reset(&line);
 	buf_addf(&line, "search: %s", p->query.data);
@@ -257,7 +286,18 @@ app_picker_draw(struct app_picker *p, struct grid *g, time_t now, int *cx, int *
 		draw_row(g, 2 + y, &p->v[p->shown[i]], i == p->sel, now);
 	if (!p->nshown)
 		draw_text(g, 2, 2, g->w - 2, "no session matches", 18, THEME_DIM);
-	draw_trunc(g, 0, g->h - 1, g->w, APP_PICKER_HINT, strlen(APP_PICKER_HINT), THEME_DIM);
+	if (p->confirm && p->nshown) {
+		const struct session_list_info *r = &p->v[p->shown[p->sel]];
+
+		buf_reset(&line);
+		buf_addf(&line, "delete session %s (%s) and its slot files? y deletes, any other key keeps it", r->id,
+			 r->first_prompt && *r->first_prompt ? r->first_prompt : "no prompt");
+		draw_trunc(g, 0, g->h - 1, g->w, line.data, line.len, THEME_WARNING);
+	} else if (p->note[0]) {
+		draw_trunc(g, 0, g->h - 1, g->w, p->note, strlen(p->note), THEME_DIM);
+	} else {
+		draw_trunc(g, 0, g->h - 1, g->w, APP_PICKER_HINT, strlen(APP_PICKER_HINT), THEME_DIM);
+	}
 	buf_release(&line);
 }
 
@@ -269,6 +309,28 @@ prun_key(struct prun *r, const struct keys_event *ev)
 
 	if (res == APP_PICKER_NONE)
 		return;
+	if (res == APP_PICKER_DELETE) { /* the session and its slot files; the picker goes on */
+		struct buf gone = BUF_INIT, note = BUF_INIT;
+		struct err e = ERR_INIT;
+		size_t files = 0;
+		const char *q;
+
+		if (front_sessions_delete_id(r->p.root, app_picker_selected(&r->p)->id, &gone, &e) < 0 &&
+		    !gone.len) {
+			snprintf(r->p.note, sizeof r->p.note, "not deleted: %.200s", e.msg);
+			buf_release(&gone);
+			return;
+		}
+		for (q = gone.data; (q = strchr(q, '\n')); q++)
+			files++;
+		buf_addf(&note, "deleted session %.*s (%zu file%s: the session, its slot files)%s%s",
+			 (int)strcspn(gone.data, "\n"), gone.data, files, files == 1 ? "" : "s", e.msg[0] ? "; " : "",
+			 e.msg);
+		app_picker_deleted(&r->p, note.data);
+		buf_release(&gone);
+		buf_release(&note);
+		return;
+	}
 	if (res == APP_PICKER_CHOSEN) {
 		snprintf(r->chosen, r->size, "%s", app_picker_selected(&r->p)->id);
 		r->result = 1;

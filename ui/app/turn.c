@@ -161,6 +161,17 @@ app_turn_on_user(void *arg, const char *text)
 	transcript_follow(&a->tv);
 }
 
+/* The turn was rejected as too long and left out of the conversation: its message is marked. */
+static void
+app_turn_on_rejected(void *arg, const char *why)
+{
+	struct app *a = arg;
+
+	(void)why; /* the agent's notice that follows says it in full */
+	transcript_reject_last_user(&a->tv);
+	a->dirty = 1;
+}
+
 /* A resumed session: its messages in the transcript, its line, its turns and context (estimated). */
 static void
 app_turn_on_resumed(void *arg, const struct conv *msgs, const char *line)
@@ -327,6 +338,7 @@ app_turn_agent(struct app *a)
 	v.on_end = app_turn_on_end;
 	v.say = app_turn_say;
 	v.on_user = app_turn_on_user;
+	v.on_rejected = app_turn_on_rejected;
 	v.on_resumed = app_turn_on_resumed;
 	if (a->d->gate) {
 		struct perm_gate_ui ui = { a, app_turn_ask, app_turn_withdraw, app_turn_gate_notice };

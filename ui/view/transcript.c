@@ -24,6 +24,8 @@
 #include "base/xmalloc.h"
 #include "llm/tool.h"
 
+#define TRANSCRIPT_REJECTED "✗ rejected: too long for the context, not sent again"
+
 struct tpos {
 	struct grid *g; /* NULL: measure only */
 	struct grid_rect r;
@@ -460,6 +462,8 @@ lay_item(struct tpos *p, const struct view_transcript *tv, const struct view_ite
 		para(p, "› ", THEME_USER, 2, it->text.data, it->text.len, THEME_USER, 0);
 		if (it->queued)
 			line(p, 2, "⋯ queued", strlen("⋯ queued"), THEME_DIM);
+		if (it->rejected)
+			line(p, 2, TRANSCRIPT_REJECTED, strlen(TRANSCRIPT_REJECTED), THEME_ERROR);
 		p->row++;
 	} else if (it->kind == VIEW_ASSISTANT) {
 		lay_markdown(p, it);
@@ -483,7 +487,7 @@ cache_key(const struct view_transcript *tv, const struct view_item *it)
 {
 	unsigned long k = (unsigned long)it->text.len * 1000003UL ^ (unsigned long)it->diff.len;
 
-	return (k << 8) ^ (unsigned long)it->queued << 7 ^
+	return (k << 8) ^ (unsigned long)it->queued << 7 ^ (unsigned long)it->rejected << 5 ^
 	    (unsigned long)(it->kind * 8 + it->status * 2 + it->aborted) ^
 	    (unsigned long)((it->expanded || (it->kind == VIEW_REASONING && tv->show_reasoning)) << 4);
 }
@@ -672,6 +676,21 @@ transcript_add_queued(struct view_transcript *tv, const char *s, size_t n)
 
 	buf_add(&it->text, s, n);
 	it->queued = 1;
+}
+
+/* The last user message's turn was rejected: mark it. */
+int
+transcript_reject_last_user(struct view_transcript *tv)
+{
+	size_t i = tv->n;
+
+	while (i > 0) {
+		if (tv->items[--i].kind == VIEW_USER && !tv->items[i].queued) {
+			tv->items[i].rejected = 1;
+			return 0;
+		}
+	}
+	return -1;
 }
 
 /* The queued messages were sent: clear their marks. */

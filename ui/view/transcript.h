@@ -9,7 +9,9 @@
  *
  * What an item looks like:
  *   user       "› text" (THEME_USER), wrapped with a hanging indent; a
- *              queued one has a dim "  ⋯ queued" row after it
+ *              queued one has a dim "  ⋯ queued" row after it, a rejected
+ *              one (too long for the context) an error-coloured
+ *              "  ✗ rejected: too long for the context, not sent again" row
  *   assistant  markdown (ui/view/markdown.h); "[interrupted]" after a stopped answer
  *   reasoning  one dimmed line "∴ first line … (N lines)" unless expanded
  *   tool       "● name args   +a −d  note · 1.2s ✓" (note: tool_summary, "▸" when
@@ -54,6 +56,12 @@ void transcript_add_user(struct view_transcript *tv, const char *s, size_t n);
 void transcript_add_queued(struct view_transcript *tv, const char *s, size_t n);
 size_t transcript_unqueue(struct view_transcript *tv);
 size_t transcript_drop_queued(struct view_transcript *tv);
+/*
+ * The last user message's turn was rejected (too long for the server's
+ * context) and left out of the conversation: it is marked (a "rejected"
+ * row under it).  0, or -1 when there is no user message.
+ */
+int transcript_reject_last_user(struct view_transcript *tv);
 /* Append a notice line drawn in `role` (route change, error, ...); while an
  * answer streams it is held and added after the answer's item closes. */
 void transcript_add_notice(struct view_transcript *tv, uint16_t role, const char *s, size_t n);

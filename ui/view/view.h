@@ -55,6 +55,8 @@ struct view_item {
 	uint16_t role;     /* VIEW_NOTICE: theme role of the line */
 	int aborted;       /* VIEW_ASSISTANT: the turn was stopped */
 	int queued;        /* VIEW_USER: typed, not sent yet (drawn with a "queued" row) */
+	int rejected;      /* VIEW_USER: its turn was rejected as too long and left out of the
+			    * conversation (drawn with a "rejected" row) */
 	int one_line;      /* VIEW_NOTICE: one row, cut at the width (a cache break) */
 	char *note;        /* VIEW_TOOL: what the finished call found ("12 hits"), may be NULL */
 	/* layout cache, ui/view/transcript.c's own (written even through a const
