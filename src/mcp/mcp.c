@@ -641,10 +641,9 @@ mcp_reconnect(struct mcp *m, const char *name, struct buf *out)
 
 /* Prompt i over all servers. */
 int
-mcp_prompt_info(const struct mcp *m, size_t i, const char **command, const char **description,
-		struct buf *synopsis)
+mcp_prompt_info(const struct mcp *m, size_t i, struct buf *command, struct buf *synopsis,
+		const char **description)
 {
-	static struct buf name;
 	size_t j, k;
 
 	for (j = 0; m && j < m->nservers; j++) {
@@ -656,16 +655,13 @@ mcp_prompt_info(const struct mcp *m, size_t i, const char **command, const char 
 			continue;
 		}
 		p = &s->prompts[i];
-		buf_reset(&name);
-		mcp_tools_name(&name, s->name, p->name);
-		*command = name.data;
+		mcp_tools_name(command, s->name, p->name);
 		*description = p->description;
-		for (k = 0; synopsis && p->args[k]; k++)
+		for (k = 0; p->args[k]; k++)
 			buf_addf(synopsis, k < 32 && p->required & (1u << k) ? "%s%s" : "%s[%s]", k ? " " : "",
 				 p->args[k]);
 		return 0;
 	}
-	buf_release(&name);
 	return -1;
 }
 
@@ -674,7 +670,7 @@ int
 mcp_prompt_get(struct mcp *m, const char *command, const char *args, mcp_prompt_fn fn, void *arg,
 	       struct buf *err)
 {
-	struct buf name = BUF_INIT;
+	struct buf name = BUF_INIT, why = BUF_INIT;
 	struct mcp_server *s = NULL;
 	const struct mcp_prompt *p = NULL;
 	cJSON *params, *a;
@@ -700,35 +696,17 @@ mcp_prompt_get(struct mcp *m, const char *command, const char *args, mcp_prompt_
 	params = cJSON_CreateObject();
 	cJSON_AddStringToObject(params, "name", p->name);
 	a = cJSON_AddObjectToObject(params, "arguments");
-	for (k = 0; p->args[k]; k++) {
-		size_t n;
-
-		args += strspn(args, " \t");
-		n = p->args[k + 1] ? strcspn(args, " \t") : strlen(args); /* the last takes the rest */
-		while (!p->args[k + 1] && n && (args[n - 1] == ' ' || args[n - 1] == '\n'))
-			n--;
-		if (!n) {
-			if (k < 32 && p->required & (1u << k)) {
-				struct buf syn = BUF_INIT;
-				size_t q;
-
-				for (q = 0; p->args[q]; q++)
-					buf_addf(&syn, q < 32 && p->required & (1u << q) ? " %s" : " [%s]", p->args[q]);
-				buf_addf(err, "/%s needs %s; usage: /%s%s", command, p->args[k], command, syn.data);
-				buf_release(&syn);
-				cJSON_Delete(params);
-				return -1;
-			}
-			continue;
-		}
-		{
-			char *v = xstrndup(args, n);
-
-			cJSON_AddStringToObject(a, p->args[k], v);
-			free(v);
-		}
-		args += n;
+	if (mcp_wire_prompt_args(p->args, p->required, args, a, &why) < 0) {
+		buf_addf(err, "/%s %s; usage: /%s", command, why.data, command);
+		for (k = 0; p->args[k]; k++)
+			buf_addf(err, k < 32 && p->required & (1u << k) ? " %s" : " [%s]", p->args[k]);
+		if (p->args[0])
+			buf_adds(err, " (quote a value with blanks, or NAME=value)");
+		buf_release(&why);
+		cJSON_Delete(params);
+		return -1;
 	}
+	buf_release(&why);
 	snprintf(what, sizeof what, "prompts/get %s", p->name);
 	pd = mcp_server_request(s, "prompts/get", params, what);
 	if (!pd) {

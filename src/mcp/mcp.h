@@ -78,12 +78,13 @@ int mcp_server_info(const struct mcp *m, size_t i, const char **name, const char
 /*
  * Prompts: a server's prompts (prompts/list, again on
  * notifications/prompts/list_changed) are commands named like tools,
- * `mcp__<server>__<prompt>`.  mcp_prompt_info gives prompt i over all
- * servers (its command, description and argument synopsis, valid until
- * the next event on the loop); 0, or -1 past the last.
+ * `mcp__<server>__<prompt>`.  mcp_prompt_info appends prompt i over all
+ * running servers' to command (its name without '/') and synopsis (its
+ * arguments, "city [state]") and points *description at its description
+ * (valid until the next event on the loop); 0, or -1 past the last.
  */
-int mcp_prompt_info(const struct mcp *m, size_t i, const char **command, const char **description,
-		    struct buf *synopsis);
+int mcp_prompt_info(const struct mcp *m, size_t i, struct buf *command, struct buf *synopsis,
+		    const char **description);
 /*
  * Expand prompt `command` with args (words in the order of the prompt's
  * arguments; the last one takes the rest of the line): prompts/get on its

@@ -109,6 +109,25 @@ check "line /mcp: the demo is listed" grep -Eq "demo: (ready, 5 tools|starting, 
 check "line session: the bad server is reported" grep -q "mcp server bad: sent invalid JSON" "$OUT"
 mock_stop
 
+# ---- the line session: an MCP prompt as a command (prompts/get, its text the user's turn) ----
+# typed ahead at start-up: the /mcp__ lines wait until the servers have listed their prompts
+printf '{"mcpServers": {"demo": {"command": "%s", "args": ["--prompts", "--init-delay=1500"]}}}\n' "$DEMO" >"$REPO/.mcp.json"
+trust_project "$REPO"
+mock_start plain
+printf '%s\n' "/mcp__demo__brief" "/mcp__demo__brief \"New York\" tone='very dry'" |
+	timeout -k 5 "$HEARTH_TIMEOUT" "$HEARTH_BIN" --line --server "$MOCK_URL" --cwd "$REPO" \
+	>"$E2E_TMP/lprompt.out" 2>"$E2E_TMP/lprompt.err"
+RC=$? OUT=$E2E_TMP/lprompt.out ERR=$E2E_TMP/lprompt.err
+check_rc "line prompt: exit status 0" 0
+check "line prompt: typed ahead while the server starts (1.5 s), the line waits for its prompts" grep -q "(waiting for the MCP servers to list their prompts)" "$OUT"
+check "line prompt: without its required argument, the usage" grep -q "/mcp__demo__brief needs topic; usage: /mcp__demo__brief topic \[tone\]" "$OUT"
+check "line prompt: the quoted arguments reach prompts/get, its text is the user's turn, the model answers" pycheck '
+need(len(CHAT) == 1, "chat requests: %d" % len(CHAT))
+last = CHAT[0]["messages"][-1]
+need(last["role"] == "user" and text_of(last["content"]).endswith("PROMPT brief {\"topic\":\"New York\",\"tone\":\"very dry\"}"), "task %r" % last)
+need("The answer is 42." in OUT_TEXT, "out %r" % OUT_TEXT[-300:])'
+mock_stop
+
 # ---- Streamable HTTP: the demo behind tests/net/mock_mcp_http.py ------------------------
 # http_mock_start ARGS...: the HTTP mock on a free port (HTTP_PORT, HTTP_PID, HTTP_LOG)
 HTTP_N=0
