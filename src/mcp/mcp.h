@@ -95,6 +95,12 @@ int mcp_prompt_info(const struct mcp *m, size_t i, struct buf *command, struct b
 typedef void (*mcp_prompt_fn)(void *arg, int ok, const char *text);
 int mcp_prompt_get(struct mcp *m, const char *command, const char *args, mcp_prompt_fn fn, void *arg,
 		   struct buf *err);
+/*
+ * At exit: end each Streamable HTTP session with an HTTP DELETE (the spec's
+ * "SHOULD") and run the loop until they are answered, wait_ms at most.
+ * NULL ok.
+ */
+void mcp_end_sessions(struct mcp *m, int wait_ms);
 /* Kill every server, unregister their tools and free everything.  NULL ok. */
 void mcp_free(struct mcp *m);
 
