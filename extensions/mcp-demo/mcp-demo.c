@@ -11,6 +11,12 @@
  * notifications/tools/list_changed).  tools/list is paged by
  * --page-size=N (a nextCursor per page).
  *
+ * --prompts adds the prompts capability and two prompts: "brief" (topic
+ * required, tone optional) and "hello" (no arguments).  prompts/get
+ * answers one user message, "PROMPT <name> <arguments as JSON>", so a
+ * test sees exactly what the client sent.  --init-delay=MS answers
+ * initialize MS milliseconds late (a server slow to start).
+ *
  * Test switches (--fail=MODE) make it misbehave on purpose:
  *   crash     exit(3) on the first tools/call, before answering
  *   garbage   answer the first tools/call with a line that is not JSON
@@ -41,6 +47,49 @@ static const char *log_path;
 static int page_size = 0;
 static int extra_on;
 static int many; /* --many=N: N more read-only tools gen_0 .. gen_N-1 */
+static int prompts; /* --prompts */
+static int init_delay_ms; /* --init-delay=MS: a slow start (initialize answered late) */
+
+static void reply(const cJSON *id, cJSON *result);
+static void reply_error(const cJSON *id, int code, const char *msg);
+
+/* prompts/list */
+static void
+list_prompts(const cJSON *id)
+{
+	reply(id, cJSON_Parse("{\"prompts\":["
+			      "{\"name\":\"brief\",\"description\":\"A brief on a topic.\",\"arguments\":["
+			      "{\"name\":\"topic\",\"required\":true},{\"name\":\"tone\"}]},"
+			      "{\"name\":\"hello\",\"description\":\"Say hello.\"}]}"));
+}
+
+/* prompts/get: one user message naming the prompt and its arguments. */
+static void
+get_prompt(const cJSON *id, const cJSON *params)
+{
+	const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(params, "name"));
+	const cJSON *args = cJSON_GetObjectItemCaseSensitive(params, "arguments");
+	char *a = args ? cJSON_PrintUnformatted(args) : NULL;
+	cJSON *r, *msgs, *m, *c;
+	char text[4096];
+
+	if (!name || (strcmp(name, "brief") && strcmp(name, "hello"))) {
+		free(a);
+		reply_error(id, -32602, "unknown prompt");
+		return;
+	}
+	snprintf(text, sizeof text, "PROMPT %s %s", name, a ? a : "{}");
+	free(a);
+	r = cJSON_CreateObject();
+	msgs = cJSON_AddArrayToObject(r, "messages");
+	m = cJSON_CreateObject();
+	cJSON_AddStringToObject(m, "role", "user");
+	c = cJSON_AddObjectToObject(m, "content");
+	cJSON_AddStringToObject(c, "type", "text");
+	cJSON_AddStringToObject(c, "text", text);
+	cJSON_AddItemToArray(msgs, m);
+	reply(id, r);
+}
 
 /* Write one message as a line on stdout. */
 static void
@@ -285,16 +334,27 @@ handle(const char *line)
 		if (!o)
 			reply_error(NULL, -32700, "parse error");
 	} else if (!strcmp(method, "initialize")) {
+		if (init_delay_ms > 0) {
+			struct timespec ts = { init_delay_ms / 1000, (long)(init_delay_ms % 1000) * 1000000L };
+
+			nanosleep(&ts, NULL);
+		}
 		if (!strcmp(fail_mode, "init")) {
 			printf("<html>not json</html>\n");
 			fflush(stdout);
 		} else {
-			reply(id, cJSON_Parse("{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{\"tools\":{\"listChanged\":true}},\"serverInfo\":{\"name\":\"mcp-demo\",\"version\":\"1.0\"}}"));
+			reply(id, cJSON_Parse(prompts ?
+			      "{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{\"tools\":{\"listChanged\":true},\"prompts\":{}},\"serverInfo\":{\"name\":\"mcp-demo\",\"version\":\"1.0\"}}" :
+			      "{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{\"tools\":{\"listChanged\":true}},\"serverInfo\":{\"name\":\"mcp-demo\",\"version\":\"1.0\"}}"));
 		}
 	} else if (!strcmp(method, "tools/list")) {
 		list_tools(id, params);
 	} else if (!strcmp(method, "tools/call")) {
 		call_tool(id, params);
+	} else if (!strcmp(method, "prompts/list") && prompts) {
+		list_prompts(id);
+	} else if (!strcmp(method, "prompts/get") && prompts) {
+		get_prompt(id, params);
 	} else if (!strcmp(method, "ping")) {
 		reply(id, cJSON_CreateObject());
 	} else if (!strcmp(method, "notifications/cancelled")) {
@@ -321,8 +381,12 @@ main(int argc, char **argv)
 			page_size = atoi(argv[i] + 12);
 		else if (!strncmp(argv[i], "--many=", 7))
 			many = atoi(argv[i] + 7);
+		else if (!strcmp(argv[i], "--prompts"))
+			prompts = 1;
+		else if (!strncmp(argv[i], "--init-delay=", 13))
+			init_delay_ms = atoi(argv[i] + 13);
 		else {
-			fprintf(stderr, "usage: mcp-demo [--page-size=N] [--many=N] [--log=FILE] [--fail=crash|garbage|hang|init|exit]\n");
+			fprintf(stderr, "usage: mcp-demo [--page-size=N] [--many=N] [--prompts] [--init-delay=MS] [--log=FILE] [--fail=crash|garbage|hang|init|exit]\n");
 			return 2;
 		}
 	}

@@ -72,23 +72,40 @@ front_cmd_parse(const char *line, struct str *name, const char **args)
 	return 1;
 }
 
-/* Names sharing the longest prefix with `name`, for "did you mean". */
+/* Command i: the registry's own, then the provider's. */
+int
+front_cmd_get(const struct front_cmd *r, size_t i, struct cmd *c, struct buf *scratch)
+{
+	if (i < r->n) {
+		*c = r->v[i];
+		return 0;
+	}
+	if (!r->more)
+		return -1;
+	buf_reset(scratch);
+	return r->more(r->more_arg, i - r->n, c, scratch) < 0 ? -1 : 0;
+}
+
+/* Names sharing the longest prefix with `name`, for "did you mean" (the provider's too). */
 static void
 front_cmd_suggest(const struct front_cmd *r, struct str name, struct buf *out)
 {
+	struct buf scratch = BUF_INIT;
+	struct cmd c;
 	size_t i, best = 0, k, shown = 0;
 
-	for (i = 0; i < r->n; i++) {
-		for (k = 0; k < name.len && r->v[i].name[k] == name.p[k]; k++)
+	for (i = 0; front_cmd_get(r, i, &c, &scratch) == 0; i++) {
+		for (k = 0; k < name.len && c.name[k] == name.p[k]; k++)
 			;
 		if (k > best)
 			best = k;
 	}
-	for (i = 0; i < r->n && best; i++)
-		if (strncmp(r->v[i].name, name.p, best) == 0)
-			buf_addf(out, "%s/%s", shown++ ? ", " : "; did you mean ", r->v[i].name);
+	for (i = 0; best && shown < 8 && front_cmd_get(r, i, &c, &scratch) == 0; i++)
+		if (strncmp(c.name, name.p, best) == 0)
+			buf_addf(out, "%s/%s", shown++ ? ", " : "; did you mean ", c.name);
 	if (!shown)
 		buf_adds(out, "; /help lists the commands");
+	buf_release(&scratch);
 }
 
 /* Dispatch one line. */
@@ -98,45 +115,68 @@ front_cmd_run(const struct front_cmd *r, void *ctx, const char *line, struct buf
 	struct str name;
 	const char *args;
 	const struct cmd *c;
+	struct cmd dyn;
+	struct buf scratch = BUF_INIT;
+	enum cmd_result rc;
+	size_t i;
 
 	if (!front_cmd_parse(line, &name, &args)) {
 		buf_adds(out, "not a command (commands start with /)");
 		return CMD_ERROR;
 	}
 	c = front_cmd_find(r, name.p, name.len);
+	for (i = r->n; !c && front_cmd_get(r, i, &dyn, &scratch) == 0; i++)
+		if (strlen(dyn.name) == name.len && !memcmp(dyn.name, name.p, name.len))
+			c = &dyn;
 	if (!c) {
 		buf_addf(out, "unknown command /%.*s", (int)name.len, name.p);
+		if (r->more_hint)
+			r->more_hint(r->more_arg, name.p, name.len, out);
 		front_cmd_suggest(r, name, out);
+		buf_release(&scratch);
 		return CMD_ERROR;
 	}
-	return c->run(ctx, c, args, out);
+	rc = c->run(ctx, c, args, out);
+	buf_release(&scratch);
+	return rc;
 }
 
 /* Completion candidates. */
 void
 front_cmd_complete(const struct front_cmd *r, const char *prefix, struct buf *out)
 {
+	struct buf scratch = BUF_INIT;
+	struct cmd c;
 	size_t i, n = strlen(prefix);
 
-	for (i = 0; i < r->n; i++)
-		if (strncmp(r->v[i].name, prefix, n) == 0)
-			buf_addf(out, "%s\n", r->v[i].name);
+	for (i = 0; front_cmd_get(r, i, &c, &scratch) == 0; i++)
+		if (strncmp(c.name, prefix, n) == 0)
+			buf_addf(out, "%s\n", c.name);
+	buf_release(&scratch);
+}
+
+/* The width of "name args". */
+static size_t
+front_cmd_width(const struct cmd *c)
+{
+	return strlen(c->name) + (c->args[0] ? strlen(c->args) + 1 : 0);
 }
 
 /* Help lines, aligned. */
 void
 front_cmd_help(const struct front_cmd *r, struct buf *out)
 {
+	struct buf scratch = BUF_INIT;
+	struct cmd c;
 	size_t i, w = 0, l;
 
-	for (i = 0; i < r->n; i++) {
-		l = strlen(r->v[i].name) + (r->v[i].args[0] ? strlen(r->v[i].args) + 1 : 0);
-		if (l > w)
+	for (i = 0; front_cmd_get(r, i, &c, &scratch) == 0; i++)
+		if ((l = front_cmd_width(&c)) > w && l <= 40) /* a longer one (an MCP prompt's) sticks out */
 			w = l;
+	for (i = 0; front_cmd_get(r, i, &c, &scratch) == 0; i++) {
+		if ((l = front_cmd_width(&c)) > w)
+			l = w;
+		buf_addf(out, "/%s%s%s%*s  %s\n", c.name, c.args[0] ? " " : "", c.args, (int)(w - l), "", c.help);
 	}
-	for (i = 0; i < r->n; i++) {
-		l = strlen(r->v[i].name) + (r->v[i].args[0] ? strlen(r->v[i].args) + 1 : 0);
-		buf_addf(out, "/%s%s%s%*s  %s\n", r->v[i].name, r->v[i].args[0] ? " " : "",
-			 r->v[i].args, (int)(w - l), "", r->v[i].help);
-	}
+	buf_release(&scratch);
 }

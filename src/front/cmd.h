@@ -9,6 +9,8 @@
  * answers with what the front end should do next: nothing more, quit, or
  * submit `out` as the user's message (templates do that).  Names are
  * unique: adding a name that exists replaces nothing and reports it.
+ * Commands that come and go (MCP prompts) come from a provider the
+ * registry asks after its own (front_cmd_more_fn).
  */
 #ifndef HEARTH_FRONT_CMD_H
 #define HEARTH_FRONT_CMD_H
@@ -34,9 +36,22 @@ struct cmd {
 	const void *data; /* for the handler (a template's body, ...) */
 };
 
+/*
+ * Commands that come and go (an MCP server's prompts, which a server lists
+ * and relists while the session runs): after its own commands the registry
+ * asks the provider for command i (0, 1, ...).  It fills *c (strings may
+ * live in scratch, which it may reset; valid until the next call) and
+ * returns 0, or -1 past the last.
+ */
+typedef int (*front_cmd_more_fn)(void *arg, size_t i, struct cmd *c, struct buf *scratch);
+
 struct front_cmd {
 	struct cmd *v; /* sorted by name */
 	size_t n, alloc;
+	front_cmd_more_fn more; /* NULL: none */
+	/* An unknown name: the provider may add why to the error ("; ..."); NULL: nothing. */
+	void (*more_hint)(void *arg, const char *name, size_t len, struct buf *out);
+	void *more_arg;
 };
 
 void front_cmd_init(struct front_cmd *r);
@@ -54,9 +69,15 @@ int front_cmd_parse(const char *line, struct str *name, const char **args);
  * lists the closest names.
  */
 enum cmd_result front_cmd_run(const struct front_cmd *r, void *ctx, const char *line, struct buf *out);
-/* Names that start with prefix (without '/'), one per line, sorted. */
+/*
+ * Command i: the registry's own in name order, then the provider's (see
+ * front_cmd_more_fn); 0 with *c filled (strings valid until the next call
+ * with the same scratch), -1 past the last.
+ */
+int front_cmd_get(const struct front_cmd *r, size_t i, struct cmd *c, struct buf *scratch);
+/* Names that start with prefix (without '/'), one per line: the registry's sorted, then the provider's. */
 void front_cmd_complete(const struct front_cmd *r, const char *prefix, struct buf *out);
-/* "/name args  help" lines for /help. */
+/* "/name args  help" lines for /help (the provider's commands after the registry's). */
 void front_cmd_help(const struct front_cmd *r, struct buf *out);
 
 #endif

@@ -14,6 +14,7 @@ front_cmd_ui_init(struct front_cmd_ui *ui)
 	buf_init(&ui->prefill, 0);
 	buf_init(&ui->out, 0);
 	buf_init(&ui->lines, 0);
+	buf_init(&ui->submit, 0);
 }
 
 /* Free the buffers. */
@@ -24,6 +25,7 @@ front_cmd_ui_release(struct front_cmd_ui *ui)
 	buf_release(&ui->prefill);
 	buf_release(&ui->out);
 	buf_release(&ui->lines);
+	buf_release(&ui->submit);
 }
 
 /* Append text to show. */
@@ -96,6 +98,28 @@ void
 front_cmd_ui_done(struct front_cmd_ui *ui)
 {
 	set_state(ui, FRONT_CMD_UI_IDLE, NULL, NULL, NULL);
+}
+
+/* Over, with a message for the model. */
+void
+front_cmd_ui_submit(struct front_cmd_ui *ui, const char *text)
+{
+	buf_reset(&ui->submit);
+	buf_adds(&ui->submit, text);
+	ui->has_submit = 1;
+	set_state(ui, FRONT_CMD_UI_IDLE, NULL, NULL, NULL);
+}
+
+/* Take the message to send. */
+int
+front_cmd_ui_take_submit(struct front_cmd_ui *ui, struct buf *out)
+{
+	if (!ui->has_submit)
+		return 0;
+	ui->has_submit = 0;
+	buf_add(out, ui->submit.data, ui->submit.len);
+	buf_reset(&ui->submit);
+	return 1;
 }
 
 /* Take the text to show. */

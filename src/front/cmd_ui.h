@@ -9,7 +9,10 @@
  * those three calls `changed`, where the front end takes the text to show
  * (front_cmd_ui_take) and looks at `state`: FRONT_CMD_UI_ASK — show `question` and hand
  * the next thing the user enters to front_cmd_ui_answer; FRONT_CMD_UI_BUSY — wait
- * (Ctrl-C / Esc call front_cmd_ui_cancel); FRONT_CMD_UI_IDLE — back to its prompt.
+ * (Ctrl-C / Esc call front_cmd_ui_cancel); FRONT_CMD_UI_IDLE — back to its prompt,
+ * unless the command ended with a message for the model (front_cmd_ui_submit:
+ * an MCP prompt's text, fetched on the loop): front_cmd_ui_take_submit gives
+ * it once and the front end sends it as the user's turn, as it does CMD_SUBMIT.
  * `changed` may be called from inside front_cmd_run, front_cmd_ui_answer or
  * front_cmd_ui_cancel, or later from a loop callback.
  *
@@ -48,6 +51,8 @@ struct front_cmd_ui {
 	struct buf out;
 	int out_error;
 	struct buf lines;
+	struct buf submit;           /* front_cmd_ui_submit's message */
+	int has_submit;
 	front_cmd_ui_answer_fn on_answer;
 	front_cmd_ui_cancel_fn on_cancel;
 	void *cmd;
@@ -68,9 +73,13 @@ void front_cmd_ui_ask_text(struct front_cmd_ui *ui, const char *question, const 
 void front_cmd_ui_busy(struct front_cmd_ui *ui, front_cmd_ui_cancel_fn cancel, void *cmd);
 /* The command is over. */
 void front_cmd_ui_done(struct front_cmd_ui *ui);
+/* The command is over and text goes to the model as the user's message (front_cmd_ui_take_submit). */
+void front_cmd_ui_submit(struct front_cmd_ui *ui, const char *text);
 
 /* Front end side: the text to show into out (appended); returns 1 when it is an error. */
 int front_cmd_ui_take(struct front_cmd_ui *ui, struct buf *out);
+/* After `changed`: 1 with the message to send appended to out (once), 0 when there is none. */
+int front_cmd_ui_take_submit(struct front_cmd_ui *ui, struct buf *out);
 /* The user entered line (state must be FRONT_CMD_UI_ASK; otherwise ignored). */
 void front_cmd_ui_answer(struct front_cmd_ui *ui, const char *line);
 /* Ctrl-C / Esc: the command stops (it shows why) and the state is IDLE. */

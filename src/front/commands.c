@@ -1,6 +1,7 @@
 /* front/commands: shared interactive slash commands (see front/commands.h). */
 #include "front/commands.h"
 
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -20,6 +21,7 @@
 #include "front/session.h"
 #include "session/export.h"
 #include "llm/tool.h"
+#include "base/xmalloc.h"
 
 /* The session state a handler works on. */
 static struct front_commands *
@@ -351,12 +353,127 @@ front_mcp_command(struct mcp *m, const struct toolset *ts, const char *args, str
 static enum cmd_result
 sc_mcp(void *ctx, const struct cmd *self, const char *args, struct buf *out)
 {
-	const struct front_session *d = sc_of(self)->d;
+	struct front_commands *sc = sc_of(self);
+	const struct front_session *d = sc->d;
+	struct toolset *ts = d->env ? d->env->toolset : NULL;
 
 	(void)ctx;
-	(void)front_mcp_command(d->mcp, d->env ? d->env->toolset : NULL, args, out);
+	if (ts && d->ntools && !agent_busy(sc->agent)) { /* the counts as the next turn will offer them (a reconnect makes new tools) */
+		size_t nx = 0;
+		const struct tool *const *x = tool_extra(&nx);
+
+		toolset_sync(ts, x, nx);
+	}
+	(void)front_mcp_command(d->mcp, ts, args, out);
 	buf_rtrim(out);
 	return CMD_DONE;
+}
+
+/*
+ * An MCP prompt's prompts/get in flight.  Its answer always comes (the
+ * text, a failure, a timeout, or mcp_free failing the server), so the
+ * callback frees it; sc is NULL once nobody waits (cancelled, released).
+ */
+struct front_prompt_wait {
+	struct front_commands *sc;
+};
+
+/* prompts/get answered: send its text as the user's turn, or say why not. */
+static void
+sc_prompt_done(void *arg, int ok, const char *text)
+{
+	struct front_prompt_wait *w = arg;
+	struct front_commands *sc = w->sc;
+
+	free(w);
+	if (!sc)
+		return;
+	sc->prompt = NULL;
+	if (ok && !*text) {
+		front_cmd_ui_show(&sc->ui, 1, "the prompt's text is empty: nothing to send");
+		ok = 0;
+	} else if (!ok) {
+		front_cmd_ui_show(&sc->ui, 1, "%s", text);
+	}
+	if (ok)
+		front_cmd_ui_submit(&sc->ui, text);
+	else
+		front_cmd_ui_done(&sc->ui);
+}
+
+/* Esc / Ctrl-C while the prompt's text is awaited: the answer is dropped. */
+static void
+sc_prompt_cancel(void *cmd)
+{
+	struct front_commands *sc = cmd;
+
+	if (sc->prompt)
+		sc->prompt->sc = NULL;
+	sc->prompt = NULL;
+	front_cmd_ui_show(&sc->ui, 0, "stopped waiting for the prompt's text");
+}
+
+/* /mcp__SERVER__PROMPT ARGS: prompts/get, then the text is the user's turn. */
+static enum cmd_result
+sc_prompt(void *ctx, const struct cmd *self, const char *args, struct buf *out)
+{
+	struct front_commands *sc = sc_of(self);
+	struct front_prompt_wait *w;
+
+	(void)ctx;
+	if (sc->ui.state != FRONT_CMD_UI_IDLE || sc->prompt) {
+		buf_adds(out, "another command is still running (Esc stops it)");
+		return CMD_ERROR;
+	}
+	w = xmalloc(sizeof *w);
+	w->sc = sc;
+	if (mcp_prompt_get(sc->d->mcp, self->name, args, sc_prompt_done, w, out) < 0) {
+		free(w);
+		return CMD_ERROR;
+	}
+	sc->prompt = w;
+	front_cmd_ui_show(&sc->ui, 0, "/%s: asking the server for the prompt's text", self->name);
+	front_cmd_ui_busy(&sc->ui, sc_prompt_cancel, sc);
+	return CMD_PENDING;
+}
+
+/* The registry's provider: the MCP prompts listed now. */
+static int
+sc_prompt_more(void *arg, size_t i, struct cmd *c, struct buf *scratch)
+{
+	struct front_commands *sc = arg;
+	struct buf syn = BUF_INIT;
+	const char *desc = "";
+	size_t syn_at, dl;
+
+	if (mcp_prompt_info(sc->d->mcp, i, scratch, &syn, &desc) < 0) {
+		buf_release(&syn);
+		return -1;
+	}
+	buf_addch(scratch, '\0');
+	syn_at = scratch->len;
+	buf_add(scratch, syn.data, syn.len);
+	buf_addch(scratch, '\0');
+	dl = strcspn(desc, "\n");
+	buf_addf(scratch, "%.*s%s", (int)(dl > 100 ? 100 : dl), desc, *desc ? "" : "an MCP prompt");
+	c->name = scratch->data;
+	c->args = scratch->data + syn_at;
+	c->help = scratch->data + syn_at + syn.len + 1;
+	c->run = sc_prompt;
+	c->data = sc;
+	buf_release(&syn);
+	return 0;
+}
+
+/* An unknown /mcp__... while servers start: their prompts are not listed yet. */
+static void
+sc_prompt_hint(void *arg, const char *name, size_t len, struct buf *out)
+{
+	struct front_commands *sc = arg;
+
+	if (len > 5 && !strncmp(name, "mcp__", 5) && mcp_starting(sc->d->mcp))
+		buf_adds(out, " (the MCP servers are still starting and listing their prompts: "
+			 "try again in a moment; /mcp shows them)");
 }
 
 /* /fork [N]: list the user messages, or start a new session before message N. */
@@ -439,6 +556,11 @@ front_commands_init(struct front_commands *sc, struct agent *agent, const struct
 	}
 	prompt_context_templates_load(d->env->root, &sc->templates, warnings);
 	front_cmd_template_add(&sc->reg, &sc->templates, warnings);
+	if (d->mcp) {
+		sc->reg.more = sc_prompt_more;
+		sc->reg.more_hint = sc_prompt_hint;
+		sc->reg.more_arg = sc;
+	}
 }
 
 /* Free the registry and the templates. */
@@ -447,6 +569,9 @@ front_commands_release(struct front_commands *sc)
 {
 	if (sc->d && sc->d->checkpoint && sc->d->checkpoint->ui == &sc->ui)
 		sc->d->checkpoint->ui = NULL;
+	if (sc->prompt) /* its answer finds nobody */
+		sc->prompt->sc = NULL;
+	sc->prompt = NULL;
 	front_cmd_commit_release(&sc->commit);
 	front_cmd_ui_release(&sc->ui);
 	front_cmd_release(&sc->reg);

@@ -11,6 +11,14 @@
  * front_commands_init the front end sets ui.changed and ui.arg (and whole_text)
  * and follows the front_cmd_ui contract (front/cmd_ui.h).  /commit drafts with the
  * agent's current provider and conversation.
+ *
+ * MCP prompts: each prompt the session's MCP servers list now is a command
+ * `/mcp__<server>__<prompt> ARGS` (the registry's provider, front/cmd.h, so
+ * completion and /help see them).  Running one sends prompts/get (mcp/mcp.h:
+ * the arguments, quoting and NAME=value) and answers CMD_PENDING with the
+ * ui BUSY; the text arrives on the loop and ends the command with
+ * front_cmd_ui_submit (the front end sends it as the user's turn), or with
+ * one error line.  Esc / Ctrl-C while it waits drops the answer.
  */
 #ifndef HEARTH_FRONT_COMMANDS_H
 #define HEARTH_FRONT_COMMANDS_H
@@ -37,6 +45,7 @@ struct front_commands {
 	void *arg;
 	struct front_cmd_ui ui;               /* interactive; the front end sets changed/arg */
 	struct front_cmd_commit commit;
+	struct front_prompt_wait *prompt; /* an MCP prompt's text awaited (NULL: none) */
 };
 
 /* Fill reg with the shared commands; template warnings appended. */

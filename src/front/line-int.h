@@ -41,6 +41,8 @@ struct front_line {
 	int booted;   /* the session prompt is in the agent (front_line_boot) */
 	int server_down; /* discovery failed and Claude may take turns meanwhile (server_down rule) */
 	int wait_lines;  /* countdown lines of the wait going on (one in 30 is shown) */
+	long mcp_timer;  /* a /mcp__ line waits for the MCP servers to list their prompts */
+	int told_mcp_wait;
 };
 
 /* front/line.c */

@@ -55,6 +55,7 @@ front_line_say(struct front_line *r, const char *s)
 }
 
 static void front_line_cmd_changed(void *arg);
+static void front_line_send(struct front_line *r, const char *text);
 
 /* Shared commands; the line session has no view to reset on /clear. */
 static void
@@ -172,6 +173,38 @@ front_line_answer(struct front_line *r, const char *text)
 	perm_gate_answer(r->d->gate, ans);
 }
 
+static void front_line_drain(struct front_line *r);
+
+/* The MCP servers may have listed their prompts by now: go on with the lines. */
+static void
+front_line_mcp_ready(struct loop *l, long id, void *arg)
+{
+	struct front_line *r = arg;
+
+	(void)l;
+	(void)id;
+	r->mcp_timer = 0;
+	front_line_drain(r);
+}
+
+/*
+ * The next line is an MCP prompt's command (/mcp__...) while servers still
+ * start: it waits for their prompts (typed or piped ahead at start-up).
+ * 1 while it waits (a timer drains again), 0 to go on.
+ */
+static int
+front_line_mcp_wait(struct front_line *r)
+{
+	if (r->asking || r->cmds.ui.state != FRONT_CMD_UI_IDLE || r->line.len < 6 ||
+	    strncmp(r->line.data, "/mcp__", 6) || !mcp_starting(r->d->mcp))
+		return 0;
+	if (!r->told_mcp_wait++)
+		front_line_say(r, "(waiting for the MCP servers to list their prompts)");
+	if (!r->mcp_timer)
+		r->mcp_timer = loop_timer_add(r->d->loop, 100, front_line_mcp_ready, r);
+	return 1;
+}
+
 /* Run the complete lines already read: answers while asked, tasks at the prompt; at EOF, quit. */
 static void
 front_line_drain(struct front_line *r)
@@ -183,7 +216,7 @@ front_line_drain(struct front_line *r)
 		return; /* a command inside the loop below re-prompted */
 	r->draining = 1;
 	while ((r->state == RS_PROMPT || r->asking) &&
-	       (nl = memchr(r->line.data, '\n', r->line.len)) != NULL) {
+	       (nl = memchr(r->line.data, '\n', r->line.len)) != NULL && !front_line_mcp_wait(r)) {
 		len = (size_t)(nl - r->line.data);
 		text = xstrndup(r->line.data, len);
 		buf_remove(&r->line, 0, len + 1);
@@ -199,7 +232,7 @@ front_line_drain(struct front_line *r)
 		front_line_say(r, "(stdin ended: no)");
 		front_line_answer(r, "n");
 	}
-	if (r->state == RS_PROMPT && r->eof) {
+	if (r->state == RS_PROMPT && r->eof && !r->mcp_timer) {
 		front_line_out(r, "\n", 1);
 		r->state = RS_QUIT;
 		loop_stop(r->d->loop);
@@ -294,6 +327,12 @@ front_line_cmd_changed(void *arg)
 	buf_rtrim(&text);
 	if (text.len)
 		front_line_say(r, text.data);
+	buf_reset(&text);
+	if (front_cmd_ui_take_submit(&r->cmds.ui, &text)) { /* an MCP prompt's text: the user's turn */
+		front_line_send(r, text.data);
+		buf_release(&text);
+		return;
+	}
 	buf_release(&text);
 	if (r->cmds.ui.state == FRONT_CMD_UI_BUSY) {
 		r->state = RS_CMD;
@@ -469,6 +508,8 @@ front_line_run(const struct front_session *d)
 	loop_run(d->loop, NULL);
 	if (r.retry_timer)
 		loop_timer_del(d->loop, r.retry_timer);
+	if (r.mcp_timer)
+		loop_timer_del(d->loop, r.mcp_timer);
 	loop_unwatch(d->loop, d->in_fd);
 	mcp_set_report(d->mcp, NULL, NULL);
 	front_turn_release(&r.turn);

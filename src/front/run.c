@@ -872,9 +872,11 @@ void
 front_run_release(struct front_run *r)
 {
 	front_turn_release(&r->turn);
-	mcp_free(r->mcp);
-	if (r->loop) /* the front end's stop hook has done its job: the save runs the loop once more */
+	if (r->loop) { /* the front end's stop hook has done its job: the loop runs again below */
 		loop_set_before_sleep(r->loop, NULL, NULL);
+		mcp_end_sessions(r->mcp, 1000); /* HTTP DELETE of each MCP session, 1 s at most */
+	}
+	mcp_free(r->mcp);
 	llama_save_slot(r->llama, 30000);
 	route_escalate_release(&r->esc);
 	if (r->loop && !r->interrupted)

@@ -24,6 +24,9 @@ sse_init(struct sse *p)
 	buf_init(&p->line, 0);
 	buf_init(&p->event, 0);
 	buf_init(&p->data, 0);
+	buf_init(&p->id, 0);
+	buf_init(&p->last_id, 0);
+	p->retry_ms = 0;
 	p->have_data = 0;
 	p->last_cr = 0;
 	p->overflow = 0;
@@ -36,6 +39,8 @@ sse_release(struct sse *p)
 	buf_release(&p->line);
 	buf_release(&p->event);
 	buf_release(&p->data);
+	buf_release(&p->id);
+	buf_release(&p->last_id);
 	sse_init(p);
 }
 
@@ -75,6 +80,8 @@ dispatch(struct sse *p, sse_event_fn fn, void *ctx)
 		reset_event(p);
 		return 0;
 	}
+	buf_reset(&p->last_id); /* the id takes effect with its event, data or not */
+	buf_add(&p->last_id, p->id.data, p->id.len);
 	if (p->have_data)
 		rc = fn(ctx, str_make(p->event.data, p->event.len),
 			str_make(p->data.data, p->data.len));
@@ -113,6 +120,17 @@ process_line(struct sse *p, const char *s, size_t n, sse_event_fn fn, void *ctx)
 	} else if (flen == 5 && memcmp(s, "event", 5) == 0) {
 		buf_reset(&p->event);
 		buf_add(&p->event, val, vlen);
+	} else if (flen == 2 && memcmp(s, "id", 2) == 0 && !memchr(val, '\0', vlen) && vlen <= 1024) {
+		buf_reset(&p->id);
+		buf_add(&p->id, val, vlen);
+	} else if (flen == 5 && memcmp(s, "retry", 5) == 0 && vlen && vlen < 10) {
+		long ms = 0;
+		size_t k;
+
+		for (k = 0; k < vlen && val[k] >= '0' && val[k] <= '9'; k++)
+			ms = ms * 10 + (val[k] - '0');
+		if (k == vlen) /* digits only, else ignored */
+			p->retry_ms = ms;
 	}
 	return 0;
 }

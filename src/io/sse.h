@@ -6,8 +6,12 @@
  * callback with its `event:` name (empty string when none) and its data
  * (several `data:` lines joined with '\n').  Lines starting with ':' are
  * comments (llama-server pings) and are ignored.  LF, CR and CRLF all end
- * a line.  `id:` and `retry:` are ignored.  An event with no data lines
- * is not delivered.
+ * a line.  An event with no data lines is not delivered.  As the SSE
+ * standard says, `id:` sets the last event ID (last_id; a value holding a
+ * NUL byte is ignored), which takes effect when its event is dispatched
+ * (even one without data, a "priming" event) and is kept for the later
+ * events until another id: changes it (resuming a stream sends it as
+ * Last-Event-ID); `retry:` with only digits sets retry_ms (0: none given).
  *
  * The callback returns 0 to continue or non-zero to stop parsing; that
  * value is returned from sse_feed.  Event strings are valid only during
@@ -34,6 +38,9 @@ struct sse {
 	int have_data;
 	int last_cr;      /* previous chunk ended in CR: skip a leading LF */
 	int overflow;
+	struct buf id;      /* the id: of the event being read (the standard's "last event ID buffer") */
+	struct buf last_id; /* the id of the last event dispatched ("" when none) */
+	long retry_ms;      /* the last retry: (0: none) */
 };
 
 void sse_init(struct sse *p);

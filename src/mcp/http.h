@@ -17,6 +17,14 @@
  * answers arrive as "message" events on the stream.  Messages queued
  * before the endpoint is known are sent once it is.
  *
+ * Resuming: an answer's event stream that breaks or ends before the
+ * answer, once its events carry ids, is resumed with a GET carrying
+ * Last-Event-ID; the listening GET is opened again when it ends (both up
+ * to 3 attempts in a row that bring nothing).  A request that carried the
+ * session id and is answered 404 (or 400 naming the session) means the
+ * session is gone: a new one starts (mcp_server_restart).  The session is
+ * ended with an HTTP DELETE on /mcp reconnect and at exit (mcp_end).
+ *
  * Failure: a connection that fails, a status of 400 or more (the first
  * 200 bytes of the body quoted), a body that is not JSON-RPC, or the SSE
  * stream closing fails the server (mcp_server_fail) like a dead process.
@@ -36,7 +44,11 @@ void mcp_http_start(struct mcp_server *s);
 void mcp_http_send(struct mcp_server *s, const struct buf *line);
 /* The handshake is done: listen for the server's own messages (http). */
 void mcp_http_initialized(struct mcp_server *s);
-/* Cancel every request of s and forget its session. */
+/* Cancel every request of s and forget its session (an ending one's DELETE goes on). */
 void mcp_http_close(struct mcp_server *s);
+/* End s's session: an HTTP DELETE with its Mcp-Session-Id (Streamable HTTP with a session only). */
+void mcp_http_end_session(struct mcp_server *s);
+/* Cancel the DELETEs still in flight (mcp_free). */
+void mcp_http_ends_free(struct mcp *m);
 
 #endif

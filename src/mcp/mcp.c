@@ -112,6 +112,28 @@ mcp_server_unlink(struct mcp_server *s, struct pend *p)
 		p->job->priv = NULL;
 }
 
+/* End every request in flight of s with line: calls fail, prompts/get waiters hear it. */
+static void
+fail_pends(struct mcp_server *s, const char *line)
+{
+	struct pend *p;
+
+	s->prompts_busy = 0;
+	while ((p = s->pends) != NULL) {
+		struct tool_job *job = p->job;
+		mcp_prompt_fn pfn = p->pfn;
+		void *parg = p->parg;
+
+		mcp_server_unlink(s, p);
+		cJSON_Delete(p->held);
+		free(p);
+		if (job)
+			tool_job_fail(job, "%s", line);
+		else if (pfn)
+			pfn(parg, 0, line);
+	}
+}
+
 /*
  * The server is unusable: report why (once), remove its tools, end its
  * calls with the reason, and kill it.
@@ -120,7 +142,6 @@ void
 mcp_server_fail(struct mcp_server *s, const char *why)
 {
 	struct buf line = BUF_INIT;
-	struct pend *p;
 
 	if (s->state == SRV_DEAD)
 		return;
@@ -136,20 +157,39 @@ mcp_server_fail(struct mcp_server *s, const char *why)
 	if (s->proc)
 		proc_kill(s->proc);
 	mcp_report(s->m, "%s", line.data);
-	s->prompts_busy = 0;
-	while ((p = s->pends) != NULL) {
-		struct tool_job *job = p->job;
-		mcp_prompt_fn pfn = p->pfn;
-		void *parg = p->parg;
-
-		mcp_server_unlink(s, p);
-		free(p);
-		if (job)
-			tool_job_fail(job, "%s", line.data);
-		else if (pfn)
-			pfn(parg, 0, line.data);
-	}
+	fail_pends(s, line.data);
 	buf_release(&line);
+}
+
+static void start_server(struct mcp *m, struct mcp_server *s);
+static void reset_listing(struct mcp_server *s);
+
+/* s's HTTP session is gone: a new one (see mcp/tools.h). */
+void
+mcp_server_restart(struct mcp_server *s, const char *why)
+{
+	struct buf line = BUF_INIT;
+
+	if (s->state == SRV_DEAD)
+		return;
+	if (s->state == SRV_STARTING) { /* the new session did not last either */
+		buf_addf(&line, "%s before it was ready", why);
+		mcp_server_fail(s, line.data);
+		buf_release(&line);
+		return;
+	}
+	buf_addf(&line, "mcp server %s: %s; a new session starts (calls in flight fail: call again)", s->name, why);
+	mcp_report(s->m, "%s", line.data);
+	s->state = SRV_STARTING; /* first: calls the failures below start wait for the new session */
+	mcp_tools_unregister_all(s);
+	mcp_http_close(s);
+	reset_listing(s);
+	fail_pends(s, line.data);
+	buf_release(&line);
+	if (s->state == SRV_DEAD)
+		return;
+	s->sessions++;
+	start_server(s->m, s);
 }
 
 /* Write what is queued; watch for writability while some remains. */
@@ -304,19 +344,64 @@ mcp_server_request(struct mcp_server *s, const char *method, cJSON *params, cons
 	return s->state == SRV_DEAD ? NULL : p;
 }
 
-/* Cancel a call the agent aborts: tell the server, end the job. */
+/* Cancel a call the agent aborts: tell the server (unless it was only held), end the job. */
 void
 mcp_server_cancel(struct mcp_server *s, struct pend *p, const char *reason, const char *msg)
 {
 	struct buf line = BUF_INIT;
 	struct tool_job *job = p->job;
+	int sent = !p->held;
 
 	mcp_server_unlink(s, p);
-	mcp_wire_notify(&line, "notifications/cancelled", mcp_wire_cancel_params(p->id, reason));
+	if (sent)
+		mcp_wire_notify(&line, "notifications/cancelled", mcp_wire_cancel_params(p->id, reason));
+	cJSON_Delete(p->held);
 	free(p);
-	mcp_server_send(s, &line);
+	if (sent)
+		mcp_server_send(s, &line);
 	buf_release(&line);
 	tool_job_fail(job, "%s", msg);
+}
+
+/* Hold a call until s's new session is ready (see mcp/tools.h). */
+void
+mcp_server_hold(struct mcp_server *s, struct tool_job *job, const cJSON *args, const char *what)
+{
+	struct pend *p = xcalloc(1, sizeof *p);
+
+	p->srv = s;
+	p->id = 0; /* never sent: no id of ours */
+	p->job = job;
+	p->held = args ? cJSON_Duplicate(args, 1) : cJSON_CreateObject();
+	snprintf(p->what, sizeof p->what, "%s", what);
+	p->next = s->pends;
+	s->pends = p;
+	p->t_start = loop_now_ms(s->m->loop);
+	p->timer = loop_timer_add(s->m->loop, (uint64_t)s->m->timeout_ms + MCP_START_MIN_MS, on_pend_timeout, p);
+	job->priv = p;
+}
+
+/* s is ready: send the calls held for it. */
+void
+mcp_server_release_held(struct mcp_server *s)
+{
+	struct pend **pp = &s->pends, *p;
+
+	while (s->state == SRV_READY && (p = *pp) != NULL) {
+		struct tool_job *job = p->job;
+		cJSON *args = p->held;
+
+		if (!args) {
+			pp = &p->next;
+			continue;
+		}
+		mcp_server_unlink(s, p);
+		free(p);
+		job->priv = NULL;
+		mcp_tools_call(job, args);
+		cJSON_Delete(args);
+		pp = &s->pends; /* the list changed: from its head again (held ones are few) */
+	}
 }
 
 /* proc: stdout bytes; each complete line is one message. */
@@ -579,8 +664,11 @@ mcp_status(const struct mcp *m, struct buf *out)
 			buf_addf(out, " %s", s->argv[k]);
 		if (s->argv && k == 4 && s->argv[k])
 			buf_adds(out, " …");
-		if (s->starts > 1)
-			buf_addf(out, "; reconnected %d time%s", s->starts - 1, s->starts == 2 ? "" : "s");
+		if (s->starts - s->sessions > 1)
+			buf_addf(out, "; reconnected %d time%s", s->starts - s->sessions - 1,
+				 s->starts - s->sessions == 2 ? "" : "s");
+		if (s->sessions)
+			buf_addf(out, "; %d new session%s (the server ended one)", s->sessions, s->sessions == 1 ? "" : "s");
 		buf_addch(out, '\n');
 		if (s->state == SRV_DEAD && s->why)
 			buf_addf(out, "  failed: %s (/mcp reconnect %s to start it again)\n", s->why, s->name);
@@ -604,6 +692,17 @@ mcp_status(const struct mcp *m, struct buf *out)
 	}
 }
 
+/* Forget a listing in progress and the prompts (a new start lists again). */
+static void
+reset_listing(struct mcp_server *s)
+{
+	mcp_wire_tools_free(s->listing, s->nlisting);
+	s->listing = NULL;
+	s->nlisting = 0;
+	s->listing_busy = s->relist = s->pages = 0;
+	mcp_proto_prompts_free(s);
+}
+
 /* Kill server name (if running) and start it again. */
 int
 mcp_reconnect(struct mcp *m, const char *name, struct buf *out)
@@ -618,6 +717,7 @@ mcp_reconnect(struct mcp *m, const char *name, struct buf *out)
 		buf_addf(out, "no mcp server named \"%s\"; /mcp lists them\n", name);
 		return -1;
 	}
+	mcp_http_end_session(s); /* the old session is done with (HTTP DELETE) */
 	if (s->state != SRV_DEAD)
 		mcp_server_fail(s, "stopped to reconnect (/mcp reconnect)");
 	proc_free(s->proc); /* abandoned: killed, no callback */
@@ -627,11 +727,7 @@ mcp_reconnect(struct mcp *m, const char *name, struct buf *out)
 	buf_reset(&s->errtail);
 	mcp_wire_lines_release(&s->lines);
 	mcp_wire_lines_init(&s->lines);
-	mcp_wire_tools_free(s->listing, s->nlisting);
-	s->listing = NULL;
-	s->nlisting = 0;
-	s->listing_busy = s->relist = s->pages = 0;
-	mcp_proto_prompts_free(s);
+	reset_listing(s);
 	s->state = SRV_STARTING;
 	start_server(m, s);
 	buf_addf(out, "mcp server %s: %s\n", s->name,
@@ -641,10 +737,9 @@ mcp_reconnect(struct mcp *m, const char *name, struct buf *out)
 
 /* Prompt i over all servers. */
 int
-mcp_prompt_info(const struct mcp *m, size_t i, const char **command, const char **description,
-		struct buf *synopsis)
+mcp_prompt_info(const struct mcp *m, size_t i, struct buf *command, struct buf *synopsis,
+		const char **description)
 {
-	static struct buf name;
 	size_t j, k;
 
 	for (j = 0; m && j < m->nservers; j++) {
@@ -656,16 +751,13 @@ mcp_prompt_info(const struct mcp *m, size_t i, const char **command, const char 
 			continue;
 		}
 		p = &s->prompts[i];
-		buf_reset(&name);
-		mcp_tools_name(&name, s->name, p->name);
-		*command = name.data;
+		mcp_tools_name(command, s->name, p->name);
 		*description = p->description;
-		for (k = 0; synopsis && p->args[k]; k++)
+		for (k = 0; p->args[k]; k++)
 			buf_addf(synopsis, k < 32 && p->required & (1u << k) ? "%s%s" : "%s[%s]", k ? " " : "",
 				 p->args[k]);
 		return 0;
 	}
-	buf_release(&name);
 	return -1;
 }
 
@@ -674,7 +766,7 @@ int
 mcp_prompt_get(struct mcp *m, const char *command, const char *args, mcp_prompt_fn fn, void *arg,
 	       struct buf *err)
 {
-	struct buf name = BUF_INIT;
+	struct buf name = BUF_INIT, why = BUF_INIT;
 	struct mcp_server *s = NULL;
 	const struct mcp_prompt *p = NULL;
 	cJSON *params, *a;
@@ -700,35 +792,17 @@ mcp_prompt_get(struct mcp *m, const char *command, const char *args, mcp_prompt_
 	params = cJSON_CreateObject();
 	cJSON_AddStringToObject(params, "name", p->name);
 	a = cJSON_AddObjectToObject(params, "arguments");
-	for (k = 0; p->args[k]; k++) {
-		size_t n;
-
-		args += strspn(args, " \t");
-		n = p->args[k + 1] ? strcspn(args, " \t") : strlen(args); /* the last takes the rest */
-		while (!p->args[k + 1] && n && (args[n - 1] == ' ' || args[n - 1] == '\n'))
-			n--;
-		if (!n) {
-			if (k < 32 && p->required & (1u << k)) {
-				struct buf syn = BUF_INIT;
-				size_t q;
-
-				for (q = 0; p->args[q]; q++)
-					buf_addf(&syn, q < 32 && p->required & (1u << q) ? " %s" : " [%s]", p->args[q]);
-				buf_addf(err, "/%s needs %s; usage: /%s%s", command, p->args[k], command, syn.data);
-				buf_release(&syn);
-				cJSON_Delete(params);
-				return -1;
-			}
-			continue;
-		}
-		{
-			char *v = xstrndup(args, n);
-
-			cJSON_AddStringToObject(a, p->args[k], v);
-			free(v);
-		}
-		args += n;
+	if (mcp_wire_prompt_args(p->args, p->required, args, a, &why) < 0) {
+		buf_addf(err, "/%s %s; usage: /%s", command, why.data, command);
+		for (k = 0; p->args[k]; k++)
+			buf_addf(err, k < 32 && p->required & (1u << k) ? " %s" : " [%s]", p->args[k]);
+		if (p->args[0])
+			buf_adds(err, " (quote a value with blanks, or NAME=value)");
+		buf_release(&why);
+		cJSON_Delete(params);
+		return -1;
 	}
+	buf_release(&why);
 	snprintf(what, sizeof what, "prompts/get %s", p->name);
 	pd = mcp_server_request(s, "prompts/get", params, what);
 	if (!pd) {
@@ -751,6 +825,37 @@ mcp_server_info(const struct mcp *m, size_t i, const char **name, const char **s
 	*name = m->servers[i].name;
 	*state = names[m->servers[i].state];
 	return 0;
+}
+
+/* The wait for the DELETEs ran out. */
+static void
+on_end_timeout(struct loop *l, long id, void *arg)
+{
+	(void)id;
+	(void)arg;
+	loop_stop(l);
+}
+
+/* End the HTTP sessions (DELETE) and wait for the answers, up to wait_ms. */
+void
+mcp_end_sessions(struct mcp *m, int wait_ms)
+{
+	struct err e = ERR_INIT;
+	long t;
+	size_t i;
+
+	if (!m)
+		return;
+	for (i = 0; i < m->nservers; i++)
+		if (m->servers[i].state != SRV_DEAD)
+			mcp_http_end_session(&m->servers[i]);
+	if (!m->ends || wait_ms <= 0)
+		return;
+	m->ending = 1; /* the last DELETE's answer stops the loop (mcp/http.c) */
+	t = loop_timer_add(m->loop, (uint64_t)wait_ms, on_end_timeout, m);
+	(void)loop_run(m->loop, &e);
+	loop_timer_del(m->loop, t);
+	m->ending = 0;
 }
 
 /* Kill and free everything. */
@@ -781,6 +886,7 @@ mcp_free(struct mcp *m)
 		free(s->url);
 	}
 	mcp_tools_free_all(m);
+	mcp_http_ends_free(m);
 	http_free(m->http);
 	free(m->servers);
 	free(m->root);

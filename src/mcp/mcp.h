@@ -78,12 +78,13 @@ int mcp_server_info(const struct mcp *m, size_t i, const char **name, const char
 /*
  * Prompts: a server's prompts (prompts/list, again on
  * notifications/prompts/list_changed) are commands named like tools,
- * `mcp__<server>__<prompt>`.  mcp_prompt_info gives prompt i over all
- * servers (its command, description and argument synopsis, valid until
- * the next event on the loop); 0, or -1 past the last.
+ * `mcp__<server>__<prompt>`.  mcp_prompt_info appends prompt i over all
+ * running servers' to command (its name without '/') and synopsis (its
+ * arguments, "city [state]") and points *description at its description
+ * (valid until the next event on the loop); 0, or -1 past the last.
  */
-int mcp_prompt_info(const struct mcp *m, size_t i, const char **command, const char **description,
-		    struct buf *synopsis);
+int mcp_prompt_info(const struct mcp *m, size_t i, struct buf *command, struct buf *synopsis,
+		    const char **description);
 /*
  * Expand prompt `command` with args (words in the order of the prompt's
  * arguments; the last one takes the rest of the line): prompts/get on its
@@ -94,6 +95,12 @@ int mcp_prompt_info(const struct mcp *m, size_t i, const char **command, const c
 typedef void (*mcp_prompt_fn)(void *arg, int ok, const char *text);
 int mcp_prompt_get(struct mcp *m, const char *command, const char *args, mcp_prompt_fn fn, void *arg,
 		   struct buf *err);
+/*
+ * At exit: end each Streamable HTTP session with an HTTP DELETE (the spec's
+ * "SHOULD") and run the loop until they are answered, wait_ms at most.
+ * NULL ok.
+ */
+void mcp_end_sessions(struct mcp *m, int wait_ms);
 /* Kill every server, unregister their tools and free everything.  NULL ok. */
 void mcp_free(struct mcp *m);
 

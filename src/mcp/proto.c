@@ -66,6 +66,7 @@ on_list(struct mcp_server *s, const struct mcp_wire_msg *msg)
 	if (s->state == SRV_STARTING) {
 		s->state = SRV_READY;
 		request_prompts(s);
+		mcp_server_release_held(s); /* calls made while a new HTTP session started */
 	}
 	if (s->relist) {
 		s->relist = 0;
@@ -212,7 +213,7 @@ on_response(struct mcp_server *s, const struct mcp_wire_msg *msg)
 {
 	struct pend *p;
 
-	for (p = s->pends; p && p->id != msg->id; p = p->next)
+	for (p = s->pends; p && (p->id != msg->id || p->held); p = p->next)
 		;
 	if (!p)
 		return; /* a late answer to a cancelled call */

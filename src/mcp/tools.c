@@ -47,8 +47,8 @@ mcp_tools_name(struct buf *b, const char *server, const char *name)
 }
 
 /* Start a call: tools/call on the tool's server. */
-static void
-mcp_tools_start(struct tool_job *job, const cJSON *args)
+void
+mcp_tools_call(struct tool_job *job, const cJSON *args)
 {
 	const struct mcp_tool *t = (const struct mcp_tool *)job->tool;
 	struct mcp_server *s = t->srv;
@@ -59,6 +59,11 @@ mcp_tools_start(struct tool_job *job, const cJSON *args)
 	if (s->state == SRV_DEAD) {
 		tool_job_fail(job, "mcp server %s is not running (it failed earlier); this tool is gone",
 			      s->name);
+		return;
+	}
+	if (s->state == SRV_STARTING && s->transport == MCP_HTTP) { /* no session yet: a POST now is refused */
+		snprintf(what, sizeof what, "tools/call %s (held for the server's new session)", t->remote);
+		mcp_server_hold(s, job, args, what);
 		return;
 	}
 	params = cJSON_CreateObject();
@@ -156,7 +161,7 @@ make_tool(struct mcp_server *s, const struct mcp_wire_tool *w)
 	t->t.schema_json = t->schema;
 	/* unless the server says it only reads, a call may change files: checkpoint first */
 	t->t.flags = TOOL_EXTERNAL | (w->read_only ? TOOL_READ_ONLY : TOOL_MUTATES | TOOL_NEEDS_APPROVAL);
-	t->t.start = mcp_tools_start;
+	t->t.start = mcp_tools_call;
 	t->t.cancel = mcp_tools_cancel;
 	/* a "path" argument is held to the workspace like a built-in tool's; the
 	 * other members keep their defaults (arguments as JSON, no preview) */

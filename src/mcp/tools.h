@@ -24,6 +24,7 @@
 
 struct http;
 struct mcp_post;
+struct mcp_end;
 struct proc;
 struct mcp_server;
 
@@ -48,6 +49,7 @@ struct pend {
 	void *parg;
 	uint64_t t_start;      /* loop time sent (progress extends the wait up to a cap) */
 	long nprogress;        /* notifications/progress received for it */
+	cJSON *held;           /* a call held (not sent) until a new HTTP session is ready: its arguments */
 };
 
 enum mcp_tool_kind {
@@ -78,7 +80,8 @@ struct mcp_server {
 	long http_timer;       /* http, sse: sends outq (and the listening GET) from the loop */
 	int want_listen;       /* http: open the listening GET on the next flush */
 	char *why;             /* the last failure's line (NULL: none) */
-	int starts;            /* times started (1 + reconnects) */
+	int starts;            /* times started (1 + reconnects + new sessions) */
+	int sessions;          /* new sessions started because the server ended one */
 	enum mcp_srv_state state;
 	struct proc *proc;
 	int in_w, err_r;       /* stdin write end, stderr read end; -1 when closed */
@@ -111,12 +114,20 @@ struct mcp {
 	mcp_report_fn report;
 	void *report_arg;
 	struct buf queued;     /* report lines waiting for a sink */
+	struct mcp_end *ends;  /* DELETEs ending sessions, in flight (mcp/http.c) */
+	int ending;            /* mcp_end_sessions waits: the last DELETE stops the loop */
 };
 
 /* mcp/mcp.c: report one line through m's sink (or keep it until there is one). */
 void mcp_report(struct mcp *m, const char *fmt, ...) ERR_PRINTF(2, 3);
 /* mcp/mcp.c: give up on s with one line of why (idempotent). */
 void mcp_server_fail(struct mcp_server *s, const char *why);
+/*
+ * mcp/mcp.c: s's HTTP session is gone (why: one line): report it, fail the
+ * requests in flight, and start a new session (initialize, the tools
+ * listed again).  A session lost before the new one is ready fails s.
+ */
+void mcp_server_restart(struct mcp_server *s, const char *why);
 /* mcp/mcp.c: queue one line for s's stdin. */
 void mcp_server_send(struct mcp_server *s, struct buf *line);
 /* mcp/mcp.c: send a request (params consumed); its pend, or NULL when s is dead. */
@@ -126,6 +137,13 @@ struct pend *mcp_server_request(struct mcp_server *s, const char *method, cJSON 
 void mcp_server_unlink(struct mcp_server *s, struct pend *p);
 /* mcp/mcp.c: cancel a call in flight (notifications/cancelled) and fail its job with msg. */
 void mcp_server_cancel(struct mcp_server *s, struct pend *p, const char *reason, const char *msg);
+/*
+ * mcp/mcp.c: hold a call (job, its arguments copied) while s starts a new
+ * HTTP session; mcp_server_release_held sends what is held once s is
+ * ready.  Held calls time out, fail and cancel like calls in flight.
+ */
+void mcp_server_hold(struct mcp_server *s, struct tool_job *job, const cJSON *args, const char *what);
+void mcp_server_release_held(struct mcp_server *s);
 /* mcp/mcp.c: notifications/progress for request id: the wait starts again (up to the cap). */
 void mcp_server_progress(struct mcp_server *s, long id);
 
@@ -134,6 +152,8 @@ void mcp_tools_name(struct buf *b, const char *server, const char *name);
 /* mcp/proto.c: free s's prompts. */
 void mcp_proto_prompts_free(struct mcp_server *s);
 
+/* Start a call of job's tool with args (what a tool's start does; held calls go through it again). */
+void mcp_tools_call(struct tool_job *job, const cJSON *args);
 /* Replace s's registered tools with its finished listing (the listing is consumed). */
 void mcp_tools_install(struct mcp_server *s);
 /* Unregister all of s's tools. */

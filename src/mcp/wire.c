@@ -449,3 +449,122 @@ mcp_wire_call_text(const cJSON *result, struct buf *out, int *is_error, struct e
 	buf_release(&text);
 	return 0;
 }
+
+/* One word of a prompt's arguments: its text, and the argument it names (-1: none). */
+struct prompt_word {
+	struct buf text;
+	long named;
+};
+
+/*
+ * The next word of *p into w (blanks skipped first): 1, 0 at the end, -1
+ * with err on an unclosed quote.  NAME= counts when NAME is unquoted.
+ */
+static int
+prompt_word(const char **p, char *const *names, struct prompt_word *w, struct buf *err)
+{
+	const char *s = *p + strspn(*p, " \t\n\r");
+	int quoted = 0;
+	size_t k;
+
+	buf_reset(&w->text);
+	w->named = -1;
+	if (!*s) {
+		*p = s;
+		return 0;
+	}
+	while (*s && !strchr(" \t\n\r", *s)) {
+		if (*s == '=' && !quoted && w->named < 0) {
+			for (k = 0; names[k]; k++)
+				if (!strcmp(names[k], w->text.data)) {
+					w->named = (long)k;
+					buf_reset(&w->text);
+					break;
+				}
+			if (w->named >= 0) {
+				s++;
+				continue;
+			}
+		}
+		if (*s == '\'' || *s == '"') {
+			char q = *s++;
+
+			quoted = 1;
+			while (*s && *s != q) {
+				if (q == '"' && *s == '\\' && (s[1] == '"' || s[1] == '\\'))
+					s++;
+				buf_addch(&w->text, *s++);
+			}
+			if (!*s) {
+				buf_addf(err, "has an unclosed %c quote (close it, or escape it with \\%c)", q, q);
+				return -1;
+			}
+			s++;
+			continue;
+		}
+		if (*s == '\\' && s[1])
+			s++;
+		buf_addch(&w->text, *s++);
+	}
+	*p = s;
+	return 1;
+}
+
+/* A prompt's arguments from the user's words. */
+int
+mcp_wire_prompt_args(char *const *names, unsigned required, const char *args, cJSON *out, struct buf *err)
+{
+	struct prompt_word w = { BUF_INIT, -1 };
+	struct buf rest = BUF_INIT;
+	size_t n, k, pos = 0;
+	long last = -1;
+	unsigned char *set;
+	int rc = 0, r;
+
+	for (n = 0; names[n]; n++)
+		;
+	set = xcalloc(n + 1, 1);
+	while (rc == 0 && (r = prompt_word(&args, names, &w, err)) != 0) {
+		if (r < 0) {
+			rc = -1;
+		} else if (w.named >= 0) {
+			if (set[w.named]) {
+				buf_addf(err, "got %s twice", names[w.named]);
+				rc = -1;
+			} else {
+				set[w.named] = 2; /* by name */
+				cJSON_AddStringToObject(out, names[w.named], w.text.data);
+			}
+		} else {
+			/* the next argument not set yet; past the last, the last positional one takes it */
+			while (pos < n && set[pos])
+				pos++;
+			if (pos < n) {
+				set[pos] = 1;
+				cJSON_AddStringToObject(out, names[pos], w.text.data);
+				last = (long)pos;
+			} else if (last >= 0) {
+				cJSON *v = cJSON_GetObjectItemCaseSensitive(out, names[last]);
+
+				buf_reset(&rest);
+				buf_addf(&rest, "%s %s", cJSON_GetStringValue(v), w.text.data);
+				cJSON_ReplaceItemInObjectCaseSensitive(out, names[last], cJSON_CreateString(rest.data));
+			} else {
+				if (n)
+					buf_addf(err, "got \"%s\" but every argument is already given by name", w.text.data);
+				else
+					buf_adds(err, "takes no arguments");
+				rc = -1;
+			}
+		}
+	}
+	for (k = 0; rc == 0 && k < n; k++)
+		if (!set[k] && k < 32 && required & (1u << k)) {
+			buf_addf(err, "needs %s", names[k]);
+			rc = -1;
+		}
+	free(set);
+	buf_release(&w.text);
+	buf_release(&rest);
+	return rc;
+}

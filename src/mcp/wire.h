@@ -119,4 +119,23 @@ int mcp_wire_call_text(const cJSON *result, struct buf *out, int *is_error, stru
  */
 int mcp_wire_resources_text(const cJSON *result, struct buf *out, struct err *e);
 
+/*
+ * A prompt's arguments (prompts/get) from what the user typed after its
+ * command.  Words split on blanks as a shell splits them: "a b" and 'a b'
+ * are one word, a backslash outside single quotes takes the next
+ * character as it is (inside double quotes only before " and \\).  A word
+ * NAME=value whose NAME (unquoted) is one of names sets that argument;
+ * the other words fill the arguments not set by name, in order, the last
+ * of them taking the words left over (joined by one blank), so
+ * "/p New York" gives a one-argument prompt "New York".  The arguments
+ * are added to out (an object) as strings.  names is NULL-terminated;
+ * bit i of required: names[i] must be given (the first 32).
+ *
+ * -1 with err set to the end of a sentence that starts with the command
+ * ("needs topic", "has an unclosed \" quote", "got tone twice", "takes
+ * no arguments"); out may then hold some of the arguments.
+ */
+int mcp_wire_prompt_args(char *const *names, unsigned required, const char *args, cJSON *out,
+			 struct buf *err);
+
 #endif

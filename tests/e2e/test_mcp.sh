@@ -109,6 +109,25 @@ check "line /mcp: the demo is listed" grep -Eq "demo: (ready, 5 tools|starting, 
 check "line session: the bad server is reported" grep -q "mcp server bad: sent invalid JSON" "$OUT"
 mock_stop
 
+# ---- the line session: an MCP prompt as a command (prompts/get, its text the user's turn) ----
+# typed ahead at start-up: the /mcp__ lines wait until the servers have listed their prompts
+printf '{"mcpServers": {"demo": {"command": "%s", "args": ["--prompts", "--init-delay=1500"]}}}\n' "$DEMO" >"$REPO/.mcp.json"
+trust_project "$REPO"
+mock_start plain
+printf '%s\n' "/mcp__demo__brief" "/mcp__demo__brief \"New York\" tone='very dry'" |
+	timeout -k 5 "$HEARTH_TIMEOUT" "$HEARTH_BIN" --line --server "$MOCK_URL" --cwd "$REPO" \
+	>"$E2E_TMP/lprompt.out" 2>"$E2E_TMP/lprompt.err"
+RC=$? OUT=$E2E_TMP/lprompt.out ERR=$E2E_TMP/lprompt.err
+check_rc "line prompt: exit status 0" 0
+check "line prompt: typed ahead while the server starts (1.5 s), the line waits for its prompts" grep -q "(waiting for the MCP servers to list their prompts)" "$OUT"
+check "line prompt: without its required argument, the usage" grep -q "/mcp__demo__brief needs topic; usage: /mcp__demo__brief topic \[tone\]" "$OUT"
+check "line prompt: the quoted arguments reach prompts/get, its text is the user's turn, the model answers" pycheck '
+need(len(CHAT) == 1, "chat requests: %d" % len(CHAT))
+last = CHAT[0]["messages"][-1]
+need(last["role"] == "user" and text_of(last["content"]).endswith("PROMPT brief {\"topic\":\"New York\",\"tone\":\"very dry\"}"), "task %r" % last)
+need("The answer is 42." in OUT_TEXT, "out %r" % OUT_TEXT[-300:])'
+mock_stop
+
 # ---- Streamable HTTP: the demo behind tests/net/mock_mcp_http.py ------------------------
 # http_mock_start ARGS...: the HTTP mock on a free port (HTTP_PORT, HTTP_PID, HTTP_LOG)
 HTTP_N=0
@@ -183,6 +202,101 @@ res = [m for m in CHAT[2]["messages"] if m["role"] == "tool"]
 need(res and res[-1]["content"] == "STILL_HERE_q8", "echo %r" % res)
 posts = [json.loads(l) for l in open(ARGS[0]) if l.strip()]
 need(any("notifications/cancelled" in p.get("body", "") for p in posts), "no cancel POST")' "$HTTP_LOG"
+mock_stop
+http_mock_stop
+
+# ---- Streamable HTTP: a dropped answer is resumed (Last-Event-ID); the session ends with a DELETE at exit ----
+http_mock_start --drop-first-call
+CFG=$(printf '{"mcpServers": {"demo": {"type": "http", "url": "http://127.0.0.1:%s/mcp"}}}' "$HTTP_PORT")
+mock_start mcp_add
+hearth_run http-resume -p --server "$MOCK_URL" --cwd "$REPO" --mcp-config "$CFG" "Add 2 and 40."
+check_rc "http resume: exit status 0" 0
+check "http resume: the call's stream closed after its priming event; a GET with Last-Event-ID brought the answer" pycheck '
+res = [m for m in CHAT[1]["messages"] if m["role"] == "tool"]
+need(res and res[-1]["content"] == "42", "tool messages %r; stderr %r" % (res, ERR_TEXT[-300:]))
+reqs = [json.loads(l) for l in open(ARGS[0]) if l.strip()]
+gets = [r for r in reqs if r["method"] == "GET" and r["headers"].get("Last-Event-ID")]
+need(len(gets) == 1, "resuming GETs: %r" % [r["headers"] for r in reqs if r["method"] == "GET"])
+need(re.fullmatch(r"[0-9a-f]{6}\d+-0", gets[0]["headers"]["Last-Event-ID"]), "Last-Event-ID %r" % gets[0]["headers"])
+need(gets[0]["headers"].get("Mcp-Session-Id"), "no session id on the GET")' "$HTTP_LOG"
+check "http resume: at exit an HTTP DELETE ends the session" pycheck '
+reqs = [json.loads(l) for l in open(ARGS[0]) if l.strip()]
+dels = [r for r in reqs if r["method"] == "DELETE"]
+sids = {r["headers"].get("Mcp-Session-Id") for r in reqs if r["method"] == "POST" and r["headers"].get("Mcp-Session-Id")}
+need(len(dels) == 1 and dels[0]["headers"].get("Mcp-Session-Id") in sids, "DELETEs %r, sessions %r" % (dels, sids))
+need(dels[0] is reqs[-1], "the DELETE is not the last request")' "$HTTP_LOG"
+mock_stop
+http_mock_stop
+
+# ---- Streamable HTTP: a session the server ended (404) is started again --------------------------------
+http_mock_start --expire-first-call
+CFG=$(printf '{"mcpServers": {"demo": {"type": "http", "url": "http://127.0.0.1:%s/mcp"}}}' "$HTTP_PORT")
+printf '{"turns": [{"tool_calls": [{"name": "mcp__demo__echo", "arguments": {"text": "FIRST"}}]}, {"tool_calls": [{"name": "mcp__demo__echo", "arguments": {"text": "AGAIN_z5"}}]}, {"text": "EXPIRED_DONE"}]}\n' \
+	>"$E2E_TMP/expire.json"
+mock_start "$E2E_TMP/expire.json"
+hearth_run http-expire -p --server "$MOCK_URL" --cwd "$REPO" --mcp-config "$CFG" "Echo twice."
+check_rc "http 404: exit status 0" 0
+check "http 404: one line says the session ended and a new one starts" grep -q "mcp server demo: its session ended (HTTP 404: session .* expired); a new session starts (calls in flight fail: call again)" "$ERR"
+check "http 404: the call sent into the ended session fails with that line; the next call, in a new session, answers" pycheck '
+res = [m for m in CHAT[1]["messages"] if m["role"] == "tool"]
+need(res and "its session ended (HTTP 404" in res[-1]["content"] and "call again" in res[-1]["content"], "first %r" % res[-1:])
+res = [m for m in CHAT[2]["messages"] if m["role"] == "tool"]
+need(res and res[-1]["content"] == "AGAIN_z5", "second %r; stderr %r" % (res[-1:], ERR_TEXT[-300:]))
+reqs = [json.loads(l) for l in open(ARGS[0]) if l.strip()]
+inits = [r for r in reqs if r["method"] == "POST" and "\"initialize\"" in r["body"]]
+need(len(inits) == 2 and not inits[1]["headers"].get("Mcp-Session-Id"), "initialize POSTs %r" % [i["headers"].get("Mcp-Session-Id") for i in inits])' "$HTTP_LOG"
+mock_stop
+http_mock_stop
+
+# ---- Streamable HTTP: /mcp reconnect after the server restarted (line session) -----------------------
+http_mock_start
+RPORT=$HTTP_PORT
+CFG=$(printf '{"mcpServers": {"demo": {"type": "http", "url": "http://127.0.0.1:%s/mcp"}}}' "$RPORT")
+mock_start plain
+mkfifo "$E2E_TMP/in.fifo"
+timeout -k 5 60 "$HEARTH_BIN" --line --server "$MOCK_URL" --cwd "$REPO" --mcp-config "$CFG" \
+	<"$E2E_TMP/in.fifo" >"$E2E_TMP/restart.out" 2>"$E2E_TMP/restart.err" &
+HPID=$!
+track_pid "$HPID"
+exec 3>"$E2E_TMP/in.fifo"
+wait_out() { # PATTERN: wait (10 s at most) until hearth's output shows it
+	_n=0
+	while [ $_n -lt 100 ] && ! grep -Eq "$1" "$E2E_TMP/restart.out"; do
+		sleep 0.1
+		_n=$((_n + 1))
+	done
+	grep -Eq "$1" "$E2E_TMP/restart.out"
+}
+_n=0
+while [ $_n -lt 40 ] && ! grep -q "demo: ready" "$E2E_TMP/restart.out"; do # once it has listed its tools
+	printf '/mcp\n' >&3
+	sleep 0.5
+	_n=$((_n + 1))
+done
+check "http restart: the server is listed ready" wait_out "demo: ready, 5 tools; http http://127.0.0.1:$RPORT/mcp"
+OLD_LOG=$HTTP_LOG
+http_mock_stop
+http_mock_start --port "$RPORT" 3>&- # the fifo's writer stays ours alone (EOF when we close it)
+printf '/mcp reconnect demo\n' >&3
+check "http restart: /mcp reconnect starts it again" wait_out "mcp server demo: starting again"
+sleep 1
+printf '/mcp\n' >&3
+check "http restart: the new server's session is up (ready, reconnected 1 time)" \
+	wait_out "demo: ready, 5 tools; http http://127.0.0.1:$RPORT/mcp; reconnected 1 time"
+exec 3>&-
+wait "$HPID"
+RC=$?
+untrack_pid "$HPID"
+OUT=$E2E_TMP/restart.out ERR=$E2E_TMP/restart.err
+check_rc "http restart: exit status 0" 0
+check "http restart: the restarted server got a new initialize (no session id); DELETEs end the old session (at /mcp reconnect) and the new one (at exit)" pycheck '
+reqs = [json.loads(l) for l in open(ARGS[0]) if l.strip()]
+inits = [r for r in reqs if r["method"] == "POST" and "\"initialize\"" in r["body"]]
+need(len(inits) == 1 and not inits[0]["headers"].get("Mcp-Session-Id"), "initialize %r" % inits)
+new = {r["headers"].get("Mcp-Session-Id") for r in reqs if r["method"] == "POST" and r["headers"].get("Mcp-Session-Id")}
+old = {r["headers"].get("Mcp-Session-Id") for r in (json.loads(l) for l in open(ARGS[1]) if l.strip()) if r["method"] == "POST" and r["headers"].get("Mcp-Session-Id")}
+dels = [r["headers"].get("Mcp-Session-Id") for r in reqs if r["method"] == "DELETE"]
+need(len(dels) == 2 and dels[0] in old and dels[1] in new, "DELETEs %r; old %r new %r" % (dels, old, new))' "$HTTP_LOG" "$OLD_LOG"
 mock_stop
 http_mock_stop
 

@@ -9,7 +9,9 @@
 # more tools than a request offers (the two servers plus mcp-demo
 # --many=60) what fits is offered, the rest wait behind tool_search, a
 # notice says so and tool_search finds one that did not fit; /mcp lists
-# the servers and their tools (print mode); server-everything over
+# the servers and their tools (print mode); its prompts as commands in
+# print mode and the line session (quoted and NAME=value arguments);
+# server-everything over
 # Streamable HTTP (with a header from .mcp.json) and over HTTP+SSE lists
 # its tools and answers a call.  Skipped (as a skip) only without node/npm.
 # shellcheck source=tests/e2e/lib.sh
@@ -129,6 +131,19 @@ mock_stop
 hearth_run prompt-usage -p --cwd "$REPO" --mcp-config "$STDIO_CFG" "/mcp__ev__args-prompt"
 check_rc "prompt without its required argument: usage error" 2
 check "prompt without its required argument: the usage line" grep -q "/mcp__ev__args-prompt needs city; usage: /mcp__ev__args-prompt city \[state\]" "$ERR"
+printf '{"turns": [{"text": "ONE"}, {"text": "TWO"}]}\n' >"$E2E_TMP/two.json"
+mock_start "$E2E_TMP/two.json"
+printf '%s\n' "/mcp__ev__args-prompt \"New York\" state='NY'" "/mcp__ev__completable-prompt name=Eve department=Sales" |
+	timeout -k 5 "$HEARTH_TIMEOUT" "$HEARTH_BIN" --line --server "$MOCK_URL" --cwd "$REPO" --mcp-config "$STDIO_CFG" \
+	>"$E2E_TMP/lprompt.out" 2>"$E2E_TMP/lprompt.err"
+RC=$? OUT=$E2E_TMP/lprompt.out ERR=$E2E_TMP/lprompt.err
+check_rc "prompt (line session): exit status 0" 0
+check "prompt (line session): quoted and NAME=value arguments; each prompt's text is a turn" pycheck '
+users = [text_of(c["messages"][-1]["content"]) for c in CHAT]
+need(len(users) == 2, "chat requests: %d; out %r" % (len(users), OUT_TEXT[-400:]))
+need(users[0].endswith("What'"'"'s weather in New York, NY?"), "first %r" % users[0][-80:])
+need(users[1].endswith("Please promote Eve to the head of the Sales team."), "second %r" % users[1][-80:])'
+mock_stop
 
 # ---- more tools than a request offers ---------------------------------------------------
 MANY_CFG=$(printf '{"mcpServers": {"ev": {"command": "node", "args": ["%s"]}, "fs": {"command": "node", "args": ["%s", "."]}, "demo": {"command": "%s", "args": ["--many=60"]}}}' "$EV" "$FS" "$DEMO")

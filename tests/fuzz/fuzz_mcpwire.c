@@ -11,7 +11,9 @@
  * says why; a listed tool has a name, a description and an object
  * schema; a call's text stays within MCP_WIRE_MAX_OUTPUT plus its note;
  * the call job finishes at most once; mcp_free leaves no tool registered
- * and nothing leaked.
+ * and nothing leaked.  The prompts a server lists get the input as what
+ * a user typed after the command (mcp_wire_prompt_args): the arguments
+ * set are the prompt's own and strings, a refusal says why.
  *
  * dict: "{\"jsonrpc\":\"2.0\",\"id\":"
  * dict: "\"result\":"
@@ -28,6 +30,10 @@
  * dict: "notifications/tools/list_changed"
  * dict: "\"ping\""
  * dict: "\x0d\x0a"
+ * dict: "\"prompts\":[{\"name\":"
+ * dict: "\"arguments\":[{\"name\":"
+ * dict: "\"required\":true"
+ * dict: "\"capabilities\":{\"prompts\":{}}"
  */
 #include <fcntl.h>
 #include <stdint.h>
@@ -94,6 +100,35 @@ check_result(const cJSON *result)
 	buf_release(&warnings);
 }
 
+/* The input as the words typed after each prompt's command. */
+static void
+check_prompts(const struct mcp_server *s, const uint8_t *data, size_t size)
+{
+	char *text = malloc(size + 1);
+	size_t i, k;
+
+	FUZZ_CHECK(text != NULL);
+	memcpy(text, data, size);
+	text[size] = '\0';
+	for (i = 0; i < s->nprompts; i++) {
+		cJSON *o = cJSON_CreateObject(), *a;
+		struct buf err = BUF_INIT;
+
+		if (mcp_wire_prompt_args(s->prompts[i].args, s->prompts[i].required, text, o, &err) < 0)
+			FUZZ_CHECK(err.len > 0);
+		cJSON_ArrayForEach(a, o) {
+			int known = 0;
+
+			for (k = 0; s->prompts[i].args[k]; k++)
+				known |= !strcmp(s->prompts[i].args[k], a->string);
+			FUZZ_CHECK(known && cJSON_IsString(a));
+		}
+		cJSON_Delete(o);
+		buf_release(&err);
+	}
+	free(text);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -158,6 +193,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			}
 		}
 	}
+	check_prompts(s, data, size);
 	mcp_free(m);
 	{
 		size_t nextra = 0;

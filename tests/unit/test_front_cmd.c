@@ -121,12 +121,88 @@ test_templates_as_commands(void **state)
 	free(dir);
 }
 
+/* A provider of two commands that come and go: "mcp__s__p1 a [b]" and "mcp__s__p2" (n of them). */
+static int
+more_cmds(void *arg, size_t i, struct cmd *c, struct buf *scratch)
+{
+	size_t n = *(size_t *)arg;
+
+	if (i >= n)
+		return -1;
+	buf_addf(scratch, "mcp__s__p%zu", i + 1);
+	buf_addch(scratch, '\0');
+	c->name = scratch->data; /* nothing more goes into scratch */
+	c->args = i ? "" : "a [b]";
+	c->help = i ? "the second" : "the first";
+	c->run = run_echo;
+	c->data = NULL;
+	return 0;
+}
+
+static void
+more_hint(void *arg, const char *name, size_t len, struct buf *out)
+{
+	(void)arg;
+	if (len > 5 && !strncmp(name, "mcp__", 5))
+		buf_adds(out, " (still starting)");
+}
+
+/* The provider's commands run, complete, show in /help and are suggested, after the registry's own. */
+static void
+test_more(void **state)
+{
+	struct front_cmd r;
+	struct cmd a = { "help", "", "list the commands", run_echo, NULL };
+	struct cmd m = { "mcp", "", "servers", run_echo, NULL };
+	struct buf out = BUF_INIT, scratch = BUF_INIT;
+	struct cmd c;
+	size_t n = 2;
+	int calls = 0;
+
+	(void)state;
+	front_cmd_init(&r);
+	front_cmd_add(&r, &a);
+	front_cmd_add(&r, &m);
+	r.more = more_cmds;
+	r.more_hint = more_hint;
+	r.more_arg = &n;
+	assert_int_equal(front_cmd_run(&r, &calls, "/mcp__s__p1 x 'y z'", &out), CMD_DONE);
+	assert_string_equal(out.data, "mcp__s__p1:x 'y z'");
+	assert_int_equal(calls, 1);
+	buf_reset(&out);
+	assert_int_equal(front_cmd_run(&r, &calls, "/mcp__s__p2", &out), CMD_DONE);
+	assert_string_equal(out.data, "mcp__s__p2:");
+	buf_reset(&out);
+	assert_int_equal(front_cmd_get(&r, 0, &c, &scratch), 0);
+	assert_string_equal(c.name, "help");
+	assert_int_equal(front_cmd_get(&r, 3, &c, &scratch), 0);
+	assert_string_equal(c.name, "mcp__s__p2");
+	assert_int_equal(front_cmd_get(&r, 4, &c, &scratch), -1);
+	front_cmd_complete(&r, "mcp", &out);
+	assert_string_equal(out.data, "mcp\nmcp__s__p1\nmcp__s__p2\n");
+	buf_reset(&out);
+	front_cmd_help(&r, &out);
+	assert_non_null(strstr(out.data, "/mcp__s__p1 a [b]  the first\n"));
+	assert_non_null(strstr(out.data, "/mcp__s__p2        the second\n"));
+	buf_reset(&out);
+	assert_int_equal(front_cmd_run(&r, &calls, "/mcp__s__p3", &out), CMD_ERROR);
+	assert_string_equal(out.data, "unknown command /mcp__s__p3 (still starting); did you mean /mcp__s__p1, /mcp__s__p2");
+	n = 0; /* the server went away: its commands with it */
+	buf_reset(&out);
+	assert_int_equal(front_cmd_run(&r, &calls, "/mcp__s__p1", &out), CMD_ERROR);
+	assert_string_equal(out.data, "unknown command /mcp__s__p1 (still starting); did you mean /mcp");
+	buf_release(&out);
+	buf_release(&scratch);
+	front_cmd_release(&r);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_registry),
 		cmocka_unit_test(test_templates_as_commands),
+		cmocka_unit_test(test_more),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

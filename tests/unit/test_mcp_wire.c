@@ -357,6 +357,78 @@ test_resources_text(void **state)
 	buf_release(&out);
 }
 
+/* args → the arguments object as JSON text (0), or the error sentence (-1) in out. */
+static int
+prompt_args(char *const *names, unsigned required, const char *args, struct buf *out)
+{
+	cJSON *o = cJSON_CreateObject();
+	struct buf err = BUF_INIT;
+	int rc = mcp_wire_prompt_args(names, required, args, o, &err);
+	char *j = cJSON_PrintUnformatted(o);
+
+	buf_reset(out);
+	buf_adds(out, rc == 0 ? j : err.data);
+	free(j);
+	cJSON_Delete(o);
+	buf_release(&err);
+	return rc;
+}
+
+/* A prompt's arguments: shell-like words, quotes, NAME=value, the last taking the rest, the errors. */
+static void
+test_prompt_args(void **state)
+{
+	char *two[] = { (char *)"city", (char *)"state", NULL };
+	char *one[] = { (char *)"focus", NULL };
+	char *none[] = { NULL };
+	struct buf b = BUF_INIT;
+
+	(void)state;
+	assert_int_equal(prompt_args(two, 1, "Paris", &b), 0);
+	assert_string_equal(b.data, "{\"city\":\"Paris\"}");
+	assert_int_equal(prompt_args(two, 1, "  \"New York\"  NY ", &b), 0);
+	assert_string_equal(b.data, "{\"city\":\"New York\",\"state\":\"NY\"}");
+	assert_int_equal(prompt_args(two, 1, "'San Jose' 'it''s'", &b), 0);
+	assert_string_equal(b.data, "{\"city\":\"San Jose\",\"state\":\"its\"}");
+	/* by name, in any order; the positional word fills what is left */
+	assert_int_equal(prompt_args(two, 1, "state=\"New Mexico\" Santa\\ Fe", &b), 0);
+	assert_string_equal(b.data, "{\"state\":\"New Mexico\",\"city\":\"Santa Fe\"}");
+	assert_int_equal(prompt_args(two, 1, "state='a b' city=x", &b), 0);
+	assert_string_equal(b.data, "{\"state\":\"a b\",\"city\":\"x\"}");
+	/* the last argument takes the words left over; an = that names nothing is text */
+	assert_int_equal(prompt_args(two, 1, "Paris France and more", &b), 0);
+	assert_string_equal(b.data, "{\"city\":\"Paris\",\"state\":\"France and more\"}");
+	assert_int_equal(prompt_args(one, 0, "the error handling in x=1", &b), 0);
+	assert_string_equal(b.data, "{\"focus\":\"the error handling in x=1\"}");
+	assert_int_equal(prompt_args(one, 0, "\"focus=quoted\"", &b), 0); /* a quoted NAME= is a value */
+	assert_string_equal(b.data, "{\"focus\":\"focus=quoted\"}");
+	assert_int_equal(prompt_args(one, 0, "'focus'=x", &b), 0);
+	assert_string_equal(b.data, "{\"focus\":\"focus=x\"}");
+	assert_int_equal(prompt_args(one, 0, "\"say \\\"hi\\\" \\\\ \\n\"", &b), 0);
+	assert_string_equal(b.data, "{\"focus\":\"say \\\"hi\\\" \\\\ \\\\n\"}");
+	assert_int_equal(prompt_args(one, 0, "''", &b), 0); /* an empty word is a value */
+	assert_string_equal(b.data, "{\"focus\":\"\"}");
+	assert_int_equal(prompt_args(two, 0, "", &b), 0);
+	assert_string_equal(b.data, "{}");
+	/* errors */
+	assert_int_equal(prompt_args(two, 1, "", &b), -1);
+	assert_string_equal(b.data, "needs city");
+	assert_int_equal(prompt_args(two, 3, "state=NY", &b), -1);
+	assert_string_equal(b.data, "needs city");
+	assert_int_equal(prompt_args(two, 1, "\"New York", &b), -1);
+	assert_string_equal(b.data, "has an unclosed \" quote (close it, or escape it with \\\")");
+	assert_int_equal(prompt_args(two, 1, "x 'y", &b), -1);
+	assert_non_null(strstr(b.data, "unclosed ' quote"));
+	assert_int_equal(prompt_args(two, 1, "city=a city=b", &b), -1);
+	assert_string_equal(b.data, "got city twice");
+	assert_int_equal(prompt_args(two, 1, "city=a state=b extra", &b), -1);
+	assert_string_equal(b.data, "got \"extra\" but every argument is already given by name");
+	assert_int_equal(prompt_args(none, 0, "words", &b), -1);
+	assert_string_equal(b.data, "takes no arguments");
+	assert_int_equal(prompt_args(none, 0, " \t", &b), 0);
+	buf_release(&b);
+}
+
 int
 main(void)
 {
@@ -370,6 +442,7 @@ main(void)
 		cmocka_unit_test(test_call_text),
 		cmocka_unit_test(test_cfg_file),
 		cmocka_unit_test(test_resources_text),
+		cmocka_unit_test(test_prompt_args),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -419,6 +419,53 @@ test_oversized_many_lines(void **state)
 	free(s);
 }
 
+/* The id of the last event seen by the callback (record_id's log). */
+struct idlog {
+	struct sse *p;
+	struct buf ids; /* "<last_id>;" per event */
+};
+
+static int
+record_id(void *ctx, struct str event, struct str data)
+{
+	struct idlog *l = ctx;
+
+	(void)event;
+	(void)data;
+	buf_add(&l->ids, l->p->last_id.data, l->p->last_id.len);
+	buf_addch(&l->ids, ';');
+	return 0;
+}
+
+/* id: is the last event ID once its event is dispatched (even without data), kept until changed; retry: digits. */
+static void
+test_last_id(void **state)
+{
+	static const char in[] = "id: 1\ndata: a\n\ndata: b\n\nid: p\nretry: 1500\n\nid: x\0y\ndata: c\n\nid: 9\ndata: half";
+	struct sse p;
+	struct idlog l = { &p, BUF_INIT };
+	size_t k;
+
+	(void)state;
+	for (k = 1; k < sizeof in - 1; k++) { /* any split */
+		sse_init(&p);
+		buf_reset(&l.ids);
+		assert_int_equal(sse_feed(&p, in, k, record_id, &l), 0);
+		assert_int_equal(sse_feed(&p, in + k, sizeof in - 1 - k, record_id, &l), 0);
+		/* the priming event "p" has no data: not delivered, but its id counts; an id with NUL is ignored */
+		assert_string_equal(l.ids.data, "1;1;p;");
+		assert_string_equal(p.last_id.data, "p"); /* "9" belongs to an event not ended yet */
+		assert_int_equal(p.retry_ms, 1500);
+		sse_release(&p);
+	}
+	sse_init(&p);
+	assert_int_equal(sse_feed(&p, "retry: 12a\nretry: \nid: q\n\n", 26, record_id, &l), 0);
+	assert_int_equal(p.retry_ms, 0);
+	assert_string_equal(p.last_id.data, "q");
+	sse_release(&p);
+	buf_release(&l.ids);
+}
+
 int
 main(void)
 {
@@ -429,6 +476,7 @@ main(void)
 		cmocka_unit_test(test_line_endings),
 		cmocka_unit_test(test_crlf_across_chunks),
 		cmocka_unit_test(test_fields),
+		cmocka_unit_test(test_last_id),
 		cmocka_unit_test(test_finish),
 		cmocka_unit_test(test_bytes_pass_through),
 		cmocka_unit_test(test_callback_stops),

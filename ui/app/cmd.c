@@ -13,6 +13,7 @@
 #include "ui/app/external.h"
 #include "repo/repo.h"
 #include "ui/app/themes.h"
+#include "ui/app/turn.h"
 #include "ui/view/transcript.h"
 #include "ui/view/transcript_conv.h"
 
@@ -183,6 +184,9 @@ app_cmd_changed(void *arg)
 			editor_insert(&a->ed, a->cmds.ui.prefill.data, a->cmds.ui.prefill.len);
 		}
 	}
+	buf_reset(&text);
+	if (front_cmd_ui_take_submit(&a->cmds.ui, &text)) /* an MCP prompt's text: the user's turn */
+		app_turn_send(a, text.data);
 	buf_release(&text);
 	a->dirty = 1;
 }

@@ -157,7 +157,8 @@ app_complete_show(struct app_complete *c, const char *lines, int commands)
 void
 app_complete_update(struct app_complete *c, const struct editor *ed, const struct front_cmd *cmds)
 {
-	struct buf l = BUF_INIT;
+	struct buf l = BUF_INIT, scratch = BUF_INIT;
+	struct cmd cmd;
 	size_t i, n;
 
 	if (!cmds || !ed->text.len || ed->text.data[0] != '/' || ed->cur != ed->text.len ||
@@ -166,15 +167,15 @@ app_complete_update(struct app_complete *c, const struct editor *ed, const struc
 		return;
 	}
 	n = ed->text.len - 1;
-	for (i = 0; i < cmds->n; i++)
-		if (!strncmp(cmds->v[i].name, ed->text.data + 1, n))
-			buf_addf(&l, "/%s%s%s\t%s\n", cmds->v[i].name, cmds->v[i].args[0] ? " " : "",
-			    cmds->v[i].args, cmds->v[i].help);
+	for (i = 0; front_cmd_get(cmds, i, &cmd, &scratch) == 0; i++) /* MCP prompts after the rest */
+		if (!strncmp(cmd.name, ed->text.data + 1, n))
+			buf_addf(&l, "/%s%s%s\t%s\n", cmd.name, cmd.args[0] ? " " : "", cmd.args, cmd.help);
 	if (l.len)
 		app_complete_show(c, l.data, 1);
 	else
 		app_complete_close(c);
 	buf_release(&l);
+	buf_release(&scratch);
 }
 
 /* Line i of the popup: its label and help views. */
