@@ -62,6 +62,7 @@ struct fentry {
 	uint16_t rel;        /* offset of the path relative to the root in abs */
 	uint8_t skipped;     /* 1 binary or unparsable, 2 minified or generated */
 	uint8_t from_disk;
+	uint8_t own_blob;    /* blob malloc'd alone (a fresh parse), else in cache.arena */
 };
 
 struct smap {
@@ -84,6 +85,7 @@ static struct {
 	size_t n, cap;
 	struct smap index;   /* abs -> position in v */
 	struct names names;
+	unsigned char *arena; /* the blobs, one after another (compact()) */
 	pthread_mutex_t mu;  /* names, while parse threads run */
 	unsigned gen;
 	struct repomap_stats st;
@@ -153,16 +155,22 @@ names_intern(struct names *nm, const char *s, size_t n)
 	size_t i, j;
 	uint32_t id;
 
-	if ((size_t)(nm->n + 1) * 2 > nm->tcap) {
+	if ((size_t)(nm->n + 1) * 2 > nm->tcap) { /* grown, or dropped after the last build */
+		const char *k = nm->data;
 		free(nm->tab);
-		nm->tcap = nm->tcap ? nm->tcap * 2 : 1024;
+		for (nm->tcap = 1024; nm->tcap < (size_t)(nm->n + 1) * 2; nm->tcap *= 2)
+			;
 		nm->tab = xcalloc(nm->tcap, sizeof *nm->tab);
+		if (!nm->off || nm->ncap < nm->n) /* the strings in id order: offsets again */
+			nm->off = xrealloc(nm->off, (nm->ncap = nm->n > 1024 ? nm->n : 1024) *
+					   sizeof *nm->off);
 		for (id = 0; id < nm->n; id++) {
-			const char *k = nm->data + nm->off[id];
-			for (j = mem_hash(k, strlen(k)) & (nm->tcap - 1); nm->tab[j];
-			     j = (j + 1) & (nm->tcap - 1))
+			size_t len = strlen(k);
+			nm->off[id] = (uint32_t)(k - nm->data);
+			for (j = mem_hash(k, len) & (nm->tcap - 1); nm->tab[j]; j = (j + 1) & (nm->tcap - 1))
 				;
 			nm->tab[j] = id + 1;
+			k += len + 1;
 		}
 	}
 	for (i = mem_hash(s, n) & (nm->tcap - 1); nm->tab[i]; i = (i + 1) & (nm->tcap - 1)) {
@@ -185,11 +193,33 @@ names_intern(struct names *nm, const char *s, size_t n)
 	return nm->n++;
 }
 
-/* The string of an id. */
+/* The string of an id (a scan when the offsets were dropped: for the rare fallback). */
 static const char *
 names_str(const struct names *nm, uint32_t id)
 {
-	return id < nm->n ? nm->data + nm->off[id] : "";
+	const char *k = nm->data;
+	uint32_t i;
+
+	if (id >= nm->n)
+		return "";
+	if (nm->off)
+		return nm->data + nm->off[id];
+	for (i = 0; i < id; i++)
+		k += strlen(k) + 1;
+	return k;
+}
+
+/* Between builds keep only the strings, at their size: the table and offsets come back when needed. */
+static void
+names_shrink(struct names *nm)
+{
+	free(nm->tab), free(nm->off);
+	nm->tab = NULL, nm->off = NULL;
+	nm->tcap = 0, nm->ncap = 0;
+	if (nm->data && nm->cap > nm->len) {
+		nm->data = xrealloc(nm->data, nm->len ? nm->len : 1);
+		nm->cap = nm->len ? nm->len : 1;
+	}
 }
 
 /* Free the names. */
@@ -204,7 +234,9 @@ names_free(struct names *nm)
 static void
 fentry_clear(struct fentry *f)
 {
-	free(f->blob);
+	if (f->own_blob)
+		free(f->blob);
+	f->own_blob = 0;
 	f->blob = NULL;
 	f->bloblen = f->ndefs = f->nrefs = 0;
 	f->skipped = 0;
@@ -215,7 +247,8 @@ fentry_clear(struct fentry *f)
 static void
 fentry_free(struct fentry *f)
 {
-	free(f->blob);
+	if (f->own_blob)
+		free(f->blob);
 	free(f->abs);
 	free(f);
 }
@@ -304,6 +337,7 @@ fentry_encode(struct fentry *f, const struct repomap_extract *x, const char *tex
 	repomap_store_put_refs(&b, refs, x->nrefs);
 	f->bloblen = (uint32_t)b.len;
 	f->blob = xmalloc(b.len ? b.len : 1);
+	f->own_blob = 1;
 	memcpy(f->blob, b.data, b.len);
 	f->ndefs = (uint32_t)x->ndefs;
 	f->nrefs = (uint32_t)x->nrefs;
@@ -405,6 +439,7 @@ pool_parse(struct todo *t, size_t n)
 	for (k = 1; k < want; k++)
 		if (pthread_create(&th[started], NULL, pool_run, &p) == 0)
 			started++;
+	cache.st.threads = started + 1;
 	pool_run(&p);
 	for (k = 0; k < started; k++)
 		pthread_join(th[k], NULL);
@@ -638,6 +673,33 @@ prune(int unseen)
 		*smap_get(&cache.index, cache.v[i]->abs, 1) = i;
 }
 
+/*
+ * Move every blob into one new arena: the parse threads' blobs, scattered
+ * among the freed trees, would pin their pages; the arena has no per-blob
+ * overhead and no garbage of replaced entries.
+ */
+static void
+compact(void)
+{
+	unsigned char *a, *p;
+	size_t i, total = 0;
+
+	for (i = 0; i < cache.n; i++)
+		total += cache.v[i]->bloblen;
+	p = a = xmalloc(total ? total : 1);
+	for (i = 0; i < cache.n; i++) {
+		struct fentry *f = cache.v[i];
+		if (f->bloblen)
+			memcpy(p, f->blob, f->bloblen);
+		if (f->own_blob)
+			free(f->blob);
+		f->blob = p, f->own_blob = 0;
+		p += f->bloblen;
+	}
+	free(cache.arena);
+	cache.arena = a;
+}
+
 /* Write the entries (all of this build's root, after prune) to the disk cache. */
 static void
 save(const char *root)
@@ -684,11 +746,11 @@ load(const char *root)
 		f->skipped = (uint8_t)r->skipped;
 		f->ndefs = r->ndefs, f->nrefs = r->nrefs;
 		f->bloblen = r->bloblen;
-		f->blob = xmalloc(r->bloblen ? r->bloblen : 1);
-		memcpy(f->blob, r->blob, r->bloblen);
+		f->blob = (unsigned char *)r->blob; /* into c: compact() copies it */
 		f->from_disk = 1;
 		f->gen = cache.gen - 1;
 	}
+	compact();
 	repomap_store_free(c);
 }
 
@@ -705,6 +767,8 @@ reset(void)
 	cache.n = cache.cap = 0;
 	smap_free(&cache.index);
 	names_free(&cache.names);
+	free(cache.arena);
+	cache.arena = NULL;
 	free(cache.ranked);
 	cache.ranked = NULL;
 	cache.nranked = 0;
@@ -751,8 +815,10 @@ repomap_build(const char *root, size_t tokens, struct buf *out, struct err *e)
 		if (w.truncated)
 			buf_adds(out, "[the walk stopped early: too many files]\n");
 		prune(1);
-		if (cache.dirty)
+		if (cache.dirty) {
+			compact();
 			save(root);
+		}
 		if (!same) {
 			free(cache.ranked);
 			cache.ranked = b.files, cache.nranked = b.n;
@@ -762,7 +828,9 @@ repomap_build(const char *root, size_t tokens, struct buf *out, struct err *e)
 	} else {
 		cache.ranked_ok = 0;
 		prune(0);
+		compact();
 	}
+	names_shrink(&cache.names);
 	if (b.ntodo) {
 #ifdef __GLIBC__
 		malloc_trim(0); /* the parse threads' arenas: give the trees' pages back */
@@ -786,6 +854,7 @@ repomap_stats(struct repomap_stats *st)
 		    cache.nranked * sizeof *cache.ranked;
 	for (i = 0; i < cache.n; i++)
 		st->bytes += sizeof *cache.v[i] + strlen(cache.v[i]->abs) + 1 + cache.v[i]->bloblen;
+	/* the arena may also hold blobs of entries replaced since (until the next compact) */
 }
 
 /* See repomap/repomap.h. */

@@ -60,6 +60,7 @@ struct repomap_stats {
 	size_t disk;    /* files answered from the disk cache (repomap/store.h) */
 	size_t cached;  /* entries now in the cache */
 	size_t bytes;   /* heap bytes the cache holds (entries, names, tables) */
+	size_t threads; /* threads that parsed in the last build that parsed a file */
 };
 
 /*
