@@ -39,6 +39,10 @@
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
+#ifdef __linux__
+#include <errno.h>
+#include <sys/inotify.h>
+#endif
 
 #include "base/fs.h"
 #include "repomap/store.h"
@@ -60,7 +64,7 @@ struct fentry {
 	uint32_t score;      /* of the current build */
 	unsigned gen;
 	uint16_t rel;        /* offset of the path relative to the root in abs */
-	uint8_t skipped;     /* 1 binary or unparsable, 2 minified or generated */
+	uint8_t skipped;     /* 1 binary or unparsable, 2 minified or generated, 3 over 5 MB */
 	uint8_t from_disk;
 	uint8_t own_blob;    /* blob malloc'd alone (a fresh parse), else in cache.arena */
 };
@@ -94,8 +98,13 @@ static struct {
 	size_t nranked;
 	int ranked_ok;
 	int dirty;           /* this build changed the entries: rank again, save */
+	struct dep *deps;    /* of the last full walk: while all are unchanged, */
+	size_t ndeps;        /* no file came or went, and a build stats its entries */
+	int deps_ok;
+	int ino;             /* inotify on the walked directories, or -1 (see watch_*) */
+	int ino_fresh;       /* armed after the last walk: the next build still stats */
 	unsigned threads;    /* repomap_set_threads; 0 = one per core */
-} cache = { .mu = PTHREAD_MUTEX_INITIALIZER };
+} cache = { .mu = PTHREAD_MUTEX_INITIALIZER, .ino = -1 };
 
 /* FNV-1a of n bytes. */
 static size_t
@@ -345,6 +354,14 @@ fentry_encode(struct fentry *f, const struct repomap_extract *x, const char *tex
 	free(refs), free(defs);
 }
 
+/* What a walk depends on besides its files: a directory, an ignore file, the git index. */
+struct dep {
+	char *path;
+	long long mtime_ns, size;
+	int exists;
+	int outside;   /* not in a walked directory (deps_outside) */
+};
+
 /* One file to parse. */
 struct todo {
 	struct fentry *f;
@@ -454,39 +471,217 @@ struct build {
 	struct todo *todo;       /* to parse */
 	size_t ntodo, todocap;
 	size_t seen;             /* entries of the cache this walk visited */
+	struct dep *deps;        /* noted by a full walk */
+	size_t ndeps, depcap;
 	size_t big, binary, minified; /* files skipped */
 	int stopped;             /* work_shutdown is waiting: the build gives up */
 };
 
-/* Walk callback: every regular file of a language with a tags query. */
-static int
-visit(const char *abs, const char *rel, const struct stat *st, void *arg)
+/* Note path's state (st, or NULL: stat it) as a dependency of the walk. */
+static void
+dep_note(struct build *b, const char *path, const struct stat *st)
 {
-	struct build *b = arg;
-	const struct code_lang *lang;
-	struct fentry *f;
-	uint64_t stamp;
-	size_t *slot;
+	struct stat sb;
+	struct dep *d;
 
-	if (work_stopping())
-		return b->stopped = 1;
-	if (!S_ISREG(st->st_mode) || !(lang = code_lang_for_path(rel)) ||
-	    !repomap_extract_supported(lang, &stamp))
+	if (b->ndeps == b->depcap)
+		b->deps = xrealloc(b->deps, (b->depcap = b->depcap ? b->depcap * 2 : 64) * sizeof *b->deps);
+	d = &b->deps[b->ndeps++];
+	d->path = xstrdup(path);
+	d->outside = 0;
+	if (!st)
+		st = lstat(path, &sb) == 0 ? &sb : NULL;
+	d->exists = st != NULL;
+	d->mtime_ns = st ? mtime_ns(st) : 0;
+	d->size = st ? (long long)st->st_size : 0;
+}
+
+/* Free a list of dependencies. */
+static void
+deps_free(struct dep *d, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(d[i].path);
+	free(d);
+}
+
+/*
+ * Whether every dependency of the last full walk is as it was; with
+ * `watched`, only those the directory watches do not cover (outside the
+ * tree: the root, the git index, ignore files above).
+ */
+static int
+deps_same(int watched)
+{
+	struct stat st;
+	size_t i;
+
+	if (!cache.deps_ok)
 		return 0;
-	if ((size_t)st->st_size > CODE_MAX_BYTES) {
-		b->big++;
+	for (i = 0; i < cache.ndeps; i++) {
+		const struct dep *d = &cache.deps[i];
+		int ok;
+		if (watched && !d->outside)
+			continue;
+		ok = lstat(d->path, &st) == 0;
+		if (ok != d->exists || (ok && (mtime_ns(&st) != d->mtime_ns || st.st_size != d->size)))
+			return 0;
+	}
+	return 1;
+}
+
+/*
+ * The walk's dependencies outside it: the root, the git directory's index
+ * and info/exclude, the .gitignore files from the root's parent up to the
+ * work tree's top, the user's global ignore file.
+ */
+static void
+deps_outside(struct build *b, const char *root)
+{
+	struct buf p = BUF_INIT, git = BUF_INIT;
+	const char *cfg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+	struct stat st;
+	size_t len, first = b->ndeps;
+
+	dep_note(b, root, NULL);
+	buf_adds(&p, root);
+	for (;;) { /* up to the directory holding .git */
+		len = p.len;
+		buf_adds(&p, "/.git");
+		if (lstat(p.data, &st) == 0) {
+			if (S_ISDIR(st.st_mode))
+				buf_adds(&git, p.data);
+			else if (buf_read_file(&git, p.data, 4096, NULL) == 0 && !strncmp(git.data, "gitdir: ", 8)) {
+				buf_remove(&git, 0, 8);
+				buf_rtrim(&git);
+				if (git.len && git.data[0] != '/') {
+					buf_setlen(&p, len + 1);
+					buf_insert(&git, 0, p.data, p.len);
+				}
+			}
+			break;
+		}
+		buf_setlen(&p, len);
+		if (len > strlen(root)) {
+			buf_adds(&p, "/.gitignore");
+			dep_note(b, p.data, NULL);
+			buf_setlen(&p, len);
+		}
+		while (p.len > 1 && p.data[p.len - 1] != '/')
+			p.len--;
+		if (p.len > 1)
+			p.len--;
+		p.data[p.len] = '\0';
+		if (p.len <= 1 && len <= 1)
+			break;
+	}
+	if (git.len) {
+		len = git.len;
+		buf_adds(&git, "/index");
+		dep_note(b, git.data, NULL);
+		buf_setlen(&git, len);
+		buf_adds(&git, "/info/exclude");
+		dep_note(b, git.data, NULL);
+	}
+	buf_reset(&p);
+	if (cfg && *cfg)
+		buf_addf(&p, "%s/git/ignore", cfg);
+	else if (home && *home)
+		buf_addf(&p, "%s/.config/git/ignore", home);
+	if (p.len)
+		dep_note(b, p.data, NULL);
+	for (; first < b->ndeps; first++)
+		b->deps[first].outside = 1;
+	buf_release(&p);
+	buf_release(&git);
+}
+
+/*
+ * Watching (Linux): after a full walk every walked directory gets an
+ * inotify watch for changes of its entries (write, attributes, create,
+ * delete, moves).  A build reads the queued events without blocking: none
+ * (and no overflow), and the dependencies outside the tree unchanged,
+ * means no file changed, so it stats nothing.  The first build after the
+ * watches are set still stats (a change between the walk and the watch);
+ * any event, an overflow or a failure to watch (the user's watch limit)
+ * falls back to stating every entry.
+ */
+static void
+watch_stop(void)
+{
+	if (cache.ino >= 0)
+		close(cache.ino);
+	cache.ino = -1;
+}
+
+/* Watch the directories among the walk's dependencies (a fresh inotify instance). */
+static void
+watch_start(const struct dep *d, size_t n)
+{
+#ifdef __linux__
+	size_t i;
+
+	watch_stop();
+	if ((cache.ino = inotify_init1(IN_NONBLOCK | IN_CLOEXEC)) < 0)
+		return;
+	for (i = 0; i < n; i++) {
+		struct stat st;
+		if (!d[i].exists || lstat(d[i].path, &st) < 0 || !S_ISDIR(st.st_mode))
+			continue;
+		if (inotify_add_watch(cache.ino, d[i].path, IN_MODIFY | IN_ATTRIB | IN_CLOSE_WRITE |
+				      IN_CREATE | IN_DELETE | IN_DELETE_SELF | IN_MOVE_SELF |
+				      IN_MOVED_FROM | IN_MOVED_TO | IN_ONLYDIR | IN_DONT_FOLLOW) < 0) {
+			watch_stop(); /* over the limit: stat instead */
+			return;
+		}
+	}
+	cache.ino_fresh = 1;
+#else
+	(void)d, (void)n;
+#endif
+}
+
+/* 1 when the watches say nothing changed since the last build; drains the queue. */
+static int
+watch_quiet(void)
+{
+#ifdef __linux__
+	char ev[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+	ssize_t got;
+	int quiet = cache.ino >= 0 && !cache.ino_fresh;
+
+	if (cache.ino < 0)
+		return 0;
+	cache.ino_fresh = 0;
+	while ((got = read(cache.ino, ev, sizeof ev)) > 0)
+		quiet = 0;
+	if (got < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
+		watch_stop();
 		return 0;
 	}
-	slot = smap_get(&cache.index, abs, 0);
-	f = slot ? cache.v[*slot] : NULL;
+	return quiet;
+#else
+	return 0;
+#endif
+}
+
+/* One file of a language with a tags query: a hit, or its entry refilled (parsed later). */
+static void
+visit_file(struct build *b, const char *abs, const char *rel, const struct stat *st, uint64_t stamp)
+{
+	size_t *slot = smap_get(&cache.index, abs, 0);
+	struct fentry *f = slot ? cache.v[*slot] : NULL;
+
 	if (f && f->gen == cache.gen) /* visited twice (cannot happen in one walk) */
-		return 0;
+		return;
 	if (f)
 		b->seen++;
 	if (f && f->mtime_ns == mtime_ns(st) && f->size == st->st_size && f->stamp == stamp) {
-		if (f->from_disk)
+		if (f->skipped != 3 && f->from_disk)
 			cache.st.disk++;
-		else
+		else if (f->skipped != 3)
 			cache.st.hits++;
 		f->from_disk = 0;
 	} else {
@@ -497,18 +692,64 @@ visit(const char *abs, const char *rel, const struct stat *st, void *arg)
 		f->mtime_ns = mtime_ns(st);
 		f->size = st->st_size;
 		cache.dirty = 1;
-		cache.st.misses++;
-		if (b->ntodo == b->todocap)
-			b->todo = xrealloc(b->todo, (b->todocap = b->todocap ? b->todocap * 2 : 64) *
-					   sizeof *b->todo);
-		b->todo[b->ntodo].f = f;
-		b->todo[b->ntodo++].stamp = stamp;
+		if ((size_t)st->st_size > CODE_MAX_BYTES) { /* not read: kept to notice a change */
+			f->skipped = 3;
+			f->stamp = stamp;
+		} else {
+			cache.st.misses++;
+			if (b->ntodo == b->todocap)
+				b->todo = xrealloc(b->todo, (b->todocap = b->todocap ? b->todocap * 2 : 64) *
+						   sizeof *b->todo);
+			b->todo[b->ntodo].f = f;
+			b->todo[b->ntodo++].stamp = stamp;
+		}
 	}
 	f->gen = cache.gen;
 	if (b->n == b->cap)
 		b->files = xrealloc(b->files, (b->cap = b->cap ? b->cap * 2 : 64) * sizeof *b->files);
 	b->files[b->n++] = f;
+}
+
+/* Walk callback: directories and ignore files noted, every regular file of a language with a tags query. */
+static int
+visit(const char *abs, const char *rel, const struct stat *st, void *arg)
+{
+	struct build *b = arg;
+	const struct code_lang *lang;
+	const char *base = strrchr(rel, '/');
+	uint64_t stamp;
+
+	if (work_stopping())
+		return b->stopped = 1;
+	base = base ? base + 1 : rel;
+	if (S_ISDIR(st->st_mode) || !strcmp(base, ".gitignore"))
+		dep_note(b, abs, st);
+	if (!S_ISREG(st->st_mode) || !(lang = code_lang_for_path(rel)) ||
+	    !repomap_extract_supported(lang, &stamp))
+		return 0;
+	visit_file(b, abs, rel, st, stamp);
 	return 0;
+}
+
+/* No file came or went since the last full walk: stat the entries instead of walking. */
+static void
+restat(struct build *b)
+{
+	struct stat st;
+	size_t i, n = cache.n;
+	uint64_t stamp;
+
+	for (i = 0; i < n && !b->stopped; i++) {
+		struct fentry *f = cache.v[i];
+		const char *rel = f->abs + f->rel;
+		if (i % 256 == 0 && work_stopping())
+			b->stopped = 1;
+		else if (lstat(f->abs, &st) == 0 && S_ISREG(st.st_mode)) /* else: gone meanwhile */
+			visit_file(b, f->abs, rel, &st,
+				   f->stamp ? f->stamp
+					    : (repomap_extract_supported(code_lang_for_path(rel), &stamp)
+						       ? stamp : 0));
+	}
 }
 
 /* Drop the skipped files from the build's list, counting them. */
@@ -521,6 +762,7 @@ drop_skipped(struct build *b)
 		struct fentry *f = b->files[i];
 		b->binary += f->skipped == 1;
 		b->minified += f->skipped == 2;
+		b->big += f->skipped == 3;
 		if (!f->skipped)
 			b->files[k++] = f;
 	}
@@ -667,6 +909,8 @@ prune(int unseen)
 		else
 			fentry_free(cache.v[i]), cache.dirty = 1;
 	}
+	if (k == cache.n)
+		return;
 	cache.n = k;
 	smap_free(&cache.index);
 	for (i = 0; i < cache.n; i++)
@@ -773,6 +1017,9 @@ reset(void)
 	cache.ranked = NULL;
 	cache.nranked = 0;
 	cache.ranked_ok = 0;
+	deps_free(cache.deps, cache.ndeps);
+	cache.deps = NULL, cache.ndeps = 0, cache.deps_ok = 0;
+	watch_stop();
 }
 
 /* Walk, rank, render (see repomap/repomap.h). */
@@ -781,7 +1028,7 @@ repomap_build(const char *root, size_t tokens, struct buf *out, struct err *e)
 {
 	struct build b;
 	struct fs_walk w = { root, visit, &b, 0, 0, 0, 0 };
-	int rc, same;
+	int rc, same, fast, quiet;
 
 	memset(&b, 0, sizeof b);
 	if (tokens < REPOMAP_MIN_TOKENS)
@@ -796,7 +1043,28 @@ repomap_build(const char *root, size_t tokens, struct buf *out, struct err *e)
 	cache.dirty = 0;
 	if (!cache.n) /* the disk can only help the first build of a root in this process */
 		load(root);
-	rc = fs_walk(&w, root, e);
+	quiet = cache.n && watch_quiet();
+	fast = cache.n && deps_same(quiet);
+	if (fast && quiet) { /* nothing changed: every entry is a hit */
+		size_t i;
+		for (i = 0; i < cache.n; i++) {
+			struct fentry *f = cache.v[i];
+			if (f->skipped != 3)
+				cache.st.hits++;
+			f->gen = cache.gen;
+			b.seen++;
+			if (b.n == b.cap)
+				b.files = xrealloc(b.files, (b.cap = b.cap ? b.cap * 2 : 64) * sizeof *b.files);
+			b.files[b.n++] = f;
+		}
+		rc = 0;
+	} else if (fast) {
+		restat(&b);
+		rc = 0;
+	} else {
+		deps_outside(&b, root);
+		rc = fs_walk(&w, root, e);
+	}
 	if (rc == 0 && !b.stopped && b.ntodo)
 		b.stopped = pool_parse(b.todo, b.ntodo);
 	if (rc == 0 && b.stopped) /* nothing saved; unfilled entries are dropped */
@@ -825,8 +1093,20 @@ repomap_build(const char *root, size_t tokens, struct buf *out, struct err *e)
 			b.files = NULL;
 			cache.ranked_ok = !w.truncated;
 		}
+		if (!fast) { /* this walk's dependencies stand for the next builds */
+			deps_free(cache.deps, cache.ndeps);
+			cache.deps = b.deps, cache.ndeps = b.ndeps;
+			b.deps = NULL, b.ndeps = 0;
+			cache.deps_ok = !w.truncated;
+			if (cache.deps_ok)
+				watch_start(cache.deps, cache.ndeps);
+			else
+				watch_stop();
+		}
 	} else {
 		cache.ranked_ok = 0;
+		cache.deps_ok = 0;
+		watch_stop();
 		prune(0);
 		compact();
 	}
@@ -838,6 +1118,7 @@ repomap_build(const char *root, size_t tokens, struct buf *out, struct err *e)
 	}
 	free(b.files);
 	free(b.todo);
+	deps_free(b.deps, b.ndeps);
 	return rc;
 }
 

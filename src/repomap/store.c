@@ -285,7 +285,7 @@ read_records(struct repomap_store *c, struct rd *r, uint32_t count)
 		rec->nrefs = rd_u32(r);
 		rec->bloblen = rd_u32(r);
 		rec->blob = rd_take(r, rec->bloblen);
-		if (r->bad || sk > 2 || rec->size < 0 || !blob_ok(rec, c->nnames))
+		if (r->bad || sk > 3 || rec->size < 0 || !blob_ok(rec, c->nnames))
 			return -1;
 		c->n = k + 1;
 	}

@@ -59,7 +59,7 @@ struct repomap_store_rec {
 	const char *abs;
 	long long mtime_ns, size;
 	uint64_t stamp;
-	int skipped;               /* 1 binary or unparsable, 2 minified or generated */
+	int skipped;               /* 1 binary or unparsable, 2 minified or generated, 3 over 5 MB */
 	uint32_t ndefs, nrefs;
 	const unsigned char *blob;
 	uint32_t bloblen;

@@ -661,6 +661,63 @@ test_changed(void **state)
 	repomap_set_threads(0);
 }
 
+/*
+ * Between builds of one process nothing is walked while the watches are
+ * quiet: still, a file added in a subdirectory, a file changed in place, a
+ * .gitignore edited in place and a removed directory all show in the next
+ * build.
+ */
+static void
+test_watch(void **state)
+{
+	struct fixture *f = *state;
+	git_repository *repo = NULL;
+	struct repomap_stats st;
+	char *m;
+	int fd;
+
+	git_libgit2_init();
+	assert_int_equal(git_repository_init(&repo, f->root, 0), 0);
+	git_repository_free(repo);
+	git_libgit2_shutdown();
+	fixture_puts(f, ".gitignore", "*.o\n");
+	fixture_mkdir(f, "src/deep");
+	free(map(f, 2000));
+	free(map(f, 2000));
+	free(map(f, 2000)); /* quiet: nothing stated */
+	repomap_stats(&st);
+	assert_int_equal(st.misses, 6);
+	fixture_puts(f, "src/deep/new.c", "int brand_new_fn(void) { return helper_parse(9); }\n");
+	m = map(f, 2000);
+	at(m, "src/deep/new.c:\n      1  int brand_new_fn(void)");
+	free(m);
+	free(map(f, 2000));
+	/* written in place (same inode, the directory unchanged) */
+	fd = open(fixture_path(f, "src/deep/new.c"), O_WRONLY | O_TRUNC);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "int renamed_fn(int);\n", 21), 21);
+	close(fd);
+	m = map(f, 2000);
+	at(m, "src/deep/new.c:\n      1  int renamed_fn(int);");
+	assert_null(strstr(m, "brand_new_fn"));
+	free(m);
+	free(map(f, 2000));
+	fd = open(fixture_path(f, ".gitignore"), O_WRONLY | O_APPEND);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "deep/\n", 6), 6);
+	close(fd);
+	m = map(f, 2000);
+	assert_null(strstr(m, "renamed_fn"));
+	at(m, "src/util.c:\n");
+	free(m);
+	free(map(f, 2000));
+	fixture_rmrf(fixture_path(f, "src"));
+	m = map(f, 2000);
+	assert_null(strstr(m, "src/util.c"));
+	at(m, "tool.py:\n");
+	free(m);
+}
+
 /* A signature is the trimmed line cut at 100 bytes, never inside a UTF-8 character. */
 static void
 test_signature(void **state)
@@ -695,6 +752,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_tool, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_threads, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_changed, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_watch, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_signature, setup, teardown),
 	};
 
