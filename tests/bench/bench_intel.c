@@ -16,6 +16,8 @@
  *               (gap between 1 ms timer ticks) while the repo_map tool
  *               builds the true-cold map, on the worker thread and in place
  *
+ *   map30k      (only when asked) the same rows on a generated 30,000-file
+ *               repository of source files (2-6 functions each)
  *   mapreal     (only when asked: bench_intel TREE mapreal) repo_map of TREE
  *               (a checkout: the generated 30,000-file repository or
  *               HEARTH_BENCH_REPO) beside `ctags -R` on the same tree, the
@@ -265,12 +267,12 @@ bench_outline(const char *root, const char *tmp)
 
 #define MAP_FILES 2000
 
-/* Write one generated source file i of the 2,000-file repository; 0 on success. */
+/* Write generated source file i of an n-file repository (small: 2-6 functions, else 10-30); 0 on success. */
 static int
-gen_file(const char *dir, int i)
+gen_file(const char *dir, int i, int n, int small)
 {
 	static const char *const ext[] = { "c", "py", "js", "go" };
-	int lang = i % 4, nfn = 10 + (i * 7) % 21, j, k, other;
+	int lang = i % 4, nfn = small ? 2 + i % 5 : 10 + (i * 7) % 21, j, k, other;
 	char path[1200];
 	FILE *f;
 
@@ -280,33 +282,33 @@ gen_file(const char *dir, int i)
 	if (lang == 3)
 		fprintf(f, "package pkg%02d\n\nimport \"fmt\"\n\n", i / 50);
 	for (j = 0; j < nfn; j++) {
-		other = (i * 31 + j * 17 + 1) % MAP_FILES;
+		other = (i * 31 + j * 17 + 1) % n;
 		if (lang == 0) {
 			fprintf(f, "/* m%04d_f%d: step %d. */\nint\nm%04d_f%d(int a, int b)\n{\n"
 				"\tint s = a;\n", i, j, j, i, j);
 			for (k = 0; k < 4; k++)
-				fprintf(f, "\ts += m%04d_f%d(s, b + %d);\n", (other + k) % MAP_FILES,
+				fprintf(f, "\ts += m%04d_f%d(s, b + %d);\n", (other + k) % n,
 					k, k);
 			fprintf(f, "\treturn s;\n}\n\n");
 		} else if (lang == 1) {
 			fprintf(f, "def m%04d_f%d(a, b):\n    \"\"\"Step %d.\"\"\"\n    s = a\n",
 				i, j, j);
 			for (k = 0; k < 4; k++)
-				fprintf(f, "    s += m%04d_f%d(s, b + %d)\n", (other + k) % MAP_FILES,
+				fprintf(f, "    s += m%04d_f%d(s, b + %d)\n", (other + k) % n,
 					k, k);
 			fprintf(f, "    return s\n\n\n");
 		} else if (lang == 2) {
 			fprintf(f, "// step %d\nexport function m%04d_f%d(a, b) {\n  let s = a;\n",
 				j, i, j);
 			for (k = 0; k < 4; k++)
-				fprintf(f, "  s += m%04d_f%d(s, b + %d);\n", (other + k) % MAP_FILES,
+				fprintf(f, "  s += m%04d_f%d(s, b + %d);\n", (other + k) % n,
 					k, k);
 			fprintf(f, "  return s;\n}\n\n");
 		} else {
 			fprintf(f, "// M%04dF%d is step %d.\nfunc M%04dF%d(a, b int) int {\n"
 				"\ts := a\n", i, j, j, i, j);
 			for (k = 0; k < 4; k++)
-				fprintf(f, "\ts += M%04dF%d(s, b+%d)\n", (other + k) % MAP_FILES, k, k);
+				fprintf(f, "\ts += M%04dF%d(s, b+%d)\n", (other + k) % n, k, k);
 			fprintf(f, "\tfmt.Println(s)\n\treturn s\n}\n\n");
 		}
 	}
@@ -314,22 +316,22 @@ gen_file(const char *dir, int i)
 	return 0;
 }
 
-/* Generate the 2,000-file repository under dir; 0 on success. */
+/* Generate an n-file repository under dir; 0 on success. */
 static int
-gen_repo(const char *dir)
+gen_repo(const char *dir, int n, int small)
 {
 	char path[1200];
 	int i;
 
 	if (mkdir(dir, 0755) < 0)
 		return -1;
-	for (i = 0; i < MAP_FILES; i++) {
+	for (i = 0; i < n; i++) {
 		if (i % 50 == 0) {
 			snprintf(path, sizeof path, "%s/pkg%02d", dir, i / 50);
 			if (mkdir(path, 0755) < 0)
 				return -1;
 		}
-		if (gen_file(dir, i) < 0)
+		if (gen_file(dir, i, n, small) < 0)
 			return -1;
 	}
 	return 0;
@@ -471,7 +473,7 @@ bench_repomap(const char *root, const char *tmp)
 
 	bench_map_of(root, "this project", tmp);
 	snprintf(dir, sizeof dir, "%s/map2000", tmp);
-	if (gen_repo(dir) < 0) {
+	if (gen_repo(dir, MAP_FILES, 0) < 0) {
 		printf("  repo_map: could not generate the 2,000-file repository (skipped)\n");
 		return;
 	}
@@ -594,6 +596,31 @@ bench_map_real(const char *root, const char *tmp)
 	buf_release(&out);
 }
 
+/*
+ * repo_map at 30,000 files: a generated repository of source files (C,
+ * Python, JavaScript, Go; 2-6 functions each, calling each other's),
+ * committed with git, measured as a real checkout.  (The 30,000-file tree
+ * of gen_repo.py is random words, not code: tree-sitter's error recovery
+ * costs ~4 ms a file there, which measures nothing a repository has.)
+ */
+static void
+bench_map_30k(const char *tmp)
+{
+	char dir[1100], cmd[1400];
+
+	snprintf(dir, sizeof dir, "%s/map30k", tmp);
+	if (gen_repo(dir, 30000, 1) < 0) {
+		printf("  repo_map: could not generate the 30,000-file repository (skipped)\n");
+		return;
+	}
+	snprintf(cmd, sizeof cmd, "cd '%s' && git init -q && git add -A && git -c user.name=b -c "
+		 "user.email=b@b -c gc.auto=0 commit -qm base", dir);
+	if (system(cmd) != 0)
+		printf("  repo_map: git could not commit the 30,000 files (counted without it)\n");
+	printf("  repo_map of a generated 30,000-file repository:\n");
+	bench_map_real(dir, tmp);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -615,6 +642,8 @@ main(int argc, char **argv)
 		bench_repomap(root, tmp);
 	if (argc >= 3 && strstr(argv[2], "mapreal"))
 		bench_map_real(root, tmp);
+	if (argc >= 3 && strstr(argv[2], "map30k"))
+		bench_map_30k(tmp);
 	rmrf(tmp);
 	return 0;
 }
