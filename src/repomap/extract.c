@@ -32,7 +32,8 @@
 
 static struct {
 	const struct code_lang *lang;
-	TSQuery *q;
+	TSQuery *q;          /* compiled when a file of the language is first parsed */
+	int tried;           /* q compiled (or failed to) */
 	uint64_t stamp;
 } queries[NQUERIES];
 static pthread_mutex_t queries_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -66,7 +67,6 @@ query_slot_locked(const struct code_lang *lang)
 	if (i == NQUERIES || !*lang->tags)
 		return -1;
 	queries[i].lang = lang;
-	queries[i].q = code_skeleton_defs_query(lang, lang->tags);
 	abi = ts_language_version(lang->language()) * 1000u + REPOMAP_EXTRACT_VERSION;
 	queries[i].stamp = fnv(fnv(fnv(UINT64_C(0xcbf29ce484222325), lang->name,
 				       strlen(lang->name)), &abi, sizeof abi),
@@ -80,14 +80,18 @@ query_slot_locked(const struct code_lang *lang)
 	return i;
 }
 
-/* The entry of lang in `queries` (compiled on first use), or -1; any thread. */
+/* The entry of lang in `queries` (its query compiled when `compile`), or -1; any thread. */
 static int
-query_slot(const struct code_lang *lang)
+query_slot(const struct code_lang *lang, int compile)
 {
 	int i;
 
 	pthread_mutex_lock(&queries_mu);
 	i = query_slot_locked(lang);
+	if (i >= 0 && compile && !queries[i].tried) {
+		queries[i].q = code_skeleton_defs_query(lang, lang->tags);
+		queries[i].tried = 1;
+	}
 	pthread_mutex_unlock(&queries_mu);
 	return i;
 }
@@ -96,9 +100,9 @@ query_slot(const struct code_lang *lang)
 int
 repomap_extract_supported(const struct code_lang *lang, uint64_t *stamp)
 {
-	int i = query_slot(lang);
+	int i = query_slot(lang, 0);
 
-	if (i < 0 || !queries[i].q)
+	if (i < 0) /* a tags query that does not compile shows when a file is parsed */
 		return 0;
 	*stamp = queries[i].stamp;
 	return 1;
@@ -288,7 +292,7 @@ repomap_extract_file(const struct code_lang *lang, const char *text, size_t len,
 	TSNode root;
 	uint32_t *at = NULL;
 	size_t nat = 0;
-	int slot = query_slot(lang);
+	int slot = lang ? query_slot(lang, 1) : -1;
 
 	if (slot < 0 || !queries[slot].q || code_skeleton_parse(lang, CODE_BODIES_MAP, text, len, &t, NULL, NULL) < 0) {
 		r->skipped = 1;

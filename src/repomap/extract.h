@@ -52,7 +52,12 @@ struct repomap_extract {
 	int skipped;         /* 1: it cannot be parsed */
 };
 
-/* Whether lang has a tags query (compiled on first use); its stamp to *stamp. */
+/*
+ * Whether lang has a tags query; its stamp to *stamp.  The query is
+ * compiled when a file of the language is first extracted (a new process
+ * answering from the disk cache compiles none); one that does not compile
+ * makes its files unparsable (skipped = 1).
+ */
 int repomap_extract_supported(const struct code_lang *lang, uint64_t *stamp);
 /*
  * Parse len bytes of text as lang (supported) and fill r (zeroed by the

@@ -23,8 +23,21 @@
  *  - `ranked`: the previous build's files in rank order; a build that
  *    refilled, added or dropped no entry reuses it instead of ranking again.
  *  - struct pool: the files a build has to parse, taken in order by the
- *    build's thread and its helpers (REPOMAP threads in all); each file's
- *    entry is written by the one thread that took it.
+ *    build's thread and its helpers (one per core, repomap_set_threads);
+ *    each file's entry is written by the one thread that took it; names
+ *    are interned under cache.mu.  The blobs are then moved into one arena
+ *    (compact()), so the helpers' malloc arenas can be trimmed.
+ *  - `deps`: what the last full walk depended on besides the files (every
+ *    walked directory, .gitignore files, and outside the tree the root,
+ *    the git index and info/exclude, .gitignore files above the root, the
+ *    user's global ignore file).  How a build finds the files:
+ *      1. the inotify watches on the walked directories are quiet and the
+ *         outside dependencies unchanged: the entries as they are;
+ *      2. else, all dependencies unchanged (no file came or went): a stat
+ *         per entry;
+ *      3. else: fs_walk (and the dependencies and watches again).
+ *    Limits: core.excludesFile set to another file than the default, and
+ *    ignore rules from the environment, are not watched.
  * Extraction itself (parse, tags query, used names) is repomap_extract's.
  */
 #include "repomap/repomap.h"
