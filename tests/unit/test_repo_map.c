@@ -525,7 +525,8 @@ test_tool(void **state)
 static void
 many_files(struct fixture *f, int n)
 {
-	char path[64], text[2048], word[32];
+	char path[64], text[512];
+	struct buf b = BUF_INIT;
 	int i, k;
 
 	fixture_mkdir(f, "many");
@@ -553,14 +554,14 @@ many_files(struct fixture *f, int n)
 				 "fn_%d(x)\n}\n\ntype T%d struct{}\n", i, u, w, i);
 		}
 		/* names of its own in a comment: the name table grows while the threads intern */
-		strcat(text, i % 4 == 1 ? "#" : "//");
-		for (k = 0; k < 60; k++) {
-			snprintf(word, sizeof word, " uniq_%d_%d", i, k);
-			strcat(text, word);
-		}
-		strcat(text, "\n");
-		fixture_puts(f, path, text);
+		buf_reset(&b);
+		buf_addf(&b, "%s%s", text, i % 4 == 1 ? "#" : "//");
+		for (k = 0; k < 60; k++)
+			buf_addf(&b, " uniq_%d_%d", i, k);
+		buf_addch(&b, '\n');
+		fixture_puts(f, path, b.data);
 	}
+	buf_release(&b);
 }
 
 /* The map of f's root on `threads` threads, from an empty memory and disk cache. */
