@@ -37,6 +37,9 @@
 #       took; 1,000 sessions (10 of 2,000 turns): -r's listing and -c;
 #       one agent step's llama request after 1, 100 and 1,000 turns, with
 #       the serialised prefix kept, against a build from scratch.
+#       repo_map at 30,000 files beside `ctags -R` (bench_intel map30k: a
+#       generated repository of source files; gen_repo.py's random words
+#       are not code): cold, bytes kept per file, disk cache, warm.
 #       HEARTH_BENCH_REPO=path prints the checkpoint, grep and find rows for
 #       that checkout instead of the generated repository (its files are
 #       changed and put back with git checkout: use a clean checkout), and
@@ -467,6 +470,10 @@ if [ -n "${BENCH_TOOLS:-}" ] && [ -x "$BENCH_TOOLS" ]; then
 		if [ -n "${HEARTH_BENCH_REPO:-}" ] && [ -n "${BENCH_INTEL:-}" ] && [ -x "$BENCH_INTEL" ]; then
 			timeout 900 "$BENCH_INTEL" "$repo" mapreal | sed 1d || echo "  bench: repo_map failed (ignored)"
 		fi
+	fi
+	if [ -z "${HEARTH_BENCH_REPO:-}" ] && [ -n "${BENCH_INTEL:-}" ] && [ -x "$BENCH_INTEL" ]; then
+		sync
+		timeout 1800 "$BENCH_INTEL" "$ROOT" map30k | sed 1d || echo "  bench: repo_map 30k failed (ignored)"
 	fi
 	if [ -z "${HEARTH_BENCH_REPO:-}" ]; then
 		mkdir -p "$gtmp/log" "$gtmp/sessions"

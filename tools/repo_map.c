@@ -6,8 +6,8 @@
  * A cold map parses every file (0.7 s on 2,000 files here, seconds on
  * larger trees), so it is built on the worker thread (io/work.h) and the tool
  * finishes from the loop; every repomap_* call of the product goes through
- * that thread, which keeps repomap's cache and repomap_extract's queries
- * single-threaded.  A job whose tool call was cancelled still runs to its
+ * that thread, which keeps repomap's cache single-threaded (the build
+ * itself parses on that thread and helpers it starts and joins).  A job whose tool call was cancelled still runs to its
  * end (a parse cannot be interrupted; the cache it fills serves the next
  * call); its struct repo_map_run is then detached (job = NULL) and its
  * result dropped.  At shutdown the build gives up between files

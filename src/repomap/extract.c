@@ -3,7 +3,9 @@
  *
  * Data structures:
  *  - `queries`: per language its compiled tags query (reference-only
- *    patterns disabled: uses come from the lexical scan) and stamp; filled on first use, at most 64.
+ *    patterns disabled: uses come from the lexical scan) and stamp; filled on
+ *    first use under `queries_mu`, at most 64; an entry never changes once
+ *    filled, and `nqueries` (read under the lock) says how many are.
  *  - struct nameset: the distinct identifier slices of one file, an
  *    open-addressing table of (start, length) into the text, at most half
  *    full, so each used name is copied once, not once per occurrence.
@@ -12,6 +14,7 @@
  */
 #include "repomap/extract.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,9 +32,11 @@
 
 static struct {
 	const struct code_lang *lang;
-	TSQuery *q;
+	TSQuery *q;          /* compiled when a file of the language is first parsed */
+	int tried;           /* q compiled (or failed to) */
 	uint64_t stamp;
 } queries[NQUERIES];
+static pthread_mutex_t queries_mu = PTHREAD_MUTEX_INITIALIZER;
 
 struct nameset {
 	uint32_t *start, *len;  /* len 0 = empty slot */
@@ -49,9 +54,9 @@ fnv(uint64_t h, const void *p, size_t len)
 	return h;
 }
 
-/* The entry of lang in `queries` (compiled on first use), or NULL. */
+/* The entry of lang in `queries` (compiled on first use; the lock held), or -1. */
 static int
-query_slot(const struct code_lang *lang)
+query_slot_locked(const struct code_lang *lang)
 {
 	uint32_t abi;
 	int i;
@@ -62,7 +67,6 @@ query_slot(const struct code_lang *lang)
 	if (i == NQUERIES || !*lang->tags)
 		return -1;
 	queries[i].lang = lang;
-	queries[i].q = code_skeleton_defs_query(lang, lang->tags);
 	abi = ts_language_version(lang->language()) * 1000u + REPOMAP_EXTRACT_VERSION;
 	queries[i].stamp = fnv(fnv(fnv(UINT64_C(0xcbf29ce484222325), lang->name,
 				       strlen(lang->name)), &abi, sizeof abi),
@@ -76,21 +80,37 @@ query_slot(const struct code_lang *lang)
 	return i;
 }
 
+/* The entry of lang in `queries` (its query compiled when `compile`), or -1; any thread. */
+static int
+query_slot(const struct code_lang *lang, int compile)
+{
+	int i;
+
+	pthread_mutex_lock(&queries_mu);
+	i = query_slot_locked(lang);
+	if (i >= 0 && compile && !queries[i].tried) {
+		queries[i].q = code_skeleton_defs_query(lang, lang->tags);
+		queries[i].tried = 1;
+	}
+	pthread_mutex_unlock(&queries_mu);
+	return i;
+}
+
 /* See repomap/extract.h. */
 int
 repomap_extract_supported(const struct code_lang *lang, uint64_t *stamp)
 {
-	int i = query_slot(lang);
+	int i = query_slot(lang, 0);
 
-	if (i < 0 || !queries[i].q)
+	if (i < 0) /* a tags query that does not compile shows when a file is parsed */
 		return 0;
 	*stamp = queries[i].stamp;
 	return 1;
 }
 
-/* The trimmed source line around start_byte, cut at SIG_MAX bytes on a UTF-8 boundary. */
-static char *
-line_of(const char *text, size_t len, uint32_t start_byte)
+/* The trimmed source line around start_byte, cut at SIG_MAX bytes on a UTF-8 boundary, to d. */
+static void
+line_of(const char *text, size_t len, uint32_t start_byte, struct repomap_extract_def *d)
 {
 	size_t from = start_byte, to = start_byte, n;
 	struct str l;
@@ -103,7 +123,8 @@ line_of(const char *text, size_t len, uint32_t start_byte)
 	n = l.len > SIG_MAX ? SIG_MAX : l.len;
 	while (n < l.len && n > 0 && ((unsigned char)l.p[n] & 0xC0) == 0x80)
 		n--;
-	return xstrndup(l.p, n);
+	d->sig_off = (uint32_t)(l.p - text);
+	d->sig_len = (uint8_t)n;
 }
 
 /* Order uint32 values (definition name positions). */
@@ -117,7 +138,7 @@ cmp_u32(const void *a, const void *b)
 
 /* Add the definition of one match; its name position goes to *at. */
 static void
-add_match_def(struct repomap_store_rec *f, TSQuery *q, const TSQueryMatch *m, const char *text,
+add_match_def(struct repomap_extract *f, TSQuery *q, const TSQueryMatch *m, const char *text,
 	      size_t len, uint32_t **at, size_t *nat)
 {
 	TSNode name = { { 0 }, 0, 0 };
@@ -143,16 +164,17 @@ add_match_def(struct repomap_store_rec *f, TSQuery *q, const TSQueryMatch *m, co
 	*at = xrealloc(*at, (*nat + 1) * sizeof **at);
 	(*at)[(*nat)++] = s;
 	f->defs = xrealloc(f->defs, (f->ndefs + 1) * sizeof *f->defs);
-	f->defs[f->ndefs].name = xstrndup(text + s, e - s);
+	f->defs[f->ndefs].name_off = s;
+	f->defs[f->ndefs].name_len = (uint8_t)(e - s);
 	f->defs[f->ndefs].line = ts_node_start_point(name).row + 1;
-	f->defs[f->ndefs++].sig = line_of(text, len, s);
+	line_of(text, len, s, &f->defs[f->ndefs++]);
 }
 
 /* Order definitions by line. */
 static int
 cmp_def(const void *a, const void *b)
 {
-	const struct repomap_store_def *x = a, *y = b;
+	const struct repomap_extract_def *x = a, *y = b;
 
 	return x->line < y->line ? -1 : x->line > y->line;
 }
@@ -163,13 +185,6 @@ is_word(unsigned char c)
 {
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
 	       c == '_' || c == '$' || c >= 0x80;
-}
-
-/* Order strings for qsort. */
-static int
-cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 /* Add the slice text[s..s+n) to the set unless it is there. */
@@ -202,7 +217,7 @@ nameset_add(struct nameset *ns, const char *text, uint32_t s, uint32_t n)
  * digit) other than the definition names at `at` (sorted); keep each once.
  */
 static void
-collect_refs(struct repomap_store_rec *f, const char *text, size_t len, const uint32_t *at,
+collect_refs(struct repomap_extract *f, const char *text, size_t len, const uint32_t *at,
 	     size_t nat)
 {
 	struct nameset ns = { NULL, NULL, 0, 0 };
@@ -223,18 +238,19 @@ collect_refs(struct repomap_store_rec *f, const char *text, size_t len, const ui
 			continue;
 		nameset_add(&ns, text, (uint32_t)s, (uint32_t)(i - s));
 	}
-	f->refs = xmalloc((ns.n ? ns.n : 1) * sizeof *f->refs);
+	f->ref_off = xmalloc((ns.n ? ns.n : 1) * sizeof *f->ref_off);
+	f->ref_len = xmalloc(ns.n ? ns.n : 1);
 	for (i = 0; i < ns.cap; i++)
-		if (ns.len[i])
-			f->refs[f->nrefs++] = xstrndup(text + ns.start[i], ns.len[i]);
-	if (f->nrefs)
-		qsort(f->refs, f->nrefs, sizeof *f->refs, cmp_str);
+		if (ns.len[i]) {
+			f->ref_off[f->nrefs] = ns.start[i];
+			f->ref_len[f->nrefs++] = (uint8_t)ns.len[i];
+		}
 	free(ns.start), free(ns.len);
 }
 
 /* The definitions of the matches of q under node within [from, to). */
 static void
-defs_in(struct repomap_store_rec *r, TSQueryCursor *c, TSQuery *q, TSNode node, uint32_t from,
+defs_in(struct repomap_extract *r, TSQueryCursor *c, TSQuery *q, TSNode node, uint32_t from,
 	uint32_t to, const char *text, size_t len, uint32_t **at, size_t *nat)
 {
 	TSQueryMatch m;
@@ -247,7 +263,7 @@ defs_in(struct repomap_store_rec *r, TSQueryCursor *c, TSQuery *q, TSNode node, 
 
 /* Run the query per top-level node, over a skipped-body function only up to its body. */
 static void
-collect_defs(struct repomap_store_rec *r, const struct code_lang *lang, TSQuery *q, TSNode root,
+collect_defs(struct repomap_extract *r, const struct code_lang *lang, TSQuery *q, TSNode root,
 	     const char *text, size_t len, uint32_t **at, size_t *nat)
 {
 	TSQueryCursor *c = ts_query_cursor_new();
@@ -270,13 +286,13 @@ collect_defs(struct repomap_store_rec *r, const struct code_lang *lang, TSQuery 
 /* See repomap/extract.h. */
 void
 repomap_extract_file(const struct code_lang *lang, const char *text, size_t len,
-	       struct repomap_store_rec *r)
+	       struct repomap_extract *r)
 {
 	struct code_tree *t = NULL;
 	TSNode root;
 	uint32_t *at = NULL;
 	size_t nat = 0;
-	int slot = query_slot(lang);
+	int slot = lang ? query_slot(lang, 1) : -1;
 
 	if (slot < 0 || !queries[slot].q || code_skeleton_parse(lang, CODE_BODIES_MAP, text, len, &t, NULL, NULL) < 0) {
 		r->skipped = 1;
@@ -291,6 +307,14 @@ repomap_extract_file(const struct code_lang *lang, const char *text, size_t len,
 	collect_refs(r, text, len, at, nat);
 	free(at);
 	code_release(t);
+}
+
+/* See repomap/extract.h. */
+void
+repomap_extract_release(struct repomap_extract *r)
+{
+	free(r->defs), free(r->ref_off), free(r->ref_len);
+	memset(r, 0, sizeof *r);
 }
 
 /* See repomap/extract.h. */

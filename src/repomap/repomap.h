@@ -17,21 +17,28 @@
  * alone over the budget is shown in part); a final note says what was left
  * out.
  *
- * What a file yields is cached for the life of the process, keyed by the
+ * What a file yields is cached for the life of the process, compactly
+ * (interned names, offsets; repomap/store.h's encoding, no text: a
+ * signature is read back from its file when printed), keyed by the
  * absolute path and validated by (mtime, size); entries of files no longer
- * seen are dropped after each build.  A build that parsed a file or dropped
- * one also writes its entries to the disk cache (repomap/store.h), which a later
- * process uses for the files unchanged since (a memory miss consults it
- * before parsing).  repomap_cache_free releases the cache
- * and the compiled queries (for leak checkers).  Files over CODE_MAX_BYTES
- * (5 MB), binary files and minified or generated ones (over 4 KB with
- * lines averaging over 300 bytes) are skipped and counted.  Not
- * thread-safe: the cache and repomap_extract's compiled queries are shared
- * unlocked, so in hearth every repomap_* call runs on the worker thread
- * (io/work.h; the repo_map tool), or while no worker job is queued or running
- * (unit tests, the bench, repomap_cache_free after work_shutdown at exit).
- * repomap_build runs nothing on the loop and logs nothing; on the worker
- * it gives up (-1, the cache unpruned and not saved) when work_stopping.
+ * seen are dropped after each build, and the cache holds one root (a
+ * build of another root starts from empty).  The first build of a root in
+ * a process loads its disk cache (repomap/store.h), so a file unchanged
+ * since is a stat, not a read.  A build that parsed a file or dropped one
+ * rewrites the disk cache; a build in which nothing changed reuses the
+ * previous ranking.  The files to parse are parsed by the calling thread
+ * and helpers (one thread per online core, at most 8, or
+ * repomap_set_threads), which start and end within repomap_build; the
+ * output does not depend on their number.  repomap_cache_free releases the
+ * cache and the compiled queries (for leak checkers).  Files over
+ * CODE_MAX_BYTES (5 MB), binary files and minified or generated ones (over
+ * 4 KB with lines averaging over 300 bytes) are skipped and counted.  Not
+ * thread-safe: the cache is shared unlocked, so in hearth every repomap_*
+ * call runs on the worker thread (io/work.h; the repo_map tool), or while
+ * no worker job is queued or running (unit tests, the bench,
+ * repomap_cache_free after work_shutdown at exit).  repomap_build runs
+ * nothing on the loop and logs nothing; on the worker it gives up (-1,
+ * files not parsed yet are not cached, nothing saved) when work_stopping.
  */
 #ifndef HEARTH_REPOMAP_REPOMAP_H
 #define HEARTH_REPOMAP_REPOMAP_H
@@ -52,6 +59,8 @@ struct repomap_stats {
 	size_t misses;  /* files read and parsed */
 	size_t disk;    /* files answered from the disk cache (repomap/store.h) */
 	size_t cached;  /* entries now in the cache */
+	size_t bytes;   /* heap bytes the cache holds (entries, names, tables) */
+	size_t threads; /* threads that parsed in the last build that parsed a file */
 };
 
 /*
@@ -62,7 +71,9 @@ struct repomap_stats {
 int repomap_build(const char *root, size_t tokens, struct buf *out, struct err *e);
 /* The cache counters. */
 void repomap_stats(struct repomap_stats *st);
-/* Free the cache and the compiled queries; counters back to zero. */
+/* Parse on n threads (0: one per online core, the default; at most 8). */
+void repomap_set_threads(unsigned n);
+/* Free the cache and the compiled queries; counters back to zero (the thread setting stays). */
 void repomap_cache_free(void);
 
 #endif

@@ -1,12 +1,11 @@
 /*
- * repomap/store: repomap's per-file results on disk (format in repomap/store.h).
+ * repomap/store: repomap's per-file results on disk, and the blob encoding
+ * (format in repomap/store.h).
  *
  * Data structures:
  *  - struct repomap_store: the whole cache file in `data` (checked: magic,
- *    version, checksum, every record in bounds) and an open-addressing
- *    table from abs path (a NUL-terminated string inside `data`) to the
- *    offset of its record, at most half full.  Records are decoded only
- *    when taken.
+ *    version, checksum, names distinct, every record and blob in bounds
+ *    and consistent) and the records, pointing into it.
  *  - struct rd: a bounds-checked reader over data; any read past the end
  *    sets `bad` and yields zeros.
  */
@@ -19,30 +18,30 @@
 #include "base/xmalloc.h"
 
 #define MAGIC "HRMC"
-#define MAX_FILE (256u << 20)
-
-struct repomap_store {
-	struct buf data;
-	const char **key;
-	size_t *off;
-	size_t cap;        /* a power of two, or 0 */
-};
+#define MAX_FILE (1024u << 20)
+#define REC_FIXED (8 + 8 + 8 + 1 + 4 + 4 + 4) /* a record after its path */
 
 struct rd {
 	const unsigned char *p, *end;
 	int bad;
 };
 
-/* FNV-1a over len bytes. */
+/* FNV-1a over len bytes, continuing h. */
 static uint64_t
-fnv(const void *p, size_t len)
+fnv_more(uint64_t h, const void *p, size_t len)
 {
 	const unsigned char *s = p;
-	uint64_t h = UINT64_C(0xcbf29ce484222325);
 
 	while (len--)
 		h = (h ^ *s++) * UINT64_C(0x100000001b3);
 	return h;
+}
+
+/* FNV-1a over len bytes. */
+static uint64_t
+fnv(const void *p, size_t len)
+{
+	return fnv_more(UINT64_C(0xcbf29ce484222325), p, len);
 }
 
 /* Append root's cache file path (see repomap/store.h). */
@@ -75,15 +74,25 @@ rd_take(struct rd *r, size_t n)
 	return p;
 }
 
+/* Read n bytes into v (zeros when out of bounds). */
+static void
+rd_copy(struct rd *r, void *v, size_t n)
+{
+	const unsigned char *p = rd_take(r, n);
+
+	if (p)
+		memcpy(v, p, n);
+	else
+		memset(v, 0, n);
+}
+
 /* Read a u32. */
 static uint32_t
 rd_u32(struct rd *r)
 {
-	const unsigned char *p = rd_take(r, 4);
-	uint32_t v = 0;
+	uint32_t v;
 
-	if (p)
-		memcpy(&v, p, 4);
+	rd_copy(r, &v, 4);
 	return v;
 }
 
@@ -91,11 +100,10 @@ rd_u32(struct rd *r)
 static const char *
 rd_str(struct rd *r)
 {
-	const unsigned char *p = rd_take(r, 2), *s;
-	uint16_t n = 0;
+	const unsigned char *s;
+	uint16_t n;
 
-	if (p)
-		memcpy(&n, p, 2);
+	rd_copy(r, &n, 2);
 	s = n ? rd_take(r, n) : NULL;
 	if (!s || s[n - 1] || memchr(s, 0, n - 1)) {
 		r->bad = 1;
@@ -104,71 +112,194 @@ rd_str(struct rd *r)
 	return (const char *)s;
 }
 
-/* Skip (or, with rec, decode into malloc'd copies) one record after its path. */
-static void
-rd_body(struct rd *r, struct repomap_store_rec *rec)
+/* Start reading a blob. */
+void
+repomap_store_blob_open(struct repomap_blob *r, const unsigned char *p, size_t len)
 {
-	uint32_t i, n;
+	r->p = p;
+	r->end = p + len;
+	r->last = 0;
+	r->bad = 0;
+}
 
-	r->p += 8 + 8 + 8;  /* mtime, size, stamp: checked by the caller */
-	(void)rd_take(r, 1); /* skipped */
-	n = rd_u32(r);
-	if (rec && !r->bad && n <= (size_t)(r->end - r->p) / 8)
-		rec->defs = xcalloc(n ? n : 1, sizeof *rec->defs);
-	for (i = 0; i < n && !r->bad; i++) {
-		uint32_t line = rd_u32(r);
-		const char *name = rd_str(r), *sig = rd_str(r);
-		if (rec && rec->defs && !r->bad) {
-			rec->defs[i].line = line;
-			rec->defs[i].name = xstrdup(name);
-			rec->defs[i].sig = xstrdup(sig);
-			rec->ndefs = i + 1;
+/* A varint (7 bits a byte, low first; at most 5 bytes). */
+static uint32_t
+blob_varint(struct repomap_blob *r)
+{
+	uint32_t v = 0;
+	int shift;
+
+	for (shift = 0; shift < 35; shift += 7) {
+		if (r->p >= r->end) {
+			r->bad = 1;
+			return 0;
 		}
+		v |= (uint32_t)(*r->p & 0x7f) << shift;
+		if (!(*r->p++ & 0x80))
+			return v;
 	}
-	n = rd_u32(r);
-	if (rec && !r->bad && n <= (size_t)(r->end - r->p) / 3)
-		rec->refs = xcalloc(n ? n : 1, sizeof *rec->refs);
-	for (i = 0; i < n && !r->bad; i++) {
-		const char *s = rd_str(r);
-		if (rec && rec->refs && !r->bad)
-			rec->refs[rec->nrefs++] = xstrdup(s);
+	r->bad = 1;
+	return 0;
+}
+
+/* Read one definition. */
+void
+repomap_store_blob_def(struct repomap_blob *r, struct repomap_def *d)
+{
+	d->name = blob_varint(r);
+	d->line = blob_varint(r);
+	d->sig_off = blob_varint(r);
+	if (r->bad || r->end - r->p < 2) {
+		r->bad = 1;
+		memset(d, 0, sizeof *d);
+		return;
+	}
+	d->sig_len = *r->p++;
+	d->self = *r->p++;
+}
+
+/* Read one used name's id. */
+uint32_t
+repomap_store_blob_ref(struct repomap_blob *r)
+{
+	uint32_t d = blob_varint(r);
+
+	if (r->bad)
+		return 0;
+	r->last += d;
+	return r->last;
+}
+
+/* Append a varint. */
+static void
+put_varint(struct buf *b, uint32_t v)
+{
+	unsigned char t[5];
+	size_t n = 0;
+
+	do {
+		t[n] = v & 0x7f;
+		v >>= 7;
+		if (v)
+			t[n] |= 0x80;
+		n++;
+	} while (v);
+	buf_add(b, t, n);
+}
+
+/* Append one definition. */
+void
+repomap_store_put_def(struct buf *b, const struct repomap_def *d)
+{
+	unsigned char t[2] = { d->sig_len, d->self != 0 };
+
+	put_varint(b, d->name);
+	put_varint(b, d->line);
+	put_varint(b, d->sig_off);
+	buf_add(b, t, 2);
+}
+
+/* Append the used names. */
+void
+repomap_store_put_refs(struct buf *b, const uint32_t *ids, size_t n)
+{
+	uint32_t last = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		put_varint(b, ids[i] - last);
+		last = ids[i];
 	}
 }
 
-/* Index every record; -1 when one is out of bounds. */
+/* Whether the blob decodes to exactly its counts, within nnames and the file's size. */
 static int
-index_records(struct repomap_store *c, struct rd *r, uint32_t count)
+blob_ok(const struct repomap_store_rec *rec, uint32_t nnames)
+{
+	struct repomap_blob b;
+	struct repomap_def d;
+	uint32_t i, id;
+
+	repomap_store_blob_open(&b, rec->blob, rec->bloblen);
+	for (i = 0; i < rec->ndefs && !b.bad; i++) {
+		repomap_store_blob_def(&b, &d);
+		if (d.name >= nnames || (long long)d.sig_off + d.sig_len > rec->size)
+			return 0;
+	}
+	for (i = 0; i < rec->nrefs && !b.bad; i++) {
+		uint32_t before = b.last;
+		id = repomap_store_blob_ref(&b);
+		if (id >= nnames || (i && id <= before))
+			return 0;
+	}
+	return !b.bad && b.p == b.end;
+}
+
+/* Whether names holds exactly nnames distinct NUL-terminated strings. */
+static int
+names_ok(const char *names, size_t len, uint32_t nnames)
+{
+	const char **tab;
+	const char *p = names, *end = names + len, *nul;
+	size_t cap, i;
+	uint32_t k;
+	int ok = 1;
+
+	if (len && names[len - 1])
+		return 0;
+	for (cap = 16; cap < 2 * (size_t)nnames; cap *= 2)
+		;
+	tab = xcalloc(cap, sizeof *tab);
+	for (k = 0; k < nnames && ok; k++) {
+		if (p >= end || !(nul = memchr(p, 0, (size_t)(end - p)))) {
+			ok = 0;
+			break;
+		}
+		for (i = fnv(p, (size_t)(nul - p)) & (cap - 1); tab[i]; i = (i + 1) & (cap - 1))
+			if (!strcmp(tab[i], p))
+				ok = 0;
+		tab[i] = p;
+		p = nul + 1;
+	}
+	free(tab);
+	return ok && p == end;
+}
+
+/* Decode the records after the names; -1 when one is out of bounds or inconsistent. */
+static int
+read_records(struct repomap_store *c, struct rd *r, uint32_t count)
 {
 	uint32_t k;
-	size_t i;
 
-	for (c->cap = 16; c->cap < 2 * (size_t)count; c->cap *= 2)
-		;
-	c->key = xcalloc(c->cap, sizeof *c->key);
-	c->off = xcalloc(c->cap, sizeof *c->off);
+	c->recs = xcalloc(count ? count : 1, sizeof *c->recs);
 	for (k = 0; k < count; k++) {
-		size_t off = (size_t)(r->p - (const unsigned char *)c->data.data);
-		const char *abs = rd_str(r);
-		if (r->bad || (size_t)(r->end - r->p) < 25)
+		struct repomap_store_rec *rec = &c->recs[k];
+		unsigned char sk;
+		rec->abs = rd_str(r);
+		rd_copy(r, &rec->mtime_ns, 8);
+		rd_copy(r, &rec->size, 8);
+		rd_copy(r, &rec->stamp, 8);
+		rd_copy(r, &sk, 1);
+		rec->skipped = sk;
+		rec->ndefs = rd_u32(r);
+		rec->nrefs = rd_u32(r);
+		rec->bloblen = rd_u32(r);
+		rec->blob = rd_take(r, rec->bloblen);
+		if (r->bad || sk > 3 || rec->size < 0 || !blob_ok(rec, c->nnames))
 			return -1;
-		rd_body(r, NULL);
-		if (r->bad)
-			return -1;
-		for (i = fnv(abs, strlen(abs)) & (c->cap - 1); c->key[i]; i = (i + 1) & (c->cap - 1))
-			;
-		c->key[i] = abs;
-		c->off[i] = off;
+		c->n = k + 1;
 	}
 	return r->p == r->end ? 0 : -1;
 }
 
-/* Drop the table and data: an empty cache. */
+/* Drop everything: an empty cache. */
 static void
 make_empty(struct repomap_store *c)
 {
-	free(c->key), free(c->off);
-	c->key = NULL, c->off = NULL, c->cap = 0;
+	free(c->recs);
 	buf_release(&c->data);
+	memset(c, 0, sizeof *c);
+	buf_init(&c->data, 0);
 }
 
 /* Load root's cache (see repomap/store.h). */
@@ -179,10 +310,11 @@ repomap_store_load(const char *root)
 	struct buf path = BUF_INIT;
 	struct rd r;
 	uint64_t sum;
-	uint32_t count;
+	uint32_t count, nbytes;
 
+	buf_init(&c->data, 0);
 	if (repomap_store_path(root, &path) < 0 || buf_read_file(&c->data, path.data, MAX_FILE, NULL) < 0 ||
-	    c->data.len < 20) {
+	    c->data.len < 28) {
 		make_empty(c);
 		buf_release(&path);
 		return c;
@@ -201,40 +333,15 @@ repomap_store_load(const char *root)
 		make_empty(c);
 		return c;
 	}
+	c->nnames = rd_u32(&r);
 	count = rd_u32(&r);
-	if (count > c->data.len / 30 || index_records(c, &r, count) < 0)
+	nbytes = rd_u32(&r);
+	c->names = (const char *)rd_take(&r, nbytes);
+	c->names_len = nbytes;
+	if (r.bad || c->nnames > nbytes || count > c->data.len / (2 + REC_FIXED) ||
+	    !names_ok(c->names, nbytes, c->nnames) || read_records(c, &r, count) < 0)
 		make_empty(c);
 	return c;
-}
-
-/* Take abs's record when it is current (see repomap/store.h). */
-int
-repomap_store_take(struct repomap_store *c, const char *abs, long long mtime_ns, long long size,
-	     uint64_t stamp, struct repomap_store_rec *rec)
-{
-	struct rd r;
-	size_t i;
-	long long m, s;
-	uint64_t st;
-
-	if (!c || !c->cap)
-		return 0;
-	for (i = fnv(abs, strlen(abs)) & (c->cap - 1); c->key[i]; i = (i + 1) & (c->cap - 1))
-		if (!strcmp(c->key[i], abs))
-			break;
-	if (!c->key[i])
-		return 0;
-	r.p = (const unsigned char *)c->data.data + c->off[i];
-	r.end = (const unsigned char *)c->data.data + c->data.len - 8;
-	r.bad = 0;
-	(void)rd_str(&r);
-	memcpy(&m, r.p, 8), memcpy(&s, r.p + 8, 8), memcpy(&st, r.p + 16, 8);
-	if (m != mtime_ns || s != size || st != stamp)
-		return 0;
-	rec->skipped = r.p[24] != 0;
-	rec->defs = NULL, rec->refs = NULL, rec->ndefs = rec->nrefs = 0;
-	rd_body(&r, rec);
-	return 1;
 }
 
 /* Free a loaded cache. */
@@ -266,32 +373,26 @@ put_str(struct buf *b, const char *s)
 static void
 put_rec(struct buf *b, const struct repomap_store_rec *r)
 {
-	uint32_t n = (uint32_t)r->ndefs, i;
-	unsigned char sk = r->skipped != 0;
+	unsigned char sk = (unsigned char)r->skipped;
 
 	put_str(b, r->abs);
 	buf_add(b, &r->mtime_ns, 8);
 	buf_add(b, &r->size, 8);
 	buf_add(b, &r->stamp, 8);
 	buf_add(b, &sk, 1);
-	buf_add(b, &n, 4);
-	for (i = 0; i < n; i++) {
-		buf_add(b, &r->defs[i].line, 4);
-		put_str(b, r->defs[i].name);
-		put_str(b, r->defs[i].sig);
-	}
-	n = (uint32_t)r->nrefs;
-	buf_add(b, &n, 4);
-	for (i = 0; i < n; i++)
-		put_str(b, r->refs[i]);
+	buf_add(b, &r->ndefs, 4);
+	buf_add(b, &r->nrefs, 4);
+	buf_add(b, &r->bloblen, 4);
+	buf_add(b, r->blob, r->bloblen);
 }
 
 /* Write root's cache file (see repomap/store.h). */
 int
-repomap_store_save(const char *root, const struct repomap_store_rec *recs, size_t n, struct err *e)
+repomap_store_save(const char *root, const char *names, size_t names_len, uint32_t nnames,
+		   const struct repomap_store_rec *recs, size_t n, struct err *e)
 {
 	struct buf b = BUF_INIT, path = BUF_INIT;
-	uint32_t v = REPOMAP_STORE_VERSION, cnt = (uint32_t)n;
+	uint32_t v = REPOMAP_STORE_VERSION, cnt = (uint32_t)n, nb = (uint32_t)names_len;
 	uint64_t sum;
 	char *slash;
 	size_t i;
@@ -303,7 +404,10 @@ repomap_store_save(const char *root, const struct repomap_store_rec *recs, size_
 	}
 	buf_add(&b, MAGIC, 4);
 	buf_add(&b, &v, 4);
+	buf_add(&b, &nnames, 4);
 	buf_add(&b, &cnt, 4);
+	buf_add(&b, &nb, 4);
+	buf_add(&b, names, names_len);
 	for (i = 0; i < n; i++)
 		put_rec(&b, &recs[i]);
 	sum = fnv(b.data, b.len);

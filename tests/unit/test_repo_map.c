@@ -278,7 +278,7 @@ test_disk_stale(void **state)
 static void
 forge(struct buf *b, int how)
 {
-	uint32_t v = REPOMAP_STORE_VERSION, n = how == 3 ? 100000 : 1;
+	uint32_t v = REPOMAP_STORE_VERSION, n = how == 3 ? 100000 : 1, zero = 0;
 	uint16_t len = how == 4 ? 60000 : 5;
 	uint64_t h = UINT64_C(0xcbf29ce484222325);
 	size_t i;
@@ -286,12 +286,77 @@ forge(struct buf *b, int how)
 	buf_reset(b);
 	buf_add(b, "HRMC", 4);
 	buf_add(b, &v, 4);
-	buf_add(b, &n, 4);
+	buf_add(b, &zero, 4); /* names */
+	buf_add(b, &n, 4);    /* records */
+	buf_add(b, &zero, 4); /* bytes of names */
 	buf_add(b, &len, 2);
 	buf_add(b, "/abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvwxyz", 60);
 	for (i = 0; i < b->len; i++)
 		h = (h ^ (unsigned char)b->data[i]) * UINT64_C(0x100000001b3);
 	buf_add(b, &h, 8);
+}
+
+/*
+ * Rewrite the cache file through repomap_store_save (a good checksum) with
+ * one inconsistency: how 6, a name twice; 7, a definition's name id past
+ * the names; 8, a signature past the file's end; 9, used names out of
+ * order; 10, a blob longer than its counts.
+ */
+static void
+resave(struct fixture *f, int how)
+{
+	struct repomap_store *c = repomap_store_load(f->root);
+	struct repomap_store_rec *r;
+	struct buf names = BUF_INIT, *blobs;
+	uint32_t nnames = c->nnames;
+	size_t i, j, hit = 0;
+
+	assert_true(c->n >= 6);
+	r = calloc(c->n, sizeof *r);
+	blobs = calloc(c->n, sizeof *blobs);
+	assert_non_null(r);
+	assert_non_null(blobs);
+	buf_add(&names, c->names, c->names_len);
+	if (how == 6) { /* the first name again at the end */
+		buf_adds(&names, c->names);
+		buf_addch(&names, '\0');
+		nnames++;
+	}
+	for (i = 0; i < c->n; i++) {
+		struct repomap_blob rd;
+		struct repomap_def d;
+		uint32_t *ids = calloc(c->recs[i].nrefs + 1, sizeof *ids);
+		r[i] = c->recs[i];
+		repomap_store_blob_open(&rd, r[i].blob, r[i].bloblen);
+		for (j = 0; j < r[i].ndefs; j++) {
+			repomap_store_blob_def(&rd, &d);
+			if (how == 7 && !hit++)
+				d.name = nnames;
+			if (how == 8 && !hit++)
+				d.sig_off = (uint32_t)r[i].size;
+			repomap_store_put_def(&blobs[i], &d);
+		}
+		for (j = 0; j < r[i].nrefs; j++)
+			ids[j] = repomap_store_blob_ref(&rd);
+		assert_false(rd.bad);
+		if (how == 9 && r[i].nrefs > 1 && !hit++) {
+			uint32_t t = ids[0];
+			ids[0] = ids[1], ids[1] = t;
+		}
+		repomap_store_put_refs(&blobs[i], ids, r[i].nrefs);
+		if (how == 10 && !hit++)
+			buf_addch(&blobs[i], 0);
+		r[i].blob = (const unsigned char *)blobs[i].data;
+		r[i].bloblen = (uint32_t)blobs[i].len;
+		free(ids);
+	}
+	assert_true(hit > 0 || how == 6 || how == 0);
+	assert_int_equal(repomap_store_save(f->root, names.data, names.len, nnames, r, c->n, NULL), 0);
+	for (i = 0; i < c->n; i++)
+		buf_release(&blobs[i]);
+	free(blobs), free(r);
+	buf_release(&names);
+	repomap_store_free(c);
 }
 
 /* Build, damage the cache file with `how`, then build as a new process: all parsed. */
@@ -312,12 +377,17 @@ disk_damaged(struct fixture *f, int how)
 		b.len = b.len / 2;              /* truncated */
 	else if (how == 2)
 		memset(b.data, 0xff, b.len);    /* garbage */
-	else
+	else if (how <= 5)
 		forge(&b, how);                 /* a good checksum over bad records */
-	fd = open(p, O_WRONLY | O_TRUNC);
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, b.data, b.len), (ssize_t)b.len);
-	close(fd);
+	if (how <= 5) {
+		fd = open(p, O_WRONLY | O_TRUNC);
+		assert_true(fd >= 0);
+		assert_int_equal(write(fd, b.data, b.len), (ssize_t)b.len);
+		close(fd);
+	} else {
+		repomap_cache_free();
+		resave(f, how);                 /* consistent but for one thing */
+	}
 	repomap_cache_free();
 	m2 = map(f, 2000);
 	repomap_stats(&st);
@@ -342,6 +412,22 @@ test_disk_corrupt(void **state)
 	disk_damaged(*state, 3);
 	disk_damaged(*state, 4);
 	disk_damaged(*state, 5);
+	/* the resave itself is sound: unchanged, it is used */
+	repomap_cache_free();
+	free(map(*state, 2000));
+	resave(*state, 0);
+	repomap_cache_free();
+	free(map(*state, 2000));
+	{
+		struct repomap_stats st;
+		repomap_stats(&st);
+		assert_int_equal(st.disk, 6);
+	}
+	disk_damaged(*state, 6);
+	disk_damaged(*state, 7);
+	disk_damaged(*state, 8);
+	disk_damaged(*state, 9);
+	disk_damaged(*state, 10);
 }
 
 static void
@@ -435,6 +521,222 @@ test_tool(void **state)
 	f->env.root = f->root;
 }
 
+/* A tree of n files in four languages using each other's definitions. */
+static void
+many_files(struct fixture *f, int n)
+{
+	char path[64], text[512];
+	struct buf b = BUF_INIT;
+	int i, k;
+
+	fixture_mkdir(f, "many");
+	for (i = 0; i < n; i++) {
+		int u = (i * 7 + 3) % n, w = (i * 13 + 5) % n;
+		switch (i % 4) {
+		case 0:
+			snprintf(path, sizeof path, "many/m%03d.c", i);
+			snprintf(text, sizeof text, "int\nfn_%d(int x)\n{\n\treturn fn_%d(x) + fn_%d(x);\n}\n"
+				 "struct st_%d { int v; };\n", i, u, w, i);
+			break;
+		case 1:
+			snprintf(path, sizeof path, "many/m%03d.py", i);
+			snprintf(text, sizeof text, "def fn_%d(x):\n    return fn_%d(x) + fn_%d(x)\n\n"
+				 "class Cls_%d:\n    def meth_%d(self):\n        return st_%d\n", i, u, w, i, i, u);
+			break;
+		case 2:
+			snprintf(path, sizeof path, "many/m%03d.js", i);
+			snprintf(text, sizeof text, "export function fn_%d(x) {\n  return fn_%d(x) + fn_%d(x);\n}\n"
+				 "// \u00e9t\u00e9 Cls_%d\n", i, u, w, w);
+			break;
+		default:
+			snprintf(path, sizeof path, "many/m%03d.go", i);
+			snprintf(text, sizeof text, "package many\n\nfunc fn_%d(x int) int {\n\treturn fn_%d(x) + "
+				 "fn_%d(x)\n}\n\ntype T%d struct{}\n", i, u, w, i);
+		}
+		/* names of its own in a comment: the name table grows while the threads intern */
+		buf_reset(&b);
+		buf_addf(&b, "%s%s", text, i % 4 == 1 ? "#" : "//");
+		for (k = 0; k < 60; k++)
+			buf_addf(&b, " uniq_%d_%d", i, k);
+		buf_addch(&b, '\n');
+		fixture_puts(f, path, b.data);
+	}
+	buf_release(&b);
+}
+
+/* The map of f's root on `threads` threads, from an empty memory and disk cache. */
+static char *
+map_threads(struct fixture *f, unsigned threads, size_t tokens)
+{
+	struct repomap_stats st;
+	char *m, *p = disk_path(f);
+
+	repomap_cache_free();
+	(void)unlink(p);
+	free(p);
+	repomap_set_threads(threads);
+	m = map(f, tokens);
+	repomap_stats(&st);
+	assert_int_equal(st.disk, 0);
+	assert_int_equal(st.threads, threads);
+	return m;
+}
+
+/* One thread or several: the same map, byte for byte, cold, from the disk cache and warm. */
+static void
+test_threads(void **state)
+{
+	struct fixture *f = *state;
+	char *one, *two, *four, *m;
+	struct repomap_stats st;
+
+	many_files(f, 400);
+	one = map_threads(f, 1, 16000);
+	two = map_threads(f, 2, 16000);
+	four = map_threads(f, 4, 16000);
+	at(one, "fn_0(int x)");
+	at(one, "class Cls_1:");
+	assert_string_equal(one, two);
+	assert_string_equal(one, four);
+	repomap_stats(&st);
+	assert_int_equal(st.misses, 406);
+	repomap_cache_free(); /* a new process: every file from the disk cache */
+	m = map(f, 16000);
+	repomap_stats(&st);
+	assert_int_equal(st.disk, 406);
+	assert_int_equal(st.misses, 0);
+	assert_string_equal(one, m);
+	free(m);
+	m = map(f, 16000); /* warm: the ranking kept */
+	assert_string_equal(one, m);
+	free(m);
+	free(one), free(two), free(four);
+	repomap_set_threads(0);
+}
+
+/*
+ * A file changed between builds is parsed again and the ranking redone, in
+ * the same process (where an unchanged build reuses the last ranking) and
+ * in a new one (from the disk cache); its signatures are read back from
+ * the new text.
+ */
+static void
+test_changed(void **state)
+{
+	struct fixture *f = *state;
+	struct timespec ts[2] = { { 0, UTIME_NOW }, { 2000000000, 0 } };
+	struct repomap_stats st;
+	char *m;
+
+	repomap_set_threads(2);
+	m = map(f, 2000);
+	/* a.c is used by b.c: above the files nobody uses */
+	assert_true(at(m, "src/a.c:\n") < at(m, "tool.py:\n"));
+	free(m);
+	m = map(f, 2000);
+	assert_true(at(m, "src/a.c:\n") < at(m, "tool.py:\n"));
+	free(m);
+	/* b.c now uses Runner, not use_a: tool.py goes above a.c */
+	fixture_puts(f, "src/b.c", "int\nuse_b(void)\n{\n\treturn helper_parse(2) + Runner();\n}\n");
+	assert_int_equal(utimensat(AT_FDCWD, fixture_path(f, "src/b.c"), ts, 0), 0);
+	m = map(f, 2000);
+	repomap_stats(&st);
+	assert_int_equal(st.misses, 7);
+	assert_true(at(m, "tool.py:\n") < at(m, "src/a.c:\n"));
+	free(m);
+	/* a new process: the disk cache has b.c's new record */
+	repomap_cache_free();
+	m = map(f, 2000);
+	repomap_stats(&st);
+	assert_int_equal(st.disk, 6);
+	assert_true(at(m, "tool.py:\n") < at(m, "src/a.c:\n"));
+	free(m);
+	/* changed again, other size, while the disk cache is in memory: the new signature shows */
+	fixture_puts(f, "src/b.c", "int\nuse_b_renamed(long y)\n{\n\treturn helper_parse(2) + use_a();\n}\n");
+	m = map(f, 2000);
+	repomap_stats(&st);
+	assert_int_equal(st.misses, 1);
+	at(m, "src/b.c:\n      2  use_b_renamed(long y)\n");
+	assert_true(at(m, "src/a.c:\n") < at(m, "tool.py:\n"));
+	free(m);
+	repomap_set_threads(0);
+}
+
+/*
+ * Between builds of one process nothing is walked while the watches are
+ * quiet: still, a file added in a subdirectory, a file changed in place, a
+ * .gitignore edited in place and a removed directory all show in the next
+ * build.
+ */
+static void
+test_watch(void **state)
+{
+	struct fixture *f = *state;
+	git_repository *repo = NULL;
+	struct repomap_stats st;
+	char *m;
+	int fd;
+
+	git_libgit2_init();
+	assert_int_equal(git_repository_init(&repo, f->root, 0), 0);
+	git_repository_free(repo);
+	git_libgit2_shutdown();
+	fixture_puts(f, ".gitignore", "*.o\n");
+	fixture_mkdir(f, "src/deep");
+	free(map(f, 2000));
+	free(map(f, 2000));
+	free(map(f, 2000)); /* quiet: nothing stated */
+	repomap_stats(&st);
+	assert_int_equal(st.misses, 6);
+	fixture_puts(f, "src/deep/new.c", "int brand_new_fn(void) { return helper_parse(9); }\n");
+	m = map(f, 2000);
+	at(m, "src/deep/new.c:\n      1  int brand_new_fn(void)");
+	free(m);
+	free(map(f, 2000));
+	/* written in place (same inode, the directory unchanged) */
+	fd = open(fixture_path(f, "src/deep/new.c"), O_WRONLY | O_TRUNC);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "int renamed_fn(int);\n", 21), 21);
+	close(fd);
+	m = map(f, 2000);
+	at(m, "src/deep/new.c:\n      1  int renamed_fn(int);");
+	assert_null(strstr(m, "brand_new_fn"));
+	free(m);
+	free(map(f, 2000));
+	fd = open(fixture_path(f, ".gitignore"), O_WRONLY | O_APPEND);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "deep/\n", 6), 6);
+	close(fd);
+	m = map(f, 2000);
+	assert_null(strstr(m, "renamed_fn"));
+	at(m, "src/util.c:\n");
+	free(m);
+	free(map(f, 2000));
+	fixture_rmrf(fixture_path(f, "src"));
+	m = map(f, 2000);
+	assert_null(strstr(m, "src/util.c"));
+	at(m, "tool.py:\n");
+	free(m);
+}
+
+/* A signature is the trimmed line cut at 100 bytes, never inside a UTF-8 character. */
+static void
+test_signature(void **state)
+{
+	struct fixture *f = *state;
+	char line[256], *m;
+
+	/* "int sig_fn(int a" and 83 digits are 99 bytes: the next "é" (2 bytes) straddles byte 100 */
+	snprintf(line, sizeof line, "\t int sig_fn(int a%s%s, int b);\n",
+		 "01234567890123456789012345678901234567890123456789012345678901234567890123456789012",
+		 "\xc3\xa9\xc3\xa9");
+	fixture_puts(f, "sig.h", line);
+	m = map(f, 4000);
+	at(m, "sig.h:\n      1  int sig_fn(int a0123456789012345678901234567890123456789012345678901234567890"
+	   "1234567890123456789012\n");
+	free(m);
+}
+
 int
 main(void)
 {
@@ -449,6 +751,10 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_disk_unwritable, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bodies, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tool, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_threads, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_changed, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_watch, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_signature, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
