@@ -262,6 +262,43 @@ test_git_tree_attributes(void **state)
 	teardown(t);
 }
 
+/*
+ * The base follows the user's index: a file staged with git add after a
+ * snapshot (status then calls it clean) is in the next snapshot with its
+ * new bytes, and the base's raw paths (eol=crlf) keep their disk bytes.
+ */
+static void
+test_git_tree_index_changes(void **state)
+{
+	struct t *t = setup("git init -q && git config user.email t@t && git config user.name t "
+			    "&& git config core.autocrlf false && "
+			    "printf '*.bat text eol=crlf\\n' > .gitattributes && "
+			    "printf 'a\\r\\n' > run.bat && printf 'v1\\n' > kept && "
+			    "git add . && git commit -qm init && rm -f .git/index && git reset -q");
+	struct buf data = BUF_INIT;
+	struct err e = ERR_INIT;
+	char cmd[8192];
+	git_oid tree;
+
+	(void)state;
+	assert_int_equal(repo_snap_tree(&t->s, NULL, NULL, &tree, NULL, &e), 0);
+	assert_true(t->s.base_ok);
+	tree_content(t, &tree, "kept", &data);
+	assert_memory_equal(data.data, "v1\n", 3);
+	sleep(1); /* the index file's mtime changes with the second */
+	snprintf(cmd, sizeof cmd, "cd '%s' && printf 'v3\\n' > kept && git add kept", t->w);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(repo_snap_tree(&t->s, NULL, NULL, &tree, NULL, &e), 0);
+	tree_content(t, &tree, "kept", &data);
+	assert_int_equal(data.len, 3);
+	assert_memory_equal(data.data, "v3\n", 3);
+	tree_content(t, &tree, "run.bat", &data);
+	assert_int_equal(data.len, 3);
+	assert_memory_equal(data.data, "a\r\n", 3);
+	buf_release(&data);
+	teardown(t);
+}
+
 int
 main(void)
 {
@@ -272,6 +309,7 @@ main(void)
 		cmocka_unit_test(test_private_tree),
 		cmocka_unit_test(test_git_tree),
 		cmocka_unit_test(test_git_tree_attributes),
+		cmocka_unit_test(test_git_tree_index_changes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
