@@ -105,15 +105,25 @@ repo_snap_open(struct repo_snap *s, const char *root, const char *state_dir, str
 	return open_private(s, root, state_dir, e);
 }
 
+/* Free and clear a scope kept in the store. */
+static void
+scope_drop(struct repo_snap_scope **sc)
+{
+	if (*sc) {
+		repo_snap_scope_free(*sc);
+		free(*sc);
+		*sc = NULL;
+	}
+}
+
 /* Free the store. */
 void
 repo_snap_close(struct repo_snap *s)
 {
 	git_repository_free(s->git);
 	free(s->workdir);
-	if (s->raw)
-		repo_snap_scope_free(s->raw);
-	free(s->raw);
+	scope_drop(&s->raw);
+	scope_drop(&s->subs);
 	memset(s, 0, sizeof *s);
 }
 
@@ -620,10 +630,34 @@ converting_paths(struct repo_snap *s, git_index *idx, struct repo_snap_scope *ra
 	return 0;
 }
 
+/* Replace *tree by a copy without the paths of sc; 0 / -1. */
+static int
+drop_paths(struct repo_snap *s, git_oid *tree, const struct repo_snap_scope *sc)
+{
+	git_tree_update *u;
+	git_tree *t = NULL;
+	size_t i;
+	int rc;
+
+	if (!sc->n)
+		return 0;
+	if (git_tree_lookup(&t, s->git, tree) < 0)
+		return -1;
+	u = xcalloc(sc->n, sizeof *u);
+	for (i = 0; i < sc->n; i++) {
+		u[i].action = GIT_TREE_UPDATE_REMOVE;
+		u[i].path = sc->paths[i];
+	}
+	rc = git_tree_create_updated(tree, s->git, t, sc->n, u) == 0 ? 0 : -1;
+	free(u);
+	git_tree_free(t);
+	return rc;
+}
+
 /*
  * Make s->base from the user's index; 0, or 1 when the index way must be
- * used (conflicts, intent-to-add entries, submodules; every text file
- * converted).  With content filters, the index blob of an entry that is
+ * used (conflicts, intent-to-add entries; every text file converted).
+ * Submodules are left out of base (s->subs).  With content filters, the index blob of an entry that is
  * clean by its stat data is what git would check out: the same bytes as
  * on disk unless the path's attributes convert on checkout, and those few
  * paths (s->raw) are hashed from disk at every snapshot (base keeps their
@@ -637,13 +671,11 @@ make_base(struct repo_snap *s, const long long st4[4])
 {
 	struct repo_snap_scope fix = { NULL, 0 }, raw = { NULL, 0 };
 	git_index *idx = NULL;
+	size_t i;
 	int rc = 1, filters = 0;
 
-	if (s->raw) {
-		repo_snap_scope_free(s->raw);
-		free(s->raw);
-		s->raw = NULL;
-	}
+	scope_drop(&s->raw);
+	scope_drop(&s->subs);
 	s->base_ok = 0;
 	/*
 	 * The repository's own index object, read again only when the file
@@ -654,8 +686,12 @@ make_base(struct repo_snap *s, const long long st4[4])
 	if (git_repository_index(&idx, s->git) < 0 || git_index_read(idx, 0) < 0)
 		goto out;
 	entries_to_fix(idx, 0, &fix, NULL);
-	if (fix.n)
-		goto out;
+	for (i = 0; i < fix.n; i++) { /* submodules are left out; anything else: the index way */
+		const git_index_entry *ent = git_index_get_bypath(idx, fix.paths[i], 0);
+		if (!ent || ent->mode != GIT_FILEMODE_COMMIT ||
+		    (ent->flags_extended & GIT_INDEX_ENTRY_INTENT_TO_ADD))
+			goto out;
+	}
 	filters = has_filters(s, idx);
 	if (filters && converting_paths(s, idx, &raw) < 0)
 		goto out;
@@ -666,7 +702,8 @@ make_base(struct repo_snap *s, const long long st4[4])
 	 * rebuilds those trees checking that each entry's object exists (one
 	 * loose-object read per entry: 1 s for 7,500 blobs).
 	 */
-	if (git_index_write_tree_to(&s->base, idx, s->git) == 0) {
+	if (git_index_write_tree_to(&s->base, idx, s->git) == 0 &&
+	    drop_paths(s, &s->base, &fix) == 0) {
 		memcpy(s->base_st, st4, sizeof s->base_st);
 		s->base_ok = 1;
 		s->filters = filters;
@@ -674,6 +711,10 @@ make_base(struct repo_snap *s, const long long st4[4])
 		*s->raw = raw;
 		raw.paths = NULL;
 		raw.n = 0;
+		s->subs = xmalloc(sizeof *s->subs);
+		*s->subs = fix;
+		fix.paths = NULL;
+		fix.n = 0;
 		rc = 0;
 	}
 out:
@@ -765,6 +806,8 @@ tree_fast(struct repo_snap *s, const struct repo_snap_scope *scope,
 			repo_snap_scope_add(&paths, scope->paths[i]);
 	for (i = 0; s->raw && i < s->raw->n; i++)
 		repo_snap_scope_add(&paths, s->raw->paths[i]);
+	for (i = 0; notes && s->subs && i < s->subs->n; i++)
+		buf_addf(notes, "%s: submodule, not checkpointed\n", s->subs->paths[i]);
 	u = xcalloc(paths.n + 1, sizeof *u);
 	for (i = 0; i < paths.n; i++)
 		n += (size_t)disk_update(s, base, paths.paths[i], &u[n], skips, notes);

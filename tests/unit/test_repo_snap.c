@@ -299,6 +299,39 @@ test_git_tree_index_changes(void **state)
 	teardown(t);
 }
 
+/* A submodule (gitlink) keeps the fast way: left out of the snapshot and named in the notes. */
+static void
+test_git_tree_submodule(void **state)
+{
+	struct t *t = setup("git init -q && git config user.email t@t && git config user.name t "
+			    "&& printf 'v1\\n' > kept && git add kept && git update-index --add "
+			    "--cacheinfo 160000,1111111111111111111111111111111111111111,mod && "
+			    "mkdir mod && git commit -qm init && printf 'v2\\n' > kept");
+	struct buf data = BUF_INIT, notes = BUF_INIT;
+	struct err e = ERR_INIT;
+	git_tree_entry *te = NULL;
+	git_tree *gt;
+	git_oid tree;
+	int k;
+
+	(void)state;
+	for (k = 0; k < 2; k++) {
+		buf_reset(&notes);
+		assert_int_equal(repo_snap_tree(&t->s, NULL, NULL, &tree, &notes, &e), 0);
+		assert_true(t->s.base_ok); /* not the index way */
+		tree_content(t, &tree, "kept", &data);
+		assert_memory_equal(data.data, "v2\n", 3);
+		assert_int_equal(git_tree_lookup(&gt, t->s.git, &tree), 0);
+		assert_true(git_tree_entry_bypath(&te, gt, "mod") < 0); /* not even the gitlink */
+		git_tree_free(gt);
+		assert_non_null(notes.data);
+		assert_non_null(strstr(notes.data, "mod: submodule, not checkpointed"));
+	}
+	buf_release(&notes);
+	buf_release(&data);
+	teardown(t);
+}
+
 int
 main(void)
 {
@@ -310,6 +343,7 @@ main(void)
 		cmocka_unit_test(test_git_tree),
 		cmocka_unit_test(test_git_tree_attributes),
 		cmocka_unit_test(test_git_tree_index_changes),
+		cmocka_unit_test(test_git_tree_submodule),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
