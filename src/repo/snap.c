@@ -577,6 +577,27 @@ attr_rule_may_match(const struct attr_rule *r, const char *path, int fold)
 	return !r->pattern || fold || fnmatch(r->pattern, slash ? slash + 1 : path, 0) == 0;
 }
 
+/*
+ * Whether the filter driver name is configured: git ignores a filter
+ * attribute whose driver has no smudge, clean or process command (git.git
+ * marks its .po files filter=gettext-no-location for those who set it up).
+ */
+static int
+filter_configured(git_repository *git, const char *name)
+{
+	static const char *const keys[] = { "smudge", "clean", "process" };
+	char key[512], v[8];
+	size_t i;
+
+	for (i = 0; i < sizeof keys / sizeof *keys; i++) {
+		snprintf(key, sizeof key, "filter.%s.%s", name, keys[i]);
+		config_str(git, key, v, sizeof v);
+		if (v[0])
+			return 1;
+	}
+	return 0;
+}
+
 /* Whether path's attributes make its checked-out bytes differ from the blob. */
 static int
 path_converts(git_repository *git, const char *path)
@@ -586,7 +607,8 @@ path_converts(git_repository *git, const char *path)
 
 	if (git_attr_get_many(v, git, 0, path, 5, names) < 0)
 		return 1;
-	if (git_attr_value(v[0]) == GIT_ATTR_VALUE_TRUE || git_attr_value(v[1]) == GIT_ATTR_VALUE_STRING ||
+	if (git_attr_value(v[0]) == GIT_ATTR_VALUE_TRUE ||
+	    (git_attr_value(v[1]) == GIT_ATTR_VALUE_STRING && filter_configured(git, v[1])) ||
 	    git_attr_value(v[2]) == GIT_ATTR_VALUE_STRING)
 		return 1;
 	return git_attr_value(v[3]) == GIT_ATTR_VALUE_STRING && !strcmp(v[3], "crlf") &&

@@ -332,6 +332,34 @@ test_git_tree_submodule(void **state)
 	teardown(t);
 }
 
+/*
+ * A filter attribute converts only when its driver is configured (git
+ * ignores it otherwise): x.po is taken from the index, y.cf is hashed.
+ */
+static void
+test_git_tree_filter_driver(void **state)
+{
+	struct t *t = setup("git init -q && git config user.email t@t && git config user.name t "
+			    "&& git config core.autocrlf false && git config filter.conf.clean cat && "
+			    "printf '*.po filter=nodriver\\n*.cf filter=conf\\n' > .gitattributes && "
+			    "printf 'a\\n' > x.po && printf 'b\\n' > y.cf && "
+			    "git add . && git commit -qm init && rm -f .git/index && git reset -q");
+	struct buf data = BUF_INIT;
+	struct err e = ERR_INIT;
+	git_oid tree;
+
+	(void)state;
+	assert_int_equal(repo_snap_tree(&t->s, NULL, NULL, &tree, NULL, &e), 0);
+	assert_true(t->s.base_ok && t->s.filters);
+	assert_non_null(t->s.raw);
+	assert_int_equal(t->s.raw->n, 1);
+	assert_string_equal(t->s.raw->paths[0], "y.cf");
+	tree_content(t, &tree, "x.po", &data);
+	assert_memory_equal(data.data, "a\n", 2);
+	buf_release(&data);
+	teardown(t);
+}
+
 int
 main(void)
 {
@@ -344,6 +372,7 @@ main(void)
 		cmocka_unit_test(test_git_tree_attributes),
 		cmocka_unit_test(test_git_tree_index_changes),
 		cmocka_unit_test(test_git_tree_submodule),
+		cmocka_unit_test(test_git_tree_filter_driver),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
