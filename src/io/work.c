@@ -30,6 +30,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "io/loop.h"
@@ -338,6 +339,30 @@ work_stopping(void)
 	stop = w.stop && w.busy;
 	pthread_mutex_unlock(&w.mu);
 	return stop;
+}
+
+/* See io/work.h. */
+int
+work_wait_idle(int ms)
+{
+	struct timespec until;
+	int idle;
+
+	if (!w.started)
+		return 1;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += ms / 1000;
+	until.tv_nsec += (long)(ms % 1000) * 1000000L;
+	if (until.tv_nsec >= 1000000000L) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
+	}
+	pthread_mutex_lock(&w.mu);
+	while ((w.todo.head || w.busy) && pthread_cond_timedwait(&w.idle, &w.mu, &until) == 0)
+		;
+	idle = !w.todo.head && !w.busy;
+	pthread_mutex_unlock(&w.mu);
+	return idle;
 }
 
 /* See io/work.h. */

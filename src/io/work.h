@@ -77,6 +77,13 @@ void work_shutdown(void);
  */
 int work_stopping(void);
 
+/*
+ * Wait at most ms milliseconds for the worker to have no job queued or
+ * running (their done() still comes from the loop or work_shutdown): 1
+ * when it is idle, 0 when the time ran out (loop thread).
+ */
+int work_wait_idle(int ms);
+
 /* Jobs submitted whose done() has not been called yet (loop thread). */
 unsigned work_pending(void);
 

@@ -341,6 +341,29 @@ test_progress(void **state)
 	loop_free(l);
 }
 
+/* work_wait_idle: 0 while a job runs past the time, 1 once it is over. */
+static void
+test_wait_idle(void **state)
+{
+	struct loop *l = loop_new(NULL);
+	struct prog p = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0, 0, 0, 0 };
+	time_t t0, end = time(NULL) + 30;
+
+	(void)state;
+	assert_int_equal(work_wait_idle(10), 1); /* no thread */
+	/* prog_run waits (up to 20 s) for a progress report the loop is not running to give */
+	assert_int_equal(work_submit_progress(l, prog_run, prog_progress, prog_done, &p, NULL), 0);
+	t0 = time(NULL);
+	assert_int_equal(work_wait_idle(200), 0);
+	assert_true(time(NULL) - t0 < 10);
+	while (!p.done && time(NULL) < end)
+		assert_int_equal(loop_run_once(l, 500, NULL), 0);
+	assert_true(p.done);
+	assert_int_equal(work_wait_idle(1000), 1);
+	work_shutdown();
+	loop_free(l);
+}
+
 int
 main(void)
 {
@@ -351,6 +374,7 @@ main(void)
 		cmocka_unit_test(test_shutdown_queued),
 		cmocka_unit_test(test_other_loop),
 		cmocka_unit_test(test_progress),
+		cmocka_unit_test(test_wait_idle),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
