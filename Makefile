@@ -115,7 +115,7 @@ bench: $(BIN) $(BUILD)/bench/frame $(BUILD)/bench/bench_intel $(BUILD)/bench/ske
 bench-real: $(BIN)
 	@HEARTH_BIN=$(abspath $(BIN)) sh tests/bench_real.sh
 
-$(BUILD)/bench/%: tests/bench/%.c $(LIB) $(GRAMMAR_OBJS)
+$(BUILD)/bench/%: tests/bench/%.c tests/bench/bench_util.h $(LIB) $(GRAMMAR_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(LDFLAGS_ALL) -o $@ $< $(LIB) $(GRAMMAR_OBJS) $(LIBS)
 

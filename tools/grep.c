@@ -18,17 +18,25 @@
  * use them a lot.
  *
  * The search runs on the worker thread (io/work.h), so keys and redraws
- * stay live; a cancelled call ends at once, its search stops at the next
- * chunk and the result is dropped.  Without a loop it runs in place.
+ * stay live.  Its matches are streamed: out is shared with the loop thread
+ * under g->mu, and the worker asks for a progress report (work_progress)
+ * after its first match and then at most every GREP_LIVE_MS; the report
+ * hands the rows not yet shown to tool_job_progress (the screen shows them
+ * under the call's header as they arrive).  A cancelled call (Esc) ends
+ * at once with the rows found so far and "[aborted]"; its search stops at
+ * the next chunk and the rest of the result is dropped.  Without a loop
+ * it runs in place.
  */
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <regex.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/fs.h"
@@ -45,6 +53,7 @@
 #define GREP_CHUNK ((size_t)4 << 20)
 #define GREP_MAX_LINE 300
 #define GREP_MIN_LITERAL 3 /* shorter required literals are not worth a prefilter */
+#define GREP_LIVE_MS 100   /* at most this often a progress report while matches come */
 
 struct grep {
 	struct tool_job *job; /* loop thread; NULL once cancelled */
@@ -61,7 +70,11 @@ struct grep {
 	size_t matches, shown, files;
 	int capped;           /* output cap reached */
 	atomic_int stop;      /* set by cancel */
-	struct buf out;       /* the worker's (job->out belongs to the loop thread) */
+	pthread_mutex_t mu;   /* out and sent: the worker writes, the loop thread reads */
+	struct buf out;       /* the result so far (job->out belongs to the loop thread) */
+	size_t rows;          /* bytes of out that are match rows (the note follows) */
+	size_t sent;          /* bytes of out handed to tool_job_progress */
+	double live_ms;       /* worker: when it last asked for a report (0: never) */
 	struct buf chunk, lower;
 	struct fs_walk w;
 	struct err e;
@@ -176,16 +189,40 @@ required_literal(const char *p, struct buf *out)
 	buf_release(&run);
 }
 
+/* Monotonic milliseconds. */
+static double
+mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* On the worker: a report for the first rows, then at most every GREP_LIVE_MS. */
+static void
+ask_report(struct grep *g)
+{
+	double now = mono_ms();
+
+	if (g->live_ms == 0 || now - g->live_ms >= GREP_LIVE_MS) {
+		g->live_ms = now;
+		work_progress();
+	}
+}
+
 /* Write one match line, cut long text; stop showing at the caps. */
 static void
 emit(struct grep *g, const char *rel, long no, const char *line, size_t n)
 {
 	struct buf *out = &g->out;
-	size_t before = out->len, k = n;
+	size_t before, k = n;
 
 	g->matches++;
 	if (g->capped)
 		return;
+	pthread_mutex_lock(&g->mu);
+	before = out->len;
 	if (k && line[k - 1] == '\r')
 		k--;
 	if (k > GREP_MAX_LINE) {
@@ -201,9 +238,13 @@ emit(struct grep *g, const char *rel, long no, const char *line, size_t n)
 	if (g->shown >= GREP_MAX_MATCHES || out->len > GREP_MAX_OUT) {
 		buf_setlen(out, before);
 		g->capped = 1;
-		return;
+	} else {
+		g->shown++;
 	}
-	g->shown++;
+	g->rows = out->len;
+	pthread_mutex_unlock(&g->mu);
+	if (!g->capped)
+		ask_report(g);
 }
 
 /* Line counting within one chunk: the line number of `upto` (counted lazily). */
@@ -441,14 +482,37 @@ static void
 grep_work(void *arg)
 {
 	struct grep *g = arg;
+	int rc;
 
 	g->w.root = g->root;
 	g->w.visit = visit;
 	g->w.arg = g;
 	g->w.types_only = 1;
-	g->rc = fs_walk(&g->w, g->abs, &g->e);
-	if (g->rc == 0)
+	rc = fs_walk(&g->w, g->abs, &g->e);
+	pthread_mutex_lock(&g->mu);
+	g->rc = rc;
+	if (rc == 0)
 		add_note(g, workspace_rel(g->root, g->abs), &g->w);
+	pthread_mutex_unlock(&g->mu);
+}
+
+/* On the loop thread while the worker searches: the rows found since the last report. */
+static void
+grep_progress(void *arg)
+{
+	struct grep *g = arg;
+	struct buf rows = BUF_INIT;
+
+	if (!g->job)
+		return; /* cancelled */
+	pthread_mutex_lock(&g->mu);
+	if (g->rows > g->sent)
+		buf_add(&rows, g->out.data + g->sent, g->rows - g->sent);
+	g->sent = g->rows;
+	pthread_mutex_unlock(&g->mu);
+	if (rows.len)
+		tool_job_progress(g->job, rows.data, rows.len);
+	buf_release(&rows);
 }
 
 /* Free a run. */
@@ -465,6 +529,7 @@ grep_free(struct grep *g)
 	buf_release(&g->out);
 	buf_release(&g->chunk);
 	buf_release(&g->lower);
+	pthread_mutex_destroy(&g->mu);
 	free(g);
 }
 
@@ -525,6 +590,7 @@ grep_start(struct tool_job *job, const cJSON *args)
 	g->icase = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(args, "ignore_case"));
 	g->literal = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(args, "literal"));
 	atomic_init(&g->stop, 0);
+	pthread_mutex_init(&g->mu, NULL);
 	buf_init(&g->out, 0);
 	buf_init(&g->chunk, 0);
 	buf_init(&g->lower, 0);
@@ -536,11 +602,11 @@ grep_start(struct tool_job *job, const cJSON *args)
 		return;
 	}
 	job->priv = g;
-	if (work_submit(job->env->loop, grep_work, grep_finish, g, &e) < 0)
+	if (work_submit_progress(job->env->loop, grep_work, grep_progress, grep_finish, g, &e) < 0)
 		(void)work_submit(NULL, grep_work, grep_finish, g, &e);
 }
 
-/* Abort: the search stops at its next chunk; its result is dropped. */
+/* Abort: the search stops at its next chunk; the rows found so far are the result. */
 static void
 grep_cancel(struct tool_job *job)
 {
@@ -551,6 +617,10 @@ grep_cancel(struct tool_job *job)
 	atomic_store(&g->stop, 1);
 	g->job = NULL;
 	job->priv = NULL;
+	pthread_mutex_lock(&g->mu);
+	buf_add(&job->out, g->out.data, g->rows); /* the rows: not a note the worker may have added */
+	pthread_mutex_unlock(&g->mu);
+	line_break(&job->out);
 	buf_adds(&job->out, "[aborted]");
 	job->is_error = 1;
 	tool_job_done(job);

@@ -104,7 +104,10 @@ agent_microcompact_apply(struct conv *c, int keep, struct agent_microcompact_sta
 			continue;
 		for (j = 0; j < m->nblocks; j++)
 			if (m->blocks[j].kind == CONV_TOOL_RESULT)
-				done += mc_digest_block(&m->blocks[j], i ? &c->msgs[i - 1] : NULL, st);
+				if (mc_digest_block(&m->blocks[j], i ? &c->msgs[i - 1] : NULL, st)) {
+					conv_msg_touch(m);
+					done++;
+				}
 	}
 	st->events += done > 0;
 	return done;

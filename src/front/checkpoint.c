@@ -5,6 +5,7 @@
  */
 #include "front/checkpoint.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -159,6 +160,41 @@ front_checkpoint_wait(struct front_checkpoint *cp)
 
 	if (cp->jobs && work_submit(NULL, checkpoint_nothing, checkpoint_nothing_done, NULL, &e) < 0)
 		return;
+}
+
+static volatile sig_atomic_t settle_skip; /* Ctrl-C during front_checkpoint_settle */
+
+static void
+settle_sigint(int signo)
+{
+	(void)signo;
+	settle_skip = 1;
+}
+
+/* Quitting: a bounded, shown wait for the snapshots (see front/checkpoint.h). */
+int
+front_checkpoint_settle(struct front_checkpoint *cp)
+{
+	struct sigaction sa, old;
+	int waited = FRONT_CHECKPOINT_QUIET_MS, idle;
+
+	if (!cp->jobs || work_wait_idle(FRONT_CHECKPOINT_QUIET_MS))
+		return 1;
+	fprintf(stderr, "hearth: saving the last turn's undo snapshot (at most %d s; Ctrl-C skips "
+		"it and /undo takes it on the next start)\n", FRONT_CHECKPOINT_QUIT_MS / 1000);
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = settle_sigint;
+	sigemptyset(&sa.sa_mask);
+	settle_skip = 0;
+	sigaction(SIGINT, &sa, &old);
+	while (!(idle = work_wait_idle(50)) && !settle_skip && (waited += 50) < FRONT_CHECKPOINT_QUIT_MS)
+		;
+	sigaction(SIGINT, &old, NULL);
+	if (idle)
+		return 1;
+	repo_abandon(cp->repo);
+	fprintf(stderr, "hearth: the undo snapshot was not finished; /undo takes it on the next start\n");
+	return 0;
 }
 
 /* Close the repository and detach it from the tools. */

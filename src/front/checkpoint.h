@@ -67,6 +67,18 @@ void front_checkpoint_change_cancel(void *cp);
 void front_checkpoint_turn_end(void *cp);
 /* Wait for the snapshots queued on the worker to be taken (before work_shutdown drops them). */
 void front_checkpoint_wait(struct front_checkpoint *cp);
+/*
+ * Quitting: wait for the snapshots still queued or running, at most
+ * FRONT_CHECKPOINT_QUIT_MS, saying so on stderr after
+ * FRONT_CHECKPOINT_QUIET_MS (Ctrl-C skips the wait).  1 when they were
+ * taken (or none ran); 0 when given up: the repository is abandoned
+ * (repo_abandon: the snapshot writes nothing, the next start's /undo takes
+ * the turn's end), and the caller must not wait for the worker or free the
+ * checkpoint (the process is about to exit).
+ */
+#define FRONT_CHECKPOINT_QUIT_MS 3000
+#define FRONT_CHECKPOINT_QUIET_MS 150
+int front_checkpoint_settle(struct front_checkpoint *cp);
 /* Register /undo, /redo and /diff (cp must outlive reg). */
 void front_checkpoint_commands(struct front_cmd *reg, struct front_checkpoint *cp);
 /* Files changed since the session's first checkpoint; 0, or -1 when nothing was checkpointed. */

@@ -871,6 +871,8 @@ front_run_start(struct front_run *r)
 void
 front_run_release(struct front_run *r)
 {
+	int settled;
+
 	front_turn_release(&r->turn);
 	if (r->loop) { /* the front end's stop hook has done its job: the loop runs again below */
 		loop_set_before_sleep(r->loop, NULL, NULL);
@@ -908,16 +910,21 @@ front_run_release(struct front_run *r)
 	}
 	r->serve = NULL;
 	front_output_free(r->pm);
-	front_checkpoint_wait(&r->cp); /* the last turn's end snapshot: not dropped by the shutdown */
-	work_shutdown(); /* a cancelled repo_map may still run: before the loop and the map's cache go */
-	loop_free(r->loop);
+	/* the last turn's end snapshot: a bounded, shown wait (not dropped by the shutdown) */
+	settled = front_checkpoint_settle(&r->cp);
+	if (settled) {
+		work_shutdown(); /* a cancelled repo_map may still run: before the loop and the map's cache go */
+		loop_free(r->loop);
+	}
 	flush_journal_warnings(r);
-	front_checkpoint_release(&r->cp);
+	if (settled) /* else the worker still holds the repository: the process exits */
+		front_checkpoint_release(&r->cp);
 	session_journal_release(&r->journal);
 	conv_release(&r->resumed);
 	tool_stale_free(r->env.stale);
 	r->env.stale = NULL;
-	repomap_cache_free();
+	if (settled)
+		repomap_cache_free();
 	sandbox_free(r->sandbox); /* after the agent: no command runs any more */
 	r->sandbox = NULL;
 	r->env.sandbox = NULL;

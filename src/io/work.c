@@ -8,7 +8,11 @@
  *  - notified: a byte was written to the pipe since the loop last took
  *    `finished`, so the worker writes at most one byte per batch (the pipe
  *    never fills; a stale byte only costs one empty wake-up);
- *  - stop: work_shutdown asked the worker to exit after its current job.
+ *  - stop: work_shutdown asked the worker to exit after its current job;
+ *  - running: the job inside run(), and each job's `news` flag
+ *    (work_progress was called since its progress() last ran).
+ * The worker thread's own `current` (thread-local) is the job it runs, so
+ * work_progress from anywhere else is a no-op.
  * Loop thread only: started (the thread and pipe exist), closing
  * (work_shutdown is delivering: submits run in place), pending (jobs
  * submitted whose done() is not yet called) and loop (the loop watching
@@ -26,6 +30,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "io/loop.h"
@@ -33,11 +38,15 @@
 
 struct job {
 	work_run_fn run;
+	work_progress_fn progress; /* NULL: none */
 	work_done_fn done;
 	void *arg;
 	int ran;
+	int news; /* under w.mu: work_progress called, progress() not yet */
 	struct job *next;
 };
+
+static _Thread_local struct job *current; /* the worker thread's job in run() */
 
 struct fifo {
 	struct job *head, *tail;
@@ -48,6 +57,7 @@ static struct {
 	pthread_cond_t wake; /* worker: todo non-empty or stop */
 	pthread_cond_t idle; /* synchronous submit: todo empty and not busy */
 	struct fifo todo, finished;
+	struct job *running;
 	int busy, notified, stop;
 	/* loop thread only */
 	int started, closing;
@@ -102,10 +112,14 @@ worker(void *unused)
 		if (!w.todo.head)
 			w.todo.tail = NULL;
 		w.busy = 1;
+		w.running = j;
 		pthread_mutex_unlock(&w.mu);
+		current = j;
 		j->run(j->arg);
+		current = NULL;
 		pthread_mutex_lock(&w.mu);
 		w.busy = 0;
+		w.running = NULL;
 		j->ran = 1;
 		fifo_push(&w.finished, j);
 		if (!w.notified) {
@@ -120,7 +134,23 @@ worker(void *unused)
 	return NULL;
 }
 
-/* Call done() of each job of list, in order, and free them. */
+/* Call a job's progress() when it has news (loop thread; the flag is read under w.mu). */
+static void
+report(struct job *j)
+{
+	int news;
+
+	if (!j->progress)
+		return;
+	pthread_mutex_lock(&w.mu);
+	news = j->news;
+	j->news = 0;
+	pthread_mutex_unlock(&w.mu);
+	if (news)
+		j->progress(j->arg);
+}
+
+/* Call done() of each job of list, in order (its last progress() first), and free them. */
 static void
 deliver(struct job *list)
 {
@@ -128,6 +158,7 @@ deliver(struct job *list)
 
 	while ((j = list) != NULL) {
 		list = j->next;
+		report(j);
 		if (--w.pending == 0 && w.loop) {
 			loop_unwatch(w.loop, w.pipe[0]);
 			w.loop = NULL;
@@ -142,16 +173,20 @@ static void
 on_result(struct loop *l, int fd, int events, void *arg)
 {
 	char sink[64];
-	struct job *list;
+	struct job *list, *run;
 
 	(void)l, (void)events, (void)arg;
 	while (read(fd, sink, sizeof sink) > 0)
 		;
 	pthread_mutex_lock(&w.mu);
 	list = fifo_take(&w.finished);
+	run = w.running;
 	w.notified = 0;
 	pthread_mutex_unlock(&w.mu);
 	deliver(list);
+	/* the running job is freed only here, after it is in `finished` */
+	if (run)
+		report(run);
 }
 
 /* Make fd non-blocking and close-on-exec; 0 or -1. */
@@ -216,6 +251,29 @@ run_here(work_run_fn run, work_done_fn done, void *arg)
 int
 work_submit(struct loop *l, work_run_fn run, work_done_fn done, void *arg, struct err *e)
 {
+	return work_submit_progress(l, run, NULL, done, arg, e);
+}
+
+/* See io/work.h. */
+void
+work_progress(void)
+{
+	if (!current)
+		return;
+	pthread_mutex_lock(&w.mu);
+	current->news = 1;
+	if (!w.notified) {
+		w.notified = 1;
+		(void)!write(w.pipe[1], "", 1);
+	}
+	pthread_mutex_unlock(&w.mu);
+}
+
+/* See io/work.h. */
+int
+work_submit_progress(struct loop *l, work_run_fn run, work_progress_fn progress,
+		     work_done_fn done, void *arg, struct err *e)
+{
 	struct job *j;
 
 	if (!l || w.closing)
@@ -227,6 +285,7 @@ work_submit(struct loop *l, work_run_fn run, work_done_fn done, void *arg, struc
 		return -1;
 	j = xcalloc(1, sizeof *j);
 	j->run = run;
+	j->progress = progress;
 	j->done = done;
 	j->arg = arg;
 	if (w.pending++ == 0) {
@@ -280,6 +339,30 @@ work_stopping(void)
 	stop = w.stop && w.busy;
 	pthread_mutex_unlock(&w.mu);
 	return stop;
+}
+
+/* See io/work.h. */
+int
+work_wait_idle(int ms)
+{
+	struct timespec until;
+	int idle;
+
+	if (!w.started)
+		return 1;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += ms / 1000;
+	until.tv_nsec += (long)(ms % 1000) * 1000000L;
+	if (until.tv_nsec >= 1000000000L) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
+	}
+	pthread_mutex_lock(&w.mu);
+	while ((w.todo.head || w.busy) && pthread_cond_timedwait(&w.idle, &w.mu, &until) == 0)
+		;
+	idle = !w.todo.head && !w.busy;
+	pthread_mutex_unlock(&w.mu);
+	return idle;
 }
 
 /* See io/work.h. */

@@ -47,6 +47,21 @@ typedef void (*work_done_fn)(void *arg, int ran);
 int work_submit(struct loop *l, work_run_fn run, work_done_fn done, void *arg, struct err *e);
 
 /*
+ * A job that reports as it goes: like work_submit, and progress(arg) is
+ * called on the loop thread after run() calls work_progress (at least once
+ * after each call; several calls may be seen as one), and before done()
+ * when run() called it last.  progress may run while run() still runs: it
+ * may touch only the state of arg that both share under a lock of their
+ * own (the rest of the threading contract holds).  Without a loop (l ==
+ * NULL) work_progress is a no-op and progress is not called.
+ */
+typedef void (*work_progress_fn)(void *arg);
+int work_submit_progress(struct loop *l, work_run_fn run, work_progress_fn progress,
+			 work_done_fn done, void *arg, struct err *e);
+/* From run() on the worker thread: ask for the job's progress() on the loop thread. */
+void work_progress(void);
+
+/*
  * Stop the worker: the running job (if any) finishes (work_stopping lets it
  * end early), jobs still queued are not run; then every outstanding job's done() is called here, in order
  * (ran = 0 for the unrun ones; a done() that submits meanwhile has its job
@@ -61,6 +76,13 @@ void work_shutdown(void);
  * early (its done() still gets ran = 1); 0 otherwise and off the worker.
  */
 int work_stopping(void);
+
+/*
+ * Wait at most ms milliseconds for the worker to have no job queued or
+ * running (their done() still comes from the loop or work_shutdown): 1
+ * when it is idle, 0 when the time ran out (loop thread).
+ */
+int work_wait_idle(int ms);
 
 /* Jobs submitted whose done() has not been called yet (loop thread). */
 unsigned work_pending(void);

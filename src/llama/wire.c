@@ -269,6 +269,7 @@ llama_wire_memo_init(struct llama_wire_memo *m)
 {
 	memset(m, 0, sizeof *m);
 	buf_init(&m->sys_src, 0);
+	buf_init(&m->body, 0);
 }
 
 static void
@@ -296,6 +297,7 @@ llama_wire_memo_release(struct llama_wire_memo *m)
 	cJSON_free(m->sys_json);
 	cJSON_free(m->sys_note);
 	buf_release(&m->sys_src);
+	buf_release(&m->body);
 	llama_wire_memo_init(m);
 }
 
@@ -329,6 +331,11 @@ memo_field(struct memo_cur *c, const char *s)
 	return memo_put(c, s ? "+" : "-", 1) && (!s || memo_put(c, s, strlen(s) + 1));
 }
 
+/*
+ * With m->gen known (not 0) only what it is written with goes in (the gen
+ * stands for the blocks: the entry's gen is compared on its own), so a
+ * step's check of an old message costs the same whatever its length.
+ */
 static int
 memo_src(struct memo_cur *c, const struct conv_msg *m, int earlier, const char *gen_prefix,
 	 const char *lead)
@@ -341,7 +348,7 @@ memo_src(struct memo_cur *c, const struct conv_msg *m, int earlier, const char *
 	if (!memo_put(c, h, 2) || !memo_field(c, m->role == CONV_ASSISTANT && earlier ? gen_prefix : NULL) ||
 	    !memo_field(c, m->role == CONV_USER ? lead : NULL))
 		return 0;
-	for (i = 0; i < m->nblocks; i++) {
+	for (i = 0; !m->gen && i < m->nblocks; i++) {
 		const struct conv_block *bl = &m->blocks[i];
 
 		h[0] = (char)('0' + (int)bl->kind);
@@ -397,40 +404,58 @@ memo_note_add(struct llama_wire_memo *memo, const char *note)
 	memo->notes[memo->nnotes++] = note ? note : "{}";
 }
 
-/* llama_wire_request_gen's bytes from the memo's entries that still hold. */
+/*
+ * llama_wire_request_gen's bytes from the memo's entries that still hold.
+ * memo->body keeps the last request up to its last message; while the
+ * head, the system message and the messages before are the same, a
+ * message's bytes are there already (ents[i].end), so only what changed
+ * or is new is appended, and out gets one copy of the whole.
+ */
 void
 llama_wire_request_memo(const struct cfg *cfg, const char *model, const struct provider_req *req,
 			const char *gen_prefix, struct llama_wire_memo *memo, struct buf *out)
 {
 	static const char hole[] = ",\"messages\":[]";
 	const struct conv *cv = req->conv;
-	size_t lq = llama_wire_last_query(cv), i, j, first = 1;
+	size_t lq = llama_wire_last_query(cv), i, j, first = 1, hl, pos;
 	const char *lead = NULL, *at;
 	struct buf src = BUF_INIT;
 	struct memo_cur cmp = { NULL, NULL, NULL };
 	cJSON *root = llama_wire_root(cfg, model, req), *arr;
 	char *head = cJSON_PrintUnformatted(root);
+	int keep, same;
 
 	cJSON_Delete(root);
-	memo->nnotes = 0;
 	at = head ? strstr(head, hole) : NULL; /* the first: a quote inside a string is escaped */
 	if (!at) { /* cannot happen; the slow way is still right */
 		cJSON_free(head);
+		memo->body_ok = 0;
+		memo->nnotes = 0;
 		llama_wire_request_gen(cfg, model, req, gen_prefix, out);
 		return;
 	}
-	buf_add(out, head, (size_t)(at - head));
-	buf_adds(out, ",\"messages\":[");
-	if (cv->system) {
-		/* the system message: rebuilt when the prompt or its split changes */
+	hl = (size_t)(at - head) + strlen(",\"messages\":[");
+	keep = memo->body_ok && memo->body.len >= hl && !memcmp(memo->body.data, head, (size_t)(at - head)) &&
+	       !memcmp(memo->body.data + (at - head), ",\"messages\":[", hl - (size_t)(at - head));
+	if (!keep) {
+		buf_reset(&memo->body);
+		buf_add(&memo->body, head, (size_t)(at - head));
+		buf_adds(&memo->body, ",\"messages\":[");
+	}
+	pos = hl;
+	{
+		/* what every message is written with: the split, gen_prefix, the system prompt */
 		struct memo_cur w = { &src, NULL, NULL };
 
-		buf_reset(&src);
 		buf_addf(&src, "%d", lq < cv->nmsgs);
 		memo_field(&w, gen_prefix);
-		buf_adds(&src, cv->system);
-		if (!memo->sys_json || src.len != memo->sys_src.len ||
-		    memcmp(src.data, memo->sys_src.data, src.len)) {
+		memo_field(&w, cv->system);
+		same = keep && src.len == memo->sys_src.len && !memcmp(src.data, memo->sys_src.data, src.len);
+	}
+	memo->nnotes = 0;
+	if (cv->system) {
+		/* the system message: rebuilt when the prompt or its split changes */
+		if (!memo->sys_json || !same) {
 			cJSON *o = llama_wire_system(cv, &lead);
 
 			cJSON_free(memo->sys_json);
@@ -438,17 +463,33 @@ llama_wire_request_memo(const struct cfg *cfg, const char *model, const struct p
 			memo->sys_json = cJSON_PrintUnformatted(o);
 			memo->sys_note = memo_note(o, gen_prefix);
 			cJSON_Delete(o);
-			buf_reset(&memo->sys_src);
-			buf_add(&memo->sys_src, src.data, src.len);
+			keep = 0;
 		} else {
 			const char *mark = strstr(cv->system, CONV_SESSION_MARK);
 
 			if (mark && lq < cv->nmsgs)
 				lead = mark + 2;
 		}
-		buf_adds(out, memo->sys_json ? memo->sys_json : "{}");
+		if (keep && memo->sys_end) {
+			pos = memo->sys_end;
+		} else {
+			buf_setlen(&memo->body, hl);
+			keep = 0;
+			buf_adds(&memo->body, memo->sys_json ? memo->sys_json : "{}");
+			memo->sys_end = memo->body.len;
+		}
 		memo_note_add(memo, memo->sys_note);
 		first = 0;
+	} else if (memo->sys_end) {
+		keep = 0;
+		buf_setlen(&memo->body, hl);
+		memo->sys_end = 0;
+	}
+	buf_reset(&memo->sys_src);
+	buf_add(&memo->sys_src, src.data, src.len);
+	if (keep && !same) {
+		buf_setlen(&memo->body, pos);
+		keep = 0;
 	}
 	for (i = 0; i < cv->nmsgs; i++) {
 		const struct conv_msg *m = &cv->msgs[i];
@@ -466,9 +507,20 @@ llama_wire_request_memo(const struct cfg *cfg, const char *model, const struct p
 			memo->n++;
 		}
 		e = &memo->ents[i];
+		if (keep && m->gen && e->notes && e->gen == m->gen && e->earlier == earlier &&
+		    e->end >= pos && e->end <= memo->body.len && e->note_end >= memo->nnotes &&
+		    e->note_end <= memo->capnotes) {
+			/* the same message written the same way, in the same place: nothing to read */
+			pos = e->end;
+			memo->nnotes = e->note_end;
+			first = first && !e->json.len;
+			if (e->took_lead)
+				lead = NULL;
+			continue;
+		}
 		cmp.p = e->src.data;
 		cmp.end = e->src.data + e->src.len;
-		if (!e->notes || !memo_src(&cmp, m, earlier, gen_prefix, lead)) {
+		if (!e->notes || e->gen != m->gen || !memo_src(&cmp, m, earlier, gen_prefix, lead)) {
 			const char *l0 = lead;
 			struct memo_cur w;
 
@@ -477,6 +529,8 @@ llama_wire_request_memo(const struct cfg *cfg, const char *model, const struct p
 			buf_init(&e->json, 0);
 			w.b = &e->src;
 			(void)memo_src(&w, m, earlier, gen_prefix, lead);
+			e->gen = m->gen;
+			e->earlier = earlier;
 			arr = cJSON_CreateArray();
 			if (m->role == CONV_ASSISTANT)
 				cJSON_AddItemToArray(arr, llama_wire_assistant(m, earlier, gen_prefix));
@@ -488,17 +542,28 @@ llama_wire_request_memo(const struct cfg *cfg, const char *model, const struct p
 		} else if (e->took_lead) {
 			lead = NULL;
 		}
+		if (keep) { /* from here on the bytes and notes are new */
+			buf_setlen(&memo->body, pos);
+			keep = 0;
+		}
 		if (e->json.len) {
 			if (!first)
-				buf_addch(out, ',');
-			buf_add(out, e->json.data, e->json.len);
-			first = 0;
+				buf_addch(&memo->body, ',');
+			buf_add(&memo->body, e->json.data, e->json.len);
 		}
+		e->end = memo->body.len;
+		if (e->json.len)
+			first = 0;
 		for (j = 0; j < e->nnotes; j++)
 			memo_note_add(memo, e->notes[j]);
+		e->note_end = memo->nnotes;
 	}
 	while (memo->n > cv->nmsgs) /* the conv got shorter (compaction, a popped turn) */
 		memo_ent_free(&memo->ents[--memo->n]);
+	if (keep)
+		buf_setlen(&memo->body, pos);
+	memo->body_ok = 1;
+	buf_add(out, memo->body.data, memo->body.len);
 	buf_addch(out, ']');
 	buf_adds(out, at + strlen(hole));
 	cJSON_free(head);

@@ -75,16 +75,22 @@ void llama_wire_request_gen(const struct cfg *cfg, const char *model, const stru
  * What llama_wire_request_memo keeps between the requests of one session,
  * so a step's cost does not grow with the turns before it: the wire form
  * of each conv message already serialised (json: its wire messages joined
- * by ','), with the bytes it was made from (src: role, whether it is
- * before the last query, the gen_prefix and session part it was written
- * with, every block).  An entry is reused only when those bytes are equal,
- * so a message edited in place (microcompact), or written differently
- * (its reasoning dropped once a later query comes, a new gen_prefix), is
- * made again.  notes[0..nnotes): the last request's wire messages as
+ * by ','), with the message's gen (llm/conv.h) and the bytes it was made
+ * from (src: role, whether it is before the last query, the gen_prefix and
+ * session part it was written with; every block too when the gen is 0,
+ * not known).  An entry is reused only when the gen and those bytes are
+ * equal, so a message edited in place (microcompact: a new gen), or
+ * written differently (its reasoning dropped once a later query comes, a
+ * new gen_prefix), is made again, and checking an old message does not
+ * read its text.  notes[0..nnotes): the last request's wire messages as
  * llama_cache compares them (reasoning_content dropped, gen_prefix taken
  * off the content).  Everything is owned by the memo.
  */
 struct llama_wire_memo_ent {
+	unsigned long gen; /* the message's gen when made */
+	int earlier;       /* written as before the last query */
+	size_t end;        /* body's length after this message (see body) */
+	size_t note_end;   /* notes of the request up to this message */
 	struct buf src, json;
 	char **notes;
 	size_t nnotes;
@@ -98,6 +104,12 @@ struct llama_wire_memo {
 	size_t nnotes, capnotes;
 	char *sys_json, *sys_note;
 	struct buf sys_src;
+	/* the last request's bytes up to its last message (no "]" and tail):
+	 * kept while its head and messages hold, so a step appends only what
+	 * is new (body_ok: it is a request's; sys_end: after the system message) */
+	struct buf body;
+	int body_ok;
+	size_t sys_end;
 };
 
 void llama_wire_memo_init(struct llama_wire_memo *m);

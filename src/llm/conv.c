@@ -1,6 +1,7 @@
 /* llm/conv: provider-neutral transcript storage (see llm/conv.h). */
 #include "llm/conv.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -57,6 +58,15 @@ conv_set_system(struct conv *c, const char *system)
 }
 
 /* Grow and append an empty message. */
+static atomic_ulong conv_gen_next = 1; /* the next message generation (0 is "not known") */
+
+/* A new message generation (see llm/conv.h). */
+void
+conv_msg_touch(struct conv_msg *m)
+{
+	m->gen = atomic_fetch_add(&conv_gen_next, 1);
+}
+
 struct conv_msg *
 conv_add_msg(struct conv *c, enum conv_role role)
 {
@@ -69,6 +79,7 @@ conv_add_msg(struct conv *c, enum conv_role role)
 	m = &c->msgs[c->nmsgs++];
 	memset(m, 0, sizeof *m);
 	m->role = role;
+	conv_msg_touch(m);
 	return m;
 }
 
@@ -96,6 +107,7 @@ conv_add_block(struct conv_msg *m, enum conv_kind kind, const char *text, const 
 	b->text = xstrdup(text ? text : "");
 	b->id = xstrdup(id);
 	b->name = xstrdup(name);
+	conv_msg_touch(m);
 	return b;
 }
 

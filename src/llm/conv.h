@@ -41,6 +41,15 @@ struct conv_msg {
 	struct conv_block *blocks;
 	size_t nblocks, ablocks;
 	int aborted; /* the turn was interrupted; content is partial */
+	/*
+	 * Changes whenever the message does, unique in the process: set by
+	 * conv_add_msg and conv_add_block, and by conv_msg_touch, which code
+	 * that edits a block of an earlier message in place must call
+	 * (microcompact, redaction).  0: not known (a message made by hand):
+	 * never trusted.  A provider keeps a message's wire form while its gen
+	 * is the same (llama_wire_request_memo).
+	 */
+	unsigned long gen;
 };
 
 /*
@@ -70,6 +79,8 @@ struct conv_msg *conv_last(struct conv *c);
 /* Append a block to m; strings are copied, NULL allowed. */
 struct conv_block *conv_add_block(struct conv_msg *m, enum conv_kind kind, const char *text,
 				  const char *id, const char *name);
+/* m changed in place (a block's text, id, flag...): give it a new gen. */
+void conv_msg_touch(struct conv_msg *m);
 /* Convenience: a user message holding one text block. */
 void conv_add_user_text(struct conv *c, const char *text);
 /* Move every message of src to the end of dst; src is left empty (its system prompt stays). */

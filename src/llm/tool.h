@@ -177,7 +177,8 @@ void tool_job_release(struct tool_job *job);
 /* Mark finished and call job->done (once; later calls are ignored). */
 void tool_job_done(struct tool_job *job);
 /*
- * A running job wrote n bytes of output (bash): kept in job->live (the
+ * A running job wrote n bytes of output (bash's output, grep's rows so
+ * far; on the loop thread): kept in job->live (the
  * last TOOL_LIVE_MAX bytes, from a line start when one is in reach) and
  * job->progress is called.  The result is still the tool's to write.
  */

@@ -14,6 +14,7 @@
  */
 #include "repo/repo.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,7 +29,42 @@ struct repo {
 	struct repo_snap snap;
 	struct repo_chain chain;
 	int open; /* the last turn was started here and has no after yet */
+	pthread_mutex_t mu; /* abandoned, and the chain's ref writes of the snapshots */
+	int abandoned;      /* repo_abandon: no snapshot writes its ref any more */
 };
+
+/*
+ * Write a snapshot's chain entry (after NULL: begin turn t, else end it
+ * with after) unless repo_abandon came first (then -1 + e, nothing
+ * written); under mu, so repo_abandon waits for a write
+ * in progress and none starts after it.
+ */
+static int
+chain_write(struct repo *r, struct repo_chain_turn *t, const git_oid *after, struct err *e)
+{
+	int rc;
+
+	pthread_mutex_lock(&r->mu);
+	if (r->abandoned) {
+		if (!after) /* as repo_chain_begin on failure: t's scope is freed */
+			repo_snap_scope_free(&t->scope);
+		rc = err_set(e, "checkpoint: hearth quit before the snapshot was taken");
+	} else
+		rc = after ? repo_chain_end(&r->chain, t, after, e) : repo_chain_begin(&r->chain, t, e);
+	pthread_mutex_unlock(&r->mu);
+	return rc;
+}
+
+/* See repo/repo.h. */
+void
+repo_abandon(struct repo *r)
+{
+	if (!r)
+		return;
+	pthread_mutex_lock(&r->mu);
+	r->abandoned = 1;
+	pthread_mutex_unlock(&r->mu);
+}
 
 /* Whether s is a usable session id. */
 static int
@@ -54,6 +90,7 @@ repo_open(const char *root, const char *session, const char *state_dir, struct e
 		return NULL;
 	}
 	r = xcalloc(1, sizeof *r);
+	pthread_mutex_init(&r->mu, NULL);
 	if (repo_snap_open(&r->snap, root, state_dir, e) < 0 ||
 	    repo_chain_load(&r->chain, r->snap.git, session, e) < 0) {
 		repo_close(r);
@@ -70,6 +107,7 @@ repo_close(struct repo *r)
 		return;
 	repo_chain_free(&r->chain);
 	repo_snap_close(&r->snap);
+	pthread_mutex_destroy(&r->mu);
 	free(r);
 }
 
@@ -99,7 +137,7 @@ repo_turn_end(struct repo *r, struct err *e)
 	r->open = 0;
 	if (repo_snap_tree(&r->snap, &t->scope, NULL, &tree, NULL, e) < 0)
 		return -1;
-	return repo_chain_end(&r->chain, t, &tree, e);
+	return chain_write(r, t, &tree, e);
 }
 
 /* Start a turn with a snapshot of the working tree. */
@@ -115,7 +153,7 @@ repo_checkpoint(struct repo *r, struct buf *notes, struct err *e)
 		repo_snap_scope_free(&t.scope);
 		return -1;
 	}
-	if (repo_chain_begin(&r->chain, &t, e) < 0)
+	if (chain_write(r, &t, NULL, e) < 0)
 		return -1;
 	r->open = 1;
 	return 0;

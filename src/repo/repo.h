@@ -98,6 +98,15 @@ int repo_checkpoint(struct repo *r, struct buf *notes, struct err *e);
 int repo_note_file(struct repo *r, const char *abs, struct err *e);
 /* End the open turn: snapshot "hearth after N" (no-op when none is open). */
 int repo_turn_end(struct repo *r, struct err *e);
+/*
+ * The process is quitting without waiting for a snapshot still being
+ * taken on another thread: from now on repo_checkpoint and repo_turn_end
+ * write nothing to the chain (they fail with a note), and a write in
+ * progress is waited for, so the ref is never left half-written (its lock
+ * file behind).  A turn left without its after snapshot gets one when an
+ * undo first needs it (the next start).  Safe from any thread; NULL ok.
+ */
+void repo_abandon(struct repo *r);
 
 /*
  * Undo the last n (>= 1) turns that changed files: every file those turns

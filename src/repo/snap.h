@@ -9,8 +9,8 @@
  * '/'-separated.
  *
  * A snapshot is built without writing the user's index.  The fast way
- * (a work tree whose index needs no fixing: no content filters, no
- * conflicts, intent-to-add entries or submodules) starts from `base`, the
+ * (a work tree whose index has no conflicts or intent-to-add entries;
+ * submodules are left out of it) starts from `base`, the
  * tree of the user's index, made once and kept while the index file's
  * size, inode and mtime stay the same; libgit2's status names the paths
  * that differ from the index on disk and git_tree_create_updated applies
@@ -47,6 +47,8 @@ struct repo_snap {
 	git_oid base;
 	long long base_st[4]; /* the index file's size, inode, mtime s and ns */
 	int filters;   /* with base_ok: content filters apply in this repository */
+	struct repo_snap_scope *subs; /* with base_ok: the submodules (gitlinks) of the index,
+				       * left out of base and named in every snapshot's notes */
 	struct repo_snap_scope *raw; /* with base_ok: the paths whose disk bytes differ
 				      * from their index blob by attributes (eol=crlf,
 				      * ident, filter, working-tree-encoding): hashed

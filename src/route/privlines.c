@@ -292,6 +292,7 @@ route_privlines_conv(const struct route_privlines *s, struct conv *c)
 			if (b->kind == CONV_TOOL_RESULT && b->text && route_privlines_redact(s, b->text, &t)) {
 				free(b->text);
 				b->text = buf_detach(&t, NULL);
+				conv_msg_touch(&c->msgs[i]);
 				changed++;
 			} else {
 				buf_release(&t);

@@ -48,30 +48,13 @@
 #include "llm/tool.h"
 #include "io/work.h"
 
+#include "bench_util.h"
+
 #define NFILES 20000
 #define OUTLINE_LINES 5000
 
 extern const struct tool tool_outline;
 extern const struct tool tool_repo_map;
-
-/* Monotonic milliseconds. */
-static double
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-/* Ascending doubles for qsort. */
-static int
-cmp_d(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
 
 static double g_min; /* the fastest of the last median() */
 
@@ -79,9 +62,7 @@ static double g_min; /* the fastest of the last median() */
 static double
 median(double *v, int n)
 {
-	qsort(v, (size_t)n, sizeof *v, cmp_d);
-	g_min = v[0];
-	return v[n / 2];
+	return bench_median(v, n, &g_min);
 }
 
 /* One figure line (median, fastest), the target beside it. */
@@ -102,17 +83,6 @@ git_commit_all(const char *dir)
 	snprintf(cmd, sizeof cmd, "cd '%s' && git init -q && git add -A && git -c gc.auto=0 -c user.name=b "
 		 "-c user.email=b@b commit -qm base >/dev/null 2>&1", dir);
 	return system(cmd);
-}
-
-/* rm -rf dir. */
-static void
-rmrf(const char *dir)
-{
-	char cmd[4096];
-
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-	if (system(cmd) != 0)
-		fprintf(stderr, "bench_intel: could not remove %s\n", dir);
 }
 
 /* Checkpoint of a 20,000-file repository with 10 changed files. */
@@ -156,10 +126,10 @@ bench_checkpoint(const char *tmp)
 				fclose(f);
 			}
 		}
-		t[k] = now_ms();
+		t[k] = bench_now_ms();
 		if (repo_checkpoint(r, NULL, &e) < 0)
 			printf("  checkpoint: %s\n", e.msg);
-		t[k] = now_ms() - t[k];
+		t[k] = bench_now_ms() - t[k];
 		repo_turn_end(r, &e); /* the turn's end snapshot, not timed */
 	}
 	repo_close(r);
@@ -227,9 +197,9 @@ outline_once(const struct tool_env *env, const char *path, size_t *outlen)
 
 	cJSON_AddStringToObject(args, "path", path);
 	tool_job_init(&job, &tool_outline, env, NULL, NULL);
-	t = now_ms();
+	t = bench_now_ms();
 	tool_outline.start(&job, args);
-	t = now_ms() - t;
+	t = bench_now_ms() - t;
 	*outlen = job.out.len;
 	tool_job_release(&job);
 	cJSON_Delete(args);
@@ -345,12 +315,12 @@ map_once(const char *root, struct buf *out)
 	double t;
 
 	buf_reset(out);
-	t = now_ms();
+	t = bench_now_ms();
 	if (repomap_build(root, REPOMAP_DEFAULT_TOKENS, out, &e) < 0) {
 		printf("  repo_map: %s\n", e.msg);
 		return -1;
 	}
-	return now_ms() - t;
+	return bench_now_ms() - t;
 }
 
 /* repo_map of root: true-cold, new process with the disk cache, warm. */
@@ -395,7 +365,7 @@ static void
 stall_tick(struct loop *l, long id, void *arg)
 {
 	struct stall *s = arg;
-	double t = now_ms();
+	double t = bench_now_ms();
 
 	(void)id;
 	if (t - s->last > s->worst)
@@ -434,11 +404,11 @@ stall_of(const char *root, const char *state, int on_worker)
 	s.env.loop = on_worker ? l : NULL; /* NULL: the map is built in place */
 	setenv("XDG_CACHE_HOME", state, 1);
 	repomap_cache_free();
-	s.last = now_ms();
+	s.last = bench_now_ms();
 	end = s.last + 60000;
 	loop_timer_add(l, 1, stall_tick, &s);
 	loop_timer_add(l, 20, stall_start, &s);
-	while ((!s.started || !s.job.finished) && now_ms() < end)
+	while ((!s.started || !s.job.finished) && bench_now_ms() < end)
 		loop_run_once(l, 100, NULL);
 	work_shutdown();
 	loop_free(l);
@@ -540,9 +510,9 @@ bench_map_real(const char *root, const char *tmp)
 	snprintf(cmd, sizeof cmd, "cd '%s' && ctags -R -f '%s' . >/dev/null 2>&1", root, tags);
 	if (system("command -v ctags >/dev/null 2>&1") == 0) {
 		getrusage(RUSAGE_CHILDREN, &r0);
-		t0 = now_ms();
+		t0 = bench_now_ms();
 		if (system(cmd) == 0)
-			ctags_ms = now_ms() - t0;
+			ctags_ms = bench_now_ms() - t0;
 		getrusage(RUSAGE_CHILDREN, &r1);
 		ctags_cpu = (double)(r1.ru_utime.tv_sec - r0.ru_utime.tv_sec + r1.ru_stime.tv_sec -
 				     r0.ru_stime.tv_sec) * 1e3 +
@@ -644,6 +614,6 @@ main(int argc, char **argv)
 		bench_map_real(root, tmp);
 	if (argc >= 3 && strstr(argv[2], "map30k"))
 		bench_map_30k(tmp);
-	rmrf(tmp);
+	bench_rmrf(tmp);
 	return 0;
 }

@@ -50,61 +50,18 @@
 #include "session/list.h"
 #include "session/session.h"
 
+#include "bench_util.h"
+
 extern const struct tool tool_grep;
 extern const struct tool tool_find_files;
 
-/* Monotonic milliseconds. */
-static double
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-/* Ascending doubles for qsort. */
-static int
-cmp_d(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* The median of v[0..n). */
-static double
-median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof *v, cmp_d);
-	return v[n / 2];
-}
-
-/* CPU time (user + system, ms) of this process or of its waited-for children. */
-static double
-cpu_ms(int who)
-{
-	struct rusage ru;
-
-	getrusage(who, &ru);
-	return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
-	       (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
-}
-
 static double g_cpu; /* CPU ms of the last time_cmd / run_tool */
 
-/* Wall time of a shell command (ms); its stdout goes to /dev/null. */
+/* Wall time of a shell command (ms); its CPU time into g_cpu. */
 static double
 time_cmd(const char *cmd)
 {
-	char full[8192];
-	double t = now_ms(), c = cpu_ms(RUSAGE_CHILDREN);
-
-	snprintf(full, sizeof full, "%s >/dev/null 2>&1", cmd);
-	if (system(full) < 0)
-		return -1;
-	g_cpu = cpu_ms(RUSAGE_CHILDREN) - c;
-	return now_ms() - t;
+	return bench_time_cmd(cmd, &g_cpu);
 }
 
 static double g_cpu_ours, g_cpu_theirs; /* CPU ms beside the wall times of the next row */
@@ -151,26 +108,26 @@ bench_checkpoint(const char *repo)
 
 	if (!mkdtemp(state))
 		return;
-	t0 = now_ms();
-	c0 = cpu_ms(RUSAGE_SELF);
+	t0 = bench_now_ms();
+	c0 = bench_cpu_ms(RUSAGE_SELF);
 	if ((r = repo_open(repo, "bench", state, &e)) == NULL ||
 	    repo_checkpoint(r, NULL, &e) < 0) {
 		printf("  checkpoint: %s\n", e.msg);
 		repo_close(r);
 		return;
 	}
-	first = now_ms() - t0;
-	cfirst = cpu_ms(RUSAGE_SELF) - c0;
+	first = bench_now_ms() - t0;
+	cfirst = bench_cpu_ms(RUSAGE_SELF) - c0;
 	repo_turn_end(r, &e);
 	snprintf(cmd, sizeof cmd, "cd '%s' && git stash create", repo);
 	for (k = 0; k < 5; k++) {
 		touch_tracked(repo, k, 0);
-		t0 = now_ms();
-		c0 = cpu_ms(RUSAGE_SELF);
+		t0 = bench_now_ms();
+		c0 = bench_cpu_ms(RUSAGE_SELF);
 		if (repo_checkpoint(r, NULL, &e) < 0)
 			printf("  checkpoint: %s\n", e.msg);
-		ours[k] = now_ms() - t0;
-		cours[k] = cpu_ms(RUSAGE_SELF) - c0;
+		ours[k] = bench_now_ms() - t0;
+		cours[k] = bench_cpu_ms(RUSAGE_SELF) - c0;
 		repo_turn_end(r, &e);
 		theirs[k] = time_cmd(cmd);
 		ctheirs[k] = g_cpu;
@@ -178,11 +135,11 @@ bench_checkpoint(const char *repo)
 	touch_tracked(repo, 0, 1);
 	repo_close(r);
 	g_cpu_ours = cfirst;
-	g_cpu_theirs = median(ctheirs, 5);
-	row("checkpoint, first of the process", first, "git stash create", median(theirs, 5), 2);
-	g_cpu_ours = median(cours, 5);
-	g_cpu_theirs = median(ctheirs, 5);
-	row("checkpoint, 10 files changed", median(ours, 5), "git stash create", median(theirs, 5), 2);
+	g_cpu_theirs = bench_median(ctheirs, 5, NULL);
+	row("checkpoint, first of the process", first, "git stash create", bench_median(theirs, 5, NULL), 2);
+	g_cpu_ours = bench_median(cours, 5, NULL);
+	g_cpu_theirs = bench_median(ctheirs, 5, NULL);
+	row("checkpoint, 10 files changed", bench_median(ours, 5, NULL), "git stash create", bench_median(theirs, 5, NULL), 2);
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", state);
 	if (system(cmd) != 0)
 		fprintf(stderr, "bench_tools: could not remove %s\n", state);
@@ -197,17 +154,17 @@ run_tool(const struct tool *t, const char *root, const char *json, struct buf *o
 	struct tool_env env;
 	struct tool_job job;
 	cJSON *args = cJSON_Parse(json);
-	double t0 = now_ms(), c0 = cpu_ms(RUSAGE_SELF);
+	double t0 = bench_now_ms(), c0 = bench_cpu_ms(RUSAGE_SELF);
 
 	memset(&env, 0, sizeof env);
 	env.root = root;
 	env.loop = l;
 	tool_job_init(&job, t, &env, NULL, NULL);
 	t->start(&job, args);
-	while (!job.finished && now_ms() - t0 < 120000)
+	while (!job.finished && bench_now_ms() - t0 < 120000)
 		loop_run_once(l, 100, NULL);
-	t0 = now_ms() - t0;
-	g_cpu = cpu_ms(RUSAGE_SELF) - c0;
+	t0 = bench_now_ms() - t0;
+	g_cpu = bench_cpu_ms(RUSAGE_SELF) - c0;
 	if (out) {
 		buf_reset(out);
 		buf_add(out, job.out.data, job.out.len);
@@ -230,8 +187,8 @@ tool_ms(const struct tool *t, const char *root, const char *json)
 		v[k] = run_tool(t, root, json, NULL);
 		c[k] = g_cpu;
 	}
-	g_cpu_ours = median(c, 3);
-	return median(v, 3);
+	g_cpu_ours = bench_median(c, 3, NULL);
+	return bench_median(v, 3, NULL);
 }
 
 /* The median of 3 runs of a command (its CPU median into g_cpu_theirs). */
@@ -245,18 +202,8 @@ cmd_ms(const char *cmd)
 		v[k] = time_cmd(cmd);
 		c[k] = g_cpu;
 	}
-	g_cpu_theirs = median(c, 3);
-	return median(v, 3);
-}
-
-/* Whether a program is on PATH. */
-static int
-have(const char *prog)
-{
-	char cmd[256];
-
-	snprintf(cmd, sizeof cmd, "command -v %s >/dev/null 2>&1", prog);
-	return system(cmd) == 0;
+	g_cpu_theirs = bench_median(c, 3, NULL);
+	return bench_median(v, 3, NULL);
 }
 
 /* grep and find against rg (or grep -r) and git ls-files / find. */
@@ -264,7 +211,7 @@ static void
 bench_grep(const char *repo)
 {
 	char cmd[4096], rg[64];
-	int hasrg = have("rg");
+	int hasrg = bench_have("rg");
 	double a;
 
 	snprintf(rg, sizeof rg, "%s", hasrg ? "rg" : "grep -r");
@@ -297,16 +244,6 @@ bench_grep(const char *repo)
 	row("find *.c (against find)", a, "find -name", cmd_ms(cmd), 2);
 }
 
-/* Max RSS of this process so far (kB). */
-static long
-maxrss_kb(void)
-{
-	struct rusage ru;
-
-	getrusage(RUSAGE_SELF, &ru);
-	return ru.ru_maxrss;
-}
-
 /* A 1 GB log in dir, a line near its end: grep it. */
 static void
 bench_log(const char *dir)
@@ -327,12 +264,12 @@ bench_log(const char *dir)
 				     "in %ld us status=200 bytes=%ld\n", i % 60, i % 1000000, i % 16, i, i % 977, i * 7 % 65536);
 	fprintf(f, "2026-11-25T18:00:00.000000 ERROR worker 3 lost_the_needle_here\n");
 	fclose(f);
-	rss0 = maxrss_kb();
+	rss0 = bench_maxrss_kb();
 	ours = run_tool(&tool_grep, dir, "{\"pattern\":\"lost_the_needle_here\",\"literal\":true}", &out);
 	g_cpu_ours = g_cpu;
 	printf("  grep, 1 GB log: the line near its end %s", strstr(out.data ? out.data : "",
 	       "big.log:") ? "found" : "NOT FOUND");
-	printf(", max RSS grew %ld kB\n", maxrss_kb() - rss0);
+	printf(", max RSS grew %ld kB\n", bench_maxrss_kb() - rss0);
 	snprintf(cmd, sizeof cmd, "grep -F lost_the_needle_here '%s'", path);
 	theirs = time_cmd(cmd);
 	g_cpu_theirs = g_cpu;
@@ -415,25 +352,25 @@ bench_sessions(const char *tmp)
 		printf("  sessions: could not write them (skipped)\n");
 		return;
 	}
-	t0 = now_ms();
+	t0 = bench_now_ms();
 	if (session_list_list("/bench/sessions", &v, &n, &e) == 0)
 		session_list_free(v, n);
-	cold = now_ms() - t0;
+	cold = bench_now_ms() - t0;
 	for (k = 0; k < 5; k++) {
-		t0 = now_ms();
+		t0 = bench_now_ms();
 		if (session_list_list("/bench/sessions", &v, &n, &e) == 0)
 			session_list_free(v, n);
-		list[k] = now_ms() - t0;
+		list[k] = bench_now_ms() - t0;
 		buf_reset(&p);
-		t0 = now_ms();
+		t0 = bench_now_ms();
 		(void)session_list_latest("/bench/sessions", &p, &e);
-		latest[k] = now_ms() - t0;
+		latest[k] = bench_now_ms() - t0;
 	}
 	printf("  -r listing, %zu sessions (10 of 2,000 turns): %.1f ms first (every file loaded "
-	       "and cached), %.1f ms after  goal <= 50 ms  %s\n", n, cold, median(list, 5),
-	       median(list, 5) <= 50 ? "meets" : "MISSES");
+	       "and cached), %.1f ms after  goal <= 50 ms  %s\n", n, cold, bench_median(list, 5, NULL),
+	       bench_median(list, 5, NULL) <= 50 ? "meets" : "MISSES");
 	printf("  -c (the newest session), %zu sessions: %.1f ms  goal <= 50 ms  %s\n", n,
-	       median(latest, 5), median(latest, 5) <= 50 ? "meets" : "MISSES");
+	       bench_median(latest, 5, NULL), bench_median(latest, 5, NULL) <= 50 ? "meets" : "MISSES");
 	buf_release(&p);
 }
 
@@ -521,27 +458,27 @@ bench_request(void)
 			m = conv_add_msg(&cv, CONV_USER);
 			conv_add_block(m, CONV_TOOL_RESULT, "src/file1.c:12: sum += v[i];", id, "grep");
 			buf_reset(&body);
-			t0 = now_ms();
+			t0 = bench_now_ms();
 			llama_wire_request_memo(&cfg, "m", &req, NULL, &memo, &body);
-			t[st] = now_ms() - t0;
+			t[st] = bench_now_ms() - t0;
 		}
-		memo_ms[ti] = median(t, STEPS);
+		memo_ms[ti] = bench_median(t, STEPS, NULL);
 		bytes[ti] = body.len;
 		for (st = 0; st < STEPS; st++) {
 			buf_reset(&body);
-			t0 = now_ms();
+			t0 = bench_now_ms();
 			llama_wire_request_gen(&cfg, "m", &req, NULL, &body);
 			(void)notes_from_body(body.data);
-			t[st] = now_ms() - t0;
+			t[st] = bench_now_ms() - t0;
 		}
-		scratch_ms[ti] = median(t, STEPS);
+		scratch_ms[ti] = bench_median(t, STEPS, NULL);
 		for (st = 0; st < STEPS; st++) {
 			buf_release(&copy);
-			t0 = now_ms();
+			t0 = bench_now_ms();
 			buf_add(&copy, body.data, body.len);
-			t[st] = now_ms() - t0;
+			t[st] = bench_now_ms() - t0;
 		}
-		copy_ms[ti] = median(t, STEPS);
+		copy_ms[ti] = bench_median(t, STEPS, NULL);
 		buf_release(&copy);
 		buf_release(&body);
 		llama_wire_memo_release(&memo);

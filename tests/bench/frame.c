@@ -28,6 +28,8 @@
 #include "ui/view/transcript.h"
 #include "ui/view/transcript_search.h"
 
+#include "bench_util.h"
+
 #define W 120
 #define H 32
 
@@ -39,32 +41,6 @@ cpu_ms(void)
 
 	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
 	return (double)ts.tv_sec * 1000.0 + (double)ts.tv_nsec / 1e6;
-}
-
-/* Milliseconds on the monotonic clock. */
-static double
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1000.0 + (double)ts.tv_nsec / 1e6;
-}
-
-/* Median of n values (sorts v). */
-static int
-cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double
-median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof *v, cmp);
-	return v[n / 2];
 }
 
 /* One figure line, as bench.sh prints them. */
@@ -245,29 +221,29 @@ main(void)
 	server_panel_init(&srv);
 	fill(&tv, msgs);
 	layout_compute(&lay, W, H, 1, 1);
-	t0 = now_ms();
+	t0 = bench_now_ms();
 	rows = transcript_rows(&tv, lay.transcript.w);
 	snprintf(extra, sizeof extra, "%d messages, %ld rows at %d columns", msgs, rows, lay.transcript.w);
-	figure("tui: first layout (cold row cache)", now_ms() - t0, "ms", extra);
+	figure("tui: first layout (cold row cache)", bench_now_ms() - t0, "ms", extra);
 	for (i = 0; i < n; i++) {
-		t0 = now_ms();
+		t0 = bench_now_ms();
 		layout_draw(g, &lay, &tv, &srv, &st);
-		t[i] = now_ms() - t0;
+		t[i] = bench_now_ms() - t0;
 	}
-	figure("tui: frame 120x32, following", median(t, n), "ms", "median of 30 frames");
+	figure("tui: frame 120x32, following", bench_median(t, n, NULL), "ms", "median of 30 frames");
 	for (i = 0; i < n; i++) {
-		t0 = now_ms();
+		t0 = bench_now_ms();
 		transcript_scroll(&tv, -(lay.transcript.h - 2), lay.transcript.w, lay.transcript.h);
 		layout_draw(g, &lay, &tv, &srv, &st);
-		t[i] = now_ms() - t0;
+		t[i] = bench_now_ms() - t0;
 	}
-	figure("tui: frame 120x32, PgUp each frame", median(t, n), "ms", "median of 30 (scroll + draw)");
+	figure("tui: frame 120x32, PgUp each frame", bench_median(t, n, NULL), "ms", "median of 30 (scroll + draw)");
 	transcript_search_start(&ts, &tv, lay.transcript);
 	buf_adds(&ts.query, "file42.c");
-	t0 = now_ms();
+	t0 = bench_now_ms();
 	transcript_search_update(&ts, &tv, lay.transcript.w);
 	snprintf(extra, sizeof extra, "%zu matching rows", ts.nrows);
-	figure("tui: search over the transcript", now_ms() - t0, "ms", extra);
+	figure("tui: search over the transcript", bench_now_ms() - t0, "ms", extra);
 	transcript_search_release(&ts);
 	transcript_release(&tv);
 	if (!getenv("BENCH_FRAME_NO_STREAM"))

@@ -6,6 +6,11 @@
 # meanwhile is echoed at once.  Each echo is timed by a bounded poll of the
 # pane (5 ms steps); the best of three keys must show within 100 ms, and the
 # tool must still be running then (the mock has not been asked again).
+# The grep's first rows (three files near the start of the walk match) are
+# on the screen while it still runs.  Quitting right after the answer does
+# not wait for the turn's end snapshot beyond its bound
+# (FRONT_CHECKPOINT_QUIT_MS, 3 s, plus slack for a loaded machine), and the
+# next start's /undo (hearth -c -p) still takes the turn back.
 # shellcheck source=tests/e2e/lib.sh
 . "$(dirname "$0")/lib.sh"
 
@@ -27,8 +32,9 @@ for i in range(30000):
     if i % 50 == 0:
         os.makedirs(d, exist_ok=True)
     ext = ".bat" if i % 500 == 0 else ".c"
+    text = line * 40 + ("/* marker xyz1234bx */\n" if i in (1, 2, 3) else "")
     with open(os.path.join(d, "f%05d%s" % (i, ext)), "w", newline="") as f:
-        f.write((line * 40).replace("\n", "\r\n") if ext == ".bat" else line * 40)
+        f.write(text.replace("\n", "\r\n") if ext == ".bat" else text)
 for cmd in (["git", "init", "-q"], ["git", "add", "-A"], ["git", "commit", "-qm", "base"],
             ["git", "config", "core.autocrlf", "true"]):
     subprocess.run(cmd, cwd=root, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -89,6 +95,10 @@ $T send-keys -t s "Search the tree." Enter
 if mock_wait_request /v1/chat/completions 150; then
 	sleep 0.05 # the answer (a grep call) is a few ms: the grep walks 30,000 files
 	live "grep of 30,000 files" 1
+	if tmux_wait tui "the grep's first rows while it runs" "f00001\.c:41:" 300; then
+		_n=$(chats)
+		check "the rows were shown before the grep ended (chat requests: $_n, want 1)" test "$_n" -eq 1
+	fi
 	for _w in $(seq 1 3000); do # the grep's result comes back as the second request
 		[ "$(chats)" -ge 2 ] && break
 		sleep 0.02
@@ -98,10 +108,19 @@ if mock_wait_request /v1/chat/completions 150; then
 	tmux_wait tui answered "Searched and wrote notes.txt" 600
 	check "the write ran after its checkpoint" test -f "$BIG/notes.txt"
 	check "the checkpoint is under a private ref" sh -c "cd '$BIG' && git for-each-ref refs/hearth | grep -q ."
+	# quit at once: the end snapshot of 30,000 files (every file hashed: core.autocrlf) may still run
 	$T send-keys -t s C-c
 	sleep 0.3
+	_t0=$(date +%s%N)
 	$T send-keys -t s C-c
-	tmux_wait tui quit "HEARTH_EXITED rc=0" 600 # exit waits for the end snapshot of 30,000 files (slow under ASan)
+	tmux_wait tui quit "HEARTH_EXITED rc=0" 600
+	_ms=$((($(date +%s%N) - _t0) / 1000000))
+	printf '# quit took %s ms\n' "$_ms"
+	check "quit within the snapshot's bound ($_ms ms; 3 s + 5 s slack)" test "$_ms" -le 8000
+	(cd "$BIG" && HOME=$E2E_TMP timeout 300 "$HEARTH_BIN" -c -p --server "$MOCK_URL" "/undo" \
+		>"$E2E_TMP/undo.out" 2>&1)
+	check "the next start's /undo takes the write back" test ! -e "$BIG/notes.txt"
+	[ -e "$BIG/notes.txt" ] && diag_file "/undo" "$E2E_TMP/undo.out"
 else
 	not_ok "tui: the first chat request" "no chat request reached the mock within 15 s"
 fi

@@ -122,17 +122,23 @@ digested_turns(const struct conv *c)
 	return n;
 }
 
-/* Serialised messages as a llama request would send them. */
+static struct llama_wire_memo g_memo; /* the llama provider's kept prefix, across wire() calls */
+
+/* Serialised messages as a llama request would send them; the kept prefix must agree. */
 static void
 wire(const struct conv *c, struct buf *out)
 {
 	struct cfg cfg;
 	struct provider_req req = { 0 };
+	struct buf kept = BUF_INIT;
 
 	cfg_defaults(&cfg);
 	req.conv = c;
 	buf_reset(out);
 	llama_wire_request(&cfg, "m", &req, out);
+	llama_wire_request_memo(&cfg, "m", &req, NULL, &g_memo, &kept);
+	assert_string_equal(kept.data, out->data); /* a digest touches its message (conv_msg_touch) */
+	buf_release(&kept);
 	cfg_release(&cfg);
 }
 
@@ -145,6 +151,7 @@ test_batches_and_stability(void **state)
 	int t, changes = 0;
 
 	(void)state;
+	llama_wire_memo_init(&g_memo);
 	build(&c, 0, 0);
 	for (t = 0; t < 20; t++) {
 		struct conv one;
@@ -179,10 +186,12 @@ test_batches_and_stability(void **state)
 	/* a resumed session (original messages) digests the same at the same turn */
 	build(&resumed, 0, 20);
 	assert_int_equal(agent_microcompact_apply(&resumed, 3, &st2), 15);
+	llama_wire_memo_release(&g_memo);
 	wire(&resumed, &before);
 	wire(&c, &after);
 	assert_string_equal(before.data, after.data);
 	assert_int_equal(agent_microcompact_apply(&resumed, 0, &st2), 0); /* off */
+	llama_wire_memo_release(&g_memo);
 	conv_release(&resumed);
 	conv_release(&c);
 	buf_release(&before);

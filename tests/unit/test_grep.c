@@ -2,16 +2,21 @@
  * test_grep: the grep and find tools over a temporary workspace that is a
  * git repository — sorted output, .gitignore and .git skipped, binary and
  * oversized files skipped, globs, regex and literal modes, caps with
- * notes, plain "no matches", and path errors.
+ * notes, plain "no matches", and path errors; on a loop (the worker
+ * thread) the rows stream through tool_job_progress before the call ends,
+ * and a call cancelled then keeps the rows found so far.
  */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include <cmocka.h>
 #include <git2.h>
 
+#include "io/loop.h"
+#include "io/work.h"
 #include "tool_fixture.h"
 
 extern const struct tool tool_grep, tool_find_files;
@@ -325,6 +330,86 @@ test_no_repo(void **state)
 	fixture_free(f);
 }
 
+/* What a watched grep saw: the progress reports, and whether to cancel at the first. */
+struct watch {
+	int reports, before_end, cancel;
+	struct buf first; /* job->live at the first report */
+};
+
+static void
+on_progress(struct tool_job *job, void *arg)
+{
+	struct watch *w = arg;
+
+	if (w->reports++ == 0)
+		buf_add(&w->first, job->live.data, job->live.len);
+	w->before_end += !job->finished;
+	if (w->cancel && w->reports == 1)
+		job->tool->cancel(job);
+}
+
+/* Run grep on a loop (the worker) with progress watched; the result into out. */
+static void
+grep_live(struct fixture *f, const char *json, struct watch *w, struct tool_job *job)
+{
+	struct loop *l = loop_new(NULL);
+	cJSON *args = cJSON_Parse(json);
+	time_t end = time(NULL) + 30;
+
+	f->env.loop = l;
+	tool_job_init(job, &tool_grep, &f->env, NULL, NULL);
+	job->progress = on_progress;
+	job->progress_arg = w;
+	tool_grep.start(job, args);
+	while ((!job->finished || work_pending()) && time(NULL) < end)
+		assert_int_equal(loop_run_once(l, 200, NULL), 0);
+	assert_true(job->finished);
+	assert_int_equal(work_pending(), 0);
+	cJSON_Delete(args);
+	work_shutdown();
+	loop_free(l);
+	f->env.loop = NULL;
+}
+
+/* 300 files of matches: the rows reach the screen while the call runs; Esc keeps them. */
+static void
+test_grep_streams(void **state)
+{
+	struct fixture *f = *state;
+	struct watch w = { 0, 0, 0, BUF_INIT };
+	struct tool_job job;
+	char name[64];
+	int i;
+
+	fixture_mkdir(f, "many");
+	for (i = 0; i < 300; i++) {
+		snprintf(name, sizeof name, "many/f%03d.txt", i);
+		fixture_puts(f, name, "a\nneedle here\nb\n");
+	}
+	grep_live(f, "{\"pattern\":\"needle\",\"path\":\"many\"}", &w, &job);
+	assert_false(job.is_error);
+	assert_true(w.reports >= 1);
+	assert_int_equal(w.before_end, w.reports);
+	assert_true(w.first.len > 0);
+	assert_memory_equal(w.first.data, "many/f000.txt:2:needle here\n", 28);
+	assert_memory_equal(job.out.data, w.first.data, w.first.len); /* the result's start */
+	tool_job_release(&job);
+	buf_reset(&w.first);
+	/* cancelled at the first report: the rows so far, then [aborted] */
+	w.reports = w.before_end = 0;
+	w.cancel = 1;
+	grep_live(f, "{\"pattern\":\"needle\",\"path\":\"many\"}", &w, &job);
+	assert_true(job.is_error);
+	assert_int_equal(w.reports, 1);
+	assert_non_null(job.out.data);
+	assert_memory_equal(job.out.data, "many/f000.txt:2:needle here\n", 28);
+	assert_true(job.out.len >= 9);
+	assert_string_equal(job.out.data + job.out.len - 9, "[aborted]");
+	assert_null(strstr(job.out.data, "[showing"));
+	tool_job_release(&job);
+	buf_release(&w.first);
+}
+
 int
 main(void)
 {
@@ -338,6 +423,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_find, setup, fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_find_cap, setup, fixture_teardown),
 		cmocka_unit_test(test_no_repo),
+		cmocka_unit_test_setup_teardown(test_grep_streams, setup, fixture_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

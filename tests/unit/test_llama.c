@@ -220,8 +220,9 @@ memo_agrees(struct llama_wire_memo *memo, const struct conv *cv, const char *gp)
  * The kept serialised prefix (llama_wire_request_memo) gives the bytes a
  * fresh build gives, step after step: as turns are added (the session
  * part moving into the first user message, earlier answers losing their
- * reasoning), after a block edited in place (microcompact) with the same
- * length, a different generation prefix, and a shorter conv.
+ * reasoning), after a block edited in place (microcompact: conv_msg_touch)
+ * with the same length, a message with no known gen edited in place, a new
+ * system prompt, a different generation prefix, and a shorter conv.
  */
 static void
 test_request_memo(void **state)
@@ -254,10 +255,22 @@ test_request_memo(void **state)
 		memo_agrees(&memo, &cv, NULL);
 	}
 	assert_int_equal((int)memo.n, (int)cv.nmsgs);
-	/* an old tool result rewritten in place, same length */
+	/* an old tool result rewritten in place, same length (the writer touches the message) */
 	b = &cv.msgs[2].blocks[0];
 	free(b->text);
 	b->text = strdup("[cleared by microcompact: 28 b]");
+	conv_msg_touch(&cv.msgs[2]);
+	memo_agrees(&memo, &cv, NULL);
+	/* a message whose gen is not known (0: made by hand) is compared byte for byte */
+	cv.msgs[3].gen = 0;
+	memo_agrees(&memo, &cv, NULL);
+	b = &cv.msgs[3].blocks[0];
+	free(b->text);
+	b->text = strdup("question X");
+	memo_agrees(&memo, &cv, NULL);
+	/* a new system prompt: every message after it is written again where it moved */
+	conv_set_system(&cv, "You are terser." CONV_SESSION_MARK "cwd: /tmp/y\n");
+	memo_agrees(&memo, &cv, NULL);
 	memo_agrees(&memo, &cv, NULL);
 	memo_agrees(&memo, &cv, "<think>\n\n</think>\n\n");
 	memo_agrees(&memo, &cv, NULL);

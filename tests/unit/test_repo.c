@@ -287,6 +287,39 @@ test_undo_two_and_reopen(void **state)
 	repo_result_release(&res);
 }
 
+/*
+ * Quitting with the end snapshot unfinished (repo_abandon): the turn's end
+ * is not written (no ref lock left behind); the next start undoes the
+ * turn all the same, its end taken when the undo needs it, with a note.
+ */
+static void
+test_abandoned_end(void **state)
+{
+	struct t *t = *state;
+	struct repo_result res = REPO_RESULT_INIT;
+	struct err e = ERR_INIT;
+
+	save(t, "s0");
+	open_repo(t);
+	checkpoint(t->r, NULL);
+	assert_int_equal(sh(t, "echo agent >> a.txt && echo new > n.txt"), 0);
+	repo_abandon(t->r);
+	assert_int_equal(repo_turn_end(t->r, &e), -1);
+	assert_non_null(strstr(e.msg, "hearth quit before the snapshot was taken"));
+	assert_int_equal(sh(t, "! ls .git/refs/hearth/checkpoints | grep -q lock"), 0);
+	open_repo(t); /* the next start */
+	assert_int_equal(repo_turns(t->r), 1);
+	assert_int_equal(repo_undo(t->r, 1, 0, &res, &e), 0);
+	assert_non_null(strstr(res.notes.data, "turn 1 was never ended"));
+	assert_true(same_as(t, "s0"));
+	repo_result_release(&res);
+	/* a checkpoint after it writes nothing either */
+	repo_abandon(t->r);
+	assert_int_equal(repo_checkpoint(t->r, NULL, &e), -1);
+	open_repo(t);
+	assert_int_equal(repo_turns(t->r), 1);
+}
+
 /* No commits yet, a locked index, a detached HEAD. */
 static void
 test_no_commits_locked_detached(void **state)
@@ -539,6 +572,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_undo_redo_roundtrip, git_repo, done),
 		cmocka_unit_test_setup_teardown(test_user_edit_survives, git_repo, done),
 		cmocka_unit_test_setup_teardown(test_undo_two_and_reopen, git_repo, done),
+		cmocka_unit_test_setup_teardown(test_abandoned_end, git_repo, done),
 		cmocka_unit_test_setup_teardown(test_no_commits_locked_detached, git_empty, done),
 		cmocka_unit_test_setup_teardown(test_outside_git, no_git, done),
 		cmocka_unit_test_setup_teardown(test_crlf_by_hand_restored, git_empty, done),

@@ -262,6 +262,104 @@ test_git_tree_attributes(void **state)
 	teardown(t);
 }
 
+/*
+ * The base follows the user's index: a file staged with git add after a
+ * snapshot (status then calls it clean) is in the next snapshot with its
+ * new bytes, and the base's raw paths (eol=crlf) keep their disk bytes.
+ */
+static void
+test_git_tree_index_changes(void **state)
+{
+	struct t *t = setup("git init -q && git config user.email t@t && git config user.name t "
+			    "&& git config core.autocrlf false && "
+			    "printf '*.bat text eol=crlf\\n' > .gitattributes && "
+			    "printf 'a\\r\\n' > run.bat && printf 'v1\\n' > kept && "
+			    "git add . && git commit -qm init && rm -f .git/index && git reset -q");
+	struct buf data = BUF_INIT;
+	struct err e = ERR_INIT;
+	char cmd[8192];
+	git_oid tree;
+
+	(void)state;
+	assert_int_equal(repo_snap_tree(&t->s, NULL, NULL, &tree, NULL, &e), 0);
+	assert_true(t->s.base_ok);
+	tree_content(t, &tree, "kept", &data);
+	assert_memory_equal(data.data, "v1\n", 3);
+	sleep(1); /* the index file's mtime changes with the second */
+	snprintf(cmd, sizeof cmd, "cd '%s' && printf 'v3\\n' > kept && git add kept", t->w);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(repo_snap_tree(&t->s, NULL, NULL, &tree, NULL, &e), 0);
+	tree_content(t, &tree, "kept", &data);
+	assert_int_equal(data.len, 3);
+	assert_memory_equal(data.data, "v3\n", 3);
+	tree_content(t, &tree, "run.bat", &data);
+	assert_int_equal(data.len, 3);
+	assert_memory_equal(data.data, "a\r\n", 3);
+	buf_release(&data);
+	teardown(t);
+}
+
+/* A submodule (gitlink) keeps the fast way: left out of the snapshot and named in the notes. */
+static void
+test_git_tree_submodule(void **state)
+{
+	struct t *t = setup("git init -q && git config user.email t@t && git config user.name t "
+			    "&& printf 'v1\\n' > kept && git add kept && git update-index --add "
+			    "--cacheinfo 160000,1111111111111111111111111111111111111111,mod && "
+			    "mkdir mod && git commit -qm init && printf 'v2\\n' > kept");
+	struct buf data = BUF_INIT, notes = BUF_INIT;
+	struct err e = ERR_INIT;
+	git_tree_entry *te = NULL;
+	git_tree *gt;
+	git_oid tree;
+	int k;
+
+	(void)state;
+	for (k = 0; k < 2; k++) {
+		buf_reset(&notes);
+		assert_int_equal(repo_snap_tree(&t->s, NULL, NULL, &tree, &notes, &e), 0);
+		assert_true(t->s.base_ok); /* not the index way */
+		tree_content(t, &tree, "kept", &data);
+		assert_memory_equal(data.data, "v2\n", 3);
+		assert_int_equal(git_tree_lookup(&gt, t->s.git, &tree), 0);
+		assert_true(git_tree_entry_bypath(&te, gt, "mod") < 0); /* not even the gitlink */
+		git_tree_free(gt);
+		assert_non_null(notes.data);
+		assert_non_null(strstr(notes.data, "mod: submodule, not checkpointed"));
+	}
+	buf_release(&notes);
+	buf_release(&data);
+	teardown(t);
+}
+
+/*
+ * A filter attribute converts only when its driver is configured (git
+ * ignores it otherwise): x.po is taken from the index, y.cf is hashed.
+ */
+static void
+test_git_tree_filter_driver(void **state)
+{
+	struct t *t = setup("git init -q && git config user.email t@t && git config user.name t "
+			    "&& git config core.autocrlf false && git config filter.conf.clean cat && "
+			    "printf '*.po filter=nodriver\\n*.cf filter=conf\\n' > .gitattributes && "
+			    "printf 'a\\n' > x.po && printf 'b\\n' > y.cf && "
+			    "git add . && git commit -qm init && rm -f .git/index && git reset -q");
+	struct buf data = BUF_INIT;
+	struct err e = ERR_INIT;
+	git_oid tree;
+
+	(void)state;
+	assert_int_equal(repo_snap_tree(&t->s, NULL, NULL, &tree, NULL, &e), 0);
+	assert_true(t->s.base_ok && t->s.filters);
+	assert_non_null(t->s.raw);
+	assert_int_equal(t->s.raw->n, 1);
+	assert_string_equal(t->s.raw->paths[0], "y.cf");
+	tree_content(t, &tree, "x.po", &data);
+	assert_memory_equal(data.data, "a\n", 2);
+	buf_release(&data);
+	teardown(t);
+}
+
 int
 main(void)
 {
@@ -272,6 +370,9 @@ main(void)
 		cmocka_unit_test(test_private_tree),
 		cmocka_unit_test(test_git_tree),
 		cmocka_unit_test(test_git_tree_attributes),
+		cmocka_unit_test(test_git_tree_index_changes),
+		cmocka_unit_test(test_git_tree_submodule),
+		cmocka_unit_test(test_git_tree_filter_driver),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -119,6 +119,7 @@ test_conv(void **state)
 	struct route_privlines *s = route_privlines_build(dir, globs, 3, NULL);
 	struct conv c;
 	struct conv_msg *m;
+	unsigned long gen0, gen2;
 
 	(void)state;
 	conv_init(&c);
@@ -129,7 +130,11 @@ test_conv(void **state)
 	m = conv_add_msg(&c, CONV_USER);
 	conv_add_block(m, CONV_TOOL_RESULT, "x\nAPI_SECRET=hunter2-secret-value\ny", "c1", "bash");
 	conv_add_block(m, CONV_TOOL_RESULT, "nothing private", "c2", "bash");
+	gen0 = c.msgs[0].gen;
+	gen2 = c.msgs[2].gen;
 	assert_int_equal(route_privlines_conv(s, &c), 1);
+	assert_true(c.msgs[2].gen != gen2); /* edited in place: a new gen (llm/conv.h) */
+	assert_true(c.msgs[0].gen == gen0);
 	assert_string_equal(c.msgs[2].blocks[0].text, "x\n" ROUTE_PRIVLINES_NOTE "\ny");
 	assert_string_equal(c.msgs[2].blocks[1].text, "nothing private");
 	assert_string_equal(c.msgs[0].blocks[0].text, "API_SECRET=hunter2-secret-value");

@@ -5,7 +5,10 @@
  * one sees work_stopping and ends, the queued ones are delivered unrun, in
  * order); a submit
  * after shutdown starts a new thread; another loop's submit is refused while
- * jobs are outstanding; a loop may be freed once its jobs are delivered.
+ * jobs are outstanding; a loop may be freed once its jobs are delivered;
+ * work_progress: progress() on the loop thread while run() still runs
+ * (run waits for it), again before done() for a last call, never without
+ * a loop.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -242,6 +245,125 @@ test_other_loop(void **state)
 	free(r);
 }
 
+/* A job that reports: run() asks twice, waiting for the loop's progress() in between. */
+struct prog {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int seen;          /* progress() calls (loop thread), under mu */
+	int waited;        /* run() saw the first progress() while still running */
+	int at_done;       /* progress() calls seen when done() ran */
+	int done;
+	int leaving;       /* run() made its last call (under mu) */
+	pthread_t prog_thread;
+};
+
+static void
+prog_run(void *arg)
+{
+	struct prog *p = arg;
+	struct timespec ts;
+
+	work_progress();
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += 20;
+	pthread_mutex_lock(&p->mu);
+	while (p->seen < 1 && pthread_cond_timedwait(&p->cv, &p->mu, &ts) == 0)
+		;
+	p->waited = p->seen >= 1;
+	pthread_mutex_unlock(&p->mu);
+	work_progress(); /* the last one: reported before done() */
+	pthread_mutex_lock(&p->mu);
+	p->leaving = 1;
+	pthread_cond_broadcast(&p->cv);
+	pthread_mutex_unlock(&p->mu);
+}
+
+static void
+prog_progress(void *arg)
+{
+	struct prog *p = arg;
+
+	struct timespec ts, nap = { 0, 100 * 1000 * 1000 };
+	int first;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += 20;
+	pthread_mutex_lock(&p->mu);
+	first = p->seen++ == 0;
+	p->prog_thread = pthread_self();
+	pthread_cond_broadcast(&p->cv);
+	/* the first report holds the loop until run() is (nearly surely) over:
+	 * the last report must then come with the finished job */
+	while (first && !p->leaving && pthread_cond_timedwait(&p->cv, &p->mu, &ts) == 0)
+		;
+	pthread_mutex_unlock(&p->mu);
+	if (first)
+		nanosleep(&nap, NULL);
+}
+
+static void
+prog_done(void *arg, int ran)
+{
+	struct prog *p = arg;
+
+	assert_int_equal(ran, 1);
+	pthread_mutex_lock(&p->mu);
+	p->at_done = p->seen;
+	p->done = 1;
+	pthread_mutex_unlock(&p->mu);
+}
+
+static void
+test_progress(void **state)
+{
+	struct loop *l = loop_new(NULL);
+	struct prog p = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0, 0, 0, 0 };
+	time_t end = time(NULL) + 30;
+
+	(void)state;
+	assert_int_equal(work_submit_progress(l, prog_run, prog_progress, prog_done, &p, NULL), 0);
+	while (!p.done && time(NULL) < end)
+		assert_int_equal(loop_run_once(l, 500, NULL), 0);
+	assert_true(p.done);
+	assert_true(p.waited);          /* the first report came while run() ran */
+	assert_int_equal(p.at_done, 2); /* the last one before done() */
+	assert_true(pthread_equal(p.prog_thread, pthread_self()));
+	/* no loop: in place, no report */
+	memset(&p, 0, sizeof p);
+	pthread_mutex_init(&p.mu, NULL);
+	pthread_cond_init(&p.cv, NULL);
+	p.seen = 1; /* run() does not wait */
+	p.leaving = 1;
+	assert_int_equal(work_submit_progress(NULL, prog_run, prog_progress, prog_done, &p, NULL), 0);
+	assert_true(p.done);
+	assert_int_equal(p.at_done, 1);
+	work_shutdown();
+	loop_free(l);
+}
+
+/* work_wait_idle: 0 while a job runs past the time, 1 once it is over. */
+static void
+test_wait_idle(void **state)
+{
+	struct loop *l = loop_new(NULL);
+	struct prog p = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0, 0, 0, 0 };
+	time_t t0, end = time(NULL) + 30;
+
+	(void)state;
+	assert_int_equal(work_wait_idle(10), 1); /* no thread */
+	/* prog_run waits (up to 20 s) for a progress report the loop is not running to give */
+	assert_int_equal(work_submit_progress(l, prog_run, prog_progress, prog_done, &p, NULL), 0);
+	t0 = time(NULL);
+	assert_int_equal(work_wait_idle(200), 0);
+	assert_true(time(NULL) - t0 < 10);
+	while (!p.done && time(NULL) < end)
+		assert_int_equal(loop_run_once(l, 500, NULL), 0);
+	assert_true(p.done);
+	assert_int_equal(work_wait_idle(1000), 1);
+	work_shutdown();
+	loop_free(l);
+}
+
 int
 main(void)
 {
@@ -251,6 +373,8 @@ main(void)
 		cmocka_unit_test(test_no_loop_in_place),
 		cmocka_unit_test(test_shutdown_queued),
 		cmocka_unit_test(test_other_loop),
+		cmocka_unit_test(test_progress),
+		cmocka_unit_test(test_wait_idle),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
