@@ -589,6 +589,20 @@ llama_get_slots(struct llama *lm, llama_slots_fn done, void *arg)
 	llama_disco_slots(&lm->disco, done, arg);
 }
 
+/* Whether the server answers again (see llama/llama.h). */
+void
+llama_alive(struct llama *lm, llama_alive_fn done, void *arg)
+{
+	llama_disco_alive(&lm->disco, done, arg);
+}
+
+/* GET /metrics as the server's load (see llama/llama.h). */
+void
+llama_get_load(struct llama *lm, llama_load_fn done, void *arg)
+{
+	llama_disco_load(&lm->disco, done, arg);
+}
+
 /* Resuming: let the server match the prefix, then pin (see llama/llama.h). */
 void
 llama_prefer_warm_slot(struct llama *lm)

@@ -685,3 +685,73 @@ llama_wire_plain(struct buf *body)
 	cJSON_free(out);
 	cJSON_Delete(root);
 }
+
+/* The gauges a server's load is read from (struct llama_load): name, and whether it counts the queue. */
+static const struct {
+	const char *name;
+	int waiting;
+} llama_wire_gauges[] = {
+	{ "llamacpp:requests_processing", 0 }, { "llamacpp:requests_deferred", 1 },
+	{ "vllm:num_requests_running", 0 },    { "vllm:num_requests_waiting", 1 },
+	{ "sglang:num_running_reqs", 0 },      { "sglang:num_queue_reqs", 1 },
+};
+
+/* One sample line "NAME{labels} VALUE [TIMESTAMP]" of /metrics; comments and other names skipped. */
+static void
+llama_wire_load_line(const char *l, size_t n, struct llama_load *out)
+{
+	size_t i, k, len;
+	char num[64];
+	double v;
+	char *end;
+
+	for (i = 0; i < sizeof llama_wire_gauges / sizeof llama_wire_gauges[0]; i++) {
+		len = strlen(llama_wire_gauges[i].name);
+		if (n <= len || memcmp(l, llama_wire_gauges[i].name, len) != 0 || (l[len] != ' ' && l[len] != '{'))
+			continue;
+		k = len;
+		if (l[k] == '{') { /* labels: to the closing brace outside quotes */
+			int q = 0;
+
+			for (k++; k < n && (q || l[k] != '}'); k++)
+				if (l[k] == '\\' && q && k + 1 < n)
+					k++;
+				else if (l[k] == '"')
+					q = !q;
+			if (k >= n)
+				return;
+			k++;
+		}
+		while (k < n && l[k] == ' ')
+			k++;
+		for (len = 0; k + len < n && l[k + len] != ' ' && len < sizeof num - 1; len++)
+			num[len] = l[k + len];
+		num[len] = 0;
+		v = strtod(num, &end);
+		if (!len || *end || v != v || v < 0 || v > 1e9) /* NaN, negative or absurd: not a count */
+			return;
+		out->known = 1;
+		if (llama_wire_gauges[i].waiting)
+			out->waiting += v;
+		else
+			out->running += v;
+		return;
+	}
+}
+
+/* /metrics text → the server's load (see llama/wire.h). */
+int
+llama_wire_load(const char *text, size_t n, struct llama_load *out)
+{
+	size_t i = 0, j;
+
+	memset(out, 0, sizeof *out);
+	while (text && i < n) {
+		for (j = i; j < n && text[j] != '\n'; j++)
+			;
+		if (j > i && text[i] != '#')
+			llama_wire_load_line(text + i, j - i - (text[j - 1] == '\r'), out);
+		i = j + 1;
+	}
+	return out->known ? 0 : -1;
+}

@@ -1110,6 +1110,34 @@ test_get_slots(void **state)
 	assert_int_equal(s.n, 0);
 }
 
+/* /metrics as a server's load: llama-server's, vLLM's and SGLang's gauges, summed over labels. */
+static void
+test_wire_load(void **state)
+{
+	static const char llama[] = "# HELP llamacpp:requests_processing Number of requests processing.\n"
+		"# TYPE llamacpp:requests_processing gauge\nllamacpp:requests_processing 2\n"
+		"llamacpp:requests_deferred 1\nllamacpp:prompt_tokens_total 500\n";
+	static const char vllm[] = "vllm:num_requests_running{model_name=\"a\"} 3.0\r\n"
+		"vllm:num_requests_running{model_name=\"b}\\\"x\"} 1.0 1700000000\n"
+		"vllm:num_requests_waiting{model_name=\"a\"} 4.0\nvllm:num_requests_waiting_time 99\n";
+	static const char sglang[] = "sglang:num_running_reqs{model_name=\"m\"} 0.0\nsglang:num_queue_reqs{model_name=\"m\"} 7\n";
+	static const char none[] = "# nothing of the load\nprocess_cpu_seconds_total 1.5\n"
+		"vllm:num_requests_running NaN\nvllm:num_requests_waiting -1\nsglang:num_queue_reqs{x=\"unterminated";
+	struct llama_load l;
+
+	(void)state;
+	assert_int_equal(llama_wire_load(llama, strlen(llama), &l), 0);
+	assert_true(l.known && l.running == 2 && l.waiting == 1);
+	assert_int_equal(llama_wire_load(vllm, strlen(vllm), &l), 0);
+	assert_true(l.running == 4 && l.waiting == 4);
+	assert_int_equal(llama_wire_load(sglang, strlen(sglang), &l), 0);
+	assert_true(l.running == 0 && l.waiting == 7);
+	assert_int_equal(llama_wire_load(none, strlen(none), &l), -1);
+	assert_false(l.known);
+	assert_int_equal(llama_wire_load(llama, 40, &l), -1); /* cut inside the first comment */
+	assert_int_equal(llama_wire_load(NULL, 0, &l), -1);
+}
+
 int
 main(void)
 {
@@ -1117,6 +1145,7 @@ main(void)
 		cmocka_unit_test(test_request_fields),
 		cmocka_unit_test(test_prefix_stability),
 		cmocka_unit_test(test_wire_roles),
+		cmocka_unit_test(test_wire_load),
 		cmocka_unit_test(test_request_memo),
 		cmocka_unit_test(test_invalid_utf8_repaired),
 		cmocka_unit_test(test_parse_discovery_fixtures),
