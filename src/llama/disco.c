@@ -203,7 +203,8 @@ disco_finish(struct llama_disco *d)
 			buf_addf(&p->msg, "server at %s wants an API key (GET %s: HTTP %d): set OPENAI_API_KEY to it; hearth sends it as `Authorization: Bearer`",
 				 d->cfg->server_url, p->want_path, p->want_status);
 	}
-	if (!p->failed && !d->info.has_props) /* no /props: the setting, else what /v1/models states */
+	/* no /props (or a router's, without a slot): the setting, else what /v1/models states */
+	if (!p->failed && (!d->info.has_props || d->info.n_ctx <= 0))
 		d->info.n_ctx = d->cfg->server_context > 0 ? d->cfg->server_context : d->info.ctx_meta;
 	d->info.plain = !p->failed && !d->info.has_props;
 	disco_end(d, p->failed ? -1 : 0);

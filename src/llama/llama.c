@@ -412,6 +412,16 @@ llama_start(void *self, const struct provider_req *req, llm_sink_fn sink, void *
 		c->sink(c->ctx, &ev);
 		lm->start_notice[0] = 0;
 	}
+	if (lm->disco.info.model_loading && lm->disco.info.model_id) { /* router mode loads it first */
+		struct llm_event ev = { .kind = LLM_NOTICE };
+		char line[200];
+
+		snprintf(line, sizeof line, "loading %.120s: the server starts it on demand; the answer begins once it is loaded",
+			 lm->disco.info.model_id);
+		ev.text = str_from(line);
+		c->sink(c->ctx, &ev);
+		lm->disco.info.model_loading = 0; /* once: loaded by the time this request is answered */
+	}
 	if (llama_slotfile_before_request(&lm->ss, llama_slots_after_restore, lm)) {
 		c->held = 1;
 		lm->call = c;

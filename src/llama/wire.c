@@ -579,6 +579,38 @@ llama_wire_model_list(const cJSON *data, struct llama_info *info)
 	buf_release(&b);
 }
 
+/*
+ * llama-server's router mode states how it starts a model in its entry
+ * (status.args: the command line): the per-slot context is --ctx-size
+ * divided among --parallel slots (the whole of it with --kv-unified or
+ * without --parallel, as -np auto unifies the cache); 0 when not stated.
+ */
+static long
+llama_wire_args_ctx(const cJSON *entry)
+{
+	const cJSON *args = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(entry, "status"), "args");
+	const cJSON *a;
+	long ctx = 0, np = 0;
+	int unified = 0;
+	const char *prev = NULL;
+
+	cJSON_ArrayForEach(a, args) {
+		const char *s = cJSON_IsString(a) ? a->valuestring : NULL;
+
+		if (!s)
+			continue;
+		if (prev && (!strcmp(prev, "--ctx-size") || !strcmp(prev, "-c")))
+			ctx = strtol(s, NULL, 10);
+		else if (prev && (!strcmp(prev, "--parallel") || !strcmp(prev, "-np")))
+			np = strtol(s, NULL, 10);
+		unified |= !strcmp(s, "--kv-unified") || !strcmp(s, "-kvu");
+		prev = s;
+	}
+	if (ctx <= 0 || ctx > 100000000L)
+		return 0;
+	return unified || np <= 1 ? ctx : ctx / np;
+}
+
 /* The entry for want (else the first) → model id, n_ctx_train and the stated context. */
 int
 llama_wire_models_for(const char *json, size_t n, const char *want, struct llama_info *info,
@@ -619,6 +651,15 @@ llama_wire_models_for(const char *json, size_t n, const char *want, struct llama
 	if (!info->ctx_meta && json_long(cJSON_GetObjectItemCaseSensitive(first, "meta"), "n_ctx", &v) == 0 &&
 	    v > 0)
 		info->ctx_meta = v;
+	if (!info->ctx_meta)
+		info->ctx_meta = llama_wire_args_ctx(first);
+	info->model_loading = 0;
+	if (first) {
+		const cJSON *st = cJSON_GetObjectItemCaseSensitive(first, "status");
+		const char *sv = cJSON_IsString(st) ? st->valuestring : json_str(st, "value");
+
+		info->model_loading = sv && (!strcmp(sv, "unloaded") || !strcmp(sv, "loading"));
+	}
 	cJSON_Delete(root);
 	if (!id)
 		return err_set(e, "/v1/models has no model id");

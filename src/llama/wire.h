@@ -27,6 +27,8 @@ struct llama_info {
 	int has_slots;    /* GET /slots answered 200 */
 	int bearer;       /* the server asked for a key (HTTP 401) and OPENAI_API_KEY is sent */
 	int plain;        /* discovery ran and found no /props: OpenAI fields only, no priming */
+	int model_loading; /* several models behind the URL and this one is not loaded yet (router mode
+			      states "unloaded" or "loading"): the first request waits while it loads */
 	char *models;     /* several models behind one URL (llama-server's router mode, llama-swap):
 			     one "id (status)" line each, the status when the server states it
 			     (router mode: loaded, loading, unloaded, ...); NULL with one model */

@@ -273,5 +273,27 @@ t = open(sys.argv[1]).read()
 for want in ("models on this server", "▶ qwen-9b (loaded)", "   qwen-35b (unloaded)", "tiers (the servers setting):", "▶ fast (interactive)", "deep (workhorse)"):
     assert want in t, (want, t)' "$E2E_TMP/router.out"
 
+# ---- router mode: the per-slot context from the model's entry; loading said --
+# The router's own /props has no slot (n_ctx 0); each model's entry states
+# how it is started (status.args).  A model not loaded yet is loaded by the
+# first request for it: hearth says so.
+printf '%s\n' '{"props": {"default_generation_settings": {"n_ctx": 0}}, "models": {"object": "list", "data": [
+ {"id": "qwen-9b", "object": "model", "status": {"value": "loaded", "args": ["llama-server", "--ctx-size", "16384", "--parallel", "2", "--jinja"]}},
+ {"id": "qwen-35b", "object": "model", "status": {"value": "unloaded", "args": ["llama-server", "--ctx-size", "32768", "--parallel", "4", "--kv-unified"]}}]},
+ "turns": [{"text": "R-FAST"}, {"text": "R-DEEP"}, {"text": "R-FAST-2"}]}' >"$E2E_TMP/router2.json"
+mock_start "$E2E_TMP/router2.json"
+printf '{"servers": [{"name": "fast", "url": "%s", "model": "qwen-9b"}, {"name": "deep", "url": "%s", "role": "workhorse", "model": "qwen-35b"}]}\n' "$MOCK_URL" "$MOCK_URL" \
+	>"$XDG_CONFIG_HOME/hearth/settings.json"
+(sleep 3; printf '/model\n'; sleep 1; printf 'hi\n'; sleep 2; printf '@deep think\n'; sleep 2; printf 'again\n'; sleep 2) |
+	(cd "$REPO" && timeout -k 5 "$HEARTH_TIMEOUT" "$HEARTH_BIN" --line >"$E2E_TMP/router2.out" 2>&1)
+check "router: the per-slot context comes from the model's entry (16384 over 2 slots)" grep -q "ctx 8192 per slot" "$E2E_TMP/router2.out"
+check "router: loading the unloaded model is said once, on the turn that loads it" python3 -c '
+import sys
+t = open(sys.argv[1]).read()
+i, j, k = t.find("R-FAST"), t.find("loading qwen-35b: the server starts it on demand"), t.find("R-DEEP")
+assert 0 <= i < j < k, t
+assert t.count("loading qwen-") == 1, t
+assert "R-FAST-2" in t, t' "$E2E_TMP/router2.out"
+
 [ -n "${KEEP:-}" ] && cp -r "$E2E_TMP" "$KEEP"
 e2e_finish

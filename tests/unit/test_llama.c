@@ -1138,6 +1138,32 @@ test_wire_load(void **state)
 	assert_int_equal(llama_wire_load(NULL, 0, &l), -1);
 }
 
+/* Router mode: a model's entry states its context (status.args) and whether it is loaded. */
+static void
+test_wire_router_entry(void **state)
+{
+	static const char j[] = "{\"data\": [{\"id\": \"a\", \"status\": {\"value\": \"loaded\", \"args\": [\"llama-server\", \"-c\", \"16384\", \"-np\", \"4\"]}},"
+		" {\"id\": \"b\", \"status\": {\"value\": \"unloaded\", \"args\": [\"--parallel\", \"4\", \"--ctx-size\", \"32768\", \"--kv-unified\"]}},"
+		" {\"id\": \"c\", \"status\": {\"value\": \"loading\", \"args\": [\"--ctx-size\", \"8192\"]}},"
+		" {\"id\": \"d\", \"status\": {\"value\": \"loaded\", \"args\": [\"--ctx-size\"]}}]}";
+	struct llama_info info;
+
+	(void)state;
+	memset(&info, 0, sizeof info);
+	assert_int_equal(llama_wire_models_for(j, strlen(j), "a", &info, NULL), 0);
+	assert_int_equal(info.ctx_meta, 4096);
+	assert_false(info.model_loading);
+	assert_int_equal(llama_wire_models_for(j, strlen(j), "b", &info, NULL), 0);
+	assert_int_equal(info.ctx_meta, 32768); /* one unified cache: each slot may use all of it */
+	assert_true(info.model_loading);
+	assert_int_equal(llama_wire_models_for(j, strlen(j), "c", &info, NULL), 0);
+	assert_int_equal(info.ctx_meta, 8192);
+	assert_true(info.model_loading);
+	assert_int_equal(llama_wire_models_for(j, strlen(j), "d", &info, NULL), 0);
+	assert_int_equal(info.ctx_meta, 0);
+	llama_wire_info_release(&info);
+}
+
 int
 main(void)
 {
@@ -1146,6 +1172,7 @@ main(void)
 		cmocka_unit_test(test_prefix_stability),
 		cmocka_unit_test(test_wire_roles),
 		cmocka_unit_test(test_wire_load),
+		cmocka_unit_test(test_wire_router_entry),
 		cmocka_unit_test(test_request_memo),
 		cmocka_unit_test(test_invalid_utf8_repaired),
 		cmocka_unit_test(test_parse_discovery_fixtures),
