@@ -210,8 +210,8 @@ agent_fail_timer(struct loop *l, long id, void *arg)
 	 * committed, so the conversation it continues from is the one this
 	 * step was sent.
 	 */
-	if (((a->err_kind == LLM_ERR_CONNECT && !partial) || a->err_kind == LLM_ERR_DISCONNECTED) &&
-	    agent_hook(a, AGENT_STEP_SERVER_DOWN)) {
+	if (((a->err_kind == LLM_ERR_CONNECT && !partial &&  agent_hook(a, AGENT_STEP_SERVER_DOWN)) ||
+	     (a->err_kind == LLM_ERR_DISCONNECTED && agent_hook(a, AGENT_STEP_STREAM_CUT)))) {
 		if (partial)
 			agent_notice(a, "the partial answer it was streaming is discarded; the next server answers the same request");
 		agent_clear_step(a);

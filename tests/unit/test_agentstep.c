@@ -257,13 +257,13 @@ test_cut_mid_answer_moves_on(void **state)
 	struct conv *c;
 	size_t i, j;
 
-	e->switch_on = AGENT_STEP_SERVER_DOWN;
-	e->continue_on = AGENT_STEP_SERVER_DOWN;
+	e->switch_on = AGENT_STEP_STREAM_CUT;
+	e->continue_on = AGENT_STEP_STREAM_CUT;
 	run(e, "td", "a", 10);
 	assert_int_equal(e->end, AGENT_END_OK);
 	assert_int_equal(e->local.starts, 2);
 	assert_int_equal(e->claude.starts, 1);
-	assert_int_equal(e->whys[1], AGENT_STEP_SERVER_DOWN);
+	assert_int_equal(e->whys[1], AGENT_STEP_STREAM_CUT);
 	assert_int_equal(e->discarded, 1);
 	c = agent_conv(e->agent);
 	/* user, assistant(call), user(result), assistant(claude's answer) */
@@ -286,7 +286,7 @@ test_cut_mid_answer_ends_without_hook(void **state)
 
 	run(e, "d", "", 10);
 	assert_int_equal(e->end, AGENT_END_ERROR);
-	assert_int_equal(e->whys[0], AGENT_STEP_SERVER_DOWN);
+	assert_int_equal(e->whys[0], AGENT_STEP_STREAM_CUT);
 	assert_int_equal(e->discarded, 0);
 	c = agent_conv(e->agent);
 	assert_int_equal(c->nmsgs, 2);
