@@ -168,7 +168,8 @@ enum agent_step_why {
 	AGENT_STEP_ANSWERED,     /* the model answered without tool calls: the turn would end OK */
 	AGENT_STEP_MAX_STEPS,    /* the step budget is spent: the turn would end */
 	AGENT_STEP_PARSE_FAILED, /* tool calls unparsable too often in a row: the turn would end */
-	AGENT_STEP_SERVER_DOWN   /* the provider is unreachable: the turn would end */
+	AGENT_STEP_SERVER_DOWN,  /* the provider is unreachable: the turn would end */
+	AGENT_STEP_STREAM_CUT    /* its stream was cut before the answer finished (a server killed mid-answer): the turn would end */
 };
 
 /*

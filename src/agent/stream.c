@@ -197,12 +197,23 @@ static void
 agent_fail_timer(struct loop *l, long id, void *arg)
 {
 	struct agent *a = arg;
+	int partial;
 
 	(void)l;
 	(void)id;
 	a->timer = 0;
-	if (a->err_kind == LLM_ERR_CONNECT && !a->text.len && !a->ncalls &&
-	    agent_hook(a, AGENT_STEP_SERVER_DOWN)) {
+	partial = a->text.len || a->reasoning.len || a->ncalls;
+	/*
+	 * Nothing listening, or the stream cut mid-answer (a server killed
+	 * while it streamed; retried first when nothing had come): the router
+	 * may move the turn to another server.  The partial answer is not
+	 * committed, so the conversation it continues from is the one this
+	 * step was sent.
+	 */
+	if (((a->err_kind == LLM_ERR_CONNECT && !partial &&  agent_hook(a, AGENT_STEP_SERVER_DOWN)) ||
+	     (a->err_kind == LLM_ERR_DISCONNECTED && agent_hook(a, AGENT_STEP_STREAM_CUT)))) {
+		if (partial)
+			agent_notice(a, "the partial answer it was streaming is discarded; the next server answers the same request");
 		agent_clear_step(a);
 		a->turn_steps--;
 		a->stats.steps--;

@@ -40,6 +40,7 @@ struct front_line {
 	int draining; /* inside front_line_drain */
 	int booted;   /* the session prompt is in the agent (front_line_boot) */
 	int server_down; /* discovery failed and Claude may take turns meanwhile (server_down rule) */
+	int skipped;     /* discovery failed and another tier takes the turns meanwhile (route/ladder.h) */
 	int wait_lines;  /* countdown lines of the wait going on (one in 30 is shown) */
 	long mcp_timer;  /* a /mcp__ line waits for the MCP servers to list their prompts */
 	int told_mcp_wait;

@@ -26,6 +26,7 @@
 #include "io/loop.h"
 #include "mcp/mcp.h"
 #include "route/escalate.h"
+#include "route/ladder.h"
 #include "perm/gate.h"
 #include "base/sanitize.h"
 #include "base/xmalloc.h"
@@ -395,7 +396,7 @@ front_line_retry(struct loop *l, long id, void *arg)
 	struct front_line *r = arg;
 
 	r->retry_timer = 0;
-	if (r->server_down && r->state != RS_PROBING) /* at the prompt or in a Claude turn */
+	if ((r->server_down || r->skipped) && r->state != RS_PROBING) /* at the prompt or in a turn elsewhere */
 		llama_probe(r->d->llama, r->d->cfg->loading_wait_s * 1000L, front_line_on_loading, front_line_on_probe, r);
 	else
 		front_line_probe(r);
@@ -430,6 +431,13 @@ front_line_first_run(struct front_line *r, const char *why)
 	buf_release(&b);
 }
 
+/* The provider of the session's own server (a tier of the ladder when there are tiers). */
+static const struct provider *
+front_line_own(const struct front_line *r)
+{
+	return r->d->local ? r->d->local : llama_provider(r->d->llama);
+}
+
 /* Discovery finished. */
 static void
 front_line_on_probe(struct llama *lm, int rc, enum llm_err_kind kind, const char *msg, void *arg)
@@ -442,6 +450,24 @@ front_line_on_probe(struct llama *lm, int rc, enum llm_err_kind kind, const char
 	if (r->state == RS_QUIT)
 		return;
 	front_line_view_on_wait(r, NULL);
+	if (rc < 0 && !r->skipped && r->state == RS_PROBING && r->d->esc) {
+		struct buf note = BUF_INIT;
+
+		if (route_ladder_own(r->d->esc, front_line_own(r), 0, 1, &note) >= 0) {
+			/* another tier takes the turns: skipped with a notice, asked again in the background */
+			r->skipped = 1;
+			front_line_say(r, note.data);
+			buf_release(&note);
+			r->retry_timer = loop_timer_add(r->d->loop, 2000, front_line_retry, r);
+			front_line_prompt(r);
+			return;
+		}
+		buf_release(&note);
+	}
+	if (rc < 0 && r->skipped) { /* still down: quietly again */
+		r->retry_timer = loop_timer_add(r->d->loop, 2000, front_line_retry, r);
+		return;
+	}
 	if (rc < 0) {
 		if (!r->told_first_run++)
 			front_line_first_run(r, msg);
@@ -454,6 +480,15 @@ front_line_on_probe(struct llama *lm, int rc, enum llm_err_kind kind, const char
 		return;
 	}
 	r->server_down = 0;
+	if (r->d->esc)
+		route_ladder_own(r->d->esc, front_line_own(r), info->n_ctx, 0, NULL);
+	if (r->skipped) {
+		r->skipped = 0;
+		snprintf(line, sizeof line, "%s answers again: turns start there · %s · ctx %ld per slot",
+			 r->d->cfg->server_url, info->model_id ? info->model_id : "?", info->n_ctx);
+		front_line_say(r, line);
+		return;
+	}
 	snprintf(line, sizeof line, "hearth %s · %s · %s · ctx %ld per slot · %d slot%s · %s",
 		 HEARTH_VERSION, r->d->cfg->server_url, info->model_id ? info->model_id : "?",
 		 info->n_ctx, info->total_slots, info->total_slots == 1 ? "" : "s",

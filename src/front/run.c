@@ -30,6 +30,7 @@
 #include "mcp/mcp.h"
 #include "mcp/config.h"
 #include "prompt/prompt.h"
+#include "route/ladder.h"
 #include "repomap/repomap.h"
 #include "llama/serve.h"
 #include "tools/stale.h"
@@ -575,8 +576,11 @@ tier_probed(struct llama *lm, int rc, enum llm_err_kind kind, const char *msg, v
 	struct front_run_tier *t = arg;
 
 	(void)kind;
+	t->probing = 0;
 	if (rc < 0)
 		log_msg("tier %s: %s", t->r->esc.rungs[t->rung].name, msg ? msg : "down");
+	else
+		t->discovered = 1;
 	route_escalate_rung_ready(&t->r->esc, t->rung, rc < 0 ? 0 : llama_info(lm)->n_ctx, rc < 0);
 }
 
@@ -586,9 +590,25 @@ front_run_tier_ready(struct front_run *r, long n_ctx, int down)
 {
 	if (r->tier_rung < 0)
 		return;
+	if (!down && r->own)
+		r->own->discovered = 1;
 	route_escalate_rung_ready(&r->esc, r->tier_rung, n_ctx, down);
 	if (r->esc.rung == r->tier_rung && n_ctx > 0)
 		r->esc.n_ctx = n_ctx;
+}
+
+/* A tier that was down answers again: up, its backoff over. */
+static void
+tier_up(struct front_run_tier *t)
+{
+	struct route_escalate *x = &t->r->esc;
+
+	t->backoff_ms = 0;
+	t->next_ms = 0;
+	if (t->rung >= 0 && (size_t)t->rung < x->nrungs && x->rungs[t->rung].down) {
+		x->rungs[t->rung].down = 0;
+		log_msg("tier %s answers again", x->rungs[t->rung].name);
+	}
 }
 
 /* A tier's GET /slots answered: its free slots for the ladder's choice; a server answering again is up. */
@@ -602,24 +622,75 @@ tier_slots(int status, const struct llama_slot *slots, size_t n, const struct er
 
 	(void)e;
 	t->inflight = 0;
-	if (status != 200)
+	if (status != 200) {
+		t->no_slots = status >= 400 && status != 503; /* --no-slots, or a server without them */
 		return;
+	}
+	t->no_slots = 0;
 	for (i = 0; i < n; i++)
 		idle += !slots[i].is_processing;
 	route_escalate_rung_slots(x, t->rung, (int)n, idle);
-	if (t->rung >= 0 && (size_t)t->rung < x->nrungs && x->rungs[t->rung].down) {
-		x->rungs[t->rung].down = 0;
-		log_msg("tier %s answers again", x->rungs[t->rung].name);
+	tier_up(t);
+}
+
+/* A tier's GET /metrics answered: its load for the ladder's choice (none: not asked again). */
+static void
+tier_load(int status, const struct llama_load *load, void *arg)
+{
+	struct front_run_tier *t = arg;
+
+	t->load_inflight = 0;
+	if (status >= 400 || (status == 200 && !load->known)) {
+		t->no_metrics = 1;
+		return;
 	}
+	if (status == 200)
+		route_escalate_rung_load(&t->r->esc, t->rung, 1, load->running, load->waiting);
 }
 
 #define FRONT_RUN_TIER_POLL_MS 2000
+#define FRONT_RUN_TIER_BACKOFF_MAX_MS 30000
 
-/* Every 2 s: each tier's GET /slots (one at a time per server). */
+/* The liveness check of a tier that is down answered. */
+static void
+tier_alive(int up, void *arg)
+{
+	struct front_run_tier *t = arg;
+	struct route_escalate *x = &t->r->esc;
+
+	t->alive_inflight = 0;
+	if (!up) { /* ask again later, each time twice as late (up to 30 s) */
+		t->backoff_ms = t->backoff_ms ? t->backoff_ms * 2 : FRONT_RUN_TIER_POLL_MS;
+		if (t->backoff_ms > FRONT_RUN_TIER_BACKOFF_MAX_MS)
+			t->backoff_ms = FRONT_RUN_TIER_BACKOFF_MAX_MS;
+		t->next_ms = loop_now_ms(t->r->loop) + t->backoff_ms;
+		return;
+	}
+	if (!t->discovered && llama_info(t->lm)->n_ctx <= 0 && !llama_info(t->lm)->model_id) {
+		if (t == t->r->own) /* down since the start: the front end's own retries discover it */
+			return;
+		if (!t->probing) { /* discovery learns its context */
+			t->probing = 1;
+			llama_probe(t->lm, 0, NULL, tier_probed, t);
+		}
+		return;
+	}
+	t->no_slots = t->no_metrics = 0; /* restarted: maybe with other flags */
+	tier_up(t);
+	if (t->rung >= 0 && (size_t)t->rung < x->nrungs && x->rungs[t->rung].n_ctx <= 0)
+		x->rungs[t->rung].n_ctx = llama_info(t->lm)->n_ctx;
+}
+
+/*
+ * Every 2 s, per server: up, its GET /slots and GET /metrics (one of each
+ * at a time); down, whether it answers again (GET /health or /v1/models),
+ * with a backoff: 2 s, 4 s, 8 s... up to 30 s between tries.
+ */
 static void
 tier_poll(struct loop *l, long id, void *arg)
 {
 	struct front_run *r = arg;
+	uint64_t now = loop_now_ms(l);
 	size_t i;
 
 	(void)id;
@@ -627,9 +698,22 @@ tier_poll(struct loop *l, long id, void *arg)
 	for (i = 0; i <= r->nothers; i++) {
 		struct front_run_tier *t = i < r->nothers ? &r->others[i] : r->own;
 
-		if (t && !t->inflight) {
+		if (!t || t->probing)
+			continue;
+		if (t->rung >= 0 && (size_t)t->rung < r->esc.nrungs && r->esc.rungs[t->rung].down) {
+			if (!t->alive_inflight && now >= t->next_ms) {
+				t->alive_inflight = 1;
+				llama_alive(t->lm, tier_alive, t);
+			}
+			continue;
+		}
+		if (!t->inflight && !t->no_slots) {
 			t->inflight = 1;
 			llama_get_slots(t->lm, tier_slots, t);
+		}
+		if (!t->load_inflight && !t->no_metrics) {
+			t->load_inflight = 1;
+			llama_get_load(t->lm, tier_load, t);
 		}
 	}
 }
@@ -690,6 +774,7 @@ start_tiers(struct front_run *r)
 		}
 		o->rung = k;
 		r->nothers++;
+		o->probing = 1;
 		llama_probe(o->lm, o->cfg.loading_wait_s * 1000L, NULL, tier_probed, o);
 	}
 	if (r->tiers.n > 1)
@@ -705,6 +790,7 @@ start_routing(struct front_run *r)
 	route_escalate_init(&r->esc, r->loop, r->http, r->root, r->state_dir.data, &warnings);
 	r->esc.idle_timeout_ms = r->cfg.stream_idle_timeout_s > 0 ? r->cfg.stream_idle_timeout_s * 1000L : 0;
 	start_tiers(r);
+	route_ladder_check_patterns(&r->esc, &warnings);
 	if (r->o->route) /* a tier's name pins the run to that tier: local */
 		route_escalate_set_mode(&r->esc, r->o->route, NULL);
 	else if (r->tier_pinned)

@@ -81,6 +81,14 @@ struct front_run_tier {
 	struct llama *lm;
 	int rung;
 	int inflight;             /* a GET /slots is out */
+	int no_slots;             /* /slots answered 4xx or 501: not asked again while up */
+	int load_inflight;        /* a GET /metrics is out */
+	int no_metrics;           /* /metrics is not there (or says nothing of the load): not asked again */
+	int alive_inflight;       /* down: the liveness check is out */
+	int probing;              /* its discovery is out */
+	int discovered;           /* its discovery succeeded once (the context is known) */
+	uint64_t next_ms;         /* down: the next liveness check not before this time */
+	uint64_t backoff_ms;      /* down: the wait after the last failed check */
 };
 
 /* Discovery of the run's own server finished: its tier's context (n_ctx), or down. */

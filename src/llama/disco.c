@@ -38,10 +38,13 @@ struct llama_disco_probe {
 	struct buf msg;
 };
 
+/* A request other than discovery: GET /slots, the liveness check or GET /metrics. */
 struct llama_disco_slots_req {
 	struct llama_disco *d;
 	struct http_req *req;
-	llama_slots_fn done;
+	llama_slots_fn done;      /* GET /slots */
+	llama_alive_fn alive;     /* llama_disco_alive: /health, then /v1/models when it has none */
+	llama_load_fn load;       /* llama_disco_load: GET /metrics */
 	void *arg;
 	struct llama_disco_slots_req *next;
 };
@@ -200,7 +203,8 @@ disco_finish(struct llama_disco *d)
 			buf_addf(&p->msg, "server at %s wants an API key (GET %s: HTTP %d): set OPENAI_API_KEY to it; hearth sends it as `Authorization: Bearer`",
 				 d->cfg->server_url, p->want_path, p->want_status);
 	}
-	if (!p->failed && !d->info.has_props) /* no /props: the setting, else what /v1/models states */
+	/* no /props (or a router's, without a slot): the setting, else what /v1/models states */
+	if (!p->failed && (!d->info.has_props || d->info.n_ctx <= 0))
 		d->info.n_ctx = d->cfg->server_context > 0 ? d->cfg->server_context : d->info.ctx_meta;
 	d->info.plain = !p->failed && !d->info.has_props;
 	disco_end(d, p->failed ? -1 : 0);
@@ -502,6 +506,104 @@ llama_disco_slots(struct llama_disco *d, llama_slots_fn done, void *arg)
 	}
 	sr->next = d->slots_reqs;
 	d->slots_reqs = sr;
+}
+
+static void disco_on_alive(int status, enum http_fail fail, const struct err *e, const struct buf *body,
+			   void *arg);
+
+/* A new request of the list, sent; NULL (nothing kept) when it could not be. */
+static struct llama_disco_slots_req *
+disco_req(struct llama_disco *d, const char *path, http_fetch_fn fn, void *arg)
+{
+	struct llama_disco_slots_req *sr = xcalloc(1, sizeof *sr);
+	struct err e = ERR_INIT;
+
+	sr->d = d;
+	sr->arg = arg;
+	sr->req = disco_fetch(d, path, fn, sr, &e);
+	if (!sr->req) {
+		free(sr);
+		return NULL;
+	}
+	sr->next = d->slots_reqs;
+	d->slots_reqs = sr;
+	return sr;
+}
+
+/* /v1/models answered in place of a missing /health. */
+static void
+disco_on_alive_models(int status, enum http_fail fail, const struct err *e, const struct buf *body,
+		      void *arg)
+{
+	struct llama_disco_slots_req *sr = arg;
+
+	(void)fail, (void)e, (void)body;
+	sr->alive(status == 200, sr->arg);
+	disco_slots_unlink(sr);
+}
+
+/* /health answered: up at 200; a server without /health (4xx but 503) is asked /v1/models. */
+static void
+disco_on_alive(int status, enum http_fail fail, const struct err *e, const struct buf *body, void *arg)
+{
+	struct llama_disco_slots_req *sr = arg, *next;
+	struct llama_disco *d = sr->d;
+	llama_alive_fn fn = sr->alive;
+	void *fn_arg = sr->arg;
+
+	(void)fail, (void)e, (void)body;
+	if (status >= 400 && status != 503) {
+		disco_slots_unlink(sr);
+		if ((next = disco_req(d, "/v1/models", disco_on_alive_models, fn_arg)) != NULL)
+			next->alive = fn;
+		else
+			fn(0, fn_arg);
+		return;
+	}
+	fn(status == 200, fn_arg);
+	disco_slots_unlink(sr);
+}
+
+/* Whether the server answers (see llama/disco.h). */
+void
+llama_disco_alive(struct llama_disco *d, llama_alive_fn done, void *arg)
+{
+	struct llama_disco_slots_req *sr = disco_req(d, "/health", disco_on_alive, arg);
+
+	if (!sr) {
+		done(0, arg);
+		return;
+	}
+	sr->alive = done;
+}
+
+/* /metrics answered. */
+static void
+disco_on_load(int status, enum http_fail fail, const struct err *e, const struct buf *body, void *arg)
+{
+	struct llama_disco_slots_req *sr = arg;
+	struct llama_load load;
+
+	(void)fail, (void)e;
+	if (status != 200 || llama_wire_load(body->data, body->len, &load) < 0)
+		memset(&load, 0, sizeof load), load.known = 0;
+	sr->load(status, &load, sr->arg);
+	disco_slots_unlink(sr);
+}
+
+/* GET /metrics once (see llama/disco.h). */
+void
+llama_disco_load(struct llama_disco *d, llama_load_fn done, void *arg)
+{
+	struct llama_disco_slots_req *sr = disco_req(d, "/metrics", disco_on_load, arg);
+	struct llama_load none;
+
+	if (!sr) {
+		memset(&none, 0, sizeof none);
+		done(0, &none, arg);
+		return;
+	}
+	sr->load = done;
 }
 
 /* Configured slot, else the idle one with the least cached prompt, else any. */

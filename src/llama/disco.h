@@ -60,6 +60,11 @@ typedef void (*llama_disco_fn)(int rc, enum llm_err_kind kind, const char *msg, 
 typedef void (*llama_slots_fn)(int status, const struct llama_slot *slots, size_t n,
 			       const struct err *e, void *arg);
 
+/* Whether the server answers: up 1 when GET /health (or /v1/models without one) says 200. */
+typedef void (*llama_alive_fn)(int up, void *arg);
+/* GET /metrics: status, and the load read from it (load->known 0: none found). */
+typedef void (*llama_load_fn)(int status, const struct llama_load *load, void *arg);
+
 void llama_disco_init(struct llama_disco *d, struct loop *l, struct http *h, const struct cfg *cfg);
 /* Cancel a running probe (no callback) and free the info. */
 void llama_disco_release(struct llama_disco *d);
@@ -72,6 +77,14 @@ void llama_disco_probe(struct llama_disco *d, long wait_ms, llama_loading_fn on_
 		      llama_disco_fn done, void *arg);
 /* GET /slots once. */
 void llama_disco_slots(struct llama_disco *d, llama_slots_fn done, void *arg);
+/*
+ * A server that went away, asked again without discovery: GET /health, and
+ * GET /v1/models when it has none (a plain OpenAI-compatible server).
+ * done exactly once (not after llama_disco_release).
+ */
+void llama_disco_alive(struct llama_disco *d, llama_alive_fn done, void *arg);
+/* GET /metrics once, read as the server's load (llama_wire_load); done exactly once. */
+void llama_disco_load(struct llama_disco *d, llama_load_fn done, void *arg);
 /* base URL + path without a doubled slash; a base URL ending in /v1 loses it ("/v1/models" is a path). */
 void llama_disco_url(const struct cfg *cfg, const char *path, struct buf *out);
 /* How much of base is the server's root: trailing '/' and one trailing "/v1" dropped. */

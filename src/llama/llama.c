@@ -412,6 +412,16 @@ llama_start(void *self, const struct provider_req *req, llm_sink_fn sink, void *
 		c->sink(c->ctx, &ev);
 		lm->start_notice[0] = 0;
 	}
+	if (lm->disco.info.model_loading && lm->disco.info.model_id) { /* router mode loads it first */
+		struct llm_event ev = { .kind = LLM_NOTICE };
+		char line[200];
+
+		snprintf(line, sizeof line, "loading %.120s: the server starts it on demand; the answer begins once it is loaded",
+			 lm->disco.info.model_id);
+		ev.text = str_from(line);
+		c->sink(c->ctx, &ev);
+		lm->disco.info.model_loading = 0; /* once: loaded by the time this request is answered */
+	}
 	if (llama_slotfile_before_request(&lm->ss, lm->disco.info.plain ? NULL : c->body, llama_slots_after_restore,
 					  lm)) {
 		c->held = 1;
@@ -588,6 +598,20 @@ void
 llama_get_slots(struct llama *lm, llama_slots_fn done, void *arg)
 {
 	llama_disco_slots(&lm->disco, done, arg);
+}
+
+/* Whether the server answers again (see llama/llama.h). */
+void
+llama_alive(struct llama *lm, llama_alive_fn done, void *arg)
+{
+	llama_disco_alive(&lm->disco, done, arg);
+}
+
+/* GET /metrics as the server's load (see llama/llama.h). */
+void
+llama_get_load(struct llama *lm, llama_load_fn done, void *arg)
+{
+	llama_disco_load(&lm->disco, done, arg);
 }
 
 /* Resuming: let the server match the prefix, then pin (see llama/llama.h). */

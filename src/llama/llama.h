@@ -53,6 +53,10 @@ void llama_probe(struct llama *lm, long wait_ms, llama_loading_fn on_loading, ll
 
 /* GET /slots; status 501 means the server runs with --no-slots. */
 void llama_get_slots(struct llama *lm, llama_slots_fn done, void *arg);
+/* Whether a server that went away answers again (GET /health, else /v1/models); no discovery. */
+void llama_alive(struct llama *lm, llama_alive_fn done, void *arg);
+/* GET /metrics read as the server's load (llama_wire_load). */
+void llama_get_load(struct llama *lm, llama_load_fn done, void *arg);
 /*
  * A resumed session: do not pick an idle slot at discovery; send the
  * first request to any slot so the server picks the one whose cache

@@ -644,6 +644,38 @@ llama_wire_model_list(const cJSON *data, struct llama_info *info)
 	buf_release(&b);
 }
 
+/*
+ * llama-server's router mode states how it starts a model in its entry
+ * (status.args: the command line): the per-slot context is --ctx-size
+ * divided among --parallel slots (the whole of it with --kv-unified or
+ * without --parallel, as -np auto unifies the cache); 0 when not stated.
+ */
+static long
+llama_wire_args_ctx(const cJSON *entry)
+{
+	const cJSON *args = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(entry, "status"), "args");
+	const cJSON *a;
+	long ctx = 0, np = 0;
+	int unified = 0;
+	const char *prev = NULL;
+
+	cJSON_ArrayForEach(a, args) {
+		const char *s = cJSON_IsString(a) ? a->valuestring : NULL;
+
+		if (!s)
+			continue;
+		if (prev && (!strcmp(prev, "--ctx-size") || !strcmp(prev, "-c")))
+			ctx = strtol(s, NULL, 10);
+		else if (prev && (!strcmp(prev, "--parallel") || !strcmp(prev, "-np")))
+			np = strtol(s, NULL, 10);
+		unified |= !strcmp(s, "--kv-unified") || !strcmp(s, "-kvu");
+		prev = s;
+	}
+	if (ctx <= 0 || ctx > 100000000L)
+		return 0;
+	return unified || np <= 1 ? ctx : ctx / np;
+}
+
 /* The entry for want (else the first) → model id, n_ctx_train and the stated context. */
 int
 llama_wire_models_for(const char *json, size_t n, const char *want, struct llama_info *info,
@@ -684,6 +716,15 @@ llama_wire_models_for(const char *json, size_t n, const char *want, struct llama
 	if (!info->ctx_meta && json_long(cJSON_GetObjectItemCaseSensitive(first, "meta"), "n_ctx", &v) == 0 &&
 	    v > 0)
 		info->ctx_meta = v;
+	if (!info->ctx_meta)
+		info->ctx_meta = llama_wire_args_ctx(first);
+	info->model_loading = 0;
+	if (first) {
+		const cJSON *st = cJSON_GetObjectItemCaseSensitive(first, "status");
+		const char *sv = cJSON_IsString(st) ? st->valuestring : json_str(st, "value");
+
+		info->model_loading = sv && (!strcmp(sv, "unloaded") || !strcmp(sv, "loading"));
+	}
 	cJSON_Delete(root);
 	if (!id)
 		return err_set(e, "/v1/models has no model id");
@@ -749,4 +790,74 @@ llama_wire_plain(struct buf *body)
 	buf_adds(body, out);
 	cJSON_free(out);
 	cJSON_Delete(root);
+}
+
+/* The gauges a server's load is read from (struct llama_load): name, and whether it counts the queue. */
+static const struct {
+	const char *name;
+	int waiting;
+} llama_wire_gauges[] = {
+	{ "llamacpp:requests_processing", 0 }, { "llamacpp:requests_deferred", 1 },
+	{ "vllm:num_requests_running", 0 },    { "vllm:num_requests_waiting", 1 },
+	{ "sglang:num_running_reqs", 0 },      { "sglang:num_queue_reqs", 1 },
+};
+
+/* One sample line "NAME{labels} VALUE [TIMESTAMP]" of /metrics; comments and other names skipped. */
+static void
+llama_wire_load_line(const char *l, size_t n, struct llama_load *out)
+{
+	size_t i, k, len;
+	char num[64];
+	double v;
+	char *end;
+
+	for (i = 0; i < sizeof llama_wire_gauges / sizeof llama_wire_gauges[0]; i++) {
+		len = strlen(llama_wire_gauges[i].name);
+		if (n <= len || memcmp(l, llama_wire_gauges[i].name, len) != 0 || (l[len] != ' ' && l[len] != '{'))
+			continue;
+		k = len;
+		if (l[k] == '{') { /* labels: to the closing brace outside quotes */
+			int q = 0;
+
+			for (k++; k < n && (q || l[k] != '}'); k++)
+				if (l[k] == '\\' && q && k + 1 < n)
+					k++;
+				else if (l[k] == '"')
+					q = !q;
+			if (k >= n)
+				return;
+			k++;
+		}
+		while (k < n && l[k] == ' ')
+			k++;
+		for (len = 0; k + len < n && l[k + len] != ' ' && len < sizeof num - 1; len++)
+			num[len] = l[k + len];
+		num[len] = 0;
+		v = strtod(num, &end);
+		if (!len || *end || v != v || v < 0 || v > 1e9) /* NaN, negative or absurd: not a count */
+			return;
+		out->known = 1;
+		if (llama_wire_gauges[i].waiting)
+			out->waiting += v;
+		else
+			out->running += v;
+		return;
+	}
+}
+
+/* /metrics text → the server's load (see llama/wire.h). */
+int
+llama_wire_load(const char *text, size_t n, struct llama_load *out)
+{
+	size_t i = 0, j;
+
+	memset(out, 0, sizeof *out);
+	while (text && i < n) {
+		for (j = i; j < n && text[j] != '\n'; j++)
+			;
+		if (j > i && text[i] != '#')
+			llama_wire_load_line(text + i, j - i - (text[j - 1] == '\r'), out);
+		i = j + 1;
+	}
+	return out->known ? 0 : -1;
 }

@@ -27,6 +27,8 @@ struct llama_info {
 	int has_slots;    /* GET /slots answered 200 */
 	int bearer;       /* the server asked for a key (HTTP 401) and OPENAI_API_KEY is sent */
 	int plain;        /* discovery ran and found no /props: OpenAI fields only, no priming */
+	int model_loading; /* several models behind the URL and this one is not loaded yet (router mode
+			      states "unloaded" or "loading"): the first request waits while it loads */
 	char *models;     /* several models behind one URL (llama-server's router mode, llama-swap):
 			     one "id (status)" line each, the status when the server states it
 			     (router mode: loaded, loading, unloaded, ...); NULL with one model */
@@ -44,6 +46,18 @@ struct llama_slot {
 	long n_remain;
 };
 
+/*
+ * A server's load as its Prometheus /metrics states it: the requests it
+ * runs now and those queued behind them, summed over every label set.
+ * llama-server: llamacpp:requests_processing and llamacpp:requests_deferred;
+ * vLLM: vllm:num_requests_running and vllm:num_requests_waiting; SGLang:
+ * sglang:num_running_reqs and sglang:num_queue_reqs.
+ */
+struct llama_load {
+	int known;        /* one of the gauges above was there */
+	double running, waiting;
+};
+
 /* Pure helpers (tested against the recorded fixtures). */
 int llama_wire_props(const char *json, size_t n, struct llama_info *info, struct err *e);
 int llama_wire_models(const char *json, size_t n, struct llama_info *info, struct err *e);
@@ -59,6 +73,8 @@ int llama_wire_models_for(const char *json, size_t n, const char *want, struct l
 int llama_wire_slots(const char *json, size_t n, struct llama_slot **out, size_t *nout,
 		      struct err *e);
 void llama_wire_info_release(struct llama_info *info);
+/* Read /metrics text (n bytes, not NUL-terminated) into out; 0, or -1 when no gauge of it is there. */
+int llama_wire_load(const char *text, size_t n, struct llama_load *out);
 /* The exact request body for req (deterministic). */
 void llama_wire_request(const struct cfg *cfg, const char *model, const struct provider_req *req,
 			 struct buf *out);

@@ -291,6 +291,7 @@ route_escalate_turn_reset(struct route_escalate *x, struct provider *local, long
 	x->turn_consults = 0;
 	x->turn_use = (struct route_usage){ 0, 0, 0, 0 };
 	x->turn_cost = 0;
+	route_ladder_turn_start(x);
 	if (x->consulting)
 		route_step_consult(x, 0, NULL);
 }
@@ -411,6 +412,7 @@ route_escalate_turn_end(struct route_escalate *x, const struct agent_stats *st, 
 		  int files_changed, double wall_s)
 {
 	struct route_outcomes_turn o;
+	struct route_outcomes_tier tiers[ROUTE_OUTCOMES_TIERS];
 
 	route_step_account(x, st);
 	x->timing = 0;
@@ -426,6 +428,8 @@ route_escalate_turn_end(struct route_escalate *x, const struct agent_stats *st, 
 	o.files_changed = files_changed;
 	o.cost_usd = x->turn_cost;
 	o.wall_s = wall_s;
+	o.tiers = tiers;
+	o.ntiers = route_ladder_turn_tiers(x, tiers, ROUTE_OUTCOMES_TIERS);
 	route_outcomes_append(x->log_path, &o, NULL);
 	x->turn_use = (struct route_usage){ 0, 0, 0, 0 };
 	x->turn_cost = 0;

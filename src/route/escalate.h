@@ -57,9 +57,14 @@ struct route_escalate_rung {
 	long n_ctx;               /* per-slot context; 0 unknown */
 	int down;                 /* unreachable: the ladder skips it */
 	int slots, idle;          /* from its GET /slots (0, 0: not known) */
+	int load_known;           /* its GET /metrics states its load: */
+	double running, waiting;  /* requests running, queued (llama/wire.h struct llama_load) */
 	struct route_usage use;   /* this session */
 	double cost, ms;          /* priced by the policy's prices (0 without one); wall time of its steps */
 	int requests;
+	struct route_usage use0;  /* use, cost, ms and requests when the running turn started */
+	double cost0, ms0;
+	int requests0;
 };
 
 struct route_escalate {
@@ -121,6 +126,9 @@ struct route_escalate {
 	uint64_t snap_ms;
 	double claude_ms;         /* wall time of the steps on Claude */
 	int claude_requests;
+	struct route_usage claude_use0; /* Claude's figures when the running turn started */
+	double claude_ms0, claude_cost0;
+	int claude_requests0;
 };
 
 /* Policy from the settings files under cwd; key/base URL from the environment. */
@@ -203,6 +211,8 @@ void route_escalate_rung_ready(struct route_escalate *x, int i, long n_ctx, int 
 int route_escalate_rung_find(const struct route_escalate *x, const char *name, size_t len);
 /* A rung's GET /slots answered: slots in all, idle of them (a server up again is no longer down). */
 void route_escalate_rung_slots(struct route_escalate *x, int i, int slots, int idle);
+/* Rung i's load from its GET /metrics (known 0: it states none). */
+void route_escalate_rung_load(struct route_escalate *x, int i, int known, double running, double waiting);
 const char *route_escalate_where(const struct route_escalate *x);
 /* `hearth stats`: the outcomes table. */
 int route_escalate_stats(const char *state_dir, struct buf *out, struct err *e);

@@ -51,6 +51,17 @@ route_escalate_rung_slots(struct route_escalate *x, int i, int slots, int idle)
 	x->rungs[i].idle = idle;
 }
 
+/* A rung's load. */
+void
+route_escalate_rung_load(struct route_escalate *x, int i, int known, double running, double waiting)
+{
+	if (i < 0 || (size_t)i >= x->nrungs)
+		return;
+	x->rungs[i].load_known = known;
+	x->rungs[i].running = running;
+	x->rungs[i].waiting = waiting;
+}
+
 /* The index of a rung by name. */
 int
 route_escalate_rung_find(const struct route_escalate *x, const char *name, size_t len)
@@ -84,9 +95,24 @@ route_ladder_fits(const struct route_escalate *x, int i, long need)
 }
 
 /*
+ * Whether a rung can start a request at once: a free slot where /slots
+ * tells, else nothing queued where /metrics tells, else (nothing known)
+ * only when the other is not known either.
+ */
+static int
+route_ladder_free(const struct route_escalate_rung *r)
+{
+	if (r->slots > 0)
+		return r->idle > 0;
+	return r->load_known && r->waiting <= 0;
+}
+
+/*
  * Whether rung a is a better choice than rung b among servers that can
- * take the turn: the session's warm cache first, then a free slot, then
- * more free slots (the least loaded); equal: the order of the setting.
+ * take the turn: the session's warm cache first, then a free slot (or
+ * an empty queue), then the least loaded: fewer requests running and
+ * queued where both servers' /metrics tell, else more free slots; equal:
+ * the order of the setting.
  */
 static int
 route_ladder_better(const struct route_escalate *x, int a, int b)
@@ -98,8 +124,10 @@ route_ladder_better(const struct route_escalate *x, int a, int b)
 	ra = &x->rungs[a], rb = &x->rungs[b];
 	if ((a == x->warm) != (b == x->warm))
 		return a == x->warm;
-	if ((ra->idle > 0) != (rb->idle > 0))
-		return ra->idle > 0;
+	if (route_ladder_free(ra) != route_ladder_free(rb))
+		return route_ladder_free(ra);
+	if (ra->load_known && rb->load_known && ra->running + ra->waiting != rb->running + rb->waiting)
+		return ra->running + ra->waiting < rb->running + rb->waiting;
 	return ra->idle > rb->idle;
 }
 
@@ -167,6 +195,25 @@ route_ladder_record(struct route_escalate *x, int to, const char *reason, int st
 	buf_addf(note, "→ %s (%s): %s", r->name, r->workhorse ? "workhorse" : "interactive", reason);
 }
 
+/* Local requests go to rung to (its provider and context). */
+static void
+route_ladder_go(struct route_escalate *x, int to)
+{
+	x->rung = to;
+	if (x->rungs[to].p) {
+		x->local = x->rungs[to].p;
+		x->n_ctx = x->rungs[to].n_ctx;
+	}
+}
+
+/* Move the turn to rung to: the move recorded and said, and local requests go there. */
+static void
+route_ladder_move(struct route_escalate *x, int to, const char *reason, int step, struct buf *note)
+{
+	route_ladder_record(x, to, reason, step, note);
+	route_ladder_go(x, to);
+}
+
 /* Whether a rule climbs the ladder before Claude. */
 static int
 route_ladder_climbs(const struct route_decision *d)
@@ -194,10 +241,7 @@ route_ladder_step(struct route_escalate *x, struct agent *a, const struct route_
 		snprintf(why, sizeof why, "%s stopped answering; skipped, the session goes on", x->rungs[from].name);
 	else
 		snprintf(why, sizeof why, "%.120s on %.31s", d->reason, x->rungs[from].name);
-	route_ladder_record(x, to, why, agent_stats(a)->steps, note);
-	x->rung = to;
-	x->local = x->rungs[to].p;
-	x->n_ctx = x->rungs[to].n_ctx;
+	route_ladder_move(x, to, why, agent_stats(a)->steps, note);
 	agent_set_provider(a, x->local);
 	c = agent_conv(a);
 	x->window0 = c->nmsgs; /* the new rung's failure signals start over */
@@ -241,6 +285,10 @@ route_ladder_turn(struct route_escalate *x, const char **text, struct buf *note)
 
 		if (f->down || !f->p)
 			snprintf(why, sizeof why, "%s is down; skipped", f->name);
+		else if (to != x->warm && f->load_known && r->load_known &&
+			 (f->slots <= 0 || r->slots <= 0 || f->idle == r->idle))
+			snprintf(why, sizeof why, "%s is busier (%.0f running, %.0f queued), %s has %.0f running, %.0f queued",
+				 f->name, f->running, f->waiting, r->name, r->running, r->waiting);
 		else if (to != x->warm && f->idle == 0 && f->slots > 0)
 			snprintf(why, sizeof why, "%s has no free slot (0 of %d), %s has %d", f->name, f->slots,
 				 r->name, r->idle);
@@ -254,13 +302,11 @@ route_ladder_turn(struct route_escalate *x, const char **text, struct buf *note)
 		snprintf(why, sizeof why, "%.120s on %.31s", x->last.reason, x->rungs[x->rung].name);
 		x->rung = to;
 	}
-	if (x->rungs[x->rung].p) {
-		x->local = x->rungs[x->rung].p;
-		x->n_ctx = x->rungs[x->rung].n_ctx;
-	}
-	if (!why[0])
+	if (!why[0]) {
+		route_ladder_go(x, x->rung);
 		return 0;
-	route_ladder_record(x, x->rung, why, x->steps_before, note);
+	}
+	route_ladder_move(x, x->rung, why, x->steps_before, note);
 	return 1;
 }
 
@@ -277,12 +323,65 @@ route_ladder_skip_down(struct route_escalate *x, int from, struct buf *note)
 	if ((to = route_ladder_next(x, from, 1, 0)) < 0)
 		return NULL;
 	snprintf(why, sizeof why, "%s does not answer; skipped", x->rungs[from].name);
-	route_ladder_record(x, to, why, x->steps_before, note);
-	x->rung = to;
+	route_ladder_move(x, to, why, x->steps_before, note);
 	x->on_claude = 0;
-	x->local = x->rungs[to].p;
-	x->n_ctx = x->rungs[to].n_ctx;
 	return x->local;
+}
+
+/* The session's own server answered discovery, or not (see route/ladder.h). */
+int
+route_ladder_own(struct route_escalate *x, const struct provider *own, long n_ctx, int down, struct buf *note)
+{
+	int i, from = -1, to;
+
+	for (i = 0; i < (int)x->nrungs && from < 0; i++)
+		if (x->rungs[i].p == own)
+			from = i;
+	if (from < 0)
+		return -1;
+	x->rungs[from].down = down;
+	if (!down) {
+		if (n_ctx > 0)
+			x->rungs[from].n_ctx = n_ctx;
+		return from;
+	}
+	if (x->pin == from)
+		return -1;
+	to = x->pin >= 0 ? (x->rungs[x->pin].down ? -1 : x->pin) : route_ladder_next(x, from, 1, 0);
+	if (to < 0)
+		return -1;
+	if (note)
+		buf_addf(note, "%s does not answer; turns start on %s (%s) until it does (hearth keeps asking)",
+			 x->rungs[from].name, x->rungs[to].name, x->rungs[to].workhorse ? "workhorse" : "interactive");
+	return to;
+}
+
+/* Task patterns naming a tier that is not there (see route/ladder.h). */
+int
+route_ladder_check_patterns(const struct route_escalate *x, struct buf *w)
+{
+	size_t i, k;
+	int bad = 0;
+
+	for (i = 0; i < x->policy.npatterns; i++) {
+		const struct route_pattern *p = &x->policy.patterns[i];
+
+		if (!p->tier || route_escalate_rung_find(x, p->tier, strlen(p->tier)) >= 0)
+			continue;
+		bad++;
+		buf_addf(w, "routing.patterns \"%s\": tier \"%s\" is not in the servers setting", p->text, p->tier);
+		if (!x->nrungs) {
+			buf_adds(w, " (there is none): add {\"name\": \"");
+			buf_adds(w, p->tier);
+			buf_adds(w, "\", \"url\": ...} to \"servers\", or remove \"tier\" from the pattern; tasks it matches stay local\n");
+			continue;
+		}
+		buf_adds(w, " (tiers: ");
+		for (k = 0; k < x->nrungs; k++)
+			buf_addf(w, "%s%s", k ? ", " : "", x->rungs[k].name);
+		buf_adds(w, "): use one of those names, or add a server by that name; tasks it matches start where any task does\n");
+	}
+	return bad;
 }
 
 /* Usage of the rung the turn is on. */
@@ -303,6 +402,63 @@ route_ladder_account(struct route_escalate *x, const struct route_usage *d, int 
 	r->ms += ms;
 	if (r->p && route_cost_usd(&x->policy, r->p->model(r->p->self), d, &usd) == 0)
 		r->cost += usd; /* a local tier costs only what a price in the settings says */
+}
+
+/* A turn starts (see route/ladder.h). */
+void
+route_ladder_turn_start(struct route_escalate *x)
+{
+	size_t i;
+
+	for (i = 0; i < x->nrungs; i++) {
+		x->rungs[i].use0 = x->rungs[i].use;
+		x->rungs[i].ms0 = x->rungs[i].ms;
+		x->rungs[i].cost0 = x->rungs[i].cost;
+		x->rungs[i].requests0 = x->rungs[i].requests;
+	}
+	x->claude_use0 = x->route_use[ROUTE_CLAUDE];
+	x->claude_ms0 = x->claude_ms;
+	x->claude_cost0 = x->route_cost[ROUTE_CLAUDE];
+	x->claude_requests0 = x->claude_requests;
+}
+
+/* One tier's figures of the turn: now less then. */
+static void
+route_ladder_turn_tier(struct route_outcomes_tier *t, const char *name, const char *role, int nreq,
+		       const struct route_usage *u, const struct route_usage *u0, double ms, double usd)
+{
+	snprintf(t->name, sizeof t->name, "%s", name);
+	t->role = role;
+	t->requests = nreq;
+	t->tokens.input = u->input - u0->input;
+	t->tokens.output = u->output - u0->output;
+	t->tokens.cache_read = u->cache_read - u0->cache_read;
+	t->tokens.cache_write = u->cache_write - u0->cache_write;
+	t->ms = ms;
+	t->cost_usd = usd;
+}
+
+/* The turn's tiers (see route/ladder.h). */
+size_t
+route_ladder_turn_tiers(const struct route_escalate *x, struct route_outcomes_tier *out, size_t max)
+{
+	size_t i, n = 0;
+
+	if (!x->nrungs)
+		return 0;
+	for (i = 0; i < x->nrungs && n < max; i++) {
+		const struct route_escalate_rung *r = &x->rungs[i];
+
+		if (r->requests > r->requests0)
+			route_ladder_turn_tier(&out[n++], r->name, r->workhorse ? "workhorse" : "interactive",
+					       r->requests - r->requests0, &r->use, &r->use0, r->ms - r->ms0,
+					       r->cost - r->cost0);
+	}
+	if (n < max && x->claude_requests > x->claude_requests0)
+		route_ladder_turn_tier(&out[n++], "claude", "claude", x->claude_requests - x->claude_requests0,
+				       &x->route_use[ROUTE_CLAUDE], &x->claude_use0, x->claude_ms - x->claude_ms0,
+				       x->route_cost[ROUTE_CLAUDE] - x->claude_cost0);
+	return n;
 }
 
 /* One entry of "tiers". */

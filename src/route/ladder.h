@@ -22,6 +22,7 @@
 
 #include "agent/agent.h"
 #include "route/escalate.h"
+#include "route/outcomes.h"
 
 /*
  * The rung to move to from rung from (-1 none): with same_role first the
@@ -52,8 +53,27 @@ int route_ladder_turn(struct route_escalate *x, const char **text, struct buf *n
  * Returns its provider (the move recorded, the line in note), or NULL.
  */
 struct provider *route_ladder_skip_down(struct route_escalate *x, int from, struct buf *note);
+/*
+ * The full screen and the line session: their own server (provider own,
+ * a rung's) answered discovery (down 0: n_ctx, when known, is its
+ * context) or not (down 1).  Down: the rung turns start on instead, the
+ * line for the user in note; -1 when none can take them (no tiers, the
+ * turns pinned to it, nothing else up): the front end waits for it.
+ * Up: its rung, or -1 without tiers.
+ */
+int route_ladder_own(struct route_escalate *x, const struct provider *own, long n_ctx, int down, struct buf *note);
+/*
+ * A task pattern whose "tier" names no tier of the servers setting would
+ * be silent (its tasks start where any task does): one line per such
+ * pattern appended to w, saying what to do.  Returns how many.
+ */
+int route_ladder_check_patterns(const struct route_escalate *x, struct buf *w);
 /* Usage d (nreq requests, ms of wall time) belongs to the rung the turn is on. */
 void route_ladder_account(struct route_escalate *x, const struct route_usage *d, int nreq, double ms);
+/* A turn starts: each tier's figures so far, so the turn's own can be told (route_ladder_turn_tiers). */
+void route_ladder_turn_start(struct route_escalate *x);
+/* The tiers that served the turn since route_ladder_turn_start (at most max), Claude last; how many. */
+size_t route_ladder_turn_tiers(const struct route_escalate *x, struct route_outcomes_tier *out, size_t max);
 /* The "tiers" array: each rung's usage, time and cost, then Claude's. */
 cJSON *route_ladder_json(const struct route_escalate *x);
 

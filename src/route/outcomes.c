@@ -6,6 +6,7 @@
 #include "route/outcomes.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -15,6 +16,8 @@
 #include "base/json.h"
 #include "route/config.h"
 
+#define ROUTE_OUTCOMES_TALLY_TIERS 32
+
 /* One outcome as a JSON line (newline included). */
 static void
 route_outcomes_line(const struct route_outcomes_turn *o, struct buf *b)
@@ -23,6 +26,7 @@ route_outcomes_line(const struct route_outcomes_turn *o, struct buf *b)
 	struct tm tm;
 	time_t t = o->ts ? o->ts : time(NULL);
 	const char *r = o->reason ? o->reason : "";
+	size_t i;
 
 	gmtime_r(&t, &tm);
 	strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", &tm);
@@ -33,9 +37,19 @@ route_outcomes_line(const struct route_outcomes_turn *o, struct buf *b)
 	json_add_escaped(b, r, strlen(r));
 	buf_addf(b, ",\"steps\":%d,\"answered\":%s,\"files_changed\":%s,"
 		 "\"tokens\":{\"input\":%ld,\"output\":%ld,\"cache_write\":%ld,\"cache_read\":%ld},"
-		 "\"cost_usd\":%.6f,\"wall_s\":%.3f}\n", o->steps, o->answered ? "true" : "false",
+		 "\"cost_usd\":%.6f,\"wall_s\":%.3f", o->steps, o->answered ? "true" : "false",
 		 o->files_changed ? "true" : "false", o->tokens.input, o->tokens.output,
 		 o->tokens.cache_write, o->tokens.cache_read, o->cost_usd, o->wall_s);
+	for (i = 0; i < o->ntiers; i++) {
+		const struct route_outcomes_tier *ti = &o->tiers[i];
+
+		buf_adds(b, i ? ",{\"name\":" : ",\"tiers\":[{\"name\":");
+		json_add_escaped(b, ti->name, strlen(ti->name));
+		buf_addf(b, ",\"role\":\"%s\",\"requests\":%d,\"input\":%ld,\"output\":%ld,\"cache_read\":%ld,"
+			 "\"ms\":%.0f,\"cost_usd\":%.6f}", ti->role, ti->requests, ti->tokens.input + ti->tokens.cache_write,
+			 ti->tokens.output, ti->tokens.cache_read, ti->ms, ti->cost_usd);
+	}
+	buf_adds(b, o->ntiers ? "]}\n" : "}\n");
 }
 
 /* Append one outcome line. */
@@ -80,7 +94,47 @@ struct route_outcomes_tally {
 	char day[11];     /* "YYYY-MM-DD" (UTC) whose cost goes to day_usd */
 	double day_usd;
 	long bad;
+	struct {          /* per tier name (the first ROUTE_OUTCOMES_TALLY_TIERS names seen) */
+		char name[32], role[16];
+		long turns, requests, tok_in, tok_out;
+		double cost, ms;
+	} t[ROUTE_OUTCOMES_TALLY_TIERS];
+	size_t nt;
 };
+
+/* A line's "tiers": each adds to its name's row. */
+static void
+route_outcomes_tally_tiers(const cJSON *arr, struct route_outcomes_tally *t)
+{
+	const cJSON *e;
+
+	cJSON_ArrayForEach(e, arr) {
+		const char *name = json_str(e, "name"), *role = json_str(e, "role");
+		long req = 0, in = 0, out = 0, cr = 0;
+		double ms = 0, cost = 0;
+		size_t k;
+
+		if (!name || !*name)
+			continue;
+		for (k = 0; k < t->nt && strcmp(t->t[k].name, name); k++)
+			;
+		if (k == t->nt) {
+			if (t->nt == ROUTE_OUTCOMES_TALLY_TIERS)
+				continue;
+			snprintf(t->t[k].name, sizeof t->t[k].name, "%s", name);
+			snprintf(t->t[k].role, sizeof t->t[k].role, "%s", role ? role : "");
+			t->nt++;
+		}
+		json_long(e, "requests", &req), json_long(e, "input", &in), json_long(e, "output", &out);
+		json_long(e, "cache_read", &cr), json_double(e, "ms", &ms), json_double(e, "cost_usd", &cost);
+		t->t[k].turns++;
+		t->t[k].requests += req;
+		t->t[k].tok_in += in + cr;
+		t->t[k].tok_out += out;
+		t->t[k].ms += ms;
+		t->t[k].cost += cost;
+	}
+}
 
 /* Add one parsed line to the tally; -1 when it is not an outcome. */
 static int
@@ -109,6 +163,7 @@ route_outcomes_tally_line(const cJSON *o, struct route_outcomes_tally *t)
 	t->r[k].wall += wall;
 	if (ts && strncmp(ts, t->day, 10) == 0)
 		t->day_usd += cost;
+	route_outcomes_tally_tiers(cJSON_GetObjectItemCaseSensitive(o, "tiers"), t);
 	return 0;
 }
 
@@ -163,6 +218,16 @@ route_outcomes_stats(const char *path, struct buf *out, struct err *e)
 	buf_addf(out, "escalations: %ld, ended with an answer: %ld, changed files: %ld, "
 		 "cost $%.4f\n", t.r[1].turns + t.r[2].turns, t.r[1].answered + t.r[2].answered,
 		 t.r[1].changed + t.r[2].changed, t.r[1].cost + t.r[2].cost);
+	if (t.nt)
+		buf_addf(out, "\n%-24s %6s %8s %11s %11s %10s %9s\n", "tier", "turns", "requests", "tokens in",
+			 "tokens out", "cost USD", "time s");
+	for (i = 0; i < (int)t.nt; i++) {
+		char label[64];
+
+		snprintf(label, sizeof label, "%s (%s)", t.t[i].name, t.t[i].role);
+		buf_addf(out, "%-24s %6ld %8ld %11ld %11ld %10.4f %9.1f\n", label, t.t[i].turns, t.t[i].requests,
+			 t.t[i].tok_in, t.t[i].tok_out, t.t[i].cost, t.t[i].ms / 1000.0);
+	}
 	if (t.bad)
 		buf_addf(out, "skipped %ld unreadable line%s\n", t.bad, t.bad == 1 ? "" : "s");
 	return 0;

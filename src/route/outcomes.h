@@ -14,6 +14,17 @@
 #include "route/cost.h"
 #include "route/route.h"
 
+/* What one tier (a server of the servers setting, or Claude) did in a turn. */
+struct route_outcomes_tier {
+	char name[32];
+	const char *role;      /* "interactive", "workhorse" or "claude" */
+	int requests;
+	struct route_usage tokens;
+	double ms, cost_usd;
+};
+
+#define ROUTE_OUTCOMES_TIERS 9 /* the ladder's rungs and Claude */
+
 /* One finished turn, for the outcomes log. */
 struct route_outcomes_turn {
 	enum route_target target;
@@ -26,6 +37,8 @@ struct route_outcomes_turn {
 	double cost_usd;
 	double wall_s;
 	time_t ts;             /* 0 = now */
+	const struct route_outcomes_tier *tiers; /* with tiers: those that served the turn */
+	size_t ntiers;
 };
 
 /*
@@ -37,7 +50,9 @@ int route_outcomes_append(const char *path, const struct route_outcomes_turn *o,
 
 /*
  * A summary table of the outcomes log: turns, tokens, cost and wall time
- * per route, and what escalations bought (answered, files changed).
+ * per route, and what escalations bought (answered, files changed); then,
+ * when turns ran on tiers, one row per tier: turns, requests, tokens,
+ * time and cost.
  * Unreadable lines are skipped and counted.  A missing file is a short
  * note, not an error.  0 / -1 + e when the file cannot be read.
  */

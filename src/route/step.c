@@ -190,7 +190,7 @@ route_step_signals(struct route_escalate *x, struct agent *a, enum agent_step_wh
 	s->ntests = rs->ntests;
 	s->max_steps_hit = why == AGENT_STEP_MAX_STEPS;
 	s->files_changed = rs->files_changed;
-	s->server_down = why == AGENT_STEP_SERVER_DOWN;
+	s->server_down = why == AGENT_STEP_SERVER_DOWN || why == AGENT_STEP_STREAM_CUT;
 	s->have_key = x->key != NULL;
 	s->spent_session_usd = x->spent_session;
 	s->spent_day_usd = x->spent_day + x->spent_session;
@@ -240,10 +240,28 @@ route_step_on_local(struct route_escalate *x, struct agent *a, enum agent_step_w
 	return 1;
 }
 
+/* A stream cut mid-answer on a tier: the next rung takes the same request, or nothing happens. */
+static int
+route_step_cut(struct route_escalate *x, struct agent *a, enum agent_step_why why, struct buf *note)
+{
+	struct route_failures rs;
+	struct route_signals s;
+	struct route_decision d;
+
+	if (!x->nrungs || x->pin >= 0)
+		return 0;
+	memset(&rs, 0, sizeof rs);
+	route_step_signals(x, a, why, &rs, &s);
+	route_decide(&x->policy, &s, ROUTE_REQ_NONE, &d);
+	return route_ladder_step(x, a, &d, s.prompt_tokens, note);
+}
+
 /* The decision between two steps. */
 static int
 route_step_decide(struct route_escalate *x, struct agent *a, enum agent_step_why why, struct buf *note)
 {
+	if (why == AGENT_STEP_STREAM_CUT) /* only another tier takes a cut answer over: else it ends as it did */
+		return !x->consulting && !x->on_claude ? route_step_cut(x, a, why, note) : 0;
 	if (x->consulting)
 		return why == AGENT_STEP_SERVER_DOWN ? 0 : route_step_after_consult(x, a, note);
 	if (x->on_claude)

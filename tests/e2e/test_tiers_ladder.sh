@@ -85,6 +85,21 @@ chat = [r for r in reqs if r["path"] == "/v1/chat/completions"][0]
 roles = [m["role"] for m in chat["body"]["messages"]]
 assert roles.count("assistant") >= 3, roles' "$BIG_LOG"
 
+check "ladder: hearth stats has a row per tier: turns, requests, tokens, cost, time" sh -c '
+	"$1" stats >"$2" 2>&1 && python3 - "$2" <<"EOF"
+import re, sys
+t = open(sys.argv[1]).read()
+rows = {}
+for m in re.finditer(r"^(\w+) \((interactive|workhorse|claude)\) +(\d+) +(\d+) +(\d+) +(\d+) +([\d.]+) +([\d.]+)$", t, re.M):
+    rows[m.group(1)] = (m.group(2),) + tuple(float(x) for x in m.groups()[2:])
+assert set(rows) == {"small", "big", "claude"}, t
+assert rows["small"][0] == "interactive" and rows["big"][0] == "workhorse", rows
+for n, k in (("small", 3), ("big", 3), ("claude", 1)):
+    role, turns, req, tin, tout, cost, secs = rows[n]
+    assert turns == 1 and req == k and tin > 0 and tout > 0, (n, rows[n])
+assert rows["claude"][5] > 0 and rows["small"][5] == 0, rows
+EOF' - "$HEARTH_BIN" "$E2E_TMP/stats.out"
+
 # ---- the workhorse has room: the context rule moves there, not to Claude -
 printf '{"n_ctx": 800, "turns": [{"tool_calls": [{"name": "ls", "arguments": {"path": "."}}]}, {"text": "UNEXPECTED: small"}]}\n' >"$E2E_TMP/small2.json"
 printf '{"n_ctx": 262144, "turns": [{"text": "big had room"}]}\n' >"$E2E_TMP/big2.json"
@@ -117,6 +132,20 @@ need(d.get("result") == "big refactored", "result %r" % d.get("result"))
 dec = d["routing"]["decisions"]
 need(any(x.get("tier") == "big" and x["reason"] == "task mentions \"refactor\"" for x in dec), "decisions %r" % dec)'
 check "pattern: small got no chat request" test "$(chats "$SMALL_LOG")" = 0
+
+# ---- a task pattern naming a tier that does not exist: one line at start --
+printf '{"turns": [{"text": "small answered"}]}\n' >"$E2E_TMP/small7.json"
+mock_start "$E2E_TMP/small7.json"
+SMALL_URL=$MOCK_URL
+mock_start "$E2E_TMP/big3.json"
+BIG_URL=$MOCK_URL
+settings "$SMALL_URL" "$BIG_URL" ', "routing": {"patterns": [{"pattern": "refactor", "tier": "bigg"}, {"pattern": "port", "tier": "big"}]}'
+hearth_run badtier -p --cwd "$REPO" --output-format json "refactor the parser"
+check_rc "unknown tier: the run goes on (exit status 0)" 0
+check "unknown tier: one line names the pattern, the tier, the tiers there are and what to do" sh -c \
+	'test "$(grep -c "tier \"bigg\"" "$1")" = 1 &&
+	 grep -q "routing.patterns \"refactor\": tier \"bigg\" is not in the servers setting (tiers: small, big): use one of those names, or add a server by that name" "$1" &&
+	 ! grep -q "tier \"big\" is not" "$1"' - "$ERR"
 
 # ---- a server dies mid-turn: skipped, the turn goes on --------------------
 printf '{"turns": [{"tool_calls": [{"name": "ls", "arguments": {"path": "."}}]}, {"hang": true}]}\n' >"$E2E_TMP/small4.json"
@@ -151,6 +180,55 @@ import json, sys
 reqs = [json.loads(l) for l in open(sys.argv[1]) if "\"request\"" in l]
 chat = [r for r in reqs if r["path"] == "/v1/chat/completions"][0]
 assert any(m["role"] == "tool" for m in chat["body"]["messages"]), chat["body"]["messages"]' "$BIG_LOG"
+
+# ---- a server killed WHILE it streams an answer: the next tier answers ----
+# small streams a long answer slowly; once part of it reached hearth (its
+# stream-json deltas on stdout), small is killed with kill -9.  The turn
+# goes on on big, the partial answer discarded: not in big's request, not
+# in the session file; the notice names the dead server.
+printf '{"turns": [{"tool_calls": [{"name": "ls", "arguments": {"path": "."}}]}, {"text": "PARTIAL-SMALL-ANSWER ", "repeat": 400, "piece_size": 8, "delay_ms": 20}]}\n' >"$E2E_TMP/small6.json"
+printf '{"turns": [{"text": "big finished the answer"}]}\n' >"$E2E_TMP/big6.json"
+mock_start "$E2E_TMP/small6.json"
+SMALL_URL=$MOCK_URL SMALL_LOG=$MOCK_LOG SMALL_PID=$MOCK_PID
+mock_start "$E2E_TMP/big6.json"
+BIG_URL=$MOCK_URL BIG_LOG=$MOCK_LOG
+settings "$SMALL_URL" "$BIG_URL" ""
+OUT=$E2E_TMP/midstream.out ERR=$E2E_TMP/midstream.err
+XDG_STATE_HOME=$E2E_TMP/state6 timeout -k 5 "$HEARTH_TIMEOUT" "$HEARTH_BIN" -p --cwd "$REPO" \
+	--output-format stream-json --verbose "list the files" </dev/null >"$OUT" 2>"$ERR" &
+HPID=$!
+_n=600
+while [ "$(grep -c '"text_delta"' "$OUT" 2>/dev/null)" -lt 5 ] && [ $_n -gt 0 ]; do
+	sleep 0.05
+	_n=$((_n - 1))
+done
+PARTIAL_SEEN=$(grep -c '"text_delta"' "$OUT")
+kill -9 "$SMALL_PID" 2>/dev/null
+wait "$HPID"
+RC=$?
+check "mid-stream: part of small's answer had streamed before the kill" test "$PARTIAL_SEEN" -ge 5
+check_rc "mid-stream: exit status 0" 0
+check "mid-stream: big answered, the move recorded with its reason" pycheck '
+res = [l for l in out_lines() if l.get("type") == "result"]
+need(res and res[-1].get("result") == "big finished the answer", "result %r" % res[-1:])
+dec = [x for x in res[-1]["routing"]["decisions"] if x.get("tier")]
+need(dec and dec[0]["tier"] == "big" and dec[0]["reason"] == "small stopped answering; skipped, the session goes on", "decisions %r" % res[-1]["routing"]["decisions"])
+tiers = {t["name"]: t for t in res[-1]["routing"]["tiers"]}
+need(tiers["small"].get("down") is True and tiers["big"]["requests"] == 1, "tiers %r" % tiers)'
+check "mid-stream: the notices name the dead server and the discarded partial answer" sh -c \
+	'grep -q "→ big (workhorse): small stopped answering; skipped, the session goes on" "$1" &&
+	 grep -q "the partial answer it was streaming is discarded" "$1"' - "$ERR"
+check "mid-stream: big got the conversation without the partial answer (the ls result, no PARTIAL)" python3 -c '
+import json, sys
+reqs = [json.loads(l) for l in open(sys.argv[1]) if "\"request\"" in l]
+chat = [r for r in reqs if r["path"] == "/v1/chat/completions"]
+assert len(chat) == 1, len(chat)
+msgs = chat[0]["body"]["messages"]
+assert any(m["role"] == "tool" for m in msgs), msgs
+assert "PARTIAL-SMALL" not in json.dumps(msgs), msgs
+assert msgs[-1]["role"] == "tool", msgs[-1]' "$BIG_LOG"
+check "mid-stream: the session file has big's answer and not the partial one" sh -c \
+	'f=$(grep -rl "big finished the answer" "$1") && ! grep -q PARTIAL-SMALL $f' - "$E2E_TMP/state6"
 
 # ---- the start tier does not answer at all: the next tier takes the task --
 DEAD=$(closed_port)
@@ -194,6 +272,28 @@ import sys
 t = open(sys.argv[1]).read()
 for want in ("models on this server", "▶ qwen-9b (loaded)", "   qwen-35b (unloaded)", "tiers (the servers setting):", "▶ fast (interactive)", "deep (workhorse)"):
     assert want in t, (want, t)' "$E2E_TMP/router.out"
+
+# ---- router mode: the per-slot context from the model's entry; loading said --
+# The router's own /props has no slot (n_ctx 0); each model's entry states
+# how it is started (status.args).  A model not loaded yet is loaded by the
+# first request for it: hearth says so.
+printf '%s\n' '{"props": {"default_generation_settings": {"n_ctx": 0}}, "models": {"object": "list", "data": [
+ {"id": "qwen-9b", "object": "model", "status": {"value": "loaded", "args": ["llama-server", "--ctx-size", "16384", "--parallel", "2", "--jinja"]}},
+ {"id": "qwen-35b", "object": "model", "status": {"value": "unloaded", "args": ["llama-server", "--ctx-size", "32768", "--parallel", "4", "--kv-unified"]}}]},
+ "turns": [{"text": "R-FAST"}, {"text": "R-DEEP"}, {"text": "R-FAST-2"}]}' >"$E2E_TMP/router2.json"
+mock_start "$E2E_TMP/router2.json"
+printf '{"servers": [{"name": "fast", "url": "%s", "model": "qwen-9b"}, {"name": "deep", "url": "%s", "role": "workhorse", "model": "qwen-35b"}]}\n' "$MOCK_URL" "$MOCK_URL" \
+	>"$XDG_CONFIG_HOME/hearth/settings.json"
+(sleep 3; printf '/model\n'; sleep 1; printf 'hi\n'; sleep 2; printf '@deep think\n'; sleep 2; printf 'again\n'; sleep 2) |
+	(cd "$REPO" && timeout -k 5 "$HEARTH_TIMEOUT" "$HEARTH_BIN" --line >"$E2E_TMP/router2.out" 2>&1)
+check "router: the per-slot context comes from the model's entry (16384 over 2 slots)" grep -q "ctx 8192 per slot" "$E2E_TMP/router2.out"
+check "router: loading the unloaded model is said once, on the turn that loads it" python3 -c '
+import sys
+t = open(sys.argv[1]).read()
+i, j, k = t.find("R-FAST"), t.find("loading qwen-35b: the server starts it on demand"), t.find("R-DEEP")
+assert 0 <= i < j < k, t
+assert t.count("loading qwen-") == 1, t
+assert "R-FAST-2" in t, t' "$E2E_TMP/router2.out"
 
 [ -n "${KEEP:-}" ] && cp -r "$E2E_TMP" "$KEEP"
 e2e_finish

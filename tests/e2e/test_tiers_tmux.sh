@@ -4,7 +4,8 @@
 # small, "@big ..." sends one turn to big with the reason shown, /route big
 # pins the turns to big, /route auto starts them on small again; the
 # status line names the tier that answers; an unknown /route name lists
-# the tiers.
+# the tiers.  A start tier that is down at launch is skipped at once, with a
+# notice, and the turn goes to the next tier.
 # shellcheck source=tests/e2e/lib.sh
 . "$(dirname "$0")/lib.sh"
 
@@ -67,6 +68,26 @@ $T resize-window -t s -x 60 -y 20
 screen compact_60 'idle · ▶small 2/2 · big 2/2' 60
 $T send-keys -t s C-c C-c
 screen quit "HEARTH_EXITED rc=0"
+cleanup_tmux
+
+# ---- the start tier is down at launch: skipped at once, with a notice -------
+DEAD=$(closed_port)
+printf '{"turns": [{"text": "BIG-TOOK-IT"}]}\n' >"$E2E_TMP/big2.json"
+mock_start "$E2E_TMP/big2.json"
+BIG2_LOG=$MOCK_LOG
+printf '{"servers": [{"name": "small", "url": "http://127.0.0.1:%s", "role": "interactive"}, {"name": "big", "url": "%s", "role": "workhorse"}]}\n' \
+	"$DEAD" "$MOCK_URL" >"$XDG_CONFIG_HOME/hearth/settings.json"
+$T new-session -d -s s -x 120 -y 40 \
+	"cd '$REPO' && '$HEARTH_BIN' --tui; echo HEARTH_EXITED rc=\$?; sleep 30"
+screen down_notice 'small does not answer; turns start on big \(workhorse\) until it does' 100
+$T send-keys -t s "say hi" Enter
+screen down_answer "BIG-TOOK-IT" 100
+screen down_reason '→ big \(workhorse\): small is down; skipped'
+check "tiers down: no first-run screen, big got the turn" sh -c \
+	'! grep -q "hearth needs a llama-server" "$1" && test "$(grep -c "\"event\": \"request\".*\"path\": \"/v1/chat/completions\"" "$2")" = 1' \
+	- "$E2E_TMP/pane.down_answer" "$BIG2_LOG"
+$T send-keys -t s C-c C-c
+screen down_quit "HEARTH_EXITED rc=0"
 cleanup_tmux
 [ -n "${KEEP:-}" ] && cp -r "$E2E_TMP" "$KEEP"
 e2e_finish

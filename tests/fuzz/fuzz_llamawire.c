@@ -70,6 +70,13 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	err_clear(&e);
 	FUZZ_CHECK(info.ctx_meta >= 0);
 	llama_wire_info_release(&info);
+	{ /* /metrics as a server's load: counts, never negative or NaN */
+		struct llama_load load;
+		int lr = llama_wire_load(s, size, &load);
+
+		FUZZ_CHECK((lr == 0) == (load.known != 0));
+		FUZZ_CHECK(load.running >= 0 && load.waiting >= 0 && load.running == load.running);
+	}
 	{
 		struct llama_doctor_in din;
 		struct llama_doctor_ans a = { 200, s, size };

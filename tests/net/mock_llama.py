@@ -45,6 +45,24 @@ is_processing while it streams (a hang keeps it busy).  "props": {...} is merged
 [...] replaces the /slots answer and "metrics_text": "..." the /metrics
 text (scripted misconfigurations for `hearth doctor`).
 
+Engines for teams, by their shape (what hearth sees of them), "shape":
+    "vllm"    GET /health (200, empty), GET /v1/models with max_model_len (the
+              scenario's n_ctx, else 32768), GET /metrics with
+              vllm:num_requests_running / vllm:num_requests_waiting, POST
+              /v1/chat/completions (usage, no timings); no /props, no /slots
+    "sglang"  the same with sglang:num_running_reqs / sglang:num_queue_reqs
+              and GET /get_model_info
+    "llama-swap"  one port in front of several llama-servers: GET /health
+              ("OK"), GET /v1/models listing "swap_models" (ids), GET /running
+              (the models loaded), POST /v1/chat/completions by the request's
+              "model": a model not loaded yet is loaded first ("load_s"
+              seconds, 1.5 by default, before the headers; 404 for an id not
+              listed), and each model's own llama-server endpoints under
+              /upstream/NAME/ (/health, /props, /slots, /metrics); nothing else
+              at the root
+"load": [running, waiting] is what /metrics states (all shapes, llama-server's
+too: llamacpp:requests_processing / llamacpp:requests_deferred).
+
 Scenario: {"loading_for_requests": N, "slots": true|false, "n_ctx": N,
 "turns": [TURN...]}.  A TURN is one of
     {"fixture": "chat_stream_tools.sse"}        the file's bytes, as is
@@ -194,7 +212,18 @@ class State:
             self.models = scenario["models"]
         if isinstance(scenario.get("slots_body"), list):
             self.slots_idle = scenario["slots_body"]
-        self.plain = scenario.get("plain") is True
+        self.shape = scenario.get("shape") or ""
+        self.plain = scenario.get("plain") is True or self.shape in ("vllm", "sglang")
+        if self.shape in ("vllm", "sglang") and not isinstance(scenario.get("models"), dict):
+            self.models = {"object": "list", "data": [
+                {"id": "Qwen/Qwen3-8B", "object": "model", "owned_by": self.shape,
+                 "max_model_len": n_ctx if isinstance(n_ctx, int) else 32768}]}
+        self.swap_models = [m for m in scenario.get("swap_models") or [] if isinstance(m, str)]
+        self.swap_loaded = []
+        if self.shape == "llama-swap":
+            self.models = {"object": "list", "data": [
+                {"id": m, "object": "model", "created": 1700000000, "owned_by": "llama-swap"}
+                for m in self.swap_models]}
         self.model = self.props.get("model_alias") or "local-tiny"
         if self.plain:
             ids = [m.get("id") for m in self.models.get("data", []) if isinstance(m, dict)]
@@ -707,6 +736,19 @@ class Handler(BaseHTTPRequestHandler):
             self.send_json(401, {"error": {"code": 401, "message": "Invalid API Key",
                                            "type": "authentication_error"}})
             return
+        if st.shape == "llama-swap":
+            self.swap_route(m, path, raw, body)
+            return
+        if st.shape in ("vllm", "sglang") and m == "GET" and path in ("/health", "/metrics", "/get_model_info"):
+            if path == "/health":
+                self.send_json(200, None, raw=b"")
+            elif path == "/metrics":
+                self.send_metrics()
+            elif st.shape == "sglang":
+                self.send_json(200, {"model_path": st.model, "is_generation": True})
+            else:
+                self.send_json(404, {"detail": "Not Found"})
+            return
         if st.plain:
             if m == "GET" and path == "/v1/models":
                 self.send_json(200, st.models)
@@ -846,12 +888,85 @@ class Handler(BaseHTTPRequestHandler):
         self.send_json(200, {"content": "", "id_slot": slot, "tokens_evaluated": total,
                              "stop": True, "stop_type": "limit", "timings": timings})
 
+    def swap_route(self, m, path, raw, body):
+        """llama-swap: the models behind one port, loaded on demand."""
+        st = self.state
+        if m == "GET" and path == "/health":
+            self.send_json(200, None, raw=b"OK")
+        elif m == "GET" and path == "/v1/models":
+            self.send_json(200, st.models)
+        elif m == "GET" and path == "/running":
+            with st.lock:
+                run = [{"model": x, "state": "ready"} for x in st.swap_loaded]
+            self.send_json(200, {"running": run})
+        elif m == "POST" and path == "/v1/chat/completions":
+            want = body.get("model") if isinstance(body, dict) else None
+            if want not in st.swap_models:
+                self.send_json(404, None, raw=("could not find real modelID for %s" % want).encode())
+                return
+            with st.lock:
+                loaded = want in st.swap_loaded
+            if not loaded:  # the upstream llama-server starts and loads its model first
+                time.sleep(float(st.scenario.get("load_s", 1.5)))
+                with st.lock:
+                    st.swap_loaded = [want]
+            self.rec["model"] = want
+            self.chat(raw, body)
+        elif path.startswith("/upstream/"):
+            name, _, rest = path[len("/upstream/"):].partition("/")
+            if name not in st.swap_models:
+                self.send_json(404, None, raw=b"model not found")
+            elif m == "GET" and rest == "health":
+                self.send_json(200, {"status": "ok"})
+            elif m == "GET" and rest == "props":
+                self.send_json(200, st.props)
+            elif m == "GET" and rest == "slots":
+                self.send_json(200, st.slots_idle)
+            elif m == "GET" and rest == "metrics":
+                self.send_metrics()
+            else:
+                self.send_json(404, NOT_FOUND_BODY)
+        else:
+            self.send_json(404, None, raw=b"404 page not found")
+
+    def load_metrics(self):
+        """The /metrics text of the scenario's "load" in the engine's names."""
+        st = self.state
+        load = st.scenario.get("load") or [0, 0]
+        run, wait = float(load[0]), float(load[1])
+        if st.shape == "vllm":
+            lab = '{model_name="%s"}' % st.model
+            return ("# HELP vllm:num_requests_running Number of requests in model execution batches.\n"
+                    "# TYPE vllm:num_requests_running gauge\n"
+                    "vllm:num_requests_running%s %.1f\n"
+                    "# HELP vllm:num_requests_waiting Number of requests waiting to be processed.\n"
+                    "# TYPE vllm:num_requests_waiting gauge\n"
+                    "vllm:num_requests_waiting%s %.1f\n"
+                    "vllm:gpu_cache_usage_perc%s 0.1\n" % (lab, run, lab, wait, lab))
+        if st.shape == "sglang":
+            lab = '{model_name="%s"}' % st.model
+            return ("# HELP sglang:num_running_reqs The number of running requests.\n"
+                    "# TYPE sglang:num_running_reqs gauge\n"
+                    "sglang:num_running_reqs%s %.1f\n"
+                    "# HELP sglang:num_queue_reqs The number of requests in the waiting queue.\n"
+                    "# TYPE sglang:num_queue_reqs gauge\n"
+                    "sglang:num_queue_reqs%s %.1f\n"
+                    "sglang:cache_hit_rate%s 0.5\n" % (lab, run, lab, wait, lab))
+        return ("# HELP llamacpp:requests_processing Number of requests processing.\n"
+                "# TYPE llamacpp:requests_processing gauge\n"
+                "llamacpp:requests_processing %d\n"
+                "# HELP llamacpp:requests_deferred Number of requests deferred.\n"
+                "# TYPE llamacpp:requests_deferred gauge\n"
+                "llamacpp:requests_deferred %d\n" % (run, wait))
+
     def send_metrics(self):
         try:
             with open(os.path.join(self.state.fixtures, "metrics.txt"), "rb") as f:
                 data = f.read()
         except OSError:
             data = b""
+        if self.state.shape in ("vllm", "sglang") or "load" in self.state.scenario:
+            data = self.load_metrics().encode("utf-8")
         if isinstance(self.state.scenario.get("metrics_text"), str):
             data = self.state.scenario["metrics_text"].encode("utf-8")
         self.send_response(200)

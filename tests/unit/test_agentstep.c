@@ -7,7 +7,8 @@
  *
  * A script is a string, one letter per request: 't' a read tool call,
  * 'a' an answer, 'b' an invalid tool call (no arguments), 'c' a
- * connection error; after the script, answers (fakeprov plays it).
+ * connection error, 'd' part of an answer then the stream cut (a server
+ * killed mid-answer); after the script, answers (fakeprov plays it).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -38,6 +39,7 @@ struct env {
 	int switch_on;            /* the why on which the hook switches to claude, -1 none */
 	const char *add_note;     /* a user message the hook appends when it continues */
 	int notices;
+	int discarded;            /* notices that a partial answer was discarded */
 };
 
 /* The "anthropic" fake keeps its reasoning as a signed block. */
@@ -57,6 +59,8 @@ fp_init(struct fakeprov *f, struct loop *l, const char *name, const char *script
 {
 	const struct fakeprov_ev error[] = { EV_ERR(LLM_ERR_CONNECT, "connection refused") };
 	const struct fakeprov_ev answer[] = { EV_REASONING("thinking..."), EV_TEXT(name), EV_DONE("stop") };
+	const struct fakeprov_ev cut[] = { EV_REASONING("half a thought"), EV_TEXT("PARTIAL"),
+					   EV_ERR(LLM_ERR_DISCONNECTED, "stream cut") };
 	int i;
 
 	fakeprov_init(f, l, name);
@@ -65,6 +69,8 @@ fp_init(struct fakeprov *f, struct loop *l, const char *name, const char *script
 			fakeprov_call(f, i, "call1", "read", script[i] == 't' ? "{\"path\":\"f.txt\"}" : "{}");
 		else if (script[i] == 'c')
 			FAKEPROV_STEP(f, i, error);
+		else if (script[i] == 'd')
+			FAKEPROV_STEP(f, i, cut);
 		else
 			FAKEPROV_STEP(f, i, answer);
 	FAKEPROV_STEP(f, i, answer); /* and answers from then on */
@@ -108,6 +114,7 @@ on_notice(void *arg, const char *line)
 	struct env *e = arg;
 
 	e->notices += strcmp(line, "switched") == 0;
+	e->discarded += strstr(line, "partial answer") != NULL;
 }
 
 static int
@@ -238,6 +245,54 @@ test_server_down_handoff(void **state)
 	assert_int_equal(agent_stats(e->agent)->steps, 1);
 }
 
+/*
+ * The stream is cut mid-answer (a server killed while it streamed): the
+ * hook is asked, the other provider answers the same request, and the
+ * partial answer is neither in the conversation nor sent again.
+ */
+static void
+test_cut_mid_answer_moves_on(void **state)
+{
+	struct env *e = *state;
+	struct conv *c;
+	size_t i, j;
+
+	e->switch_on = AGENT_STEP_STREAM_CUT;
+	e->continue_on = AGENT_STEP_STREAM_CUT;
+	run(e, "td", "a", 10);
+	assert_int_equal(e->end, AGENT_END_OK);
+	assert_int_equal(e->local.starts, 2);
+	assert_int_equal(e->claude.starts, 1);
+	assert_int_equal(e->whys[1], AGENT_STEP_STREAM_CUT);
+	assert_int_equal(e->discarded, 1);
+	c = agent_conv(e->agent);
+	/* user, assistant(call), user(result), assistant(claude's answer) */
+	assert_int_equal(c->nmsgs, 4);
+	for (i = 0; i < c->nmsgs; i++)
+		for (j = 0; j < c->msgs[i].nblocks; j++)
+			assert_true(!c->msgs[i].blocks[j].text ||
+				    (!strstr(c->msgs[i].blocks[j].text, "PARTIAL") &&
+				     !strstr(c->msgs[i].blocks[j].text, "half a thought")));
+	assert_string_equal(c->msgs[3].blocks[1].text, "anthropic");
+	assert_int_equal(agent_stats(e->agent)->steps, 2);
+}
+
+/* Cut mid-answer with nobody to move to: the turn ends, the partial answer kept as aborted. */
+static void
+test_cut_mid_answer_ends_without_hook(void **state)
+{
+	struct env *e = *state;
+	struct conv *c;
+
+	run(e, "d", "", 10);
+	assert_int_equal(e->end, AGENT_END_ERROR);
+	assert_int_equal(e->whys[0], AGENT_STEP_STREAM_CUT);
+	assert_int_equal(e->discarded, 0);
+	c = agent_conv(e->agent);
+	assert_int_equal(c->nmsgs, 2);
+	assert_true(c->msgs[1].aborted);
+}
+
 /* Invalid calls count as consecutive failures the hook can read at NEXT. */
 static void
 test_failures_visible_at_next(void **state)
@@ -258,6 +313,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_answered_continues, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_max_steps_handoff, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_max_steps_ends, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cut_mid_answer_moves_on, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cut_mid_answer_ends_without_hook, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_server_down_handoff, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_failures_visible_at_next, setup, teardown),
 	};

@@ -1123,6 +1123,60 @@ test_get_slots(void **state)
 	assert_int_equal(s.n, 0);
 }
 
+/* /metrics as a server's load: llama-server's, vLLM's and SGLang's gauges, summed over labels. */
+static void
+test_wire_load(void **state)
+{
+	static const char llama[] = "# HELP llamacpp:requests_processing Number of requests processing.\n"
+		"# TYPE llamacpp:requests_processing gauge\nllamacpp:requests_processing 2\n"
+		"llamacpp:requests_deferred 1\nllamacpp:prompt_tokens_total 500\n";
+	static const char vllm[] = "vllm:num_requests_running{model_name=\"a\"} 3.0\r\n"
+		"vllm:num_requests_running{model_name=\"b}\\\"x\"} 1.0 1700000000\n"
+		"vllm:num_requests_waiting{model_name=\"a\"} 4.0\nvllm:num_requests_waiting_time 99\n";
+	static const char sglang[] = "sglang:num_running_reqs{model_name=\"m\"} 0.0\nsglang:num_queue_reqs{model_name=\"m\"} 7\n";
+	static const char none[] = "# nothing of the load\nprocess_cpu_seconds_total 1.5\n"
+		"vllm:num_requests_running NaN\nvllm:num_requests_waiting -1\nsglang:num_queue_reqs{x=\"unterminated";
+	struct llama_load l;
+
+	(void)state;
+	assert_int_equal(llama_wire_load(llama, strlen(llama), &l), 0);
+	assert_true(l.known && l.running == 2 && l.waiting == 1);
+	assert_int_equal(llama_wire_load(vllm, strlen(vllm), &l), 0);
+	assert_true(l.running == 4 && l.waiting == 4);
+	assert_int_equal(llama_wire_load(sglang, strlen(sglang), &l), 0);
+	assert_true(l.running == 0 && l.waiting == 7);
+	assert_int_equal(llama_wire_load(none, strlen(none), &l), -1);
+	assert_false(l.known);
+	assert_int_equal(llama_wire_load(llama, 40, &l), -1); /* cut inside the first comment */
+	assert_int_equal(llama_wire_load(NULL, 0, &l), -1);
+}
+
+/* Router mode: a model's entry states its context (status.args) and whether it is loaded. */
+static void
+test_wire_router_entry(void **state)
+{
+	static const char j[] = "{\"data\": [{\"id\": \"a\", \"status\": {\"value\": \"loaded\", \"args\": [\"llama-server\", \"-c\", \"16384\", \"-np\", \"4\"]}},"
+		" {\"id\": \"b\", \"status\": {\"value\": \"unloaded\", \"args\": [\"--parallel\", \"4\", \"--ctx-size\", \"32768\", \"--kv-unified\"]}},"
+		" {\"id\": \"c\", \"status\": {\"value\": \"loading\", \"args\": [\"--ctx-size\", \"8192\"]}},"
+		" {\"id\": \"d\", \"status\": {\"value\": \"loaded\", \"args\": [\"--ctx-size\"]}}]}";
+	struct llama_info info;
+
+	(void)state;
+	memset(&info, 0, sizeof info);
+	assert_int_equal(llama_wire_models_for(j, strlen(j), "a", &info, NULL), 0);
+	assert_int_equal(info.ctx_meta, 4096);
+	assert_false(info.model_loading);
+	assert_int_equal(llama_wire_models_for(j, strlen(j), "b", &info, NULL), 0);
+	assert_int_equal(info.ctx_meta, 32768); /* one unified cache: each slot may use all of it */
+	assert_true(info.model_loading);
+	assert_int_equal(llama_wire_models_for(j, strlen(j), "c", &info, NULL), 0);
+	assert_int_equal(info.ctx_meta, 8192);
+	assert_true(info.model_loading);
+	assert_int_equal(llama_wire_models_for(j, strlen(j), "d", &info, NULL), 0);
+	assert_int_equal(info.ctx_meta, 0);
+	llama_wire_info_release(&info);
+}
+
 int
 main(void)
 {
@@ -1130,6 +1184,8 @@ main(void)
 		cmocka_unit_test(test_request_fields),
 		cmocka_unit_test(test_prefix_stability),
 		cmocka_unit_test(test_wire_roles),
+		cmocka_unit_test(test_wire_load),
+		cmocka_unit_test(test_wire_router_entry),
 		cmocka_unit_test(test_request_memo),
 		cmocka_unit_test(test_invalid_utf8_repaired),
 		cmocka_unit_test(test_parse_discovery_fixtures),

@@ -37,6 +37,7 @@
 #include "io/loop.h"
 #include "mcp/mcp.h"
 #include "route/escalate.h"
+#include "route/ladder.h"
 #include "ui/view/server_panel.h"
 #include "ui/app/themes.h"
 #include "ui/view/transcript.h"
@@ -304,8 +305,16 @@ app_retry(struct loop *l, long id, void *arg)
 		a->retry_timer = loop_timer_add(l, 1000, app_retry, a);
 		return;
 	}
-	snprintf(a->st.wait, sizeof a->st.wait, "waiting for llama-server at %s (trying now)", app_host(a));
+	if (!a->skipped)
+		snprintf(a->st.wait, sizeof a->st.wait, "waiting for llama-server at %s (trying now)", app_host(a));
 	app_probe(a);
+}
+
+/* The provider of the session's own server (a tier of the ladder when there are tiers). */
+static const struct provider *
+app_own(const struct app *a)
+{
+	return a->d->local ? a->d->local : llama_provider(a->d->llama);
 }
 
 /* Discovery finished: the banner and the first poll, or the first-run screen and a retry. */
@@ -322,6 +331,33 @@ app_on_probe(struct llama *lm, int rc, enum llm_err_kind kind, const char *msg, 
 		return;
 	a->dirty = 1;
 	a->st.wait[0] = '\0'; /* the loading countdown, if any, is over */
+	if (rc < 0 && !a->skipped && a->d->esc) {
+		struct buf note = BUF_INIT;
+
+		if (route_ladder_own(a->d->esc, app_own(a), 0, 1, &note) >= 0) {
+			/* another tier takes the turns: skipped with a notice, asked again in the background */
+			a->skipped = 1;
+			a->state = AS_READY;
+			app_state_notice(a, THEME_WARNING, note.data);
+			buf_release(&note);
+			app_state_notice(a, THEME_DIM, "type a task; /help lists the commands and keys");
+			a->retry_left = APP_RETRY_MS / 1000;
+			a->retry_timer = loop_timer_add(a->d->loop, 1000, app_retry, a);
+			if (a->queued.len) {
+				char *next = buf_detach(&a->queued, NULL);
+
+				app_turn_send(a, next);
+				free(next);
+			}
+			return;
+		}
+		buf_release(&note);
+	}
+	if (rc < 0 && a->skipped) { /* still down: quietly again */
+		a->retry_left = APP_RETRY_MS / 1000;
+		a->retry_timer = loop_timer_add(a->d->loop, 1000, app_retry, a);
+		return;
+	}
 	if (rc < 0) {
 		a->first_run = !a->talked;
 		a->server_down = 1;
@@ -333,6 +369,13 @@ app_on_probe(struct llama *lm, int rc, enum llm_err_kind kind, const char *msg, 
 	}
 	a->state = AS_READY;
 	a->server_down = 0;
+	if (a->d->esc)
+		route_ladder_own(a->d->esc, app_own(a), info->n_ctx, 0, NULL);
+	if (a->skipped) {
+		a->skipped = 0;
+		snprintf(line, sizeof line, "%s answers again: turns start there", app_host(a));
+		app_state_notice(a, THEME_DIM, line);
+	}
 	pi.model = info->model_id;
 	pi.build = info->build_info;
 	pi.n_ctx = info->n_ctx;
@@ -393,7 +436,8 @@ app_tiers(struct app *a)
 static void
 app_probe(struct app *a)
 {
-	a->state = AS_PROBING;
+	if (!a->skipped) /* skipped: the session goes on on another tier meanwhile */
+		a->state = AS_PROBING;
 	llama_probe(a->d->llama, a->d->cfg->loading_wait_s * 1000L, app_on_loading, app_on_probe, a);
 }
 

@@ -67,6 +67,7 @@ struct app {
 	int busy, dirty, panel_on, first_run;
 	int talked;        /* a turn was sent: the first-run screen no longer covers the transcript */
 	int server_down;   /* the last discovery failed: a message may go to Claude (server_down rule) */
+	int skipped;       /* discovery failed and another tier takes the turns meanwhile (route/ladder.h) */
 	long esc_timer, retry_timer, poll_timer, hint_timer, frame_timer, spin_timer;
 	long boot_timer;     /* the slow start-up work, 1 ms after the first frame (app_state_boot) */
 	long tick_timer;     /* every APP_TICK_MS while busy (app_state_tick) */
