@@ -57,6 +57,12 @@ for sh in zsh fish; do
 		f=$D/usr/share/zsh/site-functions/_hearth
 		[ "$sh" = fish ] && f=$D/usr/share/fish/vendor_completions.d/hearth.fish
 		check "$sh parses its completion file" "$sh" -n "$f"
+		if [ "$sh" = fish ]; then
+			got=$(fish --no-config -c "source '$f'; complete -C 'hearth --appr'" 2>&1 | cut -f1 | tr '\n' ' ')
+			if [ "$got" = "--approval " ]; then ok "fish completes --appr to --approval"; else not_ok "fish completes --appr to --approval" "got: $got"; fi
+			got=$(fish --no-config -c "source '$f'; complete -C 'hearth --sandbox r'" 2>&1 | cut -f1 | tr '\n' ' ')
+			if [ "$got" = "read-only " ]; then ok "fish completes --sandbox values"; else not_ok "fish completes --sandbox values" "got: $got"; fi
+		fi
 	else
 		skip "$sh parses its completion file" "$sh is not installed"
 	fi
