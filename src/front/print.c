@@ -497,6 +497,7 @@ struct print_stream {
 	int code;            /* the last turn's exit code */
 	uint64_t t_turn;     /* when the running turn started */
 	struct buf append;   /* --append-system-prompt and initialize's appendSystemPrompt */
+	struct buf system;   /* initialize's systemPrompt (a replacement) */
 };
 
 /* Answer a control request: {"type":"control_response","response":{...}}. */
@@ -531,7 +532,7 @@ ps_control(struct print_stream *ps, const cJSON *j)
 	}
 	if (!strcmp(sub->valuestring, "initialize")) {
 		cJSON *b = cJSON_CreateObject(), *styles;
-		const cJSON *app = cJSON_GetObjectItemCaseSensitive(req, "appendSystemPrompt");
+		const cJSON *app = cJSON_GetObjectItemCaseSensitive(req, "appendSystemPrompt"), *sys;
 
 		/* the SDK's systemPrompt {preset, append}: the prompt is built at the first turn */
 		if (cJSON_IsString(app) && *app->valuestring && !ps->turns) {
@@ -542,6 +543,22 @@ ps_control(struct print_stream *ps, const cJSON *j)
 			buf_adds(&ps->append, app->valuestring);
 			ps->r->o->append_system_prompt = ps->append.data;
 		}
+
+		/* its systemPrompt: a string, or strings (the SDK sends [""] when none
+		 * was given: hearth's own prompt stays); a replacement, as --system-prompt */
+		sys = cJSON_GetObjectItemCaseSensitive(req, "systemPrompt");
+		buf_reset(&ps->system);
+		if (cJSON_IsString(sys) && *sys->valuestring) {
+			buf_adds(&ps->system, sys->valuestring);
+		} else if (cJSON_IsArray(sys)) {
+			const cJSON *it;
+
+			cJSON_ArrayForEach(it, sys)
+				if (cJSON_IsString(it) && *it->valuestring)
+					buf_addf(&ps->system, "%s%s", ps->system.len ? "\n\n" : "", it->valuestring);
+		}
+		if (ps->system.len && !ps->turns)
+			ps->r->o->system_prompt = ps->system.data;
 
 		cJSON_AddItemToObject(b, "commands", cJSON_CreateArray());
 		cJSON_AddItemToObject(b, "agents", cJSON_CreateArray());
@@ -752,6 +769,7 @@ print_stream_main(struct front_run *r)
 	ps.r = r;
 	buf_init(&ps.in, 0);
 	buf_init(&ps.append, 0);
+	buf_init(&ps.system, 0);
 	print_wait_mcp(r);
 	loop_set_before_sleep(r->loop, ps_before_sleep, &ps);
 	loop_watch(r->loop, STDIN_FILENO, LOOP_READ, ps_on_stdin, &ps);
@@ -776,6 +794,9 @@ print_stream_main(struct front_run *r)
 	buf_release(&ps.in);
 	r->o->append_system_prompt = NULL; /* ps.append goes now */
 	buf_release(&ps.append);
+	if (ps.system.len)
+		r->o->system_prompt = NULL; /* and ps.system */
+	buf_release(&ps.system);
 	if (r->interrupted)
 		return 130;
 	if (front_output_stdout_closed(r->pm))

@@ -383,6 +383,13 @@ front_run_prompt_text(void *run, struct buf *warnings)
 	char date[16];
 	time_t now = time(NULL);
 
+	if (r->prompt_pending && r->o->system_prompt && *r->o->system_prompt) {
+		/* a replacement that came after start-up (the Agent SDK's initialize) */
+		r->prompt_pending = 0;
+		buf_reset(&r->system);
+		buf_adds(&r->system, r->o->system_prompt);
+		front_run_append_prompt(r);
+	}
 	if (r->prompt_pending) {
 		r->prompt_pending = 0;
 		strftime(date, sizeof date, "%Y-%m-%d", localtime(&now));

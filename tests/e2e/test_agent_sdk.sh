@@ -177,6 +177,28 @@ sys_ = [m for m in CHAT[-1]["messages"] if m.get("role") == "system"]
 need(sys_ and len(text_of(sys_[0].get("content"))) > 500, "system prompt %r" % sys_[:1])'
 mock_stop
 
+# ---- initialize's systemPrompt: the SDK's replacement ([""]: none given) -------------
+mock_start plain
+{
+	echo '{"request_id":"req_1","type":"control_request","request":{"subtype":"initialize","systemPrompt":["SDK_PROMPT_s1","SDK_PROMPT_s2"],"appendSystemPrompt":"SDK_APPEND_s3"}}'
+	user_line "Answer."
+} >"$E2E_TMP/sys.in"
+stream_run initsys "$E2E_TMP/sys.in"
+check_rc "initialize systemPrompt: exit status 0" 0
+check "initialize systemPrompt: its strings replace the system prompt, appendSystemPrompt after them" pycheck '
+t = text_of(CHAT[0]["messages"][0]["content"])
+need(t.startswith("SDK_PROMPT_s1\n\nSDK_PROMPT_s2") and t.rstrip().endswith("SDK_APPEND_s3") and len(t) < 200,
+     "system prompt %r" % t[:300])'
+{
+	echo '{"request_id":"req_1","type":"control_request","request":{"subtype":"initialize","systemPrompt":[""]}}'
+	user_line "Answer."
+} >"$E2E_TMP/sys0.in"
+stream_run initsys0 "$E2E_TMP/sys0.in"
+check "initialize systemPrompt [\"\"]: hearth keeps its own prompt" pycheck '
+t = text_of(CHAT[-1]["messages"][0]["content"])
+need(len(t) > 500 and "SDK_PROMPT" not in t, "system prompt %r" % t[:300])'
+mock_stop
+
 # ---- --append-system-prompt, --resume ID (=ID form) ---------------------------------
 mock_start plain
 hearth_run append -p --server "$MOCK_URL" --cwd "$REPO" --output-format json --append-system-prompt "APPENDED_RULE_z9" "Answer."
