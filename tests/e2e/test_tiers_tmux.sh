@@ -64,6 +64,10 @@ screen small_again "SMALL-TWO"
 check "tiers: small got 2 chat requests, big 2" sh -c \
 	'test "$(grep -c "\"event\": \"request\".*\"path\": \"/v1/chat/completions\"" "$1")" = 2 &&
 	 test "$(grep -c "\"event\": \"request\".*\"path\": \"/v1/chat/completions\"" "$2")" = 2' - "$SMALL_LOG" "$BIG_LOG"
+# each tier's own figures this session under its line: tokens, time
+screen panel_tier_figures '│ +[0-9.]+k? tok · [0-9]+ s' 60
+check "tiers: the panel shows both tiers' tokens and time" sh -c \
+	'test "$(grep -cE "│ +[0-9.]+k? tok · [0-9]+ s" "$1")" = 2' - "$E2E_TMP/pane.panel_tier_figures"
 $T resize-window -t s -x 60 -y 20
 screen compact_60 'idle · ▶small 2/2 · big 2/2' 60
 $T send-keys -t s C-c C-c

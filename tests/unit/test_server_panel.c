@@ -326,6 +326,48 @@ test_bad_input(void **state)
 	grid_free(g);
 }
 
+/* Every tier of the servers setting, with what each did this session (issue 17). */
+static void
+test_tiers(void **state)
+{
+	struct view_server s;
+	struct grid *g;
+	char *text;
+
+	(void)state;
+	server_panel_init(&s);
+	s.ntiers = 3;
+	memset(s.tiers, 0, sizeof s.tiers[0] * 3);
+	snprintf(s.tiers[0].name, sizeof s.tiers[0].name, "small");
+	s.tiers[0].slots = 2;
+	s.tiers[0].idle = 1;
+	s.tiers[0].active = 1;
+	s.tiers[0].requests = 4;
+	s.tiers[0].tokens = 12345;
+	s.tiers[0].secs = 41.2;
+	s.tiers[0].tps = 30;
+	snprintf(s.tiers[1].name, sizeof s.tiers[1].name, "big");
+	s.tiers[1].workhorse = 1;
+	s.tiers[1].down = 1;
+	snprintf(s.tiers[2].name, sizeof s.tiers[2].name, "paid");
+	s.tiers[2].workhorse = 1;
+	s.tiers[2].requests = 1;
+	s.tiers[2].tokens = 800;
+	s.tiers[2].secs = 2;
+	s.tiers[2].cost = 0.0125;
+	g = grid_new(40, 40);
+	server_panel_draw(g, (struct grid_rect){ 0, 0, 40, 40 }, &s);
+	text = tu_grid_text(g);
+	assert_non_null(strstr(text, "servers\n"
+				    "\xe2\x96\xb6 small I 1/2 free · 30 tok/s\n"
+				    "    12.3k tok · 41 s\n"
+				    "  big W down\n"
+				    "  paid W up\n"
+				    "    800 tok · 2 s · $0.013\n"));
+	free(text);
+	grid_free(g);
+}
+
 int
 main(void)
 {
@@ -336,6 +378,7 @@ main(void)
 		cmocka_unit_test(test_plain_server_wait),
 		cmocka_unit_test(test_numbers),
 		cmocka_unit_test(test_bad_input),
+		cmocka_unit_test(test_tiers),
 	};
 
 	return cmocka_run_group_tests(tests, tu_utf8_locale, NULL);

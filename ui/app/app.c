@@ -430,6 +430,10 @@ app_tiers(struct app *a)
 		t->down = r->down;
 		t->active = !x->on_claude && (int)i == (x->rung >= 0 ? x->rung : x->start);
 		t->tps = r->ms > 0 ? (double)r->use.output * 1000.0 / r->ms : 0;
+		t->requests = r->requests;
+		t->tokens = r->use.input + r->use.cache_read + r->use.cache_write + r->use.output;
+		t->secs = r->ms / 1000.0;
+		t->cost = r->cost;
 	}
 }
 

@@ -457,6 +457,15 @@ draw_tiers(struct prow *p, const struct view_server *s)
 		if (t->tps > 0 && n > 0 && (size_t)n < sizeof line)
 			snprintf(line + n, sizeof line - (size_t)n, " · %.0f tok/s", t->tps);
 		row(p, 0, line, t->down ? THEME_WARNING : t->active ? THEME_ACCENT : THEME_TEXT);
+		if (t->requests > 0) { /* what it did this session: tokens, time, cost */
+			char k[16];
+
+			server_panel_count(k, sizeof k, t->tokens);
+			n = snprintf(line, sizeof line, "    %s tok · %.0f s", k, t->secs);
+			if (t->cost > 0 && n > 0 && (size_t)n < sizeof line)
+				snprintf(line + n, sizeof line - (size_t)n, " · $%.3f", t->cost);
+			row(p, 0, line, THEME_DIM);
+		}
 	}
 }
 

@@ -119,6 +119,9 @@ struct view_tier {
 	int down;           /* stopped answering */
 	int active;         /* the tier the session's turns go to now */
 	double tps;         /* output tokens per second of wall time on it this session (0: none yet) */
+	int requests;       /* requests it answered this session (0: its figures are not shown) */
+	long tokens;        /* prompt + output tokens it processed this session */
+	double secs, cost;  /* wall time of its steps; cost in USD (0 without prices) */
 };
 
 struct view_server {
