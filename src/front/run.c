@@ -250,6 +250,19 @@ front_run_user_file(void *arg, const char *path, struct buf *warnings, struct er
 	return strcmp(path, u->project) ? cfg_load_file(u->cfg, path, warnings, e) : 0;
 }
 
+void
+front_run_user_cfg(const char *root, struct cfg *user, struct buf *warnings)
+{
+	struct buf proj = BUF_INIT;
+	struct front_run_user u = { user, NULL };
+
+	cfg_defaults(user);
+	workspace_project_file(root, ".hearth/settings.json", &proj);
+	u.project = proj.data;
+	cfg_each_file(root, front_run_user_file, &u, warnings);
+	buf_release(&proj);
+}
+
 /*
  * Trust on first use (front/trust.h): untrusted, the project's settings
  * keep what only narrows rights (the gate and start_mcp leave the rest
@@ -259,9 +272,8 @@ front_run_user_file(void *arg, const char *path, struct buf *warnings, struct er
 static void
 decide_trust(struct front_run *r)
 {
-	struct buf state = BUF_INIT, warnings = BUF_INIT, proj = BUF_INIT;
+	struct buf state = BUF_INIT, warnings = BUF_INIT;
 	struct cfg user;
-	struct front_run_user u = { &user, NULL };
 	int can_ask = !r->o->print && isatty(STDIN_FILENO) && isatty(STDERR_FILENO);
 
 	front_run_state_dir(&state);
@@ -269,11 +281,7 @@ decide_trust(struct front_run *r)
 	buf_release(&state);
 	if (r->trusted)
 		return;
-	cfg_defaults(&user);
-	workspace_project_file(r->root, ".hearth/settings.json", &proj);
-	u.project = proj.data;
-	cfg_each_file(r->root, front_run_user_file, &u, &warnings);
-	buf_release(&proj);
+	front_run_user_cfg(r->root, &user, &warnings);
 	r->cfg.allow_outside_workspace = user.allow_outside_workspace;
 	free(r->cfg.serve_binary);
 	r->cfg.serve_binary = user.serve_binary ? xstrdup(user.serve_binary) : NULL;

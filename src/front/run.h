@@ -117,6 +117,14 @@ const char *front_run_prompt_text(void *run, struct buf *warnings);
 void front_run_session(struct front_run *r, struct front_session *s);
 /* $XDG_STATE_HOME/hearth (or ~/.local/state/hearth), appended to out. */
 void front_run_state_dir(struct buf *out);
+
+/*
+ * The user's settings alone, over the defaults: every settings file
+ * cfg_each_file reads from root except the project's .hearth/settings.json
+ * (what an untrusted project must not decide).  user is initialised here;
+ * the caller releases it with cfg_release.  Problems go to warnings.
+ */
+void front_run_user_cfg(const char *root, struct cfg *user, struct buf *warnings);
 /*
  * The server over the settings files: OPENAI_BASE_URL, then HEARTH_SERVER,
  * then flag_server (--server; NULL: none) set server_url; OPENAI_API_KEY

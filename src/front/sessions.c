@@ -44,20 +44,6 @@ front_sessions_export(struct front_cli *o)
 	return code;
 }
 
-/* The user's own settings files (not the project's): where an external server keeps slot files. */
-struct front_sessions_user {
-	struct cfg *cfg;
-	const char *project;
-};
-
-static int
-front_sessions_user_file(void *arg, const char *path, struct buf *warnings, struct err *e)
-{
-	struct front_sessions_user *u = arg;
-
-	return strcmp(path, u->project) ? cfg_load_file(u->cfg, path, warnings, e) : 0;
-}
-
 /* Remove path if it exists; the name goes to `gone`. -1 + e on another error. */
 static int
 front_sessions_unlink(const char *path, struct buf *gone, struct err *e)
@@ -76,10 +62,8 @@ front_sessions_unlink(const char *path, struct buf *gone, struct err *e)
 int
 front_sessions_delete_id(const char *root, const char *arg, struct buf *gone, struct err *e)
 {
-	struct buf path = BUF_INIT, state = BUF_INIT, p = BUF_INIT, name = BUF_INIT, warnings = BUF_INIT,
-		   proj = BUF_INIT;
+	struct buf path = BUF_INIT, state = BUF_INIT, p = BUF_INIT, name = BUF_INIT, warnings = BUF_INIT;
 	struct cfg user;
-	struct front_sessions_user u = { &user, NULL };
 	const char *base;
 	char *id;
 	size_t n;
@@ -115,10 +99,7 @@ front_sessions_delete_id(const char *root, const char *arg, struct buf *gone, st
 		rc |= front_sessions_unlink(rec.data, gone, e);
 		buf_release(&rec);
 	}
-	cfg_defaults(&user);
-	workspace_project_file(root, ".hearth/settings.json", &proj);
-	u.project = proj.data;
-	cfg_each_file(root, front_sessions_user_file, &u, &warnings);
+	front_run_user_cfg(root, &user, &warnings); /* where an external server keeps slot files: the user's own */
 	if (user.slot_save_dir && *user.slot_save_dir) {
 		buf_reset(&p);
 		buf_addf(&p, "%s/%s", user.slot_save_dir, name.data);
@@ -131,7 +112,6 @@ front_sessions_delete_id(const char *root, const char *arg, struct buf *gone, st
 	buf_release(&p);
 	buf_release(&name);
 	buf_release(&warnings);
-	buf_release(&proj);
 	return rc ? -1 : 0;
 }
 
