@@ -97,7 +97,7 @@ test: $(BIN) $(UNIT_BIN) $(EXT_BIN)
 # The probe suite's yolo control (proof that its probes are real attacks) runs
 # once, in `make test`; the sanitizer run checks only that they ask.
 asan:
-	PROBES_CONTROL=0 $(MAKE) MODE=asan BUILD=build-asan test
+	HEARTH_SANITIZED=1 PROBES_CONTROL=0 $(MAKE) MODE=asan BUILD=build-asan test
 
 valgrind: $(UNIT_BIN)
 	@fail=0; for t in $(UNIT_BIN); do \
