@@ -15,6 +15,13 @@
 . "$(dirname "$0")/lib.sh"
 
 need_hearth
+if [ -n "${HEARTH_SANITIZED:-}" ]; then
+	# make asan: this suite measures the release build's latency and quit time; under a
+	# sanitizer quitting waits for the whole 30,000-file end snapshot (74-364 s measured),
+	# a known gap (issue 16). grep, checkpoints and /undo run under ASan in their own suites.
+	skip "tools live" "latency and quit time are measured by make test, not under a sanitizer"
+	e2e_finish
+fi
 if ! command -v tmux >/dev/null 2>&1; then
 	printf 'ok - tui # SKIP tmux not found (make bootstrap installs it)\n'
 	e2e_finish
