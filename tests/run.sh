@@ -40,8 +40,6 @@ dir=$(mktemp -d "${TMPDIR:-/tmp}/hearth-run.XXXXXX") || exit 1
 [ -n "${TEST_KEEP:-}" ] || trap 'rm -rf "$dir"' EXIT
 
 alone="test_tools_live"
-# under a sanitizer (make asan) its latency checks are skipped: it joins the pool
-[ -n "${HEARTH_SANITIZED:-}" ] && alone=
 # The slow suites, slowest first (measured on 2 cores); the rest follow in name order.
 slow="test_probes test_bench test_agent_sdk test_sandbox test_tui_live_tmux test_tui_usable_tmux test_serve
 test_tui_tmux test_perms_tmux test_llama_real test_repl_tmux"
