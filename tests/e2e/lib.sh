@@ -241,6 +241,9 @@ s.close()'
 
 # mock_start SCENARIO [MOCK ARGS...]: SCENARIO is a name in tests/net/scenarios
 # or a path.  Waits (10 s at most) for the PORT line.  Sets MOCK_*.
+# The mock gets none of the script's extra descriptors: a FIFO's write end
+# held open by it (exec 7>FIFO before a mock starts) would keep hearth from
+# ever seeing the end of its input.
 mock_start() {
 	_s=$1
 	shift
@@ -255,7 +258,8 @@ mock_start() {
 	: >"$_d/stdout"
 	: >"$MOCK_LOG"
 	python3 "$MOCK_PY" --scenario "$_s" --fixtures "$FIXTURES" --log "$MOCK_LOG" \
-		--max-seconds "$MOCK_MAX_SECONDS" "$@" >"$_d/stdout" 2>"$_d/stderr" &
+		--max-seconds "$MOCK_MAX_SECONDS" "$@" >"$_d/stdout" 2>"$_d/stderr" </dev/null \
+		3>&- 4>&- 5>&- 6>&- 7>&- 8>&- 9>&- &
 	MOCK_PID=$!
 	track_pid "$MOCK_PID"
 	_n=100
