@@ -13,7 +13,10 @@
  * the CPU time of feeding and drawing (CLOCK_PROCESS_CPUTIME_ID) over the
  * 10 s the stream lasts, as % of one core (goal < 10 %), and the cost of
  * a frame in the last tenth of the stream against the first tenth (the
- * reference: 1.0 when a token costs the same at any length).  Prints one
+ * reference: 1.0 when a token costs the same at any length).  The same
+ * two rows for the shapes a frame cannot cut at line starts: one code
+ * block of 50,000 tokens (coloured as it grows) and one paragraph without
+ * a line break.  Prints one
  * line per figure in bench.sh's format; it asserts nothing about the times.
  */
 #include <locale.h>
@@ -140,13 +143,32 @@ token(char *s, size_t n, long k)
 	snprintf(s, n, "%s%s", words[k % 14], in == 119 ? "\n\n" : in % 12 == 11 ? "\n" : " ");
 }
 
+/* Token k of one code block of 50,000 tokens (about 6,000 lines of C). */
+static void
+token_code(char *s, size_t n, long k)
+{
+	static const char *const code[] = { "\tsum", " +=", " v[", "i", "]", " *", " 2", ";\n" };
+
+	snprintf(s, n, "%s", k == 0 ? "```c\nint f(const int *v, int i) {\n" : code[k % 8]);
+}
+
+/* Token k of one paragraph without a line break. */
+static void
+token_para(char *s, size_t n, long k)
+{
+	static const char *const words[] = { "the", "loop", "reads", "**one**", "element",
+		"past", "`end`", "because", "bound", "should", "be", "smaller", "than", "n" };
+
+	snprintf(s, n, "%s ", words[k % 14]);
+}
+
 /*
  * The 50,000-token stream at 5,000 tok/s with a frame every 16 ms; see the
- * header comment.
+ * header comment.  shape names the row; tok makes the tokens.
  */
 static void
 stream_figures(struct grid *g, const struct layout *lay, struct view_server *srv,
-    struct view_status *st)
+    struct view_status *st, const char *shape, void (*tok_fn)(char *, size_t, long))
 {
 	enum { TOKENS = 50000, RATE = 5000, FRAME_MS = 16 };
 	long per = RATE * FRAME_MS / 1000, k = 0, frames = 0, nf = TOKENS / per;
@@ -162,7 +184,7 @@ stream_figures(struct grid *g, const struct layout *lay, struct view_server *srv
 	while (k < TOKENS) {
 		t = cpu_ms();
 		for (long j = 0; j < per && k < TOKENS; j++, k++) {
-			token(tok, sizeof tok, k);
+			tok_fn(tok, sizeof tok, k);
 			memset(&ev, 0, sizeof ev);
 			ev.kind = LLM_TEXT;
 			ev.text.p = tok;
@@ -184,19 +206,34 @@ stream_figures(struct grid *g, const struct layout *lay, struct view_server *srv
 	snprintf(extra, sizeof extra, "of one core: %.0f ms CPU over the %d s stream, %ld frames",
 	    total, TOKENS / RATE, frames);
 	{
-		char val[32], tgt[64];
+		char val[32], tgt[64], label[64];
 
 		snprintf(val, sizeof val, "%.2f %%", total / (TOKENS / RATE * 10.0));
 		snprintf(tgt, sizeof tgt, "target < 10 %%  %s",
 		    total / (TOKENS / RATE * 10.0) < 10 ? "meets target" : "MISSES target");
-		printf("  %-34s %-14s %-34s %s\n", "tui: 50k-token stream, 5k tok/s CPU", val, tgt, extra);
+		snprintf(label, sizeof label, "tui: 50k %s, 5k tok/s CPU", shape);
+		printf("  %-34s %-14s %-34s %s\n", label, val, tgt, extra);
 		snprintf(val, sizeof val, "%.2fx", ne && nl && early > 0 ? (late / nl) / (early / ne) : 0);
 		snprintf(extra, sizeof extra, "last tenth %.3f ms/frame vs first tenth %.3f ms/frame",
 		    nl ? late / nl : 0, ne ? early / ne : 0);
-		printf("  %-34s %-14s %-34s %s\n", "tui: 50k stream frame, end/start", val,
+		snprintf(label, sizeof label, "tui: 50k %s, end/start", shape);
+		printf("  %-34s %-14s %-34s %s\n", label, val,
 		    "target ~1x (constant per token)", extra);
 	}
 	transcript_release(&tv);
+}
+
+/* The streaming rows: every shape, or the one named (mixed, code, para). */
+static void
+stream_shapes(struct grid *g, const struct layout *lay, struct view_server *srv,
+    struct view_status *st, const char *only)
+{
+	if (!only || !strcmp(only, "mixed"))
+		stream_figures(g, lay, srv, st, "stream", token);
+	if (!only || !strcmp(only, "code"))
+		stream_figures(g, lay, srv, st, "code block", token_code);
+	if (!only || !strcmp(only, "para"))
+		stream_figures(g, lay, srv, st, "one line", token_para);
 }
 
 int
@@ -247,7 +284,7 @@ main(void)
 	transcript_search_release(&ts);
 	transcript_release(&tv);
 	if (!getenv("BENCH_FRAME_NO_STREAM"))
-		stream_figures(g, &lay, &srv, &st);
+		stream_shapes(g, &lay, &srv, &st, getenv("BENCH_FRAME_STREAM"));
 	grid_free(g);
 	return 0;
 }

@@ -92,7 +92,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		drawn = markdown_wrap(g, r, skip, s + ml.off, n - ml.off, THEME_TEXT);
 		FUZZ_CHECK(drawn == rows);
 		if (ml.kind == MARKDOWN_CODE_LINE)
-			markdown_code_line(g, 0, 0, w, st.lang, s, n, s, n);
+			markdown_code_line(g, 0, 0, w, st.lang, s, n, (int)(n & 1), s, n);
 		if (nl && nl + 1 < end) { /* this line against the next, as a -/+ pair */
 			const char *b = nl + 1, *bnl = memchr(b, '\n', (size_t)(end - b));
 			size_t bn = bnl ? (size_t)(bnl - b) : (size_t)(end - b);

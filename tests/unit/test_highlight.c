@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "base/buf.h"
+#include "base/xmalloc.h"
 #include "ui/view/highlight.h"
 #include "ui/view/markdown.h"
 #include "ui/term/term.h"
@@ -147,6 +148,89 @@ test_unknown_and_open(void **state)
 	transcript_release(&tv);
 }
 
+/*
+ * A growing block (highlight_roles_growing): up to a chunk it is coloured
+ * as a whole; past that its first chunk keeps the colours of that chunk
+ * alone whatever follows, and the result at each length does not depend on
+ * the lengths asked before (grown step by step = asked once).  The whole
+ * block asked with highlight_roles is coloured in one piece: a comment
+ * opened in the first chunk and closed in the second colours the second's
+ * first line as comment there, not in the growing colours.
+ */
+static void
+test_growing(void **state)
+{
+	const struct code_lang *c = code_lang_for_fence("c");
+	struct buf t = BUF_INIT;
+	uint16_t *step = NULL, *once = NULL;
+	const uint16_t *r;
+	size_t n, b = 0, i, small;
+	int k;
+
+	(void)state;
+	highlight_reset();
+	buf_adds(&t, "int f(int *v) {\n\tint s = 0;\n");
+	small = t.len;
+	r = highlight_roles_growing(c, t.data, t.len);
+	assert_non_null(r);
+	step = xmalloc(small * sizeof *step);
+	memcpy(step, r, small * sizeof *step);
+	highlight_reset();
+	assert_memory_equal(step, highlight_roles(c, t.data, t.len), small * sizeof *step);
+	for (k = 0; t.len < HIGHLIGHT_CHUNK - 40; k++)
+		buf_addf(&t, "\ts += v[%d] * 2; /* c */\n", k);
+	buf_adds(&t, "\t/* a comment\n"); /* opened in the first chunk... */
+	for (i = t.len; i > HIGHLIGHT_CHUNK / 2; i--)
+		if (t.data[i - 1] == '\n' && i <= HIGHLIGHT_CHUNK) {
+			b = i;
+			break;
+		}
+	buf_adds(&t, "\t   that ends here */ return s;\n"); /* ...closed in the second */
+	for (k = 0; k < 300; k++)
+		buf_addf(&t, "\ts -= \"str%d\"[0];\n", k);
+	highlight_reset();
+	for (n = 97; n < t.len + 97; n += 97) { /* grown step by step */
+		size_t m = n < t.len ? n : t.len;
+
+		r = highlight_roles_growing(c, t.data, m);
+		assert_non_null(r);
+		step = xrealloc(step, m * sizeof *step);
+		memcpy(step, r, m * sizeof *step);
+		if (m % 5 == 1 || m == t.len) { /* asked once, in a fresh cache */
+			highlight_reset();
+			r = highlight_roles_growing(c, t.data, m);
+			once = xrealloc(once, m * sizeof *once);
+			memcpy(once, r, m * sizeof *once);
+			assert_memory_equal(step, once, m * sizeof *step);
+			highlight_reset();
+			(void)highlight_roles_growing(c, t.data, m); /* the growth goes on from here */
+		}
+	}
+	assert_true(b > 0);
+	r = highlight_roles(c, t.data, b);
+	assert_memory_equal(step, r, b * sizeof *step);
+	/* the line after the chunk's end: comment in one piece, not in the chunk alone */
+	r = highlight_roles(c, t.data, t.len);
+	assert_int_equal(r[b + 2], THEME_COMMENT);
+	assert_int_not_equal(step[b + 2], THEME_COMMENT);
+	/* chunks end at line starts: a keyword across byte HIGHLIGHT_CHUNK stays one keyword */
+	buf_reset(&t);
+	for (k = 0; t.len < HIGHLIGHT_CHUNK - 100; k++)
+		buf_addf(&t, "\ts += v[%d] * 2;\n", k);
+	buf_addf(&t, "\t/* %*s */\n", (int)(HIGHLIGHT_CHUNK - 4 - t.len - 8), "");
+	assert_int_equal(t.len, HIGHLIGHT_CHUNK - 4);
+	buf_adds(&t, "\treturn s;\n"); /* "return" is bytes 4093..4098 */
+	for (k = 0; k < 200; k++)
+		buf_addf(&t, "\ts -= %d;\n", k);
+	highlight_reset();
+	r = highlight_roles_growing(c, t.data, t.len);
+	assert_int_equal(r[HIGHLIGHT_CHUNK - 3], THEME_KEYWORD);
+	assert_int_equal(r[HIGHLIGHT_CHUNK + 2], THEME_KEYWORD);
+	free(step);
+	free(once);
+	buf_release(&t);
+}
+
 /* highlight_line cuts with an ellipsis and keeps the roles of what it shows. */
 static void
 test_line_cut(void **state)
@@ -210,6 +294,7 @@ main(void)
 		cmocka_unit_test_teardown(test_block_context, teardown),
 		cmocka_unit_test_teardown(test_unknown_and_open, teardown),
 		cmocka_unit_test_teardown(test_line_cut, teardown),
+		cmocka_unit_test_teardown(test_growing, teardown),
 		cmocka_unit_test(test_mix_style),
 	};
 

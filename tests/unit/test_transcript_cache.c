@@ -156,6 +156,9 @@ same_as_whole(const struct grid *g, long top, struct view_transcript *ref)
 	return ok;
 }
 
+/* The checkpoints inside paragraph lines the last stream_agrees left. */
+static size_t last_mid;
+
 /*
  * Stream ans in pieces of step bytes, drawing after every piece
  * (following, and now and then scrolled back into the answer): the view
@@ -169,7 +172,7 @@ stream_agrees(const struct buf *ans, size_t step)
 	struct grid *ga = grid_new(40, 12);
 	struct view_transcript tv, fresh;
 	struct buf pre = BUF_INIT;
-	char piece[32];
+	char piece[64];
 	size_t i, nck;
 	long rows;
 
@@ -202,6 +205,8 @@ stream_agrees(const struct buf *ans, size_t step)
 		transcript_release(&fresh);
 	}
 	nck = tv.items[1].nck;
+	for (last_mid = 0, i = 0; i < nck; i++)
+		last_mid += tv.items[1].ck[i].mid != 0;
 	feed(&tv, LLM_DONE, "");
 	buf_release(&pre);
 	transcript_release(&tv);
@@ -237,12 +242,65 @@ test_stream_checkpoints(void **state)
 	buf_release(&ans);
 }
 
+/* Words for a long line: plain, styled spans, stray markers, a word wider than the view. */
+static void
+long_line(struct buf *b, size_t len, int seed)
+{
+	static const char *const w[] = { "the", "loop", "reads", "**one element**", "past",
+		"`the end`", "because", "a * b", "the **bound should", "be** smaller", "than",
+		"*n*", "stray*star", "x", "supercalifragilisticexpialidociousandthensomemore",
+		"`tick", "tock`", "plain", "words", "wrap" };
+	size_t start = b->len;
+	int k = seed;
+
+	while (b->len - start < len) {
+		buf_adds(b, w[k % 20]);
+		buf_adds(b, k % 7 == 3 ? "  " : " ");
+		k = k * 7 + 3;
+		k %= 1009;
+	}
+}
+
+/*
+ * Long lines streamed without a line break (a paragraph, a list item, a
+ * heading) and a long code block look the same as laid out from scratch
+ * at every step, and the paragraphs were laid out from checkpoints inside
+ * them (a frame costs the rows near the view, not the whole line).
+ */
+static void
+test_stream_long_lines(void **state)
+{
+	struct buf ans = BUF_INIT;
+	int i;
+
+	(void)state;
+	buf_adds(&ans, "Intro.\n\n");
+	long_line(&ans, 3000, 1);
+	buf_adds(&ans, "\n\n- ");
+	long_line(&ans, 2600, 5);
+	buf_adds(&ans, "\n\n## ");
+	long_line(&ans, 2300, 11);
+	/* a marker opened at the start and closed 2,500 bytes later restyles (and rewraps) it all */
+	buf_adds(&ans, "\n\nA *start");
+	for (i = 0; i < 450; i++) /* 2,900 bytes */
+		buf_adds(&ans, i % 13 == 5 ? " elephantine" : " word");
+	buf_adds(&ans, " end* done.");
+	buf_adds(&ans, "\n\n```c\nint f(const int *v, int n) {\n\tint sum = 0; /* a comment\n");
+	for (i = 0; i < 400; i++)
+		buf_addf(&ans, "\tsum += v[%d] * \"s%d\"[0]; /* c */\n", i, i);
+	buf_adds(&ans, "\treturn sum;\n}\n```\nAfter the block.\n");
+	assert_true(stream_agrees(&ans, 37) >= 15);
+	assert_true(last_mid >= 4); /* 10,800 bytes of long lines at 38 columns: ~320 rows */
+	buf_release(&ans);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_agrees),
 		cmocka_unit_test(test_stream_checkpoints),
+		cmocka_unit_test(test_stream_long_lines),
 	};
 
 	return cmocka_run_group_tests(tests, tu_utf8_locale, NULL);

@@ -6,7 +6,9 @@
  * never a stale colouring of different bytes), the language and a role
  * per byte; `next` is the slot the next miss replaces (round robin).  A
  * text that is plain is cached too (roles NULL), so an unknown language
- * costs one lookup per frame, not a parse.
+ * costs one lookup per frame, not a parse.  An entry of
+ * highlight_roles_growing (`growing`) is coloured in chunks and is found
+ * only by that function (a whole colouring is found by both).
  */
 #include "ui/view/highlight.h"
 
@@ -19,9 +21,11 @@
 struct entry {
 	const struct code_lang *lang;
 	char *text;
-	size_t n;
+	size_t n, cap;
 	uint16_t *roles; /* NULL: plain */
 	int used;
+	int growing;     /* highlight_roles_growing's: coloured chunk by chunk */
+	size_t settled;  /* growing: roles[0..settled) are final (whole chunks) */
 };
 
 static struct entry cache[HIGHLIGHT_CACHE];
@@ -88,6 +92,21 @@ compute(const struct code_lang *lang, const char *text, size_t n)
 	return roles;
 }
 
+/* The next slot, emptied, for lang. */
+static struct entry *
+take_slot(const struct code_lang *lang)
+{
+	struct entry *e = &cache[next];
+
+	next = (next + 1) % HIGHLIGHT_CACHE;
+	free(e->text);
+	free(e->roles);
+	memset(e, 0, sizeof *e);
+	e->lang = lang;
+	e->used = 1;
+	return e;
+}
+
 /* Cached per-byte roles of a text. */
 const uint16_t *
 highlight_roles(const struct code_lang *lang, const char *text, size_t n)
@@ -99,19 +118,83 @@ highlight_roles(const struct code_lang *lang, const char *text, size_t n)
 		return NULL; /* huge texts stay plain: no copy, no parse per frame */
 	for (i = 0; i < HIGHLIGHT_CACHE; i++) {
 		e = &cache[i];
-		if (e->used && e->lang == lang && e->n == n && !memcmp(e->text, text, n))
+		if (e->used && !e->growing && e->lang == lang && e->n == n && !memcmp(e->text, text, n))
 			return e->roles;
 	}
-	e = &cache[next];
-	next = (next + 1) % HIGHLIGHT_CACHE;
-	free(e->text);
-	free(e->roles);
-	e->lang = lang;
+	e = take_slot(lang);
 	e->text = xmalloc(n);
 	memcpy(e->text, text, n);
-	e->n = n;
+	e->n = e->cap = n;
 	e->roles = compute(lang, text, n);
-	e->used = 1;
+	return e->roles;
+}
+
+/*
+ * Colour text[a..b) of e on its own into e->roles (THEME_TEXT where
+ * plain).  e->roles holds at least b entries.
+ */
+static void
+colour_chunk(struct entry *e, const char *text, size_t a, size_t b)
+{
+	uint16_t *r = compute(e->lang, text + a, b - a);
+	size_t i;
+
+	if (r)
+		memcpy(e->roles + a, r, (b - a) * sizeof *r);
+	else
+		for (i = a; i < b; i++)
+			e->roles[i] = THEME_TEXT;
+	free(r);
+}
+
+/*
+ * Roles of a block that is still growing (see ui/view/highlight.h): whole
+ * chunks of about HIGHLIGHT_CHUNK bytes (cut at a line start) are coloured
+ * once and kept; only the tail after the last one is coloured again.
+ */
+const uint16_t *
+highlight_roles_growing(const struct code_lang *lang, const char *text, size_t n)
+{
+	struct entry *e, *grow = NULL;
+	size_t i, b;
+	const char *nl;
+
+	if (!lang || !text || !n || n > CODE_HL_MAX_BYTES)
+		return NULL;
+	for (i = 0; i < HIGHLIGHT_CACHE; i++) {
+		e = &cache[i];
+		if (!e->used || e->lang != lang)
+			continue;
+		if (e->n == n && !memcmp(e->text, text, n))
+			return e->roles; /* a whole colouring is as good */
+		if (e->growing && e->n < n && e->settled <= e->n && (!grow || e->n > grow->n) &&
+		    !memcmp(e->text, text, e->n))
+			grow = e;
+	}
+	if (!(e = grow)) {
+		e = take_slot(lang);
+		e->growing = 1;
+	}
+	if (n > e->cap) {
+		e->cap = n + n / 2 + 64;
+		e->text = xrealloc(e->text, e->cap);
+		e->roles = xrealloc(e->roles, e->cap * sizeof *e->roles);
+	}
+	memcpy(e->text + e->n, text + e->n, n - e->n); /* text[0..e->n) is e's already */
+	e->n = n;
+	while (n - e->settled > HIGHLIGHT_CHUNK) { /* a whole chunk more: colour it for good */
+		b = e->settled + HIGHLIGHT_CHUNK;
+		for (nl = NULL, i = b; i > e->settled + HIGHLIGHT_CHUNK / 2; i--)
+			if (text[i - 1] == '\n') {
+				nl = text + i;
+				break;
+			}
+		if (nl)
+			b = (size_t)(nl - text);
+		colour_chunk(e, text, e->settled, b);
+		e->settled = b;
+	}
+	colour_chunk(e, text, e->settled, n);
 	return e->roles;
 }
 

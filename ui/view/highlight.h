@@ -42,6 +42,19 @@ void highlight_reset(void);
  * NULL when the whole text is plain (lang NULL or not highlightable).
  */
 const uint16_t *highlight_roles(const struct code_lang *lang, const char *text, size_t n);
+/*
+ * The same for a code block still streaming (its closing fence not come):
+ * each call's text extends the last one's, and a whole colouring per frame
+ * would cost the block's length (tree-sitter parses a growing text again in
+ * time linear in its length, even incrementally).  So the text is coloured
+ * in chunks of about HIGHLIGHT_CHUNK bytes, cut at line starts: a full
+ * chunk once, the tail after the last one each call.  Each chunk is parsed
+ * without the ones before it (a construct open across a chunk's start is
+ * coloured as its own text would be); once the block is whole, the caller
+ * asks highlight_roles, which colours it in one piece.  Same lifetime.
+ */
+#define HIGHLIGHT_CHUNK 4096
+const uint16_t *highlight_roles_growing(const struct code_lang *lang, const char *text, size_t n);
 
 /*
  * Draw one line of code at (x, y) in at most w columns ("…" when cut):

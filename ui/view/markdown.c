@@ -21,12 +21,25 @@ struct spans {
 	struct buf text;
 	uint16_t *role; /* one per byte of text */
 	size_t cap;
+	size_t *src;    /* markdown_wrap_marks: the source offset of each byte of text */
+	size_t open_at; /* markdown_wrap_marks: the first marker that later text could still
+			 * open (a literal '*' or '`' not followed by a space), else n */
+};
+
+/* markdown_wrap_marks' request: every `every`-th row's resume point to mark(). */
+struct wrap_marks {
+	int every;
+	int next;       /* the row the next mark may be at, at the earliest */
+	uint16_t base;  /* a row whose first byte is in a span (another role) is no resume point */
+	void (*mark)(void *arg, size_t off, int row);
+	void *arg;
 };
 
 struct layout_pos {
 	struct grid *g;
 	struct grid_rect r;
 	int skip, row, x;
+	struct wrap_marks *marks; /* NULL: none asked for */
 };
 
 /* Whether s[0..n) starts with the string p. */
@@ -112,19 +125,23 @@ closing(const char *s, size_t n, size_t i, const char *m)
 	return 0;
 }
 
-/* Append n bytes of s to sp in role r (tabs become spaces). */
+/* Append n bytes of s (source offset off) to sp in role r (tabs become spaces). */
 static void
-spans_add(struct spans *sp, const char *s, size_t n, uint16_t r)
+spans_add(struct spans *sp, const char *s, size_t n, uint16_t r, size_t off)
 {
 	size_t i, at = sp->text.len;
 
 	if (at + n > sp->cap) {
 		sp->cap = (at + n) * 2 + 16;
 		sp->role = xrealloc(sp->role, sp->cap * sizeof(*sp->role));
+		if (sp->src)
+			sp->src = xrealloc(sp->src, sp->cap * sizeof(*sp->src));
 	}
 	for (i = 0; i < n; i++) {
 		buf_addch(&sp->text, s[i] == '\t' ? ' ' : s[i]);
 		sp->role[at + i] = r;
+		if (sp->src)
+			sp->src[at + i] = off + i;
 	}
 }
 
@@ -134,18 +151,23 @@ spans_parse(struct spans *sp, const char *s, size_t n, uint16_t base)
 {
 	size_t i = 0, j;
 
+	sp->open_at = n;
 	while (i < n) {
 		if (s[i] == '`' && (j = closing(s, n, i, "`")) != 0) {
-			spans_add(sp, s + i + 1, j - i - 1, MARKDOWN_CODE);
+			spans_add(sp, s + i + 1, j - i - 1, MARKDOWN_CODE, i + 1);
 			i = j + 1;
 		} else if (starts(s + i, n - i, "**") && (j = closing(s, n, i, "**")) != 0) {
-			spans_add(sp, s + i + 2, j - i - 2, MARKDOWN_BOLD);
+			spans_add(sp, s + i + 2, j - i - 2, MARKDOWN_BOLD, i + 2);
 			i = j + 2;
 		} else if (s[i] == '*' && (j = closing(s, n, i, "*")) != 0) {
-			spans_add(sp, s + i + 1, j - i - 1, MARKDOWN_ITALIC);
+			spans_add(sp, s + i + 1, j - i - 1, MARKDOWN_ITALIC, i + 1);
 			i = j + 1;
 		} else {
-			spans_add(sp, s + i, 1, base);
+			/* a marker left literal that more text could close: nothing after it is settled */
+			if ((s[i] == '*' || s[i] == '`') && (i + 1 >= n || s[i + 1] != ' ') &&
+			    sp->open_at == n)
+				sp->open_at = i;
+			spans_add(sp, s + i, 1, base, i);
 			i++;
 		}
 	}
@@ -220,6 +242,12 @@ lay_words(struct layout_pos *p, const struct spans *sp)
 		if (p->x > 0 && p->x + (int)(ws - i) + w > p->r.w) {
 			p->row++;
 			p->x = 0;
+			/* a row that starts with a whole word: the layout may resume here */
+			if (p->marks && p->row >= p->marks->next && w <= p->r.w && we < n &&
+			    sp->role[ws] == p->marks->base && sp->src[ws] <= sp->open_at) {
+				p->marks->mark(p->marks->arg, sp->src[ws], p->row);
+				p->marks->next = p->row + p->marks->every;
+			}
 		} else if (p->x > 0 || ws > i) {
 			put_runs(p, sp, i, ws);
 		}
@@ -237,8 +265,8 @@ int
 markdown_wrap(struct grid *g, struct grid_rect r, int skip, const char *s, size_t n,
     uint16_t base)
 {
-	struct spans sp = { BUF_INIT, NULL, 0 };
-	struct layout_pos p = { g, r, skip, 0, 0 };
+	struct spans sp = { BUF_INIT, NULL, 0, NULL, 0 };
+	struct layout_pos p = { g, r, skip, 0, 0, NULL };
 	int rows;
 
 	if (r.w < 1)
@@ -247,6 +275,25 @@ markdown_wrap(struct grid *g, struct grid_rect r, int skip, const char *s, size_
 	rows = lay_words(&p, &sp);
 	buf_release(&sp.text);
 	free(sp.role);
+	return rows;
+}
+
+/* Measure as markdown_wrap, reporting resume points (see ui/view/markdown.h). */
+int
+markdown_wrap_marks(int w, const char *s, size_t n, uint16_t base, int every,
+    void (*mark)(void *arg, size_t off, int row), void *arg)
+{
+	struct wrap_marks m = { every > 0 ? every : 1, every > 0 ? every : 1, base, mark, arg };
+	struct spans sp = { BUF_INIT, NULL, 0, NULL, 0 };
+	struct layout_pos p = { NULL, { 0, 0, w < 1 ? 1 : w, 0 }, 0, 0, 0, &m };
+	int rows;
+
+	sp.src = xmalloc(sizeof *sp.src); /* grown with role by spans_add */
+	spans_parse(&sp, s, n, base);
+	rows = lay_words(&p, &sp);
+	buf_release(&sp.text);
+	free(sp.role);
+	free(sp.src);
 	return rows;
 }
 
@@ -344,7 +391,7 @@ markdown_fence_body(const char *s, size_t n)
 /* One code line coloured in its block's context. */
 void
 markdown_code_line(struct grid *g, int x, int y, int w, const char *lang,
-    const char *block, size_t bn, const char *line, size_t ln)
+    const char *block, size_t bn, int growing, const char *line, size_t ln)
 {
 	const struct code_lang *l = code_lang_for_fence(lang);
 	const uint16_t *roles = NULL;
@@ -352,8 +399,9 @@ markdown_code_line(struct grid *g, int x, int y, int w, const char *lang,
 	if (!block || line < block || line + ln > block + bn) {
 		block = line;
 		bn = ln;
+		growing = 0;
 	}
-	if (l && (roles = highlight_roles(l, block, bn)) != NULL)
+	if (l && (roles = (growing ? highlight_roles_growing : highlight_roles)(l, block, bn)) != NULL)
 		roles += line - block;
 	highlight_line(g, x, y, w, line, ln, roles, MARKDOWN_CODE_BLOCK);
 }

@@ -61,6 +61,20 @@ void markdown_line(struct markdown_state *st, const char *s, size_t n,
  */
 int markdown_wrap(struct grid *g, struct grid_rect r, int skip, const char *s, size_t n,
     uint16_t base);
+/*
+ * Measure s as markdown_wrap at w columns (returns the rows) and report
+ * where a layout may resume: the first row at or after row `every` that
+ * starts with a word wrapped there, then the first at least `every` rows
+ * after that one, and so on: mark(arg, off, row) with the source offset of
+ * that word.  markdown_wrap of s[off..n) from column 0 then lays out exactly
+ * rows row.. of s, now and after any text appended to s: only rows whose
+ * word is whole (more text follows it), starts outside a styled span, and
+ * comes before any '*' or '`' that later text could still turn into a
+ * span are reported.  A long paragraph streamed without a line break is
+ * laid out from the last such point instead of its start.
+ */
+int markdown_wrap_marks(int w, const char *s, size_t n, uint16_t base, int every,
+    void (*mark)(void *arg, size_t off, int row), void *arg);
 
 /*
  * Draw a unified diff into r, rows skip .. skip+r.h-1 (g NULL: measure
@@ -109,8 +123,9 @@ size_t markdown_fence_body(const char *s, size_t n);
  * Draw code line line[0..ln) at (x, y) in w columns ("…" when cut),
  * coloured as lang (a fence info string) in the context of its block
  * (block[0..bn), which must contain the line; NULL: the line alone).
+ * growing: the block is still streaming (highlight_roles_growing).
  */
 void markdown_code_line(struct grid *g, int x, int y, int w, const char *lang,
-    const char *block, size_t bn, const char *line, size_t ln);
+    const char *block, size_t bn, int growing, const char *line, size_t ln);
 
 #endif

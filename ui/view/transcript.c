@@ -32,6 +32,7 @@ struct tpos {
 	long top, row;
 	uint64_t now_ms;
 	int focused;    /* the item being laid out has the focus */
+	int streaming;  /* the item being laid out is the one still streaming */
 };
 
 /* Screen row of the current content row, or -1 when it is not shown. */
@@ -151,9 +152,8 @@ ck_find(const struct tpos *p, const struct view_item *it)
  * there is whole: its end has arrived, so whether the line before it
  * opens a table, and where a table before it ends, are settled.
  */
-static void
-ck_add(const struct tpos *p, const struct view_item *cit, size_t i, long rows,
-    const struct markdown_state *st, const char *code)
+static struct view_ck *
+ck_push(const struct tpos *p, const struct view_item *cit, size_t i, long rows)
 {
 	struct view_item *it = (struct view_item *)cit; /* the cache fields only */
 	struct view_ck *c;
@@ -163,19 +163,82 @@ ck_add(const struct tpos *p, const struct view_item *cit, size_t i, long rows,
 		it->ck_w = p->r.w;
 	}
 	if (i >= it->text.len || (it->nck && (it->ck[it->nck - 1].off >= i ||
-	    rows - it->ck[it->nck - 1].rows < CK_EVERY)) || (!it->nck && rows < CK_EVERY) ||
-	    !memchr(it->text.data + i, '\n', it->text.len - i))
-		return;
+	    rows - it->ck[it->nck - 1].rows < CK_EVERY)) || (!it->nck && rows < CK_EVERY))
+		return NULL;
 	if (it->nck == it->capck) {
 		it->capck = it->capck ? it->capck * 2 : 8;
 		it->ck = xrealloc(it->ck, it->capck * sizeof(*it->ck));
 	}
 	c = &it->ck[it->nck++];
+	memset(c, 0, sizeof *c);
 	c->off = i;
 	c->rows = rows;
+	c->code = -1;
+	return c;
+}
+
+static void
+ck_add(const struct tpos *p, const struct view_item *it, size_t i, long rows,
+    const struct markdown_state *st, const char *code)
+{
+	struct view_ck *c;
+
+	if (i >= it->text.len || !memchr(it->text.data + i, '\n', it->text.len - i) ||
+	    !(c = ck_push(p, it, i, rows)))
+		return;
 	c->code = code ? (long)(code - it->text.data) : -1;
 	c->in_fence = st->in_fence;
 	memcpy(c->lang, st->lang, sizeof(c->lang));
+}
+
+/* A paragraph line longer than this records resume points inside it. */
+#define PARA_LONG 2048
+
+/* markdown_wrap_marks' callback: a checkpoint inside the line being laid out. */
+struct para_marks {
+	const struct tpos *p;
+	const struct view_item *it;
+	long rows;   /* rows of the item before the line's first row */
+	size_t off;  /* the line's offset in the item's text */
+	int indent;
+	uint16_t role;
+};
+
+static void
+para_mark(void *arg, size_t off, int row)
+{
+	struct para_marks *m = arg;
+	struct view_ck *c = ck_push(m->p, m->it, m->off + off, m->rows + row);
+
+	if (c) {
+		c->mid = 1;
+		c->indent = m->indent;
+		c->role = m->role;
+	}
+}
+
+/*
+ * A paragraph line of an assistant item (markdown): para, and for a long
+ * line checkpoints inside it (item base row: base), so that a frame lays
+ * out a paragraph that streams without a line break from its last
+ * checkpoint above the view, not from its start.
+ */
+static void
+para_ck(struct tpos *p, const struct view_item *it, long base, const char *prefix,
+    uint16_t prole, int indent, const char *s, size_t n, uint16_t role)
+{
+	struct para_marks m = { p, it, p->row - base, (size_t)(s - it->text.data), indent, role };
+	int w = p->r.w - indent > 0 ? p->r.w - indent : 1, rows, y;
+
+	if (n < PARA_LONG) {
+		para(p, prefix, prole, indent, s, n, role, 1);
+		return;
+	}
+	rows = markdown_wrap_marks(w, s, n, role, CK_EVERY, para_mark, &m);
+	if (prefix && (y = vis(p)) >= 0)
+		draw_text(p->g, p->r.x + indent - draw_width(prefix, strlen(prefix)), y,
+		    p->r.w, prefix, strlen(prefix), prole);
+	block(p, indent, rows, s, n, role, 1);
 }
 
 /*
@@ -204,6 +267,13 @@ lay_markdown(struct tpos *p, const struct view_item *it)
 			code = it->text.data + ck->code;
 			code_n = markdown_fence_body(code, it->text.len - (size_t)ck->code);
 		}
+		if (ck->mid) { /* the rest of a long paragraph line, from a word in it */
+			ls = it->text.data + i;
+			ln = memchr(ls, '\n', it->text.len - i) ?
+			    (size_t)((const char *)memchr(ls, '\n', it->text.len - i) - ls) : it->text.len - i;
+			para_ck(p, it, base, NULL, 0, ck->indent, ls, ln, ck->role);
+			i += ln + 1;
+		}
 	}
 	for (;;) {
 		ck_add(p, it, i, p->row - base, &st, st.in_fence ? code : NULL);
@@ -229,17 +299,18 @@ lay_markdown(struct tpos *p, const struct view_item *it)
 			y = vis(p);
 			if (y >= 0 && p->r.w > 2)
 				markdown_code_line(p->g, p->r.x + 2, y, p->r.w - 2, st.lang, code,
-				    code_n, ls, ln);
+				    code_n, p->streaming && code + code_n == it->text.data + it->text.len,
+				    ls, ln);
 			p->row++;
 		} else if (ml.kind == MARKDOWN_HEADING_LINE) {
-			para(p, NULL, 0, 0, ls + ml.off, ln - ml.off, MARKDOWN_HEADING, 1);
+			para_ck(p, it, base, NULL, 0, 0, ls + ml.off, ln - ml.off, MARKDOWN_HEADING);
 		} else if (ml.kind == MARKDOWN_ITEM) {
 			snprintf(bullet, sizeof(bullet), "%s ", ml.bullet);
 			ind = ml.level * 2 + 1 + draw_width(bullet, strlen(bullet));
-			para(p, bullet, THEME_ACCENT, ind, ls + ml.off, ln - ml.off,
-			    THEME_ASSISTANT, 1);
+			para_ck(p, it, base, bullet, THEME_ACCENT, ind, ls + ml.off, ln - ml.off,
+			    THEME_ASSISTANT);
 		} else {
-			para(p, NULL, 0, 0, ls, ln, THEME_ASSISTANT, 1);
+			para_ck(p, it, base, NULL, 0, 0, ls, ln, THEME_ASSISTANT);
 		}
 	}
 	if (it->aborted)
@@ -466,7 +537,9 @@ lay_item(struct tpos *p, const struct view_transcript *tv, const struct view_ite
 			line(p, 2, TRANSCRIPT_REJECTED, strlen(TRANSCRIPT_REJECTED), THEME_ERROR);
 		p->row++;
 	} else if (it->kind == VIEW_ASSISTANT) {
+		p->streaming = tv->open == it - tv->items;
 		lay_markdown(p, it);
+		p->streaming = 0;
 		p->row++;
 	} else if (it->kind == VIEW_REASONING) {
 		p->focused = tv->focus == it - tv->items;
@@ -526,7 +599,7 @@ lay_all(struct tpos *p, const struct view_transcript *tv)
 long
 transcript_rows(const struct view_transcript *tv, int width)
 {
-	struct tpos p = { NULL, { 0, 0, width, 0 }, 0, 0, tv->now_ms, 0 };
+	struct tpos p = { NULL, { 0, 0, width, 0 }, 0, 0, tv->now_ms, 0, 0 };
 
 	lay_all(&p, tv);
 	return p.row;
@@ -536,7 +609,7 @@ transcript_rows(const struct view_transcript *tv, int width)
 void
 transcript_draw(struct grid *g, struct grid_rect r, const struct view_transcript *tv)
 {
-	struct tpos p = { g, r, 0, 0, tv->now_ms, 0 };
+	struct tpos p = { g, r, 0, 0, tv->now_ms, 0, 0 };
 	long total, maxtop;
 
 	if (r.w <= 0 || r.h <= 0)

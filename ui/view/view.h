@@ -77,11 +77,16 @@ struct view_item {
 
 /* One checkpoint of an assistant item (see view_item.ck). */
 struct view_ck {
-	size_t off;     /* a line start in text */
+	size_t off;     /* a line start in text; mid: a word inside a paragraph line */
 	long rows;      /* rows of text[0..off) */
 	long code;      /* offset of the open fence's body, -1 outside a fence */
 	int in_fence;   /* struct markdown_state at off */
 	char lang[24];
+	int mid;        /* off is a resume point inside a long paragraph line
+			 * (markdown_wrap_marks): the rest of that line continues at
+			 * column indent in role, without its bullet */
+	int indent;
+	uint16_t role;
 };
 
 struct view_transcript {
