@@ -177,6 +177,7 @@ front_checkpoint_settle(struct front_checkpoint *cp)
 {
 	struct sigaction sa, old;
 	int waited = FRONT_CHECKPOINT_QUIET_MS, idle;
+	struct checkpoint_job *j;
 
 	if (!cp->jobs || work_wait_idle(FRONT_CHECKPOINT_QUIET_MS))
 		return 1;
@@ -194,6 +195,16 @@ front_checkpoint_settle(struct front_checkpoint *cp)
 		return 1;
 	repo_abandon(cp->repo);
 	fprintf(stderr, "hearth: the undo snapshot was not finished; /undo takes it on the next start\n");
+	/* what only this thread uses goes now; the repository and the jobs stay the worker's */
+	for (j = cp->jobs; j; j = j->next)
+		j->cp = NULL, j->a = NULL;
+	if (cp->env)
+		cp->env->repo = NULL;
+	free(cp->root);
+	free(cp->state_dir);
+	free(cp->session);
+	buf_release(&cp->said);
+	memset(cp, 0, sizeof *cp);
 	return 0;
 }
 

@@ -73,8 +73,11 @@ void front_checkpoint_wait(struct front_checkpoint *cp);
  * FRONT_CHECKPOINT_QUIET_MS (Ctrl-C skips the wait).  1 when they were
  * taken (or none ran); 0 when given up: the repository is abandoned
  * (repo_abandon: the snapshot writes nothing, the next start's /undo takes
- * the turn's end), and the caller must not wait for the worker or free the
- * checkpoint (the process is about to exit).
+ * the turn's end), cp is emptied of what only the loop thread used (its
+ * strings; the repository and the queued jobs stay the worker's until the
+ * process exits, reachable from its queue), and the caller must not wait
+ * for the worker nor call front_checkpoint_release (the process is about to
+ * exit).
  */
 #define FRONT_CHECKPOINT_QUIT_MS 3000
 #define FRONT_CHECKPOINT_QUIET_MS 150
