@@ -408,34 +408,45 @@ parse_one(const struct todo *t, int locked)
 	buf_release(&text);
 }
 
-/* The files of a build to parse, shared by its threads. */
+/*
+ * The files of a build to parse, shared by its threads.  A full walk feeds
+ * it as it goes (pool_start before the walk, visit_file adds under mu and
+ * signals, pool_finish when the walk is done): the helpers parse while the
+ * walk goes on, so the walk's time is not added to the parse's.
+ */
 struct pool {
-	struct todo *t;
+	struct todo *t;      /* the build's todo array (moved by a realloc under mu) */
 	size_t n, next;
 	pthread_mutex_t mu;
+	pthread_cond_t more; /* a file was added, or the walk is done */
+	int done;            /* no file will be added */
 	int stop;            /* work_shutdown is waiting: take no more files */
 	int locked;          /* more than one thread: intern under cache.mu */
+	pthread_t th[MAX_THREADS];
+	unsigned started;
 };
 
-/* Take and parse files until none is left (any thread). */
+/* Take and parse files until none is left and none will come (any thread). */
 static void *
 pool_run(void *arg)
 {
 	struct pool *p = arg;
-	size_t i;
+	struct todo cur;
 
 	for (;;) {
 		int stop = work_stopping();
 		pthread_mutex_lock(&p->mu);
 		if (stop)
 			p->stop = 1;
+		while (!p->stop && p->next == p->n && !p->done)
+			pthread_cond_wait(&p->more, &p->mu);
 		if (p->stop || p->next == p->n) {
 			pthread_mutex_unlock(&p->mu);
 			return NULL;
 		}
-		i = p->next++;
+		cur = p->t[p->next++]; /* a copy: the array may move once the lock is dropped */
 		pthread_mutex_unlock(&p->mu);
-		parse_one(&p->t[i], p->locked);
+		parse_one(&cur, p->locked);
 	}
 }
 
@@ -454,27 +465,51 @@ nthreads(size_t files)
 	return (unsigned)n;
 }
 
+/* Start the helpers of a pool of `want` threads (this one included) on t[0..n). */
+static void
+pool_start(struct pool *p, unsigned want, struct todo *t, size_t n, int done)
+{
+	unsigned k;
+
+	memset(p, 0, sizeof *p);
+	p->t = t, p->n = n, p->done = done;
+	p->locked = want > 1;
+	pthread_mutex_init(&p->mu, NULL);
+	pthread_cond_init(&p->more, NULL);
+	for (k = 1; k < want; k++)
+		if (pthread_create(&p->th[p->started], NULL, pool_run, p) == 0)
+			p->started++;
+}
+
+/* No more files (stop: and parse no more): parse the rest here too, join; 1 when stopped early. */
+static int
+pool_finish(struct pool *p, int stop)
+{
+	unsigned k;
+
+	pthread_mutex_lock(&p->mu);
+	p->done = 1;
+	if (stop)
+		p->stop = 1;
+	pthread_cond_broadcast(&p->more);
+	pthread_mutex_unlock(&p->mu);
+	cache.st.threads = p->started + 1;
+	pool_run(p);
+	for (k = 0; k < p->started; k++)
+		pthread_join(p->th[k], NULL);
+	pthread_cond_destroy(&p->more);
+	pthread_mutex_destroy(&p->mu);
+	return p->stop;
+}
+
 /* Parse the files on this thread and helpers; 1 when stopped early. */
 static int
 pool_parse(struct todo *t, size_t n)
 {
 	struct pool p;
-	pthread_t th[MAX_THREADS];
-	unsigned k, want = nthreads(n), started = 0;
 
-	memset(&p, 0, sizeof p);
-	p.t = t, p.n = n;
-	p.locked = want > 1;
-	pthread_mutex_init(&p.mu, NULL);
-	for (k = 1; k < want; k++)
-		if (pthread_create(&th[started], NULL, pool_run, &p) == 0)
-			started++;
-	cache.st.threads = started + 1;
-	pool_run(&p);
-	for (k = 0; k < started; k++)
-		pthread_join(th[k], NULL);
-	pthread_mutex_destroy(&p.mu);
-	return p.stop;
+	pool_start(&p, nthreads(n), t, n, 1);
+	return pool_finish(&p, 0);
 }
 
 /* One build: the files of this walk (entries borrowed from the cache). */
@@ -488,6 +523,7 @@ struct build {
 	size_t ndeps, depcap;
 	size_t big, binary, minified; /* files skipped */
 	int stopped;             /* work_shutdown is waiting: the build gives up */
+	struct pool *pool;       /* a full walk's: todo is shared with its parsing helpers */
 };
 
 /* Note path's state (st, or NULL: stat it) as a dependency of the walk. */
@@ -710,11 +746,19 @@ visit_file(struct build *b, const char *abs, const char *rel, const struct stat 
 			f->stamp = stamp;
 		} else {
 			cache.st.misses++;
+			f->gen = cache.gen; /* before a helper may take f */
+			if (b->pool)
+				pthread_mutex_lock(&b->pool->mu);
 			if (b->ntodo == b->todocap)
 				b->todo = xrealloc(b->todo, (b->todocap = b->todocap ? b->todocap * 2 : 64) *
 						   sizeof *b->todo);
 			b->todo[b->ntodo].f = f;
 			b->todo[b->ntodo++].stamp = stamp;
+			if (b->pool) {
+				b->pool->t = b->todo, b->pool->n = b->ntodo;
+				pthread_cond_signal(&b->pool->more);
+				pthread_mutex_unlock(&b->pool->mu);
+			}
 		}
 	}
 	f->gen = cache.gen;
@@ -1041,7 +1085,8 @@ repomap_build(const char *root, size_t tokens, struct buf *out, struct err *e)
 {
 	struct build b;
 	struct fs_walk w = { root, visit, &b, 0, 0, 0, 0 };
-	int rc, same, fast, quiet;
+	struct pool pool;
+	int rc, same, fast, quiet, parsed = 0;
 
 	memset(&b, 0, sizeof b);
 	if (tokens < REPOMAP_MIN_TOKENS)
@@ -1074,11 +1119,20 @@ repomap_build(const char *root, size_t tokens, struct buf *out, struct err *e)
 	} else if (fast) {
 		restat(&b);
 		rc = 0;
+	} else if (nthreads(SIZE_MAX) > 1) { /* the helpers parse while this thread walks */
+		deps_outside(&b, root);
+		pool_start(&pool, nthreads(SIZE_MAX), NULL, 0, 0);
+		b.pool = &pool;
+		rc = fs_walk(&w, root, e);
+		b.pool = NULL;
+		if (pool_finish(&pool, rc != 0 || b.stopped))
+			b.stopped = 1;
+		parsed = 1;
 	} else {
 		deps_outside(&b, root);
 		rc = fs_walk(&w, root, e);
 	}
-	if (rc == 0 && !b.stopped && b.ntodo)
+	if (rc == 0 && !b.stopped && b.ntodo && !parsed)
 		b.stopped = pool_parse(b.todo, b.ntodo);
 	if (rc == 0 && b.stopped) /* nothing saved; unfilled entries are dropped */
 		rc = err_set(e, "build the repository map: interrupted, hearth is shutting down");
