@@ -17,10 +17,18 @@
  * base/regex.h; \d and \D are rewritten to bracket expressions since models
  * use them a lot.
  *
- * The search runs on the worker thread (io/work.h), so keys and redraws
- * stay live.  Its matches are streamed: out is shared with the loop thread
- * under g->mu, and the worker asks for a progress report (work_progress)
- * after its first match and then at most every GREP_LIVE_MS; the report
+ * The search runs off the loop (io/work.h), so keys and redraws stay live:
+ * the worker thread walks and queues the files in a ring of GREP_RING
+ * slots; searchers (one per online core, at most GREP_THREADS, and the
+ * worker itself once the walk is done) take them in turn, each with its
+ * own buffers and its own copy of the regex (glibc's regexec locks a
+ * compiled pattern), and write a file's rows into its slot.  Slots are
+ * committed in walk order by whichever thread finishes the oldest one, and
+ * the caps are applied there, so the result is the one a single thread
+ * would give.  Its matches are streamed: out is shared with the loop thread
+ * under g->mu, and the worker thread asks for a progress report
+ * (work_progress) after the first committed match and then at most every
+ * GREP_LIVE_MS; the report
  * hands the rows not yet shown to tool_job_progress (the screen shows them
  * under the call's header as they arrive).  A cancelled call (Esc) ends
  * at once with the rows found so far and "[aborted]"; its search stops at
@@ -54,6 +62,27 @@
 #define GREP_MAX_LINE 300
 #define GREP_MIN_LITERAL 3 /* shorter required literals are not worth a prefilter */
 #define GREP_LIVE_MS 100   /* at most this often a progress report while matches come */
+#define GREP_RING 256      /* files queued ahead of the oldest one not committed */
+#define GREP_THREADS 4     /* searcher threads at most, besides the worker */
+
+/* One searcher's own: its read buffer, its lower-cased copy, its regex. */
+struct searcher {
+	struct buf chunk, lower;
+	regex_t *re;      /* &own, or the worker's g->re */
+	regex_t own;
+	int have_re;
+	int rootfd;       /* the workspace root, opened once (-1: each open opens it) */
+};
+
+#define GREP_BATCH 8       /* files a searcher takes at a time (fewer lock round trips) */
+
+/* One queued file and what its search found (rows: "path:line:text\n" each). */
+struct slot {
+	char *abs, *rel;
+	struct buf rows;
+	size_t nrows, matches;
+	int done;
+};
 
 struct grep {
 	struct tool_job *job; /* loop thread; NULL once cancelled */
@@ -62,7 +91,8 @@ struct grep {
 	char *pattern;
 	char *glob;           /* file-name filter, or NULL */
 	int icase, literal;
-	regex_t re;
+	char *ere;            /* the regex as compiled (each searcher compiles its own) */
+	regex_t re;           /* the worker thread's */
 	int have_re;
 	char *lit;            /* what memmem looks for: the needle, or a required literal of
 			       * the regex (lower case when icase); NULL: regexec only */
@@ -75,7 +105,14 @@ struct grep {
 	size_t rows;          /* bytes of out that are match rows (the note follows) */
 	size_t sent;          /* bytes of out handed to tool_job_progress */
 	double live_ms;       /* worker: when it last asked for a report (0: never) */
-	struct buf chunk, lower;
+	size_t reported;      /* worker: rows when it last asked */
+	struct searcher own;  /* the worker thread's */
+	pthread_mutex_t qmu;  /* the ring: head (oldest not committed), take, tail */
+	pthread_cond_t qcv;   /* a slot filled, taken or committed, the walk done, a stop */
+	struct slot ring[GREP_RING];
+	size_t head, take, tail;
+	int walk_done;
+	int waiting;          /* searchers waiting for a file */
 	struct fs_walk w;
 	struct err e;
 	int rc;
@@ -211,18 +248,19 @@ ask_report(struct grep *g)
 	}
 }
 
-/* Write one match line, cut long text; stop showing at the caps. */
+/*
+ * Write one match line into the file's slot, long text cut; past what the
+ * caps could ever show, only counted.
+ */
 static void
-emit(struct grep *g, const char *rel, long no, const char *line, size_t n)
+emit(struct slot *sl, long no, const char *line, size_t n)
 {
-	struct buf *out = &g->out;
-	size_t before, k = n;
+	struct buf *out = &sl->rows;
+	size_t k = n;
 
-	g->matches++;
-	if (g->capped)
+	sl->matches++;
+	if (sl->nrows >= GREP_MAX_MATCHES || out->len > GREP_MAX_OUT)
 		return;
-	pthread_mutex_lock(&g->mu);
-	before = out->len;
 	if (k && line[k - 1] == '\r')
 		k--;
 	if (k > GREP_MAX_LINE) {
@@ -230,21 +268,67 @@ emit(struct grep *g, const char *rel, long no, const char *line, size_t n)
 		while (k > 0 && ((unsigned char)line[k] & 0xC0) == 0x80)
 			k--;
 	}
-	buf_addf(out, "%s:%ld:", rel, no);
+	buf_addf(out, "%s:%ld:", sl->rel, no);
 	fs_add_utf8(out, line, k);
 	if (k < n && !(k == n - 1 && line[k] == '\r'))
 		buf_adds(out, " [...]");
 	buf_addch(out, '\n');
-	if (g->shown >= GREP_MAX_MATCHES || out->len > GREP_MAX_OUT) {
-		buf_setlen(out, before);
-		g->capped = 1;
-	} else {
-		g->shown++;
+	sl->nrows++;
+}
+
+/*
+ * Commit the finished slots at the head of the ring, in walk order (qmu
+ * held): each row is shown until the caps, as a single thread would.
+ */
+static void
+commit(struct grep *g)
+{
+	struct slot *sl;
+	const char *r, *nl;
+	size_t len;
+
+	while (g->head < g->tail && (sl = &g->ring[g->head % GREP_RING])->done) {
+		pthread_mutex_lock(&g->mu);
+		for (r = sl->rows.data; r && r < sl->rows.data + sl->rows.len; r = nl + 1) {
+			nl = memchr(r, '\n', (size_t)(sl->rows.data + sl->rows.len - r));
+			len = (size_t)(nl - r) + 1;
+			if (g->capped)
+				break;
+			if (g->shown >= GREP_MAX_MATCHES || g->out.len + len > GREP_MAX_OUT) {
+				g->capped = 1;
+				break;
+			}
+			buf_add(&g->out, r, len);
+			g->shown++;
+		}
+		if (sl->matches > sl->nrows && !g->capped)
+			g->capped = 1; /* the slot kept only what the caps could show */
+		g->matches += sl->matches;
+		g->files += sl->matches > 0;
+		g->rows = g->out.len;
+		pthread_mutex_unlock(&g->mu);
+		free(sl->abs);
+		free(sl->rel);
+		buf_release(&sl->rows);
+		memset(sl, 0, sizeof *sl);
+		g->head++;
+		pthread_cond_broadcast(&g->qcv);
 	}
-	g->rows = out->len;
+}
+
+/* On the worker thread: a report when rows were committed since the last one. */
+static void
+report_new_rows(struct grep *g)
+{
+	size_t rows;
+
+	pthread_mutex_lock(&g->mu);
+	rows = g->rows;
 	pthread_mutex_unlock(&g->mu);
-	if (!g->capped)
+	if (rows != g->reported) {
+		g->reported = rows;
 		ask_report(g);
+	}
 }
 
 /* Line counting within one chunk: the line number of `upto` (counted lazily). */
@@ -277,13 +361,13 @@ line_start(const char *base, const char *p)
 
 /* Whether the one line [ls, le) matches the regex (le is a '\n' or the NUL at the end). */
 static int
-line_matches(struct grep *g, char *ls, char *le)
+line_matches(struct searcher *se, char *ls, char *le)
 {
 	char c = *le;
 	int m;
 
 	*le = '\0';
-	m = regexec(&g->re, ls, 0, NULL, 0) == 0;
+	m = regexec(se->re, ls, 0, NULL, 0) == 0;
 	*le = c;
 	return m;
 }
@@ -293,22 +377,21 @@ line_matches(struct grep *g, char *ls, char *le)
  * line is line number *no, which is advanced past the chunk.
  */
 static void
-scan(struct grep *g, const char *rel, char *text, size_t len, long *no)
+scan(const struct grep *g, struct searcher *se, struct slot *sl, char *text, size_t len, long *no)
 {
 	struct lines ln = { text, *no };
 	char *end = text + len, *p = text, *ls, *le;
 	const char *hay = text;
-	size_t before = g->matches;
 	regmatch_t m;
 
 	if (g->lit && g->icase) {
 		size_t i;
-		buf_reset(&g->lower);
-		buf_grow(&g->lower, len + 1);
+		buf_reset(&se->lower);
+		buf_grow(&se->lower, len + 1);
 		for (i = 0; i < len; i++)
-			g->lower.data[i] = (char)tolower((unsigned char)text[i]);
-		g->lower.len = len;
-		hay = g->lower.data;
+			se->lower.data[i] = (char)tolower((unsigned char)text[i]);
+		se->lower.len = len;
+		hay = se->lower.data;
 	}
 	while (p < end) {
 		if (g->lit) {
@@ -317,20 +400,19 @@ scan(struct grep *g, const char *rel, char *text, size_t len, long *no)
 				break;
 			ls = (char *)line_start(p, text + (hit - hay));
 		} else {
-			if (regexec(&g->re, p, 1, &m, 0) != 0)
+			if (regexec(se->re, p, 1, &m, 0) != 0)
 				break;
 			ls = (char *)line_start(p, p + m.rm_so);
 		}
 		le = memchr(ls, '\n', (size_t)(end - ls));
 		if (!le)
 			le = end;
-		if (!g->have_re || (!g->lit && !memchr(p + m.rm_so, '\n', (size_t)(m.rm_eo - m.rm_so))) ||
-		    line_matches(g, ls, le))
-			emit(g, rel, line_of(&ln, ls), ls, (size_t)(le - ls));
+		if (!se->have_re || (!g->lit && !memchr(p + m.rm_so, '\n', (size_t)(m.rm_eo - m.rm_so))) ||
+		    line_matches(se, ls, le))
+			emit(sl, line_of(&ln, ls), ls, (size_t)(le - ls));
 		p = le + 1;
 	}
 	*no = line_of(&ln, end); /* a chunk cut inside a long line goes on with the same line */
-	g->files += g->matches > before;
 }
 
 /* Read up to n bytes at the end of b (short at end of file); -1 on error. */
@@ -351,11 +433,14 @@ read_more(int fd, struct buf *b, size_t n)
 
 /* Search one file in chunks cut at line ends; a NUL byte ends it (binary from there). */
 static void
-search_file(struct grep *g, const char *abs, const char *rel)
+search_file(const struct grep *g, struct searcher *se, struct slot *sl)
 {
 	struct err e = ERR_INIT;
-	struct buf *b = &g->chunk;
-	int fd = workspace_open(g->root, abs, O_RDONLY | O_NONBLOCK | O_CLOEXEC, 0, &e), eof = 0;
+	struct buf *b = &se->chunk;
+	int fd = se->rootfd >= 0 && workspace_inside(g->root, sl->abs) ?
+		 workspace_openat(se->rootfd, g->root, workspace_rel(g->root, sl->abs),
+				  O_RDONLY | O_NONBLOCK | O_CLOEXEC, 0) :
+		 workspace_open(g->root, sl->abs, O_RDONLY | O_NONBLOCK | O_CLOEXEC, 0, &e), eof = 0;
 	long no = 1;
 	size_t keep;
 	char *cut;
@@ -386,30 +471,133 @@ search_file(struct grep *g, const char *abs, const char *rel)
 		{
 			char saved = *cut;
 			*cut = '\0';
-			scan(g, rel, b->data, (size_t)(cut - b->data), &no);
+			scan(g, se, sl, b->data, (size_t)(cut - b->data), &no);
 			*cut = saved;
 		}
 		memmove(b->data, cut, keep);
 		b->len = keep;
-		if (g->capped && g->matches > GREP_MAX_MATCHES * 50)
+		if (sl->matches > GREP_MAX_MATCHES * 50)
 			break; /* enough to say "narrow it": do not count a whole log's matches */
 	}
 	close(fd);
 }
 
-/* Walk visitor: filter, then search. */
+/*
+ * Take queued files and search them until none is left and the walk is
+ * done, or a stop (any thread; worker: the worker thread, which waits in
+ * steps to report committed rows, and does not wait for the walk).
+ */
+static void
+search_loop(struct grep *g, struct searcher *se, int worker)
+{
+	struct timespec until;
+	size_t first, n, k;
+
+	for (;;) {
+		pthread_mutex_lock(&g->qmu);
+		while (!worker && g->take == g->tail && !g->walk_done && !atomic_load(&g->stop)) {
+			g->waiting++;
+			pthread_cond_wait(&g->qcv, &g->qmu);
+			g->waiting--;
+		}
+		if (g->take == g->tail || atomic_load(&g->stop)) {
+			pthread_mutex_unlock(&g->qmu);
+			break;
+		}
+		first = g->take; /* a few at a time: the later ones wait in the ring anyway */
+		n = g->tail - g->take < GREP_BATCH ? g->tail - g->take : GREP_BATCH;
+		g->take += n;
+		pthread_mutex_unlock(&g->qmu);
+		for (k = 0; k < n; k++)
+			search_file(g, se, &g->ring[(first + k) % GREP_RING]);
+		pthread_mutex_lock(&g->qmu);
+		for (k = 0; k < n; k++)
+			g->ring[(first + k) % GREP_RING].done = 1;
+		commit(g);
+		pthread_mutex_unlock(&g->qmu);
+		if (worker)
+			report_new_rows(g);
+	}
+	if (!worker)
+		return;
+	/* the worker: until the other searchers' files are committed, reporting as they come */
+	pthread_mutex_lock(&g->qmu);
+	while (g->head < g->take && !atomic_load(&g->stop)) {
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_nsec += 50 * 1000000L;
+		if (until.tv_nsec >= 1000000000L)
+			until.tv_sec++, until.tv_nsec -= 1000000000L;
+		pthread_cond_timedwait(&g->qcv, &g->qmu, &until);
+		pthread_mutex_unlock(&g->qmu);
+		report_new_rows(g);
+		pthread_mutex_lock(&g->qmu);
+	}
+	pthread_mutex_unlock(&g->qmu);
+}
+
+/* A searcher thread's body. */
+static void *
+searcher_run(void *arg)
+{
+	struct grep *g = arg;
+	struct searcher se;
+	char why[256];
+
+	memset(&se, 0, sizeof se);
+	se.re = &se.own;
+	se.rootfd = open(g->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (g->have_re && regex_compile(&se.own, g->ere, REG_NEWLINE | (g->icase ? REG_ICASE : 0),
+					why, sizeof why) == 0)
+		se.have_re = 1;
+	if (!g->have_re || se.have_re) /* (the same pattern compiled once already: it does again) */
+		search_loop(g, &se, 0);
+	if (se.have_re)
+		regfree(&se.own);
+	if (se.rootfd >= 0)
+		close(se.rootfd);
+	buf_release(&se.chunk);
+	buf_release(&se.lower);
+	return NULL;
+}
+
+/* Walk visitor: filter, then queue for the searchers (waiting while the ring is full). */
 static int
 visit(const char *abs, const char *rel, const struct stat *st, void *arg)
 {
 	struct grep *g = arg;
+	struct slot *sl;
+	struct timespec until;
 
-	if (atomic_load(&g->stop) || work_stopping())
+	if (work_stopping())
+		atomic_store(&g->stop, 1);
+	if (atomic_load(&g->stop))
 		return 1;
 	if (!S_ISREG(st->st_mode))
 		return 0;
 	if (g->glob && !fs_glob_match(g->glob, rel))
 		return 0;
-	search_file(g, abs, rel);
+	pthread_mutex_lock(&g->qmu);
+	while (g->tail - g->head == GREP_RING && !atomic_load(&g->stop)) {
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_nsec += 50 * 1000000L;
+		if (until.tv_nsec >= 1000000000L)
+			until.tv_sec++, until.tv_nsec -= 1000000000L;
+		pthread_cond_timedwait(&g->qcv, &g->qmu, &until);
+		pthread_mutex_unlock(&g->qmu);
+		report_new_rows(g);
+		if (work_stopping())
+			atomic_store(&g->stop, 1);
+		pthread_mutex_lock(&g->qmu);
+	}
+	sl = &g->ring[g->tail % GREP_RING];
+	memset(sl, 0, sizeof *sl);
+	sl->abs = xstrdup(abs);
+	sl->rel = xstrdup(rel);
+	g->tail++;
+	if (g->waiting)
+		pthread_cond_signal(&g->qcv);
+	pthread_mutex_unlock(&g->qmu);
+	report_new_rows(g);
 	return 0;
 }
 
@@ -458,6 +646,7 @@ compile(struct grep *g, char *why, size_t whylen)
 		rc = regex_compile(&g->re, ere.data ? ere.data : "",
 				   REG_NEWLINE | (g->icase ? REG_ICASE : 0), why, whylen);
 		g->have_re = rc == 0;
+		g->ere = xstrdup(ere.data ? ere.data : "");
 		if (rc == 0)
 			required_literal(ere.data ? ere.data : "", &lit);
 		if (lit.len < GREP_MIN_LITERAL)
@@ -477,18 +666,55 @@ compile(struct grep *g, char *why, size_t whylen)
 	return rc;
 }
 
-/* On the worker: walk and search into g->out. */
+/* Searcher threads besides the worker: one per online core, at most GREP_THREADS. */
+static unsigned
+searchers(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n < 1 ? 1 : n > GREP_THREADS ? GREP_THREADS : (unsigned)n;
+}
+
+/* On the worker: walk and queue, then search too; the searchers write g->out. */
 static void
 grep_work(void *arg)
 {
 	struct grep *g = arg;
+	pthread_t th[GREP_THREADS];
+	unsigned k, n = searchers(), started = 0;
 	int rc;
 
 	g->w.root = g->root;
 	g->w.visit = visit;
 	g->w.arg = g;
 	g->w.types_only = 1;
+	for (k = 0; k < n; k++)
+		if (pthread_create(&th[started], NULL, searcher_run, g) == 0)
+			started++;
 	rc = fs_walk(&g->w, g->abs, &g->e);
+	pthread_mutex_lock(&g->qmu);
+	g->walk_done = 1;
+	pthread_cond_broadcast(&g->qcv);
+	pthread_mutex_unlock(&g->qmu);
+	g->own.re = &g->re;
+	g->own.have_re = g->have_re;
+	g->own.rootfd = open(g->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	search_loop(g, &g->own, 1);
+	if (g->own.rootfd >= 0)
+		close(g->own.rootfd);
+	for (k = 0; k < started; k++) /* they end once the ring is empty and the walk done */
+		pthread_join(th[k], NULL);
+	pthread_mutex_lock(&g->qmu);
+	commit(g);
+	while (g->head < g->tail) { /* stopped: files queued or taken but not searched */
+		struct slot *sl = &g->ring[g->head++ % GREP_RING];
+		free(sl->abs);
+		free(sl->rel);
+		buf_release(&sl->rows);
+		memset(sl, 0, sizeof *sl);
+	}
+	pthread_mutex_unlock(&g->qmu);
+	report_new_rows(g);
 	pthread_mutex_lock(&g->mu);
 	g->rc = rc;
 	if (rc == 0)
@@ -526,10 +752,13 @@ grep_free(struct grep *g)
 	free(g->abs);
 	free(g->pattern);
 	free(g->glob);
+	free(g->ere);
 	buf_release(&g->out);
-	buf_release(&g->chunk);
-	buf_release(&g->lower);
+	buf_release(&g->own.chunk);
+	buf_release(&g->own.lower);
 	pthread_mutex_destroy(&g->mu);
+	pthread_mutex_destroy(&g->qmu);
+	pthread_cond_destroy(&g->qcv);
 	free(g);
 }
 
@@ -591,9 +820,9 @@ grep_start(struct tool_job *job, const cJSON *args)
 	g->literal = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(args, "literal"));
 	atomic_init(&g->stop, 0);
 	pthread_mutex_init(&g->mu, NULL);
+	pthread_mutex_init(&g->qmu, NULL);
+	pthread_cond_init(&g->qcv, NULL);
 	buf_init(&g->out, 0);
-	buf_init(&g->chunk, 0);
-	buf_init(&g->lower, 0);
 	if (compile(g, why, sizeof why) < 0) {
 		tool_job_fail(job, "invalid pattern \"%s\": %s; patterns are POSIX extended regular "
 			      "expressions (escape ( ) [ ] { } . * + ? | with \\, or set literal=true)",
@@ -615,6 +844,9 @@ grep_cancel(struct tool_job *job)
 	if (!g || job->finished)
 		return;
 	atomic_store(&g->stop, 1);
+	pthread_mutex_lock(&g->qmu); /* searchers waiting for files see the stop */
+	pthread_cond_broadcast(&g->qcv);
+	pthread_mutex_unlock(&g->qmu);
 	g->job = NULL;
 	job->priv = NULL;
 	pthread_mutex_lock(&g->mu);

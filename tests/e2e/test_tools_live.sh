@@ -33,13 +33,15 @@ root = sys.argv[1]
 os.makedirs(root)
 with open(os.path.join(root, ".gitattributes"), "w") as f:
     f.write("*.sh text eol=lf\n*.bat text eol=crlf\n*.c diff=cpp\n")
+# 160 lines a file (385 MB): the grep and the checkpoint must last long enough
+# to type while they run (a 40-line tree's grep took 0.6 s on two threads)
 line = "static int value_of_something(struct thing *t) { return t->count + t->size; }\n"
 for i in range(30000):
     d = os.path.join(root, "d%02d" % (i // 1000), "s%02d" % (i // 50 % 20))
     if i % 50 == 0:
         os.makedirs(d, exist_ok=True)
     ext = ".bat" if i % 500 == 0 else ".c"
-    text = line * 40 + ("/* marker xyz1234bx */\n" if i in (1, 2, 3) else "")
+    text = line * 160 + ("/* marker xyz1234bx */\n" if i in (1, 2, 3) else "")
     with open(os.path.join(d, "f%05d%s" % (i, ext)), "w", newline="") as f:
         f.write(text.replace("\n", "\r\n") if ext == ".bat" else text)
 for cmd in (["git", "init", "-q"], ["git", "add", "-A"], ["git", "commit", "-qm", "base"],
@@ -102,7 +104,7 @@ $T send-keys -t s "Search the tree." Enter
 if mock_wait_request /v1/chat/completions 150; then
 	sleep 0.05 # the answer (a grep call) is a few ms: the grep walks 30,000 files
 	live "grep of 30,000 files" 1
-	if tmux_wait tui "the grep's first rows while it runs" "f00001\.c:41:" 300; then
+	if tmux_wait tui "the grep's first rows while it runs" "f00001\.c:161:" 300; then
 		_n=$(chats)
 		check "the rows were shown before the grep ended (chat requests: $_n, want 1)" test "$_n" -eq 1
 	fi
