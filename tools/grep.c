@@ -483,6 +483,28 @@ search_file(const struct grep *g, struct searcher *se, struct slot *sl)
 }
 
 /*
+ * On the worker thread, qmu held: wait for the ring to move (50 ms at
+ * most), then, with the lock dropped, report committed rows and notice a
+ * shutdown.
+ */
+static void
+worker_wait(struct grep *g)
+{
+	struct timespec until;
+
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_nsec += 50 * 1000000L;
+	if (until.tv_nsec >= 1000000000L)
+		until.tv_sec++, until.tv_nsec -= 1000000000L;
+	pthread_cond_timedwait(&g->qcv, &g->qmu, &until);
+	pthread_mutex_unlock(&g->qmu);
+	report_new_rows(g);
+	if (work_stopping())
+		atomic_store(&g->stop, 1);
+	pthread_mutex_lock(&g->qmu);
+}
+
+/*
  * Take queued files and search them until none is left and the walk is
  * done, or a stop (any thread; worker: the worker thread, which waits in
  * steps to report committed rows, and does not wait for the walk).
@@ -490,7 +512,6 @@ search_file(const struct grep *g, struct searcher *se, struct slot *sl)
 static void
 search_loop(struct grep *g, struct searcher *se, int worker)
 {
-	struct timespec until;
 	size_t first, n, k;
 
 	for (;;) {
@@ -522,16 +543,8 @@ search_loop(struct grep *g, struct searcher *se, int worker)
 		return;
 	/* the worker: until the other searchers' files are committed, reporting as they come */
 	pthread_mutex_lock(&g->qmu);
-	while (g->head < g->take && !atomic_load(&g->stop)) {
-		clock_gettime(CLOCK_REALTIME, &until);
-		until.tv_nsec += 50 * 1000000L;
-		if (until.tv_nsec >= 1000000000L)
-			until.tv_sec++, until.tv_nsec -= 1000000000L;
-		pthread_cond_timedwait(&g->qcv, &g->qmu, &until);
-		pthread_mutex_unlock(&g->qmu);
-		report_new_rows(g);
-		pthread_mutex_lock(&g->qmu);
-	}
+	while (g->head < g->take && !atomic_load(&g->stop))
+		worker_wait(g);
 	pthread_mutex_unlock(&g->qmu);
 }
 
@@ -566,7 +579,6 @@ visit(const char *abs, const char *rel, const struct stat *st, void *arg)
 {
 	struct grep *g = arg;
 	struct slot *sl;
-	struct timespec until;
 
 	if (work_stopping())
 		atomic_store(&g->stop, 1);
@@ -577,18 +589,8 @@ visit(const char *abs, const char *rel, const struct stat *st, void *arg)
 	if (g->glob && !fs_glob_match(g->glob, rel))
 		return 0;
 	pthread_mutex_lock(&g->qmu);
-	while (g->tail - g->head == GREP_RING && !atomic_load(&g->stop)) {
-		clock_gettime(CLOCK_REALTIME, &until);
-		until.tv_nsec += 50 * 1000000L;
-		if (until.tv_nsec >= 1000000000L)
-			until.tv_sec++, until.tv_nsec -= 1000000000L;
-		pthread_cond_timedwait(&g->qcv, &g->qmu, &until);
-		pthread_mutex_unlock(&g->qmu);
-		report_new_rows(g);
-		if (work_stopping())
-			atomic_store(&g->stop, 1);
-		pthread_mutex_lock(&g->qmu);
-	}
+	while (g->tail - g->head == GREP_RING && !atomic_load(&g->stop))
+		worker_wait(g);
 	sl = &g->ring[g->tail % GREP_RING];
 	memset(sl, 0, sizeof *sl);
 	sl->abs = xstrdup(abs);

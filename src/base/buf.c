@@ -195,28 +195,52 @@ int
 buf_read_fd(struct buf *b, int fd, const char *path, size_t max, struct err *e)
 {
 	struct stat st;
-	char chunk[65536];
-	size_t total = 0;
-	ssize_t n;
 
-	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode))
-		return err_set(e, "read %s: is a directory", path);
-	if (max && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (uintmax_t)st.st_size > max)
-		return err_set(e, "read %s: file is %jd bytes, over the %zu byte limit",
-			       path, (intmax_t)st.st_size, max);
+	if (fstat(fd, &st) == 0) {
+		if (S_ISDIR(st.st_mode))
+			return err_set(e, "read %s: is a directory", path);
+		if (max && S_ISREG(st.st_mode) && (uintmax_t)st.st_size > max)
+			return err_set(e, "read %s: file is %jd bytes, over the %zu byte limit",
+				       path, (intmax_t)st.st_size, max);
+		if (S_ISREG(st.st_mode))
+			return buf_read_fd_sized(b, fd, path, max, (long long)st.st_size, e);
+	}
+	return buf_read_fd_sized(b, fd, path, max, -1, e);
+}
+
+/* See base/buf.h. */
+int
+buf_read_fd_sized(struct buf *b, int fd, const char *path, size_t max, long long size, struct err *e)
+{
+	size_t total = 0, want = 65536;
+	ssize_t n;
+	/* a regular file in one read of its size and a byte more: a short read is its end */
+	int reg = size >= 0 && (unsigned long long)size < SIZE_MAX / 2;
+
+	if (reg)
+		want = (size_t)size + 1;
 	for (;;) {
-		n = read(fd, chunk, sizeof chunk);
+		buf_grow(b, want);
+		n = read(fd, b->data + b->len, want);
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0)
+		if (n < 0) {
+			b->data[b->len] = '\0';
 			return err_errno(e, "read %s", path);
+		}
 		if (n == 0)
 			break;
 		total += (size_t)n;
-		if (max && total > max)
+		if (max && total > max) {
+			b->data[b->len] = '\0';
 			return err_set(e, "read %s: over the %zu byte limit", path, max);
-		buf_add(b, chunk, (size_t)n);
+		}
+		b->len += (size_t)n;
+		if (reg && (size_t)n < want)
+			break;
+		want = 65536;
 	}
+	b->data[b->len] = '\0';
 	return 0;
 }
 

@@ -66,5 +66,13 @@ int buf_read_file(struct buf *b, const char *path, size_t max, struct err *e);
  * keeps and closes fd); `path` only names it in e.  0 / -1 + e.
  */
 int buf_read_fd(struct buf *b, int fd, const char *path, size_t max, struct err *e);
+/*
+ * buf_read_fd without its fstat, for a caller that knows fd is a regular
+ * file of about `size` bytes (its own stat; -1: unknown, read to the end):
+ * one read of size + 1 bytes, and a short read is the end (a file that grew
+ * since is read on to its end).  No directory or size check: the caller's.
+ */
+int buf_read_fd_sized(struct buf *b, int fd, const char *path, size_t max, long long size,
+		      struct err *e);
 
 #endif

@@ -102,6 +102,7 @@ static struct {
 	size_t n, cap;
 	struct smap index;   /* abs -> position in v */
 	struct names names;
+	int rootfd;          /* the root, open while a build parses (-1: open by path) */
 	unsigned char *arena; /* the blobs, one after another (compact()) */
 	pthread_mutex_t mu;  /* names, while parse threads run */
 	unsigned gen;
@@ -117,7 +118,7 @@ static struct {
 	int ino;             /* inotify on the walked directories, or -1 (see watch_*) */
 	int ino_fresh;       /* armed after the last walk: the next build still stats */
 	unsigned threads;    /* repomap_set_threads; 0 = one per core */
-} cache = { .mu = PTHREAD_MUTEX_INITIALIZER, .ino = -1 };
+} cache = { .mu = PTHREAD_MUTEX_INITIALIZER, .ino = -1, .rootfd = -1 };
 
 /* FNV-1a of n bytes. */
 static size_t
@@ -389,8 +390,12 @@ parse_one(const struct todo *t, int locked)
 	struct repomap_extract x;
 	struct buf text = BUF_INIT;
 
+	/* beneath the root's descriptor (a short path to resolve), in one read of the walk's size */
+	int fd = cache.rootfd >= 0 && f->rel ? openat(cache.rootfd, f->abs + f->rel, O_RDONLY | O_CLOEXEC)
+					     : open(f->abs, O_RDONLY | O_CLOEXEC);
+
 	memset(&x, 0, sizeof x);
-	if (buf_read_file(&text, f->abs, CODE_MAX_BYTES, NULL) < 0 ||
+	if (fd < 0 || buf_read_fd_sized(&text, fd, f->abs, CODE_MAX_BYTES, f->size, NULL) < 0 ||
 	    fs_is_binary(text.data, text.len < FS_SNIFF ? text.len : FS_SNIFF))
 		f->skipped = 1;
 	else if (minified(text.data, text.len))
@@ -405,6 +410,8 @@ parse_one(const struct todo *t, int locked)
 		repomap_extract_release(&x);
 	}
 	f->stamp = t->stamp; /* filled */
+	if (fd >= 0)
+		close(fd);
 	buf_release(&text);
 }
 
@@ -1099,6 +1106,7 @@ repomap_build(const char *root, size_t tokens, struct buf *out, struct err *e)
 	cache.last_root = xstrdup(root);
 	cache.gen++;
 	cache.dirty = 0;
+	cache.rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (!cache.n) /* the disk can only help the first build of a root in this process */
 		load(root);
 	quiet = cache.n && watch_quiet();
@@ -1178,6 +1186,9 @@ repomap_build(const char *root, size_t tokens, struct buf *out, struct err *e)
 		compact();
 	}
 	names_shrink(&cache.names);
+	if (cache.rootfd >= 0)
+		close(cache.rootfd);
+	cache.rootfd = -1;
 	if (b.ntodo) {
 #ifdef __GLIBC__
 		malloc_trim(0); /* the parse threads' arenas: give the trees' pages back */

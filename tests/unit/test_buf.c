@@ -3,7 +3,9 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <fcntl.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -92,6 +94,60 @@ test_buf_read_file(void **state)
 	free(dir);
 }
 
+/*
+ * buf_read_fd_sized: a size from an earlier stat that is now too small (the
+ * file grew) or too large (it shrank) still reads the whole file; from an
+ * offset, the rest; the limit holds; -1 (a pipe) reads to the end; the
+ * result stays NUL-terminated after what was already in b.
+ */
+static void
+test_buf_read_sized(void **state)
+{
+	char *dir = tu_tmpdir();
+	struct buf b = BUF_INIT, p = BUF_INIT, big = BUF_INIT;
+	struct err e = ERR_INIT;
+	int fd, pfd[2];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < 100000; i++)
+		buf_addch(&big, (char)('a' + i % 26));
+	tu_write(dir, "f", big.data);
+	buf_addf(&p, "%s/f", dir);
+	fd = open(p.data, O_RDONLY);
+	assert_true(fd >= 0);
+	buf_adds(&b, "x");
+	assert_int_equal(buf_read_fd_sized(&b, fd, p.data, 0, 10, &e), 0); /* grew */
+	assert_int_equal(b.len, big.len + 1);
+	assert_memory_equal(b.data + 1, big.data, big.len);
+	assert_int_equal(b.data[b.len], '\0');
+	assert_int_equal(lseek(fd, 99990, SEEK_SET), 99990);
+	buf_reset(&b);
+	assert_int_equal(buf_read_fd_sized(&b, fd, p.data, 0, 100000, &e), 0); /* from an offset */
+	assert_string_equal(b.data, big.data + 99990);
+	assert_int_equal(lseek(fd, 0, SEEK_SET), 0);
+	buf_reset(&b);
+	assert_int_equal(buf_read_fd_sized(&b, fd, p.data, 0, 1 << 20, &e), 0); /* shrank */
+	assert_int_equal(b.len, big.len);
+	assert_int_equal(lseek(fd, 0, SEEK_SET), 0);
+	buf_reset(&b);
+	assert_int_equal(buf_read_fd_sized(&b, fd, p.data, 1000, 10, &e), -1);
+	assert_non_null(strstr(e.msg, "limit"));
+	close(fd);
+	assert_int_equal(pipe(pfd), 0);
+	assert_int_equal(write(pfd[1], "abc", 3), 3);
+	close(pfd[1]);
+	buf_reset(&b);
+	assert_int_equal(buf_read_fd_sized(&b, pfd[0], "pipe", 0, -1, &e), 0);
+	assert_string_equal(b.data, "abc");
+	close(pfd[0]);
+	buf_release(&b);
+	buf_release(&p);
+	buf_release(&big);
+	tu_rmrf(dir);
+	free(dir);
+}
+
 static void
 test_str(void **state)
 {
@@ -118,6 +174,7 @@ main(void)
 		cmocka_unit_test(test_buf_basics),
 		cmocka_unit_test(test_buf_growth),
 		cmocka_unit_test(test_buf_read_file),
+		cmocka_unit_test(test_buf_read_sized),
 		cmocka_unit_test(test_str),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
