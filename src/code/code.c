@@ -559,6 +559,15 @@ hl_spans(TSQuery *q, const uint16_t *paint, size_t n, struct code_hl *out)
 	}
 }
 
+static int hl_timeout_ms = CODE_HL_TIMEOUT_MS;
+
+/* See code/code.h. */
+void
+code_highlight_set_timeout(int ms)
+{
+	hl_timeout_ms = ms > 0 ? ms : CODE_HL_TIMEOUT_MS;
+}
+
 /* Highlight text as lang (see code/code.h). */
 int
 code_highlight(const struct code_lang *lang, const char *text, size_t n, struct code_hl *out,
@@ -568,7 +577,7 @@ code_highlight(const struct code_lang *lang, const char *text, size_t n, struct 
 	TSParser *p;
 	TSTree *t = NULL;
 	uint16_t *paint;
-	long long deadline = now_ms() + CODE_HL_TIMEOUT_MS;
+	long long deadline = now_ms() + hl_timeout_ms;
 
 	memset(out, 0, sizeof *out);
 	if (!lang)
@@ -584,7 +593,7 @@ code_highlight(const struct code_lang *lang, const char *text, size_t n, struct 
 	}
 	p = ts_parser_new();
 	if (ts_parser_set_language(p, lang->language())) {
-		ts_parser_set_timeout_micros(p, (uint64_t)CODE_HL_TIMEOUT_MS * 1000);
+		ts_parser_set_timeout_micros(p, (uint64_t)hl_timeout_ms * 1000);
 		t = ts_parser_parse_string(p, NULL, text ? text : "", (uint32_t)n);
 	}
 	ts_parser_delete(p);

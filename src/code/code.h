@@ -154,6 +154,12 @@ int code_highlight(const struct code_lang *lang, const char *text, size_t n, str
 	struct err *e);
 /* Free out's spans and empty it (safe on an empty or zeroed struct). */
 void code_hl_release(struct code_hl *h);
+/*
+ * The time bound of code_highlight in ms (<= 0: CODE_HL_TIMEOUT_MS again).
+ * For tests that compare colourings: on a loaded machine the bound can cut
+ * one colouring and not another.  Not thread-safe; set before highlighting.
+ */
+void code_highlight_set_timeout(int ms);
 /* Kind of a capture name by its first component ("function.method" → CODE_FUNCTION). */
 enum code_kind code_kind_of_capture(const char *capture);
 /* Name of a kind ("keyword"); "plain" for CODE_PLAIN and out-of-range values. */

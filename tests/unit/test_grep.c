@@ -391,8 +391,13 @@ test_grep_streams(void **state)
 	assert_true(w.reports >= 1);
 	assert_int_equal(w.before_end, w.reports);
 	assert_true(w.first.len > 0);
-	assert_memory_equal(w.first.data, "many/f000.txt:2:needle here\n", 28);
-	assert_memory_equal(job.out.data, w.first.data, w.first.len); /* the result's start */
+	/* the first report's rows (the screen keeps the tail of a long report) are rows of the
+	 * result, whole and in order; the result is in walk order */
+	buf_addch(&w.first, '\0');
+	assert_true(w.first.data[w.first.len - 2] == '\n');
+	assert_memory_equal(w.first.data, "many/f", 6);
+	assert_non_null(strstr(job.out.data, w.first.data));
+	assert_memory_equal(job.out.data, "many/f000.txt:2:needle here\nmany/f001.txt:2:", 44);
 	tool_job_release(&job);
 	buf_reset(&w.first);
 	/* cancelled at the first report: the rows so far, then [aborted] */
