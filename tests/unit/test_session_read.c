@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/buf.h"
@@ -253,6 +254,77 @@ test_ranges_and_lost_parent(void **state)
 	buf_release(&w);
 }
 
+/*
+ * What is not a regular file is refused, never read (a FIFO with no writer
+ * would read as an empty session); a descriptor 0 is a file like any other
+ * (stdin closed); a line of exactly session_read_line_max bytes is kept; a
+ * torn last line is said to be one; a released reader may be released
+ * again (it is emptied).
+ */
+static void
+test_edges(void **state)
+{
+	const char one[] = "{\"id\":\"a\",\"parent\":null,\"type\":\"notice\",\"text\":\"1\"}\n";
+	struct session_read r;
+	struct buf w = BUF_INIT, p = BUF_INIT, line = BUF_INIT;
+	struct err e = ERR_INIT;
+	char *path = raw_session(one), *dir = tu_tmpdir();
+	int saved;
+
+	(void)state;
+	buf_addf(&p, "%s/fifo", dir);
+	assert_int_equal(mkfifo(p.data, 0600), 0);
+	assert_int_equal(session_read_load(&r, p.data, &w, &e), -1);
+	assert_non_null(strstr(e.msg, "not a regular file"));
+	session_read_release(&r);
+	assert_int_equal(session_read_load(&r, dir, &w, &e), -1); /* a directory */
+	assert_non_null(strstr(e.msg, "not a regular file"));
+	session_read_release(&r);
+	saved = dup(0);
+	assert_true(saved > 0);
+	close(0); /* the session file's descriptor is 0 */
+	assert_int_equal(session_read_load(&r, path, &w, &e), 0);
+	assert_true(dup2(saved, 0) == 0);
+	close(saved);
+	assert_int_equal(r.n, 1);
+	session_read_release(&r);
+	session_read_release(&r); /* emptied: a second release is safe */
+	assert_null(r.v);
+	assert_int_equal(r.n, 0);
+	free(path);
+	/* a line of exactly the cap is kept; one byte more is skipped */
+	buf_adds(&line, "{\"id\":\"a\",\"parent\":null,\"type\":\"notice\",\"text\":\"x\"}");
+	session_read_line_max = line.len;
+	buf_addch(&line, '\n');
+	path = raw_session(line.data);
+	assert_int_equal(session_read_load(&r, path, &w, &e), 0);
+	assert_int_equal(r.n, 1);
+	assert_int_equal(r.skipped, 0);
+	session_read_release(&r);
+	free(path);
+	session_read_line_max = line.len - 2;
+	path = raw_session(line.data);
+	assert_int_equal(session_read_load(&r, path, &w, &e), 0);
+	assert_int_equal(r.n, 0);
+	assert_int_equal(r.skipped, 1);
+	session_read_release(&r);
+	free(path);
+	session_read_line_max = (size_t)64 << 20;
+	/* a torn last line: said to be cut off mid-write */
+	buf_reset(&w);
+	path = raw_session("{\"id\":\"a\",\"parent\":null,\"type\":\"notice\",\"text\":\"1\"}\n{\"id\":\"b\",\"par");
+	assert_int_equal(session_read_load(&r, path, &w, &e), 0);
+	assert_int_equal(r.n, 1);
+	assert_non_null(strstr(w.data, "incomplete last line"));
+	session_read_release(&r);
+	free(path);
+	buf_release(&w);
+	buf_release(&p);
+	buf_release(&line);
+	tu_rmrf(dir);
+	free(dir);
+}
+
 int
 main(void)
 {
@@ -263,6 +335,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_huge_lines, setup_reads, teardown),
 		cmocka_unit_test_setup_teardown(test_blank_files, setup_reads, teardown),
 		cmocka_unit_test_setup_teardown(test_ranges_and_lost_parent, setup_reads, teardown),
+		cmocka_unit_test_setup_teardown(test_edges, setup_reads, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
