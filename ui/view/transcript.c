@@ -268,9 +268,11 @@ lay_markdown(struct tpos *p, const struct view_item *it)
 			code_n = markdown_fence_body(code, it->text.len - (size_t)ck->code);
 		}
 		if (ck->mid) { /* the rest of a long paragraph line, from a word in it */
+			const char *eol;
+
 			ls = it->text.data + i;
-			ln = memchr(ls, '\n', it->text.len - i) ?
-			    (size_t)((const char *)memchr(ls, '\n', it->text.len - i) - ls) : it->text.len - i;
+			eol = memchr(ls, '\n', it->text.len - i);
+			ln = eol ? (size_t)(eol - ls) : it->text.len - i;
 			para_ck(p, it, base, NULL, 0, ck->indent, ls, ln, ck->role);
 			i += ln + 1;
 		}
