@@ -232,6 +232,73 @@ test_wrong_types(void **state)
 	buf_release(&w);
 }
 
+/* Decode one usage line (text without '\n'); its counts. */
+static void
+usage_of(const char *line, long *in, long *out)
+{
+	struct session_line_src src = { "f", 1, 0, NULL };
+	struct session_line_entry x;
+
+	assert_int_equal(session_line_decode(line, strlen(line), &src, &x), 1);
+	assert_int_equal(x.type, SESSION_LINE_USAGE);
+	*in = x.tokens_in;
+	*out = x.tokens_out;
+	session_line_entry_release(&x);
+}
+
+/*
+ * Usage lines round-trip; a negative, non-number or missing count reads
+ * as 0 and the entry stays (it is a link of the chain); every meta field
+ * round-trips; a released entry is emptied (a second release is safe).
+ */
+static void
+test_usage_meta_release(void **state)
+{
+	char cwd[] = "/w d", model[] = "m", server[] = "http://h:1", created[] = "2026", ff[] = "s";
+	struct session_meta meta = { cwd, model, server, created, ff };
+	struct session_line_entry x;
+	struct buf b = BUF_INIT;
+	long in, out;
+
+	(void)state;
+	session_line_add_head(&b, "u1", "e1", "usage", "t");
+	session_line_add_usage(&b, 1200, 34);
+	x = decode_ok(&b);
+	assert_int_equal(x.type, SESSION_LINE_USAGE);
+	assert_int_equal(x.tokens_in, 1200);
+	assert_int_equal(x.tokens_out, 34);
+	session_line_entry_release(&x);
+	usage_of("{\"id\":\"u\",\"parent\":null,\"type\":\"usage\",\"usage\":{\"in\":-5,\"out\":-1}}",
+		 &in, &out);
+	assert_int_equal(in, 0);
+	assert_int_equal(out, 0);
+	usage_of("{\"id\":\"u\",\"parent\":null,\"type\":\"usage\",\"usage\":{\"in\":\"9\",\"out\":7}}",
+		 &in, &out);
+	assert_int_equal(in, 0);
+	assert_int_equal(out, 7);
+	usage_of("{\"id\":\"u\",\"parent\":null,\"type\":\"usage\",\"usage\":{\"in\":3}}", &in, &out);
+	assert_int_equal(in, 3);
+	assert_int_equal(out, 0);
+	usage_of("{\"id\":\"u\",\"parent\":null,\"type\":\"usage\"}", &in, &out);
+	assert_int_equal(in, 0);
+	assert_int_equal(out, 0);
+	buf_reset(&b);
+	session_line_add_head(&b, "m1", NULL, "meta", "t");
+	session_line_add_meta(&b, &meta);
+	x = decode_ok(&b);
+	assert_string_equal(x.meta.cwd, "/w d");
+	assert_string_equal(x.meta.model, "m");
+	assert_string_equal(x.meta.server, "http://h:1");
+	assert_string_equal(x.meta.created, "2026");
+	assert_string_equal(x.meta.forked_from, "s");
+	assert_int_equal(x.tokens_in, 0); /* not a usage line */
+	session_line_entry_release(&x);
+	session_line_entry_release(&x); /* emptied: safe again */
+	assert_null(x.id);
+	assert_null(x.meta.cwd);
+	buf_release(&b);
+}
+
 int
 main(void)
 {
@@ -242,6 +309,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_encode_decode_meta_notice, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_decode_blank_and_torn, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_decode_empty_id, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_usage_meta_release, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
