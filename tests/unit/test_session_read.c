@@ -254,6 +254,24 @@ test_ranges_and_lost_parent(void **state)
 	buf_release(&w);
 }
 
+/* A session of `text` read with the line cap at `cap`: n entries kept, skipped skipped. */
+static void
+read_at_cap(const char *text, size_t cap, size_t n, size_t skipped)
+{
+	struct session_read r;
+	struct buf w = BUF_INIT;
+	struct err e = ERR_INIT;
+	char *path = raw_session(text);
+
+	session_read_line_max = cap;
+	assert_int_equal(session_read_load(&r, path, &w, &e), 0);
+	assert_int_equal(r.n, n);
+	assert_int_equal(r.skipped, skipped);
+	session_read_release(&r);
+	free(path);
+	buf_release(&w);
+}
+
 /*
  * What is not a regular file is refused, never read (a FIFO with no writer
  * would read as an empty session); a descriptor 0 is a file like any other
@@ -294,21 +312,9 @@ test_edges(void **state)
 	free(path);
 	/* a line of exactly the cap is kept; one byte more is skipped */
 	buf_adds(&line, "{\"id\":\"a\",\"parent\":null,\"type\":\"notice\",\"text\":\"x\"}");
-	session_read_line_max = line.len;
 	buf_addch(&line, '\n');
-	path = raw_session(line.data);
-	assert_int_equal(session_read_load(&r, path, &w, &e), 0);
-	assert_int_equal(r.n, 1);
-	assert_int_equal(r.skipped, 0);
-	session_read_release(&r);
-	free(path);
-	session_read_line_max = line.len - 2;
-	path = raw_session(line.data);
-	assert_int_equal(session_read_load(&r, path, &w, &e), 0);
-	assert_int_equal(r.n, 0);
-	assert_int_equal(r.skipped, 1);
-	session_read_release(&r);
-	free(path);
+	read_at_cap(line.data, line.len - 1, 1, 0);
+	read_at_cap(line.data, line.len - 2, 0, 1);
 	session_read_line_max = (size_t)64 << 20;
 	/* a torn last line: said to be cut off mid-write */
 	buf_reset(&w);
