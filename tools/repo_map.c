@@ -29,6 +29,7 @@ struct repo_map_run {
 	struct buf out;       /* the map (not job->out: the loop thread owns that) */
 	struct err e;
 	int rc;
+	struct loop *loop;    /* the job's, for the save that follows */
 };
 
 /* The budget argument in tokens: absent or null = default, clamped by repomap. */
@@ -52,7 +53,22 @@ repo_map_work(void *arg)
 {
 	struct repo_map_run *r = arg;
 
+	repomap_defer_save(1); /* the answer first: repo_map_flush_work saves after */
 	r->rc = repomap_build(r->root, r->tokens, &r->out, &r->e);
+}
+
+/* The worker, right after a build's job: write the map's disk cache (repomap_flush). */
+static void
+repo_map_flush_work(void *arg)
+{
+	(void)arg;
+	repomap_flush();
+}
+
+static void
+repo_map_flush_done(void *arg, int ran)
+{
+	(void)arg, (void)ran; /* not run (shutting down): repomap_cache_free writes it */
 }
 
 /* Back on the loop thread: hand the map to the tool job, unless it was cancelled. */
@@ -73,6 +89,11 @@ repo_map_finish(void *arg, int ran)
 			tool_job_done(job);
 		}
 	}
+	if (ran) { /* the disk cache, after the answer (cancelled or not: the build is done) */
+		struct err e = ERR_INIT;
+		if (work_submit(r->loop, repo_map_flush_work, repo_map_flush_done, NULL, &e) < 0)
+			(void)work_submit(NULL, repo_map_flush_work, repo_map_flush_done, NULL, &e);
+	}
 	buf_release(&r->out);
 	free(r->root);
 	free(r);
@@ -90,6 +111,7 @@ repo_map_start(struct tool_job *job, const cJSON *args)
 	r->job = job;
 	r->root = xstrdup(job->env->root);
 	r->tokens = budget_arg(args);
+	r->loop = job->env->loop;
 	buf_init(&r->out, 0);
 	job->priv = r;
 	if (work_submit(job->env->loop, repo_map_work, repo_map_finish, r, &e) < 0)

@@ -11,8 +11,16 @@
  * row.  Highlighting compiles each language's highlights query once
  * (`hl_queries`, kept for the life of the process, so the capture names
  * spans point at stay valid) and paints a capture id per byte
- * (`paint`: 0 plain, id + 1 otherwise), which is then cut into spans.  Parsers are made per call: ts_parser_new is cheap next to a parse,
- * and no state outlives a call, so there is nothing to release globally.
+ * (`paint`: 0 plain, id + 1 otherwise), which is then cut into spans.
+ *
+ * Each thread keeps one parser between parses (`parser_key`): making one
+ * (ts_parser_new and its first stack and tree-pool allocations) cost a
+ * fifth of the parse of a small file's skeleton, which repomap does for
+ * thousands of files.  A parse takes it and gives it back (a nested parse
+ * makes its own); a parse that gave up is reset before it is kept, and
+ * ranges and timeout are set on every parse.  The parser goes with its
+ * thread (the key's destructor); the main thread's is still reachable at
+ * exit (not a leak: valgrind's and LSan's roots include a thread's keys).
  */
 #include "code/code.h"
 
@@ -20,6 +28,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <strings.h>
 #include <time.h>
 
@@ -187,28 +196,74 @@ code_lang_for_file(const char *path, const char *text, size_t n)
 	return code_lang_by_name("cpp");
 }
 
+static pthread_key_t parser_key;
+static pthread_once_t parser_once = PTHREAD_ONCE_INIT;
+static int parser_keyed;
+
+static void
+parser_drop(void *p)
+{
+	ts_parser_delete(p);
+}
+
+static void
+parser_key_make(void)
+{
+	parser_keyed = pthread_key_create(&parser_key, parser_drop) == 0;
+}
+
+/* This thread's kept parser (taken from the key), or a new one. */
+static TSParser *
+parser_take(void)
+{
+	TSParser *p;
+
+	pthread_once(&parser_once, parser_key_make);
+	if (parser_keyed && (p = pthread_getspecific(parser_key)) != NULL) {
+		pthread_setspecific(parser_key, NULL);
+		return p;
+	}
+	return ts_parser_new();
+}
+
+/* Keep p for this thread's next parse (reset when it gave up), or delete it. */
+static void
+parser_give(TSParser *p, int gave_up)
+{
+	if (!parser_keyed || pthread_getspecific(parser_key) != NULL ||
+	    pthread_setspecific(parser_key, p) != 0) {
+		ts_parser_delete(p);
+		return;
+	}
+	if (gave_up)
+		ts_parser_reset(p);
+}
+
 /* Run one bounded parse (over ranges when nranges > 0); NULL + e on failure. */
 static TSTree *
 parse_text(const struct code_lang *lang, const char *text, size_t n, const TSRange *ranges,
 	   uint32_t nranges, struct err *e)
 {
-	TSParser *p = ts_parser_new();
+	TSParser *p = parser_take();
 	const TSLanguage *tl = lang->language();
 	TSTree *t = NULL;
+	int gave_up = 0;
 
 	if (!ts_parser_set_language(p, tl))
 		err_set(e, "load %s grammar: its ABI version %u is not supported by this "
 			"libtree-sitter", lang->name, (unsigned)ts_language_version(tl));
-	else if (nranges && !ts_parser_set_included_ranges(p, ranges, nranges))
+	else if (!ts_parser_set_included_ranges(p, nranges ? ranges : NULL, nranges))
 		err_set(e, "parse %s text: the parts to parse are out of order", lang->name);
 	else {
 		ts_parser_set_timeout_micros(p, (uint64_t)CODE_PARSE_TIMEOUT_MS * 1000);
 		t = ts_parser_parse_string(p, NULL, text, (uint32_t)n);
-		if (!t)
+		if (!t) {
+			gave_up = 1;
 			err_set(e, "parse %s text: gave up after %d ms; syntax check skipped",
 				lang->name, CODE_PARSE_TIMEOUT_MS);
+		}
 	}
-	ts_parser_delete(p);
+	parser_give(p, gave_up);
 	return t;
 }
 

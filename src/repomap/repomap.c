@@ -93,7 +93,7 @@ struct names {
 	size_t len, cap;
 	uint32_t *off;       /* by id */
 	uint32_t n, ncap;
-	uint32_t *tab;       /* id + 1, 0 = empty */
+	uint64_t *tab;       /* id + 1, 0 = empty; the name's hash's top 32 bits above */
 	size_t tcap;         /* a power of two, or 0 */
 };
 
@@ -118,6 +118,8 @@ static struct {
 	int ino;             /* inotify on the walked directories, or -1 (see watch_*) */
 	int ino_fresh;       /* armed after the last walk: the next build still stats */
 	unsigned threads;    /* repomap_set_threads; 0 = one per core */
+	int defer;           /* repomap_defer_save: a build leaves its disk cache to repomap_flush */
+	int pending;         /* the cache of last_root differs from its disk cache (defer) */
 } cache = { .mu = PTHREAD_MUTEX_INITIALIZER, .ino = -1, .rootfd = -1 };
 
 /* FNV-1a of n bytes. */
@@ -171,11 +173,15 @@ smap_free(struct smap *m)
 	memset(m, 0, sizeof *m);
 }
 
+/* A table entry of id with hash h: the hash's top bits tell most other names apart without their text. */
+#define NAMES_ENTRY(id, h) (((uint64_t)(id) + 1) | ((uint64_t)(h) >> 32 << 32))
+#define NAMES_ID(e) ((uint32_t)(e) - 1)
+
 /* The id of the n-byte name s, added when new (caller holds cache.mu if threads run). */
 static uint32_t
 names_intern(struct names *nm, const char *s, size_t n)
 {
-	size_t i, j;
+	size_t i, j, h;
 	uint32_t id;
 
 	if ((size_t)(nm->n + 1) * 2 > nm->tcap) { /* grown, or dropped after the last build */
@@ -190,16 +196,21 @@ names_intern(struct names *nm, const char *s, size_t n)
 		for (id = 0; id < nm->n; id++) {
 			size_t len = strlen(k);
 			nm->off[id] = (uint32_t)(k - nm->data);
-			for (j = mem_hash(k, len) & (nm->tcap - 1); nm->tab[j]; j = (j + 1) & (nm->tcap - 1))
+			h = mem_hash(k, len);
+			for (j = h & (nm->tcap - 1); nm->tab[j]; j = (j + 1) & (nm->tcap - 1))
 				;
-			nm->tab[j] = id + 1;
+			nm->tab[j] = NAMES_ENTRY(id, h);
 			k += len + 1;
 		}
 	}
-	for (i = mem_hash(s, n) & (nm->tcap - 1); nm->tab[i]; i = (i + 1) & (nm->tcap - 1)) {
-		const char *k = nm->data + nm->off[nm->tab[i] - 1];
+	h = mem_hash(s, n);
+	for (i = h & (nm->tcap - 1); nm->tab[i]; i = (i + 1) & (nm->tcap - 1)) {
+		const char *k;
+		if ((nm->tab[i] ^ h) >> 32)
+			continue;
+		k = nm->data + nm->off[NAMES_ID(nm->tab[i])];
 		if (!memcmp(k, s, n) && !k[n])
-			return nm->tab[i] - 1;
+			return NAMES_ID(nm->tab[i]);
 	}
 	if (nm->n == nm->ncap)
 		nm->off = xrealloc(nm->off, (nm->ncap = nm->ncap ? nm->ncap * 2 : 1024) * sizeof *nm->off);
@@ -212,7 +223,7 @@ names_intern(struct names *nm, const char *s, size_t n)
 	nm->data[nm->len + n] = '\0';
 	nm->off[nm->n] = (uint32_t)nm->len;
 	nm->len += n + 1;
-	nm->tab[i] = nm->n + 1;
+	nm->tab[i] = NAMES_ENTRY(nm->n, h);
 	return nm->n++;
 }
 
@@ -1100,8 +1111,10 @@ repomap_build(const char *root, size_t tokens, struct buf *out, struct err *e)
 		tokens = REPOMAP_MIN_TOKENS;
 	if (tokens > REPOMAP_MAX_TOKENS)
 		tokens = REPOMAP_MAX_TOKENS;
-	if (cache.last_root && strcmp(cache.last_root, root))
-		reset(); /* the cache holds one root */
+	if (cache.last_root && strcmp(cache.last_root, root)) {
+		repomap_flush(); /* the other root's results, before they go */
+		reset();         /* the cache holds one root */
+	}
 	free(cache.last_root);
 	cache.last_root = xstrdup(root);
 	cache.gen++;
@@ -1160,7 +1173,10 @@ repomap_build(const char *root, size_t tokens, struct buf *out, struct err *e)
 		prune(1);
 		if (cache.dirty) {
 			compact();
-			save(root);
+			if (cache.defer)
+				cache.pending = 1;
+			else
+				save(root);
 		}
 		if (!same) {
 			free(cache.ranked);
@@ -1208,7 +1224,7 @@ repomap_stats(struct repomap_stats *st)
 
 	*st = cache.st;
 	st->cached = cache.n;
-	st->bytes = cache.names.cap + (size_t)cache.names.ncap * 4 + cache.names.tcap * 4 +
+	st->bytes = cache.names.cap + (size_t)cache.names.ncap * 4 + cache.names.tcap * sizeof *cache.names.tab +
 		    cache.cap * sizeof *cache.v + cache.index.cap * (sizeof(char *) + sizeof(size_t)) +
 		    cache.nranked * sizeof *cache.ranked;
 	for (i = 0; i < cache.n; i++)
@@ -1228,7 +1244,9 @@ void
 repomap_cache_free(void)
 {
 	unsigned threads = cache.threads;
+	int defer = cache.defer;
 
+	repomap_flush();
 	reset();
 	repomap_extract_free();
 	free(cache.last_root);
@@ -1236,4 +1254,21 @@ repomap_cache_free(void)
 	memset(&cache.st, 0, sizeof cache.st);
 	cache.gen = 0;
 	cache.threads = threads;
+	cache.defer = defer;
+}
+
+/* See repomap/repomap.h. */
+void
+repomap_defer_save(int on)
+{
+	cache.defer = on;
+}
+
+/* See repomap/repomap.h. */
+void
+repomap_flush(void)
+{
+	if (cache.pending && cache.last_root)
+		save(cache.last_root);
+	cache.pending = 0;
 }

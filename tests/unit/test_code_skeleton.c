@@ -16,6 +16,8 @@
 #include <cmocka.h>
 
 #include "skeldump.h"
+#include <tree_sitter/api.h>
+
 #include "code/code.h"
 #include "code/cpp.h"
 #include "code/skeleton.h"
@@ -402,6 +404,48 @@ test_bad_holes(void **state)
 	assert_null(t);
 }
 
+/* The tree of a whole parse of text as lang, as an S-expression (malloc'd). */
+static char *
+whole_tree(const struct code_lang *lang, const char *text)
+{
+	struct code_tree *t = NULL;
+	char *s;
+
+	assert_int_equal(code_parse(lang, text, strlen(text), &t, NULL), 0);
+	s = ts_node_string(ts_tree_root_node(code_tree_ts(t)));
+	code_release(t);
+	return s;
+}
+
+/*
+ * A thread keeps its parser between parses: one over holes, or in another
+ * language, leaves nothing behind for the next (its ranges and language
+ * are set again each time).
+ */
+static void
+test_parser_kept(void **state)
+{
+	const struct code_lang *c = code_lang_by_name("c"), *py = code_lang_by_name("python");
+	const char *text = "int a(void) { return 1; }\nint b(void) { return 2; }\n";
+	uint32_t hole[] = { 13, 24 };
+	struct code_tree *t = NULL;
+	char *first, *again, *holed;
+
+	(void)state;
+	first = whole_tree(c, text);
+	assert_int_equal(code_parse_holes(c, text, strlen(text), hole, 1, &t, NULL), 0);
+	holed = ts_node_string(ts_tree_root_node(code_tree_ts(t)));
+	code_release(t);
+	assert_string_not_equal(holed, first); /* the hole was left out */
+	again = whole_tree(c, text);
+	assert_string_equal(again, first); /* and the next whole parse has it all */
+	free(again);
+	free(whole_tree(py, "def f():\n    return 1\n"));
+	again = whole_tree(c, text);
+	assert_string_equal(again, first);
+	free(again), free(holed), free(first);
+}
+
 /* Mangled texts (cut, bytes flipped, NULs, invalid UTF-8) never crash and keep the trees equal. */
 static void
 test_mangled(void **state)
@@ -485,6 +529,7 @@ main(void)
 		cmocka_unit_test(test_misfit),
 		cmocka_unit_test(test_uses),
 		cmocka_unit_test(test_bad_holes),
+		cmocka_unit_test(test_parser_kept),
 		cmocka_unit_test(test_mangled),
 		cmocka_unit_test(test_cpp_sniff),
 	};

@@ -54,6 +54,7 @@ teardown(void **state)
 {
 	fixture_free(*state);
 	repomap_cache_free();
+	repomap_defer_save(0); /* the repo_map tool turns it on for the process */
 	fixture_rmrf(g_state);
 	return 0;
 }
@@ -498,8 +499,15 @@ test_tool(void **state)
 {
 	struct fixture *f = *state;
 	int err = -1;
-	char *o = fixture_out(f, &tool_repo_map, "{}", &err);
+	char *p = disk_path(f), *o;
+	struct stat sb;
 
+	repomap_cache_free();
+	(void)unlink(p);
+	o = fixture_out(f, &tool_repo_map, "{}", &err);
+	/* the tool defers the disk cache and queues its writing right after the answer */
+	assert_int_equal(stat(p, &sb), 0);
+	free(p);
 	assert_int_equal(err, 0);
 	at(o, "Repository map:");
 	at(o, "src/util.c:\n");
@@ -519,6 +527,57 @@ test_tool(void **state)
 	at(o, "repo_map: ");
 	free(o);
 	f->env.root = f->root;
+}
+
+/* A deferred save waits for repomap_flush, another root's build, or repomap_cache_free. */
+static void
+test_deferred_save(void **state)
+{
+	struct fixture *f = *state;
+	struct fixture *g = fixture_new();
+	char *p = disk_path(f), *q = NULL;
+	struct stat sb;
+	struct buf out = BUF_INIT;
+	struct err e = ERR_INIT;
+
+	repomap_cache_free();
+	(void)unlink(p);
+	repomap_defer_save(1);
+	free(map(f, 2000));
+	assert_int_equal(stat(p, &sb), -1); /* not before the answer */
+	repomap_flush();
+	assert_int_equal(stat(p, &sb), 0);
+	assert_int_equal(unlink(p), 0);
+	repomap_flush(); /* written once: nothing pending */
+	assert_int_equal(stat(p, &sb), -1);
+
+	/* a changed file: pending again, written when the cache is freed */
+	fixture_puts(f, "src/b.c", "int\nuse_b(void)\n{\n\treturn 3;\n}\n");
+	free(map(f, 2000));
+	assert_int_equal(stat(p, &sb), -1);
+	repomap_cache_free();
+	assert_int_equal(stat(p, &sb), 0);
+
+	/* and when a build of another root replaces the cache */
+	assert_int_equal(unlink(p), 0);
+	fixture_puts(f, "src/b.c", "int\nuse_b(void)\n{\n\treturn 4;\n}\n");
+	free(map(f, 2000));
+	assert_int_equal(stat(p, &sb), -1);
+	fixture_puts(g, "other.c", "int\nother(void)\n{\n\treturn 0;\n}\n");
+	assert_int_equal(repomap_build(g->root, 2000, &out, &e), 0);
+	assert_int_equal(stat(p, &sb), 0);
+	{
+		struct buf gp = BUF_INIT;
+		assert_int_equal(repomap_store_path(g->root, &gp), 0);
+		q = buf_detach(&gp, NULL);
+	}
+	assert_int_equal(stat(q, &sb), -1); /* the new root's own: still pending */
+	repomap_defer_save(0);
+	repomap_cache_free();
+	assert_int_equal(stat(q, &sb), 0);
+	buf_release(&out);
+	free(p), free(q);
+	fixture_free(g);
 }
 
 /* A tree of n files in four languages using each other's definitions. */
@@ -751,6 +810,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_disk_unwritable, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bodies, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tool, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_deferred_save, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_threads, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_changed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_watch, setup, teardown),
