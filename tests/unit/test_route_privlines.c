@@ -3,6 +3,8 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <dirent.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -145,6 +147,114 @@ test_conv(void **state)
 	free(dir);
 }
 
+/* Open descriptors of this process (a walk that keeps a directory open leaks one). */
+static int
+open_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	assert_non_null(d);
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n;
+}
+
+/* A file of exactly size bytes: a private line, then filler lines (padded to size). */
+static void
+write_sized(const char *dir, const char *rel, const char *line, size_t size)
+{
+	struct buf b = BUF_INIT;
+
+	buf_addf(&b, "%s\n", line);
+	while (b.len < size)
+		buf_addch(&b, b.len % 64 == 63 ? '\n' : '.');
+	assert_int_equal(b.len, size);
+	tu_write(dir, rel, b.data);
+	buf_release(&b);
+}
+
+/*
+ * The edges of what is read and what counts as a line: every blank of
+ * isspace trimmed (\v and \f too), exactly ROUTE_PRIVLINES_MIN non-blank
+ * bytes is a line and one fewer is not, a file of 1 MB is read and one
+ * byte more is not, hundreds of lines all found, many directories wide,
+ * and no descriptor left open.
+ */
+static void
+test_edges(void **state)
+{
+	char *dir = tu_tmpdir();
+	static const char *const all[] = { "p/**" };
+	struct buf b = BUF_INIT, p = BUF_INIT;
+	struct route_privlines *s;
+	size_t nfiles = 0, i;
+	int fds;
+
+	(void)state;
+	buf_addf(&p, "%s/p", dir);
+	assert_int_equal(mkdir(p.data, 0700), 0);
+	tu_write(dir, "p/blanks",
+		 "VT_LINE=vertical-tab-value\v\n\fFF_LINE=form-feed-value\n"
+		 "12345678\n1234567\na b c d e f g h\na b c d e f g\n");
+	for (i = 0; i < 300; i++)
+		buf_addf(&b, "private-line-%04zu = value %zu\n", i, i * 7919);
+	buf_adds(&b, "private-line-0000 = value 0\n"); /* a line twice is one line */
+	tu_write(dir, "p/many", b.data);
+	write_sized(dir, "p/mb", "IN_A_FILE_OF_ONE_MB=yes", 1u << 20);
+	write_sized(dir, "p/over", "IN_A_FILE_OVER_ONE_MB=no", (1u << 20) + 1);
+	for (i = 0; i < 40; i++) { /* 40 sibling directories: the walk's stack grows */
+		buf_reset(&p);
+		buf_addf(&p, "%s/p/d%02zu", dir, i);
+		assert_int_equal(mkdir(p.data, 0700), 0);
+	}
+	tu_write(dir, "p/d39/deep", "IN_THE_LAST_DIRECTORY=found\n");
+
+	fds = open_fds();
+	s = route_privlines_build(dir, all, 1, &nfiles);
+	assert_int_equal(open_fds(), fds);
+
+	assert_int_equal(nfiles, 4); /* blanks, many, mb, d39/deep: not the file over 1 MB */
+	assert_true(route_privlines_has(s, "VT_LINE=vertical-tab-value", 26));
+	assert_true(route_privlines_has(s, "FF_LINE=form-feed-value", 23));
+	assert_true(route_privlines_has(s, "\vFF_LINE=form-feed-value\f", 25));
+	assert_true(route_privlines_has(s, "12345678", 8));
+	assert_false(route_privlines_has(s, "1234567", 7));
+	assert_true(route_privlines_has(s, "a b c d e f g h", 15));
+	assert_false(route_privlines_has(s, "a b c d e f g", 13));
+	assert_true(route_privlines_has(s, "IN_A_FILE_OF_ONE_MB=yes", 23));
+	assert_false(route_privlines_has(s, "IN_A_FILE_OVER_ONE_MB=no", 24));
+	assert_true(route_privlines_has(s, "IN_THE_LAST_DIRECTORY=found", 27));
+	for (i = 0; i < 300; i++) {
+		char line[64];
+		int n = snprintf(line, sizeof line, "private-line-%04zu = value %zu", i, i * 7919);
+		assert_true(route_privlines_has(s, line, (size_t)n));
+	}
+	/* blanks: 4 (vt, ff, 8 bytes, 8 spaced); many: 300; mb: 1 and its filler's two lines (39 and 63 dots); deep: 1 */
+	assert_int_equal(route_privlines_count(s), 4 + 300 + 3 + 1);
+	assert_false(route_privlines_has(NULL, "IN_THE_LAST_DIRECTORY=found", 27));
+	/* a prefix ending in ':' at the line's first byte, and a last line with no newline */
+	buf_reset(&b);
+	assert_int_equal(route_privlines_redact(s, ":IN_THE_LAST_DIRECTORY=found\n"
+						"./p/d39/deep:1:IN_THE_LAST_DIRECTORY=found", &b), 2);
+	assert_string_equal(b.data, ROUTE_PRIVLINES_NOTE "\n" ROUTE_PRIVLINES_NOTE);
+	{ /* a tool result in the conversation's first message is filtered too */
+		struct conv c;
+		conv_init(&c);
+		conv_add_block(conv_add_msg(&c, CONV_USER), CONV_TOOL_RESULT,
+			       "12345678", "c0", "bash");
+		assert_int_equal(route_privlines_conv(s, &c), 1);
+		assert_string_equal(c.msgs[0].blocks[0].text, ROUTE_PRIVLINES_NOTE);
+		conv_release(&c);
+	}
+	route_privlines_free(s);
+	buf_release(&b);
+	buf_release(&p);
+	tu_rmrf(dir);
+	free(dir);
+}
+
 int
 main(void)
 {
@@ -152,6 +262,7 @@ main(void)
 		cmocka_unit_test(test_build_and_lookup),
 		cmocka_unit_test(test_redact),
 		cmocka_unit_test(test_conv),
+		cmocka_unit_test(test_edges),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -275,6 +275,7 @@ test_redact(void **state)
 		buf_release(&text);
 	}
 	assert_false(route_privacy_command(&p, "cat README.md"));
+	assert_false(route_privacy_command(&p, NULL)); /* no command: nothing named */
 	conv_release(&c);
 	conv_release(&out);
 	conv_release(&again);
