@@ -72,7 +72,7 @@ load(struct t *t, struct repo_chain *c)
 	struct err e = ERR_INIT;
 
 	memset(c, 0, sizeof *c);
-	if (repo_chain_load(c, t->s.git, "s1", &e) < 0)
+	if (repo_chain_load(c, t->s.git, "s1", &e) != 0) /* 0 or -1 (repo/chain.h) */
 		fail_msg("repo_chain_load: %s", e.msg);
 }
 
@@ -134,8 +134,14 @@ test_events_read_back(void **state)
 	assert_true(git_oid_equal(&c.turns[0].after, &t->t1));
 	assert_false(c.turns[1].has_after);
 	assert_int_equal(repo_chain_end(&c, &c.turns[1], &t->t2, &e), 0);
+	assert_true(c.turns[1].has_after);
 	assert_int_equal(repo_chain_undone(&c, 1, &e), 0);
 	repo_chain_free(&c);
+	{ /* left zeroed (repo/chain.h) */
+		struct repo_chain zero;
+		memset(&zero, 0, sizeof zero);
+		assert_memory_equal(&c, &zero, sizeof c);
+	}
 
 	load(t, &d);
 	assert_int_equal(d.nturns, 2);
@@ -144,6 +150,7 @@ test_events_read_back(void **state)
 	assert_string_equal(d.turns[0].scope.paths[0], "a");
 	assert_string_equal(d.turns[0].scope.paths[1], "/big");
 	assert_true(git_oid_equal(&d.turns[0].before, &t->t0));
+	assert_true(d.turns[0].has_after); /* no "after" event: the next turn's before */
 	assert_true(git_oid_equal(&d.turns[0].after, &t->t1));
 	assert_true(git_oid_equal(&d.turns[1].after, &t->t2));
 	assert_int_equal(d.turns[0].state, REPO_CHAIN_ACTIVE);
@@ -233,15 +240,19 @@ test_damaged_chain(void **state)
 
 	(void)state;
 	raw_event(t, "hearth before 1\n", &t->t0);
+	raw_event(t, "hearth after 7\n", &t->t1); /* no turn 7: not turn 1's after */
 	raw_event(t, "hearth undo 7\n", &t->t1);  /* no turn 7 */
 	raw_event(t, "hearth redo 1\n", &t->t1);  /* turn 1 was never undone */
 	raw_event(t, "not an event at all", &t->t1);
 	raw_event(t, "hearth after\n", &t->t1);   /* no number */
 	raw_event(t, "hearth before 2\n\n\n\nx\n\ny", &t->t2);
+	raw_event(t, "hearth undo 2\n", &t->t2);
+	raw_event(t, "hearth foo 2\n", &t->t2);   /* an unknown event: not a redo */
 	load(t, &c);
 	assert_int_equal(c.nturns, 2);
 	assert_int_equal(c.turns[0].state, REPO_CHAIN_ACTIVE);
-	assert_int_equal(c.nredo, 0);
+	assert_int_equal(c.turns[1].state, REPO_CHAIN_UNDONE);
+	assert_int_equal(c.nredo, 1);
 	assert_true(git_oid_equal(&c.turns[0].after, &t->t2));
 	assert_int_equal(c.turns[1].scope.n, 2);
 	assert_string_equal(c.turns[1].scope.paths[0], "x");
@@ -256,6 +267,63 @@ test_damaged_chain(void **state)
 	teardown(t);
 }
 
+/*
+ * rebegin of a later turn replaces the tip and keeps what came before it
+ * (the new tip's parent is the old tip's parent); many undos stack up
+ * and are redone newest first; a failed undo or redo record changes
+ * nothing.
+ */
+static void
+test_rebegin_later_undo_many(void **state)
+{
+	struct t *t = setup();
+	struct repo_chain c;
+	struct err e = ERR_INIT;
+	git_commit *tip, *old;
+	git_oid id, before_tip, bogus;
+	int i;
+
+	(void)state;
+	load(t, &c);
+	for (i = 0; i < 8; i++)
+		assert_int_equal(begin(&c, i % 2 ? &t->t1 : &t->t2, NULL), 0);
+	assert_int_equal(git_reference_name_to_id(&before_tip, t->s.git, REF), 0);
+	assert_int_equal(git_commit_lookup(&old, t->s.git, &before_tip), 0);
+	c.turns[7].before = t->t0;
+	assert_int_equal(repo_chain_rebegin(&c, &e), 0);
+	assert_int_equal(git_reference_name_to_id(&id, t->s.git, REF), 0);
+	assert_int_equal(git_commit_lookup(&tip, t->s.git, &id), 0);
+	assert_int_equal(git_commit_parentcount(tip), 1);
+	assert_true(git_oid_equal(git_commit_parent_id(tip, 0), git_commit_parent_id(old, 0)));
+	git_commit_free(tip);
+	git_commit_free(old);
+	for (i = 7; i >= 0; i--)
+		assert_int_equal(repo_chain_undone(&c, (size_t)i, &e), 0);
+	repo_chain_free(&c);
+
+	load(t, &c);
+	assert_int_equal(c.nturns, 8);
+	assert_true(git_oid_equal(&c.turns[7].before, &t->t0));
+	assert_int_equal(c.nredo, 8);
+	for (i = 0; i < 8; i++) /* turn 8 undone first: at the bottom */
+		assert_int_equal(c.redo[i], 7 - i);
+	assert_int_equal(repo_chain_redone(&c, &e), 0);
+	assert_int_equal(c.turns[0].state, REPO_CHAIN_ACTIVE);
+	assert_int_equal(c.nredo, 7);
+	/* records that cannot be written (a tree the store does not have) change nothing */
+	memset(&bogus, 0x5a, sizeof bogus);
+	c.turns[1].after = bogus;
+	assert_int_equal(repo_chain_redone(&c, &e), -1);
+	assert_int_equal(c.turns[1].state, REPO_CHAIN_UNDONE);
+	assert_int_equal(c.nredo, 7);
+	c.turns[0].before = bogus;
+	assert_int_equal(repo_chain_undone(&c, 0, &e), -1);
+	assert_int_equal(c.turns[0].state, REPO_CHAIN_ACTIVE);
+	assert_int_equal(c.nredo, 7);
+	repo_chain_free(&c);
+	teardown(t);
+}
+
 int
 main(void)
 {
@@ -264,6 +332,7 @@ main(void)
 		cmocka_unit_test(test_rebegin_replaces_tip),
 		cmocka_unit_test(test_failed_write_changes_nothing),
 		cmocka_unit_test(test_damaged_chain),
+		cmocka_unit_test(test_rebegin_later_undo_many),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
