@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "base/buf.h"
+#include "tools/bash_gitrepo.h"
 #include "tools/bash_readonly.h"
 
 static char ws[256];
@@ -417,6 +418,88 @@ test_git_repo_edges(void **state)
 	assert_int_equal(bad, 0);
 }
 
+/*
+ * A repository name/.git with config cfg: tool_bash_gitrepo_inert's
+ * answer must be want, and when it is 0 its reason must hold why_has.
+ * 0 when so, 1 (printed) when not.
+ */
+static int
+cfg_why(const char *name, const char *cfg, int want, const char *why_has)
+{
+	char root[512], rel[256];
+	struct buf why = BUF_INIT;
+	int got, rc;
+
+	dir(name);
+	snprintf(rel, sizeof rel, "%s/.git", name);
+	dir(rel);
+	snprintf(rel, sizeof rel, "%s/.git/HEAD", name);
+	put(rel, "ref: refs/heads/main\n");
+	snprintf(rel, sizeof rel, "%s/.git/config", name);
+	put(rel, cfg);
+	snprintf(root, sizeof root, "%s/%s", ws, name);
+	got = tool_bash_gitrepo_inert(root, &why);
+	rc = got != want || (!got && why_has && !strstr(why.data, why_has));
+	if (rc)
+		print_error("%s: expected %d (%s), got %d (%s)\n", name, want, why_has ? why_has : "",
+			    got, why.data);
+	buf_release(&why);
+	return rc;
+}
+
+/*
+ * How the config parse follows git's: colour and advice sections, the
+ * old [section.sub] form, quoted subsections with escapes, every blank
+ * isspace knows, keys and sections at the parser's length limits, a
+ * line git cannot parse, and a config that is a symlink (git follows it:
+ * never guessed about).
+ */
+static void
+test_git_parse_edges(void **state)
+{
+	char cfg[256], name[64], path[512];
+	int bad = 0;
+
+	(void)state;
+	bad += cfg_why("p1", "[color \"diff\"]\n\tmeta = yellow\n[advice]\n\tdetachedHead = false\n", 1, NULL);
+	bad += cfg_why("p2", "[remote.origin]\n\turl = https://example.org/x.git\n", 1, NULL);
+	bad += cfg_why("p3", "[remote.a \"b\"]\n\turl = x\n", 0, "unparsable");
+	bad += cfg_why("p4", "[remote \"o\\\"x\"]\n\turl = y\n", 1, NULL);   /* [remote "o\"x"] */
+	bad += cfg_why("p5", "[remote \"a\\\"\"]\n\turl = y\n", 1, NULL);   /* [remote "a\""] */
+	bad += cfg_why("p6", "[remote \"abc\"]\n\turl = y\n", 1, NULL);
+	bad += cfg_why("p7", "[remote \"a\\\n\"]\n\turl = x\n", 0, "unparsable"); /* no quote across lines */
+	bad += cfg_why("p8", "[core]\n\v\f\tbare = false\n", 1, NULL);
+	bad += cfg_why("p9", "[core]\n\t1bare = false\n", 0, "unparsable");
+	bad += cfg_why("p10", "[remote \"a\\", 0, "unparsable");      /* ends inside the name */
+	/* a key of 63 bytes is read whole (and is no inert key); 64 is past the parser's room */
+	memset(name, 'k', 63);
+	name[63] = '\0';
+	snprintf(cfg, sizeof cfg, "[core]\n\t%s = 1\n", name);
+	bad += cfg_why("p11", cfg, 0, name);
+	snprintf(cfg, sizeof cfg, "[core]\n\t%sk = 1\n", name);
+	bad += cfg_why("p12", cfg, 0, "unparsable");
+	/* a section of 63 bytes likewise; 64 is not read whole */
+	memset(name, 's', 63);
+	snprintf(cfg, sizeof cfg, "[%s]\n\tbare = 1\n", name);
+	bad += cfg_why("p13", cfg, 0, name);
+	snprintf(cfg, sizeof cfg, "[%ss]\n\tbare = 1\n", name);
+	bad += cfg_why("p14", cfg, 0, "unparsable");
+	/* .git/config a symlink to a config with fsmonitor: git reads it; so must the check */
+	bad += cfg_why("p15", "[core]\n\tbare = false\n", 1, NULL);
+	put("p15/evil.cfg", "[core]\n\tfsmonitor = ./x\n");
+	snprintf(path, sizeof path, "%s/p15/.git/config", ws);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(symlink("../evil.cfg", path), 0);
+	{
+		struct buf why = BUF_INIT;
+		snprintf(path, sizeof path, "%s/p15", ws);
+		assert_int_equal(tool_bash_gitrepo_inert(path, &why), 0);
+		assert_non_null(strstr(why.data, "cannot be checked"));
+		buf_release(&why);
+	}
+	assert_int_equal(bad, 0);
+}
+
 static void
 test_path_env(void **state)
 {
@@ -447,6 +530,7 @@ main(void)
 		cmocka_unit_test(test_git_config),
 		cmocka_unit_test(test_git_layouts),
 		cmocka_unit_test(test_git_repo_edges),
+		cmocka_unit_test(test_git_parse_edges),
 		cmocka_unit_test(test_path_env),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
