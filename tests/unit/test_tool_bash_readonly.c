@@ -471,6 +471,8 @@ test_git_parse_edges(void **state)
 	bad += cfg_why("p8", "[core]\n\v\f\tbare = false\n", 1, NULL);
 	bad += cfg_why("p9", "[core]\n\t1bare = false\n", 0, "unparsable");
 	bad += cfg_why("p10", "[remote \"a\\", 0, "unparsable");      /* ends inside the name */
+	bad += cfg_why("p16", "[core]\n\tbare x\n", 0, "unparsable");   /* neither '=' nor the line's end */
+	bad += cfg_why("p17", "[user]\n\tname = x ; a \"\n\temail = y # b \"\n", 1, NULL); /* quotes in comments */
 	/* a key of 63 bytes is read whole (and is no inert key); 64 is past the parser's room */
 	memset(name, 'k', 63);
 	name[63] = '\0';
