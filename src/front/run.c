@@ -515,7 +515,6 @@ front_run_setup(struct front_run *r)
 	make_session_id(r->session_id, sizeof r->session_id);
 	conv_init(&r->resumed);
 	session_journal_init(&r->journal, r->root, r->cfg.server_url);
-	front_checkpoint_init(&r->cp, r->root, r->state_dir.data, &r->journal, &r->env);
 	if (r->o->cont || (r->o->resume && r->o->resume_id)) {
 		if (session_journal_resume(&r->journal, r->o->resume_id, &r->resumed, &e) < 0) {
 			fprintf(stderr, "hearth: %s\n", e.msg);
@@ -534,6 +533,9 @@ front_run_setup(struct front_run *r)
 			fprintf(stderr, "hearth: %s\n", se.msg);
 	}
 	clean_temps(r->state_dir.data);
+	/* after the state directory is known: a workspace outside git keeps its checkpoints there
+	 * (made before it, they went to "/checkpoints") */
+	front_checkpoint_init(&r->cp, r->root, r->state_dir.data, &r->journal, &r->env);
 	r->env.root = r->root;
 	r->env.allow_outside = r->cfg.allow_outside_workspace;
 	r->env.state_dir = r->state_dir.data;

@@ -114,5 +114,9 @@ check "outside git: the edit landed" grep -qx rewritten "$R/notes.log"
 mock_stop
 hearth_run nogit_undo -c -p --cwd "$R" /undo
 check "outside git: /undo brings the file's bytes back" grep -qx 'first draft' "$R/notes.log"
+# its checkpoints live in the state directory (they once went to /checkpoints,
+# the state directory being read before it was set)
+check "outside git: the checkpoints are under \$XDG_STATE_HOME/hearth" \
+	sh -c 'ls -d "$XDG_STATE_HOME"/hearth/checkpoints/*/checkpoints.git >/dev/null'
 
 e2e_finish
