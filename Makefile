@@ -138,7 +138,7 @@ mutate: $(BIN) $(UNIT_BIN) $(EXT_BIN)
 # floors, which `make mutate` holds).
 mutate-ci: $(BIN) $(UNIT_BIN) $(EXT_BIN)
 	@BUILD=$(BUILD) FIXTURES=$(FIXTURES) python3 tests/mutate.py --floor --floor-total $(MUTATE_CI_FLOOR) \
-		--quiet --no-e2e --sample 3 --budget 200 --modules '$(MUTATE_CI_MODULES)' $(MUTATE_ARGS)
+		--quiet --no-e2e --jail try --sample 3 --budget 200 --modules '$(MUTATE_CI_MODULES)' $(MUTATE_ARGS)
 
 # Only what is read: the binary (themes are compiled in), the bench problems it
 # finds in ../share/hearth, the man page, and each shell's completions.

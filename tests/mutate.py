@@ -397,9 +397,46 @@ class Builder:
 
 # ---------------------------------------------------------------- running
 
+# ---------------------------------------------------------------- the jail
+#
+# A planted bug in code that deletes, writes or confines paths can reach
+# anything the tests' user can: a restore that prunes past its root, a
+# confinement check that lets "/" through.  So every test runs in a
+# bubblewrap jail where the whole file system is read-only except /tmp,
+# /var/tmp and this checkout (the tests' temp directories and the build).
+# The jail found a real bug on its first run: hearth kept a workspace's
+# checkpoints in /checkpoints before its state directory was set.
+
+JAIL = []
+
+
+def jail_setup(mode):
+    """fill JAIL for mode require|try|off; exit when require cannot be met"""
+    global JAIL
+    if mode == "off":
+        return
+    cmd = ["bwrap", "--die-with-parent", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+    for d in ("/tmp", "/var/tmp", os.environ.get("TMPDIR", ""), ROOT):
+        if d and os.path.isdir(d) and d not in cmd:
+            cmd += ["--bind", d, d]
+    probe = "touch /usr/.hearth-jail-probe 2>/dev/null && exit 1; exit 0"
+    try:
+        ok = subprocess.run(cmd + ["sh", "-c", probe], capture_output=True, timeout=30).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        ok = False
+    if ok:
+        JAIL = cmd
+        print("mutate: tests run in a bwrap jail: / read-only but for /tmp, /var/tmp and %s" % ROOT)
+        return
+    if mode == "require":
+        die("bwrap cannot make the read-only jail the tests run in (a planted bug may delete "
+            "anything the tests' user can): install bubblewrap, or pass --jail try|off")
+    print("mutate: warning: no bwrap jail here: the tests run unconfined")
+
+
 def run_unit(binary, timeout):
     try:
-        r = subprocess.run([binary], cwd=ROOT, capture_output=True, timeout=timeout,
+        r = subprocess.run(JAIL + [binary], cwd=ROOT, capture_output=True, timeout=timeout,
                            env=dict(os.environ, CMOCKA_MESSAGE_OUTPUT="stdout"))
         return r.returncode == 0
     except subprocess.TimeoutExpired:
@@ -411,7 +448,7 @@ def run_e2e(script, hearth, timeout):
     run against hearth; the script's whole process group goes at the timeout
     (it starts mocks and tmux servers of its own, which its trap then kills)"""
     env = dict(os.environ, HEARTH_BIN=hearth, BUILD=BUILD, E2E_ROOT=ROOT)
-    p = subprocess.Popen(["sh", os.path.join("tests", "e2e", script)], cwd=ROOT, env=env,
+    p = subprocess.Popen(JAIL + ["sh", os.path.join("tests", "e2e", script)], cwd=ROOT, env=env,
                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
     try:
         out = p.communicate(timeout=timeout)[0].decode("utf-8", "replace")
@@ -457,6 +494,9 @@ def main():
     ap.add_argument("--only", default="", help="run only the mutants with these keys (comma or "
                     "space separated; @FILE reads them from a file): a survivor again after a new test")
     ap.add_argument("--quiet", action="store_true", help="no line per mutant")
+    ap.add_argument("--jail", choices=("require", "try", "off"), default="require",
+                    help="run the tests in a bwrap jail with / read-only but for /tmp, /var/tmp "
+                    "and the checkout: require it (default), use it when bwrap can, or not")
     args = ap.parse_args()
 
     mods = read_modules()
@@ -485,6 +525,7 @@ def main():
                 print("%s %s %s" % (m.name, x.key, x.diff().replace("\n", " |")))
         return 0
 
+    jail_setup(args.jail)
     b = Builder()
     start = time.monotonic()
     e2e_runs = 0
