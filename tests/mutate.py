@@ -401,7 +401,8 @@ class Builder:
 #
 # A planted bug in code that deletes, writes or confines paths can reach
 # anything the tests' user can: a restore that prunes past its root, a
-# confinement check that lets "/" through.  So every test runs in a
+# confinement check that lets "/" through (/etc vanished from the
+# development machine while unconfined runs went on).  So every test runs in a
 # bubblewrap jail where the whole file system is read-only except /tmp,
 # /var/tmp and this checkout (the tests' temp directories and the build).
 # The jail found a real bug on its first run: hearth kept a workspace's
