@@ -1,11 +1,19 @@
 /*
  * test_reporestore: restores between two snapshot trees of a private
- * store — dry run, undo and redo directions, hand-edited files left alone
- * unless forced, a blocked path failing with nothing changed, the exec
- * bit and symlinks, emptied directories pruned, binary diffs.  Each test
- * works in its own mkdtemp directory; the trees are snapshots of the
- * scope {a, sub/b, run, link} taken as the test changes the files.
+ * store — dry run (also where the restore would fail), undo and redo
+ * directions, hand-edited files left alone unless forced (the forced diff
+ * from the disk), a blocked path failing with nothing changed, a file that
+ * is a directory now, the exec bit (only it: the other permission bits
+ * stay) and symlinks, emptied directories pruned up to the root, binary
+ * diffs and the REPO_DIFF_MAX bound, left-out paths, directories swapped
+ * for symlinks that lead outside, one file reached by two paths, and the
+ * descriptors (none left open, stdin untouched).  Each test works in its
+ * own mkdtemp directory; the trees are snapshots of the scope
+ * {a, sub/b, run, link} (or the test's own) taken as the test changes the
+ * files.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -125,6 +133,61 @@ is_exec(struct t *t, const char *name)
 	return stat(p, &st) == 0 && (st.st_mode & S_IXUSR);
 }
 
+/* How many descriptors are open: the same before and after a restore (it closes what it opens). */
+static int
+open_fds(void)
+{
+	int fd, n = 0;
+
+	assert_int_not_equal(fcntl(0, F_GETFD), -1); /* stdin, which a restore must leave open */
+	for (fd = 0; fd < 1024; fd++)
+		n += fcntl(fd, F_GETFD) != -1;
+	return n;
+}
+
+/* The permission bits of a work-tree file. */
+static unsigned
+perm_of(struct t *t, const char *name)
+{
+	char p[8192];
+	struct stat st;
+
+	snprintf(p, sizeof p, "%s/%s", t->w, name);
+	assert_int_equal(lstat(p, &st), 0);
+	return (unsigned)(st.st_mode & 07777);
+}
+
+/* Two snapshots of scope: after cmd_before has run, and after cmd_after. */
+static void
+two_snaps(struct t *t, const struct repo_snap_scope *scope, const char *cmd_before,
+	  const char *cmd_after, git_oid *before, git_oid *after)
+{
+	struct err e = ERR_INIT;
+
+	sh(t, cmd_before);
+	if (repo_snap_tree(&t->s, scope, NULL, before, NULL, &e) < 0)
+		fail_msg("repo_snap_tree: %s", e.msg);
+	sh(t, cmd_after);
+	if (repo_snap_tree(&t->s, scope, NULL, after, NULL, &e) < 0)
+		fail_msg("repo_snap_tree: %s", e.msg);
+}
+
+/* Collect before/after of scope (n items expected) and run; returns run's result. */
+static int
+restore_scope(struct t *t, const struct repo_snap_scope *scope, const git_oid *before,
+	      const git_oid *after, int undo, size_t n, unsigned flags, struct repo_result *res,
+	      struct err *e)
+{
+	struct repo_restore rs = { NULL, 0 };
+	int rc;
+
+	assert_int_equal(repo_restore_collect(&rs, &t->s, before, after, scope, undo, e), 0);
+	assert_int_equal(rs.n, n);
+	rc = repo_restore_run(&rs, &t->s, flags, res, e);
+	repo_restore_free(&rs);
+	return rc;
+}
+
 static void
 test_dry_run_changes_nothing(void **state)
 {
@@ -139,6 +202,10 @@ test_dry_run_changes_nothing(void **state)
 	assert_non_null(strstr(res.diff.data, "-two"));
 	assert_non_null(strstr(res.diff.data, "+one"));
 	assert_non_null(strstr(res.diff.data, "mode change run: 100644 -> 100755"));
+	/* a content change, a deletion, a link restored: no mode line for them */
+	assert_null(strstr(res.diff.data, "mode change a"));
+	assert_null(strstr(res.diff.data, "mode change sub/b"));
+	assert_null(strstr(res.diff.data, "mode change link"));
 	assert_file(t, "a", "two\n");
 	assert_file(t, "sub/b", "new\n");
 	repo_result_release(&res);
@@ -154,14 +221,17 @@ test_undo_then_redo(void **state)
 	struct stat st;
 	char link[64], p[8192];
 	ssize_t n;
+	int fd0 = open_fds();
 
 	(void)state;
 	assert_int_equal(restore(t, 1, 0, &res, &e), 0);
+	assert_int_equal(open_fds(), fd0); /* every directory opened was closed, stdin too */
 	assert_file(t, "a", "one\n");
 	assert_file(t, "sub/b", "(none)");
 	snprintf(p, sizeof p, "%s/sub", t->w);
 	assert_int_equal(stat(p, &st), -1); /* emptied, so removed */
 	assert_true(is_exec(t, "run"));
+	assert_int_equal(perm_of(t, "run"), 0755); /* x wherever r: 0644 -> 0755 */
 	snprintf(p, sizeof p, "%s/link", t->w);
 	n = readlink(p, link, sizeof link);
 	assert_int_equal(n, 1);
@@ -172,7 +242,9 @@ test_undo_then_redo(void **state)
 	assert_file(t, "a", "two\n");
 	assert_file(t, "sub/b", "new\n");
 	assert_false(is_exec(t, "run"));
+	assert_int_equal(perm_of(t, "run"), 0644); /* every x bit cleared, nothing else */
 	assert_int_equal(lstat(p, &st), -1);
+	assert_int_equal(open_fds(), fd0);
 	repo_result_release(&res);
 	teardown(t);
 }
@@ -230,6 +302,8 @@ test_hand_edit_left_alone(void **state)
 	repo_result_release(&res);
 	assert_int_equal(restore(t, 1, REPO_FORCE, &res, &e), 0);
 	assert_int_equal(res.conflicts, 0);
+	/* the diff is from the file as it is on disk (the hand edit), not as the agent left it */
+	assert_non_null(strstr(res.diff.data, "-mine\n+one\n"));
 	assert_file(t, "a", "one\n");
 	repo_result_release(&res);
 	teardown(t);
@@ -274,16 +348,333 @@ test_binary_diff(void **state)
 	assert_int_equal(res.nfiles, 1);
 	assert_int_equal(res.files[0].status, 'A');
 	assert_true(res.files[0].binary);
+	assert_int_equal(res.files[0].added, 0); /* no line counts for a binary file */
+	assert_int_equal(res.files[0].removed, 0);
+	assert_false(res.files[0].by_hand);
 	assert_non_null(strstr(res.diff.data, "Binary file bin differs (0 -> 3 bytes)"));
 	it = repo_restore_item(&rs, "p", &fresh);
 	assert_ptr_equal(it, &rs.v[0]);
 	assert_string_equal(it->path, "p");
 	assert_false(it->target.present);
 	assert_true(fresh);
-	repo_restore_item(&rs, "p", &fresh);
+	assert_ptr_equal(repo_restore_item(&rs, "p", &fresh), &rs.v[0]);
 	assert_false(fresh);
 	assert_int_equal(rs.n, 1);
 	repo_restore_free(&rs);
+	repo_result_release(&res);
+	teardown(t);
+}
+
+/* An empty restore (nothing collected) frees, and stays empty. */
+static void
+test_free_empty(void **state)
+{
+	struct repo_restore rs = { NULL, 0 };
+
+	(void)state;
+	repo_restore_free(&rs);
+	assert_null(rs.v);
+	assert_int_equal(rs.n, 0);
+	repo_restore_free(&rs);
+	assert_int_equal(rs.n, 0);
+}
+
+/* Paths a snapshot left out ('/'-prefixed in the scope) are not restored; bad trees fail. */
+static void
+test_left_out_paths(void **state)
+{
+	struct t *t = setup();
+	struct repo_snap_scope skips = { 0 };
+	struct repo_restore rs = { NULL, 0 };
+	struct err e = ERR_INIT;
+	git_oid bad;
+	size_t i;
+
+	(void)state;
+	repo_snap_scope_add(&skips, "/a"); /* a could not be snapshotted */
+	repo_snap_scope_add(&skips, "run"); /* no '/': not a left-out path */
+	assert_int_equal(repo_restore_collect(&rs, &t->s, &t->before, &t->after, &skips, 1, &e),
+			 0);
+	assert_int_equal(rs.n, 3);
+	for (i = 0; i < rs.n; i++)
+		assert_string_not_equal(rs.v[i].path, "a");
+	repo_restore_free(&rs);
+	memset(&bad, 0x42, sizeof bad);
+	assert_int_equal(repo_restore_collect(&rs, &t->s, &bad, &t->after, NULL, 1, &e), -1);
+	assert_non_null(strstr(e.msg, "undo: compare the snapshots"));
+	assert_int_equal(rs.n, 0);
+	repo_snap_scope_free(&skips);
+	teardown(t);
+}
+
+/* Write len bytes of text lines to the work-tree file name. */
+static void
+write_lines(struct t *t, const char *name, size_t len)
+{
+	char p[8192];
+	char *d = malloc(len);
+	size_t i;
+	FILE *f;
+
+	for (i = 0; i < len; i++)
+		d[i] = i % 64 == 63 ? '\n' : (char)('a' + (i / 64) % 26);
+	snprintf(p, sizeof p, "%s/%s", t->w, name);
+	f = fopen(p, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(d, 1, len, f), len);
+	assert_int_equal(fclose(f), 0);
+	free(d);
+}
+
+/* Text of REPO_DIFF_MAX bytes on either side is diffed; one byte more is shown as binary. */
+static void
+test_diff_size_limit(void **state)
+{
+	struct t *t = setup();
+	struct repo_snap_side disk, tree;
+	size_t k, len;
+	int dir;
+
+	(void)state;
+	repo_snap_tree_side(&t->s, &t->after, "a", &tree); /* "two\n" */
+	assert_true(tree.present);
+	for (k = 0; k < 2; k++)
+		for (dir = 0; dir < 2; dir++) {
+			struct repo_result res = REPO_RESULT_INIT;
+			const struct repo_file *f;
+
+			len = REPO_DIFF_MAX + k;
+			write_lines(t, "a", len);
+			assert_int_equal(repo_snap_disk(&t->s, "a", &disk, NULL), 0);
+			if (dir)
+				repo_restore_diff(&t->s, "a", &tree, 0, &disk, 1, &res);
+			else
+				repo_restore_diff(&t->s, "a", &disk, 1, &tree, 0, &res);
+			f = &res.files[0];
+			assert_int_equal(f->binary, k == 1);
+			assert_int_equal(f->status, 'M');
+			if (k == 1) {
+				char want[128];
+
+				snprintf(want, sizeof want, "Binary file a differs (%zu -> %zu bytes)",
+					 dir ? (size_t)4 : len, dir ? len : (size_t)4);
+				assert_non_null(strstr(res.diff.data, want));
+			} else {
+				assert_int_equal(dir ? f->added : f->removed, (int)(len / 64));
+				assert_int_equal(dir ? f->removed : f->added, 1);
+			}
+			repo_result_release(&res);
+		}
+	teardown(t);
+}
+
+/* Undo deletes sub/b, but sub is now a symlink to a directory outside: it fails there. */
+static void
+test_delete_through_link_out(void **state)
+{
+	struct t *t = setup();
+	struct repo_result res = REPO_RESULT_INIT;
+	struct err e = ERR_INIT;
+	int fd0 = open_fds();
+
+	(void)state;
+	sh(t, "mkdir ../out && mv sub/b ../out/b && rmdir sub && ln -s \"$PWD/../out\" sub");
+	assert_int_equal(restore(t, 1, 0, &res, &e), -1);
+	assert_non_null(strstr(e.msg, "sub: a symlink on the way leads outside the workspace"));
+	assert_file(t, "../out/b", "new\n"); /* the outside file is not deleted */
+	assert_int_equal(open_fds(), fd0);
+	repo_result_release(&res);
+	teardown(t);
+}
+
+/* Redo writes sub/b, but sub is now a symlink to a directory outside: nothing lands there. */
+static void
+test_write_through_link_out(void **state)
+{
+	struct t *t = setup();
+	struct repo_result res = REPO_RESULT_INIT;
+	struct err e = ERR_INIT;
+	int fd0 = open_fds();
+
+	(void)state;
+	assert_int_equal(restore(t, 1, 0, &res, &e), 0);
+	repo_result_release(&res);
+	sh(t, "mkdir ../out && ln -s \"$PWD/../out\" sub");
+	assert_int_equal(restore(t, 0, 0, &res, &e), -1);
+	assert_non_null(strstr(e.msg, "a symlink on the way leads outside the workspace"));
+	assert_file(t, "../out/b", "(none)");
+	assert_int_equal(open_fds(), fd0); /* stdin still open, nothing left open */
+	repo_result_release(&res);
+	teardown(t);
+}
+
+/* Undo brings back the symlink d/l, but d is now a symlink to a directory outside. */
+static void
+test_symlink_through_link_out(void **state)
+{
+	struct t *t = setup();
+	struct repo_snap_scope scope = { 0 };
+	struct repo_result res = REPO_RESULT_INIT;
+	struct err e = ERR_INIT;
+	git_oid before, after;
+	char p[8192];
+	struct stat st;
+
+	(void)state;
+	repo_snap_scope_add(&scope, "d/l");
+	two_snaps(t, &scope, "mkdir d && ln -s ../a d/l", "rm -r d", &before, &after);
+	sh(t, "mkdir ../out && ln -s \"$PWD/../out\" d");
+	assert_int_equal(restore_scope(t, &scope, &before, &after, 1, 1, 0, &res, &e), -1);
+	assert_non_null(strstr(e.msg, "d: a symlink on the way leads outside the workspace"));
+	snprintf(p, sizeof p, "%s/../out/l", t->w);
+	assert_int_equal(lstat(p, &st), -1);
+	repo_result_release(&res);
+	repo_snap_scope_free(&scope);
+	teardown(t);
+}
+
+/*
+ * One file reached by two paths (l is a symlink to e): undoing its
+ * creation deletes it by the first path; by the second it is gone, which
+ * is not an error, and nothing is created for it.
+ */
+static void
+test_one_file_two_paths(void **state)
+{
+	struct t *t = setup();
+	struct repo_snap_scope scope = { 0 };
+	struct repo_result res = REPO_RESULT_INIT;
+	struct err e = ERR_INIT;
+	git_oid before, after;
+	char p[8192];
+	struct stat st;
+
+	(void)state;
+	repo_snap_scope_add(&scope, "e/f");
+	repo_snap_scope_add(&scope, "l/f");
+	/* the turn made e: removing e/f removes e, so l/f's directory is gone */
+	two_snaps(t, &scope, "ln -s e l", "mkdir e && printf 'new\\n' > e/f", &before, &after);
+	assert_int_equal(restore_scope(t, &scope, &before, &after, 1, 2, 0, &res, &e), 0);
+	assert_int_equal(res.nfiles, 2);
+	snprintf(p, sizeof p, "%s/e", t->w);
+	assert_int_equal(lstat(p, &st), -1); /* back to before: no e */
+	snprintf(p, sizeof p, "%s/l", t->w);
+	assert_int_equal(lstat(p, &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+	repo_result_release(&res);
+	/* e stays (it holds g): l/f is no longer there when its turn comes */
+	two_snaps(t, &scope, "mkdir e && printf 'keep\\n' > e/g", "printf 'new\\n' > e/f", &before,
+		  &after);
+	assert_int_equal(restore_scope(t, &scope, &before, &after, 1, 2, 0, &res, &e), 0);
+	assert_file(t, "e/f", "(none)");
+	assert_file(t, "e/g", "keep\n");
+	repo_result_release(&res);
+	repo_snap_scope_free(&scope);
+	teardown(t);
+}
+
+/* The exec bit follows the snapshot; the file's other permission bits stay its own. */
+static void
+test_exec_bit_only(void **state)
+{
+	struct t *t = setup();
+	struct repo_snap_scope scope = { 0 };
+	struct repo_result res = REPO_RESULT_INIT;
+	struct err e = ERR_INIT;
+	git_oid before, after;
+	char link[64], p[8192];
+
+	(void)state;
+	repo_snap_scope_add(&scope, "x");
+	repo_snap_scope_add(&scope, "y");
+	repo_snap_scope_add(&scope, "z");
+	/* x: executable by its owner only, content changed; y: 0777 -> 0666; z: retargeted */
+	two_snaps(t, &scope, "printf '1\\n' > x && chmod 744 x && printf 'y\\n' > y && "
+		  "chmod 777 y && ln -s a z", "printf '2\\n' > x && chmod 666 y && rm z && ln -s run z",
+		  &before, &after);
+	assert_int_equal(perm_of(t, "x"), 0744);
+	assert_int_equal(restore_scope(t, &scope, &before, &after, 1, 3, 0, &res, &e), 0);
+	assert_file(t, "x", "1\n");
+	assert_int_equal(perm_of(t, "x"), 0744);
+	assert_int_equal(perm_of(t, "y"), 0777);
+	snprintf(p, sizeof p, "%s/z", t->w);
+	assert_int_equal(readlink(p, link, sizeof link), 1);
+	assert_memory_equal(link, "a", 1);
+	repo_result_release(&res);
+	assert_int_equal(restore_scope(t, &scope, &before, &after, 0, 3, 0, &res, &e), 0);
+	assert_file(t, "x", "2\n");
+	assert_int_equal(perm_of(t, "x"), 0744);
+	assert_int_equal(perm_of(t, "y"), 0666);
+	assert_int_equal(readlink(p, link, sizeof link), 3);
+	assert_memory_equal(link, "run", 3);
+	repo_result_release(&res);
+	repo_snap_scope_free(&scope);
+	teardown(t);
+}
+
+/* Emptied directories go, from the deepest up to the work tree root, which stays. */
+static void
+test_prune_nested(void **state)
+{
+	struct t *t = setup();
+	struct repo_snap_scope scope = { 0 };
+	struct repo_result res = REPO_RESULT_INIT;
+	struct err e = ERR_INIT;
+	git_oid before, after;
+	char p[8192];
+	struct stat st;
+
+	(void)state;
+	repo_snap_scope_add(&scope, "p/q/r");
+	two_snaps(t, &scope, "rm -rf a run link sub", "mkdir -p p/q && printf 'r\n' > p/q/r", &before,
+		  &after);
+	assert_int_equal(restore_scope(t, &scope, &before, &after, 1, 1, 0, &res, &e), 0);
+	snprintf(p, sizeof p, "%s/p", t->w);
+	assert_int_equal(lstat(p, &st), -1); /* p/q, then p */
+	assert_int_equal(stat(t->w, &st), 0); /* the root, empty now, is not removed */
+	assert_true(S_ISDIR(st.st_mode));
+	repo_result_release(&res);
+	repo_snap_scope_free(&scope);
+	teardown(t);
+}
+
+/* A file that is a directory now is left alone (reported); the other files are restored. */
+static void
+test_dir_now_is_left_alone(void **state)
+{
+	struct t *t = setup();
+	struct repo_result res = REPO_RESULT_INIT;
+	struct err e = ERR_INIT;
+
+	(void)state;
+	sh(t, "rm a && mkdir a && printf 'x\\n' > a/x");
+	assert_int_equal(restore(t, 1, REPO_FORCE, &res, &e), 0);
+	assert_int_equal(res.conflicts, 1);
+	assert_non_null(strstr(res.notes.data, "a: not a readable file; left alone\n"));
+	assert_file(t, "a/x", "x\n");
+	assert_file(t, "sub/b", "(none)");
+	assert_true(is_exec(t, "run"));
+	repo_result_release(&res);
+	teardown(t);
+}
+
+/* A dry run where the restore would fail: the diff, rc 0, nothing changed. */
+static void
+test_dry_run_blocked(void **state)
+{
+	struct t *t = setup();
+	struct repo_result res = REPO_RESULT_INIT;
+	struct err e = ERR_INIT;
+
+	(void)state;
+	assert_int_equal(restore(t, 1, 0, &res, &e), 0);
+	repo_result_release(&res);
+	tu_write(t->w, "sub", "in the way\n");
+	assert_int_equal(restore(t, 0, REPO_DRY_RUN, &res, &e), 0);
+	assert_int_equal(res.nfiles, 4);
+	assert_non_null(strstr(res.diff.data, "+new"));
+	assert_file(t, "a", "one\n");
+	assert_file(t, "sub", "in the way\n");
 	repo_result_release(&res);
 	teardown(t);
 }
@@ -298,6 +689,17 @@ main(void)
 		cmocka_unit_test(test_hand_edit_left_alone),
 		cmocka_unit_test(test_blocked_path_changes_nothing),
 		cmocka_unit_test(test_binary_diff),
+		cmocka_unit_test(test_free_empty),
+		cmocka_unit_test(test_left_out_paths),
+		cmocka_unit_test(test_diff_size_limit),
+		cmocka_unit_test(test_delete_through_link_out),
+		cmocka_unit_test(test_write_through_link_out),
+		cmocka_unit_test(test_symlink_through_link_out),
+		cmocka_unit_test(test_one_file_two_paths),
+		cmocka_unit_test(test_exec_bit_only),
+		cmocka_unit_test(test_dry_run_blocked),
+		cmocka_unit_test(test_prune_nested),
+		cmocka_unit_test(test_dir_now_is_left_alone),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
