@@ -506,8 +506,31 @@ check_edges(struct fixture *f, int walk)
 		close(fd);
 		assert_int_equal(lowest_fd(), 0);
 	}
+	/* the tools' entry point with stdin closed: the root's own descriptor can be 0 */
+	snprintf(p, sizeof p, "%s/d/in.txt", f->root);
+	fd = workspace_open(f->root, p, O_RDONLY, 0, NULL);
+	assert_true(fd >= 0);
+	assert_string_equal(slurp_fd(fd), "inside\n");
+	close(fd);
+	assert_int_equal(lowest_fd(), 0);
 	assert_int_equal(dup2(saved, 0), 0);
 	close(saved);
+	/* the entry point's one line: a loop says so, a missing file does not */
+	{
+		struct err er = ERR_INIT;
+
+		snprintf(p, sizeof p, "%s/c41", f->root);
+		assert_int_equal(workspace_open(f->root, p, O_RDONLY, 0, &er), -1);
+		assert_int_equal(er.code, ELOOP);
+		assert_non_null(strstr(er.msg, "(a symlink loop, or a symlink where a file was expected)"));
+		err_clear(&er);
+		snprintf(p, sizeof p, "%s/nope", f->root);
+		assert_int_equal(workspace_open(f->root, p, O_RDONLY, 0, &er), -1);
+		assert_int_equal(er.code, ENOENT);
+		assert_null(strstr(er.msg, "symlink"));
+		assert_non_null(strstr(er.msg, "/nope"));
+		err_clear(&er);
+	}
 	/* the root "/" (outside paths): an absolute link below it is followed */
 	{
 		int slash = open("/", O_RDONLY | O_DIRECTORY);
@@ -528,14 +551,19 @@ check_edges(struct fixture *f, int walk)
 		errno = 0;
 		assert_int_equal(workspace_opendirat(rootfd, f->root, missing, 0), -1);
 		assert_int_equal(errno, walk ? ENAMETOOLONG : ENOENT);
-		fd = workspace_openat(rootfd, f->root, deep_rel, O_RDONLY, 0);
-		if (walk) {
-			assert_int_equal(fd, -1);
-			assert_int_equal(errno, ENAMETOOLONG);
-		} else {
-			assert_true(fd >= 0);
-			assert_string_equal(slurp_fd(fd), "deep\n");
-			close(fd);
+		for (i = 0; i < 2; i++) {
+			/* beneath the root, and outside it (an other root: beneath "/") */
+			snprintf(p, sizeof p, "%s/%s", f->root, deep_rel);
+			fd = i ? workspace_open("/no-such-hearth-root", p, O_RDONLY, 0, NULL)
+			       : workspace_openat(rootfd, f->root, deep_rel, O_RDONLY, 0);
+			if (walk) {
+				assert_int_equal(fd, -1);
+				assert_int_equal(errno, ENAMETOOLONG);
+			} else {
+				assert_true(fd >= 0);
+				assert_string_equal(slurp_fd(fd), "deep\n");
+				close(fd);
+			}
 		}
 	}
 	close(rootfd);
