@@ -519,6 +519,31 @@ check_edges(struct fixture *f, int walk)
 	{
 		struct err er = ERR_INIT;
 
+		/* a workspace that cannot be opened is an error, never a descriptor */
+		assert_int_equal(workspace_open("/no-such-hearth-root", "/no-such-hearth-root/x",
+						 O_RDONLY, 0, &er), -1);
+		assert_int_equal(er.code, ENOENT);
+		assert_non_null(strstr(er.msg, "open the workspace /no-such-hearth-root"));
+		err_clear(&er);
+		/* workspace_opendir: a directory, made with its parents when asked; a file is not one */
+		snprintf(p, sizeof p, "%s/d", f->root);
+		fd = workspace_opendir(f->root, p, 0, &er);
+		expect_same(fd, p);
+		close(fd);
+		snprintf(p, sizeof p, "%s/d/in.txt", f->root);
+		assert_int_equal(workspace_opendir(f->root, p, 0, &er), -1);
+		assert_int_equal(er.code, ENOTDIR);
+		assert_non_null(strstr(er.msg, "open directory"));
+		err_clear(&er);
+		snprintf(p, sizeof p, "%s/made2/x", f->root);
+		assert_int_equal(workspace_opendir(f->root, p, 0, &er), -1);
+		assert_int_equal(er.code, ENOENT);
+		err_clear(&er);
+		fd = workspace_opendir(f->root, p, 1, &er);
+		expect_same(fd, p);
+		close(fd);
+		fixture_rmrf(fixture_path(f, "made2"));
+
 		snprintf(p, sizeof p, "%s/c41", f->root);
 		assert_int_equal(workspace_open(f->root, p, O_RDONLY, 0, &er), -1);
 		assert_int_equal(er.code, ELOOP);
