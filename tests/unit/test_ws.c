@@ -221,6 +221,75 @@ test_rel_and_inside(void **state)
 	assert_false(workspace_inside("/w/r//", "/w/rx"));
 }
 
+/* Project discovery: the nearest .git upwards, project files up to it and not above. */
+static void
+test_project(void **state)
+{
+	struct fixture *f = *state;
+	struct buf out = BUF_INIT;
+	char proj[PATH_MAX + 8], deep[PATH_MAX + 16], want[PATH_MAX * 2], lone[] = "/dev/shm/hearth-lone-XXXXXX";
+
+	fixture_mkdir(f, "proj");
+	fixture_mkdir(f, "proj/.git");
+	fixture_mkdir(f, "proj/a");
+	fixture_mkdir(f, "proj/a/b");
+	fixture_puts(f, "proj/.mcp.json", "{}\n");
+	fixture_puts(f, "proj/a/.hearth.json", "{}\n");
+	fixture_puts(f, "above.json", "{}\n"); /* above the repository: never found */
+	snprintf(proj, sizeof proj, "%s/proj", f->root);
+	snprintf(deep, sizeof deep, "%s/proj/a/b", f->root);
+	buf_adds(&out, "X:"); /* appended to */
+	workspace_project_top(deep, &out);
+	snprintf(want, sizeof want, "X:%s", proj);
+	assert_string_equal(out.data, want);
+	buf_reset(&out);
+	workspace_project_top(proj, &out);
+	assert_string_equal(out.data, proj);
+	buf_reset(&out);
+	workspace_project_file(deep, ".mcp.json", &out);
+	snprintf(want, sizeof want, "%s/.mcp.json", proj);
+	assert_string_equal(out.data, want);
+	buf_reset(&out);
+	workspace_project_file(deep, ".hearth.json", &out);
+	snprintf(want, sizeof want, "%s/a/.hearth.json", proj);
+	assert_string_equal(out.data, want);
+	buf_reset(&out);
+	workspace_project_file(deep, "above.json", &out);
+	snprintf(want, sizeof want, "%s/above.json", deep);
+	assert_string_equal(out.data, want);
+	buf_reset(&out);
+	/* a .git file (a worktree) marks the top too */
+	fixture_puts(f, "proj/a/.git", "gitdir: x\n");
+	workspace_project_top(deep, &out);
+	snprintf(want, sizeof want, "%s/a", proj);
+	assert_string_equal(out.data, want);
+	buf_reset(&out);
+	/* no repository up to "/": cwd itself, its files only there */
+	if (access("/.git", F_OK) == 0) {
+		buf_release(&out);
+		return;
+	}
+	if (mkdtemp(lone)) {
+		workspace_project_top(lone, &out);
+		assert_string_equal(out.data, lone);
+		buf_reset(&out);
+		workspace_project_file(lone, "x.json", &out);
+		snprintf(want, sizeof want, "%s/x.json", lone);
+		assert_string_equal(out.data, want);
+		buf_reset(&out);
+		rmdir(lone);
+	}
+	workspace_project_top("/", &out);
+	assert_string_equal(out.data, "/");
+	buf_reset(&out);
+	workspace_project_file("/", "etc", &out);
+	assert_string_equal(out.data, "/etc");
+	buf_reset(&out);
+	workspace_project_file("/", "no-such-hearth.json", &out);
+	assert_string_equal(out.data, "/no-such-hearth.json");
+	buf_release(&out);
+}
+
 int
 main(void)
 {
@@ -233,6 +302,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_symlinks, setup, fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_home, setup, fixture_teardown),
 		cmocka_unit_test(test_rel_and_inside),
+		cmocka_unit_test_setup_teardown(test_project, setup, fixture_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
