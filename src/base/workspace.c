@@ -115,6 +115,9 @@ canonicalise(const char *joined, struct buf *out, struct err *e)
 			cut--;
 		while (cut > 0 && work[cut - 1] != '/')
 			cut--;
+		/* and the slashes before it: "/a/link" resolves a link to a file, "/a/link/" does not */
+		while (cut > 1 && work[cut - 1] == '/')
+			cut--;
 	}
 	if (real) {
 		buf_reset(out);
@@ -338,11 +341,7 @@ walk_open(int rootfd, const char *root_path, const char *rel, int flags, mode_t 
 		memcpy(name, p, nl);
 		name[nl] = '\0';
 		w.pos += nl;
-		for (last = 1, end = w.rest.data + w.pos; *end; end++)
-			if (*end != '/') {
-				last = 0;
-				break;
-			}
+		last = w.pos >= w.rest.len; /* "name/" is a directory, as open(2) has it */
 		if (!strcmp(name, "."))
 			continue;
 		if (!strcmp(name, "..")) {

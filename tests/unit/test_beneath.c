@@ -26,6 +26,7 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <sys/syscall.h>
+#include <linux/openat2.h>
 #include <sys/wait.h>
 #include <time.h>
 
@@ -237,6 +238,475 @@ test_rules(void **state)
 	workspace_beneath_force_walk(0);
 	fixture_rmrf(out);
 	free(out);
+	fixture_free(f);
+}
+
+/* test_edges: a file 300 directories deep ("a/a/.../f") */
+static char deep_rel[PATH_MAX];
+
+/* The lowest free descriptor: what the next open gets. */
+static int
+lowest_fd(void)
+{
+	int fd = dup(2);
+
+	assert_true(fd >= 0);
+	close(fd);
+	return fd;
+}
+
+/* Whether the kernel has openat2 (the unforced mode then uses it). */
+static int
+kernel_has_openat2(void)
+{
+	struct open_how how;
+	int fd;
+
+	memset(&how, 0, sizeof how);
+	how.flags = O_RDONLY | O_DIRECTORY;
+	fd = (int)syscall(SYS_openat2, AT_FDCWD, "/", &how, sizeof how);
+	if (fd < 0)
+		return 0;
+	close(fd);
+	return 1;
+}
+
+/* Open rel beneath rootfd and expect it to hold `want`; the fd is the lowest free one. */
+static void
+expect_opens(int rootfd, const char *root, const char *rel, const char *want)
+{
+	int low = lowest_fd(), fd = workspace_openat(rootfd, root, rel, O_RDONLY, 0);
+
+	if (fd < 0)
+		print_message("%s: %s\n", rel, strerror(errno));
+	assert_true(fd >= low);
+	assert_string_equal(slurp_fd(fd), want);
+	close(fd);
+	assert_int_equal(lowest_fd(), low);
+}
+
+static void
+expect_fails(int rootfd, const char *root, const char *rel, int flags, int err)
+{
+	int low = lowest_fd();
+
+	errno = 0;
+	assert_int_equal(workspace_openat(rootfd, root, rel, flags, 0644), -1);
+	if (errno != err)
+		print_message("%s: %s, want %s\n", rel, strerror(errno), strerror(err));
+	assert_int_equal(errno, err);
+	assert_int_equal(lowest_fd(), low);
+}
+
+/* fd refers to the same inode as path. */
+static void
+expect_same(int fd, const char *path)
+{
+	struct stat a, b;
+
+	assert_true(fd >= 0);
+	assert_int_equal(fstat(fd, &a), 0);
+	assert_int_equal(stat(path, &b), 0);
+	assert_true(a.st_dev == b.st_dev && a.st_ino == b.st_ino);
+}
+
+static void
+on_signal(int sig)
+{
+	(void)sig;
+}
+
+struct fifo_writer {
+	pthread_t reader;
+	const char *path;
+	atomic_int go;
+	int opened;
+};
+
+/* Interrupt the reader's open of the FIFO with a signal, then open the writing end. */
+static void *
+fifo_write(void *arg)
+{
+	struct fifo_writer *w = arg;
+	struct timespec t = { 0, 200000000 };
+	uint64_t t0;
+	int fd = -1;
+
+	while (!atomic_load(&w->go))
+		nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
+	nanosleep(&t, NULL); /* the reader is blocked in its open by now */
+	pthread_kill(w->reader, SIGUSR1);
+	nanosleep(&t, NULL);
+	for (t0 = tu_now_ms(); fd < 0 && tu_now_ms() - t0 < 3000;) {
+		fd = open(w->path, O_WRONLY | O_NONBLOCK);
+		if (fd < 0)
+			nanosleep(&(struct timespec){ 0, 10000000 }, NULL);
+	}
+	w->opened = fd >= 0;
+	if (fd >= 0) {
+		w->opened = write(fd, "fifo\n", 5) == 5;
+		close(fd);
+	}
+	return NULL;
+}
+
+/*
+ * mkdir -p below a directory without write permission fails with the
+ * mkdir's EACCES (not the ENOENT of the open after it); as "nobody" in a
+ * child when run as root, who may write anywhere.
+ */
+static void
+check_mkdir_refused(struct fixture *f)
+{
+	pid_t pid;
+	int status;
+
+	fixture_mkdir(f, "ro");
+	assert_int_equal(chmod(fixture_path(f, "ro"), 0555), 0);
+	assert_int_equal(chmod(f->root, 0755), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int rootfd, fd;
+
+		rootfd = open(f->root, O_RDONLY | O_DIRECTORY); /* before: /tmp may be 0700 */
+		if (rootfd < 0)
+			_exit(4);
+		if (getuid() == 0 && (setgid(65534) < 0 || setuid(65534) < 0))
+			_exit(3);
+		errno = 0;
+		fd = workspace_opendirat(rootfd, f->root, "ro/new/x", 1);
+		_exit(fd < 0 && errno == EACCES ? 0 : 1);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	assert_int_equal(access(fixture_path(f, "ro/new"), F_OK), -1);
+	assert_int_equal(chmod(fixture_path(f, "ro"), 0755), 0);
+	fixture_rmrf(fixture_path(f, "ro"));
+}
+
+/*
+ * Edges of beneath-open in one mode: components through a file, links to the
+ * root itself, to a prefix sibling and from a subdirectory, NAME_MAX, 40
+ * links, ".", descriptors (none leaked, the new one the lowest free, stdin
+ * closed, a stale errno), a root of "/".
+ */
+static void
+check_edges(struct fixture *f, int walk)
+{
+	int rootfd = open(f->root, O_RDONLY | O_DIRECTORY), fd, saved, i, e;
+	char name[NAME_MAX + 2], rel[PATH_MAX], p[PATH_MAX * 2];
+	static const int stale[] = { EINTR, EAGAIN, ENOSYS };
+
+	assert_true(rootfd >= 0);
+	expect_opens(rootfd, f->root, "d/in.txt", "inside\n");
+	/* a file in the middle: ENOTDIR, never the name after it in the file's directory */
+	expect_fails(rootfd, f->root, "d/in.txt/x", O_RDONLY, ENOTDIR);
+	expect_fails(rootfd, f->root, "d/in.txt/x", O_WRONLY | O_CREAT, ENOTDIR);
+	/* a trailing slash asks for a directory, as open(2) does: not a file, never a new file */
+	expect_fails(rootfd, f->root, "d/in.txt/", O_RDONLY, ENOTDIR);
+	expect_fails(rootfd, f->root, "file_link/", O_RDONLY, ENOTDIR);
+	errno = 0;
+	assert_int_equal(workspace_openat(rootfd, f->root, "newfile/", O_WRONLY | O_CREAT, 0644), -1);
+	assert_true(errno == EISDIR || errno == ENOENT);
+	assert_int_equal(access(fixture_path(f, "newfile"), F_OK), -1);
+	fd = workspace_openat(rootfd, f->root, "d//", O_RDONLY, 0);
+	expect_same(fd, fixture_path(f, "d"));
+	close(fd);
+	expect_fails(rootfd, f->root, "d/", O_WRONLY, EISDIR);
+	expect_opens(rootfd, f->root, "file_link", "inside\n");
+	expect_fails(rootfd, f->root, "nope", O_RDONLY, ENOENT);
+	expect_fails(rootfd, f->root, "nope/x", O_RDONLY, ENOENT);
+	expect_fails(rootfd, f->root, "nope/x", O_WRONLY | O_CREAT, ENOENT);
+	assert_int_equal(access(fixture_path(f, "nope"), F_OK), -1); /* not made on the way */
+	expect_fails(rootfd, f->root, "dangling", O_RDONLY, ENOENT);
+	/* absolute links: to the root itself, from a subdirectory, to a prefix sibling */
+	expect_opens(rootfd, f->root, "self/d/in.txt", "inside\n");
+	expect_opens(rootfd, f->root, "self/d/../d/in.txt", "inside\n");
+	expect_opens(rootfd, f->root, "d/up/in.txt", "inside\n");
+	expect_opens(rootfd, f->root, "d/up/../d/x", "d/x\n");
+	expect_fails(rootfd, f->root, "sibling", O_RDONLY, EXDEV);
+	expect_fails(rootfd, f->root, "sibling_dir/f", O_RDONLY, EXDEV);
+	/* NAME_MAX is a name; one more is too long */
+	memset(name, 'n', NAME_MAX);
+	name[NAME_MAX] = '\0';
+	snprintf(rel, sizeof rel, "d/%s", name);
+	expect_opens(rootfd, f->root, rel, "long\n");
+	snprintf(rel, sizeof rel, "%s/in.txt", name);
+	expect_fails(rootfd, f->root, rel, O_RDONLY, ENOENT);
+	name[NAME_MAX] = 'n';
+	name[NAME_MAX + 1] = '\0';
+	snprintf(rel, sizeof rel, "d/%s", name);
+	expect_fails(rootfd, f->root, rel, O_RDONLY, ENAMETOOLONG);
+	/* a chain of 40 links is followed, 41 is a loop */
+	expect_opens(rootfd, f->root, "c40", "inside\n");
+	expect_fails(rootfd, f->root, "c41", O_RDONLY, ELOOP);
+	/* "." and "": the directory, opened with the flags given */
+	fd = workspace_openat(rootfd, f->root, "", O_RDONLY, 0);
+	expect_same(fd, f->root);
+	close(fd);
+	fd = workspace_openat(rootfd, f->root, "d/.", O_RDONLY, 0);
+	expect_same(fd, fixture_path(f, "d"));
+	close(fd);
+	expect_fails(rootfd, f->root, "d/.", O_WRONLY, EISDIR);
+	expect_fails(rootfd, f->root, ".", O_RDWR, EISDIR);
+	/* mkdir -p: existing directories opened once (even after an ENOENT), new ones 0777 - umask */
+	for (i = 0; i < 2; i++) {
+		int low = lowest_fd();
+		mode_t mask = umask(022);
+		struct stat st;
+
+		umask(mask);
+		errno = ENOENT;
+		fd = workspace_opendirat(rootfd, f->root, i ? "made/x/y" : "d", 1);
+		expect_same(fd, fixture_path(f, i ? "made/x/y" : "d"));
+		close(fd);
+		assert_int_equal(lowest_fd(), low);
+		if (i) {
+			assert_int_equal(stat(fixture_path(f, "made/x"), &st), 0);
+			assert_int_equal(st.st_mode & 07777, 0777 & ~mask);
+			assert_int_equal(stat(fixture_path(f, "made/x/y"), &st), 0);
+			assert_int_equal(st.st_mode & 07777, 0777 & ~mask);
+		}
+	}
+	fixture_rmrf(fixture_path(f, "made"));
+	check_mkdir_refused(f);
+	/* a stale errno changes nothing, and with stdin closed the answer can be descriptor 0 */
+	for (i = 0; i < 3; i++) {
+		int low = lowest_fd();
+
+		errno = stale[i];
+		fd = workspace_openat(rootfd, f->root, "d/in.txt", O_RDONLY, 0);
+		assert_true(fd >= low);
+		if (!walk) /* openat2 answers: one descriptor made, and nothing else */
+			assert_int_equal(fd, low);
+		assert_string_equal(slurp_fd(fd), "inside\n");
+		close(fd);
+		assert_int_equal(lowest_fd(), low);
+	}
+	saved = dup(0);
+	assert_true(saved >= 0);
+	close(0);
+	for (i = 0; i < 3; i++) {
+		errno = stale[i];
+		fd = workspace_openat(rootfd, f->root, "d/in.txt", O_RDONLY, 0);
+		assert_true(fd >= 0);
+		if (!walk)
+			assert_int_equal(fd, 0);
+		assert_string_equal(slurp_fd(fd), "inside\n");
+		close(fd);
+		e = lowest_fd();
+		assert_int_equal(e, 0); /* nothing left open */
+		errno = stale[i];
+		fd = workspace_opendirat(rootfd, f->root, "d", 0);
+		expect_same(fd, fixture_path(f, "d"));
+		if (!walk)
+			assert_int_equal(fd, 0);
+		close(fd);
+		assert_int_equal(lowest_fd(), 0);
+	}
+	/* the tools' entry point with stdin closed: the root's own descriptor can be 0 */
+	snprintf(p, sizeof p, "%s/d/in.txt", f->root);
+	fd = workspace_open(f->root, p, O_RDONLY, 0, NULL);
+	assert_true(fd >= 0);
+	assert_string_equal(slurp_fd(fd), "inside\n");
+	close(fd);
+	assert_int_equal(lowest_fd(), 0);
+	assert_int_equal(dup2(saved, 0), 0);
+	close(saved);
+	/* the entry point's one line: a loop says so, a missing file does not */
+	{
+		struct err er = ERR_INIT;
+
+		/* a workspace that cannot be opened is an error, never a descriptor */
+		assert_int_equal(workspace_open("/no-such-hearth-root", "/no-such-hearth-root/x",
+						 O_RDONLY, 0, &er), -1);
+		assert_int_equal(er.code, ENOENT);
+		assert_non_null(strstr(er.msg, "open the workspace /no-such-hearth-root"));
+		err_clear(&er);
+		/* workspace_opendir: a directory, made with its parents when asked; a file is not one */
+		snprintf(p, sizeof p, "%s/d", f->root);
+		fd = workspace_opendir(f->root, p, 0, &er);
+		expect_same(fd, p);
+		close(fd);
+		snprintf(p, sizeof p, "%s/d/in.txt", f->root);
+		assert_int_equal(workspace_opendir(f->root, p, 0, &er), -1);
+		assert_int_equal(er.code, ENOTDIR);
+		assert_non_null(strstr(er.msg, "open directory"));
+		err_clear(&er);
+		snprintf(p, sizeof p, "%s/made2/x", f->root);
+		assert_int_equal(workspace_opendir(f->root, p, 0, &er), -1);
+		assert_int_equal(er.code, ENOENT);
+		err_clear(&er);
+		fd = workspace_opendir(f->root, p, 1, &er);
+		expect_same(fd, p);
+		close(fd);
+		fixture_rmrf(fixture_path(f, "made2"));
+
+		snprintf(p, sizeof p, "%s/c41", f->root);
+		assert_int_equal(workspace_open(f->root, p, O_RDONLY, 0, &er), -1);
+		assert_int_equal(er.code, ELOOP);
+		assert_non_null(strstr(er.msg, "(a symlink loop, or a symlink where a file was expected)"));
+		err_clear(&er);
+		snprintf(p, sizeof p, "%s/nope", f->root);
+		assert_int_equal(workspace_open(f->root, p, O_RDONLY, 0, &er), -1);
+		assert_int_equal(er.code, ENOENT);
+		assert_null(strstr(er.msg, "symlink"));
+		assert_non_null(strstr(er.msg, "/nope"));
+		err_clear(&er);
+	}
+	/* the root "/" (outside paths): an absolute link below it is followed */
+	{
+		int slash = open("/", O_RDONLY | O_DIRECTORY);
+
+		snprintf(p, sizeof p, "%s/self/d/in.txt", f->root + 1);
+		expect_opens(slash, "/", p, "inside\n");
+		snprintf(p, sizeof p, "%s/d/up/in.txt", f->root + 1);
+		expect_opens(slash, "/", p, "inside\n");
+		expect_opens(slash, "//", p, "inside\n");
+		close(slash);
+	}
+	/* openat2 when the kernel has it (its depth has no walk limit), the walk when forced */
+	if (kernel_has_openat2()) {
+		char missing[PATH_MAX];
+
+		snprintf(missing, sizeof missing, "%.*snope", (int)strlen(deep_rel) - 1, deep_rel);
+		expect_fails(rootfd, f->root, missing, O_RDONLY, walk ? ENAMETOOLONG : ENOENT);
+		errno = 0;
+		assert_int_equal(workspace_opendirat(rootfd, f->root, missing, 0), -1);
+		assert_int_equal(errno, walk ? ENAMETOOLONG : ENOENT);
+		for (i = 0; i < 2; i++) {
+			/* beneath the root, and outside it (an other root: beneath "/") */
+			snprintf(p, sizeof p, "%s/%s", f->root, deep_rel);
+			fd = i ? workspace_open("/no-such-hearth-root", p, O_RDONLY, 0, NULL)
+			       : workspace_openat(rootfd, f->root, deep_rel, O_RDONLY, 0);
+			if (walk) {
+				assert_int_equal(fd, -1);
+				assert_int_equal(errno, ENAMETOOLONG);
+			} else {
+				assert_true(fd >= 0);
+				assert_string_equal(slurp_fd(fd), "deep\n");
+				close(fd);
+			}
+		}
+	}
+	close(rootfd);
+}
+
+static void
+test_edges(void **state)
+{
+	struct fixture *f = fixture_new();
+	char p[PATH_MAX * 2], name[NAME_MAX + 1], *sib;
+	int walk, i, dfd;
+
+	(void)state;
+	fixture_mkdir(f, "d");
+	fixture_puts(f, "d/in.txt", "inside\n");
+	fixture_puts(f, "d/x", "d/x\n");
+	fixture_puts(f, "x", "root x\n");
+	assert_int_equal(symlink(f->root, fixture_path(f, "self")), 0);
+	snprintf(p, sizeof p, "%s/d", f->root);
+	assert_int_equal(symlink(p, fixture_path(f, "d/up")), 0);
+	assert_int_equal(symlink("no-such-target", fixture_path(f, "dangling")), 0);
+	assert_int_equal(symlink("d/in.txt", fixture_path(f, "file_link")), 0);
+	/* a directory named like the root plus a suffix, outside it */
+	snprintf(p, sizeof p, "%s-other", f->root);
+	sib = strdup(p);
+	assert_int_equal(mkdir(sib, 0755), 0);
+	tu_write(sib, "f", "SIBLING\n");
+	snprintf(p, sizeof p, "%s/f", sib);
+	assert_int_equal(symlink(p, fixture_path(f, "sibling")), 0);
+	assert_int_equal(symlink(sib, fixture_path(f, "sibling_dir")), 0);
+	memset(name, 'n', NAME_MAX);
+	name[NAME_MAX] = '\0';
+	{
+		char longrel[NAME_MAX + 3];
+
+		snprintf(longrel, sizeof longrel, "d/%s", name);
+		fixture_puts(f, longrel, "long\n");
+	}
+	/* c0 -> d/in.txt, cN -> c(N-1): cN is N links deep */
+	assert_int_equal(symlink("d/in.txt", fixture_path(f, "c1")), 0);
+	for (i = 2; i <= 41; i++) {
+		char from[16], to[16];
+
+		snprintf(from, sizeof from, "c%d", i);
+		snprintf(to, sizeof to, "c%d", i - 1);
+		assert_int_equal(symlink(to, fixture_path(f, from)), 0);
+	}
+	/* 300 directories deep: more than the walk holds */
+	dfd = open(f->root, O_RDONLY | O_DIRECTORY);
+	deep_rel[0] = '\0';
+	for (i = 0; i < 300; i++) {
+		int next;
+
+		assert_true(mkdirat(dfd, "a", 0755) == 0);
+		next = openat(dfd, "a", O_RDONLY | O_DIRECTORY);
+		close(dfd);
+		dfd = next;
+		memcpy(deep_rel + 2 * i, "a/", 3);
+	}
+	{
+		int fd = openat(dfd, "f", O_WRONLY | O_CREAT, 0644);
+
+		assert_int_equal(write(fd, "deep\n", 5), 5);
+		close(fd);
+	}
+	close(dfd);
+	memcpy(deep_rel + 2 * i, "f", 2);
+	for (walk = 1; walk >= 0; walk--) {
+		workspace_beneath_force_walk(walk);
+		check_edges(f, walk);
+	}
+	fixture_rmrf(sib);
+	free(sib);
+	fixture_free(f);
+}
+
+/*
+ * An open of a FIFO interrupted by a signal (no SA_RESTART) is tried again
+ * with openat2: it waits for the writer and reads its line.
+ */
+static void
+test_fifo_eintr(void **state)
+{
+	struct fixture *f = fixture_new();
+	struct sigaction sa, old;
+	struct fifo_writer w;
+	pthread_t th;
+	int rootfd, fd;
+
+	(void)state;
+	if (!kernel_has_openat2()) {
+		print_message("no openat2; skipped\n");
+		fixture_free(f);
+		return;
+	}
+	workspace_beneath_force_walk(0);
+	assert_int_equal(mkfifo(fixture_path(f, "fifo"), 0600), 0);
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal; /* no SA_RESTART: the open returns EINTR */
+	sigemptyset(&sa.sa_mask);
+	assert_int_equal(sigaction(SIGUSR1, &sa, &old), 0);
+	memset(&w, 0, sizeof w);
+	w.reader = pthread_self();
+	w.path = strdup(fixture_path(f, "fifo"));
+	rootfd = open(f->root, O_RDONLY | O_DIRECTORY);
+	assert_int_equal(pthread_create(&th, NULL, fifo_write, &w), 0);
+	atomic_store(&w.go, 1);
+	fd = workspace_openat(rootfd, f->root, "fifo", O_RDONLY, 0);
+	if (fd < 0)
+		print_message("fifo: %s\n", strerror(errno));
+	pthread_join(th, NULL);
+	assert_true(fd >= 0);
+	assert_true(w.opened);
+	assert_string_equal(slurp_fd(fd), "fifo\n");
+	close(fd);
+	close(rootfd);
+	sigaction(SIGUSR1, &old, NULL);
+	free((char *)w.path);
 	fixture_free(f);
 }
 
@@ -532,6 +1002,8 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rules),
+		cmocka_unit_test(test_edges),
+		cmocka_unit_test(test_fifo_eintr),
 		cmocka_unit_test(test_race),
 		cmocka_unit_test(test_kill9_temp_swept),
 		cmocka_unit_test(test_sweep_stays_beneath),
