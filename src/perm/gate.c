@@ -68,9 +68,10 @@ perm_gate_untrusted(struct perm_gate *g, const cJSON *root, const char *path, st
 		buf_addf(warnings, "%s: setting \"approval\" must be \"ask\", \"auto-edit\" or \"yolo\"; ignored\n", path);
 	else if (v && m < g->perm.mode)
 		g->perm.mode = m;
-	if ((v = cJSON_GetObjectItemCaseSensitive(root, "permissions")) != NULL && cJSON_IsObject(v)) {
+	if ((v = cJSON_GetObjectItemCaseSensitive(root, "permissions")) != NULL) {
 		cJSON *narrow = cJSON_Duplicate(v, 1);
 
+		/* not an object: perm_load_json says so, as for a trusted file */
 		cJSON_DeleteItemFromObjectCaseSensitive(narrow, "allow");
 		perm_load_json(&g->perm, narrow, path, warnings);
 		cJSON_Delete(narrow);
@@ -302,9 +303,7 @@ perm_gate_describe(struct perm_gate *g)
 
 	if (p->described)
 		return;
-	p->described = 1;
-	buf_reset(&p->title);
-	buf_reset(&p->detail);
+	p->described = 1; /* title and detail are empty: perm_gate_clear began the call */
 	if (cmd) {
 		const char *nl = strchr(cmd, '\n');
 

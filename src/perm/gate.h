@@ -65,6 +65,7 @@ struct perm_gate_ui {
  * trust (perm/trust.h).
  */
 struct perm_gate *perm_gate_new(struct loop *l, const struct tool_env *env, int trusted, struct buf *warnings);
+/* NULL ok. */
 void perm_gate_free(struct perm_gate *g);
 /* Who answers questions (a copy is kept); NULL: nobody (print mode). */
 void perm_gate_set_ui(struct perm_gate *g, const struct perm_gate_ui *ui);
@@ -85,7 +86,7 @@ void perm_gate_session_start(struct perm_gate *g, const char *mode, int resumed)
 /*
  * At exit: run the loop until notification hooks have finished (each is
  * bounded by its timeout; a loop_stop, e.g. on SIGINT, ends it sooner).
- * Replaces the loop's before-sleep hook and leaves none.
+ * Replaces the loop's before-sleep hook and leaves none.  NULL ok.
  */
 void perm_gate_drain(struct perm_gate *g);
 /* The perm state: its mode and rules (for /approval, front/commands.c, and tests). */

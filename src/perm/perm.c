@@ -701,22 +701,30 @@ perm_check(const struct perm *p, const struct tool *t, const cJSON *args, const 
 	return v;
 }
 
-/* The "always" rule of one shell segment: "bash(w1 w2:*)", or the exact command. */
+/*
+ * The "always" rule of one shell segment: "bash(w1 w2:*)", or the exact
+ * command, where a newline (inside quotes) is written '?' (any one
+ * character): the rules are one a line.
+ */
 static void
 perm_always_seg(const char *tool, const char *seg, struct buf *out)
 {
 	const char *sp = strchr(seg, ' '), *sp2;
-	size_t n = strlen(seg);
+	size_t n = strlen(seg), at;
 
 	if (out->len)
 		buf_addch(out, '\n');
-	if (sp && sp[1] != '-' && !strpbrk(seg, "'\"$*?")) {
+	at = out->len;
+	if (sp && sp[1] != '-' && !strpbrk(seg, "'\"$*?\n")) {
 		sp2 = strchr(sp + 1, ' ');
 		n = sp2 ? (size_t)(sp2 - seg) : n;
 		buf_addf(out, "%s(%.*s:*)", tool, (int)n, seg);
 		return;
 	}
 	buf_addf(out, "%s(%s)", tool, seg);
+	for (; at < out->len; at++)
+		if (out->data[at] == '\n')
+			out->data[at] = '?';
 }
 
 /* Session rules for an "always" answer (see perm/perm.h). */

@@ -210,6 +210,29 @@ exists(struct env *e, const char *name)
 	return access(path, F_OK) == 0;
 }
 
+/* Pump the loop for about ms milliseconds. */
+static void
+pump(struct env *e, int ms)
+{
+	int i;
+
+	for (i = 0; i < ms / 25; i++)
+		loop_run_once(e->ws.loop, 25, NULL);
+}
+
+/* Whether the notices hold exactly this line. */
+static int
+has_notice(struct env *e, const char *line)
+{
+	const char *p = e->notice.data;
+	size_t n = strlen(line);
+
+	for (; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+		if (!strncmp(p, line, n) && p[n] == '\n')
+			return 1;
+	return 0;
+}
+
 static void
 test_deny(void **state)
 {
@@ -459,7 +482,7 @@ test_hooks_around_calls(void **state)
 	turn(e, "t", 0);
 	assert_int_equal(e->end, AGENT_END_OK);
 	perm_gate_drain(e->gate);
-	assert_non_null(strstr(e->notice.data, "a pre_tool hook blocked read: not that file"));
+	assert_true(has_notice(e, "a pre_tool hook blocked read: not that file"));
 	ev = tu_read(e->ws.dir, "end.json");
 	assert_non_null(strstr(ev, "\"end\":\"ok\""));
 	free(ev);
@@ -474,6 +497,387 @@ test_hooks_around_calls(void **state)
 		assert_string_equal(c->msgs[2].blocks[0].text, "Blocked by a pre_tool hook: not that file");
 		assert_true(c->msgs[2].blocks[0].is_error);
 	}
+}
+
+/*
+ * While the pre_tool hooks run, no question is pending: perm_gate_asking
+ * is 0 and an answer is ignored (the call does not run); aborting then
+ * withdraws no question and kills the hook (it never gets to its touch).
+ */
+static void
+test_abort_while_hook_runs(void **state)
+{
+	struct env *e = *state;
+	int i;
+
+	start(e, "{\"hooks\": {\"pre_tool\": [\"sleep 0.4; touch late\"]}}", 1);
+	script(e, 0, "bash", "{\"command\":\"touch made\"}", NULL);
+	e->ended = 0;
+	assert_int_equal(agent_submit(e->agent, "t", NULL), 0);
+	for (i = 0; i < 4; i++)
+		loop_run_once(e->ws.loop, 10, NULL);
+	assert_false(e->ended);
+	assert_int_equal(e->asked, 0);
+	assert_false(perm_gate_asking(e->gate));
+	perm_gate_answer(e->gate, PERM_GATE_YES); /* no question: ignored */
+	pump(e, 100);
+	assert_false(exists(e, "made"));
+	assert_false(e->ended);
+	agent_abort(e->agent);
+	assert_true(e->ended);
+	assert_int_equal(e->withdrawn, 0);
+	pump(e, 1000);
+	assert_false(exists(e, "late"));
+	assert_false(exists(e, "made"));
+	assert_int_equal(e->asked, 0);
+}
+
+/*
+ * Two questions in a row: the second's title, detail and why are its own
+ * (nothing left from the first); once answered, nothing is pending.
+ * "Always" on a command of two parts adds both rules to the session list,
+ * and the same command then runs unasked.
+ */
+static void
+test_questions_in_a_row(void **state)
+{
+	struct env *e = *state;
+
+	start(e, NULL, 1);
+	script(e, 0, "bash", "{\"command\":\"touch one\"}", NULL);
+	script(e, 1, "bash", "{\"command\":\"mkdir -p d && touch d/two\"}", NULL);
+	script(e, 2, NULL, NULL, "done");
+	turn(e, "t", 1);
+	assert_string_equal(e->title.data, "bash: touch one");
+	perm_gate_answer(e->gate, PERM_GATE_YES);
+	assert_false(perm_gate_asking(e->gate));
+	while (e->asked < 2 && !e->ended)
+		loop_run_once(e->ws.loop, 25, NULL);
+	assert_int_equal(e->asked, 2);
+	assert_true(perm_gate_asking(e->gate));
+	assert_string_equal(e->title.data, "bash: mkdir -p d && touch d/two");
+	assert_string_equal(e->detail.data, "mkdir -p d && touch d/two");
+	assert_string_equal(e->why.data, "a bash command not known to be read-only");
+	assert_string_equal(e->always.data, "bash(mkdir -p d)\nbash(touch d/two:*)");
+	perm_gate_answer(e->gate, PERM_GATE_ALWAYS);
+	assert_false(perm_gate_asking(e->gate));
+	assert_true(tu_run_until(e->ws.loop, &e->ended, 5000));
+	assert_true(exists(e, "d/two"));
+	assert_int_equal(perm_gate_perm(e->gate)->lists[PERM_LIST_SESSION].n, 2);
+	assert_string_equal(perm_gate_perm(e->gate)->lists[PERM_LIST_SESSION].v[0].text, "bash(mkdir -p d)");
+	assert_string_equal(perm_gate_perm(e->gate)->lists[PERM_LIST_SESSION].v[1].text, "bash(touch d/two:*)");
+	assert_int_equal(e->notices, 0);
+	script(e, 0, "bash", "{\"command\":\"mkdir -p d && touch d/two\"}", NULL);
+	script(e, 1, NULL, NULL, "done");
+	e->fake.next = 0;
+	turn(e, "t2", 0);
+	assert_int_equal(e->asked, 2);
+}
+
+/*
+ * A question whose answer is an empty string is "" (not NULL): an ask rule
+ * on a read-only command has no "always" rule to add.
+ */
+static void
+test_question_strings_never_null(void **state)
+{
+	struct env *e = *state;
+
+	start(e, "{\"permissions\": {\"ask\": [\"bash(ls*)\"]}}", 1);
+	script(e, 0, "bash", "{\"command\":\"ls\"}", NULL);
+	script(e, 1, NULL, NULL, "done");
+	turn(e, "t", 1);
+	assert_string_equal(e->why.data, "the rule \"bash(ls*)\" in permissions.ask");
+	assert_string_equal(e->always.data, "");
+	perm_gate_answer(e->gate, PERM_GATE_NO);
+	assert_true(tu_run_until(e->ws.loop, &e->ended, 5000));
+}
+
+/* No preview (the edit would fail): the detail is why, a newline, then the arguments as JSON. */
+static void
+test_detail_without_preview(void **state)
+{
+	struct env *e = *state;
+
+	start(e, "{\"approval\": \"ask\"}", 1);
+	script(e, 0, "read", "{\"path\":\"f.txt\"}", NULL);
+	script(e, 1, "edit", "{\"path\":\"f.txt\",\"old_text\":\"gamma\",\"new_text\":\"G\"}", NULL);
+	script(e, 2, NULL, NULL, "done");
+	turn(e, "t", 1);
+	assert_false(e->is_diff);
+	assert_non_null(strstr(e->detail.data, "\n{\"path\":\"f.txt\",\"old_text\":\"gamma\",\"new_text\":\"G\"}"));
+	assert_true(e->detail.data[0] != '\n');
+	{
+		const char *nl = strchr(e->detail.data, '\n');
+
+		assert_string_equal(nl + 1, "{\"path\":\"f.txt\",\"old_text\":\"gamma\",\"new_text\":\"G\"}");
+		assert_true(nl > e->detail.data);
+	}
+	perm_gate_answer(e->gate, PERM_GATE_NO);
+	assert_true(tu_run_until(e->ws.loop, &e->ended, 5000));
+}
+
+/* Ask about a bash command of n bytes ("true" and spaces); the question's detail. */
+static void
+ask_long(struct env *e, size_t n, int i)
+{
+	struct buf args = BUF_INIT;
+	size_t k;
+
+	buf_adds(&args, "{\"command\":\"touch x;");
+	for (k = strlen("touch x;"); k < n; k++)
+		buf_addch(&args, ' ');
+	buf_adds(&args, "\"}");
+	script(e, 0, "bash", args.data, NULL);
+	script(e, 1, NULL, NULL, "done");
+	e->fake.next = 0;
+	turn(e, i ? "t2" : "t1", 1);
+	perm_gate_answer(e->gate, PERM_GATE_NO);
+	assert_true(tu_run_until(e->ws.loop, &e->ended, 5000));
+	buf_release(&args);
+}
+
+/* A detail of 64 KiB is shown whole; one byte more is cut to 64 KiB and marked. */
+static void
+test_detail_cut(void **state)
+{
+	struct env *e = *state;
+
+	start(e, NULL, 1);
+	ask_long(e, 64u << 10, 0);
+	assert_int_equal(e->detail.len, 64u << 10);
+	assert_memory_equal(e->detail.data, "touch x;  ", 10);
+	assert_null(strstr(e->detail.data, "cut]"));
+	ask_long(e, (64u << 10) + 1, 1);
+	assert_int_equal(e->detail.len, (64u << 10) + strlen("\n[… cut]"));
+	assert_string_equal(e->detail.data + (64u << 10), "\n[… cut]");
+	assert_int_equal(e->detail.data[(64u << 10) - 1], ' ');
+}
+
+/*
+ * The sandbox notice: when the sandbox asked for cannot work, the first
+ * shell call says so once; other tools never do, nor a shell call when a
+ * sandbox works or none was asked for.
+ */
+static void
+test_sandbox_notice_once(void **state)
+{
+	struct env *e = *state;
+	struct sandbox_spec spec = { 0 };
+	char line[512];
+
+	spec.mode = SANDBOX_WORKSPACE_WRITE;
+	spec.root = e->ws.dir;
+	spec.no_bwrap = 1;
+	spec.no_landlock = 1;
+	e->sb = sandbox_new(&spec);
+	assert_int_equal(sandbox_kind(e->sb), SANDBOX_NONE);
+	assert_true(*sandbox_why_none(e->sb));
+	e->ws.tenv.sandbox = e->sb;
+	start(e, "{\"approval\": \"yolo\"}", 1);
+	script(e, 0, "read", "{\"path\":\"f.txt\"}", NULL);
+	script(e, 1, NULL, NULL, "done");
+	turn(e, "t1", 0);
+	assert_int_equal(e->notices, 0); /* not a shell tool */
+	script(e, 0, "bash", "{\"command\":\"true\"}", NULL);
+	e->fake.next = 0;
+	turn(e, "t2", 0);
+	assert_int_equal(e->notices, 1);
+	snprintf(line, sizeof line, "sandbox: none works here (%s); bash commands that are not read-only ask "
+		 "(docs/permissions.md, \"Sandbox\")", sandbox_why_none(e->sb));
+	assert_true(has_notice(e, line));
+	e->fake.next = 0;
+	turn(e, "t3", 0);
+	assert_int_equal(e->notices, 1); /* once */
+	script(e, 0, "read", "{\"path\":\"f.txt\"}", NULL);
+	e->fake.next = 0;
+	turn(e, "t4", 0);
+	assert_int_equal(e->notices, 1);
+}
+
+/* No sandbox asked for (tenv.sandbox NULL): no notice for a shell call. */
+static void
+test_no_sandbox_no_notice(void **state)
+{
+	struct env *e = *state;
+
+	start(e, "{\"approval\": \"yolo\"}", 1);
+	script(e, 0, "bash", "{\"command\":\"true\"}", NULL);
+	script(e, 1, NULL, NULL, "done");
+	turn(e, "t", 0);
+	assert_int_equal(e->notices, 0);
+}
+
+/* Nobody to tell (perm_gate_set_ui NULL after a front end): a refusal is quiet, nothing is called. */
+static void
+test_no_ui(void **state)
+{
+	struct env *e = *state;
+
+	start(e, "{\"permissions\": {\"deny\": [\"bash(touch*)\"]}}", 1);
+	perm_gate_set_ui(e->gate, NULL);
+	script(e, 0, "bash", "{\"command\":\"touch made\"}", NULL);
+	script(e, 1, "bash", "{\"command\":\"mkdir made2\"}", NULL);
+	script(e, 2, NULL, NULL, "done");
+	turn(e, "t", 0);
+	assert_false(exists(e, "made"));
+	assert_false(exists(e, "made2")); /* asked with nobody to ask: refused */
+	assert_non_null(strstr(last_result(e, NULL), "needs the user's approval"));
+	assert_int_equal(e->notices, 0);
+	assert_int_equal(e->asked, 0);
+}
+
+/*
+ * perm_gate_free and perm_gate_drain take NULL; free kills a notification
+ * hook still running (it never gets to its touch).
+ */
+static void
+test_free_kills_hooks(void **state)
+{
+	struct env *e = *state;
+	int i;
+
+	perm_gate_free(NULL);
+	perm_gate_drain(NULL);
+	start(e, "{\"approval\": \"yolo\", \"hooks\": {\"post_tool\": [\"sleep 0.4; touch late\"]}}", 1);
+	script(e, 0, "bash", "{\"command\":\"true\"}", NULL);
+	script(e, 1, NULL, NULL, "done");
+	turn(e, "t", 0);
+	agent_free(e->agent);
+	e->agent = NULL;
+	perm_gate_free(e->gate);
+	e->gate = NULL;
+	for (i = 0; i < 10; i++)
+		usleep(100000);
+	assert_false(exists(e, "late"));
+}
+
+static void
+on_timer(struct loop *l, long id, void *arg)
+{
+	(void)id;
+	*(int *)arg = 1;
+	loop_stop(l);
+}
+
+/* After perm_gate_drain the loop has no before-sleep hook of the gate's: loop_run runs until stopped. */
+static void
+test_drain_leaves_loop(void **state)
+{
+	struct env *e = *state;
+	int fired = 0;
+	char *got;
+
+	start(e, "{\"approval\": \"yolo\", \"hooks\": {\"post_tool\": [\"sleep 0.1; cat > post.json\"]}}", 1);
+	script(e, 0, "bash", "{\"command\":\"true\"}", NULL);
+	script(e, 1, NULL, NULL, "done");
+	turn(e, "t", 0);
+	perm_gate_drain(e->gate);
+	got = tu_read(e->ws.dir, "post.json");
+	assert_non_null(strstr(got, "\"approval\":\"yolo\""));
+	assert_non_null(strstr(got, "\"duration_ms\":"));
+	free(got);
+	loop_timer_add(e->ws.loop, 50, on_timer, &fired);
+	assert_int_equal(loop_run(e->ws.loop, NULL), 0);
+	assert_true(fired);
+}
+
+/*
+ * The question shows the preview the pre_tool hooks were given, made once
+ * per call: a hook that changes the file does not change what is asked.
+ */
+static void
+test_question_shows_hooks_preview(void **state)
+{
+	struct env *e = *state;
+	char *ev;
+
+	start(e, "{\"approval\": \"ask\", \"hooks\": {\"pre_tool\": [\"cat > pre.json; printf 'tail\\\\n' >> f.txt\"]}}", 1);
+	script(e, 0, "edit", "{\"path\":\"f.txt\",\"old_text\":\"alpha\",\"new_text\":\"ALPHA\"}", NULL);
+	script(e, 1, NULL, NULL, "done");
+	turn(e, "t", 1);
+	ev = tu_read(e->ws.dir, "f.txt");
+	assert_string_equal(ev, "alpha\nbeta\ntail\n");
+	free(ev);
+	assert_null(strstr(e->detail.data, "tail"));
+	assert_non_null(strstr(e->detail.data, "\n-alpha\n+ALPHA\n beta\n"));
+	ev = tu_read(e->ws.dir, "pre.json");
+	assert_non_null(strstr(ev, "\"tool_name\":\"edit\""));
+	assert_non_null(strstr(ev, "\"approval\":\"ask\""));
+	free(ev);
+	perm_gate_answer(e->gate, PERM_GATE_NO);
+	assert_true(tu_run_until(e->ws.loop, &e->ended, 5000));
+}
+
+/*
+ * A grant of the network never outlives its call: an approved bash call
+ * that never starts its command (blank: the tool refuses it before the
+ * sandbox) leaves no grant for the read-only command after it.
+ */
+static void
+test_sandbox_grant_not_left_over(void **state)
+{
+	struct env *e = *state;
+	struct sandbox_spec spec = { 0 };
+	const char *no = getenv("HEARTH_TEST_NO_BWRAP");
+	char own[64];
+	ssize_t n;
+	int err = 0;
+
+	n = readlink("/proc/self/ns/net", own, sizeof own - 1);
+	assert_true(n > 0);
+	own[n] = '\0';
+	spec.mode = SANDBOX_WORKSPACE_WRITE;
+	spec.root = e->ws.dir;
+	e->sb = sandbox_new(&spec);
+	if (sandbox_kind(e->sb) != SANDBOX_BWRAP) {
+		if (no && !strcmp(no, "1"))
+			skip();
+		fail_msg("bwrap does not work here (%s); set HEARTH_TEST_NO_BWRAP=1 on a machine that cannot run it",
+			 sandbox_why_none(e->sb));
+	}
+	e->ws.tenv.sandbox = e->sb;
+	start(e, "{\"approval\": \"ask\"}", 1);
+	perm_gate_set_yes(e->gate, 1);
+	script(e, 0, "bash", "{\"command\":\"   \"}", NULL);
+	script(e, 1, "bash", "{\"command\":\"readlink /proc/self/ns/net\"}", NULL);
+	script(e, 2, NULL, NULL, "done");
+	e->ended = 0;
+	assert_int_equal(agent_submit(e->agent, "t", NULL), 0);
+	assert_true(tu_run_until(e->ws.loop, &e->ended, 20000));
+	{
+		struct conv *c = agent_conv(e->agent);
+
+		assert_non_null(strstr(c->msgs[2].blocks[0].text, "missing required field \"command\""));
+	}
+	assert_non_null(strstr(last_result(e, &err), "net:["));
+	assert_false(err);
+	assert_null(strstr(last_result(e, NULL), own));
+}
+
+/*
+ * "Always" on a command with a newline inside quotes: one rule (the
+ * newline written '?'), added without complaint, and the command then
+ * runs unasked (before: two broken halves, two notices, nothing added).
+ */
+static void
+test_always_multiline_command(void **state)
+{
+	struct env *e = *state;
+
+	start(e, NULL, 1);
+	script(e, 0, "bash", "{\"command\":\"printf 'a\\nb' > f2\"}", NULL);
+	script(e, 1, NULL, NULL, "done");
+	turn(e, "t", 1);
+	assert_string_equal(e->always.data, "bash(printf 'a?b' > f2)");
+	perm_gate_answer(e->gate, PERM_GATE_ALWAYS);
+	assert_true(tu_run_until(e->ws.loop, &e->ended, 5000));
+	assert_int_equal(e->notices, 0);
+	assert_int_equal(perm_gate_perm(e->gate)->lists[PERM_LIST_SESSION].n, 1);
+	assert_true(exists(e, "f2"));
+	e->fake.next = 0;
+	turn(e, "t2", 0);
+	assert_int_equal(e->asked, 1);
 }
 
 /* Run a task to its end (bwrap on a loaded machine: generous); the result of its call. */
@@ -565,6 +969,19 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_print_mode_shows_the_change, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hooks_around_calls, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sandbox_network_for_approved, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_abort_while_hook_runs, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_questions_in_a_row, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_question_strings_never_null, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_detail_without_preview, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_detail_cut, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sandbox_notice_once, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_no_sandbox_no_notice, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_no_ui, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_free_kills_hooks, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_drain_leaves_loop, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_question_shows_hooks_preview, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sandbox_grant_not_left_over, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_always_multiline_command, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

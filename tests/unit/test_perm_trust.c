@@ -236,6 +236,83 @@ test_gate_untrusted(void **state)
 	buf_release(&w);
 }
 
+/* An untrusted project's "permissions" that is not an object is warned about, as a trusted one is. */
+static void
+test_gate_untrusted_bad_permissions(void **state)
+{
+	struct err e = ERR_INIT;
+	struct loop *l = loop_new(&e);
+	struct tool_env env = { 0 };
+	struct buf w = BUF_INIT, want = BUF_INIT;
+	struct perm_gate *g;
+	int trusted;
+	char root[4200];
+
+	(void)state;
+	assert_non_null(l);
+	snprintf(root, sizeof root, "%s/proj", dir);
+	env.loop = l;
+	env.root = root;
+	put("proj/.hearth/settings.json", "{\"permissions\": [\"bash\"]}");
+	buf_addf(&want, "%s/.hearth/settings.json: \"permissions\" must be an object like {\"deny\": [\"bash(git push*)\"]}; ignored\n",
+		 root);
+	for (trusted = 0; trusted < 2; trusted++) {
+		buf_reset(&w);
+		g = perm_gate_new(l, &env, trusted, &w);
+		assert_string_equal(w.data, want.data);
+		assert_int_equal(perm_gate_perm(g)->lists[PERM_LIST_DENY].n, 0);
+		assert_int_equal(perm_gate_perm(g)->lists[PERM_LIST_ALLOW].n, 0);
+		perm_gate_free(g);
+	}
+	/* no "permissions": nothing to say */
+	put("proj/.hearth/settings.json", "{\"approval\": \"ask\"}");
+	buf_reset(&w);
+	g = perm_gate_new(l, &env, 0, &w);
+	assert_int_equal(w.len, 0);
+	perm_gate_free(g);
+	loop_free(l);
+	buf_release(&w);
+	buf_release(&want);
+}
+
+/* The project's settings padded with spaces to n bytes, holding one deny rule; the gate's deny count. */
+static size_t
+deny_rules_of_size(size_t n)
+{
+	struct err e = ERR_INIT;
+	struct loop *l = loop_new(&e);
+	struct tool_env env = { 0 };
+	struct buf w = BUF_INIT, text = BUF_INIT;
+	struct perm_gate *g;
+	char root[4200];
+	size_t got;
+
+	assert_non_null(l);
+	snprintf(root, sizeof root, "%s/proj", dir);
+	env.loop = l;
+	env.root = root;
+	buf_adds(&text, "{\"permissions\": {\"deny\": [\"bash(rm*)\"]}}");
+	while (text.len < n)
+		buf_addch(&text, ' ');
+	put("proj/.hearth/settings.json", text.data);
+	g = perm_gate_new(l, &env, 1, &w);
+	got = perm_gate_perm(g)->lists[PERM_LIST_DENY].n;
+	perm_gate_free(g);
+	loop_free(l);
+	buf_release(&w);
+	buf_release(&text);
+	return got;
+}
+
+/* A settings file of 1 MiB is read; one byte more is not (cfg reports it; the gate takes nothing of it). */
+static void
+test_gate_settings_size_limit(void **state)
+{
+	(void)state;
+	assert_int_equal(deny_rules_of_size(1u << 20), 1);
+	assert_int_equal(deny_rules_of_size((1u << 20) + 1), 0);
+}
+
 int
 main(void)
 {
@@ -244,6 +321,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_store, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_settings, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_gate_untrusted, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_gate_untrusted_bad_permissions, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_gate_settings_size_limit, setup, teardown),
 	};
 
 	json_init();
