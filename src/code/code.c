@@ -13,7 +13,7 @@
  * spans point at stay valid) and paints a capture id per byte
  * (`paint`: 0 plain, id + 1 otherwise), which is then cut into spans.
  *
- * Each thread keeps one parser between parses (`parser_key`): making one
+ * Each thread keeps one parser between parses (`parser_keep`, base/keep.h): making one
  * (ts_parser_new and its first stack and tree-pool allocations) cost a
  * fifth of the parse of a small file's skeleton, which repomap does for
  * thousands of files.  A parse takes it and gives it back (a nested parse
@@ -28,7 +28,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <pthread.h>
 #include <strings.h>
 #include <time.h>
 
@@ -36,6 +35,7 @@
 
 #include "code/cpp.h"
 #include "code/predicate.h"
+#include "base/keep.h"
 #include "base/xmalloc.h"
 
 struct code_tree {
@@ -196,59 +196,27 @@ code_lang_for_file(const char *path, const char *text, size_t n)
 	return code_lang_by_name("cpp");
 }
 
-static pthread_key_t parser_key;
-static pthread_once_t parser_once = PTHREAD_ONCE_INIT;
-static int parser_keyed;
-
+/* ts_parser_delete for base/keep. */
 static void
 parser_drop(void *p)
 {
 	ts_parser_delete(p);
 }
 
-static void
-parser_key_make(void)
-{
-	parser_keyed = pthread_key_create(&parser_key, parser_drop) == 0;
-}
-
-/* This thread's kept parser (taken from the key), or a new one. */
-static TSParser *
-parser_take(void)
-{
-	TSParser *p;
-
-	pthread_once(&parser_once, parser_key_make);
-	if (parser_keyed && (p = pthread_getspecific(parser_key)) != NULL) {
-		pthread_setspecific(parser_key, NULL);
-		return p;
-	}
-	return ts_parser_new();
-}
-
-/* Keep p for this thread's next parse (reset when it gave up), or delete it. */
-static void
-parser_give(TSParser *p, int gave_up)
-{
-	if (!parser_keyed || pthread_getspecific(parser_key) != NULL ||
-	    pthread_setspecific(parser_key, p) != 0) {
-		ts_parser_delete(p);
-		return;
-	}
-	if (gave_up)
-		ts_parser_reset(p);
-}
+static struct keep parser_keep = KEEP_INIT(parser_drop);
 
 /* Run one bounded parse (over ranges when nranges > 0); NULL + e on failure. */
 static TSTree *
 parse_text(const struct code_lang *lang, const char *text, size_t n, const TSRange *ranges,
 	   uint32_t nranges, struct err *e)
 {
-	TSParser *p = parser_take();
+	TSParser *p = keep_take(&parser_keep);
 	const TSLanguage *tl = lang->language();
 	TSTree *t = NULL;
 	int gave_up = 0;
 
+	if (!p)
+		p = ts_parser_new();
 	if (!ts_parser_set_language(p, tl))
 		err_set(e, "load %s grammar: its ABI version %u is not supported by this "
 			"libtree-sitter", lang->name, (unsigned)ts_language_version(tl));
@@ -263,7 +231,9 @@ parse_text(const struct code_lang *lang, const char *text, size_t n, const TSRan
 				lang->name, CODE_PARSE_TIMEOUT_MS);
 		}
 	}
-	parser_give(p, gave_up);
+	if (gave_up)
+		ts_parser_reset(p); /* else its next parse would resume this one */
+	keep_give(&parser_keep, p);
 	return t;
 }
 

@@ -11,7 +11,7 @@
  *    full, so each used name is copied once, not once per occurrence.
  *  - `at`: the sorted start bytes of the file's definition names, which are
  *    not uses (the lexical scan steps through it in order).
- *  - `cursor_key`: each thread's query cursor, kept between files (as
+ *  - `cursor_keep`: each thread's query cursor, kept between files (as
  *    code/code.c keeps its parser) and deleted with its thread.
  */
 #include "repomap/extract.h"
@@ -22,6 +22,7 @@
 
 #include <tree_sitter/api.h>
 
+#include "base/keep.h"
 #include "base/str.h"
 #include "code/bodies.h"
 #include "code/skeleton.h"
@@ -250,44 +251,14 @@ collect_refs(struct repomap_extract *f, const char *text, size_t len, const uint
 	free(ns.start), free(ns.len);
 }
 
-static pthread_key_t cursor_key;
-static pthread_once_t cursor_once = PTHREAD_ONCE_INIT;
-static int cursor_keyed;
-
+/* ts_query_cursor_delete for base/keep. */
 static void
 cursor_drop(void *c)
 {
 	ts_query_cursor_delete(c);
 }
 
-static void
-cursor_key_make(void)
-{
-	cursor_keyed = pthread_key_create(&cursor_key, cursor_drop) == 0;
-}
-
-/* This thread's kept query cursor (its state arrays already grown), or a new one. */
-static TSQueryCursor *
-cursor_take(void)
-{
-	TSQueryCursor *c;
-
-	pthread_once(&cursor_once, cursor_key_make);
-	if (cursor_keyed && (c = pthread_getspecific(cursor_key)) != NULL) {
-		pthread_setspecific(cursor_key, NULL);
-		return c;
-	}
-	return ts_query_cursor_new();
-}
-
-/* Keep c for this thread's next file, or delete it. */
-static void
-cursor_give(TSQueryCursor *c)
-{
-	if (!cursor_keyed || pthread_getspecific(cursor_key) != NULL ||
-	    pthread_setspecific(cursor_key, c) != 0)
-		ts_query_cursor_delete(c);
-}
+static struct keep cursor_keep = KEEP_INIT(cursor_drop);
 
 /* The definitions of the matches of q under node within [from, to). */
 static void
@@ -307,10 +278,12 @@ static void
 collect_defs(struct repomap_extract *r, const struct code_lang *lang, TSQuery *q, TSNode root,
 	     const char *text, size_t len, uint32_t **at, size_t *nat)
 {
-	TSQueryCursor *c = cursor_take();
+	TSQueryCursor *c = keep_take(&cursor_keep);
 	TSTreeCursor tc = ts_tree_cursor_new(root);
 	uint32_t from, to;
 
+	if (!c)
+		c = ts_query_cursor_new();
 	if (ts_tree_cursor_goto_first_child(&tc)) {
 		do {
 			TSNode top = ts_tree_cursor_current_node(&tc);
@@ -321,7 +294,7 @@ collect_defs(struct repomap_extract *r, const struct code_lang *lang, TSQuery *q
 		} while (ts_tree_cursor_goto_next_sibling(&tc));
 	}
 	ts_tree_cursor_delete(&tc);
-	cursor_give(c);
+	keep_give(&cursor_keep, c);
 }
 
 /* See repomap/extract.h. */

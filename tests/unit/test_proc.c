@@ -91,20 +91,6 @@ spawn_sh(struct loop *l, struct front_run *r, const char *script, uint64_t timeo
 	tu_group_note(proc_pid(r->p));
 }
 
-/* Open descriptors of this process. */
-static int
-count_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	int n = 0;
-
-	assert_non_null(d);
-	while (readdir(d))
-		n++;
-	closedir(d);
-	return n;
-}
-
 /* A fresh loop per test. */
 static int
 setup(void **state)
@@ -390,7 +376,7 @@ test_spawn_failures(void **state)
 	const char *empty[] = { NULL };
 	struct proc_spec s = { bad, NULL, NULL, 0, NULL, NULL, NULL, 0, 0, 0, NULL, NULL, 0 };
 	struct err e = ERR_INIT;
-	int fds = count_fds();
+	int fds = tu_open_fds();
 
 	assert_null(proc_spawn(*state, &s, &e));
 	assert_non_null(strstr(e.msg, "hearth-no-such-cmd"));
@@ -404,7 +390,7 @@ test_spawn_failures(void **state)
 	s.argv = empty;
 	assert_null(proc_spawn(*state, &s, &e));
 	assert_true(err_isset(&e));
-	assert_int_equal(count_fds(), fds); /* no descriptor leaked by the failures */
+	assert_int_equal(tu_open_fds(), fds); /* no descriptor leaked by the failures */
 }
 
 static void

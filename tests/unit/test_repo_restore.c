@@ -137,12 +137,8 @@ is_exec(struct t *t, const char *name)
 static int
 open_fds(void)
 {
-	int fd, n = 0;
-
 	assert_int_not_equal(fcntl(0, F_GETFD), -1); /* stdin, which a restore must leave open */
-	for (fd = 0; fd < 1024; fd++)
-		n += fcntl(fd, F_GETFD) != -1;
-	return n;
+	return tu_open_fds();
 }
 
 /* The permission bits of a work-tree file. */

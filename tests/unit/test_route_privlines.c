@@ -147,20 +147,6 @@ test_conv(void **state)
 	free(dir);
 }
 
-/* Open descriptors of this process (a walk that keeps a directory open leaks one). */
-static int
-open_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	int n = 0;
-
-	assert_non_null(d);
-	while (readdir(d))
-		n++;
-	closedir(d);
-	return n;
-}
-
 /* A file of exactly size bytes: a private line, then filler lines (padded to size). */
 static void
 write_sized(const char *dir, const char *rel, const char *line, size_t size)
@@ -211,9 +197,9 @@ test_edges(void **state)
 	}
 	tu_write(dir, "p/d39/deep", "IN_THE_LAST_DIRECTORY=found\n");
 
-	fds = open_fds();
+	fds = tu_open_fds();
 	s = route_privlines_build(dir, all, 1, &nfiles);
-	assert_int_equal(open_fds(), fds);
+	assert_int_equal(tu_open_fds(), fds);
 
 	assert_int_equal(nfiles, 4); /* blanks, many, mb, d39/deep: not the file over 1 MB */
 	assert_true(route_privlines_has(s, "VT_LINE=vertical-tab-value", 26));

@@ -1,6 +1,7 @@
 /* testutil: see testutil.h. */
 #include "testutil.h"
 
+#include <dirent.h>
 #include <locale.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -92,6 +93,20 @@ tu_worktree(char w[TU_PATH], char state[TU_PATH])
 	snprintf(state, TU_PATH, "%s/state", dir);
 	assert_int_equal(mkdir(w, 0755), 0);
 	return dir;
+}
+
+/* See testutil.h. */
+int
+tu_open_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	assert_non_null(d);
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n - 3; /* ".", ".." and the directory's own descriptor */
 }
 
 /* Fixture bytes. */

@@ -33,6 +33,8 @@ void tu_fixture(const char *name, struct buf *b);
  */
 #define TU_PATH 4096
 char *tu_worktree(char w[TU_PATH], char state[TU_PATH]);
+/* How many descriptors this process has open (/proc/self/fd, less the one reading it). */
+int tu_open_fds(void);
 /* Run the loop until *flag is non-zero or max_ms passes; returns *flag. */
 int tu_run_until(struct loop *l, const int *flag, int max_ms);
 /* Milliseconds on the monotonic clock. */
