@@ -457,7 +457,7 @@ cfg_why(const char *name, const char *cfg, int want, const char *why_has)
 static void
 test_git_parse_edges(void **state)
 {
-	char cfg[256], name[64], path[512];
+	char cfg[320], name[64], path[512];
 	int bad = 0;
 
 	(void)state;
@@ -473,6 +473,38 @@ test_git_parse_edges(void **state)
 	bad += cfg_why("p10", "[remote \"a\\", 0, "unparsable");      /* ends inside the name */
 	bad += cfg_why("p16", "[core]\n\tbare x\n", 0, "unparsable");   /* neither '=' nor the line's end */
 	bad += cfg_why("p17", "[user]\n\tname = x ; a \"\n\temail = y # b \"\n", 1, NULL); /* quotes in comments */
+	bad += cfg_why("p18", "[user]\n\tname = a \\\r\n b\r\n", 1, NULL);   /* a CRLF line continued */
+	bad += cfg_why("p19", "[user]\n\tname = a\\", 0, "unparsable");      /* a backslash ends the text */
+	/* the checks stop at the first reason: a bad config and submodules give one */
+	bad += cfg_why("p20", "[core]\n\tpager = sh\n", 0, "core.pager");
+	put("p20/.gitmodules", "");
+	{
+		struct buf why = BUF_INIT;
+		snprintf(path, sizeof path, "%s/p20", ws);
+		assert_int_equal(tool_bash_gitrepo_inert(path, &why), 0);
+		assert_null(strstr(why.data, "submodules"));
+		buf_release(&why);
+	}
+	/* .git a file: garbage is no gitdir; an absolute gitdir is followed */
+	dir("p21");
+	put("p21/.git", "garbage\n");
+	{
+		struct buf why = BUF_INIT;
+		snprintf(path, sizeof path, "%s/p21", ws);
+		assert_int_equal(tool_bash_gitrepo_inert(path, &why), 0);
+		assert_non_null(strstr(why.data, "neither a directory nor a gitdir file"));
+		buf_reset(&why);
+		dir("p21/real");
+		put("p21/real/HEAD", "ref: refs/heads/main\n");
+		put("p21/real/config", "[core]\n\tfsmonitor = ./x\n");
+		dir("p21/wt");
+		snprintf(cfg, sizeof cfg, "gitdir: %s/p21/real\n", ws);
+		put("p21/wt/.git", cfg);
+		snprintf(path, sizeof path, "%s/p21/wt", ws);
+		assert_int_equal(tool_bash_gitrepo_inert(path, &why), 0);
+		assert_non_null(strstr(why.data, "core.fsmonitor"));
+		buf_release(&why);
+	}
 	/* a key of 63 bytes is read whole (and is no inert key); 64 is past the parser's room */
 	memset(name, 'k', 63);
 	name[63] = '\0';
