@@ -416,7 +416,11 @@ def jail_setup(mode):
     global JAIL
     if mode == "off":
         return
-    cmd = ["bwrap", "--die-with-parent", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+    # the host's /dev and /proc, not new ones: hearth's own sandbox (bwrap
+    # --unshare-all, in test_gate and test_sandbox) cannot mount its proc
+    # under a jail's fresh one
+    cmd = ["bwrap", "--die-with-parent", "--ro-bind", "/", "/", "--dev-bind", "/dev", "/dev",
+           "--bind", "/proc", "/proc"]
     for d in ("/tmp", "/var/tmp", os.environ.get("TMPDIR", ""), ROOT):
         if d and os.path.isdir(d) and d not in cmd:
             cmd += ["--bind", d, d]
