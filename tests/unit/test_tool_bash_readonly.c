@@ -419,16 +419,33 @@ test_git_repo_edges(void **state)
 }
 
 /*
- * A repository name/.git with config cfg: tool_bash_gitrepo_inert's
- * answer must be want, and when it is 0 its reason must hold why_has.
- * 0 when so, 1 (printed) when not.
+ * tool_bash_gitrepo_inert of ws/rel must answer want; when it is 0 its
+ * reason must hold why_has and not why_not (each may be NULL).  0 when
+ * so, 1 (printed) when not.
  */
+static int
+dir_why(const char *rel, int want, const char *why_has, const char *why_not)
+{
+	char root[512];
+	struct buf why = BUF_INIT;
+	int got, rc;
+
+	snprintf(root, sizeof root, "%s/%s", ws, rel);
+	got = tool_bash_gitrepo_inert(root, &why);
+	rc = got != want || (!got && ((why_has && !strstr(why.data, why_has)) ||
+				      (why_not && strstr(why.data, why_not))));
+	if (rc)
+		print_error("%s: expected %d (%s), got %d (%s)\n", rel, want, why_has ? why_has : "",
+			    got, why.data);
+	buf_release(&why);
+	return rc;
+}
+
+/* A repository name/.git with config cfg, then dir_why(name, want, why_has, NULL). */
 static int
 cfg_why(const char *name, const char *cfg, int want, const char *why_has)
 {
-	char root[512], rel[256];
-	struct buf why = BUF_INIT;
-	int got, rc;
+	char rel[256];
 
 	dir(name);
 	snprintf(rel, sizeof rel, "%s/.git", name);
@@ -437,14 +454,7 @@ cfg_why(const char *name, const char *cfg, int want, const char *why_has)
 	put(rel, "ref: refs/heads/main\n");
 	snprintf(rel, sizeof rel, "%s/.git/config", name);
 	put(rel, cfg);
-	snprintf(root, sizeof root, "%s/%s", ws, name);
-	got = tool_bash_gitrepo_inert(root, &why);
-	rc = got != want || (!got && why_has && !strstr(why.data, why_has));
-	if (rc)
-		print_error("%s: expected %d (%s), got %d (%s)\n", name, want, why_has ? why_has : "",
-			    got, why.data);
-	buf_release(&why);
-	return rc;
+	return dir_why(name, want, why_has, NULL);
 }
 
 /*
@@ -478,33 +488,18 @@ test_git_parse_edges(void **state)
 	/* the checks stop at the first reason: a bad config and submodules give one */
 	bad += cfg_why("p20", "[core]\n\tpager = sh\n", 0, "core.pager");
 	put("p20/.gitmodules", "");
-	{
-		struct buf why = BUF_INIT;
-		snprintf(path, sizeof path, "%s/p20", ws);
-		assert_int_equal(tool_bash_gitrepo_inert(path, &why), 0);
-		assert_null(strstr(why.data, "submodules"));
-		buf_release(&why);
-	}
+	bad += dir_why("p20", 0, "core.pager", "submodules");
 	/* .git a file: garbage is no gitdir; an absolute gitdir is followed */
 	dir("p21");
 	put("p21/.git", "garbage\n");
-	{
-		struct buf why = BUF_INIT;
-		snprintf(path, sizeof path, "%s/p21", ws);
-		assert_int_equal(tool_bash_gitrepo_inert(path, &why), 0);
-		assert_non_null(strstr(why.data, "neither a directory nor a gitdir file"));
-		buf_reset(&why);
-		dir("p21/real");
-		put("p21/real/HEAD", "ref: refs/heads/main\n");
-		put("p21/real/config", "[core]\n\tfsmonitor = ./x\n");
-		dir("p21/wt");
-		snprintf(cfg, sizeof cfg, "gitdir: %s/p21/real\n", ws);
-		put("p21/wt/.git", cfg);
-		snprintf(path, sizeof path, "%s/p21/wt", ws);
-		assert_int_equal(tool_bash_gitrepo_inert(path, &why), 0);
-		assert_non_null(strstr(why.data, "core.fsmonitor"));
-		buf_release(&why);
-	}
+	bad += dir_why("p21", 0, "neither a directory nor a gitdir file", NULL);
+	dir("p21/real");
+	put("p21/real/HEAD", "ref: refs/heads/main\n");
+	put("p21/real/config", "[core]\n\tfsmonitor = ./x\n");
+	dir("p21/wt");
+	snprintf(cfg, sizeof cfg, "gitdir: %s/p21/real\n", ws);
+	put("p21/wt/.git", cfg);
+	bad += dir_why("p21/wt", 0, "core.fsmonitor", NULL);
 	/* a key of 63 bytes is read whole (and is no inert key); 64 is past the parser's room */
 	memset(name, 'k', 63);
 	name[63] = '\0';
@@ -524,13 +519,7 @@ test_git_parse_edges(void **state)
 	snprintf(path, sizeof path, "%s/p15/.git/config", ws);
 	assert_int_equal(unlink(path), 0);
 	assert_int_equal(symlink("../evil.cfg", path), 0);
-	{
-		struct buf why = BUF_INIT;
-		snprintf(path, sizeof path, "%s/p15", ws);
-		assert_int_equal(tool_bash_gitrepo_inert(path, &why), 0);
-		assert_non_null(strstr(why.data, "cannot be checked"));
-		buf_release(&why);
-	}
+	bad += dir_why("p15", 0, "cannot be checked", NULL);
 	assert_int_equal(bad, 0);
 }
 
