@@ -296,16 +296,111 @@ perm_add_segment(struct buf *out, struct buf *raw, const char *p, const char *en
 	return 1;
 }
 
+#define PERM_HEREDOCS 4 /* here-documents of one line followed */
+
+/* A here-document whose body follows the line: its delimiter and form. */
+struct perm_heredoc {
+	char word[64]; /* the delimiter, quotes and backslashes removed */
+	int quoted;    /* any quoting in it: the body is not expanded */
+	int tabs;      /* <<- : leading tabs stripped from the body's lines */
+};
+
+/*
+ * Parse the here-document operator at p ("<<", not "<<<") into d: the end
+ * of its delimiter word, or NULL when it is not one hearth can follow
+ * (no word, a word too long, a $ or ` in it).
+ */
+static const char *
+perm_heredoc_op(const char *p, struct perm_heredoc *d)
+{
+	size_t n = 0;
+	char q = 0;
+
+	memset(d, 0, sizeof *d);
+	p += 2;
+	if (*p == '-')
+		d->tabs = 1, p++;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	for (; *p && (q || !strchr(" \t\n;&|<>()", *p)); p++) {
+		if (q ? *p == q : (*p == '\'' || *p == '"')) {
+			q = q ? 0 : *p;
+			d->quoted = 1;
+			continue;
+		}
+		if (*p == '\\' && p[1] && (!q || (q == '"' && strchr("$`\"\\", p[1])))) {
+			d->quoted = 1; /* inside "..." only these are escaped: "E\OF" ends at E\OF */
+			p++;
+		} else if ((*p == '$' && q != '\'') || *p == '`') {
+			return NULL;
+		}
+		if (n + 1 >= sizeof d->word)
+			return NULL;
+		d->word[n++] = *p;
+	}
+	return n && !q ? p : NULL;
+}
+
+/*
+ * The end of the here-document body that starts at p: the byte after its
+ * delimiter line (or the end of the text: bash reads to the end when the
+ * delimiter never comes).  NULL when a line of an expanded body ends with
+ * a backslash (it joins the next, which hearth does not follow).
+ */
+static const char *
+perm_heredoc_end(const char *p, const struct perm_heredoc *d, const char **body_end)
+{
+	size_t n = strlen(d->word);
+
+	for (;;) {
+		const char *line = p, *nl = strchr(p, '\n');
+		const char *e = nl ? nl : p + strlen(p);
+
+		if (d->tabs)
+			while (*line == '\t')
+				line++;
+		if ((size_t)(e - line) == n && !memcmp(line, d->word, n)) {
+			*body_end = p;
+			return nl ? nl + 1 : e;
+		}
+		if (!d->quoted && e > p && e[-1] == '\\')
+			return NULL;
+		if (!nl) {
+			*body_end = e;
+			return e;
+		}
+		p = nl + 1;
+	}
+}
+
+/* Whether [p, end) has a command substitution ($( or `, escaped or not). */
+static int
+perm_has_subst(const char *p, const char *end)
+{
+	for (; p < end; p++)
+		if (*p == '`' || (*p == '$' && p + 1 < end && p[1] == '('))
+			return 1;
+	return 0;
+}
+
 /*
  * Split a command line into normalised simple commands in out, and (when
  * raw is non-NULL) as written in raw; *subst when a split was at ( ) ` $( .
+ * The body of a here-document is text, not commands, when hearth can
+ * follow it: the operator outside parentheses and quotes, at most
+ * PERM_HEREDOCS on a line, a plain delimiter word, and a body that is
+ * either not expanded (a quoted delimiter) or has no $( or ` in it ($((
+ * too: arithmetic may hold one).  Any other body is split into lines as
+ * commands, which asks more, never less.
  */
 static size_t
 perm_split(const char *cmd, struct buf *out, struct buf *raw, int *subst)
 {
 	const char *p = cmd, *start = cmd;
 	char quote = 0;
-	size_t n = 0;
+	size_t n = 0, nh = 0, k;
+	struct perm_heredoc docs[PERM_HEREDOCS];
+	int depth = 0, follow = !strstr(cmd, "$[");
 
 	buf_reset(out);
 	if (raw)
@@ -339,15 +434,41 @@ perm_split(const char *cmd, struct buf *out, struct buf *raw, int *subst)
 			quote = c;
 		} else if (c == '&') {
 			sep = !(p > cmd && p[-1] == '>') && p[1] != '>';
+		} else if (c == '<' && p[1] == '<') {
+			const char *w = NULL;
+
+			if (p[2] == '<') { /* a here-string */
+				p += 2;
+				continue;
+			}
+			if (follow && depth == 0 && nh < PERM_HEREDOCS)
+				w = perm_heredoc_op(p, &docs[nh]);
+			if (w)
+				nh++, p = w - 1;
+			else
+				follow = 0, p++; /* not followed: the body's lines are commands */
+			continue;
 		} else {
 			sep = c == ';' || c == '|' || c == '\n' || c == '(' || c == ')' || c == '`';
+			depth += c == '(' ? 1 : c == ')' && depth > 0 ? -1 : 0;
 		}
-		if (sep) {
-			if (strchr("()`", *p)) /* *p: '(' of a quoted $( too */
-				*subst = 1;
-			n += (size_t)perm_add_segment(out, raw, start, p);
-			start = p + 1;
+		if (!sep)
+			continue;
+		if (strchr("()`", *p)) /* *p: '(' of a quoted $( too */
+			*subst = 1;
+		n += (size_t)perm_add_segment(out, raw, start, p);
+		start = p + 1;
+		if (c != '\n' || !nh)
+			continue;
+		for (k = 0; k < nh && follow; k++) { /* the bodies follow this line */
+			const char *body = p + 1, *body_end, *next = perm_heredoc_end(body, &docs[k], &body_end);
+
+			if (!next || (!docs[k].quoted && perm_has_subst(body, body_end)))
+				follow = 0;
+			else
+				p = next - 1, start = next;
 		}
+		nh = 0;
 	}
 }
 

@@ -17,7 +17,8 @@
  * For bash it is matched against each simple command of the command line
  * (split on ; && || | & newlines and parentheses, quotes respected, with
  * leading VAR=value words and wrappers such as sudo/env/timeout removed,
- * blanks collapsed); for tools with a "path" argument against the path
+ * blanks collapsed; a here-document's body is text, not commands, unless
+ * it is expanded and runs a substitution); for tools with a "path" argument against the path
  * relative to the workspace (inside it) and the absolute path.
  *
  * Precedence: deny (refuse, never ask) > ask > protected paths > allow

@@ -143,6 +143,41 @@ test_segments(void **state)
 	segs(";;;", "");
 }
 
+/*
+ * Here-document bodies are text, not commands, where hearth can follow
+ * them; where it cannot (or the body runs substitutions) its lines are
+ * commands, so a line hidden there is still judged.
+ */
+static void
+test_heredoc_segments(void **state)
+{
+	(void)state;
+	segs("cat > f <<'EOF'\nrm -rf src\nEOF\nls", "cat > f <<'EOF' | ls");
+	segs("cat <<EOF\nhello $HOME ${X:-y}\nEOF", "cat <<EOF");
+	segs("cat <<-EOF\n\trm -rf src\n\tEOF\nls", "cat <<-EOF | ls");
+	segs("cat <<EOF | grep x && wc\nrm -rf src\nEOF\nls", "cat <<EOF | grep x | wc | ls");
+	segs("cat <<A <<'B'\nrm a\nA\nrm b\nB\nls", "cat <<A <<'B' | ls");
+	segs("cat <<'EOF'\nrm -rf src", "cat <<'EOF'"); /* bash reads to the end */
+	segs("cat <<\\EOF\nrm $(x)\nEOF\nls", "cat <<\\EOF | ls"); /* quoted: not expanded */
+	segs("cat <<'E O'\nrm x\nE O\nls", "cat <<'E O' | ls");
+	/* a body that runs something: its lines are commands */
+	segs("cat <<EOF\n$(rm -rf src)\nEOF", "cat <<EOF | $ | rm -rf src | EOF");
+	segs("cat <<EOF\n`rm -rf src`\nEOF", "cat <<EOF | rm -rf src | EOF");
+	/* inside "...", a backslash escapes only $ ` \" \\ : the delimiter is E\OF */
+	segs("cat <<\"E\\OF\"\nx\nE\\OF\nrm -rf src", "cat <<\"E\\OF\" | rm -rf src");
+	/* not followed: arithmetic, a here-string, a subshell, a $ delimiter, a joined line */
+	segs("echo $((1<<2))\nrm -rf src", "echo $ | 1<<2 | rm -rf src");
+	segs("cat <<<EOF\nrm -rf src\nEOF", "cat <<<EOF | rm -rf src | EOF");
+	segs("cat <<<x; cat <<'EOF'\nrm -rf src\nEOF", "cat <<<x | cat <<'EOF'");
+	segs("echo $[1<<2]\nrm -rf src", "echo $[1<<2] | rm -rf src"); /* old arithmetic */
+	segs("(cat <<EOF\nrm -rf src\nEOF\n)", "cat <<EOF | rm -rf src | EOF");
+	segs("cat <<$X\nrm -rf src\n$X", "cat <<$X | rm -rf src | $X");
+	segs("cat <<E`x`\nrm -rf src\nE`x`", "cat <<E | x | rm -rf src | E | x");
+	segs("cat <<EOF\nx \\\nEOF\nrm -rf src\nEOF", "cat <<EOF | x \\ EOF | rm -rf src | EOF");
+	segs("cat <<EOF <<A <<B <<C <<D\nEOF\nA\nB\nC\nrm -rf src\nD",
+	     "cat <<EOF <<A <<B <<C <<D | EOF | A | B | C | rm -rf src | D");
+}
+
 static void
 test_modes(void **state)
 {
@@ -322,6 +357,9 @@ test_always(void **state)
 	always(&p, "bash", "{\"command\":\"git commit -m 'x'\"}", "bash(git commit -m 'x')");
 	always(&p, "bash", "{\"command\":\"rm -rf build\"}", "bash(rm -rf build)");
 	always(&p, "bash", "{\"command\":\"cd build && make && ls\"}", "bash(cd build:*)\nbash(make)");
+	/* a here-document's lines are no commands to allow (issue 20) */
+	always(&p, "bash", "{\"command\":\"cat > notes <<'EOF'\\nrm -rf src\\nEOF\"}",
+	       "bash(cat > notes <<'EOF')");
 	buf_addf(&want, "edit(%s/*)", root);
 	always(&p, "edit", "{\"path\":\"src/a.c\"}", want.data);
 	always(&p, "write", "{\"path\":\"/tmp/perm-test-dir/x.txt\"}", "write(/tmp/perm-test-dir/*)");
@@ -480,6 +518,7 @@ main(void)
 		cmocka_unit_test(test_glob),
 		cmocka_unit_test_setup_teardown(test_path_rules, setup, teardown),
 		cmocka_unit_test(test_segments),
+		cmocka_unit_test(test_heredoc_segments),
 		cmocka_unit_test_setup_teardown(test_modes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_precedence, setup, teardown),
 		cmocka_unit_test(test_rules_bad),
