@@ -150,32 +150,51 @@ repo_restore_diff(const struct repo_snap *s, const char *path,
 }
 
 /*
- * Whether abs can be replaced: not a directory itself, and its nearest
- * existing ancestor is a writable directory.
+ * Whether abs can be replaced: its nearest existing ancestor opens as a
+ * directory beneath the work tree (no symlink on the way leading out, no
+ * file in the way) and is writable, and abs is not a directory itself.
+ * Checked as put_side will open them, so a restore that passes every check
+ * does not fail halfway for these reasons.
  */
 static int
-writable(const char *abs, struct err *e, const char *rel)
+writable(const struct repo_snap *s, const char *abs, const char *rel, struct err *e)
 {
 	struct buf d = BUF_INIT;
+	struct err oe = ERR_INIT;
 	struct stat st;
+	size_t wl = strlen(s->workdir);
 	char *slash;
-	int rc = 0;
+	int rc = 0, dfd = -1, leaf = 1;
 
-	if (lstat(abs, &st) == 0 && S_ISDIR(st.st_mode))
-		return err_set(e, "cannot change %s: it is a directory now; nothing was changed",
-			       rel);
+	while (wl > 1 && s->workdir[wl - 1] == '/') /* libgit2's workdir ends with one */
+		wl--;
 	buf_adds(&d, abs);
-	while ((slash = strrchr(d.data, '/')) != NULL && slash > d.data) {
-		buf_setlen(&d, (size_t)(slash - d.data));
-		if (stat(d.data, &st) == 0)
+	while ((slash = strrchr(d.data, '/')) != NULL && (size_t)(slash - d.data) >= wl) {
+		*slash = '\0';
+		if ((dfd = workspace_opendir(s->workdir, d.data, 0, &oe)) >= 0)
 			break;
+		if (errno == ENOTDIR) {
+			rc = err_set(e, "cannot change %s: %s is not a directory; nothing was changed",
+				     rel, strlen(d.data) > wl ? d.data + wl + 1 : ".");
+			goto out;
+		}
+		if (errno != ENOENT) {
+			rc = err_set(e, "cannot change %s: %s; nothing was changed", rel, oe.msg);
+			goto out;
+		}
+		leaf = 0;
 	}
-	if (stat(d.data, &st) == 0 && !S_ISDIR(st.st_mode))
-		rc = err_set(e, "cannot change %s: %s is not a directory; nothing was changed",
-			     rel, d.data);
-	else if (access(d.data, W_OK) < 0)
+	if (dfd < 0)
+		rc = err_set(e, "cannot change %s: the work tree %s is gone; nothing was changed", rel,
+			     s->workdir);
+	else if (leaf && fstatat(dfd, slash + 1, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode))
+		rc = err_set(e, "cannot change %s: it is a directory now; nothing was changed", rel);
+	else if (faccessat(dfd, ".", W_OK, 0) < 0)
 		rc = err_set(e, "cannot change %s: directory %s is not writable (%s); nothing "
 			     "was changed", rel, d.data, strerror(errno));
+out:
+	if (dfd >= 0)
+		close(dfd);
 	buf_release(&d);
 	return rc;
 }
@@ -289,7 +308,7 @@ check_item(const struct repo_snap *s, struct repo_restore_item *it, unsigned fla
 		repo_restore_diff(s, it->path, &it->cur, 1, &it->target, 0, res);
 		repo_snap_abs(s, it->path, &abs);
 		if (check)
-			rc = writable(abs.data, e, it->path);
+			rc = writable(s, abs.data, it->path, e);
 	}
 	buf_release(&abs);
 	return rc;

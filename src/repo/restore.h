@@ -8,8 +8,9 @@
  * state is not `expect` was changed by hand: it is reported and left
  * alone unless REPO_FORCE.  Before anything is written every file to
  * change is checked to be replaceable (not a directory now, its nearest
- * existing parent a writable directory), so a restore either fails with
- * nothing changed or writes every file.  Writes are byte-exact and atomic
+ * existing parent a writable directory that opens beneath the work tree:
+ * no symlink on the way leading out), so a restore either fails with
+ * nothing changed or writes every file (short of a write error midway).  Writes are byte-exact and atomic
  * per file (fs_write_atomic), keep the snapshot's executable bit,
  * recreate symlinks; removed files take their emptied parent directories
  * with them (up to the work tree root).

@@ -464,7 +464,7 @@ test_diff_size_limit(void **state)
 	teardown(t);
 }
 
-/* Undo deletes sub/b, but sub is now a symlink to a directory outside: it fails there. */
+/* Undo deletes sub/b, but sub is now a symlink to a directory outside: it fails, changing nothing. */
 static void
 test_delete_through_link_out(void **state)
 {
@@ -478,6 +478,9 @@ test_delete_through_link_out(void **state)
 	assert_int_equal(restore(t, 1, 0, &res, &e), -1);
 	assert_non_null(strstr(e.msg, "sub: a symlink on the way leads outside the workspace"));
 	assert_file(t, "../out/b", "new\n"); /* the outside file is not deleted */
+	/* and nothing else was changed: the files before sub/b were checked, not written */
+	assert_file(t, "a", "two\n");
+	assert_false(is_exec(t, "run"));
 	assert_int_equal(open_fds(), fd0);
 	repo_result_release(&res);
 	teardown(t);
@@ -499,6 +502,8 @@ test_write_through_link_out(void **state)
 	assert_int_equal(restore(t, 0, 0, &res, &e), -1);
 	assert_non_null(strstr(e.msg, "a symlink on the way leads outside the workspace"));
 	assert_file(t, "../out/b", "(none)");
+	assert_file(t, "a", "one\n"); /* nothing was changed */
+	assert_true(is_exec(t, "run"));
 	assert_int_equal(open_fds(), fd0); /* stdin still open, nothing left open */
 	repo_result_release(&res);
 	teardown(t);
