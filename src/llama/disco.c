@@ -508,6 +508,23 @@ llama_disco_slots(struct llama_disco *d, llama_slots_fn done, void *arg)
 	d->slots_reqs = sr;
 }
 
+/* See llama/disco.h. */
+void
+llama_disco_forget(struct llama_disco *d, void *arg)
+{
+	struct llama_disco_slots_req **pp = &d->slots_reqs, *sr;
+
+	while ((sr = *pp) != NULL) {
+		if (sr->arg != arg) {
+			pp = &sr->next;
+			continue;
+		}
+		*pp = sr->next;
+		http_cancel(sr->req);
+		free(sr);
+	}
+}
+
 static void disco_on_alive(int status, enum http_fail fail, const struct err *e, const struct buf *body,
 			   void *arg);
 

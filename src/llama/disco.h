@@ -77,6 +77,8 @@ void llama_disco_probe(struct llama_disco *d, long wait_ms, llama_loading_fn on_
 		      llama_disco_fn done, void *arg);
 /* GET /slots once. */
 void llama_disco_slots(struct llama_disco *d, llama_slots_fn done, void *arg);
+/* Cancel the /slots, alive and load requests in flight made with arg: their done is never called. */
+void llama_disco_forget(struct llama_disco *d, void *arg);
 /*
  * A server that went away, asked again without discovery: GET /health, and
  * GET /v1/models when it has none (a plain OpenAI-compatible server).

@@ -569,7 +569,8 @@ llama_probe_done(int rc, enum llm_err_kind kind, const char *msg, void *arg)
 {
 	struct llama *lm = arg;
 
-	lm->probe_done(lm, rc, kind, msg, lm->probe_arg);
+	if (lm->probe_done)
+		lm->probe_done(lm, rc, kind, msg, lm->probe_arg);
 }
 
 /* The model is loading: tell the llama-level caller. */
@@ -598,6 +599,18 @@ void
 llama_get_slots(struct llama *lm, llama_slots_fn done, void *arg)
 {
 	llama_disco_slots(&lm->disco, done, arg);
+}
+
+/* See llama/llama.h. */
+void
+llama_forget(struct llama *lm, void *arg)
+{
+	if (lm->probe_done && lm->probe_arg == arg) { /* the probe runs on, telling no one */
+		lm->probe_done = NULL;
+		lm->probe_loading = NULL;
+		lm->probe_arg = NULL;
+	}
+	llama_disco_forget(&lm->disco, arg);
 }
 
 /* Whether the server answers again (see llama/llama.h). */

@@ -53,6 +53,13 @@ void llama_probe(struct llama *lm, long wait_ms, llama_loading_fn on_loading, ll
 
 /* GET /slots; status 501 means the server runs with --no-slots. */
 void llama_get_slots(struct llama *lm, llama_slots_fn done, void *arg);
+/*
+ * Forget a caller about to go away: its /slots, alive and load requests in
+ * flight are cancelled and the discovery it started (llama_probe) goes on
+ * without telling it, so none of its callbacks runs again (the llama object outlives a front-end,
+ * which then saves the slot through the same loop).
+ */
+void llama_forget(struct llama *lm, void *arg);
 /* Whether a server that went away answers again (GET /health, else /v1/models); no discovery. */
 void llama_alive(struct llama *lm, llama_alive_fn done, void *arg);
 /* GET /metrics read as the server's load (llama_wire_load). */

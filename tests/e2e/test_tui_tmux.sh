@@ -139,4 +139,26 @@ fi
 cleanup_tmux
 mock_stop
 
+# ---- quitting while a /slots poll is still out ---------------------------------
+# The slot is saved after the full screen is gone, through the same loop; the
+# poll the screen sent at its start (answered 4 s late) must not call back
+# into it (it did: a segfault on quit, seen once in CI).  Under make asan the
+# gone screen's stack is poisoned (detect_stack_use_after_return), so the
+# call back is caught every time, not only when the stack was reused.
+mkdir -p "$E2E_TMP/slowpoll"
+printf '{"slot_save_path": "%s", "slots_delay_s": 4, "save_delay_s": 6, "turns": [{"text": "The answer is 42."}]}\n' \
+	"$E2E_TMP/slowpoll" >"$E2E_TMP/slowpoll.json"
+mock_start "$E2E_TMP/slowpoll.json"
+$T new-session -d -s s -x 100 -y 30 \
+	"cd '$REPO' && ASAN_OPTIONS=\"\${ASAN_OPTIONS:+\$ASAN_OPTIONS:}detect_stack_use_after_return=1\" HOME='$E2E_TMP' '$HEARTH_BIN' $TUI --server '$MOCK_URL'; echo HEARTH_EXITED rc=\$?; sleep 30"
+screen slowpoll_ready "type a task" 150
+$T send-keys -t s "What is the answer?" Enter
+screen slowpoll_answer "answer is 42"
+$T send-keys -t s C-c C-c
+screen slowpoll_quit "HEARTH_EXITED rc=0" 200
+check "tui: quitting with a /slots poll out: the slot is saved, then hearth exits cleanly" \
+	sh -c "ls '$E2E_TMP/slowpoll' | grep -q ."
+cleanup_tmux
+mock_stop
+
 e2e_finish

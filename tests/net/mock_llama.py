@@ -19,6 +19,8 @@ every route answers 503 "Loading model", as the real server does.
 
 POST /slots/{id}?action=save|restore|erase (501 unless the scenario
 gives "slot_save_path": DIR; the saved file holds the simulated cache).
+"save_delay_s": N answers a save N seconds late, "slots_delay_s": N every
+GET /slots (a poll still out when the client quits).
 
 POST /apply-template and a cache simulated on the rendered prompt (the
 Qwen3.5 template, see mock_template.py) when the scenario says
@@ -764,6 +766,8 @@ class Handler(BaseHTTPRequestHandler):
         elif m == "GET" and path in ("/v1/models", "/models"):
             self.send_json(200, st.models)
         elif m == "GET" and path == "/slots":
+            if st.scenario.get("slots_delay_s"):
+                time.sleep(float(st.scenario["slots_delay_s"]))
             if st.scenario.get("slots", True) is False:
                 self.send_json(501, SLOTS_OFF_BODY)
             elif st.scenario.get("slots_live"):
@@ -822,6 +826,8 @@ class Handler(BaseHTTPRequestHandler):
                                            "message": "Invalid filename"}})
             return
         fpath = os.path.join(save_dir, name) if name else ""
+        if action == "save" and st.scenario.get("save_delay_s"):
+            time.sleep(float(st.scenario["save_delay_s"]))
         if action == "save":
             with st.lock:
                 cur = st.slots.get(slot, ("", []))

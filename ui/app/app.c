@@ -628,6 +628,11 @@ app_release(struct app *a)
 		if (*timers[i])
 			loop_timer_del(l, *timers[i]);
 	loop_set_before_sleep(l, NULL, NULL);
+	/* a /slots poll or the probe still out would call back into a gone
+	 * app: the llama object lives on (front_run_release saves the slot
+	 * through the same loop) */
+	if (a->d->llama)
+		llama_forget(a->d->llama, a);
 	mcp_set_report(a->d->mcp, NULL, NULL);
 	if (a->term)
 		loop_unwatch(l, term_input_fd(a->term));
