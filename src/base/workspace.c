@@ -222,6 +222,23 @@ try_openat2(int rootfd, const char *rel, int flags, mode_t mode)
 #endif
 }
 
+/*
+ * openat(2) of the walk's last component, tried again when a signal cut it
+ * short (a FIFO's open waits for a writer), as try_openat2 does.
+ */
+static int
+openat_last(int dfd, const char *name, int flags, mode_t mode)
+{
+	int fd = -1, tries;
+
+	for (tries = 0; tries < 8; tries++) {
+		fd = openat(dfd, name, flags, mode);
+		if (fd >= 0 || errno != EINTR)
+			break;
+	}
+	return fd;
+}
+
 /* Length of root_path without trailing slashes ("/" is 0). */
 static size_t
 root_len(const char *root_path)
@@ -353,7 +370,7 @@ walk_open(int rootfd, const char *root_path, const char *rel, int flags, mode_t 
 			continue;
 		}
 		if (last && !want_dir) {
-			fd = openat(w.fds[w.n - 1], name, flags | O_NOFOLLOW | O_CLOEXEC, mode);
+			fd = openat_last(w.fds[w.n - 1], name, flags | O_NOFOLLOW | O_CLOEXEC, mode);
 			if (fd >= 0) {
 				rc = 0;
 				break;
