@@ -220,64 +220,6 @@ body_hole(struct code_lexer *x, struct code_skeleton_holes *h, size_t i, int top
 	return j + 1;
 }
 
-/* Whether the head is empty: no token since the last declaration ended. */
-static int
-head_empty(const struct head *hd)
-{
-	static const struct head none;
-
-	return !memcmp(hd, &none, sizeof none);
-}
-
-/*
- * Whether the comment [i, j) stands alone on its lines: only blanks before
- * it on its first line and after it on its last, and (a line comment) no
- * backslash at its end, which in C would carry it on to the next line.
- */
-static int
-comment_alone(const struct code_lexer *x, size_t i, size_t j)
-{
-	size_t k;
-
-	for (k = i; k > 0 && (x->s[k - 1] == ' ' || x->s[k - 1] == '\t'); k--)
-		;
-	if (k > 0 && x->s[k - 1] != '\n')
-		return 0;
-	if (x->s[i + 1] == '/') {
-		k = j > i + 2 && x->s[j - 1] == '\r' ? j - 1 : j;
-		return x->s[k - 1] != '\\';
-	}
-	for (k = j; k < x->n && (x->s[k] == ' ' || x->s[k] == '\t' || x->s[k] == '\r'); k++)
-		;
-	return k == x->n || x->s[k] == '\n';
-}
-
-/*
- * Leave out the comment [i, j) standing alone between declarations (see
- * code/braces.h); one that follows the comment hole before it with only
- * blanks between joins it.  *after is the end of the last comment hole
- * (when it is still the last hole).
- */
-static void
-comment_hole(struct code_lexer *x, struct code_skeleton_holes *h, size_t i, size_t j, size_t *after)
-{
-	size_t k;
-
-	if (x->bad || !comment_alone(x, i, j))
-		return;
-	if (*after && h->n && h->at[2 * h->n - 1] == *after) {
-		for (k = *after; k < i && code_lexer_is_space(x->s[k]); k++)
-			;
-		if (k == i) {
-			h->at[2 * h->n - 1] = (uint32_t)j;
-			*after = j;
-			return;
-		}
-	}
-	code_skeleton_hole(h, (uint32_t)i, (uint32_t)j);
-	*after = j;
-}
-
 /*
  * The scan proper.  Trouble (a construct running to the end, a brace that
  * closes nothing, a conditional directive inside a body, an implausible
@@ -289,7 +231,7 @@ scan(struct code_lexer *x, struct code_skeleton_holes *h)
 	unsigned char kinds[MAX_LEVELS];
 	int depth = 0, other = 0;
 	struct head hd;
-	size_t i = 0, j, after = 0;
+	size_t i = 0, j;
 
 	head_reset(&hd);
 	while (i < x->n && !x->bad) {
@@ -297,9 +239,6 @@ scan(struct code_lexer *x, struct code_skeleton_holes *h)
 		if ((j = code_lexer_skip(x, i)) != i) {
 			if (c == '#')
 				head_reset(&hd); /* a directive ends what came before */
-			else if (c == '/' && (x->s[i + 1] == '/' || x->s[i + 1] == '*') && !other &&
-				 head_empty(&hd))
-				comment_hole(x, h, i, j, &after);
 			i = j;
 			continue;
 		}

@@ -18,10 +18,6 @@
  *  - Rust: the head has the word "fn";
  *  - JavaScript/TypeScript: the head has "function" or ends with "=>", or
  *    it ends with ")" (and a type) inside a class body.
- * A comment standing alone on its lines (only blanks before and after it;
- * a C line comment not continued by a backslash) where a declaration may
- * start, at the top level or in a container, is a hole too; comments with
- * only blanks between them make one hole.
  * Trouble (a brace that closes nothing, a construct running to the end,
  * a top-level body with a line starting with "}" inside it) ends the scan
  * rather than letting it guess: the holes found before stand.
@@ -35,7 +31,7 @@
 
 /* Whether lang (a name) is a brace language code_braces knows. */
 int code_braces_knows(const char *lang);
-/* The body interiors and lone comments of text as lang into h: 0, or -1 when lang is not a brace language. */
+/* The body interiors of text as lang into h: 0, or -1 when lang is not a brace language. */
 int code_braces_holes(const char *lang, const char *text, size_t n, struct code_skeleton_holes *h);
 
 #endif

@@ -285,39 +285,12 @@ hole_fits(TSNode root, uint32_t from, uint32_t to)
 	return 0;
 }
 
-/* Node types whose children are declarations (a comment hole may sit between them). */
-static const char *const list_types[] = {
-	"preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif", "preproc_elifdef",
-	"declaration_list", "field_declaration_list", "class_body", "interface_body",
-};
-
 /*
- * Whether the comment hole [from, to) lies between the children of root or
- * of a declaration list: nothing the parse made spans it.
- */
-static int
-comment_hole_fits(TSNode root, uint32_t from, uint32_t to)
-{
-	TSNode d = ts_node_descendant_for_byte_range(root, from, to);
-	const char *type;
-	size_t i;
-
-	if (ts_node_eq(d, root))
-		return 1;
-	type = ts_node_type(d);
-	for (i = 0; i < sizeof list_types / sizeof list_types[0]; i++)
-		if (!strcmp(type, list_types[i]))
-			return 1;
-	return 0;
-}
-
-/*
- * Keep in h only the holes t (of text) shows to be right (see the top of
- * code/skeleton.h; Python's are all wrong when the tree has an error); the
- * count dropped.  A hole after a "{" is a body's, any other a comment's.
+ * Keep in h only the holes t shows to be right (see the top of code/skeleton.h;
+ * Python's are all wrong when the tree has an error); the count dropped.
  */
 static size_t
-keep_fitting(const char *lang, const char *text, const struct code_tree *t, struct code_skeleton_holes *h)
+keep_fitting(const char *lang, const struct code_tree *t, struct code_skeleton_holes *h)
 {
 	TSNode root = ts_tree_root_node(code_tree_ts(t));
 	size_t k, kept = 0, dropped;
@@ -329,9 +302,7 @@ keep_fitting(const char *lang, const char *text, const struct code_tree *t, stru
 		return dropped;
 	}
 	for (k = 0; k < h->n; k++)
-		if (h->at[2 * k] > 0 && text[h->at[2 * k] - 1] == '{' ?
-		    hole_fits(root, h->at[2 * k], h->at[2 * k + 1]) :
-		    comment_hole_fits(root, h->at[2 * k], h->at[2 * k + 1])) {
+		if (hole_fits(root, h->at[2 * k], h->at[2 * k + 1])) {
 			h->at[2 * kept] = h->at[2 * k];
 			h->at[2 * kept++ + 1] = h->at[2 * k + 1];
 		}
@@ -364,7 +335,7 @@ code_skeleton_parse(const struct code_lang *lang, enum code_bodies_use use, cons
 	for (tries = 0; tries < 2 && h.n; tries++) {
 		if (code_parse_holes(lang, text, n, h.at, h.n, out, NULL) < 0)
 			break;
-		dropped = keep_fitting(lang->name, text, *out, &h);
+		dropped = keep_fitting(lang->name, *out, &h);
 		for (gone = 0, k = 0; k < h.n; k++)
 			gone += h.at[2 * k + 1] - h.at[2 * k];
 		if (dropped == 0) {

@@ -10,17 +10,12 @@
  * in code/braces.c, Python by indentation here) and the parse is given the
  * rest of the text as tree-sitter included ranges, so the lexer jumps from
  * a body's "{" straight to its "}" (in Python: from the body's first
- * statement to the line after the body).  Brace languages also leave out
- * the comments that stand alone on their lines between declarations: in a
- * heavily commented C file (redis's module.c) they are four fifths of
- * what the bodies leave.  Byte offsets and rows in the tree stay those of
- * the whole text.
+ * statement to the line after the body).  Byte offsets and rows in the
+ * tree stay those of the whole text.
  *
  * The prescan is a guess and is checked: after the parse every hole must
- * sit exactly inside a body node of the grammar (brace languages; a
- * comment's hole between the children of the root or of a declaration
- * list, #if group or class body, with nothing the parse made spanning it),
- * or the tree must have no error (Python).  Holes that do not fit are dropped and
+ * sit exactly inside a body node of the grammar (brace languages), or the
+ * tree must have no error (Python).  Holes that do not fit are dropped and
  * the rest parsed once more (when they still leave out a quarter of the
  * text); otherwise the text is parsed whole.  Trouble in the prescan (a
  * brace that closes nothing, a string running to the end of the text, a

@@ -111,7 +111,7 @@ static void
 test_c(void **state)
 {
 	(void)state;
-	expect_holes("c", c_text, "6-6 9-18 19-19 21-21");
+	expect_holes("c", c_text, "9-18 19-19 21-21");
 }
 
 static const char cpp_text[] =
@@ -200,7 +200,7 @@ static void
 test_rust(void **state)
 {
 	(void)state;
-	expect_holes("rust", rust_text, "1-1 4-4 5-7 9-9 11-13");
+	expect_holes("rust", rust_text, "4-4 5-7 9-9 11-13");
 }
 
 static const char java_text[] =
@@ -357,95 +357,6 @@ test_misfit(void **state)
 	assert_int_equal(gone, 0);
 	assert_true(ts_node_has_error(ts_tree_root_node(code_tree_ts(t))));
 	code_release(t);
-}
-
-/* The bytes code_skeleton_parse leaves out of text as lang (checking the trees agree). */
-static size_t
-skipped(const char *lang, const char *text)
-{
-	struct code_tree *t = NULL;
-	size_t gone = 0;
-
-	assert_int_equal(code_skeleton_parse(code_lang_by_name(lang), CODE_BODIES_MAP, text, strlen(text), &t,
-				       &gone, NULL), 0);
-	code_release(t);
-	assert_int_equal(same_tree(lang, text), gone);
-	return gone;
-}
-
-/*
- * Comments standing alone on their lines where a declaration may start are
- * left out, those next to code or inside a declaration are not; the parse
- * drops one the tree shows to be inside a declaration.
- */
-static void
-test_comments(void **state)
-{
-	static const char c[] =
-		"/* licence\n * two lines */\n"          /* 1-2: one hole with 3-4 */
-		"\n"                                      /* 3 */
-		"// a line comment\n"                     /* 4 */
-		"int a; /* after code */\n"               /* 5 */
-		"/* before code */ int b;\n"              /* 6 */
-		"static int\n"                            /* 7 */
-		"/* inside a head */\n"                   /* 8 */
-		"f(void) { return 1; }\n"                 /* 9 */
-		"struct s {\n"                            /* 10 */
-		"\t/* a field's */\n"                    /* 11 */
-		"\tint x;\n"                             /* 12 */
-		"};\n"                                    /* 13 */
-		"#ifdef X\n"                              /* 14 */
-		"\t/* in an #ifdef */\n"                 /* 15 */
-		"int g(void) { return 2; }\n"             /* 16 */
-		"#endif\n"                                /* 17 */
-		"// continued \\\n"                     /* 18: carried on by the backslash */
-		"int hidden;\n"                           /* 19 */
-		"  /* last */  \n";                       /* 20 */
-	static const char cpp[] =
-		"namespace n {\n"
-		"// in a namespace\n"
-		"class K {\n"
-		"  /// in a class\n"
-		"  int m() { return 1; }\n"
-		"};\n"
-		"}\n";
-	static const char rust[] =
-		"/// doc\n"
-		"///\n"
-		"#[no_mangle]\n"
-		"fn f() { 1 }\n";
-	static const char java[] =
-		"class A {\n"
-		"    /** Javadoc. */\n"
-		"    int f() { return 1; }\n"
-		"}\n";
-	/* after a struct's "}" the head is empty, yet x belongs to the declaration */
-	static const char inside[] =
-		"struct s { int a; }\n"
-		"/* not between declarations */\n"
-		"x;\n"
-		"int f(void) { int y = 1; y += 2; y *= 3; y -= 4; y /= 5; return y; }\n";
-	struct buf l = BUF_INIT;
-
-	(void)state;
-	hole_lines("c", c, &l);
-	assert_string_equal(l.data, "1-4 9-9 15-15 16-16 20-20");
-	assert_true(skipped("c", c) > 0);
-	hole_lines("cpp", cpp, &l);
-	assert_string_equal(l.data, "2-2 4-4 5-5");
-	assert_int_equal(skipped("cpp", cpp), strlen("// in a namespace") + strlen("/// in a class") +
-						strlen(" return 1; "));
-	hole_lines("rust", rust, &l);
-	assert_string_equal(l.data, "1-2 4-4");
-	assert_int_equal(skipped("rust", rust), strlen("/// doc\n///") + strlen(" 1 "));
-	hole_lines("java", java, &l);
-	assert_string_equal(l.data, "2-2 3-3");
-	assert_int_equal(skipped("java", java), strlen("/** Javadoc. */") + strlen(" return 1; "));
-	/* found by the scan, dropped by the parse: only the body is left out */
-	hole_lines("c", inside, &l);
-	assert_string_equal(l.data, "2-2 4-4");
-	assert_int_equal(skipped("c", inside), strlen(" int y = 1; y += 2; y *= 3; y -= 4; y /= 5; return y; "));
-	buf_release(&l);
 }
 
 /* Only where bodies are skipped for the use; other languages and uses parse whole. */
@@ -616,7 +527,6 @@ main(void)
 		cmocka_unit_test(test_python),
 		cmocka_unit_test(test_trouble),
 		cmocka_unit_test(test_misfit),
-		cmocka_unit_test(test_comments),
 		cmocka_unit_test(test_uses),
 		cmocka_unit_test(test_bad_holes),
 		cmocka_unit_test(test_parser_kept),

@@ -2,9 +2,7 @@
  * skeldump: a tree as text for comparing a definitions-only parse
  * (code_skeleton) with a whole one: every node as "(type start-end" and its
  * children, except that the bodies left out are not entered (their
- * children differ by design) and the comments left out are not shown,
- * nor the root's start (after a comment left out at the start of the
- * text, the root starts at its first token).  For Python, whose kept bodies end early,
+ * children differ by design).  For Python, whose kept bodies end early,
  * no end offsets and no entering any function's body block.  Header-only,
  * shared by test_synskel and the skelcheck bench tool.
  */
@@ -36,41 +34,18 @@ skeldump_is_hole_body(TSNode node, const struct code_skeleton_holes *h, int pyth
 	return 0;
 }
 
-/*
- * Whether node is an extra (a comment) lying inside one of h's holes: a
- * comment hole's (Rust's line comments end past their newline, one byte
- * after the hole).
- */
-static int
-skeldump_in_hole(TSNode node, const struct code_skeleton_holes *h)
-{
-	uint32_t s = ts_node_start_byte(node), e = ts_node_end_byte(node);
-	size_t k;
-
-	if (!ts_node_is_extra(node))
-		return 0;
-	for (k = 0; k < h->n; k++)
-		if (h->at[2 * k] <= s && e <= h->at[2 * k + 1] + 1)
-			return 1;
-	return 0;
-}
-
 /* Append node's subtree to out (see the top). */
 static void
 skeldump(TSNode node, const struct code_skeleton_holes *h, int python, struct buf *out)
 {
 	uint32_t i, n = ts_node_child_count(node);
 
-	if (ts_node_is_null(ts_node_parent(node)))
-		buf_addf(out, "(%s ", ts_node_type(node)); /* a comment hole at 0 moves the root's start */
-	else
-		buf_addf(out, "(%s %u", ts_node_type(node), ts_node_start_byte(node));
+	buf_addf(out, "(%s %u", ts_node_type(node), ts_node_start_byte(node));
 	if (!python)
 		buf_addf(out, "-%u", ts_node_end_byte(node));
 	if (!skeldump_is_hole_body(node, h, python))
 		for (i = 0; i < n; i++)
-			if (!skeldump_in_hole(ts_node_child(node, i), h))
-				skeldump(ts_node_child(node, i), h, python, out);
+			skeldump(ts_node_child(node, i), h, python, out);
 	buf_adds(out, ")");
 }
 
