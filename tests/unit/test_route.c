@@ -67,6 +67,7 @@ test_quiet_stays_local(void **state)
 	assert_string_equal(d.reason, "");
 	assert_int_equal(d.blocked, 0);
 	assert_int_equal(d.notify, 0);
+	assert_int_equal(d.rule, -1); /* no rule fired (0 is the first rule) */
 }
 
 static void
@@ -180,6 +181,86 @@ test_context(void **state)
 	assert_int_equal(d.target, ROUTE_LOCAL);
 }
 
+/* The context rule's reason for prompt/n_ctx when it fires with fraction f (else ""). */
+static const char *
+context_reason(long prompt, long n_ctx, double f, char *out, size_t n)
+{
+	struct route_signals s = quiet();
+	struct route_policy p;
+	struct route_decision d;
+
+	route_config_defaults(&p);
+	p.context_fraction = f;
+	s.prompt_tokens = prompt;
+	s.n_ctx = n_ctx;
+	route_decide(&p, &s, ROUTE_REQ_NONE, &d);
+	route_config_release(&p);
+	snprintf(out, n, "%s", d.target == ROUTE_CLAUDE ? d.reason : "");
+	return out;
+}
+
+/*
+ * Edges of the count and context rules: tokens said as people say them
+ * (999, 1k at 1000, rounding at 1500, a context of 2^n in k of 1024), the
+ * context rule at exactly its fraction and at a context of 1, a test cycle
+ * at index 0, a threshold of 1, and empty or odd signal lists.
+ */
+static void
+test_rule_edges(void **state)
+{
+	struct route_signals s = quiet();
+	struct route_decision d;
+	struct route_policy p;
+	struct route_call calls[] = { { "read", "{\"path\":\"a.c\"}" } };
+	struct route_test t[] = {
+		{ "make test", 0, 1 }, { "make test", 0, 1 }, { "make test", 0, 1 }, { NULL, 0, 1 },
+	};
+	char r[160];
+
+	(void)state;
+	assert_string_equal(context_reason(999, 65536, 0.001, r, sizeof r),
+			    "prompt \xe2\x89\x88 999 tokens > 0% of the local 64k context");
+	assert_string_equal(context_reason(1000, 100000, 0.001, r, sizeof r),
+			    "prompt \xe2\x89\x88 1k tokens > 0% of the local 100k context");
+	assert_string_equal(context_reason(1499, 3072, 0.001, r, sizeof r),
+			    "prompt \xe2\x89\x88 1k tokens > 0% of the local 3k context");
+	assert_string_equal(context_reason(1500, 65536, 0.001, r, sizeof r),
+			    "prompt \xe2\x89\x88 2k tokens > 0% of the local 64k context");
+	/* a prompt of 21 x 1024 tokens is 22k (rounded), not 21k (a context would be) */
+	assert_string_equal(context_reason(21504, 65536, 0.001, r, sizeof r),
+			    "prompt \xe2\x89\x88 22k tokens > 0% of the local 64k context");
+	assert_string_equal(context_reason(500, 1000, 0.5, r, sizeof r), ""); /* not over */
+	assert_string_equal(context_reason(501, 1000, 0.5, r, sizeof r),
+			    "prompt \xe2\x89\x88 501 tokens > 50% of the local 1k context");
+	assert_string_equal(context_reason(10, 1, 0.9, r, sizeof r),
+			    "prompt \xe2\x89\x88 10 tokens > 90% of the local 1 context");
+	/* three failing cycles, the first at index 0 */
+	s.tests = t;
+	s.ntests = 3;
+	decide(&s, ROUTE_REQ_NONE, &d);
+	assert_int_equal(d.target, ROUTE_CLAUDE);
+	/* the newest test has no command: no rule (nothing to compare with) */
+	s.ntests = 4;
+	decide(&s, ROUTE_REQ_NONE, &d);
+	assert_int_equal(d.target, ROUTE_LOCAL);
+	s.ntests = 0; /* a list with nothing in it */
+	decide(&s, ROUTE_REQ_NONE, &d);
+	assert_int_equal(d.target, ROUTE_LOCAL);
+	s.tests = NULL;
+	/* a threshold of 1: one call is already "repeated" */
+	route_config_defaults(&p);
+	p.rules[ROUTE_RULE_REPEATED_CALL].threshold = 1;
+	s.calls = calls;
+	s.ncalls = 1;
+	route_decide(&p, &s, ROUTE_REQ_NONE, &d);
+	assert_int_equal(d.target, ROUTE_CLAUDE);
+	assert_string_equal(d.reason, "the same read call repeated 1 times (a loop)");
+	s.ncalls = 0;
+	route_decide(&p, &s, ROUTE_REQ_NONE, &d);
+	assert_int_equal(d.target, ROUTE_LOCAL);
+	route_config_release(&p);
+}
+
 static void
 test_server_down(void **state)
 {
@@ -229,6 +310,8 @@ test_regex_pattern(void **state)
 	static const char js[] = "{\"routing\":{\"patterns\":[{\"pattern\":\"dead.?lock\","
 				 "\"regex\":true,\"mode\":\"handoff\"},{\"pattern\":\"(\","
 				 "\"regex\":true}]}}";
+	static const char js2[] = "{\"routing\":{\"patterns\":[{\"pattern\":\"^refactor\","
+				  "\"regex\":true},{\"pattern\":\"dead.?lock\",\"regex\":true}]}}";
 
 	(void)state;
 	route_config_defaults(&p);
@@ -243,6 +326,18 @@ test_regex_pattern(void **state)
 	s.task = "design a thing"; /* the default list was replaced */
 	route_decide(&p, &s, ROUTE_REQ_NONE, &d);
 	assert_int_equal(d.target, ROUTE_LOCAL);
+	route_config_release(&p);
+	/* an anchored pattern matches at the task's start; the second pattern names itself */
+	route_config_defaults(&p);
+	buf_reset(&w);
+	assert_int_equal(route_config_apply_text(&p, js2, strlen(js2), "t.json", &w, &e), 0);
+	s.task = "refactor the parser";
+	route_decide(&p, &s, ROUTE_REQ_NONE, &d);
+	assert_int_equal(d.target, ROUTE_CLAUDE);
+	assert_string_equal(d.reason, "task matches /^refactor/");
+	s.task = "a deadlock";
+	route_decide(&p, &s, ROUTE_REQ_NONE, &d);
+	assert_string_equal(d.reason, "task matches /dead.?lock/");
 	route_config_release(&p);
 	buf_release(&w);
 }
@@ -387,7 +482,9 @@ test_strip_at_claude(void **state)
 	assert_string_equal(route_strip_at_claude("  @Claude: plan it"), "plan it");
 	assert_string_equal(route_strip_at_claude("@claude"), "");
 	assert_string_equal(route_strip_at_claude("@claude\n\nmulti"), "multi");
+	assert_string_equal(route_strip_at_claude("@claude, fix it"), "fix it");
 	assert_null(route_strip_at_claude("@claudette hi"));
+	assert_null(route_strip_at_claude("@claudex"));
 	assert_null(route_strip_at_claude("ask @claude later"));
 	assert_null(route_strip_at_claude(""));
 	assert_null(route_strip_at_claude(NULL));
@@ -429,6 +526,8 @@ test_is_test_command(void **state)
 	assert_false(route_is_test_command(&p, "ls tests"));
 	assert_false(route_is_test_command(&p, "cat pytest.ini"));
 	assert_false(route_is_test_command(&p, NULL));
+	/* at the command's start, whatever byte lies before it in memory */
+	assert_true(route_is_test_command(&p, "xmake test" + 1));
 	assert_int_equal(route_config_apply_text(&p, js, strlen(js), NULL, &w, NULL), 0);
 	assert_int_equal(lines(w.data), 2);
 	assert_true(route_is_test_command(&p, "./run-tests.sh -v"));
@@ -846,6 +945,7 @@ main(void)
 		cmocka_unit_test(test_failing_tests),
 		cmocka_unit_test(test_max_steps),
 		cmocka_unit_test(test_context),
+		cmocka_unit_test(test_rule_edges),
 		cmocka_unit_test(test_server_down),
 		cmocka_unit_test(test_patterns),
 		cmocka_unit_test(test_regex_pattern),
