@@ -400,7 +400,7 @@ perm_split(const char *cmd, struct buf *out, struct buf *raw, int *subst)
 	char quote = 0;
 	size_t n = 0, nh = 0, k;
 	struct perm_heredoc docs[PERM_HEREDOCS];
-	int depth = 0, follow = !strstr(cmd, "$[");
+	int depth = 0, follow = !strstr(cmd, "$["), comment = 0;
 
 	buf_reset(out);
 	if (raw)
@@ -434,10 +434,12 @@ perm_split(const char *cmd, struct buf *out, struct buf *raw, int *subst)
 			quote = c;
 		} else if (c == '&') {
 			sep = !(p > cmd && p[-1] == '>') && p[1] != '>';
+		} else if (c == '#' && (p == cmd || strchr(" \t\n;&|()", p[-1]))) {
+			comment = 1; /* to the line's end: a "<<" there is text */
 		} else if (c == '<' && p[1] == '<') {
 			const char *w = NULL;
 
-			if (p[2] == '<') { /* a here-string */
+			if (p[2] == '<' || comment) { /* a here-string, or a comment */
 				p += 2;
 				continue;
 			}
@@ -452,6 +454,8 @@ perm_split(const char *cmd, struct buf *out, struct buf *raw, int *subst)
 			sep = c == ';' || c == '|' || c == '\n' || c == '(' || c == ')' || c == '`';
 			depth += c == '(' ? 1 : c == ')' && depth > 0 ? -1 : 0;
 		}
+		if (c == '\n')
+			comment = 0;
 		if (!sep)
 			continue;
 		if (strchr("()`", *p)) /* *p: '(' of a quoted $( too */

@@ -169,6 +169,10 @@ test_heredoc_segments(void **state)
 	segs("echo $((1<<2))\nrm -rf src", "echo $ | 1<<2 | rm -rf src");
 	segs("cat <<<EOF\nrm -rf src\nEOF", "cat <<<EOF | rm -rf src | EOF");
 	segs("cat <<<x; cat <<'EOF'\nrm -rf src\nEOF", "cat <<<x | cat <<'EOF'");
+	/* a "<<" in a comment is text: the lines after it are commands */
+	segs("ls # <<EOF\nrm -rf src\nEOF", "ls # <<EOF | rm -rf src | EOF");
+	segs("#<<EOF\nrm -rf src", "#<<EOF | rm -rf src");
+	segs("echo a#<<EOF\nrm -rf src\nEOF\nls", "echo a#<<EOF | ls"); /* a# is a word */
 	segs("echo $[1<<2]\nrm -rf src", "echo $[1<<2] | rm -rf src"); /* old arithmetic */
 	segs("(cat <<EOF\nrm -rf src\nEOF\n)", "cat <<EOF | rm -rf src | EOF");
 	segs("cat <<$X\nrm -rf src\n$X", "cat <<$X | rm -rf src | $X");
