@@ -250,7 +250,11 @@ perm_add_segment(struct buf *out, struct buf *raw, const char *p, const char *en
 			break;
 		w = p;
 		while (p < end && !isspace((unsigned char)*p)) {
-			if (*p == '\'' || *p == '"') { /* a quoted part stays one word */
+			if (*p == '$' && p + 1 < end && p[1] == '\'') { /* $'...': \' inside */
+				for (p += 2; p < end && *p != '\''; p++)
+					if (*p == '\\' && p + 1 < end)
+						p++;
+			} else if (*p == '\'' || *p == '"') { /* a quoted part stays one word */
 				char q = *p++;
 
 				while (p < end && *p != q)
@@ -420,7 +424,12 @@ perm_split(const char *cmd, struct buf *out, struct buf *raw, int *subst)
 			continue;
 		}
 		if (c == '\\' && p[1]) {
-			p++;
+			p++; /* in $'...' too: \' does not end it */
+			continue;
+		}
+		if (quote == '$') {
+			if (c == '\'')
+				quote = 0;
 			continue;
 		}
 		if (quote == '"') {
@@ -430,6 +439,8 @@ perm_split(const char *cmd, struct buf *out, struct buf *raw, int *subst)
 				sep = *++p; /* a substitution runs even inside double quotes */
 			else
 				sep = c == '`' || c == ')';
+		} else if (c == '$' && p[1] == '\'') {
+			quote = '$', p++; /* an ANSI-C string: backslashes escape */
 		} else if (c == '\'' || c == '"') {
 			quote = c;
 		} else if (c == '&') {

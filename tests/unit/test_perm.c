@@ -135,6 +135,8 @@ test_segments(void **state)
 	segs("sudo -E env X=1 timeout 10 nice git push", "git push");
 	segs("echo $(git push) `rm -rf /`", "echo $ | git push | rm -rf /");
 	segs("git commit -m 'a; b && c'", "git commit -m 'a; b && c'");
+	segs("echo $'a\\'; b' ; ls", "echo $'a\\'; b' | ls");
+	segs("echo $'\\'\nnot a command\n'; ls", "echo $'\\'\nnot a command\n' | ls");
 	segs("echo \"x $(git push)\"", "echo \"x $ | git push | \"");
 	segs("make 2>&1 | tail -n 5", "make 2>&1 | tail -n 5");
 	segs("make &>/dev/null", "make &>/dev/null");
@@ -174,6 +176,9 @@ test_heredoc_segments(void **state)
 	segs("#<<EOF\nrm -rf src", "#<<EOF | rm -rf src");
 	segs("echo a#<<EOF\nrm -rf src\nEOF\nls", "echo a#<<EOF | ls"); /* a# is a word */
 	segs("echo $[1<<2]\nrm -rf src", "echo $[1<<2] | rm -rf src"); /* old arithmetic */
+	/* in $'...' a \' does not end the string: bash sees no "<<" here, and the
+	 * next line is a command (a quote opened there hid it) */
+	segs("echo $'\\' <<EOF'\nrm -rf src\nEOF", "echo $'\\' <<EOF' | rm -rf src | EOF");
 	segs("(cat <<EOF\nrm -rf src\nEOF\n)", "cat <<EOF | rm -rf src | EOF");
 	segs("cat <<$X\nrm -rf src\n$X", "cat <<$X | rm -rf src | $X");
 	segs("cat <<E`x`\nrm -rf src\nE`x`", "cat <<E | x | rm -rf src | E | x");
