@@ -137,6 +137,7 @@ test_segments(void **state)
 	segs("git commit -m 'a; b && c'", "git commit -m 'a; b && c'");
 	segs("echo $'a\\'; b' ; ls", "echo $'a\\'; b' | ls");
 	segs("echo $'\\'\nnot a command\n'; ls", "echo $'\\'\nnot a command\n' | ls");
+	segs("echo $'\\' ; x'\nrm -rf src", "echo $'\\' ; x' | rm -rf src");
 	segs("echo \"x $(git push)\"", "echo \"x $ | git push | \"");
 	segs("make 2>&1 | tail -n 5", "make 2>&1 | tail -n 5");
 	segs("make &>/dev/null", "make &>/dev/null");
