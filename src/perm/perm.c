@@ -312,7 +312,7 @@ struct perm_heredoc {
 /*
  * Parse the here-document operator at p ("<<", not "<<<") into d: the end
  * of its delimiter word, or NULL when it is not one hearth can follow
- * (no word, a word too long, a $ or ` in it).
+ * (no word, a word too long, a $ or ` or a newline in it).
  */
 static const char *
 perm_heredoc_op(const char *p, struct perm_heredoc *d)
@@ -332,6 +332,8 @@ perm_heredoc_op(const char *p, struct perm_heredoc *d)
 			d->quoted = 1;
 			continue;
 		}
+		if (*p == '\n' || (*p == '\\' && p[1] == '\n'))
+			return NULL; /* a word over two lines (or joined by \ newline) */
 		if (*p == '\\' && p[1] && (!q || (q == '"' && strchr("$`\"\\", p[1])))) {
 			d->quoted = 1; /* inside "..." only these are escaped: "E\OF" ends at E\OF */
 			p++;

@@ -182,6 +182,9 @@ test_heredoc_segments(void **state)
 	segs("echo $'\\' <<EOF'\nrm -rf src\nEOF", "echo $'\\' <<EOF' | rm -rf src | EOF");
 	segs("(cat <<EOF\nrm -rf src\nEOF\n)", "cat <<EOF | rm -rf src | EOF");
 	segs("cat <<$X\nrm -rf src\n$X", "cat <<$X | rm -rf src | $X");
+	/* bash joins "EO\" and "F" into EOF: the body ends at EOF, hearth does not follow it */
+	segs("cat <<EO\\\nF\nx\nEOF\nrm -rf src", "cat <<EO\\ F | x | EOF | rm -rf src");
+	segs("cat <<'E\nF'\nx\nrm -rf src", "cat <<'E\nF' | x | rm -rf src");
 	segs("cat <<E`x`\nrm -rf src\nE`x`", "cat <<E | x | rm -rf src | E | x");
 	segs("cat <<EOF\nx \\\nEOF\nrm -rf src\nEOF", "cat <<EOF | x \\ EOF | rm -rf src | EOF");
 	segs("cat <<EOF <<A <<B <<C <<D\nEOF\nA\nB\nC\nrm -rf src\nD",
