@@ -420,6 +420,8 @@ perm_split(const char *cmd, struct buf *out, struct buf *raw, int *subst)
 			n += (size_t)perm_add_segment(out, raw, start, p);
 			return n;
 		}
+		if (comment && c != '\n')
+			continue; /* a comment: no quote, "<<" or separator in it counts */
 		if (quote == '\'') {
 			if (c == '\'')
 				quote = 0;
@@ -448,11 +450,11 @@ perm_split(const char *cmd, struct buf *out, struct buf *raw, int *subst)
 		} else if (c == '&') {
 			sep = !(p > cmd && p[-1] == '>') && p[1] != '>';
 		} else if (c == '#' && (p == cmd || strchr(" \t\n;&|()", p[-1]))) {
-			comment = 1; /* to the line's end: a "<<" there is text */
+			comment = 1; /* to the line's end */
 		} else if (c == '<' && p[1] == '<') {
 			const char *w = NULL;
 
-			if (p[2] == '<' || comment) { /* a here-string, or a comment */
+			if (p[2] == '<') { /* a here-string */
 				p += 2;
 				continue;
 			}

@@ -176,6 +176,9 @@ test_heredoc_segments(void **state)
 	segs("ls # <<EOF\nrm -rf src\nEOF", "ls # <<EOF | rm -rf src | EOF");
 	segs("#<<EOF\nrm -rf src", "#<<EOF | rm -rf src");
 	segs("echo a#<<EOF\nrm -rf src\nEOF\nls", "echo a#<<EOF | ls"); /* a# is a word */
+	/* a quote in a comment opens nothing: the next line is a command */
+	segs("ls # it's\nrm -rf src\n'", "ls # it's | rm -rf src | '");
+	segs("ls # a; b | c\nmake", "ls # a; b | c | make");
 	segs("echo $[1<<2]\nrm -rf src", "echo $[1<<2] | rm -rf src"); /* old arithmetic */
 	/* in $'...' a \' does not end the string: bash sees no "<<" here, and the
 	 * next line is a command (a quote opened there hid it) */
