@@ -121,6 +121,30 @@ check "deny: stderr names the rule" grep -qF 'denied by the rule "Bash(git push*
 check "deny: the model is told why" tool_result 'denied by the rule'
 mock_stop
 
+# ---- here-documents: the body is text, a comment's "<<" is not one ---------
+# with a deny rule for rm: a note whose text says "rm -rf victim" is written
+# (by the real shell); "ls # <<EOF" followed by that line is refused (bash
+# runs the line: the "<<" is in a comment), and victim/ is still there
+settings '{"permissions": {"deny": ["bash(rm:*)"]}}'
+mkdir -p "$REPO/victim"
+cat >"$E2E_TMP/heredoc.json" <<'EOS'
+{"turns": [
+  {"tool_calls": [{"name": "bash", "arguments": {"command": "cat > note.txt <<'EOF'\nrm -rf victim\nEOF"}}]},
+  {"tool_calls": [{"name": "bash", "arguments": {"command": "ls # <<EOF\nrm -rf victim\nEOF"}}]},
+  {"text": "Done."}
+]}
+EOS
+mock_start "$E2E_TMP/heredoc.json"
+hearth_run heredoc -p --yes --sandbox off --server "$MOCK_URL" --cwd "$REPO" "note it"
+check_rc "heredoc: the run ends normally" 0
+check "heredoc: the note with 'rm -rf victim' in its text was written" \
+	grep -qx 'rm -rf victim' "$REPO/note.txt"
+check "heredoc: 'ls # <<EOF' then rm is refused by the deny rule" \
+	grep -qF 'denied by the rule "bash(rm:*)"' "$ERR"
+check "heredoc: victim/ is still there" test -d "$REPO/victim"
+mock_stop
+rm -f "$REPO/note.txt"
+
 # ---- the shipped hook blocks git push --------------------------------------
 # a bare remote that would accept the push: the hook is what stops it
 git init -q --bare "$E2E_TMP/remote.git"
