@@ -71,6 +71,14 @@ cfg | route | mcpconfig)
 	put '{"mcpServers":{"demo":{"command":"mcp-demo","args":["--x","y"],"env":{"A":"1"}},"bad":{"args":[1]}}}'
 	put '{"routing":{"mode":"auto","patterns":[{"pattern":"design","mode":"consult"},{"pattern":"dead.?lock","regex":true,"mode":"handoff"},"architecture"],"context_fraction":0.9,"rules":{"tool_failures":{"threshold":3,"mode":"handoff"}},"budget":{"day_usd":1}}}'
 	;;
+perm) # command lines as the model writes them
+	put 'make test && git push || true; ls | wc -l &'
+	put "cat > notes.txt <<'EOF'\nrm -rf src\nEOF\nls"
+	put 'cat <<-EOF | grep x\n\tbody $(date)\n\tEOF\n'
+	put "echo \$'a\\\\'; b' # it's\nrm x"
+	put 'FOO=1 sudo -E env timeout 10 nice git commit -m "a; b" 2>&1 >/dev/null'
+	put 'echo $((1<<2)) $[3] `id` "$(printf %%s x)"\n(cd a && make)'
+	;;
 theme)
 	cp themes/*.json "$dir"/
 	;;
