@@ -298,6 +298,7 @@ test_rules_bad(void **state)
 {
 	struct perm p;
 	struct err e = ERR_INIT;
+	char *home;
 
 	(void)state;
 	perm_init(&p);
@@ -307,7 +308,22 @@ test_rules_bad(void **state)
 	assert_int_equal(perm_add_rule(&p, PERM_LIST_DENY, "", &e), -1);
 	assert_int_equal(perm_add_rule(&p, PERM_LIST_DENY, "bash()", &e), -1);
 	assert_int_equal(perm_add_rule(&p, PERM_LIST_DENY, "ba sh(x)", &e), -1);
+	assert_int_equal(perm_add_rule(&p, PERM_LIST_DENY, "$bash(x)", &e), -1); /* the first byte too */
 	assert_int_equal(p.lists[PERM_LIST_DENY].n, 0);
+	/* "~/" alone is the home directory; ":*" alone is an empty prefix: neither
+	 * the ":" builtin (": > f" truncates f) nor anything else */
+	home = getenv("HOME") ? strdup(getenv("HOME")) : NULL;
+	setenv("HOME", "/home/perm-test", 1);
+	assert_int_equal(perm_add_rule(&p, PERM_LIST_ALLOW, "read(~/)", &e), 0);
+	if (home)
+		setenv("HOME", home, 1);
+	else
+		unsetenv("HOME");
+	free(home);
+	assert_string_equal(p.lists[PERM_LIST_ALLOW].v[0].pattern, "/home/perm-test/");
+	assert_int_equal(perm_add_rule(&p, PERM_LIST_ALLOW, "bash(:*)", &e), 0);
+	assert_string_equal(p.lists[PERM_LIST_ALLOW].v[1].pattern, "");
+	assert_string_equal(p.lists[PERM_LIST_ALLOW].v[1].alt, " *");
 	assert_int_equal(perm_mode_parse("yolo", &p.mode), 0);
 	assert_int_equal(p.mode, PERM_YOLO);
 	assert_int_equal(perm_mode_parse("YOLO", &p.mode), -1);
