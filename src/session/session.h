@@ -8,10 +8,11 @@
  * Where: $XDG_STATE_HOME/hearth/sessions/<project-key>/<session-id>.jsonl
  * ($XDG_STATE_HOME defaults to ~/.local/state; a relative value is
  * ignored, as the XDG spec says).  The project key is the workspace root
- * with every byte outside [A-Za-z0-9._] turned into '-' (at most 80 of
- * them, from the end), then '-' and 8 hex digits of a 32-bit FNV-1a hash of
- * the whole root: readable and collision-safe.  Directories we create are
- * 0700, session files 0600 (chmod'ed explicitly, whatever the umask).
+ * with every byte outside [A-Za-z0-9._] turned into '-' (its last 80
+ * bytes at most, leading '/'s dropped), then '-' and 8 hex digits of a
+ * 32-bit FNV-1a hash of the whole root: readable and collision-safe.
+ * Directories we create are 0700, session files 0600 (chmod'ed
+ * explicitly, whatever the umask).
  *
  * Session ids sort by creation time: "YYYYMMDD-HHMMSS-mmm-rrrrrrrr" (UTC,
  * milliseconds, 32 random bits).
@@ -68,6 +69,7 @@ struct session_meta {
 	char *forked_from; /* "SESSION-ID ENTRY-ID" for a fork */
 };
 
+/* Free m's strings; m is left all NULL (releasing it again does nothing). */
 void session_meta_release(struct session_meta *m);
 
 /* An open session being written (opaque). */
@@ -101,7 +103,8 @@ struct session *session_create(const char *root, const struct session_meta *meta
  * Open an existing session file to continue it: loads it into `out`
  * (release with session_loaded_release; warnings appended, one line each,
  * `warnings` may be NULL) and returns a writer whose next entry's parent
- * is out->leaf.  NULL + e when the file cannot be opened.
+ * is out->leaf; its id is the file's name less a ".jsonl" ending.  NULL
+ * + e when the file cannot be opened.
  */
 struct session *session_resume(const char *path, struct session_loaded *out,
 			       struct buf *warnings, struct err *e);
