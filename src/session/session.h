@@ -85,6 +85,7 @@ struct session_loaded {
 	long tokens_in, tokens_out; /* the "usage" entries of the branch, summed */
 };
 
+/* Free a load result; l is left empty (releasing it again does nothing). */
 void session_loaded_release(struct session_loaded *l);
 
 /* Append the sessions directory of workspace `root` to out.  0 / -1 + e (no HOME). */
@@ -104,7 +105,8 @@ struct session *session_create(const char *root, const struct session_meta *meta
  * (release with session_loaded_release; warnings appended, one line each,
  * `warnings` may be NULL) and returns a writer whose next entry's parent
  * is out->leaf; its id is the file's name less a ".jsonl" ending.  NULL
- * + e when the file cannot be opened.
+ * + e when the file cannot be opened (a symlink is read but not written
+ * through) or its torn last line cannot be ended; out is then left empty.
  */
 struct session *session_resume(const char *path, struct session_loaded *out,
 			       struct buf *warnings, struct err *e);
