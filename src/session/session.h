@@ -8,10 +8,11 @@
  * Where: $XDG_STATE_HOME/hearth/sessions/<project-key>/<session-id>.jsonl
  * ($XDG_STATE_HOME defaults to ~/.local/state; a relative value is
  * ignored, as the XDG spec says).  The project key is the workspace root
- * with every byte outside [A-Za-z0-9._] turned into '-' (at most 80 of
- * them, from the end), then '-' and 8 hex digits of a 32-bit FNV-1a hash of
- * the whole root: readable and collision-safe.  Directories we create are
- * 0700, session files 0600 (chmod'ed explicitly, whatever the umask).
+ * with every byte outside [A-Za-z0-9._] turned into '-' (its last 80
+ * bytes at most, leading '/'s dropped), then '-' and 8 hex digits of a
+ * 32-bit FNV-1a hash of the whole root: readable and collision-safe.
+ * Directories we create are 0700, session files 0600 (chmod'ed
+ * explicitly, whatever the umask).
  *
  * Session ids sort by creation time: "YYYYMMDD-HHMMSS-mmm-rrrrrrrr" (UTC,
  * milliseconds, 32 random bits).
@@ -68,6 +69,7 @@ struct session_meta {
 	char *forked_from; /* "SESSION-ID ENTRY-ID" for a fork */
 };
 
+/* Free m's strings; m is left all NULL (releasing it again does nothing). */
 void session_meta_release(struct session_meta *m);
 
 /* An open session being written (opaque). */
@@ -83,6 +85,7 @@ struct session_loaded {
 	long tokens_in, tokens_out; /* the "usage" entries of the branch, summed */
 };
 
+/* Free a load result; l is left empty (releasing it again does nothing). */
 void session_loaded_release(struct session_loaded *l);
 
 /* Append the sessions directory of workspace `root` to out.  0 / -1 + e (no HOME). */
@@ -101,7 +104,9 @@ struct session *session_create(const char *root, const struct session_meta *meta
  * Open an existing session file to continue it: loads it into `out`
  * (release with session_loaded_release; warnings appended, one line each,
  * `warnings` may be NULL) and returns a writer whose next entry's parent
- * is out->leaf.  NULL + e when the file cannot be opened.
+ * is out->leaf; its id is the file's name less a ".jsonl" ending.  NULL
+ * + e when the file cannot be opened (a symlink is read but not written
+ * through) or its torn last line cannot be ended; out is then left empty.
  */
 struct session *session_resume(const char *path, struct session_loaded *out,
 			       struct buf *warnings, struct err *e);
