@@ -475,6 +475,151 @@ test_twice_and_fifo(void **state)
 	free(o);
 }
 
+/*
+ * Issue 20: line ends at the edges.  A CRLF file whose line ends in a stray
+ * CR ("\r\r\n", a file converted twice) is edited with old_text copied from
+ * it byte for byte (the CR before the CRLF is text of its own), in the
+ * middle and at old_text's first byte; a "\r" at the end of old_text and
+ * new_text (not a line end) is text too; a bare "\n" at the file's first
+ * byte does not hide the CRLF after it; an old_text that begins with "\n"
+ * gets its CR in a CRLF file.
+ */
+static void
+test_crlf_edges(void **state)
+{
+	struct fixture *f = *state;
+	char *o, *d;
+	int err;
+
+	fixture_puts(f, "s.c", "int x;\r\r\nint y;\r\n");
+	o = ed(f, "{\"path\":\"s.c\",\"old_text\":\"int x;\\r\\r\\nint y;\",\"new_text\":"
+		  "\"int x;\\r\\r\\nint z;\"}", &err, &d);
+	assert_false(err);
+	assert_non_null(strstr(d, "-int y;\n+int z;\n"));
+	free(d);
+	free(o);
+	expect_file(f, "s.c", "int x;\r\r\nint z;\r\n");
+	o = ed(f, "{\"path\":\"s.c\",\"old_text\":\"\\r\\r\\nint z;\",\"new_text\":"
+		  "\"\\r\\nint z;\"}", &err, NULL);
+	assert_false(err);
+	free(o);
+	expect_file(f, "s.c", "int x;\r\nint z;\r\n");
+	fixture_puts(f, "r.c", "k = 1;\r\nk = 2;\r\n");
+	o = ed(f, "{\"path\":\"r.c\",\"old_text\":\"k = 1;\\r\",\"new_text\":\"k = 3;\\r\"}",
+	       &err, NULL);
+	assert_false(err);
+	free(o);
+	expect_file(f, "r.c", "k = 3;\r\nk = 2;\r\n");
+	fixture_puts(f, "n.c", "\nA\r\nB\r\n");
+	o = ed(f, "{\"path\":\"n.c\",\"old_text\":\"A\\nB\",\"new_text\":\"X\\nB\"}", &err, NULL);
+	assert_false(err);
+	free(o);
+	expect_file(f, "n.c", "\nX\r\nB\r\n");
+	fixture_puts(f, "b.c", "a\r\nb\r\n");
+	o = ed(f, "{\"path\":\"b.c\",\"old_text\":\"\\nb\",\"new_text\":\"\\nc\"}", &err, NULL);
+	assert_false(err);
+	free(o);
+	expect_file(f, "b.c", "a\r\nc\r\n");
+}
+
+/*
+ * Issue 20: where an ambiguous old_text occurs.  An occurrence that begins
+ * with its line's "\n" is on that line; ten line numbers are listed, an
+ * eleventh occurrence adds ", ...".
+ */
+static void
+test_ambiguous_lines(void **state)
+{
+	struct fixture *f = *state;
+	char *o;
+	int err;
+
+	fixture_puts(f, "l.txt", "a\nb\na\nb\n");
+	o = ed(f, "{\"path\":\"l.txt\",\"old_text\":\"\\nb\",\"new_text\":\"\\nc\"}", &err, NULL);
+	assert_true(err);
+	assert_non_null(strstr(o, "matches 2 times in l.txt (lines 1, 3);"));
+	free(o);
+	fixture_puts(f, "ten.txt", "x\nx\nx\nx\nx\nx\nx\nx\nx\nx\n");
+	o = ed(f, "{\"path\":\"ten.txt\",\"old_text\":\"x\",\"new_text\":\"y\"}", &err, NULL);
+	assert_true(err);
+	assert_non_null(strstr(o, "matches 10 times in ten.txt (lines 1, 2, 3, 4, 5, 6, 7, 8, "
+				  "9, 10);"));
+	free(o);
+	fixture_puts(f, "eleven.txt", "x\nx\nx\nx\nx\nx\nx\nx\nx\nx\nx\n");
+	o = ed(f, "{\"path\":\"eleven.txt\",\"old_text\":\"x\",\"new_text\":\"y\"}", &err, NULL);
+	assert_true(err);
+	assert_non_null(strstr(o, "matches 11 times in eleven.txt (lines 1, 2, 3, 4, 5, 6, 7, "
+				  "8, 9, 10, ...);"));
+	free(o);
+	expect_file(f, "eleven.txt", "x\nx\nx\nx\nx\nx\nx\nx\nx\nx\nx\n");
+}
+
+/*
+ * Issue 20: the closest region of a missing old_text, at the edges of the
+ * line split.  A file that begins with "\n" has an empty line 1; a file of
+ * one line and its "\n" has one line (no empty line after the last "\n");
+ * a line that differs in its first character is no whitespace-only match;
+ * a match at line 90 of 100 is found past the first lines' room.
+ */
+static void
+test_no_match_edges(void **state)
+{
+	struct fixture *f = *state;
+	struct buf b = BUF_INIT;
+	char *o;
+	int err, i;
+
+	fixture_puts(f, "nl.txt", "\nfoo bar\n");
+	o = ed(f, "{\"path\":\"nl.txt\",\"old_text\":\"foo  bar\",\"new_text\":\"y\"}", &err, NULL);
+	assert_true(err);
+	assert_string_equal(o, "old_text not found in nl.txt; lines 2-2 match it when whitespace "
+			       "is ignored (check indentation, tabs and trailing spaces). The "
+			       "current text is:\n     2\tfoo bar\ncopy it exactly (without the "
+			       "line numbers) into old_text");
+	free(o);
+	fixture_puts(f, "one.txt", "zzzz\n");
+	o = ed(f, "{\"path\":\"one.txt\",\"old_text\":\"qqqq\",\"new_text\":\"y\"}", &err, NULL);
+	assert_true(err);
+	assert_string_equal(o, "old_text not found in one.txt (1 line), and no similar lines "
+			       "either; read the file to see its current content");
+	free(o);
+	fixture_puts(f, "x.txt", "xfoo = 1;\n");
+	o = ed(f, "{\"path\":\"x.txt\",\"old_text\":\"foo =  1;\",\"new_text\":\"y\"}", &err, NULL);
+	assert_true(err);
+	assert_non_null(strstr(o, "old_text not found in x.txt; the line most like its first "
+				  "line is line 1."));
+	free(o);
+	/* nor is one whose first character is extra, nor a line that is only
+	 * the start of the other */
+	fixture_puts(f, "y.txt", "foo = 1;\nint  x = 2;\n");
+	o = ed(f, "{\"path\":\"y.txt\",\"old_text\":\"xfoo =  1;\",\"new_text\":\"y\"}", &err, NULL);
+	assert_true(err);
+	assert_non_null(strstr(o, "old_text not found in y.txt; the line most like its first "
+				  "line is line 1."));
+	free(o);
+	o = ed(f, "{\"path\":\"y.txt\",\"old_text\":\"int x\",\"new_text\":\"y\"}", &err, NULL);
+	assert_true(err);
+	assert_non_null(strstr(o, "old_text not found in y.txt; the line most like its first "
+				  "line is line 2."));
+	free(o);
+	o = ed(f, "{\"path\":\"y.txt\",\"old_text\":\"int x = 2; /* two */\",\"new_text\":"
+		  "\"y\"}", &err, NULL);
+	assert_true(err);
+	assert_non_null(strstr(o, "old_text not found in y.txt; the line most like its first "
+				  "line is line 2."));
+	free(o);
+	for (i = 1; i <= 100; i++)
+		buf_addf(&b, i == 90 ? "\tkey = %d;\n" : "line %d\n", i);
+	fixture_write(f, "h.txt", b.data, b.len);
+	o = ed(f, "{\"path\":\"h.txt\",\"old_text\":\"key=90;\\nline 91\",\"new_text\":\"y\"}",
+	       &err, NULL);
+	assert_true(err);
+	assert_non_null(strstr(o, "; lines 90-91 match it when whitespace is ignored"));
+	assert_non_null(strstr(o, "    90\t\tkey = 90;\n    91\tline 91\ncopy it exactly"));
+	free(o);
+	buf_release(&b);
+}
+
 int
 main(void)
 {
@@ -493,6 +638,9 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_syntax_check, fixture_setup, fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_stale_guard, fixture_setup, fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_edit_to_empty, fixture_setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_crlf_edges, fixture_setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_ambiguous_lines, fixture_setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_no_match_edges, fixture_setup, fixture_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
