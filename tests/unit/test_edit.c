@@ -620,6 +620,101 @@ test_no_match_edges(void **state)
 	buf_release(&b);
 }
 
+/*
+ * Loose-match a file of one line, head + tail, with old_text head + " " +
+ * tail; the quote of that line must be `want` (then "\ncopy it exactly").
+ */
+static void
+quote_one(struct fixture *f, const char *head, const char *tail, const char *want)
+{
+	struct buf file = BUF_INIT, args = BUF_INIT, exp = BUF_INIT;
+	char *o;
+	int err;
+
+	buf_addf(&file, "%s%s\n", head, tail);
+	fixture_write(f, "q.txt", file.data, file.len);
+	buf_addf(&args, "{\"path\":\"q.txt\",\"old_text\":\"%s %s\",\"new_text\":\"y\"}", head, tail);
+	buf_addf(&exp, "The current text is:\n     1\t%s\ncopy it exactly", want);
+	o = ed(f, args.data, &err, NULL);
+	assert_true(err);
+	if (!strstr(o, exp.data))
+		fail_msg("%s\nwanted: %s", o, exp.data);
+	free(o);
+	buf_release(&file);
+	buf_release(&args);
+	buf_release(&exp);
+}
+
+/*
+ * Issue 20: a quoted region is cut as read cuts it.  A line of 300 bytes is
+ * quoted whole, one of 301 shows its first 300 and " [...]", a cut that
+ * would split a UTF-8 character moves before it; at most 40 lines of a
+ * region are quoted.
+ */
+static void
+test_quote_limits(void **state)
+{
+	struct fixture *f = *state;
+	struct buf a = BUF_INIT, w = BUF_INIT, file = BUF_INIT, args = BUF_INIT;
+	char *o;
+	int err, i;
+
+	for (i = 0; i < 298; i++)
+		buf_addch(&a, 'a');
+	buf_addf(&w, "%sbb", a.data);
+	quote_one(f, a.data, "bb", w.data);                     /* 300 bytes: whole */
+	buf_reset(&w);
+	buf_addf(&w, "%sbb [...]", a.data);
+	quote_one(f, a.data, "bbb", w.data);                    /* 301: cut at 300 */
+	quote_one(f, a.data, "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb", w.data);
+	buf_reset(&w);
+	buf_addf(&w, "%sb [...]", a.data);
+	quote_one(f, a.data, "b\xc3\xa9zz", w.data);           /* é at 299-300 */
+	for (i = 1; i <= 50; i++)
+		buf_addf(&file, "l%d x\n", i);
+	fixture_write(f, "r.txt", file.data, file.len);
+	buf_adds(&args, "{\"path\":\"r.txt\",\"old_text\":\"");
+	for (i = 1; i <= 50; i++)
+		buf_addf(&args, "l%d  x\\n", i);
+	buf_adds(&args, "\",\"new_text\":\"y\"}");
+	o = ed(f, args.data, &err, NULL);
+	assert_true(err);
+	assert_non_null(strstr(o, "lines 1-50 match it when whitespace is ignored"));
+	assert_non_null(strstr(o, "\n     1\tl1 x\n"));
+	assert_non_null(strstr(o, "\n    40\tl40 x\ncopy it exactly"));
+	assert_null(strstr(o, "l41 x"));
+	free(o);
+	/* a line of nothing but UTF-8 continuation bytes (past the binary sniff,
+	 * a tenth of the file at most) is cut to nothing, not to a broken byte */
+	buf_reset(&file);
+	for (i = 1; i <= 200; i++)
+		buf_addf(&file, "line %d of the filler text\n", i);
+	buf_adds(&file, "static int hello_world(void)\n");
+	for (i = 0; i < 301; i++)
+		buf_addch(&file, (char)0x80);
+	buf_adds(&file, "\nend\n");
+	fixture_write(f, "u.txt", file.data, file.len);
+	o = ed(f, "{\"path\":\"u.txt\",\"old_text\":\"static int hello_world(int)\",\"new_text\":"
+		  "\"y\"}", &err, NULL);
+	assert_true(err);
+	assert_non_null(strstr(o, "the line most like its first line is line 201."));
+	assert_non_null(strstr(o, "\n   202\t [...]\n   203\tend\ncopy the exact"));
+	free(o);
+	/* blank lines around old_text are not part of the region; its last
+	 * line is, however short */
+	fixture_puts(f, "t.c", "if (x) {\n\treturn;\n}\n");
+	o = ed(f, "{\"path\":\"t.c\",\"old_text\":\"\\n  \\nif (x)  {\\n  return;\\n}\\n\\n\","
+		  "\"new_text\":\"y\"}", &err, NULL);
+	assert_true(err);
+	assert_non_null(strstr(o, "; lines 1-3 match it when whitespace is ignored"));
+	assert_non_null(strstr(o, "\n     3\t}\ncopy it exactly"));
+	free(o);
+	buf_release(&a);
+	buf_release(&w);
+	buf_release(&file);
+	buf_release(&args);
+}
+
 int
 main(void)
 {
@@ -641,6 +736,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_crlf_edges, fixture_setup, fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_ambiguous_lines, fixture_setup, fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_no_match_edges, fixture_setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_quote_limits, fixture_setup, fixture_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
