@@ -608,6 +608,20 @@ test_no_match_edges(void **state)
 	assert_non_null(strstr(o, "old_text not found in y.txt; the line most like its first "
 				  "line is line 2."));
 	free(o);
+	/* the similar line is quoted with two lines either side of old_text's
+	 * lines, as far as the file goes */
+	fixture_puts(f, "c.txt", "l1\nl2\nl3\nabcxy\nl5\nl6\nl7\n");
+	o = ed(f, "{\"path\":\"c.txt\",\"old_text\":\"abcde\",\"new_text\":\"y\"}", &err, NULL);
+	assert_true(err);
+	assert_non_null(strstr(o, "line is line 4. The file around it:\n     2\tl2\n     3\tl3\n"
+				  "     4\tabcxy\n     5\tl5\n     6\tl6\ncopy the exact"));
+	free(o);
+	fixture_puts(f, "d.txt", "abcxy\nq\nq\nq\nq\n");
+	o = ed(f, "{\"path\":\"d.txt\",\"old_text\":\"abcde\",\"new_text\":\"y\"}", &err, NULL);
+	assert_true(err);
+	assert_non_null(strstr(o, "line is line 1. The file around it:\n     1\tabcxy\n     2\tq\n"
+				  "     3\tq\ncopy the exact"));
+	free(o);
 	for (i = 1; i <= 100; i++)
 		buf_addf(&b, i == 90 ? "\tkey = %d;\n" : "line %d\n", i);
 	fixture_write(f, "h.txt", b.data, b.len);
