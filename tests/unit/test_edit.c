@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -729,6 +731,44 @@ test_quote_limits(void **state)
 	buf_release(&args);
 }
 
+/*
+ * Issue 20: a write that fails (here the file-size limit, EFBIG, which root
+ * cannot step over either) is the call's error: the file keeps its bytes,
+ * no temp file is left and no "edited" report follows the error.
+ */
+static void
+test_write_fails(void **state)
+{
+	struct fixture *f = *state;
+	struct rlimit old, small;
+	void (*was)(int);
+	struct dirent *de;
+	DIR *dir;
+	char *o;
+	int err, n = 0;
+
+	fixture_puts(f, "big.txt", "short\n");
+	assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+	small = old;
+	small.rlim_cur = 16;
+	was = signal(SIGXFSZ, SIG_IGN);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &small), 0);
+	o = ed(f, "{\"path\":\"big.txt\",\"old_text\":\"short\",\"new_text\":"
+		  "\"a line much longer than sixteen bytes\"}", &err, NULL);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+	signal(SIGXFSZ, was);
+	assert_true(err);
+	if (strstr(o, "edited") || !strstr(o, "big.txt"))
+		fail_msg("%s", o);
+	free(o);
+	expect_file(f, "big.txt", "short\n");
+	assert_non_null(dir = opendir(f->root));
+	while ((de = readdir(dir)))
+		n += strcmp(de->d_name, ".") && strcmp(de->d_name, "..");
+	closedir(dir);
+	assert_int_equal(n, 1);
+}
+
 int
 main(void)
 {
@@ -751,6 +791,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_ambiguous_lines, fixture_setup, fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_no_match_edges, fixture_setup, fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_quote_limits, fixture_setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_write_fails, fixture_setup, fixture_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
