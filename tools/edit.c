@@ -466,6 +466,8 @@ load(struct edit *ed, const char *root, struct buf *why)
 	if (fd < 0) {
 		if (errno == ENOENT || errno == ENOTDIR)
 			buf_addf(why, "%s does not exist; use write to create a file", ed->rel);
+		else if (errno == ENXIO) /* a socket, or a device with nothing behind it */
+			buf_addf(why, "%s is not a regular file; only files can be edited", ed->rel);
 		else
 			buf_adds(why, e.msg);
 		return -1;

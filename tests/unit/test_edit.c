@@ -13,6 +13,8 @@
 
 #include <signal.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -445,13 +447,15 @@ test_stale_guard(void **state)
 }
 
 /* Issue 20: exactly two occurrences are ambiguous too (the test above has
- * three), and a FIFO is refused at once instead of hanging on its open. */
+ * three), and a FIFO is refused at once instead of hanging on its open, a
+ * socket as plainly. */
 static void
 test_twice_and_fifo(void **state)
 {
 	struct fixture *f = *state;
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	char *o, path[PATH_MAX + 16];
-	int err;
+	int err, sock;
 
 	fixture_puts(f, "two.txt", "red\nmid\nred\n");
 	o = ed(f, "{\"path\":\"two.txt\",\"old_text\":\"red\",\"new_text\":\"blue\"}", &err, NULL);
@@ -474,6 +478,18 @@ test_twice_and_fifo(void **state)
 	alarm(0);
 	assert_true(err);
 	assert_string_equal(o, "pipe is not a regular file; only files can be edited");
+	free(o);
+	/* so is a socket, whose open fails (ENXIO) before fstat could tell */
+	sock = socket(AF_UNIX, SOCK_STREAM, 0);
+	assert_true(sock >= 0);
+	snprintf(path, sizeof path, "%s/sock", f->root);
+	assert_true(strlen(path) < sizeof sa.sun_path);
+	memcpy(sa.sun_path, path, strlen(path) + 1);
+	assert_int_equal(bind(sock, (struct sockaddr *)&sa, sizeof sa), 0);
+	o = ed(f, "{\"path\":\"sock\",\"old_text\":\"a\",\"new_text\":\"b\"}", &err, NULL);
+	close(sock);
+	assert_true(err);
+	assert_string_equal(o, "sock is not a regular file; only files can be edited");
 	free(o);
 }
 
