@@ -299,7 +299,7 @@ static void
 test_refusals(void **state)
 {
 	struct fixture *f = *state;
-	char *o;
+	char *o, path[PATH_MAX + 16];
 	int err;
 
 	fixture_puts(f, "a", "text\n");
@@ -336,6 +336,15 @@ test_refusals(void **state)
 	assert_true(err);
 	free(o);
 	expect_file(f, "a", "text\n");
+	/* a file over the 32 MB read limit (sparse: no 32 MB written) is refused
+	 * with the read's reason */
+	snprintf(path, sizeof path, "%s/huge.txt", f->root);
+	fixture_puts(f, "huge.txt", "a");
+	assert_int_equal(truncate(path, (32 << 20) + 1), 0);
+	o = ed(f, "{\"path\":\"huge.txt\",\"old_text\":\"a\",\"new_text\":\"x\"}", &err, NULL);
+	assert_true(err);
+	assert_string_equal(o, "read huge.txt: file is 33554433 bytes, over the 33554432 byte limit");
+	free(o);
 }
 
 static void
