@@ -334,6 +334,11 @@ test_refusals(void **state)
 	free(o);
 	o = ed(f, "{\"path\":\"a\",\"old_text\":5,\"new_text\":\"x\"}", &err, NULL);
 	assert_true(err);
+	assert_string_equal(o, "edit needs \"path\", \"old_text\" and \"new_text\" (strings)");
+	free(o);
+	o = ed(f, "{\"old_text\":\"text\",\"new_text\":\"x\"}", &err, NULL);
+	assert_true(err);
+	assert_string_equal(o, "edit needs \"path\", \"old_text\" and \"new_text\" (strings)");
 	free(o);
 	expect_file(f, "a", "text\n");
 	/* a file over the 32 MB read limit (sparse: no 32 MB written) is refused
