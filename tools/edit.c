@@ -87,14 +87,19 @@ to_lf(struct buf *out, const char *s, size_t n)
 			buf_addch(out, s[i]);
 }
 
-/* Append s with every lone LF turned into CRLF. */
+/*
+ * Append the LF form s (to_lf's output) with every LF turned into CRLF.  A CR
+ * before an LF is text of its own there: a line ending in a stray CR
+ * ("\r\r\n", a file converted twice) has the LF form "\r\n", and must
+ * become "\r\r\n" again to match the file.
+ */
 static void
 to_crlf(struct buf *out, const char *s, size_t n)
 {
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		if (s[i] == '\n' && (i == 0 || s[i - 1] != '\r'))
+		if (s[i] == '\n')
 			buf_addch(out, '\r');
 		buf_addch(out, s[i]);
 	}
@@ -320,8 +325,8 @@ explain_missing(struct buf *out, const struct edit *ed, const struct buf *lf_fil
 		buf_adds(out, "\ncopy the exact current text (without the line numbers) into "
 			 "old_text");
 	} else {
-		buf_addf(out, " (%zu lines), and no similar lines either; read the file to see "
-			 "its current content", nf);
+		buf_addf(out, " (%zu line%s), and no similar lines either; read the file to see "
+			 "its current content", nf, nf == 1 ? "" : "s");
 	}
 	free(fl);
 	free(ol0);
@@ -461,6 +466,8 @@ load(struct edit *ed, const char *root, struct buf *why)
 	if (fd < 0) {
 		if (errno == ENOENT || errno == ENOTDIR)
 			buf_addf(why, "%s does not exist; use write to create a file", ed->rel);
+		else if (errno == ENXIO) /* a socket, or a device with nothing behind it */
+			buf_addf(why, "%s is not a regular file; only files can be edited", ed->rel);
 		else
 			buf_adds(why, e.msg);
 		return -1;

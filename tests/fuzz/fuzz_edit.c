@@ -71,8 +71,8 @@ on_done(struct tool_job *job, void *arg)
 
 /*
  * The two forms the tool may look for: lf = s with CRLF → LF (how the
- * model's text is taken), crlf = lf with every lone LF → CRLF (for a CRLF
- * file).
+ * model's text is taken), crlf = lf with every LF → CRLF (for a CRLF file;
+ * a CR before an LF in lf is text of its own, so "\r\r\n" comes back).
  */
 static void
 forms(const char *s, struct buf *lf, struct buf *crlf)
@@ -83,7 +83,7 @@ forms(const char *s, struct buf *lf, struct buf *crlf)
 		if (!(s[i] == '\r' && s[i + 1] == '\n'))
 			buf_addch(lf, s[i]);
 	for (i = 0; i < lf->len; i++) {
-		if (lf->data[i] == '\n' && (i == 0 || lf->data[i - 1] != '\r'))
+		if (lf->data[i] == '\n')
 			buf_addch(crlf, '\r');
 		buf_addch(crlf, lf->data[i]);
 	}

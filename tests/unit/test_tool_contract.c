@@ -107,6 +107,37 @@ test_edit_preview_crlf_and_bom(void **state)
 }
 
 /* A call that would fail previews nothing but the tool's own error line; ambiguity too. */
+/*
+ * Issue 20: the syntax check in the preview.  In reject mode a change that
+ * adds a parse error previews nothing but the run's refusal; a clean change
+ * previews its diff, which lands; in warn mode the broken change previews
+ * its diff too (the run writes it with a note).
+ */
+static void
+test_edit_preview_syntax(void **state)
+{
+	struct fixture *f = *state;
+	const char *src = "int\nmain(void)\n{\n\treturn 0;\n}\n";
+	const char *bad = "{\"path\":\"m.c\",\"old_text\":\"return 0;\",\"new_text\":\"return 0\"}";
+	char *p;
+
+	fixture_puts(f, "m.c", src);
+	f->env.syntax_reject = 1;
+	assert_int_equal(preview(f, &tool_edit, bad, &p), TOOL_PREVIEW_NONE);
+	assert_non_null(strstr(p, "syntax check: 1 new error in m.c: line 4: missing \";\""));
+	assert_non_null(strstr(p, "\nm.c not changed: the edit would add syntax errors; fix new_text "
+				  "and try again"));
+	free(p);
+	expect_preview_lands(f, &tool_edit, "m.c", src,
+			     "{\"path\":\"m.c\",\"old_text\":\"return 0;\",\"new_text\":\"return 1;\"}",
+			     "int\nmain(void)\n{\n\treturn 1;\n}\n");
+	f->env.syntax_reject = 0;
+	assert_int_equal(preview(f, &tool_edit, "{\"path\":\"m.c\",\"old_text\":\"return 1;\","
+				 "\"new_text\":\"return 1\"}", &p), TOOL_PREVIEW_DIFF);
+	assert_non_null(strstr(p, "\n-\treturn 1;\n+\treturn 1\n"));
+	free(p);
+}
+
 static void
 test_edit_preview_refusals(void **state)
 {
@@ -292,6 +323,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_edit_preview_replace_all, fixture_setup, fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_edit_preview_crlf_and_bom, fixture_setup, fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_edit_preview_refusals, fixture_setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_edit_preview_syntax, fixture_setup, fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_write_preview, fixture_setup, fixture_teardown),
 		cmocka_unit_test(test_bash_members),
 		cmocka_unit_test(test_read_grep_members),
