@@ -144,6 +144,14 @@ test_segments(void **state)
 	segs("(cd a && make)", "cd a | make");
 	segs("", "");
 	segs(";;;", "");
+	/* only NAME=value with NAME a shell name is an assignment (bash runs "9=9") */
+	segs("9=9 ls", "9=9 ls");
+	segs("9_=1 ls", "9_=1 ls");
+	segs("A.B=1 ls", "A.B=1 ls");
+	segs("_X=1 MY_VAR=2 ls", "ls");
+	/* after the command word, assignments and wrapper names are arguments */
+	segs("make CC=gcc env all", "make CC=gcc env all");
+	segs("command rm -rf x", "rm -rf x"); /* only timeout takes an argument */
 }
 
 /*
@@ -158,6 +166,19 @@ test_heredoc_segments(void **state)
 	segs("cat > f <<'EOF'\nrm -rf src\nEOF\nls", "cat > f <<'EOF' | ls");
 	segs("cat <<EOF\nhello $HOME ${X:-y}\nEOF", "cat <<EOF");
 	segs("cat <<-EOF\n\trm -rf src\n\tEOF\nls", "cat <<-EOF | ls");
+	segs("cat << 'EOF'\nrm -rf src\nEOF\nls", "cat << 'EOF' | ls");
+	{ /* a delimiter of 63 bytes is followed, one of 64 is not (its lines are commands) */
+		char cmd[300], want[300], w[65];
+
+		memset(w, 'D', 64), w[64] = '\0';
+		snprintf(cmd, sizeof cmd, "cat <<%s\nrm x\n%s", w, w);
+		snprintf(want, sizeof want, "cat <<%s | rm x | %s", w, w);
+		segs(cmd, want);
+		w[63] = '\0';
+		snprintf(cmd, sizeof cmd, "cat <<%s\nrm x\n%s", w, w);
+		snprintf(want, sizeof want, "cat <<%s", w);
+		segs(cmd, want);
+	}
 	segs("cat <<EOF | grep x && wc\nrm -rf src\nEOF\nls", "cat <<EOF | grep x | wc | ls");
 	segs("cat <<A <<'B'\nrm a\nA\nrm b\nB\nls", "cat <<A <<'B' | ls");
 	segs("cat <<'EOF'\nrm -rf src", "cat <<'EOF'"); /* bash reads to the end */
@@ -227,6 +248,9 @@ test_modes(void **state)
 	assert_int_equal(bash(&p, "env LD_PRELOAD=./x.so ls", &why), PERM_QUESTION);
 	assert_int_equal(bash(&p, "rg $(cat opts) foo", &why), PERM_QUESTION);
 	assert_int_equal(bash(&p, "ls `cat opts`", &why), PERM_QUESTION);
+	/* each line judged whole (not a byte short) and a blank part is no command */
+	assert_int_equal(bash(&p, "ls\nls", &why), PERM_ALLOW);
+	assert_int_equal(bash(&p, "ls ; \nls", &why), PERM_ALLOW);
 	/* ask: edits inside ask too; reads and read-only bash still run */
 	p.mode = PERM_ASK;
 	assert_int_equal(decide(&p, "edit", "{\"path\":\"src/a.c\",\"old_text\":\"a\",\"new_text\":\"b\"}", &why), PERM_QUESTION);
@@ -256,6 +280,9 @@ test_precedence(void **state)
 	add(&p, PERM_LIST_ALLOW, "bash(npm run:*)");
 	add(&p, PERM_LIST_ALLOW, "bash(git push --dry-run*)");
 	add(&p, PERM_LIST_ASK, "edit(src/secret/*)");
+	add(&p, PERM_LIST_DENY, "bash(nohup)");
+	/* a line of wrappers alone is judged as written */
+	assert_int_equal(bash(&p, "nohup", &why), PERM_DENY);
 	/* deny wins over allow and over yolo; any simple command counts */
 	assert_int_equal(bash(&p, "git push origin main", &why), PERM_DENY);
 	assert_string_equal(why.data, "denied by the rule \"Bash(git push*)\" in permissions.deny");
@@ -282,6 +309,7 @@ test_precedence(void **state)
 	assert_int_equal(bash(&p, "make test >a1", &why), PERM_QUESTION);   /* a file named a1 */
 	assert_int_equal(bash(&p, "make test >&x", &why), PERM_QUESTION);
 	assert_int_equal(bash(&p, "make test && git status", &why), PERM_ALLOW);
+	assert_int_equal(bash(&p, "ls\nmake test", &why), PERM_ALLOW); /* "ls" judged whole, not "l" */
 	assert_int_equal(bash(&p, "make test && FOO=1 git diff", &why), PERM_QUESTION);
 	assert_int_equal(bash(&p, "make test; env", &why), PERM_QUESTION);
 	assert_int_equal(bash(&p, "make test $(cat opts)", &why), PERM_QUESTION);
@@ -336,7 +364,7 @@ test_load_json(void **state)
 {
 	static const char text[] =
 		"{\"allow\": [\"bash(make*)\", 3, \"bad(\"], \"deny\": [\"write\"],"
-		" \"ask\": \"edit\", \"other\": []}";
+		" \"ask\": \"edit\", \"other\": [], \"typo\": 5}";
 	cJSON *o = json_parse(text, strlen(text), NULL);
 	struct perm p;
 	struct buf w = BUF_INIT, why = BUF_INIT;
@@ -351,6 +379,9 @@ test_load_json(void **state)
 	assert_non_null(strstr(w.data, "permissions.allow: rule \"bad(\""));
 	assert_non_null(strstr(w.data, "\"permissions.ask\" must be an array"));
 	assert_non_null(strstr(w.data, "unknown key \"permissions.other\""));
+	assert_non_null(strstr(w.data, "unknown key \"permissions.typo\""));
+	assert_null(strstr(w.data, "\"permissions.typo\" must be an array"));
+	assert_int_equal(p.lists[PERM_LIST_SESSION].n, 0); /* nothing landed past the three lists */
 	assert_int_equal(decide(&p, "write", "{\"path\":\"a\",\"content\":\"\"}", &why), PERM_DENY);
 	buf_reset(&w);
 	cJSON_Delete(o);
