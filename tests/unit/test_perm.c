@@ -167,6 +167,11 @@ test_heredoc_segments(void **state)
 	segs("cat <<EOF\nhello $HOME ${X:-y}\nEOF", "cat <<EOF");
 	segs("cat <<-EOF\n\trm -rf src\n\tEOF\nls", "cat <<-EOF | ls");
 	segs("cat << 'EOF'\nrm -rf src\nEOF\nls", "cat << 'EOF' | ls");
+	/* after a closed subshell the operator is followed; a quoted body's $( is text;
+	 * a here-string then a here-document on one line */
+	segs("(ls) && cat <<'EOF'\nrm x\nEOF\nls", "ls | cat <<'EOF' | ls");
+	segs("cat <<'EOF'\n$(rm x)\nEOF\nls", "cat <<'EOF' | ls");
+	segs("cat <<<x <<'EOF'\nrm x\nEOF", "cat <<<x <<'EOF'");
 	{ /* a delimiter of 63 bytes is followed, one of 64 is not (its lines are commands) */
 		char cmd[300], want[300], w[65];
 
