@@ -8,10 +8,13 @@
  * event); `last_cr` is set when a chunk ended in CR, so a LF opening the
  * next chunk is the second half of a CRLF, not an empty line.
  *
- * Size bound: line + event + data never exceed SSE_MAX_EVENT.  Past it,
- * `overflow` is set, the event's bytes are discarded up to the blank line
- * that ends it, and the feed that crossed the bound returns SSE_TOO_BIG
- * (after parsing the rest of its chunk, so later events still arrive).
+ * Size bound: line + event + data never exceed SSE_MAX_EVENT, where line
+ * is the raw bytes of the line being read (without its terminator), held
+ * or in place: a line is checked whole before it is parsed, so where the
+ * stream is split does not move the bound.  Past it, `overflow` is set,
+ * the event's bytes are discarded up to the blank line that ends it, and
+ * the feed that crossed the bound returns SSE_TOO_BIG (after parsing the
+ * rest of its chunk, so later events still arrive).
  */
 #include "io/sse.h"
 
@@ -109,10 +112,6 @@ process_line(struct sse *p, const char *s, size_t n, sse_event_fn fn, void *ctx)
 		vlen--;
 	}
 	if (flen == 4 && memcmp(s, "data", 4) == 0) {
-		if (held(p) + vlen + 1 > SSE_MAX_EVENT) {
-			overflow(p);
-			return 0;
-		}
 		if (p->have_data)
 			buf_addch(&p->data, '\n');
 		buf_add(&p->data, val, vlen);
@@ -149,27 +148,26 @@ find_eol(const char *s, size_t n)
 /*
  * Handle the complete line s[0..n) that ends a chunk span, joining it to
  * a partial line held from earlier chunks.  Sets *too_big when this line
- * pushed the event past the bound.
+ * pushed the event past the bound (a data: line adds at most its own
+ * length to data, so parsing it keeps line + event + data within it).
  */
 static int
 end_line(struct sse *p, const char *s, size_t n, int *too_big, sse_event_fn fn, void *ctx)
 {
-	int was = p->overflow, rc;
+	int rc;
 
+	if (!p->overflow && held(p) + n > SSE_MAX_EVENT) {
+		overflow(p);
+		*too_big = 1;
+		return 0;
+	}
 	if (p->line.len) {
-		if (held(p) + n > SSE_MAX_EVENT) {
-			overflow(p);
-			*too_big = 1;
-			return 0;
-		}
 		buf_add(&p->line, s, n);
 		rc = process_line(p, p->line.data, p->line.len, fn, ctx);
 		buf_reset(&p->line);
 	} else {
 		rc = process_line(p, s, n, fn, ctx);
 	}
-	if (!was && p->overflow)
-		*too_big = 1;
 	return rc;
 }
 

@@ -466,6 +466,160 @@ test_last_id(void **state)
 	buf_release(&l.ids);
 }
 
+/*
+ * Feed "data: " + x's (a line of `line` raw bytes) and a blank line, then
+ * "data: after", in chunks of `step` (0: whole); returns how many feeds
+ * said SSE_TOO_BIG; the events go to l.
+ */
+static int
+bound_run(size_t line, size_t step, struct log *l)
+{
+	size_t n = line + 15, i, k;
+	char *s = malloc(n);
+	struct sse p;
+	int rc, too_big = 0;
+
+	assert_non_null(s);
+	memcpy(s, "data: ", 6);
+	memset(s + 6, 'x', line - 6);
+	memcpy(s + line, "\n\ndata: after\n\n", 15);
+	if (step == 0)
+		step = n;
+	sse_init(&p);
+	for (i = 0; i < n; i += k) {
+		k = n - i < step ? n - i : step;
+		rc = sse_feed(&p, s + i, k, record, l);
+		assert_true(rc == 0 || rc == SSE_TOO_BIG);
+		too_big += rc == SSE_TOO_BIG;
+	}
+	assert_int_equal(sse_finish(&p, record, l), 0);
+	sse_release(&p);
+	free(s);
+	return too_big;
+}
+
+/*
+ * The bound is exact and the same however the stream is split: a line of
+ * SSE_MAX_EVENT raw bytes is delivered (fed whole, in 64 KiB chunks that
+ * end exactly at its end, or with its terminator in the next chunk), one
+ * byte more is dropped with SSE_TOO_BIG once.  (A line held across chunks
+ * used to be counted twice, once as line and once as data, so the same
+ * event of more than half the bound was dropped when split.)
+ */
+static void
+test_bound_exact(void **state)
+{
+	size_t max = SSE_MAX_EVENT, steps[] = { 0, 1 << 16, max, max - 1 }, j;
+	struct log l = { BUF_INIT, 0, 0 };
+
+	(void)state;
+	for (j = 0; j < sizeof steps / sizeof steps[0]; j++) {
+		buf_reset(&l.out);
+		l.n = 0;
+		assert_int_equal(bound_run(max, steps[j], &l), 0);
+		assert_int_equal(l.n, 2);
+		assert_int_equal(l.out.len, strlen("0:|") + 8 + 1 + max - 6 + 1 + strlen("0:|5:after\n"));
+		assert_true(memcmp(l.out.data, "0:|16777210:xxx", 15) == 0);
+		buf_reset(&l.out);
+		l.n = 0;
+		assert_int_equal(bound_run(max + 1, steps[j], &l), 1);
+		assert_string_equal(l.out.data, "0:|5:after\n");
+	}
+	/* Half the bound and a bit, split anywhere: delivered. */
+	buf_reset(&l.out);
+	l.n = 0;
+	assert_int_equal(bound_run(max / 2 + 100, 1 << 12, &l), 0);
+	assert_int_equal(l.n, 2);
+	buf_release(&l.out);
+}
+
+/* A line past the bound in unterminated chunks: SSE_TOO_BIG once, the rest discarded. */
+static void
+test_bound_unterminated(void **state)
+{
+	size_t max = SSE_MAX_EVENT;
+	char *s = malloc(max);
+	struct sse p;
+	struct log l = { BUF_INIT, 0, 0 };
+
+	(void)state;
+	assert_non_null(s);
+	memcpy(s, "data: ", 6);
+	memset(s + 6, 'x', max - 6);
+	sse_init(&p);
+	assert_int_equal(sse_feed(&p, s, max, record, &l), 0); /* exactly the bound, held */
+	assert_int_equal(sse_feed(&p, "y", 1, record, &l), SSE_TOO_BIG);
+	assert_int_equal(sse_feed(&p, "z", 1, record, &l), 0);
+	assert_int_equal(sse_feed(&p, "zz\nid: big\nretry: 55\nevent: e\n\n", 31, record, &l), 0);
+	assert_int_equal(sse_feed(&p, "data: after\n\n", 13, record, &l), 0);
+	assert_int_equal(sse_finish(&p, record, &l), 0);
+	/* The dropped event's id, retry and name are dropped with it. */
+	assert_string_equal(l.out.data, "0:|5:after\n");
+	assert_string_equal(p.last_id.data, "");
+	assert_int_equal(p.retry_ms, 0);
+	sse_release(&p);
+	buf_release(&l.out);
+	free(s);
+}
+
+/* retry: 1 to 9 digits (each of 0-9) set retry_ms; longer or other fields do not. */
+static void
+test_retry_id_limits(void **state)
+{
+	struct sse p;
+	struct log l = { BUF_INIT, 0, 0 };
+	char id[1100];
+	size_t n;
+
+	(void)state;
+	sse_init(&p);
+	assert_int_equal(sse_feed(&p, "retry: 1990\n", 12, record, &l), 0);
+	assert_int_equal(p.retry_ms, 1990);
+	assert_int_equal(sse_feed(&p, "retry: 123456789\n", 17, record, &l), 0);
+	assert_int_equal(p.retry_ms, 123456789);
+	assert_int_equal(sse_feed(&p, "retry: 1234567890\n", 18, record, &l), 0);
+	assert_int_equal(p.retry_ms, 123456789);
+	/* Other fields, of five letters or with a short digit value, leave it. */
+	assert_int_equal(sse_feed(&p, "hello: 42\nfoo: 7\nretr: 8\n", 25, record, &l), 0);
+	assert_int_equal(p.retry_ms, 123456789);
+	/* An id of 1024 bytes is taken, one of 1025 ignored. */
+	memcpy(id, "id: ", 4);
+	memset(id + 4, 'a', 1025);
+	memcpy(id + 4 + 1024, "\n\n", 2);
+	assert_int_equal(sse_feed(&p, id, 4 + 1024 + 2, record, &l), 0);
+	assert_int_equal(p.last_id.len, 1024);
+	id[4] = 'b';
+	id[4 + 1024] = 'a';
+	memcpy(id + 4 + 1025, "\n\n", 2);
+	assert_int_equal(sse_feed(&p, id, 4 + 1025 + 2, record, &l), 0);
+	assert_int_equal(p.last_id.len, 1024);
+	assert_int_equal(p.last_id.data[0], 'a');
+	/* A second event: line replaces the first. */
+	n = strlen("event: a\nevent: bb\ndata: x\n\n");
+	assert_int_equal(sse_feed(&p, "event: a\nevent: bb\ndata: x\n\n", n, record, &l), 0);
+	assert_string_equal(l.out.data, "2:bb|1:x\n");
+	sse_release(&p);
+	buf_release(&l.out);
+}
+
+/* sse_release leaves p initialised: a half-read event, a CR and retry are gone. */
+static void
+test_release_reuse(void **state)
+{
+	struct sse p;
+	struct log l = { BUF_INIT, 0, 0 };
+
+	(void)state;
+	sse_init(&p);
+	assert_int_equal(sse_feed(&p, "retry: 5\nevent: e\ndata: a\r", 26, record, &l), 0);
+	sse_release(&p);
+	assert_int_equal(p.retry_ms, 0);
+	assert_int_equal(sse_feed(&p, "\ndata: b\n\n", 10, record, &l), 0);
+	assert_string_equal(l.out.data, "0:|1:b\n");
+	sse_release(&p);
+	buf_release(&l.out);
+}
+
 int
 main(void)
 {
@@ -482,6 +636,10 @@ main(void)
 		cmocka_unit_test(test_callback_stops),
 		cmocka_unit_test(test_oversized),
 		cmocka_unit_test(test_oversized_many_lines),
+		cmocka_unit_test(test_bound_exact),
+		cmocka_unit_test(test_bound_unterminated),
+		cmocka_unit_test(test_retry_id_limits),
+		cmocka_unit_test(test_release_reuse),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
