@@ -2,7 +2,7 @@
 # part of `make test`).  tests/fuzz/fuzz_NAME.c is one harness each.
 #
 #   make fuzz-ci              build them all, run each for FUZZ_TIME seconds
-#                             (default 20); any crash, leak or timeout fails
+#                             (default 16); any crash, leak or timeout fails
 #   make fuzz FUZZ_TIME=600   the same, as long as asked (default 60 s each)
 #   make fuzz FUZZ_NAMES="keys theme"   only these harnesses
 #   make fuzz-build           only build them
@@ -51,7 +51,7 @@ $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_util.h $(FUZZ_LIB) $$(GR
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer,address,undefined -o $@ $< $(FUZZ_LIB) \
 		$(GRAMMAR_OBJS) $(PKG_LIBS) -lm -pthread
 
-fuzz-ci: FUZZ_TIME ?= 20
+fuzz-ci: FUZZ_TIME ?= 16
 fuzz: FUZZ_TIME ?= 60
 # fuzz-ci starts every run from the same seed, so a local run retraces CI's
 # first steps; `make fuzz` draws a fresh one each time.
