@@ -172,6 +172,13 @@ test_heredoc_segments(void **state)
 	segs("(ls) && cat <<'EOF'\nrm x\nEOF\nls", "ls | cat <<'EOF' | ls");
 	segs("cat <<'EOF'\n$(rm x)\nEOF\nls", "cat <<'EOF' | ls");
 	segs("cat <<<x <<'EOF'\nrm x\nEOF", "cat <<<x <<'EOF'");
+	/* one "<" is no here-document; a "...;..." string and a "(" in one stay whole;
+	 * a here-string's quote counts; a ")" with nothing open (a case label) */
+	segs("cat < in\nrm x", "cat < in | rm x");
+	segs("echo \"a; b\"", "echo \"a; b\"");
+	segs("echo \"g(x\"", "echo \"g(x\"");
+	segs("cat <<<'a;b'", "cat <<<'a;b'");
+	segs("a) cat <<'E'\nrm x\nE", "a | cat <<'E'");
 	{ /* a delimiter of 63 bytes is followed, one of 64 is not (its lines are commands) */
 		char cmd[300], want[300], w[65];
 
