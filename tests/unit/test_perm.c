@@ -179,6 +179,10 @@ test_heredoc_segments(void **state)
 	segs("echo \"g(x\"", "echo \"g(x\"");
 	segs("cat <<<'a;b'", "cat <<<'a;b'");
 	segs("a) cat <<'E'\nrm x\nE", "a | cat <<'E'");
+	/* a backslash or "&" at the very end or start of the text */
+	segs("ls \\", "ls \\");
+	segs("& ls", "ls");
+	segs("cat <<E\\", "cat <<E\\");
 	{ /* a delimiter of 63 bytes is followed, one of 64 is not (its lines are commands) */
 		char cmd[300], want[300], w[65];
 
