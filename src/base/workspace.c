@@ -191,6 +191,8 @@ workspace_beneath_force_walk(int on)
 	force_walk = on;
 }
 
+#define BENEATH_TRIES 8 /* an open cut short by a signal (or EAGAIN for openat2) is tried again */
+
 /* openat2 beneath rootfd; -1 + ENOSYS when there is none (or the walk is forced). */
 static int
 try_openat2(int rootfd, const char *rel, int flags, mode_t mode)
@@ -207,7 +209,7 @@ try_openat2(int rootfd, const char *rel, int flags, mode_t mode)
 	how.flags = (uint64_t)(unsigned)(flags | O_CLOEXEC);
 	how.mode = flags & O_CREAT ? (uint64_t)mode : 0;
 	how.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS;
-	for (tries = 0; tries < 8; tries++) {
+	for (tries = 0; tries < BENEATH_TRIES; tries++) {
 		fd = (int)syscall(SYS_openat2, rootfd, *rel ? rel : ".", &how, sizeof how);
 		if (fd >= 0 || (errno != EAGAIN && errno != EINTR))
 			break;
@@ -231,7 +233,7 @@ openat_last(int dfd, const char *name, int flags, mode_t mode)
 {
 	int fd = -1, tries;
 
-	for (tries = 0; tries < 8; tries++) {
+	for (tries = 0; tries < BENEATH_TRIES; tries++) {
 		fd = openat(dfd, name, flags, mode);
 		if (fd >= 0 || errno != EINTR)
 			break;

@@ -61,6 +61,23 @@ llama_disco_init(struct llama_disco *d, struct loop *l, struct http *h, const st
 	d->choose = 1;
 }
 
+/* Cancel and free the requests in flight: every one (all), or those made with arg. */
+static void
+disco_cancel(struct llama_disco *d, int all, void *arg)
+{
+	struct llama_disco_slots_req **pp = &d->slots_reqs, *sr;
+
+	while ((sr = *pp) != NULL) {
+		if (!all && sr->arg != arg) {
+			pp = &sr->next;
+			continue;
+		}
+		*pp = sr->next;
+		http_cancel(sr->req);
+		free(sr);
+	}
+}
+
 /* Drop a running probe silently and free the info. */
 void
 llama_disco_release(struct llama_disco *d)
@@ -77,13 +94,7 @@ llama_disco_release(struct llama_disco *d)
 		free(d->probe);
 		d->probe = NULL;
 	}
-	while (d->slots_reqs) { /* cancelled: no callback, so free them here */
-		struct llama_disco_slots_req *sr = d->slots_reqs;
-
-		d->slots_reqs = sr->next;
-		http_cancel(sr->req);
-		free(sr);
-	}
+	disco_cancel(d, 1, NULL); /* cancelled: no callback, so free them here */
 	llama_wire_info_release(&d->info);
 }
 
@@ -512,17 +523,7 @@ llama_disco_slots(struct llama_disco *d, llama_slots_fn done, void *arg)
 void
 llama_disco_forget(struct llama_disco *d, void *arg)
 {
-	struct llama_disco_slots_req **pp = &d->slots_reqs, *sr;
-
-	while ((sr = *pp) != NULL) {
-		if (sr->arg != arg) {
-			pp = &sr->next;
-			continue;
-		}
-		*pp = sr->next;
-		http_cancel(sr->req);
-		free(sr);
-	}
+	disco_cancel(d, 0, arg);
 }
 
 static void disco_on_alive(int status, enum http_fail fail, const struct err *e, const struct buf *body,

@@ -56,8 +56,9 @@ void llama_get_slots(struct llama *lm, llama_slots_fn done, void *arg);
 /*
  * Forget a caller about to go away: its /slots, alive and load requests in
  * flight are cancelled and the discovery it started (llama_probe) goes on
- * without telling it, so none of its callbacks runs again (the llama object outlives a front-end,
- * which then saves the slot through the same loop).
+ * without telling it, so none of its callbacks runs again (the llama
+ * object outlives a front-end, which then saves the slot through the same
+ * loop).
  */
 void llama_forget(struct llama *lm, void *arg);
 /* Whether a server that went away answers again (GET /health, else /v1/models); no discovery. */
