@@ -59,6 +59,7 @@ struct llama_cache_report {
 };
 
 void llama_cache_init(struct llama_cache *cw);
+/* Free everything and leave cw empty, as after init (a second release is safe). */
 void llama_cache_release(struct llama_cache *cw);
 /*
  * A request is about to be sent: its messages (copied), the slot (-1 any),

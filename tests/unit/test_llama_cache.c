@@ -192,6 +192,177 @@ test_failed_request_keeps_baseline(void **state)
 	llama_cache_release(&cw);
 }
 
+/* Like step, with the slot's n_ctx given. */
+static struct llama_cache_report
+step_ctx(struct llama_cache *cw, const char *const *msgs, size_t n, long n_ctx, long cache_n,
+	 long prompt_n)
+{
+	struct llm_timings t;
+	struct llama_cache_report r;
+
+	memset(&t, 0, sizeof t);
+	t.cache_n = cache_n;
+	t.prompt_n = prompt_n;
+	llama_cache_request(cw, msgs, n, 0, "b1|m", n_ctx);
+	llama_cache_timings(cw, &t, &r);
+	return r;
+}
+
+/* Issue 20: the system prompt (message 0) changed is a prefix change at message 0. */
+static void
+test_change_at_first_message(void **state)
+{
+	struct llama_cache cw;
+	const char *a[] = { "sys", "user1", "asst1" };
+	const char *b[] = { "sys, edited", "user1", "asst1", "user2" };
+	struct llama_cache_report r;
+
+	(void)state;
+	llama_cache_init(&cw);
+	step(&cw, a, 3, 0, "b1|m", 0, 1000);
+	r = step(&cw, b, 4, 0, "b1|m", 3, 1100);
+	assert_true(r.is_break);
+	assert_string_equal(r.cause, "the prompt prefix changed at message 0");
+	llama_cache_release(&cw);
+}
+
+/*
+ * Issue 20: timings for a request that was never reported leave the slot
+ * unknown, and a shortfall after it is not blamed on a slot change.
+ */
+static void
+test_unknown_slot(void **state)
+{
+	struct llama_cache cw;
+	const char *m[] = { "sys", "user1" };
+	struct llm_timings t = { .cache_n = 0, .prompt_n = 1000 };
+	struct llama_cache_report r;
+
+	(void)state;
+	llama_cache_init(&cw);
+	llama_cache_timings(&cw, &t, &r);
+	assert_false(r.is_break);
+	r = step(&cw, m, 2, 0, "b1|m", 0, 1100);
+	assert_true(r.is_break);
+	assert_null(strstr(r.cause, "another slot"));
+	assert_non_null(strstr(r.cause, "dropped"));
+	llama_cache_release(&cw);
+}
+
+/*
+ * Issue 20: a prompt that fills n_ctx exactly was truncated; an n_ctx of 0
+ * (not known) never says so; a context of one token is a context.
+ */
+static void
+test_truncation_bounds(void **state)
+{
+	struct llama_cache cw;
+	const char *m[] = { "sys", "user1" };
+	struct llama_cache_report r;
+
+	(void)state;
+	llama_cache_init(&cw);
+	step_ctx(&cw, m, 2, 4096, 0, 3000);
+	r = step_ctx(&cw, m, 2, 4096, 96, 4000); /* 4,096 tokens: exactly full */
+	assert_true(r.is_break);
+	assert_string_equal(r.cause, "the context was truncated (4096 tokens, n_ctx 4096)");
+	r = step_ctx(&cw, m, 2, 0, 0, 5000); /* n_ctx unknown */
+	assert_true(r.is_break);
+	assert_non_null(strstr(r.cause, "dropped"));
+	r = step_ctx(&cw, m, 2, 1, 0, 5000);
+	assert_true(r.is_break);
+	assert_string_equal(r.cause, "the context was truncated (5000 tokens, n_ctx 1)");
+	llama_cache_release(&cw);
+}
+
+/*
+ * Issue 20: timings of no tokens give 0, never 0/0, whether after a request
+ * or after a restore; a one-token prompt served from cache is reuse 1.
+ */
+static void
+test_empty_and_tiny_prompts(void **state)
+{
+	struct llama_cache cw;
+	const char *m[] = { "sys", "user1" };
+	struct llama_cache_report r;
+
+	(void)state;
+	llama_cache_init(&cw);
+	r = step(&cw, m, 2, 0, "b1|m", 0, 0);
+	assert_true(r.reuse == 0 && r.expected == 0 && !r.is_break);
+	assert_true(llama_cache_session_reuse(&cw) == -1); /* still no prompt tokens */
+	r = step(&cw, m, 2, 0, "b1|m", 1, 0);
+	assert_true(r.reuse == 1);
+	assert_true(llama_cache_session_reuse(&cw) == 1); /* 1 of 1 */
+	r = step(&cw, m, 2, 0, "b1|m", 0, 0);
+	assert_true(r.reuse == 0 && r.expected == 0 && !r.is_break);
+	llama_cache_restored(&cw, 500);
+	r = step(&cw, m, 2, 0, "b1|m", 0, 0);
+	assert_true(r.reuse == 0 && r.expected == 0 && !r.is_break);
+	/* a restore of one token that a one-token prompt did not reuse is a break */
+	llama_cache_restored(&cw, 1);
+	r = step(&cw, m, 2, 0, "b1|m", 0, 1);
+	assert_true(r.expected == 1);
+	assert_true(r.is_break);
+	assert_string_equal(r.cause, "the restored slot did not match the prompt: 1 tokens restored from the slot file, 0 reused");
+	llama_cache_release(&cw);
+}
+
+/* Issue 20: exactly LLAMA_CACHE_SLACK short is still no break, in both comparisons. */
+static void
+test_slack_boundary(void **state)
+{
+	struct llama_cache cw;
+	const char *m[] = { "sys", "user1" };
+	struct llama_cache_report r;
+
+	(void)state;
+	llama_cache_init(&cw);
+	step(&cw, m, 2, 0, "b1|m", 0, 100);
+	r = step(&cw, m, 2, 0, "b1|m", 95, 5); /* expected 1.00, reused 0.95 */
+	assert_true(r.expected == 1);
+	assert_false(r.is_break);
+	r = step(&cw, m, 2, 0, "b1|m", 94, 6);
+	assert_true(r.is_break);
+	llama_cache_restored(&cw, 100);
+	r = step(&cw, m, 2, 0, "b1|m", 95, 5);
+	assert_true(r.expected == 1);
+	assert_false(r.is_break);
+	llama_cache_restored(&cw, 100);
+	r = step(&cw, m, 2, 0, "b1|m", 94, 6);
+	assert_true(r.is_break);
+	llama_cache_release(&cw);
+}
+
+/*
+ * Issue 20: each break's cause is its own (a restore's after an earlier
+ * break does not carry the earlier text); release leaves the watcher empty,
+ * so releasing twice is safe.
+ */
+static void
+test_cause_fresh_and_release(void **state)
+{
+	struct llama_cache cw;
+	const char *m[] = { "sys", "user1" };
+	struct llama_cache_report r;
+
+	(void)state;
+	llama_cache_init(&cw);
+	step(&cw, m, 2, 0, "b1|m", 0, 1000);
+	r = step(&cw, m, 2, 0, "b1|m", 0, 1000);
+	assert_true(r.is_break);
+	llama_cache_restored(&cw, 800);
+	r = step(&cw, m, 2, 0, "b1|m", 0, 1000);
+	assert_true(r.is_break);
+	assert_string_equal(r.cause, "the restored slot did not match the prompt: 800 tokens restored from the slot file, 0 reused");
+	llama_cache_release(&cw);
+	assert_null(cw.msgs);
+	assert_null(cw.server);
+	assert_int_equal(cw.requests, 0);
+	assert_true(llama_cache_session_reuse(&cw) == -1);
+	llama_cache_release(&cw);
+}
+
 static void
 test_slot_choice(void **state)
 {
@@ -278,6 +449,12 @@ main(void)
 		cmocka_unit_test(test_server_lost_is_restart),
 		cmocka_unit_test(test_slot_choice),
 		cmocka_unit_test(test_planned_break),
+		cmocka_unit_test(test_change_at_first_message),
+		cmocka_unit_test(test_unknown_slot),
+		cmocka_unit_test(test_truncation_bounds),
+		cmocka_unit_test(test_empty_and_tiny_prompts),
+		cmocka_unit_test(test_slack_boundary),
+		cmocka_unit_test(test_cause_fresh_and_release),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
