@@ -85,14 +85,6 @@ visit(const char *abs, const char *rel, const struct stat *st, void *arg)
 	return 0;
 }
 
-/* Start a new line unless out is empty or already at one. */
-static void
-line_break(struct buf *out)
-{
-	if (out->len && out->data[out->len - 1] != '\n')
-		buf_addch(out, '\n');
-}
-
 /* Final note: caps, walk limit, or "nothing found". */
 static void
 add_note(struct find *f, const char *where, const struct fs_walk *w)
@@ -108,11 +100,7 @@ add_note(struct find *f, const char *where, const struct fs_walk *w)
 	if (f->capped)
 		buf_addf(out, "[showing %zu of %zu matches; use a more specific pattern or a "
 			 "narrower path]", f->shown, f->matches);
-	if (w->truncated) {
-		line_break(out);
-		buf_addf(out, "[stopped after %zu entries; pass a narrower path]",
-			 w->max_entries);
-	}
+	fs_walk_note(w, out);
 }
 
 /* On the worker: the walk, into f->out. */

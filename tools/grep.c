@@ -603,14 +603,6 @@ visit(const char *abs, const char *rel, const struct stat *st, void *arg)
 	return 0;
 }
 
-/* Start a new line unless out is empty or already at one. */
-static void
-line_break(struct buf *out)
-{
-	if (out->len && out->data[out->len - 1] != '\n')
-		buf_addch(out, '\n');
-}
-
 /* Final note: caps, walk limit, or "no matches". */
 static void
 add_note(struct grep *g, const char *where, const struct fs_walk *w)
@@ -626,11 +618,7 @@ add_note(struct grep *g, const char *where, const struct fs_walk *w)
 		buf_addf(out, "[showing %zu of %s%zu matches in %zu files; narrow the search with "
 			 "path, glob or a more specific pattern]", g->shown,
 			 g->matches > GREP_MAX_MATCHES * 50 ? "more than " : "", g->matches, g->files);
-	if (w->truncated) {
-		line_break(out);
-		buf_addf(out, "[stopped after %zu entries; pass a narrower path]",
-			 w->max_entries);
-	}
+	fs_walk_note(w, out);
 }
 
 /* Compile the pattern and choose the literal memmem looks for; -1 + why. */
@@ -854,7 +842,7 @@ grep_cancel(struct tool_job *job)
 	pthread_mutex_lock(&g->mu);
 	buf_add(&job->out, g->out.data, g->rows); /* the rows: not a note the worker may have added */
 	pthread_mutex_unlock(&g->mu);
-	line_break(&job->out);
+	buf_end_line(&job->out);
 	buf_adds(&job->out, "[aborted]");
 	job->is_error = 1;
 	tool_job_done(job);

@@ -99,8 +99,7 @@ tool_job_fail(struct tool_job *job, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (job->out.len && job->out.data[job->out.len - 1] != '\n')
-		buf_addch(&job->out, '\n');
+	buf_end_line(&job->out);
 	va_start(ap, fmt);
 	buf_vaddf(&job->out, fmt, ap);
 	va_end(ap);

@@ -110,6 +110,14 @@ buf_addch(struct buf *b, int c)
 	b->data[b->len] = '\0';
 }
 
+/* Close an unfinished last line. */
+void
+buf_end_line(struct buf *b)
+{
+	if (b->len && b->data[b->len - 1] != '\n')
+		buf_addch(b, '\n');
+}
+
 /* Append printf-formatted text. */
 void
 buf_addf(struct buf *b, const char *fmt, ...)

@@ -44,6 +44,8 @@ void buf_setlen(struct buf *b, size_t n);
 void buf_add(struct buf *b, const void *data, size_t n);
 void buf_adds(struct buf *b, const char *s);
 void buf_addch(struct buf *b, int c);
+/* End the text's last line: append '\n' unless b is empty or already ends with one. */
+void buf_end_line(struct buf *b);
 /* Append s single-quoted for sh (each ' written as '\\''). */
 void buf_add_shquoted(struct buf *b, const char *s);
 void buf_addf(struct buf *b, const char *fmt, ...) ERR_PRINTF(2, 3);

@@ -785,6 +785,16 @@ fs_walk(struct fs_walk *w, const char *start, struct err *e)
 	return 0;
 }
 
+/* The walk's limit note (see base/fs.h). */
+void
+fs_walk_note(const struct fs_walk *w, struct buf *out)
+{
+	if (!w->truncated)
+		return;
+	buf_end_line(out);
+	buf_addf(out, "[stopped after %zu entries; pass a narrower path]", w->max_entries);
+}
+
 /* End of the '/'-delimited segment starting at s. */
 static const char *
 seg_end(const char *s)

@@ -122,6 +122,11 @@ struct fs_walk {
  * when start cannot be read; unreadable subdirectories are skipped.
  */
 int fs_walk(struct fs_walk *w, const char *start, struct err *e);
+/*
+ * After a walk: when it stopped at max_entries, append to out, on a line of
+ * its own, the note that says so and what to do; nothing otherwise.
+ */
+void fs_walk_note(const struct fs_walk *w, struct buf *out);
 
 /*
  * Whether `path` (relative, '/'-separated) matches glob `pattern`.  A

@@ -34,8 +34,7 @@ front_cmd_ui_show(struct front_cmd_ui *ui, int error, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (ui->out.len && ui->out.data[ui->out.len - 1] != '\n')
-		buf_addch(&ui->out, '\n');
+	buf_end_line(&ui->out);
 	va_start(ap, fmt);
 	buf_vaddf(&ui->out, fmt, ap);
 	va_end(ap);

@@ -712,8 +712,7 @@ front_output_finish(struct front_output *pm, const struct agent_stats *st, const
 		struct buf b = BUF_INIT;
 
 		sanitize_term(&b, pm->answer.data, pm->answer.len);
-		if (b.len && b.data[b.len - 1] != '\n')
-			buf_addch(&b, '\n');
+		buf_end_line(&b);
 		pm_write(pm, pm->o.out_fd, b.data, b.len);
 		buf_release(&b);
 	} else if (pm->o.format != FRONT_OUTPUT_TEXT) {

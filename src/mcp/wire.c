@@ -399,8 +399,7 @@ mcp_wire_resources_text(const cJSON *result, struct buf *out, struct err *e)
 	cJSON_ArrayForEach(c, contents) {
 		const char *t = json_str(c, "text"), *blob = json_str(c, "blob"), *mime = json_str(c, "mimeType");
 
-		if (text.len && text.data[text.len - 1] != '\n')
-			buf_addch(&text, '\n');
+		buf_end_line(&text);
 		if (t)
 			buf_adds(&text, t);
 		else

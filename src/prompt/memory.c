@@ -229,8 +229,7 @@ prompt_memory_add(const char *root, const char *kind, const char *text, const ch
 			PROMPT_MEMORY_MAX_FILE);
 		goto out;
 	}
-	if (body.len && body.data[body.len - 1] != '\n')
-		buf_addch(&body, '\n');
+	buf_end_line(&body);
 	buf_addf(&body, "- %s\n", line.data);
 	if (fs_mkdirs(dir.data, e) < 0 || fs_write_atomic(file.data, body.data, body.len, e) < 0)
 		goto out;

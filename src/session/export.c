@@ -33,8 +33,7 @@ md_fence(struct buf *b, const char *lang, const char *text)
 	for (i = 0; i <= max; i++)
 		buf_addch(b, '`');
 	buf_addf(b, "%s\n%s", lang, text ? text : "");
-	if (b->len && b->data[b->len - 1] != '\n')
-		buf_addch(b, '\n');
+	buf_end_line(b);
 	for (i = 0; i <= max; i++)
 		buf_addch(b, '`');
 	buf_adds(b, "\n\n");

@@ -148,6 +148,23 @@ test_buf_read_sized(void **state)
 	free(dir);
 }
 
+/* buf_end_line closes an unfinished line, and only that. */
+static void
+test_buf_end_line(void **state)
+{
+	struct buf b = BUF_INIT;
+
+	(void)state;
+	buf_end_line(&b);
+	assert_int_equal(b.len, 0);
+	buf_adds(&b, "x");
+	buf_end_line(&b);
+	assert_string_equal(b.data, "x\n");
+	buf_end_line(&b);
+	assert_string_equal(b.data, "x\n");
+	buf_release(&b);
+}
+
 static void
 test_str(void **state)
 {
@@ -175,6 +192,7 @@ main(void)
 		cmocka_unit_test(test_buf_growth),
 		cmocka_unit_test(test_buf_read_file),
 		cmocka_unit_test(test_buf_read_sized),
+		cmocka_unit_test(test_buf_end_line),
 		cmocka_unit_test(test_str),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

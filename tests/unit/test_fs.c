@@ -147,6 +147,30 @@ test_walk_sorted(void **state)
 	fixture_free(f);
 }
 
+/* The walk's limit note: only after a walk that stopped, on a line of its own. */
+static void
+test_walk_note(void **state)
+{
+	struct fs_walk w = { "/", NULL, NULL, 2, 0, 0, 0 };
+	struct buf out = BUF_INIT;
+
+	(void)state;
+	fs_walk_note(&w, &out);
+	assert_int_equal(out.len, 0);
+	w.truncated = 1;
+	fs_walk_note(&w, &out);
+	assert_string_equal(out.data, "[stopped after 2 entries; pass a narrower path]");
+	buf_reset(&out);
+	buf_adds(&out, "a.c");
+	fs_walk_note(&w, &out);
+	assert_string_equal(out.data, "a.c\n[stopped after 2 entries; pass a narrower path]");
+	buf_reset(&out);
+	buf_adds(&out, "a.c\n");
+	fs_walk_note(&w, &out);
+	assert_string_equal(out.data, "a.c\n[stopped after 2 entries; pass a narrower path]");
+	buf_release(&out);
+}
+
 static void
 test_walk_gitignore(void **state)
 {
@@ -272,6 +296,7 @@ main(void)
 		cmocka_unit_test(test_write_atomic),
 		cmocka_unit_test(test_mkdirs),
 		cmocka_unit_test(test_walk_sorted),
+		cmocka_unit_test(test_walk_note),
 		cmocka_unit_test(test_walk_gitignore),
 		cmocka_unit_test(test_glob),
 		cmocka_unit_test(test_utf8),
