@@ -159,6 +159,9 @@ test_symlinks(void **state)
 	assert_int_equal(symlink("src/a.c", fixture_path(f, "ilink")), 0);
 	expect_inside(f, "ilink/x", "src/a.c/x");
 	expect_inside(f, "ilink/x/", "src/a.c/x");
+	/* Issue 20: a trailing slash names a directory: a link to a file is not followed then */
+	expect_inside(f, "ilink/", "ilink");
+	expect_inside(f, "ilink//", "ilink");
 	expect_inside(f, "src/a.c/x/y", "src/a.c/x/y");
 	assert_int_equal(resolve(f, 0, "flink/x", res, sizeof res), -1);
 	assert_non_null(strstr(res, "outside the workspace"));
