@@ -475,7 +475,8 @@ test_hooks_around_calls(void **state)
 
 	start(e, "{\"approval\": \"yolo\", \"hooks\": {"
 		 "\"pre_tool\": [{\"command\": \"grep -q forbidden && { echo 'not that file' >&2; exit 2; }; exit 0\"}],"
-		 "\"post_tool\": [\"cat > post.json\"], \"turn_end\": [\"cat > end.json\"]}}", 1);
+		 "\"post_tool\": [\"cat > post.json\", \"echo broken >&2; exit 3\", \"echo worse >&2; exit 4\"],"
+		 "\"turn_end\": [\"cat > end.json\"]}}", 1);
 	script(e, 0, "read", "{\"path\":\"forbidden.txt\"}", NULL);
 	script(e, 1, "bash", "{\"command\":\"echo hi\"}", NULL);
 	script(e, 2, NULL, NULL, "done");
@@ -489,7 +490,18 @@ test_hooks_around_calls(void **state)
 	ev = tu_read(e->ws.dir, "post.json");
 	assert_non_null(strstr(ev, "\"tool_name\":\"bash\""));
 	assert_non_null(strstr(ev, "\"tool_output\":\"hi\\n"));
+	/* Issue 20: every event names the work tree */
+	{
+		struct buf cwd = BUF_INIT;
+
+		buf_addf(&cwd, "\"cwd\":\"%s\"", e->ws.dir);
+		assert_non_null(strstr(ev, cwd.data));
+		buf_release(&cwd);
+	}
 	free(ev);
+	/* Issue 20: each failing hook is a notice of its own, with its status and first line */
+	assert_true(has_notice(e, "hook \"echo broken >&2; exit 3\" (post_tool) exited with status 3: broken"));
+	assert_true(has_notice(e, "hook \"echo worse >&2; exit 4\" (post_tool) exited with status 4: worse"));
 	/* the blocked read: the model got the hook's stderr */
 	{
 		struct conv *c = agent_conv(e->agent);
