@@ -402,8 +402,9 @@ sandbox_probe_bwrap(struct sandbox *sb)
 			       "--cap-drop", "ALL", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
 			       "--tmpfs", "/tmp", "--", "true", NULL };
 	posix_spawn_file_actions_t fa;
+	struct timespec t0;
 	char out[200];
-	int pfd[2], st = 0, waited = 0;
+	int pfd[2], st = 0;
 	int limit = sb->spec.probe_ms > 0 ? sb->spec.probe_ms : SANDBOX_PROBE_MS, werr = 0;
 	size_t got = 0;
 	pid_t pid, r = 0;
@@ -426,8 +427,9 @@ sandbox_probe_bwrap(struct sandbox *sb)
 		return -1;
 	}
 	(void)fcntl(pfd[0], F_SETFL, O_NONBLOCK);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (;;) {
-		struct timespec ts = { 0, 2 * 1000 * 1000 };
+		struct timespec ts = { 0, 2 * 1000 * 1000 }, t;
 
 		r = waitpid(pid, &st, WNOHANG);
 		werr = errno; /* the reads below may change errno */
@@ -435,7 +437,8 @@ sandbox_probe_bwrap(struct sandbox *sb)
 			got += (size_t)n;
 		if (r == pid || (r < 0 && werr != EINTR))
 			break;
-		if ((waited += 2) > limit) {
+		clock_gettime(CLOCK_MONOTONIC, &t); /* the limit in real time, however long each poll takes */
+		if ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 > limit) {
 			kill(pid, SIGKILL);
 			(void)waitpid(pid, &st, 0);
 			snprintf(sb->why, sizeof sb->why, "bwrap did not finish within %d ms", limit);

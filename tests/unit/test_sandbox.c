@@ -25,7 +25,10 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -1226,6 +1229,9 @@ child_no_thread(void)
 	spec.root = P("ws");
 	spec.bwrap = P("bw-count");
 	sb = sandbox_new(&spec);
+	sandbox_probe_start(sb); /* no thread: probes here and now */
+	if (runs() != 1)
+		return 13;
 	if (sandbox_kind(sb) != SANDBOX_BWRAP || sandbox_kind(sb) != SANDBOX_BWRAP)
 		return 11;
 	sandbox_free(sb);
@@ -1260,6 +1266,10 @@ test_probe_once(void **state)
 	assert_string_equal(sandbox_why_none(sb), "");
 	sandbox_free(sb);
 	assert_int_equal(runs(), 1);
+	sb = sandbox_new(&spec);
+	sandbox_probe_start(sb);
+	sandbox_free(sb); /* waits for the probe */
+	assert_int_equal(runs(), 2);
 	assert_int_equal(unlink(P("runs")), 0);
 	assert_int_equal(in_child(child_no_thread), 0);
 
@@ -1278,6 +1288,51 @@ test_probe_once(void **state)
 	}
 	sandbox_free(sb);
 	buf_release(&d);
+}
+
+/*
+ * A kernel without landlock (its syscall says ENOSYS, by a seccomp
+ * filter): bwrap left out, there is no mechanism, and why says so.
+ * 77: no seccomp here.
+ */
+static int
+child_no_landlock(void)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_landlock_create_ruleset, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { (unsigned short)(sizeof f / sizeof f[0]), f };
+	struct sandbox_spec spec = { 0 };
+	struct sandbox *sb;
+	int rc;
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) < 0)
+		return 77;
+	spec.mode = SANDBOX_WORKSPACE_WRITE;
+	spec.root = P("ws");
+	spec.no_bwrap = 1;
+	sb = sandbox_new(&spec);
+	rc = sandbox_kind(sb) != SANDBOX_NONE ? 10
+	     : strcmp(sandbox_why_none(sb), "bwrap not used; landlock: not in this kernel") ? 11 : 0;
+	sandbox_free(sb);
+	return rc;
+}
+
+static void
+test_no_landlock_kernel(void **state)
+{
+	int rc;
+
+	(void)state;
+	rc = in_child(child_no_landlock);
+	if (rc == 77) {
+		print_message("no seccomp here: skipped\n");
+		skip();
+	}
+	assert_int_equal(rc, 0);
 }
 
 /* c's argv: the source bound at /tmp (the sandbox's tmp/), into out[n]. */
@@ -1744,6 +1799,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_probe_no_fds, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_probed_when_ended, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_probe_once, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_no_landlock_kernel, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hide_defaults, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hide_run, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bwrap_argv_edges, setup, teardown),
