@@ -8,7 +8,9 @@
  * a working bwrap: where it cannot run the test fails unless
  * HEARTH_TEST_NO_BWRAP=1.  The landlock path (bwrap left out) runs for real
  * in a forked child: it needs a kernel with landlock, else the test fails
- * unless HEARTH_TEST_NO_LANDLOCK=1.
+ * unless HEARTH_TEST_NO_LANDLOCK=1.  The probe and what a wrap makes
+ * (hidden defaults, the private directory, hints) run against fake bwrap
+ * scripts (spec.bwrap) that fail, hang or succeed as a test needs.
  */
 #define _GNU_SOURCE /* pthread_setattr_default_np, unshare */
 #include <errno.h>
