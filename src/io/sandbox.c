@@ -394,7 +394,7 @@ sandbox_bwrap_argv(const struct sandbox_spec *spec, const char *sbdir, const cha
 
 /* ---- the probe ---- */
 
-/* Run bwrap once around `true`, bounded by SANDBOX_PROBE_MS; 0 when it worked, else -1 + why. */
+/* Run bwrap once around `true`, bounded by spec.probe_ms; 0 when it worked, else -1 + why. */
 static int
 sandbox_probe_bwrap(struct sandbox *sb)
 {
@@ -402,10 +402,12 @@ sandbox_probe_bwrap(struct sandbox *sb)
 			       "--cap-drop", "ALL", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
 			       "--tmpfs", "/tmp", "--", "true", NULL };
 	posix_spawn_file_actions_t fa;
+	struct timespec t0;
 	char out[200];
-	int pfd[2], st = 0, waited = 0;
+	int pfd[2], st = 0;
+	int limit = sb->spec.probe_ms > 0 ? sb->spec.probe_ms : SANDBOX_PROBE_MS, werr = 0;
 	size_t got = 0;
-	pid_t pid;
+	pid_t pid, r = 0;
 	ssize_t n;
 
 	if (pipe2(pfd, O_CLOEXEC) < 0) {
@@ -425,18 +427,21 @@ sandbox_probe_bwrap(struct sandbox *sb)
 		return -1;
 	}
 	(void)fcntl(pfd[0], F_SETFL, O_NONBLOCK);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (;;) {
-		struct timespec ts = { 0, 2 * 1000 * 1000 };
-		pid_t r = waitpid(pid, &st, WNOHANG);
+		struct timespec ts = { 0, 2 * 1000 * 1000 }, t;
 
+		r = waitpid(pid, &st, WNOHANG);
+		werr = errno; /* the reads below may change errno */
 		while (got + 1 < sizeof out && (n = read(pfd[0], out + got, sizeof out - 1 - got)) > 0)
 			got += (size_t)n;
-		if (r == pid || (r < 0 && errno != EINTR))
+		if (r == pid || (r < 0 && werr != EINTR))
 			break;
-		if ((waited += 2) > SANDBOX_PROBE_MS) {
+		clock_gettime(CLOCK_MONOTONIC, &t); /* the limit in real time, however long each poll takes */
+		if ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 > limit) {
 			kill(pid, SIGKILL);
 			(void)waitpid(pid, &st, 0);
-			snprintf(sb->why, sizeof sb->why, "bwrap did not finish within %d ms", SANDBOX_PROBE_MS);
+			snprintf(sb->why, sizeof sb->why, "bwrap did not finish within %d ms", limit);
 			close(pfd[0]);
 			return -1;
 		}
@@ -444,6 +449,10 @@ sandbox_probe_bwrap(struct sandbox *sb)
 	}
 	close(pfd[0]);
 	out[got] = '\0';
+	if (r != pid) { /* no status (SIGCHLD ignored: the child was reaped unseen): not a success */
+		snprintf(sb->why, sizeof sb->why, "bwrap: wait: %s", strerror(werr));
+		return -1;
+	}
 	if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
 		return 0;
 	out[strcspn(out, "\n")] = '\0';

@@ -32,7 +32,7 @@
  *
  * The probe (does bwrap run here? landlock's ABI?) runs once on its own
  * thread (sandbox_probe_start); sandbox_kind waits for it (bounded: a
- * bwrap that hangs is killed after SANDBOX_PROBE_MS).
+ * bwrap that hangs is killed after SANDBOX_PROBE_MS, or spec.probe_ms).
  *
  * Lifetime: sandbox_new copies the spec; sandbox_free removes the private
  * temp dir.  A struct sandbox_cmd lives from sandbox_wrap until
@@ -65,6 +65,7 @@ struct sandbox_spec {
 	const char *const *hide;      /* absolute: hidden when they exist; NULL = the defaults */
 	const char *bwrap;            /* the bwrap program; NULL = "bwrap" from PATH */
 	int no_bwrap, no_landlock;    /* 1: do not use that mechanism (tests, HEARTH_SANDBOX_FORCE) */
+	int probe_ms;                 /* the probe's limit; 0 = SANDBOX_PROBE_MS (tests set less) */
 };
 
 /* A NULL-terminated vector of owned strings. */

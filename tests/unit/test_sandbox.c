@@ -8,8 +8,11 @@
  * a working bwrap: where it cannot run the test fails unless
  * HEARTH_TEST_NO_BWRAP=1.  The landlock path (bwrap left out) runs for real
  * in a forked child: it needs a kernel with landlock, else the test fails
- * unless HEARTH_TEST_NO_LANDLOCK=1.
+ * unless HEARTH_TEST_NO_LANDLOCK=1.  The probe and what a wrap makes
+ * (hidden defaults, the private directory, hints) run against fake bwrap
+ * scripts (spec.bwrap) that fail, hang or succeed as a test needs.
  */
+#define _GNU_SOURCE /* pthread_setattr_default_np, unshare */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,14 +21,23 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <pthread.h>
+#include <sched.h>
 #include <signal.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -302,6 +314,10 @@ test_modes(void **state)
 	assert_int_equal(sandbox_mode_parse("on", &m), -1);
 	assert_int_equal(sandbox_mode_parse(NULL, &m), -1);
 	assert_string_equal(sandbox_mode_name(SANDBOX_READ_ONLY), "read-only");
+	/* Issue 20: the names the status line shows */
+	assert_string_equal(sandbox_kind_name(SANDBOX_BWRAP), "bwrap");
+	assert_string_equal(sandbox_kind_name(SANDBOX_LANDLOCK), "landlock");
+	assert_string_equal(sandbox_kind_name(SANDBOX_NONE), "none");
 }
 
 /* Whether bwrap is expected to work; a failure to run it fails the test unless declared. */
@@ -729,7 +745,7 @@ test_landlock_confines(void **state)
 	struct sockaddr_un u;
 	socklen_t alen = sizeof a;
 	char uname[64];
-	int lfd, ufd, port;
+	int lfd, ufd, port, fd;
 
 	(void)state;
 	snprintf(ws, sizeof ws, "%s/ws", base);
@@ -790,8 +806,10 @@ test_landlock_confines(void **state)
 	assert_int_equal(ll_try(&c, LL_TCP, NULL, port), 1);
 	assert_int_equal(ll_try(&c, LL_UNIX, uname, 0), 1);
 	assert_int_equal(ll_try(&c, LL_SIGNAL, NULL, 0), 1);
+	fd = c.ruleset_fd;
 	sandbox_cmd_release(&c);
 	assert_int_equal(c.ruleset_fd, -1);
+	assert_int_equal(fcntl(fd, F_GETFD), -1); /* the ruleset closed */
 
 	/* a grant: the network for the next command only; signals stay refused */
 	sandbox_grant_network(sb, 1);
@@ -816,6 +834,17 @@ test_landlock_confines(void **state)
 	assert_int_equal(ll_try(&c, LL_CREATE, P("home/other"), 0), 1);
 	sandbox_cmd_release(&c);
 	sandbox_free(sb);
+
+	/* no more writable dirs (the setting's default) */
+	spec.network = 0;
+	spec.writable = NULL;
+	sb = sandbox_new(&spec);
+	assert_int_equal(ll_wrap(sb, &c), 0);
+	assert_int_equal(ll_try(&c, LL_CREATE, P("ws/new2.c"), 0), 0);
+	assert_int_equal(ll_try(&c, LL_CREATE, P("extra/new3"), 0), 1);
+	sandbox_cmd_release(&c);
+	sandbox_free(sb);
+	spec.writable = writable;
 
 	/* read-only: the temp dir and /dev/null, not the workspace nor the extra dirs */
 	spec.network = 0;
@@ -912,6 +941,845 @@ test_wrap_none_and_no_dir(void **state)
 	free(saved);
 }
 
+/* ---- Issue 20: the probe, the defaults and the private directory, with a fake bwrap ---- */
+
+/* Write base/name, an executable shell script with body; its path. */
+static const char *
+fake_bwrap(const char *name, const char *body)
+{
+	static char path[300];
+	FILE *f;
+
+	snprintf(path, sizeof path, "%s/%s", base, name);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "#!/bin/sh\n%s\n", body);
+	fclose(f);
+	assert_int_equal(chmod(path, 0755), 0);
+	return path;
+}
+
+/* The lowest free file descriptor (what the next open() gets). */
+static int
+lowest_fd(void)
+{
+	int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+
+	assert_true(fd >= 0);
+	close(fd);
+	return fd;
+}
+
+static double
+now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/*
+ * Probe with bwrap = prog (landlock left out, so a failed probe says why
+ * in full); the kind, and why into why[n].  No descriptor is left open.
+ */
+static enum sandbox_kind
+probe_with(const char *prog, int probe_ms, char *why, size_t n)
+{
+	struct sandbox_spec spec = { 0 };
+	struct sandbox *sb;
+	enum sandbox_kind k;
+	int fd0 = lowest_fd();
+
+	spec.mode = SANDBOX_WORKSPACE_WRITE;
+	spec.root = P("ws");
+	spec.bwrap = prog;
+	spec.no_landlock = 1;
+	spec.probe_ms = probe_ms;
+	sb = sandbox_new(&spec);
+	k = sandbox_kind(sb);
+	snprintf(why, n, "%s", sandbox_why_none(sb));
+	sandbox_free(sb);
+	assert_int_equal(lowest_fd(), fd0);
+	return k;
+}
+
+/*
+ * Issue 20: a bwrap that fails says why (its first line of output, from
+ * stdout or stderr; or that it failed; or that it is missing), a bwrap
+ * killed by a signal failed, one that hangs is killed at the limit and
+ * reaped, and a bwrap whose status cannot be had (SIGCHLD ignored) does
+ * not count as working.  The probe's bwrap reads /dev/null, not hearth's
+ * stdin.
+ */
+static void
+test_probe_failures(void **state)
+{
+	char why[300], nope[300];
+	int pfd[2], in;
+	double t0;
+
+	(void)state;
+	/* the delays let the probe see bwrap running before it ends, as a real one is */
+	assert_int_equal(probe_with(fake_bwrap("bw1", "echo 'bwrap: setting up uid map: Permission denied' >&2\n"
+							"echo more; sleep 0.1; exit 1"), 0, why, sizeof why),
+			 SANDBOX_NONE);
+	assert_string_equal(why, "bwrap cannot run here (bwrap: setting up uid map: Permission denied); "
+				 "landlock: not used");
+	assert_int_equal(probe_with(fake_bwrap("bw2", "printf x; sleep 0.1; exit 1"), 0, why, sizeof why), SANDBOX_NONE);
+	assert_string_equal(why, "bwrap cannot run here (x); landlock: not used");
+	assert_int_equal(probe_with(fake_bwrap("bw3", "sleep 0.1; exit 3"), 0, why, sizeof why), SANDBOX_NONE);
+	assert_string_equal(why, "bwrap cannot run here (it failed); landlock: not used");
+	assert_int_equal(probe_with(fake_bwrap("bw4", "sleep 0.1; kill -KILL $$"), 0, why, sizeof why), SANDBOX_NONE);
+	assert_string_equal(why, "bwrap cannot run here (it failed); landlock: not used");
+	snprintf(nope, sizeof nope, "%s/no-such-bwrap", base);
+	assert_int_equal(probe_with(nope, 0, why, sizeof why), SANDBOX_NONE);
+	assert_string_equal(why, "bwrap: No such file or directory (install the bubblewrap package); landlock: not used");
+
+	/* a hanging bwrap: killed at the limit (not at its end), reaped, its pipe closed */
+	t0 = now_s();
+	assert_int_equal(probe_with(fake_bwrap("bw5", "exec sleep 30"), 1, why, sizeof why), SANDBOX_NONE);
+	assert_true(now_s() - t0 < 4);
+	assert_string_equal(why, "bwrap did not finish within 1 ms; landlock: not used");
+	errno = 0;
+	assert_int_equal(waitpid(-1, NULL, WNOHANG), -1);
+	assert_int_equal(errno, ECHILD);
+
+	/* SIGCHLD ignored: the failed bwrap is reaped unseen; no status is no success */
+	signal(SIGCHLD, SIG_IGN);
+	assert_int_equal(probe_with(fake_bwrap("bw6", "sleep 0.1; exit 1"), 2000, why, sizeof why), SANDBOX_NONE);
+	signal(SIGCHLD, SIG_DFL);
+	assert_string_equal(why, "bwrap: wait: No child processes; landlock: not used");
+
+	/* stdin: /dev/null for the probe even when hearth's is a pipe */
+	assert_int_equal(pipe(pfd), 0);
+	in = dup(0);
+	assert_int_equal(dup2(pfd[0], 0), 0);
+	assert_int_equal(probe_with(fake_bwrap("bw7", "[ \"$(readlink /proc/self/fd/0)\" = /dev/null ] || "
+							"{ echo \"stdin: $(readlink /proc/self/fd/0)\"; exit 1; }"),
+				    0, why, sizeof why),
+			 SANDBOX_BWRAP);
+	assert_int_equal(dup2(in, 0), 0);
+	close(in);
+	close(pfd[0]);
+	close(pfd[1]);
+}
+
+/* Run fn in a child process; its exit status (0: all its checks held). */
+static int
+in_child(int (*fn)(void))
+{
+	pid_t pid = fork();
+	int st;
+
+	assert_true(pid >= 0);
+	if (pid == 0)
+		_exit(fn());
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	return WEXITSTATUS(st);
+}
+
+/* No descriptor left (the limit at the lowest free one): the probe and the private directory fail and say why. */
+static int
+child_no_fds(void)
+{
+	struct sandbox_spec spec = { 0 };
+	struct sandbox *sb, *sb2;
+	struct sandbox_cmd c;
+	struct err e = ERR_INIT;
+	const char *cmd[] = { "true", NULL };
+	struct rlimit rl;
+	char tdir[300];
+
+	snprintf(tdir, sizeof tdir, "%s/tdir", base);
+	if (mkdir(tdir, 0700) < 0 || setenv("TMPDIR", tdir, 1) < 0)
+		return 10;
+	spec.mode = SANDBOX_WORKSPACE_WRITE;
+	spec.root = P("ws");
+	spec.bwrap = P("bw-ok");
+	spec.no_landlock = 1;
+	sb = sandbox_new(&spec);
+	sb2 = sandbox_new(&spec);
+	if (sandbox_kind(sb2) != SANDBOX_BWRAP)
+		return 11;
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return 12;
+	rl.rlim_cur = (rlim_t)lowest_fd();
+	if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return 12;
+	if (sandbox_kind(sb) != SANDBOX_NONE || strncmp(sandbox_why_none(sb), "bwrap: pipe: ", 13))
+		return 13;
+	if (sandbox_wrap(sb2, cmd, &c, &e) != -1 || !strstr(e.msg, "sandbox: create ") || !strstr(e.msg, "/empty"))
+		return 14;
+	return 0; /* (the half-made directory stays: removing it needs descriptors too; base/tdir goes with base) */
+}
+
+static void
+test_probe_no_fds(void **state)
+{
+	(void)state;
+	fake_bwrap("bw-ok", "exit 0");
+	assert_int_equal(in_child(child_no_fds), 0);
+}
+
+/* The number of threads of this process. */
+static int
+threads(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *de;
+	int n = 0;
+
+	assert_non_null(d);
+	while ((de = readdir(d)))
+		n += de->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+/* Wait (10 s at most) until this process is back to n threads: the probe thread has ended. */
+static void
+wait_threads(int n)
+{
+	struct timespec ts = { 0, 1000 * 1000 };
+	double t0 = now_s();
+
+	while (threads() != n) {
+		assert_true(now_s() - t0 < 10);
+		nanosleep(&ts, NULL);
+	}
+}
+
+/* Lines in base/runs: how many times the counting fake bwrap ran. */
+static int
+runs(void)
+{
+	FILE *f = fopen(P("runs"), "r");
+	int n = 0, ch;
+
+	if (!f)
+		return 0;
+	while ((ch = fgetc(f)) != EOF)
+		n += ch == '\n';
+	fclose(f);
+	return n;
+}
+
+/*
+ * Issue 20: sandbox_probed never waits: 0 while the probe runs (or before
+ * it started), 1 once its thread has ended, whichever way it ended.
+ */
+static void
+test_probed_when_ended(void **state)
+{
+	struct sandbox_spec spec = { 0 };
+	struct sandbox *sb;
+	char fifo[300], body[400];
+	int n = threads(), fd, i;
+
+	(void)state;
+	snprintf(fifo, sizeof fifo, "%s/fifo", base);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	snprintf(body, sizeof body, "read x < '%s'; exit 0", fifo);
+	spec.mode = SANDBOX_WORKSPACE_WRITE;
+	spec.root = P("ws");
+	spec.bwrap = fake_bwrap("bw-fifo", body);
+	spec.no_landlock = 1;
+	spec.probe_ms = 10000;
+	sb = sandbox_new(&spec);
+	assert_int_equal(sandbox_probed(sb), 0); /* not started: not probed, and not started by asking */
+	sandbox_probe_start(sb);
+	assert_int_equal(sandbox_probed(sb), 0); /* bwrap waits for the fifo */
+	fd = open(fifo, O_WRONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "\n", 1), 1);
+	close(fd);
+	wait_threads(n);
+	assert_int_equal(sandbox_probed(sb), 1);
+	assert_int_equal(sandbox_kind(sb), SANDBOX_BWRAP);
+	sandbox_free(sb);
+
+	/* bwrap left out: landlock (where the kernel has it) or nothing; ended either way */
+	for (i = 0; i < 2; i++) {
+		spec.no_bwrap = 1;
+		spec.no_landlock = i;
+		sb = sandbox_new(&spec);
+		sandbox_probe_start(sb);
+		wait_threads(n);
+		assert_int_equal(sandbox_probed(sb), 1);
+		sandbox_free(sb);
+	}
+}
+
+/*
+ * Issue 20: the probe runs once: starting it again (while it runs, or
+ * after) does nothing, mode off never runs it, NULL is no sandbox; and it
+ * runs once when no thread can be made (then in the caller).  What the
+ * sandbox says of itself under each mechanism.
+ */
+static int
+child_no_thread(void)
+{
+	struct sandbox_spec spec = { 0 };
+	struct sandbox *sb;
+	pthread_attr_t a;
+
+	if (pthread_attr_init(&a) || pthread_attr_setstacksize(&a, (size_t)1 << 62) || pthread_setattr_default_np(&a))
+		return 10;
+	spec.mode = SANDBOX_WORKSPACE_WRITE;
+	spec.root = P("ws");
+	spec.bwrap = P("bw-count");
+	sb = sandbox_new(&spec);
+	sandbox_probe_start(sb); /* no thread: probes here and now */
+	if (runs() != 1)
+		return 13;
+	if (sandbox_kind(sb) != SANDBOX_BWRAP || sandbox_kind(sb) != SANDBOX_BWRAP)
+		return 11;
+	sandbox_free(sb);
+	return runs() == 1 ? 0 : 12;
+}
+
+static void
+test_probe_once(void **state)
+{
+	struct sandbox_spec spec = { 0 };
+	struct sandbox *sb;
+	struct buf d = BUF_INIT;
+	char body[400];
+
+	(void)state;
+	sandbox_probe_start(NULL);
+	sandbox_free(NULL);
+	snprintf(body, sizeof body, "echo run >> '%s'; exit 0", P("runs"));
+	spec.root = P("ws");
+	spec.bwrap = fake_bwrap("bw-count", body);
+	spec.mode = SANDBOX_OFF;
+	sb = sandbox_new(&spec);
+	sandbox_probe_start(sb);
+	sandbox_free(sb);
+	assert_int_equal(runs(), 0);
+	spec.mode = SANDBOX_WORKSPACE_WRITE;
+	sb = sandbox_new(&spec);
+	sandbox_probe_start(sb);
+	sandbox_probe_start(sb);
+	assert_int_equal(sandbox_kind(sb), SANDBOX_BWRAP);
+	sandbox_probe_start(sb);
+	assert_string_equal(sandbox_why_none(sb), "");
+	sandbox_free(sb);
+	assert_int_equal(runs(), 1);
+	sb = sandbox_new(&spec);
+	sandbox_probe_start(sb);
+	sandbox_free(sb); /* waits for the probe */
+	assert_int_equal(runs(), 2);
+	assert_int_equal(unlink(P("runs")), 0);
+	assert_int_equal(in_child(child_no_thread), 0);
+
+	/* both left out: why says so */
+	spec.no_bwrap = spec.no_landlock = 1;
+	sb = sandbox_new(&spec);
+	assert_string_equal(sandbox_why_none(sb), "bwrap not used; landlock: not used");
+	sandbox_free(sb);
+	/* landlock: nothing to explain, and it shows */
+	spec.no_landlock = 0;
+	sb = sandbox_new(&spec);
+	if (sandbox_kind(sb) == SANDBOX_LANDLOCK) {
+		assert_string_equal(sandbox_why_none(sb), "");
+		sandbox_describe(sb, &d);
+		assert_string_equal(d.data, "workspace-write (landlock)");
+	}
+	sandbox_free(sb);
+	buf_release(&d);
+}
+
+/*
+ * A kernel without landlock (its syscall says ENOSYS, by a seccomp
+ * filter): bwrap left out, there is no mechanism, and why says so.
+ * 77: no seccomp here.
+ */
+static int
+child_no_landlock(void)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_landlock_create_ruleset, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { (unsigned short)(sizeof f / sizeof f[0]), f };
+	struct sandbox_spec spec = { 0 };
+	struct sandbox *sb;
+	int rc;
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) < 0)
+		return 77;
+	spec.mode = SANDBOX_WORKSPACE_WRITE;
+	spec.root = P("ws");
+	spec.no_bwrap = 1;
+	sb = sandbox_new(&spec);
+	rc = sandbox_kind(sb) != SANDBOX_NONE ? 10
+	     : strcmp(sandbox_why_none(sb), "bwrap not used; landlock: not in this kernel") ? 11 : 0;
+	sandbox_free(sb);
+	return rc;
+}
+
+static void
+test_no_landlock_kernel(void **state)
+{
+	int rc;
+
+	(void)state;
+	rc = in_child(child_no_landlock);
+	if (rc == 77) {
+		print_message("no seccomp here: skipped\n");
+		skip();
+	}
+	assert_int_equal(rc, 0);
+}
+
+/* c's argv: the source bound at /tmp (the sandbox's tmp/), into out[n]. */
+static void
+bound_tmp(const struct sandbox_cmd *c, char *out, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i + 2 < c->argv.n; i++)
+		if (!strcmp(c->argv.v[i], "--bind") && !strcmp(c->argv.v[i + 2], "/tmp")) {
+			snprintf(out, n, "%s", c->argv.v[i + 1]);
+			return;
+		}
+	fail_msg("no --bind ... /tmp");
+}
+
+/* A sandbox whose probe says bwrap (the fake that exits 0), hiding hide (NULL: the defaults). */
+static struct sandbox *
+sb_fake(enum sandbox_mode mode, const char *const *hide, const char *state_dir)
+{
+	struct sandbox_spec spec = { 0 };
+	struct sandbox *sb;
+
+	spec.mode = mode;
+	spec.root = P("ws");
+	spec.bwrap = fake_bwrap("bw-ok", "exit 0");
+	spec.hide = hide;
+	spec.state_dir = state_dir;
+	sb = sandbox_new(&spec);
+	assert_int_equal(sandbox_kind(sb), SANDBOX_BWRAP);
+	return sb;
+}
+
+static void
+wrap_ok(struct sandbox *sb, struct sandbox_cmd *c)
+{
+	const char *cmd[] = { "true", NULL };
+	struct err e = ERR_INIT;
+
+	if (sandbox_wrap(sb, cmd, c, &e) < 0)
+		fail_msg("sandbox_wrap: %s", e.msg);
+}
+
+static void
+setenv_or_unset(const char *name, const char *v)
+{
+	if (v)
+		setenv(name, v, 1);
+	else
+		unsetenv(name);
+}
+
+/*
+ * Issue 20: the default hidden paths: the secrets under $HOME, hearth's
+ * XDG dirs, the state dir; none under an unset or empty $HOME; a list
+ * given replaces the defaults.
+ */
+static void
+test_hide_defaults(void **state)
+{
+	const char *names[] = { "HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME" };
+	char *saved[5];
+	char g[300];
+	const char *given[] = { g, NULL };
+	struct sandbox *sb;
+	struct sandbox_cmd c;
+	char empty[300];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < 5; i++)
+		saved[i] = getenv(names[i]) ? strdup(getenv(names[i])) : NULL;
+	mk("xc", 1);
+	mk("xc/hearth", 1);
+	mk("xd", 1);
+	mk("xd/hearth", 1);
+	mk("state", 1);
+	mk("given", 1);
+	snprintf(g, sizeof g, "%s/given", base);
+	setenv("HOME", P("home"), 1);
+	setenv("XDG_CONFIG_HOME", P("xc"), 1);
+	setenv("XDG_STATE_HOME", "", 1);
+	unsetenv("XDG_DATA_HOME");
+	setenv("XDG_CACHE_HOME", P("xd"), 1);
+	sb = sb_fake(SANDBOX_WORKSPACE_WRITE, NULL, P("state"));
+	wrap_ok(sb, &c);
+	bound_tmp(&c, empty, sizeof empty);
+	snprintf(empty + strlen(empty) - 3, 8, "empty");
+	assert_true(seq(&c.argv, "--tmpfs", P("home/.ssh"), NULL) >= 0);
+	assert_true(seq(&c.argv, "--ro-bind", empty, P("home/.netrc")) >= 0);
+	assert_true(seq(&c.argv, "--tmpfs", P("xc/hearth"), NULL) >= 0);
+	assert_true(seq(&c.argv, "--tmpfs", P("xd/hearth"), NULL) >= 0);
+	assert_true(seq(&c.argv, "--tmpfs", P("state"), NULL) >= 0);
+	assert_false(has(&c.argv, P("given")));
+	sandbox_cmd_release(&c);
+	sandbox_free(sb);
+
+	sb = sb_fake(SANDBOX_WORKSPACE_WRITE, given, NULL);
+	wrap_ok(sb, &c);
+	assert_true(seq(&c.argv, "--tmpfs", P("given"), NULL) >= 0);
+	assert_false(has(&c.argv, P("home/.ssh")));
+	sandbox_cmd_release(&c);
+	sandbox_free(sb);
+
+	for (i = 0; i < 2; i++) {
+		setenv_or_unset("HOME", i ? "" : NULL);
+		sb = sb_fake(SANDBOX_WORKSPACE_WRITE, NULL, NULL);
+		wrap_ok(sb, &c);
+		assert_false(has(&c.argv, P("home/.ssh")));
+		assert_true(seq(&c.argv, "--tmpfs", P("xc/hearth"), NULL) >= 0);
+		sandbox_cmd_release(&c);
+		sandbox_free(sb);
+	}
+	for (i = 0; i < 5; i++) {
+		setenv_or_unset(names[i], saved[i]);
+		free(saved[i]);
+	}
+}
+
+/*
+ * In a mount namespace of its own with a fresh /run: the daemons' sockets
+ * and the session's /run/user/UID are hidden.  77: no namespace here.
+ */
+static int
+child_run_hidden(void)
+{
+	struct sandbox *sb;
+	struct sandbox_cmd c;
+	const char *cmd[] = { "true", NULL };
+	struct err e = ERR_INIT;
+	char user[64], empty[300];
+	FILE *f;
+	int rc = 0;
+
+	if (unshare(CLONE_NEWNS) < 0 && unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0)
+		return 77;
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 || mount("tmpfs", "/run", "tmpfs", 0, NULL) < 0)
+		return 77;
+	snprintf(user, sizeof user, "/run/user/%u", (unsigned)getuid());
+	if (mkdir("/run/user", 0755) < 0 || mkdir(user, 0700) < 0 || !(f = fopen("/run/docker.sock", "w")))
+		return 10;
+	fclose(f);
+	{
+		struct sandbox_spec spec = { 0 };
+
+		spec.mode = SANDBOX_WORKSPACE_WRITE;
+		spec.root = P("ws");
+		spec.bwrap = P("bw-ok");
+		sb = sandbox_new(&spec);
+	}
+	if (sandbox_kind(sb) != SANDBOX_BWRAP || sandbox_wrap(sb, cmd, &c, &e) < 0)
+		return 11;
+	snprintf(empty, sizeof empty, "%s", c.argv.v[seq(&c.argv, "--bind", NULL, "/tmp") + 1]);
+	snprintf(empty + strlen(empty) - 3, 8, "empty");
+	if (seq(&c.argv, "--ro-bind", empty, "/run/docker.sock") < 0)
+		rc = 12;
+	else if (seq(&c.argv, "--tmpfs", user, NULL) < 0)
+		rc = 13;
+	sandbox_cmd_release(&c);
+	sandbox_free(sb);
+	return rc;
+}
+
+static void
+test_hide_run(void **state)
+{
+	int rc;
+
+	(void)state;
+	fake_bwrap("bw-ok", "exit 0");
+	rc = in_child(child_run_hidden);
+	if (rc == 77) {
+		print_message("no mount namespace here: skipped\n");
+		skip();
+	}
+	assert_int_equal(rc, 0);
+}
+
+/*
+ * Issue 20: what is never hidden (the workspace, an ancestor of it, also
+ * written with a trailing slash, and /), while a sibling whose name starts
+ * like the workspace's is; a .git file (a worktree) is bound read-only
+ * and nothing is protected or created under it; more pinned directories;
+ * a pin under a missing directory is not watched.
+ */
+static void
+test_bwrap_argv_edges(void **state)
+{
+	const char *cmd[] = { "true", NULL };
+	char slash[300];
+	const char *hide[] = { P("ws"), P("w"), slash, "/", NULL };
+	const char *pin[] = { ".git", "src", "nodir/x", NULL };
+	const char *protect[] = { ".git/config", ".git/hooks/", ".hearth/", ".mcp.json", NULL };
+	struct sandbox_spec spec = { 0 };
+	struct sandbox_strv argv = { 0 }, made = { 0 }, absent = { 0 };
+	size_t i;
+
+	(void)state;
+	snprintf(slash, sizeof slash, "%s/", base);
+	mk("w", 1);
+	mk("ws/.git", 0);
+	mk("ws/src", 1);
+	spec.mode = SANDBOX_WORKSPACE_WRITE;
+	spec.root = P("ws");
+	spec.hide = hide;
+	spec.pin = pin;
+	spec.protect = protect;
+	sandbox_bwrap_argv(&spec, P("sb"), cmd, &argv, &made, &absent);
+	assert_true(seq(&argv, "--tmpfs", P("w"), NULL) >= 0);
+	assert_true(seq(&argv, "--tmpfs", P("ws"), NULL) < 0);
+	assert_false(has(&argv, slash));
+	assert_true(seq(&argv, "--tmpfs", "/", NULL) < 0);
+	assert_true(seq(&argv, "--ro-bind", P("ws/.git"), P("ws/.git")) >= 0);
+	assert_true(seq(&argv, "--bind", P("ws/src"), P("ws/src")) >= 0);
+	for (i = 0; i < argv.n; i++)
+		assert_null(strstr(argv.v[i], "/.git/"));
+	assert_int_equal(made.n, 1);
+	assert_string_equal(made.v[0], P("ws/.hearth"));
+	assert_int_equal(absent.n, 1);
+	assert_string_equal(absent.v[0], P("ws/.mcp.json"));
+	sandbox_strv_release(&argv);
+	sandbox_strv_release(&made);
+	sandbox_strv_release(&absent);
+	/* without the lists to fill */
+	sandbox_bwrap_argv(&spec, P("sb"), cmd, &argv, NULL, NULL);
+	assert_string_equal(argv.v[argv.n - 1], "true");
+	sandbox_strv_release(&argv);
+}
+
+/* The mode of path (permission bits). */
+static unsigned
+mode_of(const char *path)
+{
+	struct stat st;
+
+	assert_int_equal(lstat(path, &st), 0);
+	return (unsigned)(st.st_mode & 07777);
+}
+
+/*
+ * Issue 20: the private directory: never in the workspace ($TMPDIR there,
+ * or relative, means /tmp), tmp/ private (0700), the placeholders
+ * read-only; sandbox_free removes all of it, whatever the commands left
+ * there, without touching what a hard link in it points to.
+ */
+static void
+test_private_dir(void **state)
+{
+	const char *tmps[] = { "ws/t", "rel" };
+	char *saved = getenv("TMPDIR") ? strdup(getenv("TMPDIR")) : NULL;
+	struct sandbox *sb;
+	struct sandbox_cmd c;
+	char t[300], dir[300], p[400];
+	mode_t um = umask(022);
+	size_t i;
+
+	(void)state;
+	umask(um);
+	mk("ws/t", 1);
+	mk("keep", 0);
+	assert_int_equal(chmod(P("keep"), 0644), 0);
+	for (i = 0; i < 2; i++) {
+		setenv("TMPDIR", i ? tmps[i] : P(tmps[i]), 1);
+		sb = sb_fake(SANDBOX_WORKSPACE_WRITE, NULL, NULL);
+		wrap_ok(sb, &c);
+		bound_tmp(&c, t, sizeof t);
+		assert_memory_equal(t, "/tmp/hearth-sandbox-", 20);
+		snprintf(dir, sizeof dir, "%.*s", (int)strlen(t) - 4, t);
+		assert_int_equal(mode_of(t), 0700);
+		snprintf(p, sizeof p, "%s/emptydir", dir);
+		assert_int_equal(mode_of(p), 0555 & ~um);
+		snprintf(p, sizeof p, "%s/empty", dir);
+		assert_int_equal(mode_of(p), 0444 & ~um);
+		/* what commands leave: a tree, a read-only dir, a hard link to a file outside */
+		snprintf(p, sizeof p, "%s/a", t);
+		assert_int_equal(mkdir(p, 0755), 0);
+		snprintf(p, sizeof p, "%s/a/f", t);
+		assert_int_equal(link(P("keep"), p), 0);
+		snprintf(p, sizeof p, "%s/a/b", t);
+		assert_int_equal(mkdir(p, 0555), 0);
+		sandbox_cmd_release(&c);
+		sandbox_free(sb);
+		assert_int_equal(access(dir, F_OK), -1);
+		assert_int_equal(mode_of(P("keep")), 0644);
+	}
+	setenv_or_unset("TMPDIR", saved);
+	free(saved);
+}
+
+/*
+ * As a user the file permissions apply to (nobody, when the tests run as
+ * root): read-only directories the command left in the private directory
+ * or made where a protected path was are still removed.
+ */
+static int
+child_readonly_dirs(void)
+{
+	struct sandbox_spec spec = { 0 };
+	struct sandbox *sb;
+	struct sandbox_cmd c, after;
+	const char *cmd[] = { "true", NULL };
+	struct err e = ERR_INIT;
+	struct buf notes = BUF_INIT;
+	char t[300], dir[300], p[400];
+	size_t i;
+	FILE *f;
+
+	if (getuid() == 0 && (setgid(65534) < 0 || setuid(65534) < 0))
+		return 10;
+	setenv("TMPDIR", P("nob"), 1);
+	spec.mode = SANDBOX_WORKSPACE_WRITE;
+	spec.root = P("ws");
+	spec.bwrap = P("bw-ok");
+	sb = sandbox_new(&spec);
+	if (sandbox_kind(sb) != SANDBOX_BWRAP || sandbox_wrap(sb, cmd, &c, &e) < 0)
+		return 11;
+	for (i = 0; i + 2 < c.argv.n && strcmp(c.argv.v[i + 2], "/tmp"); i++)
+		;
+	snprintf(t, sizeof t, "%s", c.argv.v[i + 1]);
+	snprintf(dir, sizeof dir, "%.*s", (int)strlen(t) - 4, t);
+	snprintf(p, sizeof p, "%s/a", t);
+	if (mkdir(p, 0755) < 0)
+		return 12;
+	snprintf(p, sizeof p, "%s/a/f", t);
+	if (!(f = fopen(p, "w")))
+		return 13;
+	fclose(f);
+	snprintf(p, sizeof p, "%s/a", t);
+	(void)chmod(p, 0555);
+	sandbox_cmd_release(&c);
+	sandbox_free(sb);
+	if (access(dir, F_OK) == 0)
+		return 14;
+	/* a protected path the command made as a read-only directory with a file in it */
+	if (mkdir(P("nob/made"), 0755) < 0 || !(f = fopen(P("nob/made/f"), "w")))
+		return 15;
+	fclose(f);
+	if (chmod(P("nob/made"), 0555) < 0)
+		return 15;
+	memset(&after, 0, sizeof after);
+	after.ruleset_fd = -1;
+	sandbox_strv_add(&after.absent, P("nob/made"));
+	sandbox_after(NULL, &after, &notes);
+	sandbox_cmd_release(&after);
+	return access(P("nob/made"), F_OK) == 0 ? 16 : 0;
+}
+
+static void
+test_readonly_dirs_removed(void **state)
+{
+	(void)state;
+	fake_bwrap("bw-ok", "exit 0");
+	mk("nob", 1);
+	assert_int_equal(chmod(base, 0755), 0);
+	assert_int_equal(chmod(P("nob"), 0777), 0);
+	assert_int_equal(in_child(child_readonly_dirs), 0);
+}
+
+/* Issue 20: after a command with only placeholders, or only watched files. */
+static void
+test_after_one_list(void **state)
+{
+	struct sandbox_cmd c;
+	struct buf notes = BUF_INIT;
+
+	(void)state;
+	memset(&c, 0, sizeof c);
+	c.ruleset_fd = -1;
+	mk("ws/.hearth", 1);
+	sandbox_strv_add(&c.made, P("ws/.hearth"));
+	sandbox_after(NULL, &c, &notes);
+	assert_int_equal(access(P("ws/.hearth"), F_OK), -1);
+	sandbox_cmd_release(&c);
+	mk("ws/.mcp.json", 0);
+	sandbox_strv_add(&c.absent, P("ws/.mcp.json"));
+	sandbox_after(NULL, &c, &notes);
+	assert_int_equal(access(P("ws/.mcp.json"), F_OK), -1);
+	assert_non_null(strstr(notes.data, "created " ));
+	sandbox_cmd_release(&c);
+	buf_release(&notes);
+}
+
+/*
+ * Issue 20: the hints in full: the network one (each message that means
+ * "no network", once, not when the network is on), and the refused
+ * write's, which names the mechanism, the mode and, under bwrap only,
+ * the protected paths.
+ */
+static void
+test_hints(void **state)
+{
+	const char *net[] = { "curl: (6) Could not resolve host: example.com\n",
+			      "Temporary failure in name resolution", "connect: Network is unreachable",
+			      "ping: x: Name or service not known" };
+	const char *ro = "touch: cannot touch '/usr/x': Read-only file system\n";
+	struct sandbox_spec spec = { 0 };
+	struct sandbox *sb;
+	struct buf out = BUF_INIT, want = BUF_INIT;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < 4; i++) {
+		sb = sb_fake(SANDBOX_WORKSPACE_WRITE, NULL, NULL);
+		assert_int_equal(sandbox_hint(sb, net[i], strlen(net[i]), &out), 1);
+		assert_non_null(strstr(out.data, "[sandbox: the network is off for commands that run without asking."));
+		buf_reset(&out);
+		assert_int_equal(sandbox_hint(sb, net[i], strlen(net[i]), &out), 0);
+		assert_int_equal(out.len, 0);
+		sandbox_free(sb);
+	}
+	sb = sb_fake(SANDBOX_WORKSPACE_WRITE, NULL, NULL);
+	assert_int_equal(sandbox_hint(sb, ro, strlen(ro), &out), 1);
+	buf_addf(&want, "[sandbox (bwrap, workspace-write): only the workspace %s (except .git/config, .git/hooks, "
+			".hearth/ and .mcp.json) and $TMPDIR (private) are writable;", P("ws"));
+	assert_memory_equal(out.data, want.data, want.len);
+	sandbox_free(sb);
+	buf_reset(&out);
+	sb = sb_fake(SANDBOX_READ_ONLY, NULL, NULL);
+	assert_int_equal(sandbox_hint(sb, ro, strlen(ro), &out), 1);
+	assert_non_null(strstr(out.data, "[sandbox (bwrap, read-only): only $TMPDIR (private) is writable;"));
+	sandbox_free(sb);
+	buf_reset(&out);
+
+	spec.mode = SANDBOX_WORKSPACE_WRITE;
+	spec.root = P("ws");
+	spec.no_bwrap = 1;
+	sb = sandbox_new(&spec);
+	if (sandbox_kind(sb) == SANDBOX_LANDLOCK) {
+		assert_int_equal(sandbox_hint(sb, ro, strlen(ro), &out), 0); /* landlock says "Permission denied" */
+		assert_int_equal(sandbox_hint(sb, "sh: x: Permission denied\n", 25, &out), 1);
+		assert_non_null(strstr(out.data, "[sandbox (landlock, workspace-write): only the workspace "));
+		assert_null(strstr(out.data, "(except"));
+	}
+	sandbox_free(sb);
+	buf_reset(&out);
+	spec.network = 1;
+	spec.no_bwrap = 0;
+	spec.bwrap = P("bw-ok");
+	sb = sandbox_new(&spec);
+	assert_int_equal(sandbox_hint(sb, net[0], strlen(net[0]), &out), 0); /* the network is on */
+	sandbox_free(sb);
+	buf_release(&out);
+	buf_release(&want);
+}
+
 int
 main(void)
 {
@@ -929,6 +1797,18 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_network_and_probed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_landlock_confines, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wrap_none_and_no_dir, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_probe_failures, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_probe_no_fds, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_probed_when_ended, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_probe_once, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_no_landlock_kernel, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_hide_defaults, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_hide_run, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bwrap_argv_edges, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_private_dir, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_readonly_dirs_removed, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_after_one_list, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_hints, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
