@@ -417,7 +417,10 @@ ro_generic(struct ro_ctx *c, const struct ro_spec *sp, struct ro_cmd *cmd, size_
 /*
  * Skip a regex or s/// part delimited by d starting at *pp (after the
  * opening delimiter); a bracket expression may not contain d or '[' (so
- * that sed and this scan agree on where it ends).  0 when malformed.
+ * that sed and this scan agree on where it ends).  With d ']' no '[' at
+ * all: sed reads no bracket in a replacement or y/// part, so the
+ * bracket's own ']' ends the part there (s]x]a[b]w y] writes "y]").
+ * 0 when malformed.
  */
 static int
 ro_sed_delim(const char **pp, char d)
@@ -433,6 +436,9 @@ ro_sed_delim(const char **pp, char d)
 		}
 		if (*p == '[') {
 			const char *q = p + 1;
+
+			if (d == ']')
+				return 0;
 
 			if (*q == '^')
 				q++;

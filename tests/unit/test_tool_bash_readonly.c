@@ -544,6 +544,177 @@ test_path_env(void **state)
 	assert_false(tool_bash_readonly_check("ls", "relative", NULL));
 }
 
+/* ---- issue 20, tools/bash_readonly.c lines 1-560 (paths, options, sed) ---- */
+
+/* Each of cmds[0..n) run in root must get verdict want; the count that do not. */
+static int
+verdicts(const char *root, const char *const *cmds, size_t n, int want)
+{
+	size_t i;
+	int bad = 0;
+
+	for (i = 0; i < n; i++)
+		bad += verdict(root, cmds[i], want);
+	return bad;
+}
+
+/* cmd in root asks and its reason holds text; 0 when so, 1 (printed) when not. */
+static int
+asks_because(const char *root, const char *cmd, const char *text)
+{
+	struct buf why = BUF_INIT;
+	int got = tool_bash_readonly_check(cmd, root, &why), rc;
+
+	rc = got || !why.len || !strstr(why.data, text);
+	if (rc)
+		print_error("%s: expected to ask because \"%s\", got %s (%s)\n", cmd, text,
+			    got ? "read-only" : "asks", why.data);
+	buf_release(&why);
+	return rc;
+}
+
+/*
+ * Issue 20: a command that passes and is followed by one that writes must
+ * still ask: every check that fails says why and ends the whole line, and
+ * one that passes does not stop the scan of what comes after it.
+ */
+static void
+test_ro_line_goes_on(void **state)
+{
+	static const char *const no[] = {
+		"cat /dev/null; rm -rf src", "cat -; rm -rf src", "cat ''; rm -rf src",
+		"cat src/*.c; rm -rf src", "cat nomatch*.q; rm -rf src", "echo nomatch*; rm -rf src",
+		"grep -rn --include=*.c main src; rm -rf src", "ls --all=x", "ls --all=x; rm -rf src",
+		"head --lines=5 a.txt; rm -rf src", "head --lines 5 a.txt; rm -rf src",
+		"head -n5 a.txt; rm -rf src", "od -w a.txt; rm -rf src", "od -w8 a.txt; rm -rf src",
+		"git diff -M; rm -rf src",
+	};
+
+	(void)state;
+	assert_int_equal(verdicts(ws, no, sizeof no / sizeof no[0], 0), 0);
+}
+
+/*
+ * Issue 20: where paths are checked: a root that is /proc or /sys, a
+ * quoted ~ (a directory named "~"), a root whose name holds glob
+ * characters, a glob match that is an option, a glob under a missing
+ * directory, and a command name that is also a link out.
+ */
+static void
+test_ro_paths_checked(void **state)
+{
+	char root[512], path[512];
+	int bad = 0;
+
+	(void)state;
+	bad += verdict("/proc", "cat self/environ", 0);
+	bad += verdict("/proc", "cat x", 0);
+	bad += verdict("/sys", "cat x", 0);
+	bad += verdict(ws, "cat '~/a.txt'", 1);
+	bad += verdict(ws, "cat \\~", 1);
+	/* a root named st*r: its own name would be a pattern to glob(3) */
+	dir("st*r");
+	put("st*r/a.txt", "a\n");
+	snprintf(root, sizeof root, "%s/st*r", ws);
+	bad += verdict(root, "cat *.txt", 0);
+	bad += verdict(root, "cat a.txt", 1);
+	bad += verdict(root, "grep -fa.txt x", 1);      /* an attached value is text, not a glob */
+	/* a glob matching the file -rf: the program would see an option */
+	bad += verdict(ws, "cat ?rf", 0);
+	bad += verdict(ws, "wc -l ?rf", 0);
+	bad += verdict(ws, "cat -- -rf", 1);            /* after --, -rf is a file to read */
+	/* a glob under a directory that does not exist stays literal, as in bash */
+	bad += verdict(ws, "cat nodir/*.c", 1);
+	bad += verdict(ws, "echo nodir/*", 1);
+	/* a link named cat in the root: the command name is no path read */
+	dir("cl");
+	put("cl/a.txt", "a\n");
+	snprintf(path, sizeof path, "%s/cl/cat", ws);
+	assert_int_equal(symlink("/etc/passwd", path), 0);
+	snprintf(root, sizeof root, "%s/cl", ws);
+	bad += verdict(root, "cat a.txt", 1);
+	bad += verdict(root, "cat a.txt a.txt", 1);
+	assert_int_equal(bad, 0);
+}
+
+/*
+ * Issue 20: option values by kind (number, text, path read, optional),
+ * long options with and without '=', bundles, whole-word options (xxd),
+ * which option names the pattern, and a missing value.
+ */
+static void
+test_ro_option_values(void **state)
+{
+	static const char *const ok[] = {
+		"tail -n +2 a.txt", "head -n -1 a.txt", "head -c 1K a.txt", "head -c 10k a.txt",
+		"grep -e /etc/passwd a.txt", "grep --count /etc/passwd a.txt",
+		"grep --color x a.txt", "head --lines=5 a.txt", "head -n5 a.txt", "head --lines 5 a.txt",
+		"cut -d / -f1 a.txt", "xxd -p a.txt", "xxd -c 8 a.txt", "uniq - ", "od -w8 a.txt",
+		"od -w a.txt", "grep -f a.txt x", "git diff -M",
+	};
+	static const char *const no[] = {
+		"head -n x a.txt", "grep -f /etc/passwd a.txt", "grep -f/etc/passwd a.txt",
+		"grep -f globs/* a.txt", "grep --file=/etc/passwd x a.txt",
+		"grep --regexp=x /etc/passwd", "grep -e x /etc/passwd",
+		"grep --exclude-from /etc/passwd x a.txt", "grep --color x /etc/passwd",
+		"grep --count=5 x a.txt", "ls '-- '", "xxd -revert a.txt", "xxd -pp a.txt",
+		"uniq - a.txt", "xxd - a.txt", "head -n", "grep -e", "head --lines",
+	};
+	int bad = 0;
+
+	(void)state;
+	bad += verdicts(ws, ok, sizeof ok / sizeof ok[0], 1);
+	bad += verdicts(ws, no, sizeof no / sizeof no[0], 0);
+	/* the reason names the option, and what is wrong with the operand */
+	bad += asks_because(ws, "ls -j", "option -j is not known to be read-only");
+	bad += asks_because(ws, "ls -lj", "option -j is not known to be read-only");
+	bad += asks_because(ws, "pwd x", "pwd: an operand beyond the ones it reads");
+	assert_int_equal(bad, 0);
+}
+
+/*
+ * Issue 20: sed scripts: addresses (N, first~step, +N, ~N, /re/I, \cREc),
+ * separators, comments, escapes and bracket expressions, and where the
+ * scan must refuse because sed would end a regex or a part elsewhere.
+ */
+static void
+test_ro_sed_scripts(void **state)
+{
+	static const char *const ok[] = {
+		"sed -n '1~2p' a.txt", "sed -n '0~3p' a.txt", "sed -n '1,+2p' a.txt",
+		"sed -n '1,~4p' a.txt", "sed -n '/one/Ip' a.txt", "sed -n '/one/Mp' a.txt",
+		"sed -n '\\%one%p' a.txt", "sed -n '\\%\\%%p' a.txt", "sed -n '1p; 2p' a.txt",
+		"sed -n '1p;2p' a.txt", "sed -n '1p\n2p' a.txt", "sed -n '1p;\t2p' a.txt",
+		"sed -n '#n\n1p' a.txt", "sed -n '/a\\.b/p' a.txt", "sed 's/a\\./x/' a.txt",
+		"sed -n '/[a]/p' a.txt", "sed -n '/[^a]/p' a.txt", "sed -n '/[]a]/p' a.txt",
+		"sed -n '/[^]a]/p' a.txt",
+	};
+	static const char *const no[] = {
+		/* sed goes on after a comment's newline: this writes the file out */
+		"sed -n '#x\nw out' a.txt",
+		/* a backslash-newline, an unclosed bracket or part: the scan cannot
+		 * know where sed ends the regex; read again as commands, they must
+		 * not pass */
+		"sed 's/a\\\nb/c/' a.txt", "sed -n '/p;#\\\n/x/p' a.txt", "sed -n '/p;#[/]\n/x/p' a.txt",
+		"sed -n '/p;#[' a.txt", "sed -n '/p;#' a.txt", "sed -n '\\' a.txt",
+		"sed -n '/[/]/p' a.txt", "sed -n '/[[]/p' a.txt", "sed -n '/[\\n]/p' a.txt",
+		"sed -n '/a[\\]/p' a.txt", "sed -n '/[a\n]/p' a.txt",
+		/* ']' as the delimiter: sed ends the replacement at the first ']',
+		 * so a bracket there hides a w flag (this wrote the file "y]") */
+		"sed 's]x]a[b]w y]' a.txt", "sed 's]x]a[b]]' a.txt", "sed -n '\\]a[b]]p' a.txt",
+		"sed -n '\\]p;#[\n/x/p' a.txt",
+		/* addresses sed refuses or reads as text */
+		"sed -n '+1p' a.txt", "sed -n '1,p' a.txt", "sed 'a/x/p' a.txt",
+		"sed -n '\\\nx\np' a.txt", "sed -n '\\\\x\\p' a.txt",
+	};
+	int bad = 0;
+
+	(void)state;
+	bad += verdicts(ws, ok, sizeof ok / sizeof ok[0], 1);
+	bad += verdicts(ws, no, sizeof no / sizeof no[0], 0);
+	assert_int_equal(bad, 0);
+}
+
 int
 main(void)
 {
@@ -555,6 +726,10 @@ main(void)
 		cmocka_unit_test(test_git_repo_edges),
 		cmocka_unit_test(test_git_parse_edges),
 		cmocka_unit_test(test_path_env),
+		cmocka_unit_test(test_ro_line_goes_on),
+		cmocka_unit_test(test_ro_paths_checked),
+		cmocka_unit_test(test_ro_option_values),
+		cmocka_unit_test(test_ro_sed_scripts),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
