@@ -31,6 +31,7 @@
 #include <linux/seccomp.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -1337,6 +1338,85 @@ test_no_landlock_kernel(void **state)
 	assert_int_equal(rc, 0);
 }
 
+/*
+ * Issue 20: a kernel whose landlock is ABI 1 (5.13 to 5.18) has landlock.
+ * This kernel's is newer, so a seccomp listener answers the version query
+ * with 1: a thread started before the filter (so not under it) receives
+ * each landlock_create_ruleset call and returns 1 for it.
+ */
+static void *
+abi1_answer(void *arg)
+{
+	int *pfd = arg, fd;
+	struct seccomp_notif req;
+	struct seccomp_notif_resp resp;
+
+	if (read(pfd[0], &fd, sizeof fd) != (ssize_t)sizeof fd)
+		return NULL;
+	for (;;) {
+		memset(&req, 0, sizeof req);
+		if (ioctl(fd, SECCOMP_IOCTL_NOTIF_RECV, &req) < 0) {
+			if (errno == EINTR)
+				continue;
+			return NULL;
+		}
+		memset(&resp, 0, sizeof resp);
+		resp.id = req.id;
+		resp.val = 1;
+		(void)ioctl(fd, SECCOMP_IOCTL_NOTIF_SEND, &resp);
+	}
+}
+
+static int
+child_landlock_abi1(void)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_landlock_create_ruleset, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { (unsigned short)(sizeof f / sizeof f[0]), f };
+	struct sandbox_spec spec = { 0 };
+	struct sandbox *sb;
+	struct buf d = BUF_INIT;
+	pthread_t th;
+	int pfd[2], fd, rc;
+
+	if (pipe(pfd) < 0 || pthread_create(&th, NULL, abi1_answer, pfd) != 0)
+		return 12;
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
+	    (fd = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog)) < 0)
+		return 77;
+	if (write(pfd[1], &fd, sizeof fd) != (ssize_t)sizeof fd)
+		return 13;
+	spec.mode = SANDBOX_WORKSPACE_WRITE;
+	spec.root = P("ws");
+	spec.no_bwrap = 1;
+	sb = sandbox_new(&spec);
+	rc = sandbox_kind(sb) != SANDBOX_LANDLOCK ? 10 : 0;
+	sandbox_describe(sb, &d);
+	if (!rc && strcmp(d.data, "workspace-write (landlock)"))
+		rc = 11;
+	sandbox_free(sb);
+	buf_release(&d);
+	return rc;
+}
+
+static void
+test_landlock_abi1_kernel(void **state)
+{
+	int rc;
+
+	(void)state;
+	rc = in_child(child_landlock_abi1);
+	if (rc == 77) {
+		print_message("no seccomp listener here: skipped\n");
+		skip();
+	}
+	assert_int_equal(rc, 0);
+}
+
 /* c's argv: the source bound at /tmp (the sandbox's tmp/), into out[n]. */
 static void
 bound_tmp(const struct sandbox_cmd *c, char *out, size_t n)
@@ -1802,6 +1882,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_probed_when_ended, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_probe_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_landlock_kernel, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_landlock_abi1_kernel, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hide_defaults, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hide_run, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bwrap_argv_edges, setup, teardown),
