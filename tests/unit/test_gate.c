@@ -462,6 +462,7 @@ test_print_mode_shows_the_change(void **state)
 	assert_non_null(strstr(e->notice.data, "\n-red bottom\n+blue bottom\n"));
 	perm_gate_drain(e->gate);
 	got = tu_read(e->ws.dir, "pre.json");
+	assert_non_null(strstr(got, "\"tool_input\":{\"path\":\"f.txt\",\"old_text\":\"red\""));
 	assert_non_null(strstr(got, "\"tool_preview\":\"--- a/f.txt\\n"));
 	assert_non_null(strstr(got, "-red bottom\\n+blue bottom\\n"));
 	free(got);
@@ -474,7 +475,8 @@ test_hooks_around_calls(void **state)
 	char *ev;
 
 	start(e, "{\"approval\": \"yolo\", \"hooks\": {"
-		 "\"pre_tool\": [{\"command\": \"grep -q forbidden && { echo 'not that file' >&2; exit 2; }; exit 0\"}],"
+		 "\"pre_tool\": [{\"command\": \"grep -q forbidden && { echo 'not that file' >&2; exit 2; }; exit 0\"},"
+		 "\"grep -q forbidden || { echo shaky >&2; exit 5; }\"],"
 		 "\"post_tool\": [\"cat > post.json\", \"echo broken >&2; exit 3\", \"echo worse >&2; exit 4\"],"
 		 "\"turn_end\": [\"cat > end.json\"]}}", 1);
 	script(e, 0, "read", "{\"path\":\"forbidden.txt\"}", NULL);
@@ -502,6 +504,11 @@ test_hooks_around_calls(void **state)
 	/* Issue 20: each failing hook is a notice of its own, with its status and first line */
 	assert_true(has_notice(e, "hook \"echo broken >&2; exit 3\" (post_tool) exited with status 3: broken"));
 	assert_true(has_notice(e, "hook \"echo worse >&2; exit 4\" (post_tool) exited with status 4: worse"));
+	/* a pre_tool hook that fails without blocking: its problem is a notice too, and the call runs */
+	assert_true(has_notice(e, "hook \"grep -q forbidden || { echo shaky >&2; exit 5; }\" (pre_tool) exited with status 5: shaky"));
+	ev = tu_read(e->ws.dir, "post.json");
+	assert_non_null(strstr(ev, "\"is_error\":false"));
+	free(ev);
 	/* the blocked read: the model got the hook's stderr */
 	{
 		struct conv *c = agent_conv(e->agent);

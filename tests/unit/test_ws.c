@@ -2,10 +2,15 @@
  * test_ws: workspace path resolution — relative, absolute, "..", missing
  * components, "~", symlinks that escape, allow_outside, and display paths.
  */
+#define _GNU_SOURCE /* unshare */
+#include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -293,6 +298,49 @@ test_project(void **state)
 	buf_release(&out);
 }
 
+/*
+ * Issue 20: a repository at "/" itself (a container's or a chroot's) is the
+ * project top of "/a": the climb from "/a" goes up to "/" and looks there.
+ * A child in its own user and mount namespace chroots into a tree with
+ * .git at its root.  Exit 77: no user namespaces here.
+ */
+static void
+test_project_at_slash(void **state)
+{
+	struct fixture *f = *state;
+	pid_t pid;
+	int st;
+
+	fixture_mkdir(f, ".git");
+	fixture_mkdir(f, "a");
+	fixture_mkdir(f, "a/b");
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct buf out = BUF_INIT;
+
+		if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0 || chroot(f->root) < 0 || chdir("/") < 0)
+			_exit(77);
+		workspace_project_top("/a/b", &out);
+		if (strcmp(out.data, "/"))
+			_exit(10);
+		buf_reset(&out);
+		workspace_project_top("/a", &out);
+		if (strcmp(out.data, "/"))
+			_exit(11);
+		buf_reset(&out);
+		workspace_project_top("/", &out);
+		_exit(strcmp(out.data, "/") ? 12 : 0);
+	}
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	if (WEXITSTATUS(st) == 77) {
+		print_message("no user namespaces here: skipped\n");
+		skip();
+	}
+	assert_int_equal(WEXITSTATUS(st), 0);
+}
+
 int
 main(void)
 {
@@ -306,6 +354,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_home, setup, fixture_teardown),
 		cmocka_unit_test(test_rel_and_inside),
 		cmocka_unit_test_setup_teardown(test_project, setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_project_at_slash, setup, fixture_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
