@@ -47,6 +47,7 @@ struct route_privlines;
  */
 struct route_privlines *route_privlines_build(const char *root, const char *const *globs, size_t nglobs,
 					      size_t *nfiles);
+/* Free s; NULL is ignored. */
 void route_privlines_free(struct route_privlines *s);
 /* How many distinct lines the set holds. */
 size_t route_privlines_count(const struct route_privlines *s);

@@ -235,6 +235,8 @@ test_edges(void **state)
 		conv_release(&c);
 	}
 	route_privlines_free(s);
+	route_privlines_free(NULL); /* Issue 20: no set, nothing to free (as free(NULL)) */
+	assert_int_equal(route_privlines_count(NULL), 0);
 	buf_release(&b);
 	buf_release(&p);
 	tu_rmrf(dir);
