@@ -68,6 +68,8 @@ test_hermes_json(void **state)
 	      "bash {\"command\":\"make\"}", "ok");
 	CHECK("{\"name\": \"ls\", \"arguments\": {}}\n</tool_call>", "ls {}", "");
 	CHECK("  \n{\"name\": \"ls\", \"arguments\": {}}", "ls {}", "");
+	/* issue 20: blanks after a leading object go with it, as after a tag */
+	CHECK("{\"name\":\"ls\"}  then", "ls {}", "then");
 	/* Two tags, and two objects in one tag. */
 	CHECK("<tool_call>{\"name\":\"a\",\"arguments\":{}}</tool_call>\n"
 	      "<tool_call>{\"name\":\"b\",\"arguments\":{\"x\":[1,2]}}</tool_call>",
@@ -178,6 +180,7 @@ test_bytes_past_n(void **state)
 		{ "<function=f><parameter=a>", 24, "" },
 		{ "<function=f><parameter=a>\n", 25, "f {\"a\":\"\"}" },
 		{ "```json \n{\"name\":\"ls\"}\n```", 7, "" },
+		{ "<tool_call>{\"name\":\"a\"}</tool_call>  ", 36, "a {}" },
 	};
 	struct textcall_result r;
 	struct buf c = BUF_INIT;
@@ -195,6 +198,25 @@ test_bytes_past_n(void **state)
 		textcall_release(&r);
 	}
 	buf_release(&c);
+}
+
+/* Issue 20: textcall_release leaves the result empty. */
+static void
+test_release_empties(void **state)
+{
+	const char *in = "<think>t</think>x<tool_call>{\"name\":\"a\"}</tool_call>";
+	struct textcall_result r;
+
+	(void)state;
+	textcall_run(in, strlen(in), NULL, NULL, &r);
+	assert_int_equal(r.ncalls, 1);
+	assert_int_equal(r.text.len, 1);
+	assert_int_equal(r.reasoning.len, 1);
+	textcall_release(&r);
+	assert_int_equal(r.ncalls, 0);
+	assert_null(r.calls);
+	assert_int_equal(r.text.len, 0);
+	assert_int_equal(r.reasoning.len, 0);
 }
 
 /* Issue 20: CR (a CRLF model) and the other ASCII spaces around a call object are whitespace. */
@@ -314,6 +336,9 @@ test_fences(void **state)
 	      "b {}", "```python\n<tool_call>{\"name\":\"a\"}</tool_call>\n```");
 	/* Fences open lines: an inline ``` hides nothing. */
 	CHECK("Use ``` to fence.\n<tool_call>{\"name\":\"a\"}</tool_call>", "a {}", "Use ``` to fence.");
+	CHECK("x ```<tool_call>{\"name\":\"a\"}</tool_call>", "a {}", "x ```"); /* issue 20: right after it */
+	/* issue 20: an empty fence holds no calls: it stays */
+	CHECK("a\n```\n\n```\nb", "", "a\n```\n\n```\nb");
 	CHECK("  ```json\n  {\"name\":\"a\"}\n  ```  \nx", "a {}", "x");
 	CHECK("```\nsee ``` here\n```\n<tool_call>{\"name\":\"b\"}</tool_call>", "b {}",
 	      "```\nsee ``` here\n```");
@@ -329,6 +354,7 @@ test_think(void **state)
 	check_fn("I should list.\n</think>\n\nHere.", NULL, "", "Here.", "I should list.");
 	check_fn("<think>\nhmm\n</think>\nAnswer", NULL, "", "Answer", "hmm");
 	check_fn("<think>never closed", NULL, "", "", "never closed");
+	check_fn("<think></think>Answer", NULL, "", "Answer", ""); /* issue 20: empty thinking */
 	check_fn("a <think> b </think> c", NULL, "", "a <think> b </think> c", "");
 	check_fn("plan</think><tool_call>{\"name\":\"ls\"}</tool_call>", NULL, "ls {}", "", "plan");
 	check_fn("</think>", NULL, "", "", "");
@@ -345,6 +371,7 @@ test_visible_text(void **state)
 	CHECK("\n\n  Hello  \n\n", "", "  Hello");
 	CHECK("  Hello", "", "  Hello"); /* issue 20: the first line's indentation without a blank line before it */
 	CHECK("", "", "");
+	CHECK("x", "", "x"); /* issue 20: one byte is a text too */
 	CHECK("   \n\t ", "", "");
 	CHECK("x <tool_call>{\"name\":\"a\"}</tool_call>\n \n<tool_call>{\"name\":\"b\"}</tool_call> y",
 	      "a {}|b {}", "x\n\ny");
@@ -461,6 +488,7 @@ main(void)
 		cmocka_unit_test(test_name_length),
 		cmocka_unit_test(test_name_chars),
 		cmocka_unit_test(test_bytes_past_n),
+		cmocka_unit_test(test_release_empties),
 		cmocka_unit_test(test_crlf_and_spaces),
 		cmocka_unit_test(test_qwen_xml),
 		cmocka_unit_test(test_xml_typing_default),
