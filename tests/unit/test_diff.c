@@ -130,6 +130,13 @@ test_new_and_deleted(void **state)
 	u = udiff("a\nb\nc\nd\n", "a\nb\nX\nc\nd\n");
 	assert_string_equal(u, "--- a/f\n+++ b/f\n@@ -1,4 +1,5 @@\n a\n b\n+X\n c\n d\n");
 	free(u);
+	/*
+	 * Issue 20: the common suffix is kept whole: a line added that repeats
+	 * the last one goes before it (the search alone would pair the first).
+	 */
+	u = udiff("y\nx\n", "z\nx\nx\n");
+	assert_string_equal(u, "--- a/f\n+++ b/f\n@@ -1,2 +1,3 @@\n-y\n+z\n+x\n x\n");
+	free(u);
 }
 
 static void
@@ -144,6 +151,10 @@ test_no_newline(void **state)
 	u = udiff("a", "a\n");
 	assert_string_equal(u, "--- a/f\n+++ b/f\n@@ -1,1 +1,1 @@\n-a\n"
 			       "\\ No newline at end of file\n+a\n");
+	free(u);
+	/* issue 20: an empty line has its newline */
+	u = udiff("\n", "x\n");
+	assert_string_equal(u, "--- a/f\n+++ b/f\n@@ -1,1 +1,1 @@\n-\n+x\n");
 	free(u);
 	u = udiff("x\na", "y\na");
 	assert_string_equal(u, "--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n-x\n+y\n a\n"
@@ -301,6 +312,95 @@ test_size_guard(void **state)
 	buf_release(&a), buf_release(&b);
 }
 
+/*
+ * Issue 20: an edit distance of exactly DIFF_MAX_EDITS is still our own
+ * search's (libgit2 takes over only past it): a change with two minimal
+ * scripts is aligned as it is alone, not as libgit2 would align it
+ * ("-b -a +c +c a +b +c").
+ */
+static void
+test_max_edits_boundary(void **state)
+{
+	const char *small = "--- a/f\n+++ b/f\n@@ -1,5 +1,7 @@\n a\n-b\n+c\n+c\n a\n-a\n+b\n+c\n S\n";
+	const char *big = "--- a/f\n+++ b/f\n@@ -1,255 +1,7 @@\n a\n-b\n+c\n+c\n a\n-a\n+b\n+c\n S\n-d0\n";
+	struct buf a = BUF_INIT, b = BUF_INIT, out = BUF_INIT;
+	int i, added, removed;
+	char *u;
+
+	(void)state;
+	buf_adds(&a, "a\nb\na\na\nS\n");
+	buf_adds(&b, "a\nc\nc\na\nb\nc\nS\n");
+	u = udiff(a.data, b.data);
+	assert_string_equal(u, small);
+	free(u);
+	for (i = 0; i < DIFF_MAX_EDITS - 6; i++)
+		buf_addf(&a, "d%d\n", i);
+	diff_unified("f", a.data, a.len, b.data, b.len, &out, &added, &removed);
+	assert_int_equal(added + removed, DIFF_MAX_EDITS);
+	assert_int_equal(strncmp(out.data, big, strlen(big)), 0);
+	buf_release(&a), buf_release(&b), buf_release(&out);
+}
+
+/* diff_compute of a -> b with 3 lines of context: libgit2's middle, applied back, of minimal size. */
+static void
+check_git(const char *a, const char *b, int added, int removed)
+{
+	struct diff d;
+	char *back;
+
+	diff_compute(&d, a, strlen(a), b, strlen(b), 3);
+	assert_int_equal(d.approx, 0);
+	assert_int_equal(d.added, added);
+	assert_int_equal(d.removed, removed);
+	back = apply(&d, a);
+	assert_string_equal(back, b);
+	free(back);
+	diff_release(&d);
+}
+
+/*
+ * Issue 20: past DIFF_MAX_EDITS the middle comes from libgit2: common lines
+ * kept inside it, a long first line and a last line shorter than the
+ * suffix's first (the middle's bytes are cut exactly), and a middle empty
+ * on one side.
+ */
+static void
+test_git_middle(void **state)
+{
+	struct buf a = BUF_INIT, b = BUF_INIT;
+	int i;
+
+	(void)state;
+	buf_adds(&a, "a first line\n");
+	buf_adds(&b, "a first line\n");
+	for (i = 0; i < 1000; i++) {
+		if (i == 1) {
+			buf_adds(&a, "one, a long first line that changes\n");
+			buf_adds(&b, "new one, another long first line\n");
+		} else if (i == 998) {
+			buf_adds(&a, "998, a longer line after the change\n");
+			buf_adds(&b, "998, a longer line after the change\n");
+		} else {
+			buf_addf(&a, "%d\n", i);
+			buf_addf(&b, i % 3 == 1 ? "new %d\n" : "%d\n", i);
+		}
+	}
+	buf_adds(&a, "the end, a longer last line\n");
+	buf_adds(&b, "the end, a longer last line\n");
+	check_git(a.data, b.data, 333, 333);
+	check_git(b.data, a.data, 333, 333);
+	buf_reset(&a);
+	buf_reset(&b);
+	buf_adds(&a, "x\nyy\n");
+	buf_adds(&b, "x\n");
+	for (i = 0; i < 300; i++)
+		buf_addf(&b, "%d\n", i);
+	buf_adds(&b, "yy\n");
+	check_git(a.data, b.data, 300, 0);
+	check_git(b.data, a.data, 0, 300);
+	buf_release(&a), buf_release(&b);
+}
+
 /* Length of the longest common subsequence of two line lists (small). */
 static int
 lcs(const struct lines *a, const struct lines *b)
@@ -383,6 +483,8 @@ main(void)
 		cmocka_unit_test(test_parse_roundtrip),
 		cmocka_unit_test(test_parse_bad),
 		cmocka_unit_test(test_size_guard),
+		cmocka_unit_test(test_max_edits_boundary),
+		cmocka_unit_test(test_git_middle),
 		cmocka_unit_test(test_random_apply_and_minimal),
 	};
 
