@@ -8,8 +8,9 @@
  * lines the search stops and libgit2's buffer diff (git_patch_from_buffers,
  * minimal Myers) gives the middle's script: fast, exact on rewrites,
  * minimal or close to it on repetitive text.  Only if libgit2 fails (out of
- * memory) is the differing middle shown as removed then added (still a
- * correct diff, just not minimal; `approx`).  docs/architecture.md, "Diffs".
+ * memory, or a middle past its 1023 MiB limit) is the differing middle
+ * shown as removed then added (still a correct diff, just not minimal;
+ * `approx`).  docs/architecture.md, "Diffs".
  *
  * The structured form (struct diff) is for views that colour diffs; it
  * BORROWS the texts: every diff_line.text points into the texts given to
@@ -55,7 +56,7 @@ struct diff {
 	struct diff_hunk *hunks;
 	size_t nhunks;
 	int added, removed; /* DIFF_ADD and DIFF_DEL lines in all hunks */
-	int approx;         /* replaced whole: libgit2 failed (out of memory) */
+	int approx;         /* replaced whole: libgit2 failed (out of memory, too large) */
 };
 
 /* Diff old text a against new text b into d (no hunks when equal; context < 0 is 0). */
