@@ -187,7 +187,7 @@ git_middle(const struct tline *a, int n, const struct tline *b, int m, int base,
 				   NULL, m ? b[0].p : "", m ? (size_t)(b[m - 1].p + b[m - 1].len - b[0].p) : 0,
 				   NULL, &o) < 0)
 		return -1;
-	/* Past its size limit (1023 MiB) libgit2 calls even FORCE_TEXT binary: no hunks, no script. */
+	/* past its size limit (1023 MiB) libgit2 calls even FORCE_TEXT texts binary: no hunks */
 	if (git_patch_get_delta(p)->flags & GIT_DIFF_FLAG_BINARY)
 		goto fail;
 	nh = git_patch_num_hunks(p);

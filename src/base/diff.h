@@ -4,13 +4,14 @@
  * diff_compute finds a shortest edit script (Myers' O(ND) algorithm after
  * trimming the common prefix and suffix) and keeps only the hunks: changed
  * lines plus `context` unchanged lines around them, hunks at most
- * 2*context unchanged lines apart (their contexts touch) merged.  When the texts differ in more than DIFF_MAX_EDITS
- * lines the search stops and libgit2's buffer diff (git_patch_from_buffers,
- * minimal Myers) gives the middle's script: fast, exact on rewrites,
- * minimal or close to it on repetitive text.  Only if libgit2 fails (out of
- * memory, or a middle past its 1023 MiB limit) is the differing middle
- * shown as removed then added (still a correct diff, just not minimal;
- * `approx`).  docs/architecture.md, "Diffs".
+ * 2*context unchanged lines apart (their contexts touch) merged.  When the
+ * texts differ in more than DIFF_MAX_EDITS lines the search stops and
+ * libgit2's buffer diff (git_patch_from_buffers, minimal Myers) gives the
+ * middle's script: fast, exact on rewrites, minimal or close to it on
+ * repetitive text.  Only if libgit2 fails (out of memory, or a middle past
+ * its 1023 MiB limit) is the differing middle shown as removed then added
+ * (still a correct diff, just not minimal; `approx`).
+ * docs/architecture.md, "Diffs".
  *
  * The structured form (struct diff) is for views that colour diffs; it
  * BORROWS the texts: every diff_line.text points into the texts given to
