@@ -167,7 +167,8 @@ diff_git_init(void)
 /*
  * The middle's script from libgit2 (git_patch_from_buffers, minimal Myers, no
  * context), for when our search gives up: n lines at a and m at b, indexes
- * offset by base.  0, or -1 when libgit2 fails (s then holds a partial script).
+ * offset by base.  0, or -1 when libgit2 fails or will not diff texts that
+ * large (s then holds a partial script).
  */
 static int
 git_middle(const struct tline *a, int n, const struct tline *b, int m, int base, struct script *s)
@@ -186,6 +187,9 @@ git_middle(const struct tline *a, int n, const struct tline *b, int m, int base,
 				   NULL, m ? b[0].p : "", m ? (size_t)(b[m - 1].p + b[m - 1].len - b[0].p) : 0,
 				   NULL, &o) < 0)
 		return -1;
+	/* past its size limit (1023 MiB) libgit2 calls even FORCE_TEXT texts binary: no hunks */
+	if (git_patch_get_delta(p)->flags & GIT_DIFF_FLAG_BINARY)
+		goto fail;
 	nh = git_patch_num_hunks(p);
 	for (h = 0; h < nh; h++) {
 		if (git_patch_get_hunk(NULL, &nl, p, h) < 0)

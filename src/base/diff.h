@@ -3,13 +3,15 @@
  *
  * diff_compute finds a shortest edit script (Myers' O(ND) algorithm after
  * trimming the common prefix and suffix) and keeps only the hunks: changed
- * lines plus `context` unchanged lines around them, hunks closer than
- * 2*context merged.  When the texts differ in more than DIFF_MAX_EDITS
- * lines the search stops and libgit2's buffer diff (git_patch_from_buffers,
- * minimal Myers) gives the middle's script: fast, exact on rewrites,
- * minimal or close to it on repetitive text.  Only if libgit2 fails (out of
- * memory) is the differing middle shown as removed then added (still a
- * correct diff, just not minimal; `approx`).  docs/architecture.md, "Diffs".
+ * lines plus `context` unchanged lines around them, hunks at most
+ * 2*context unchanged lines apart (their contexts touch) merged.  When the
+ * texts differ in more than DIFF_MAX_EDITS lines the search stops and
+ * libgit2's buffer diff (git_patch_from_buffers, minimal Myers) gives the
+ * middle's script: fast, exact on rewrites, minimal or close to it on
+ * repetitive text.  Only if libgit2 fails (out of memory, or a middle past
+ * its 1023 MiB limit) is the differing middle shown as removed then added
+ * (still a correct diff, just not minimal; `approx`).
+ * docs/architecture.md, "Diffs".
  *
  * The structured form (struct diff) is for views that colour diffs; it
  * BORROWS the texts: every diff_line.text points into the texts given to
@@ -55,10 +57,10 @@ struct diff {
 	struct diff_hunk *hunks;
 	size_t nhunks;
 	int added, removed; /* DIFF_ADD and DIFF_DEL lines in all hunks */
-	int approx;         /* replaced whole: libgit2 failed (out of memory) */
+	int approx;         /* replaced whole: libgit2 failed (out of memory, too large) */
 };
 
-/* Diff old text a against new text b into d (no hunks when equal). */
+/* Diff old text a against new text b into d (no hunks when equal; context < 0 is 0). */
 void diff_compute(struct diff *d, const char *a, size_t alen, const char *b, size_t blen,
 		  int context);
 /* Free d's arrays (not the texts); d is left empty.  NULL-safe. */
@@ -81,8 +83,9 @@ void diff_unified(const char *path, const char *a, size_t alen, const char *b, s
 /*
  * Structured form of unified text (as produced by diff_format; "---",
  * "+++", "diff " and other header lines are skipped).  d's texts point into
- * `text`.  0, or -1 + e on a malformed hunk header or a hunk whose line
- * counts do not match its header (d then holds the hunks read so far).
+ * `text`.  0, or -1 + e on a malformed hunk header (numbers have at most
+ * 9 digits, leading zeros aside) or a hunk whose line counts do not match
+ * its header (d then holds the hunks read so far).
  */
 int diff_parse(struct diff *d, const char *text, size_t len, struct err *e);
 

@@ -55,6 +55,7 @@ struct openai_dec {
 };
 
 void openai_dec_init(struct openai_dec *d);
+/* Free everything; d is left initialised, ready for another stream. */
 void openai_dec_release(struct openai_dec *d);
 
 /*

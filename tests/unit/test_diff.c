@@ -12,6 +12,8 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <git2.h>
+#include <git2/sys/alloc.h>
 
 #include "base/diff.h"
 #include "base/xmalloc.h"
@@ -130,6 +132,13 @@ test_new_and_deleted(void **state)
 	u = udiff("a\nb\nc\nd\n", "a\nb\nX\nc\nd\n");
 	assert_string_equal(u, "--- a/f\n+++ b/f\n@@ -1,4 +1,5 @@\n a\n b\n+X\n c\n d\n");
 	free(u);
+	/*
+	 * Issue 20: the common suffix is kept whole: a line added that repeats
+	 * the last one goes before it (the search alone would pair the first).
+	 */
+	u = udiff("y\nx\n", "z\nx\nx\n");
+	assert_string_equal(u, "--- a/f\n+++ b/f\n@@ -1,2 +1,3 @@\n-y\n+z\n+x\n x\n");
+	free(u);
 }
 
 static void
@@ -145,6 +154,10 @@ test_no_newline(void **state)
 	assert_string_equal(u, "--- a/f\n+++ b/f\n@@ -1,1 +1,1 @@\n-a\n"
 			       "\\ No newline at end of file\n+a\n");
 	free(u);
+	/* issue 20: an empty line has its newline */
+	u = udiff("\n", "x\n");
+	assert_string_equal(u, "--- a/f\n+++ b/f\n@@ -1,1 +1,1 @@\n-\n+x\n");
+	free(u);
 	u = udiff("x\na", "y\na");
 	assert_string_equal(u, "--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n-x\n+y\n a\n"
 			       "\\ No newline at end of file\n");
@@ -154,7 +167,7 @@ test_no_newline(void **state)
 static void
 test_hunks_split_and_merge(void **state)
 {
-	struct buf a = BUF_INIT, b = BUF_INIT, c = BUF_INIT;
+	struct buf a = BUF_INIT, b = BUF_INIT, c = BUF_INIT, e = BUF_INIT, f = BUF_INIT;
 	struct diff d;
 	int i;
 
@@ -163,6 +176,8 @@ test_hunks_split_and_merge(void **state)
 		buf_addf(&a, "%d\n", i);
 		buf_addf(&b, "%d%s\n", i, i == 5 || i == 25 ? "x" : "");
 		buf_addf(&c, "%d%s\n", i, i == 5 || i == 11 ? "x" : "");
+		buf_addf(&e, "%d%s\n", i, i == 5 || i == 12 ? "x" : "");
+		buf_addf(&f, "%d%s\n", i, i == 5 || i == 13 ? "x" : "");
 	}
 	diff_compute(&d, a.data, a.len, b.data, b.len, 3);
 	assert_int_equal(d.nhunks, 2);
@@ -177,7 +192,16 @@ test_hunks_split_and_merge(void **state)
 	assert_int_equal(d.hunks[0].old_start, 2);
 	assert_int_equal(d.hunks[0].old_count, 13);
 	diff_release(&d);
-	buf_release(&a), buf_release(&b), buf_release(&c);
+	/* issue 20: 6 apart (= 2*3, the contexts touch): still one hunk; 7 apart: two */
+	diff_compute(&d, a.data, a.len, e.data, e.len, 3);
+	assert_int_equal(d.nhunks, 1);
+	assert_int_equal(d.hunks[0].old_count, 14);
+	diff_release(&d);
+	diff_compute(&d, a.data, a.len, f.data, f.len, 3);
+	assert_int_equal(d.nhunks, 2);
+	assert_int_equal(d.hunks[1].old_start, 10);
+	diff_release(&d);
+	buf_release(&a), buf_release(&b), buf_release(&c), buf_release(&e), buf_release(&f);
 }
 
 static void
@@ -206,7 +230,18 @@ test_structured(void **state)
 	assert_int_equal(d.added, 2);
 	assert_int_equal(d.removed, 1);
 	diff_release(&d);
+	/* issue 20: release leaves d empty */
+	assert_null(d.lines);
+	assert_null(d.hunks);
+	assert_int_equal(d.nlines + d.nhunks, 0);
+	assert_int_equal(d.added + d.removed, 0);
 	diff_release(NULL);
+	/* issue 20: a negative context is no context */
+	diff_compute(&d, a, strlen(a), b, strlen(b), -1);
+	assert_int_equal(d.nhunks, 1);
+	assert_int_equal(d.nlines, 3);
+	assert_int_equal(d.lines[0].kind, DIFF_DEL);
+	diff_release(&d);
 }
 
 static void
@@ -251,6 +286,17 @@ test_parse_bad(void **state)
 		"@@ -1,1 +1,1 @@\n-a\n@@ -5,1 +5,1 @@\n", /* second short */
 		"@@\n a\n",                             /* a header of two bytes (issue 20) */
 		"@@ -1,1 +1,1 @@\n a\n@@\n",             /* ... after a hunk */
+		/* issue 20: one line too many or too few on either side */
+		"@@ -1,1 +1,2 @@\n a\n b\n",
+		"@@ -1,1 +1,1 @@\n a\n bbbb\n",
+		"@@ -1,2 +1,1 @@\n a\n",
+		"@@ -1,1 +1,2 @@\n a\n",
+		"@@ -1,1 +1,1 @@\n+a\n@@ -5 +5 @@\n a\n",
+		"@@ -1,1 +1,1 @@\n-a\n@@ -5 +5 @@\n a\n",
+	};
+	static const char *bad_header[] = {
+		"@@ - +1 @@\n a\n", "@@ x1 +1 @@\n a\n", "@@ -1 x1 @@\n a\n", "@@ -1 +x @@\n a\n",
+		"@@ -1 +1 xx\n a\n", "@@ -1000000000 +1 @@\n a\n", "@@ -1,1000000000 +1 @@\n a\n",
 	};
 	struct diff d;
 	struct err e = ERR_INIT;
@@ -263,6 +309,16 @@ test_parse_bad(void **state)
 		assert_true(err_isset(&e));
 		diff_release(&d);
 	}
+	/* Issue 20: each part of a header, and numbers of at most 9 digits. */
+	for (i = 0; i < sizeof bad_header / sizeof bad_header[0]; i++) {
+		err_clear(&e);
+		assert_int_equal(diff_parse(&d, bad_header[i], strlen(bad_header[i]), &e), -1);
+		assert_non_null(strstr(e.msg, "malformed hunk header"));
+		diff_release(&d);
+	}
+	assert_int_equal(diff_parse(&d, "@@ -999999999 +1 @@\n a\n", 24, &e), 0);
+	assert_int_equal(d.hunks[0].old_start, 999999999);
+	diff_release(&d);
 	assert_int_equal(diff_parse(&d, "", 0, &e), 0);
 	assert_int_equal(d.nhunks, 0);
 	diff_release(&d);
@@ -272,7 +328,56 @@ test_parse_bad(void **state)
 	assert_int_equal(d.nlines, 2);
 	assert_int_equal(d.lines[0].no_eol, 1);
 	assert_int_equal(d.lines[1].no_eol, 0);
+	assert_int_equal(d.lines[0].old_no, 1); /* issue 20: the numbers of a one-line hunk */
+	assert_int_equal(d.lines[1].new_no, 1);
 	diff_release(&d);
+}
+
+/* diff_unified of a -> b parses back into its lines, added and removed. */
+static void
+check_parse(const char *a, const char *b, const char *header)
+{
+	struct buf u = BUF_INIT;
+	struct err e = ERR_INIT;
+	struct diff d;
+	int added, removed;
+
+	buf_adds(&u, header);
+	diff_unified("f", a, strlen(a), b, strlen(b), &u, &added, &removed);
+	if (diff_parse(&d, u.data, u.len, &e) != 0)
+		fail_msg("%s: %s", u.data, e.msg);
+	assert_int_equal(d.added, added);
+	assert_int_equal(d.removed, removed);
+	diff_release(&d);
+	buf_release(&u);
+}
+
+/*
+ * Issue 20: "--- " and "+++ " lines are file headers between hunks (of
+ * several files, after other header lines) but hunk lines inside one: a
+ * removed "-- x" or an added "++ y", also as the hunk's last line.
+ */
+static void
+test_parse_headers_and_lines(void **state)
+{
+	struct buf u = BUF_INIT;
+	struct diff d;
+	struct err e = ERR_INIT;
+
+	(void)state;
+	check_parse("-- x\n", "++ y\n", "");
+	check_parse("-- x\n", "", "");
+	check_parse("", "++ y\n", "");
+	check_parse("a\n", "b\n", "diff --git a/f b/f\na@b\n@x\n");
+	diff_unified("f", "a\n", 2, "b\n", 2, &u, NULL, NULL);
+	diff_unified("g", "c\n", 2, "d\n", 2, &u, NULL, NULL);
+	buf_adds(&u, "--- \n+++ \n");
+	diff_unified("h", "e\n", 2, "f\n", 2, &u, NULL, NULL);
+	assert_int_equal(diff_parse(&d, u.data, u.len, &e), 0);
+	assert_int_equal(d.nhunks, 3);
+	assert_int_equal(d.nlines, 6);
+	diff_release(&d);
+	buf_release(&u);
 }
 
 static void
@@ -294,6 +399,190 @@ test_size_guard(void **state)
 	assert_int_equal(d.approx, 0); /* no size guard since libgit2: still minimal */
 	assert_int_equal(d.added, 3000);
 	assert_int_equal(d.removed, 3000);
+	back = apply(&d, a.data);
+	assert_string_equal(back, b.data);
+	free(back);
+	diff_release(&d);
+	buf_release(&a), buf_release(&b);
+}
+
+/*
+ * Issue 20: an edit distance of exactly DIFF_MAX_EDITS is still our own
+ * search's (libgit2 takes over only past it): a change with two minimal
+ * scripts is aligned as it is alone, not as libgit2 would align it
+ * ("-b -a +c +c a +b +c").
+ */
+static void
+test_max_edits_boundary(void **state)
+{
+	const char *small = "--- a/f\n+++ b/f\n@@ -1,5 +1,7 @@\n a\n-b\n+c\n+c\n a\n-a\n+b\n+c\n S\n";
+	const char *big = "--- a/f\n+++ b/f\n@@ -1,255 +1,7 @@\n a\n-b\n+c\n+c\n a\n-a\n+b\n+c\n S\n-d0\n";
+	struct buf a = BUF_INIT, b = BUF_INIT, out = BUF_INIT;
+	int i, added, removed;
+	char *u;
+
+	(void)state;
+	buf_adds(&a, "a\nb\na\na\nS\n");
+	buf_adds(&b, "a\nc\nc\na\nb\nc\nS\n");
+	u = udiff(a.data, b.data);
+	assert_string_equal(u, small);
+	free(u);
+	for (i = 0; i < DIFF_MAX_EDITS - 6; i++)
+		buf_addf(&a, "d%d\n", i);
+	diff_unified("f", a.data, a.len, b.data, b.len, &out, &added, &removed);
+	assert_int_equal(added + removed, DIFF_MAX_EDITS);
+	assert_int_equal(strncmp(out.data, big, strlen(big)), 0);
+	buf_release(&a), buf_release(&b), buf_release(&out);
+}
+
+/* diff_compute of a -> b with 3 lines of context: libgit2's middle, applied back, of minimal size. */
+static void
+check_git(const char *a, const char *b, int added, int removed)
+{
+	struct diff d;
+	char *back;
+
+	diff_compute(&d, a, strlen(a), b, strlen(b), 3);
+	assert_int_equal(d.approx, 0);
+	assert_int_equal(d.added, added);
+	assert_int_equal(d.removed, removed);
+	back = apply(&d, a);
+	assert_string_equal(back, b);
+	free(back);
+	diff_release(&d);
+}
+
+/*
+ * Issue 20: past DIFF_MAX_EDITS the middle comes from libgit2: common lines
+ * kept inside it, a long first line and a last line shorter than the
+ * suffix's first (the middle's bytes are cut exactly), and a middle empty
+ * on one side.
+ */
+static void
+test_git_middle(void **state)
+{
+	struct buf a = BUF_INIT, b = BUF_INIT;
+	int i;
+
+	(void)state;
+	buf_adds(&a, "a first line\n");
+	buf_adds(&b, "a first line\n");
+	for (i = 0; i < 1000; i++) {
+		if (i == 1) {
+			buf_adds(&a, "one, a long first line that changes\n");
+			buf_adds(&b, "new one, another long first line\n");
+		} else if (i == 998) {
+			buf_adds(&a, "998, a longer line after the change\n");
+			buf_adds(&b, "998, a longer line after the change\n");
+		} else {
+			buf_addf(&a, "%d\n", i);
+			buf_addf(&b, i % 3 == 1 ? "new %d\n" : "%d\n", i);
+		}
+	}
+	buf_adds(&a, "the end, a longer last line\n");
+	buf_adds(&b, "the end, a longer last line\n");
+	check_git(a.data, b.data, 333, 333);
+	check_git(b.data, a.data, 333, 333);
+	buf_reset(&a);
+	buf_reset(&b);
+	buf_adds(&a, "x\nyy\n");
+	buf_adds(&b, "x\n");
+	for (i = 0; i < 300; i++)
+		buf_addf(&b, "%d\n", i);
+	buf_adds(&b, "yy\n");
+	check_git(a.data, b.data, 300, 0);
+	check_git(b.data, a.data, 0, 300);
+	buf_release(&a), buf_release(&b);
+}
+
+/* A libgit2 allocator out of memory: every allocation fails. */
+static void *
+oom_malloc(size_t n, const char *file, int line)
+{
+	(void)n, (void)file, (void)line;
+	return NULL;
+}
+
+static void *
+oom_calloc(size_t nelem, size_t elsize, const char *file, int line)
+{
+	(void)nelem, (void)elsize, (void)file, (void)line;
+	return NULL;
+}
+
+static char *
+oom_strdup(const char *str, const char *file, int line)
+{
+	(void)str, (void)file, (void)line;
+	return NULL;
+}
+
+static char *
+oom_strndup(const char *str, size_t n, const char *file, int line)
+{
+	(void)str, (void)n, (void)file, (void)line;
+	return NULL;
+}
+
+static void *
+oom_realloc(void *ptr, size_t size, const char *file, int line)
+{
+	(void)ptr, (void)size, (void)file, (void)line;
+	return NULL;
+}
+
+static void *
+oom_reallocarray(void *ptr, size_t nelem, size_t elsize, const char *file, int line)
+{
+	(void)ptr, (void)nelem, (void)elsize, (void)file, (void)line;
+	return NULL;
+}
+
+static void *
+oom_mallocarray(size_t nelem, size_t elsize, const char *file, int line)
+{
+	(void)nelem, (void)elsize, (void)file, (void)line;
+	return NULL;
+}
+
+/*
+ * Issue 20: when libgit2 fails too (out of memory), the differing middle is
+ * removed then added whole (approx): still a diff that applies, prefix and
+ * suffix kept as context.
+ */
+static void
+test_git_out_of_memory(void **state)
+{
+	static git_allocator oom = {
+		oom_malloc, oom_calloc, oom_strdup, oom_strndup, oom_strndup,
+		oom_realloc, oom_reallocarray, oom_mallocarray, free,
+	};
+	struct buf a = BUF_INIT, b = BUF_INIT;
+	struct diff d;
+	char *back;
+	int i;
+
+	(void)state;
+	buf_adds(&a, "head\n");
+	buf_adds(&b, "head\n");
+	for (i = 0; i < 300; i++) {
+		buf_addf(&a, "a%d\n", i);
+		buf_addf(&b, i % 2 ? "b%d\n" : "a%d\n", i);
+	}
+	buf_adds(&a, "tail\n");
+	buf_adds(&b, "tail\n");
+	git_libgit2_init();
+	assert_int_equal(git_libgit2_opts(GIT_OPT_SET_ALLOCATOR, &oom), 0);
+	diff_compute(&d, a.data, a.len, b.data, b.len, 3);
+	assert_int_equal(git_libgit2_opts(GIT_OPT_SET_ALLOCATOR, NULL), 0);
+	git_libgit2_shutdown();
+	assert_int_equal(d.approx, 1);
+	assert_int_equal(d.removed, 299);
+	assert_int_equal(d.added, 299);
+	assert_int_equal(d.nhunks, 1);
+	assert_int_equal(d.hunks[0].old_start, 1);
+	assert_int_equal(d.hunks[0].old_count, 302);
+	assert_int_equal(d.hunks[0].new_count, 302);
 	back = apply(&d, a.data);
 	assert_string_equal(back, b.data);
 	free(back);
@@ -382,7 +671,11 @@ main(void)
 		cmocka_unit_test(test_structured),
 		cmocka_unit_test(test_parse_roundtrip),
 		cmocka_unit_test(test_parse_bad),
+		cmocka_unit_test(test_parse_headers_and_lines),
 		cmocka_unit_test(test_size_guard),
+		cmocka_unit_test(test_max_edits_boundary),
+		cmocka_unit_test(test_git_middle),
+		cmocka_unit_test(test_git_out_of_memory),
 		cmocka_unit_test(test_random_apply_and_minimal),
 	};
 

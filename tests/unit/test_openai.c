@@ -403,6 +403,38 @@ test_nameless_and_limits(void **state)
 	buf_release(&s);
 }
 
+/*
+ * Issue 20: the edges of a tool call's delta: no index on the first call
+ * (index 0), the largest index an int holds (and one past it), arguments
+ * sent as an object (printed) or as another type (ignored), and two calls
+ * with the finish_reason in one chunk: both begin, both end before the
+ * chunk's usage, and a fragment after the finish_reason is dropped.
+ */
+static void
+test_call_edges(void **state)
+{
+	(void)state;
+	expect(TC("{\"id\":\"a\",\"function\":{\"name\":\"ls\",\"arguments\":\"{}\"}}") FIN("tool_calls"),
+	       "tool_call_begin 0 id=a name=ls\ntool_call_args 0 \"{}\"\ntool_call_end 0\n"
+	       "done tool_calls\n");
+	expect(TC("{\"index\":2147483647,\"function\":{\"name\":\"x\"}}") DONE,
+	       "tool_call_begin 2147483647 id=(null) name=x\ntool_call_end 2147483647\ndone stop\n");
+	expect(TC("{\"index\":2147483648,\"function\":{\"name\":\"x\"}}") DONE,
+	       "error kind=7 http=0 retry=0 type=(null) ctx=0/0 \"malformed chunk from the "
+	       "server: tool call index out of range\"\n");
+	expect(TC("{\"index\":0,\"function\":{\"name\":\"r\",\"arguments\":{\"path\":\"x\"}}}")
+	       TC("{\"index\":0,\"function\":{\"arguments\":5}}")
+	       TC("{\"index\":0,\"function\":{\"arguments\":[\"y\"]}}") DONE,
+	       "tool_call_begin 0 id=(null) name=r\ntool_call_args 0 \"{\\\"path\\\":\\\"x\\\"}\"\n"
+	       "tool_call_end 0\ndone stop\n");
+	expect("data: {\"choices\":[{\"index\":0,\"finish_reason\":\"tool_calls\",\"delta\":{\"tool_calls\":["
+	       "{\"index\":0,\"function\":{\"name\":\"a\"}},{\"index\":1,\"function\":{\"name\":\"b\"}}]}}],"
+	       "\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":2}}\n\n"
+	       TC("{\"index\":0,\"function\":{\"arguments\":\"late\"}}") DONE,
+	       "tool_call_begin 0 id=(null) name=a\ntool_call_begin 1 id=(null) name=b\n"
+	       "tool_call_end 0\ntool_call_end 1\nusage 3/2/0\ndone tool_calls\n");
+}
+
 static void
 test_text_reasoning(void **state)
 {
@@ -456,6 +488,13 @@ test_stream_errors(void **state)
 		{ "data: {\"error\":\"plain\"}\n\n", "error kind=0 http=0 retry=0 type=(null) ctx=0/0 \"plain\"\n" },
 		{ "data: {\"error\":{}}\n\n", "error kind=0 http=0 retry=0 type=(null) ctx=0/0 \"the server "
 					     "reported an error without a message\"\n" },
+		/* issue 20: an in-stream code stands in for the status only from 1 to 999 */
+		{ "data: {\"error\":{\"code\":1,\"message\":\"m\"}}\n\n",
+		  "error kind=0 http=1 retry=0 type=(null) ctx=0/0 \"m\"\n" },
+		{ "data: {\"error\":{\"code\":999,\"message\":\"m\"}}\n\n",
+		  "error kind=0 http=999 retry=0 type=(null) ctx=0/0 \"m\"\n" },
+		{ "data: {\"error\":{\"code\":1000,\"message\":\"m\"}}\n\n",
+		  "error kind=0 http=0 retry=0 type=(null) ctx=0/0 \"m\"\n" },
 	};
 	size_t i;
 
@@ -524,6 +563,10 @@ test_error_bodies(void **state)
 		{ 502, "<html>\r\n<head><title>502 Bad Gateway</title></head>",
 		  "HTTP 502 with an HTML page instead of a llama-server answer (a proxy in between, or another server on that port?)",
 		  NULL, LLM_ERR_HTTP, 1 },
+		/* issue 20: spaces and line breaks before the page's '<' */
+		{ 502, " \n\r<html>",
+		  "HTTP 502 with an HTML page instead of a llama-server answer (a proxy in between, or another server on that port?)",
+		  NULL, LLM_ERR_HTTP, 1 },
 		{ 500, "", "HTTP 500 with an empty body", NULL, LLM_ERR_HTTP, 1 },
 		{ 500, NULL, "HTTP 500 with an empty body", NULL, LLM_ERR_HTTP, 1 },
 		/* a 503 that is not llama-server loading its model is an HTTP error, retried as usual */
@@ -541,9 +584,11 @@ test_error_bodies(void **state)
 		{ 599, "odd gateway", "odd gateway", NULL, LLM_ERR_HTTP, 1 },
 		{ 600, "odd gateway", "odd gateway", NULL, LLM_ERR_HTTP, 0 },
 		{ 499, "client closed", "client closed", NULL, LLM_ERR_HTTP, 0 },
+		/* issue 20: DEL (0x7f) is a control byte too; '~' (0x7e) is printable */
+		{ 400, "a\x7f~b", "a?~b", NULL, LLM_ERR_HTTP, 0 },
 	};
 	struct llm_event ev;
-	struct buf msg = BUF_INIT;
+	struct buf msg = BUF_INIT, body = BUF_INIT;
 	char longb[600];
 	size_t i;
 
@@ -583,6 +628,20 @@ test_error_bodies(void **state)
 	openai_error_from_body(500, longb, sizeof longb, &ev, &msg);
 	assert_int_equal(ev.text.len, 200);
 	buf_release(&msg);
+	/*
+	 * Issue 20: the type lies in msg's own storage, NUL included, even
+	 * when message, NUL, type and NUL are one byte more than the room the
+	 * message alone needed (60 + 1 + 3 + 1 = 65 > 64, buf's first size).
+	 */
+	memset(longb, 'm', 60);
+	longb[60] = '\0';
+	buf_addf(&body, "{\"error\":{\"message\":\"%s\",\"type\":\"abc\"}}", longb);
+	openai_error_from_body(400, body.data, body.len, &ev, &msg);
+	assert_int_equal(ev.text.len, 60);
+	assert_string_equal(ev.error.type, "abc");
+	assert_true(ev.error.type >= msg.data && ev.error.type + 3 < msg.data + msg.alloc);
+	buf_release(&msg);
+	buf_release(&body);
 }
 
 /* One event straight into the decoder; its result (1: the stream is over). */
@@ -594,8 +653,9 @@ dec1(struct pipe *p, const char *data)
 
 /*
  * Issue 20: the decoder's result says when the stream is over (the SSE
- * parser stops on it): 0 for a chunk, 1 for [DONE] and for an in-stream
- * error, and 1 again, with no event, for anything fed after that.
+ * parser stops on it): 0 for a chunk, 1 for [DONE], for an in-stream
+ * error and for malformed data, and 1 again, with no event, for anything
+ * fed after that.
  */
 static void
 test_over_result(void **state)
@@ -620,6 +680,34 @@ test_over_result(void **state)
 	assert_int_equal(dec1(&p, "[DONE]"), 1);
 	assert_int_equal(p.out.len, n);
 	pipe_release(&p);
+	pipe_init(&p);
+	assert_int_equal(dec1(&p, "{\"choices\":["), 1);
+	assert_int_equal(count_lines(p.out.data, "error kind=7"), 1);
+	pipe_release(&p);
+}
+
+/*
+ * Issue 20: openai_dec_release leaves the decoder initialised, so a second
+ * stream decodes from scratch: no leftover "over", no leftover calls.
+ */
+static void
+test_release_reinitialises(void **state)
+{
+	struct pipe p;
+
+	(void)state;
+	pipe_init(&p);
+	assert_int_equal(dec1(&p, "{\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,"
+			     "\"id\":\"a\",\"function\":{\"name\":\"ls\"}}]}}]}"), 0);
+	assert_int_equal(dec1(&p, "[DONE]"), 1);
+	openai_dec_release(&p.dec);
+	assert_int_equal(p.dec.ncalls, 0);
+	buf_reset(&p.out);
+	assert_int_equal(dec1(&p, "{\"choices\":[{\"delta\":{\"content\":\"again\"}}]}"), 0);
+	openai_dec_finish(&p.dec, sink, &p);
+	assert_string_equal(p.out.data, "text \"again\"\nerror kind=5 http=0 retry=1 type=(null) "
+			    "ctx=0/0 \"the server closed the stream before the answer finished\"\n");
+	pipe_release(&p);
 }
 
 int
@@ -633,12 +721,14 @@ main(void)
 		cmocka_unit_test(test_late_name_and_resent),
 		cmocka_unit_test(test_split_escape),
 		cmocka_unit_test(test_nameless_and_limits),
+		cmocka_unit_test(test_call_edges),
 		cmocka_unit_test(test_text_reasoning),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_stream_errors),
 		cmocka_unit_test(test_cut_streams),
 		cmocka_unit_test(test_error_bodies),
 		cmocka_unit_test(test_over_result),
+		cmocka_unit_test(test_release_reinitialises),
 	};
 
 	json_init();

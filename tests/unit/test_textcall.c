@@ -68,6 +68,8 @@ test_hermes_json(void **state)
 	      "bash {\"command\":\"make\"}", "ok");
 	CHECK("{\"name\": \"ls\", \"arguments\": {}}\n</tool_call>", "ls {}", "");
 	CHECK("  \n{\"name\": \"ls\", \"arguments\": {}}", "ls {}", "");
+	/* issue 20: blanks after a leading object go with it, as after a tag */
+	CHECK("{\"name\":\"ls\"}  then", "ls {}", "then");
 	/* Two tags, and two objects in one tag. */
 	CHECK("<tool_call>{\"name\":\"a\",\"arguments\":{}}</tool_call>\n"
 	      "<tool_call>{\"name\":\"b\",\"arguments\":{\"x\":[1,2]}}</tool_call>",
@@ -77,6 +79,12 @@ test_hermes_json(void **state)
 	/* OpenAI's nested shape inside a tag. */
 	CHECK("<tool_call>{\"type\":\"function\",\"function\":{\"name\":\"f\",\"arguments\":\"{}\"}}</tool_call>",
 	      "f {}", "");
+	/* issue 20: a JSON value other than an object in a tag hides no call inside it */
+	CHECK("<tool_call>\"<function=ls></function>\"", "ls {}", "<tool_call>\"\n\n\"");
+	/* issue 20: inside a tag, keys beyond a call's are allowed (not in a fence or bare) */
+	CHECK("<tool_call>{\"name\":\"ls\",\"arguments\":{},\"why\":\"x\"}</tool_call>", "ls {}", "");
+	/* issue 20: a name of its own wins over a nested function's */
+	CHECK("<tool_call>{\"name\":\"a\",\"function\":{\"name\":\"f\"}}</tool_call>", "a {}", "");
 }
 
 static void
@@ -104,7 +112,7 @@ test_hermes_rejects(void **state)
 	CHECK("see {\"name\":\"ls\",\"arguments\":{}}", "", "see {\"name\":\"ls\",\"arguments\":{}}");
 }
 
-/* Issue 20: a tool name of 256 bytes (the most a name may have) is a call; of 257, text. */
+/* Issue 20: a tool name of 256 bytes (the most a name may have) is a call; of 257, text (JSON and XML). */
 static void
 test_name_length(void **state)
 {
@@ -117,13 +125,98 @@ test_name_length(void **state)
 	buf_addf(&in, "<tool_call>{\"name\":\"%s\"}</tool_call>", name.data);
 	buf_addf(&want, "%s {}", name.data);
 	CHECK(in.data, want.data, "");
+	buf_reset(&in);
+	buf_addf(&in, "<function=%s>\n</function>", name.data);
+	CHECK(in.data, want.data, "");
 	buf_addch(&name, 'z');
 	buf_reset(&in);
 	buf_addf(&in, "<tool_call>{\"name\":\"%s\"}</tool_call>", name.data);
 	CHECK(in.data, "", in.data);
+	buf_reset(&in);
+	buf_addf(&in, "<function=%s>\n</function>", name.data);
+	CHECK(in.data, "", in.data);
+	/* A name too long or not a name inside a parameter's value does not make the value a call. */
+	buf_reset(&in);
+	buf_addf(&in, "x<parameter=k><function=%s</parameter></function>", name.data);
+	CHECK(in.data, "", in.data);
 	buf_release(&in);
 	buf_release(&name);
 	buf_release(&want);
+}
+
+/* Issue 20: a name with a space, '<', '>', '"' or DEL anywhere (the first byte too) is no tool's. */
+static void
+test_name_chars(void **state)
+{
+	static const char *const bad[] = {
+		"<tool_call>{\"name\":\" ls\"}</tool_call>", "<tool_call>{\"name\":\"<ls\"}</tool_call>",
+		"<tool_call>{\"name\":\"a<b\"}</tool_call>", "<tool_call>{\"name\":\"a>b\"}</tool_call>",
+		"<tool_call>{\"name\":\"a\\\"b\"}</tool_call>", "<tool_call>{\"name\":\"a\x7f\"}</tool_call>",
+		"<tool_call>{\"name\":\"a\\tb\"}</tool_call>",
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof bad / sizeof bad[0]; i++)
+		CHECK(bad[i], "", bad[i]);
+	CHECK("<tool_call>{\"name\":\"a-b.c_d!\"}</tool_call>", "a-b.c_d! {}", "");
+}
+
+/*
+ * Issue 20: only n bytes are read: what follows them (a blank, the '>'
+ * that would close a tag, the newline that would open a value, the rest
+ * of a fence's info line and its content) changes nothing.
+ */
+static void
+test_bytes_past_n(void **state)
+{
+	static const struct {
+		const char *in;
+		size_t n;
+		const char *calls;
+	} cases[] = {
+		{ "<function=ls> ", 13, "ls {}" },
+		{ "<tool_call>{\"name\":\"ls\"} \n", 25, "ls {}" },
+		{ "<function=f><parameter=a>", 24, "" },
+		{ "<function=f><parameter=a>\n", 25, "f {\"a\":\"\"}" },
+		{ "```json \n{\"name\":\"ls\"}\n```", 7, "" },
+		{ "<tool_call>{\"name\":\"a\"}</tool_call>  ", 36, "a {}" },
+	};
+	struct textcall_result r;
+	struct buf c = BUF_INIT;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		textcall_run(cases[i].in, cases[i].n, NULL, NULL, &r);
+		buf_reset(&c);
+		if (r.ncalls)
+			buf_addf(&c, "%s %s", r.calls[0].name, r.calls[0].args_json);
+		assert_int_equal(r.ncalls, cases[i].calls[0] != '\0');
+		assert_string_equal(c.data, cases[i].calls);
+		assert_true(r.text.len <= cases[i].n);
+		textcall_release(&r);
+	}
+	buf_release(&c);
+}
+
+/* Issue 20: textcall_release leaves the result empty. */
+static void
+test_release_empties(void **state)
+{
+	const char *in = "<think>t</think>x<tool_call>{\"name\":\"a\"}</tool_call>";
+	struct textcall_result r;
+
+	(void)state;
+	textcall_run(in, strlen(in), NULL, NULL, &r);
+	assert_int_equal(r.ncalls, 1);
+	assert_int_equal(r.text.len, 1);
+	assert_int_equal(r.reasoning.len, 1);
+	textcall_release(&r);
+	assert_int_equal(r.ncalls, 0);
+	assert_null(r.calls);
+	assert_int_equal(r.text.len, 0);
+	assert_int_equal(r.reasoning.len, 0);
 }
 
 /* Issue 20: CR (a CRLF model) and the other ASCII spaces around a call object are whitespace. */
@@ -162,6 +255,21 @@ test_qwen_xml(void **state)
 	      "<function=f>\n<parameter=a>1</parameter>\njunk\n</function>");
 	CHECK("<function=>\n</function>", "", "<function=>\n</function>");
 	CHECK("<function=a b>\n</function>", "", "<function=a b>\n</function>");
+	/* issue 20: a missing </parameter> before </function> ends at </function> */
+	CHECK("<function=f><parameter=a>1</function>", "f {\"a\":1}", "");
+	/* issue 20: a tag's name does not span lines */
+	CHECK("<function=ls\n>\n</function>", "", "<function=ls\n>\n</function>");
+	/*
+	 * issue 20: a bad <function=...> or <parameter=...> name fails the call
+	 * where it stands (inside an earlier parameter-like text here, which a
+	 * restart from the text's start would take for the call's parameter).
+	 */
+	CHECK("x<parameter=k><function=a b></parameter></function>", "",
+	      "x<parameter=k><function=a b></parameter></function>");
+	CHECK("x<parameter=k><function=a\n></parameter></function>", "",
+	      "x<parameter=k><function=a\n></parameter></function>");
+	CHECK("x<parameter=k><function=f><parameter=a b></parameter></function>", "",
+	      "x<parameter=k><function=f><parameter=a b></parameter></function>");
 }
 
 static void
@@ -228,6 +336,9 @@ test_fences(void **state)
 	      "b {}", "```python\n<tool_call>{\"name\":\"a\"}</tool_call>\n```");
 	/* Fences open lines: an inline ``` hides nothing. */
 	CHECK("Use ``` to fence.\n<tool_call>{\"name\":\"a\"}</tool_call>", "a {}", "Use ``` to fence.");
+	CHECK("x ```<tool_call>{\"name\":\"a\"}</tool_call>", "a {}", "x ```"); /* issue 20: right after it */
+	/* issue 20: an empty fence holds no calls: it stays */
+	CHECK("a\n```\n\n```\nb", "", "a\n```\n\n```\nb");
 	CHECK("  ```json\n  {\"name\":\"a\"}\n  ```  \nx", "a {}", "x");
 	CHECK("```\nsee ``` here\n```\n<tool_call>{\"name\":\"b\"}</tool_call>", "b {}",
 	      "```\nsee ``` here\n```");
@@ -243,6 +354,7 @@ test_think(void **state)
 	check_fn("I should list.\n</think>\n\nHere.", NULL, "", "Here.", "I should list.");
 	check_fn("<think>\nhmm\n</think>\nAnswer", NULL, "", "Answer", "hmm");
 	check_fn("<think>never closed", NULL, "", "", "never closed");
+	check_fn("<think></think>Answer", NULL, "", "Answer", ""); /* issue 20: empty thinking */
 	check_fn("a <think> b </think> c", NULL, "", "a <think> b </think> c", "");
 	check_fn("plan</think><tool_call>{\"name\":\"ls\"}</tool_call>", NULL, "ls {}", "", "plan");
 	check_fn("</think>", NULL, "", "", "");
@@ -257,7 +369,9 @@ test_visible_text(void **state)
 	CHECK("one <tool_call>{\"name\":\"a\"}</tool_call> two", "a {}", "one\n\ntwo");
 	CHECK("Hello\n", "", "Hello");
 	CHECK("\n\n  Hello  \n\n", "", "  Hello");
+	CHECK("  Hello", "", "  Hello"); /* issue 20: the first line's indentation without a blank line before it */
 	CHECK("", "", "");
+	CHECK("x", "", "x"); /* issue 20: one byte is a text too */
 	CHECK("   \n\t ", "", "");
 	CHECK("x <tool_call>{\"name\":\"a\"}</tool_call>\n \n<tool_call>{\"name\":\"b\"}</tool_call> y",
 	      "a {}|b {}", "x\n\ny");
@@ -372,6 +486,9 @@ main(void)
 		cmocka_unit_test(test_hermes_json),
 		cmocka_unit_test(test_hermes_rejects),
 		cmocka_unit_test(test_name_length),
+		cmocka_unit_test(test_name_chars),
+		cmocka_unit_test(test_bytes_past_n),
+		cmocka_unit_test(test_release_empties),
 		cmocka_unit_test(test_crlf_and_spaces),
 		cmocka_unit_test(test_qwen_xml),
 		cmocka_unit_test(test_xml_typing_default),
