@@ -174,6 +174,14 @@ test_segments(void **state)
 	segs("echo \"a\\\nb\"", "echo \"ab\"");
 	segs("echo 'a\\\nb' $'c\\\nd'", "echo 'a\\\nb' $'c\\\nd'");
 	segs("echo \\\\\nls", "echo \\\\ | ls"); /* an escaped backslash, then a newline */
+	/* where each quote ends decides which continuations go */
+	segs("echo \"it's\" $'x' 'a\\\nb' \"c\\\nd\"", "echo \"it's\" $'x' 'a\\\nb' \"cd\"");
+	segs("echo $'a\\'b' \"c\\\nd\"", "echo $'a\\'b' \"cd\"");
+	segs("echo a'x\\' \"c\\\nd\"", "echo a'x\\' \"cd\""); /* a'...' is no $'...' */
+	/* a backslash last in a comment, outside quotes or in an open "...": the
+	 * command on the next line is whole */
+	segs("ls # a\\\nrm -rf src", "ls # a\\ | rm -rf src");
+	segs("ls # \"a\\\nrm -rf src", "ls # \"a\\ | rm -rf src");
 }
 
 /*
@@ -203,6 +211,11 @@ test_heredoc_segments(void **state)
 	segs("a) cat <<'E'\nrm x\nE", "a | cat <<'E'");
 	/* a backslash or "&" at the very end or start of the text */
 	segs("ls \\", "ls \\");
+	{ /* and nothing after the text's NUL is read (issue 20) */
+		static const char cmd[] = "ls \\\0; rm -rf src";
+
+		segs(cmd, "ls \\");
+	}
 	segs("& ls", "ls");
 	segs("cat <<E\\", "cat <<E\\");
 	{ /* a delimiter of 63 bytes is followed, one of 64 is not (its lines are commands) */
