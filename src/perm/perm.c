@@ -229,9 +229,39 @@ perm_is_wrapper(const char *w, size_t n)
 }
 
 /*
- * Append segment [p, end) normalised: blanks collapsed, wrappers and
- * assignments dropped; when it is not empty and raw is non-NULL, append
- * the segment as written (trimmed) to raw too.
+ * [p, end) without its line continuations, as bash reads it: a backslash
+ * and newline outside '...' and $'...' are removed ("git pu\<newline>sh"
+ * is git push).
+ */
+static void
+perm_unfold(struct buf *out, const char *p, const char *end)
+{
+	char q = 0;
+
+	for (; p < end; p++) {
+		if (q == '\'') {
+			q = *p == '\'' ? 0 : q;
+		} else if (*p == '\\' && p + 1 < end) {
+			if (p[1] != '\n' || q == '$')
+				buf_add(out, p, 2);
+			p++;
+			continue;
+		} else if (q) {
+			q = *p == '\'' && q == '$' ? 0 : *p == '"' && q == '"' ? 0 : q;
+		} else if (*p == '$' && p + 1 < end && p[1] == '\'') {
+			q = '$';
+			buf_addch(out, *p++);
+		} else if (*p == '\'' || *p == '"') {
+			q = *p;
+		}
+		buf_addch(out, *p);
+	}
+}
+
+/*
+ * Append segment [p, end) normalised: line continuations removed, blanks
+ * collapsed, wrappers and assignments dropped; when it is not empty and
+ * raw is non-NULL, append the segment as written (trimmed) to raw too.
  */
 static int
 perm_add_segment(struct buf *out, struct buf *raw, const char *p, const char *end)
@@ -239,7 +269,11 @@ perm_add_segment(struct buf *out, struct buf *raw, const char *p, const char *en
 	const char *p0 = p, *e0 = end;
 	size_t start = out->len;
 	int lead = 1, skip_arg = 0;
+	struct buf flat = BUF_INIT;
 
+	perm_unfold(&flat, p, end);
+	p = flat.data;
+	end = flat.data + flat.len;
 	while (p < end) {
 		const char *w;
 		size_t n;
@@ -257,8 +291,10 @@ perm_add_segment(struct buf *out, struct buf *raw, const char *p, const char *en
 			} else if (*p == '\'' || *p == '"') { /* a quoted part stays one word */
 				char q = *p++;
 
-				while (p < end && *p != q)
-					p++;
+				while (p < end && *p != q) /* in "...", \" and \\ do not end it */
+					p += q == '"' && *p == '\\' && p + 1 < end ? 2 : 1;
+			} else if (*p == '\\' && p + 1 < end) {
+				p++; /* an escaped quote or blank is part of the word (FOO=\' rm: FOO is ') */
 			}
 			if (p < end)
 				p++;
@@ -281,6 +317,7 @@ perm_add_segment(struct buf *out, struct buf *raw, const char *p, const char *en
 			buf_addch(out, ' ');
 		buf_add(out, w, n);
 	}
+	buf_release(&flat);
 	while (p0 < e0 && isspace((unsigned char)*p0))
 		p0++;
 	while (e0 > p0 && isspace((unsigned char)e0[-1]))
@@ -515,7 +552,8 @@ perm_redirects(const char *seg)
 			continue;
 		while (*q == ' ')
 			q++;
-		if (!strncmp(q, "/dev/null", 9))
+		/* /dev/null as a whole word: ">/dev/nullx" writes the file /dev/nullx */
+		if (!strncmp(q, "/dev/null", 9) && (q[9] == '\0' || q[9] == ' '))
 			continue;
 		return 1;
 	}
@@ -890,7 +928,12 @@ perm_always_rules(const struct perm *p, const struct tool *t, const cJSON *args,
 	} else if (s.has_path && s.outside) {
 		const char *slash = strrchr(s.abs.data, '/');
 
-		buf_addf(out, "%s(%.*s/*)", t->name, slash ? (int)(slash - s.abs.data) : 0, s.abs.data);
+		/* no '/': a relative name that could not be resolved (perm_subject);
+		 * a folder rule would be "/" and its star, every path: name it exactly */
+		if (!slash)
+			buf_addf(out, "%s(%s)", t->name, s.abs.data);
+		else
+			buf_addf(out, "%s(%.*s/*)", t->name, (int)(slash - s.abs.data), s.abs.data);
 	} else if (s.has_path) {
 		buf_addf(out, "%s(%s/*)", t->name, root);
 	} else {

@@ -15,8 +15,9 @@
  * run of characters, `/` and spaces included; `?` one character); a
  * trailing ":*" means "this, or this followed by a space and anything".
  * For bash it is matched against each simple command of the command line
- * (split on ; && || | & newlines and parentheses, quotes respected ($'...'
- * with its backslash escapes too), comments skipped to the line's end, with
+ * (split on ; && || | & newlines and parentheses, quotes and backslashes
+ * respected ($'...' with its backslash escapes too, a backslash-newline
+ * joining lines), comments skipped to the line's end, with
  * leading VAR=value words and wrappers such as sudo/env/timeout removed,
  * blanks collapsed; a here-document's body is text, not commands, unless
  * it is expanded and runs a substitution); for tools with a "path" argument against the path

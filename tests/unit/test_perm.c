@@ -152,6 +152,36 @@ test_segments(void **state)
 	/* after the command word, assignments and wrapper names are arguments */
 	segs("make CC=gcc env all", "make CC=gcc env all");
 	segs("command rm -rf x", "rm -rf x"); /* only timeout takes an argument */
+	/* Issue 20: words as bash reads them.  A ' after a letter opens '...', where a
+	 * backslash is text (FOO is a\); a $'...' with a blank in it is one word */
+	segs("FOO=a'\\' rm -rf src", "rm -rf src");
+	segs("X=$'a b' rm -rf src", "rm -rf src");
+	/* a $'... in a comment ends with the line, a backslash there too */
+	segs("ls # $'x\nrm -rf src", "ls # $'x | rm -rf src");
+	segs("ls # $'\\\nrm -rf src", "ls # $'\\ | rm -rf src");
+	/* a backslash puts a quote or a blank into the word, in "..." a quote too:
+	 * these assignments end where bash ends them, before rm */
+	segs("FOO=\\'x rm -rf src", "rm -rf src");
+	segs("FOO=\"a\\\" b\" rm -rf src", "rm -rf src");
+	segs("FOO=\"a\\\\\" rm -rf src", "rm -rf src");
+	segs("FOO=a\\ ls rm -rf src", "rm -rf src");
+	segs("timeout \\'1 rm -rf src", "rm -rf src");
+	/* a line continuation (backslash, newline) is removed, in "..." too, not
+	 * in '...' or $'...': "git pu\<newline>sh" is git push */
+	segs("git pu\\\nsh", "git push");
+	segs("su\\\ndo rm -rf src", "rm -rf src");
+	segs("ls \\\n -la", "ls -la");
+	segs("echo \"a\\\nb\"", "echo \"ab\"");
+	segs("echo 'a\\\nb' $'c\\\nd'", "echo 'a\\\nb' $'c\\\nd'");
+	segs("echo \\\\\nls", "echo \\\\ | ls"); /* an escaped backslash, then a newline */
+	/* where each quote ends decides which continuations go */
+	segs("echo \"it's\" $'x' 'a\\\nb' \"c\\\nd\"", "echo \"it's\" $'x' 'a\\\nb' \"cd\"");
+	segs("echo $'a\\'b' \"c\\\nd\"", "echo $'a\\'b' \"cd\"");
+	segs("echo a'x\\' \"c\\\nd\"", "echo a'x\\' \"cd\""); /* a'...' is no $'...' */
+	/* a backslash last in a comment, outside quotes or in an open "...": the
+	 * command on the next line is whole */
+	segs("ls # a\\\nrm -rf src", "ls # a\\ | rm -rf src");
+	segs("ls # \"a\\\nrm -rf src", "ls # \"a\\ | rm -rf src");
 }
 
 /*
@@ -181,6 +211,11 @@ test_heredoc_segments(void **state)
 	segs("a) cat <<'E'\nrm x\nE", "a | cat <<'E'");
 	/* a backslash or "&" at the very end or start of the text */
 	segs("ls \\", "ls \\");
+	{ /* and nothing after the text's NUL is read (issue 20) */
+		static const char cmd[] = "ls \\\0; rm -rf src";
+
+		segs(cmd, "ls \\");
+	}
 	segs("& ls", "ls");
 	segs("cat <<E\\", "cat <<E\\");
 	{ /* a delimiter of 63 bytes is followed, one of 64 is not (its lines are commands) */
@@ -223,12 +258,21 @@ test_heredoc_segments(void **state)
 	segs("(cat <<EOF\nrm -rf src\nEOF\n)", "cat <<EOF | rm -rf src | EOF");
 	segs("cat <<$X\nrm -rf src\n$X", "cat <<$X | rm -rf src | $X");
 	/* bash joins "EO\" and "F" into EOF: the body ends at EOF, hearth does not follow it */
-	segs("cat <<EO\\\nF\nx\nEOF\nrm -rf src", "cat <<EO\\ F | x | EOF | rm -rf src");
+	segs("cat <<EO\\\nF\nx\nEOF\nrm -rf src", "cat <<EOF | x | EOF | rm -rf src");
 	segs("cat <<'E\nF'\nx\nrm -rf src", "cat <<'E\nF' | x | rm -rf src");
 	segs("cat <<E`x`\nrm -rf src\nE`x`", "cat <<E | x | rm -rf src | E | x");
-	segs("cat <<EOF\nx \\\nEOF\nrm -rf src\nEOF", "cat <<EOF | x \\ EOF | rm -rf src | EOF");
+	segs("cat <<EOF\nx \\\nEOF\nrm -rf src\nEOF", "cat <<EOF | x EOF | rm -rf src | EOF");
 	segs("cat <<EOF <<A <<B <<C <<D\nEOF\nA\nB\nC\nrm -rf src\nD",
 	     "cat <<EOF <<A <<B <<C <<D | EOF | A | B | C | rm -rf src | D");
+	/* Issue 20: after a body that is not followed, a "<<" in its lines opens no
+	 * body that would hide the commands after it (bash runs rm here) */
+	segs("cat <<EOF\n$(x) <<'A'\nEOF\nrm -rf src\nA", "cat <<EOF | $ | x | <<'A' | EOF | rm -rf src | A");
+	/* a line's here-documents are followed once: a line after their bodies opens none */
+	segs("cat <<'A'\nx\nA\nls\nrm -rf src\nA", "cat <<'A' | ls | rm -rf src | A");
+	/* inside '...' a backslash is text: the delimiter is E\$F, the body ends there */
+	segs("cat <<'E\\$F'\nrm x\nE\\$F\nls", "cat <<'E\\$F' | ls");
+	/* "<<" with no word (bash: a syntax error) is not followed */
+	segs("cat <<\nrm -rf src\n\nls", "cat << | rm -rf src | ls");
 }
 
 static void
@@ -304,6 +348,8 @@ test_precedence(void **state)
 	assert_string_equal(why.data, "denied by the rule \"Bash(git push*)\" in permissions.deny");
 	assert_int_equal(bash(&p, "make test && git push", &why), PERM_DENY);
 	assert_int_equal(bash(&p, "cd sub; FOO=1 sudo git   push -f", &why), PERM_DENY);
+	assert_int_equal(bash(&p, "FOO=\\' git push", &why), PERM_DENY); /* FOO is ' (issue 20) */
+	assert_int_equal(bash(&p, "git pu\\\nsh", &why), PERM_DENY);
 	assert_int_equal(bash(&p, "echo \"$(git push)\"", &why), PERM_DENY);
 	assert_int_equal(bash(&p, "git push --dry-run", &why), PERM_DENY);
 	assert_int_equal(bash(&p, "rm -rf /", &why), PERM_DENY);
@@ -333,6 +379,17 @@ test_precedence(void **state)
 	assert_int_equal(bash(&p, "npm run", &why), PERM_ALLOW);
 	assert_int_equal(bash(&p, "npm run build", &why), PERM_ALLOW);
 	assert_int_equal(bash(&p, "npm runx", &why), PERM_QUESTION);
+	/* Issue 20: a deny rule matches a command that also redirects */
+	assert_int_equal(bash(&p, "git push origin >log", &why), PERM_DENY);
+	/* ">>/dev/null" and "/dev/null" followed by more write no file; "/dev/nullx" does */
+	assert_int_equal(bash(&p, "make test >>/dev/null", &why), PERM_ALLOW);
+	assert_int_equal(bash(&p, "make test >/dev/null 2>&1", &why), PERM_ALLOW);
+	assert_int_equal(bash(&p, "make test >/dev/null && ls", &why), PERM_ALLOW);
+	assert_int_equal(bash(&p, "make test >/dev/nullx", &why), PERM_QUESTION);
+	assert_int_equal(bash(&p, "make test >/dev/null\"x\"", &why), PERM_QUESTION);
+	/* ":*" alone is an empty prefix: it matches no command, not every one */
+	add(&p, PERM_LIST_DENY, "bash(:*)");
+	assert_int_equal(bash(&p, "ls", &why), PERM_ALLOW);
 	perm_release(&p);
 	buf_release(&why);
 }
@@ -590,6 +647,103 @@ test_path_rules(void **state)
 	buf_release(&rule);
 }
 
+/* cJSON's allocator when memory has run out. */
+static void *
+oom_malloc(size_t n)
+{
+	(void)n;
+	return NULL;
+}
+
+/*
+ * Issue 20: what allow and session rules cover.  A path tool's call in mode
+ * ask (a rule in either list alone); a line with a substitution when a rule
+ * covers every part (and "always" then adds nothing); never a line with no
+ * command in it; and a command whose read-only-ness cannot be asked (cJSON
+ * out of memory) is not taken for read-only.
+ */
+static void
+test_allow_rules(void **state)
+{
+	struct perm p;
+	struct buf why = BUF_INIT;
+	cJSON_Hooks oom = { oom_malloc, free };
+	cJSON *args;
+
+	(void)state;
+	perm_init(&p);
+	p.mode = PERM_ASK;
+	add(&p, PERM_LIST_ALLOW, "edit(src/*)");
+	add(&p, PERM_LIST_SESSION, "write(notes/*)");
+	assert_int_equal(decide(&p, "edit", "{\"path\":\"src/a.c\",\"old_text\":\"a\",\"new_text\":\"b\"}", &why),
+			 PERM_ALLOW);
+	assert_int_equal(decide(&p, "edit", "{\"path\":\"b.c\",\"old_text\":\"a\",\"new_text\":\"b\"}", &why),
+			 PERM_QUESTION);
+	assert_int_equal(decide(&p, "write", "{\"path\":\"notes/x\",\"content\":\"x\"}", &why), PERM_ALLOW);
+	assert_int_equal(decide(&p, "write", "{\"path\":\"src/a.c\",\"content\":\"x\"}", &why), PERM_QUESTION);
+	args = json_parse("{\"path\":\"src/a.c\"}", 18, NULL);
+	assert_non_null(args);
+	assert_true(perm_allowed_by_rule(&p, tool_find("edit"), args, root));
+	assert_false(perm_allowed_by_rule(&p, tool_find("write"), args, root));
+	cJSON_Delete(args);
+	/* a substitution: every part covered */
+	add(&p, PERM_LIST_ALLOW, "bash(echo *)");
+	add(&p, PERM_LIST_SESSION, "bash(date*)");
+	assert_int_equal(bash(&p, "echo $(date)", &why), PERM_ALLOW);
+	always(&p, "bash", "{\"command\":\"echo $(date)\"}", "");
+	always(&p, "bash", "{\"command\":\"echo $(date; id)\"}", "bash(id)");
+	/* no command: nothing for a rule to cover, and nothing read-only */
+	assert_int_equal(bash(&p, "", &why), PERM_QUESTION);
+	assert_int_equal(bash(&p, ";", &why), PERM_QUESTION);
+	/* out of memory: "ls" is not known to be read-only, it asks */
+	p.mode = PERM_AUTO_EDIT;
+	args = cJSON_CreateObject();
+	assert_non_null(cJSON_AddStringToObject(args, "command", "ls"));
+	assert_int_equal(perm_check(&p, tool_find("bash"), args, root, &why), PERM_ALLOW);
+	cJSON_InitHooks(&oom);
+	buf_reset(&why);
+	assert_int_equal(perm_check(&p, tool_find("bash"), args, root, &why), PERM_QUESTION);
+	cJSON_InitHooks(NULL);
+	assert_string_equal(why.data, "a bash command not known to be read-only");
+	cJSON_Delete(args);
+	perm_release(&p);
+	buf_release(&why);
+}
+
+/*
+ * Issue 20: a path that cannot be resolved (here a symlink loop) is a change
+ * outside the workspace, rules see it as written, and "always" names it (a
+ * name without '/' exactly, not by the folder "/", every path); a relative path that
+ * leaves the workspace is judged by its absolute form.
+ */
+static void
+test_unresolved_paths(void **state)
+{
+	struct perm p;
+	struct buf why = BUF_INIT, rule = BUF_INIT, lnk = BUF_INIT;
+	const char *slash = strrchr(root, '/');
+
+	(void)state;
+	buf_addf(&lnk, "%s/loop", root);
+	assert_int_equal(symlink("loop", lnk.data), 0);
+	perm_init(&p);
+	assert_int_equal(decide(&p, "write", "{\"path\":\"loop/x.txt\",\"content\":\"x\"}", &why), PERM_QUESTION);
+	assert_string_equal(why.data, "a change outside the workspace");
+	always(&p, "write", "{\"path\":\"loop/x.txt\"}", "write(loop/*)");
+	always(&p, "write", "{\"path\":\"loop\"}", "write(loop)");
+	add(&p, PERM_LIST_DENY, "write(loop/*)");
+	assert_int_equal(decide(&p, "write", "{\"path\":\"loop/x.txt\",\"content\":\"x\"}", &why), PERM_DENY);
+	assert_non_null(slash);
+	buf_addf(&rule, "write(%.*s/hearth-perm-out*)", (int)(slash - root), root);
+	add(&p, PERM_LIST_DENY, rule.data);
+	assert_int_equal(decide(&p, "write", "{\"path\":\"../hearth-perm-out.txt\",\"content\":\"x\"}", &why),
+			 PERM_DENY);
+	perm_release(&p);
+	buf_release(&why);
+	buf_release(&rule);
+	buf_release(&lnk);
+}
+
 int
 main(void)
 {
@@ -604,6 +758,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_load_json, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_always, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tool_names_and_flags, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_allow_rules, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unresolved_paths, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -278,6 +278,16 @@ test_rules(void **state)
 	p.mode = PERM_ASK;
 	assert_int_equal(decide(&p, "write", "{\"path\":\".git/hooks/x\",\"content\":\"\"}", &why), PERM_QUESTION);
 	assert_non_null(strstr(why.data, "protected"));
+	/* Issue 20: a file tool's other arguments are text, not paths */
+	p.mode = PERM_AUTO_EDIT;
+	assert_int_equal(decide(&p, "edit", "{\"path\":\"src/a.c\",\"old_text\":\"a\",\"new_text\":\".git/config\"}", &why),
+			 PERM_ALLOW);
+	/* the first rule of a list counts too */
+	perm_release(&p);
+	perm_init(&p);
+	add(&p, PERM_LIST_SESSION, "write(.hearth/settings.json)");
+	assert_int_equal(decide(&p, "write", "{\"path\":\".hearth/settings.json\",\"content\":\"{}\"}", &why),
+			 PERM_ALLOW);
 	perm_release(&p);
 	buf_release(&why);
 	buf_release(&out);
@@ -301,6 +311,7 @@ test_mcp_like(void **state)
 					 noop_start, NULL, NULL, tool_path_arg, NULL, NULL, NULL, NULL };
 	struct perm p;
 	struct buf why = BUF_INIT;
+	char x[4200], l[4300];
 
 	(void)state;
 	perm_init(&p);
@@ -311,6 +322,19 @@ test_mcp_like(void **state)
 	assert_int_equal(decide_t(&p, &ro, "{\"path\":\".git/config\"}", &why), PERM_ALLOW);
 	add(&p, PERM_LIST_ALLOW, "mcp__fs");
 	assert_int_equal(decide_t(&p, &mv, "{\"path\":\".mcp.json\"}", &why), PERM_QUESTION);
+	/* Issue 20: a protected argument first and a plain one after: still protected */
+	assert_int_equal(decide_t(&p, &mv, "{\"source\":\".git/hooks/pre-commit\",\"destination\":\"src/b.c\"}", &why),
+			 PERM_QUESTION);
+	/* an empty string names no path (not the workspace root), even where the
+	 * workspace is hearth's config dir and every path in it is protected */
+	snprintf(x, sizeof x, "%s/xdg", home);
+	assert_int_equal(mkdir(x, 0700), 0);
+	snprintf(l, sizeof l, "%s/xdg/hearth", home);
+	assert_int_equal(symlink(root, l), 0);
+	setenv("XDG_CONFIG_HOME", x, 1);
+	assert_int_equal(kind("src/a.c"), PERM_PROTECT_CONFIG);
+	assert_int_equal(decide_t(&p, &mv, "{\"note\":\"\"}", &why), PERM_ALLOW);
+	unsetenv("XDG_CONFIG_HOME");
 	perm_release(&p);
 	buf_release(&why);
 }

@@ -330,18 +330,25 @@ bwrap_expected(void)
 	return !(no && !strcmp(no, "1"));
 }
 
+/* perm_check of a bash command; why (NULL: not wanted) gets the reason. */
 static enum perm_verdict
-check_cmd(struct perm *p, const char *cmd)
+check_cmd_why(struct perm *p, const char *cmd, struct buf *why)
 {
 	cJSON *args = cJSON_CreateObject();
-	struct buf why = BUF_INIT;
+	struct buf w = BUF_INIT;
 	enum perm_verdict v;
 
 	cJSON_AddStringToObject(args, "command", cmd);
-	v = perm_check(p, tool_find("bash"), args, P("ws"), &why);
-	buf_release(&why);
+	v = perm_check(p, tool_find("bash"), args, P("ws"), why ? why : &w);
+	buf_release(&w);
 	cJSON_Delete(args);
 	return v;
+}
+
+static enum perm_verdict
+check_cmd(struct perm *p, const char *cmd)
+{
+	return check_cmd_why(p, cmd, NULL);
 }
 
 /* perm: auto-edit runs a writing command in a confining sandbox; rules and mode ask still apply. */
@@ -412,6 +419,16 @@ test_perm_without_sandbox(void **state)
 	assert_string_equal(d.data, "none: asking");
 	assert_int_equal(check_cmd(&p, "touch made.txt"), PERM_QUESTION);
 	assert_int_equal(check_cmd(&p, "ls -la"), PERM_ALLOW);
+	/* Issue 20: the question says the sandbox does not confine it in auto-edit
+	 * only (in mode ask a sandbox would not let it run either) */
+	buf_reset(&d);
+	assert_int_equal(check_cmd_why(&p, "touch made.txt", &d), PERM_QUESTION);
+	assert_string_equal(d.data, "a bash command not known to be read-only, and the sandbox (none) does not confine it");
+	p.mode = PERM_ASK;
+	buf_reset(&d);
+	assert_int_equal(check_cmd_why(&p, "touch made.txt", &d), PERM_QUESTION);
+	assert_string_equal(d.data, "a bash command not known to be read-only");
+	p.mode = PERM_AUTO_EDIT;
 	sandbox_free(sb);
 
 	spec.mode = SANDBOX_OFF;
@@ -422,7 +439,9 @@ test_perm_without_sandbox(void **state)
 	sandbox_describe(sb, &d);
 	assert_string_equal(d.data, "off");
 	assert_string_equal(sandbox_why_none(sb), "");
-	assert_int_equal(check_cmd(&p, "touch made.txt"), PERM_QUESTION);
+	buf_reset(&d);
+	assert_int_equal(check_cmd_why(&p, "touch made.txt", &d), PERM_QUESTION);
+	assert_string_equal(d.data, "a bash command not known to be read-only"); /* off: no sandbox to name */
 	sandbox_free(sb);
 
 	/* landlock confines only in read-only mode: the protected paths are writable under it */
