@@ -10,9 +10,19 @@
 
 #include <cmocka.h>
 #include <dirent.h>
+#include <errno.h>
 #include <git2.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 
 #include "base/fs.h"
+#include "testutil.h"
 #include "tool_fixture.h"
 
 /* Number of entries in dir other than . and .. */
@@ -62,6 +72,277 @@ test_write_atomic(void **state)
 	assert_int_equal(fs_write_atomic(fixture_path(f, "nope/x"), "x", 1, &e), -1);
 	assert_int_equal(count_entries(f->root), 4);
 	assert_int_equal(count_entries(fixture_path(f, "d")), 0);
+	fixture_free(f);
+}
+
+/* A pipe; the write end non-blocking when nb. */
+static void
+make_pipe(int p[2], int nb)
+{
+	assert_int_equal(pipe(p), 0);
+	if (nb)
+		assert_int_equal(fcntl(p[1], F_SETFL, O_NONBLOCK), 0);
+}
+
+/* Everything readable from fd until EOF (or, non-blocking, until it is empty). */
+static char *
+drain(int fd, size_t *len)
+{
+	struct buf b = BUF_INIT;
+	char chunk[4096];
+	ssize_t n;
+
+	while ((n = read(fd, chunk, sizeof chunk)) > 0)
+		buf_add(&b, chunk, (size_t)n);
+	return buf_detach(&b, len);
+}
+
+/* n bytes of a pattern that shows where a byte came from (malloc'd). */
+static char *
+pattern(size_t n)
+{
+	char *d = malloc(n);
+	size_t i;
+
+	assert_non_null(d);
+	for (i = 0; i < n; i++)
+		d[i] = (char)('a' + (i * 7 + i / 4096) % 26);
+	return d;
+}
+
+/*
+ * Issue 20: fs_write_all's own results: 0 (not the byte count) for one byte
+ * and for a stale errno of EINTR left by an earlier call; a write that
+ * fails keeps its errno (EPIPE); a non-blocking pipe takes a short write
+ * (what fits, kept) and then fails with EAGAIN.
+ */
+static void
+test_write_all(void **state)
+{
+	struct sigaction ign = { .sa_handler = SIG_IGN }, old;
+	size_t len, big = 1u << 20;
+	char *d, *got;
+	int p[2];
+
+	(void)state;
+	make_pipe(p, 1);
+	assert_int_equal(fs_write_all(p[1], "x", 1), 0);
+	errno = EINTR; /* stale: the write below succeeds and must not be taken for EINTR */
+	assert_int_equal(fs_write_all(p[1], "yz", 2), 0);
+	assert_int_equal(fcntl(p[0], F_SETFL, O_NONBLOCK), 0);
+	got = drain(p[0], &len);
+	assert_int_equal(len, 3);
+	assert_memory_equal(got, "xyz", 3);
+	free(got);
+	/* short write, then EAGAIN: the part that fitted is the data's beginning */
+	d = pattern(big);
+	errno = 0;
+	assert_int_equal(fs_write_all(p[1], d, big), -1);
+	assert_int_equal(errno, EAGAIN);
+	got = drain(p[0], &len);
+	assert_true(len > 0 && len < big); /* the pipe's capacity */
+	assert_memory_equal(got, d, len);
+	free(got);
+	free(d);
+	/* no reader: EPIPE, not masked */
+	assert_int_equal(sigaction(SIGPIPE, &ign, &old), 0);
+	close(p[0]);
+	errno = 0;
+	assert_int_equal(fs_write_all(p[1], "x", 1), -1);
+	assert_int_equal(errno, EPIPE);
+	sigaction(SIGPIPE, &old, NULL);
+	close(p[1]);
+}
+
+/*
+ * In a child with a seccomp filter that makes every write(2) to fd return
+ * 0 (no progress, errno untouched, as SECCOMP_RET_ERRNO with 0 does):
+ * fs_write_all gives up with EIO at once, also with a stale EINTR in errno.
+ * Exit 0 when so; the alarm ends a child that loops.
+ */
+static int
+write_makes_no_progress(int fd)
+{
+	struct sock_filter prog[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_write, 0, 3),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)fd, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog fp = { sizeof prog / sizeof prog[0], prog };
+	pid_t pid = fork();
+	int status;
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		alarm(5);
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
+		    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &fp) < 0)
+			_exit(2);
+		errno = 0;
+		if (fs_write_all(fd, "abc", 3) != -1 || errno != EIO)
+			_exit(1);
+		errno = EINTR;
+		if (fs_write_all(fd, "abc", 3) != -1 || errno != EIO)
+			_exit(1);
+		_exit(0);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* Issue 20: a write(2) that returns 0 is a failure (EIO), not a loop. */
+static void
+test_write_all_no_progress(void **state)
+{
+	int p[2], rc;
+
+	(void)state;
+	make_pipe(p, 0);
+	rc = write_makes_no_progress(p[1]);
+	if (rc == 2)
+		print_message("no seccomp here; skipped\n");
+	else
+		assert_int_equal(rc, 0);
+	close(p[0]);
+	close(p[1]);
+}
+
+static atomic_int usr1_count;
+
+static void
+on_usr1(int sig)
+{
+	(void)sig;
+	atomic_fetch_add(&usr1_count, 1);
+}
+
+/* A thread blocked in fs_write_all on a pipe. */
+struct pipe_writer {
+	int fd;
+	const char *data;
+	size_t len;
+	atomic_long tid;
+	atomic_int done;
+	int rc;
+};
+
+static void *
+pipe_write(void *arg)
+{
+	struct pipe_writer *w = arg;
+
+	atomic_store(&w->tid, (long)syscall(SYS_gettid));
+	w->rc = fs_write_all(w->fd, w->data, w->len);
+	close(w->fd);
+	atomic_store(&w->done, 1);
+	return NULL;
+}
+
+/* Whether the writer is (within 5 s) blocked in write(2) on its fd, per /proc's syscall file. */
+static int
+blocked_in_write(struct pipe_writer *w)
+{
+	char path[64], line[512];
+	uint64_t t0 = tu_now_ms();
+	unsigned long a0;
+	long nr;
+	FILE *f;
+	int yes = 0;
+
+	snprintf(path, sizeof path, "/proc/self/task/%ld/syscall", atomic_load(&w->tid));
+	while (!yes && !atomic_load(&w->done) && tu_now_ms() - t0 < 5000) {
+		if (!(f = fopen(path, "re")))
+			break;
+		if (fgets(line, sizeof line, f) && sscanf(line, "%ld 0x%lx", &nr, &a0) == 2)
+			yes = nr == SYS_write && a0 == (unsigned long)w->fd;
+		fclose(f);
+	}
+	return yes;
+}
+
+/*
+ * Issue 20: a signal (no SA_RESTART) interrupts a blocked pipe write:
+ * with the pipe full before the call the write fails with EINTR, with it
+ * empty it returns short (what fitted); either way fs_write_all carries
+ * on with the rest and the reader gets every byte once, in order.
+ */
+static void
+test_write_all_interrupted(void **state)
+{
+	struct sigaction sa, old;
+	size_t len, fill, i;
+	char *d = pattern(200000), *got, *want;
+	int full;
+
+	(void)state;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_usr1;
+	sigemptyset(&sa.sa_mask);
+	assert_int_equal(sigaction(SIGUSR1, &sa, &old), 0);
+	for (full = 0; full < 2; full++) {
+		struct pipe_writer w = { -1, d, 200000, 0, 0, -1 };
+		pthread_t th;
+		int p[2], before;
+
+		make_pipe(p, 1);
+		fill = 0;
+		while (full && write(p[1], "#", 1) == 1)
+			fill++;
+		assert_int_equal(fcntl(p[1], F_SETFL, 0), 0);
+		w.fd = p[1];
+		before = atomic_load(&usr1_count);
+		assert_int_equal(pthread_create(&th, NULL, pipe_write, &w), 0);
+		while (!atomic_load(&w.tid))
+			;
+		assert_true(blocked_in_write(&w));
+		pthread_kill(th, SIGUSR1);
+		while (atomic_load(&usr1_count) == before)
+			;
+		assert_true(blocked_in_write(&w)); /* carried on after the interruption */
+		got = drain(p[0], &len);
+		pthread_join(th, NULL);
+		assert_int_equal(w.rc, 0);
+		assert_int_equal(len, fill + 200000);
+		want = malloc(len);
+		for (i = 0; i < fill; i++)
+			want[i] = '#';
+		memcpy(want + fill, d, 200000);
+		assert_memory_equal(got, want, len);
+		free(want);
+		free(got);
+		close(p[0]);
+	}
+	sigaction(SIGUSR1, &old, NULL);
+	free(d);
+}
+
+/*
+ * Issue 20: a new file's mode is 0644 minus the umask in force (here 077:
+ * 0600), for every write, and the umask is left as it was.
+ */
+static void
+test_write_atomic_umask(void **state)
+{
+	struct fixture *f = fixture_new();
+	struct err e = ERR_INIT;
+	struct stat st;
+	mode_t old = umask(077);
+
+	(void)state;
+	assert_int_equal(fs_write_atomic(fixture_path(f, "a"), "a", 1, &e), 0);
+	assert_int_equal(fs_write_atomic(fixture_path(f, "b"), "b", 1, &e), 0);
+	assert_int_equal(umask(027), 077);
+	assert_int_equal(fs_write_atomic(fixture_path(f, "c"), "c", 1, &e), 0);
+	umask(old);
+	assert_int_equal(stat(fixture_path(f, "a"), &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0600);
+	assert_int_equal(stat(fixture_path(f, "b"), &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0600);
+	assert_int_equal(stat(fixture_path(f, "c"), &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0640);
 	fixture_free(f);
 }
 
@@ -294,6 +575,10 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_write_atomic),
+		cmocka_unit_test(test_write_all),
+		cmocka_unit_test(test_write_all_no_progress),
+		cmocka_unit_test(test_write_all_interrupted),
+		cmocka_unit_test(test_write_atomic_umask),
 		cmocka_unit_test(test_mkdirs),
 		cmocka_unit_test(test_walk_sorted),
 		cmocka_unit_test(test_walk_note),
