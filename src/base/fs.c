@@ -216,14 +216,16 @@ sweep_journal(const char *path, long pid)
 	return removed;
 }
 
-/* Whether the run that wrote journal PID-START is gone. */
+/*
+ * Whether the run that wrote journal PID-START is gone.  This process's own
+ * pid is no exception: an earlier run had it when the start differs (pids
+ * repeat across boots, and in a pid namespace every run may get the same).
+ */
 static int
 run_is_dead(long pid, unsigned long long start)
 {
 	unsigned long long now;
 
-	if (pid == (long)getpid())
-		return 0;
 	if (kill((pid_t)pid, 0) < 0 && errno == ESRCH)
 		return 1;
 	now = proc_start(pid);

@@ -25,6 +25,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <linux/openat2.h>
 #include <sys/wait.h>
@@ -1003,6 +1004,468 @@ test_sweep_stays_beneath(void **state)
 	fixture_free(f);
 }
 
+/* Start time of pid (field 22 of /proc/PID/stat, clock ticks), read here on its own. */
+static unsigned long long
+start_of(pid_t pid)
+{
+	char path[64], line[2048], *p, *tok, *save = NULL;
+	int field = 2;
+	FILE *f;
+
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	assert_non_null(f = fopen(path, "re"));
+	assert_non_null(fgets(line, sizeof line, f));
+	fclose(f);
+	assert_non_null(p = strrchr(line, ')'));
+	for (tok = strtok_r(p + 1, " ", &save); tok; tok = strtok_r(NULL, " ", &save))
+		if (++field == 22)
+			return strtoull(tok, NULL, 10);
+	fail();
+	return 0;
+}
+
+/* The pid of a child that has exited and been reaped. */
+static pid_t
+dead_pid(void)
+{
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	if (pid == 0)
+		_exit(0);
+	assert_int_equal(waitpid(pid, NULL, 0), pid);
+	return pid;
+}
+
+/* One journal record as fs.c writes it: op, then root, dir and name, each NUL-terminated. */
+static void
+rec(struct buf *j, char op, const char *root, const char *dir, const char *name)
+{
+	buf_addch(j, op);
+	buf_add(j, root, strlen(root) + 1);
+	buf_add(j, dir, strlen(dir) + 1);
+	buf_add(j, name, strlen(name) + 1);
+}
+
+/* Write j as the journal STATE/temps/NAME (and empty it). */
+static void
+put_journal(const char *st, const char *name, struct buf *j)
+{
+	char p[PATH_MAX * 2];
+	int fd;
+
+	snprintf(p, sizeof p, "%s/temps", st);
+	mkdir(p, 0700);
+	snprintf(p, sizeof p, "%s/temps/%s", st, name);
+	assert_true((fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0600)) >= 0);
+	assert_int_equal(write(fd, j->data, j->len), (ssize_t)j->len);
+	close(fd);
+	buf_reset(j);
+}
+
+/* ".BASE.hearth-PID-SFX" into out. */
+static const char *
+tname(char *out, size_t n, const char *base, long pid, const char *sfx)
+{
+	snprintf(out, n, ".%s.hearth-%ld-%s", base, pid, sfx);
+	return out;
+}
+
+/* Whether dir/name exists (not following a symlink). */
+static int
+there(const char *dir, const char *name)
+{
+	char p[PATH_MAX * 2];
+	struct stat st;
+
+	if (snprintf(p, sizeof p, "%s/%s", dir, name) >= (int)sizeof p)
+		fail();
+	return lstat(p, &st) == 0;
+}
+
+/* Create the regular file dir/name. */
+static void
+touch(const char *dir, const char *name)
+{
+	tu_write(dir, name, "t\n");
+}
+
+/*
+ * Issue 20: a dead run's journal replayed record by record.  Removed: what
+ * was recorded ('+') and never dropped ('-'), keyed by directory and name
+ * (also re-recorded after a drop, or recorded twice), beneath the root it
+ * was made under or, root "", anywhere; a name with the tag twice.  Kept: a
+ * dropped temp (same name in another directory still removed), a drop with
+ * no record before it, names that are not that run's temp names (another
+ * pid, a suffix not 6 long, no leading '.', a '/'), a relative directory, a
+ * directory or symlink with a temp name, the torn last record (its name cut
+ * to another valid temp name).  A vanished directory is not made again; a
+ * vanished temp is not counted.  The journal goes.
+ */
+static void
+test_sweep_journal(void **state)
+{
+	struct fixture *f = fixture_new();
+	char *st = outside_dir(), *out = outside_dir(), a[PATH_MAX * 2], b[PATH_MAX * 2];
+	char gone[PATH_MAX * 3], n1[96], n2[96], n3[96], n4[96], n5[96], n6[96], n7[96], nd[96], nl[96], nm[96];
+	char nn[96], n2tag[96], nu[96], ntorn[96], nother[96], nw[96], nx[96], ny[96], nz[96];
+	struct buf j = BUF_INIT;
+	struct err e = ERR_INIT;
+	size_t removed = 0;
+	pid_t d = dead_pid();
+	const char *r = f->root;
+
+	(void)state;
+	snprintf(a, sizeof a, "%s/a", r);
+	snprintf(b, sizeof b, "%s/b", r);
+	snprintf(gone, sizeof gone, "%s/gone", r);
+	fixture_mkdir(f, "a");
+	fixture_mkdir(f, "b");
+	tname(n1, sizeof n1, "one", d, "AAAAAA");
+	tname(n2, sizeof n2, "two", d, "BBBBBB");
+	tname(n3, sizeof n3, "three", d, "CCCCCC");
+	tname(n4, sizeof n4, "four", d, "DDDDDD");
+	tname(n5, sizeof n5, "five", d, "EEEEEE");
+	tname(n6, sizeof n6, "six", d, "FFFFFF");
+	tname(n7, sizeof n7, "seven", d, "GGGGGG");
+	tname(nd, sizeof nd, "dir", d, "HHHHHH");
+	tname(nl, sizeof nl, "link", d, "IIIIII");
+	tname(nm, sizeof nm, "missing", d, "JJJJJJ");
+	tname(nn, sizeof nn, "vanished", d, "KKKKKK");
+	snprintf(n2tag, sizeof n2tag, ".a.hearth-%ld-b.hearth-%ld-LLLLLL", (long)d, (long)d);
+	tname(nu, sizeof nu, "out", d, "MMMMMM");
+	tname(ntorn, sizeof ntorn, "torn", d, "NNNNNN");
+	tname(nother, sizeof nother, "other", (long)getpid(), "OOOOOO");
+	tname(nw, sizeof nw, "w", d, "PPPPPPP");
+	tname(nx, sizeof nx, "x", d, "QQQQQ");
+	snprintf(ny, sizeof ny, "y.hearth-%ld-RRRRRR", (long)d);
+	tname(nz, sizeof nz, "z", d, "SSSSSS");
+	touch(a, n1), touch(b, n1), touch(a, n2), touch(a, n3), touch(a, n4), touch(a, n5);
+	touch(a, n6), touch(a, n7), touch(a, "victim.txt"), touch(a, n2tag), touch(out, nu);
+	touch(a, ntorn), touch(a, nother), touch(a, nw), touch(a, nx), touch(a, ny), touch(b, nz);
+	snprintf(gone, sizeof gone, "%s/%s", a, nd);
+	assert_int_equal(mkdir(gone, 0755), 0);
+	snprintf(gone, sizeof gone, "%s/%s", a, nl);
+	assert_int_equal(symlink("victim.txt", gone), 0);
+	snprintf(gone, sizeof gone, "%s/gone", r);
+	rec(&j, '-', r, a, n6); /* a drop with nothing recorded before it */
+	rec(&j, '+', r, a, n1);
+	rec(&j, '+', r, b, n1);
+	rec(&j, '-', r, a, n1); /* a/n1 dropped, b/n1 not */
+	rec(&j, '+', r, a, n2);
+	rec(&j, '+', r, a, n3);
+	rec(&j, '-', r, a, n3);
+	rec(&j, '+', r, a, n4);
+	rec(&j, '-', r, a, n4);
+	rec(&j, '+', r, a, n4); /* again, after its drop */
+	rec(&j, '+', r, a, n5);
+	rec(&j, '+', r, a, n5); /* twice */
+	rec(&j, '+', r, a, "victim.txt");
+	rec(&j, '+', r, a, nother);
+	rec(&j, '+', r, a, nw);
+	rec(&j, '+', r, a, nx);
+	rec(&j, '+', r, a, ny);
+	{
+		char slashed[200];
+
+		snprintf(slashed, sizeof slashed, "b/%s", nz);
+		rec(&j, '+', r, r, slashed);
+	}
+	rec(&j, '+', r, "a", n7); /* relative */
+	rec(&j, '+', r, a, nd);
+	rec(&j, '+', r, a, nl);
+	rec(&j, '+', r, gone, nm);
+	rec(&j, '+', r, a, nn);
+	rec(&j, '+', r, a, n2tag);
+	rec(&j, '+', "", out, nu); /* not confined */
+	rec(&j, '+', r, a, ntorn);
+	j.len--; /* torn: the last name lacks its NUL... */
+	buf_addf(&j, ".hearth-%ld-TTTTTT", (long)d); /* ...and was cut: the file is ntorn */
+	{
+		char jn[64];
+
+		snprintf(jn, sizeof jn, "%ld-%llu", (long)d, 12345ull);
+		put_journal(st, jn, &j);
+		assert_int_equal(fs_temps_start(st, &removed, &e), 0);
+		fs_temps_stop();
+		snprintf(gone, sizeof gone, "%s/temps", st);
+		assert_false(there(gone, jn));
+	}
+	assert_int_equal(removed, 6);
+	assert_false(there(b, n1));
+	assert_false(there(a, n2));
+	assert_false(there(a, n4));
+	assert_false(there(a, n5));
+	assert_false(there(a, n2tag));
+	assert_false(there(out, nu));
+	assert_true(there(a, n1));
+	assert_true(there(a, n3));
+	assert_true(there(a, n6));
+	assert_true(there(a, n7));
+	assert_true(there(a, "victim.txt"));
+	assert_true(there(a, nother));
+	assert_true(there(a, nw));
+	assert_true(there(a, nx));
+	assert_true(there(a, ny));
+	assert_true(there(b, nz));
+	assert_true(there(a, nd));
+	assert_true(there(a, nl));
+	assert_true(there(a, ntorn));
+	assert_false(there(r, "gone"));
+	buf_release(&j);
+	fixture_rmrf(st);
+	fixture_rmrf(out);
+	free(st);
+	free(out);
+	fixture_free(f);
+}
+
+/* A child that waits, alive, until fd fin closes. */
+static pid_t
+live_child(int *fin)
+{
+	int p[2];
+	pid_t pid;
+	char c;
+
+	assert_int_equal(pipe(p), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		close(p[1]);
+		while (read(p[0], &c, 1) > 0)
+			;
+		_exit(0);
+	}
+	close(p[0]);
+	*fin = p[1];
+	return pid;
+}
+
+/*
+ * Issue 20: which journals belong to runs that are gone.  A live process
+ * with the recorded start time: kept (and not signalled); the same pid with
+ * another start time (a reused pid), also this process's own pid (an
+ * earlier run had it): swept; start unknown (0): kept.  Names that are not
+ * PID-START are left alone; an unreadable journal counts no removal.
+ * Journals of dead runs are handled first here, so errno holds ESRCH when
+ * the live ones are checked.
+ */
+static void
+test_sweep_runs(void **state)
+{
+	struct fixture *f = fixture_new();
+	char *st = outside_dir(), jn[96], t[PATH_MAX * 2], nk[96], nr[96], ns[96], no[96], np[96];
+	struct buf j = BUF_INIT;
+	struct err e = ERR_INIT;
+	size_t removed = 0;
+	pid_t d = dead_pid(), live, me = getpid();
+	unsigned long long ls, ms = start_of(getpid());
+	int fin, status, i;
+
+	(void)state;
+	live = live_child(&fin);
+	ls = start_of(live);
+	touch(f->root, tname(nk, sizeof nk, "kept", live, "AAAAAA"));
+	touch(f->root, tname(nr, sizeof nr, "reused", live, "BBBBBB"));
+	touch(f->root, tname(ns, sizeof ns, "unknown", live, "CCCCCC"));
+	touch(f->root, tname(no, sizeof no, "earlier", me, "DDDDDD"));
+	touch(f->root, tname(np, sizeof np, "mine", me, "EEEEEE"));
+	for (i = 1; i <= 8; i++) {
+		snprintf(jn, sizeof jn, "%ld-%d", (long)d, i);
+		put_journal(st, jn, &j);
+	}
+	rec(&j, '+', f->root, f->root, nk);
+	snprintf(jn, sizeof jn, "%ld-%llu", (long)live, ls);
+	put_journal(st, jn, &j);
+	rec(&j, '+', f->root, f->root, nr);
+	snprintf(jn, sizeof jn, "%ld-%llu", (long)live, ls + 1);
+	put_journal(st, jn, &j);
+	rec(&j, '+', f->root, f->root, ns);
+	snprintf(jn, sizeof jn, "%ld-0", (long)live);
+	put_journal(st, jn, &j);
+	rec(&j, '+', f->root, f->root, no);
+	snprintf(jn, sizeof jn, "%ld-%llu", (long)me, ms + 1);
+	put_journal(st, jn, &j);
+	rec(&j, '+', f->root, f->root, np);
+	snprintf(jn, sizeof jn, "%ld-%llu", (long)me, ms);
+	put_journal(st, jn, &j);
+	/* not journal names */
+	snprintf(jn, sizeof jn, "%ld-5x", (long)d);
+	put_journal(st, jn, &j);
+	put_journal(st, "0-5", &j);
+	put_journal(st, "notes", &j);
+	snprintf(t, sizeof t, "%s/temps/%ld-99", st, (long)d);
+	assert_int_equal(mkdir(t, 0700), 0); /* unreadable as a journal */
+	assert_int_equal(fs_temps_start(st, &removed, &e), 0);
+	fs_temps_stop();
+	assert_int_equal(waitpid(live, &status, WNOHANG), 0); /* alive, not signalled */
+	assert_int_equal(removed, 2);
+	assert_true(there(f->root, nk));
+	assert_false(there(f->root, nr));
+	assert_true(there(f->root, ns));
+	assert_false(there(f->root, no));
+	assert_true(there(f->root, np));
+	snprintf(t, sizeof t, "%s/temps", st);
+	snprintf(jn, sizeof jn, "%ld-%llu", (long)live, ls);
+	assert_true(there(t, jn));
+	snprintf(jn, sizeof jn, "%ld-%llu", (long)live, ls + 1);
+	assert_false(there(t, jn));
+	snprintf(jn, sizeof jn, "%ld-0", (long)live);
+	assert_true(there(t, jn));
+	snprintf(jn, sizeof jn, "%ld-%llu", (long)me, ms + 1);
+	assert_false(there(t, jn));
+	snprintf(jn, sizeof jn, "%ld-5x", (long)d);
+	assert_true(there(t, jn));
+	assert_true(there(t, "0-5"));
+	assert_true(there(t, "notes"));
+	snprintf(jn, sizeof jn, "%ld-3", (long)d);
+	assert_false(there(t, jn));
+	close(fin);
+	assert_int_equal(waitpid(live, &status, 0), live);
+	assert_true(WIFEXITED(status));
+	buf_release(&j);
+	fixture_rmrf(st);
+	free(st);
+	fixture_free(f);
+}
+
+/*
+ * Issue 20: a start sweeps at most 16 dead runs' journals (the next start
+ * the rest); a state directory that cannot hold the journal's is an error.
+ */
+static void
+test_sweep_bounded(void **state)
+{
+	char *st = outside_dir(), jn[64], t[PATH_MAX * 2];
+	struct buf j = BUF_INIT;
+	struct err e = ERR_INIT;
+	size_t removed = 9;
+	pid_t d = dead_pid();
+	int i;
+
+	(void)state;
+	for (i = 1; i <= 17; i++) {
+		snprintf(jn, sizeof jn, "%ld-%d", (long)d, i);
+		put_journal(st, jn, &j);
+	}
+	snprintf(t, sizeof t, "%s/temps", st);
+	assert_int_equal(fs_temps_start(st, &removed, &e), 0);
+	assert_int_equal(removed, 0);
+	fs_temps_stop();
+	assert_int_equal(count_tree(t), 1);
+	assert_int_equal(fs_temps_start(st, NULL, &e), 0);
+	fs_temps_stop();
+	assert_int_equal(count_tree(t), 0);
+	/* the state "directory" is a file */
+	snprintf(t, sizeof t, "%s/file", st);
+	tu_write(st, "file", "x");
+	assert_int_equal(fs_temps_start(t, &removed, &e), -1);
+	assert_true(err_isset(&e));
+	buf_release(&j);
+	fixture_rmrf(st);
+	free(st);
+}
+
+/* Issue 20: a path of about 3,000 bytes beneath root (mkdir'd), for long journal records. */
+static void
+long_dir(const char *root, char *out, size_t n)
+{
+	struct err e = ERR_INIT;
+	size_t len;
+	int i;
+
+	len = (size_t)snprintf(out, n, "%s", root);
+	for (i = 0; i < 12; i++)
+		len += (size_t)snprintf(out + len, n - len, "/%0250d", i);
+	assert_int_equal(fs_mkdirs(out, &e), 0);
+}
+
+/*
+ * Issue 20: the journal a run keeps, seen by the next start after the run
+ * is killed mid-write (deterministically: RLIMIT_FSIZE, SIGXFSZ).  The
+ * child runs with stdin closed, so its journal is fd 0; it makes 25
+ * confined writes with 3 KB records (the journal is trimmed when no temp
+ * file is outstanding, so it stays about 64 KiB) and one unconfined; the
+ * big write it is killed in is still recorded: the next start removes
+ * exactly that temp file and leaves the finished files alone.
+ */
+static void
+test_journal_kept(void **state)
+{
+	struct fixture *f = fixture_new();
+	char *st = outside_dir(), *out = outside_dir(), dir[PATH_MAX], p[PATH_MAX * 2];
+	char name[NAME_MAX + 1], t[PATH_MAX * 2];
+	struct err e = ERR_INIT;
+	size_t removed = 0;
+	struct stat sb;
+	DIR *dd;
+	struct dirent *de;
+	int status, journals = 0;
+	pid_t pid;
+
+	(void)state;
+	long_dir(f->root, dir, sizeof dir);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct rlimit rl = { 1u << 20, 1u << 20 };
+		size_t len = 2u << 20;
+		char *data = malloc(len);
+		int i;
+
+		close(0);
+		if (!data || fs_temps_start(st, NULL, &e) < 0)
+			_exit(2);
+		snprintf(p, sizeof p, "%s/f", dir);
+		for (i = 0; i < 25; i++)
+			if (fs_write_beneath(f->root, p, "x\n", 2, 0, &e) < 0)
+				_exit(3);
+		snprintf(p, sizeof p, "%s/u", out);
+		if (fs_write_atomic(p, "u\n", 2, &e) < 0)
+			_exit(4);
+		memset(data, 'z', len);
+		signal(SIGXFSZ, SIG_DFL);
+		if (setrlimit(RLIMIT_FSIZE, &rl) < 0)
+			_exit(5);
+		snprintf(p, sizeof p, "%s/big.bin", f->root);
+		fs_write_beneath(f->root, p, data, len, 0, &e);
+		_exit(6);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFSIGNALED(status));
+	assert_int_equal(WTERMSIG(status), SIGXFSZ);
+	assert_true(find_temp(f->root, name, sizeof name));
+	assert_non_null(strstr(name, ".big.bin.hearth-"));
+	snprintf(t, sizeof t, "%s/temps", st);
+	assert_non_null(dd = opendir(t));
+	while ((de = readdir(dd)) != NULL) {
+		if (de->d_name[0] == '.')
+			continue;
+		journals++;
+		assert_true(snprintf(p, sizeof p, "%s/%s", t, de->d_name) < (int)sizeof p);
+		assert_int_equal(stat(p, &sb), 0);
+		print_message("journal %s: %lld bytes\n", de->d_name, (long long)sb.st_size);
+		assert_true(sb.st_size > 0 && sb.st_size <= (64 << 10) + (8 << 10));
+	}
+	closedir(dd);
+	assert_int_equal(journals, 1);
+	assert_int_equal(fs_temps_start(st, &removed, &e), 0);
+	fs_temps_stop();
+	assert_int_equal(removed, 1);
+	assert_false(find_temp(f->root, name, sizeof name));
+	assert_false(there(f->root, "big.bin"));
+	assert_true(there(dir, "f"));
+	assert_true(there(out, "u"));
+	assert_false(find_temp(dir, name, sizeof name));
+	assert_int_equal(count_tree(out), 1);
+	fixture_rmrf(st);
+	fixture_rmrf(out);
+	free(st);
+	free(out);
+	fixture_free(f);
+}
+
 int
 main(void)
 {
@@ -1013,6 +1476,10 @@ main(void)
 		cmocka_unit_test(test_race),
 		cmocka_unit_test(test_kill9_temp_swept),
 		cmocka_unit_test(test_sweep_stays_beneath),
+		cmocka_unit_test(test_sweep_journal),
+		cmocka_unit_test(test_sweep_runs),
+		cmocka_unit_test(test_sweep_bounded),
+		cmocka_unit_test(test_journal_kept),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
