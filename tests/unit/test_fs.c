@@ -18,6 +18,7 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
@@ -346,6 +347,179 @@ test_write_atomic_umask(void **state)
 	fixture_free(f);
 }
 
+/* Files may grow to at most max bytes (SIGXFSZ ignored: write fails EFBIG); 0 lifts it. */
+static void
+limit_fsize(rlim_t max)
+{
+	static struct rlimit saved;
+	static int have;
+	struct rlimit rl;
+
+	if (!have) {
+		assert_int_equal(getrlimit(RLIMIT_FSIZE, &saved), 0);
+		have = 1;
+	}
+	signal(SIGXFSZ, max ? SIG_IGN : SIG_DFL);
+	rl = saved;
+	if (max)
+		rl.rlim_cur = max;
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &rl), 0);
+}
+
+/*
+ * Issue 20: a write that fails half-way (the file size limit) reports the
+ * error, leaves the old file as it was, mode and all, and removes its temp
+ * file; a new file is not made.  Relative paths and a bare name work.
+ */
+static void
+test_write_atomic_fails(void **state)
+{
+	struct fixture *f = fixture_new();
+	struct err e = ERR_INIT;
+	char *big = pattern(8192), *s, cwd[PATH_MAX];
+	struct stat st;
+	size_t len;
+
+	(void)state;
+	fixture_puts(f, "old.txt", "old\n");
+	assert_int_equal(chmod(fixture_path(f, "old.txt"), 0640), 0);
+	limit_fsize(4096);
+	assert_int_equal(fs_write_atomic(fixture_path(f, "old.txt"), big, 8192, &e), -1);
+	assert_int_equal(fs_write_atomic(fixture_path(f, "new.txt"), big, 8192, &e), -1);
+	limit_fsize(0);
+	assert_non_null(strstr(e.msg, "new.txt"));
+	s = fixture_slurp(f, "old.txt", &len);
+	assert_string_equal(s, "old\n");
+	free(s);
+	assert_int_equal(stat(fixture_path(f, "old.txt"), &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0640);
+	assert_int_equal(count_entries(f->root), 1); /* no temp file, no new.txt */
+	/* a relative path and a bare name (the current directory) */
+	assert_non_null(getcwd(cwd, sizeof cwd));
+	assert_int_equal(chdir(f->root), 0);
+	fixture_mkdir(f, "d");
+	assert_int_equal(fs_write_atomic("d/rel.txt", "r\n", 2, &e), 0);
+	assert_int_equal(fs_write_atomic("bare.txt", "b\n", 2, &e), 0);
+	assert_int_equal(chdir(cwd), 0);
+	s = fixture_slurp(f, "d/rel.txt", &len);
+	assert_string_equal(s, "r\n");
+	free(s);
+	s = fixture_slurp(f, "bare.txt", &len);
+	assert_string_equal(s, "b\n");
+	free(s);
+	assert_int_equal(count_entries(f->root), 3);
+	assert_int_equal(count_entries(fixture_path(f, "d")), 1);
+	free(big);
+	fixture_free(f);
+}
+
+/*
+ * Issue 20: fs_write_private leaves 0600 whatever the umask and the old
+ * mode, replaces a symlink with a private file (the link's target
+ * untouched), and when the write fails leaves no file it made (an old
+ * file keeps its content, now private).
+ */
+static void
+test_write_private(void **state)
+{
+	struct fixture *f = fixture_new();
+	struct err e = ERR_INIT;
+	char *big = pattern(8192), *s;
+	struct stat st;
+	size_t len;
+
+	(void)state;
+	assert_int_equal(fs_write_private(fixture_path(f, "new"), "n\n", 2, &e), 0);
+	assert_int_equal(stat(fixture_path(f, "new"), &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0600);
+	fixture_puts(f, "open", "o\n");
+	assert_int_equal(chmod(fixture_path(f, "open"), 0664), 0);
+	assert_int_equal(fs_write_private(fixture_path(f, "open"), "p\n", 2, &e), 0);
+	assert_int_equal(stat(fixture_path(f, "open"), &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0600);
+	s = fixture_slurp(f, "open", &len);
+	assert_string_equal(s, "p\n");
+	free(s);
+	fixture_puts(f, "target", "t\n");
+	assert_int_equal(chmod(fixture_path(f, "target"), 0644), 0);
+	assert_int_equal(symlink("target", fixture_path(f, "link")), 0);
+	assert_int_equal(fs_write_private(fixture_path(f, "link"), "l\n", 2, &e), 0);
+	assert_int_equal(lstat(fixture_path(f, "link"), &st), 0);
+	assert_true(S_ISREG(st.st_mode));
+	assert_int_equal(st.st_mode & 07777, 0600);
+	assert_int_equal(stat(fixture_path(f, "target"), &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0644);
+	s = fixture_slurp(f, "target", &len);
+	assert_string_equal(s, "t\n");
+	free(s);
+	/* failures */
+	fixture_puts(f, "kept", "k\n");
+	assert_int_equal(chmod(fixture_path(f, "kept"), 0644), 0);
+	limit_fsize(4096);
+	assert_int_equal(fs_write_private(fixture_path(f, "made"), big, 8192, &e), -1);
+	assert_int_equal(fs_write_private(fixture_path(f, "kept"), big, 8192, &e), -1);
+	limit_fsize(0);
+	assert_int_equal(access(fixture_path(f, "made"), F_OK), -1);
+	s = fixture_slurp(f, "kept", &len);
+	assert_string_equal(s, "k\n");
+	free(s);
+	assert_int_equal(stat(fixture_path(f, "kept"), &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0600);
+	assert_int_equal(count_entries(f->root), 5);
+	/* a directory in the way */
+	fixture_mkdir(f, "dir");
+	assert_int_equal(fs_write_private(fixture_path(f, "dir"), "x", 1, &e), -1);
+	assert_int_equal(stat(fixture_path(f, "dir"), &st), 0);
+	assert_true(S_ISDIR(st.st_mode));
+	free(big);
+	fixture_free(f);
+}
+
+/*
+ * Issue 20: fs_mkdirs_private makes new directories 0700 (umask 0), takes
+ * group and other access from an existing last component (keeping the
+ * owner's bits) and leaves its parents alone; fs_mkdirs makes them 0777
+ * minus umask, also for a relative path.
+ */
+static void
+test_mkdirs_private(void **state)
+{
+	struct fixture *f = fixture_new();
+	struct err e = ERR_INIT;
+	struct stat st;
+	mode_t old = umask(0);
+	char cwd[PATH_MAX];
+
+	(void)state;
+	assert_int_equal(fs_mkdirs_private(fixture_path(f, "p/q"), &e), 0);
+	assert_int_equal(stat(fixture_path(f, "p"), &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0700);
+	assert_int_equal(stat(fixture_path(f, "p/q"), &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0700);
+	assert_int_equal(mkdir(fixture_path(f, "o"), 0777), 0);
+	assert_int_equal(mkdir(fixture_path(f, "o/s"), 0575), 0);
+	assert_int_equal(fs_mkdirs_private(fixture_path(f, "o/s"), &e), 0);
+	assert_int_equal(stat(fixture_path(f, "o/s"), &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0500);
+	assert_int_equal(stat(fixture_path(f, "o"), &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0777);
+	assert_int_equal(fs_mkdirs(fixture_path(f, "m/n"), &e), 0);
+	assert_int_equal(stat(fixture_path(f, "m/n"), &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0777);
+	umask(022);
+	assert_non_null(getcwd(cwd, sizeof cwd));
+	assert_int_equal(chdir(f->root), 0);
+	assert_int_equal(fs_mkdirs("r/s/", &e), 0);
+	assert_int_equal(chdir(cwd), 0);
+	assert_int_equal(stat(fixture_path(f, "r/s"), &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0755);
+	fixture_puts(f, "file", "x");
+	assert_int_equal(fs_mkdirs_private(fixture_path(f, "file"), &e), -1);
+	assert_non_null(strstr(e.msg, "a file with that name exists"));
+	umask(old);
+	fixture_free(f);
+}
+
 static void
 test_mkdirs(void **state)
 {
@@ -523,6 +697,70 @@ test_glob(void **state)
 	assert_true(fs_glob_match("{,a}b", "b"));
 }
 
+/* Issue 20: glob edge cases, each one a way the matcher could go wrong. */
+static void
+test_glob_edges(void **state)
+{
+	char pat[600], path[600];
+
+	(void)state;
+	/* "**" is a whole segment of two stars, nothing else */
+	assert_false(fs_glob_match("a*/b", "x/y/b"));
+	assert_false(fs_glob_match("*a/b", "x/y/b"));
+	assert_false(fs_glob_match("ab/c", "x/y/c"));
+	assert_false(fs_glob_match("src/**/*.c", "src/x/a.h"));
+	assert_false(fs_glob_match("**/x.c", "a/b.c"));
+	assert_true(fs_glob_match("a/**/b/**/c", "a/b/x/c"));
+	/* a pattern segment left over, a path segment left over */
+	assert_false(fs_glob_match("a/b/*", "a/b"));
+	assert_false(fs_glob_match("a/b", "a/b/c"));
+	assert_false(fs_glob_match("a/x", "a/y"));
+	/* only a leading "./" goes, on either side; a bare name matches the basename */
+	assert_false(fs_glob_match("a/*.c", "b/x.c"));
+	assert_true(fs_glob_match("a/*.c", "a/x.c"));
+	assert_true(fs_glob_match(".git*", ".gitignore"));
+	assert_true(fs_glob_match(".git*", "sub/.gitignore"));
+	assert_true(fs_glob_match("./.git*", "./.gitignore"));
+	assert_true(fs_glob_match("Makefile", "sub/Makefile"));
+	assert_true(fs_glob_match("Makefile", "Makefile"));
+	assert_false(fs_glob_match("akefile", "sub/Makefile"));
+	/* backslash escapes, in segments, basenames and brace groups */
+	assert_true(fs_glob_match("d/\\*", "d/*"));
+	assert_false(fs_glob_match("d/\\*", "d/x"));
+	assert_true(fs_glob_match("\\*", "*"));
+	assert_false(fs_glob_match("\\*", "x"));
+	assert_true(fs_glob_match("\\{a,b}", "{a,b}"));
+	assert_false(fs_glob_match("\\{a,b}", "a"));
+	assert_true(fs_glob_match("{a\\,b,c}", "a,b"));
+	assert_true(fs_glob_match("{a\\,b,c}", "c"));
+	assert_false(fs_glob_match("{a\\,b,c}", "a"));
+	/* braces that are no group */
+	assert_true(fs_glob_match("a,b}", "a,b}"));
+	assert_true(fs_glob_match("}{a,b}", "}a"));
+	assert_true(fs_glob_match("}{a,b}", "}b"));
+	assert_true(fs_glob_match("{a}{b,c}", "{a}c"));
+	assert_true(fs_glob_match("x{a,{b,c}d}y", "xbdy"));
+	assert_false(fs_glob_match("x{a,{b,c}d}y", "xby"));
+	assert_true(fs_glob_match("{a,b}{c,d}", "bd"));
+	/* exactly 64 alternatives are tried, the last one too */
+	assert_true(fs_glob_match("{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}", "bbbbbb"));
+	assert_false(fs_glob_match("{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}", "bbbbbbb"));
+	/* a segment of NAME_MAX bytes is matched; longer ones never */
+	memset(pat, 'n', sizeof pat);
+	memcpy(pat, "d/", 2);
+	pat[2 + NAME_MAX] = '\0';
+	memcpy(path, pat, sizeof pat);
+	assert_true(fs_glob_match(pat, path));
+	pat[2 + NAME_MAX] = 'n';
+	pat[3 + NAME_MAX] = '\0';
+	memcpy(path, pat, sizeof pat);
+	assert_false(fs_glob_match(pat, path));
+	assert_false(fs_glob_match("d/*", path));
+	memcpy(pat, path, sizeof pat);
+	memcpy(path, "d/x", 4);
+	assert_false(fs_glob_match(pat, path));
+}
+
 static void
 test_utf8(void **state)
 {
@@ -544,6 +782,81 @@ test_utf8(void **state)
 	assert_int_equal(fs_utf8_len("\x80", 1), 0);
 	fs_add_utf8(&b, "a\xFF" "b\xC3\xA9\xE2\x82", 7);
 	assert_string_equal(b.data, "a\xEF\xBF\xBD" "b\xC3\xA9\xEF\xBF\xBD\xEF\xBF\xBD");
+	buf_release(&b);
+}
+
+/* Issue 20: every boundary of the UTF-8 table (lead bytes, second-byte ranges, continuations). */
+static void
+test_utf8_bounds(void **state)
+{
+	static const struct {
+		const char *s;
+		size_t n, want;
+	} t[] = {
+		{ "", 0, 0 },
+		{ "\x00", 1, 1 },
+		{ "\x7F", 1, 1 },
+		{ "\x80\x80", 2, 0 },
+		{ "\xBF\x80", 2, 0 },
+		{ "\xC1\xBF", 2, 0 },
+		{ "\xC2\x80", 2, 2 },
+		{ "\xC2\x80", 1, 0 },
+		{ "\xC2\x7F", 2, 0 },
+		{ "\xC2\xBF", 2, 2 },
+		{ "\xC2\xC0", 2, 0 },
+		{ "\xDF\xBF", 2, 2 },
+		{ "\xDF\xC0", 2, 0 },
+		{ "\xE0\xA0\x80", 3, 3 },
+		{ "\xE0\x9F\xBF", 3, 0 },
+		{ "\xE1\x80\x80", 3, 3 },
+		{ "\xE1\x7F\x80", 3, 0 },
+		{ "\xEC\xBF\xBF", 3, 3 },
+		{ "\xED\x80\x80", 3, 3 },
+		{ "\xED\x9F\xBF", 3, 3 },
+		{ "\xED\xA0\x80", 3, 0 },
+		{ "\xEE\x80\x80", 3, 3 },
+		{ "\xEF\xBF\xBF", 3, 3 },
+		{ "\xEF\xBF\xBF", 2, 0 },
+		{ "\xEF\xC0\xBF", 3, 0 },
+		{ "\xE2\x80\x7F", 3, 0 },
+		{ "\xE2\x80\xC0", 3, 0 },
+		{ "\xE2\x80\x80", 3, 3 },
+		{ "\xE2\xBF\xBF", 3, 3 },
+		{ "\xF0\x90\x80\x80", 4, 4 },
+		{ "\xF0\x8F\xBF\xBF", 4, 0 },
+		{ "\xF0\x90\x80\x80", 3, 0 },
+		{ "\xF1\x80\x80\x80", 4, 4 },
+		{ "\xF1\x7F\x80\x80", 4, 0 },
+		{ "\xF3\xBF\xBF\xBF", 4, 4 },
+		{ "\xF3\xC0\xBF\xBF", 4, 0 },
+		{ "\xF4\x80\x80\x80", 4, 4 },
+		{ "\xF4\x8F\xBF\xBF", 4, 4 },
+		{ "\xF4\x90\x80\x80", 4, 0 },
+		{ "\xF0\x9F\x98\x7F", 4, 0 },
+		{ "\xF0\x9F\x98\xC0", 4, 0 },
+		{ "\xF0\x9F\x7F\x80", 4, 0 },
+		{ "\xF0\x9F\xC0\x80", 4, 0 },
+		{ "\xF8\x88\x80\x80", 4, 0 },
+		{ "\xFF", 1, 0 },
+	};
+	struct buf b = BUF_INIT;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof t / sizeof t[0]; i++) {
+		if (fs_utf8_len(t[i].s, t[i].n) != t[i].want)
+			print_message("case %zu\n", i);
+		assert_int_equal(fs_utf8_len(t[i].s, t[i].n), t[i].want);
+	}
+	/* the first byte is checked too, and kept when valid */
+	fs_add_utf8(&b, "\xFF" "a", 2);
+	assert_string_equal(b.data, "\xEF\xBF\xBD" "a");
+	buf_reset(&b);
+	fs_add_utf8(&b, "\xC3\xA9" "b", 3);
+	assert_string_equal(b.data, "\xC3\xA9" "b");
+	buf_reset(&b);
+	fs_add_utf8(&b, "x", 0);
+	assert_int_equal(b.len, 0);
 	buf_release(&b);
 }
 
@@ -570,6 +883,63 @@ test_binary(void **state)
 	assert_false(fs_is_binary(big, sizeof big));
 }
 
+/* n bytes of 'a' with the first `bad` of them 0x01 (a control character that counts). */
+static void
+fill_bad(char *p, size_t n, size_t bad)
+{
+	memset(p, 'a', n);
+	memset(p, 0x01, bad);
+}
+
+/*
+ * Issue 20: fs_is_binary's counts: the allowed control characters (\b \t
+ * \n \v \f \r ESC) and valid UTF-8 are not bad, other controls and
+ * invalid bytes are; binary is more than 10% bad (exactly 10% is text); a
+ * NUL anywhere is binary; a sequence cut by the sniff window is not
+ * counted, one cut by the end of a short input is.
+ */
+static void
+test_binary_counts(void **state)
+{
+	static const char ok[] = { '\b', '\t', '\n', '\v', '\f', '\r', 033 };
+	char s[FS_SNIFF + 16];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof ok; i++) {
+		memset(s, ok[i], 5);
+		memcpy(s + 5, "abcde", 5);
+		assert_false(fs_is_binary(s, 10));
+	}
+	memset(s, 034, 5);
+	assert_true(fs_is_binary(s, 10));
+	assert_false(fs_is_binary("\x01" "aaaaaaaaa", 10)); /* 10%: text */
+	assert_true(fs_is_binary("\x01" "aaaaaaaa", 9));
+	assert_false(fs_is_binary("abc", 3));
+	assert_true(fs_is_binary("\x80\x80\x80", 3));
+	assert_true(fs_is_binary("\0abc", 4));
+	assert_true(fs_is_binary("aaaaaaaaaaaaaaaaaaaa\0", 21));
+	assert_false(fs_is_binary("\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9", 10));
+	assert_false(fs_is_binary("   \x7F      ", 10));
+	assert_true(fs_is_binary("ab\xE2\x82", 4)); /* the input ends there: invalid */
+	/* at the window: 819 bad bytes are 10% of 8192 (text); one more is binary */
+	fill_bad(s, sizeof s, 819);
+	assert_false(fs_is_binary(s, sizeof s));
+	s[FS_SNIFF - 4] = (char)0xFF; /* four before the end: counted */
+	assert_true(fs_is_binary(s, sizeof s));
+	s[FS_SNIFF - 4] = 'a';
+	memcpy(s + FS_SNIFF - 2, "\xE2\x82", 2); /* cut by the window: not counted */
+	assert_false(fs_is_binary(s, sizeof s));
+	memcpy(s + FS_SNIFF - 2, "aa", 2);
+	s[FS_SNIFF] = 0x01; /* beyond the window: not seen */
+	assert_false(fs_is_binary(s, sizeof s));
+	/* valid UTF-8 first, then 10% and one bad bytes: counting goes on past it */
+	fill_bad(s, FS_SNIFF, 0);
+	memcpy(s, "\xC3\xA9", 2);
+	memset(s + 100, 0x01, 820);
+	assert_true(fs_is_binary(s, FS_SNIFF));
+}
+
 int
 main(void)
 {
@@ -579,13 +949,19 @@ main(void)
 		cmocka_unit_test(test_write_all_no_progress),
 		cmocka_unit_test(test_write_all_interrupted),
 		cmocka_unit_test(test_write_atomic_umask),
+		cmocka_unit_test(test_write_atomic_fails),
+		cmocka_unit_test(test_write_private),
+		cmocka_unit_test(test_mkdirs_private),
 		cmocka_unit_test(test_mkdirs),
 		cmocka_unit_test(test_walk_sorted),
 		cmocka_unit_test(test_walk_note),
 		cmocka_unit_test(test_walk_gitignore),
 		cmocka_unit_test(test_glob),
+		cmocka_unit_test(test_glob_edges),
 		cmocka_unit_test(test_utf8),
+		cmocka_unit_test(test_utf8_bounds),
 		cmocka_unit_test(test_binary),
+		cmocka_unit_test(test_binary_counts),
 	};
 
 	umask(022);
