@@ -1499,6 +1499,77 @@ test_journal_kept(void **state)
 	fixture_free(f);
 }
 
+/*
+ * Issue 20: what a run records.  Each write's temp file is recorded under a
+ * name the sweep recognises (".NAME.hearth-PID-" and six of [A-Za-z0-9]);
+ * a write whose temp file cannot be made (no fd left: EMFILE) fails, and
+ * drops what it recorded, so a clean stop still removes the journal.
+ */
+static void
+test_journal_names(void **state)
+{
+	char *st = outside_dir(), p[PATH_MAX * 2], tag[64];
+	struct buf j = BUF_INIT;
+	struct err e = ERR_INIT;
+	struct rlimit rl, lim;
+	size_t i, names = 0;
+	int n, rc;
+
+	(void)state;
+	assert_int_equal(fs_temps_start(st, NULL, &e), 0);
+	snprintf(p, sizeof p, "%s/f", st);
+	for (i = 0; i < 60; i++)
+		assert_int_equal(fs_write_atomic(p, "f\n", 2, &e), 0);
+	snprintf(tag, sizeof tag, ".f.hearth-%ld-", (long)getpid());
+	assert_true(journal_size(st) > 0);
+	{
+		char t[PATH_MAX * 2], jp[PATH_MAX * 3] = "";
+		struct dirent *de;
+		DIR *d;
+
+		snprintf(t, sizeof t, "%s/temps", st);
+		assert_non_null(d = opendir(t));
+		while ((de = readdir(d)) != NULL)
+			if (de->d_name[0] != '.')
+				assert_true(snprintf(jp, sizeof jp, "%s/%s", t, de->d_name) < (int)sizeof jp);
+		closedir(d);
+		assert_int_equal(buf_read_file(&j, jp, 0, &e), 0);
+	}
+	for (i = 0; i < j.len; i++) {
+		const char *r = j.data + i + 1, *dir = r + strlen(r) + 1, *nm = dir + strlen(dir) + 1;
+		size_t k;
+
+		assert_true(j.data[i] == '+' || j.data[i] == '-');
+		assert_string_equal(dir, st);
+		assert_int_equal(strncmp(nm, tag, strlen(tag)), 0);
+		assert_int_equal(strlen(nm), strlen(tag) + 6);
+		for (k = strlen(tag); nm[k]; k++)
+			assert_true((nm[k] >= 'A' && nm[k] <= 'Z') || (nm[k] >= 'a' && nm[k] <= 'z') ||
+				    (nm[k] >= '0' && nm[k] <= '9'));
+		names++;
+		i = (size_t)(nm + strlen(nm) - j.data);
+	}
+	assert_int_equal(names, 120);
+	/* no descriptor for the temp file */
+	n = dup(0);
+	assert_true(n > 0);
+	close(n);
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &rl), 0);
+	lim = rl;
+	lim.rlim_cur = (rlim_t)n + 1; /* the directory's open gets fd n, the temp file none */
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &lim), 0);
+	rc = fs_write_atomic(p, "g\n", 2, &e);
+	setrlimit(RLIMIT_NOFILE, &rl);
+	assert_int_equal(rc, -1);
+	assert_non_null(strstr(e.msg, "create a temporary file"));
+	fs_temps_stop();
+	snprintf(p, sizeof p, "%s/temps", st);
+	assert_int_equal(count_tree(p), 0);
+	buf_release(&j);
+	fixture_rmrf(st);
+	free(st);
+}
+
 int
 main(void)
 {
@@ -1513,6 +1584,7 @@ main(void)
 		cmocka_unit_test(test_sweep_runs),
 		cmocka_unit_test(test_sweep_bounded),
 		cmocka_unit_test(test_journal_kept),
+		cmocka_unit_test(test_journal_names),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -414,6 +414,39 @@ test_write_atomic_fails(void **state)
 }
 
 /*
+ * Issue 20: with stdin closed the directory's fd is 0, a valid one: the
+ * write works and leaves nothing else; a name too long for the file
+ * system is refused at the first step, before any temp file.
+ */
+static void
+test_write_atomic_fd0(void **state)
+{
+	struct fixture *f = fixture_new();
+	struct err e = ERR_INIT;
+	char name[300], *s;
+	size_t len;
+	int saved = dup(0), rc;
+
+	(void)state;
+	assert_true(saved > 0);
+	close(0);
+	rc = fs_write_atomic(fixture_path(f, "z.txt"), "z\n", 2, &e);
+	dup2(saved, 0);
+	close(saved);
+	assert_int_equal(rc, 0);
+	s = fixture_slurp(f, "z.txt", &len);
+	assert_string_equal(s, "z\n");
+	free(s);
+	assert_int_equal(count_entries(f->root), 1);
+	memset(name, 'n', sizeof name - 1);
+	name[sizeof name - 1] = '\0';
+	assert_int_equal(fs_write_atomic(fixture_path(f, name), "n", 1, &e), -1);
+	assert_int_equal(strncmp(e.msg, "stat ", 5), 0);
+	assert_int_equal(count_entries(f->root), 1);
+	fixture_free(f);
+}
+
+/*
  * Issue 20: fs_write_private leaves 0600 whatever the umask and the old
  * mode, replaces a symlink with a private file (the link's target
  * untouched), and when the write fails leaves no file it made (an old
@@ -950,6 +983,7 @@ main(void)
 		cmocka_unit_test(test_write_all_interrupted),
 		cmocka_unit_test(test_write_atomic_umask),
 		cmocka_unit_test(test_write_atomic_fails),
+		cmocka_unit_test(test_write_atomic_fd0),
 		cmocka_unit_test(test_write_private),
 		cmocka_unit_test(test_mkdirs_private),
 		cmocka_unit_test(test_mkdirs),
