@@ -1563,6 +1563,21 @@ test_journal_names(void **state)
 	assert_int_equal(rc, -1);
 	assert_non_null(strstr(e.msg, "create a temporary file"));
 	fs_temps_stop();
+	{
+		/* after the stop a write records nothing anywhere (fd 0 here a pipe) */
+		int pw[2], saved = dup(0);
+		char c;
+
+		assert_int_equal(pipe(pw), 0);
+		dup2(pw[1], 0);
+		rc = fs_write_atomic(p, "h\n", 2, &e);
+		dup2(saved, 0);
+		close(saved);
+		close(pw[1]);
+		assert_int_equal(rc, 0);
+		assert_int_equal(read(pw[0], &c, 1), 0);
+		close(pw[0]);
+	}
 	snprintf(p, sizeof p, "%s/temps", st);
 	assert_int_equal(count_tree(p), 0);
 	buf_release(&j);

@@ -414,6 +414,80 @@ test_write_atomic_fails(void **state)
 }
 
 /*
+ * In a child whose syscall nr (and nr2, if not -1) fails with EIO (a
+ * seccomp filter), fs_write_atomic(path): exit 0 when it failed, 1 when it
+ * claimed success, 2 when seccomp is not available.
+ */
+static int
+write_when_failing(long nr, long nr2, const char *path)
+{
+	struct sock_filter prog[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)nr, 1, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)nr2, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EIO),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog fp = { sizeof prog / sizeof prog[0], prog };
+	pid_t pid = fork();
+	int status;
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct err e = ERR_INIT;
+
+		alarm(5);
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
+		    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &fp) < 0)
+			_exit(2);
+		_exit(fs_write_atomic(path, "new\n", 4, &e) == -1 && err_isset(&e) ? 0 : 1);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/*
+ * Issue 20: each later step of the replace failing (fchmod, fsync, close,
+ * rename: EIO by seccomp) fails the write, leaves the old file whole and
+ * removes the temp file.
+ */
+static void
+test_write_atomic_steps_fail(void **state)
+{
+	static const struct {
+		long nr, nr2;
+		const char *what;
+	} steps[] = {
+		{ SYS_fchmod, -1, "fchmod" },
+		{ SYS_fsync, SYS_fdatasync, "fsync" },
+		{ SYS_close, -1, "close" },
+		{ SYS_renameat, SYS_renameat2, "renameat" },
+	};
+	struct fixture *f = fixture_new();
+	size_t i, len;
+	char *s;
+	int rc;
+
+	(void)state;
+	fixture_puts(f, "old.txt", "old\n");
+	for (i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+		rc = write_when_failing(steps[i].nr, steps[i].nr2, fixture_path(f, "old.txt"));
+		if (rc == 2) {
+			print_message("no seccomp here; skipped\n");
+			break;
+		}
+		if (rc != 0)
+			print_message("%s failing: rc %d\n", steps[i].what, rc);
+		assert_int_equal(rc, 0);
+		s = fixture_slurp(f, "old.txt", &len);
+		assert_string_equal(s, "old\n");
+		free(s);
+		assert_int_equal(count_entries(f->root), 1);
+	}
+	fixture_free(f);
+}
+
+/*
  * Issue 20: with stdin closed the directory's fd is 0, a valid one: the
  * write works and leaves nothing else; a name too long for the file
  * system is refused at the first step, before any temp file.
@@ -984,6 +1058,7 @@ main(void)
 		cmocka_unit_test(test_write_atomic_umask),
 		cmocka_unit_test(test_write_atomic_fails),
 		cmocka_unit_test(test_write_atomic_fd0),
+		cmocka_unit_test(test_write_atomic_steps_fail),
 		cmocka_unit_test(test_write_private),
 		cmocka_unit_test(test_mkdirs_private),
 		cmocka_unit_test(test_mkdirs),
