@@ -1585,6 +1585,51 @@ test_journal_names(void **state)
 	free(st);
 }
 
+/*
+ * Issue 20: fs_write_beneath takes only an absolute path that names a
+ * file (not "", "." or ".."); fs_read_beneath reads, and keeps errno on a
+ * failure; both work with stdin closed (descriptor 0 then theirs).
+ */
+static void
+test_beneath_args(void **state)
+{
+	struct fixture *f = fixture_new();
+	static const char *bad[] = { "rel.txt", "/", "/.", "/d/.." };
+	struct err e = ERR_INIT;
+	struct buf b = BUF_INIT;
+	char p[PATH_MAX * 2];
+	size_t i;
+	int saved, wrc, rrc;
+
+	(void)state;
+	fixture_mkdir(f, "d");
+	for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		snprintf(p, sizeof p, "%s%s", bad[i][0] == '/' ? f->root : "", bad[i]);
+		err_clear(&e);
+		assert_int_equal(fs_write_beneath(f->root, p, "x", 1, 0, &e), -1);
+		assert_non_null(strstr(e.msg, "not a file path"));
+	}
+	assert_int_equal(count_tree(f->root), 1);
+	snprintf(p, sizeof p, "%s/missing", f->root);
+	errno = 0;
+	assert_int_equal(fs_read_beneath(f->root, p, &b, 0, &e), -1);
+	assert_int_equal(errno, ENOENT);
+	assert_int_equal(b.len, 0);
+	snprintf(p, sizeof p, "%s/c.txt", f->root);
+	saved = dup(0);
+	assert_true(saved > 0);
+	close(0);
+	wrc = fs_write_beneath(f->root, p, "c\n", 2, 0, &e);
+	rrc = fs_read_beneath(f->root, p, &b, 0, &e);
+	dup2(saved, 0);
+	close(saved);
+	assert_int_equal(wrc, 0);
+	assert_int_equal(rrc, 0);
+	assert_string_equal(b.data, "c\n");
+	buf_release(&b);
+	fixture_free(f);
+}
+
 int
 main(void)
 {
@@ -1600,6 +1645,7 @@ main(void)
 		cmocka_unit_test(test_sweep_bounded),
 		cmocka_unit_test(test_journal_kept),
 		cmocka_unit_test(test_journal_names),
+		cmocka_unit_test(test_beneath_args),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

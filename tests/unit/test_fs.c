@@ -616,6 +616,7 @@ test_mkdirs_private(void **state)
 	umask(022);
 	assert_non_null(getcwd(cwd, sizeof cwd));
 	assert_int_equal(chdir(f->root), 0);
+	errno = ENOENT; /* stale: each mkdir's own result counts */
 	assert_int_equal(fs_mkdirs("r/s/", &e), 0);
 	assert_int_equal(chdir(cwd), 0);
 	assert_int_equal(stat(fixture_path(f, "r/s"), &st), 0);
@@ -623,6 +624,9 @@ test_mkdirs_private(void **state)
 	fixture_puts(f, "file", "x");
 	assert_int_equal(fs_mkdirs_private(fixture_path(f, "file"), &e), -1);
 	assert_non_null(strstr(e.msg, "a file with that name exists"));
+	err_clear(&e);
+	assert_int_equal(fs_mkdirs(fixture_path(f, "file/sub/deeper"), &e), -1);
+	assert_non_null(strstr(e.msg, "a file with that name exists")); /* the first failure, reported */
 	umask(old);
 	fixture_free(f);
 }
