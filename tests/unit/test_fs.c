@@ -19,6 +19,8 @@
 #include <stdatomic.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
@@ -765,6 +767,155 @@ test_walk_gitignore(void **state)
 	fixture_free(f);
 }
 
+/* Per entry of a types_only walk: the type letter, and whether the other fields were zero. */
+static int
+record_types(const char *abs, const char *rel, const struct stat *st, void *arg)
+{
+	struct buf *b = arg;
+	char t = S_ISREG(st->st_mode) ? 'f' : S_ISDIR(st->st_mode) ? 'd' : S_ISLNK(st->st_mode) ? 'l' :
+		 S_ISFIFO(st->st_mode) ? 'p' : S_ISSOCK(st->st_mode) ? 's' : S_ISCHR(st->st_mode) ? 'c' :
+		 S_ISBLK(st->st_mode) ? 'b' : '?';
+
+	(void)abs;
+	buf_addf(b, "%s %c%s\n", rel, t, st->st_size == 0 && st->st_ino == 0 && st->st_nlink == 0 ? "0" : "");
+	return 0;
+}
+
+/*
+ * Issue 20: a types_only walk takes each entry's type from its directory
+ * entry, every other field 0 (a regular file, a directory, a symlink, a
+ * FIFO, a socket, a character device); a full walk stats them.
+ */
+static void
+test_walk_types(void **state)
+{
+	struct fixture *f = fixture_new();
+	struct buf b = BUF_INIT;
+	struct fs_walk w = { f->root, record_types, &b, 0, 0, 0, 1 };
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct err e = ERR_INIT;
+	int sock;
+
+	(void)state;
+	fixture_puts(f, "file", "content\n");
+	fixture_mkdir(f, "dir");
+	assert_int_equal(symlink("file", fixture_path(f, "link")), 0);
+	assert_int_equal(mkfifo(fixture_path(f, "pipe"), 0600), 0);
+	assert_true(snprintf(sa.sun_path, sizeof sa.sun_path, "%s", fixture_path(f, "sock")) <
+		    (int)sizeof sa.sun_path);
+	assert_true((sock = socket(AF_UNIX, SOCK_STREAM, 0)) >= 0);
+	assert_int_equal(bind(sock, (struct sockaddr *)&sa, sizeof sa), 0);
+	assert_int_equal(fs_walk(&w, f->root, &e), 0);
+	assert_string_equal(b.data, "dir d0\nfile f0\nlink l0\npipe p0\nsock s0\n");
+	buf_reset(&b);
+	w.types_only = 0;
+	assert_int_equal(fs_walk(&w, f->root, &e), 0);
+	assert_string_equal(b.data, "dir d\nfile f\nlink l\npipe p\nsock s\n");
+	close(sock);
+	/* a character device (the jail's /dev has null) */
+	buf_reset(&b);
+	w.root = "/dev";
+	w.types_only = 1;
+	w.max_entries = 5000;
+	if (fs_walk(&w, "/dev", &e) == 0 && strstr(b.data, "\nnull ")) {
+		assert_non_null(strstr(b.data, "\nnull c0\n"));
+	} else {
+		print_message("no /dev/null to walk; that part skipped\n");
+	}
+	buf_release(&b);
+	fixture_free(f);
+}
+
+/* Count visits. */
+static int
+count_visit(const char *abs, const char *rel, const struct stat *st, void *arg)
+{
+	(void)abs, (void)rel, (void)st;
+	++*(int *)arg;
+	return 0;
+}
+
+/*
+ * Issue 20: the walk goes 64 directories down below the start and no
+ * further (65 levels of entries); a start with a trailing '/' gives the
+ * same relative names; a missing start is an error; with stdin closed
+ * (the start's fd 0) the walk is the same.
+ */
+static void
+test_walk_limits(void **state)
+{
+	struct fixture *f = fixture_new();
+	struct err e = ERR_INIT;
+	char rel[300], start[PATH_MAX * 2], *s;
+	int i, n = 0, saved;
+	struct fs_walk w = { f->root, count_visit, &n, 0, 0, 0, 0 };
+
+	(void)state;
+	rel[0] = '\0';
+	for (i = 0; i < 70; i++) {
+		strcat(rel, i ? "/d" : "d");
+		fixture_mkdir(f, rel);
+	}
+	assert_int_equal(fs_walk(&w, f->root, &e), 0);
+	assert_int_equal(n, 65);
+	assert_int_equal(w.ignored, 0);
+	fixture_rmrf(fixture_path(f, "d"));
+	fixture_mkdir(f, "sub");
+	fixture_puts(f, "sub/x", "");
+	snprintf(start, sizeof start, "%s/", f->root);
+	s = walk(f, start, 0, 0, NULL);
+	assert_string_equal(s, "sub/\nsub/x\n");
+	free(s);
+	saved = dup(0);
+	close(0);
+	s = walk(f, f->root, 0, 0, NULL);
+	dup2(saved, 0);
+	close(saved);
+	assert_string_equal(s, "sub/\nsub/x\n");
+	free(s);
+	assert_int_equal(fs_walk(&w, fixture_path(f, "missing"), &e), -1);
+	assert_non_null(strstr(e.msg, "missing"));
+	fixture_free(f);
+}
+
+/*
+ * Issue 20: what the index tracks is walked even where .gitignore ignores
+ * it (a file, and a directory holding one); untracked ignored entries are
+ * skipped and counted.
+ */
+static void
+test_walk_tracked(void **state)
+{
+	struct fixture *f = fixture_new();
+	git_repository *repo = NULL;
+	git_index *idx = NULL;
+	struct seen sn = { BUF_INIT, 0, 0 };
+	struct fs_walk w = { f->root, record, &sn, 0, 0, 0, 0 };
+	struct err e = ERR_INIT;
+
+	(void)state;
+	fixture_puts(f, ".gitignore", "*.log\nbuild/\n");
+	fixture_puts(f, "t.log", "");
+	fixture_puts(f, "u.log", "");
+	fixture_mkdir(f, "build");
+	fixture_puts(f, "build/kept.c", "");
+	fixture_puts(f, "build/other.c", "");
+	git_libgit2_init();
+	assert_int_equal(git_repository_init(&repo, f->root, 0), 0);
+	assert_int_equal(git_repository_index(&idx, repo), 0);
+	assert_int_equal(git_index_add_bypath(idx, "t.log"), 0);
+	assert_int_equal(git_index_add_bypath(idx, "build/kept.c"), 0);
+	assert_int_equal(git_index_write(idx), 0);
+	git_index_free(idx);
+	git_repository_free(repo);
+	git_libgit2_shutdown();
+	assert_int_equal(fs_walk(&w, f->root, &e), 0);
+	assert_string_equal(sn.names.data, ".gitignore\nbuild/\nbuild/kept.c\nt.log\n");
+	assert_int_equal(w.ignored, 2);
+	buf_release(&sn.names);
+	fixture_free(f);
+}
+
 static void
 test_glob(void **state)
 {
@@ -1069,6 +1220,9 @@ main(void)
 		cmocka_unit_test(test_walk_sorted),
 		cmocka_unit_test(test_walk_note),
 		cmocka_unit_test(test_walk_gitignore),
+		cmocka_unit_test(test_walk_types),
+		cmocka_unit_test(test_walk_limits),
+		cmocka_unit_test(test_walk_tracked),
 		cmocka_unit_test(test_glob),
 		cmocka_unit_test(test_glob_edges),
 		cmocka_unit_test(test_utf8),
