@@ -25,6 +25,9 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <linux/openat2.h>
@@ -1630,6 +1633,85 @@ test_beneath_args(void **state)
 	fixture_free(f);
 }
 
+/*
+ * Issue 20: a temp name that exists already (every O_EXCL create fails
+ * with EEXIST here, by seccomp, in a child) is tried again under new
+ * names, 100 times in all, each recorded and dropped, then the write fails;
+ * another error (EACCES) is not retried.
+ */
+static void
+test_temp_name_taken(void **state)
+{
+	static const int errs[] = { EEXIST, EACCES };
+	char *st = outside_dir(), p[PATH_MAX * 2];
+	struct buf j = BUF_INIT;
+	struct err e = ERR_INIT;
+	size_t i, k, plus, minus;
+
+	(void)state;
+	for (k = 0; k < 2; k++) {
+		struct sock_filter prog[] = {
+			BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+			BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_openat, 0, 3),
+			BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[2])),
+			BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, O_EXCL, 0, 1),
+			BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (unsigned)errs[k]),
+			BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		};
+		struct sock_fprog fp = { sizeof prog / sizeof prog[0], prog };
+		int status;
+		pid_t pid = fork();
+
+		assert_true(pid >= 0);
+		if (pid == 0) {
+			alarm(5);
+			if (fs_temps_start(st, NULL, &e) < 0)
+				_exit(3);
+			if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
+			    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &fp) < 0)
+				_exit(2);
+			snprintf(p, sizeof p, "%s/f", st);
+			_exit(fs_write_atomic(p, "f\n", 2, &e) == -1 &&
+			      strstr(e.msg, "create a temporary file") ? 0 : 1);
+		}
+		assert_int_equal(waitpid(pid, &status, 0), pid);
+		assert_true(WIFEXITED(status));
+		if (WEXITSTATUS(status) == 2) {
+			print_message("no seccomp here; skipped\n");
+			break;
+		}
+		assert_int_equal(WEXITSTATUS(status), 0);
+		{
+			char t[PATH_MAX * 2], jp[PATH_MAX * 3] = "";
+			struct dirent *de;
+			DIR *d;
+
+			snprintf(t, sizeof t, "%s/temps", st);
+			assert_non_null(d = opendir(t));
+			while ((de = readdir(d)) != NULL)
+				if (de->d_name[0] != '.')
+					assert_true(snprintf(jp, sizeof jp, "%s/%s", t, de->d_name) <
+						    (int)sizeof jp);
+			closedir(d);
+			buf_reset(&j);
+			assert_int_equal(buf_read_file(&j, jp, 0, &e), 0);
+			unlink(jp);
+		}
+		for (i = 0, plus = minus = 0; i < j.len; i++) {
+			plus += j.data[i] == '+';
+			minus += j.data[i] == '-';
+			i += strlen(j.data + i + 1) + 1;
+			i += strlen(j.data + i + 1) + 1;
+			i += strlen(j.data + i + 1) + 1;
+		}
+		assert_int_equal(plus, k ? 1 : 100);
+		assert_int_equal(minus, plus);
+	}
+	buf_release(&j);
+	fixture_rmrf(st);
+	free(st);
+}
+
 int
 main(void)
 {
@@ -1646,6 +1728,7 @@ main(void)
 		cmocka_unit_test(test_journal_kept),
 		cmocka_unit_test(test_journal_names),
 		cmocka_unit_test(test_beneath_args),
+		cmocka_unit_test(test_temp_name_taken),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
