@@ -575,6 +575,23 @@ test_write_private(void **state)
 	assert_int_equal(stat(fixture_path(f, "kept"), &st), 0);
 	assert_int_equal(st.st_mode & 07777, 0600);
 	assert_int_equal(count_entries(f->root), 5);
+	/* no descriptor kept; with stdin closed the placeholder is fd 0, still removed on failure */
+	{
+		int fds = tu_open_fds(), saved, rc;
+
+		assert_int_equal(fs_write_private(fixture_path(f, "fresh"), "r\n", 2, &e), 0);
+		assert_int_equal(tu_open_fds(), fds);
+		saved = dup(0);
+		close(0);
+		limit_fsize(4096);
+		rc = fs_write_private(fixture_path(f, "made0"), big, 8192, &e);
+		limit_fsize(0);
+		dup2(saved, 0);
+		close(saved);
+		assert_int_equal(rc, -1);
+		assert_int_equal(access(fixture_path(f, "made0"), F_OK), -1);
+		assert_int_equal(tu_open_fds(), fds);
+	}
 	/* a directory in the way */
 	fixture_mkdir(f, "dir");
 	assert_int_equal(fs_write_private(fixture_path(f, "dir"), "x", 1, &e), -1);
