@@ -777,6 +777,10 @@ test_walk_gitignore(void **state)
 	s = walk(f, f->root, 0, 0, NULL);
 	assert_string_equal(s, ".gitignore\nsrc/\nsrc/a.c\n");
 	free(s);
+	/* a walk started below the work tree's top finds the repository */
+	s = walk(f, fixture_path(f, "src"), 0, 0, NULL);
+	assert_string_equal(s, "src/a.c\n");
+	free(s);
 	/* an explicitly named ignored directory is searched */
 	s = walk(f, fixture_path(f, "build"), 0, 0, NULL);
 	assert_string_equal(s, "build/out\n");
@@ -929,6 +933,10 @@ test_walk_tracked(void **state)
 	assert_int_equal(fs_walk(&w, f->root, &e), 0);
 	assert_string_equal(sn.names.data, ".gitignore\nbuild/\nbuild/kept.c\nt.log\n");
 	assert_int_equal(w.ignored, 2);
+	/* started in the directory that holds a tracked file: not an ignored start, rules kept */
+	buf_reset(&sn.names);
+	assert_int_equal(fs_walk(&w, fixture_path(f, "build"), &e), 0);
+	assert_string_equal(sn.names.data, "build/kept.c\n");
 	buf_release(&sn.names);
 	fixture_free(f);
 }
