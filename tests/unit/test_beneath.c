@@ -1417,84 +1417,105 @@ journal_size(const char *st)
  * journal is trimmed when no temp file is outstanding, so it stays about
  * 64 KiB), stopping early once the journal was trimmed and is past 64 KiB
  * again; the big write it is killed in is still recorded: the next start
- * removes exactly that temp file and leaves the finished files alone.
+ * removes exactly that temp file and leaves the finished files alone.  A
+ * second time, the temp file's directory becomes a symlink that leads out:
+ * the record, read after a trim, still names its root, and the sweep stays
+ * beneath it.
  */
 static void
 test_journal_kept(void **state)
 {
 	struct fixture *f = fixture_new();
-	char *st = outside_dir(), *out = outside_dir(), dir[PATH_MAX], p[PATH_MAX * 2];
-	char name[NAME_MAX + 1], t[PATH_MAX * 2];
+	char *st = outside_dir(), *out = outside_dir(), *out2 = outside_dir(), dir[PATH_MAX];
+	char name[NAME_MAX + 1], t[PATH_MAX * 2], p[PATH_MAX * 2], sub[PATH_MAX * 2];
 	struct err e = ERR_INIT;
 	size_t removed = 0;
 	struct stat sb;
 	DIR *dd;
 	struct dirent *de;
-	int status, journals = 0;
+	int status, journals, round;
 	pid_t pid;
 
 	(void)state;
 	long_dir(f->root, dir, sizeof dir);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		struct rlimit rl = { 1u << 20, 1u << 20 };
-		size_t len = 2u << 20;
-		char *data = malloc(len);
-		int i, trimmed = 0;
+	fixture_mkdir(f, "sub");
+	for (round = 0; round < 2; round++) {
+		journals = 0;
+		pid = fork();
+		assert_true(pid >= 0);
+		if (pid == 0) {
+			struct rlimit rl = { 1u << 20, 1u << 20 };
+			size_t len = 2u << 20;
+			char *data = malloc(len);
+			int i, trimmed = 0;
 
-		close(0);
-		if (!data || fs_temps_start(st, NULL, &e) < 0)
-			_exit(2);
-		snprintf(p, sizeof p, "%s/u", out);
-		if (fs_write_atomic(p, "u\n", 2, &e) < 0)
-			_exit(4);
-		snprintf(p, sizeof p, "%s/f", dir);
-		for (i = 0; i < 60; i++) {
-			long long was = journal_size(st), now;
+			close(0);
+			if (!data || fs_temps_start(st, NULL, &e) < 0)
+				_exit(2);
+			snprintf(p, sizeof p, "%s/u", out);
+			if (fs_write_atomic(p, "u\n", 2, &e) < 0)
+				_exit(4);
+			snprintf(p, sizeof p, "%s/f", dir);
+			for (i = 0; i < 60; i++) {
+				long long was = journal_size(st), now;
 
-			if (fs_write_beneath(f->root, p, "x\n", 2, 0, &e) < 0)
-				_exit(3);
-			now = journal_size(st);
-			trimmed |= now < was;
-			if (trimmed && now > 64 << 10)
-				break;
+				if (fs_write_beneath(f->root, p, "x\n", 2, 0, &e) < 0)
+					_exit(3);
+				now = journal_size(st);
+				trimmed |= now < was;
+				if (trimmed && now > 64 << 10)
+					break;
+			}
+			memset(data, 'z', len);
+			signal(SIGXFSZ, SIG_DFL);
+			if (setrlimit(RLIMIT_FSIZE, &rl) < 0)
+				_exit(5);
+			snprintf(p, sizeof p, "%s/%sbig.bin", f->root, round ? "sub/" : "");
+			fs_write_beneath(f->root, p, data, len, 0, &e);
+			_exit(6);
 		}
-		memset(data, 'z', len);
-		signal(SIGXFSZ, SIG_DFL);
-		if (setrlimit(RLIMIT_FSIZE, &rl) < 0)
-			_exit(5);
-		snprintf(p, sizeof p, "%s/big.bin", f->root);
-		fs_write_beneath(f->root, p, data, len, 0, &e);
-		_exit(6);
+		assert_int_equal(waitpid(pid, &status, 0), pid);
+		assert_true(WIFSIGNALED(status));
+		assert_int_equal(WTERMSIG(status), SIGXFSZ);
+		snprintf(sub, sizeof sub, "%s/%s", f->root, round ? "sub" : "");
+		assert_true(find_temp(sub, name, sizeof name));
+		assert_non_null(strstr(name, ".big.bin.hearth-"));
+		snprintf(t, sizeof t, "%s/temps", st);
+		assert_non_null(dd = opendir(t));
+		while ((de = readdir(dd)) != NULL) {
+			if (de->d_name[0] == '.')
+				continue;
+			journals++;
+			assert_true(snprintf(p, sizeof p, "%s/%s", t, de->d_name) < (int)sizeof p);
+			assert_int_equal(stat(p, &sb), 0);
+			print_message("journal %s: %lld bytes\n", de->d_name, (long long)sb.st_size);
+			assert_true(sb.st_size > 0 && sb.st_size <= (64 << 10) + (8 << 10));
+		}
+		closedir(dd);
+		assert_int_equal(journals, 1);
+		if (round) {
+			/* its directory became a symlink that leads out, the temp file moved there */
+			char from[PATH_MAX * 3], to[PATH_MAX * 3];
+
+			snprintf(from, sizeof from, "%s/%s", sub, name);
+			snprintf(to, sizeof to, "%s/%s", out2, name);
+			assert_int_equal(rename(from, to), 0);
+			assert_int_equal(rmdir(sub), 0);
+			assert_int_equal(symlink(out2, sub), 0);
+		}
+		assert_int_equal(fs_temps_start(st, &removed, &e), 0);
+		fs_temps_stop();
+		assert_int_equal(removed, round ? 0 : 1);
+		assert_false(find_temp(f->root, name, sizeof name));
+		assert_false(there(f->root, "big.bin"));
+		assert_true(there(dir, "f"));
+		assert_true(there(out, "u"));
+		assert_false(find_temp(dir, name, sizeof name));
+		assert_int_equal(count_tree(out), 1);
+		assert_int_equal(count_tree(out2), round); /* outside: untouched */
 	}
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	assert_true(WIFSIGNALED(status));
-	assert_int_equal(WTERMSIG(status), SIGXFSZ);
-	assert_true(find_temp(f->root, name, sizeof name));
-	assert_non_null(strstr(name, ".big.bin.hearth-"));
-	snprintf(t, sizeof t, "%s/temps", st);
-	assert_non_null(dd = opendir(t));
-	while ((de = readdir(dd)) != NULL) {
-		if (de->d_name[0] == '.')
-			continue;
-		journals++;
-		assert_true(snprintf(p, sizeof p, "%s/%s", t, de->d_name) < (int)sizeof p);
-		assert_int_equal(stat(p, &sb), 0);
-		print_message("journal %s: %lld bytes\n", de->d_name, (long long)sb.st_size);
-		assert_true(sb.st_size > 0 && sb.st_size <= (64 << 10) + (8 << 10));
-	}
-	closedir(dd);
-	assert_int_equal(journals, 1);
-	assert_int_equal(fs_temps_start(st, &removed, &e), 0);
-	fs_temps_stop();
-	assert_int_equal(removed, 1);
-	assert_false(find_temp(f->root, name, sizeof name));
-	assert_false(there(f->root, "big.bin"));
-	assert_true(there(dir, "f"));
-	assert_true(there(out, "u"));
-	assert_false(find_temp(dir, name, sizeof name));
-	assert_int_equal(count_tree(out), 1);
+	fixture_rmrf(out2);
+	free(out2);
 	fixture_rmrf(st);
 	fixture_rmrf(out);
 	free(st);
