@@ -1101,8 +1101,8 @@ touch(const char *dir, const char *name)
  * dropped temp (same name in another directory still removed), a drop with
  * no record before it, names that are not that run's temp names (another
  * pid, a suffix not 6 long, no leading '.', a '/'), a relative directory, a
- * directory or symlink with a temp name, the torn last record (its name cut
- * to another valid temp name).  A vanished directory is not made again; a
+ * directory or symlink with a temp name, the torn last record (what is left
+ * of its name is a valid temp name).  A vanished directory is not made again; a
  * vanished temp is not counted.  The journal goes.
  */
 static void
@@ -1182,8 +1182,7 @@ test_sweep_journal(void **state)
 	rec(&j, '+', r, a, n2tag);
 	rec(&j, '+', "", out, nu); /* not confined */
 	rec(&j, '+', r, a, ntorn);
-	j.len--; /* torn: the last name lacks its NUL... */
-	buf_addf(&j, ".hearth-%ld-TTTTTT", (long)d); /* ...and was cut: the file is ntorn */
+	j.len--; /* torn: the last name lacks its NUL (it was cut; what is there names a file) */
 	{
 		char jn[64];
 

@@ -901,8 +901,9 @@ test_walk_limits(void **state)
 
 /*
  * Issue 20: what the index tracks is walked even where .gitignore ignores
- * it (a file, and a directory holding one); untracked ignored entries are
- * skipped and counted.
+ * it (a file, and a directory holding one, also after another directory);
+ * untracked ignored entries are skipped and counted (gen/ too, though gen2/
+ * holds a tracked file).
  */
 static void
 test_walk_tracked(void **state)
@@ -915,7 +916,13 @@ test_walk_tracked(void **state)
 	struct err e = ERR_INIT;
 
 	(void)state;
-	fixture_puts(f, ".gitignore", "*.log\nbuild/\n");
+	fixture_puts(f, ".gitignore", "*.log\nbuild/\ngen/\n");
+	fixture_mkdir(f, "art");
+	fixture_puts(f, "art/x", "");
+	fixture_mkdir(f, "gen");
+	fixture_puts(f, "gen/out", "");
+	fixture_mkdir(f, "gen2");
+	fixture_puts(f, "gen2/t.c", "");
 	fixture_puts(f, "t.log", "");
 	fixture_puts(f, "u.log", "");
 	fixture_mkdir(f, "build");
@@ -926,13 +933,15 @@ test_walk_tracked(void **state)
 	assert_int_equal(git_repository_index(&idx, repo), 0);
 	assert_int_equal(git_index_add_bypath(idx, "t.log"), 0);
 	assert_int_equal(git_index_add_bypath(idx, "build/kept.c"), 0);
+	assert_int_equal(git_index_add_bypath(idx, "gen2/t.c"), 0);
 	assert_int_equal(git_index_write(idx), 0);
 	git_index_free(idx);
 	git_repository_free(repo);
 	git_libgit2_shutdown();
 	assert_int_equal(fs_walk(&w, f->root, &e), 0);
-	assert_string_equal(sn.names.data, ".gitignore\nbuild/\nbuild/kept.c\nt.log\n");
-	assert_int_equal(w.ignored, 2);
+	assert_string_equal(sn.names.data,
+			    ".gitignore\nart/\nart/x\nbuild/\nbuild/kept.c\ngen2/\ngen2/t.c\nt.log\n");
+	assert_int_equal(w.ignored, 3);
 	/* started in the directory that holds a tracked file: not an ignored start, rules kept */
 	buf_reset(&sn.names);
 	assert_int_equal(fs_walk(&w, fixture_path(f, "build"), &e), 0);
