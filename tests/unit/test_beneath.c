@@ -1248,7 +1248,7 @@ live_child(int *fin)
  * Issue 20: which journals belong to runs that are gone.  A live process
  * with the recorded start time: kept (and not signalled); the same pid with
  * another start time (a reused pid), also this process's own pid (an
- * earlier run had it): swept; start unknown (0): kept.  Names that are not
+ * earlier run had it) and pid 1: swept; start unknown (0): kept.  Names that are not
  * PID-START are left alone; an unreadable journal counts no removal.
  * Journals of dead runs are handled first here, so errno holds ESRCH when
  * the live ones are checked.
@@ -1258,12 +1258,13 @@ test_sweep_runs(void **state)
 {
 	struct fixture *f = fixture_new();
 	char *st = outside_dir(), jn[96], t[PATH_MAX * 2], nk[96], nr[96], ns[96], no[96], np[96];
+	char n1[96];
 	struct buf j = BUF_INIT;
 	struct err e = ERR_INIT;
 	size_t removed = 0;
 	pid_t d = dead_pid(), live, me = getpid();
 	unsigned long long ls, ms = start_of(getpid());
-	int fin, status, i;
+	int fin, status, i, pid1 = 0;
 
 	(void)state;
 	live = live_child(&fin);
@@ -1292,6 +1293,14 @@ test_sweep_runs(void **state)
 	rec(&j, '+', f->root, f->root, np);
 	snprintf(jn, sizeof jn, "%ld-%llu", (long)me, ms);
 	put_journal(st, jn, &j);
+	if (access("/proc/1/stat", R_OK) == 0 && start_of(1) > 0) {
+		/* pid 1 had an earlier run too (a container's first process) */
+		rec(&j, '+', f->root, f->root, tname(n1, sizeof n1, "init", 1, "FFFFFF"));
+		touch(f->root, n1);
+		snprintf(jn, sizeof jn, "1-%llu", start_of(1) + 1);
+		put_journal(st, jn, &j);
+		pid1 = 1;
+	}
 	/* not journal names */
 	snprintf(jn, sizeof jn, "%ld-5x", (long)d);
 	put_journal(st, jn, &j);
@@ -1302,7 +1311,9 @@ test_sweep_runs(void **state)
 	assert_int_equal(fs_temps_start(st, &removed, &e), 0);
 	fs_temps_stop();
 	assert_int_equal(waitpid(live, &status, WNOHANG), 0); /* alive, not signalled */
-	assert_int_equal(removed, 2);
+	assert_int_equal(removed, 2 + (size_t)pid1);
+	if (pid1)
+		assert_false(there(f->root, n1));
 	assert_true(there(f->root, nk));
 	assert_false(there(f->root, nr));
 	assert_true(there(f->root, ns));
@@ -1573,6 +1584,21 @@ test_journal_names(void **state)
 		i = (size_t)(nm + strlen(nm) - j.data);
 	}
 	assert_int_equal(names, 120);
+	{
+		char t[PATH_MAX * 2], jp[PATH_MAX * 3] = "";
+		struct dirent *de;
+		struct stat sb;
+		DIR *d;
+
+		snprintf(t, sizeof t, "%s/temps", st);
+		assert_non_null(d = opendir(t));
+		while ((de = readdir(d)) != NULL)
+			if (de->d_name[0] != '.')
+				assert_true(snprintf(jp, sizeof jp, "%s/%s", t, de->d_name) < (int)sizeof jp);
+		closedir(d);
+		assert_int_equal(stat(jp, &sb), 0);
+		assert_int_equal(sb.st_mode & 07777, 0600); /* it names the user's files */
+	}
 	/* no descriptor for the temp file */
 	n = dup(0);
 	assert_true(n > 0);
@@ -1603,6 +1629,26 @@ test_journal_names(void **state)
 	}
 	snprintf(p, sizeof p, "%s/temps", st);
 	assert_int_equal(count_tree(p), 0);
+	{
+		/* a start again closes the journal it had; with stdin closed the journal is fd 0 */
+		int fds, saved = dup(0);
+
+		close(0);
+		fds = tu_open_fds();
+		assert_int_equal(fs_temps_start(st, NULL, &e), 0);
+		assert_int_equal(fcntl(0, F_GETFD) >= 0, 1);
+		assert_int_equal(fs_temps_start(st, NULL, &e), 0);
+		assert_int_equal(fcntl(0, F_GETFD), -1);
+		assert_int_equal(fs_temps_start(st, NULL, &e), 0); /* fd 0 again */
+		fs_temps_stop();
+		rc = fcntl(0, F_GETFD);
+		n = tu_open_fds();
+		dup2(saved, 0);
+		close(saved);
+		assert_int_equal(rc, -1);
+		assert_int_equal(n, fds);
+		assert_int_equal(count_tree(p), 0);
+	}
 	buf_release(&j);
 	fixture_rmrf(st);
 	free(st);
