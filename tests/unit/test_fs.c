@@ -860,7 +860,8 @@ count_visit(const char *abs, const char *rel, const struct stat *st, void *arg)
  * Issue 20: the walk goes 64 directories down below the start and no
  * further (65 levels of entries); a start with a trailing '/' gives the
  * same relative names; a missing start is an error; with stdin closed
- * (the start's fd 0) the walk is the same.
+ * (the start's fd 0) the walk is the same, and when the names cannot be
+ * read (no descriptor left) the start's fd is closed all the same.
  */
 static void
 test_walk_limits(void **state)
@@ -896,7 +897,50 @@ test_walk_limits(void **state)
 	free(s);
 	assert_int_equal(fs_walk(&w, fixture_path(f, "missing"), &e), -1);
 	assert_non_null(strstr(e.msg, "missing"));
+	/* no descriptor for the names (EMFILE, the start's fd 0): nothing visited, fd 0 closed again */
+	{
+		struct rlimit rl, lim;
+		int rc, open0;
+
+		n = 0;
+		saved = dup(0);
+		close(0);
+		assert_int_equal(getrlimit(RLIMIT_NOFILE, &rl), 0);
+		lim = rl;
+		lim.rlim_cur = 1;
+		assert_int_equal(setrlimit(RLIMIT_NOFILE, &lim), 0);
+		rc = fs_walk(&w, fixture_path(f, "sub"), &e);
+		open0 = fcntl(0, F_GETFD) >= 0;
+		setrlimit(RLIMIT_NOFILE, &rl);
+		dup2(saved, 0);
+		close(saved);
+		assert_int_equal(rc, 0);
+		assert_int_equal(n, 0);
+		assert_false(open0);
+	}
 	fixture_free(f);
+}
+
+/* Keep the first abs visited. */
+static int
+first_abs(const char *abs, const char *rel, const struct stat *st, void *arg)
+{
+	(void)rel, (void)st;
+	snprintf(arg, PATH_MAX, "%s", abs);
+	return 1;
+}
+
+/* Issue 20: a walk of "/" names its entries "/NAME", not "//NAME". */
+static void
+test_walk_root(void **state)
+{
+	char abs[PATH_MAX] = "";
+	struct fs_walk w = { "/", first_abs, abs, 0, 0, 0, 1 };
+	struct err e = ERR_INIT;
+
+	(void)state;
+	assert_int_equal(fs_walk(&w, "/", &e), 0);
+	assert_true(abs[0] == '/' && abs[1] != '/' && abs[1] != '\0');
 }
 
 /*
@@ -1257,6 +1301,7 @@ main(void)
 		cmocka_unit_test(test_walk_types),
 		cmocka_unit_test(test_walk_limits),
 		cmocka_unit_test(test_walk_tracked),
+		cmocka_unit_test(test_walk_root),
 		cmocka_unit_test(test_glob),
 		cmocka_unit_test(test_glob_edges),
 		cmocka_unit_test(test_utf8),
