@@ -417,11 +417,12 @@ test_write_atomic_fails(void **state)
 
 /*
  * In a child whose syscall nr (and nr2, if not -1) fails with EIO (a
- * seccomp filter), fs_write_atomic(path): exit 0 when it failed, 1 when it
- * claimed success, 2 when seccomp is not available.
+ * seccomp filter), fs_write_atomic(path) (fs_write_private when private):
+ * exit 0 when it failed, 1 when it claimed success, 2 when seccomp is not
+ * available.
  */
 static int
-write_when_failing(long nr, long nr2, const char *path)
+write_when_failing(long nr, long nr2, const char *path, int private)
 {
 	struct sock_filter prog[] = {
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
@@ -442,7 +443,8 @@ write_when_failing(long nr, long nr2, const char *path)
 		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
 		    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &fp) < 0)
 			_exit(2);
-		_exit(fs_write_atomic(path, "new\n", 4, &e) == -1 && err_isset(&e) ? 0 : 1);
+		_exit((private ? fs_write_private(path, "new\n", 4, &e) : fs_write_atomic(path, "new\n", 4, &e)) ==
+			      -1 && err_isset(&e) ? 0 : 1);
 	}
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
@@ -473,7 +475,7 @@ test_write_atomic_steps_fail(void **state)
 	(void)state;
 	fixture_puts(f, "old.txt", "old\n");
 	for (i = 0; i < sizeof steps / sizeof steps[0]; i++) {
-		rc = write_when_failing(steps[i].nr, steps[i].nr2, fixture_path(f, "old.txt"));
+		rc = write_when_failing(steps[i].nr, steps[i].nr2, fixture_path(f, "old.txt"), 0);
 		if (rc == 2) {
 			print_message("no seccomp here; skipped\n");
 			break;
@@ -485,6 +487,14 @@ test_write_atomic_steps_fail(void **state)
 		assert_string_equal(s, "old\n");
 		free(s);
 		assert_int_equal(count_entries(f->root), 1);
+	}
+	/* fs_write_private that cannot make the old file private writes nothing */
+	rc = write_when_failing(SYS_chmod, SYS_fchmodat, fixture_path(f, "old.txt"), 1);
+	if (rc != 2) {
+		assert_int_equal(rc, 0);
+		s = fixture_slurp(f, "old.txt", &len);
+		assert_string_equal(s, "old\n");
+		free(s);
 	}
 	fixture_free(f);
 }
@@ -577,7 +587,7 @@ test_write_private(void **state)
 	assert_int_equal(count_entries(f->root), 5);
 	/* no descriptor kept; with stdin closed the placeholder is fd 0, still removed on failure */
 	{
-		int fds = tu_open_fds(), saved, rc;
+		int fds = tu_open_fds(), saved, rc, open0;
 
 		assert_int_equal(fs_write_private(fixture_path(f, "fresh"), "r\n", 2, &e), 0);
 		assert_int_equal(tu_open_fds(), fds);
@@ -586,9 +596,11 @@ test_write_private(void **state)
 		limit_fsize(4096);
 		rc = fs_write_private(fixture_path(f, "made0"), big, 8192, &e);
 		limit_fsize(0);
+		open0 = fcntl(0, F_GETFD) >= 0;
 		dup2(saved, 0);
 		close(saved);
 		assert_int_equal(rc, -1);
+		assert_false(open0); /* the placeholder's fd 0 was closed */
 		assert_int_equal(access(fixture_path(f, "made0"), F_OK), -1);
 		assert_int_equal(tu_open_fds(), fds);
 	}
@@ -629,6 +641,10 @@ test_mkdirs_private(void **state)
 	assert_int_equal(st.st_mode & 07777, 0500);
 	assert_int_equal(stat(fixture_path(f, "o"), &st), 0);
 	assert_int_equal(st.st_mode & 07777, 0777);
+	assert_int_equal(mkdir(fixture_path(f, "o/t"), 0677), 0); /* open to others, owner without x */
+	assert_int_equal(fs_mkdirs_private(fixture_path(f, "o/t"), &e), 0);
+	assert_int_equal(stat(fixture_path(f, "o/t"), &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0600);
 	assert_int_equal(fs_mkdirs(fixture_path(f, "m/n"), &e), 0);
 	assert_int_equal(stat(fixture_path(f, "m/n"), &st), 0);
 	assert_int_equal(st.st_mode & 07777, 0777);
