@@ -1006,6 +1006,11 @@ test_walk_tracked(void **state)
 	buf_reset(&sn.names);
 	assert_int_equal(fs_walk(&w, fixture_path(f, "build"), &e), 0);
 	assert_string_equal(sn.names.data, "build/kept.c\n");
+	/* an index that cannot be read: .gitignore alone decides */
+	fixture_puts(f, ".git/index", "not an index");
+	buf_reset(&sn.names);
+	assert_int_equal(fs_walk(&w, f->root, &e), 0);
+	assert_string_equal(sn.names.data, ".gitignore\nart/\nart/x\ngen2/\ngen2/t.c\n");
 	buf_release(&sn.names);
 	fixture_free(f);
 }
