@@ -12,7 +12,10 @@
  *    byte is read;
  *  - kill -9 mid-write: a child writing a large file is killed while its
  *    temp file exists; the next fs_temps_start removes it and the old file
- *    is intact.
+ *    is intact;
+ *  - the journal itself (issue 20): hand-made journals of dead, live and
+ *    reused-pid runs replayed by the sweep, a run killed on cue (SIGXFSZ)
+ *    after its journal was trimmed, the names recorded, taken temp names.
  */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,7 +1,9 @@
 /*
- * test_fsutil: atomic replace (mode kept, no temp file left, failures
- * harmless), mkdirs, the sorted ignore-aware walk, glob matching with **
- * and braces, UTF-8 validation and binary sniffing.
+ * test_fsutil: fs_write_all (short writes, EINTR, no progress), atomic
+ * replace (mode kept or 0644 minus umask, no temp file left, each step's
+ * failure harmless: RLIMIT_FSIZE and seccomp make them fail on cue), the
+ * private variants, mkdirs, the sorted ignore-aware walk, glob matching
+ * with ** and braces, UTF-8 validation and binary sniffing.
  */
 #include <setjmp.h>
 #include <stdarg.h>
