@@ -32,16 +32,6 @@
 #define WALK_MAX_DEPTH 64
 #define GLOB_MAX_ALTS 64
 
-/* The process umask, read without changing it for long. */
-static mode_t
-current_umask(void)
-{
-	mode_t m = umask(022);
-
-	umask(m);
-	return m;
-}
-
 int
 fs_write_all(int fd, const void *data, size_t len)
 {
@@ -226,14 +216,16 @@ sweep_journal(const char *path, long pid)
 	return removed;
 }
 
-/* Whether the run that wrote journal PID-START is gone. */
+/*
+ * Whether the run that wrote journal PID-START is gone.  This process's own
+ * pid is no exception: an earlier run had it when the start differs (pids
+ * repeat across boots, and in a pid namespace every run may get the same).
+ */
 static int
 run_is_dead(long pid, unsigned long long start)
 {
 	unsigned long long now;
 
-	if (pid == (long)getpid())
-		return 0;
 	if (kill((pid_t)pid, 0) < 0 && errno == ESRCH)
 		return 1;
 	now = proc_start(pid);
@@ -335,17 +327,21 @@ temp_suffix(char out[7])
 }
 
 /*
- * Mode the replacement of name in dfd gets: the old file's, or 0644 minus
- * umask (also when name is a symlink: the link itself is replaced).
+ * Mode the replacement of name in dfd gets: the old file's (*keep set), or
+ * for a new file (also when name is a symlink: the link itself is
+ * replaced) 0644 minus umask, applied by the temp file's open: reading the
+ * umask means setting it, which would race with other threads' creates.
  */
 static int
-target_mode(int dfd, const char *name, const char *shown, mode_t *mode, struct err *e)
+target_mode(int dfd, const char *name, const char *shown, mode_t *mode, int *keep, struct err *e)
 {
 	struct stat st;
 
+	*keep = 0;
 	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
 		if (S_ISREG(st.st_mode)) {
 			*mode = st.st_mode & 07777;
+			*keep = 1;
 			return 0;
 		}
 		if (!S_ISLNK(st.st_mode))
@@ -353,7 +349,7 @@ target_mode(int dfd, const char *name, const char *shown, mode_t *mode, struct e
 	} else if (errno != ENOENT) {
 		return err_errno(e, "stat %s", shown);
 	}
-	*mode = 0644 & ~current_umask();
+	*mode = 0644;
 	return 0;
 }
 
@@ -368,15 +364,16 @@ write_in_dir(int dfd, const char *root, const char *dir, const char *name, const
 {
 	char tmp[NAME_MAX + 1], sfx[7];
 	mode_t mode = 0644;
-	int fd = -1, rc = -1, tries;
+	int fd = -1, rc = -1, tries, keep;
 
-	if (target_mode(dfd, name, shown, &mode, e) < 0)
+	if (target_mode(dfd, name, shown, &mode, &keep, e) < 0)
 		return -1;
 	for (tries = 0; tries < 100 && fd < 0; tries++) {
 		temp_suffix(sfx);
 		snprintf(tmp, sizeof tmp, ".%.200s.hearth-%ld-%s", name, (long)getpid(), sfx);
 		temps_note('+', root, dir, tmp);
-		fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			    keep ? 0600 : mode);
 		if (fd < 0) {
 			int saved = errno;
 
@@ -388,7 +385,7 @@ write_in_dir(int dfd, const char *root, const char *dir, const char *name, const
 	}
 	if (fd < 0)
 		return err_errno(e, "write %s: create a temporary file", shown);
-	if (fs_write_all(fd, data, len) < 0 || fchmod(fd, mode) < 0 || fsync(fd) < 0)
+	if (fs_write_all(fd, data, len) < 0 || (keep && fchmod(fd, mode) < 0) || fsync(fd) < 0)
 		err_errno(e, "write %s", shown);
 	else
 		rc = 0;

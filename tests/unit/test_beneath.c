@@ -12,7 +12,10 @@
  *    byte is read;
  *  - kill -9 mid-write: a child writing a large file is killed while its
  *    temp file exists; the next fs_temps_start removes it and the old file
- *    is intact.
+ *    is intact;
+ *  - the journal itself (issue 20): hand-made journals of dead, live and
+ *    reused-pid runs replayed by the sweep, a run killed on cue (SIGXFSZ)
+ *    after its journal was trimmed, the names recorded, taken temp names.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -25,6 +28,10 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <linux/openat2.h>
 #include <sys/wait.h>
@@ -1003,6 +1010,778 @@ test_sweep_stays_beneath(void **state)
 	fixture_free(f);
 }
 
+/* Start time of pid (field 22 of /proc/PID/stat, clock ticks), read here on its own. */
+static unsigned long long
+start_of(pid_t pid)
+{
+	char path[64], line[2048], *p, *tok, *save = NULL;
+	int field = 2;
+	FILE *f;
+
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	assert_non_null(f = fopen(path, "re"));
+	assert_non_null(fgets(line, sizeof line, f));
+	fclose(f);
+	assert_non_null(p = strrchr(line, ')'));
+	for (tok = strtok_r(p + 1, " ", &save); tok; tok = strtok_r(NULL, " ", &save))
+		if (++field == 22)
+			return strtoull(tok, NULL, 10);
+	fail();
+	return 0;
+}
+
+/* The pid of a child that has exited and been reaped. */
+static pid_t
+dead_pid(void)
+{
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	if (pid == 0)
+		_exit(0);
+	assert_int_equal(waitpid(pid, NULL, 0), pid);
+	return pid;
+}
+
+/* One journal record as fs.c writes it: op, then root, dir and name, each NUL-terminated. */
+static void
+rec(struct buf *j, char op, const char *root, const char *dir, const char *name)
+{
+	buf_addch(j, op);
+	buf_add(j, root, strlen(root) + 1);
+	buf_add(j, dir, strlen(dir) + 1);
+	buf_add(j, name, strlen(name) + 1);
+}
+
+/* Write j as the journal STATE/temps/NAME (and empty it). */
+static void
+put_journal(const char *st, const char *name, struct buf *j)
+{
+	char p[PATH_MAX * 2];
+	int fd;
+
+	snprintf(p, sizeof p, "%s/temps", st);
+	mkdir(p, 0700);
+	snprintf(p, sizeof p, "%s/temps/%s", st, name);
+	assert_true((fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0600)) >= 0);
+	assert_int_equal(write(fd, j->data, j->len), (ssize_t)j->len);
+	close(fd);
+	buf_reset(j);
+}
+
+/* ".BASE.hearth-PID-SFX" into out. */
+static const char *
+tname(char *out, size_t n, const char *base, long pid, const char *sfx)
+{
+	snprintf(out, n, ".%s.hearth-%ld-%s", base, pid, sfx);
+	return out;
+}
+
+/* Whether dir/name exists (not following a symlink). */
+static int
+there(const char *dir, const char *name)
+{
+	char p[PATH_MAX * 2];
+	struct stat st;
+
+	if (snprintf(p, sizeof p, "%s/%s", dir, name) >= (int)sizeof p)
+		fail();
+	return lstat(p, &st) == 0;
+}
+
+/* Create the regular file dir/name. */
+static void
+touch(const char *dir, const char *name)
+{
+	tu_write(dir, name, "t\n");
+}
+
+/*
+ * Issue 20: a dead run's journal replayed record by record.  Removed: what
+ * was recorded ('+') and never dropped ('-'), keyed by directory and name
+ * (also re-recorded after a drop, or recorded twice), beneath the root it
+ * was made under or, root "", anywhere; a name with the tag twice.  Kept: a
+ * dropped temp (same name in another directory still removed), a drop with
+ * no record before it, names that are not that run's temp names (another
+ * pid, a suffix not 6 long, no leading '.', a '/'), a relative directory, a
+ * directory or symlink with a temp name, the torn last record (what is left
+ * of its name is a valid temp name).  A vanished directory is not made again; a
+ * vanished temp is not counted.  The journal goes.
+ */
+static void
+test_sweep_journal(void **state)
+{
+	struct fixture *f = fixture_new();
+	char *st = outside_dir(), *out = outside_dir(), a[PATH_MAX * 2], b[PATH_MAX * 2];
+	char gone[PATH_MAX * 3], n1[96], n2[96], n3[96], n4[96], n5[96], n6[96], n7[96], nd[96], nl[96], nm[96];
+	char nn[96], n2tag[96], nu[96], ntorn[96], nother[96], nw[96], nx[96], ny[96], nz[96];
+	struct buf j = BUF_INIT;
+	struct err e = ERR_INIT;
+	size_t removed = 0;
+	pid_t d = dead_pid();
+	const char *r = f->root;
+
+	(void)state;
+	snprintf(a, sizeof a, "%s/a", r);
+	snprintf(b, sizeof b, "%s/b", r);
+	snprintf(gone, sizeof gone, "%s/gone", r);
+	fixture_mkdir(f, "a");
+	fixture_mkdir(f, "b");
+	tname(n1, sizeof n1, "one", d, "AAAAAA");
+	tname(n2, sizeof n2, "two", d, "BBBBBB");
+	tname(n3, sizeof n3, "three", d, "CCCCCC");
+	tname(n4, sizeof n4, "four", d, "DDDDDD");
+	tname(n5, sizeof n5, "five", d, "EEEEEE");
+	tname(n6, sizeof n6, "six", d, "FFFFFF");
+	tname(n7, sizeof n7, "seven", d, "GGGGGG");
+	tname(nd, sizeof nd, "dir", d, "HHHHHH");
+	tname(nl, sizeof nl, "link", d, "IIIIII");
+	tname(nm, sizeof nm, "missing", d, "JJJJJJ");
+	tname(nn, sizeof nn, "vanished", d, "KKKKKK");
+	snprintf(n2tag, sizeof n2tag, ".a.hearth-%ld-b.hearth-%ld-LLLLLL", (long)d, (long)d);
+	tname(nu, sizeof nu, "out", d, "MMMMMM");
+	tname(ntorn, sizeof ntorn, "torn", d, "NNNNNN");
+	tname(nother, sizeof nother, "other", (long)getpid(), "OOOOOO");
+	tname(nw, sizeof nw, "w", d, "PPPPPPP");
+	tname(nx, sizeof nx, "x", d, "QQQQQ");
+	snprintf(ny, sizeof ny, "y.hearth-%ld-RRRRRR", (long)d);
+	tname(nz, sizeof nz, "z", d, "SSSSSS");
+	touch(a, n1), touch(b, n1), touch(a, n2), touch(a, n3), touch(a, n4), touch(a, n5);
+	touch(a, n6), touch(a, n7), touch(a, "victim.txt"), touch(a, n2tag), touch(out, nu);
+	touch(a, ntorn), touch(a, nother), touch(a, nw), touch(a, nx), touch(a, ny), touch(b, nz);
+	snprintf(gone, sizeof gone, "%s/%s", a, nd);
+	assert_int_equal(mkdir(gone, 0755), 0);
+	snprintf(gone, sizeof gone, "%s/%s", a, nl);
+	assert_int_equal(symlink("victim.txt", gone), 0);
+	snprintf(gone, sizeof gone, "%s/gone", r);
+	rec(&j, '-', r, a, n6); /* a drop with nothing recorded before it */
+	rec(&j, '+', r, a, n1);
+	rec(&j, '+', r, b, n1);
+	rec(&j, '-', r, a, n1); /* a/n1 dropped, b/n1 not */
+	rec(&j, '+', r, a, n2);
+	rec(&j, '+', r, a, n3);
+	rec(&j, '-', r, a, n3);
+	rec(&j, '+', r, a, n4);
+	rec(&j, '-', r, a, n4);
+	rec(&j, '+', r, a, n4); /* again, after its drop */
+	rec(&j, '+', r, a, n5);
+	rec(&j, '+', r, a, n5); /* twice */
+	rec(&j, '+', r, a, "victim.txt");
+	rec(&j, '+', r, a, nother);
+	rec(&j, '+', r, a, nw);
+	rec(&j, '+', r, a, nx);
+	rec(&j, '+', r, a, ny);
+	{
+		char slashed[200];
+
+		snprintf(slashed, sizeof slashed, "b/%s", nz);
+		rec(&j, '+', r, r, slashed);
+	}
+	rec(&j, '+', r, "a", n7); /* relative */
+	rec(&j, '+', r, a, nd);
+	rec(&j, '+', r, a, nl);
+	rec(&j, '+', r, gone, nm);
+	rec(&j, '+', r, a, nn);
+	rec(&j, '+', r, a, n2tag);
+	rec(&j, '+', "", out, nu); /* not confined */
+	rec(&j, '+', r, a, ntorn);
+	j.len--; /* torn: the last name lacks its NUL (it was cut; what is there names a file) */
+	{
+		char jn[64];
+
+		snprintf(jn, sizeof jn, "%ld-%llu", (long)d, 12345ull);
+		put_journal(st, jn, &j);
+		assert_int_equal(fs_temps_start(st, &removed, &e), 0);
+		fs_temps_stop();
+		snprintf(gone, sizeof gone, "%s/temps", st);
+		assert_false(there(gone, jn));
+	}
+	assert_int_equal(removed, 6);
+	assert_false(there(b, n1));
+	assert_false(there(a, n2));
+	assert_false(there(a, n4));
+	assert_false(there(a, n5));
+	assert_false(there(a, n2tag));
+	assert_false(there(out, nu));
+	assert_true(there(a, n1));
+	assert_true(there(a, n3));
+	assert_true(there(a, n6));
+	assert_true(there(a, n7));
+	assert_true(there(a, "victim.txt"));
+	assert_true(there(a, nother));
+	assert_true(there(a, nw));
+	assert_true(there(a, nx));
+	assert_true(there(a, ny));
+	assert_true(there(b, nz));
+	assert_true(there(a, nd));
+	assert_true(there(a, nl));
+	assert_true(there(a, ntorn));
+	assert_false(there(r, "gone"));
+	buf_release(&j);
+	fixture_rmrf(st);
+	fixture_rmrf(out);
+	free(st);
+	free(out);
+	fixture_free(f);
+}
+
+/* A child that waits, alive, until fd fin closes. */
+static pid_t
+live_child(int *fin)
+{
+	int p[2];
+	pid_t pid;
+	char c;
+
+	assert_int_equal(pipe(p), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		close(p[1]);
+		while (read(p[0], &c, 1) > 0)
+			;
+		_exit(0);
+	}
+	close(p[0]);
+	*fin = p[1];
+	return pid;
+}
+
+/*
+ * Issue 20: which journals belong to runs that are gone.  A live process
+ * with the recorded start time: kept (and not signalled); the same pid with
+ * another start time (a reused pid), also this process's own pid (an
+ * earlier run had it) and pid 1: swept; start unknown (0): kept.  Names that are not
+ * PID-START are left alone; an unreadable journal counts no removal.
+ * Journals of dead runs are handled first here, so errno holds ESRCH when
+ * the live ones are checked.
+ */
+static void
+test_sweep_runs(void **state)
+{
+	struct fixture *f = fixture_new();
+	char *st = outside_dir(), jn[96], t[PATH_MAX * 2], nk[96], nr[96], ns[96], no[96], np[96];
+	char n1[96];
+	struct buf j = BUF_INIT;
+	struct err e = ERR_INIT;
+	size_t removed = 0;
+	pid_t d = dead_pid(), live, me = getpid();
+	unsigned long long ls, ms = start_of(getpid());
+	int fin, status, i, pid1 = 0;
+
+	(void)state;
+	live = live_child(&fin);
+	ls = start_of(live);
+	touch(f->root, tname(nk, sizeof nk, "kept", live, "AAAAAA"));
+	touch(f->root, tname(nr, sizeof nr, "reused", live, "BBBBBB"));
+	touch(f->root, tname(ns, sizeof ns, "unknown", live, "CCCCCC"));
+	touch(f->root, tname(no, sizeof no, "earlier", me, "DDDDDD"));
+	touch(f->root, tname(np, sizeof np, "mine", me, "EEEEEE"));
+	for (i = 1; i <= 8; i++) {
+		snprintf(jn, sizeof jn, "%ld-%d", (long)d, i);
+		put_journal(st, jn, &j);
+	}
+	rec(&j, '+', f->root, f->root, nk);
+	snprintf(jn, sizeof jn, "%ld-%llu", (long)live, ls);
+	put_journal(st, jn, &j);
+	rec(&j, '+', f->root, f->root, nr);
+	snprintf(jn, sizeof jn, "%ld-%llu", (long)live, ls + 1);
+	put_journal(st, jn, &j);
+	rec(&j, '+', f->root, f->root, ns);
+	snprintf(jn, sizeof jn, "%ld-0", (long)live);
+	put_journal(st, jn, &j);
+	rec(&j, '+', f->root, f->root, no);
+	snprintf(jn, sizeof jn, "%ld-%llu", (long)me, ms + 1);
+	put_journal(st, jn, &j);
+	rec(&j, '+', f->root, f->root, np);
+	snprintf(jn, sizeof jn, "%ld-%llu", (long)me, ms);
+	put_journal(st, jn, &j);
+	if (access("/proc/1/stat", R_OK) == 0 && start_of(1) > 0) {
+		/* pid 1 had an earlier run too (a container's first process) */
+		rec(&j, '+', f->root, f->root, tname(n1, sizeof n1, "init", 1, "FFFFFF"));
+		touch(f->root, n1);
+		snprintf(jn, sizeof jn, "1-%llu", start_of(1) + 1);
+		put_journal(st, jn, &j);
+		pid1 = 1;
+	}
+	/* not journal names */
+	snprintf(jn, sizeof jn, "%ld-5x", (long)d);
+	put_journal(st, jn, &j);
+	put_journal(st, "0-5", &j);
+	put_journal(st, "notes", &j);
+	snprintf(t, sizeof t, "%s/temps/%ld-99", st, (long)d);
+	assert_int_equal(mkdir(t, 0700), 0); /* unreadable as a journal */
+	assert_int_equal(fs_temps_start(st, &removed, &e), 0);
+	fs_temps_stop();
+	assert_int_equal(waitpid(live, &status, WNOHANG), 0); /* alive, not signalled */
+	assert_int_equal(removed, 2 + (size_t)pid1);
+	if (pid1)
+		assert_false(there(f->root, n1));
+	assert_true(there(f->root, nk));
+	assert_false(there(f->root, nr));
+	assert_true(there(f->root, ns));
+	assert_false(there(f->root, no));
+	assert_true(there(f->root, np));
+	snprintf(t, sizeof t, "%s/temps", st);
+	snprintf(jn, sizeof jn, "%ld-%llu", (long)live, ls);
+	assert_true(there(t, jn));
+	snprintf(jn, sizeof jn, "%ld-%llu", (long)live, ls + 1);
+	assert_false(there(t, jn));
+	snprintf(jn, sizeof jn, "%ld-0", (long)live);
+	assert_true(there(t, jn));
+	snprintf(jn, sizeof jn, "%ld-%llu", (long)me, ms + 1);
+	assert_false(there(t, jn));
+	snprintf(jn, sizeof jn, "%ld-5x", (long)d);
+	assert_true(there(t, jn));
+	assert_true(there(t, "0-5"));
+	assert_true(there(t, "notes"));
+	snprintf(jn, sizeof jn, "%ld-3", (long)d);
+	assert_false(there(t, jn));
+	close(fin);
+	assert_int_equal(waitpid(live, &status, 0), live);
+	assert_true(WIFEXITED(status));
+	buf_release(&j);
+	fixture_rmrf(st);
+	free(st);
+	fixture_free(f);
+}
+
+/*
+ * Issue 20: a start sweeps at most 16 dead runs' journals (the next start
+ * the rest); a state directory that cannot hold the journal's is an error.
+ */
+static void
+test_sweep_bounded(void **state)
+{
+	char *st = outside_dir(), jn[PATH_MAX], t[PATH_MAX * 2];
+	struct buf j = BUF_INIT;
+	struct err e = ERR_INIT;
+	size_t removed = 9;
+	pid_t d = dead_pid();
+	int i;
+
+	(void)state;
+	for (i = 1; i <= 17; i++) {
+		snprintf(jn, sizeof jn, "%ld-%d", (long)d, i);
+		put_journal(st, jn, &j);
+	}
+	snprintf(t, sizeof t, "%s/temps", st);
+	assert_int_equal(fs_temps_start(st, &removed, &e), 0);
+	assert_int_equal(removed, 0);
+	fs_temps_stop();
+	assert_int_equal(count_tree(t), 1);
+	/* the next start sweeps the 17th; a clean stop after writes (none outstanding) removes the journal */
+	assert_int_equal(fs_temps_start(st, NULL, &e), 0);
+	snprintf(jn, sizeof jn, "%s/w", st);
+	assert_int_equal(fs_write_atomic(jn, "w\n", 2, &e), 0);
+	assert_int_equal(fs_write_atomic(jn, "w\n", 2, &e), 0);
+	fs_temps_stop();
+	assert_int_equal(count_tree(t), 0);
+	/* the state "directory" is a file */
+	snprintf(t, sizeof t, "%s/file", st);
+	tu_write(st, "file", "x");
+	assert_int_equal(fs_temps_start(t, &removed, &e), -1);
+	assert_true(err_isset(&e));
+	buf_release(&j);
+	fixture_rmrf(st);
+	free(st);
+}
+
+/* Issue 20: a path of about 3,000 bytes beneath root (mkdir'd), for long journal records. */
+static void
+long_dir(const char *root, char *out, size_t n)
+{
+	struct err e = ERR_INIT;
+	size_t len;
+	int i;
+
+	len = (size_t)snprintf(out, n, "%s", root);
+	for (i = 0; i < 12; i++)
+		len += (size_t)snprintf(out + len, n - len, "/%0250d", i);
+	assert_int_equal(fs_mkdirs(out, &e), 0);
+}
+
+/* Size of the one journal in STATE/temps (-1 if none). */
+static long long
+journal_size(const char *st)
+{
+	char t[PATH_MAX * 2], p[PATH_MAX * 3];
+	struct dirent *de;
+	struct stat sb;
+	long long size = -1;
+	DIR *d;
+
+	snprintf(t, sizeof t, "%s/temps", st);
+	if (!(d = opendir(t)))
+		return -1;
+	while ((de = readdir(d)) != NULL)
+		if (de->d_name[0] != '.' && snprintf(p, sizeof p, "%s/%s", t, de->d_name) < (int)sizeof p &&
+		    stat(p, &sb) == 0)
+			size = sb.st_size;
+	closedir(d);
+	return size;
+}
+
+/*
+ * Issue 20: the journal a run keeps, seen by the next start after the run
+ * is killed mid-write (deterministically: RLIMIT_FSIZE, SIGXFSZ).  The
+ * child runs with stdin closed, so its journal is fd 0; it makes one
+ * unconfined write, then up to 60 confined ones with 3 KB records (the
+ * journal is trimmed when no temp file is outstanding, so it stays about
+ * 64 KiB), stopping early once the journal was trimmed and is past 64 KiB
+ * again; the big write it is killed in is still recorded: the next start
+ * removes exactly that temp file and leaves the finished files alone.  A
+ * second time, stopping right after a trim (so the big write's record is
+ * the journal's first), the temp file's directory becomes a symlink that
+ * leads out: the record still names its root, and the sweep stays beneath
+ * it.
+ */
+static void
+test_journal_kept(void **state)
+{
+	struct fixture *f = fixture_new();
+	char *st = outside_dir(), *out = outside_dir(), *out2 = outside_dir(), dir[PATH_MAX];
+	char name[NAME_MAX + 1], t[PATH_MAX * 2], p[PATH_MAX * 2], sub[PATH_MAX * 2];
+	struct err e = ERR_INIT;
+	size_t removed = 0;
+	struct stat sb;
+	DIR *dd;
+	struct dirent *de;
+	int status, journals, round;
+	pid_t pid;
+
+	(void)state;
+	long_dir(f->root, dir, sizeof dir);
+	fixture_mkdir(f, "sub");
+	for (round = 0; round < 2; round++) {
+		journals = 0;
+		pid = fork();
+		assert_true(pid >= 0);
+		if (pid == 0) {
+			struct rlimit rl = { 1u << 20, 1u << 20 };
+			size_t len = 2u << 20;
+			char *data = malloc(len);
+			int i, trimmed = 0;
+
+			close(0);
+			if (!data || fs_temps_start(st, NULL, &e) < 0)
+				_exit(2);
+			snprintf(p, sizeof p, "%s/u", out);
+			if (fs_write_atomic(p, "u\n", 2, &e) < 0)
+				_exit(4);
+			snprintf(p, sizeof p, "%s/f", dir);
+			for (i = 0; i < 60; i++) {
+				long long was = journal_size(st), now;
+
+				if (fs_write_beneath(f->root, p, "x\n", 2, 0, &e) < 0)
+					_exit(3);
+				now = journal_size(st);
+				trimmed |= now < was;
+				if (round ? now < was : trimmed && now > 64 << 10)
+					break;
+			}
+			memset(data, 'z', len);
+			signal(SIGXFSZ, SIG_DFL);
+			if (setrlimit(RLIMIT_FSIZE, &rl) < 0)
+				_exit(5);
+			snprintf(p, sizeof p, "%s/%sbig.bin", f->root, round ? "sub/" : "");
+			fs_write_beneath(f->root, p, data, len, 0, &e);
+			_exit(6);
+		}
+		assert_int_equal(waitpid(pid, &status, 0), pid);
+		assert_true(WIFSIGNALED(status));
+		assert_int_equal(WTERMSIG(status), SIGXFSZ);
+		snprintf(sub, sizeof sub, "%s/%s", f->root, round ? "sub" : "");
+		assert_true(find_temp(sub, name, sizeof name));
+		assert_non_null(strstr(name, ".big.bin.hearth-"));
+		snprintf(t, sizeof t, "%s/temps", st);
+		assert_non_null(dd = opendir(t));
+		while ((de = readdir(dd)) != NULL) {
+			if (de->d_name[0] == '.')
+				continue;
+			journals++;
+			assert_true(snprintf(p, sizeof p, "%s/%s", t, de->d_name) < (int)sizeof p);
+			assert_int_equal(stat(p, &sb), 0);
+			print_message("journal %s: %lld bytes\n", de->d_name, (long long)sb.st_size);
+			assert_true(sb.st_size > 0 && sb.st_size <= (64 << 10) + (8 << 10));
+		}
+		closedir(dd);
+		assert_int_equal(journals, 1);
+		if (round) {
+			/* its directory became a symlink that leads out, the temp file moved there */
+			char from[PATH_MAX * 3], to[PATH_MAX * 3];
+
+			snprintf(from, sizeof from, "%s/%s", sub, name);
+			snprintf(to, sizeof to, "%s/%s", out2, name);
+			assert_int_equal(rename(from, to), 0);
+			assert_int_equal(rmdir(sub), 0);
+			assert_int_equal(symlink(out2, sub), 0);
+		}
+		assert_int_equal(fs_temps_start(st, &removed, &e), 0);
+		fs_temps_stop();
+		assert_int_equal(removed, round ? 0 : 1);
+		assert_false(find_temp(f->root, name, sizeof name));
+		assert_false(there(f->root, "big.bin"));
+		assert_true(there(dir, "f"));
+		assert_true(there(out, "u"));
+		assert_false(find_temp(dir, name, sizeof name));
+		assert_int_equal(count_tree(out), 1);
+		assert_int_equal(count_tree(out2), round); /* outside: untouched */
+	}
+	fixture_rmrf(out2);
+	free(out2);
+	fixture_rmrf(st);
+	fixture_rmrf(out);
+	free(st);
+	free(out);
+	fixture_free(f);
+}
+
+/*
+ * Issue 20: what a run records.  Each write's temp file is recorded under a
+ * name the sweep recognises (".NAME.hearth-PID-" and six of [A-Za-z0-9]);
+ * a write whose temp file cannot be made (no fd left: EMFILE) fails, and
+ * drops what it recorded, so a clean stop still removes the journal.
+ */
+static void
+test_journal_names(void **state)
+{
+	char *st = outside_dir(), p[PATH_MAX * 2], tag[64];
+	struct buf j = BUF_INIT;
+	struct err e = ERR_INIT;
+	struct rlimit rl, lim;
+	size_t i, names = 0;
+	int n, rc;
+
+	(void)state;
+	assert_int_equal(fs_temps_start(st, NULL, &e), 0);
+	snprintf(p, sizeof p, "%s/f", st);
+	for (i = 0; i < 60; i++)
+		assert_int_equal(fs_write_atomic(p, "f\n", 2, &e), 0);
+	snprintf(tag, sizeof tag, ".f.hearth-%ld-", (long)getpid());
+	assert_true(journal_size(st) > 0);
+	{
+		char t[PATH_MAX * 2], jp[PATH_MAX * 3] = "";
+		struct dirent *de;
+		DIR *d;
+
+		snprintf(t, sizeof t, "%s/temps", st);
+		assert_non_null(d = opendir(t));
+		while ((de = readdir(d)) != NULL)
+			if (de->d_name[0] != '.')
+				assert_true(snprintf(jp, sizeof jp, "%s/%s", t, de->d_name) < (int)sizeof jp);
+		closedir(d);
+		assert_int_equal(buf_read_file(&j, jp, 0, &e), 0);
+	}
+	for (i = 0; i < j.len; i++) {
+		const char *r = j.data + i + 1, *dir = r + strlen(r) + 1, *nm = dir + strlen(dir) + 1;
+		size_t k;
+
+		assert_true(j.data[i] == '+' || j.data[i] == '-');
+		assert_string_equal(dir, st);
+		assert_int_equal(strncmp(nm, tag, strlen(tag)), 0);
+		assert_int_equal(strlen(nm), strlen(tag) + 6);
+		for (k = strlen(tag); nm[k]; k++)
+			assert_true((nm[k] >= 'A' && nm[k] <= 'Z') || (nm[k] >= 'a' && nm[k] <= 'z') ||
+				    (nm[k] >= '0' && nm[k] <= '9'));
+		names++;
+		i = (size_t)(nm + strlen(nm) - j.data);
+	}
+	assert_int_equal(names, 120);
+	{
+		char t[PATH_MAX * 2], jp[PATH_MAX * 3] = "";
+		struct dirent *de;
+		struct stat sb;
+		DIR *d;
+
+		snprintf(t, sizeof t, "%s/temps", st);
+		assert_non_null(d = opendir(t));
+		while ((de = readdir(d)) != NULL)
+			if (de->d_name[0] != '.')
+				assert_true(snprintf(jp, sizeof jp, "%s/%s", t, de->d_name) < (int)sizeof jp);
+		closedir(d);
+		assert_int_equal(stat(jp, &sb), 0);
+		assert_int_equal(sb.st_mode & 07777, 0600); /* it names the user's files */
+	}
+	/* no descriptor for the temp file */
+	n = dup(0);
+	assert_true(n > 0);
+	close(n);
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &rl), 0);
+	lim = rl;
+	lim.rlim_cur = (rlim_t)n + 1; /* the directory's open gets fd n, the temp file none */
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &lim), 0);
+	rc = fs_write_atomic(p, "g\n", 2, &e);
+	setrlimit(RLIMIT_NOFILE, &rl);
+	assert_int_equal(rc, -1);
+	assert_non_null(strstr(e.msg, "create a temporary file"));
+	fs_temps_stop();
+	{
+		/* after the stop a write records nothing anywhere (fd 0 here a pipe) */
+		int pw[2], saved = dup(0);
+		char c;
+
+		assert_int_equal(pipe(pw), 0);
+		dup2(pw[1], 0);
+		rc = fs_write_atomic(p, "h\n", 2, &e);
+		dup2(saved, 0);
+		close(saved);
+		close(pw[1]);
+		assert_int_equal(rc, 0);
+		assert_int_equal(read(pw[0], &c, 1), 0);
+		close(pw[0]);
+	}
+	snprintf(p, sizeof p, "%s/temps", st);
+	assert_int_equal(count_tree(p), 0);
+	{
+		/* a start again closes the journal it had; with stdin closed the journal is fd 0 */
+		int fds, saved = dup(0);
+
+		close(0);
+		fds = tu_open_fds();
+		assert_int_equal(fs_temps_start(st, NULL, &e), 0);
+		assert_int_equal(fcntl(0, F_GETFD) >= 0, 1);
+		assert_int_equal(fs_temps_start(st, NULL, &e), 0);
+		assert_int_equal(fcntl(0, F_GETFD), -1);
+		assert_int_equal(fs_temps_start(st, NULL, &e), 0); /* fd 0 again */
+		fs_temps_stop();
+		rc = fcntl(0, F_GETFD);
+		n = tu_open_fds();
+		dup2(saved, 0);
+		close(saved);
+		assert_int_equal(rc, -1);
+		assert_int_equal(n, fds);
+		assert_int_equal(count_tree(p), 0);
+	}
+	buf_release(&j);
+	fixture_rmrf(st);
+	free(st);
+}
+
+/*
+ * Issue 20: fs_write_beneath takes only an absolute path that names a
+ * file (not "", "." or ".."); fs_read_beneath reads, and keeps errno on a
+ * failure; both work with stdin closed (descriptor 0 then theirs).
+ */
+static void
+test_beneath_args(void **state)
+{
+	struct fixture *f = fixture_new();
+	static const char *bad[] = { "rel.txt", "/", "/.", "/d/.." };
+	struct err e = ERR_INIT;
+	struct buf b = BUF_INIT;
+	char p[PATH_MAX * 2];
+	size_t i;
+	int saved, wrc, rrc;
+
+	(void)state;
+	fixture_mkdir(f, "d");
+	for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		snprintf(p, sizeof p, "%s%s", bad[i][0] == '/' ? f->root : "", bad[i]);
+		err_clear(&e);
+		assert_int_equal(fs_write_beneath(f->root, p, "x", 1, 0, &e), -1);
+		assert_non_null(strstr(e.msg, "not a file path"));
+	}
+	assert_int_equal(count_tree(f->root), 1);
+	snprintf(p, sizeof p, "%s/missing", f->root);
+	errno = 0;
+	assert_int_equal(fs_read_beneath(f->root, p, &b, 0, &e), -1);
+	assert_int_equal(errno, ENOENT);
+	assert_int_equal(b.len, 0);
+	snprintf(p, sizeof p, "%s/c.txt", f->root);
+	saved = dup(0);
+	assert_true(saved > 0);
+	close(0);
+	wrc = fs_write_beneath(f->root, p, "c\n", 2, 0, &e);
+	rrc = fs_read_beneath(f->root, p, &b, 0, &e);
+	dup2(saved, 0);
+	close(saved);
+	assert_int_equal(wrc, 0);
+	assert_int_equal(rrc, 0);
+	assert_string_equal(b.data, "c\n");
+	buf_release(&b);
+	fixture_free(f);
+}
+
+/*
+ * Issue 20: a temp name that exists already (every O_EXCL create fails
+ * with EEXIST here, by seccomp, in a child) is tried again under new
+ * names, 100 times in all, each recorded and dropped, then the write fails;
+ * another error (EACCES) is not retried.
+ */
+static void
+test_temp_name_taken(void **state)
+{
+	static const int errs[] = { EEXIST, EACCES };
+	char *st = outside_dir(), p[PATH_MAX * 2];
+	struct buf j = BUF_INIT;
+	struct err e = ERR_INIT;
+	size_t i, k, plus, minus;
+
+	(void)state;
+	for (k = 0; k < 2; k++) {
+		struct sock_filter prog[] = {
+			BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+			BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_openat, 0, 3),
+			BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[2])),
+			BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, O_EXCL, 0, 1),
+			BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (unsigned)errs[k]),
+			BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		};
+		struct sock_fprog fp = { sizeof prog / sizeof prog[0], prog };
+		int status;
+		pid_t pid = fork();
+
+		assert_true(pid >= 0);
+		if (pid == 0) {
+			alarm(5);
+			if (fs_temps_start(st, NULL, &e) < 0)
+				_exit(3);
+			if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
+			    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &fp) < 0)
+				_exit(2);
+			snprintf(p, sizeof p, "%s/f", st);
+			_exit(fs_write_atomic(p, "f\n", 2, &e) == -1 &&
+			      strstr(e.msg, "create a temporary file") ? 0 : 1);
+		}
+		assert_int_equal(waitpid(pid, &status, 0), pid);
+		assert_true(WIFEXITED(status));
+		if (WEXITSTATUS(status) == 2) {
+			print_message("no seccomp here; skipped\n");
+			break;
+		}
+		assert_int_equal(WEXITSTATUS(status), 0);
+		{
+			char t[PATH_MAX * 2], jp[PATH_MAX * 3] = "";
+			struct dirent *de;
+			DIR *d;
+
+			snprintf(t, sizeof t, "%s/temps", st);
+			assert_non_null(d = opendir(t));
+			while ((de = readdir(d)) != NULL)
+				if (de->d_name[0] != '.')
+					assert_true(snprintf(jp, sizeof jp, "%s/%s", t, de->d_name) <
+						    (int)sizeof jp);
+			closedir(d);
+			buf_reset(&j);
+			assert_int_equal(buf_read_file(&j, jp, 0, &e), 0);
+			unlink(jp);
+		}
+		for (i = 0, plus = minus = 0; i < j.len; i++) {
+			plus += j.data[i] == '+';
+			minus += j.data[i] == '-';
+			i += strlen(j.data + i + 1) + 1;
+			i += strlen(j.data + i + 1) + 1;
+			i += strlen(j.data + i + 1) + 1;
+		}
+		assert_int_equal(plus, k ? 1 : 100);
+		assert_int_equal(minus, plus);
+	}
+	buf_release(&j);
+	fixture_rmrf(st);
+	free(st);
+}
+
 int
 main(void)
 {
@@ -1013,6 +1792,13 @@ main(void)
 		cmocka_unit_test(test_race),
 		cmocka_unit_test(test_kill9_temp_swept),
 		cmocka_unit_test(test_sweep_stays_beneath),
+		cmocka_unit_test(test_sweep_journal),
+		cmocka_unit_test(test_sweep_runs),
+		cmocka_unit_test(test_sweep_bounded),
+		cmocka_unit_test(test_journal_kept),
+		cmocka_unit_test(test_journal_names),
+		cmocka_unit_test(test_beneath_args),
+		cmocka_unit_test(test_temp_name_taken),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
