@@ -175,7 +175,10 @@ perm_load_json(struct perm *p, const cJSON *obj, const char *where, struct buf *
 	}
 }
 
-/* Glob: `*` any run, `?` one character (iterative, with one backtrack point). */
+/*
+ * Glob: `*` any run, `?` one character, a backslash makes the character
+ * after it literal (iterative, with one backtrack point).
+ */
 int
 perm_glob(const char *pat, const char *s)
 {
@@ -185,8 +188,8 @@ perm_glob(const char *pat, const char *s)
 		if (*pat == '*') {
 			star = pat++;
 			mark = s;
-		} else if (*pat == '?' || *pat == *s) {
-			pat++;
+		} else if (*pat == '\\' && pat[1] ? pat[1] == *s : *pat == '?' || *pat == *s) {
+			pat += *pat == '\\' && pat[1] ? 2 : 1;
 			s++;
 		} else if (star) {
 			pat = star + 1;
@@ -212,6 +215,85 @@ perm_is_assign(const char *w, size_t n)
 		if (!isalnum((unsigned char)w[i]) && w[i] != '_')
 			return 0;
 	return i < n;
+}
+
+/*
+ * Append word [w, w + n) after bash's quote removal: '...' as it is, "..."
+ * and $"..." with \ before " \ $ ` removed, $'...' with its escapes (\xHH,
+ * octal, \\, \', \"; any other \c as c), \c outside quotes as c.  Used for
+ * the command word, which bash runs whatever its quoting ('rm', \rm, r""m).
+ */
+static void
+perm_unquote(struct buf *out, const char *w, size_t n)
+{
+	const char *p = w, *end = w + n;
+
+	while (p < end) {
+		char q = 0;
+
+		if (*p == '\\' && p + 1 < end) {
+			buf_addch(out, p[1]);
+			p += 2;
+			continue;
+		}
+		if (*p == '$' && p + 1 < end && (p[1] == '\'' || p[1] == '"'))
+			q = *++p == '\'' ? '$' : '"';
+		else if (*p == '\'' || *p == '"')
+			q = *p;
+		if (!q) {
+			buf_addch(out, *p++);
+			continue;
+		}
+		for (p++; p < end && *p != (q == '$' ? '\'' : q); p++) {
+			if (*p != '\\' || p + 1 >= end || q == '\'') {
+				buf_addch(out, *p);
+			} else if (q == '"') {
+				if (!strchr("\"\\$`", p[1]))
+					buf_addch(out, *p);
+				buf_addch(out, *++p);
+			} else if (p[1] == 'x' && p + 2 < end && isxdigit((unsigned char)p[2])) {
+				unsigned v = 0;
+				int k;
+
+				for (k = 0, p++; k < 2 && p + 1 < end && isxdigit((unsigned char)p[1]); k++, p++)
+					v = v * 16 + (unsigned)(isdigit((unsigned char)p[1]) ? p[1] - '0'
+										: (tolower((unsigned char)p[1]) - 'a' + 10));
+				buf_addch(out, (int)v);
+			} else if (p[1] >= '0' && p[1] <= '7') {
+				unsigned v = 0;
+				int k;
+
+				for (k = 0; k < 3 && p + 1 < end && p[1] >= '0' && p[1] <= '7'; k++, p++)
+					v = v * 8 + (unsigned)(p[1] - '0');
+				buf_addch(out, (int)(v & 0xff));
+			} else {
+				buf_addch(out, *++p);
+			}
+		}
+		if (p < end)
+			p++;
+	}
+}
+
+/*
+ * Whether word w (n bytes) is a redirection ("2>x", ">>", "<<EOF", "&>x",
+ * ">&2"); *bare is set when it is the operator alone, its target the next word.
+ */
+static int
+perm_is_redir(const char *w, size_t n, int *bare)
+{
+	size_t i = 0;
+
+	while (i < n && isdigit((unsigned char)w[i]))
+		i++;
+	if (i < n && w[i] == '&' && i + 1 < n && w[i + 1] == '>')
+		i++;
+	if (i >= n || (w[i] != '<' && w[i] != '>'))
+		return 0;
+	while (i < n && strchr("<>&|-", w[i]))
+		i++;
+	*bare = i == n;
+	return 1;
 }
 
 /* Whether word w (n bytes) runs the rest of the line as a command. */
@@ -268,8 +350,8 @@ perm_add_segment(struct buf *out, struct buf *raw, const char *p, const char *en
 {
 	const char *p0 = p, *e0 = end;
 	size_t start = out->len;
-	int lead = 1, skip_arg = 0;
-	struct buf flat = BUF_INIT;
+	int lead = 1, skip_arg = 0, target = 0;
+	struct buf flat = BUF_INIT, word = BUF_INIT, pre = BUF_INIT;
 
 	perm_unfold(&flat, p, end);
 	p = flat.data;
@@ -301,22 +383,48 @@ perm_add_segment(struct buf *out, struct buf *raw, const char *p, const char *en
 		}
 		n = (size_t)(p - w);
 		if (lead) {
+			int bare = 0;
+
+			/* redirections before the command ("2>/dev/null rm -rf x", "> out rm")
+			 * go after it, so that rules see the command first */
+			if (target || perm_is_redir(w, n, &bare)) {
+				buf_addch(&pre, ' ');
+				buf_add(&pre, w, n);
+				target = !target && bare;
+				continue;
+			}
 			if (perm_is_assign(w, n) || (w[0] == '-' && out->len == start))
 				continue;
 			if (skip_arg) { /* timeout's duration */
 				skip_arg = 0;
 				continue;
 			}
-			if (perm_is_wrapper(w, n)) {
-				skip_arg = n == 7 && !memcmp(w, "timeout", 7);
+			/* the command word as bash runs it: 'rm', \rm and "sudo" are rm and sudo */
+			buf_reset(&word);
+			perm_unquote(&word, w, n);
+			if (perm_is_wrapper(word.data, word.len)) {
+				skip_arg = word.len == 7 && !memcmp(word.data, "timeout", 7);
 				continue;
 			}
 			lead = 0;
+			if (word.len) { /* a lone quote ('"' unterminated) stays as written */
+				w = word.data;
+				n = word.len;
+			}
+			if (out->len > start)
+				buf_addch(out, ' ');
+			buf_add(out, w, n);
+			buf_add(out, pre.data, pre.len);
+			continue;
 		}
 		if (out->len > start)
 			buf_addch(out, ' ');
 		buf_add(out, w, n);
 	}
+	if (lead && pre.len) /* redirections alone ("> file" empties it): they are the segment */
+		buf_add(out, pre.data + 1, pre.len - 1);
+	buf_release(&pre);
+	buf_release(&word);
 	buf_release(&flat);
 	while (p0 < e0 && isspace((unsigned char)*p0))
 		p0++;
@@ -888,21 +996,25 @@ static void
 perm_always_seg(const char *tool, const char *seg, struct buf *out)
 {
 	const char *sp = strchr(seg, ' '), *sp2;
-	size_t n = strlen(seg), at;
+	size_t n = strlen(seg);
 
 	if (out->len)
 		buf_addch(out, '\n');
-	at = out->len;
-	if (sp && sp[1] != '-' && !strpbrk(seg, "'\"$*?\n")) {
+	if (sp && sp[1] != '-' && !strpbrk(seg, "'\"$*?\n\\")) {
 		sp2 = strchr(sp + 1, ' ');
 		n = sp2 ? (size_t)(sp2 - seg) : n;
 		buf_addf(out, "%s(%.*s:*)", tool, (int)n, seg);
 		return;
 	}
-	buf_addf(out, "%s(%s)", tool, seg);
-	for (; at < out->len; at++)
-		if (out->data[at] == '\n')
-			out->data[at] = '?';
+	/* exactly this command: its * ? and \ made literal ("rm *.o" must not
+	 * cover "rm -rf ~ x.o"), a newline any one character */
+	buf_addf(out, "%s(", tool);
+	for (; *seg; seg++) {
+		if (*seg == '*' || *seg == '?' || *seg == '\\')
+			buf_addch(out, '\\');
+		buf_addch(out, *seg == '\n' ? '?' : *seg);
+	}
+	buf_addch(out, ')');
 }
 
 /* Session rules for an "always" answer (see perm/perm.h). */

@@ -12,14 +12,16 @@
  * Rules are "tool" or "tool(pattern)".  Tool names compare without case
  * (Claude Code's "Bash(...)" works), may be globs, and "mcp__server"
  * covers every tool of that MCP server.  The pattern is a glob (`*` any
- * run of characters, `/` and spaces included; `?` one character); a
- * trailing ":*" means "this, or this followed by a space and anything".
+ * run of characters, `/` and spaces included; `?` one character; a
+ * backslash makes the next character literal); a trailing ":*" means
+ * "this, or this followed by a space and anything".
  * For bash it is matched against each simple command of the command line
  * (split on ; && || | & newlines and parentheses, quotes and backslashes
  * respected ($'...' with its backslash escapes too, a backslash-newline
  * joining lines), comments skipped to the line's end, with
  * leading VAR=value words and wrappers such as sudo/env/timeout removed,
- * blanks collapsed; a here-document's body is text, not commands, unless
+ * the command word's quotes removed as bash removes them ('rm', \rm,
+ * $'\x72m'), redirections before it moved after it, blanks collapsed; a here-document's body is text, not commands, unless
  * it is expanded and runs a substitution); for tools with a "path" argument against the path
  * relative to the workspace (inside it) and the absolute path.
  *
@@ -104,7 +106,7 @@ int perm_allowed_by_rule(const struct perm *p, const struct tool *t, const cJSON
  */
 void perm_always_rules(const struct perm *p, const struct tool *t, const cJSON *args,
 		       const char *root, struct buf *out);
-/* Glob match of the whole string: `*` any run, `?` one character. */
+/* Glob match of the whole string: `*` any run, `?` one character, `\\c` the character c. */
 int perm_glob(const char *pat, const char *s);
 /*
  * The simple commands of a shell command line, normalised (see above),

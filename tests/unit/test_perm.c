@@ -103,6 +103,57 @@ test_glob(void **state)
 	assert_false(perm_glob("", "x"));
 	assert_true(perm_glob("*a*b*c*", "xxaxxbxxcxx"));
 	assert_false(perm_glob("*a*b*c", "xxaxxbxxcxx"));
+	/* a backslash makes the next character literal; a lone one at the end is itself */
+	assert_true(perm_glob("rm \\*.o", "rm *.o"));
+	assert_false(perm_glob("rm \\*.o", "rm -rf ~ x.o"));
+	assert_false(perm_glob("rm \\*.o", "rm a.o"));
+	assert_true(perm_glob("a\\?", "a?"));
+	assert_false(perm_glob("a\\?", "ab"));
+	assert_true(perm_glob("a\\\\b", "a\\b"));
+	assert_false(perm_glob("a\\\\b", "a\\\\b"));
+	assert_true(perm_glob("a\\", "a\\"));
+	assert_true(perm_glob("*\\*", "x*"));
+	assert_false(perm_glob("*\\*", "xy"));
+}
+
+/*
+ * The command word as bash runs it, whatever its quoting, and redirections
+ * written before it: deny rules by command name are not escaped by either
+ * (each checked with bash -c: these lines run rm).
+ */
+static void segs(const char *cmd, const char *want);
+
+static void
+test_quoted_command_word(void **state)
+{
+	struct perm p;
+	struct buf why = BUF_INIT;
+	static const char *const lines[] = {
+		"'rm' -rf src", "\\rm -rf src", "r''m -rf src", "\"rm\" -rf src", "$'rm' -rf src",
+		"$'\\x72m' -rf src", "$'\\162m' -rf src", "$\"rm\" -rf src", "\"sudo\" rm -rf src",
+		"'timeout' 5 rm -rf src", ">out rm -rf src", "> out rm -rf src", "2>/dev/null rm -rf src",
+		"FOO=1 >x 'rm' -rf src", "<<<x rm -rf src", "&>log rm -rf src",
+	};
+	size_t i;
+
+	(void)state;
+	perm_init(&p);
+	p.mode = PERM_YOLO;
+	add(&p, PERM_LIST_DENY, "bash(rm:*)");
+	for (i = 0; i < sizeof lines / sizeof lines[0]; i++) {
+		if (bash(&p, lines[i], &why) != PERM_DENY)
+			fail_msg("not denied: %s", lines[i]);
+	}
+	assert_int_equal(bash(&p, "echo rm -rf src", &why), PERM_ALLOW);
+	assert_int_equal(bash(&p, "'rmx' -rf src", &why), PERM_ALLOW);
+	segs("'rm' -rf 'src'", "rm -rf 'src'");
+	segs(">out 2>&1 rm -rf src", "rm >out 2>&1 -rf src");
+	segs("> out rm x", "rm > out x");
+	segs("> notes", "> notes");
+	segs("ls; > src/main.c", "ls | > src/main.c");
+	segs("\"\"", "\"\"");
+	perm_release(&p);
+	buf_release(&why);
 }
 
 /* The segments of cmd joined with " | " for comparison. */
@@ -504,6 +555,16 @@ test_always(void **state)
 	assert_int_equal(bash(&p, "make test -j2", &why), PERM_ALLOW);
 	assert_int_equal(bash(&p, "make install", &why), PERM_QUESTION);
 	always(&p, "bash", "{\"command\":\"make test && make install\"}", "bash(make install:*)");
+	/* an exact rule's * ? and \\ are literal: "always" for rm *.o is not rm -rf ~ x.o */
+	always(&p, "bash", "{\"command\":\"rm *.o\"}", "bash(rm \\*.o)");
+	always(&p, "bash", "{\"command\":\"touch a\\\\ b?\"}", "bash(touch a\\\\ b\\?)");
+	assert_int_equal(perm_add_rule(&p, PERM_LIST_SESSION, "bash(rm \\*.o)", &e), 0);
+	assert_int_equal(bash(&p, "rm *.o", &why), PERM_ALLOW);
+	assert_int_equal(bash(&p, "rm -rf ~ x.o", &why), PERM_QUESTION);
+	assert_int_equal(bash(&p, "rm a.o", &why), PERM_QUESTION);
+	assert_int_equal(perm_add_rule(&p, PERM_LIST_SESSION, "bash(touch a\\\\ b\\?)", &e), 0);
+	assert_int_equal(bash(&p, "touch a\\ b?", &why), PERM_ALLOW);
+	assert_int_equal(bash(&p, "touch a\\ bc", &why), PERM_QUESTION);
 	perm_release(&p);
 	buf_release(&why);
 	buf_release(&want);
@@ -749,6 +810,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_glob),
+		cmocka_unit_test(test_quoted_command_word),
 		cmocka_unit_test_setup_teardown(test_path_rules, setup, teardown),
 		cmocka_unit_test(test_segments),
 		cmocka_unit_test(test_heredoc_segments),
