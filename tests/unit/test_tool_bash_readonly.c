@@ -713,7 +713,8 @@ test_shell_words(void **state)
 	static const char *const no[] = {
 		"uniq a.txt \\o", "uniq a.txt ''", "uniq a.txt \"\"", "uniq a.txt $",
 		"uniq a.txt '2'>/dev/null", "echo 'x';rm -rf src", "echo \"x\";rm -rf src",
-		"echo \"abc", "echo \"`id`\"", "echo \"$ x\"", "cat \"/etc/passwd\"", "ls \\",
+		"echo \"abc", "echo \"`id`\"", "echo \"$ x\"", "echo \"$ x\" \"",
+		"cat \"/etc/passwd\"", "ls \\",
 		"echo \\x;rm -rf src", "\\ls", "head -n \"1\\$\" a.txt", "echo a=~", "echo a:~",
 		"cat globs/ba[d]", "cat globs/ba?", "ls # x\nrm -rf src", "ls ;; ls",
 		"cat a.txt /etc/passwd>/dev/null", "cat <&0", "ls >|/dev/null", "ls >(cat)",
@@ -821,6 +822,30 @@ test_table_rows(void **state)
 	assert_int_equal(bad, 0);
 }
 
+/*
+ * Issue 20's defects found in the table: printf -v assigns a shell
+ * variable (printf -v PATH . ; ls runs a workspace ./ls), and date with
+ * an operand that is not +FORMAT sets the system clock.
+ */
+static void
+test_printf_date(void **state)
+{
+	static const char *const ok[] = {
+		"printf x", "printf '%s\\n' x y", "date", "date +%s", "date -u +%Y-%m-%d",
+		"date -d yesterday +%F", "date --date=@0 +%F",
+	};
+	static const char *const no[] = {
+		"printf -v PATH . ; ls", "printf -v x y", "printf -- x", "date 010100002020",
+		"date -u 0101", "date -- 0101", "date 'x'", "date -d yesterday 0101",
+	};
+	int bad;
+
+	(void)state;
+	bad = verdict_each(ws, ok, sizeof ok / sizeof ok[0], 1);
+	bad += verdict_each(ws, no, sizeof no / sizeof no[0], 0);
+	assert_int_equal(bad, 0);
+}
+
 int
 main(void)
 {
@@ -839,6 +864,7 @@ main(void)
 		cmocka_unit_test(test_shell_words),
 		cmocka_unit_test(test_entry_points),
 		cmocka_unit_test(test_table_rows),
+		cmocka_unit_test(test_printf_date),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
