@@ -646,7 +646,7 @@ test_find_words(void **state)
 {
 	static const char *const ok[] = {
 		"find . -newer a.txt", "find . -anewer a.txt", "find . -cnewer a.txt",
-		"find . -samefile a.txt", "find . -name x*", "find . \\( -name a \\)",
+		"find . -samefile a.txt", "find . -name x*", "find . \\( -name a \\)", "find src", "find",
 		"find . ! -name a", "find src , -name a",
 	};
 	static const char *const no[] = {
