@@ -25,7 +25,8 @@
  *    getline, ENVIRON, ARGV, `|`, `>`, `@`), find's expression is checked
  *    primary by primary (no -exec, -ok, -delete, -fprint*, -fls, -L);
  *    printf takes no option (printf -v assigns a variable, PATH too) and
- *    date only +FORMAT operands (any other sets the clock).
+ *    date only +FORMAT operands (any other sets the clock); diff no
+ *    directory (it follows the symlinks in one) and no glob.
  *  - paths read (operands, option values, `<` targets, each match of a
  *    glob): resolved under the workspace root like the read tool does
  *    (base/workspace: symlinks followed), and refused when outside it;

@@ -824,23 +824,33 @@ test_table_rows(void **state)
 
 /*
  * Issue 20's defects found in the table: printf -v assigns a shell
- * variable (printf -v PATH . ; ls runs a workspace ./ls), and date with
- * an operand that is not +FORMAT sets the system clock.
+ * variable (printf -v PATH . ; ls runs a workspace ./ls), date with an
+ * operand that is not +FORMAT sets the system clock, and diff of a
+ * directory reads what the symlinks in it point to.
  */
 static void
 test_printf_date(void **state)
 {
 	static const char *const ok[] = {
 		"printf x", "printf '%s\\n' x y", "date", "date +%s", "date -u +%Y-%m-%d",
-		"date -d yesterday +%F", "date --date=@0 +%F",
+		"date -d yesterday +%F", "date --date=@0 +%F", "diff a.txt d2/x", "diff - a.txt",
+		"diff a.txt /dev/null",
 	};
 	static const char *const no[] = {
 		"printf -v PATH . ; ls", "printf -v x y", "printf -- x", "date 010100002020",
 		"date -u 0101", "date -- 0101", "date 'x'", "date -d yesterday 0101",
+		"diff d1 d2", "diff -u d1 d2/x", "diff src globs", "diff a.txt src", "diff a.txt glob*",
+		"diff -- a.txt d1",
 	};
+	char path[512];
 	int bad;
 
 	(void)state;
+	dir("d1");
+	dir("d2");
+	put("d2/x", "foo\n");
+	snprintf(path, sizeof path, "%s/d1/x", ws);
+	assert_int_equal(symlink("/etc/hostname", path), 0);
 	bad = verdict_each(ws, ok, sizeof ok / sizeof ok[0], 1);
 	bad += verdict_each(ws, no, sizeof no / sizeof no[0], 0);
 	assert_int_equal(bad, 0);
