@@ -677,20 +677,29 @@ test_git_words(void **state)
 		"git branch -a x", "git branch -r x", "git tag --list 'v*'", "git stash show",
 		"git stash show -p", "git reflog", "git reflog show HEAD", "git worktree list",
 		"git cat-file -p HEAD", "git cat-file blob HEAD:a.txt", "git grep -n /etc src",
-		"git grep fo* src", "git grep -e x -- src",
+		"git grep fo* src", "git grep -e x -- src", "git log -- src/*.c",
 	};
 	static const char *const no[] = {
 		"git --no-pager commit -m x", "git --no-pager", "git", "git -P", "git --version commit",
 		"git version x", "git 'log' -1", "git worktree add x", "git worktree",
 		"git worktree list x", "git reflog delete HEAD", "git cat-file -p HEAD a.txt src",
 		"git grep foo /etc/passwd", "git grep -e x /etc/passwd", "git grep a* src",
-		"git remote add x y", "git branch x y", "git tag x y",
+		"git remote add x y", "git branch x y", "git tag x y", "git worktree prune",
 	};
+	char root[512], path[512];
 	int bad;
 
 	(void)state;
 	bad = verdict_each(ws, ok, sizeof ok / sizeof ok[0], 1);
 	bad += verdict_each(ws, no, sizeof no / sizeof no[0], 0);
+	/* the word git is the command, not a path read: a file named git (here a
+	 * symlink out of the workspace) in the directory changes nothing */
+	dir("gitlink");
+	snprintf(path, sizeof path, "%s/gitlink/git", ws);
+	assert_int_equal(symlink("/etc/passwd", path), 0);
+	snprintf(root, sizeof root, "%s/gitlink", ws);
+	bad += verdict(root, "git log", 1);
+	bad += verdict(root, "git status", 1);
 	assert_int_equal(bad, 0);
 }
 
