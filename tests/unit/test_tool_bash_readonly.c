@@ -717,7 +717,8 @@ test_shell_words(void **state)
 		"echo \"a\\\nb\"", "echo \\;rm x", "echo $ x", "echo a~", "cut -d, -f1 a.txt",
 		"echo a#b", "ls &&pwd", "ls ||pwd", "ls|cat", "uniq a.txt 2>/dev/null",
 		"uniq a.txt 2>>/dev/null", "wc -l < a.txt", "wc -l <\ta.txt", "ls >&-", "ls >&2",
-		"ls 2>&1|cat", "ls 2>&1 ; pwd", "cat < '-rf'", "ls >> /dev/null",
+		"ls 2>&1|cat", "ls 2>&1 ; pwd", "cat < '-rf'", "ls >> /dev/null", "echo a=b",
+		"ls x=1",
 	};
 	static const char *const no[] = {
 		"uniq a.txt \\o", "uniq a.txt ''", "uniq a.txt \"\"", "uniq a.txt $",
@@ -728,7 +729,8 @@ test_shell_words(void **state)
 		"cat globs/ba[d]", "cat globs/ba?", "ls # x\nrm -rf src", "ls ;; ls",
 		"cat a.txt /etc/passwd>/dev/null", "cat <&0", "ls >|/dev/null", "ls >(cat)",
 		"ls >&2x", "cat <", "ls >", "ls 2>", "ls > /dev/null2", "cat < /etc/passwd",
-		"cat < outside", "cat < globs/*", "ls 2>&1x",
+		"cat < outside", "cat < globs/*", "ls 2>&1x", "; rm -rf src", "\nrm -rf src",
+		"# c\nrm -rf src", "ls | ; rm -rf src",
 	};
 	int bad;
 
@@ -821,7 +823,9 @@ test_table_rows(void **state)
 		"git describe -5", "git merge-base -5 HEAD", "git show-ref -5", "git for-each-ref -5",
 		"git name-rev -5 HEAD", "git check-ignore -5 a.txt", "git count-objects -5",
 		"git branch -5", "git tag -5", "git remote -5", "git stash -5 list",
-		"git worktree -5 list",
+		"git worktree -5 list", "tr a b c", "diff a.txt a.txt a.txt", "cmp a.txt a.txt 1",
+		"comm a.txt a.txt a.txt", "uniq a.txt a.txt", "nl a.txt a.txt", "xxd a.txt a.txt",
+		"id root root", "date +%s +%s",
 	};
 	int bad;
 
