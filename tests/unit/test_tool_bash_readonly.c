@@ -847,13 +847,13 @@ test_printf_date(void **state)
 	static const char *const ok[] = {
 		"printf x", "printf '%s\\n' x y", "date", "date +%s", "date -u +%Y-%m-%d",
 		"date -d yesterday +%F", "date --date=@0 +%F", "diff a.txt d2/x", "diff - a.txt",
-		"diff a.txt /dev/null",
+		"diff a.txt /dev/null", "printf",
 	};
 	static const char *const no[] = {
 		"printf -v PATH . ; ls", "printf -v x y", "printf -- x", "date 010100002020",
 		"date -u 0101", "date -- 0101", "date 'x'", "date -d yesterday 0101",
 		"diff d1 d2", "diff -u d1 d2/x", "diff src globs", "diff a.txt src", "diff a.txt glob*",
-		"diff -- a.txt d1",
+		"diff -- a.txt d1", "diff a.txt /etc/passwd", "diff a.txt outside",
 	};
 	char path[512];
 	int bad;
@@ -866,6 +866,12 @@ test_printf_date(void **state)
 	assert_int_equal(symlink("/etc/hostname", path), 0);
 	bad = verdict_each(ws, ok, sizeof ok / sizeof ok[0], 1);
 	bad += verdict_each(ws, no, sizeof no / sizeof no[0], 0);
+	/* only the operands are looked at: a directory named diff is no operand */
+	dir("d3");
+	dir("d3/diff");
+	put("d3/a", "a\n");
+	snprintf(path, sizeof path, "%s/d3", ws);
+	bad += verdict(path, "diff a a", 1);
 	assert_int_equal(bad, 0);
 }
 
