@@ -713,7 +713,8 @@ test_shell_words(void **state)
 {
 	static const char *const ok[] = {
 		"echo 'x; rm -rf src'", "echo \"x; rm -rf src\"", "cat 'globs/*'*",
-		"cat \"globs/*\"*", "cat \"\\\\/etc/passwd\"", "echo \"\\$HOME\"", "echo \"a\\\"b\"",
+		"cat \"globs/*\"*", "cat \"\\\\/etc/passwd\"", "cat \"\\/etc/passwd\"",
+		"echo \"\\$HOME\"", "echo \"a\\\"b\"",
 		"echo \"a\\\nb\"", "echo \\;rm x", "echo $ x", "echo a~", "cut -d, -f1 a.txt",
 		"echo a#b", "ls &&pwd", "ls ||pwd", "ls|cat", "uniq a.txt 2>/dev/null",
 		"uniq a.txt 2>>/dev/null", "wc -l < a.txt", "wc -l <\ta.txt", "ls >&-", "ls >&2",
@@ -730,14 +731,23 @@ test_shell_words(void **state)
 		"cat a.txt /etc/passwd>/dev/null", "cat <&0", "ls >|/dev/null", "ls >(cat)",
 		"ls >&2x", "cat <", "ls >", "ls 2>", "ls > /dev/null2", "cat < /etc/passwd",
 		"cat < outside", "cat < globs/*", "ls 2>&1x", "; rm -rf src", "\nrm -rf src",
-		"# c\nrm -rf src", "ls | ; rm -rf src",
+		"# c\nrm -rf src", "ls | ; rm -rf src", "echo \"a\\",
 	};
+	char path[512];
 	int bad;
 
 	(void)state;
 	bad = verdict_each(ws, ok, sizeof ok / sizeof ok[0], 1);
 	bad += verdict_each(ws, no, sizeof no / sizeof no[0], 0);
 	bad += verdict(ws, "ls # ; rm -rf src", 1); /* a comment to the line's end */
+	/* "\\"* is a backslash then a glob: it matches \x, here a symlink out */
+	dir("bsl");
+	snprintf(path, sizeof path, "%s/bsl/\\x", ws);
+	assert_int_equal(symlink("/etc/passwd", path), 0);
+	snprintf(path, sizeof path, "%s/bsl", ws);
+	bad += verdict(path, "cat \"\\\\\"*", 0);
+	bad += verdict(path, "cat '\\'*", 0);
+	bad += verdict(path, "cat \\\\*", 0);
 	assert_int_equal(bad, 0);
 }
 
