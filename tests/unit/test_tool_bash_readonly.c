@@ -731,7 +731,7 @@ test_shell_words(void **state)
 		"cat a.txt /etc/passwd>/dev/null", "cat <&0", "ls >|/dev/null", "ls >(cat)",
 		"ls >&2x", "cat <", "ls >", "ls 2>", "ls > /dev/null2", "cat < /etc/passwd",
 		"cat < outside", "cat < globs/*", "ls 2>&1x", "; rm -rf src", "\nrm -rf src",
-		"# c\nrm -rf src", "ls | ; rm -rf src", "echo \"a\\",
+		"# c\nrm -rf src", "ls | ; rm -rf src", "echo \"a\\", "ls >|cat", "ls >| pwd",
 	};
 	char path[512];
 	int bad;
