@@ -732,6 +732,7 @@ test_shell_words(void **state)
 		"ls >&2x", "cat <", "ls >", "ls 2>", "ls > /dev/null2", "cat < /etc/passwd",
 		"cat < outside", "cat < globs/*", "ls 2>&1x", "; rm -rf src", "\nrm -rf src",
 		"# c\nrm -rf src", "ls | ; rm -rf src", "echo \"a\\", "ls >|cat", "ls >| pwd",
+		"ls |&&pwd",
 	};
 	char path[512];
 	int bad;
