@@ -773,6 +773,8 @@ test_entry_points(void **state)
 	bad += verdict(ws, "ls", 0);
 	if (save)
 		setenv("PATH", save, 1);
+	else
+		unsetenv("PATH");
 	free(save);
 	assert_int_equal(bad, 0);
 	assert_int_equal(tool_bash_readonly_check(NULL, ws, &why), 0);
