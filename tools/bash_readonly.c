@@ -903,6 +903,67 @@ ro_git(struct ro_ctx *c, const struct ro_spec *sp, struct ro_cmd *cmd, size_t fi
 	return ok && ro_git_repo_inert(c);
 }
 
+/* ---- printf and date ----------------------------------------------------- */
+
+/* printf -v NAME assigns a shell variable (printf -v PATH . ; ls runs ./ls): no option at all. */
+static int
+ro_printf(struct ro_ctx *c, const struct ro_spec *sp, struct ro_cmd *cmd, size_t first)
+{
+	if (first < cmd->n && cmd->w[first].s[0] == '-')
+		return ro_no(c, "printf %s (printf -v assigns a shell variable)", cmd->w[first].s);
+	return ro_generic(c, sp, cmd, first);
+}
+
+/* An operand of date that is not +FORMAT is a time to set the clock to (date 0101...). */
+static int
+ro_date(struct ro_ctx *c, const struct ro_spec *sp, struct ro_cmd *cmd, size_t first)
+{
+	size_t *ops = calloc(cmd->n + 1, sizeof *ops), nops, i;
+	int pattern, ok;
+
+	if (!ops)
+		return ro_no(c, "out of memory%s", "");
+	ok = ro_parse(c, sp, cmd, first, ops, &nops, &pattern);
+	for (i = 0; ok && i < nops; i++)
+		if (cmd->w[ops[i]].s[0] != '+')
+			ok = ro_no(c, "date %s sets the clock (only date +FORMAT is read-only)",
+				   cmd->w[ops[i]].s);
+	free(ops);
+	return ok && ro_generic(c, sp, cmd, first);
+}
+
+/*
+ * diff DIR X compares the files of DIR by name and follows the symlinks
+ * among them (diff dir1 dir2 prints a dir1/x -> /etc/hostname): no
+ * directory operand, and no glob, which might expand to one.
+ */
+static int
+ro_diff(struct ro_ctx *c, const struct ro_spec *sp, struct ro_cmd *cmd, size_t first)
+{
+	size_t *ops = calloc(cmd->n + 1, sizeof *ops), nops, i;
+	int pattern, ok;
+
+	if (!ops)
+		return ro_no(c, "out of memory%s", "");
+	ok = ro_parse(c, sp, cmd, first, ops, &nops, &pattern);
+	for (i = 0; ok && i < nops; i++) {
+		const struct ro_word *w = &cmd->w[ops[i]];
+		struct buf abs = BUF_INIT;
+		struct err e = ERR_INIT;
+		struct stat st;
+
+		if (w->glob)
+			ok = ro_no(c, "diff with a glob (%s) might compare a directory", w->s);
+		else if (workspace_resolve(c->root, 0, w->s, &abs, &e) == 0 &&
+			 stat(abs.data, &st) == 0 && S_ISDIR(st.st_mode))
+			ok = ro_no(c, "diff of the directory %s follows the symlinks in it", w->s);
+		buf_release(&abs);
+		err_clear(&e);
+	}
+	free(ops);
+	return ok && ro_generic(c, sp, cmd, first);
+}
+
 /* ---- the command table --------------------------------------------------- */
 
 #define GREP_SHORTS "EFGPe:!f@!iywxvcLlm#obHhnqsrTZzaIUuA#B#C#D:d:"
@@ -953,7 +1014,7 @@ static const struct ro_spec ro_cmds[] = {
 	{ "git", "", "", 0, OP_PATHS, -1, ro_git },
 	{ "pwd", "LP", "", 0, OP_NONE, 0, NULL },
 	{ "echo", "neE", "", 0, OP_STRINGS, -1, NULL },
-	{ "printf", "", "", RO_NOOPTS, OP_STRINGS, -1, NULL },
+	{ "printf", "", "", RO_NOOPTS, OP_STRINGS, -1, ro_printf },
 	{ "true", "", "", RO_NOOPTS, OP_STRINGS, -1, NULL },
 	{ "false", "", "", RO_NOOPTS, OP_STRINGS, -1, NULL },
 	{ "which", "as", "", 0, OP_STRINGS, -1, NULL },
@@ -995,7 +1056,7 @@ static const struct ro_spec ro_cmds[] = {
 	  " tabsize=# strip-trailing-cr ignore-case ignore-tab-expansion ignore-trailing-space"
 	  " ignore-space-change ignore-all-space ignore-blank-lines ignore-matching-lines=: text"
 	  " minimal speed-large-files horizon-lines=# color? palette=: width=# exclude=:"
-	  " exclude-from=@ new-file unidirectional-new-file no-dereference", 0, OP_PATHS, 2, NULL },
+	  " exclude-from=@ new-file unidirectional-new-file no-dereference", 0, OP_PATHS, 2, ro_diff },
 	{ "cmp", "blsn#i:", " print-bytes verbose silent quiet bytes=# ignore-initial=:", 0,
 	  OP_PATHS, 2, NULL },
 	{ "comm", "123iz", " check-order nocheck-order output-delimiter=: total zero-terminated",
@@ -1016,7 +1077,7 @@ static const struct ro_spec ro_cmds[] = {
 	  " processor hardware-platform operating-system", 0, OP_NONE, 0, NULL },
 	{ "nproc", "", " all ignore=#", 0, OP_NONE, 0, NULL },
 	{ "date", "uRd:I?", " utc universal rfc-email date=: iso-8601? rfc-3339=:", 0, OP_STRINGS, 1,
-	  NULL },
+	  ro_date },
 	{ "test", "", "", RO_NOOPTS, OP_STRINGS, -1, NULL },
 	{ "[", "", "", RO_NOOPTS, OP_STRINGS, -1, NULL },
 };

@@ -23,7 +23,10 @@
  *    sed and awk programs are parsed (sed: p = l d q s/// y/// with
  *    addresses, no w/W/e/r/R, no s///e or s///w; awk: none of system,
  *    getline, ENVIRON, ARGV, `|`, `>`, `@`), find's expression is checked
- *    primary by primary (no -exec, -ok, -delete, -fprint*, -fls, -L).
+ *    primary by primary (no -exec, -ok, -delete, -fprint*, -fls, -L);
+ *    printf takes no option (printf -v assigns a variable, PATH too) and
+ *    date only +FORMAT operands (any other sets the clock); diff no
+ *    directory (it follows the symlinks in one) and no glob.
  *  - paths read (operands, option values, `<` targets, each match of a
  *    glob): resolved under the workspace root like the read tool does
  *    (base/workspace: symlinks followed), and refused when outside it;

@@ -715,6 +715,350 @@ test_ro_sed_scripts(void **state)
 	assert_int_equal(bad, 0);
 }
 
+/* ---- issue 20, tools/bash_readonly.c from ro_sed to the end (sed, awk, find, git, the
+ * command table, the shell parse, PATH) ------------------------------------------------ */
+
+/*
+ * verdict() for each of n commands run in root; how many were wrong.  A
+ * read-only one followed by "; rm -rf src" must ask: the check of a
+ * command that stopped early without a reason must not pass the line.
+ */
+static int
+verdict_each(const char *root, const char *const *cmds, size_t n, int want)
+{
+	char line[512];
+	size_t i;
+	int bad = 0;
+
+	for (i = 0; i < n; i++) {
+		bad += verdict(root, cmds[i], want);
+		if (want) {
+			snprintf(line, sizeof line, "%s; rm -rf src", cmds[i]);
+			bad += verdict(root, line, 0);
+		}
+	}
+	return bad;
+}
+
+/*
+ * sed: with -e or --expression (anywhere, in any of their spellings) every
+ * operand is a file; without, the first operand is the script.  Each
+ * option it knows is read-only, "--" ends them, "-" is stdin.
+ */
+static void
+test_sed_words(void **state)
+{
+	static const char *const ok[] = {
+		"sed a.txt -e p", "sed a.txt -ne p", "sed a.txt --expression=p",
+		"sed a.txt --expression p", "sed -ne 1p a.txt", "sed --expression 1p a.txt",
+		"sed --expression=1p a.txt", "sed -n p -- -rf", "sed -n p -", "sed s/o*/0/ a.txt",
+		"sed -E -n p a.txt", "sed -r -n p a.txt", "sed -s -n p a.txt", "sed -z -n p a.txt",
+		"sed -u -n p a.txt", "sed --quiet p a.txt", "sed --silent p a.txt",
+		"sed --regexp-extended -n p a.txt", "sed --separate -n p a.txt",
+		"sed --null-data -n p a.txt", "sed --posix -n p a.txt", "sed --sandbox -n p a.txt",
+		"sed --debug -n p a.txt", "sed -nE p a.txt", "sed -En p a.txt", "sed -nr p a.txt",
+		"sed -rn p a.txt",
+	};
+	static const char *const no[] = {
+		/* sed --expression=wp writes the file p */
+		"sed --expression=wp a.txt", "sed -n -e", "sed -e", "sed -n", "sed",
+		"sed -- -e p", "sed 'w out' -- -e p",
+	};
+	int bad;
+
+	(void)state;
+	bad = verdict_each(ws, ok, sizeof ok / sizeof ok[0], 1);
+	bad += verdict_each(ws, no, sizeof no / sizeof no[0], 0);
+	assert_int_equal(bad, 0);
+}
+
+/*
+ * awk: options only before the program (-F, -v, attached or not, "--"),
+ * then var=value operands (not files) and files.
+ */
+static void
+test_awk_words(void **state)
+{
+	static const char *const ok[] = {
+		"awk -- -1 a.txt", "awk '{print}' -rf", "awk - a.txt", "awk -F , '{print $1}' a.txt",
+		"awk -F x* '{print $1}' a.txt", "awk -vx=1 '{print x}' a.txt",
+		"awk -v x=1 '{print x}' a.txt", "awk -Fx* '{print}' a.txt", "awk NR*2 a.txt",
+		"awk '{print}' x=/../../z a.txt", "awk '{print}' _x=/../../z a.txt",
+	};
+	static const char *const no[] = {
+		"awk -F: 'BEGIN{system(\"id\")}'", "awk -F , 'BEGIN{system(\"id\")}'",
+		"awk -v x=1 'BEGIN{system(\"id\")}'", "awk -F", "awk -v", "awk -F a* '{print}' a.txt",
+		"awk a* a.txt", "awk '{print}' /etc/passwd",
+		"awk '{print}' outside", "awk '{print}' /x=y", "awk", "awk -F:",
+	};
+	char root[512], path[512];
+	int bad;
+
+	(void)state;
+	bad = verdict_each(ws, ok, sizeof ok / sizeof ok[0], 1);
+	bad += verdict_each(ws, no, sizeof no / sizeof no[0], 0);
+	/* after the program "--" is a file (mawk and gawk read it): here one out of the workspace */
+	dir("awkdd");
+	snprintf(path, sizeof path, "%s/awkdd/--", ws);
+	assert_int_equal(symlink("/etc/passwd", path), 0);
+	snprintf(root, sizeof root, "%s/awkdd", ws);
+	bad += verdict(root, "awk '{print}' --", 0);
+	bad += verdict(root, "awk -- '{print}' a.txt", 1);
+	assert_int_equal(bad, 0);
+}
+
+/*
+ * find: starting points end at the first word that begins the expression
+ * ("-x", "(", "!", ","); -newer and its kind read a path; a value that
+ * is an unquoted glob must match nothing.
+ */
+static void
+test_find_words(void **state)
+{
+	static const char *const ok[] = {
+		"find . -newer a.txt", "find . -anewer a.txt", "find . -cnewer a.txt",
+		"find . -samefile a.txt", "find . -name x*", "find . \\( -name a \\)", "find src", "find",
+		"find . ! -name a", "find src , -name a",
+	};
+	static const char *const no[] = {
+		"find . \\( a \\)", "find . ! a", "find . , a", "find . -nam*", "find . -r*",
+		"find . -newer /etc/passwd", "find . -anewer /etc/passwd", "find . -cnewer /etc/passwd",
+		"find . -samefile /etc/passwd", "find . -newer outside", "find . -name",
+		"find . -name a*", "find . -type f -name",
+		"find . -aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+	};
+	int bad;
+
+	(void)state;
+	bad = verdict_each(ws, ok, sizeof ok / sizeof ok[0], 1);
+	bad += verdict_each(ws, no, sizeof no / sizeof no[0], 0);
+	assert_int_equal(bad, 0);
+}
+
+/*
+ * git: the global options before the subcommand, git --version and git
+ * version alone, the listing forms of branch, tag, stash, reflog and
+ * worktree, operand counts, and git grep's pattern (a string, not a path).
+ */
+static void
+test_git_words(void **state)
+{
+	static const char *const ok[] = {
+		"git -P log -1", "git --version", "git version", "git branch -l 'f*'",
+		"git branch -a x", "git branch -r x", "git tag --list 'v*'", "git stash show",
+		"git stash show -p", "git reflog", "git reflog show HEAD", "git worktree list",
+		"git cat-file -p HEAD", "git cat-file blob HEAD:a.txt", "git grep -n /etc src",
+		"git grep fo* src", "git grep -e x -- src", "git log -- src/*.c",
+	};
+	static const char *const no[] = {
+		"git --no-pager commit -m x", "git --no-pager", "git", "git -P", "git --version commit",
+		"git version x", "git 'log' -1", "git worktree add x", "git worktree",
+		"git worktree list x", "git reflog delete HEAD", "git cat-file -p HEAD a.txt src",
+		"git grep foo /etc/passwd", "git grep -e x /etc/passwd", "git grep a* src",
+		"git remote add x y", "git branch x y", "git tag x y", "git worktree prune",
+	};
+	char root[512], path[512];
+	int bad;
+
+	(void)state;
+	bad = verdict_each(ws, ok, sizeof ok / sizeof ok[0], 1);
+	bad += verdict_each(ws, no, sizeof no / sizeof no[0], 0);
+	/* the word git is the command, not a path read: a file named git (here a
+	 * symlink out of the workspace) in the directory changes nothing */
+	dir("gitlink");
+	snprintf(path, sizeof path, "%s/gitlink/git", ws);
+	assert_int_equal(symlink("/etc/passwd", path), 0);
+	snprintf(root, sizeof root, "%s/gitlink", ws);
+	bad += verdict(root, "git log", 1);
+	bad += verdict(root, "git status", 1);
+	assert_int_equal(bad, 0);
+}
+
+/*
+ * The shell parse: quotes and escapes (what the word is, whether it was
+ * quoted), words that vanish or appear, ~ after = or :, globs, comments,
+ * separators, and every kind of redirection.
+ */
+static void
+test_shell_words(void **state)
+{
+	static const char *const ok[] = {
+		"echo 'x; rm -rf src'", "echo \"x; rm -rf src\"", "cat 'globs/*'*",
+		"cat \"globs/*\"*", "cat \"\\\\/etc/passwd\"", "cat \"\\/etc/passwd\"",
+		"echo \"\\$HOME\"", "echo \"a\\\"b\"",
+		"echo \"a\\\nb\"", "echo \\;rm x", "echo $ x", "echo a~", "cut -d, -f1 a.txt",
+		"echo a#b", "ls &&pwd", "ls ||pwd", "ls|cat", "uniq a.txt 2>/dev/null",
+		"uniq a.txt 2>>/dev/null", "wc -l < a.txt", "wc -l <\ta.txt", "ls >&-", "ls >&2",
+		"ls 2>&1|cat", "ls 2>&1 ; pwd", "cat < '-rf'", "ls >> /dev/null", "echo a=b",
+		"ls x=1",
+	};
+	static const char *const no[] = {
+		"uniq a.txt \\o", "uniq a.txt ''", "uniq a.txt \"\"", "uniq a.txt $",
+		"uniq a.txt '2'>/dev/null", "echo 'x';rm -rf src", "echo \"x\";rm -rf src",
+		"echo \"abc", "echo \"`id`\"", "echo \"$ x\"", "echo \"$ x\" \"",
+		"cat \"/etc/passwd\"", "ls \\",
+		"echo \\x;rm -rf src", "\\ls", "head -n \"1\\$\" a.txt", "echo a=~", "echo a:~",
+		"cat globs/ba[d]", "cat globs/ba?", "ls # x\nrm -rf src", "ls ;; ls",
+		"cat a.txt /etc/passwd>/dev/null", "cat <&0", "ls >|/dev/null", "ls >(cat)",
+		"ls >&2x", "cat <", "ls >", "ls 2>", "ls > /dev/null2", "cat < /etc/passwd",
+		"cat < outside", "cat < globs/*", "ls 2>&1x", "; rm -rf src", "\nrm -rf src",
+		"# c\nrm -rf src", "ls | ; rm -rf src", "echo \"a\\", "ls >|cat", "ls >| pwd",
+		"ls |&&pwd",
+	};
+	char path[512];
+	int bad;
+
+	(void)state;
+	bad = verdict_each(ws, ok, sizeof ok / sizeof ok[0], 1);
+	bad += verdict_each(ws, no, sizeof no / sizeof no[0], 0);
+	bad += verdict(ws, "ls # ; rm -rf src", 1); /* a comment to the line's end */
+	/* "\\"* is a backslash then a glob: it matches \x, here a symlink out */
+	dir("bsl");
+	snprintf(path, sizeof path, "%s/bsl/\\x", ws);
+	assert_int_equal(symlink("/etc/passwd", path), 0);
+	snprintf(path, sizeof path, "%s/bsl", ws);
+	bad += verdict(path, "cat \"\\\\\"*", 0);
+	bad += verdict(path, "cat '\\'*", 0);
+	bad += verdict(path, "cat \\\\*", 0);
+	assert_int_equal(bad, 0);
+}
+
+/*
+ * The entry points: no PATH (bash then uses its own absolute default),
+ * an empty last PATH entry (the working directory), the reasons for no
+ * command and no workspace, and tool_bash_readonly_is_read_only, which
+ * asks about the working directory (and says no when it has none).
+ */
+static void
+test_entry_points(void **state)
+{
+	const char *old = getenv("PATH");
+	char *save = old ? strdup(old) : NULL, cwd[512], gone[600];
+	struct buf why = BUF_INIT;
+	int bad = 0;
+
+	(void)state;
+	unsetenv("PATH");
+	bad += verdict(ws, "ls", 1);
+	setenv("PATH", "/usr/bin:/bin:", 1);
+	bad += verdict(ws, "ls", 0);
+	if (save)
+		setenv("PATH", save, 1);
+	else
+		unsetenv("PATH");
+	free(save);
+	assert_int_equal(bad, 0);
+	assert_int_equal(tool_bash_readonly_check(NULL, ws, &why), 0);
+	assert_true(why.len > 0);
+	buf_reset(&why);
+	assert_int_equal(tool_bash_readonly_check("ls", "relative", &why), 0);
+	assert_true(why.len > 0);
+	buf_release(&why);
+	assert_non_null(getcwd(cwd, sizeof cwd));
+	assert_int_equal(chdir(ws), 0);
+	assert_true(tool_bash_readonly_is_read_only("cat a.txt"));
+	assert_false(tool_bash_readonly_is_read_only("cat ../x"));
+	snprintf(gone, sizeof gone, "%s/gone", ws);
+	assert_int_equal(mkdir(gone, 0755), 0);
+	assert_int_equal(chdir(gone), 0);
+	assert_int_equal(rmdir(gone), 0);
+	assert_false(tool_bash_readonly_is_read_only("ls")); /* getcwd fails */
+	assert_int_equal(chdir(cwd), 0);
+}
+
+/*
+ * The command table row by row: each listed command with an operand, and
+ * with -5, which only head, tail, grep and the like take as an option
+ * (an unlisted option asks).
+ */
+static void
+test_table_rows(void **state)
+{
+	static const char *const ok[] = {
+		"ls src", "cat a.txt", "tac a.txt", "head a.txt", "tail a.txt", "wc a.txt",
+		"grep one a.txt", "egrep one a.txt", "fgrep one a.txt", "rg one a.txt", "echo x",
+		"printf x", "true x", "false x", "which ls", "type ls", "basename a.txt",
+		"dirname a.txt", "realpath a.txt", "readlink -f a.txt", "file a.txt", "stat a.txt",
+		"du src", "df .", "tree src", "cut -c1 a.txt", "sort a.txt", "uniq a.txt", "tr a b",
+		"nl a.txt", "diff a.txt a.txt", "cmp a.txt a.txt", "comm a.txt a.txt", "md5sum a.txt",
+		"sha1sum a.txt", "sha256sum a.txt", "sha512sum a.txt", "xxd a.txt", "od a.txt",
+		"hexdump -C a.txt", "strings a.txt", "id root", "date +%s", "test -n x", "[ -n x ]",
+		"head -5 a.txt", "tail -5 a.txt", "grep -5 one a.txt",
+		"git status src", "git log src", "git whatchanged src", "git show HEAD",
+		"git diff HEAD", "git blame a.txt", "git shortlog HEAD", "git rev-parse HEAD",
+		"git rev-list HEAD", "git ls-files src", "git ls-tree HEAD", "git cat-file -p HEAD",
+		"git grep one a.txt", "git describe HEAD", "git merge-base HEAD HEAD",
+		"git show-ref main", "git for-each-ref refs/heads", "git name-rev HEAD",
+		"git check-ignore a.txt", "git branch --list x", "git tag -l x", "git stash list",
+		"git reflog show", "git worktree list", "git log -5", "git show -5", "git rev-list -5 HEAD",
+		"git reflog -5", "git whatchanged -5",
+	};
+	static const char *const no[] = {
+		"ls -5", "cat -5 a.txt", "tac -5 a.txt", "wc -5 a.txt", "rg -5 one a.txt", "pwd -5",
+		"echo -5", "which -5 ls", "type -5 ls", "basename -5 a", "dirname -5 a",
+		"realpath -5 a", "readlink -5 a", "file -5 a.txt", "stat -5 a.txt", "du -5 src",
+		"df -5 .", "tree -5 src", "cut -5 a.txt", "sort -5 a.txt", "uniq -5 a.txt",
+		"tr -5 a b", "nl -5 a.txt", "diff -5 a.txt a.txt", "cmp -5 a.txt a.txt",
+		"comm -5 a.txt a.txt", "md5sum -5 a.txt", "sha1sum -5 a.txt", "sha256sum -5 a.txt",
+		"sha512sum -5 a.txt", "xxd -5 a.txt", "od -5 a.txt", "hexdump -5 a.txt",
+		"strings -5 a.txt", "whoami -5", "id -5", "uname -5", "nproc -5", "date -5",
+		"git status -5", "git diff -5", "git blame -5 a.txt", "git shortlog -5",
+		"git rev-parse -5", "git ls-files -5", "git ls-tree -5 HEAD", "git cat-file -5 HEAD",
+		"git describe -5", "git merge-base -5 HEAD", "git show-ref -5", "git for-each-ref -5",
+		"git name-rev -5 HEAD", "git check-ignore -5 a.txt", "git count-objects -5",
+		"git branch -5", "git tag -5", "git remote -5", "git stash -5 list",
+		"git worktree -5 list", "tr a b c", "diff a.txt a.txt a.txt", "cmp a.txt a.txt 1",
+		"comm a.txt a.txt a.txt", "uniq a.txt a.txt", "nl a.txt a.txt", "xxd a.txt a.txt",
+		"id root root", "date +%s +%s",
+	};
+	int bad;
+
+	(void)state;
+	bad = verdict_each(ws, ok, sizeof ok / sizeof ok[0], 1);
+	bad += verdict_each(ws, no, sizeof no / sizeof no[0], 0);
+	assert_int_equal(bad, 0);
+}
+
+/*
+ * Issue 20's defects found in the table: printf -v assigns a shell
+ * variable (printf -v PATH . ; ls runs a workspace ./ls), date with an
+ * operand that is not +FORMAT sets the system clock, and diff of a
+ * directory reads what the symlinks in it point to.
+ */
+static void
+test_printf_date(void **state)
+{
+	static const char *const ok[] = {
+		"printf x", "printf '%s\\n' x y", "date", "date +%s", "date -u +%Y-%m-%d",
+		"date -d yesterday +%F", "date --date=@0 +%F", "diff a.txt d2/x", "diff - a.txt",
+		"diff a.txt /dev/null", "printf",
+	};
+	static const char *const no[] = {
+		"printf -v PATH . ; ls", "printf -v x y", "printf -- x", "date 010100002020",
+		"date -u 0101", "date -- 0101", "date 'x'", "date -d yesterday 0101",
+		"diff d1 d2", "diff -u d1 d2/x", "diff src globs", "diff a.txt src", "diff a.txt glob*",
+		"diff -- a.txt d1", "diff a.txt /etc/passwd", "diff a.txt outside",
+	};
+	char path[512];
+	int bad;
+
+	(void)state;
+	dir("d1");
+	dir("d2");
+	put("d2/x", "foo\n");
+	snprintf(path, sizeof path, "%s/d1/x", ws);
+	assert_int_equal(symlink("/etc/hostname", path), 0);
+	bad = verdict_each(ws, ok, sizeof ok / sizeof ok[0], 1);
+	bad += verdict_each(ws, no, sizeof no / sizeof no[0], 0);
+	/* only the operands are looked at: a directory named diff is no operand */
+	dir("d3");
+	dir("d3/diff");
+	put("d3/a", "a\n");
+	snprintf(path, sizeof path, "%s/d3", ws);
+	bad += verdict(path, "diff a a", 1);
+	assert_int_equal(bad, 0);
+}
+
 int
 main(void)
 {
@@ -730,6 +1074,14 @@ main(void)
 		cmocka_unit_test(test_ro_paths_checked),
 		cmocka_unit_test(test_ro_option_values),
 		cmocka_unit_test(test_ro_sed_scripts),
+		cmocka_unit_test(test_sed_words),
+		cmocka_unit_test(test_awk_words),
+		cmocka_unit_test(test_find_words),
+		cmocka_unit_test(test_git_words),
+		cmocka_unit_test(test_shell_words),
+		cmocka_unit_test(test_entry_points),
+		cmocka_unit_test(test_table_rows),
+		cmocka_unit_test(test_printf_date),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
