@@ -6,8 +6,10 @@
  * is a directory now, the exec bit (only it: the other permission bits
  * stay) and symlinks, emptied directories pruned up to the root, binary
  * diffs and the REPO_DIFF_MAX bound, left-out paths, directories swapped
- * for symlinks that lead outside, one file reached by two paths, and the
- * descriptors (none left open, stdin untouched).  Each test works in its
+ * for symlinks that lead outside, one file reached by two paths, the
+ * check creating nothing, a work tree gone or a file now, writes failing
+ * midway (a snapshot blob gone, an immutable file), and the descriptors
+ * (none left open, stdin untouched).  Each test works in its
  * own mkdtemp directory; the trees are snapshots of the scope
  * {a, sub/b, run, link} (or the test's own) taken as the test changes the
  * files.
@@ -318,7 +320,8 @@ test_blocked_path_changes_nothing(void **state)
 	repo_result_release(&res);
 	tu_write(t->w, "sub", "in the way\n");
 	assert_int_equal(restore(t, 0, 0, &res, &e), -1);
-	assert_non_null(strstr(e.msg, "sub is not a directory; nothing was changed"));
+	/* Issue 20: the exact line, naming the file in the way relative to the root */
+	assert_string_equal(e.msg, "cannot change sub/b: sub is not a directory; nothing was changed");
 	assert_file(t, "a", "one\n");
 	assert_true(is_exec(t, "run"));
 	assert_file(t, "sub", "in the way\n");
@@ -680,6 +683,136 @@ test_dry_run_blocked(void **state)
 	teardown(t);
 }
 
+/*
+ * Issue 20: the check creates nothing.  Undo brings back d/e/f (d and e
+ * gone) and z/y, but z is a file now: it fails on z, and the directories
+ * d/e that d/e/f would need were not made while checking.
+ */
+static void
+test_check_makes_no_dirs(void **state)
+{
+	struct t *t = setup();
+	struct repo_snap_scope scope = { 0 };
+	struct repo_result res = REPO_RESULT_INIT;
+	struct err e = ERR_INIT;
+	git_oid before, after;
+	char p[8192];
+	struct stat st;
+
+	(void)state;
+	repo_snap_scope_add(&scope, "d/e/f");
+	repo_snap_scope_add(&scope, "z/y");
+	two_snaps(t, &scope, "mkdir -p d/e z && printf 'f\\n' > d/e/f && printf 'y\\n' > z/y",
+		  "rm -r d z && printf 'mine\\n' > z", &before, &after);
+	assert_int_equal(restore_scope(t, &scope, &before, &after, 1, 2, 0, &res, &e), -1);
+	assert_string_equal(e.msg, "cannot change z/y: z is not a directory; nothing was changed");
+	snprintf(p, sizeof p, "%s/d", t->w);
+	assert_int_equal(lstat(p, &st), -1);
+	assert_file(t, "z", "mine\n");
+	repo_result_release(&res);
+	repo_snap_scope_free(&scope);
+	teardown(t);
+}
+
+/*
+ * Issue 20: the work tree itself gone, or a file now: the one-line errors
+ * name it (the check does not climb above the root and open its parent).
+ */
+static void
+test_work_tree_gone(void **state)
+{
+	struct t *t = setup();
+	struct repo_result res = REPO_RESULT_INIT;
+	struct err e = ERR_INIT;
+	char want[8192];
+
+	(void)state;
+	tu_rmrf(t->w);
+	/* forced: the agent's files are gone too, which is not a conflict then */
+	assert_int_equal(restore(t, 1, REPO_FORCE, &res, &e), -1);
+	snprintf(want, sizeof want, "cannot change a: the work tree %s/ is gone; nothing was changed",
+		 t->w);
+	assert_string_equal(e.msg, want);
+	repo_result_release(&res);
+	tu_write(t->dir, "w", "a file\n");
+	assert_int_equal(restore(t, 1, REPO_FORCE, &res, &e), -1);
+	assert_string_equal(e.msg, "cannot change a: . is not a directory; nothing was changed");
+	{
+		char *got = tu_read(t->dir, "w");
+
+		assert_string_equal(got ? got : "(none)", "a file\n"); /* left as it is */
+		free(got);
+	}
+	repo_result_release(&res);
+	teardown(t);
+}
+
+/*
+ * Issue 20: a write failing midway (the snapshot's copy of sub/b is gone
+ * from the store): -1 with the reason, the files before it written, and
+ * no descriptor closed that the restore did not open (stdin stays).
+ */
+static void
+test_missing_blob_midway(void **state)
+{
+	struct t *t = setup();
+	struct repo_snap_side side;
+	struct repo_result res = REPO_RESULT_INIT;
+	struct err e = ERR_INIT;
+	char hex[GIT_OID_HEXSZ + 1], p[8192];
+	int fd0 = open_fds();
+
+	(void)state;
+	assert_int_equal(restore(t, 1, 0, &res, &e), 0);
+	repo_result_release(&res);
+	repo_snap_tree_side(&t->s, &t->after, "sub/b", &side);
+	assert_true(side.present);
+	git_oid_tostr(hex, sizeof hex, &side.id);
+	snprintf(p, sizeof p, "%s/checkpoints.git/objects/%.2s/%s", t->state, hex, hex + 2);
+	assert_int_equal(unlink(p), 0);
+	assert_int_equal(restore(t, 0, 0, &res, &e), -1);
+	assert_non_null(strstr(e.msg, "read the snapshot of the file"));
+	assert_file(t, "a", "two\n"); /* before sub/b: written */
+	assert_false(is_exec(t, "run"));
+	assert_file(t, "sub/b", "(none)");
+	assert_int_equal(open_fds(), fd0);
+	repo_result_release(&res);
+	teardown(t);
+}
+
+/*
+ * Issue 20: a file that cannot be replaced though its directory is
+ * writable (run immutable, where chattr works): the write fails midway
+ * and the restore says so (-1), the files before it written (a), the
+ * ones after it not (sub/b).
+ */
+static void
+test_immutable_file_midway(void **state)
+{
+	struct t *t = setup();
+	struct repo_result res = REPO_RESULT_INIT;
+	struct err e = ERR_INIT;
+	char cmd[8192];
+	int rc;
+
+	(void)state;
+	snprintf(cmd, sizeof cmd, "chattr +i '%s/run' 2>/dev/null", t->w);
+	if (system(cmd) != 0) {
+		teardown(t);
+		skip();
+	}
+	rc = restore(t, 1, 0, &res, &e);
+	snprintf(cmd, sizeof cmd, "chattr -i '%s/run'", t->w);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(rc, -1);
+	assert_non_null(strstr(e.msg, "run"));
+	assert_file(t, "a", "one\n");
+	assert_false(is_exec(t, "run"));
+	assert_file(t, "sub/b", "new\n");
+	repo_result_release(&res);
+	teardown(t);
+}
+
 int
 main(void)
 {
@@ -701,6 +834,10 @@ main(void)
 		cmocka_unit_test(test_dry_run_blocked),
 		cmocka_unit_test(test_prune_nested),
 		cmocka_unit_test(test_dir_now_is_left_alone),
+		cmocka_unit_test(test_check_makes_no_dirs),
+		cmocka_unit_test(test_work_tree_gone),
+		cmocka_unit_test(test_missing_blob_midway),
+		cmocka_unit_test(test_immutable_file_midway),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
