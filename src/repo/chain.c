@@ -26,7 +26,7 @@ record(struct repo_chain *c, const char *msg, const git_oid *tree_id, int amend,
 	git_tree *tree = NULL;
 	git_signature *sig = NULL;
 	git_reference *ref = NULL;
-	const git_commit *parents[1];
+	const git_commit *parents[1] = { NULL };
 	git_oid tip, id;
 	int rc = -1, np = 0;
 

@@ -170,7 +170,21 @@ test_events_read_back(void **state)
 	load(t, &d);
 	assert_int_equal(d.nturns, 3);
 	assert_int_equal(d.nredo, 0);
-	repo_chain_free(&d);
+	/* Issue 20: a recorded "after" read back is that tree, not the next turn's before */
+	{
+		git_oid t3;
+
+		assert_int_equal(repo_chain_end(&d, &d.turns[2], &t->t2, &e), 0);
+		tree_with(t, "3", &t3);
+		assert_int_equal(begin(&d, &t3, NULL), 0);
+		repo_chain_free(&d);
+		load(t, &c);
+		assert_int_equal(c.nturns, 4);
+		assert_true(c.turns[2].has_after);
+		assert_true(git_oid_equal(&c.turns[2].after, &t->t2));
+		assert_true(git_oid_equal(&c.turns[3].before, &t3));
+		repo_chain_free(&c);
+	}
 	teardown(t);
 }
 
