@@ -8,6 +8,7 @@
  */
 #include "repo/restore.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -149,6 +150,29 @@ repo_restore_diff(const struct repo_snap *s, const char *path,
 	buf_release(&y);
 }
 
+/* The item of rs for path, or NULL. */
+static const struct repo_restore_item *
+find_item(const struct repo_restore *rs, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < rs->n; i++)
+		if (!strcmp(rs->v[i].path, path))
+			return &rs->v[i];
+	return NULL;
+}
+
+/* Whether the restore removes the file rel: an item going away, on disk as the agent left it (or forced). */
+static int
+goes_away(const struct repo_restore *rs, const struct repo_snap *s, const char *rel, unsigned flags)
+{
+	const struct repo_restore_item *it = find_item(rs, rel);
+	struct repo_snap_side cur;
+
+	return it && !it->target.present && repo_snap_disk(s, rel, &cur, NULL) == 0 &&
+	       (repo_snap_side_eq(&cur, &it->expect) || (flags & REPO_FORCE));
+}
+
 /*
  * Whether abs can be replaced: its nearest existing ancestor opens as a
  * directory beneath the work tree (no symlink on the way leading out, no
@@ -157,7 +181,8 @@ repo_restore_diff(const struct repo_snap *s, const char *path,
  * does not fail halfway for these reasons.
  */
 static int
-writable(const struct repo_snap *s, const char *abs, const char *rel, struct err *e)
+writable(const struct repo_restore *rs, const struct repo_snap *s, const char *abs, const char *rel,
+	 unsigned flags, int emptied, struct err *e)
 {
 	struct buf d = BUF_INIT;
 	struct err oe = ERR_INIT;
@@ -173,6 +198,16 @@ writable(const struct repo_snap *s, const char *abs, const char *rel, struct err
 		*slash = '\0';
 		if ((dfd = workspace_opendir(s->workdir, d.data, 0, &oe)) >= 0)
 			break;
+		/*
+		 * ENOTDIR: a file on the way.  Above it, keep climbing; the file
+		 * itself stops the restore unless the restore removes it first
+		 * (a turn put it where a directory was).
+		 */
+		if (errno == ENOTDIR && (lstat(d.data, &st) < 0 ||
+					 (strlen(d.data) > wl && goes_away(rs, s, d.data + wl + 1, flags)))) {
+			leaf = 0;
+			continue;
+		}
 		if (errno == ENOTDIR) {
 			rc = err_set(e, "cannot change %s: %s is not a directory; nothing was changed",
 				     rel, strlen(d.data) > wl ? d.data + wl + 1 : ".");
@@ -187,7 +222,8 @@ writable(const struct repo_snap *s, const char *abs, const char *rel, struct err
 	if (dfd < 0)
 		rc = err_set(e, "cannot change %s: the work tree %s is gone; nothing was changed", rel,
 			     s->workdir);
-	else if (leaf && fstatat(dfd, slash + 1, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode))
+	else if (leaf && !emptied && fstatat(dfd, slash + 1, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		 S_ISDIR(st.st_mode))
 		rc = err_set(e, "cannot change %s: it is a directory now; nothing was changed", rel);
 	else if (faccessat(dfd, ".", W_OK, 0) < 0)
 		rc = err_set(e, "cannot change %s: directory %s is not writable (%s); nothing "
@@ -290,13 +326,70 @@ put_side(const struct repo_snap *s, const char *rel, const struct repo_snap_side
 	return rc;
 }
 
+/*
+ * Whether the restore leaves nothing in the directory rel (relative, its
+ * absolute path in abs): every file beneath it is an item that goes away
+ * (target absent) and is as the agent left it (or flags has REPO_FORCE).
+ * Then the removals empty it and prune it, and a file can come back where
+ * a turn had put this directory.  Read beneath the work tree, no link
+ * followed; any trouble reading it is a no.
+ */
+static int
+emptied_dir(const struct repo_restore *rs, const struct repo_snap *s, const char *rel,
+	    unsigned flags, int depth)
+{
+	struct buf sub = BUF_INIT;
+	struct err e = ERR_INIT;
+	struct dirent *de;
+	DIR *d;
+	int fd = -1, ok = depth < 64;
+
+	if (ok) {
+		repo_snap_abs(s, rel, &sub);
+		fd = workspace_opendir(s->workdir, sub.data, 0, &e);
+	}
+	if (fd < 0 || !(d = fdopendir(fd))) {
+		if (fd >= 0)
+			close(fd);
+		buf_release(&sub);
+		return 0;
+	}
+	while (ok && (de = readdir(d)) != NULL) {
+		struct stat st;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		buf_reset(&sub);
+		buf_addf(&sub, "%s/%s", rel, de->d_name);
+		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			ok = 0;
+		else if (S_ISDIR(st.st_mode))
+			ok = emptied_dir(rs, s, sub.data, flags, depth + 1);
+		else
+			ok = goes_away(rs, s, sub.data, flags);
+	}
+	closedir(d);
+	buf_release(&sub);
+	return ok;
+}
+
 /* Compare one item with the disk: note a conflict, or diff it (and check writability). */
 static int
-check_item(const struct repo_snap *s, struct repo_restore_item *it, unsigned flags,
-	   int check, struct repo_result *res, struct err *e)
+check_item(const struct repo_restore *rs, const struct repo_snap *s, struct repo_restore_item *it,
+	   unsigned flags, int check, struct repo_result *res, struct err *e)
 {
 	struct buf abs = BUF_INIT;
-	int bad = repo_snap_disk(s, it->path, &it->cur, NULL) < 0, rc = 0;
+	int bad = repo_snap_disk(s, it->path, &it->cur, NULL) < 0, rc = 0, emptied = 0;
+	struct stat st;
+
+	repo_snap_abs(s, it->path, &abs);
+	/* a directory the turn made where this file was, which the removals empty: as if absent */
+	if (bad && it->target.present && lstat(abs.data, &st) == 0 && S_ISDIR(st.st_mode) &&
+	    emptied_dir(rs, s, it->path, flags, 0)) {
+		memset(&it->cur, 0, sizeof it->cur);
+		bad = 0;
+		emptied = 1;
+	}
 
 	if (bad || (!repo_snap_side_eq(&it->cur, &it->expect) && !(flags & REPO_FORCE))) {
 		buf_addf(&res->notes, "%s: %s; left alone%s\n", it->path, bad ?
@@ -306,9 +399,8 @@ check_item(const struct repo_snap *s, struct repo_restore_item *it, unsigned fla
 		it->cur = it->target; /* nothing to do */
 	} else if (!repo_snap_side_eq(&it->cur, &it->target)) {
 		repo_restore_diff(s, it->path, &it->cur, 1, &it->target, 0, res);
-		repo_snap_abs(s, it->path, &abs);
 		if (check)
-			rc = writable(s, abs.data, it->path, e);
+			rc = writable(rs, s, abs.data, it->path, flags, emptied, e);
 	}
 	buf_release(&abs);
 	return rc;
@@ -320,15 +412,18 @@ repo_restore_run(struct repo_restore *rs, const struct repo_snap *s, unsigned fl
 		struct repo_result *res, struct err *e)
 {
 	size_t i;
-	int rc = 0;
+	int rc = 0, pass;
 
 	/* every item goes into res; writability is checked up to the first failure */
 	for (i = 0; i < rs->n; i++)
-		if (check_item(s, &rs->v[i], flags, rc == 0 && !(flags & REPO_DRY_RUN), res,
+		if (check_item(rs, s, &rs->v[i], flags, rc == 0 && !(flags & REPO_DRY_RUN), res,
 			       e) < 0)
 			rc = -1;
-	for (i = 0; rc == 0 && !(flags & REPO_DRY_RUN) && i < rs->n; i++)
-		if (!repo_snap_side_eq(&rs->v[i].cur, &rs->v[i].target))
-			rc = put_side(s, rs->v[i].path, &rs->v[i].target, e);
+	/* removals first: they empty and prune a directory a file comes back in place of */
+	for (pass = 0; pass < 2; pass++)
+		for (i = 0; rc == 0 && !(flags & REPO_DRY_RUN) && i < rs->n; i++)
+			if (!rs->v[i].target.present == !pass &&
+			    !repo_snap_side_eq(&rs->v[i].cur, &rs->v[i].target))
+				rc = put_side(s, rs->v[i].path, &rs->v[i].target, e);
 	return rc;
 }

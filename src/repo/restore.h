@@ -10,7 +10,10 @@
  * change is checked to be replaceable (not a directory now, its nearest
  * existing parent a writable directory that opens beneath the work tree:
  * no symlink on the way leading out), so a restore either fails with
- * nothing changed or writes every file (short of a write error midway).  Writes are byte-exact and atomic
+ * nothing changed or writes every file (short of a write error midway:
+ * removals go first, then the writes in path order).  A directory a turn
+ * made where a file was, holding only files the restore removes, counts
+ * as absent: it is emptied and pruned, and the file comes back.  Writes are byte-exact and atomic
  * per file (fs_write_atomic), keep the snapshot's executable bit,
  * recreate symlinks; removed files take their emptied parent directories
  * with them (up to the work tree root).

@@ -808,8 +808,56 @@ test_immutable_file_midway(void **state)
 	assert_non_null(strstr(e.msg, "run"));
 	assert_file(t, "a", "one\n");
 	assert_false(is_exec(t, "run"));
-	assert_file(t, "sub/b", "new\n");
+	assert_file(t, "sub/b", "(none)"); /* removals come first, then the writes in order */
 	repo_result_release(&res);
+	teardown(t);
+}
+
+/*
+ * A turn that replaced the file x with a directory (x/y, x/d/z): undo
+ * removes what it made, prunes x, and brings the file back; redo puts the
+ * directory back.  With a file in x/ the turn did not make (by hand), x is
+ * left alone and reported, as before.
+ */
+static void
+test_file_replaced_by_dir(void **state)
+{
+	struct t *t = setup();
+	struct repo_snap_scope scope = { 0 };
+	struct repo_result res = REPO_RESULT_INIT;
+	struct err e = ERR_INIT;
+	git_oid before, after;
+	char p[8192];
+	struct stat st;
+
+	(void)state;
+	repo_snap_scope_add(&scope, "x");
+	repo_snap_scope_add(&scope, "x/y");
+	repo_snap_scope_add(&scope, "x/d/z");
+	two_snaps(t, &scope, "printf 'file\n' > x", "rm x && mkdir -p x/d && printf 'y\n' > x/y && printf 'z\n' > x/d/z",
+		  &before, &after);
+	assert_int_equal(restore_scope(t, &scope, &before, &after, 1, 3, 0, &res, &e), 0);
+	assert_int_equal(res.conflicts, 0);
+	assert_file(t, "x", "file\n");
+	snprintf(p, sizeof p, "%s/x", t->w);
+	assert_int_equal(lstat(p, &st), 0);
+	assert_true(S_ISREG(st.st_mode));
+	repo_result_release(&res);
+	res = (struct repo_result)REPO_RESULT_INIT;
+	if (restore_scope(t, &scope, &before, &after, 0, 3, 0, &res, &e)) fail_msg("redo: %s", e.msg);
+	assert_file(t, "x/y", "y\n");
+	assert_file(t, "x/d/z", "z\n");
+	repo_result_release(&res);
+	/* a file in x/ that is not the turn's: x stays, reported, the rest is undone */
+	sh(t, "printf 'mine\n' > x/d/mine");
+	res = (struct repo_result)REPO_RESULT_INIT;
+	assert_int_equal(restore_scope(t, &scope, &before, &after, 1, 3, 0, &res, &e), 0);
+	assert_int_equal(res.conflicts, 1);
+	assert_non_null(strstr(res.notes.data, "x: not a readable file; left alone\n"));
+	assert_file(t, "x/d/mine", "mine\n");
+	assert_file(t, "x/y", "(none)");
+	repo_result_release(&res);
+	repo_snap_scope_free(&scope);
 	teardown(t);
 }
 
@@ -838,6 +886,7 @@ main(void)
 		cmocka_unit_test(test_work_tree_gone),
 		cmocka_unit_test(test_missing_blob_midway),
 		cmocka_unit_test(test_immutable_file_midway),
+		cmocka_unit_test(test_file_replaced_by_dir),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
