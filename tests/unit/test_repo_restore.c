@@ -861,6 +861,65 @@ test_file_replaced_by_dir(void **state)
 	teardown(t);
 }
 
+/*
+ * The directory a turn made where a file was is read at most 64 levels
+ * deep (63 levels of directories below it: the file comes back; 64: it is
+ * left alone and reported); stdin closed (fd 0 free) changes nothing.
+ */
+static int
+deep_undo(int levels, int close_stdin)
+{
+	struct t *t = setup();
+	struct repo_snap_scope scope = { 0 };
+	struct repo_result res = REPO_RESULT_INIT;
+	struct err e = ERR_INIT;
+	struct buf deep = BUF_INIT, cmd = BUF_INIT;
+	git_oid before, after;
+	int i, conflicts, in = -1;
+
+	buf_adds(&deep, "x");
+	for (i = 1; i <= levels; i++)
+		buf_addf(&deep, "/%d", i);
+	buf_adds(&deep, "/f");
+	repo_snap_scope_add(&scope, "x");
+	repo_snap_scope_add(&scope, deep.data);
+	buf_addf(&cmd, "rm x && mkdir -p \"$(dirname %s)\" && printf 'f\\n' > %s", deep.data, deep.data);
+	two_snaps(t, &scope, "printf 'file\\n' > x", cmd.data, &before, &after);
+	if (close_stdin) {
+		in = dup(0);
+		close(0);
+	}
+	assert_int_equal(restore_scope(t, &scope, &before, &after, 1, 2, 0, &res, &e), 0);
+	if (close_stdin) {
+		assert_int_equal(fcntl(0, F_GETFD), -1); /* nothing left open on fd 0 */
+		assert_int_equal(dup2(in, 0), 0);
+		close(in);
+	} else {
+		assert_int_not_equal(fcntl(0, F_GETFD), -1); /* stdin still open */
+	}
+	conflicts = (int)res.conflicts;
+	if (!conflicts)
+		assert_file(t, "x", "file\n");
+	else
+		assert_non_null(strstr(res.notes.data, "x: not a readable file; left alone\n"));
+	repo_result_release(&res);
+	repo_snap_scope_free(&scope);
+	buf_release(&deep);
+	buf_release(&cmd);
+	teardown(t);
+	return conflicts;
+}
+
+static void
+test_replaced_by_deep_dir(void **state)
+{
+	(void)state;
+	assert_int_equal(deep_undo(63, 0), 0);
+	assert_int_equal(deep_undo(64, 0), 1);
+	assert_int_equal(deep_undo(2, 1), 0);
+	assert_int_equal(deep_undo(64, 1), 1);
+}
+
 int
 main(void)
 {
@@ -887,6 +946,7 @@ main(void)
 		cmocka_unit_test(test_missing_blob_midway),
 		cmocka_unit_test(test_immutable_file_midway),
 		cmocka_unit_test(test_file_replaced_by_dir),
+		cmocka_unit_test(test_replaced_by_deep_dir),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
