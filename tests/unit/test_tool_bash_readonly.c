@@ -1059,6 +1059,29 @@ test_printf_date(void **state)
 	assert_int_equal(bad, 0);
 }
 
+/*
+ * Issue 20: sed scripts the checker reads command by command (each checked
+ * with GNU sed): negation, l q Q with counts, blocks, separators; e runs
+ * each line as a shell command, and extra text after a command is refused.
+ */
+static void
+test_sed_script_commands(void **state)
+{
+	static const char *const ro[] = {
+		"sed -n '/x/!p' a.txt", "sed -n '/x/ ! p' a.txt", "sed -n l a.txt", "sed 5q a.txt",
+		"sed 2Q a.txt", "sed -n 'p ;p' a.txt", "sed -n 'p\t;p' a.txt", "sed -n '/o/{p}' a.txt",
+		"sed -n '/o/{p;p}' a.txt", "sed -n 'l 3' a.txt", "sed -n 'p # note' a.txt",
+	};
+	static const char *const asks[] = {
+		"sed e a.txt", "sed 1e a.txt", "sed -n 'p;e' a.txt", "sed 'e date' a.txt", "sed -n 'p p' a.txt",
+		"sed s a.txt", "sed 's\\a\\b\\' a.txt", "sed -n 'q e' a.txt", "sed -n 'l e' a.txt",
+	};
+
+	(void)state;
+	assert_int_equal(verdicts(ws, ro, sizeof ro / sizeof ro[0], 1), 0);
+	assert_int_equal(verdicts(ws, asks, sizeof asks / sizeof asks[0], 0), 0);
+}
+
 int
 main(void)
 {
@@ -1082,6 +1105,7 @@ main(void)
 		cmocka_unit_test(test_entry_points),
 		cmocka_unit_test(test_table_rows),
 		cmocka_unit_test(test_printf_date),
+		cmocka_unit_test(test_sed_script_commands),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
