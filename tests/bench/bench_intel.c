@@ -145,44 +145,65 @@ is_c_source(const struct dirent *de)
 	return n > 2 && !strcmp(de->d_name + n - 2, ".c");
 }
 
+/* Whether de is a subdirectory to descend into (not "." or ".."). */
+static int
+is_subdir(const struct dirent *de)
+{
+	return de->d_type == DT_DIR && de->d_name[0] != '.';
+}
+
+/* Append dir's C sources, then its subdirectories', by name, to b up to OUTLINE_LINES lines. */
+static void
+add_c_sources(const char *dir, struct buf *b, size_t *lines)
+{
+	struct buf p = BUF_INIT, src = BUF_INIT;
+	struct err e = ERR_INIT;
+	struct dirent **names;
+	size_t i;
+	int n, k, pass;
+
+	for (pass = 0; pass < 2; pass++) {
+		if ((n = scandir(dir, &names, pass ? is_subdir : is_c_source, alphasort)) < 0)
+			break;
+		for (k = 0; k < n; k++) {
+			buf_reset(&p);
+			buf_addf(&p, "%s/%s", dir, names[k]->d_name);
+			buf_reset(&src);
+			if (pass && *lines < OUTLINE_LINES)
+				add_c_sources(p.data, b, lines);
+			else if (*lines < OUTLINE_LINES && buf_read_file(&src, p.data, 1 << 20, &e) == 0)
+				for (i = 0; i < src.len && *lines < OUTLINE_LINES; i++) {
+					buf_addch(b, src.data[i]);
+					*lines += src.data[i] == '\n';
+				}
+			free(names[k]);
+		}
+		free(names);
+	}
+	buf_release(&p);
+	buf_release(&src);
+}
+
 /*
- * Join the project's C sources (whole files, by name) into a file of
- * exactly OUTLINE_LINES lines, the last one cut where the count is
- * reached (its unfinished tail costs a whole parse); 0 on success.
+ * Join the project's C sources (whole files, by name, src/ and its
+ * subsystems' folders) into a file of exactly OUTLINE_LINES lines, the last
+ * one cut where the count is reached (its unfinished tail costs a whole
+ * parse); 0 on success.
  */
 static int
 make_c_file(const char *root, const char *path)
 {
-	struct buf b = BUF_INIT, src = BUF_INIT, p = BUF_INIT;
-	struct err e = ERR_INIT;
-	struct dirent **names;
-	size_t lines = 0, i;
-	int n, k;
+	struct buf b = BUF_INIT, p = BUF_INIT;
+	size_t lines = 0;
 	FILE *f = NULL;
 
 	buf_addf(&p, "%s/src", root);
-	if ((n = scandir(p.data, &names, is_c_source, alphasort)) < 0) {
-		buf_release(&p);
-		return -1;
-	}
-	for (k = 0; k < n; k++) {
-		buf_reset(&p);
-		buf_addf(&p, "%s/src/%s", root, names[k]->d_name);
-		buf_reset(&src);
-		if (lines < OUTLINE_LINES && buf_read_file(&src, p.data, 1 << 20, &e) == 0)
-			for (i = 0; i < src.len && lines < OUTLINE_LINES; i++) {
-				buf_addch(&b, src.data[i]);
-				lines += src.data[i] == '\n';
-			}
-		free(names[k]);
-	}
-	free(names);
+	add_c_sources(p.data, &b, &lines);
 	if (lines == OUTLINE_LINES && (f = fopen(path, "w")) != NULL) {
 		fwrite(b.data, 1, b.len, f);
 		fclose(f);
 	}
 	buf_release(&b);
-	buf_release(&src);
 	buf_release(&p);
 	return f ? 0 : -1;
 }
