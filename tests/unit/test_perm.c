@@ -156,6 +156,57 @@ test_quoted_command_word(void **state)
 	buf_release(&why);
 }
 
+/*
+ * Issue 20: the command word's quote removal byte by byte, as bash does it
+ * (each expectation checked with bash -c 'printf %s ...').  A word is a slice
+ * of the line: what follows it must not be read into it.
+ */
+static void
+test_command_word_escapes(void **state)
+{
+	(void)state;
+	/* a backslash at the very end stays (bash runs x\) */
+	segs("x\\", "x\\");
+	segs("\"ab\\", "ab\\");                 /* unterminated: kept as written */
+	segs("$'ab\\", "ab\\");
+	/* '...' takes no escapes; "..." removes \ only before " \ $ ` */
+	segs("'r\\x6d' x", "r\\x6d x");
+	segs("\"a\\\"b\" x", "a\"b x");
+	segs("\"a\\b\" x", "a\\b x");
+	segs("\"r\"'m' x", "rm x");
+	/* $'\xHH': one or two hex digits, either case; none: \x kept */
+	segs("$'r\\x6d' x", "rm x");
+	segs("$'r\\x6D' x", "rm x");
+	segs("$'\\x7'", "\a");
+	segs("$'\\x7", "\a");
+	segs("$'\\x414' x", "A4 x");
+	segs("$'\\xg4' x", "\\xg4 x");
+	segs("$'\\x' x", "\\x x");
+	/* octal: one to three digits 0-7 */
+	segs("$'\\101' x", "A x");
+	segs("$'\\1011' x", "A1 x");
+	segs("$'\\107' x", "G x");
+	segs("$'\\77' x", "? x");
+	segs("$'\\060' x", "0 x");
+	segs("$'\\8' x", "\\8 x");
+	/* \uHHHH and \UHHHHHHHH: code points, written as UTF-8 */
+	segs("$'\\u0072m' x", "rm x");
+	segs("$'\\U0000006d' x", "m x");
+	segs("$'\\u00e9' x", "\xc3\xa9 x");
+	segs("$'\\u20ac' x", "\xe2\x82\xac x");
+	segs("$'\\U0001F600' x", "\xf0\x9f\x98\x80 x");
+	segs("$'\\u' x", "\\u x");
+	/* the named escapes; \', \", \\, \? are the character; others keep the \ */
+	segs("$'a\\'b' x", "a'b x");
+	segs("$'\\a\\b\\e\\E\\f\\n\\r\\t\\v' x", "\a\b\033\033\f\n\r\t\v x");
+	segs("$'\\\\\\\"\\?' x", "\\\"? x");
+	segs("$'a\\!b' x", "a\\!b x");
+	segs("$'l\\s' x", "l\\s x");
+	/* a quoted or escaped > is text, not a redirection */
+	segs("\\>x", ">x");
+	segs("'>'x", ">x");
+}
+
 /* The segments of cmd joined with " | " for comparison. */
 static void
 segs(const char *cmd, const char *want)
@@ -811,6 +862,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_glob),
 		cmocka_unit_test(test_quoted_command_word),
+		cmocka_unit_test(test_command_word_escapes),
 		cmocka_unit_test_setup_teardown(test_path_rules, setup, teardown),
 		cmocka_unit_test(test_segments),
 		cmocka_unit_test(test_heredoc_segments),
