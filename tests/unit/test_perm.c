@@ -133,6 +133,7 @@ test_quoted_command_word(void **state)
 		"$'\\x72m' -rf src", "$'\\162m' -rf src", "$\"rm\" -rf src", "\"sudo\" rm -rf src",
 		"'timeout' 5 rm -rf src", ">out rm -rf src", "> out rm -rf src", "2>/dev/null rm -rf src",
 		"FOO=1 >x 'rm' -rf src", "<<<x rm -rf src", "&>log rm -rf src",
+		"rm>x -rf src", "rm&>x -rf src", "'rm'<x -rf src",
 	};
 	size_t i;
 
@@ -152,6 +153,20 @@ test_quoted_command_word(void **state)
 	segs("> notes", "> notes");
 	segs("ls; > src/main.c", "ls | > src/main.c");
 	segs("\"\"", "\"\"");
+	/* Issue 20: bash ends a word at an unquoted < or > (rm>x is rm >x); digits
+	 * right before it, alone, are its file descriptor; a quoted > is text.
+	 * The command word and what precedes it are split so; later words stay. */
+	segs("rm>x -rf src", "rm >x -rf src");
+	segs("rm&>x", "rm &>x");
+	segs("2>x>y rm", "rm 2>x >y");
+	segs("a>>b", "a >>b");
+	segs("cat<<EOF", "cat <<EOF");
+	segs("x<>f", "x <>f");
+	segs("rm2>x", "rm2 >x");                /* bash runs rm2 */
+	segs("'>'x", ">x");
+	segs("\\>x", ">x");
+	segs("echo a>x", "echo a>x");
+	segs("#a>b\nls", "#a>b | ls");           /* a comment is text */
 	perm_release(&p);
 	buf_release(&why);
 }
@@ -196,15 +211,25 @@ test_command_word_escapes(void **state)
 	segs("$'\\u20ac' x", "\xe2\x82\xac x");
 	segs("$'\\U0001F600' x", "\xf0\x9f\x98\x80 x");
 	segs("$'\\u' x", "\\u x");
+	segs("$'\\ug4' x", "\\ug4 x");
+	segs("$'\\u7'", "\a");
+	segs("$'\\u7", "\a");
+	segs("$'\\u00411' x", "A1 x");           /* at most 4 digits */
+	segs("$'\\U000000411' x", "A1 x");       /* at most 8 */
+	/* each UTF-8 length at its edges (bash in a UTF-8 locale) */
+	segs("$'\\u7f' x", "\x7f x");
+	segs("$'\\u80' x", "\xc2\x80 x");
+	segs("$'\\u7ff' x", "\xdf\xbf x");
+	segs("$'\\u800' x", "\xe0\xa0\x80 x");
+	segs("$'\\uffff' x", "\xef\xbf\xbf x");
+	segs("$'\\U10000' x", "\xf0\x90\x80\x80 x");
+	segs("$'\\U10ffff' x", "\xf4\x8f\xbf\xbf x");
 	/* the named escapes; \', \", \\, \? are the character; others keep the \ */
 	segs("$'a\\'b' x", "a'b x");
 	segs("$'\\a\\b\\e\\E\\f\\n\\r\\t\\v' x", "\a\b\033\033\f\n\r\t\v x");
 	segs("$'\\\\\\\"\\?' x", "\\\"? x");
 	segs("$'a\\!b' x", "a\\!b x");
 	segs("$'l\\s' x", "l\\s x");
-	/* a quoted or escaped > is text, not a redirection */
-	segs("\\>x", ">x");
-	segs("'>'x", ">x");
 }
 
 /* The segments of cmd joined with " | " for comparison. */
