@@ -217,10 +217,32 @@ perm_is_assign(const char *w, size_t n)
 	return i < n;
 }
 
+/* Append code point v as UTF-8 (bash's $'\u' and $'\U' in a UTF-8 locale). */
+static void
+perm_utf8(struct buf *out, unsigned long v)
+{
+	if (v < 0x80) {
+		buf_addch(out, (int)v);
+	} else if (v < 0x800) {
+		buf_addch(out, (int)(0xc0 | v >> 6));
+		buf_addch(out, (int)(0x80 | (v & 0x3f)));
+	} else if (v < 0x10000) {
+		buf_addch(out, (int)(0xe0 | v >> 12));
+		buf_addch(out, (int)(0x80 | (v >> 6 & 0x3f)));
+		buf_addch(out, (int)(0x80 | (v & 0x3f)));
+	} else {
+		buf_addch(out, (int)(0xf0 | (v >> 18 & 0x07)));
+		buf_addch(out, (int)(0x80 | (v >> 12 & 0x3f)));
+		buf_addch(out, (int)(0x80 | (v >> 6 & 0x3f)));
+		buf_addch(out, (int)(0x80 | (v & 0x3f)));
+	}
+}
+
 /*
  * Append word [w, w + n) after bash's quote removal: '...' as it is, "..."
  * and $"..." with \ before " \ $ ` removed, $'...' with its escapes (\xHH,
- * octal, \\, \', \"; any other \c as c), \c outside quotes as c.  Used for
+ * octal, \uHHHH, \UHHHHHHHH, \a \b \e \E \f \n \r \t \v, \\ \' \" \?; any
+ * other \c kept as \c, as bash does), \c outside quotes as c.  Used for
  * the command word, which bash runs whatever its quoting ('rm', \rm, r""m).
  */
 static void
@@ -266,6 +288,19 @@ perm_unquote(struct buf *out, const char *w, size_t n)
 				for (k = 0; k < 3 && p + 1 < end && p[1] >= '0' && p[1] <= '7'; k++, p++)
 					v = v * 8 + (unsigned)(p[1] - '0');
 				buf_addch(out, (int)(v & 0xff));
+			} else if ((p[1] == 'u' || p[1] == 'U') && p + 2 < end && isxdigit((unsigned char)p[2])) {
+				unsigned long v = 0;
+				int k, most = *++p == 'u' ? 4 : 8;
+
+				for (k = 0; k < most && p + 1 < end &&
+						 isxdigit((unsigned char)p[1]); k++, p++)
+					v = v * 16 + (unsigned long)(isdigit((unsigned char)p[1]) ? p[1] - '0'
+						: (tolower((unsigned char)p[1]) - 'a' + 10));
+				perm_utf8(out, v);
+			} else if (strchr("abeEfnrtv", p[1])) { /* p[1] is in the word: not NUL */
+				buf_addch(out, "\a\b\033\033\f\n\r\t\v"[strchr("abeEfnrtv", *++p) - "abeEfnrtv"]);
+			} else if (!strchr("\\'\"?", p[1])) {
+				buf_addch(out, *p); /* bash keeps the \ of \c, \8, \q: c is text next */
 			} else {
 				buf_addch(out, *++p);
 			}
@@ -350,7 +385,7 @@ perm_add_segment(struct buf *out, struct buf *raw, const char *p, const char *en
 {
 	const char *p0 = p, *e0 = end;
 	size_t start = out->len;
-	int lead = 1, skip_arg = 0, target = 0;
+	int lead = 1, skip_arg = 0, target = 0, comment = 0;
 	struct buf flat = BUF_INIT, word = BUF_INIT, pre = BUF_INIT;
 
 	perm_unfold(&flat, p, end);
@@ -365,7 +400,21 @@ perm_add_segment(struct buf *out, struct buf *raw, const char *p, const char *en
 		if (p >= end)
 			break;
 		w = p;
+		comment |= *w == '#'; /* a comment's text is kept as written */
 		while (p < end && !isspace((unsigned char)*p)) {
+			if ((*p == '<' || *p == '>') && lead && !comment && p > w && !strchr("<>", p[-1])) {
+				/* bash ends a word at < and > ("rm>x -rf src" is rm -rf src
+				 * >x, "rm&>x" rm &>x); digits before it are its fd (2>x).
+				 * Only up to the command word, which the rules read. */
+				const char *d = p - (p[-1] == '&'), *i = w;
+
+				while (i < d && isdigit((unsigned char)*i))
+					i++;
+				if (i < d) {
+					p = d;
+					break;
+				}
+			}
 			if (*p == '$' && p + 1 < end && p[1] == '\'') { /* $'...': \' inside */
 				for (p += 2; p < end && *p != '\''; p++)
 					if (*p == '\\' && p + 1 < end)

@@ -133,6 +133,7 @@ test_quoted_command_word(void **state)
 		"$'\\x72m' -rf src", "$'\\162m' -rf src", "$\"rm\" -rf src", "\"sudo\" rm -rf src",
 		"'timeout' 5 rm -rf src", ">out rm -rf src", "> out rm -rf src", "2>/dev/null rm -rf src",
 		"FOO=1 >x 'rm' -rf src", "<<<x rm -rf src", "&>log rm -rf src",
+		"rm>x -rf src", "rm&>x -rf src", "'rm'<x -rf src",
 	};
 	size_t i;
 
@@ -152,8 +153,83 @@ test_quoted_command_word(void **state)
 	segs("> notes", "> notes");
 	segs("ls; > src/main.c", "ls | > src/main.c");
 	segs("\"\"", "\"\"");
+	/* Issue 20: bash ends a word at an unquoted < or > (rm>x is rm >x); digits
+	 * right before it, alone, are its file descriptor; a quoted > is text.
+	 * The command word and what precedes it are split so; later words stay. */
+	segs("rm>x -rf src", "rm >x -rf src");
+	segs("rm&>x", "rm &>x");
+	segs("2>x>y rm", "rm 2>x >y");
+	segs("a>>b", "a >>b");
+	segs("cat<<EOF", "cat <<EOF");
+	segs("x<>f", "x <>f");
+	segs("rm2>x", "rm2 >x");                /* bash runs rm2 */
+	segs("'>'x", ">x");
+	segs("\\>x", ">x");
+	segs("echo a>x", "echo a>x");
+	segs("#a>b\nls", "#a>b | ls");           /* a comment is text */
 	perm_release(&p);
 	buf_release(&why);
+}
+
+/*
+ * Issue 20: the command word's quote removal byte by byte, as bash does it
+ * (each expectation checked with bash -c 'printf %s ...').  A word is a slice
+ * of the line: what follows it must not be read into it.
+ */
+static void
+test_command_word_escapes(void **state)
+{
+	(void)state;
+	/* a backslash at the very end stays (bash runs x\) */
+	segs("x\\", "x\\");
+	segs("\"ab\\", "ab\\");                 /* unterminated: kept as written */
+	segs("$'ab\\", "ab\\");
+	/* '...' takes no escapes; "..." removes \ only before " \ $ ` */
+	segs("'r\\x6d' x", "r\\x6d x");
+	segs("\"a\\\"b\" x", "a\"b x");
+	segs("\"a\\b\" x", "a\\b x");
+	segs("\"r\"'m' x", "rm x");
+	/* $'\xHH': one or two hex digits, either case; none: \x kept */
+	segs("$'r\\x6d' x", "rm x");
+	segs("$'r\\x6D' x", "rm x");
+	segs("$'\\x7'", "\a");
+	segs("$'\\x7", "\a");
+	segs("$'\\x414' x", "A4 x");
+	segs("$'\\xg4' x", "\\xg4 x");
+	segs("$'\\x' x", "\\x x");
+	/* octal: one to three digits 0-7 */
+	segs("$'\\101' x", "A x");
+	segs("$'\\1011' x", "A1 x");
+	segs("$'\\107' x", "G x");
+	segs("$'\\77' x", "? x");
+	segs("$'\\060' x", "0 x");
+	segs("$'\\8' x", "\\8 x");
+	/* \uHHHH and \UHHHHHHHH: code points, written as UTF-8 */
+	segs("$'\\u0072m' x", "rm x");
+	segs("$'\\U0000006d' x", "m x");
+	segs("$'\\u00e9' x", "\xc3\xa9 x");
+	segs("$'\\u20ac' x", "\xe2\x82\xac x");
+	segs("$'\\U0001F600' x", "\xf0\x9f\x98\x80 x");
+	segs("$'\\u' x", "\\u x");
+	segs("$'\\ug4' x", "\\ug4 x");
+	segs("$'\\u7'", "\a");
+	segs("$'\\u7", "\a");
+	segs("$'\\u00411' x", "A1 x");           /* at most 4 digits */
+	segs("$'\\U000000411' x", "A1 x");       /* at most 8 */
+	/* each UTF-8 length at its edges (bash in a UTF-8 locale) */
+	segs("$'\\u7f' x", "\x7f x");
+	segs("$'\\u80' x", "\xc2\x80 x");
+	segs("$'\\u7ff' x", "\xdf\xbf x");
+	segs("$'\\u800' x", "\xe0\xa0\x80 x");
+	segs("$'\\uffff' x", "\xef\xbf\xbf x");
+	segs("$'\\U10000' x", "\xf0\x90\x80\x80 x");
+	segs("$'\\U10ffff' x", "\xf4\x8f\xbf\xbf x");
+	/* the named escapes; \', \", \\, \? are the character; others keep the \ */
+	segs("$'a\\'b' x", "a'b x");
+	segs("$'\\a\\b\\e\\E\\f\\n\\r\\t\\v' x", "\a\b\033\033\f\n\r\t\v x");
+	segs("$'\\\\\\\"\\?' x", "\\\"? x");
+	segs("$'a\\!b' x", "a\\!b x");
+	segs("$'l\\s' x", "l\\s x");
 }
 
 /* The segments of cmd joined with " | " for comparison. */
@@ -811,6 +887,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_glob),
 		cmocka_unit_test(test_quoted_command_word),
+		cmocka_unit_test(test_command_word_escapes),
 		cmocka_unit_test_setup_teardown(test_path_rules, setup, teardown),
 		cmocka_unit_test(test_segments),
 		cmocka_unit_test(test_heredoc_segments),
