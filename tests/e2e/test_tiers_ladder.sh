@@ -197,7 +197,9 @@ OUT=$E2E_TMP/midstream.out ERR=$E2E_TMP/midstream.err
 XDG_STATE_HOME=$E2E_TMP/state6 timeout -k 5 "$HEARTH_TIMEOUT" "$HEARTH_BIN" -p --cwd "$REPO" \
 	--output-format stream-json --verbose "list the files" </dev/null >"$OUT" 2>"$ERR" &
 HPID=$!
+# 30 s for the first deltas; 120 s under a sanitizer beside the fuzzers (make asan in CI)
 _n=600
+[ -n "${HEARTH_SANITIZED:-}" ] && _n=2400
 while [ "$(grep -c '"text_delta"' "$OUT" 2>/dev/null)" -lt 5 ] && [ $_n -gt 0 ]; do
 	sleep 0.05
 	_n=$((_n - 1))

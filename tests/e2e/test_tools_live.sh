@@ -86,7 +86,13 @@ best3() {
 # tool still runs after it): within 100 ms, or, on a machine so loaded that
 # the idle screen's own best echo is slower, within 100 ms of that
 live() {
-	_ms=$(echo_ms "q$2")
+	# up to three keys, as the idle figure is the best of three: one slow
+	# sample on a loaded machine (the measuring python and tmux are slowed
+	# too) is not the loop; a loop held by the tool fails all three
+	for _k in a b c; do
+		_ms=$(echo_ms "q$2$_k")
+		[ "$_ms" -le 100 -o "$_ms" -le $((IDLE + 100)) ] && break
+	done
 	_n=$(chats)
 	printf '# %s: echo %s ms (idle screen: best %s ms); chat requests so far %s\n' "$1" "$_ms" "$IDLE" "$_n"
 	check "$1: typed text echoed within 100 ms ($_ms ms; idle screen: $IDLE ms)" \
