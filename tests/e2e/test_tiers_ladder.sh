@@ -200,11 +200,13 @@ HPID=$!
 # 30 s for the first deltas; 120 s under a sanitizer beside the fuzzers (make asan in CI)
 _n=600
 [ -n "${HEARTH_SANITIZED:-}" ] && _n=2400
-while [ "$(grep -c '"text_delta"' "$OUT" 2>/dev/null)" -lt 5 ] && [ $_n -gt 0 ]; do
+# (read through cat: the background job may not have opened $OUT yet, and grep -c
+# of a missing file prints no number, which ended this wait at once)
+while [ "$(cat "$OUT" 2>/dev/null | grep -c '"text_delta"')" -lt 5 ] && [ $_n -gt 0 ]; do
 	sleep 0.05
 	_n=$((_n - 1))
 done
-PARTIAL_SEEN=$(grep -c '"text_delta"' "$OUT")
+PARTIAL_SEEN=$(cat "$OUT" 2>/dev/null | grep -c '"text_delta"')
 kill -9 "$SMALL_PID" 2>/dev/null
 wait "$HPID"
 RC=$?
