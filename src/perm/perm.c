@@ -451,6 +451,14 @@ perm_add_segment(struct buf *out, struct buf *raw, const char *p, const char *en
 			/* the command word as bash runs it: 'rm', \rm and "sudo" are rm and sudo */
 			buf_reset(&word);
 			perm_unquote(&word, w, n);
+			{ /* a decoded NUL ($'\0', \x00) ends nothing here: bash's strings hold none */
+				size_t r, k;
+
+				for (r = k = 0; r < word.len; r++)
+					if (word.data[r])
+						word.data[k++] = word.data[r];
+				buf_setlen(&word, k);
+			}
 			if (perm_is_wrapper(word.data, word.len)) {
 				skip_arg = word.len == 7 && !memcmp(word.data, "timeout", 7);
 				continue;
