@@ -242,7 +242,8 @@ perm_utf8(struct buf *out, unsigned long v)
  * Append word [w, w + n) after bash's quote removal: '...' as it is, "..."
  * and $"..." with \ before " \ $ ` removed, $'...' with its escapes (\xHH,
  * octal, \uHHHH, \UHHHHHHHH, \a \b \e \E \f \n \r \t \v, \\ \' \" \?; any
- * other \c kept as \c, as bash does), \c outside quotes as c.  Used for
+ * other \c kept as \c, as bash does; a decoded NUL ends that $'...' part,
+ * as bash's strings hold none: $'rm\0x'y is rmy), \c outside quotes as c.  Used for
  * the command word, which bash runs whatever its quoting ('rm', \rm, r""m).
  */
 static void
@@ -251,6 +252,8 @@ perm_unquote(struct buf *out, const char *w, size_t n)
 	const char *p = w, *end = w + n;
 
 	while (p < end) {
+		const char *nul;
+		size_t start;
 		char q = 0;
 
 		if (*p == '\\' && p + 1 < end) {
@@ -266,6 +269,7 @@ perm_unquote(struct buf *out, const char *w, size_t n)
 			buf_addch(out, *p++);
 			continue;
 		}
+		start = out->len;
 		for (p++; p < end && *p != (q == '$' ? '\'' : q); p++) {
 			if (*p != '\\' || p + 1 >= end || q == '\'') {
 				buf_addch(out, *p);
@@ -305,6 +309,8 @@ perm_unquote(struct buf *out, const char *w, size_t n)
 				buf_addch(out, *++p);
 			}
 		}
+		if (q == '$' && (nul = memchr(out->data + start, 0, out->len - start)))
+			buf_setlen(out, (size_t)(nul - out->data)); /* bash cuts $'' at a NUL */
 		if (p < end)
 			p++;
 	}
@@ -451,14 +457,6 @@ perm_add_segment(struct buf *out, struct buf *raw, const char *p, const char *en
 			/* the command word as bash runs it: 'rm', \rm and "sudo" are rm and sudo */
 			buf_reset(&word);
 			perm_unquote(&word, w, n);
-			{ /* a decoded NUL ($'\0', \x00) ends nothing here: bash's strings hold none */
-				size_t r, k;
-
-				for (r = k = 0; r < word.len; r++)
-					if (word.data[r])
-						word.data[k++] = word.data[r];
-				buf_setlen(&word, k);
-			}
 			if (perm_is_wrapper(word.data, word.len)) {
 				skip_arg = word.len == 7 && !memcmp(word.data, "timeout", 7);
 				continue;

@@ -203,6 +203,13 @@ test_command_word_escapes(void **state)
 	segs("$'\\107' x", "G x");
 	segs("$'\\77' x", "? x");
 	segs("$'\\060' x", "0 x");
+	/* a decoded NUL ends its $'...' part, not the word (bash: $'ab\0cd'ef is abef) */
+	segs("$'rm\\0zz'y x", "rmy x");
+	segs("$'\\x00ls'rm -rf src", "rm -rf src");
+	segs("r$'\\000q'm x", "rm x");
+	segs("$'\\u0000'rm x", "rm x");
+	segs("$'\\U00000000x'$'rm' x", "rm x");
+	segs("$'\\0' x", "$'\\0' x"); /* empty: kept as written, as '' is */
 	segs("$'\\8' x", "\\8 x");
 	/* \uHHHH and \UHHHHHHHH: code points, written as UTF-8 */
 	segs("$'\\u0072m' x", "rm x");
