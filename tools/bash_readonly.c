@@ -287,18 +287,22 @@ ro_short_find(const char *list, char ch, char *mark)
 
 /*
  * Walk options and operands from word first: every option listed, every
- * value checked; operands are collected (their indexes) in ops.
- * *pattern: an option gave the pattern (or said there is none).
+ * value checked; operands are collected (their indexes) in *opsp, which
+ * is allocated here and is the caller's to free, whatever is returned
+ * (NULL when out of memory, which is a refusal).  *pattern: an option
+ * gave the pattern (or said there is none).
  */
 static int
 ro_parse(struct ro_ctx *c, const struct ro_spec *sp, const struct ro_cmd *cmd, size_t first,
-	 size_t *ops, size_t *nops, int *pattern)
+	 size_t **opsp, size_t *nops, int *pattern)
 {
-	size_t i;
+	size_t i, *ops = *opsp = calloc(cmd->n + 1, sizeof *ops);
 	int dashdash = 0;
 
 	*nops = 0;
 	*pattern = 0;
+	if (!ops)
+		return ro_no(c, "out of memory%s", "");
 	for (i = first; i < cmd->n; i++) {
 		const struct ro_word *w = &cmd->w[i];
 		const char *s = w->s;
@@ -385,12 +389,10 @@ ro_parse(struct ro_ctx *c, const struct ro_spec *sp, const struct ro_cmd *cmd, s
 static int
 ro_generic(struct ro_ctx *c, const struct ro_spec *sp, struct ro_cmd *cmd, size_t first)
 {
-	size_t *ops = calloc(cmd->n + 1, sizeof *ops), nops, i, from = 0;
+	size_t *ops, nops, i, from = 0;
 	int pattern, ok;
 
-	if (!ops)
-		return ro_no(c, "out of memory%s", "");
-	ok = ro_parse(c, sp, cmd, first, ops, &nops, &pattern);
+	ok = ro_parse(c, sp, cmd, first, &ops, &nops, &pattern);
 	if (ok && (sp->flags & RO_PATTERN) && !pattern && nops) {
 		ok = ro_glob_literal(c, &cmd->w[ops[0]]); /* the pattern */
 		from = 1;
@@ -862,10 +864,7 @@ ro_git(struct ro_ctx *c, const struct ro_spec *sp, struct ro_cmd *cmd, size_t fi
 	if (!sub || cmd->w[i].quoted || cmd->w[i].glob)
 		return ro_no(c, "git %s is not a known read-only subcommand", name);
 	i++;
-	ops = calloc(cmd->n + 1, sizeof *ops);
-	if (!ops)
-		return ro_no(c, "out of memory%s", "");
-	ok = ro_parse(c, sub, cmd, i, ops, &nops, &pattern);
+	ok = ro_parse(c, sub, cmd, i, &ops, &nops, &pattern);
 	if (ok && !strcmp(name, "branch") && nops) {
 		for (k = i; k < cmd->n; k++)
 			if (!strcmp(cmd->w[k].s, "--list") || !strcmp(cmd->w[k].s, "-l") ||
@@ -918,12 +917,10 @@ ro_printf(struct ro_ctx *c, const struct ro_spec *sp, struct ro_cmd *cmd, size_t
 static int
 ro_date(struct ro_ctx *c, const struct ro_spec *sp, struct ro_cmd *cmd, size_t first)
 {
-	size_t *ops = calloc(cmd->n + 1, sizeof *ops), nops, i;
+	size_t *ops, nops, i;
 	int pattern, ok;
 
-	if (!ops)
-		return ro_no(c, "out of memory%s", "");
-	ok = ro_parse(c, sp, cmd, first, ops, &nops, &pattern);
+	ok = ro_parse(c, sp, cmd, first, &ops, &nops, &pattern);
 	for (i = 0; ok && i < nops; i++)
 		if (cmd->w[ops[i]].s[0] != '+')
 			ok = ro_no(c, "date %s sets the clock (only date +FORMAT is read-only)",
@@ -940,12 +937,10 @@ ro_date(struct ro_ctx *c, const struct ro_spec *sp, struct ro_cmd *cmd, size_t f
 static int
 ro_diff(struct ro_ctx *c, const struct ro_spec *sp, struct ro_cmd *cmd, size_t first)
 {
-	size_t *ops = calloc(cmd->n + 1, sizeof *ops), nops, i;
+	size_t *ops, nops, i;
 	int pattern, ok;
 
-	if (!ops)
-		return ro_no(c, "out of memory%s", "");
-	ok = ro_parse(c, sp, cmd, first, ops, &nops, &pattern);
+	ok = ro_parse(c, sp, cmd, first, &ops, &nops, &pattern);
 	for (i = 0; ok && i < nops; i++) {
 		const struct ro_word *w = &cmd->w[ops[i]];
 		struct buf abs = BUF_INIT;
