@@ -193,6 +193,8 @@ writable(const struct repo_restore *rs, const struct repo_snap *s, const char *a
 
 	while (wl > 1 && s->workdir[wl - 1] == '/') /* libgit2's workdir ends with one */
 		wl--;
+	if (wl == 1)
+		wl = 0; /* the work tree is "/": its files' directory is d = "" (the root) */
 	buf_adds(&d, abs);
 	while ((slash = strrchr(d.data, '/')) != NULL && (size_t)(slash - d.data) >= wl) {
 		*slash = '\0';
@@ -227,7 +229,7 @@ writable(const struct repo_restore *rs, const struct repo_snap *s, const char *a
 		rc = err_set(e, "cannot change %s: it is a directory now; nothing was changed", rel);
 	else if (faccessat(dfd, ".", W_OK, 0) < 0)
 		rc = err_set(e, "cannot change %s: directory %s is not writable (%s); nothing "
-			     "was changed", rel, d.data, strerror(errno));
+			     "was changed", rel, *d.data ? d.data : "/", strerror(errno));
 out:
 	if (dfd >= 0)
 		close(dfd);

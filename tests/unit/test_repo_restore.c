@@ -14,8 +14,10 @@
  * {a, sub/b, run, link} (or the test's own) taken as the test changes the
  * files.
  */
+#define _GNU_SOURCE /* unshare */
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -24,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -920,6 +923,138 @@ test_replaced_by_deep_dir(void **state)
 	assert_int_equal(deep_undo(64, 1), 1);
 }
 
+/* Write /proc/self/F (a user namespace's map); 0 or -1. */
+static int
+write_proc(const char *f, const char *text)
+{
+	char p[64];
+	int fd, ok;
+
+	snprintf(p, sizeof p, "/proc/self/%s", f);
+	if ((fd = open(p, O_WRONLY)) < 0)
+		return -1;
+	ok = write(fd, text, strlen(text)) == (ssize_t)strlen(text);
+	close(fd);
+	return ok ? 0 : -1;
+}
+
+/* Write name (relative to the current directory) with text; 0 or -1. */
+static int
+put_file(const char *name, const char *text)
+{
+	FILE *fp = fopen(name, "w");
+
+	if (!fp)
+		return -1;
+	fputs(text, fp);
+	return fclose(fp);
+}
+
+/* The content of name is text. */
+static int
+has_file(const char *name, const char *text)
+{
+	char got[64];
+	FILE *fp = fopen(name, "r");
+	size_t n;
+
+	if (!fp)
+		return 0;
+	n = fread(got, 1, sizeof got - 1, fp);
+	fclose(fp);
+	got[n] = '\0';
+	return !strcmp(got, text);
+}
+
+/*
+ * Issue 20: a work tree at "/" (a container's or a chroot's).  Its files'
+ * parent is the root itself: undo and redo write a file there, remove one
+ * in a new directory and prune that directory.  (The climb to the nearest
+ * directory stopped short of "/" and every restore failed with "the work
+ * tree / is gone".)  A child in its own user and mount namespace chroots
+ * into the work tree, with no shell there: the files are written here.
+ * Exit 77: no user namespaces.  git: the work tree is a git repository's.
+ */
+static void
+at_slash(int git)
+{
+	char w[TU_PATH], st_dir[TU_PATH], map[64];
+	char *dir = tu_worktree(w, st_dir);
+	uid_t uid = geteuid();
+	gid_t gid = getegid();
+	pid_t pid;
+	int st;
+
+	if (git) {
+		char cmd[TU_PATH + 64];
+
+		snprintf(cmd, sizeof cmd, "git init -q '%s'", w);
+		assert_int_equal(system(cmd), 0);
+	}
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct repo_snap s;
+		struct repo_snap_scope scope = { 0 };
+		struct repo_restore rs = { NULL, 0 };
+		struct repo_result res = REPO_RESULT_INIT;
+		struct err e = ERR_INIT;
+		struct stat sb;
+		git_oid before, after;
+
+		if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0)
+			_exit(77);
+		snprintf(map, sizeof map, "0 %u 1", (unsigned)uid);
+		if (write_proc("uid_map", map) < 0 || write_proc("setgroups", "deny") < 0)
+			_exit(77);
+		snprintf(map, sizeof map, "0 %u 1", (unsigned)gid);
+		if (write_proc("gid_map", map) < 0 || chroot(w) < 0 || chdir("/") < 0)
+			_exit(77);
+		if (repo_snap_open(&s, "/", "/.state", &e) < 0 || s.fallback == git)
+			_exit(10);
+		repo_snap_scope_add(&scope, "a");
+		repo_snap_scope_add(&scope, "sub/b");
+		if (put_file("a", "one\n") < 0 ||
+		    repo_snap_tree(&s, &scope, NULL, &before, NULL, &e) < 0 ||
+		    put_file("a", "two\n") < 0 || mkdir("sub", 0755) < 0 || put_file("sub/b", "new\n") < 0 ||
+		    repo_snap_tree(&s, &scope, NULL, &after, NULL, &e) < 0)
+			_exit(11);
+		if (repo_restore_collect(&rs, &s, &before, &after, &scope, 1, &e) < 0 || rs.n != 2)
+			_exit(12);
+		if (repo_restore_run(&rs, &s, 0, &res, &e) < 0) {
+			fprintf(stderr, "undo: %s\n", e.msg);
+			_exit(13);
+		}
+		repo_restore_free(&rs);
+		if (!has_file("a", "one\n") || lstat("sub", &sb) == 0) /* written; removed, pruned */
+			_exit(14);
+		if (repo_restore_collect(&rs, &s, &before, &after, &scope, 0, &e) < 0 ||
+		    repo_restore_run(&rs, &s, 0, &res, &e) < 0) {
+			fprintf(stderr, "redo: %s\n", e.msg);
+			_exit(15);
+		}
+		_exit(has_file("a", "two\n") && has_file("sub/b", "new\n") ? 0 : 16);
+	}
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	tu_rmrf(dir);
+	free(dir);
+	assert_true(WIFEXITED(st));
+	if (WEXITSTATUS(st) == 77) {
+		print_message("no user namespaces here: skipped\n");
+		skip();
+	}
+	assert_int_equal(WEXITSTATUS(st), 0);
+}
+
+/* ...in a git repository at "/" (its work tree "/") and with the private store (a plain "/"). */
+static void
+test_work_tree_at_slash(void **state)
+{
+	(void)state;
+	at_slash(1);
+	at_slash(0);
+}
+
 int
 main(void)
 {
@@ -947,6 +1082,7 @@ main(void)
 		cmocka_unit_test(test_immutable_file_midway),
 		cmocka_unit_test(test_file_replaced_by_dir),
 		cmocka_unit_test(test_replaced_by_deep_dir),
+		cmocka_unit_test(test_work_tree_at_slash),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
