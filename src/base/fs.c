@@ -543,6 +543,9 @@ struct walk_state {
 	struct buf key;   /* scratch for a directory's "path/" prefix */
 	char *workdir; /* canonical, ends with '/' */
 	size_t wlen;
+	char *real;       /* the start's canonical path when it differs (a symlink on the way), */
+	size_t alias_len; /* for ignore checks: abs = start[0, alias_len) + rest -> real + rest */
+	struct buf canon; /* scratch for that */
 	size_t visits;
 	int stop;
 };
@@ -594,10 +597,17 @@ open_repo(struct walk_state *ws, const char *dir)
 static int
 is_ignored(struct walk_state *ws, const char *abs, int dir)
 {
-	const char *rel = abs + ws->wlen;
+	const char *rel;
 	size_t pos;
 	int ign = 0;
 
+	if (ws->real) { /* the path as git sees it: through the symlinks to the repository */
+		buf_reset(&ws->canon);
+		buf_adds(&ws->canon, ws->real);
+		buf_adds(&ws->canon, abs + ws->alias_len);
+		abs = ws->canon.data;
+	}
+	rel = abs + ws->wlen;
 	if (!ws->repo || strncmp(abs, ws->workdir, ws->wlen) != 0)
 		return 0;
 	if (ws->index && *rel) {
@@ -751,7 +761,7 @@ walk_dir(struct walk_state *ws, struct buf *path, int depth)
 int
 fs_walk(struct fs_walk *w, const char *start, struct err *e)
 {
-	struct walk_state ws = { w, NULL, NULL, BUF_INIT, NULL, 0, 0, 0 };
+	struct walk_state ws = { w, NULL, NULL, BUF_INIT, NULL, 0, NULL, 0, BUF_INIT, 0, 0 };
 	struct buf path = BUF_INIT;
 	struct stat st;
 
@@ -766,6 +776,15 @@ fs_walk(struct fs_walk *w, const char *start, struct err *e)
 		return 0;
 	}
 	open_repo(&ws, start);
+	if (ws.repo && (ws.real = realpath(start, NULL)) != NULL) {
+		ws.alias_len = strlen(start);
+		while (ws.alias_len > 1 && start[ws.alias_len - 1] == '/')
+			ws.alias_len--;
+		if (strlen(ws.real) == ws.alias_len && !memcmp(ws.real, start, ws.alias_len)) {
+			free(ws.real); /* no symlink on the way */
+			ws.real = NULL;
+		}
+	}
 	if (is_ignored(&ws, start, 1)) {
 		git_index_free(ws.index);
 		ws.index = NULL;
@@ -776,6 +795,8 @@ fs_walk(struct fs_walk *w, const char *start, struct err *e)
 	walk_dir(&ws, &path, 0);
 	buf_release(&path);
 	buf_release(&ws.key);
+	buf_release(&ws.canon);
+	free(ws.real);
 	git_index_free(ws.index);
 	git_repository_free(ws.repo);
 	free(ws.workdir);

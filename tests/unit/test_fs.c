@@ -803,6 +803,33 @@ test_walk_gitignore(void **state)
 	s = walk(f, fixture_path(f, "build"), 0, 0, NULL);
 	assert_string_equal(s, "build/out\n");
 	free(s);
+	/*
+	 * Issue 20: a walk started through a symlink is ignored as the files
+	 * it reaches: src/gen/ is ignored as lnk/./gen (lnk -> src) too, and
+	 * from a link outside the work tree (every entry was kept)
+	 */
+	fixture_puts(f, ".gitignore", "build/\n*.o\nsrc/gen/\n");
+	fixture_mkdir(f, "src/gen");
+	fixture_puts(f, "src/gen/g.c", "");
+	assert_int_equal(symlink("src", fixture_path(f, "lnk")), 0);
+	s = walk(f, fixture_path(f, "lnk/."), 0, 0, NULL);
+	assert_string_equal(s, "lnk/./a.c\n");
+	free(s);
+	s = walk(f, fixture_path(f, "lnk/./"), 0, 0, NULL);
+	assert_string_equal(s, "lnk/./a.c\n");
+	free(s);
+	{
+		struct fixture *out = fixture_new();
+		struct buf want = BUF_INIT;
+
+		assert_int_equal(symlink(f->root, fixture_path(out, "repo")), 0);
+		s = walk(f, fixture_path(out, "repo/src"), 0, 0, NULL);
+		buf_addf(&want, "%s/repo/src/a.c\n", out->root);
+		assert_string_equal(s, want.data);
+		buf_release(&want);
+		free(s);
+		fixture_free(out);
+	}
 	fixture_free(f);
 }
 
