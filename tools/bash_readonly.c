@@ -13,6 +13,7 @@
 
 #include "base/err.h"
 #include "base/workspace.h"
+#include "base/xmalloc.h"
 #include "tools/bash_gitrepo.h"
 
 /* ---- words -------------------------------------------------------------- */
@@ -288,21 +289,18 @@ ro_short_find(const char *list, char ch, char *mark)
 /*
  * Walk options and operands from word first: every option listed, every
  * value checked; operands are collected (their indexes) in *opsp, which
- * is allocated here and is the caller's to free, whatever is returned
- * (NULL when out of memory, which is a refusal).  *pattern: an option
- * gave the pattern (or said there is none).
+ * is allocated here and is the caller's to free, whatever is returned.
+ * *pattern: an option gave the pattern (or said there is none).
  */
 static int
 ro_parse(struct ro_ctx *c, const struct ro_spec *sp, const struct ro_cmd *cmd, size_t first,
 	 size_t **opsp, size_t *nops, int *pattern)
 {
-	size_t i, *ops = *opsp = calloc(cmd->n + 1, sizeof *ops);
+	size_t i, *ops = *opsp = xcalloc(cmd->n + 1, sizeof *ops);
 	int dashdash = 0;
 
 	*nops = 0;
 	*pattern = 0;
-	if (!ops)
-		return ro_no(c, "out of memory%s", "");
 	for (i = first; i < cmd->n; i++) {
 		const struct ro_word *w = &cmd->w[i];
 		const char *s = w->s;
@@ -1143,11 +1141,7 @@ ro_lex_end(struct ro_ctx *c, struct ro_lex *l, struct ro_cmd *cmd)
 		return ro_no(c, "brace expansion in %s", l->s.data);
 	if (cmd->n == cmd->cap) {
 		size_t cap = cmd->cap ? cmd->cap * 2 : 16;
-		struct ro_word *v = realloc(cmd->w, cap * sizeof *v);
-
-		if (!v)
-			return ro_no(c, "out of memory%s", "");
-		cmd->w = v;
+		cmd->w = xrealloc(cmd->w, cap * sizeof *cmd->w);
 		cmd->cap = cap;
 	}
 	w = &cmd->w[cmd->n++];
