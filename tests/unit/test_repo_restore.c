@@ -975,6 +975,48 @@ has_file(const char *name, const char *text)
  * into the work tree, with no shell there: the files are written here.
  * Exit 77: no user namespaces.  git: the work tree is a git repository's.
  */
+/* The child of at_slash, in the chroot: undo, then redo; 0 or the step that failed. */
+static int
+at_slash_child(int git)
+{
+	struct repo_snap s;
+	struct repo_snap_scope scope = { 0 };
+	struct repo_restore rs = { NULL, 0 };
+	struct repo_result res = REPO_RESULT_INIT;
+	struct err e = ERR_INIT;
+	struct stat sb;
+	git_oid before, after;
+	int rc = 0;
+
+	memset(&s, 0, sizeof s);
+	if (repo_snap_open(&s, "/", "/.state", &e) < 0 || s.fallback == git)
+		rc = 10;
+	repo_snap_scope_add(&scope, "a");
+	repo_snap_scope_add(&scope, "sub/b");
+	if (!rc && (put_file("a", "one\n") < 0 ||
+		    repo_snap_tree(&s, &scope, NULL, &before, NULL, &e) < 0 ||
+		    put_file("a", "two\n") < 0 || mkdir("sub", 0755) < 0 || put_file("sub/b", "new\n") < 0 ||
+		    repo_snap_tree(&s, &scope, NULL, &after, NULL, &e) < 0))
+		rc = 11;
+	if (!rc && (repo_restore_collect(&rs, &s, &before, &after, &scope, 1, &e) < 0 || rs.n != 2))
+		rc = 12;
+	if (!rc && repo_restore_run(&rs, &s, 0, &res, &e) < 0)
+		rc = 13, fprintf(stderr, "undo: %s\n", e.msg);
+	repo_restore_free(&rs);
+	if (!rc && (!has_file("a", "one\n") || lstat("sub", &sb) == 0)) /* written; removed, pruned */
+		rc = 14;
+	if (!rc && (repo_restore_collect(&rs, &s, &before, &after, &scope, 0, &e) < 0 ||
+		    repo_restore_run(&rs, &s, 0, &res, &e) < 0))
+		rc = 15, fprintf(stderr, "redo: %s\n", e.msg);
+	if (!rc && !(has_file("a", "two\n") && has_file("sub/b", "new\n")))
+		rc = 16;
+	repo_restore_free(&rs);
+	repo_result_release(&res);
+	repo_snap_scope_free(&scope);
+	repo_snap_close(&s);
+	return rc;
+}
+
 static void
 at_slash(int git)
 {
@@ -994,14 +1036,7 @@ at_slash(int git)
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
-		struct repo_snap s;
-		struct repo_snap_scope scope = { 0 };
-		struct repo_restore rs = { NULL, 0 };
-		struct repo_result res = REPO_RESULT_INIT;
-		struct err e = ERR_INIT;
-		struct stat sb;
-		git_oid before, after;
-
+		free(dir);
 		if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0)
 			_exit(77);
 		snprintf(map, sizeof map, "0 %u 1", (unsigned)uid);
@@ -1010,30 +1045,7 @@ at_slash(int git)
 		snprintf(map, sizeof map, "0 %u 1", (unsigned)gid);
 		if (write_proc("gid_map", map) < 0 || chroot(w) < 0 || chdir("/") < 0)
 			_exit(77);
-		if (repo_snap_open(&s, "/", "/.state", &e) < 0 || s.fallback == git)
-			_exit(10);
-		repo_snap_scope_add(&scope, "a");
-		repo_snap_scope_add(&scope, "sub/b");
-		if (put_file("a", "one\n") < 0 ||
-		    repo_snap_tree(&s, &scope, NULL, &before, NULL, &e) < 0 ||
-		    put_file("a", "two\n") < 0 || mkdir("sub", 0755) < 0 || put_file("sub/b", "new\n") < 0 ||
-		    repo_snap_tree(&s, &scope, NULL, &after, NULL, &e) < 0)
-			_exit(11);
-		if (repo_restore_collect(&rs, &s, &before, &after, &scope, 1, &e) < 0 || rs.n != 2)
-			_exit(12);
-		if (repo_restore_run(&rs, &s, 0, &res, &e) < 0) {
-			fprintf(stderr, "undo: %s\n", e.msg);
-			_exit(13);
-		}
-		repo_restore_free(&rs);
-		if (!has_file("a", "one\n") || lstat("sub", &sb) == 0) /* written; removed, pruned */
-			_exit(14);
-		if (repo_restore_collect(&rs, &s, &before, &after, &scope, 0, &e) < 0 ||
-		    repo_restore_run(&rs, &s, 0, &res, &e) < 0) {
-			fprintf(stderr, "redo: %s\n", e.msg);
-			_exit(15);
-		}
-		_exit(has_file("a", "two\n") && has_file("sub/b", "new\n") ? 0 : 16);
+		_exit(at_slash_child(git));
 	}
 	assert_int_equal(waitpid(pid, &st, 0), pid);
 	tu_rmrf(dir);
