@@ -913,16 +913,17 @@ test_walk_limits(void **state)
 {
 	struct fixture *f = fixture_new();
 	struct err e = ERR_INIT;
-	char rel[300], start[PATH_MAX * 2], *s;
+	char start[PATH_MAX * 2], *s;
+	struct buf rel = BUF_INIT;
 	int i, n = 0, saved;
 	struct fs_walk w = { f->root, count_visit, &n, 0, 0, 0, 0 };
 
 	(void)state;
-	rel[0] = '\0';
 	for (i = 0; i < 70; i++) {
-		strcat(rel, i ? "/d" : "d");
-		fixture_mkdir(f, rel);
+		buf_adds(&rel, i ? "/d" : "d");
+		fixture_mkdir(f, rel.data);
 	}
+	buf_release(&rel);
 	assert_int_equal(fs_walk(&w, f->root, &e), 0);
 	assert_int_equal(n, 65);
 	assert_int_equal(w.ignored, 0);
