@@ -241,7 +241,7 @@ perm_utf8(struct buf *out, unsigned long v)
 /*
  * Append word [w, w + n) after bash's quote removal: '...' as it is, "..."
  * and $"..." with \ before " \ $ ` removed, $'...' with its escapes (\xHH,
- * octal, \uHHHH, \UHHHHHHHH, \a \b \e \E \f \n \r \t \v, \\ \' \" \?; any
+ * octal, \uHHHH, \UHHHHHHHH, \cX, \a \b \e \E \f \n \r \t \v, \\ \' \" \?; any
  * other \c kept as \c, as bash does; a decoded NUL ends that $'...' part,
  * as bash's strings hold none: $'rm\0x'y is rmy), \c outside quotes as c.  Used for
  * the command word, which bash runs whatever its quoting ('rm', \rm, r""m).
@@ -301,6 +301,15 @@ perm_unquote(struct buf *out, const char *w, size_t n)
 					v = v * 16 + (unsigned long)(isdigit((unsigned char)p[1]) ? p[1] - '0'
 						: (tolower((unsigned char)p[1]) - 'a' + 10));
 				perm_utf8(out, v);
+			} else if (p[1] == 'c' && p + 2 < end && p[2] != '\'') {
+				/* \cX: control-X (\c? is DEL; \c\\ is \034, as is \c\ before an escaped ') */
+				char x = p[2];
+
+				p += 2;
+				buf_addch(out, x == '?' ? 0x7f : toupper((unsigned char)x) & 0x1f);
+				if (x == '\\' && p + 1 < end && (p[1] == '\\' || p[1] == '\''))
+					if (*++p == '\'')
+						buf_addch(out, '\'');
 			} else if (strchr("abeEfnrtv", p[1])) { /* p[1] is in the word: not NUL */
 				buf_addch(out, "\a\b\033\033\f\n\r\t\v"[strchr("abeEfnrtv", *++p) - "abeEfnrtv"]);
 			} else if (!strchr("\\'\"?", p[1])) {

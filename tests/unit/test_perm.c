@@ -133,7 +133,7 @@ test_quoted_command_word(void **state)
 		"$'\\x72m' -rf src", "$'\\162m' -rf src", "$\"rm\" -rf src", "\"sudo\" rm -rf src",
 		"'timeout' 5 rm -rf src", ">out rm -rf src", "> out rm -rf src", "2>/dev/null rm -rf src",
 		"FOO=1 >x 'rm' -rf src", "<<<x rm -rf src", "&>log rm -rf src",
-		"rm>x -rf src", "rm&>x -rf src", "'rm'<x -rf src",
+		"rm>x -rf src", "rm&>x -rf src", "'rm'<x -rf src", "$'rm\\c@zz' -rf src", "r$'m\\0zz' -rf src",
 	};
 	size_t i;
 
@@ -203,6 +203,14 @@ test_command_word_escapes(void **state)
 	segs("$'\\107' x", "G x");
 	segs("$'\\77' x", "? x");
 	segs("$'\\060' x", "0 x");
+	/* \cX: control-X, bash's TOCTRL (each checked with bash -c 'printf %s ... | od -c') */
+	segs("$'rm\\c@zz' -rf src", "rm -rf src"); /* \c@ is NUL: the $'' part ends there */
+	segs("$'a\\cAb' x", "a\001b x");
+	segs("$'a\\cab' x", "a\001b x");
+	segs("$'a\\c?b' x", "a\177b x");
+	segs("$'a\\c\\\\b' x", "a\034b x");
+	segs("$'r\\c\\'m' x", "r\034'm x");
+	segs("$'a\\c' x", "a\\c x");            /* at the end: kept */
 	/* a decoded NUL ends its $'...' part, not the word (bash: $'ab\0cd'ef is abef) */
 	segs("$'rm\\0zz'y x", "rmy x");
 	segs("$'\\x00ls'rm -rf src", "rm -rf src");
