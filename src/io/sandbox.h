@@ -32,7 +32,10 @@
  *
  * The probe (does bwrap run here? landlock's ABI?) runs once on its own
  * thread (sandbox_probe_start); sandbox_kind waits for it (bounded: a
- * bwrap that hangs is killed after SANDBOX_PROBE_MS, or spec.probe_ms).
+ * bwrap that hangs is killed after SANDBOX_PROBE_MS, or spec.probe_ms,
+ * and tried once more for 3x as long: on a loaded machine a bwrap can
+ * take seconds to start, and a probe that gave up would leave the whole
+ * session unsandboxed, asking before every command).
  *
  * Lifetime: sandbox_new copies the spec; sandbox_free removes the private
  * temp dir.  A struct sandbox_cmd lives from sandbox_wrap until
