@@ -811,12 +811,18 @@ test_walk_gitignore(void **state)
 	fixture_puts(f, ".gitignore", "build/\n*.o\nsrc/gen/\n");
 	fixture_mkdir(f, "src/gen");
 	fixture_puts(f, "src/gen/g.c", "");
+	fixture_puts(f, "src/z.c", ""); /* after a.o and gen: each entry is mapped afresh */
 	assert_int_equal(symlink("src", fixture_path(f, "lnk")), 0);
 	s = walk(f, fixture_path(f, "lnk/."), 0, 0, NULL);
-	assert_string_equal(s, "lnk/./a.c\n");
+	assert_string_equal(s, "lnk/./a.c\nlnk/./z.c\n");
 	free(s);
 	s = walk(f, fixture_path(f, "lnk/./"), 0, 0, NULL);
-	assert_string_equal(s, "lnk/./a.c\n");
+	assert_string_equal(s, "lnk/./a.c\nlnk/./z.c\n");
+	free(s);
+	/* sr -> src: the start's name is a prefix of its real path's, and still a symlink on the way */
+	assert_int_equal(symlink("src", fixture_path(f, "sr")), 0);
+	s = walk(f, fixture_path(f, "sr/"), 0, 0, NULL);
+	assert_string_equal(s, "sr/a.c\nsr/z.c\n");
 	free(s);
 	{
 		struct fixture *out = fixture_new();
@@ -824,12 +830,42 @@ test_walk_gitignore(void **state)
 
 		assert_int_equal(symlink(f->root, fixture_path(out, "repo")), 0);
 		s = walk(f, fixture_path(out, "repo/src"), 0, 0, NULL);
-		buf_addf(&want, "%s/repo/src/a.c\n", out->root);
+		buf_addf(&want, "%s/repo/src/a.c\n%s/repo/src/z.c\n", out->root, out->root);
 		assert_string_equal(s, want.data);
 		buf_release(&want);
 		free(s);
 		fixture_free(out);
 	}
+	fixture_free(f);
+}
+
+/*
+ * Issue 20: a repository whose core.worktree is elsewhere (w, where a
+ * .gitignore ignores every .c): a walk of the directory holding its .git
+ * is not in that work tree, so nothing there is ignored by it.
+ */
+static void
+test_walk_worktree_elsewhere(void **state)
+{
+	struct fixture *f = fixture_new();
+	struct buf cmd = BUF_INIT;
+	char *s;
+
+	(void)state;
+	fixture_mkdir(f, "a");
+	fixture_mkdir(f, "a/sub");
+	fixture_mkdir(f, "w");
+	fixture_puts(f, "w/.gitignore", "*.c\n");
+	fixture_puts(f, "a/sub/x.c", "");
+	buf_addf(&cmd, "cd '%s/a' && git init -q && git config core.worktree '%s/w'", f->root, f->root);
+	assert_int_equal(system(cmd.data), 0);
+	s = walk(f, fixture_path(f, "a"), 0, 0, NULL);
+	assert_string_equal(s, "a/sub/\na/sub/x.c\n");
+	free(s);
+	s = walk(f, fixture_path(f, "a/sub"), 0, 0, NULL); /* (its name as long as w's: "sub/x.c" if read as w's) */
+	assert_string_equal(s, "a/sub/x.c\n");
+	free(s);
+	buf_release(&cmd);
 	fixture_free(f);
 }
 
@@ -1349,6 +1385,7 @@ main(void)
 		cmocka_unit_test(test_walk_sorted),
 		cmocka_unit_test(test_walk_note),
 		cmocka_unit_test(test_walk_gitignore),
+		cmocka_unit_test(test_walk_worktree_elsewhere),
 		cmocka_unit_test(test_walk_types),
 		cmocka_unit_test(test_walk_limits),
 		cmocka_unit_test(test_walk_tracked),
