@@ -26,7 +26,7 @@ struct ro_word {
 };
 
 struct ro_cmd {
-	struct ro_word *w;
+	struct ro_word *w; /* n words, then zeroed slots (w[n].s is NULL once there is a word) */
 	size_t n, cap;
 };
 
@@ -1139,9 +1139,11 @@ ro_lex_end(struct ro_ctx *c, struct ro_lex *l, struct ro_cmd *cmd)
 		return 1;
 	if (l->brace && (strchr(l->s.data, ',') || strstr(l->s.data, "..")))
 		return ro_no(c, "brace expansion in %s", l->s.data);
-	if (cmd->n == cmd->cap) {
+	if (cmd->n + 1 >= cmd->cap) { /* room for the word and a zeroed one after it */
 		size_t cap = cmd->cap ? cmd->cap * 2 : 16;
+
 		cmd->w = xrealloc(cmd->w, cap * sizeof *cmd->w);
+		memset(cmd->w + cmd->cap, 0, (cap - cmd->cap) * sizeof *cmd->w);
 		cmd->cap = cap;
 	}
 	w = &cmd->w[cmd->n++];
