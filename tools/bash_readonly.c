@@ -108,7 +108,9 @@ ro_path(struct ro_ctx *c, const struct ro_word *w)
 	if (w->pat[0] != '/') {
 		if (strpbrk(c->root, "*?[\\"))
 			return ro_no(c, "a glob under a root with glob characters (%s)", c->root);
-		buf_addf(&pat, "%s/", c->root);
+		buf_adds(&pat, c->root);
+		if (pat.data[pat.len - 1] != '/') /* a root of "/": "/x", not "//x" (glob gives "/-x" back) */
+			buf_addch(&pat, '/');
 		skip = pat.len;
 	}
 	buf_adds(&pat, w->pat);

@@ -5,6 +5,8 @@
  * temporary workspace with a git repository, a symlink out of it, and
  * repositories whose config or hooks would make git run a program.
  */
+#define _GNU_SOURCE /* unshare */
+#include <sched.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -13,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -1082,6 +1085,48 @@ test_sed_script_commands(void **state)
 	assert_int_equal(verdicts(ws, asks, sizeof asks / sizeof asks[0], 0), 0);
 }
 
+/*
+ * Issue 20: a workspace at "/" (a container's).  An absolute glob's
+ * matches are absolute paths, never options: cat of the glob of every
+ * entry of / is read-only though / holds a file "-x"; cat of the relative
+ * glob of every entry expands to -x there, an option.
+ * A child in its own user and mount namespace chroots into a directory
+ * holding "-x" and "a".  Exit 77: no user namespaces.
+ */
+static void
+test_workspace_at_slash(void **state)
+{
+	char top[600], path[700];
+	pid_t pid;
+	int st;
+	FILE *fp;
+
+	(void)state;
+	snprintf(top, sizeof top, "%s/slash", ws);
+	assert_int_equal(mkdir(top, 0755), 0);
+	snprintf(path, sizeof path, "%s/-x", top);
+	assert_non_null(fp = fopen(path, "w"));
+	fclose(fp);
+	snprintf(path, sizeof path, "%s/a", top);
+	assert_non_null(fp = fopen(path, "w"));
+	fclose(fp);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0 || chroot(top) < 0 || chdir("/") < 0)
+			_exit(77);
+		_exit(verdict("/", "cat /*", 1) | verdict("/", "cat /a /-x", 1) << 1 |
+		      verdict("/", "cat *", 0) << 2);
+	}
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	if (WEXITSTATUS(st) == 77) {
+		print_message("no user namespaces here: skipped\n");
+		skip();
+	}
+	assert_int_equal(WEXITSTATUS(st), 0);
+}
+
 int
 main(void)
 {
@@ -1106,6 +1151,7 @@ main(void)
 		cmocka_unit_test(test_table_rows),
 		cmocka_unit_test(test_printf_date),
 		cmocka_unit_test(test_sed_script_commands),
+		cmocka_unit_test(test_workspace_at_slash),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
