@@ -411,6 +411,9 @@ class Builder:
 JAIL = []
 
 
+JAIL_TMP = []  # the jail's /tmp and /var/tmp (jail_setup), removed at the end
+
+
 def jail_setup(mode):
     """fill JAIL for mode require|try|off; exit when require cannot be met"""
     global JAIL
@@ -420,10 +423,17 @@ def jail_setup(mode):
     # --unshare-all, in test_gate and test_sandbox) cannot mount its proc
     # under a jail's fresh one
     cmd = ["bwrap", "--die-with-parent", "--ro-bind", "/", "/", "--dev-bind", "/dev", "/dev",
-           "--bind", "/proc", "/proc"]
-    for d in ("/tmp", "/var/tmp", os.environ.get("TMPDIR", ""), ROOT):
-        if d and os.path.isdir(d) and d not in cmd:
-            cmd += ["--bind", d, d]
+           "--bind", "/proc", "/proc", "--bind", ROOT, ROOT]
+    # /tmp and /var/tmp are the run's own (under WORK), not the machine's: a
+    # planted bug once left the machine's /tmp at mode 0700 (a chmod meant
+    # for a directory below it), which failed every later test run as nobody
+    for d in ("tmp", "var-tmp"):
+        p = os.path.join(WORK, "%s.%d" % (d, os.getpid()))
+        os.makedirs(p, exist_ok=True)
+        os.chmod(p, 0o1777)
+        JAIL_TMP.append(p)
+        cmd += ["--bind", p, "/" + d.replace("-", "/")]
+    cmd += ["--setenv", "TMPDIR", "/tmp"]
     probe = "touch /usr/.hearth-jail-probe 2>/dev/null && exit 1; exit 0"
     try:
         ok = subprocess.run(cmd + ["sh", "-c", probe], capture_output=True, timeout=30).returncode == 0
@@ -431,7 +441,8 @@ def jail_setup(mode):
         ok = False
     if ok:
         JAIL = cmd
-        print("mutate: tests run in a bwrap jail: / read-only but for /tmp, /var/tmp and %s" % ROOT)
+        print("mutate: tests run in a bwrap jail: / read-only but for %s, with a /tmp and /var/tmp "
+              "of their own" % ROOT)
         return
     if mode == "require":
         die("bwrap cannot make the read-only jail the tests run in (a planted bug may delete "
@@ -500,8 +511,8 @@ def main():
                     "space separated; @FILE reads them from a file): a survivor again after a new test")
     ap.add_argument("--quiet", action="store_true", help="no line per mutant")
     ap.add_argument("--jail", choices=("require", "try", "off"), default="require",
-                    help="run the tests in a bwrap jail with / read-only but for /tmp, /var/tmp "
-                    "and the checkout: require it (default), use it when bwrap can, or not")
+                    help="run the tests in a bwrap jail with / read-only but for the checkout, and a "
+                    "/tmp and /var/tmp of their own: require it (default), use it when bwrap can, or not")
     args = ap.parse_args()
 
     mods = read_modules()
@@ -669,6 +680,10 @@ def main():
     print("time: %.0f s%s" % (time.monotonic() - start,
           (", %d e2e script runs for unit-test survivors" % e2e_runs) if e2e_runs else ""))
     b.cleanup()
+    for p in JAIL_TMP:  # what the tests left there, directories made read-only included
+        for d, _, _ in os.walk(p):
+            os.chmod(d, 0o700)
+        shutil.rmtree(p, ignore_errors=True)
     if args.floor and args.floor_total is not None:
         total = 100.0 * tk / (tk + ts) if tk + ts else 100.0
         if total < args.floor_total:
