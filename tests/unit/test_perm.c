@@ -211,6 +211,10 @@ test_command_word_escapes(void **state)
 	segs("$'a\\c\\\\b' x", "a\034b x");
 	segs("$'r\\c\\'m' x", "r\034'm x");
 	segs("$'a\\c' x", "a\\c x");            /* at the end: kept */
+	segs("$'\\cA\\\\x' y", "\001\\x y");    /* \\ after \cA is its own escape */
+	segs("$'\\c\\x' y", "\034x y");         /* \c\ then x: x is text */
+	segs("$'a\\cA", "a\001");               /* unterminated: decoded to its end */
+	segs("$'a\\c", "a\\c");                /* \c ending it: kept, nothing read past it */
 	/* a decoded NUL ends its $'...' part, not the word (bash: $'ab\0cd'ef is abef) */
 	segs("$'rm\\0zz'y x", "rmy x");
 	segs("$'\\x00ls'rm -rf src", "rm -rf src");
