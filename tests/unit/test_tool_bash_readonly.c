@@ -595,6 +595,8 @@ test_ro_line_goes_on(void **state)
 
 	(void)state;
 	assert_int_equal(verdicts(ws, no, sizeof no / sizeof no[0], 0), 0);
+	/* the reason names the redirection's file */
+	assert_int_equal(asks_because(ws, "echo hi > out.txt", "output goes to the file out.txt"), 0);
 }
 
 /*
