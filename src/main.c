@@ -16,7 +16,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "base/xmalloc.h"
 #include "base/log.h"
 #include "io/loop.h"
 #include "io/proc.h"
@@ -145,7 +144,6 @@ main(int argc, char **argv)
 	char chosen[64];
 	int code;
 
-	xmalloc_lean();
 	/* `hearth bench` has its own options (front/bench.h): it runs agents, it is not one */
 	if (argc >= 2 && strcmp(argv[1], "bench") == 0)
 		return front_bench_main(argc - 1, argv + 1);

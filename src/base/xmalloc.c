@@ -3,10 +3,8 @@
 
 #include <stdint.h>
 #include <stdlib.h>
+#include <stdlib.h>
 #include <string.h>
-#ifdef __GLIBC__
-#include <malloc.h>
-#endif
 
 #include "base/err.h"
 
@@ -62,13 +60,4 @@ xstrndup(const char *s, size_t n)
 	memcpy(p, s, n);
 	p[n] = '\0';
 	return p;
-}
-
-/* See base/xmalloc.h. */
-void
-xmalloc_lean(void)
-{
-#ifdef __GLIBC__
-	mallopt(M_MMAP_THRESHOLD, 128 * 1024); /* fixed: no dynamic raise (nor of the trim threshold) */
-#endif
 }

@@ -19,15 +19,4 @@ char *xstrdup(const char *s);
 /* Duplicate n bytes and terminate with NUL. */
 char *xstrndup(const char *s, size_t n);
 
-/*
- * Keep the process lean (called once, first thing in main, before any
- * thread): glibc's mmap threshold is fixed at 128 KiB.  Left dynamic,
- * glibc raises it to the size of the largest mmapped block freed (up to
- * 32 MiB) and the trim threshold to twice that, so one big file parsed by
- * repo_map leaves megabytes of freed pages resident in a thread's arena
- * for the whole session (redis: 4.0 KB per file against 1.6 KB with it).
- * A no-op without glibc.
- */
-void xmalloc_lean(void);
-
 #endif

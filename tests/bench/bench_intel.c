@@ -41,7 +41,6 @@
 #include <cjson/cJSON.h>
 
 #include "base/buf.h"
-#include "base/xmalloc.h"
 #include "base/err.h"
 #include "repo/repo.h"
 #include "io/loop.h"
@@ -625,7 +624,6 @@ main(int argc, char **argv)
 	char tmp[] = "/tmp/hearth-bench-intel.XXXXXX";
 	char root[4096];
 
-	xmalloc_lean(); /* as hearth's main */
 	if (argc < 2 || !realpath(argv[1], root)) {
 		fprintf(stderr, "usage: bench_intel ROOT\n");
 		return 2;

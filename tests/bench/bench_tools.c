@@ -500,7 +500,6 @@ bench_request(void)
 int
 main(int argc, char **argv)
 {
-	xmalloc_lean(); /* as hearth's main */
 	if (argc < 3) {
 		fprintf(stderr, "usage: bench_tools checkpoint|grep|log|sessions DIR\n");
 		return 2;
