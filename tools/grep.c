@@ -50,7 +50,6 @@
 #include "base/fs.h"
 #include "base/json.h"
 #include "base/regex.h"
-#include "base/str.h"
 #include "base/xmalloc.h"
 #include "io/work.h"
 #include "llm/tool.h"
@@ -97,6 +96,7 @@ struct grep {
 	char *lit;            /* what memmem looks for: the needle, or a required literal of
 			       * the regex (lower case when icase); NULL: regexec only */
 	size_t llen;
+	size_t lrare;         /* the offset in lit of its rarest byte in text (lit_rarest) */
 	size_t matches, shown, files;
 	int capped;           /* output cap reached */
 	atomic_int stop;      /* set by cancel */
@@ -373,6 +373,55 @@ line_matches(struct searcher *se, char *ls, char *le)
 }
 
 /*
+ * How common byte c is in source text, roughly (0 rare .. 255 everywhere):
+ * blanks and newlines, then lower-case letters in English order, then
+ * the punctuation of code; upper case, digits and the rest are rare.
+ */
+static unsigned
+byte_commonness(unsigned char c)
+{
+	static const char common[] = " \netaoinsrhldcu\tmfpgwybv,._();=k\"-/:x*j{}q>z<";
+	const char *p = c ? strchr(common, c) : NULL;
+
+	return p ? 255 - (unsigned)(p - common) : c >= 'A' && c <= 'Z' ? 60 : 40;
+}
+
+/* The offset of needle's rarest byte (ties: the first), where lit_find looks with memchr. */
+static size_t
+lit_rarest(const char *needle, size_t n)
+{
+	size_t i, best = 0;
+
+	for (i = 1; i < n; i++)
+		if (byte_commonness((unsigned char)needle[i]) < byte_commonness((unsigned char)needle[best]))
+			best = i;
+	return best;
+}
+
+/*
+ * The first needle[0..n) in hay[0..len), or NULL: memchr (vectorised) for
+ * the needle's rarest byte at offset rare, then a compare there.  For a
+ * rare needle in common text (NEEDLE in lower-case code, the ignore_case
+ * search's "needle_rare"), this skips most bytes at memchr's speed where
+ * memmem stops at every pair of the needle's common first letters.
+ */
+static const char *
+lit_find(const char *hay, size_t len, const char *needle, size_t n, size_t rare)
+{
+	const char *p, *last;
+
+	if (!n)
+		return hay;
+	if (n > len)
+		return NULL;
+	last = hay + len - n + rare; /* the last place the rare byte can be */
+	for (p = hay + rare; p <= last && (p = memchr(p, needle[rare], (size_t)(last - p) + 1)) != NULL; p++)
+		if (!memcmp(p - rare, needle, n))
+			return p - rare;
+	return NULL;
+}
+
+/*
  * Search one chunk: whole lines in text[0..len), NUL at len; its first
  * line is line number *no, which is advanced past the chunk.
  */
@@ -395,7 +444,7 @@ scan(const struct grep *g, struct searcher *se, struct slot *sl, char *text, siz
 	}
 	while (p < end) {
 		if (g->lit) {
-			const char *hit = str_memmem(hay + (p - text), (size_t)(end - p), g->lit, g->llen);
+			const char *hit = lit_find(hay + (p - text), (size_t)(end - p), g->lit, g->llen, g->lrare);
 			if (!hit)
 				break;
 			ls = (char *)line_start(p, text + (hit - hay));
@@ -649,6 +698,7 @@ compile(struct grep *g, char *why, size_t whylen)
 		for (i = 0; g->icase && i < lit.len; i++)
 			lit.data[i] = (char)tolower((unsigned char)lit.data[i]);
 		g->llen = lit.len;
+		g->lrare = lit_rarest(lit.data, lit.len);
 		g->lit = buf_detach(&lit, NULL);
 	}
 	buf_release(&lit);

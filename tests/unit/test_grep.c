@@ -96,6 +96,24 @@ test_grep_literal_and_invalid(void **state)
 	o = grep(f, "{\"pattern\":\"BAR(X)\",\"literal\":true,\"ignore_case\":true}", &err);
 	assert_string_equal(o, "src/b.h:2:bar(x) + foo()\n");
 	free(o);
+	/*
+	 * the literal search looks for the needle's rarest byte (Z here, the
+	 * q of xq_z below) and compares around it: a needle at the very start
+	 * and at the very end of a file (no newline), one byte short at the
+	 * end, candidates that do not match, and a file shorter than the needle
+	 */
+	fixture_mkdir(f, "lit");
+	fixture_puts(f, "lit/start", "Zaaaa tail\nxxZaaa\n");
+	fixture_puts(f, "lit/end", "head Zaaa\nlast Zaaaa");
+	fixture_puts(f, "lit/short", "Zaa");
+	fixture_puts(f, "lit/case", "XQ_Z one\nxq_y two\nq_z\n");
+	o = grep(f, "{\"pattern\":\"Zaaaa\",\"literal\":true,\"path\":\"lit\"}", &err);
+	assert_false(err);
+	assert_string_equal(o, "lit/end:2:last Zaaaa\nlit/start:1:Zaaaa tail\n");
+	free(o);
+	o = grep(f, "{\"pattern\":\"xq_z\",\"ignore_case\":true,\"literal\":true,\"path\":\"lit\"}", &err);
+	assert_string_equal(o, "lit/case:1:XQ_Z one\n");
+	free(o);
 	o = grep(f, "{\"pattern\":\"bar(x\"}", &err);
 	assert_true(err);
 	assert_non_null(strstr(o, "invalid pattern \"bar(x\": "));
