@@ -131,6 +131,46 @@ route_task(struct front_run *r, const char **task, long n_ctx)
 	return p;
 }
 
+/* How long print mode waits for the other tiers' discovery after its own server's. */
+#define FRONT_PRINT_OTHERS_WAIT_MS 3000
+
+static long print_others_timer; /* the bound on that wait (0: none) */
+
+/* Start the task's turn, the local servers discovered (a consult starts on Claude but continues here). */
+static void
+start_first_turn(struct front_run *r)
+{
+	start_turn(r, r->esc.on_claude ? route_escalate_claude(&r->esc) :
+		   r->esc.nrungs ? r->esc.local : llama_provider(r->llama), r->task);
+}
+
+/* Every other tier's discovery ended: start the turn (once). */
+static void
+others_ready(struct front_run *r)
+{
+	if (print_others_timer)
+		loop_timer_del(r->loop, print_others_timer);
+	print_others_timer = 0;
+	start_first_turn(r);
+}
+
+/* The wait for the other tiers ran out: start with what is known. */
+static void
+others_waited(struct loop *l, long id, void *arg)
+{
+	struct front_run *r = arg;
+
+	(void)l;
+	(void)id;
+	print_others_timer = 0;
+	if (r->others_ready) {
+		r->others_ready = NULL;
+		log_msg("print: the other tiers' discovery is still out after %d ms; routing with what is known",
+			FRONT_PRINT_OTHERS_WAIT_MS);
+		start_first_turn(r);
+	}
+}
+
 /* Discovery finished: start the turn, or end with its error. */
 static void
 on_probe(struct llama *lm, int rc, enum llm_err_kind kind, const char *msg, void *arg)
@@ -169,9 +209,17 @@ on_probe(struct llama *lm, int rc, enum llm_err_kind kind, const char *msg, void
 		info->model_id ? info->model_id : "?", info->n_ctx, info->total_slots,
 		info->build_info ? info->build_info : "?");
 	front_run_tier_ready(r, info->n_ctx, 0);
-	/* a consult starts on Claude but continues here, so it waits for discovery */
-	start_turn(r, r->esc.on_claude ? route_escalate_claude(&r->esc) :
-		   r->esc.nrungs ? r->esc.local : llama_provider(lm), r->task);
+	if (front_run_others_probing(r)) {
+		/*
+		 * the task is routed by the tiers' contexts (a prompt over small's
+		 * goes to a tier with room): wait for the other tiers' discovery,
+		 * bounded, on a loaded machine it can come after this one's
+		 */
+		r->others_ready = others_ready;
+		print_others_timer = loop_timer_add(r->loop, FRONT_PRINT_OTHERS_WAIT_MS, others_waited, r);
+		return;
+	}
+	start_first_turn(r);
 }
 
 /* Stop the loop once the turn ended or stdout went away. */

@@ -599,6 +599,23 @@ tier_probed(struct llama *lm, int rc, enum llm_err_kind kind, const char *msg, v
 	else
 		t->discovered = 1;
 	route_escalate_rung_ready(&t->r->esc, t->rung, rc < 0 ? 0 : llama_info(lm)->n_ctx, rc < 0);
+	if (t->r->others_ready && !front_run_others_probing(t->r)) {
+		void (*fn)(struct front_run *) = t->r->others_ready;
+
+		t->r->others_ready = NULL;
+		fn(t->r);
+	}
+}
+
+/* See front/run.h. */
+size_t
+front_run_others_probing(const struct front_run *r)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < r->nothers; i++)
+		n += r->others[i].probing != 0;
+	return n;
 }
 
 /* The run's own server answered discovery (or not). */

@@ -64,6 +64,9 @@ struct front_run {
 	size_t nothers;
 	struct front_run_tier *own;     /* r->llama as a rung (for the /slots poll), or NULL */
 	long tier_timer;                /* the tiers' /slots poll (0: none) */
+	void (*others_ready)(struct front_run *r); /* called once when no other tier's discovery is
+						 * out any more (print mode waits for their
+						 * contexts before routing its task), or NULL */
 	const char *task;         /* the task after routing (a leading @claude removed) */
 	struct conv resumed;      /* messages of a resumed session, until the agent exists */
 	struct mcp *mcp;          /* MCP servers (none with --no-tools) */
@@ -93,6 +96,8 @@ struct front_run_tier {
 
 /* Discovery of the run's own server finished: its tier's context (n_ctx), or down. */
 void front_run_tier_ready(struct front_run *r, long n_ctx, int down);
+/* How many other tiers' discoveries are still out (their contexts not known yet). */
+size_t front_run_others_probing(const struct front_run *r);
 
 /* Set up a run from the command line; -1 when ready, else the exit code (all released). */
 int front_run_open(struct front_run *r, struct front_cli *o);

@@ -101,8 +101,10 @@ assert rows["claude"][5] > 0 and rows["small"][5] == 0, rows
 EOF' - "$HEARTH_BIN" "$E2E_TMP/stats.out"
 
 # ---- the workhorse has room: the context rule moves there, not to Claude -
+# (big's discovery answers a second after small's: the task waits for it before it is routed;
+# on a loaded machine it came late and small took the task)
 printf '{"n_ctx": 800, "turns": [{"tool_calls": [{"name": "ls", "arguments": {"path": "."}}]}, {"text": "UNEXPECTED: small"}]}\n' >"$E2E_TMP/small2.json"
-printf '{"n_ctx": 262144, "turns": [{"text": "big had room"}]}\n' >"$E2E_TMP/big2.json"
+printf '{"n_ctx": 262144, "props_delay_s": 1, "turns": [{"text": "big had room"}]}\n' >"$E2E_TMP/big2.json"
 mock_start "$E2E_TMP/small2.json"
 SMALL_URL=$MOCK_URL
 mock_start "$E2E_TMP/big2.json"

@@ -20,7 +20,8 @@ every route answers 503 "Loading model", as the real server does.
 POST /slots/{id}?action=save|restore|erase (501 unless the scenario
 gives "slot_save_path": DIR; the saved file holds the simulated cache).
 "save_delay_s": N answers a save N seconds late, "slots_delay_s": N every
-GET /slots (a poll still out when the client quits).
+GET /slots (a poll still out when the client quits), "props_delay_s": N
+every GET /props (a discovery that ends after another server's).
 
 POST /apply-template and a cache simulated on the rendered prompt (the
 Qwen3.5 template, see mock_template.py) when the scenario says
@@ -762,6 +763,8 @@ class Handler(BaseHTTPRequestHandler):
         if m == "GET" and path in ("/health", "/v1/health"):
             self.send_json(200, {"status": "ok"})
         elif m == "GET" and path == "/props":
+            if st.scenario.get("props_delay_s"):
+                time.sleep(float(st.scenario["props_delay_s"]))
             self.send_json(200, st.props)
         elif m == "GET" and path in ("/v1/models", "/models"):
             self.send_json(200, st.models)
