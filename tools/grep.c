@@ -97,6 +97,8 @@ struct grep {
 			       * the regex (lower case when icase); NULL: regexec only */
 	size_t llen;
 	size_t lrare;         /* the offset in lit of its rarest byte in text (lit_rarest) */
+	int lfold;            /* icase, and that byte is no letter: the text is compared folded
+			       * around it, not lower-cased whole first */
 	size_t matches, shown, files;
 	int capped;           /* output cap reached */
 	atomic_int stop;      /* set by cancel */
@@ -386,16 +388,38 @@ byte_commonness(unsigned char c)
 	return p ? 255 - (unsigned)(p - common) : c >= 'A' && c <= 'Z' ? 60 : 40;
 }
 
-/* The offset of needle's rarest byte (ties: the first), where lit_find looks with memchr. */
+/*
+ * The offset of needle's rarest byte (ties: the first), where lit_find
+ * looks with memchr; with icase a byte that is no letter first (it has
+ * one case, so the text need not be lower-cased to find it).
+ */
 static size_t
-lit_rarest(const char *needle, size_t n)
+lit_rarest(const char *needle, size_t n, int icase)
 {
 	size_t i, best = 0;
+	unsigned bw = 0;
 
-	for (i = 1; i < n; i++)
-		if (byte_commonness((unsigned char)needle[i]) < byte_commonness((unsigned char)needle[best]))
-			best = i;
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)needle[i];
+		unsigned w = byte_commonness(c) + (icase && isalpha(c) ? 256 : 0);
+
+		if (i == 0 || w < bw)
+			best = i, bw = w;
+	}
 	return best;
+}
+
+/* Whether a[0..n) equals the lower-case b[0..n), ASCII letters folded. */
+static int
+ascii_caseeq(const char *a, const char *b, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if ((unsigned char)a[i] != (unsigned char)b[i] &&
+		    !((unsigned)(unsigned char)a[i] - 'A' < 26u && a[i] + 32 == b[i]))
+			return 0;
+	return 1;
 }
 
 /*
@@ -406,7 +430,7 @@ lit_rarest(const char *needle, size_t n)
  * memmem stops at every pair of the needle's common first letters.
  */
 static const char *
-lit_find(const char *hay, size_t len, const char *needle, size_t n, size_t rare)
+lit_find(const char *hay, size_t len, const char *needle, size_t n, size_t rare, int fold)
 {
 	const char *p, *last;
 
@@ -416,7 +440,7 @@ lit_find(const char *hay, size_t len, const char *needle, size_t n, size_t rare)
 		return NULL;
 	last = hay + len - n + rare; /* the last place the rare byte can be */
 	for (p = hay + rare; p <= last && (p = memchr(p, needle[rare], (size_t)(last - p) + 1)) != NULL; p++)
-		if (!memcmp(p - rare, needle, n))
+		if (fold ? ascii_caseeq(p - rare, needle, n) : !memcmp(p - rare, needle, n))
 			return p - rare;
 	return NULL;
 }
@@ -433,7 +457,7 @@ scan(const struct grep *g, struct searcher *se, struct slot *sl, char *text, siz
 	const char *hay = text;
 	regmatch_t m;
 
-	if (g->lit && g->icase) {
+	if (g->lit && g->icase && !g->lfold) {
 		size_t i;
 		buf_reset(&se->lower);
 		buf_grow(&se->lower, len + 1);
@@ -444,7 +468,8 @@ scan(const struct grep *g, struct searcher *se, struct slot *sl, char *text, siz
 	}
 	while (p < end) {
 		if (g->lit) {
-			const char *hit = lit_find(hay + (p - text), (size_t)(end - p), g->lit, g->llen, g->lrare);
+			const char *hit = lit_find(hay + (p - text), (size_t)(end - p), g->lit, g->llen, g->lrare,
+						   g->lfold);
 			if (!hit)
 				break;
 			ls = (char *)line_start(p, text + (hit - hay));
@@ -698,7 +723,8 @@ compile(struct grep *g, char *why, size_t whylen)
 		for (i = 0; g->icase && i < lit.len; i++)
 			lit.data[i] = (char)tolower((unsigned char)lit.data[i]);
 		g->llen = lit.len;
-		g->lrare = lit_rarest(lit.data, lit.len);
+		g->lrare = lit_rarest(lit.data, lit.len, g->icase);
+		g->lfold = g->icase && !isalpha((unsigned char)lit.data[g->lrare]);
 		g->lit = buf_detach(&lit, NULL);
 	}
 	buf_release(&lit);
