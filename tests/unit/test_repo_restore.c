@@ -14,10 +14,8 @@
  * {a, sub/b, run, link} (or the test's own) taken as the test changes the
  * files.
  */
-#define _GNU_SOURCE /* unshare */
 #include <errno.h>
 #include <fcntl.h>
-#include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -26,7 +24,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -923,21 +920,6 @@ test_replaced_by_deep_dir(void **state)
 	assert_int_equal(deep_undo(64, 1), 1);
 }
 
-/* Write /proc/self/F (a user namespace's map); 0 or -1. */
-static int
-write_proc(const char *f, const char *text)
-{
-	char p[64];
-	int fd, ok;
-
-	snprintf(p, sizeof p, "/proc/self/%s", f);
-	if ((fd = open(p, O_WRONLY)) < 0)
-		return -1;
-	ok = write(fd, text, strlen(text)) == (ssize_t)strlen(text);
-	close(fd);
-	return ok ? 0 : -1;
-}
-
 /* Write name (relative to the current directory) with text; 0 or -1. */
 static int
 put_file(const char *name, const char *text)
@@ -973,12 +955,13 @@ has_file(const char *name, const char *text)
  * directory stopped short of "/" and every restore failed with "the work
  * tree / is gone".)  A child in its own user and mount namespace chroots
  * into the work tree, with no shell there: the files are written here.
- * Exit 77: no user namespaces.  git: the work tree is a git repository's.
+ * (tu_in_chroot).  git: the work tree is a git repository's.
  */
 /* The child of at_slash, in the chroot: undo, then redo; 0 or the step that failed. */
 static int
-at_slash_child(int git)
+at_slash_child(void *arg)
 {
+	int git = *(int *)arg;
 	struct repo_snap s;
 	struct repo_snap_scope scope = { 0 };
 	struct repo_restore rs = { NULL, 0 };
@@ -1020,12 +1003,8 @@ at_slash_child(int git)
 static void
 at_slash(int git)
 {
-	char w[TU_PATH], st_dir[TU_PATH], map[64];
+	char w[TU_PATH], st_dir[TU_PATH];
 	char *dir = tu_worktree(w, st_dir);
-	uid_t uid = geteuid();
-	gid_t gid = getegid();
-	pid_t pid;
-	int st;
 
 	if (git) {
 		char cmd[TU_PATH + 64];
@@ -1033,29 +1012,9 @@ at_slash(int git)
 		snprintf(cmd, sizeof cmd, "git init -q '%s'", w);
 		assert_int_equal(system(cmd), 0);
 	}
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		free(dir);
-		if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0)
-			_exit(77);
-		snprintf(map, sizeof map, "0 %u 1", (unsigned)uid);
-		if (write_proc("uid_map", map) < 0 || write_proc("setgroups", "deny") < 0)
-			_exit(77);
-		snprintf(map, sizeof map, "0 %u 1", (unsigned)gid);
-		if (write_proc("gid_map", map) < 0 || chroot(w) < 0 || chdir("/") < 0)
-			_exit(77);
-		_exit(at_slash_child(git));
-	}
-	assert_int_equal(waitpid(pid, &st, 0), pid);
+	tu_in_chroot(w, 1, at_slash_child, &git);
 	tu_rmrf(dir);
 	free(dir);
-	assert_true(WIFEXITED(st));
-	if (WEXITSTATUS(st) == 77) {
-		print_message("no user namespaces here: skipped\n");
-		skip();
-	}
-	assert_int_equal(WEXITSTATUS(st), 0);
 }
 
 /* ...in a git repository at "/" (its work tree "/") and with the private store (a plain "/"). */

@@ -5,8 +5,6 @@
  * temporary workspace with a git repository, a symlink out of it, and
  * repositories whose config or hooks would make git run a program.
  */
-#define _GNU_SOURCE /* unshare */
-#include <sched.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -15,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -23,6 +20,7 @@
 #include "base/buf.h"
 #include "tools/bash_gitrepo.h"
 #include "tools/bash_readonly.h"
+#include "testutil.h"
 
 static char ws[256];
 
@@ -1093,14 +1091,20 @@ test_sed_script_commands(void **state)
  * entry of / is read-only though / holds a file "-x"; cat of the relative
  * glob of every entry expands to -x there, an option.
  * A child in its own user and mount namespace chroots into a directory
- * holding "-x" and "a".  Exit 77: no user namespaces.
+ * holding "-x" and "a" (tu_in_chroot: skipped without user namespaces).
  */
+/* The child of test_workspace_at_slash, in the chroot: 0 when every verdict held. */
+static int
+workspace_at_slash(void *arg)
+{
+	(void)arg;
+	return verdict("/", "cat /*", 1) | verdict("/", "cat /a /-x", 1) << 1 | verdict("/", "cat *", 0) << 2;
+}
+
 static void
 test_workspace_at_slash(void **state)
 {
 	char top[600], path[700];
-	pid_t pid;
-	int st;
 	FILE *fp;
 
 	(void)state;
@@ -1112,21 +1116,7 @@ test_workspace_at_slash(void **state)
 	snprintf(path, sizeof path, "%s/a", top);
 	assert_non_null(fp = fopen(path, "w"));
 	fclose(fp);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0 || chroot(top) < 0 || chdir("/") < 0)
-			_exit(77);
-		_exit(verdict("/", "cat /*", 1) | verdict("/", "cat /a /-x", 1) << 1 |
-		      verdict("/", "cat *", 0) << 2);
-	}
-	assert_int_equal(waitpid(pid, &st, 0), pid);
-	assert_true(WIFEXITED(st));
-	if (WEXITSTATUS(st) == 77) {
-		print_message("no user namespaces here: skipped\n");
-		skip();
-	}
-	assert_int_equal(WEXITSTATUS(st), 0);
+	tu_in_chroot(top, 0, workspace_at_slash, NULL);
 }
 
 int

@@ -2,20 +2,18 @@
  * test_ws: workspace path resolution — relative, absolute, "..", missing
  * components, "~", symlinks that escape, allow_outside, and display paths.
  */
-#define _GNU_SOURCE /* unshare */
-#include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
 #include "tool_fixture.h"
 #include "base/workspace.h"
+#include "testutil.h"
 
 /* Resolve and return 0/-1; the result or message lands in *res. */
 static int
@@ -302,43 +300,40 @@ test_project(void **state)
  * Issue 20: a repository at "/" itself (a container's or a chroot's) is the
  * project top of "/a": the climb from "/a" goes up to "/" and looks there.
  * A child in its own user and mount namespace chroots into a tree with
- * .git at its root.  Exit 77: no user namespaces here.
+ * .git at its root (tu_in_chroot).
  */
+/* The child of test_project_at_slash, in the chroot: 0, or the check that failed. */
+static int
+project_at_slash(void *arg)
+{
+	struct buf out = BUF_INIT;
+	int rc = 0;
+
+	(void)arg;
+	workspace_project_top("/a/b", &out);
+	if (strcmp(out.data, "/"))
+		rc = 10;
+	buf_reset(&out);
+	workspace_project_top("/a", &out);
+	if (!rc && strcmp(out.data, "/"))
+		rc = 11;
+	buf_reset(&out);
+	workspace_project_top("/", &out);
+	if (!rc && strcmp(out.data, "/"))
+		rc = 12;
+	buf_release(&out);
+	return rc;
+}
+
 static void
 test_project_at_slash(void **state)
 {
 	struct fixture *f = *state;
-	pid_t pid;
-	int st;
 
 	fixture_mkdir(f, ".git");
 	fixture_mkdir(f, "a");
 	fixture_mkdir(f, "a/b");
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		struct buf out = BUF_INIT;
-
-		if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0 || chroot(f->root) < 0 || chdir("/") < 0)
-			_exit(77);
-		workspace_project_top("/a/b", &out);
-		if (strcmp(out.data, "/"))
-			_exit(10);
-		buf_reset(&out);
-		workspace_project_top("/a", &out);
-		if (strcmp(out.data, "/"))
-			_exit(11);
-		buf_reset(&out);
-		workspace_project_top("/", &out);
-		_exit(strcmp(out.data, "/") ? 12 : 0);
-	}
-	assert_int_equal(waitpid(pid, &st, 0), pid);
-	assert_true(WIFEXITED(st));
-	if (WEXITSTATUS(st) == 77) {
-		print_message("no user namespaces here: skipped\n");
-		skip();
-	}
-	assert_int_equal(WEXITSTATUS(st), 0);
+	tu_in_chroot(f->root, 0, project_at_slash, NULL);
 }
 
 int

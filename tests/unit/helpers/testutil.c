@@ -1,4 +1,5 @@
 /* testutil: see testutil.h. */
+#define _GNU_SOURCE /* unshare */
 #include "testutil.h"
 
 #include <dirent.h>
@@ -11,6 +12,9 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <fcntl.h>
+#include <sched.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -465,4 +469,54 @@ tu_grid_same(const struct grid *a, const struct grid *b)
 
 	tu_grid_expect(a, want);
 	free(want);
+}
+
+/* Write /proc/self/NAME (a user namespace's map); 0 or -1. */
+static int
+write_proc_self(const char *name, const char *text)
+{
+	char p[64];
+	int fd, ok;
+
+	snprintf(p, sizeof p, "/proc/self/%s", name);
+	if ((fd = open(p, O_WRONLY)) < 0)
+		return -1;
+	ok = write(fd, text, strlen(text)) == (ssize_t)strlen(text);
+	close(fd);
+	return ok ? 0 : -1;
+}
+
+/* See testutil.h. */
+void
+tu_in_chroot(const char *dir, int map_ids, int (*fn)(void *arg), void *arg)
+{
+	uid_t uid = geteuid();
+	gid_t gid = getegid();
+	char map[64];
+	pid_t pid = fork();
+	int st;
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0)
+			_exit(77);
+		if (map_ids) {
+			snprintf(map, sizeof map, "0 %u 1", (unsigned)uid);
+			if (write_proc_self("uid_map", map) < 0 || write_proc_self("setgroups", "deny") < 0)
+				_exit(77);
+			snprintf(map, sizeof map, "0 %u 1", (unsigned)gid);
+			if (write_proc_self("gid_map", map) < 0)
+				_exit(77);
+		}
+		if (chroot(dir) < 0 || chdir("/") < 0)
+			_exit(77);
+		_exit(fn(arg));
+	}
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	if (WEXITSTATUS(st) == 77) {
+		print_message("no user namespaces here: skipped\n");
+		skip();
+	}
+	assert_int_equal(WEXITSTATUS(st), 0);
 }

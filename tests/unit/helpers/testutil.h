@@ -33,6 +33,15 @@ void tu_fixture(const char *name, struct buf *b);
  */
 #define TU_PATH 4096
 char *tu_worktree(char w[TU_PATH], char state[TU_PATH]);
+/*
+ * Run fn(arg) in a child in its own user and mount namespace, chrooted into
+ * dir (a workspace or repository at "/", as in a container), with the
+ * caller's uid and gid mapped to root there when map_ids (files made
+ * inside need a mapped owner).  The test fails unless fn returns 0 (its
+ * value, a step number, is printed), and skips, saying so, where user
+ * namespaces are not available.
+ */
+void tu_in_chroot(const char *dir, int map_ids, int (*fn)(void *arg), void *arg);
 /* How many descriptors this process has open (/proc/self/fd, less the one reading it). */
 int tu_open_fds(void);
 /* Run the loop until *flag is non-zero or max_ms passes; returns *flag. */
