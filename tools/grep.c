@@ -44,6 +44,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -409,19 +410,6 @@ lit_rarest(const char *needle, size_t n, int icase)
 	return best;
 }
 
-/* Whether a[0..n) equals the lower-case b[0..n), ASCII letters folded. */
-static int
-ascii_caseeq(const char *a, const char *b, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if ((unsigned char)a[i] != (unsigned char)b[i] &&
-		    !((unsigned)(unsigned char)a[i] - 'A' < 26u && a[i] + 32 == b[i]))
-			return 0;
-	return 1;
-}
-
 /*
  * The first needle[0..n) in hay[0..len), or NULL: memchr (vectorised) for
  * the needle's rarest byte at offset rare, then a compare there.  For a
@@ -440,7 +428,7 @@ lit_find(const char *hay, size_t len, const char *needle, size_t n, size_t rare,
 		return NULL;
 	last = hay + len - n + rare; /* the last place the rare byte can be */
 	for (p = hay + rare; p <= last && (p = memchr(p, needle[rare], (size_t)(last - p) + 1)) != NULL; p++)
-		if (fold ? ascii_caseeq(p - rare, needle, n) : !memcmp(p - rare, needle, n))
+		if (fold ? !strncasecmp(p - rare, needle, n) : !memcmp(p - rare, needle, n))
 			return p - rare;
 	return NULL;
 }

@@ -134,8 +134,6 @@ route_task(struct front_run *r, const char **task, long n_ctx)
 /* How long print mode waits for the other tiers' discovery after its own server's. */
 #define FRONT_PRINT_OTHERS_WAIT_MS 3000
 
-static long print_others_timer; /* the bound on that wait (0: none) */
-
 /* Start the task's turn, the local servers discovered (a consult starts on Claude but continues here). */
 static void
 start_first_turn(struct front_run *r)
@@ -148,9 +146,9 @@ start_first_turn(struct front_run *r)
 static void
 others_ready(struct front_run *r)
 {
-	if (print_others_timer)
-		loop_timer_del(r->loop, print_others_timer);
-	print_others_timer = 0;
+	if (r->others_timer)
+		loop_timer_del(r->loop, r->others_timer);
+	r->others_timer = 0;
 	start_first_turn(r);
 }
 
@@ -162,7 +160,7 @@ others_waited(struct loop *l, long id, void *arg)
 
 	(void)l;
 	(void)id;
-	print_others_timer = 0;
+	r->others_timer = 0;
 	if (r->others_ready) {
 		r->others_ready = NULL;
 		log_msg("print: the other tiers' discovery is still out after %d ms; routing with what is known",
@@ -216,7 +214,7 @@ on_probe(struct llama *lm, int rc, enum llm_err_kind kind, const char *msg, void
 		 * bounded, on a loaded machine it can come after this one's
 		 */
 		r->others_ready = others_ready;
-		print_others_timer = loop_timer_add(r->loop, FRONT_PRINT_OTHERS_WAIT_MS, others_waited, r);
+		r->others_timer = loop_timer_add(r->loop, FRONT_PRINT_OTHERS_WAIT_MS, others_waited, r);
 		return;
 	}
 	start_first_turn(r);

@@ -67,6 +67,7 @@ struct front_run {
 	void (*others_ready)(struct front_run *r); /* called once when no other tier's discovery is
 						 * out any more (print mode waits for their
 						 * contexts before routing its task), or NULL */
+	long others_timer;              /* the bound on that wait (0: none) */
 	const char *task;         /* the task after routing (a leading @claude removed) */
 	struct conv resumed;      /* messages of a resumed session, until the agent exists */
 	struct mcp *mcp;          /* MCP servers (none with --no-tools) */

@@ -481,14 +481,14 @@ sandbox_probe_run(void *arg)
 {
 	struct sandbox *sb = arg;
 	int limit = sb->spec.probe_ms > 0 ? sb->spec.probe_ms : SANDBOX_PROBE_MS, rc = -1;
+	int again = 3 * limit; /* killed at the limit: a loaded machine as likely as a hung bwrap */
 	char bw[160];
 
 	sb->landlock_abi = sandbox_landlock_abi();
-	/* killed at the limit: a loaded machine as likely as a hung bwrap, so once more, 3x as long */
 	if (!sb->spec.no_bwrap && (rc = sandbox_probe_bwrap(sb, limit)) == -2 &&
-	    (rc = sandbox_probe_bwrap(sb, 3 * limit)) == -2)
+	    (rc = sandbox_probe_bwrap(sb, again)) == -2)
 		snprintf(sb->why, sizeof sb->why, "bwrap did not finish within %d ms, nor within %d ms "
-			 "on a second try", limit, 3 * limit);
+			 "on a second try", limit, again);
 	if (rc == 0) {
 		sb->kind = SANDBOX_BWRAP;
 		atomic_store(&sb->probe_ended, 1);

@@ -217,6 +217,13 @@ perm_is_assign(const char *w, size_t n)
 	return i < n;
 }
 
+/* The value of hex digit c (isxdigit). */
+static unsigned
+perm_hex(char c)
+{
+	return isdigit((unsigned char)c) ? (unsigned)(c - '0') : (unsigned)(tolower((unsigned char)c) - 'a' + 10);
+}
+
 /* Append code point v as UTF-8 (bash's $'\u' and $'\U' in a UTF-8 locale). */
 static void
 perm_utf8(struct buf *out, unsigned long v)
@@ -282,8 +289,7 @@ perm_unquote(struct buf *out, const char *w, size_t n)
 				int k;
 
 				for (k = 0, p++; k < 2 && p + 1 < end && isxdigit((unsigned char)p[1]); k++, p++)
-					v = v * 16 + (unsigned)(isdigit((unsigned char)p[1]) ? p[1] - '0'
-										: (tolower((unsigned char)p[1]) - 'a' + 10));
+					v = v * 16 + perm_hex(p[1]);
 				buf_addch(out, (int)v);
 			} else if (p[1] >= '0' && p[1] <= '7') {
 				unsigned v = 0;
@@ -298,8 +304,7 @@ perm_unquote(struct buf *out, const char *w, size_t n)
 
 				for (k = 0; k < most && p + 1 < end &&
 						 isxdigit((unsigned char)p[1]); k++, p++)
-					v = v * 16 + (unsigned long)(isdigit((unsigned char)p[1]) ? p[1] - '0'
-						: (tolower((unsigned char)p[1]) - 'a' + 10));
+					v = v * 16 + perm_hex(p[1]);
 				perm_utf8(out, v);
 			} else if (p[1] == 'c' && p + 2 < end && p[2] != '\'') {
 				/* \cX: control-X (\c? is DEL; \c\\ is \034, as is \c\ before an escaped ') */

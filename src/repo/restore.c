@@ -191,10 +191,8 @@ writable(const struct repo_restore *rs, const struct repo_snap *s, const char *a
 	char *slash;
 	int rc = 0, dfd = -1, leaf = 1;
 
-	while (wl > 1 && s->workdir[wl - 1] == '/') /* libgit2's workdir ends with one */
+	while (wl > 0 && s->workdir[wl - 1] == '/') /* libgit2's workdir ends with one; "/" is "" */
 		wl--;
-	if (wl == 1)
-		wl = 0; /* the work tree is "/": its files' directory is d = "" (the root) */
 	buf_adds(&d, abs);
 	while ((slash = strrchr(d.data, '/')) != NULL && (size_t)(slash - d.data) >= wl) {
 		*slash = '\0';
