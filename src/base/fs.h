@@ -138,7 +138,9 @@ int fs_glob_match(const char *pattern, const char *path);
 
 /*
  * Whether the first bytes of a file (up to FS_SNIFF) look binary: a NUL
- * byte, or more than 10% invalid UTF-8 and control bytes.
+ * byte, or more than 10% invalid UTF-8 and control bytes.  A NUL anywhere
+ * in p[0 .. min(n, FS_SNIFF)) always gives 1 (grep looks for NULs only
+ * past that window).
  */
 int fs_is_binary(const char *p, size_t n);
 

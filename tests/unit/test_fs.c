@@ -1365,6 +1365,59 @@ test_binary_counts(void **state)
 	memcpy(s, "\xC3\xA9", 2);
 	memset(s + 100, 0x01, 820);
 	assert_true(fs_is_binary(s, FS_SNIFF));
+	/* a NUL in the last bytes of the window, after a sequence the window cuts: seen
+	 * (grep looks for NULs only past the window) */
+	fill_bad(s, FS_SNIFF, 0);
+	s[FS_SNIFF - 3] = (char)0xE2;
+	s[FS_SNIFF - 1] = '\0';
+	assert_true(fs_is_binary(s, FS_SNIFF));
+}
+
+/*
+ * fs_is_binary takes plain text eight bytes at a time (fs_plain8): every
+ * byte value in every place of a word, aligned and not, is judged as a
+ * byte at a time judges it.  One bad byte in eight is binary (> 10 %), so
+ * the answer is that byte's: a NUL, a control other than \b..\r and ESC,
+ * or a byte >= 0x80 alone (no valid UTF-8 sequence).
+ */
+static void
+test_binary_words(void **state)
+{
+	char s[32];
+	unsigned c, at, off;
+	int bad;
+
+	(void)state;
+	for (c = 0; c < 256; c++) {
+		bad = c == 0 || c >= 0x80 || (c < 0x20 && !(c >= '\b' && c <= '\r') && c != 033);
+		for (off = 0; off < 4; off += 3)
+			for (at = 0; at < 8; at++) {
+				memset(s, 'a', sizeof s);
+				s[off + at] = (char)c;
+				if (fs_is_binary(s + off, 8) != bad)
+					fail_msg("byte 0x%02x at %u (offset %u): %s", c, at, off,
+						 bad ? "taken as text" : "taken as binary");
+				/* in the second word of 16: 1 in 16 is text, unless a NUL */
+				memset(s, 'a', sizeof s);
+				s[off + 8 + at] = (char)c;
+				if (fs_is_binary(s + off, 16) != (c == 0))
+					fail_msg("byte 0x%02x at %u of 16 (offset %u)", c, 8 + at, off);
+			}
+		/* a byte at a time: in a tail of fewer than 8, and in a word with é */
+		for (at = 0; at < 7; at++) {
+			memset(s, 'a', sizeof s);
+			s[at] = (char)c;
+			if (fs_is_binary(s, 7) != bad)
+				fail_msg("byte 0x%02x at %u of 7", c, at);
+		}
+		memcpy(s, "\xC3\xA9" "aaaaaaaa", 10);
+		s[2] = (char)c;
+		if (fs_is_binary(s, 8) != bad)
+			fail_msg("byte 0x%02x after an e-acute", c);
+	}
+	/* words of nothing but the controls text has, and DEL: text */
+	assert_false(fs_is_binary("\b\t\n\v\f\r\033\x7f\t\n ~!\r\n", 15));
+	assert_true(fs_is_binary("\x01\x02" "a\n\ta\na\n\ta\na\n\ta\na\n\ta\n", 19)); /* 2 bad in 19 */
 }
 
 int
@@ -1396,6 +1449,7 @@ main(void)
 		cmocka_unit_test(test_utf8_bounds),
 		cmocka_unit_test(test_binary),
 		cmocka_unit_test(test_binary_counts),
+		cmocka_unit_test(test_binary_words),
 	};
 
 	umask(022);

@@ -15,6 +15,7 @@
 #include <cmocka.h>
 #include <git2.h>
 
+#include "base/fs.h"
 #include "io/loop.h"
 #include "io/work.h"
 #include "tool_fixture.h"
@@ -194,6 +195,19 @@ test_grep_caps(void **state)
 	o = grep(f, "{\"pattern\":\"wide\"}", &err);
 	assert_null(strstr(o, "huge.txt"));
 	assert_null(strstr(o, "skipped"));
+	free(o);
+	/* a NUL past the binary sniff's window (FS_SNIFF), in the first chunk: the
+	 * text before it is searched, nothing after it */
+	buf_reset(&b);
+	buf_adds(&b, "late one\n");
+	while (b.len < FS_SNIFF + 100)
+		buf_adds(&b, "plain text line\n");
+	buf_addch(&b, '\0');
+	buf_adds(&b, "\nlate two\n");
+	fixture_write(f, "late.txt", b.data, b.len);
+	o = grep(f, "{\"pattern\":\"late (one|two)\"}", &err);
+	assert_non_null(strstr(o, "late.txt:1:late one\n"));
+	assert_null(strstr(o, "late two"));
 	free(o);
 	buf_release(&b);
 }
