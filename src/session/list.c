@@ -2,7 +2,11 @@
  * session/list: listing, resolving and forking the sessions of a workspace.
  *
  * A list is a malloc'd array of struct session_list_info grown one row per
- * file, sorted once at the end.  Fork reads the source with session_read (so
+ * file, sorted once at the end.  The files the listing cache does not
+ * answer for are loaded after the directory is read, on one thread per
+ * online core (at most LIST_THREADS) when there are LIST_THREADED or more
+ * (a first listing of 1,000 sessions, ten of 2,000 turns, is 90 % the
+ * JSON of the long ones: 62 ms on one core).  Fork reads the source with session_read (so
  * each entry knows its byte range), then copies the branch's lines
  * verbatim through session_append_line into a session_create_bare file.
  */
@@ -11,6 +15,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
@@ -19,8 +25,12 @@
 #include <unistd.h>
 
 #include "base/fs.h"
+#include "base/json.h"
 #include "session/read.h"
 #include "base/xmalloc.h"
+
+#define LIST_THREADS 4   /* loading threads at most */
+#define LIST_THREADED 8  /* files to load from which threads help */
 
 /* First user text of l, one line, cut at 80 bytes on a UTF-8 boundary. */
 static char *
@@ -171,15 +181,82 @@ is_session_name(const char *name)
 	return len > 6 && !strcmp(name + len - 6, ".jsonl") && name[0] != '.';
 }
 
+/* The rows a listing has to load, shared by the threads that load them. */
+struct loads {
+	struct session_list_info *v;
+	size_t *idx, n;          /* the rows of v to load */
+	unsigned char *failed;   /* by position in idx: the file did not load */
+	atomic_size_t next;      /* the next position to take */
+};
+
+/* Load the k-th row to load: its first prompt and message count. */
+static void
+load_row(struct loads *ld, size_t k)
+{
+	struct session_list_info *x = &ld->v[ld->idx[k]];
+	struct session_loaded l;
+
+	if (session_load(x->path, &l, NULL, NULL)) {
+		ld->failed[k] = 1;
+		return;
+	}
+	x->first_prompt = first_prompt(&l);
+	x->nmsgs = l.conv.nmsgs;
+	session_loaded_release(&l);
+}
+
+/* A loading thread: rows in turn until none is left. */
+static void *
+load_run(void *arg)
+{
+	struct loads *ld = arg;
+	size_t k;
+
+	while ((k = atomic_fetch_add(&ld->next, 1)) < ld->n)
+		load_row(ld, k);
+	return NULL;
+}
+
+/*
+ * Load the rows in ld (this thread and helpers), then drop from v and sts
+ * the rows whose file did not load; *n is v's length.
+ */
+static void
+load_rows(struct loads *ld, struct stat *sts, size_t *n)
+{
+	pthread_t th[LIST_THREADS - 1];
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t want = ld->n < LIST_THREADED ? 1 : cpus < 1 ? 1 : cpus > LIST_THREADS ? LIST_THREADS : (size_t)cpus;
+	size_t i, k, started = 0;
+
+	for (i = 1; i < want; i++)
+		if (pthread_create(&th[started], NULL, load_run, ld) == 0)
+			started++;
+	load_run(ld);
+	for (i = 0; i < started; i++)
+		pthread_join(th[i], NULL);
+	for (i = 0; i < ld->n; i++)
+		if (ld->failed[i]) {
+			free(ld->v[ld->idx[i]].id);
+			free(ld->v[ld->idx[i]].path);
+			ld->v[ld->idx[i]].id = NULL;
+		}
+	for (i = k = 0; i < *n; i++)
+		if (ld->v[i].id) {
+			ld->v[k] = ld->v[i];
+			sts[k++] = sts[i];
+		}
+	*n = k;
+}
+
 /*
  * Add one session file to the list: its row from the cache when the file
- * is unchanged, else loaded (files that do not load are left out).
+ * is unchanged, else a row for load_rows (without a prompt yet).
  */
 static void
 list_one(const char *dir, const char *name, struct cache *c, struct session_list_info **v,
-	 struct stat **sts, size_t *n)
+	 struct stat **sts, size_t *n, size_t **misses, size_t *nmisses)
 {
-	struct session_loaded l;
 	struct stat st;
 	struct buf p = BUF_INIT;
 	struct session_list_info *x;
@@ -197,10 +274,8 @@ list_one(const char *dir, const char *name, struct cache *c, struct session_list
 		row = NULL;
 	if (!row) {
 		c->dirty = 1;
-		if (session_load(p.data, &l, NULL, NULL)) {
-			buf_release(&p);
-			return;
-		}
+		*misses = xrealloc(*misses, (*nmisses + 1) * sizeof **misses);
+		(*misses)[(*nmisses)++] = *n;
 	}
 	*v = xrealloc(*v, (*n + 1) * sizeof **v);
 	*sts = xrealloc(*sts, (*n + 1) * sizeof **sts);
@@ -209,14 +284,8 @@ list_one(const char *dir, const char *name, struct cache *c, struct session_list
 	x->id = xstrndup(name, len - 6);
 	x->path = buf_detach(&p, NULL);
 	x->mtime = st.st_mtime;
-	if (row) {
-		x->first_prompt = xstrdup(row->prompt);
-		x->nmsgs = row->nmsgs;
-	} else {
-		x->first_prompt = first_prompt(&l);
-		x->nmsgs = l.conv.nmsgs;
-		session_loaded_release(&l);
-	}
+	x->first_prompt = row ? xstrdup(row->prompt) : NULL;
+	x->nmsgs = row ? row->nmsgs : 0;
 }
 
 /* The sessions of root, newest first. */
@@ -227,6 +296,7 @@ session_list_list(const char *root, struct session_list_info **out, size_t *n, s
 	struct stat *sts = NULL;
 	struct cache c;
 	struct dirent *de;
+	struct loads ld;
 	size_t counted = 0;
 	DIR *d;
 
@@ -240,12 +310,22 @@ session_list_list(const char *root, struct session_list_info **out, size_t *n, s
 		return rc;
 	}
 	cache_read(dir.data, &c);
+	memset(&ld, 0, sizeof ld);
 	while ((de = readdir(d)) != NULL)
 		if (is_session_name(de->d_name)) {
 			counted++;
-			list_one(dir.data, de->d_name, &c, out, &sts, n);
+			list_one(dir.data, de->d_name, &c, out, &sts, n, &ld.idx, &ld.n);
 		}
 	closedir(d);
+	if (ld.n) {
+		json_init(); /* (not in the threads: it sets cJSON's hooks) */
+		ld.v = *out;
+		ld.failed = xcalloc(ld.n, 1);
+		atomic_init(&ld.next, 0);
+		load_rows(&ld, sts, n);
+		free(ld.failed);
+		free(ld.idx);
+	}
 	if (c.dirty || counted != c.n)
 		cache_write(dir.data, *out, sts, *n);
 	cache_free(&c);

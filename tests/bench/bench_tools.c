@@ -108,6 +108,11 @@ bench_checkpoint(const char *repo)
 
 	if (!mkdtemp(state))
 		return;
+	/* one `git stash create` first, not timed: the tree's and .git's pages in the page
+	 * cache for both sides (else the first checkpoint reads them from the disk and the
+	 * reference finds them there: git's repository, 135 ms against 29 ms warm) */
+	snprintf(cmd, sizeof cmd, "cd '%s' && git stash create", repo);
+	(void)time_cmd(cmd);
 	t0 = bench_now_ms();
 	c0 = bench_cpu_ms(RUSAGE_SELF);
 	if ((r = repo_open(repo, "bench", state, &e)) == NULL ||
@@ -366,9 +371,10 @@ bench_sessions(const char *tmp)
 		(void)session_list_latest("/bench/sessions", &p, &e);
 		latest[k] = bench_now_ms() - t0;
 	}
-	printf("  -r listing, %zu sessions (10 of 2,000 turns): %.1f ms first (every file loaded "
-	       "and cached), %.1f ms after  goal <= 50 ms  %s\n", n, cold, bench_median(list, 5, NULL),
-	       bench_median(list, 5, NULL) <= 50 ? "meets" : "MISSES");
+	printf("  -r listing, %zu sessions (10 of 2,000 turns): %.1f ms first (every file loaded, on "
+	       "every core, and cached), %.1f ms after  goal <= 50 ms  %s\n", n, cold,
+	       bench_median(list, 5, NULL),
+	       cold <= 50 && bench_median(list, 5, NULL) <= 50 ? "meets (both)" : "MISSES");
 	printf("  -c (the newest session), %zu sessions: %.1f ms  goal <= 50 ms  %s\n", n,
 	       bench_median(latest, 5, NULL), bench_median(latest, 5, NULL) <= 50 ? "meets" : "MISSES");
 	buf_release(&p);

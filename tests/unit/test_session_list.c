@@ -260,6 +260,56 @@ test_list_cache(void **state)
 	buf_release(&d), buf_release(&cache), buf_release(&p);
 }
 
+/*
+ * More files to load than LIST_THREADED (8): loaded on several threads,
+ * each row gets its own file's count and prompt, beside rows the cache
+ * answers; a second listing with three files changed loads only those.
+ */
+static void
+test_list_many(void **state)
+{
+	struct session_list_info *v;
+	struct err e = ERR_INIT;
+	struct session_loaded l;
+	struct session *s;
+	char *path[20];
+	size_t n, i, k;
+
+	(void)state;
+	for (i = 0; i < 20; i++) {
+		path[i] = numbered(i + 1);
+		set_mtime(path[i], 1000 + (time_t)i);
+	}
+	assert_int_equal(session_list_list(ROOT, &v, &n, &e), 0);
+	assert_int_equal(n, 20);
+	for (k = 0; k < n; k++) { /* newest first: path[19] .. path[0] */
+		assert_string_equal(v[k].path, path[19 - k]);
+		assert_int_equal(v[k].nmsgs, 20 - k);
+		assert_string_equal(v[k].first_prompt, "m0");
+	}
+	session_list_free(v, n);
+	for (i = 0; i < 20; i += 7) { /* 0, 7, 14: one more message each */
+		s = session_resume(path[i], &l, NULL, &e);
+		assert_non_null(s);
+		conv_add_user_text(&l.conv, "more");
+		assert_int_equal(session_append_msg(s, conv_last(&l.conv), &e), 0);
+		session_close(s);
+		session_loaded_release(&l);
+		set_mtime(path[i], 1000 + (time_t)i);
+	}
+	assert_int_equal(session_list_list(ROOT, &v, &n, &e), 0);
+	assert_int_equal(n, 20);
+	for (k = 0; k < n; k++) {
+		i = 19 - k;
+		assert_string_equal(v[k].path, path[i]);
+		assert_int_equal(v[k].nmsgs, i + 1 + (i % 7 == 0));
+		assert_string_equal(v[k].first_prompt, "m0");
+	}
+	session_list_free(v, n);
+	for (i = 0; i < 20; i++)
+		free(path[i]);
+}
+
 int
 main(void)
 {
@@ -268,6 +318,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_list_latest_resolve, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_empty_and_odd_entries, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_list_cache, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_list_many, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
