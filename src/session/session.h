@@ -34,7 +34,10 @@
  * branch is the parent chain of the last entry in the file.
  *
  * Writer: each entry is one write() of the whole line (O_APPEND) followed
- * by fdatasync.  A file is never rewritten; when a crash left a torn last
+ * by fdatasync, which runs on the writer's own thread: an append returns
+ * once the line is written (a kill -9 after it loses nothing; a power loss
+ * may lose the lines of the last moment), session_flush waits for the
+ * syncs, and session_close syncs what is left before it closes.  A file is never rewritten; when a crash left a torn last
  * line, resuming appends a '\n' first so the torn bytes stay one bad line.
  *
  * Reader: never fatal on content.  Skipped with a warning (one line each,
@@ -112,8 +115,10 @@ struct session *session_resume(const char *path, struct session_loaded *out,
 			       struct buf *warnings, struct err *e);
 
 /*
- * Append one message (all block fields).  0 / -1 + e (write or fsync
- * failed); an entry that failed to write never becomes the leaf.
+ * Append one message (all block fields).  0 / -1 + e: the write failed
+ * (the entry is not in the file and never becomes the leaf), or a sync
+ * failed, this entry's or an earlier one's (the entry is written and is
+ * the leaf; the disk may not keep it).
  */
 int session_append_msg(struct session *s, const struct conv_msg *m, struct err *e);
 /* Append a meta entry (e.g. after a model change). 0 / -1 + e. */
@@ -148,7 +153,20 @@ const char *session_leaf(const struct session *s);
  * entry is written (a rejected turn, session_journal_rewind).
  */
 void session_set_leaf(struct session *s, const char *id);
-/* Close and free; s may be NULL. */
+/*
+ * How writers opened from now on sync: on their syncer thread when
+ * session_sync_thread is 1 (the default; tests set 0 for the appending
+ * thread, which is also what a failed pthread_create gives), with
+ * session_sync_fn (fdatasync; tests put a slow or failing one there).
+ */
+extern int session_sync_thread;
+extern int (*session_sync_fn)(int fd);
+/*
+ * Wait until every line written so far is synced to disk.  0, or -1 + e
+ * when a sync failed since the last report.
+ */
+int session_flush(struct session *s, struct err *e);
+/* Sync what is left, close and free; s may be NULL. */
 void session_close(struct session *s);
 
 /*

@@ -19,6 +19,7 @@
 #include <cmocka.h>
 #include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -877,6 +878,174 @@ test_close_releases_fd(void **state)
 	free(path);
 }
 
+/* Threads of this process (/proc/self/task). */
+static size_t
+threads(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *de;
+	size_t n = 0;
+
+	assert_non_null(d);
+	while ((de = readdir(d)) != NULL)
+		n += de->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+/*
+ * A writer syncs on a thread of its own (the loop does not wait for the
+ * disk): the thread comes with the writer and goes with session_close;
+ * session_flush returns once every line written is synced, at once when
+ * none is waiting; every line is in the file after the close.
+ */
+static void
+test_syncer(void **state)
+{
+	struct session_loaded l;
+	struct err e = ERR_INIT;
+	struct session *s;
+	struct conv c;
+	size_t n = threads(), i;
+	char *path;
+
+	(void)state;
+	s = session_create(ROOT, NULL, &e);
+	assert_non_null(s);
+	assert_int_equal(threads(), n + 1);
+	assert_int_equal(session_flush(s, &e), 0); /* nothing written yet */
+	conv_init(&c);
+	for (i = 0; i < 50; i++) {
+		conv_add_user_text(&c, "line");
+		assert_int_equal(session_append_msg(s, conv_last(&c), &e), 0);
+		if (i == 24)
+			assert_int_equal(session_flush(s, &e), 0);
+	}
+	assert_int_equal(session_flush(s, &e), 0);
+	assert_int_equal(session_flush(s, &e), 0);
+	path = xstrdup(session_path(s));
+	session_close(s);
+	assert_int_equal(threads(), n);
+	assert_int_equal(session_load(path, &l, NULL, &e), 0);
+	assert_int_equal(l.conv.nmsgs, 50);
+	session_loaded_release(&l);
+	conv_release(&c);
+	free(path);
+}
+
+/* A slow disk, and a failing one, for session_sync_fn: what it saw. */
+static struct {
+	pthread_t caller;    /* the thread that called it last */
+	int calls, fail;     /* calls so far; fail: the next call fails with EIO */
+	useconds_t delay;
+} fake;
+
+static int
+fake_sync(int fd)
+{
+	fake.caller = pthread_self();
+	__atomic_add_fetch(&fake.calls, 1, __ATOMIC_SEQ_CST);
+	if (fake.delay)
+		usleep(fake.delay);
+	if (__atomic_load_n(&fake.fail, __ATOMIC_SEQ_CST)) {
+		__atomic_store_n(&fake.fail, 0, __ATOMIC_SEQ_CST);
+		errno = EIO;
+		return -1;
+	}
+	return fdatasync(fd);
+}
+
+/* Milliseconds since t0. */
+static long
+ms_from(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (long)((t.tv_sec - t0->tv_sec) * 1000 + (t.tv_nsec - t0->tv_nsec) / 1000000);
+}
+
+/*
+ * With a disk that takes 300 ms a sync, an append returns without waiting
+ * for it (the sync runs on the syncer, not the appending thread), and
+ * session_flush and session_close wait for it; lines written during a
+ * sync share the next one.  A failed sync is reported once, by the next
+ * append or session_flush ("sync session"), and the line stays written.
+ * With session_sync_thread 0 the appending thread syncs, and reports a
+ * failure itself.
+ */
+static void
+test_syncer_slow_and_failing(void **state)
+{
+	struct session_loaded l;
+	struct err e = ERR_INIT;
+	struct timespec t0;
+	struct session *s;
+	struct conv c;
+	char *path;
+	int i;
+
+	(void)state;
+	conv_init(&c);
+	conv_add_user_text(&c, "line");
+	memset(&fake, 0, sizeof fake);
+	session_sync_fn = fake_sync;
+	fake.delay = 300000;
+	s = session_create(ROOT, NULL, &e); /* its meta line: a sync */
+	assert_non_null(s);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (i = 0; i < 5; i++)
+		assert_int_equal(session_append_msg(s, conv_last(&c), &e), 0);
+	assert_true(ms_from(&t0) < 250); /* five appends, not five 300 ms syncs */
+	assert_int_equal(session_flush(s, &e), 0);
+	assert_true(ms_from(&t0) >= 300);
+	assert_false(pthread_equal(fake.caller, pthread_self()));
+	if (fake.calls < 1 || fake.calls > 4) /* the meta and five appends shared one to three syncs */
+		fail_msg("%d syncs", fake.calls);
+	/* a failing sync that takes 100 ms: the append returns first, the next one reports it */
+	fake.delay = 100000;
+	fake.fail = 1;
+	assert_int_equal(session_append_msg(s, conv_last(&c), &e), 0);
+	for (i = 0; i < 5000 && __atomic_load_n(&fake.fail, __ATOMIC_SEQ_CST); i++)
+		usleep(1000); /* the syncer is in the failing sync */
+	usleep(200000);
+	assert_int_equal(session_append_msg(s, conv_last(&c), &e), -1);
+	assert_non_null(strstr(e.msg, "sync session"));
+	assert_int_equal(e.code, EIO);
+	assert_int_equal(session_flush(s, &e), 0); /* reported once */
+	/* ...or session_flush, when no append comes first */
+	fake.fail = 1;
+	assert_int_equal(session_append_msg(s, conv_last(&c), &e), 0);
+	assert_int_equal(session_flush(s, &e), -1);
+	assert_non_null(strstr(e.msg, "sync session"));
+	assert_int_equal(session_flush(s, &e), 0);
+	fake.delay = 0;
+	path = xstrdup(session_path(s));
+	session_close(s);
+	assert_int_equal(session_load(path, &l, NULL, &e), 0);
+	assert_int_equal(l.conv.nmsgs, 8); /* every line written, the failed syncs' too */
+	session_loaded_release(&l);
+	free(path);
+	/* no syncer: the appending thread syncs and sees its failure at once */
+	session_sync_thread = 0;
+	fake.calls = 0;
+	s = session_create(ROOT, NULL, &e);
+	assert_non_null(s);
+	assert_int_equal(fake.calls, 1);
+	assert_true(pthread_equal(fake.caller, pthread_self()));
+	fake.fail = 1;
+	memset(&e, 0, sizeof e);
+	assert_int_equal(session_append_msg(s, conv_last(&c), &e), -1);
+	assert_non_null(strstr(e.msg, "sync session"));
+	assert_int_equal(session_append_msg(s, conv_last(&c), &e), 0);
+	assert_int_equal(session_flush(s, &e), 0);
+	assert_int_equal(fake.calls, 3);
+	session_close(s);
+	session_sync_thread = 1;
+	session_sync_fn = fdatasync;
+	conv_release(&c);
+}
+
 /* session_meta_release leaves every field NULL: releasing again is a no-op. */
 static void
 test_meta_release(void **state)
@@ -1012,6 +1181,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_dir_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_write_failure, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_close_releases_fd, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_syncer, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_syncer_slow_and_failing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_meta_release, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_id_from_file_name, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_resume_symlink, setup, teardown),
