@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/time.h>
@@ -284,13 +285,20 @@ test_sigkill_mid_write(void **state)
 	char *path = numbered(0), *text;
 	int status, k;
 	off_t cut;
-	pid_t pid;
+	pid_t pid, parent;
 
 	(void)state;
+	parent = getpid();
 	pid = fork();
 	assert_true(pid >= 0);
-	if (pid == 0)
+	if (pid == 0) {
+		/* it writes until killed: dead with the test too (a test killed at its
+		 * timeout, as make mutate does, left it writing for hours) */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(3);
 		writer_loop(path);
+	}
 	for (k = 0; k < 1000; k++) { /* at most ~10 s */
 		usleep(10000);
 		if (stat(path, &st) == 0 && st.st_size > 300000)
