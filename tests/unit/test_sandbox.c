@@ -21,7 +21,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <dirent.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <pthread.h>
@@ -47,6 +46,7 @@
 #include "io/sandbox.h"
 #include "llm/tool.h"
 #include "perm/perm.h"
+#include "testutil.h"
 
 static char base[64];
 
@@ -1153,21 +1153,6 @@ test_probe_no_fds(void **state)
 	assert_int_equal(in_child(child_no_fds), 0);
 }
 
-/* The number of threads of this process. */
-static int
-threads(void)
-{
-	DIR *d = opendir("/proc/self/task");
-	struct dirent *de;
-	int n = 0;
-
-	assert_non_null(d);
-	while ((de = readdir(d)))
-		n += de->d_name[0] != '.';
-	closedir(d);
-	return n;
-}
-
 /* Wait (10 s at most) until this process is back to n threads: the probe thread has ended. */
 static void
 wait_threads(int n)
@@ -1175,7 +1160,7 @@ wait_threads(int n)
 	struct timespec ts = { 0, 1000 * 1000 };
 	double t0 = now_s();
 
-	while (threads() != n) {
+	while (tu_threads() != n) {
 		assert_true(now_s() - t0 < 10);
 		nanosleep(&ts, NULL);
 	}
@@ -1206,7 +1191,7 @@ test_probed_when_ended(void **state)
 	struct sandbox_spec spec = { 0 };
 	struct sandbox *sb;
 	char fifo[300], body[400];
-	int n = threads(), fd, i;
+	int n = tu_threads(), fd, i;
 
 	(void)state;
 	snprintf(fifo, sizeof fifo, "%s/fifo", base);

@@ -886,21 +886,6 @@ test_close_releases_fd(void **state)
 	free(path);
 }
 
-/* Threads of this process (/proc/self/task). */
-static size_t
-threads(void)
-{
-	DIR *d = opendir("/proc/self/task");
-	struct dirent *de;
-	size_t n = 0;
-
-	assert_non_null(d);
-	while ((de = readdir(d)) != NULL)
-		n += de->d_name[0] != '.';
-	closedir(d);
-	return n;
-}
-
 /*
  * A writer syncs on a thread of its own (the loop does not wait for the
  * disk): the thread comes with the writer and goes with session_close;
@@ -914,13 +899,14 @@ test_syncer(void **state)
 	struct err e = ERR_INIT;
 	struct session *s;
 	struct conv c;
-	size_t n = threads(), i;
+	int n = tu_threads();
+	size_t i;
 	char *path;
 
 	(void)state;
 	s = session_create(ROOT, NULL, &e);
 	assert_non_null(s);
-	assert_int_equal(threads(), n + 1);
+	assert_int_equal(tu_threads(), n + 1);
 	assert_int_equal(session_flush(s, &e), 0); /* nothing written yet */
 	conv_init(&c);
 	for (i = 0; i < 50; i++) {
@@ -933,7 +919,7 @@ test_syncer(void **state)
 	assert_int_equal(session_flush(s, &e), 0);
 	path = xstrdup(session_path(s));
 	session_close(s);
-	assert_int_equal(threads(), n);
+	assert_int_equal(tu_threads(), n);
 	assert_int_equal(session_load(path, &l, NULL, &e), 0);
 	assert_int_equal(l.conv.nmsgs, 50);
 	session_loaded_release(&l);

@@ -113,6 +113,21 @@ tu_open_fds(void)
 	return n - 3; /* ".", ".." and the directory's own descriptor */
 }
 
+/* See testutil.h. */
+int
+tu_threads(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *de;
+	int n = 0;
+
+	assert_non_null(d);
+	while ((de = readdir(d)) != NULL)
+		n += de->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
 /* Fixture bytes. */
 void
 tu_fixture(const char *name, struct buf *b)

@@ -44,6 +44,8 @@ char *tu_worktree(char w[TU_PATH], char state[TU_PATH]);
 void tu_in_chroot(const char *dir, int map_ids, int (*fn)(void *arg), void *arg);
 /* How many descriptors this process has open (/proc/self/fd, less the one reading it). */
 int tu_open_fds(void);
+/* How many threads this process has (/proc/self/task). */
+int tu_threads(void);
 /* Run the loop until *flag is non-zero or max_ms passes; returns *flag. */
 int tu_run_until(struct loop *l, const int *flag, int max_ms);
 /* Milliseconds on the monotonic clock. */
