@@ -6,9 +6,10 @@
  * Each regular file that does not look binary is read in chunks of
  * GREP_CHUNK bytes cut at a line end (a 1 GB log is searched in bounded
  * memory), and each chunk is searched whole, not line by line: a literal
- * with memmem; a regex through a literal every match must contain
- * (required_literal: memmem finds the few candidate lines, regexec checks
- * them), or, when there is none, one regexec over the chunk with
+ * with lit_find (memchr for its rarest byte, a compare around it); a regex
+ * through a literal every match must contain (required_literal: lit_find
+ * finds the few candidate lines, regexec checks them), or, when there is
+ * none, one regexec over the chunk with
  * REG_NEWLINE, a match that spans lines being checked on its own line.
  * Line numbers are counted only up to a match.  Matches are written as
  * "path:line:text" until GREP_MAX_MATCHES or GREP_MAX_OUT, after which they
@@ -94,7 +95,7 @@ struct grep {
 	char *ere;            /* the regex as compiled (each searcher compiles its own) */
 	regex_t re;           /* the worker thread's */
 	int have_re;
-	char *lit;            /* what memmem looks for: the needle, or a required literal of
+	char *lit;            /* what lit_find looks for: the needle, or a required literal of
 			       * the regex (lower case when icase); NULL: regexec only */
 	size_t llen;
 	size_t lrare;         /* the offset in lit of its rarest byte in text (lit_rarest) */
@@ -696,7 +697,7 @@ add_note(struct grep *g, const char *where, const struct fs_walk *w)
 	fs_walk_note(w, out);
 }
 
-/* Compile the pattern and choose the literal memmem looks for; -1 + why. */
+/* Compile the pattern and choose the literal lit_find looks for; -1 + why. */
 static int
 compile(struct grep *g, char *why, size_t whylen)
 {

@@ -268,18 +268,27 @@ entry_head(struct session *s, struct buf *b, const char *type)
 	buf_release(&ts);
 }
 
-/* Write the line built after entry_head; once written it is the new leaf. 0 / -1 + e. */
+/* Write the line of entry `id`; once written (synced or not) it is the new leaf. 0 / -1 + e. */
 static int
-entry_write(struct session *s, struct buf *b, struct err *e)
+write_entry(struct session *s, const struct buf *b, const char *id, struct err *e)
 {
 	int rc = write_line(s, b, e);
 
-	buf_release(b);
 	if (rc != -1) {
 		free(s->leaf);
-		s->leaf = xstrdup(s->next);
+		s->leaf = xstrdup(id);
 	}
 	return rc == 0 ? 0 : -1;
+}
+
+/* Write the line built after entry_head (its id in s->next). 0 / -1 + e. */
+static int
+entry_write(struct session *s, struct buf *b, struct err *e)
+{
+	int rc = write_entry(s, b, s->next, e);
+
+	buf_release(b);
+	return rc;
 }
 
 /* Append a message entry. */
@@ -336,13 +345,9 @@ session_append_line(struct session *s, const char *line, size_t len, const char 
 
 	buf_add(&b, line, len);
 	buf_addch(&b, '\n');
-	rc = write_line(s, &b, e);
+	rc = write_entry(s, &b, id, e);
 	buf_release(&b);
-	if (rc != -1) {
-		free(s->leaf);
-		s->leaf = xstrdup(id);
-	}
-	return rc == 0 ? 0 : -1;
+	return rc;
 }
 
 /* Accessors for the caller's status line and picker. */

@@ -114,7 +114,7 @@ first_checkpoint(const char *repo, double v[2])
 	if (pipe(p) < 0 || (pid = fork()) < 0)
 		return -1;
 	if (pid == 0) {
-		char state[] = "/tmp/hearth-bench-cp1.XXXXXX", cmd[4200];
+		char state[] = "/tmp/hearth-bench-cp1.XXXXXX";
 		struct err e = ERR_INIT;
 		struct repo *r;
 		double t0, c0;
@@ -130,8 +130,8 @@ first_checkpoint(const char *repo, double v[2])
 		if (!ok)
 			printf("  checkpoint: %s\n", e.msg);
 		repo_close(r);
-		snprintf(cmd, sizeof cmd, "rm -rf '%s'", state);
-		if (system(cmd) != 0 || (ok && write(p[1], v, 2 * sizeof *v) != (ssize_t)(2 * sizeof *v)))
+		bench_rmrf(state);
+		if (ok && write(p[1], v, 2 * sizeof *v) != (ssize_t)(2 * sizeof *v))
 			ok = 0;
 		fflush(stdout);
 		_exit(ok ? 0 : 1);
@@ -152,8 +152,6 @@ bench_checkpoint(const char *repo)
 	double t0, c0, first[3], cfirst[3], v[2], ours[5], theirs[5], cours[5], ctheirs[5];
 	int k;
 
-	if (!mkdtemp(state))
-		return;
 	/* one `git stash create` first, not timed: the tree's and .git's pages in the page
 	 * cache for both sides (else the first checkpoint reads them from the disk and the
 	 * reference finds them there: git's repository, 135 ms against 29 ms warm) */
@@ -166,15 +164,17 @@ bench_checkpoint(const char *repo)
 			return;
 		first[k] = v[0], cfirst[k] = v[1];
 	}
+	if (!mkdtemp(state))
+		return;
 	if ((r = repo_open(repo, "bench", state, &e)) == NULL ||
 	    repo_checkpoint(r, NULL, &e) < 0) {
 		printf("  checkpoint: %s\n", e.msg);
 		repo_close(r);
+		bench_rmrf(state);
 		return;
 	}
 	repo_turn_end(r, &e);
-	snprintf(cmd, sizeof cmd, "cd '%s' && git stash create", repo);
-	for (k = 0; k < 5; k++) {
+	for (k = 0; k < 5; k++) { /* (cmd: the `git stash create` above) */
 		touch_tracked(repo, k, 0);
 		t0 = bench_now_ms();
 		c0 = bench_cpu_ms(RUSAGE_SELF);
@@ -195,9 +195,7 @@ bench_checkpoint(const char *repo)
 	g_cpu_ours = bench_median(cours, 5, NULL);
 	g_cpu_theirs = bench_median(ctheirs, 5, NULL);
 	row("checkpoint, 10 files changed", bench_median(ours, 5, NULL), "git stash create", bench_median(theirs, 5, NULL), 2);
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", state);
-	if (system(cmd) != 0)
-		fprintf(stderr, "bench_tools: could not remove %s\n", state);
+	bench_rmrf(state);
 }
 
 /* Run a tool to its end on a loop (it may finish on the worker); wall ms, output into out. */
